@@ -1,0 +1,569 @@
+/* cfg.c - INI parsing through libinih, key tables, validation, overrides, broadcast. */
+#include "config/cfg.h"
+#include "hybrid.h"
+#include "workload.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The core's own keys. */
+static const cfg_key core_keys[] = {
+  { "run", "workload", CFG_STR, "selftest", 0, 0, NULL,
+    "workload to run (see the list of workloads above)" },
+  { "run", "backend", CFG_ENUM, "auto", 0, 0, "auto|cuda|host",
+    "auto: CUDA when compiled in and a device is visible, else host" },
+  { "run", "seed", CFG_INT, "42", 0, 4294967295.0, NULL,
+    "seed of every random generator (same data for any rank count)" },
+  { "run", "progress", CFG_INT, "10", 0, 86400, NULL,
+    "seconds between progress lines in batch logs (0: none); a bar on a terminal" },
+  { "run", "name", CFG_STR, "", 0, 0, NULL, "free label copied into the results record" },
+  { "output", "dir", CFG_STR, "results", 0, 0, NULL,
+    "folder of the JSON results records (created if missing)" },
+  { "output", "record", CFG_BOOL, "true", 0, 0, NULL, "write a JSON results record" },
+  { "debug", "fail_rank", CFG_INT, "-1", -1, 1e9, NULL,
+    "tests: this rank fails alone (local fatal error) during the run; -1 none" },
+  { "debug", "fail_code", CFG_INT, "5", 1, 5, NULL, "tests: exit code of that failure" },
+  CFG_END
+};
+
+static char *xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* Index of "section.key", or -1.  Local. */
+static int find_key(const hy_cfg *c, const char *section, const char *key) {
+  for (int i = 0; i < c->nkeys; i++)
+    if (!strcasecmp(c->keys[i]->section, section) && !strcasecmp(c->keys[i]->key, key)) return i;
+  return -1;
+}
+
+static int find_name(const hy_cfg *c, const char *name) {
+  const char *dot = strchr(name, '.');
+  if (!dot || dot - name >= 64) return -1;
+  char sec[64];
+  memcpy(sec, name, (size_t)(dot - name));
+  sec[dot - name] = '\0';
+  return find_key(c, sec, dot + 1);
+}
+
+static int known_section(const hy_cfg *c, const char *section) {
+  for (int i = 0; i < c->nkeys; i++)
+    if (!strcasecmp(c->keys[i]->section, section)) return 1;
+  return 0;
+}
+
+static int add_table(hy_cfg *c, const cfg_key *t) {
+  for (; t && t->section; t++) {
+    if (find_key(c, t->section, t->key) >= 0) continue; /* shared keys declared twice */
+    if (c->nkeys >= CFG_MAX_KEYS) return hy_err(HY_ESYS, "too many configuration keys");
+    c->keys[c->nkeys] = t;
+    c->val[c->nkeys] = xstrdup(t->def ? t->def : "");
+    if (!c->val[c->nkeys]) return hy_err(HY_ESYS, "out of memory");
+    c->line[c->nkeys] = 0;
+    c->set[c->nkeys] = 0;
+    c->nkeys++;
+  }
+  return HY_OK;
+}
+
+/* Empty configuration with every key at its default.  Local. */
+int cfg_init(hy_cfg *c) {
+  memset(c, 0, sizeof *c);
+  HY_CALL(add_table(c, core_keys));
+  for (int w = 0; hy_workloads[w]; w++) HY_CALL(add_table(c, hy_workloads[w]->keys));
+  return HY_OK;
+}
+
+void cfg_free(hy_cfg *c) {
+  for (int i = 0; i < c->nkeys; i++) free(c->val[i]);
+  memset(c, 0, sizeof *c);
+}
+
+/* "a, b, c" list of the keys of a section. */
+static void section_keys(const hy_cfg *c, const char *section, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (int i = 0; i < c->nkeys; i++)
+    if (!strcasecmp(c->keys[i]->section, section)) {
+      size_t l = strlen(buf);
+      snprintf(buf + l, len - l, "%s%s", l ? ", " : "", c->keys[i]->key);
+    }
+}
+
+static void section_list(const hy_cfg *c, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (int i = 0; i < c->nkeys; i++) {
+    int seen = 0;
+    for (int j = 0; j < i; j++)
+      if (!strcasecmp(c->keys[j]->section, c->keys[i]->section)) seen = 1;
+    if (seen) continue;
+    size_t l = strlen(buf);
+    snprintf(buf + l, len - l, "%s[%s]", l ? ", " : "", c->keys[i]->section);
+  }
+}
+
+/* Describe what a key allows ("integer in [1, 100]", "one of a|b"). */
+static void allowed(const cfg_key *k, char *buf, size_t len) {
+  switch (k->type) {
+  case CFG_INT: snprintf(buf, len, "an integer in [%.15g, %.15g]", k->min, k->max); break;
+  case CFG_REAL: snprintf(buf, len, "a number in [%.15g, %.15g]", k->min, k->max); break;
+  case CFG_BOOL: snprintf(buf, len, "true or false"); break;
+  case CFG_ENUM: snprintf(buf, len, "one of %s", k->choices); break;
+  case CFG_GRID: snprintf(buf, len, "auto or PxQ (P, Q >= 1)"); break;
+  default: snprintf(buf, len, "text"); break;
+  }
+}
+
+/* Parse an integer with optional exponent or k/M/G suffix. */
+static int parse_int(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || errno) return 0;
+  if (*end == 'k' || *end == 'K') { v *= 1e3; end++; }
+  else if (*end == 'M') { v *= 1e6; end++; }
+  else if (*end == 'G') { v *= 1e9; end++; }
+  while (isspace((unsigned char)*end)) end++;
+  if (*end || !isfinite(v) || v != floor(v)) return 0;
+  *out = v;
+  return 1;
+}
+
+static int parse_bool(const char *s, int *b) {
+  static const char *t[] = { "true", "yes", "on", "1" }, *f[] = { "false", "no", "off", "0" };
+  for (int i = 0; i < 4; i++) {
+    if (!strcasecmp(s, t[i])) { *b = 1; return 1; }
+    if (!strcasecmp(s, f[i])) { *b = 0; return 1; }
+  }
+  return 0;
+}
+
+static int enum_index(const char *choices, const char *s) {
+  int idx = 0;
+  const char *p = choices;
+  size_t n = strlen(s);
+  while (*p) {
+    const char *bar = strchr(p, '|');
+    size_t l = bar ? (size_t)(bar - p) : strlen(p);
+    if (l == n && !strncasecmp(p, s, n)) return idx;
+    idx++;
+    if (!bar) break;
+    p = bar + 1;
+  }
+  return -1;
+}
+
+static int parse_grid(const char *s, int *p, int *q) {
+  if (!strcasecmp(s, "auto")) { *p = *q = 0; return 1; }
+  char x;
+  int a, b, n = 0;
+  if (sscanf(s, "%d%c%d%n", &a, &x, &b, &n) == 3 && (x == 'x' || x == 'X') && s[n] == '\0' &&
+      a >= 1 && b >= 1) {
+    *p = a;
+    *q = b;
+    return 1;
+  }
+  return 0;
+}
+
+/* Check one value against its key; message with where ("FILE:LINE").  Local. */
+static int check_value(const cfg_key *k, const char *v, const char *where) {
+  char allow[256];
+  allowed(k, allow, sizeof allow);
+  switch (k->type) {
+  case CFG_INT: {
+    double d;
+    if (!parse_int(v, &d))
+      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not an integer; allowed: %s", where,
+                    k->section, k->key, v, allow);
+    if (d < k->min || d > k->max)
+      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is out of range; allowed: %s", where,
+                    k->section, k->key, v, allow);
+    return HY_OK;
+  }
+  case CFG_REAL: {
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    while (isspace((unsigned char)*end)) end++;
+    if (end == v || *end || errno == ERANGE || !isfinite(d))
+      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not a finite number; allowed: %s",
+                    where, k->section, k->key, v, allow);
+    if (d < k->min || d > k->max)
+      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is out of range; allowed: %s", where,
+                    k->section, k->key, v, allow);
+    return HY_OK;
+  }
+  case CFG_BOOL: {
+    int b;
+    if (!parse_bool(v, &b))
+      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not a boolean; allowed: %s", where,
+                    k->section, k->key, v, allow);
+    return HY_OK;
+  }
+  case CFG_ENUM:
+    if (enum_index(k->choices, v) < 0)
+      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not allowed; allowed: %s", where,
+                    k->section, k->key, v, allow);
+    return HY_OK;
+  case CFG_GRID: {
+    int p, q;
+    if (!parse_grid(v, &p, &q))
+      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not a process grid; allowed: %s",
+                    where, k->section, k->key, v, allow);
+    return HY_OK;
+  }
+  default:
+    return HY_OK;
+  }
+}
+
+/* Set section.key = value coming from where/line.  Local. */
+static int set_value(hy_cfg *c, const char *section, const char *key, const char *value,
+                     const char *where, int line) {
+  char buf[8192];
+  if (!section[0])
+    return hy_err(HY_EUSAGE, "%s: key '%s' is outside any section; sections: %s", where, key,
+                  (section_list(c, buf, sizeof buf), buf));
+  if (!known_section(c, section))
+    return hy_err(HY_EUSAGE, "%s: unknown section [%s]; allowed sections: %s", where, section,
+                  (section_list(c, buf, sizeof buf), buf));
+  int i = find_key(c, section, key);
+  if (i < 0)
+    return hy_err(HY_EUSAGE, "%s: key '%s' is not known in section [%s]; allowed keys: %s",
+                  where, key, section, (section_keys(c, section, buf, sizeof buf), buf));
+  if (line > 0 && c->set[i] && c->line[i] > 0)
+    return hy_err(HY_EUSAGE, "%s: key '%s.%s' is given twice (first at line %d)", where,
+                  c->keys[i]->section, key, c->line[i]);
+  /* values are trimmed by inih; strip quotes around text */
+  char v[4096];
+  snprintf(v, sizeof v, "%s", value);
+  size_t l = strlen(v);
+  if (l >= 2 && ((v[0] == '"' && v[l - 1] == '"') || (v[0] == '\'' && v[l - 1] == '\''))) {
+    memmove(v, v + 1, l - 2);
+    v[l - 2] = '\0';
+  }
+  HY_CALL(check_value(c->keys[i], v, where));
+  char *d = xstrdup(v);
+  if (!d) return hy_err(HY_ESYS, "out of memory");
+  free(c->val[i]);
+  c->val[i] = d;
+  c->line[i] = line;
+  c->set[i] = 1;
+  return HY_OK;
+}
+
+typedef struct {
+  hy_cfg *c;
+  const char *name;
+  int line;     /* line of the last line handed to inih */
+  int rc;       /* first error */
+  /* reader state */
+  FILE *fp;
+  const char *text;
+} parse_state;
+
+static int handler(void *user, const char *section, const char *name, const char *value) {
+  parse_state *st = user;
+  if (st->rc != HY_OK) return 1;
+  char where[1100];
+  snprintf(where, sizeof where, "%s:%d", st->name, st->line);
+  if (!name) { /* a section header alone (INI_CALL_HANDLER_ON_NEW_SECTION builds) */
+    return 1;
+  }
+  int rc = set_value(st->c, section, name, value ? value : "", where, st->line);
+  if (rc != HY_OK) st->rc = rc;
+  return 1;
+}
+
+/* inih reader that counts lines (so that messages can name them). */
+static char *reader_file(char *buf, int size, void *stream) {
+  parse_state *st = stream;
+  char *r = fgets(buf, size, st->fp);
+  if (r) st->line++;
+  return r;
+}
+
+static char *reader_text(char *buf, int size, void *stream) {
+  parse_state *st = stream;
+  if (!*st->text) return NULL;
+  const char *nl = strchr(st->text, '\n');
+  size_t n = nl ? (size_t)(nl - st->text + 1) : strlen(st->text);
+  if (n > (size_t)size - 1) n = (size_t)size - 1;
+  memcpy(buf, st->text, n);
+  buf[n] = '\0';
+  st->text += n;
+  st->line++;
+  return buf;
+}
+
+/* Check that every section header names a known section (inih only reports keys).  */
+static int check_sections(hy_cfg *c, const char *name, const char *text, FILE *fp) {
+  char line[4096], buf[4096];
+  int ln = 0;
+  for (;;) {
+    if (fp) {
+      if (!fgets(line, sizeof line, fp)) break;
+    } else {
+      if (!*text) break;
+      const char *nl = strchr(text, '\n');
+      size_t n = nl ? (size_t)(nl - text + 1) : strlen(text);
+      if (n >= sizeof line) n = sizeof line - 1;
+      memcpy(line, text, n);
+      line[n] = '\0';
+      text += n;
+    }
+    ln++;
+    char *s = line;
+    while (isspace((unsigned char)*s)) s++;
+    if (*s != '[') continue;
+    char *e = strchr(s, ']');
+    if (!e) continue; /* inih reports it as a syntax error */
+    *e = '\0';
+    char *sec = s + 1;
+    while (isspace((unsigned char)*sec)) sec++;
+    for (char *t = e - 1; t >= sec && isspace((unsigned char)*t); t--) *t = '\0';
+    if (!known_section(c, sec))
+      return hy_err(HY_EUSAGE, "%s:%d: unknown section [%s]; allowed sections: %s", name, ln, sec,
+                    (section_list(c, buf, sizeof buf), buf));
+  }
+  return HY_OK;
+}
+
+static int parse_common(hy_cfg *c, parse_state *st) {
+  int r = ini_parse_stream(st->fp ? reader_file : reader_text, st, handler, st);
+  if (st->rc != HY_OK) return st->rc;
+  if (r > 0)
+    return hy_err(HY_EUSAGE, "%s:%d: syntax error: expected '[section]', 'key = value' or a "
+                  "comment (';' or '#')", st->name, r);
+  if (r < 0) return hy_err(HY_EUSAGE, "%s: cannot read the configuration", st->name);
+  return HY_OK;
+}
+
+/* Parse an INI file over the current values.  Local. */
+int cfg_parse_file(hy_cfg *c, const char *path) {
+  FILE *fp = fopen(path, "r");
+  if (!fp)
+    return hy_err(HY_EUSAGE, "%s: cannot open the configuration file: %s", path, strerror(errno));
+  snprintf(c->file, sizeof c->file, "%s", path);
+  int rc = check_sections(c, path, NULL, fp);
+  if (rc == HY_OK) {
+    rewind(fp);
+    parse_state st = { c, path, 0, HY_OK, fp, NULL };
+    rc = parse_common(c, &st);
+  }
+  fclose(fp);
+  return rc;
+}
+
+/* Parse configuration text (the embedded defaults).  Local. */
+int cfg_parse_text(hy_cfg *c, const char *name, const char *text) {
+  snprintf(c->file, sizeof c->file, "%s", name);
+  HY_CALL(check_sections(c, name, text, NULL));
+  parse_state st = { c, name, 0, HY_OK, NULL, text };
+  return parse_common(c, &st);
+}
+
+/* Apply "section.key=value".  Local. */
+int cfg_override(hy_cfg *c, const char *arg) {
+  const char *eq = strchr(arg, '=');
+  const char *dot = strchr(arg, '.');
+  if (!eq || !dot || dot > eq || dot == arg)
+    return hy_err(HY_EUSAGE, "command line: argument '%s' is not section.key=value", arg);
+  char sec[64], key[64], where[160];
+  size_t ls = (size_t)(dot - arg), lk = (size_t)(eq - dot - 1);
+  if (ls >= sizeof sec || lk >= sizeof key || lk == 0)
+    return hy_err(HY_EUSAGE, "command line: argument '%s' is not section.key=value", arg);
+  memcpy(sec, arg, ls);
+  sec[ls] = '\0';
+  memcpy(key, dot + 1, lk);
+  key[lk] = '\0';
+  snprintf(where, sizeof where, "command line '%.100s'", arg);
+  return set_value(c, sec, key, eq + 1, where, -1);
+}
+
+/* Workload cross-key rules.  Local. */
+int cfg_check(hy_cfg *c) {
+  const char *w = cfg_str(c, "run.workload");
+  const hy_workload *wl = hy_workload_find(w);
+  if (!wl) {
+    char names[1024] = "";
+    for (int i = 0; hy_workloads[i]; i++) {
+      size_t l = strlen(names);
+      snprintf(names + l, sizeof names - l, "%s%s", i ? "|" : "", hy_workloads[i]->name);
+    }
+    return cfg_err(c, "run.workload", "= '%s' is not a workload; allowed: one of %s", w, names);
+  }
+  if (wl->check) HY_CALL(wl->check(c));
+  return HY_OK;
+}
+
+/* Broadcast rank 0's values as "section.key=value" lines.  Collective. */
+int cfg_bcast(hy_cfg *c, MPI_Comm comm) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  long long len = 0;
+  char *buf = NULL;
+  if (rank == 0) {
+    for (int i = 0; i < c->nkeys; i++) len += (long long)strlen(c->val[i]) + 2 + 3 * sizeof(int);
+    len += (long long)sizeof c->file;
+    buf = malloc((size_t)len);
+    if (!buf) hy_fatal(HY_ESYS, "out of memory broadcasting the configuration");
+    char *p = buf;
+    memcpy(p, c->file, sizeof c->file);
+    p += sizeof c->file;
+    for (int i = 0; i < c->nkeys; i++) {
+      memcpy(p, &c->line[i], sizeof(int)); p += sizeof(int);
+      memcpy(p, &c->set[i], sizeof(int)); p += sizeof(int);
+      size_t l = strlen(c->val[i]) + 1;
+      memcpy(p, c->val[i], l);
+      p += l;
+    }
+    len = p - buf;
+  }
+  HY_MPI(MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm));
+  if (rank != 0) {
+    buf = malloc((size_t)len);
+    if (!buf) hy_fatal(HY_ESYS, "out of memory receiving the configuration");
+  }
+  HY_MPI(MPI_Bcast(buf, (int)len, MPI_CHAR, 0, comm));
+  if (rank != 0) {
+    const char *p = buf;
+    memcpy(c->file, p, sizeof c->file);
+    p += sizeof c->file;
+    for (int i = 0; i < c->nkeys; i++) {
+      memcpy(&c->line[i], p, sizeof(int)); p += sizeof(int);
+      memcpy(&c->set[i], p, sizeof(int)); p += sizeof(int);
+      free(c->val[i]);
+      c->val[i] = xstrdup(p);
+      if (!c->val[i]) hy_fatal(HY_ESYS, "out of memory receiving the configuration");
+      p += strlen(p) + 1;
+    }
+  }
+  free(buf);
+  return HY_OK;
+}
+
+static int must_find(const hy_cfg *c, const char *name) {
+  int i = find_name(c, name);
+  if (i < 0) hy_fatal(HY_ESYS, "internal: configuration key '%s' is not declared", name);
+  return i;
+}
+
+int64_t cfg_int(const hy_cfg *c, const char *name) {
+  double d = 0;
+  parse_int(c->val[must_find(c, name)], &d);
+  return (int64_t)d;
+}
+
+double cfg_real(const hy_cfg *c, const char *name) {
+  return strtod(c->val[must_find(c, name)], NULL);
+}
+
+int cfg_bool(const hy_cfg *c, const char *name) {
+  int b = 0;
+  parse_bool(c->val[must_find(c, name)], &b);
+  return b;
+}
+
+const char *cfg_str(const hy_cfg *c, const char *name) { return c->val[must_find(c, name)]; }
+
+int cfg_enum(const hy_cfg *c, const char *name) {
+  int i = must_find(c, name);
+  return enum_index(c->keys[i]->choices ? c->keys[i]->choices : "", c->val[i]);
+}
+
+int cfg_is(const hy_cfg *c, const char *name, const char *s) {
+  return !strcasecmp(c->val[must_find(c, name)], s);
+}
+
+int cfg_given(const hy_cfg *c, const char *name) { return c->set[must_find(c, name)]; }
+
+void cfg_grid(const hy_cfg *c, const char *name, int *p, int *q) {
+  *p = *q = 0;
+  parse_grid(c->val[must_find(c, name)], p, q);
+}
+
+const char *cfg_where(const hy_cfg *c, const char *name, char *buf, int len) {
+  int i = must_find(c, name);
+  if (c->line[i] > 0) snprintf(buf, (size_t)len, "%s:%d", c->file, c->line[i]);
+  else if (c->line[i] < 0) snprintf(buf, (size_t)len, "command line");
+  else snprintf(buf, (size_t)len, "%s: default", c->file[0] ? c->file : "configuration");
+  return buf;
+}
+
+/* "FILE:LINE: key 'section.key' ..." configuration error.  Local. */
+int cfg_err(const hy_cfg *c, const char *name, const char *fmt, ...) {
+  char msg[2048], where[1100];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return hy_err(HY_EUSAGE, "%s: key '%s' %s", cfg_where(c, name, where, sizeof where), name, msg);
+}
+
+static const char *type_name(cfg_type t) {
+  switch (t) {
+  case CFG_INT: return "int";
+  case CFG_REAL: return "real";
+  case CFG_BOOL: return "bool";
+  case CFG_ENUM: return "enum";
+  case CFG_GRID: return "grid";
+  default: return "text";
+  }
+}
+
+/* --help listing of sections and keys.  Local. */
+void cfg_print_help(FILE *out) {
+  hy_cfg c;
+  if (cfg_init(&c) != HY_OK) return;
+  const char *prev = "";
+  for (int i = 0; i < c.nkeys; i++) {
+    const cfg_key *k = c.keys[i];
+    if (strcmp(prev, k->section)) {
+      fprintf(out, "\n  [%s]\n", k->section);
+      prev = k->section;
+    }
+    char allow[256];
+    allowed(k, allow, sizeof allow);
+    fprintf(out, "    %-16s %-5s default '%s'; %s\n      %s\n", k->key, type_name(k->type),
+            k->def ? k->def : "", allow, k->help ? k->help : "");
+  }
+  cfg_free(&c);
+}
+
+/* The effective configuration as JSON.  Local. */
+void cfg_write_json(const hy_cfg *c, FILE *out, int indent) {
+  fprintf(out, "{");
+  const char *prev = NULL;
+  int first_sec = 1;
+  /* keys are grouped by table order; emit sections in first-seen order */
+  for (int i = 0; i < c->nkeys; i++) {
+    const char *sec = c->keys[i]->section;
+    int seen = 0;
+    for (int j = 0; j < i; j++)
+      if (!strcasecmp(c->keys[j]->section, sec)) seen = 1;
+    if (seen) continue;
+    fprintf(out, "%s\n%*s\"%s\": {", first_sec ? "" : ",", indent + 2, "", sec);
+    first_sec = 0;
+    int first = 1;
+    for (int j = i; j < c->nkeys; j++) {
+      if (strcasecmp(c->keys[j]->section, sec)) continue;
+      fprintf(out, "%s\"%s\": \"", first ? "" : ", ", c->keys[j]->key);
+      hy_json_escape(out, c->val[j]);
+      fprintf(out, "\"");
+      first = 0;
+    }
+    fprintf(out, "}");
+    prev = sec;
+  }
+  (void)prev;
+  fprintf(out, "\n%*s}", indent, "");
+}

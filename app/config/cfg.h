@@ -1,0 +1,104 @@
+/* cfg.h - the run configuration: an INI file (libinih) plus section.key=value overrides,
+ * checked against a table of known keys, parsed on rank 0 and broadcast.
+ *
+ * Every key is declared once in a cfg_key table (the core's [run], [output], [debug] and
+ * each workload's own).  Values are kept as validated strings with the file and line they
+ * came from; typed getters read them.  Unknown sections and keys, bad values and values
+ * out of range are configuration errors (HY_EUSAGE) whose message names FILE:LINE, the key
+ * and what is allowed. */
+#ifndef HY_CFG_H
+#define HY_CFG_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  CFG_INT,    /* integer in [min, max]; accepts 1e6-style and k/M/G suffixes */
+  CFG_REAL,   /* real in [min, max] */
+  CFG_BOOL,   /* true/false, yes/no, on/off, 1/0 */
+  CFG_ENUM,   /* one of choices, "a|b|c" */
+  CFG_STR,    /* any text (paths, names) */
+  CFG_GRID    /* "auto" or "PxQ" */
+} cfg_type;
+
+typedef struct {
+  const char *section;
+  const char *key;
+  cfg_type type;
+  const char *def;       /* default as text ("" for none) */
+  double min, max;       /* CFG_INT / CFG_REAL bounds */
+  const char *choices;   /* CFG_ENUM: "a|b|c" */
+  const char *help;      /* one line for --help */
+} cfg_key;
+
+/* A key table ends with an entry whose section is NULL. */
+#define CFG_END { NULL, NULL, CFG_STR, NULL, 0, 0, NULL, NULL }
+
+#define CFG_MAX_KEYS 256
+
+typedef struct {
+  int nkeys;
+  const cfg_key *keys[CFG_MAX_KEYS];   /* every known key */
+  char *val[CFG_MAX_KEYS];             /* its value (default if never set) */
+  int line[CFG_MAX_KEYS];              /* line in the file, 0 default, -1 command line */
+  int set[CFG_MAX_KEYS];               /* 1 when given in the file or on the command line */
+  char file[1024];                     /* the config file ("" for the embedded default) */
+} hy_cfg;
+
+/* Make an empty configuration knowing every key of the core and of every workload, each at
+ * its default.  Local. */
+int cfg_init(hy_cfg *c);
+void cfg_free(hy_cfg *c);
+
+/* Parse an INI file (or, when path is NULL, the text given) over the defaults.  Errors name
+ * FILE:LINE.  Local (rank 0). */
+int cfg_parse_file(hy_cfg *c, const char *path);
+int cfg_parse_text(hy_cfg *c, const char *name, const char *text);
+
+/* Apply one "section.key=value" override.  Local (rank 0). */
+int cfg_override(hy_cfg *c, const char *arg);
+
+/* Check the workload's cross-key rules (required keys, combinations).  Local (rank 0). */
+int cfg_check(hy_cfg *c);
+
+/* Send rank 0's configuration to every rank of comm.  Collective. */
+int cfg_bcast(hy_cfg *c, MPI_Comm comm);
+
+/* Typed getters by "section.key".  Asking for an undeclared key is a programming error
+ * (hy_fatal).  Local. */
+int64_t cfg_int(const hy_cfg *c, const char *name);
+double cfg_real(const hy_cfg *c, const char *name);
+int cfg_bool(const hy_cfg *c, const char *name);
+const char *cfg_str(const hy_cfg *c, const char *name);
+/* Index of the value among the key's choices. */
+int cfg_enum(const hy_cfg *c, const char *name);
+/* 1 when the value equals s (for enums and strings). */
+int cfg_is(const hy_cfg *c, const char *name, const char *s);
+/* 1 when the key was set in the file or on the command line. */
+int cfg_given(const hy_cfg *c, const char *name);
+/* CFG_GRID: 0 and 0 for auto. */
+void cfg_grid(const hy_cfg *c, const char *name, int *p, int *q);
+/* "FILE:LINE" (or "command line" / "default") where the key's value came from. */
+const char *cfg_where(const hy_cfg *c, const char *name, char *buf, int len);
+
+/* A configuration error about a key: "FILE:LINE: key 'section.key' msg" (HY_EUSAGE).  For
+ * workloads' cfg checks.  Local. */
+int cfg_err(const hy_cfg *c, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Print every section and key with type, default and help (for --help).  Local. */
+void cfg_print_help(FILE *out);
+
+/* Write the effective configuration as a JSON object {"section": {"key": "value"}} (the
+ * record's "config").  Local. */
+void cfg_write_json(const hy_cfg *c, FILE *out, int indent);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,116 @@
+/* io.h - matrix and vector files: Matrix Market (plain or gzip) and PETSc binary.
+ *
+ * All functions here are local (no MPI): the caller decides which rank reads, and makes the
+ * outcome collective with hy_agree().  Every malformed file yields HY_EINPUT with a message
+ * naming the file and the line (Matrix Market) or byte offset (PETSc binary) and what was
+ * wrong; I/O failures (cannot open, cannot write) yield HY_ESYS, except a missing input
+ * file, which is HY_EINPUT.  Sizes read from a file are checked against io_mem_limit()
+ * before anything is allocated.  Writers write to "PATH.tmp.PID" and rename, so that a failed
+ * write never leaves a partial file at PATH. */
+#ifndef HY_IO_H
+#define HY_IO_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Compressed sparse rows, 0-based, column indices sorted within a row, no duplicates. */
+typedef struct {
+  int64_t m, n;       /* rows, columns */
+  int64_t nnz;        /* rowptr[m] */
+  int64_t *rowptr;    /* m + 1 */
+  int32_t *colind;    /* nnz */
+  double *val;        /* nnz */
+} hy_csr;
+
+/* Dense matrix, column-major, leading dimension m. */
+typedef struct {
+  int64_t m, n;
+  double *a;          /* m * n */
+} hy_dense;
+
+/* What a Matrix Market header says. */
+typedef struct {
+  int coordinate;     /* 1 coordinate, 0 array */
+  int field;          /* IO_FIELD_REAL, IO_FIELD_INTEGER, IO_FIELD_PATTERN */
+  int symmetry;       /* IO_SYM_GENERAL, IO_SYM_SYMMETRIC, IO_SYM_SKEW */
+  int64_t m, n, nnz_stored;   /* nnz_stored: entries in the file (coordinate) or m*n (array) */
+} io_mm_info;
+
+enum { IO_FIELD_REAL = 0, IO_FIELD_INTEGER = 1, IO_FIELD_PATTERN = 2 };
+enum { IO_SYM_GENERAL = 0, IO_SYM_SYMMETRIC = 1, IO_SYM_SKEW = 2 };
+
+/* Bytes the readers may allocate for one object: the HYBRID_IO_MEM_LIMIT environment
+ * variable (bytes) if set, else 90% of physical memory.  Local. */
+size_t io_mem_limit(void);
+
+/* Free the arrays of a matrix and zero it.  Local. */
+void io_csr_free(hy_csr *a);
+void io_dense_free(hy_dense *a);
+
+/* Read only the header and size line of a Matrix Market file.  Local. */
+int io_mm_info_read(const char *path, io_mm_info *info);
+
+/* Read any Matrix Market matrix (coordinate or array; real, integer or pattern; general,
+ * symmetric or skew-symmetric, expanded to both triangles; .gz or plain, detected by magic
+ * bytes) as CSR.  Duplicate coordinate entries are summed; explicit zeros are kept for
+ * coordinate files; exact zeros of array files are dropped.  Local. */
+int io_mm_read_csr(const char *path, hy_csr *a);
+
+/* Read any Matrix Market matrix as a dense column-major matrix (coordinate files are
+ * densified after checking m*n*8 against io_mem_limit()).  Local. */
+int io_mm_read_dense(const char *path, hy_dense *a);
+
+/* Read a vector: a Matrix Market array of n x 1 (or 1 x n), or a coordinate n x 1.  Local. */
+int io_mm_read_vec(const char *path, double **x, int64_t *n);
+
+/* Write CSR as "coordinate real general", dense as "array real general", a vector as an
+ * n x 1 array; full precision (%.17g).  ".gz" paths are written compressed.  Local. */
+int io_mm_write_csr(const char *path, const hy_csr *a, const char *comment);
+int io_mm_write_dense(const char *path, const hy_dense *a, const char *comment);
+int io_mm_write_vec(const char *path, const double *x, int64_t n, const char *comment);
+
+/* PETSc binary (big-endian, 32-bit indices): Mat (classid 1211216: classid, M, N, nz,
+ * row lengths, column indices, values) and Vec (classid 1211214: classid, n, values), as
+ * MatLoad / VecLoad read them.  Local. */
+int io_petsc_read_mat(const char *path, hy_csr *a);
+int io_petsc_write_mat(const char *path, const hy_csr *a);
+int io_petsc_read_vec(const char *path, double **x, int64_t *n);
+int io_petsc_write_vec(const char *path, const double *x, int64_t n);
+
+/* Format by content (PETSc classid, "%%MatrixMarket", gzip magic): read a matrix as CSR,
+ * as dense, or a vector.  Local. */
+int io_read_csr(const char *path, hy_csr *a);
+int io_read_dense(const char *path, hy_dense *a);
+int io_read_vec(const char *path, double **x, int64_t *n);
+
+/* What a file holds, judged by its first bytes: a PETSc binary Mat or Vec, else Matrix Market
+ * (plain or gzip; anything else is left to the Matrix Market reader to reject). */
+enum { IO_KIND_MM = 0, IO_KIND_PETSC_MAT = 1, IO_KIND_PETSC_VEC = 2 };
+
+/* Tell the kind of PATH by content (hybrid --inspect uses it to pick io_read_csr or
+ * io_read_vec).  Local. */
+int io_file_kind(const char *path, int *kind);
+
+/* Format by extension: ".petsc" / ".bin" / ".dat" -> PETSc binary, else Matrix Market
+ * (".gz" compressed).  Local. */
+int io_write_csr(const char *path, const hy_csr *a, const char *comment);
+int io_write_vec(const char *path, const double *x, int64_t n, const char *comment);
+
+/* Convert between CSR and dense (dense -> CSR drops exact zeros).  Local. */
+int io_csr_to_dense(const hy_csr *a, hy_dense *d);
+int io_dense_to_csr(const hy_dense *d, hy_csr *a);
+
+/* Open PATH.tmp.PID for writing / rename it to PATH (or remove it on failure).  These are
+ * the atomic-write helpers every output file of the project goes through.  Local. */
+int io_atomic_open(const char *path, char *tmp, size_t tmplen, FILE **fp_out);
+int io_atomic_commit(const char *path, const char *tmp, FILE *fp, int ok);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

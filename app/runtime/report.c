@@ -1,0 +1,303 @@
+/* report.c - phase timers, progress lines, metrics and the JSON results record. */
+#include "runtime/runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Wall clock in seconds.  Local. */
+double hy_wtime(void) { return MPI_Wtime(); }
+
+static hy_phase *phase_get(hy_ctx *ctx, const char *name) {
+  for (int i = 0; i < ctx->nphases; i++)
+    if (!strcmp(ctx->phases[i].name, name)) return &ctx->phases[i];
+  if (ctx->nphases >= HY_MAX_PHASES) hy_fatal(HY_ESYS, "internal: too many phases");
+  hy_phase *p = &ctx->phases[ctx->nphases++];
+  snprintf(p->name, sizeof p->name, "%s", name);
+  p->total = 0;
+  p->t0 = -1;
+  return p;
+}
+
+/* Start a phase (device work queued before is waited for first).  Local. */
+void hy_phase_begin(hy_ctx *ctx, const char *name) {
+  if (ctx->be.ops) ctx->be.ops->sync(&ctx->be);
+  hy_phase *p = phase_get(ctx, name);
+  p->t0 = hy_wtime();
+}
+
+/* Stop it (waits for the device work of the phase).  Local. */
+void hy_phase_end(hy_ctx *ctx, const char *name) {
+  if (ctx->be.ops) ctx->be.ops->sync(&ctx->be);
+  hy_phase *p = phase_get(ctx, name);
+  if (p->t0 >= 0) p->total += hy_wtime() - p->t0;
+  p->t0 = -1;
+}
+
+/* Seconds accumulated in a phase.  Local. */
+double hy_phase_seconds(const hy_ctx *ctx, const char *name) {
+  for (int i = 0; i < ctx->nphases; i++)
+    if (!strcmp(ctx->phases[i].name, name)) return ctx->phases[i].total;
+  return 0;
+}
+
+/* Reduce phases over ranks by rank 0's names.  Collective. */
+int rt_phases_json(hy_ctx *ctx, char **json, int print) {
+  int n = ctx->nphases;
+  HY_MPI(MPI_Bcast(&n, 1, MPI_INT, 0, ctx->comm));
+  char names[HY_MAX_PHASES][48];
+  memset(names, 0, sizeof names);
+  if (ctx->rank == 0)
+    for (int i = 0; i < n; i++) memcpy(names[i], ctx->phases[i].name, 48);
+  HY_MPI(MPI_Bcast(names, n * 48, MPI_CHAR, 0, ctx->comm));
+  double mine[HY_MAX_PHASES], mn[HY_MAX_PHASES], mx[HY_MAX_PHASES], sum[HY_MAX_PHASES];
+  for (int i = 0; i < n; i++) mine[i] = hy_phase_seconds(ctx, names[i]);
+  HY_MPI(MPI_Reduce(mine, mn, n, MPI_DOUBLE, MPI_MIN, 0, ctx->comm));
+  HY_MPI(MPI_Reduce(mine, mx, n, MPI_DOUBLE, MPI_MAX, 0, ctx->comm));
+  HY_MPI(MPI_Reduce(mine, sum, n, MPI_DOUBLE, MPI_SUM, 0, ctx->comm));
+  *json = NULL;
+  if (ctx->rank != 0) return HY_OK;
+  size_t cap = (size_t)n * 160 + 16;
+  char *s = malloc(cap);
+  if (!s) hy_fatal(HY_ESYS, "out of memory");
+  size_t l = (size_t)snprintf(s, cap, "{");
+  if (print && n) printf("\n%-24s %12s %12s %12s\n", "phase (s)", "min", "avg", "max");
+  for (int i = 0; i < n; i++) {
+    double avg = sum[i] / ctx->size;
+    l += (size_t)snprintf(s + l, cap - l, "%s\n    \"%s\": {\"min\": %.9g, \"avg\": %.9g, \"max\": %.9g}",
+                          i ? "," : "", names[i], mn[i], avg, mx[i]);
+    if (print) printf("%-24s %12.6f %12.6f %12.6f\n", names[i], mn[i], avg, mx[i]);
+  }
+  snprintf(s + l, cap - l, "\n  }");
+  *json = s;
+  return HY_OK;
+}
+
+/* ---------------------------------------------------------------- progress */
+
+/* Start a progress report.  Every rank; rank 0 prints.  */
+void hy_progress_begin(hy_progress *p, const hy_ctx *ctx, const char *label, double total) {
+  memset(p, 0, sizeof *p);
+  p->ctx = ctx;
+  snprintf(p->label, sizeof p->label, "%s", label);
+  p->total = total > 0 ? total : 1;
+  p->t0 = p->last = hy_wtime();
+  p->tty = isatty(STDERR_FILENO);
+  p->active = ctx->rank == 0 && (p->tty || ctx->progress_interval > 0);
+}
+
+/* Report done out of total: a bar on a terminal (at most 10 updates a second), a line every
+ * progress seconds otherwise.  Local. */
+void hy_progress_update(hy_progress *p, double done) {
+  if (!p->active) return;
+  double now = hy_wtime();
+  double frac = done / p->total;
+  if (frac > 1) frac = 1;
+  if (p->tty) {
+    if (now - p->last < 0.1) return;
+    int w = 40, f = (int)(frac * w);
+    char bar[64];
+    for (int i = 0; i < w; i++) bar[i] = i < f ? '#' : '.';
+    bar[w] = '\0';
+    double eta = frac > 0 ? (now - p->t0) * (1 - frac) / frac : 0;
+    fprintf(stderr, "\r%-16s [%s] %5.1f%%  %.1fs, eta %.1fs ", p->label, bar, 100 * frac, now - p->t0, eta);
+    p->width_done = 1;
+  } else {
+    if (now - p->last < p->ctx->progress_interval) return;
+    double eta = frac > 0 ? (now - p->t0) * (1 - frac) / frac : 0;
+    fprintf(stderr, "hybrid: %s: %.1f%% after %.1f s (eta %.1f s)\n", p->label, 100 * frac,
+            now - p->t0, eta);
+  }
+  fflush(stderr);
+  p->last = now;
+}
+
+/* Finish the report (clears the bar).  Local. */
+void hy_progress_end(hy_progress *p) {
+  if (!p->active) return;
+  if (p->tty && p->width_done) fprintf(stderr, "\r%-90s\r", "");
+  fflush(stderr);
+  p->active = 0;
+}
+
+/* ---------------------------------------------------------------- metrics */
+
+/* JSON-escape s.  Local. */
+void hy_json_escape(FILE *out, const char *s) {
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
+    else if (ch == '\n') fputs("\\n", out);
+    else if (ch == '\t') fputs("\\t", out);
+    else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
+    else fputc(ch, out);
+  }
+}
+
+static void metric_set(hy_ctx *ctx, const char *name, char *json) {
+  if (ctx->rank != 0 || !json) { free(json); return; }
+  for (int i = 0; i < ctx->nmetrics; i++)
+    if (!strcmp(ctx->metrics[i].name, name)) {
+      free(ctx->metrics[i].json);
+      ctx->metrics[i].json = json;
+      return;
+    }
+  if (ctx->nmetrics >= HY_MAX_METRICS) { free(json); return; }
+  snprintf(ctx->metrics[ctx->nmetrics].name, sizeof ctx->metrics[0].name, "%s", name);
+  ctx->metrics[ctx->nmetrics++].json = json;
+}
+
+static char *fmt_alloc(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *s = malloc((size_t)n + 1);
+  if (!s) return NULL;
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static char *num_json(double v) {
+  if (v != v || v > 1.7e308 || v < -1.7e308) return fmt_alloc("null"); /* JSON has no NaN/Inf */
+  return fmt_alloc("%.17g", v);
+}
+
+void hy_metric_num(hy_ctx *ctx, const char *name, double v) { metric_set(ctx, name, num_json(v)); }
+void hy_metric_int(hy_ctx *ctx, const char *name, long long v) {
+  metric_set(ctx, name, fmt_alloc("%lld", v));
+}
+void hy_metric_str(hy_ctx *ctx, const char *name, const char *s) {
+  if (ctx->rank != 0) return;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (!m) return;
+  fputc('"', m);
+  hy_json_escape(m, s);
+  fputc('"', m);
+  fclose(m);
+  metric_set(ctx, name, buf);
+}
+void hy_metric_json(hy_ctx *ctx, const char *name, const char *json) {
+  metric_set(ctx, name, fmt_alloc("%s", json));
+}
+
+/* The deciding in-run check.  Local. */
+void hy_validation(hy_ctx *ctx, const char *check, double value, double threshold, int passed) {
+  if (ctx->rank != 0) return;
+  char *v = num_json(value), *t = num_json(threshold);
+  free(ctx->validation_json);
+  ctx->validation_json = fmt_alloc("{\"check\": \"%s\", \"value\": %s, \"threshold\": %s, \"passed\": %s}",
+                                   check, v ? v : "null", t ? t : "null", passed ? "true" : "false");
+  free(v);
+  free(t);
+}
+
+void hy_verdict(hy_ctx *ctx, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx->verdict, sizeof ctx->verdict, fmt, ap);
+  va_end(ap);
+}
+
+void hy_printf0(const hy_ctx *ctx, const char *fmt, ...) {
+  if (ctx->rank != 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- record */
+
+/* mkdir -p.  Local. */
+static int mkdirs(const char *path) {
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *p = tmp + 1; *p; p++)
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir(tmp, 0775) != 0 && errno != EEXIST) return -1;
+      *p = '/';
+    }
+  if (mkdir(tmp, 0775) != 0 && errno != EEXIST) return -1;
+  return 0;
+}
+
+/* Write the record under a temporary name and link it to a name that does not exist yet.
+ * Local (rank 0). */
+int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char *devices,
+                    const char *phases, const char *errmsg, char *path_out, size_t path_len) {
+  const char *dir = ctx->out_dir;
+  if (mkdirs(dir) != 0)
+    return hy_err(HY_ESYS, "[output] dir '%s': cannot create the folder: %s", dir, strerror(errno));
+  char tmp[1200];
+  snprintf(tmp, sizeof tmp, "%s/.record.tmp.%ld", dir, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) return hy_err(HY_ESYS, "%s: cannot write the results record: %s", tmp, strerror(errno));
+  const char *status = exit_code == HY_OK ? "passed" : exit_code == HY_EVALID ? "failed" : "error";
+  time_t now = time(NULL);
+  struct tm tmv;
+  gmtime_r(&now, &tmv);
+  char stamp[32];
+  strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+  fprintf(f, "{\n  \"workload\": \"%s\",\n  \"status\": \"%s\",\n  \"exit_code\": %d,\n", workload,
+          status, exit_code);
+  fprintf(f, "  \"version\": \"%s (%s)\",\n  \"date\": \"%s\",\n  \"mpi_library\": \"", HYBRID_VERSION,
+          HYBRID_GIT_ID, stamp);
+  hy_json_escape(f, rt_mpi_library());
+  fprintf(f, "\",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"backend\": \"%s\",\n", ctx->size, ctx->nnodes,
+          ctx->be.name ? ctx->be.name : "none");
+  fprintf(f, "  \"devices\": %s,\n", devices ? devices : "[]");
+  fprintf(f, "  \"config_file\": \"");
+  hy_json_escape(f, ctx->cfg->file);
+  fprintf(f, "\",\n  \"config\": ");
+  cfg_write_json(ctx->cfg, f, 2);
+  fprintf(f, ",\n  \"phases\": %s,\n", phases ? phases : "{}");
+  fprintf(f, "  \"metrics\": {");
+  for (int i = 0; i < ctx->nmetrics; i++)
+    fprintf(f, "%s\n    \"%s\": %s", i ? "," : "", ctx->metrics[i].name, ctx->metrics[i].json);
+  fprintf(f, "%s},\n", ctx->nmetrics ? "\n  " : "");
+  fprintf(f, "  \"validation\": %s,\n", ctx->validation_json ? ctx->validation_json : "null");
+  fprintf(f, "  \"verdict\": \"");
+  hy_json_escape(f, ctx->verdict);
+  fprintf(f, "\",\n  \"error\": ");
+  if (errmsg && *errmsg) {
+    fputc('"', f);
+    hy_json_escape(f, errmsg);
+    fputc('"', f);
+  } else {
+    fputs("null", f);
+  }
+  fprintf(f, ",\n  \"wall_seconds\": %.6f\n}\n", hy_wtime() - ctx->t_start);
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    unlink(tmp);
+    return hy_err(HY_ESYS, "%s: writing the results record failed", tmp);
+  }
+  /* a name that never replaces an earlier record: link() fails if it exists */
+  char base[128], path[1400];
+  strftime(base, sizeof base, "%Y%m%d-%H%M%S", &tmv);
+  for (int k = 0; k < 10000; k++) {
+    if (k == 0) snprintf(path, sizeof path, "%s/%s-%s.json", dir, workload, base);
+    else snprintf(path, sizeof path, "%s/%s-%s-%d.json", dir, workload, base, k);
+    if (link(tmp, path) == 0) {
+      unlink(tmp);
+      if (path_out) snprintf(path_out, path_len, "%s", path);
+      return HY_OK;
+    }
+    if (errno != EEXIST) break;
+  }
+  int e = errno;
+  unlink(tmp);
+  return hy_err(HY_ESYS, "%s: cannot create the results record: %s", path, strerror(e));
+}

@@ -1,0 +1,100 @@
+/* runtime.c - topology, device binding and backend choice. */
+#include "runtime/runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Ranks, node-local rank, number of nodes, host name.  Collective. */
+int rt_topology(hy_ctx *ctx) {
+  HY_MPI(MPI_Comm_rank(ctx->comm, &ctx->rank));
+  HY_MPI(MPI_Comm_size(ctx->comm, &ctx->size));
+  if (gethostname(ctx->host, sizeof ctx->host - 1) != 0) snprintf(ctx->host, sizeof ctx->host, "?");
+  MPI_Comm node;
+  HY_MPI(MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node));
+  HY_MPI(MPI_Comm_rank(node, &ctx->node_rank));
+  HY_MPI(MPI_Comm_size(node, &ctx->node_size));
+  int leader = ctx->node_rank == 0, nn = 0;
+  HY_MPI(MPI_Allreduce(&leader, &nn, 1, MPI_INT, MPI_SUM, ctx->comm));
+  ctx->nnodes = nn;
+  MPI_Comm_free(&node);
+  return HY_OK;
+}
+
+/* Choose device and backend; agree on failures.  Collective. */
+int rt_backend_open(hy_ctx *ctx) {
+  const char *want = cfg_str(ctx->cfg, "run.backend");
+  int ndev = k_cuda_device_count();
+  int use_cuda = 0, rc = HY_OK;
+  if (!strcmp(want, "cuda")) {
+    if (!k_cuda_compiled())
+      rc = hy_err(HY_EUSAGE, "run.backend = cuda, but this binary was built without CUDA "
+                  "(configure with -DHYBRID_CUDA=ON)");
+    else if (ndev == 0)
+      rc = hy_err(HY_ESYS, "run.backend = cuda, but rank %d on %s sees no CUDA device "
+                  "(CUDA_VISIBLE_DEVICES=%s)", ctx->rank, ctx->host,
+                  getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
+    use_cuda = 1;
+  } else if (!strcmp(want, "auto")) {
+    use_cuda = ndev > 0;
+  }
+  HY_CALL(hy_agree(ctx->comm, rc));
+  /* every rank uses the same backend: auto falls back to host if any rank lacks a device */
+  int all_cuda = use_cuda;
+  HY_MPI(MPI_Allreduce(&use_cuda, &all_cuda, 1, MPI_INT, MPI_MIN, ctx->comm));
+  int dev = -1;
+  if (all_cuda) {
+    dev = ctx->node_rank % ndev;
+    ctx->shared_device = ctx->node_size > ndev;
+  }
+  rc = k_backend_open(&ctx->be, all_cuda ? K_CUDA : K_HOST, dev);
+  HY_CALL(hy_agree(ctx->comm, rc));
+  int shared = ctx->shared_device, any_shared = 0;
+  HY_MPI(MPI_Allreduce(&shared, &any_shared, 1, MPI_INT, MPI_MAX, ctx->comm));
+  if (any_shared && ctx->rank == 0)
+    fprintf(stderr, "hybrid: note: more ranks than CUDA devices on a node (%d ranks, %d devices "
+            "on %s): ranks share devices\n", ctx->node_size, ndev, ctx->host);
+  return HY_OK;
+}
+
+/* Gather "rank, host, backend, device" to rank 0 as JSON.  Collective. */
+int rt_devices_json(hy_ctx *ctx, char **json) {
+  char line[768];
+  snprintf(line, sizeof line,
+           "{\"rank\": %d, \"host\": \"%s\", \"node_rank\": %d, \"backend\": \"%s\", "
+           "\"device\": %d, \"name\": \"%s\", \"bus_id\": \"%s\"}",
+           ctx->rank, ctx->host, ctx->node_rank, ctx->be.name ? ctx->be.name : "?", ctx->be.device,
+           ctx->be.device_name, ctx->be.device_id);
+  char *all = NULL;
+  if (ctx->rank == 0) {
+    all = malloc((size_t)ctx->size * sizeof line);
+    if (!all) hy_fatal(HY_ESYS, "out of memory");
+  }
+  HY_MPI(MPI_Gather(line, (int)sizeof line, MPI_CHAR, all, (int)sizeof line, MPI_CHAR, 0, ctx->comm));
+  *json = NULL;
+  if (ctx->rank == 0) {
+    size_t cap = (size_t)ctx->size * (sizeof line + 8) + 16;
+    char *s = malloc(cap);
+    if (!s) hy_fatal(HY_ESYS, "out of memory");
+    size_t l = 0;
+    l += (size_t)snprintf(s + l, cap - l, "[");
+    for (int r = 0; r < ctx->size; r++)
+      l += (size_t)snprintf(s + l, cap - l, "%s\n    %s", r ? "," : "", all + (size_t)r * sizeof line);
+    snprintf(s + l, cap - l, "\n  ]");
+    *json = s;
+    free(all);
+  }
+  return HY_OK;
+}
+
+/* The MPI library version.  Local. */
+const char *rt_mpi_library(void) {
+  static char v[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(v, &len);
+  /* first line only */
+  for (int i = 0; i < len; i++)
+    if (v[i] == '\n' || v[i] == '\r') { v[i] = '\0'; break; }
+  return v;
+}

@@ -1,0 +1,39 @@
+/* runtime.h - starting and ending a run: ranks and nodes, device binding, backend choice,
+ * the results record. */
+#ifndef HY_RUNTIME_H
+#define HY_RUNTIME_H
+
+#include "workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fill ranks, nodes and host of ctx (comm must be set).  Collective. */
+int rt_topology(hy_ctx *ctx);
+
+/* Bind this rank to a device by its node-local rank (or the one device Slurm left visible)
+ * and open the backend [run] backend asks for.  Errors (backend=cuda with no device on some
+ * rank) are agreed on.  Collective. */
+int rt_backend_open(hy_ctx *ctx);
+
+/* One line per rank (rank, host, backend, device) gathered to rank 0 as a JSON array; the
+ * string is malloc'ed on rank 0, NULL elsewhere.  Collective. */
+int rt_devices_json(hy_ctx *ctx, char **json);
+
+/* Reduce the phase timers over ranks to min/avg/max and write them as a JSON object (rank 0
+ * gets the string, malloc'ed).  Also prints the phase table on rank 0.  Collective. */
+int rt_phases_json(hy_ctx *ctx, char **json, int print);
+
+/* Write the results record (rank 0) into [output] dir: a new file, never overwriting, written
+ * under a temporary name and linked into place.  Local (rank 0); devices/phases from above. */
+int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char *devices,
+                    const char *phases, const char *errmsg, char *path_out, size_t path_len);
+
+/* The MPI library's version string.  Local. */
+const char *rt_mpi_library(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

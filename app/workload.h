@@ -1,0 +1,110 @@
+/* workload.h - the run context every workload driver receives, the workload registry, and
+ * the services of the runtime: phase timers, progress, metrics for the results record.
+ * Drivers live in app/<workload>/ and never include CUDA headers; their device work goes
+ * through kernels/ (kernels.h and the per-workload kernel tables). */
+#ifndef HY_WORKLOAD_H
+#define HY_WORKLOAD_H
+
+#include <stdio.h>
+#include <mpi.h>
+
+#include "hybrid.h"
+#include "config/cfg.h"
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HY_MAX_PHASES 64
+#define HY_MAX_METRICS 256
+
+typedef struct {
+  char name[48];
+  double total;      /* seconds accumulated */
+  double t0;         /* start of the open interval, < 0 when closed */
+} hy_phase;
+
+typedef struct {
+  char name[64];
+  char *json;        /* the value, already JSON-encoded */
+} hy_metric;
+
+typedef struct hy_ctx {
+  MPI_Comm comm;             /* MPI_COMM_WORLD (a dup) */
+  int rank, size;
+  int node_rank, node_size;  /* position among the ranks of this node */
+  int nnodes;                /* distinct hosts */
+  char host[256];
+  hy_cfg *cfg;
+  k_backend be;              /* this rank's backend */
+  int shared_device;         /* more ranks than devices on this node */
+  char out_dir[1024];        /* [output] dir */
+  /* timers and record (record data is meaningful on rank 0) */
+  int nphases;
+  hy_phase phases[HY_MAX_PHASES];
+  int nmetrics;
+  hy_metric metrics[HY_MAX_METRICS];
+  char *validation_json;     /* "validation" object, or NULL */
+  char verdict[512];         /* the deciding check for the last line */
+  int progress_interval;     /* seconds between progress lines in batch logs; 0 off */
+  double t_start;
+} hy_ctx;
+
+typedef struct {
+  const char *name;                 /* [run] workload = name */
+  const char *summary;              /* one line for --help */
+  const cfg_key *keys;              /* the keys of its sections (CFG_END-terminated) */
+  int (*check)(hy_cfg *c);          /* rank 0: cross-key checks, may be NULL */
+  int (*run)(hy_ctx *ctx);          /* collective: the whole workload */
+  const char *default_config;       /* embedded config text, may be NULL */
+} hy_workload;
+
+/* The registry (app/workloads.c), NULL-terminated. */
+extern const hy_workload *const hy_workloads[];
+/* The workload of that name, or NULL.  Local. */
+const hy_workload *hy_workload_find(const char *name);
+
+/* ---- phase timers (wall clock; the backend is synchronised before each reading) ---- */
+/* Start / stop accumulating time into phase name.  Local. */
+void hy_phase_begin(hy_ctx *ctx, const char *name);
+void hy_phase_end(hy_ctx *ctx, const char *name);
+/* Seconds accumulated in a phase on this rank.  Local. */
+double hy_phase_seconds(const hy_ctx *ctx, const char *name);
+/* Wall clock in seconds.  Local. */
+double hy_wtime(void);
+
+/* ---- progress for long phases (printed by rank 0 to stderr: a bar on a terminal, a line
+ *      every [run] progress seconds otherwise) ---- */
+typedef struct {
+  const hy_ctx *ctx;
+  char label[64];
+  double total, t0, last;
+  int tty, active, width_done;
+} hy_progress;
+/* Start, update (done out of total), finish.  Call on every rank; only rank 0 prints. */
+void hy_progress_begin(hy_progress *p, const hy_ctx *ctx, const char *label, double total);
+void hy_progress_update(hy_progress *p, double done);
+void hy_progress_end(hy_progress *p);
+
+/* ---- figures for the results record (kept on rank 0; calls on other ranks are ignored) ---- */
+void hy_metric_num(hy_ctx *ctx, const char *name, double v);
+void hy_metric_int(hy_ctx *ctx, const char *name, long long v);
+void hy_metric_str(hy_ctx *ctx, const char *name, const char *s);
+/* A value already encoded as JSON (array or object). */
+void hy_metric_json(hy_ctx *ctx, const char *name, const char *json);
+/* The in-run check that decides PASSED/FAILED: name, value, threshold, passed. */
+void hy_validation(hy_ctx *ctx, const char *check, double value, double threshold, int passed);
+/* The text after PASSED/FAILED on the last line. */
+void hy_verdict(hy_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Append s to a growing string, JSON-escaped (helpers for building metric JSON).  Local. */
+void hy_json_escape(FILE *out, const char *s);
+
+/* Rank 0 prints (printf that only rank 0 does).  Local. */
+void hy_printf0(const hy_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,19 @@
+/* workloads.c - the registry of workloads (name -> keys, checks, driver). */
+#include "workload.h"
+
+#include <string.h>
+
+extern const hy_workload selftest_workload;
+
+/* Every workload of the executable.  The first is the default of [run] workload. */
+const hy_workload *const hy_workloads[] = {
+  &selftest_workload,
+  NULL
+};
+
+/* The workload named name, or NULL.  Local. */
+const hy_workload *hy_workload_find(const char *name) {
+  for (int i = 0; hy_workloads[i]; i++)
+    if (!strcmp(hy_workloads[i]->name, name)) return hy_workloads[i];
+  return NULL;
+}

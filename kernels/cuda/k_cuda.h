@@ -1,0 +1,56 @@
+/* k_cuda.h - what the CUDA backend's files share (C++ / CUDA only): the error macro and the
+ * backend-private state (stream, library handles). */
+#ifndef HY_K_CUDA_H
+#define HY_K_CUDA_H
+
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#include <cusparse.h>
+
+#include "hybrid.h"
+#include "kernels.h"
+
+/* Check a CUDA runtime call; on failure record HY_ESYS with the CUDA error and return it. */
+#define HY_CUDA(expr)                                                                   \
+  do {                                                                                  \
+    cudaError_t hy_ce_ = (expr);                                                        \
+    if (hy_ce_ != cudaSuccess)                                                          \
+      return hy_err(HY_ESYS, "CUDA: %s failed: %s (%s)", #expr, cudaGetErrorString(hy_ce_), \
+                    cudaGetErrorName(hy_ce_));                                          \
+  } while (0)
+/* Check the last kernel launch. */
+#define HY_CUDA_LAUNCH() HY_CUDA(cudaGetLastError())
+#define HY_CUBLAS(expr)                                                                 \
+  do {                                                                                  \
+    cublasStatus_t hy_cs_ = (expr);                                                     \
+    if (hy_cs_ != CUBLAS_STATUS_SUCCESS)                                                \
+      return hy_err(HY_ESYS, "cuBLAS: %s failed: %s", #expr, cublasGetStatusString(hy_cs_)); \
+  } while (0)
+#define HY_CUSOLVER(expr)                                                               \
+  do {                                                                                  \
+    cusolverStatus_t hy_ss_ = (expr);                                                   \
+    if (hy_ss_ != CUSOLVER_STATUS_SUCCESS)                                              \
+      return hy_err(HY_ESYS, "cuSOLVER: %s failed: status %d", #expr, (int)hy_ss_);     \
+  } while (0)
+#define HY_CUSPARSE(expr)                                                               \
+  do {                                                                                  \
+    cusparseStatus_t hy_ps_ = (expr);                                                   \
+    if (hy_ps_ != CUSPARSE_STATUS_SUCCESS)                                              \
+      return hy_err(HY_ESYS, "cuSPARSE: %s failed: %s", #expr, cusparseGetErrorString(hy_ps_)); \
+  } while (0)
+
+/* Backend-private state behind k_backend.impl. */
+typedef struct {
+  cudaStream_t stream;
+  cublasHandle_t cublas;
+  cusolverDnHandle_t cusolver;
+  cusparseHandle_t cusparse;
+  double *scratch;          /* small device scratch (reductions) */
+  double *scratch_host;     /* pinned host mirror */
+  size_t scratch_bytes;
+} k_cuda_state;
+
+static inline k_cuda_state *k_cuda_st(k_backend *be) { return (k_cuda_state *)be->impl; }
+
+#endif

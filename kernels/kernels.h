@@ -1,0 +1,76 @@
+/* kernels.h - the compute backends behind one C interface.
+ *
+ * A k_backend is the device one rank drives: the host (C + BLAS/LAPACK) or a CUDA device
+ * (CUDA C + cuBLAS/cuSOLVER/cuSPARSE).  Workload drivers see only this header and the
+ * per-workload kernel headers beside it (k_gauss.h, k_spai.h, k_lle.h): tables of function
+ * pointers filled by the backend, never a CUDA type.  Pointers called "device" pointers
+ * below are host memory on the host backend.  Every function returns HY_OK or an error code
+ * recorded with hy_err() (CUDA failures: HY_ESYS, with the CUDA error string and file:line).
+ * All functions here are local to the calling rank. */
+#ifndef HY_KERNELS_H
+#define HY_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { K_HOST = 0, K_CUDA = 1 } k_kind;
+
+typedef struct k_backend k_backend;
+
+/* The core operations every backend provides. */
+typedef struct {
+  int (*alloc)(k_backend *be, void **p, size_t bytes);          /* device memory */
+  int (*free)(k_backend *be, void *p);
+  int (*alloc_managed)(k_backend *be, void **p, size_t bytes);  /* unified memory (host: malloc) */
+  int (*alloc_pinned)(k_backend *be, void **p, size_t bytes);   /* page-locked host memory */
+  int (*free_pinned)(k_backend *be, void *p);
+  int (*h2d)(k_backend *be, void *dst, const void *src, size_t bytes);
+  int (*d2h)(k_backend *be, void *dst, const void *src, size_t bytes);
+  int (*d2d)(k_backend *be, void *dst, const void *src, size_t bytes);
+  int (*memset0)(k_backend *be, void *p, size_t bytes);
+  int (*sync)(k_backend *be);                                   /* wait for queued work */
+  /* y = a x + y on n doubles (the selftest kernel) */
+  int (*daxpy)(k_backend *be, int64_t n, double a, const double *x, double *y);
+  /* sum of x[i] * y[i] (result on the host) */
+  int (*ddot)(k_backend *be, int64_t n, const double *x, const double *y, double *result);
+} k_ops;
+
+struct k_backend {
+  k_kind kind;
+  const char *name;          /* "host" or "cuda" */
+  int device;                /* CUDA device ordinal, -1 on host */
+  char device_name[128];     /* "NVIDIA H200", or the CPU model on host */
+  char device_id[64];        /* PCI bus id (cuda) or "" */
+  size_t device_mem;         /* bytes of device memory (0 on host) */
+  int sm_count;              /* multiprocessors (0 on host) */
+  const k_ops *ops;
+  void *impl;                /* backend-private state (CUDA stream, library handles) */
+};
+
+/* Number of CUDA devices this process sees (0 when CUDA is not compiled in or no driver /
+ * device is present; never an error).  Local. */
+int k_cuda_device_count(void);
+
+/* 1 when the CUDA backend is compiled into this binary.  Local. */
+int k_cuda_compiled(void);
+
+/* Open a backend: K_HOST, or K_CUDA on device ordinal dev.  Local. */
+int k_backend_open(k_backend *be, k_kind kind, int dev);
+/* Release its resources.  Local. */
+int k_backend_close(k_backend *be);
+
+/* Host and CUDA implementations (the CUDA one only when compiled in). */
+int k_host_open(k_backend *be);
+int k_host_close(k_backend *be);
+int k_cuda_open(k_backend *be, int dev);
+int k_cuda_close(k_backend *be);
+int k_cuda_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
