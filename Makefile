@@ -73,7 +73,7 @@ build: $(BUILD)/CMakeCache.txt
 
 run: deps
 	@$(MAKE) --no-print-directory build
-	$(MPIEXEC) -n $(NP) $(BUILD)/hybrid
+	$$(sed -n "s/^MPIEXEC_EXECUTABLE:FILEPATH=//p" $(BUILD)/CMakeCache.txt) -n $(NP) $(BUILD)/hybrid
 
 test: test-deps
 	@$(MAKE) --no-print-directory build
