@@ -76,7 +76,8 @@ static int config_from_args(hy_cfg *cfg, int argc, char **argv) {
       return hy_err(HY_EUSAGE, "command line: unknown option '%s' (see hybrid --help)", argv[i]);
     if (!strchr(argv[i], '=')) {
       if (file)
-        return hy_err(HY_EUSAGE, "command line: two configuration files given ('%s' and '%s')",
+        return hy_err(HY_EUSAGE, "command line: two configuration files given ('%s' and '%s'); "
+                      "an override is written section.key=value",
                       file, argv[i]);
       file = argv[i];
     }

@@ -251,6 +251,12 @@ static int set_value(hy_cfg *c, const char *section, const char *key, const char
     v[l - 2] = '\0';
   }
   HY_CALL(check_value(c->keys[i], v, where));
+  if (c->keys[i]->type == CFG_ENUM) {
+    /* keep the choice as declared ("CUDA" -> "cuda"): code compares values with strcmp */
+    const char *p = c->keys[i]->choices;
+    for (int k = enum_index(p, v); k > 0; k--) p = strchr(p, '|') + 1;
+    snprintf(v, sizeof v, "%.*s", (int)strcspn(p, "|"), p);
+  }
   char *d = xstrdup(v);
   if (!d) return hy_err(HY_ESYS, "out of memory");
   free(c->val[i]);
@@ -265,6 +271,7 @@ typedef struct {
   const char *name;
   int line;     /* line of the last line handed to inih */
   int rc;       /* first error */
+  int rc_line;  /* its line */
   /* reader state */
   FILE *fp;
   const char *text;
@@ -279,7 +286,10 @@ static int handler(void *user, const char *section, const char *name, const char
     return 1;
   }
   int rc = set_value(st->c, section, name, value ? value : "", where, st->line);
-  if (rc != HY_OK) st->rc = rc;
+  if (rc != HY_OK) {
+    st->rc = rc;
+    st->rc_line = st->line;
+  }
   return 1;
 }
 
@@ -321,6 +331,12 @@ static int check_sections(hy_cfg *c, const char *name, const char *text, FILE *f
       text += n;
     }
     ln++;
+    /* inih reads lines into INI_MAX_LINE bytes and parses the rest of a longer line as a
+     * line of its own: refuse such lines instead of truncating values */
+    size_t len = strcspn(line, "\r\n");
+    if (len > INI_MAX_LINE - 2 || (!line[len] && len == sizeof line - 1))
+      return hy_err(HY_EUSAGE, "%s:%d: line longer than %d characters (the INI parser's limit)",
+                    name, ln, INI_MAX_LINE - 2);
     char *s = line;
     while (isspace((unsigned char)*s)) s++;
     if (*s != '[') continue;
@@ -339,10 +355,12 @@ static int check_sections(hy_cfg *c, const char *name, const char *text, FILE *f
 
 static int parse_common(hy_cfg *c, parse_state *st) {
   int r = ini_parse_stream(st->fp ? reader_file : reader_text, st, handler, st);
-  if (st->rc != HY_OK) return st->rc;
-  if (r > 0)
+  if (st->rc != HY_OK && (r <= 0 || st->rc_line < r)) return st->rc;
+  if (r > 0) {
+    hy_err_clear(); /* an earlier syntax error explains a later value error: report it */
     return hy_err(HY_EUSAGE, "%s:%d: syntax error: expected '[section]', 'key = value' or a "
                   "comment (';' or '#')", st->name, r);
+  }
   if (r < 0) return hy_err(HY_EUSAGE, "%s: cannot read the configuration", st->name);
   return HY_OK;
 }
@@ -356,7 +374,7 @@ int cfg_parse_file(hy_cfg *c, const char *path) {
   int rc = check_sections(c, path, NULL, fp);
   if (rc == HY_OK) {
     rewind(fp);
-    parse_state st = { c, path, 0, HY_OK, fp, NULL };
+    parse_state st = { c, path, 0, HY_OK, 0, fp, NULL };
     rc = parse_common(c, &st);
   }
   fclose(fp);
@@ -367,7 +385,7 @@ int cfg_parse_file(hy_cfg *c, const char *path) {
 int cfg_parse_text(hy_cfg *c, const char *name, const char *text) {
   snprintf(c->file, sizeof c->file, "%s", name);
   HY_CALL(check_sections(c, name, text, NULL));
-  parse_state st = { c, name, 0, HY_OK, NULL, text };
+  parse_state st = { c, name, 0, HY_OK, 0, NULL, text };
   return parse_common(c, &st);
 }
 

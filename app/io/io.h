@@ -93,7 +93,8 @@ int io_read_vec(const char *path, double **x, int64_t *n);
 enum { IO_KIND_MM = 0, IO_KIND_PETSC_MAT = 1, IO_KIND_PETSC_VEC = 2 };
 
 /* Tell the kind of PATH by content (hybrid --inspect uses it to pick io_read_csr or
- * io_read_vec).  Local. */
+ * io_read_vec); a binary file with an unknown classid counts as a Mat, so that reading it
+ * reports the wrong classid.  Local. */
 int io_file_kind(const char *path, int *kind);
 
 /* Format by extension: ".petsc" / ".bin" / ".dat" -> PETSc binary, else Matrix Market
