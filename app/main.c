@@ -197,10 +197,17 @@ int main(int argc, char **argv) {
     char path[1400];
     char errmsg[2100] = "";
     if (rc != HY_OK && rc != HY_EVALID) snprintf(errmsg, sizeof errmsg, "%s", hy_err_msg());
+    hy_err_clear(); /* the record's own error must not hide behind the run's (first wins) */
     int wrc = rt_record_write(&ctx, wl->name, rc, devices, phases, errmsg, path, sizeof path);
     if (wrc == HY_OK) printf("record: %s\n", path);
-    else fprintf(stderr, "hybrid: error: %s\n", hy_err_msg());
-    if (wrc != HY_OK && rc == HY_OK) rc = wrc;
+    if (wrc != HY_OK && rc == HY_OK) {
+      rc = wrc; /* final_line prints the record's error (once), not the passed verdict */
+      ctx.verdict[0] = '\0';
+    } else {
+      if (wrc != HY_OK) fprintf(stderr, "hybrid: error: %s\n", hy_err_msg());
+      hy_err_clear();
+      if (errmsg[0]) hy_err(rc, "%s", errmsg); /* the run's error again, for final_line */
+    }
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
   final_line(&ctx, rc);

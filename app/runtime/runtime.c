@@ -27,13 +27,15 @@ int rt_backend_open(hy_ctx *ctx) {
   const char *want = cfg_str(ctx->cfg, "run.backend");
   int ndev = k_cuda_device_count();
   int use_cuda = 0, rc = HY_OK;
+  char where[1100];
+  cfg_where(ctx->cfg, "run.backend", where, sizeof where);
   if (!strcmp(want, "cuda")) {
     if (!k_cuda_compiled())
-      rc = hy_err(HY_EUSAGE, "run.backend = cuda, but this binary was built without CUDA "
-                  "(configure with -DHYBRID_CUDA=ON)");
+      rc = hy_err(HY_EUSAGE, "%s: run.backend = cuda, but this binary was built without CUDA "
+                  "(configure with -DHYBRID_CUDA=ON)", where);
     else if (ndev == 0)
-      rc = hy_err(HY_ESYS, "run.backend = cuda, but rank %d on %s sees no CUDA device "
-                  "(CUDA_VISIBLE_DEVICES=%s)", ctx->rank, ctx->host,
+      rc = hy_err(HY_ESYS, "%s: run.backend = cuda, but rank %d on %s sees no CUDA device "
+                  "(CUDA_VISIBLE_DEVICES=%s)", where, ctx->rank, ctx->host,
                   getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
     use_cuda = 1;
   } else if (!strcmp(want, "auto")) {
