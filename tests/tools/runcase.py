@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Run one test case and check its outcome.
 
-runcase.py [--exit N] [--expect REGEX]... [--reject REGEX]... [--json] [--workdir DIR]
-           [--timeout S] -- COMMAND...
+runcase.py [--exit N|nonzero] [--expect REGEX]... [--reject REGEX]... [--json] [--workdir DIR]
+           [--timeout S] [--runs N] [--json-field PATH=VALUE]... [--no-files] -- COMMAND...
 
 Runs COMMAND in DIR (created empty), checks the exit code, that each --expect regex is found
 and no --reject regex is found in stdout+stderr (multiline), that the command ended within
 --timeout seconds, and with --json that DIR/results holds exactly one record that parses as
 JSON and has the required fields.  Prints what it checked; exit 0 pass, 1 fail.
+  --runs N        run COMMAND N times in the same DIR (each run is checked); --json then wants
+                  N records (records are never overwritten).
+  --json-field P=V  every record has the value V at the dotted path P (e.g.
+                  config.selftest.n=12345; compared as text, JSON true/false/null as written).
+  --no-files      DIR is still empty after the run (no record, no partial file).
 """
 import argparse, json, os, re, shutil, subprocess, sys, time
 
@@ -16,13 +21,18 @@ REQUIRED = ["workload", "status", "exit_code", "version", "mpi_library", "ranks"
 
 
 def check_record(path, exit_code):
-    with open(path) as f:
-        rec = json.load(f)
+    try:
+        with open(path) as f:
+            rec = json.load(f)
+    except ValueError as e:
+        return "record %s is not valid JSON: %s" % (path, e)
     missing = [k for k in REQUIRED if k not in rec]
     if missing:
         return "record %s lacks fields %s" % (path, missing)
     if rec["exit_code"] != exit_code:
         return "record exit_code %r != %r" % (rec["exit_code"], exit_code)
+    if exit_code is None:
+        return None if rec["status"] == "error" else "record status %r, expected 'error'" % rec["status"]
     want = "passed" if exit_code == 0 else ("failed" if exit_code == 4 else "error")
     if rec["status"] != want:
         return "record status %r, expected %r" % (rec["status"], want)
@@ -32,14 +42,35 @@ def check_record(path, exit_code):
     return None
 
 
+def json_field(path, spec):
+    """None when the record at path has the value of spec "a.b.c=V", else the complaint."""
+    key, _, want = spec.partition("=")
+    try:
+        with open(path) as f:
+            v = json.load(f)
+    except ValueError as e:
+        return "record %s is not valid JSON: %s" % (path, e)
+    for part in key.split("."):
+        if not isinstance(v, dict) or part not in v:
+            return "record %s has no field %s" % (path, key)
+        v = v[part]
+    got = json.dumps(v) if isinstance(v, (bool, type(None), dict, list)) else str(v)
+    if got != want:
+        return "record field %s = %r, expected %r" % (key, got, want)
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--exit", type=int, default=0)
+    ap.add_argument("--exit", default="0")
     ap.add_argument("--expect", action="append", default=[])
     ap.add_argument("--reject", action="append", default=[])
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--json-field", action="append", default=[])
+    ap.add_argument("--no-files", action="store_true")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -47,42 +78,56 @@ def main():
     if a.workdir:
         shutil.rmtree(wd, ignore_errors=True)
         os.makedirs(wd)
-    t0 = time.time()
-    try:
-        p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=a.timeout, stdin=subprocess.DEVNULL)
-        out, rc = p.stdout.decode(errors="replace"), p.returncode
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode(errors="replace")
-        print(out)
-        print("FAIL: timed out after %.0f s: %s" % (a.timeout, " ".join(cmd)))
-        return 1
-    dt = time.time() - t0
-    print(out)
-    print("---- runcase: %s\n---- exit %d after %.2f s" % (" ".join(cmd), rc, dt))
+    want_exit = None if a.exit == "nonzero" else int(a.exit)
     fails = []
-    if rc != a.exit:
-        fails.append("exit code %d, expected %d" % (rc, a.exit))
-    for e in a.expect:
-        if not re.search(e, out, re.M):
-            fails.append("expected output matching %r" % e)
-    for e in a.reject:
-        m = re.search(e, out, re.M)
-        if m:
-            fails.append("unexpected output %r (matched %r)" % (m.group(0), e))
+    for run in range(a.runs):
+        t0 = time.time()
+        try:
+            p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               timeout=a.timeout, stdin=subprocess.DEVNULL)
+            out, rc = p.stdout.decode(errors="replace"), p.returncode
+        except subprocess.TimeoutExpired as e:
+            out = (e.stdout or b"").decode(errors="replace")
+            print(out)
+            print("FAIL: timed out after %.0f s: %s" % (a.timeout, " ".join(cmd)))
+            return 1
+        dt = time.time() - t0
+        print(out)
+        print("---- runcase: %s\n---- exit %d after %.2f s" % (" ".join(cmd), rc, dt))
+        if want_exit is None and rc == 0:
+            fails.append("exit code 0, expected nonzero")
+        if want_exit is not None and rc != want_exit:
+            fails.append("exit code %d, expected %d" % (rc, want_exit))
+        for e in a.expect:
+            if not re.search(e, out, re.M):
+                fails.append("expected output matching %r" % e)
+        for e in a.reject:
+            m = re.search(e, out, re.M)
+            if m:
+                fails.append("unexpected output %r (matched %r)" % (m.group(0), e))
     if a.json:
         rd = os.path.join(wd, "results")
         recs = sorted(f for f in os.listdir(rd) if f.endswith(".json")) if os.path.isdir(rd) else []
-        if len(recs) != 1:
-            fails.append("expected one JSON record in %s, found %r" % (rd, recs))
-        else:
-            err = check_record(os.path.join(rd, recs[0]), a.exit)
+        if len(recs) != a.runs:
+            fails.append("expected %d JSON record(s) in %s, found %r" % (a.runs, rd, recs))
+        for r in recs:
+            err = check_record(os.path.join(rd, r), want_exit)
             if err:
                 fails.append(err)
+            for spec in a.json_field:
+                err = json_field(os.path.join(rd, r), spec)
+                if err:
+                    fails.append(err)
         left = [f for f in os.listdir(rd)] if os.path.isdir(rd) else []
         tmp = [f for f in left if ".tmp" in f]
         if tmp:
             fails.append("temporary files left in %s: %r" % (rd, tmp))
+    if a.no_files:
+        left = []
+        for root, dirs, files in os.walk(wd):
+            left += [os.path.relpath(os.path.join(root, f), wd) for f in files + dirs]
+        if left:
+            fails.append("files left in %s: %r" % (wd, left))
     for f in fails:
         print("FAIL: " + f)
     if not fails:
