@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# jobs/scaling.sh - a strong or weak scaling study under Slurm: one job per GPU count, then a report.
+#
+#   jobs/scaling.sh WORKLOAD --gpus 1,2,4,8 --mode strong|weak [--size N] [--config FILE]
+#                   [--law linear|sqrt|cbrt] [--key section.key] [--out DIR] [--wait]
+#                   [--timeout S] [--sbatch "OPTIONS"] [-- section.key=value ...]
+#
+# Submits jobs/WORKLOAD.slurm once per GPU count P (sbatch --ntasks=P; the script asks one GPU per
+# task) from the current directory, which must be the submit dir the job scripts expect (the project
+# root: build/hybrid, config/).  Every job gets run.name=WORKLOAD-MODE-scaling, the size override
+# below and the overrides after "--"; its log goes to DIR/logs/ and its record to DIR/records/JOBID/.
+#
+# Sizes.  strong: the same problem for every P (--size N sets the size key, else the config's).
+#         weak:   work per GPU held constant: size(P) = round(N * P^e), N = --size (the size for
+#                 ONE GPU; default: the key's value in the config file), e from the scaling law:
+#   workload  size key      law (default)  why
+#   gauss     gauss.n       sqrt  (e=1/2)  n x n dense matrix: memory per GPU constant (HPL's rule);
+#                                          --law cbrt keeps the flops (n^3) per GPU constant instead
+#   spai      matrix.size   linear (e=1)   rows of the generated sparse matrix ~ columns of M per GPU
+#   lle       lle.n         linear (e=1)   points; KNN work per GPU ~ n^2/P, so this is memory-weak
+#   selftest  selftest.n    linear (e=1)   vector length of the kernel check
+# --key and --law override the table (e.g. another generator's size key).
+#
+# Without --wait: prints the job ids and the report command, and exits 0.  With --wait: polls
+# squeue (every second) until the jobs have left the queue (--timeout S: then cancels them and
+# exits 124), prints each job's final state, runs jobs/report.py on DIR/records (DIR/report.md,
+# report.csv, report-time.png, report-efficiency.png) and exits 1 when any job did not complete.
+# Default DIR: scaling/WORKLOAD-MODE-YYYYmmdd-HHMMSS.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+die() { echo "scaling: error: $*" >&2; exit 1; }
+usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-1}"; }
+
+[ $# -ge 1 ] || usage 1
+case "$1" in -h|--help) usage 0 ;; esac
+workload=$1; shift
+gpus="" mode="" size="" config="" law="" key="" out="" wait=0 timeout=0 sbatch_opts=""
+overrides=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --gpus) gpus=${2:-}; shift 2 ;;
+    --mode) mode=${2:-}; shift 2 ;;
+    --size) size=${2:-}; shift 2 ;;
+    --config) config=${2:-}; shift 2 ;;
+    --law) law=${2:-}; shift 2 ;;
+    --key) key=${2:-}; shift 2 ;;
+    --out) out=${2:-}; shift 2 ;;
+    --wait) wait=1; shift ;;
+    --timeout) timeout=${2:-}; shift 2 ;;
+    --sbatch) sbatch_opts=${2:-}; shift 2 ;;
+    -h|--help) usage 0 ;;
+    --) shift; overrides=("$@"); break ;;
+    *) die "unknown argument '$1' (see jobs/scaling.sh --help)" ;;
+  esac
+done
+
+script=$here/$workload.slurm
+[ -r "$script" ] || die "no job script $script for workload '$workload' (have: $(cd "$here" && ls *.slurm | sed 's/\.slurm//' | tr '\n' ' '))"
+case "$mode" in strong|weak) ;; *) die "--mode must be strong or weak (got '${mode}')" ;; esac
+[[ "$gpus" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--gpus must be a comma-separated list of positive counts, e.g. 1,2,4,8 (got '$gpus')"
+[[ "$timeout" =~ ^[0-9]+$ ]] || die "--timeout must be whole seconds (got '$timeout')"
+[ -z "$size" ] || [[ "$size" =~ ^[1-9][0-9]*$ ]] || die "--size must be a positive integer (got '$size')"
+for o in "${overrides[@]+"${overrides[@]}"}"; do
+  [[ "$o" == *.*=* ]] || die "override '$o' is not section.key=value"
+done
+command -v sbatch > /dev/null || die "sbatch not found (run on a Slurm login node, or load the slurm module)"
+
+case "$workload" in
+  gauss) dkey=gauss.n; dlaw=sqrt ;;
+  spai) dkey=matrix.size; dlaw=linear ;;
+  lle) dkey=lle.n; dlaw=linear ;;
+  selftest) dkey=selftest.n; dlaw=linear ;;
+  *) dkey=""; dlaw=linear ;;
+esac
+key=${key:-$dkey}
+law=${law:-$dlaw}
+case "$law" in linear|sqrt|cbrt) ;; *) die "--law must be linear, sqrt or cbrt (got '$law')" ;; esac
+config=${config:-config/$workload.ini}
+[ -r "$config" ] || die "configuration file '$config' not found (run from the project root, or pass --config)"
+
+# The value of section.key in an INI file (last assignment wins), or nothing.
+ini_get() {
+  awk -v want_s="${2%%.*}" -v want_k="${2#*.}" '
+    { sub(/[;#].*/, ""); gsub(/^[ \t]+|[ \t]+$/, "") }
+    /^\[.*\]$/ { s = tolower(substr($0, 2, length($0) - 2)); next }
+    s == tolower(want_s) && index($0, "=") {
+      k = substr($0, 1, index($0, "=") - 1); v = substr($0, index($0, "=") + 1)
+      gsub(/[ \t]+$/, "", k); gsub(/^[ \t]+/, "", v)
+      if (tolower(k) == tolower(want_k)) val = v
+    }
+    END { if (val != "") print val }' "$1"
+}
+
+if [ "$mode" = weak ]; then
+  [ -n "$key" ] || die "weak scaling of '$workload' needs --key section.key (its size key)"
+  if [ -z "$size" ]; then
+    size=$(ini_get "$config" "$key")
+    [[ "$size" =~ ^[1-9][0-9]*$ ]] || die "weak scaling needs --size N (the $key for one GPU): $config does not set $key"
+  fi
+fi
+
+# size for P GPUs
+size_for() {
+  awk -v n="$size" -v p="$1" -v law="$law" 'BEGIN {
+    e = (law == "sqrt") ? 0.5 : (law == "cbrt") ? 1.0 / 3.0 : 1.0
+    printf "%d\n", int(n * p ^ e + 0.5) }'
+}
+
+stamp=$(date -u +%Y%m%d-%H%M%S)
+out=${out:-scaling/$workload-$mode-$stamp}
+mkdir -p "$out/logs" "$out/records" || die "cannot create $out"
+out=$(cd "$out" && pwd)
+name="$workload-$mode-scaling"
+: > "$out/jobs.txt"
+echo "scaling: $workload, $mode scaling over GPUs $gpus, config $config${key:+, size key $key}" \
+     "$( [ "$mode" = weak ] && echo "(weak: $key = $size * P^e, law $law)")"
+ids=()
+IFS=, read -r -a plist <<< "$gpus"
+for p in "${plist[@]}"; do
+  args=("$config")
+  n=""
+  if [ "$mode" = weak ]; then
+    n=$(size_for "$p")
+    args+=("$key=$n")
+  elif [ -n "$size" ]; then
+    [ -n "$key" ] || die "--size needs --key for workload '$workload'"
+    n=$size
+    args+=("$key=$n")
+  fi
+  args+=("run.name=$name" "${overrides[@]+"${overrides[@]}"}")
+  # shellcheck disable=SC2086
+  id=$(HYBRID_RESULTS="$out/records" sbatch --parsable --ntasks="$p" --job-name="hybrid-$workload-g$p" \
+         --output="$out/logs/%x-%j.out" $sbatch_opts "$script" "${args[@]}") \
+    || die "sbatch failed for $p GPU(s)${ids[*]:+ (jobs already submitted: ${ids[*]})}"
+  id=${id%%;*}
+  ids+=("$id")
+  echo "$p $id ${n:-config}" >> "$out/jobs.txt"
+  echo "scaling: $p GPU(s): job $id${n:+, $key=$n}"
+done
+
+report_cmd=("${HYBRID_PYTHON:-python3}" "$here/report.py" "$out/records" --out "$out/report" --mode "$mode")
+if [ "$wait" = 0 ]; then
+  echo "scaling: submitted ${ids[*]}; records go to $out/records"
+  echo "scaling: when they have ended: ${report_cmd[*]}"
+  exit 0
+fi
+
+joined=$(IFS=,; echo "${ids[*]}")
+t0=$(date +%s)
+while :; do
+  left=$(squeue -h -j "$joined" -o %i 2>/dev/null | wc -l)
+  [ "$left" -eq 0 ] && break
+  if [ "$timeout" -gt 0 ] && [ $(( $(date +%s) - t0 )) -ge "$timeout" ]; then
+    echo "scaling: error: jobs still queued/running after $timeout s; cancelling $joined" >&2
+    scancel "${ids[@]}"
+    exit 124
+  fi
+  sleep 1
+done
+
+bad=0
+while read -r p id n; do
+  st=$(squeue -h --states=all -j "$id" -o %T 2>/dev/null)
+  [ -n "$st" ] || st=$(sacct -n -X -P -j "$id" -o State 2>/dev/null | head -1)
+  echo "scaling: $p GPU(s): job $id ${st:-UNKNOWN} (log: $(ls "$out"/logs/*-"$id".out 2>/dev/null))"
+  [ "$st" = COMPLETED ] || bad=1
+done < "$out/jobs.txt"
+
+# the report needs matplotlib for its plots; take the first python3 that has it
+if [ -z "${HYBRID_PYTHON:-}" ]; then
+  for py in python3 /usr/bin/python3; do
+    if "$py" -c "import matplotlib" 2> /dev/null; then report_cmd[0]=$py; break; fi
+  done
+fi
+echo "scaling: ${report_cmd[*]}"
+"${report_cmd[@]}" || bad=1
+[ "$bad" = 0 ] || echo "scaling: error: some jobs did not complete or the report failed (see above)" >&2
+exit $bad
