@@ -137,9 +137,12 @@ int validate_petsc_fail(PetscErrorCode ierr, const char *expr, const char *file,
   }
   const char *text = NULL;
   if (!petsc_have) PetscErrorMessage(ierr, &text, NULL);
+  const char *hint = "";
+  if (ierr == PETSC_ERR_MAT_LU_ZRPVT || ierr == PETSC_ERR_MAT_CH_ZRPVT)
+    hint = " (a zero pivot: is the matrix singular?)";
   if (petsc_have)
-    hy_err_at(code, file, line, "PETSc error %d in %s: %s [%s]", (int)ierr, expr, petsc_msg,
-              petsc_where);
+    hy_err_at(code, file, line, "PETSc error %d in %s: %s%s [%s]", (int)ierr, expr, petsc_msg,
+              hint, petsc_where);
   else
     hy_err_at(code, file, line, "PETSc error %d in %s: %s", (int)ierr, expr,
               text ? text : "error");

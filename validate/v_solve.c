@@ -1,11 +1,14 @@
-/* v_solve.c - hybrid-validate solve: solve A x = b with a PETSc direct solver (KSPPREONLY +
- * PCLU on MATSEQAIJ, or LAPACK LU on MATSEQDENSE with -dense) and compare a given x with it.
+/* v_solve.c - hybrid-validate solve: solve A x = b with a PETSc direct solver and compare a
+ * given x with it.  KSPPREONLY + PCLU: on MATSEQAIJ with the first pivoting sparse LU this
+ * PETSc has (UMFPACK, MUMPS, SuperLU; PETSc's own LU, which does not pivot, last), on
+ * MATSEQDENSE (-dense) LAPACK getrf with partial pivoting.  "-- -pc_factor_mat_solver_type X"
+ * overrides the choice.
  *
- * Decision: the reference is trusted only when its normwise backward error
- * ||A x_p - b|| / (||A||_F ||x_p|| + ||b||) is at most -berr (else exit 3: A is singular or
- * too ill-conditioned for the check to mean anything).  With -x the check passes when
- * ||x - x_p|| / ||x_p|| <= -tol (exit 4 otherwise); without -x it passes when the reference
- * solve succeeded. */
+ * Decision: the reference x_p is trusted only when its normwise backward error
+ * ||A x_p - b|| / (||A||_F ||x_p|| + ||b||) is at most -berr and its relative residual
+ * ||A x_p - b|| / ||b|| at most -rres (else exit 3: A is singular or too ill-conditioned for
+ * the check to mean anything).  With -x the check passes when ||x - x_p|| / ||x_p|| <= -tol
+ * (exit 4 otherwise); without -x it passes when the reference solve is trusted. */
 #include "validate.h"
 
 #include <float.h>
@@ -14,7 +17,7 @@
 
 typedef struct {
   const char *a_path, *b_path, *x_path;
-  double tol, berr_max;
+  double tol, berr_max, rres_max;
   int dense;
 } solve_opts;
 
@@ -52,13 +55,26 @@ static int solve_run(const solve_opts *o, solve_objs *s) {
   printf("  b  %s\n", o->b_path);
   if (o->x_path) printf("  x  %s\n", o->x_path);
 
-  /* reference: KSPPREONLY + PCLU (options after "--" may change it, e.g. -pc_factor_mat_solver_type) */
+  /* reference: KSPPREONLY + PCLU; options after "--" may change it */
   PC pc;
   VALIDATE_PETSC(KSPCreate(PETSC_COMM_SELF, &s->ksp));
   VALIDATE_PETSC(KSPSetOperators(s->ksp, s->A, s->A));
   VALIDATE_PETSC(KSPSetType(s->ksp, KSPPREONLY));
   VALIDATE_PETSC(KSPGetPC(s->ksp, &pc));
   VALIDATE_PETSC(PCSetType(pc, PCLU));
+  if (!o->dense) {
+    /* the first pivoting sparse LU available; PETSc's own (no pivoting) as the last resort */
+    static const char *const pref[] = {MATSOLVERUMFPACK, MATSOLVERMUMPS, MATSOLVERSUPERLU,
+                                       MATSOLVERPETSC};
+    for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++) {
+      PetscBool avail = PETSC_FALSE;
+      VALIDATE_PETSC(MatGetFactorAvailable(s->A, pref[i], MAT_FACTOR_LU, &avail));
+      if (avail) {
+        VALIDATE_PETSC(PCFactorSetMatSolverType(pc, pref[i]));
+        break;
+      }
+    }
+  }
   VALIDATE_PETSC(KSPSetFromOptions(s->ksp));
   VALIDATE_PETSC(VecDuplicate(s->b, &s->xp));
   VALIDATE_PETSC(KSPSetUp(s->ksp));
@@ -86,13 +102,20 @@ static int solve_run(const solve_opts *o, solve_objs *s) {
   printf("  ||A||_F                              = %.6e\n", a_fro);
   printf("  ||b||_2                              = %.6e\n", b_n);
   printf("  ||x_petsc||_2                        = %.6e\n", (double)xp_n);
-  printf("  ||A x_petsc - b|| / ||b||            = %.6e\n", rres_p);
+  printf("  ||A x_petsc - b|| / ||b||            = %.6e (limit -rres %.1e)\n", rres_p, o->rres_max);
   printf("  backward error of x_petsc            = %.6e (limit -berr %.1e)\n", berr_p,
          berr_max);
+  if (!isfinite((double)xp_n))
+    return hy_err(HY_ENUMERIC, "%s: the PETSc LU solution has non-finite entries (||x_petsc|| = "
+                  "%g): A is singular", o->a_path, (double)xp_n);
   if (!(berr_p <= berr_max))
     return hy_err(HY_ENUMERIC, "%s: the PETSc LU solution has backward error %.3e > %.3e "
                   "(-berr): A is singular or too ill-conditioned for a reference solve",
                   o->a_path, berr_p, berr_max);
+  if (!(rres_p <= o->rres_max))
+    return hy_err(HY_ENUMERIC, "%s: the PETSc LU solution has relative residual %.3e > %.3e "
+                  "(-rres): A is singular or too ill-conditioned for a reference solve",
+                  o->a_path, rres_p, o->rres_max);
 
   if (!o->x_path)
     return validate_verdict(1, "PETSc LU solve of %s, backward error %.3e <= %.3e (no -x given)",
@@ -120,9 +143,10 @@ static int solve_run(const solve_opts *o, solve_objs *s) {
                           o->x_path);
 }
 
-/* hybrid-validate solve -A FILE -b FILE [-x FILE] [-tol T] [-berr E] [-dense].  Local. */
+/* hybrid-validate solve -A FILE -b FILE [-x FILE] [-tol T] [-berr E] [-rres R] [-dense].
+ * Local. */
 int validate_solve(int argc, char **argv) {
-  solve_opts o = {NULL, NULL, NULL, 1e-8, NAN, 0};
+  solve_opts o = {NULL, NULL, NULL, 1e-8, NAN, 1e-6, 0};
   const validate_opt opts[] = {
       {"A", VALIDATE_OPT_STR, &o.a_path, 1, "FILE", "matrix A (Matrix Market, .gz, or PETSc binary)"},
       {"b", VALIDATE_OPT_STR, &o.b_path, 1, "FILE", "right-hand side b (vector file)"},
@@ -130,14 +154,18 @@ int validate_solve(int argc, char **argv) {
       {"tol", VALIDATE_OPT_REAL, &o.tol, 0, "T", "pass when ||x - x_petsc||/||x_petsc|| <= T (1e-8)"},
       {"berr", VALIDATE_OPT_REAL, &o.berr_max, 0, "E",
        "largest backward error of PETSc's solution to trust it (1000 n eps)"},
+      {"rres", VALIDATE_OPT_REAL, &o.rres_max, 0, "R",
+       "largest ||A x_petsc - b||/||b|| to trust PETSc's solution (1e-6)"},
       {"dense", VALIDATE_OPT_FLAG, &o.dense, 0, NULL, "MATSEQDENSE + LAPACK LU instead of AIJ LU"},
       {NULL, 0, NULL, 0, NULL, NULL}};
-  int rc = validate_args_parse(argc, argv, opts, "-A FILE -b FILE [-x FILE] [-tol T] [-berr E] [-dense]");
+  int rc = validate_args_parse(argc, argv, opts,
+                               "-A FILE -b FILE [-x FILE] [-tol T] [-berr E] [-rres R] [-dense]");
   if (rc != HY_OK) return rc;
   if (!(o.tol >= 0)) return hy_err(HY_EUSAGE, "solve: -tol %g must be >= 0", o.tol);
-
   /* -berr not given (NaN): 1000 n eps, set once n is known */
-  if (!isnan(o.berr_max) && !(o.berr_max > 0)) return hy_err(HY_EUSAGE, "solve: -berr %g must be > 0", o.berr_max);
+  if (!isnan(o.berr_max) && !(o.berr_max > 0))
+    return hy_err(HY_EUSAGE, "solve: -berr %g must be > 0", o.berr_max);
+  if (!(o.rres_max > 0)) return hy_err(HY_EUSAGE, "solve: -rres %g must be > 0", o.rres_max);
 
   solve_objs s = {0};
   rc = solve_run(&o, &s);

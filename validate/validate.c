@@ -32,6 +32,7 @@ static void validate_usage(FILE *fp) {
 
 /* Report a failed run: message on stderr, last line FAILED on stdout.  Local. */
 static void validate_report(int rc) {
+  fflush(stdout);
   fprintf(stderr, "hybrid-validate: error: %s (%s)\n", hy_err_msg(), hy_err_where());
   fflush(stderr);
   printf("FAILED: %s error (exit %d): %s\n", hy_code_name(rc), rc, hy_err_msg());
