@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# lint.sh SRC - static checks of the job scripts (no cluster needed): every jobs/*.slurm and
+# jobs/*.sh parses, has the #SBATCH lines the README promises and the same common body (the part
+# below the "common body" marker); scaling.sh and report.py reject bad arguments with a message.
+set -uo pipefail
+src=${1:?usage: lint.sh SRC}
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+body() { sed -n '/^# -* common body/,$p' "$1"; }
+ref=$src/jobs/selftest.slurm
+[ -n "$(body "$ref")" ] || bad "$ref has no common-body marker"
+for f in "$src"/jobs/*.slurm "$src"/jobs/*.sh; do
+  [ -e "$f" ] || continue
+  bash -n "$f" || bad "$f does not parse"
+  [ -x "$f" ] || bad "$f is not executable"
+done
+for f in "$src"/jobs/*.slurm; do
+  for opt in job-name ntasks gpus-per-task time output; do
+    grep -q "^#SBATCH --$opt=" "$f" || bad "$f lacks '#SBATCH --$opt='"
+  done
+  grep -q '^#SBATCH --output=%x-%j.out$' "$f" || bad "$f: log not named by job id (%x-%j.out)"
+  w=$(basename "$f" .slurm)
+  grep -q "^workload=$w\$" "$f" || bad "$f does not set workload=$w"
+  if ! diff <(body "$ref") <(body "$f") > /dev/null; then
+    bad "$f: common body differs from selftest.slurm:"; diff <(body "$ref") <(body "$f") | head -20
+  fi
+done
+echo "ok: $(ls "$src"/jobs/*.slurm | wc -l) job scripts parse and share the common body"
+
+# argument errors: exit 1 with a message, before anything is submitted
+expect_err() { # regex command...
+  local rx=$1; shift
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -ne 1 ] || ! grep -qE -- "$rx" <<< "$out"; then
+    bad "'$*' exited $rc, expected 1 and /$rx/; output: $out"
+  else
+    echo "ok: $* -> $(head -1 <<< "$out")"
+  fi
+}
+cd "$src" || exit 1
+expect_err "--mode must be strong or weak" jobs/scaling.sh selftest --gpus 1,2 --mode fast
+expect_err "--gpus must be a comma-separated list" jobs/scaling.sh selftest --gpus 1,,2 --mode strong
+expect_err "no job script .*nosuch.slurm" jobs/scaling.sh nosuch --gpus 1 --mode strong
+expect_err "override 'oops' is not section.key=value" jobs/scaling.sh selftest --gpus 1 --mode strong -- oops
+expect_err "configuration file 'none.ini' not found" jobs/scaling.sh selftest --gpus 1 --mode weak --config none.ini
+expect_err "--law must be linear, sqrt or cbrt" jobs/scaling.sh gauss --gpus 1 --mode weak --law square
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+expect_err "no hybrid records in" python3 jobs/report.py "$tmp"
+if [ -x jobs/paper-tables.sh ]; then
+  expect_err "usage|unknown" jobs/paper-tables.sh 999
+fi
+exit $fail

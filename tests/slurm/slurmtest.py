@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""End-to-end checks of jobs/*.slurm and jobs/scaling.sh on the private test cluster.
+
+slurmtest.py job   --cluster DIR --src SRC --bindir BUILD --workdir W --script NAME.slurm
+                   [--require FILE]... [--args-file FILE] [--write NAME=TEXT]... [--env K=V]...
+                   [--no-build-link] [--sbatch OPT]... [--state S] [--exit A:B | --exit-nonzero]
+                   [--expect REGEX]... [--records N] [--record-status S] [--ranks R]
+                   [--record-key section.key=value]... [--gpus N] [--timeout S] [-- JOB ARGS...]
+slurmtest.py study --cluster DIR --src SRC --bindir BUILD --workdir W --gpus 1,2,4
+                   [--timeout S] -- SCALING ARGS...
+
+job: submits SRC/jobs/NAME.slurm with sbatch from the fresh folder W exactly as a user submits
+from the project root (W/build -> BUILD and W/config -> SRC/config are links, so the script finds
+build/hybrid and config/*.ini itself), polls `scontrol show job` until the job has ended, then
+checks Slurm's JobState and ExitCode, the log (StdOut) against the regexes, the JSON records in
+W/results/JOBID/ (count, status, ranks, config values) and, with --gpus N, that the job's binding
+lines show N distinct CUDA_VISIBLE_DEVICES.  --require: exit 77 (skipped) when a file is missing,
+e.g. a workload's config that has not landed yet.  --args-file: extra job arguments, one per
+line (# comments), appended after the ones given on the command line.
+study: runs SRC/jobs/scaling.sh SCALING ARGS --gpus LIST --wait --out W/study in W and checks the
+records, report.md/.csv (one row per GPU count) and the two PNG plots.
+Exit 0 pass, 1 fail, 77 skipped.  Every wait has a timeout; a job still running at the timeout
+is cancelled.
+"""
+import argparse, csv, glob, json, os, re, shutil, subprocess, sys, time
+
+TERMINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
+            "BOOT_FAIL", "DEADLINE", "PREEMPTED")
+SKIP = 77
+
+
+class Fail(Exception):
+    pass
+
+
+def env_for(a, extra=()):
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("HYBRID_", "SLURM_", "SBATCH_"))}
+    e["SLURM_CONF"] = os.path.join(os.path.abspath(a.cluster), "slurm.conf")
+    for kv in extra:
+        k, _, v = kv.partition("=")
+        e[k] = v
+    return e
+
+
+def run(cmd, cwd, env, timeout):
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=timeout)
+        return p.returncode, p.stdout.decode(errors="replace")
+    except subprocess.TimeoutExpired as e:
+        raise Fail("timed out after %.0f s: %s\n%s" % (timeout, " ".join(cmd),
+                                                        (e.stdout or b"").decode(errors="replace")))
+
+
+def fresh_workdir(a):
+    shutil.rmtree(a.workdir, ignore_errors=True)
+    os.makedirs(a.workdir)
+    if not getattr(a, "no_build_link", False):
+        os.symlink(os.path.abspath(a.bindir), os.path.join(a.workdir, "build"))
+    os.symlink(os.path.join(os.path.abspath(a.src), "config"), os.path.join(a.workdir, "config"))
+
+
+def job_info(jobid, a, env):
+    rc, out = run(["scontrol", "show", "job", "-o", jobid], a.workdir, env, 15)
+    if rc != 0:
+        raise Fail("scontrol show job %s failed: %s" % (jobid, out))
+    return dict(re.findall(r"(\w+)=(\S*)", out))
+
+
+def wait_job(jobid, a, env):
+    t0 = time.time()
+    while True:
+        info = job_info(jobid, a, env)
+        if info.get("JobState") in TERMINAL:
+            return info, time.time() - t0
+        if time.time() - t0 > a.timeout:
+            run(["scancel", jobid], a.workdir, env, 15)
+            raise Fail("job %s still %s after %.0f s: cancelled" % (jobid, info.get("JobState"),
+                                                                      a.timeout))
+        time.sleep(0.25)
+
+
+def cfg_value(rec, dotted):
+    sec, _, key = dotted.partition(".")
+    return str((rec.get("config") or {}).get(sec, {}).get(key))
+
+
+def check_records(a, jobid, log):
+    recs = sorted(glob.glob(os.path.join(a.workdir, "results", jobid, "*.json")))
+    if a.records is not None and len(recs) != a.records:
+        raise Fail("%d record(s) in results/%s, expected %d" % (len(recs), jobid, a.records))
+    for path in recs:
+        with open(path) as f:
+            rec = json.load(f)
+        for k in ("workload", "status", "exit_code", "ranks", "phases", "config", "validation"):
+            if k not in rec:
+                raise Fail("record %s lacks '%s'" % (path, k))
+        if a.record_status and rec["status"] != a.record_status:
+            raise Fail("record %s: status %r, expected %r" % (path, rec["status"], a.record_status))
+        if a.ranks is not None and rec["ranks"] != a.ranks:
+            raise Fail("record %s: %r ranks, expected %d" % (path, rec["ranks"], a.ranks))
+        if cfg_value(rec, "output.dir") != "results/%s" % jobid:
+            raise Fail("record %s: output.dir %r, expected results/%s" % (
+                path, cfg_value(rec, "output.dir"), jobid))
+        for kv in a.record_key:
+            k, _, v = kv.partition("=")
+            if cfg_value(rec, k) != v:
+                raise Fail("record %s: %s = %r, expected %r" % (path, k, cfg_value(rec, k), v))
+        print("ok: record %s: %s, %d rank(s), backend %s, exit %s" % (
+            os.path.relpath(path, a.workdir), rec["status"], rec["ranks"], rec.get("backend"),
+            rec["exit_code"]))
+    return recs
+
+
+def cmd_job(a):
+    for req in a.require:
+        if not os.path.exists(req):
+            print("SKIP: %s does not exist yet (the test runs once it does)" % req)
+            return SKIP
+    args = list(a.jobargs)
+    if a.args_file:
+        with open(a.args_file) as f:
+            args += [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")]
+    fresh_workdir(a)
+    for w in a.write:
+        name, _, text = w.partition("=")
+        with open(os.path.join(a.workdir, name), "w") as f:
+            f.write(text.replace("\\n", "\n"))
+    env = env_for(a, a.env)
+    script = os.path.join(os.path.abspath(a.src), "jobs", a.script)
+    cmd = ["sbatch", "--parsable"] + a.sbatch + [script] + args
+    print("run: (cd %s && %s)" % (a.workdir, " ".join(cmd)))
+    rc, out = run(cmd, a.workdir, env, 30)
+    if rc != 0:
+        raise Fail("sbatch exited %d: %s" % (rc, out))
+    jobid = out.strip().split(";")[0].splitlines()[-1]
+    info, dt = wait_job(jobid, a, env)
+    log_path = info.get("StdOut", "")
+    try:
+        with open(log_path, errors="replace") as f:
+            log = f.read()
+    except OSError as e:
+        raise Fail("job %s: cannot read its log %r: %s" % (jobid, log_path, e))
+    print("---- %s" % log_path)
+    print(log.rstrip())
+    print("----")
+    print("job %s: JobState=%s ExitCode=%s after %.1f s" % (jobid, info.get("JobState"),
+                                                         info.get("ExitCode"), dt))
+    if not re.fullmatch(r"hybrid-[a-z]+-%s\.out" % jobid, os.path.basename(log_path)):
+        raise Fail("log %s is not named <job name>-<job id>.out" % log_path)
+    if info.get("JobState") != a.state:
+        raise Fail("JobState=%s, expected %s" % (info.get("JobState"), a.state))
+    ec = info.get("ExitCode", "")
+    if a.exit_nonzero:
+        if ec.startswith("0:") or not ec:
+            raise Fail("ExitCode=%s, expected a nonzero exit" % ec)
+    elif ec != a.exit:
+        raise Fail("ExitCode=%s, expected %s" % (ec, a.exit))
+    for rx in a.expect:
+        if not re.search(rx, log, re.M):
+            raise Fail("log lacks /%s/" % rx)
+        print("ok: log has /%s/" % rx)
+    if a.gpus is not None:
+        devs = re.findall(r"^job:\s+task \d+ on \S+ CUDA_VISIBLE_DEVICES=(\S+)", log, re.M)
+        if len(set(devs)) != a.gpus or len(devs) != a.gpus:
+            raise Fail("binding lines show devices %s, expected %d distinct" % (devs, a.gpus))
+        print("ok: %d tasks with distinct CUDA_VISIBLE_DEVICES %s" % (len(devs), ",".join(devs)))
+    check_records(a, jobid, log)
+    return 0
+
+
+def is_png(path):
+    with open(path, "rb") as f:
+        return f.read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 2000
+
+
+def cmd_study(a):
+    fresh_workdir(a)
+    env = env_for(a, a.env)
+    out = os.path.join(a.workdir, "study")
+    script = os.path.join(os.path.abspath(a.src), "jobs", "scaling.sh")
+    cmd = [script] + a.jobargs[:1] + ["--gpus", a.gpus, "--wait", "--timeout",
+                                      str(int(a.timeout)), "--out", out] + a.jobargs[1:]
+    print("run: (cd %s && %s)" % (a.workdir, " ".join(cmd)))
+    t0 = time.time()
+    rc, text = run(cmd, a.workdir, env, a.timeout + 60)
+    print(text.rstrip())
+    print("scaling.sh exited %d after %.1f s" % (rc, time.time() - t0))
+    if rc != 0:
+        raise Fail("scaling.sh exited %d" % rc)
+    plist = [int(p) for p in a.gpus.split(",")]
+    recs = glob.glob(os.path.join(out, "records", "*", "*.json"))
+    if len(recs) != len(plist):
+        raise Fail("%d records, expected %d" % (len(recs), len(plist)))
+    with open(os.path.join(out, "report.csv")) as f:
+        rows = list(csv.DictReader(f))
+    got = [int(r["gpus"]) for r in rows]
+    if got != plist:
+        raise Fail("report.csv has GPU counts %s, expected %s" % (got, plist))
+    base = rows[0]
+    for r in rows:
+        t, sp, ef = float(r["total_s"]), float(r["speedup"]), float(r["efficiency"])
+        if not (t > 0 and sp > 0 and ef > 0):
+            raise Fail("report.csv row %s: time/speedup/efficiency not positive" % r)
+        p, p0, t0 = int(r["gpus"]), int(base["gpus"]), float(base["total_s"])
+        want = t0 / t if r["mode"] == "weak" else t0 / t * p0 / p
+        if abs(ef - want) > 1e-9 * want:
+            raise Fail("report.csv row gpus=%d: efficiency %g, expected %g" % (p, ef, want))
+    for k in a.size_key:
+        key, _, n1 = k.partition("=")
+        for r in rows:
+            want = int(n1) * int(r["gpus"])
+            if int(r[key]) != want:
+                raise Fail("report.csv gpus=%s: %s = %s, expected %d (weak, linear)" % (
+                    r["gpus"], key, r[key], want))
+        print("ok: %s scales with the GPU count" % key)
+    with open(os.path.join(out, "report.md")) as f:
+        md = f.read()
+    for p in plist:
+        if not re.search(r"^\| %d \|" % p, md, re.M):
+            raise Fail("report.md has no row for %d GPU(s)" % p)
+    for png in ("report-time.png", "report-efficiency.png"):
+        if not is_png(os.path.join(out, png)):
+            raise Fail("%s is missing or not a PNG" % png)
+    print("ok: %d records, report.md/.csv rows for GPUs %s, 2 PNG plots" % (len(recs), a.gpus))
+    return 0
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("action", choices=["job", "study"])
+    ap.add_argument("--cluster", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--bindir", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--script")
+    ap.add_argument("--require", action="append", default=[])
+    ap.add_argument("--args-file")
+    ap.add_argument("--write", action="append", default=[])
+    ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--no-build-link", action="store_true")
+    ap.add_argument("--sbatch", action="append", default=[])
+    ap.add_argument("--state", default="COMPLETED")
+    ap.add_argument("--exit", default="0:0")
+    ap.add_argument("--exit-nonzero", action="store_true")
+    ap.add_argument("--expect", action="append", default=[])
+    ap.add_argument("--records", type=int)
+    ap.add_argument("--record-status")
+    ap.add_argument("--ranks", type=int)
+    ap.add_argument("--record-key", action="append", default=[])
+    ap.add_argument("--gpus")
+    ap.add_argument("--size-key", action="append", default=[])
+    ap.add_argument("--timeout", type=float, default=60)
+    # everything after the first "--" goes to the job (or to scaling.sh) untouched
+    cut = argv.index("--") if "--" in argv else len(argv)
+    a = ap.parse_args(argv[:cut])
+    a.jobargs = argv[cut + 1:]
+    try:
+        if a.action == "job":
+            a.gpus = int(a.gpus) if a.gpus else None
+            return cmd_job(a)
+        return cmd_study(a)
+    except Fail as e:
+        print("FAIL: %s" % e)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,126 @@
+# Slurm end-to-end tests (label slurm): a private 1-node Slurm cluster (slurmctld + slurmd from
+# Debian's slurm-wlm, no munge, 8 CPUs and 4 fake GPUs declared) is started by the fixture test
+# slurm_cluster_start and stopped by slurm_cluster_stop, which ctest runs even when tests fail;
+# its state lives in <build>/tests/slurm-cluster and a watchdog stops it after 15 minutes in case
+# ctest itself is killed.  Each test submits a jobs/*.slurm script with sbatch as a user would
+# and checks Slurm's job state and exit code, the log and the JSON records.
+# HYBRID_SLURM_TESTS: AUTO (register when slurmctld/slurmd/sbatch are installed), ON (required),
+# OFF.  The tests need root (slurmd starts jobs as the submitting user), as in CI.
+set(HYBRID_SLURM_TESTS AUTO CACHE STRING "Slurm end-to-end tests: AUTO, ON or OFF")
+find_program(HY_SLURMCTLD slurmctld PATHS /usr/sbin /usr/local/sbin)
+find_program(HY_SLURMD slurmd PATHS /usr/sbin /usr/local/sbin)
+find_program(HY_SBATCH sbatch)
+set(_hy_slurm_ok FALSE)
+if(HY_SLURMCTLD AND HY_SLURMD AND HY_SBATCH)
+  set(_hy_slurm_ok TRUE)
+endif()
+if(HYBRID_SLURM_TESTS STREQUAL "ON" AND NOT _hy_slurm_ok)
+  message(FATAL_ERROR "HYBRID_SLURM_TESTS=ON but slurmctld/slurmd/sbatch were not found "
+    "(Debian: apt-get install slurm-wlm)")
+endif()
+
+# a Python with matplotlib for the report's plots (the first of CMake's and /usr/bin/python3)
+set(HY_PLOT_PYTHON "")
+foreach(py ${Python3_EXECUTABLE} /usr/bin/python3)
+  if(NOT HY_PLOT_PYTHON AND EXISTS ${py})
+    execute_process(COMMAND ${py} -c "import matplotlib" RESULT_VARIABLE _r OUTPUT_QUIET ERROR_QUIET)
+    if(_r EQUAL 0)
+      set(HY_PLOT_PYTHON ${py})
+    endif()
+  endif()
+endforeach()
+if(NOT HY_PLOT_PYTHON)
+  message(STATUS "hybrid: no python3 with matplotlib: report plot tests are skipped (apt-get install python3-matplotlib)")
+endif()
+
+set(HY_SLURM_DIR ${CMAKE_CURRENT_SOURCE_DIR}/slurm)
+set(HY_JOBS_DIR ${CMAKE_SOURCE_DIR}/jobs)
+
+# lint: scripts parse, the common body is the same in every jobs/*.slurm, argument errors
+add_test(NAME slurm_scripts_lint COMMAND bash ${HY_SLURM_DIR}/lint.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(slurm_scripts_lint PROPERTIES LABELS "slurm;unit" TIMEOUT 60)
+
+if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
+  set(HY_CLUSTER ${CMAKE_CURRENT_BINARY_DIR}/slurm-cluster)
+  set(HY_SLURM_OUT ${HY_TEST_OUT}/slurm)
+  add_test(NAME slurm_cluster_start
+    COMMAND ${Python3_EXECUTABLE} ${HY_SLURM_DIR}/cluster.py start ${HY_CLUSTER} --cpus 8 --gpus 4 --lifetime 900)
+  set_tests_properties(slurm_cluster_start PROPERTIES FIXTURES_SETUP slurm_cluster LABELS slurm TIMEOUT 60)
+  add_test(NAME slurm_cluster_stop COMMAND ${Python3_EXECUTABLE} ${HY_SLURM_DIR}/cluster.py stop ${HY_CLUSTER})
+  set_tests_properties(slurm_cluster_stop PROPERTIES FIXTURES_CLEANUP slurm_cluster LABELS slurm TIMEOUT 60)
+
+  # hy_slurm_test(NAME name TIMEOUT s ARGS slurmtest.py-arguments...)
+  function(hy_slurm_test)
+    cmake_parse_arguments(S "" "NAME;TIMEOUT" "ARGS" ${ARGN})
+    if(NOT S_TIMEOUT)
+      set(S_TIMEOUT 90)
+    endif()
+    math(EXPR inner "${S_TIMEOUT} - 20")
+    add_test(NAME ${S_NAME}
+      COMMAND ${Python3_EXECUTABLE} ${HY_SLURM_DIR}/slurmtest.py
+        --cluster ${HY_CLUSTER} --src ${CMAKE_SOURCE_DIR} --bindir $<TARGET_FILE_DIR:hybrid>
+        --workdir ${HY_SLURM_OUT}/${S_NAME} --timeout ${inner} ${S_ARGS})
+    # RUN_SERIAL: the jobs share the cluster's 4 GPUs and the machine's cores
+    set_tests_properties(${S_NAME} PROPERTIES FIXTURES_REQUIRED slurm_cluster LABELS slurm
+      TIMEOUT ${S_TIMEOUT} SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+  endfunction()
+
+  # the allocation check exactly as a user submits it: no arguments (config/selftest.ini,
+  # build/hybrid found from the submit dir), 4 ranks with 4 distinct GPUs
+  hy_slurm_test(NAME slurm_selftest_default ARGS job --script selftest.slurm
+    --gpus 4 --records 1 --record-status passed --ranks 4
+    --expect "^job: srun --mpi=\\S+ \\S+/build/hybrid config/selftest.ini output.dir=results/[0-9]+"
+    --expect "^PASSED: selftest"
+    --expect "^job: hybrid exited 0")
+  # a config path plus overrides, sbatch options overriding the script's #SBATCH lines
+  hy_slurm_test(NAME slurm_selftest_overrides ARGS job --script selftest.slurm
+    --sbatch=--ntasks=2 --gpus 2 --records 1 --record-status passed --ranks 2
+    --record-key selftest.n=5000 --record-key selftest.copy_mib=1 --record-key run.name=override-test
+    --expect "^PASSED: selftest: 4 checks on 2 rank"
+    -- config/selftest.ini selftest.n=5000 selftest.copy_mib=1 run.name=override-test)
+  # HYBRID_BIN, an explicit srun MPI plugin and results under HYBRID_RESULTS are honoured
+  hy_slurm_test(NAME slurm_selftest_env ARGS job --script selftest.slurm --no-build-link
+    --env HYBRID_BIN=$<TARGET_FILE:hybrid> --env HYBRID_SHOW_BINDING=0
+    --sbatch=--ntasks=1 --records 1 --record-status passed --ranks 1
+    --expect "^job: executable /\\S+/hybrid$"
+    --expect "^PASSED:"
+    -- config/selftest.ini selftest.copy_mib=1)
+  # a bad configuration: the job ends FAILED with exit code 1 and the message in its log
+  hy_slurm_test(NAME slurm_selftest_badconfig ARGS job --script selftest.slurm
+    --sbatch=--ntasks=2
+    "--write=bad.ini=[run]\\nworkload = selftest\\n[selftest]\\nbogus = 3\\n"
+    --state FAILED --exit 1:0 --records 0
+    --expect "bad.ini:4: key 'bogus' is not known in section \\[selftest\\]"
+    --expect "^FAILED: configuration error"
+    --expect "^job: hybrid exited 1"
+    -- bad.ini)
+  hy_slurm_test(NAME slurm_selftest_missing_config ARGS job --script selftest.slurm
+    --state FAILED --exit 1:0 --records 0
+    --expect "configuration file 'nothere.ini' not found"
+    -- nothere.ini)
+  # one rank fails alone mid-run (MPI_Abort): the job must end FAILED, not hang
+  hy_slurm_test(NAME slurm_selftest_rank_abort ARGS job --script selftest.slurm
+    --sbatch=--ntasks=2 --state FAILED --exit-nonzero
+    --expect "hybrid: rank 1 on "
+    -- config/selftest.ini selftest.copy_mib=1 debug.fail_rank=1)
+
+  # the workloads: run once config/<w>.ini exists, with the small overrides in
+  # tests/slurm/<w>.small (skipped while either is missing)
+  foreach(w gauss spai lle)
+    hy_slurm_test(NAME slurm_${w} TIMEOUT 120 ARGS job --script ${w}.slurm
+      --require ${CMAKE_SOURCE_DIR}/config/${w}.ini --require ${HY_SLURM_DIR}/${w}.small
+      --args-file ${HY_SLURM_DIR}/${w}.small
+      --sbatch=--ntasks=2 --gpus 2 --records 1 --record-status passed --ranks 2
+      --expect "^PASSED:" --expect "^job: hybrid exited 0"
+      -- config/${w}.ini)
+  endforeach()
+
+  # a weak scaling study over 1, 2 and 4 ranks: records, report table, CSV and plots
+  if(HY_PLOT_PYTHON)
+    hy_slurm_test(NAME slurm_scaling_selftest TIMEOUT 150 ARGS study --gpus 1,2,4
+      --env HYBRID_PYTHON=${HY_PLOT_PYTHON} --size-key selftest.n=100000
+      -- selftest --mode weak --size 100000 -- selftest.copy_mib=1)
+  endif()
+elseif(NOT _hy_slurm_ok)
+  message(STATUS "hybrid: Slurm (slurmctld, slurmd, sbatch) not found: Slurm tests not registered")
+endif()
