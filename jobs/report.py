@@ -10,7 +10,7 @@ skipped with a warning), groups them by workload and run.name, and for each grou
                  efficiency (one section per group)
   PREFIX.csv     the same numbers, one row per GPU count (columns workload and name first)
   PREFIX-time.png, PREFIX-efficiency.png   time and parallel efficiency against GPUs
-(with several groups the plots are PREFIX-<workload>-<name>-time.png ...).  PREFIX defaults to
+(with several groups the plots are PREFIX-<workload>[-<name>]-time.png ...).  PREFIX defaults to
 DIR/report.  GPUs = ranks (one rank drives one GPU).
 
 Numbers: a phase's time is its slowest rank's time (the "max" column of the record); the total is
@@ -273,7 +273,8 @@ def main(argv):
                 all_vary.append(k)
         for r in rows:
             csv_rows.append((group, mode, r))
-        gp = prefix if len(groups) == 1 else "%s-%s-%s" % (prefix, slug(group[0]), slug(group[1]))
+        gp = prefix if len(groups) == 1 else "-".join(
+            [prefix, slug(group[0])] + ([slug(group[1])] if group[1] else []))
         plot_jobs.append((gp, group, rows, phases, mode))
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(md))

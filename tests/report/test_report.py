@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Unit tests of jobs/report.py on synthetic records (no Slurm, no MPI).
+
+test_report.py REPORT_PY WORKDIR [--plots]
+
+Writes records whose phase times are drawn from a seeded generator, runs report.py as a user
+would, and checks its tables against the definitions (strong: speedup = T(P0)/T(P),
+efficiency = speedup * P0/P; weak: efficiency = T(P0)/T(P)) computed here from the same records:
+the best passed run per GPU count, failed runs listed but not used, unreadable files skipped with
+a warning, the mode taken from run.name or from the varying size, groups kept apart, exit codes.
+With --plots also the two PNGs per group.  Exit 0 pass, 1 fail.
+"""
+import csv, json, os, random, shutil, subprocess, sys
+
+REPORT, WORK = sys.argv[1], sys.argv[2]
+PLOTS = "--plots" in sys.argv[3:]
+rng = random.Random(20261130)
+failures = []
+
+
+def check(ok, what):
+    print("%s: %s" % ("ok" if ok else "FAIL", what))
+    if not ok:
+        failures.append(what)
+
+
+def record(d, fname, workload, ranks, phases, status="passed", name="", size=None, key="n"):
+    cfg = {"run": {"workload": workload, "name": name}, "output": {"dir": d}}
+    cfg[workload] = {key: str(size if size is not None else 1000), "tol": "1e-8"}
+    r = {"workload": workload, "status": status, "exit_code": 0 if status == "passed" else 4,
+         "version": "test", "mpi_library": "test", "ranks": ranks, "nodes": 1, "backend": "host",
+         "devices": [], "config": cfg,
+         "phases": {k: {"min": v * 0.9, "avg": v * 0.95, "max": v} for k, v in phases.items()},
+         "metrics": {}, "validation": {}, "verdict": "", "error": None,
+         "wall_seconds": sum(phases.values()) + 0.01}
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, fname), "w") as f:
+        json.dump(r, f)
+    return r
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, REPORT] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=120)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def rows(prefix):
+    with open(prefix + ".csv") as f:
+        return list(csv.DictReader(f))
+
+
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+
+# ---- strong scaling: two passed runs at P=2 (the faster counts), one failed run at P=4
+d = os.path.join(WORK, "strong")
+times = {}
+for p in (1, 2, 4, 8):
+    ph = {"setup": rng.uniform(0.1, 0.2) / p, "solve": rng.uniform(1.0, 2.0) / p ** 0.8}
+    record(os.path.join(d, "job%d" % p), "r.json", "spai", p, ph, name="spai-strong-scaling")
+    times[p] = sum(ph.values())
+slow = {"setup": 5.0, "solve": 5.0}
+record(os.path.join(d, "job2b"), "r.json", "spai", 2, slow, name="spai-strong-scaling")
+record(os.path.join(d, "job4b"), "r.json", "spai", 4, {"setup": 0.001, "solve": 0.001},
+       status="failed", name="spai-strong-scaling")
+with open(os.path.join(d, "junk.json"), "w") as f:
+    f.write("{not json")
+with open(os.path.join(d, "other.json"), "w") as f:
+    json.dump({"hello": 1}, f)
+rc, out, err = run(d, "--out", os.path.join(WORK, "strong-report"), "--no-plots")
+check(rc == 0, "strong: report.py exits 0 (got %d: %s)" % (rc, err))
+check("junk.json: not readable JSON" in err and "other.json: not a hybrid record" in err,
+      "strong: unreadable and foreign JSON files are skipped with a warning")
+rs = rows(os.path.join(WORK, "strong-report"))
+check([int(r["gpus"]) for r in rs] == [1, 2, 4, 8], "strong: one row per GPU count")
+for r in rs:
+    p = int(r["gpus"])
+    t = times[p]
+    sp, ef = times[1] / t, times[1] / t / p
+    check(abs(float(r["total_s"]) - t) < 1e-12 * t, "strong P=%d: total = sum of phase maxima" % p)
+    check(abs(float(r["speedup"]) - sp) < 1e-9 * sp and abs(float(r["efficiency"]) - ef) < 1e-9 * ef,
+          "strong P=%d: speedup %.4f, efficiency %.4f" % (p, sp, ef))
+    check(r["mode"] == "strong", "strong P=%d: mode from run.name" % p)
+r2 = [r for r in rs if r["gpus"] == "2"][0]
+check(r2["runs"] == "2" and r2["passed"] == "2", "strong: P=2 counts both runs, uses the faster")
+r4 = [r for r in rs if r["gpus"] == "4"][0]
+check(r4["runs"] == "2" and r4["passed"] == "1",
+      "strong: the failed run at P=4 is counted but not used")
+md = open(os.path.join(WORK, "strong-report.md")).read()
+check("Runs that did not pass" in md and "4 rank(s): failed" in md, "strong: markdown lists the failed run")
+check(md.count("\n| ") == 5, "strong: markdown table has a header and 4 rows")
+
+# ---- weak scaling without a name: mode from the varying size; two workloads -> two groups
+d = os.path.join(WORK, "weak")
+wt = {}
+for p in (1, 2, 4):
+    ph = {"knn": rng.uniform(0.5, 1.0) * (1 + 0.1 * p), "eig": rng.uniform(0.2, 0.3)}
+    record(d, "lle-%d.json" % p, "lle", p, ph, size=2000 * p)
+    wt[p] = sum(ph.values())
+    record(d, "gauss-%d.json" % p, "gauss", p, {"factor": 1.0 / p}, size=4096)
+rc, out, err = run(d, "--no-plots")
+check(rc == 0, "weak: exits 0")
+rs = rows(os.path.join(d, "report"))
+lle = [r for r in rs if r["workload"] == "lle"]
+gs = [r for r in rs if r["workload"] == "gauss"]
+check(len(lle) == 3 and len(gs) == 3, "weak: two groups (lle, gauss), 3 rows each")
+check(all(r["mode"] == "weak" for r in lle) and all(r["mode"] == "strong" for r in gs),
+      "auto mode: lle weak (lle.n varies), gauss strong (same config)")
+for r in lle:
+    p = int(r["gpus"])
+    ef = wt[1] / wt[p]
+    check(abs(float(r["efficiency"]) - ef) < 1e-9 * ef and
+          abs(float(r["speedup"]) - ef * p) < 1e-9 * ef * p,
+          "weak P=%d: efficiency %.4f, scaled speedup %.4f" % (p, ef, ef * p))
+    check(r["lle.n"] == str(2000 * p), "weak P=%d: the varying key lle.n is a column" % p)
+rc, out, err = run(d, "--workload", "gauss", "--mode", "weak", "--out", os.path.join(WORK, "g"),
+                   "--no-plots")
+rs = rows(os.path.join(WORK, "g"))
+check(rc == 0 and len(rs) == 3 and all(r["mode"] == "weak" for r in rs) and
+      abs(float(rs[2]["efficiency"]) - 4.0) < 1e-9, "--workload filters, --mode forces weak")
+
+# ---- errors
+empty = os.path.join(WORK, "empty")
+os.makedirs(empty)
+rc, out, err = run(empty)
+check(rc == 1 and "no hybrid records" in err, "an empty folder: exit 1 with a message")
+rc, out, err = run(os.path.join(WORK, "nosuch"))
+check(rc != 0 and "not a folder" in err, "a missing folder: an error naming it")
+rc, out, err = run(d, "--workload", "nosuch")
+check(rc == 1 and "matching the filters" in err, "no record matching the filters: exit 1")
+
+# ---- plots
+if PLOTS:
+    rc, out, err = run(os.path.join(WORK, "strong"), "--out", os.path.join(WORK, "p", "rep"))
+    for suffix in ("-time.png", "-efficiency.png"):
+        path = os.path.join(WORK, "p", "rep" + suffix)
+        ok = os.path.exists(path) and open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n" \
+            and os.path.getsize(path) > 2000
+        check(rc == 0 and ok, "plot rep%s written (PNG)" % suffix)
+    rc, out, err = run(d, "--out", os.path.join(WORK, "p2", "rep"))
+    check(rc == 0 and os.path.exists(os.path.join(WORK, "p2", "rep-lle-time.png")) and
+          os.path.exists(os.path.join(WORK, "p2", "rep-gauss-efficiency.png")),
+          "two groups: plots named by workload")
+
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
