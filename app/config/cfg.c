@@ -285,7 +285,12 @@ static int handler(void *user, const char *section, const char *name, const char
   if (!name) { /* a section header alone (INI_CALL_HANDLER_ON_NEW_SECTION builds) */
     return 1;
   }
-  int rc = set_value(st->c, section, name, value ? value : "", where, st->line);
+  /* inih keeps the blanks of "[ name ]" (check_sections accepts them): trim them here */
+  char sec[256];
+  while (isspace((unsigned char)*section)) section++;
+  snprintf(sec, sizeof sec, "%s", section);
+  for (size_t l = strlen(sec); l > 0 && isspace((unsigned char)sec[l - 1]); l--) sec[l - 1] = '\0';
+  int rc = set_value(st->c, sec, name, value ? value : "", where, st->line);
   if (rc != HY_OK) {
     st->rc = rc;
     st->rc_line = st->line;
