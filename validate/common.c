@@ -52,7 +52,8 @@ int validate_args_parse(int argc, char **argv, const validate_opt *opts, const c
       continue;
     }
     if (i + 1 >= argc)
-      return hy_err(HY_EUSAGE, "%s: option '%s' needs a value (%s)", cmd, a, o->arg ? o->arg : "value");
+      return hy_err(HY_EUSAGE, "%s: option '%s' needs a value (%s)", cmd, a,
+                    o->arg ? o->arg : "value");
     const char *v = argv[++i];
     char *end = NULL;
     errno = 0;

@@ -148,10 +148,12 @@ static int solve_run(const solve_opts *o, solve_objs *s) {
 int validate_solve(int argc, char **argv) {
   solve_opts o = {NULL, NULL, NULL, 1e-8, NAN, 1e-6, 0};
   const validate_opt opts[] = {
-      {"A", VALIDATE_OPT_STR, &o.a_path, 1, "FILE", "matrix A (Matrix Market, .gz, or PETSc binary)"},
+      {"A", VALIDATE_OPT_STR, &o.a_path, 1, "FILE",
+       "matrix A (Matrix Market, .gz, or PETSc binary)"},
       {"b", VALIDATE_OPT_STR, &o.b_path, 1, "FILE", "right-hand side b (vector file)"},
       {"x", VALIDATE_OPT_STR, &o.x_path, 0, "FILE", "solution to check against PETSc's"},
-      {"tol", VALIDATE_OPT_REAL, &o.tol, 0, "T", "pass when ||x - x_petsc||/||x_petsc|| <= T (1e-8)"},
+      {"tol", VALIDATE_OPT_REAL, &o.tol, 0, "T",
+       "pass when ||x - x_petsc||/||x_petsc|| <= T (1e-8)"},
       {"berr", VALIDATE_OPT_REAL, &o.berr_max, 0, "E",
        "largest backward error of PETSc's solution to trust it (1000 n eps)"},
       {"rres", VALIDATE_OPT_REAL, &o.rres_max, 0, "R",
