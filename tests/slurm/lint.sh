@@ -48,7 +48,13 @@ expect_err "--law must be linear, sqrt or cbrt" jobs/scaling.sh gauss --gpus 1 -
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 expect_err "no hybrid records in" python3 jobs/report.py "$tmp"
-if [ -x jobs/paper-tables.sh ]; then
-  expect_err "usage|unknown" jobs/paper-tables.sh 999
-fi
+expect_err "unknown seed '999'" jobs/paper-tables.sh 999
+for s in 000 001 004; do
+  f=$(jobs/paper-tables.sh --list | awk -v s=$s '$1 == s { print $NF }' | tr -d ')')
+  if [ -f "$f" ]; then
+    echo "ok: paper-tables.sh $s -> $f"
+  else
+    expect_err "does not exist yet" jobs/paper-tables.sh $s --small
+  fi
+done
 exit $fail
