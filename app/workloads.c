@@ -4,10 +4,12 @@
 #include <string.h>
 
 extern const hy_workload selftest_workload;
+extern const hy_workload lle_workload;
 
 /* Every workload of the executable.  The first is the default of [run] workload. */
 const hy_workload *const hy_workloads[] = {
   &selftest_workload,
+  &lle_workload,
   NULL
 };
 

@@ -1,0 +1,74 @@
+/* lle_host.c - the lle kernels on the host: brute-force K nearest neighbours (direct-form
+ * distances, a sorted insertion list per query, ties by index) and the reconstruction
+ * weights (k_lle_point_weights per query).  The serial CPU baseline of the seed's tables. */
+#include "k_lle.h"
+#include "hybrid.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Insert (d, j) into the ascending list (dl, il) of length k if it beats the last entry
+ * under the (distance, index) order.  Local. */
+static inline void knn_insert(double *dl, int32_t *il, int k, double d, int32_t j) {
+  if (d > dl[k - 1] || (d == dl[k - 1] && j > il[k - 1])) return;
+  int p = k - 1;
+  while (p > 0 && (dl[p - 1] > d || (dl[p - 1] == d && il[p - 1] > j))) {
+    dl[p] = dl[p - 1];
+    il[p] = il[p - 1];
+    p--;
+  }
+  dl[p] = d;
+  il[p] = j;
+}
+
+/* Brute-force neighbours of queries q0..q1-1 over all points.  Local. */
+static int host_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int fp32,
+                    int32_t *nbr, double *d2) {
+  const int dim = p->dim;
+  const double *x = p->x;
+  if (k > K_LLE_KMAX) return hy_err(HY_EUSAGE, "k = %d exceeds the kernels' limit %d", k, K_LLE_KMAX);
+  float *xf = NULL;
+  if (fp32) {
+    HY_MALLOC(xf, (size_t)p->n * dim);
+    for (int64_t i = 0; i < p->n * dim; i++) xf[i] = (float)x[i];
+  }
+  for (int64_t q = q0; q < q1; q++) {
+    double *dl = d2 + (q - q0) * k;
+    int32_t *il = nbr + (q - q0) * k;
+    for (int j = 0; j < k; j++) { dl[j] = INFINITY; il[j] = INT32_MAX; }
+    if (fp32) {
+      const float *xq = xf + q * dim;
+      for (int64_t j = 0; j < p->n; j++) {
+        if (j == q) continue;
+        const float *xj = xf + j * dim;
+        float s = 0;
+        for (int c = 0; c < dim; c++) { float t = xj[c] - xq[c]; s += t * t; }
+        knn_insert(dl, il, k, (double)s, (int32_t)j);
+      }
+    } else {
+      const double *xq = x + q * dim;
+      for (int64_t j = 0; j < p->n; j++) {
+        if (j == q) continue;
+        const double *xj = x + j * dim;
+        double s = 0;
+        for (int c = 0; c < dim; c++) { double t = xj[c] - xq[c]; s += t * t; }
+        knn_insert(dl, il, k, s, (int32_t)j);
+      }
+    }
+  }
+  free(xf);
+  return HY_OK;
+}
+
+/* Weights of queries q0..q1-1.  Local. */
+static int host_weights(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k,
+                        const int32_t *nbr, double reg, double *w, int64_t *nbad) {
+  double g[K_LLE_KMAX * K_LLE_KMAX];
+  int64_t bad = 0;
+  for (int64_t q = q0; q < q1; q++)
+    bad += k_lle_point_weights(p->x, p->dim, q, k, nbr + (q - q0) * k, reg, g, w + (q - q0) * k);
+  *nbad = bad;
+  return HY_OK;
+}
+
+const k_lle_ops k_lle_host_ops = { "host", host_knn, host_weights };

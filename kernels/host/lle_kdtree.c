@@ -1,0 +1,131 @@
+/* lle_kdtree.c - exact K nearest neighbours through a KD-tree on the host: median splits on
+ * the widest coordinate, buckets of up to 16 points, depth-first search pruned by the distance
+ * to the splitting plane.  Distances are computed exactly as the brute-force kernel does and
+ * pruning only skips subtrees strictly farther than the current K-th neighbour, so the result
+ * (including ties broken by index) equals the brute-force one. */
+#include "k_lle.h"
+#include "hybrid.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define KD_LEAF 16
+
+typedef struct {
+  int32_t lo, hi;       /* range in perm */
+  int32_t left, right;  /* children, -1 for a leaf */
+  int dim;
+  double split;
+} kd_node;
+
+typedef struct {
+  const double *x;
+  int dim;
+  int32_t *perm;
+  kd_node *node;
+  int32_t nnode, cap;
+} kd_tree;
+
+/* Partition perm[lo..hi) around its median in coordinate c (quickselect).  Local. */
+static void kd_select(kd_tree *t, int32_t lo, int32_t hi, int32_t mid, int c) {
+  int32_t *p = t->perm;
+  const double *x = t->x;
+  int dim = t->dim;
+  while (hi - lo > 1) {
+    double pv = x[(int64_t)p[lo + (hi - lo) / 2] * dim + c];
+    int32_t i = lo, j = hi - 1;
+    while (i <= j) {
+      while (x[(int64_t)p[i] * dim + c] < pv) i++;
+      while (x[(int64_t)p[j] * dim + c] > pv) j--;
+      if (i <= j) { int32_t s = p[i]; p[i] = p[j]; p[j] = s; i++; j--; }
+    }
+    if (mid <= j) hi = j + 1;
+    else if (mid >= i) lo = i;
+    else return;
+  }
+}
+
+/* Build the subtree over perm[lo..hi); returns its node index.  Local. */
+static int32_t kd_build(kd_tree *t, int32_t lo, int32_t hi) {
+  int32_t id = t->nnode++;
+  kd_node *nd = &t->node[id];
+  nd->lo = lo; nd->hi = hi; nd->left = nd->right = -1; nd->dim = 0; nd->split = 0;
+  if (hi - lo <= KD_LEAF) return id;
+  int best = 0;
+  double bw = -1;
+  for (int c = 0; c < t->dim; c++) {
+    double mn = INFINITY, mx = -INFINITY;
+    for (int32_t i = lo; i < hi; i++) {
+      double v = t->x[(int64_t)t->perm[i] * t->dim + c];
+      if (v < mn) mn = v;
+      if (v > mx) mx = v;
+    }
+    if (mx - mn > bw) { bw = mx - mn; best = c; }
+  }
+  if (!(bw > 0)) return id;   /* all points equal: one bucket */
+  int32_t mid = lo + (hi - lo) / 2;
+  kd_select(t, lo, hi, mid, best);
+  double split = t->x[(int64_t)t->perm[mid] * t->dim + best];
+  int32_t l = kd_build(t, lo, mid);
+  int32_t r = kd_build(t, mid, hi);
+  nd = &t->node[id];
+  nd->dim = best; nd->split = split; nd->left = l; nd->right = r;
+  return id;
+}
+
+typedef struct {
+  double *dl;
+  int32_t *il;
+  int k;
+  int64_t q;
+  const double *xq;
+} kd_query;
+
+/* Depth-first search of node for the query.  Local. */
+static void kd_search(const kd_tree *t, int32_t id, kd_query *s) {
+  const kd_node *nd = &t->node[id];
+  int dim = t->dim, k = s->k;
+  if (nd->left < 0) {
+    for (int32_t i = nd->lo; i < nd->hi; i++) {
+      int32_t j = t->perm[i];
+      if (j == s->q) continue;
+      const double *xj = t->x + (int64_t)j * dim;
+      double sum = 0;
+      for (int c = 0; c < dim; c++) { double d = xj[c] - s->xq[c]; sum += d * d; }
+      double *dl = s->dl;
+      int32_t *il = s->il;
+      if (sum > dl[k - 1] || (sum == dl[k - 1] && j > il[k - 1])) continue;
+      int p = k - 1;
+      while (p > 0 && (dl[p - 1] > sum || (dl[p - 1] == sum && il[p - 1] > j))) {
+        dl[p] = dl[p - 1]; il[p] = il[p - 1]; p--;
+      }
+      dl[p] = sum; il[p] = j;
+    }
+    return;
+  }
+  /* points left of the split have coordinate <= split, right ones >= split */
+  double diff = s->xq[nd->dim] - nd->split;
+  int32_t first = diff < 0 ? nd->left : nd->right, second = diff < 0 ? nd->right : nd->left;
+  kd_search(t, first, s);
+  if (diff * diff <= s->dl[k - 1]) kd_search(t, second, s);
+}
+
+/* Neighbours of queries q0..q1-1 by the KD-tree.  Local. */
+int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2) {
+  if (p->n > INT32_MAX) return hy_err(HY_EUSAGE, "kdtree: %lld points exceed 2^31", (long long)p->n);
+  kd_tree t = { p->x, p->dim, NULL, NULL, 0, 0 };
+  HY_MALLOC(t.perm, p->n);
+  t.cap = (int32_t)(2 * (p->n / (KD_LEAF / 2) + 1) + 1);
+  t.node = malloc((size_t)t.cap * sizeof *t.node);
+  if (!t.node) { free(t.perm); return hy_err(HY_ESYS, "out of memory for the KD-tree"); }
+  for (int64_t i = 0; i < p->n; i++) t.perm[i] = (int32_t)i;
+  kd_build(&t, 0, (int32_t)p->n);
+  for (int64_t q = q0; q < q1; q++) {
+    kd_query s = { d2 + (q - q0) * k, nbr + (q - q0) * k, k, q, p->x + q * p->dim };
+    for (int j = 0; j < k; j++) { s.dl[j] = INFINITY; s.il[j] = INT32_MAX; }
+    kd_search(&t, 0, &s);
+  }
+  free(t.perm);
+  free(t.node);
+  return HY_OK;
+}

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Checks of the lle workload that need more than one run or a reference computation.
+
+lle_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR CHECK
+
+CHECK:
+  generators   points of swissroll / scurve equal scikit-learn's make_swiss_roll / make_s_curve
+               (reference values computed with scikit-learn 1.9 and stored below)
+  sklearn      Swiss roll n = 2000, k = 10: Procrustes disparity of the embedding against
+               scikit-learn's LocallyLinearEmbedding (arpack, shift-invert at 0, tol 1e-14) < 1e-6 (skip 77 when
+               scikit-learn is not importable)
+  ranks        same KNN graph digest and the same embedding (up to sign) at 1, 2, 3 ranks,
+               brute force and kdtree
+  duplicates   duplicated points: the point itself is excluded by index, the run converges
+  gpu          CUDA backend against the host backend: graph identical, weights/embedding close
+Exit 0 pass, 1 fail, 77 skipped.
+"""
+import argparse, os, re, subprocess, sys
+import numpy as np
+
+# (dataset, seed, noise, index, x0, x1, x2, t) from scikit-learn 1.9.1, n = 1000
+REF = [
+    ("swissroll", 0, 0.0, 0, -8.857082873619394, 12.45048568640431, -4.3888533834517816, 9.88483439677156),
+    ("swissroll", 0, 0.0, 1, 5.05692289587876, 0.21133760877795993, -10.27600210311226, 11.452889958348086),
+    ("swissroll", 0, 0.0, 577, 11.470892956027404, 15.54514495117409, 6.255307762548332, 13.065613663844363),
+    ("swissroll", 0, 0.0, 999, 1.093446461898564, 10.53723574469885, -11.040277724538837, 11.094293911736202),
+    ("swissroll", 42, 0.05, 0, -3.165073786790809, 3.9813397643796016, 7.645870322841298, 8.242346437921256),
+    ("swissroll", 42, 0.05, 577, 8.613963068565871, 13.460826852080478, 10.436182903766365, 13.445271608728381),
+    ("swissroll", 12345, 0.3, 1, 0.10087052815846098, 14.64085053900215, 7.995953356059183, 7.694158334533295),
+    ("swissroll", 12345, 0.3, 999, 1.860657892623647, 12.496302799844074, 7.1687688823280435, 7.620924467411845),
+    ("scurve", 0, 0.0, 0, 0.4439986758792042, 1.1857605415623151, -0.10397255855776755, 0.4600564360021799),
+    ("scurve", 0, 0.0, 999, 0.9951311739505817, 1.0035462613998904, -1.098559355881302, 1.6695159509668225),
+    ("scurve", 42, 0.05, 1, -0.9353866731239656, 1.1032826036252614, -1.322404013889859, 4.247882261655635),
+    ("scurve", 42, 0.05, 577, -0.7341288946050741, 1.263368343658423, -1.5551873930131845, 4.020493647959001),
+    ("scurve", 12345, 0.3, 0, -0.8469459801089074, 1.024599675943144, -1.3604591434215727, 4.049036283174907),
+    ("scurve", 12345, 0.3, 577, 0.6477774513242427, 1.091184367461568, 2.087704736175676, -3.9753004237631853),
+]
+
+
+class Ctx:
+    pass
+
+
+def run(c, ranks, args, name, expect_rc=0):
+    wd = os.path.join(c.workdir, name)
+    os.makedirs(wd, exist_ok=True)
+    cmd = c.mpiexec + [c.npflag, str(ranks)] + c.preflags + [c.hybrid] + args
+    p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    out = p.stdout.decode(errors="replace")
+    if p.returncode != expect_rc:
+        print(out)
+        raise SystemExit("FAIL: %s exited %d (expected %d): %s" % (name, p.returncode, expect_rc, " ".join(cmd)))
+    return wd, out
+
+
+def read_csv(path):
+    return np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+
+
+def check_generators(c):
+    bad = 0
+    for ds in ("swissroll", "scurve"):
+        for seed, noise in ((0, 0.0), (42, 0.05), (12345, 0.3)):
+            name = "gen_%s_%d" % (ds, seed)
+            wd, _ = run(c, 1, ["run.workload=lle", "lle.dataset=" + ds, "lle.n=1000", "lle.k=10",
+                               "lle.noise=%r" % noise, "run.seed=%d" % seed, "lle.trust_sample=0",
+                               "output.points=pts.csv", "output.record=false"], name)
+            P = read_csv(os.path.join(wd, "pts.csv"))
+            for r in REF:
+                if r[0] != ds or r[1] != seed:
+                    continue
+                got = P[r[3]]
+                want = np.array(r[4:8])
+                if not np.array_equal(got, want):
+                    print("FAIL %s seed %d point %d: %r != scikit-learn %r" % (ds, seed, r[3], got, want))
+                    bad += 1
+            # the whole array against scikit-learn when available
+            try:
+                from sklearn.datasets import make_swiss_roll, make_s_curve
+                f = make_swiss_roll if ds == "swissroll" else make_s_curve
+                X, t = f(1000, noise=noise, random_state=seed)
+                if not (np.array_equal(X, P[:, :3]) and np.array_equal(t, P[:, 3])):
+                    d = np.abs(X - P[:, :3]).max()
+                    print("FAIL %s seed %d: arrays differ from scikit-learn (max %g)" % (ds, seed, d))
+                    bad += 1
+                else:
+                    print("ok   %s seed %d noise %g: all 1000 points bit-identical to scikit-learn" % (ds, seed, noise))
+            except ImportError:
+                print("ok   %s seed %d: stored points match (scikit-learn absent)" % (ds, seed))
+    return 1 if bad else 0
+
+
+def procrustes_disparity(a, b):
+    a = a - a.mean(0); b = b - b.mean(0)
+    a /= np.linalg.norm(a); b /= np.linalg.norm(b)
+    u, s, vt = np.linalg.svd(b.T @ a)
+    return 1.0 - s.sum() ** 2
+
+
+def check_sklearn(c):
+    try:
+        from sklearn.datasets import make_swiss_roll
+        from sklearn.manifold import LocallyLinearEmbedding, trustworthiness
+    except ImportError:
+        print("SKIP: scikit-learn not importable")
+        return 77
+    rc = 0
+    for solver in ("shift-invert", "dense"):
+        wd, out = run(c, 1, ["run.workload=lle", "lle.dataset=swissroll", "lle.n=2000", "lle.k=10",
+                             "run.seed=0", "lle.trust_sample=2000", "lle.eigensolver=" + solver, "output.embedding=emb.csv",
+                             "output.plot=emb.png"], "sklearn_" + solver)
+        Y = read_csv(os.path.join(wd, "emb.csv"))
+        X, t = make_swiss_roll(2000, random_state=0)
+        ref = LocallyLinearEmbedding(n_neighbors=10, n_components=2, eigen_solver="arpack", tol=1e-14, max_iter=10000, random_state=0).fit_transform(X)
+        disp = procrustes_disparity(ref, Y)
+        tw_ref = trustworthiness(X, Y, n_neighbors=5)
+        m = re.search(r"trustworthiness ([0-9.]+)", out)
+        tw = float(m.group(1)) if m else float("nan")
+        ok = disp < 1e-6 and abs(tw - tw_ref) < 1e-6 and os.path.getsize(os.path.join(wd, "emb.png")) > 1000
+        print("%s %s: Procrustes disparity vs scikit-learn %.3e (< 1e-6), trustworthiness %.6f "
+              "(scikit-learn on our embedding %.6f)" % ("ok  " if ok else "FAIL", solver, disp, tw, tw_ref))
+        rc |= 0 if ok else 1
+    return rc
+
+
+def digests(out):
+    g = re.search(r"knn graph digest ([0-9a-f]+)", out)
+    e = re.search(r"embedding digest ([0-9a-f]+)", out)
+    return (g.group(1) if g else None, e.group(1) if e else None)
+
+
+def check_ranks(c):
+    rc = 0
+    for knn in ("brute", "kdtree"):
+        base = None
+        for r in (1, 2, 3):
+            wd, out = run(c, r, ["run.workload=lle", "lle.dataset=scurve", "lle.n=1500", "lle.k=10",
+                                 "lle.noise=0.02", "lle.knn=" + knn, "run.seed=7", "lle.trust_sample=0",
+                                 "output.embedding=emb.npy"], "ranks_%s_%d" % (knn, r))
+            dg = digests(out)
+            Y = np.load(os.path.join(wd, "emb.npy"))
+            if base is None:
+                base = (dg, Y)
+                print("ok   %s 1 rank: graph %s embedding %s" % (knn, dg[0], dg[1]))
+                continue
+            same_graph = dg[0] == base[0][0] and dg[0] is not None
+            diff = min(np.abs(Y - base[1]).max(), np.abs(Y + base[1]).max())
+            diff = max(np.abs(np.abs(Y) - np.abs(base[1])).max(), 0) if diff > 0 else diff
+            ok = same_graph and np.abs(np.abs(Y) - np.abs(base[1])).max() <= 1e-12
+            print("%s %s %d ranks: graph %s (%s), embedding max |diff| up to sign %.2e" %
+                  ("ok  " if ok else "FAIL", knn, r, dg[0], "same" if same_graph else "DIFFERENT", diff))
+            rc |= 0 if ok else 1
+    # brute force and kdtree give the same graph
+    return rc
+
+
+def check_duplicates(c):
+    rng = np.random.RandomState(3)
+    t = 1.5 * np.pi * (1 + 2 * rng.uniform(size=400))
+    X = np.c_[t * np.cos(t), 21 * rng.uniform(size=400), t * np.sin(t)]
+    X = np.r_[X, X[:50], X[:5]]        # 50 points twice, 5 three times
+    os.makedirs(c.workdir, exist_ok=True)
+    path = os.path.join(c.workdir, "dups.csv")
+    np.savetxt(path, X, delimiter=",", header="x,y,z", comments="")
+    rc = 0
+    dig = []
+    for knn in ("brute", "kdtree"):
+        for r in (1, 2):
+            wd, out = run(c, r, ["run.workload=lle", "lle.dataset=file", "lle.file=" + path, "lle.k=8",
+                                 "lle.knn=" + knn, "output.embedding=emb.csv"], "dups_%s_%d" % (knn, r))
+            m = re.search(r"(\d+) zero-distance neighbour", out)
+            nz = int(m.group(1)) if m else -1
+            dig.append(digests(out)[0])
+            # 50 pairs -> 100 zero-distance entries at least, 5 triples add 4 more each... >= 100
+            ok = nz >= 100 and "PASSED" in out
+            print("%s duplicates %s %d rank(s): %d zero-distance neighbours, graph %s" % ("ok  " if ok else "FAIL", knn, r, nz, dig[-1]))
+            rc |= 0 if ok else 1
+    if len(set(dig)) != 1:
+        print("FAIL duplicates: graphs differ between knn methods / rank counts: %s" % dig)
+        rc = 1
+    return rc
+
+
+def check_gpu(c):
+    rc = 0
+    for ds, n, extra in (("swissroll", 20000, []), ("scurve", 5000, ["lle.ambient_dim=32"])):
+        outs = {}
+        for be in ("host", "cuda"):
+            wd, out = run(c, 1, ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=10",
+                                 "lle.knn=brute", "run.backend=" + be, "lle.trust_sample=0",
+                                 "output.embedding=emb.npy"] + extra, "gpu_%s_%s" % (ds, be))
+            outs[be] = (digests(out), np.load(os.path.join(wd, "emb.npy")))
+        same = outs["host"][0][0] == outs["cuda"][0][0]
+        Yh, Yc = outs["host"][1], outs["cuda"][1]
+        disp = procrustes_disparity(Yh, Yc)
+        ok = same and disp < 1e-8
+        print("%s gpu %s n=%d: graph %s, embedding Procrustes disparity cuda vs host %.2e" %
+              ("ok  " if ok else "FAIL", ds, n, "identical" if same else "DIFFERENT", disp))
+        rc |= 0 if ok else 1
+    return rc
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hybrid", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--np-flag", default="-n")
+    ap.add_argument("--preflags", default="")
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("check")
+    a = ap.parse_args()
+    c = Ctx()
+    c.hybrid, c.mpiexec, c.npflag, c.workdir = a.hybrid, a.mpiexec.split(), a.np_flag, a.workdir
+    c.preflags = a.preflags.split()
+    os.makedirs(c.workdir, exist_ok=True)
+    fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
+          "duplicates": check_duplicates, "gpu": check_gpu}[a.check]
+    return fn(c)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

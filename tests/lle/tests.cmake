@@ -1,0 +1,35 @@
+# lle: generators vs scikit-learn, embedding vs scikit-learn (Procrustes), rank-count
+# invariance, duplicates, bad input; GPU comparisons only with HYBRID_GPU_TESTS.
+set(LLE_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/lle_check.py --hybrid $<TARGET_FILE:hybrid>
+  --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--preflags=${MPIEXEC_PREFLAGS}")
+foreach(chk generators sklearn ranks duplicates)
+  add_test(NAME lle_${chk} COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_${chk} ${chk})
+  set_tests_properties(lle_${chk} PROPERTIES LABELS "unit" TIMEOUT 300 SKIP_RETURN_CODE 77)
+endforeach()
+set_tests_properties(lle_ranks PROPERTIES LABELS "unit;mpi" PROCESSORS 3)
+
+hy_case(NAME lle_default RANKS 1 JSON EXPECT "PASSED: lle" "trustworthiness 0\\.99"
+  ARGS run.workload=lle lle.n=1000 output.embedding=e.csv output.plot=e.png)
+hy_case(NAME lle_scurve_2ranks RANKS 2 JSON EXPECT "PASSED: lle" "scurve, n = 1200"
+  ARGS run.workload=lle lle.dataset=scurve lle.n=1200 lle.k=9 lle.knn=brute)
+hy_case(NAME lle_lifted RANKS 1 EXPECT "in 16 dimensions" "PASSED: lle"
+  ARGS run.workload=lle lle.n=800 lle.ambient_dim=16 lle.knn=brute lle.precision=fp32)
+hy_case(NAME lle_bad_k_ge_n RANKS 1 EXIT 1 EXPECT "lle.k.*must be below lle.n"
+  ARGS run.workload=lle lle.n=10 lle.k=10)
+hy_case(NAME lle_bad_d_ge_k RANKS 1 EXIT 1 EXPECT "lle.dim.*must be below lle.k"
+  ARGS run.workload=lle lle.k=3 lle.dim=3)
+hy_case(NAME lle_bad_file_nan RANKS 2 EXIT 2 EXPECT "nan.csv:3: column 2 is nan"
+  ARGS run.workload=lle lle.dataset=file lle.file=${CMAKE_CURRENT_LIST_DIR}/data/nan.csv lle.k=2 lle.dim=1)
+hy_case(NAME lle_bad_file_small RANKS 1 EXIT 2 EXPECT "need more than 4 points"
+  ARGS run.workload=lle lle.dataset=file lle.file=${CMAKE_CURRENT_LIST_DIR}/data/small.csv lle.k=4 lle.dim=1)
+hy_case(NAME lle_bad_file_missing RANKS 1 EXIT 2 EXPECT "cannot open the point file"
+  ARGS run.workload=lle lle.dataset=file lle.file=/nonexistent/p.csv)
+hy_case(NAME lle_not_converged RANKS 1 EXIT 4 JSON EXPECT "FAILED: lle: eigenpairs not converged"
+  ARGS run.workload=lle lle.n=1500 lle.maxit=1 lle.tol=1e-16)
+
+if(HYBRID_GPU_TESTS)
+  add_test(NAME lle_gpu_vs_host COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu gpu)
+  set_tests_properties(lle_gpu_vs_host PROPERTIES LABELS "gpu" TIMEOUT 600)
+  hy_case(NAME lle_gpu_2ranks RANKS 2 LABELS gpu EXPECT "PASSED: lle" "weights on cuda"
+    ARGS run.workload=lle run.backend=cuda lle.n=100000 lle.k=10 lle.trust_sample=0)
+endif()
