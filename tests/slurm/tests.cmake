@@ -109,7 +109,7 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
   foreach(w gauss spai lle)
     hy_slurm_test(NAME slurm_${w} TIMEOUT 120 ARGS job --script ${w}.slurm
       --require ${CMAKE_SOURCE_DIR}/config/${w}.ini --require ${HY_SLURM_DIR}/${w}.small
-      --args-file ${HY_SLURM_DIR}/${w}.small
+      --args-file ${HY_SLURM_DIR}/${w}.small --env HYBRID_SHOW_BINDING=1
       --sbatch=--ntasks=2 --gpus 2 --records 1 --record-status passed --ranks 2
       --expect "^PASSED:" --expect "^job: hybrid exited 0"
       -- config/${w}.ini)
