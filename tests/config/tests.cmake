@@ -94,10 +94,10 @@ hy_case(NAME config_override_np2 RANKS 2 EXIT 0 JSON TIMEOUT 60
   ARGS ${HY_SELFTEST_INI} selftest.n=12345 run.seed=7 selftest.reps=2 run.backend=HOST
   "run.name=say \"hi\" \\ back")
 
-# The embedded default (no arguments) at 2 ranks.
+# The embedded default (no arguments: the first workload of app/workloads.c) at 2 ranks.
 hy_case(NAME config_default_np2 RANKS 2 EXIT 0 JSON TIMEOUT 60
-  EXPECT "^config: \\(embedded default\\)$" "^PASSED: selftest"
-  RUNCASE "--json-field=config_file=(embedded default)" --json-field config.selftest.copy_mib=16
+  EXPECT "^config: \\(embedded default\\)$" "^PASSED: "
+  RUNCASE "--json-field=config_file=(embedded default)"
   ARGS)
 
 # --help: workloads, sections, keys with defaults and allowed values, exit codes.
