@@ -55,11 +55,13 @@ int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32
 #define K_LLE_HD
 #endif
 
-/* Weights of point q from its k neighbours: g (k*k scratch), w (k out).  Returns 0, or 1 when
- * G + R I was not positive definite (w = 1/k then).  Local. */
+/* Weights of point q from its k neighbours: g (k*k scratch, entry (a,b) at g[(a*k+b)*gs], gs
+ * the stride: 1 on the host, the thread count on the GPU for coalesced access), w (k out).
+ * Returns 0, or 1 when G + R I was not positive definite (w = 1/k then).  Local. */
 static inline K_LLE_HD int k_lle_point_weights(const double *x, int dim, int64_t q, int k,
-                                               const int32_t *nbr, double reg, double *g,
-                                               double *w) {
+                                               const int32_t *nbr, double reg, double *g0,
+                                               int64_t gs, double *w) {
+#define g(i) g0[(int64_t)(i) * gs]
   const double *xq = x + q * dim;
   double tr = 0;
   for (int a = 0; a < k; a++) {
@@ -68,44 +70,45 @@ static inline K_LLE_HD int k_lle_point_weights(const double *x, int dim, int64_t
       const double *xb = x + (int64_t)nbr[b] * dim;
       double s = 0;
       for (int c = 0; c < dim; c++) s += (xa[c] - xq[c]) * (xb[c] - xq[c]);
-      g[a * k + b] = s;
-      g[b * k + a] = s;
+      g(a * k + b) = s;
+      g(b * k + a) = s;
     }
-    tr += g[a * k + a];
+    tr += g(a * k + a);
   }
   double r = tr > 0 ? reg * tr : reg;
-  for (int a = 0; a < k; a++) g[a * k + a] += r;
+  for (int a = 0; a < k; a++) g(a * k + a) += r;
   /* Cholesky G = L L^T in the lower triangle */
   for (int j = 0; j < k; j++) {
-    double s = g[j * k + j];
-    for (int l = 0; l < j; l++) s -= g[j * k + l] * g[j * k + l];
+    double s = g(j * k + j);
+    for (int l = 0; l < j; l++) s -= g(j * k + l) * g(j * k + l);
     if (!(s > 0)) {
       for (int a = 0; a < k; a++) w[a] = 1.0 / k;
       return 1;
     }
     double ljj = sqrt(s);
-    g[j * k + j] = ljj;
+    g(j * k + j) = ljj;
     for (int i = j + 1; i < k; i++) {
-      double t = g[i * k + j];
-      for (int l = 0; l < j; l++) t -= g[i * k + l] * g[j * k + l];
-      g[i * k + j] = t / ljj;
+      double t = g(i * k + j);
+      for (int l = 0; l < j; l++) t -= g(i * k + l) * g(j * k + l);
+      g(i * k + j) = t / ljj;
     }
   }
   /* L y = 1, L^T w = y */
   for (int i = 0; i < k; i++) {
     double t = 1.0;
-    for (int l = 0; l < i; l++) t -= g[i * k + l] * w[l];
-    w[i] = t / g[i * k + i];
+    for (int l = 0; l < i; l++) t -= g(i * k + l) * w[l];
+    w[i] = t / g(i * k + i);
   }
   for (int i = k - 1; i >= 0; i--) {
     double t = w[i];
-    for (int l = i + 1; l < k; l++) t -= g[l * k + i] * w[l];
-    w[i] = t / g[i * k + i];
+    for (int l = i + 1; l < k; l++) t -= g(l * k + i) * w[l];
+    w[i] = t / g(i * k + i);
   }
   double sum = 0;
   for (int a = 0; a < k; a++) sum += w[a];
   for (int a = 0; a < k; a++) w[a] /= sum;
   return 0;
+#undef g
 }
 
 #ifdef __cplusplus

@@ -66,7 +66,7 @@ static int host_weights(k_backend *be, const k_lle_points *p, int64_t q0, int64_
   double g[K_LLE_KMAX * K_LLE_KMAX];
   int64_t bad = 0;
   for (int64_t q = q0; q < q1; q++)
-    bad += k_lle_point_weights(p->x, p->dim, q, k, nbr + (q - q0) * k, reg, g, w + (q - q0) * k);
+    bad += k_lle_point_weights(p->x, p->dim, q, k, nbr + (q - q0) * k, reg, g, 1, w + (q - q0) * k);
   *nbad = bad;
   return HY_OK;
 }

@@ -1,0 +1,188 @@
+/* lle_cuda.cu - the lle kernels on a CUDA device: brute-force K nearest neighbours (one thread
+ * per query, candidate points staged through shared memory in tiles, the K-list in the
+ * thread's local memory, direct-form distances with explicitly rounded operations so that no
+ * fused multiply-add makes them differ from the host's) and the reconstruction weights (one
+ * thread per query, the local Gram matrix in an interleaved global scratch for coalesced
+ * access).  Same function as kernels/host/lle_host.c: the GPU tests compare the two. */
+#include "k_cuda.h"
+#include "k_lle.h"
+
+#include <math.h>
+
+#define KNN_THREADS 128
+#define KNN_TILE_BYTES 32768
+
+/* Insert candidate (d, j) into the ascending list; candidates arrive in increasing j, so an
+ * equal distance never displaces an earlier (smaller) index.  Device. */
+template <typename T>
+__device__ __forceinline__ void knn_insert(T *dl, int32_t *il, int k, T d, int32_t j) {
+  int p = k - 1;
+  while (p > 0 && dl[p - 1] > d) {
+    dl[p] = dl[p - 1];
+    il[p] = il[p - 1];
+    p--;
+  }
+  dl[p] = d;
+  il[p] = j;
+}
+
+/* Squared distance, FP64 direct form, rounded like the host loop (no FMA).  Device. */
+__device__ __forceinline__ double sqdist(const double *a, const double *b, int dim) {
+  double s = 0;
+  for (int c = 0; c < dim; c++) {
+    double t = __dsub_rn(a[c], b[c]);
+    s = __dadd_rn(s, __dmul_rn(t, t));
+  }
+  return s;
+}
+/* Squared distance, FP32 direct form.  Device. */
+__device__ __forceinline__ float sqdist(const float *a, const float *b, int dim) {
+  float s = 0;
+  for (int c = 0; c < dim; c++) {
+    float t = __fsub_rn(a[c], b[c]);
+    s = __fadd_rn(s, __fmul_rn(t, t));
+  }
+  return s;
+}
+
+/* Neighbours of queries q0 + blockIdx.x * blockDim.x + threadIdx.x.  Global kernel. */
+template <typename T>
+__global__ void knn_kernel(const T *__restrict__ x, int64_t n, int dim, int64_t q0, int64_t q1, int k,
+                           int tile, int32_t *__restrict__ nbr, double *__restrict__ d2) {
+  extern __shared__ unsigned char smem_raw[];
+  T *sx = reinterpret_cast<T *>(smem_raw);
+  int64_t q = q0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  bool active = q < q1;
+  T dl[K_LLE_KMAX];
+  int32_t il[K_LLE_KMAX];
+  T xq[64];
+  const int dq = dim <= 64 ? dim : 64;
+  for (int j = 0; j < k; j++) { dl[j] = (T)INFINITY; il[j] = INT32_MAX; }
+  if (active)
+    for (int c = 0; c < dq; c++) xq[c] = x[q * dim + c];
+  T worst = (T)INFINITY;
+  for (int64_t base = 0; base < n; base += tile) {
+    int cnt = (int)(n - base < tile ? n - base : tile);
+    __syncthreads();
+    for (int i = threadIdx.x; i < cnt * dim; i += blockDim.x) sx[i] = x[base * dim + i];
+    __syncthreads();
+    if (!active) continue;
+    for (int jj = 0; jj < cnt; jj++) {
+      int64_t j = base + jj;
+      T d;
+      if (dim <= 64) {
+        d = sqdist(sx + (size_t)jj * dim, xq, dim);
+      } else {
+        d = sqdist(sx + (size_t)jj * dim, x + q * dim, dim);
+      }
+      if (d < worst && j != q) {
+        knn_insert(dl, il, k, d, (int32_t)j);
+        worst = dl[k - 1];
+      }
+    }
+  }
+  if (active) {
+    int64_t r = (q - q0) * k;
+    for (int j = 0; j < k; j++) { nbr[r + j] = il[j]; d2[r + j] = (double)dl[j]; }
+  }
+}
+
+/* x (double) -> xf (float).  Global kernel. */
+__global__ void to_float(const double *x, float *xf, int64_t m) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) xf[i] = (float)x[i];
+}
+
+/* Brute-force neighbours on the device; x uploaded per call.  Local. */
+static int cuda_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int fp32,
+                    int32_t *nbr, double *d2) {
+  if (k > K_LLE_KMAX) return hy_err(HY_EUSAGE, "k = %d exceeds the kernels' limit %d", k, K_LLE_KMAX);
+  cudaStream_t st = k_cuda_st(be)->stream;
+  int64_t nq = q1 - q0, m = p->n * p->dim;
+  size_t es = fp32 ? sizeof(float) : sizeof(double);
+  int tile = (int)(KNN_TILE_BYTES / (es * (size_t)p->dim));
+  if (tile < 1)
+    return hy_err(HY_EUSAGE, "brute-force KNN on CUDA: dimension %d too large for one shared-memory "
+                  "tile (at most %d)", p->dim, (int)(KNN_TILE_BYTES / es));
+  double *dx = NULL, *dd2 = NULL;
+  float *dxf = NULL;
+  int32_t *dnbr = NULL;
+  HY_CUDA(cudaMallocAsync((void **)&dx, (size_t)m * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&dnbr, (size_t)nq * k * sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&dd2, (size_t)nq * k * sizeof(double), st));
+  HY_CUDA(cudaMemcpyAsync(dx, p->x, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, st));
+  unsigned blocks = (unsigned)((nq + KNN_THREADS - 1) / KNN_THREADS);
+  size_t shm = (size_t)tile * p->dim * es;
+  if (fp32) {
+    HY_CUDA(cudaMallocAsync((void **)&dxf, (size_t)m * sizeof(float), st));
+    to_float<<<(unsigned)((m + 255) / 256), 256, 0, st>>>(dx, dxf, m);
+    HY_CUDA_LAUNCH();
+    knn_kernel<float><<<blocks, KNN_THREADS, shm, st>>>(dxf, p->n, p->dim, q0, q1, k, tile, dnbr, dd2);
+  } else {
+    knn_kernel<double><<<blocks, KNN_THREADS, shm, st>>>(dx, p->n, p->dim, q0, q1, k, tile, dnbr, dd2);
+  }
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(nbr, dnbr, (size_t)nq * k * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
+  HY_CUDA(cudaMemcpyAsync(d2, dd2, (size_t)nq * k * sizeof(double), cudaMemcpyDeviceToHost, st));
+  if (dxf) HY_CUDA(cudaFreeAsync(dxf, st));
+  HY_CUDA(cudaFreeAsync(dx, st));
+  HY_CUDA(cudaFreeAsync(dnbr, st));
+  HY_CUDA(cudaFreeAsync(dd2, st));
+  HY_CUDA(cudaStreamSynchronize(st));
+  return HY_OK;
+}
+
+/* Weights of a chunk of queries, one thread each; g interleaved with stride = chunk.  Global. */
+__global__ void weights_kernel(const double *__restrict__ x, int dim, int64_t c0, int64_t c1, int k,
+                               const int32_t *__restrict__ nbr, double reg, double *g, int64_t gs,
+                               double *__restrict__ w, unsigned long long *nbad) {
+  int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t q = c0 + t;
+  if (q >= c1) return;
+  int32_t nb[K_LLE_KMAX];
+  double wl[K_LLE_KMAX];
+  for (int j = 0; j < k; j++) nb[j] = nbr[(q - c0) * k + j];
+  int bad = k_lle_point_weights(x, dim, q, k, nb, reg, g + t, gs, wl);
+  for (int j = 0; j < k; j++) w[(q - c0) * k + j] = wl[j];
+  if (bad) atomicAdd(nbad, 1ULL);
+}
+
+/* Weights on the device, in chunks bounding the Gram scratch to 256 MiB.  Local. */
+static int cuda_weights(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k,
+                        const int32_t *nbr, double reg, double *w, int64_t *nbad) {
+  cudaStream_t st = k_cuda_st(be)->stream;
+  int64_t nq = q1 - q0, m = p->n * p->dim;
+  int64_t chunk = ((int64_t)256 << 20) / ((int64_t)k * k * 8);
+  if (chunk > nq) chunk = nq;
+  if (chunk < 1) chunk = 1;
+  double *dx = NULL, *dg = NULL, *dw = NULL;
+  int32_t *dnbr = NULL;
+  unsigned long long *dbad = NULL, hbad = 0;
+  HY_CUDA(cudaMallocAsync((void **)&dx, (size_t)m * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&dg, (size_t)chunk * k * k * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&dw, (size_t)nq * k * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&dnbr, (size_t)nq * k * sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&dbad, sizeof *dbad, st));
+  HY_CUDA(cudaMemsetAsync(dbad, 0, sizeof *dbad, st));
+  HY_CUDA(cudaMemcpyAsync(dx, p->x, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, st));
+  HY_CUDA(cudaMemcpyAsync(dnbr, nbr, (size_t)nq * k * sizeof(int32_t), cudaMemcpyHostToDevice, st));
+  for (int64_t c0 = q0; c0 < q1; c0 += chunk) {
+    int64_t c1 = c0 + chunk < q1 ? c0 + chunk : q1;
+    unsigned blocks = (unsigned)((c1 - c0 + 127) / 128);
+    weights_kernel<<<blocks, 128, 0, st>>>(dx, p->dim, c0, c1, k, dnbr + (c0 - q0) * k, reg, dg, chunk,
+                                           dw + (c0 - q0) * k, dbad);
+    HY_CUDA_LAUNCH();
+  }
+  HY_CUDA(cudaMemcpyAsync(w, dw, (size_t)nq * k * sizeof(double), cudaMemcpyDeviceToHost, st));
+  HY_CUDA(cudaMemcpyAsync(&hbad, dbad, sizeof hbad, cudaMemcpyDeviceToHost, st));
+  HY_CUDA(cudaFreeAsync(dx, st));
+  HY_CUDA(cudaFreeAsync(dg, st));
+  HY_CUDA(cudaFreeAsync(dw, st));
+  HY_CUDA(cudaFreeAsync(dnbr, st));
+  HY_CUDA(cudaFreeAsync(dbad, st));
+  HY_CUDA(cudaStreamSynchronize(st));
+  *nbad = (int64_t)hbad;
+  return HY_OK;
+}
+
+extern "C" const k_lle_ops k_lle_cuda_ops = { "cuda", cuda_knn, cuda_weights };
