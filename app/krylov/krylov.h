@@ -1,0 +1,48 @@
+/* krylov.h - a hypre-style BiCGSTAB that sees only function pointers: it never knows the
+ * matrix format, the preconditioner or where the vectors live (host or device).  Vectors are
+ * opaque double pointers made by vec_create; every reduction is global (the dots function
+ * returns all-reduced values), so every rank takes the same branches and breakdowns are
+ * detected identically on every rank. */
+#ifndef HY_KRYLOV_H
+#define HY_KRYLOV_H
+
+#include <stdint.h>
+
+typedef struct {
+  void *ctx;
+  int64_t n;   /* local length */
+  int (*vec_create)(void *ctx, double **v);            /* zeroed */
+  int (*vec_free)(void *ctx, double *v);
+  int (*vec_copy)(void *ctx, const double *src, double *dst);
+  int (*matvec)(void *ctx, double *x, double *y);      /* y = A x (x may get ghost values) */
+  int (*precond)(void *ctx, double *x, double *y);     /* y = M x; NULL: identity */
+  /* z = a x + b y + c z (c == 0: z not read) */
+  int (*axpbypcz)(void *ctx, double a, const double *x, double b, const double *y, double c,
+                  double *z);
+  /* out[p] = global (x[p], y[p]) for p < npair (<= 4), one reduction */
+  int (*dots)(void *ctx, int npair, const double *const *x, const double *const *y, double *out);
+  /* called every iteration with the relative residual estimate (may be NULL) */
+  void (*monitor)(void *ctx, int it, double relres);
+} krylov_ops;
+
+typedef struct {
+  double tol;       /* relative residual ||r|| / ||b|| */
+  int max_iter;
+} krylov_params;
+
+typedef enum { KRYLOV_CONVERGED = 0, KRYLOV_MAXIT = 1, KRYLOV_BREAKDOWN = 2 } krylov_status;
+
+typedef struct {
+  krylov_status status;
+  int iterations;
+  double relres;          /* recursive residual estimate at the end */
+  char breakdown[128];    /* what broke down ("rho = 0 at iteration 12") */
+} krylov_result;
+
+/* Right-preconditioned BiCGSTAB for A x = b (A M y = b, x = M y) from the initial x.  Returns
+ * HY_OK with res->status set (converged / max_iter / breakdown), or an error code of a failing
+ * operation.  Collective (through ops). */
+int krylov_bicgstab(const krylov_ops *ops, const krylov_params *par, const double *b, double *x,
+                    krylov_result *res);
+
+#endif

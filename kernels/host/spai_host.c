@@ -1,0 +1,260 @@
+/* spai_host.c - the spai kernels on the host: SPAI columns with LAPACK (dgeqrf, dormqr) and a
+ * guarded back substitution, CSR SpMV and the fused vector operations of BiCGSTAB. */
+#include "k_spai.h"
+#include "hybrid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* LAPACK (Fortran interface; hidden string lengths last). */
+extern void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau,
+                    double *work, const int *lwork, int *info);
+extern void dormqr_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+                    const double *a, const int *lda, const double *tau, double *c, const int *ldc,
+                    double *work, const int *lwork, int *info, size_t side_len, size_t trans_len);
+
+typedef struct {
+  k_spai_cols d;
+  int32_t *iset;      /* I_c at iub[c] */
+  int32_t *isize;
+  double *work;       /* submatrices of the current chunk */
+  int64_t *aoff;      /* offsets of the chunk's submatrices */
+  int64_t c0, c1;
+  double *mval, *res;
+} h_cols;
+
+/* Keep the description.  Local. */
+static int h_cols_setup(k_backend *be, const k_spai_cols *d, void **state) {
+  h_cols *s = calloc(1, sizeof *s);
+  if (!s) return hy_err(HY_ESYS, "out of memory");
+  s->d = *d;
+  HY_MALLOC(s->iset, d->iub[d->ncols] + 1);
+  HY_MALLOC(s->isize, d->ncols + 1);
+  HY_MALLOC(s->mval, d->jptr[d->ncols] + 1);
+  HY_MALLOC(s->res, d->ncols + 1);
+  *state = s;
+  return HY_OK;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* I_c = sorted union of the B rows of J_c.  Local. */
+static int h_cols_index(k_backend *be, void *state, int32_t *isize) {
+  h_cols *s = state;
+  const k_spai_cols *d = &s->d;
+  for (int64_t c = 0; c < d->ncols; c++) {
+    int32_t *I = s->iset + d->iub[c];
+    int64_t n = 0;
+    for (int64_t t = d->jptr[c]; t < d->jptr[c + 1]; t++) {
+      int32_t r = d->jloc[t];
+      for (int64_t e = d->bptr[r]; e < d->bptr[r + 1]; e++) I[n++] = d->bcol[e];
+    }
+    qsort(I, n, sizeof *I, cmp_i32);
+    int64_t u = 0;
+    for (int64_t i = 0; i < n; i++)
+      if (u == 0 || I[i] != I[u - 1]) I[u++] = I[i];
+    s->isize[c] = (int32_t)u;
+    isize[c] = (int32_t)u;
+  }
+  return HY_OK;
+}
+
+/* Position of g in sorted I[0..n), or -1.  Local. */
+static int64_t find32(const int32_t *I, int64_t n, int32_t g) {
+  int64_t lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (I[mid] == g) return mid;
+    if (I[mid] < g) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* Dense A(I_c, J_c), column-major, for the chunk.  Local. */
+static int h_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
+  h_cols *s = state;
+  const k_spai_cols *d = &s->d;
+  free(s->work);
+  free(s->aoff);
+  s->work = NULL;
+  HY_MALLOC(s->aoff, c1 - c0 + 1);
+  s->aoff[0] = 0;
+  for (int64_t c = c0; c < c1; c++)
+    s->aoff[c - c0 + 1] = s->aoff[c - c0] + (int64_t)s->isize[c] * (d->jptr[c + 1] - d->jptr[c]);
+  HY_CALLOC(s->work, s->aoff[c1 - c0] + 1);
+  s->c0 = c0;
+  s->c1 = c1;
+  for (int64_t c = c0; c < c1; c++) {
+    double *a = s->work + s->aoff[c - c0];
+    const int32_t *I = s->iset + d->iub[c];
+    int64_t m = s->isize[c];
+    for (int64_t t = d->jptr[c]; t < d->jptr[c + 1]; t++) {
+      int32_t r = d->jloc[t];
+      double *col = a + (t - d->jptr[c]) * m;
+      for (int64_t e = d->bptr[r]; e < d->bptr[r + 1]; e++) {
+        int64_t p = find32(I, m, d->bcol[e]);
+        if (p >= 0) col[p] = d->bval[e];
+      }
+    }
+  }
+  return HY_OK;
+}
+
+/* QR + Q^T e + guarded back substitution per column.  Local. */
+static int h_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_spai_stats *st) {
+  h_cols *s = state;
+  const k_spai_cols *d = &s->d;
+  if (c0 != s->c0 || c1 != s->c1) return hy_err(HY_ESYS, "spai host: solve of a chunk without submatrices");
+  int64_t maxm = 1, maxn = 1;
+  for (int64_t c = c0; c < c1; c++) {
+    if (s->isize[c] > maxm) maxm = s->isize[c];
+    if (d->jptr[c + 1] - d->jptr[c] > maxn) maxn = d->jptr[c + 1] - d->jptr[c];
+  }
+  int lwork = (int)(maxn * 64 + 64);
+  double *tau = NULL, *work = NULL, *rhs = NULL;
+  HY_MALLOC(tau, maxn);
+  HY_MALLOC(work, lwork);
+  HY_MALLOC(rhs, maxm);
+  for (int64_t c = c0; c < c1; c++) {
+    int m = s->isize[c], n = (int)(d->jptr[c + 1] - d->jptr[c]);
+    double *a = s->work + s->aoff[c - c0];
+    double *x = s->mval + d->jptr[c];
+    const int32_t *I = s->iset + d->iub[c];
+    if (m > st->max_i) st->max_i = m;
+    if (n > st->max_j) st->max_j = n;
+    st->ncols_small++;
+    for (int j = 0; j < n; j++) x[j] = 0;
+    int64_t pk = find32(I, m, d->kglob[c]);
+    if (pk < 0 || m == 0) {  /* e_k lies outside the rows A(:, J) reaches: m_k = 0 */
+      s->res[c] = 1.0;
+      st->rank_deficient++;
+      continue;
+    }
+    int info = 0, nmin = m < n ? m : n;
+    dgeqrf_(&m, &n, a, &m, tau, work, &lwork, &info);
+    if (info != 0) return hy_err(HY_ESYS, "dgeqrf failed (info %d) on column %d", info, d->kglob[c]);
+    for (int i = 0; i < m; i++) rhs[i] = 0;
+    rhs[pk] = 1.0;
+    int one = 1;
+    dormqr_("L", "T", &m, &one, &nmin, a, &m, tau, rhs, &m, work, &lwork, &info, 1, 1);
+    if (info != 0) return hy_err(HY_ESYS, "dormqr failed (info %d) on column %d", info, d->kglob[c]);
+    double rmax = 0;
+    for (int j = 0; j < nmin; j++)
+      if (fabs(a[j + (int64_t)j * m]) > rmax) rmax = fabs(a[j + (int64_t)j * m]);
+    double rtol = 1e-12 * rmax, dropped = 0, tail = 0;
+    int def = n > m;
+    for (int j = nmin - 1; j >= 0; j--) {
+      double sum = rhs[j];
+      for (int l = j + 1; l < n; l++) sum -= a[j + (int64_t)l * m] * x[l];
+      double rjj = a[j + (int64_t)j * m];
+      if (fabs(rjj) <= rtol) {
+        x[j] = 0;
+        dropped += sum * sum;
+        def = 1;
+      } else {
+        x[j] = sum / rjj;
+      }
+    }
+    for (int i = nmin; i < m; i++) tail += rhs[i] * rhs[i];
+    s->res[c] = sqrt(tail + dropped);
+    st->rank_deficient += def;
+  }
+  free(tau); free(work); free(rhs);
+  return HY_OK;
+}
+
+static int h_cols_result(k_backend *be, void *state, double *mval, double *res) {
+  h_cols *s = state;
+  memcpy(mval, s->mval, s->d.jptr[s->d.ncols] * sizeof *mval);
+  memcpy(res, s->res, s->d.ncols * sizeof *res);
+  return HY_OK;
+}
+
+static int h_cols_free(k_backend *be, void *state) {
+  h_cols *s = state;
+  if (!s) return HY_OK;
+  free(s->iset); free(s->isize); free(s->work); free(s->aoff); free(s->mval); free(s->res);
+  free(s);
+  return HY_OK;
+}
+
+typedef struct {
+  int64_t rows, cols;
+  int64_t *rowptr;
+  int32_t *colind;
+  double *val;
+} h_mat;
+
+static int h_mat_create(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,
+                        const int32_t *colind, const double *val, void **mat) {
+  h_mat *a = calloc(1, sizeof *a);
+  if (!a) return hy_err(HY_ESYS, "out of memory");
+  a->rows = rows;
+  a->cols = cols;
+  int64_t nnz = rowptr[rows];
+  HY_MALLOC(a->rowptr, rows + 1);
+  HY_MALLOC(a->colind, nnz + 1);
+  HY_MALLOC(a->val, nnz + 1);
+  memcpy(a->rowptr, rowptr, (rows + 1) * sizeof *rowptr);
+  memcpy(a->colind, colind, nnz * sizeof *colind);
+  memcpy(a->val, val, nnz * sizeof *val);
+  *mat = a;
+  return HY_OK;
+}
+
+static int h_mat_free(k_backend *be, void *mat) {
+  h_mat *a = mat;
+  if (!a) return HY_OK;
+  free(a->rowptr); free(a->colind); free(a->val); free(a);
+  return HY_OK;
+}
+
+static int h_mat_spmv(k_backend *be, void *mat, const double *x, double *y) {
+  const h_mat *a = mat;
+  for (int64_t i = 0; i < a->rows; i++) {
+    double s = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) s += a->val[e] * x[a->colind[e]];
+    y[i] = s;
+  }
+  return HY_OK;
+}
+
+static int h_gather(k_backend *be, int64_t n, const int32_t *idx, const double *x, double *buf) {
+  for (int64_t i = 0; i < n; i++) buf[i] = x[idx[i]];
+  return HY_OK;
+}
+
+static int h_axpbypcz(k_backend *be, int64_t n, double a, const double *x, double b,
+                      const double *y, double c, double *z) {
+  if (c == 0) {
+    for (int64_t i = 0; i < n; i++) z[i] = a * x[i] + b * y[i];
+  } else {
+    for (int64_t i = 0; i < n; i++) z[i] = a * x[i] + b * y[i] + c * z[i];
+  }
+  return HY_OK;
+}
+
+static int h_dots(k_backend *be, int64_t n, int npair, const double *const *x,
+                  const double *const *y, double *out) {
+  for (int p = 0; p < npair; p++) {
+    double s = 0;
+    for (int64_t i = 0; i < n; i += 1024) {
+      double b = 0;
+      int64_t e = i + 1024 < n ? i + 1024 : n;
+      for (int64_t j = i; j < e; j++) b += x[p][j] * y[p][j];
+      s += b;
+    }
+    out[p] = s;
+  }
+  return HY_OK;
+}
+
+const k_spai_ops k_spai_host_ops = {
+  h_cols_setup, h_cols_index, h_cols_submat, h_cols_solve, h_cols_result, h_cols_free,
+  h_mat_create, h_mat_free, h_mat_spmv, h_gather, h_axpbypcz, h_dots,
+};

@@ -1,0 +1,87 @@
+/* k_spai.h - the spai workload's kernels behind one C table (no CUDA types): the batched
+ * least-squares problems of the SPAI columns, and the sparse and vector operations of the
+ * distributed BiCGSTAB.  Filled by kernels/host/spai*.c (C + LAPACK) and kernels/cuda/spai*.cu
+ * (CUDA + cuSPARSE); k_spai_ops_get() picks the table.  All functions are local to the rank and
+ * return HY_OK or a recorded error code.  "Device" pointers are host memory on the host. */
+#ifndef HY_K_SPAI_H
+#define HY_K_SPAI_H
+
+#include <stdint.h>
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* This rank's SPAI columns, described in host memory.  Column c (0 <= c < ncols) is column
+ * kglob[c] of M; its pattern J_c is jloc[jptr[c] .. jptr[c+1]), indices of rows of B (sorted by
+ * the global index they stand for, jglob); B's rows are columns of A: row r holds the global
+ * row indices bcol[bptr[r] .. bptr[r+1]) (sorted) and values of A's column jglob of r.  I_c (the
+ * rows of A that J_c's columns touch) has at most iub[c+1] - iub[c] entries. */
+typedef struct {
+  int64_t ncols;
+  const int32_t *kglob;
+  const int64_t *jptr;
+  const int32_t *jloc;
+  int64_t nb;                 /* rows of B */
+  const int64_t *bptr;
+  const int32_t *bcol;
+  const double *bval;
+  const int64_t *iub;         /* ncols + 1 */
+  /* CUDA kernel choice by (|I|, |J|): a warp per column when |I| <= small_rows and |J| <=
+   * small_cols, a block in shared memory when |I| |J| <= medium_elems, else a block working
+   * in global memory.  The host ignores them. */
+  int small_rows, small_cols;
+  int64_t medium_elems;
+  int block_threads;          /* threads of the medium / large blocks */
+} k_spai_cols;
+
+/* Kernel statistics of one batch (columns per class, time is measured by the caller). */
+typedef struct {
+  int64_t ncols_small, ncols_medium, ncols_large;
+  int64_t max_i, max_j;
+  int64_t rank_deficient;     /* columns where a pivot of R was dropped */
+} k_spai_stats;
+
+typedef struct k_spai_ops {
+  /* Upload / keep the description; *state is backend-private.  imax: output |I_c| (host). */
+  int (*cols_setup)(k_backend *be, const k_spai_cols *d, void **state);
+  /* Index sets: I_c for every column; isize[c] = |I_c| on the host. */
+  int (*cols_index)(k_backend *be, void *state, int32_t *isize);
+  /* Submatrices A(I_c, J_c) of columns [c0, c1) into a workspace (offsets from isize). */
+  int (*cols_submat)(k_backend *be, void *state, int64_t c0, int64_t c1);
+  /* Householder QR, Q^T e_k and the guarded triangular solve of columns [c0, c1): values of
+   * m_c kept by the backend; residuals ||A m_c - e_k||_2 too. */
+  int (*cols_solve)(k_backend *be, void *state, int64_t c0, int64_t c1, k_spai_stats *st);
+  /* The values of all columns (in jptr order) and the residual norms, to host memory. */
+  int (*cols_result)(k_backend *be, void *state, double *mval, double *res);
+  int (*cols_free)(k_backend *be, void *state);
+
+  /* A local sparse matrix in CSR (rows x cols, local column indices), on the device. */
+  int (*mat_create)(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,
+                    const int32_t *colind, const double *val, void **mat);
+  int (*mat_free)(k_backend *be, void *mat);
+  /* y[0..rows) = mat * x (x has cols entries; device vectors). */
+  int (*mat_spmv)(k_backend *be, void *mat, const double *x, double *y);
+  /* buf[i] = x[idx[i]], i < n (idx is a device array made by idx_upload). */
+  int (*gather)(k_backend *be, int64_t n, const int32_t *idx, const double *x, double *buf);
+  /* z = a x + b y + c z (c == 0: z is not read). */
+  int (*axpbypcz)(k_backend *be, int64_t n, double a, const double *x, double b,
+                  const double *y, double c, double *z);
+  /* out[p] = sum_i x[p][i] y[p][i] for p < npair (<= 4), local sums, result on the host. */
+  int (*dots)(k_backend *be, int64_t n, int npair, const double *const *x,
+              const double *const *y, double *out);
+} k_spai_ops;
+
+/* The table of be's kind.  Local. */
+const k_spai_ops *k_spai_ops_get(const k_backend *be);
+
+extern const k_spai_ops k_spai_host_ops;
+#ifdef HYBRID_HAVE_CUDA
+extern const k_spai_ops k_spai_cuda_ops;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

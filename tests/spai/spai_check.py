@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Multi-run checks of the spai workload (each run is `mpiexec -n R hybrid ARGS`).
+
+spai_check.py MODE --mpiexec "mpiexec -n" --bin HYBRID --workdir DIR [--need FILE]... -- ARGS...
+
+modes:
+  same-m      M written at 1, 2 and 3 ranks (--ranks) is the same matrix: same pattern, values
+              within --rtol (default 1e-13) relative to the column's largest entry
+  fewer-iters BiCGSTAB with SPAI takes fewer iterations than without preconditioner
+  verdict     one run ends with a clear verdict and no NaN: exit 0 (converged), 4 (not converged
+              after N iterations with the residual reached) or 3 (breakdown naming the iteration)
+  gpu-backends the cuda backend's M and iterations against the host backend's, at --ranks
+              (M within --rtol, default 1e-9; iterations within 10% + 2)
+Exit 0 pass, 1 fail, 77 skip (a --need file is absent).
+"""
+import argparse, glob, json, os, shlex, shutil, subprocess, sys
+
+
+def run(a, ranks, extra, tag):
+    wd = os.path.join(a.workdir, tag)
+    shutil.rmtree(wd, ignore_errors=True)
+    os.makedirs(wd)
+    cmd = shlex.split(a.mpiexec) + [str(ranks), a.bin] + a.args + extra
+    p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    out = p.stdout.decode(errors="replace")
+    print("---- %s (exit %d)\n%s" % (" ".join(cmd), p.returncode, out[-3000:]))
+    recs = sorted(glob.glob(os.path.join(wd, "results", "*.json")))
+    rec = json.load(open(recs[-1])) if recs else None
+    return p.returncode, out, rec, wd
+
+
+def read_mm(path):
+    """Coordinate real general Matrix Market -> dict (i, j) -> value."""
+    ent = {}
+    with open(path) as f:
+        line = f.readline()
+        assert line.startswith("%%MatrixMarket"), path
+        line = f.readline()
+        while line.startswith("%"):
+            line = f.readline()
+        m, n, nz = map(int, line.split())
+        for _ in range(nz):
+            i, j, v = f.readline().split()
+            ent[(int(i), int(j))] = float(v)
+    return (m, n), ent
+
+
+def compare_m(pa, pb, rtol):
+    (sa, ea), (sb, eb) = read_mm(pa), read_mm(pb)
+    if sa != sb:
+        return "sizes differ: %r vs %r" % (sa, sb)
+    if set(ea) != set(eb):
+        return "patterns differ: %d vs %d entries, %d in one only" % (
+            len(ea), len(eb), len(set(ea) ^ set(eb)))
+    colmax = {}
+    for (i, j), v in ea.items():
+        colmax[j] = max(colmax.get(j, 0.0), abs(v))
+    worst = 0.0
+    for k, v in ea.items():
+        d = abs(v - eb[k]) / max(colmax[k[1]], 1e-300)
+        worst = max(worst, d)
+    print("compare %s %s: %d entries, max difference %.3e of the column's largest (<= %.1e)" % (
+        os.path.basename(pa), os.path.basename(pb), len(ea), worst, rtol))
+    return None if worst <= rtol else "values differ by %.3e > %.1e" % (worst, rtol)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "gpu-backends"])
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--need", action="append", default=[])
+    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3])
+    ap.add_argument("--rtol", type=float, default=None)
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    a = ap.parse_args(argv[:cut])
+    a.args = argv[cut + 1:]
+    for f in a.need:
+        if not os.path.exists(f):
+            print("SKIP: %s is absent" % f)
+            return 77
+    fails = []
+    if a.mode == "same-m":
+        rtol = a.rtol if a.rtol is not None else 1e-13
+        paths = []
+        for r in a.ranks:
+            rc, out, rec, wd = run(a, r, ["solver.solve=false", "output.preconditioner=M.mtx"], "r%d" % r)
+            if rc != 0:
+                fails.append("run at %d ranks exited %d" % (r, rc))
+            paths.append(os.path.join(wd, "M.mtx"))
+        if not fails:
+            for p in paths[1:]:
+                e = compare_m(paths[0], p, rtol)
+                if e:
+                    fails.append("%s vs %s: %s" % (paths[0], p, e))
+    elif a.mode == "verdict":
+        import re
+        rc, out, rec, wd = run(a, a.ranks[0], [], "run")
+        pats = {0: r"^PASSED: BiCGSTAB \(\w+\) converged in \d+ iterations",
+                4: r"^FAILED: BiCGSTAB \(\w+\) not converged after \d+ iterations: residual [0-9.e+-]+",
+                3: r"^FAILED: numerical failure .*BiCGSTAB breakdown: .* at iteration \d+"}
+        if rc not in pats:
+            fails.append("exit %d is none of 0, 3, 4" % rc)
+        elif not re.search(pats[rc], out, re.M):
+            fails.append("exit %d without its verdict line %r" % (rc, pats[rc]))
+        else:
+            print("verdict (exit %d): %s" % (rc, re.search(pats[rc] + ".*", out, re.M).group(0)))
+        m = re.search(r"(?i)\bnan\b", out)
+        if m:
+            fails.append("output contains %r" % m.group(0))
+        if rec is None or not all(isinstance(v, (int, float, str)) and str(v).lower() != "nan"
+                                  for v in rec["metrics"].values()):
+            fails.append("record missing or with a NaN metric")
+    elif a.mode == "fewer-iters":
+        its = {}
+        for pc in ["none", "spai"]:
+            rc, out, rec, wd = run(a, a.ranks[0], ["solver.precond=" + pc], pc)
+            if rc != 0 or not rec:
+                fails.append("precond %s exited %d" % (pc, rc))
+            else:
+                its[pc] = rec["metrics"]["iterations"]
+        if not fails:
+            print("iterations: none %d, spai %d" % (its["none"], its["spai"]))
+            if not its["spai"] < its["none"]:
+                fails.append("SPAI took %d iterations, not fewer than %d without" % (its["spai"], its["none"]))
+    else:
+        rtol = a.rtol if a.rtol is not None else 1e-9
+        res = {}
+        for be in ["host", "cuda"]:
+            rc, out, rec, wd = run(a, a.ranks[0], ["run.backend=" + be, "output.preconditioner=M.mtx"], be)
+            if rc != 0 or not rec:
+                fails.append("backend %s exited %d" % (be, rc))
+            else:
+                res[be] = (rec["metrics"], os.path.join(wd, "M.mtx"))
+        if not fails:
+            e = compare_m(res["host"][1], res["cuda"][1], rtol)
+            if e:
+                fails.append("M host vs cuda: " + e)
+            ih, ic = res["host"][0]["iterations"], res["cuda"][0]["iterations"]
+            print("iterations: host %d, cuda %d" % (ih, ic))
+            if abs(ih - ic) > 0.1 * ih + 2:
+                fails.append("iterations host %d vs cuda %d" % (ih, ic))
+            for k in ["nnz_M", "AM_I_frobenius"]:
+                h, c = res["host"][0][k], res["cuda"][0][k]
+                print("%s: host %r, cuda %r" % (k, h, c))
+                if abs(h - c) > 1e-9 * max(abs(h), 1):
+                    fails.append("%s host %r vs cuda %r" % (k, h, c))
+    for f in fails:
+        print("FAIL: " + f)
+    if not fails:
+        print("PASS")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+# spai workload: generated and real matrices at 1-3 ranks, M identical across rank counts,
+# SPAI vs no preconditioner, clear verdicts on hard matrices, file formats, bad input, and
+# (HYBRID_GPU_TESTS) the CUDA backend against the host backend.
+set(SPAI_DATA ${CMAKE_CURRENT_LIST_DIR}/data)
+set(SPAI_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/spai_check.py)
+set(SPAI_MPI "${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}")
+set(M ${HY_SHARED_MATRICES})
+
+# a spai_check.py mode as a test (exit 77 = skipped: a needed file is absent)
+function(spai_multi NAME MODE)
+  cmake_parse_arguments(S "" "TIMEOUT" "RANKS;NEED;LABELS;ARGS" ${ARGN})
+  if(NOT S_TIMEOUT)
+    set(S_TIMEOUT 180)
+  endif()
+  set(need "")
+  foreach(f IN LISTS S_NEED)
+    list(APPEND need --need ${f})
+  endforeach()
+  if(NOT S_RANKS)
+    set(S_RANKS 1)
+  endif()
+  add_test(NAME ${NAME} COMMAND ${SPAI_CHECK} ${MODE} --mpiexec ${SPAI_MPI} --bin ${HY_BIN}
+    --workdir ${HY_TEST_OUT}/${NAME} --ranks ${S_RANKS} ${need} -- ${S_ARGS})
+  set(labels ${S_LABELS})
+  if(NOT labels)
+    set(labels unit)
+  endif()
+  set_tests_properties(${NAME} PROPERTIES LABELS "${labels}" TIMEOUT ${S_TIMEOUT}
+    SKIP_RETURN_CODE 77 PROCESSORS 2)
+endfunction()
+
+# a hy_case on a shared matrix, or a skipped placeholder when the folder is absent
+function(spai_shared_case NAME FILE)
+  if(EXISTS ${M}/${FILE})
+    hy_case(NAME ${NAME} ${ARGN})
+  else()
+    add_test(NAME ${NAME} COMMAND ${Python3_EXECUTABLE} -c
+      "print('SKIP: ${M}/${FILE} is absent'); raise SystemExit(77)")
+    set_tests_properties(${NAME} PROPERTIES SKIP_RETURN_CODE 77 LABELS unit)
+  endif()
+endfunction()
+
+# ---- the embedded default: `hybrid` alone runs spai on a generated matrix, host, 2 ranks
+hy_case(NAME spai_default_r2 RANKS 2 JSON TIMEOUT 60
+  EXPECT "^matrix: convdiff2d on a 50\\^2 grid" "^spai: .*nnz\\(M\\)/nnz\\(A\\) = "
+         "^PASSED: BiCGSTAB \\(spai\\) converged in [0-9]+ iterations"
+  REJECT "(?i)\\bnan\\b")
+
+# ---- generated matrices at 1, 2, 3 ranks
+foreach(r 1 2 3)
+  hy_case(NAME spai_convdiff3d_r${r} RANKS ${r} JSON TIMEOUT 90
+    ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+    EXPECT "n = 1000, nnz\\(A\\) = 6400" "\\|\\|AM - I\\|\\|_F = [0-9]"
+           "^PASSED: BiCGSTAB \\(spai\\) converged" REJECT "(?i)\\bnan\\b")
+endforeach()
+hy_case(NAME spai_poisson2d_jacobi_r2 RANKS 2 JSON TIMEOUT 90
+  ARGS run.backend=host matrix.generator=poisson2d matrix.size=400 solver.precond=jacobi
+       matrix.rhs=random
+  EXPECT "^precond: jacobi" "^PASSED: BiCGSTAB \\(jacobi\\) converged")
+hy_case(NAME spai_poisson3d_none_r1 RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=poisson3d matrix.size=1000 solver.precond=none
+  EXPECT "^precond: none" "^PASSED: BiCGSTAB \\(none\\) converged")
+hy_case(NAME spai_convdiff3d27_levels2_r2 RANKS 2 JSON TIMEOUT 90
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=729 spai.levels=2
+       spai.max_col=20 spai.tau=0.99 spai.filter=0.01
+  EXPECT "n = 729" "max \\|J\\| = 20" "^PASSED: BiCGSTAB \\(spai\\) converged")
+
+# ---- M identical for any rank count
+spai_multi(spai_same_m_generated same-m RANKS 1 2 3
+  ARGS run.backend=host matrix.generator=convdiff2d matrix.size=900 spai.levels=2 spai.max_col=8)
+spai_multi(spai_same_m_sherman5 same-m RANKS 1 2 3 NEED ${M}/sherman5.mtx
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6)
+spai_multi(spai_same_m_rajat19 same-m RANKS 1 3 NEED ${M}/rajat19.mtx
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/rajat19.mtx)
+
+# ---- SPAI beats no preconditioner on convection-diffusion
+spai_multi(spai_fewer_iters_convdiff2d fewer-iters RANKS 1
+  ARGS run.backend=host matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=1)
+spai_multi(spai_fewer_iters_convdiff3d_r2 fewer-iters RANKS 2
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=2)
+
+# ---- matrices with missing diagonal entries: a clear verdict, no NaN
+spai_multi(spai_verdict_rajat19 verdict RANKS 1 NEED ${M}/rajat19.mtx
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/rajat19.mtx)
+spai_multi(spai_verdict_rajat19_r2 verdict RANKS 2 NEED ${M}/rajat19.mtx
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/rajat19.mtx solver.max_iter=300)
+spai_multi(spai_verdict_e05r0100 verdict RANKS 1 NEED ${M}/e05r0100.mtx.gz
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
+spai_multi(spai_verdict_e05r0100_none_r2 verdict RANKS 2 NEED ${M}/e05r0100.mtx.gz
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.precond=none
+       solver.max_iter=500)
+
+# ---- file formats: symmetric and integer Matrix Market, real matrices at 1-3 ranks
+hy_case(NAME spai_int_sym RANKS 1 JSON
+  ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/lap4x4_int_sym.mtx
+  EXPECT "n = 16, nnz\\(A\\) = 64 " "^PASSED: BiCGSTAB \\(spai\\) converged")
+spai_shared_case(spai_494_bus_r2 494_bus.mtx RANKS 2 JSON TIMEOUT 90
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/494_bus.mtx
+  EXPECT "n = 494, nnz\\(A\\) = 1666 " "^PASSED: BiCGSTAB \\(spai\\) converged")
+spai_shared_case(spai_orsirr_1_r3 orsirr_1.mtx RANKS 3 JSON TIMEOUT 120
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/orsirr_1.mtx
+  EXPECT "n = 1030, nnz\\(A\\) = 6858 " "^PASSED: BiCGSTAB \\(spai\\) converged")
+spai_shared_case(spai_watt_2_r1 watt_2.mtx RANKS 1 JSON
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/watt_2.mtx
+  EXPECT "n = 1856, nnz\\(A\\) = 11550 " "^PASSED: BiCGSTAB \\(spai\\) converged")
+
+# ---- outputs (PETSc binary and Matrix Market), read back with --inspect by the next case
+hy_case(NAME spai_outputs_r2 RANKS 2 JSON TIMEOUT 90
+  ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400 matrix.rhs=random
+       output.solution=x.petsc output.preconditioner=M.mtx output.matrix=A.petsc output.rhs=b.mtx
+  EXPECT "wrote matrix A: A.petsc \\(400 x 400, nnz 1920\\)" "wrote rhs b: b.mtx \\(400 entries\\)"
+         "wrote preconditioner M: M.mtx \\(400 x 400" "wrote solution x: x.petsc \\(400 entries\\)"
+         "^PASSED")
+hy_case(NAME spai_rhs_file RANKS 1 JSON
+  ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/lap4x4_int_sym.mtx
+       matrix.rhs=file matrix.rhs_file=${SPAI_DATA}/vec16.mtx
+  EXPECT "rhs file" "^PASSED: BiCGSTAB")
+
+# ---- bad input: clear messages, documented exit codes
+hy_case(NAME spai_err_no_file RANKS 1 EXIT 1 ARGS matrix.source=file
+  EXPECT "matrix.source.*\\[matrix\\] file is not set" "^FAILED: configuration error")
+hy_case(NAME spai_err_missing_file RANKS 2 EXIT 2
+  ARGS run.backend=host matrix.source=file matrix.file=/nonexistent/none.mtx
+  EXPECT "none.mtx" "^FAILED")
+hy_case(NAME spai_err_rhs_length RANKS 2 EXIT 2
+  ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/lap4x4_int_sym.mtx
+       matrix.rhs=file matrix.rhs_file=${SPAI_DATA}/vec5.mtx
+  EXPECT "right-hand side has 5 entries, the matrix 16 rows" "^FAILED: input")
+hy_case(NAME spai_err_tau RANKS 1 EXIT 1 ARGS spai.tau=1.5 EXPECT "spai.tau|tau" "^FAILED")
+
+# ---- GPU: the CUDA backend against the host backend (run with -DHYBRID_GPU_TESTS=ON)
+if(HYBRID_GPU_TESTS)
+  spai_multi(spai_gpu_vs_host_cfd gpu-backends RANKS 1 LABELS gpu
+    ARGS matrix.generator=convdiff3d27 matrix.size=8000 matrix.peclet=0.5)
+  spai_multi(spai_gpu_vs_host_cfd_r2 gpu-backends RANKS 2 LABELS gpu
+    ARGS matrix.generator=convdiff3d27 matrix.size=8000 matrix.peclet=0.5)
+  spai_multi(spai_gpu_vs_host_classes gpu-backends RANKS 1 LABELS gpu
+    ARGS matrix.generator=convdiff3d27 matrix.size=4096 spai.levels=2 spai.max_col=40
+         spai.gpu_small_rows=40 spai.gpu_small_cols=12 spai.gpu_medium_elems=1500)
+  spai_multi(spai_gpu_vs_host_sherman5 gpu-backends RANKS 1 LABELS gpu NEED ${M}/sherman5.mtx
+    ARGS matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6)
+  spai_multi(spai_gpu_vs_host_rajat19 gpu-backends RANKS 1 LABELS gpu NEED ${M}/rajat19.mtx
+    ARGS matrix.source=file matrix.file=${M}/rajat19.mtx solver.max_iter=200)
+  spai_multi(spai_gpu_verdict_e05r0100 verdict RANKS 1 LABELS gpu NEED ${M}/e05r0100.mtx.gz
+    ARGS run.backend=cuda matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
+endif()
