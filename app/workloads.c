@@ -5,12 +5,14 @@
 
 extern const hy_workload spai_workload;
 extern const hy_workload selftest_workload;
+extern const hy_workload gauss_workload;
 extern const hy_workload lle_workload;
 
 /* Every workload of the executable.  The first is the default of [run] workload. */
 const hy_workload *const hy_workloads[] = {
   &spai_workload,
   &selftest_workload,
+  &gauss_workload,
   &lle_workload,
   NULL
 };

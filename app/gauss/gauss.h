@@ -1,0 +1,82 @@
+/* gauss.h - what the gauss workload's files share: the run state, the distribution helpers
+ * and the interface of the three algorithms (naive, stepwise: rows; blocked: 2D blocks). */
+#ifndef HY_GAUSS_H
+#define HY_GAUSS_H
+
+#include "workload.h"
+#include "k_gauss.h"
+
+enum { GAUSS_NAIVE = 0, GAUSS_STEPWISE = 1, GAUSS_BLOCKED = 2 };
+enum { GAUSS_DOUBLE = 0, GAUSS_SINGLE = 1, GAUSS_MIXED = 2 };
+enum { GAUSS_RANDOM = 0, GAUSS_DIAGDOM = 1, GAUSS_FILE = 2 };
+
+typedef struct gauss_t {
+  hy_ctx *ctx;
+  k_backend *be;
+  const k_gauss_ops *ko;
+  int64_t n, nb;
+  int alg, prec, managed, mtype;
+  int P, Q;                 /* blocked grid (rows: P = ranks, Q = 1) */
+  uint64_t seed;
+  double *fileA;            /* matrix = file: the whole matrix, column-major, every rank */
+  double *b;                /* right-hand side, every rank (length n) */
+  double normA, normb;      /* ||A||_inf, ||b||_inf */
+  /* the original matrix in FP64 on the device, for residuals: this rank's block-cyclic part */
+  int64_t a0_mb, a0_nb;     /* row / column block sizes of that distribution */
+  int a0_P, a0_Q, a0_p, a0_q;
+  int64_t a0_m, a0_n;       /* local rows / columns */
+  double *a0;               /* device, column-major, ld = max(1, a0_m) */
+} gauss_t;
+
+/* One algorithm: factor (collective; sp selects FP32 storage, keep: keep what a later solve
+ * with any right-hand side needs), solve (collective; x = A^-1 rhs with the factors, rhs and x
+ * replicated on every rank; rhs == NULL: the g->b the factorization eliminated along), free. */
+typedef struct {
+  const char *name;
+  int (*factor)(gauss_t *g, int sp, int keep, void **fact);
+  int (*solve)(gauss_t *g, void *fact, const double *rhs, double *x);
+  void (*release)(gauss_t *g, void *fact);
+} gauss_alg;
+
+extern const gauss_alg gauss_rows_naive, gauss_rows_stepwise, gauss_blocked_alg;
+
+/* Entry (i, j) of the original matrix.  Local. */
+double gauss_entry(const gauss_t *g, int64_t i, int64_t j);
+
+/* Number of indices of 0..n-1 owned by process p of P under block size nb (ScaLAPACK numroc;
+ * also the first local index at or after global n).  Local. */
+static inline int64_t gauss_numroc(int64_t n, int64_t nb, int p, int P) {
+  int64_t nblk = n / nb, full = nblk / P, extra = nblk % P;
+  int64_t c = full * nb;
+  if (p < extra) c += nb;
+  else if (p == extra) c += n % nb;
+  return c;
+}
+/* Global index of local index l of process p.  Local. */
+static inline int64_t gauss_l2g(int64_t l, int64_t nb, int p, int P) {
+  return ((l / nb) * P + p) * nb + l % nb;
+}
+
+/* The smallest pivot magnitude accepted: eps(sp) * ||A||_inf * (n >= 1).  Local. */
+double gauss_tiny(const gauss_t *g, int sp);
+
+/* Stop a run for a zero/tiny pivot (HY_ENUMERIC, message naming the column).  Local; call it on
+ * every rank with the same values. */
+int gauss_singular(const gauss_t *g, const char *what, int64_t col, double piv);
+
+#endif
+
+/* A kernel or allocation failure on one rank cannot be agreed on inside the algorithms'
+ * collectives: report it with rank and place and abort (DESIGN.md rule 2). */
+#define GAUSS_K(expr)                                   \
+  do {                                                  \
+    int gk_rc_ = (expr);                                \
+    if (gk_rc_ != HY_OK) {                              \
+      hy_err_trace(__FILE__, __LINE__);                 \
+      hy_abort_recorded(gk_rc_);                        \
+    }                                                   \
+  } while (0)
+/* malloc that aborts on failure (local). */
+void *gauss_xmalloc(size_t bytes);
+/* Device allocation that aborts on failure (local). */
+void *gauss_dalloc(gauss_t *g, size_t bytes);

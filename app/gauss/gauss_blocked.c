@@ -1,0 +1,454 @@
+/* gauss_blocked.c - algorithm blocked: right-looking blocked LU with partial pivoting on a 2D
+ * block-cyclic P x Q grid (rank = p * Q + q), block size nb, lookahead 1.
+ *
+ * Per panel k (columns k0 .. k0 + jb): the panel's process column factors it on the device
+ * (P = 1: in place; else gathered to the diagonal process, getrf there, scattered back), the
+ * pivots go to every rank, the L panel is broadcast along the process rows; row swaps on the
+ * other columns; the diagonal process row computes U = L11^-1 A12 (TRSM) and broadcasts it down
+ * the process columns; then the trailing matrix gets A22 -= L21 U (GEMM).  Lookahead: the next
+ * panel's columns are updated first and the next panel is factored and broadcast before the
+ * rest of the trailing update.  MPI buffers are staged through pinned host memory; with one
+ * rank nothing touches MPI.  Solves: block forward / back substitution, partial sums reduced
+ * along process rows, block solutions broadcast down process columns. */
+#include "gauss/gauss.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  int sp;
+  int p, q;
+  int64_t mloc, nloc, lda;
+  void *a;                    /* device, column-major mloc x nloc */
+  int64_t *piv;               /* global: row i swapped with piv[i] (i = 0..n-1) */
+  MPI_Comm rowc, colc;        /* same p (varying q) / same q (varying p) */
+} blk_fact;
+
+typedef struct {
+  gauss_t *g;
+  blk_fact *f;
+  size_t e;
+  void *lbuf[2];              /* L panels received along the process row (mloc x nb) */
+  void *ubuf;                 /* U block row received down the process column (nb x nloc) */
+  void *pbuf;                 /* gathered panel on the diagonal process (device) */
+  void *rbuf;                 /* rows for swaps (device) */
+  unsigned char *hbuf;        /* pinned staging */
+  size_t hbytes;
+  int *ipiv;                  /* host, nb + 4 */
+  int64_t *perm;              /* swap simulation, length n */
+  int *rows;                  /* host row lists */
+} blk_ws;
+
+static inline void *at(const blk_ws *w, void *p, int64_t i, int64_t j, int64_t ld) {
+  return (char *)p + (size_t)(i + j * ld) * w->e;
+}
+
+/* Factor panel k in its process column, share the pivots with every rank and the L panel
+ * along the process rows; returns the L pointer and its leading dimension.  Collective. */
+static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
+  gauss_t *g = w->g;
+  blk_fact *f = w->f;
+  k_backend *be = g->be;
+  const k_gauss_ops *ko = g->ko;
+  int P = g->P, Q = g->Q, sp = f->sp;
+  int64_t n = g->n, nb = g->nb, k0 = k * nb, jb = n - k0 < nb ? n - k0 : nb;
+  int pk = (int)(k % P), qk = (int)(k % Q);
+  int64_t lr0 = gauss_numroc(k0, nb, f->p, P), lc0 = gauss_numroc(k0, nb, f->q, Q);
+  int64_t mrows = f->mloc - lr0;
+  int *ip = w->ipiv;  /* ip[0..jb): pivots relative to k0; ip[jb]: singular column or -1 */
+  double minpiv = INFINITY;
+  int root = pk * Q + qk;
+  if (f->q == qk) {
+    void *pan = at(w, f->a, lr0, lc0, f->lda);
+    if (P == 1) {
+      int info = 0;
+      int64_t mi = 0;
+      GAUSS_K(ko->getrf(be, sp, mrows, jb, pan, f->lda, ip, &info, &minpiv, &mi));
+      ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
+    } else {
+      /* gather the panel's rows to the diagonal process of this column */
+      int64_t m = n - k0;
+      int *cnt = NULL, *dsp = NULL;
+      int mycount = (int)(mrows * jb * (int64_t)w->e);
+      GAUSS_K(ko->d2h_2d(be, sp, mrows, jb, pan, f->lda, w->hbuf, mrows > 0 ? mrows : 1));
+      GAUSS_K(be->ops->sync(be));
+      unsigned char *all = NULL;
+      if (f->p == pk) {
+        cnt = gauss_xmalloc(sizeof(int) * (size_t)P);
+        dsp = gauss_xmalloc(sizeof(int) * (size_t)P);
+        int64_t off = 0;
+        for (int pp = 0; pp < P; pp++) {
+          int64_t mr = gauss_numroc(n, nb, pp, P) - gauss_numroc(k0, nb, pp, P);
+          cnt[pp] = (int)(mr * jb * (int64_t)w->e);
+          dsp[pp] = (int)off;
+          off += cnt[pp];
+        }
+        all = gauss_xmalloc((size_t)off + 8);
+      }
+      HY_MPI(MPI_Gatherv(w->hbuf, mycount, MPI_BYTE, all, cnt, dsp, MPI_BYTE, pk, f->colc));
+      unsigned char *full = NULL;
+      if (f->p == pk) {
+        /* assemble in global row order, factor on the device, split again */
+        full = gauss_xmalloc((size_t)(m * jb) * w->e + 8);
+        for (int pp = 0; pp < P; pp++) {
+          int64_t l0 = gauss_numroc(k0, nb, pp, P);
+          int64_t mr = gauss_numroc(n, nb, pp, P) - l0;
+          for (int64_t j = 0; j < jb; j++)
+            for (int64_t i = 0; i < mr; i++) {
+              int64_t gr = gauss_l2g(l0 + i, nb, pp, P) - k0;
+              memcpy(full + (size_t)(gr + j * m) * w->e, all + dsp[pp] + (size_t)(i + j * mr) * w->e, w->e);
+            }
+        }
+        GAUSS_K(ko->h2d_2d(be, sp, m, jb, full, m, w->pbuf, m));
+        int info = 0;
+        int64_t mi = 0;
+        GAUSS_K(ko->getrf(be, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
+        ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
+        GAUSS_K(ko->d2h_2d(be, sp, m, jb, w->pbuf, m, full, m));
+        GAUSS_K(be->ops->sync(be));
+        for (int pp = 0; pp < P; pp++) {
+          int64_t l0 = gauss_numroc(k0, nb, pp, P);
+          int64_t mr = gauss_numroc(n, nb, pp, P) - l0;
+          for (int64_t j = 0; j < jb; j++)
+            for (int64_t i = 0; i < mr; i++) {
+              int64_t gr = gauss_l2g(l0 + i, nb, pp, P) - k0;
+              memcpy(all + dsp[pp] + (size_t)(i + j * mr) * w->e, full + (size_t)(gr + j * m) * w->e, w->e);
+            }
+        }
+      }
+      HY_MPI(MPI_Scatterv(all, cnt, dsp, MPI_BYTE, w->hbuf, mycount, MPI_BYTE, pk, f->colc));
+      GAUSS_K(ko->h2d_2d(be, sp, mrows, jb, w->hbuf, mrows > 0 ? mrows : 1, pan, f->lda));
+      free(cnt); free(dsp); free(all); free(full);
+    }
+  }
+  double mp = minpiv;
+  if (g->ctx->size > 1) {
+    HY_MPI(MPI_Bcast(ip, (int)jb + 1, MPI_INT, root, g->ctx->comm));
+    HY_MPI(MPI_Bcast(&mp, 1, MPI_DOUBLE, root, g->ctx->comm));
+  }
+  if (ip[jb] >= 0) return gauss_singular(g, "the LU pivot |u_kk|", ip[jb], mp);
+  for (int64_t i = 0; i < jb; i++) f->piv[k0 + i] = k0 + ip[i];
+  /* L panel along the process row */
+  if (f->q == qk) {
+    *lp = at(w, f->a, 0, lc0, f->lda);
+    *ldl = f->lda;
+  } else {
+    *lp = w->lbuf[k & 1];
+    *ldl = f->lda;
+  }
+  if (Q > 1) {
+    if (f->q == qk) {
+      GAUSS_K(ko->d2h_2d(be, sp, mrows, jb, at(w, f->a, lr0, lc0, f->lda), f->lda, w->hbuf, mrows > 0 ? mrows : 1));
+      GAUSS_K(be->ops->sync(be));
+    }
+    HY_MPI(MPI_Bcast(w->hbuf, (int)(mrows * jb * (int64_t)w->e), MPI_BYTE, qk, f->rowc));
+    if (f->q != qk) GAUSS_K(ko->h2d_2d(be, sp, mrows, jb, w->hbuf, mrows > 0 ? mrows : 1, at(w, *lp, lr0, 0, *ldl), *ldl));
+  }
+  return HY_OK;
+}
+
+/* Apply panel k's row swaps to this rank's columns [c0, c1).  Collective on the process
+ * column (every rank calls it). */
+static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, int64_t x1) {
+  gauss_t *g = w->g;
+  blk_fact *f = w->f;
+  k_backend *be = g->be;
+  const k_gauss_ops *ko = g->ko;
+  int P = g->P, sp = f->sp;
+  int64_t n = g->n, nb = g->nb, k0 = k * nb, jb = n - k0 < nb ? n - k0 : nb;
+  /* columns [c0, c1) minus the panel's own columns [x0, x1) */
+  if (P == 1) {
+    int *ip = w->ipiv;
+    for (int64_t i = 0; i < jb; i++) ip[i] = (int)(f->piv[k0 + i] - k0);
+    if (x0 > c0) GAUSS_K(ko->laswp(be, sp, at(w, f->a, k0, c0, f->lda), f->lda, x0 - c0, (int)jb, ip));
+    int64_t s = x1 > c0 ? x1 : c0;
+    if (c1 > s) GAUSS_K(ko->laswp(be, sp, at(w, f->a, k0, s, f->lda), f->lda, c1 - s, (int)jb, ip));
+    return HY_OK;
+  }
+  /* the set S of touched rows, and which row's content ends at each */
+  int64_t *perm = w->perm;
+  int64_t ns = 0;
+  int64_t *set = gauss_xmalloc(sizeof(int64_t) * (size_t)(2 * jb + 1));
+  for (int64_t i = 0; i < jb; i++) {
+    int64_t a = k0 + i, b = f->piv[k0 + i];
+    if (perm[a] < 0) { perm[a] = a; set[ns++] = a; }
+    if (perm[b] < 0) { perm[b] = b; set[ns++] = b; }
+    int64_t t = perm[a]; perm[a] = perm[b]; perm[b] = t;
+  }
+  /* sort S (small) so every rank packs in the same order */
+  for (int64_t i = 1; i < ns; i++)
+    for (int64_t j = i; j > 0 && set[j - 1] > set[j]; j--) { int64_t t = set[j]; set[j] = set[j - 1]; set[j - 1] = t; }
+  int64_t ncols = f->nloc;
+  /* my rows of S, packed (all my columns) */
+  int nmine = 0;
+  for (int64_t i = 0; i < ns; i++)
+    if ((set[i] / nb) % P == f->p) w->rows[nmine++] = (int)((set[i] / (nb * P)) * nb + set[i] % nb);
+  int *cnt = gauss_xmalloc(sizeof(int) * (size_t)P), *dsp = gauss_xmalloc(sizeof(int) * (size_t)P);
+  int off = 0;
+  for (int pp = 0; pp < P; pp++) {
+    int c = 0;
+    for (int64_t i = 0; i < ns; i++)
+      if ((set[i] / nb) % P == pp) c++;
+    cnt[pp] = (int)(c * ncols * (int64_t)w->e);
+    dsp[pp] = off;
+    off += cnt[pp];
+  }
+  unsigned char *mine = w->hbuf, *all = gauss_xmalloc((size_t)off + 8);
+  if (nmine > 0 && ncols > 0) {
+    GAUSS_K(ko->rows_get(be, sp, f->a, f->lda, ncols, nmine, w->rows, w->rbuf));
+    GAUSS_K(be->ops->d2h(be, mine, w->rbuf, (size_t)(nmine * ncols) * w->e));
+    GAUSS_K(be->ops->sync(be));
+  }
+  HY_MPI(MPI_Allgatherv(mine, cnt[f->p], MPI_BYTE, all, cnt, dsp, MPI_BYTE, f->colc));
+  /* rows I own get the content of perm[row]: build the column-major block of new rows */
+  int nput = 0;
+  unsigned char *put = mine;
+  for (int64_t i = 0; i < ns; i++) {
+    int64_t r = set[i];
+    if ((r / nb) % P != f->p) continue;
+    int64_t src = perm[r];
+    int sp_ = (int)((src / nb) % P);
+    /* position of src among process sp_'s rows of S */
+    int pos = 0;
+    for (int64_t t = 0; t < ns && set[t] != src; t++)
+      if ((set[t] / nb) % P == sp_) pos++;
+    int cntrows = (int)(cnt[sp_] / (int64_t)w->e / (ncols > 0 ? ncols : 1));
+    for (int64_t j = 0; j < ncols; j++)
+      memcpy(put + (size_t)(nput + j * (int64_t)nmine) * w->e,
+             all + dsp[sp_] + (size_t)(pos + j * (int64_t)cntrows) * w->e, w->e);
+    w->rows[nput++] = (int)((r / (nb * P)) * nb + r % nb);
+  }
+  if (nput > 0 && ncols > 0) {
+    GAUSS_K(be->ops->h2d(be, w->rbuf, put, (size_t)(nput * ncols) * w->e));
+    /* write back all columns in [c0, c1) except [x0, x1) */
+    if (x0 > c0) GAUSS_K(ko->rows_put(be, sp, at(w, f->a, 0, c0, f->lda), f->lda, x0 - c0, nput, w->rows, at(w, w->rbuf, 0, c0, nput)));
+    int64_t s = x1 > c0 ? x1 : c0;
+    if (c1 > s) GAUSS_K(ko->rows_put(be, sp, at(w, f->a, 0, s, f->lda), f->lda, c1 - s, nput, w->rows, at(w, w->rbuf, 0, s, nput)));
+    GAUSS_K(be->ops->sync(be));
+  }
+  for (int64_t i = 0; i < ns; i++) perm[set[i]] = -1;
+  free(set); free(cnt); free(dsp); free(all);
+  return HY_OK;
+}
+
+/* Blocked LU.  Collective. */
+static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
+  hy_ctx *ctx = g->ctx;
+  k_backend *be = g->be;
+  const k_gauss_ops *ko = g->ko;
+  int P = g->P, Q = g->Q;
+  int64_t n = g->n, nb = g->nb;
+  blk_fact *f = calloc(1, sizeof *f);
+  if (!f) hy_fatal(HY_ESYS, "out of memory");
+  f->sp = sp;
+  f->p = ctx->rank / Q;
+  f->q = ctx->rank % Q;
+  f->mloc = gauss_numroc(n, nb, f->p, P);
+  f->nloc = gauss_numroc(n, nb, f->q, Q);
+  f->lda = f->mloc > 0 ? f->mloc : 1;
+  blk_ws w;
+  memset(&w, 0, sizeof w);
+  w.g = g;
+  w.f = f;
+  w.e = sp ? 4 : 8;
+  f->a = gauss_dalloc(g, (size_t)(f->lda * (f->nloc > 0 ? f->nloc : 1)) * w.e);
+  f->piv = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
+  HY_MPI(MPI_Comm_split(ctx->comm, f->p, f->q, &f->rowc));
+  HY_MPI(MPI_Comm_split(ctx->comm, f->q, f->p, &f->colc));
+  /* the matrix: a copy of the FP64 original (same distribution), converted for FP32 */
+  if (sp) GAUSS_K(ko->convert(be, 1, f->mloc, f->nloc, g->a0, f->lda, f->a, f->lda));
+  else GAUSS_K(be->ops->d2d(be, f->a, g->a0, (size_t)(f->mloc * f->nloc) * 8));
+  /* workspaces */
+  if (Q > 1) {
+    w.lbuf[0] = gauss_dalloc(g, (size_t)(f->lda * nb) * w.e);
+    w.lbuf[1] = gauss_dalloc(g, (size_t)(f->lda * nb) * w.e);
+  }
+  if (P > 1) {
+    w.ubuf = gauss_dalloc(g, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
+    w.rbuf = gauss_dalloc(g, (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
+    w.pbuf = gauss_dalloc(g, (size_t)(n * nb) * w.e);
+    w.perm = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) w.perm[i] = -1;
+    w.rows = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));
+  }
+  int64_t mx = f->mloc * nb, ux = 2 * nb * f->nloc;
+  w.hbytes = (size_t)((mx > ux ? mx : ux) + nb + 16) * w.e;
+  GAUSS_K(be->ops->alloc_pinned(be, (void **)&w.hbuf, w.hbytes));
+  w.ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
+
+  int64_t nblk = (n + nb - 1) / nb;
+  void *lp = NULL;
+  int64_t ldl = 0;
+  int rc = blk_panel(&w, 0, &lp, &ldl);
+  hy_progress prog;
+  hy_progress_begin(&prog, ctx, "blocked LU", (double)nblk);
+  for (int64_t k = 0; k < nblk && rc == HY_OK; k++) {
+    int64_t k0 = k * nb, jb = n - k0 < nb ? n - k0 : nb;
+    int pk = (int)(k % P), qk = (int)(k % Q);
+    int64_t lr0 = gauss_numroc(k0, nb, f->p, P), lc0 = gauss_numroc(k0, nb, f->q, Q);
+    int64_t lr1 = gauss_numroc(k0 + jb, nb, f->p, P), lt = gauss_numroc(k0 + jb, nb, f->q, Q);
+    /* row swaps on all my columns except the panel's */
+    int64_t x0 = f->q == qk ? lc0 : 0, x1 = f->q == qk ? lc0 + jb : 0;
+    HY_CALL(blk_swap(&w, k, 0, f->nloc, x0, x1));
+    /* U block row: TRSM on the diagonal process row, broadcast down the columns */
+    int64_t nt = f->nloc - lt;
+    void *up = NULL;
+    int64_t ldu = 0;
+    if (f->p == pk) {
+      if (nt > 0) GAUSS_K(ko->trsm_lunit(be, sp, jb, nt, at(&w, lp, lr0, 0, ldl), ldl, at(&w, f->a, lr0, lt, f->lda), f->lda));
+      up = at(&w, f->a, lr0, lt, f->lda);
+      ldu = f->lda;
+    } else {
+      up = w.ubuf;
+      ldu = jb;
+    }
+    if (P > 1 && nt > 0) {
+      if (f->p == pk) {
+        GAUSS_K(ko->d2h_2d(be, sp, jb, nt, up, ldu, w.hbuf, jb));
+        GAUSS_K(be->ops->sync(be));
+      }
+      HY_MPI(MPI_Bcast(w.hbuf, (int)(jb * nt * (int64_t)w.e), MPI_BYTE, pk, f->colc));
+      if (f->p != pk) GAUSS_K(ko->h2d_2d(be, sp, jb, nt, w.hbuf, jb, up, ldu));
+    }
+    /* lookahead: update the next panel's columns, factor it, then the rest */
+    int64_t mt = f->mloc - lr1;
+    int64_t split = lt;
+    void *lcur = lp;
+    int64_t ldcur = ldl;
+    if (k + 1 < nblk) {
+      int qn = (int)((k + 1) % Q);
+      int64_t jbn = n - (k0 + jb) < nb ? n - (k0 + jb) : nb;
+      if (f->q == qn) {
+        split = lt + jbn;
+        if (mt > 0) GAUSS_K(ko->gemm_sub(be, sp, mt, jbn, jb, at(&w, lcur, lr1, 0, ldcur), ldcur, up, ldu, at(&w, f->a, lr1, lt, f->lda), f->lda));
+      }
+      rc = blk_panel(&w, k + 1, &lp, &ldl);
+      if (rc != HY_OK) break;
+    }
+    int64_t nr = f->nloc - split;
+    if (mt > 0 && nr > 0)
+      GAUSS_K(ko->gemm_sub(be, sp, mt, nr, jb, at(&w, lcur, lr1, 0, ldcur), ldcur,
+                           at(&w, up, 0, split - lt, ldu), ldu, at(&w, f->a, lr1, split, f->lda), f->lda));
+    hy_progress_update(&prog, (double)(k + 1));
+  }
+  hy_progress_end(&prog);
+  GAUSS_K(be->ops->sync(be));
+  be->ops->free(be, w.lbuf[0]);
+  be->ops->free(be, w.lbuf[1]);
+  be->ops->free(be, w.ubuf);
+  be->ops->free(be, w.rbuf);
+  be->ops->free(be, w.pbuf);
+  be->ops->free_pinned(be, w.hbuf);
+  free(w.ipiv);
+  free(w.perm);
+  free(w.rows);
+  *out = f;
+  if (rc != HY_OK) {
+    be->ops->free(be, f->a);
+    free(f->piv);
+    MPI_Comm_free(&f->rowc);
+    MPI_Comm_free(&f->colc);
+    free(f);
+    *out = NULL;
+  }
+  return rc;
+}
+
+/* Forward (L, unit) then back (U) block substitution; rhs and x replicated.  Collective. */
+static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
+  blk_fact *f = fact;
+  hy_ctx *ctx = g->ctx;
+  k_backend *be = g->be;
+  const k_gauss_ops *ko = g->ko;
+  int P = g->P, Q = g->Q, sp = f->sp;
+  int64_t n = g->n, nb = g->nb, nblk = (n + nb - 1) / nb;
+  size_t e = sp ? 4 : 8;
+  if (!rhs) rhs = g->b;
+  double *y = gauss_xmalloc(sizeof(double) * (size_t)n);
+  memcpy(y, rhs, sizeof(double) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t p = f->piv[i];
+    if (p != i) { double t = y[i]; y[i] = y[p]; y[p] = t; }
+  }
+  void *wv = gauss_dalloc(g, (size_t)(f->mloc + 1) * e);
+  void *xb = gauss_dalloc(g, (size_t)nb * e);
+  double *hw = gauss_xmalloc(sizeof(double) * (size_t)(nb + 1));
+  double *red = gauss_xmalloc(sizeof(double) * (size_t)(nb + 1));
+  unsigned char *hx = gauss_xmalloc((size_t)nb * 8 + 8);
+  double *z = calloc((size_t)n, sizeof(double));
+  if (!z) hy_fatal(HY_ESYS, "out of memory");
+  for (int pass = 0; pass < 2; pass++) {
+    int upper = pass == 1;
+    GAUSS_K(be->ops->memset0(be, wv, (size_t)(f->mloc + 1) * e));
+    for (int64_t s = 0; s < nblk; s++) {
+      int64_t J = upper ? nblk - 1 - s : s;
+      int64_t j0 = J * nb, jb = n - j0 < nb ? n - j0 : nb;
+      int pj = (int)(J % P), qj = (int)(J % Q);
+      int64_t lrJ = gauss_numroc(j0, nb, f->p, P), lcJ = gauss_numroc(j0, nb, f->q, Q);
+      int diag = f->p == pj && f->q == qj;
+      if (f->p == pj) {
+        /* partial sums of block J's rows, reduced to the diagonal process */
+        void *hv = hx;
+        GAUSS_K(be->ops->d2h(be, hv, (char *)wv + (size_t)lrJ * e, (size_t)jb * e));
+        GAUSS_K(be->ops->sync(be));
+        for (int64_t i = 0; i < jb; i++) hw[i] = sp ? (double)((float *)hv)[i] : ((double *)hv)[i];
+        if (Q > 1) HY_MPI(MPI_Reduce(hw, red, (int)jb, MPI_DOUBLE, MPI_SUM, qj, f->rowc));
+        else memcpy(red, hw, sizeof(double) * (size_t)jb);
+        if (diag) {
+          const double *src = upper ? z : y;
+          for (int64_t i = 0; i < jb; i++) {
+            double v = src[j0 + i] - red[i];
+            if (sp) ((float *)hx)[i] = (float)v;
+            else ((double *)hx)[i] = v;
+          }
+          GAUSS_K(be->ops->h2d(be, xb, hx, (size_t)jb * e));
+          GAUSS_K(ko->trsv(be, sp, upper, jb, (char *)f->a + (size_t)(lrJ + lcJ * f->lda) * e, f->lda, xb));
+        }
+      }
+      if (f->q == qj) {
+        if (P > 1) {
+          if (diag) {
+            GAUSS_K(be->ops->d2h(be, hx, xb, (size_t)jb * e));
+            GAUSS_K(be->ops->sync(be));
+          }
+          HY_MPI(MPI_Bcast(hx, (int)(jb * (int64_t)e), MPI_BYTE, pj, f->colc));
+          if (!diag) GAUSS_K(be->ops->h2d(be, xb, hx, (size_t)jb * e));
+        } else {
+          GAUSS_K(be->ops->d2h(be, hx, xb, (size_t)jb * e));
+          GAUSS_K(be->ops->sync(be));
+        }
+        for (int64_t i = 0; i < jb; i++) z[j0 + i] = sp ? (double)((float *)hx)[i] : ((double *)hx)[i];
+        /* rows below (forward) or above (back) the block */
+        int64_t r0 = upper ? 0 : gauss_numroc(j0 + jb, nb, f->p, P);
+        int64_t r1 = upper ? lrJ : f->mloc;
+        if (r1 > r0) GAUSS_K(ko->gemv_add(be, sp, r1 - r0, jb, (char *)f->a + (size_t)(r0 + lcJ * f->lda) * e, f->lda, xb, (char *)wv + (size_t)r0 * e));
+      }
+    }
+  }
+  /* x: each block from its diagonal process, summed with zeros elsewhere (exact) */
+  for (int64_t i = 0; i < n; i++) x[i] = 0;
+  for (int64_t J = 0; J < nblk; J++) {
+    int64_t j0 = J * nb, jb = n - j0 < nb ? n - j0 : nb;
+    if (f->p == (int)(J % P) && f->q == (int)(J % Q))
+      for (int64_t i = 0; i < jb; i++) x[j0 + i] = z[j0 + i];
+  }
+  if (ctx->size > 1) HY_MPI(MPI_Allreduce(MPI_IN_PLACE, x, (int)n, MPI_DOUBLE, MPI_SUM, ctx->comm));
+  be->ops->free(be, wv);
+  be->ops->free(be, xb);
+  free(hw); free(red); free(hx); free(z); free(y);
+  return HY_OK;
+}
+
+/* Free the factors.  Local. */
+static void blk_release(gauss_t *g, void *fact) {
+  blk_fact *f = fact;
+  if (!f) return;
+  g->be->ops->free(g->be, f->a);
+  free(f->piv);
+  MPI_Comm_free(&f->rowc);
+  MPI_Comm_free(&f->colc);
+  free(f);
+}
+
+const gauss_alg gauss_blocked_alg = { "blocked", blk_factor, blk_solve, blk_release };

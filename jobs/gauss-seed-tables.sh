@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# gauss-seed-tables.sh - reproduce the seed's (000) tables: Gaussian elimination times for
+# n = 16, 32, ..., 1024: serial (1 rank, host, naive) vs GPU naive with device memory (seed:
+# buffer) vs GPU naive with managed memory (seed: USM), the seed's own figures beside ours, and
+# a column for our blocked LU.  Without a usable GPU the GPU columns say n/a.
+#
+# usage: jobs/gauss-seed-tables.sh [--bin build/hybrid] [--max 1024] [--reps 3]
+#                                  [--precision single] [--out DIR] [--mpiexec "mpiexec -n 1"]
+# Each figure is the mean of --reps runs after one warm-up run (the seed: one warm-up, then the
+# mean of k runs), in ms, from the HPL line's Time (elimination + back substitution; for naive
+# it includes the matrix upload and download, like the seed's buffer version).  The seed used
+# float: --precision single by default; matrix diagdom (naive does not pivot).
+set -u
+BIN=build/hybrid
+MAX=1024
+REPS=3
+PREC=single
+OUT=gauss-seed-tables
+MPIEXEC=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin) BIN=$2; shift 2 ;;
+    --max) MAX=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
+    --precision) PREC=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --mpiexec) MPIEXEC=$2; shift 2 ;;
+    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    *) echo "gauss-seed-tables.sh: unknown argument '$1' (see --help)" >&2; exit 1 ;;
+  esac
+done
+if [ ! -x "$BIN" ]; then echo "gauss-seed-tables.sh: no executable '$BIN' (--bin)" >&2; exit 1; fi
+mkdir -p "$OUT"
+
+# the seed's figures (ms): serial, GPU buffer, GPU USM (Intel UHD P630 / Xeon E-2176G)
+declare -A SEED_SER=([16]=0.470433 [32]=0.812061 [64]=6.41777 [128]=50.598 [256]=406.665 [512]=3236.67 [1024]=25885.7)
+declare -A SEED_BUF=([16]=1.42439 [32]=2.292 [64]=4.03059 [128]=5.60625 [256]=7.42548 [512]=75.7885 [1024]=590.462)
+declare -A SEED_USM=([16]=1.59059 [32]=2.02017 [64]=2.9549 [128]=4.81008 [256]=5.91026 [512]=89.6216 [1024]=616.103)
+
+# one run: prints the time in ms, or "n/a" (and keeps the log) when it did not pass
+one() {
+  local log=$1; shift
+  $MPIEXEC "$BIN" run.workload=gauss output.record=false run.progress=0 "$@" > "$log" 2>&1
+  local rc=$?
+  if [ $rc -ne 0 ] || ! grep -q '^PASSED' "$log"; then echo "n/a"; return; fi
+  awk '/^[NSB][DSM][HG]F? /{printf "%.4f\n", $6 * 1000; exit}' "$log"
+}
+# mean of REPS runs after one warm-up
+timed() {
+  local tag=$1; shift
+  local w; w=$(one "$OUT/$tag.warmup.log" "$@")
+  if [ "$w" = "n/a" ]; then echo "n/a"; return; fi
+  local s=0 t
+  for r in $(seq 1 "$REPS"); do
+    t=$(one "$OUT/$tag.$r.log" "$@")
+    if [ "$t" = "n/a" ]; then echo "n/a"; return; fi
+    s=$(awk -v a="$s" -v b="$t" 'BEGIN{print a + b}')
+  done
+  awk -v s="$s" -v k="$REPS" 'BEGIN{printf "%.4f", s / k}'
+}
+
+GPU=0
+if [ "$(one "$OUT/probe.log" run.backend=cuda gauss.algorithm=naive gauss.n=16 gauss.matrix=diagdom)" != "n/a" ]; then GPU=1; fi
+echo "gauss seed tables: $BIN, precision $PREC, matrix diagdom, mean of $REPS run(s) after a warm-up; GPU: $([ $GPU = 1 ] && echo yes || echo 'none (GPU columns n/a)')"
+COMMON="gauss.matrix=diagdom gauss.precision=$PREC"
+declare -A SER BUF USM BLK
+n=16
+while [ "$n" -le "$MAX" ]; do
+  SER[$n]=$(timed "serial.$n" run.backend=host gauss.algorithm=naive gauss.n=$n $COMMON)
+  if [ $GPU = 1 ]; then
+    BUF[$n]=$(timed "device.$n" run.backend=cuda gauss.algorithm=naive gauss.memory=device gauss.n=$n $COMMON)
+    USM[$n]=$(timed "managed.$n" run.backend=cuda gauss.algorithm=naive gauss.memory=managed gauss.n=$n $COMMON)
+    BLK[$n]=$(timed "blocked.$n" run.backend=cuda gauss.algorithm=blocked gauss.n=$n $COMMON)
+  else
+    BUF[$n]="n/a"; USM[$n]="n/a"
+    BLK[$n]=$(timed "blocked.$n" run.backend=host gauss.algorithm=blocked gauss.n=$n $COMMON)
+  fi
+  n=$((n * 2))
+done
+BLKDEV=$([ $GPU = 1 ] && echo "GPU" || echo "host")
+
+echo
+echo "Table 1. serial vs GPU (buffer / device memory), time in ms"
+printf "%6s | %12s %12s | %12s %12s | %14s\n" "n" "seed serial" "seed GPU" "ours serial" "ours GPU" "ours blocked $BLKDEV"
+n=16
+while [ "$n" -le "$MAX" ]; do
+  printf "%6d | %12s %12s | %12s %12s | %14s\n" "$n" "${SEED_SER[$n]:-}" "${SEED_BUF[$n]:-}" "${SER[$n]}" "${BUF[$n]}" "${BLK[$n]}"
+  n=$((n * 2))
+done
+echo
+echo "Table 2. GPU buffer (device memory) vs USM (managed memory), time in ms"
+printf "%6s | %12s %12s | %12s %12s\n" "n" "seed buffer" "seed USM" "ours device" "ours managed"
+n=16
+while [ "$n" -le "$MAX" ]; do
+  printf "%6d | %12s %12s | %12s %12s\n" "$n" "${SEED_BUF[$n]:-}" "${SEED_USM[$n]:-}" "${BUF[$n]}" "${USM[$n]}"
+  n=$((n * 2))
+done
+echo
+echo "logs in $OUT/; tables done"

@@ -1,0 +1,338 @@
+/* gauss_host.c - the gauss kernels on the host backend: plain C loops for the seed's kernels
+ * and row moves, BLAS/LAPACK (dgemm, dtrsm, dgetrf, ...) for the dense algebra. */
+#include "k_gauss.h"
+#include "hybrid.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Fortran BLAS / LAPACK (reference or optimized, whatever the build links). */
+void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
+            const double *beta, double *c, const int *ldc);
+void sgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
+            const float *beta, float *c, const int *ldc);
+void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m,
+            const int *n, const double *alpha, const double *a, const int *lda, double *b,
+            const int *ldb);
+void strsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m,
+            const int *n, const float *alpha, const float *a, const int *lda, float *b,
+            const int *ldb);
+void dtrsv_(const char *uplo, const char *ta, const char *diag, const int *n, const double *a,
+            const int *lda, double *x, const int *incx);
+void strsv_(const char *uplo, const char *ta, const char *diag, const int *n, const float *a,
+            const int *lda, float *x, const int *incx);
+void dgemv_(const char *ta, const int *m, const int *n, const double *alpha, const double *a,
+            const int *lda, const double *x, const int *incx, const double *beta, double *y,
+            const int *incy);
+void sgemv_(const char *ta, const int *m, const int *n, const float *alpha, const float *a,
+            const int *lda, const float *x, const int *incx, const float *beta, float *y,
+            const int *incy);
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
+void dgetrs_(const char *t, const int *n, const int *nrhs, const double *a, const int *lda,
+             const int *ipiv, double *b, const int *ldb, int *info);
+
+#define ELEM(sp) ((sp) ? sizeof(float) : sizeof(double))
+
+/* Check that a size fits the 32-bit BLAS interface.  Local. */
+static int fits(int64_t v, const char *what) {
+  if (v > 2147483647LL) return hy_err(HY_EUSAGE, "host backend: %s = %lld exceeds the 32-bit BLAS "
+                                      "interface", what, (long long)v);
+  return HY_OK;
+}
+
+/* The seed's first kernel: scale the pivot row.  Local. */
+static int h_row_scale(k_backend *be, int sp, void *row, int64_t len, double pivot) {
+  if (sp) {
+    float *r = row, p = (float)pivot;
+    for (int64_t j = 1; j < len; j++) r[j] = r[j] / p;
+    if (len) r[0] = 1;
+  } else {
+    double *r = row;
+    for (int64_t j = 1; j < len; j++) r[j] = r[j] / pivot;
+    if (len) r[0] = 1;
+  }
+  return HY_OK;
+}
+
+/* The seed's second kernel: rank-1 update of the rows below the pivot.  Local. */
+static int h_rank1(k_backend *be, int sp, void *a, int64_t lda, int64_t m, int64_t k,
+                   int64_t ncols, const void *prow) {
+  for (int64_t i = 0; i < m; i++) {
+    if (sp) {
+      float *r = (float *)a + i * lda;
+      const float *p = prow;
+      float f = r[k];
+      for (int64_t j = k + 1; j < ncols; j++) r[j] = r[j] - f * p[j - k];
+    } else {
+      double *r = (double *)a + i * lda;
+      const double *p = prow;
+      double f = r[k];
+      for (int64_t j = k + 1; j < ncols; j++) r[j] = r[j] - f * p[j - k];
+    }
+  }
+  return HY_OK;
+}
+
+/* The seed's third kernel: zero column k (keeping the multipliers in l if asked).  Local. */
+static int h_col_zero(k_backend *be, int sp, void *a, int64_t lda, int64_t m, int64_t k, void *l,
+                      int64_t ldl) {
+  for (int64_t i = 0; i < m; i++) {
+    if (sp) {
+      float *r = (float *)a + i * lda;
+      if (l) ((float *)l)[i * ldl + k] = r[k];
+      r[k] = 0;
+    } else {
+      double *r = (double *)a + i * lda;
+      if (l) ((double *)l)[i * ldl + k] = r[k];
+      r[k] = 0;
+    }
+  }
+  return HY_OK;
+}
+
+/* Largest |a[i][k]| and its first row.  Local. */
+static int h_col_absmax(k_backend *be, int sp, const void *a, int64_t lda, int64_t m, int64_t k,
+                        double *val, int64_t *idx) {
+  double best = -1;
+  int64_t bi = 0;
+  for (int64_t i = 0; i < m; i++) {
+    double v = sp ? fabs((double)((const float *)a)[i * lda + k]) : fabs(((const double *)a)[i * lda + k]);
+    if (v > best || (isnan(v) && best >= 0)) { best = v; bi = i; }
+  }
+  *val = best;
+  *idx = bi;
+  return HY_OK;
+}
+
+/* Swap two vectors.  Local. */
+static int h_swap(k_backend *be, int sp, void *x, void *y, int64_t len) {
+  size_t e = ELEM(sp);
+  unsigned char tmp[64], *px = x, *py = y;
+  for (int64_t i = 0; i < len; i++) {
+    memcpy(tmp, px + i * e, e);
+    memcpy(px + i * e, py + i * e, e);
+    memcpy(py + i * e, tmp, e);
+  }
+  return HY_OK;
+}
+
+/* Smallest |diagonal| of an m x n factor.  Local. */
+static void diag_min(int sp, int64_t m, int64_t n, const void *a, int64_t lda, double *minpiv,
+                     int64_t *minidx) {
+  int64_t d = m < n ? m : n;
+  double mn = INFINITY;
+  int64_t mi = 0;
+  for (int64_t j = 0; j < d; j++) {
+    double v = sp ? fabs((double)((const float *)a)[j + j * lda]) : fabs(((const double *)a)[j + j * lda]);
+    if (!(v >= mn)) { mn = v; mi = j; }
+  }
+  *minpiv = mn;
+  *minidx = mi;
+}
+
+/* LAPACK getrf of a panel, pivots made 0-based.  Local. */
+static int h_getrf(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *hipiv,
+                   int *info, double *minpiv, int64_t *minidx) {
+  HY_CALL(fits(lda, "lda"));
+  int im = (int)m, in = (int)n, ilda = (int)(lda > 0 ? lda : 1), inf = 0;
+  if (sp) sgetrf_(&im, &in, a, &ilda, hipiv, &inf);
+  else dgetrf_(&im, &in, a, &ilda, hipiv, &inf);
+  if (inf < 0) return hy_err(HY_ESYS, "host backend: getrf argument %d illegal", -inf);
+  int64_t d = m < n ? m : n;
+  for (int64_t j = 0; j < d; j++) hipiv[j] -= 1;
+  *info = inf;
+  diag_min(sp, m, n, a, lda, minpiv, minidx);
+  return HY_OK;
+}
+
+/* Sequence of row swaps on ncols columns.  Local. */
+static int h_laswp(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nswap,
+                   const int *hipiv) {
+  for (int64_t j = 0; j < ncols; j++) {
+    for (int i = 0; i < nswap; i++) {
+      int p = hipiv[i];
+      if (p == i) continue;
+      if (sp) {
+        float *c = (float *)a + j * lda, t = c[i];
+        c[i] = c[p];
+        c[p] = t;
+      } else {
+        double *c = (double *)a + j * lda, t = c[i];
+        c[i] = c[p];
+        c[p] = t;
+      }
+    }
+  }
+  return HY_OK;
+}
+
+/* Gather rows into a column-major nrows x ncols buffer.  Local. */
+static int h_rows_get(k_backend *be, int sp, const void *a, int64_t lda, int64_t ncols, int nrows,
+                      const int *hrows, void *buf) {
+  for (int64_t j = 0; j < ncols; j++)
+    for (int r = 0; r < nrows; r++) {
+      if (sp) ((float *)buf)[r + j * nrows] = ((const float *)a)[hrows[r] + j * lda];
+      else ((double *)buf)[r + j * nrows] = ((const double *)a)[hrows[r] + j * lda];
+    }
+  return HY_OK;
+}
+
+/* Scatter rows from a column-major nrows x ncols buffer.  Local. */
+static int h_rows_put(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nrows,
+                      const int *hrows, const void *buf) {
+  for (int64_t j = 0; j < ncols; j++)
+    for (int r = 0; r < nrows; r++) {
+      if (sp) ((float *)a)[hrows[r] + j * lda] = ((const float *)buf)[r + j * nrows];
+      else ((double *)a)[hrows[r] + j * lda] = ((const double *)buf)[r + j * nrows];
+    }
+  return HY_OK;
+}
+
+/* B = L^-1 B (unit lower).  Local. */
+static int h_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void *l, int64_t ldl,
+                        void *b, int64_t ldb) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  HY_CALL(fits(n, "n"));
+  int im = (int)m, in = (int)n, il = (int)ldl, ib = (int)ldb;
+  if (sp) {
+    float one = 1;
+    strsm_("L", "L", "N", "U", &im, &in, &one, l, &il, b, &ib);
+  } else {
+    double one = 1;
+    dtrsm_("L", "L", "N", "U", &im, &in, &one, l, &il, b, &ib);
+  }
+  return HY_OK;
+}
+
+/* C -= A B.  Local. */
+static int h_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, const void *a,
+                      int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return HY_OK;
+  HY_CALL(fits(m, "m"));
+  HY_CALL(fits(n, "n"));
+  int im = (int)m, in = (int)n, ik = (int)k, ia = (int)lda, ib = (int)ldb, ic = (int)ldc;
+  if (sp) {
+    float mone = -1, one = 1;
+    sgemm_("N", "N", &im, &in, &ik, &mone, a, &ia, b, &ib, &one, c, &ic);
+  } else {
+    double mone = -1, one = 1;
+    dgemm_("N", "N", &im, &in, &ik, &mone, a, &ia, b, &ib, &one, c, &ic);
+  }
+  return HY_OK;
+}
+
+/* x = T^-1 x.  Local. */
+static int h_trsv(k_backend *be, int sp, int upper, int64_t n, const void *t, int64_t ldt, void *x) {
+  if (n <= 0) return HY_OK;
+  int in = (int)n, il = (int)ldt, one = 1;
+  if (sp) strsv_(upper ? "U" : "L", "N", upper ? "N" : "U", &in, t, &il, x, &one);
+  else dtrsv_(upper ? "U" : "L", "N", upper ? "N" : "U", &in, t, &il, x, &one);
+  return HY_OK;
+}
+
+/* y += A x.  Local. */
+static int h_gemv_add(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
+                      const void *x, void *y) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  HY_CALL(fits(m, "m"));
+  HY_CALL(fits(n, "n"));
+  int im = (int)m, in = (int)n, il = (int)lda, one = 1;
+  if (sp) {
+    float a1 = 1, b1 = 1;
+    sgemv_("N", &im, &in, &a1, a, &il, x, &one, &b1, y, &one);
+  } else {
+    double a1 = 1, b1 = 1;
+    dgemv_("N", &im, &in, &a1, a, &il, x, &one, &b1, y, &one);
+  }
+  return HY_OK;
+}
+
+/* 2D copy (host to host).  Local. */
+static int h_copy_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *src, int64_t lds,
+                     void *dst, int64_t ldd) {
+  size_t e = ELEM(sp);
+  for (int64_t j = 0; j < n; j++)
+    memmove((char *)dst + (size_t)(j * ldd) * e, (const char *)src + (size_t)(j * lds) * e, (size_t)m * e);
+  return HY_OK;
+}
+static int h_d2h_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
+                    void *h, int64_t ldh) {
+  return h_copy_2d(be, sp, m, n, a, lda, h, ldh);
+}
+static int h_h2d_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *h, int64_t ldh,
+                    void *a, int64_t lda) {
+  return h_copy_2d(be, sp, m, n, h, ldh, a, lda);
+}
+
+/* Convert between FP64 and FP32.  Local. */
+static int h_convert(k_backend *be, int to_sp, int64_t m, int64_t n, const void *src, int64_t lds,
+                     void *dst, int64_t ldd) {
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      if (to_sp) ((float *)dst)[i + j * ldd] = (float)((const double *)src)[i + j * lds];
+      else ((double *)dst)[i + j * ldd] = (double)((const float *)src)[i + j * lds];
+    }
+  return HY_OK;
+}
+
+/* Available physical memory.  Local. */
+static int h_mem_free(k_backend *be, size_t *bytes) {
+  long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  *bytes = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz : (size_t)1 << 40;
+  return HY_OK;
+}
+
+static double h_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* LAPACK dgetrf + dgetrs.  Local. */
+static int h_ref_lu(k_backend *be, int64_t n, double *a, double *b, double *t_factor,
+                    double *t_solve, int *info) {
+  HY_CALL(fits(n, "n"));
+  int in = (int)n, inf = 0, one = 1;
+  int *ipiv = NULL;
+  HY_MALLOC(ipiv, n);
+  double t0 = h_now();
+  dgetrf_(&in, &in, a, &in, ipiv, &inf);
+  double t1 = h_now();
+  *info = inf;
+  if (inf == 0) {
+    int inf2 = 0;
+    dgetrs_("N", &in, &one, a, &in, ipiv, b, &in, &inf2);
+  }
+  *t_factor = t1 - t0;
+  *t_solve = h_now() - t1;
+  free(ipiv);
+  return HY_OK;
+}
+
+/* Time one n^3 DGEMM.  Local. */
+static int h_gemm_time(k_backend *be, int64_t n, double *seconds) {
+  double *a = NULL, *b = NULL, *c = NULL;
+  HY_MALLOC(a, n * n);
+  HY_MALLOC(b, n * n);
+  HY_CALLOC(c, n * n);
+  for (int64_t i = 0; i < n * n; i++) { a[i] = (double)(i % 7) - 3; b[i] = (double)(i % 5) - 2; }
+  double t0 = h_now();
+  int rc = h_gemm_sub(be, 0, n, n, n, a, n, b, n, c, n);
+  *seconds = h_now() - t0;
+  free(a); free(b); free(c);
+  return rc;
+}
+
+const k_gauss_ops k_gauss_host_ops = {
+  h_row_scale, h_rank1, h_col_zero, h_col_absmax, h_swap,
+  h_getrf, h_laswp, h_rows_get, h_rows_put, h_trsm_lunit, h_gemm_sub, h_trsv, h_gemv_add,
+  h_d2h_2d, h_h2d_2d, h_convert,
+  h_mem_free, h_ref_lu, h_gemm_time,
+};

@@ -1,0 +1,97 @@
+/* k_gauss.h - the kernels of the gauss workload (dense LU), one table per backend.
+ *
+ * Every function takes sp: 0 for FP64 (double) data, 1 for FP32 (float) data; pointers are
+ * "device" pointers of the backend (host memory on the host backend) unless named h*.
+ * Two layouts:
+ *  - naive / stepwise: this rank's rows, row-major, leading dimension lda (>= columns);
+ *  - blocked: this rank's part of a 2D block-cyclic matrix, column-major, leading dimension lda.
+ * All functions are local to the calling rank and return HY_OK or an error code. */
+#ifndef HY_K_GAUSS_H
+#define HY_K_GAUSS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  /* ---- the seed's three per-step kernels (row-major rows) ---- */
+  /* row[0] = 1 and row[j] /= pivot for 0 < j < len (the seed's first kernel). */
+  int (*row_scale)(k_backend *be, int sp, void *row, int64_t len, double pivot);
+  /* For the m rows of a: a[i][j] -= a[i][k] * prow[j - k] for k < j < ncols (the seed's
+   * second kernel; prow points at element k of the pivot row). */
+  int (*rank1)(k_backend *be, int sp, void *a, int64_t lda, int64_t m, int64_t k, int64_t ncols,
+               const void *prow);
+  /* For the m rows of a: l[i][k] = a[i][k] when l != NULL (keeps the multipliers), then
+   * a[i][k] = 0 (the seed's third kernel). */
+  int (*col_zero)(k_backend *be, int sp, void *a, int64_t lda, int64_t m, int64_t k, void *l,
+                  int64_t ldl);
+  /* Largest |a[i][k]| over the m rows and the first row index holding it (-1, 0 when m = 0). */
+  int (*col_absmax)(k_backend *be, int sp, const void *a, int64_t lda, int64_t m, int64_t k,
+                    double *val, int64_t *idx);
+  /* Swap len elements of two rows. */
+  int (*swap)(k_backend *be, int sp, void *x, void *y, int64_t len);
+
+  /* ---- blocked LU (column-major blocks) ---- */
+  /* LU with partial pivoting of the m x n panel a: ipiv (host, 0-based rows of the panel),
+   * info (host: 0, or 1 + the first column with an exact zero pivot), minpiv / minidx (host:
+   * smallest |u_jj| and its column). */
+  int (*getrf)(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *hipiv,
+               int *info, double *minpiv, int64_t *minidx);
+  /* For i = 0..nswap-1: swap rows i and hipiv[i] (0-based, hipiv[i] >= i) of the ncols columns
+   * of a. */
+  int (*laswp)(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nswap,
+               const int *hipiv);
+  /* buf[r + j * nrows] = a[hrows[r] + j * lda] for r < nrows, j < ncols (gather rows). */
+  int (*rows_get)(k_backend *be, int sp, const void *a, int64_t lda, int64_t ncols, int nrows,
+                  const int *hrows, void *buf);
+  /* a[hrows[r] + j * lda] = buf[r + j * nrows] (scatter rows). */
+  int (*rows_put)(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nrows,
+                  const int *hrows, const void *buf);
+  /* B = L^-1 B with L m x m unit lower triangular, B m x n. */
+  int (*trsm_lunit)(k_backend *be, int sp, int64_t m, int64_t n, const void *l, int64_t ldl,
+                    void *b, int64_t ldb);
+  /* C -= A B with A m x k, B k x n, C m x n. */
+  int (*gemm_sub)(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, const void *a,
+                  int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc);
+  /* x = T^-1 x with T n x n: lower unit (upper = 0) or upper non-unit (upper = 1). */
+  int (*trsv)(k_backend *be, int sp, int upper, int64_t n, const void *t, int64_t ldt, void *x);
+  /* y += A x with A m x n. */
+  int (*gemv_add)(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
+                  const void *x, void *y);
+  /* Copy an m x n column-major block between device (lda) and host (ldh). */
+  int (*d2h_2d)(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda, void *h,
+                int64_t ldh);
+  int (*h2d_2d)(k_backend *be, int sp, int64_t m, int64_t n, const void *h, int64_t ldh, void *a,
+                int64_t lda);
+  /* dst = src (m x n) converted to precision to_sp from the other precision. */
+  int (*convert)(k_backend *be, int to_sp, int64_t m, int64_t n, const void *src, int64_t lds,
+                 void *dst, int64_t ldd);
+
+  /* ---- services ---- */
+  /* Bytes of device memory free now (host: available physical memory). */
+  int (*mem_free)(k_backend *be, size_t *bytes);
+  /* The vendor's reference in FP64: LU of the n x n matrix a (overwritten), then solve with b
+   * (overwritten by x); times in seconds of the factorization and of the solve; info as
+   * getrf. */
+  int (*ref_lu)(k_backend *be, int64_t n, double *a, double *b, double *t_factor,
+                double *t_solve, int *info);
+  /* Seconds of one n x n x n DGEMM (after a warm-up). */
+  int (*gemm_time)(k_backend *be, int64_t n, double *seconds);
+} k_gauss_ops;
+
+/* The table of this backend.  Local. */
+const k_gauss_ops *k_gauss_ops_get(const k_backend *be);
+
+/* Implementations (host always, CUDA when compiled in). */
+extern const k_gauss_ops k_gauss_host_ops;
+extern const k_gauss_ops k_gauss_cuda_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,196 @@
+# gauss: Gaussian elimination / blocked LU (app/gauss).  Host backend in CI; CUDA vs host
+# comparisons only with -DHYBRID_GPU_TESTS=ON (label gpu).  All small: n <= 300, <= 4 ranks.
+set(GAUSS_T ${CMAKE_CURRENT_LIST_DIR})
+set(GAUSS_DRIVER ${Python3_EXECUTABLE} ${GAUSS_T}/gauss_driver.py)
+set(GAUSS_PASS "HPL scaled residual [0-9.e+-]+ < 16" "^PASSED: gauss")
+set(GAUSS_NONAN "(^|[^_a-zA-Z])([Nn]a[Nn]|[Ii]nf)([^a-zA-Z]|$)")
+
+# every algorithm at 1, 2, 3 and 4 ranks (blocked: grids 1x1, 1x2, 2x1, 1x3, 2x2), n not a
+# multiple of nb nor of the grid; residual PASSED and a JSON record
+foreach(alg naive stepwise blocked)
+  set(mat random)
+  set(nsz 203)
+  if(alg STREQUAL "naive")
+    set(mat diagdom)   # no pivoting: a matrix that does not need it
+  endif()
+  if(NOT alg STREQUAL "blocked")
+    set(nsz 101)       # a collective per row: keep the busy-polling MPI runs short
+  endif()
+  foreach(spec "1:1x1" "2:1x2" "2:2x1" "3:1x3" "4:2x2")
+    string(REPLACE ":" ";" sp "${spec}")
+    list(GET sp 0 np)
+    list(GET sp 1 grid)
+    if(NOT alg STREQUAL "blocked")
+      if(grid STREQUAL "1x2" OR grid STREQUAL "1x3" OR grid STREQUAL "2x2")
+        set(grid "${np}x1")
+      endif()
+      if(grid STREQUAL "2x1" AND NOT np EQUAL 2)
+        continue()
+      endif()
+    endif()
+    if(TEST gauss_${alg}_${grid})
+      continue()
+    endif()
+    hy_case(NAME gauss_${alg}_${grid} RANKS ${np} JSON
+      EXPECT ${GAUSS_PASS} "T/V +N +NB +P +Q +Time +Gflops" "Gflops per rank"
+      REJECT ${GAUSS_NONAN}
+      ARGS run.workload=gauss gauss.algorithm=${alg} gauss.grid=${grid} gauss.n=${nsz} gauss.nb=16
+           gauss.matrix=${mat} run.seed=7)
+  endforeach()
+endforeach()
+
+# x identical (1e-12 relative) across rank counts and grids, every algorithm and precision
+foreach(alg naive stepwise blocked)
+  set(mat random)
+  if(alg STREQUAL "naive")
+    set(mat diagdom)
+  endif()
+  set(nsz 157)
+  if(alg STREQUAL "blocked")
+    set(runs "1:gauss.grid=1x1" "2:gauss.grid=1x2" "2:gauss.grid=2x1" "3:gauss.grid=1x3" "4:gauss.grid=2x2")
+  else()
+    set(runs "1:" "2:" "3:" "4:")
+    set(nsz 77)
+  endif()
+  foreach(prec double mixed single)
+    set(tol 1e-12)
+    if(prec STREQUAL "single")
+      set(tol 1e-5)   # FP32 factors: the same operations, GEMM splits round differently
+    endif()
+    add_test(NAME gauss_ranks_${alg}_${prec}
+      COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+              --workdir ${HY_TEST_OUT}/gauss_ranks_${alg}_${prec} --tol ${tol} --runs ${runs} --
+              run.workload=gauss gauss.algorithm=${alg} gauss.precision=${prec} gauss.n=${nsz}
+              gauss.nb=12 gauss.matrix=${mat} run.seed=11)
+    set_tests_properties(gauss_ranks_${alg}_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 4)
+  endforeach()
+endforeach()
+
+# a matrix that needs pivoting (zero diagonal): stepwise and blocked pass, naive reports step 0
+foreach(np 1 2)
+  foreach(alg stepwise blocked)
+    hy_case(NAME gauss_zerodiag_${alg}_${np} RANKS ${np} EXPECT ${GAUSS_PASS}
+      ARGS run.workload=gauss gauss.algorithm=${alg} gauss.matrix=file
+           gauss.file=${GAUSS_T}/zerodiag.mtx gauss.rhs=ones gauss.nb=4)
+  endforeach()
+  hy_case(NAME gauss_zerodiag_naive_${np} RANKS ${np} EXIT 3
+    EXPECT "exactly singular at column 0 .*no pivoting" "FAILED: numerical"
+    REJECT ${GAUSS_NONAN}
+    ARGS run.workload=gauss gauss.algorithm=naive gauss.matrix=file gauss.file=${GAUSS_T}/zerodiag.mtx)
+  # singular (row 4 = row 1 + row 2): exit 3 naming the column, on every algorithm
+  foreach(alg naive stepwise blocked)
+    hy_case(NAME gauss_singular_${alg}_${np} RANKS ${np} EXIT 3 JSON
+      EXPECT "singular at column [0-9]+" "FAILED: numerical"
+      REJECT ${GAUSS_NONAN} "PASSED"
+      ARGS run.workload=gauss gauss.algorithm=${alg} gauss.matrix=file
+           gauss.file=${GAUSS_T}/singular.mtx gauss.nb=2)
+  endforeach()
+endforeach()
+# mixed: a singular matrix fails in FP32 and in the FP64 fallback alike
+hy_case(NAME gauss_singular_mixed RANKS 1 EXIT 3 EXPECT "falling back to FP64" "singular at column"
+  ARGS run.workload=gauss gauss.precision=mixed gauss.matrix=file gauss.file=${GAUSS_T}/singular.mtx)
+
+# precisions and inputs
+hy_case(NAME gauss_mixed_blocked_2 RANKS 2 JSON
+  EXPECT ${GAUSS_PASS} "mixed: [0-9]+ refinement step" "eps = 2.220e-16"
+  ARGS run.workload=gauss gauss.precision=mixed gauss.n=250 gauss.nb=32)
+hy_case(NAME gauss_single_blocked_1 RANKS 1 EXPECT ${GAUSS_PASS} "eps = 1.192e-07"
+  ARGS run.workload=gauss gauss.precision=single gauss.n=250 gauss.nb=32)
+hy_case(NAME gauss_mixed_stepwise_2 RANKS 2 EXPECT ${GAUSS_PASS} "mixed: [0-9]+ refinement step"
+  ARGS run.workload=gauss gauss.algorithm=stepwise gauss.precision=mixed gauss.n=120)
+hy_case(NAME gauss_managed_naive_1 RANKS 1 EXPECT ${GAUSS_PASS} "memory managed"
+  ARGS run.workload=gauss gauss.algorithm=naive gauss.memory=managed gauss.matrix=diagdom gauss.n=100)
+hy_case(NAME gauss_rhs_file RANKS 2 EXPECT ${GAUSS_PASS} "rhs file"
+  ARGS run.workload=gauss gauss.matrix=file gauss.file=${GAUSS_T}/zerodiag.mtx gauss.rhs=file
+       gauss.rhs_file=${GAUSS_T}/zerodiag_b.mtx gauss.nb=4)
+hy_case(NAME gauss_outputs RANKS 2 EXPECT ${GAUSS_PASS} "wrote matrix A.mtx" "wrote rhs b.petsc"
+  "wrote solution x.mtx"
+  ARGS run.workload=gauss gauss.n=40 gauss.nb=8 output.matrix=A.mtx output.rhs=b.petsc
+       output.solution=x.mtx)
+hy_case(NAME gauss_compare_host RANKS 1 EXPECT ${GAUSS_PASS} "reference: LAPACK dgetrf"
+  "compare: blocked factor .* ratio" "fraction|of DGEMM"
+  ARGS run.workload=gauss gauss.n=200 gauss.nb=32 gauss.compare_cusolver=true gauss.gemm_n=128)
+
+# bad keys: exit 1 naming the key
+hy_case(NAME gauss_bad_grid RANKS 2 EXIT 1 EXPECT "gauss.grid' = 3x3 needs 9 ranks, but the run has 2"
+  ARGS run.workload=gauss gauss.grid=3x3)
+hy_case(NAME gauss_bad_grid_rows RANKS 2 EXIT 1 EXPECT "gauss.grid' = 1x2: algorithm naive"
+  ARGS run.workload=gauss gauss.algorithm=naive gauss.grid=1x2)
+hy_case(NAME gauss_bad_algorithm RANKS 1 EXIT 1 EXPECT "gauss.algorithm" "naive.stepwise.blocked"
+  ARGS run.workload=gauss gauss.algorithm=lu)
+hy_case(NAME gauss_bad_managed RANKS 1 EXIT 1 EXPECT "gauss.memory' = managed applies to"
+  ARGS run.workload=gauss gauss.memory=managed)
+hy_case(NAME gauss_bad_file RANKS 1 EXIT 1 EXPECT "gauss.matrix' = file needs gauss.file"
+  ARGS run.workload=gauss gauss.matrix=file)
+hy_case(NAME gauss_missing_file RANKS 2 EXIT 2 EXPECT "nonexistent.mtx"
+  ARGS run.workload=gauss gauss.matrix=file gauss.file=nonexistent.mtx)
+hy_case(NAME gauss_bad_n RANKS 1 EXIT 1 EXPECT "gauss.n"
+  ARGS run.workload=gauss gauss.n=0)
+
+# the seed's tables, CI size (host: GPU columns n/a)
+add_test(NAME gauss_seed_tables
+  COMMAND bash ${CMAKE_SOURCE_DIR}/jobs/gauss-seed-tables.sh --bin ${HY_BIN} --max 128 --reps 1
+          --out ${HY_TEST_OUT}/gauss_seed_tables)
+set_tests_properties(gauss_seed_tables PROPERTIES LABELS "unit" TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "n/a.*\n(.|\n)*tables done" FAIL_REGULAR_EXPRESSION "FAILED|error")
+
+# against PETSc (validate/ builds hybrid-validate when PETSc is found); the validator is
+# OpenMPI-linked: run directly (singleton), never through this build's mpiexec
+if(TARGET hybrid-validate)
+  foreach(alg naive stepwise blocked)
+    set(mat random)
+    if(alg STREQUAL "naive")
+      set(mat diagdom)
+    endif()
+    foreach(np 1 2)
+      set(ext .mtx)
+      if(np EQUAL 2)
+        set(ext .petsc)
+      endif()
+      add_test(NAME gauss_validate_${alg}_${np}
+        COMMAND ${GAUSS_DRIVER} validate --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+                --validator $<TARGET_FILE:hybrid-validate> --ranks ${np} --ext ${ext}
+                --workdir ${HY_TEST_OUT}/gauss_validate_${alg}_${np} --tol 1e-8 --
+                run.workload=gauss gauss.algorithm=${alg} gauss.matrix=${mat} gauss.n=120
+                gauss.nb=16 run.seed=5)
+      set_tests_properties(gauss_validate_${alg}_${np} PROPERTIES LABELS "validate" TIMEOUT 120
+        PROCESSORS ${np})
+    endforeach()
+  endforeach()
+endif()
+
+# GPU: the CUDA backend against the host backend, every algorithm and precision (1 and 2 ranks)
+if(HYBRID_GPU_TESTS)
+  foreach(alg naive stepwise blocked)
+    set(mat random)
+    if(alg STREQUAL "naive")
+      set(mat diagdom)
+    endif()
+    foreach(prec double single mixed)
+      set(tol 1e-11)
+      if(prec STREQUAL "single")
+        set(tol 2e-4)
+      endif()
+      foreach(np 1 2)
+        add_test(NAME gauss_gpu_${alg}_${prec}_${np}
+          COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+                  --workdir ${HY_TEST_OUT}/gauss_gpu_${alg}_${prec}_${np} --tol ${tol}
+                  --runs "${np}:run.backend=host" "${np}:run.backend=cuda" --
+                  run.workload=gauss gauss.algorithm=${alg} gauss.precision=${prec} gauss.n=300
+                  gauss.nb=64 gauss.matrix=${mat} run.seed=3)
+        set_tests_properties(gauss_gpu_${alg}_${prec}_${np} PROPERTIES LABELS "gpu" TIMEOUT 300
+          PROCESSORS ${np})
+      endforeach()
+    endforeach()
+  endforeach()
+  # managed memory on the device (seed: USM) and a larger blocked run with the GPU's nb
+  hy_case(NAME gauss_gpu_managed RANKS 1 LABELS gpu EXPECT ${GAUSS_PASS} "backend cuda"
+    ARGS run.workload=gauss run.backend=cuda gauss.algorithm=naive gauss.memory=managed
+         gauss.matrix=diagdom gauss.n=1000)
+  hy_case(NAME gauss_gpu_blocked_4096 RANKS 1 LABELS gpu EXPECT ${GAUSS_PASS} "backend cuda"
+    ARGS run.workload=gauss run.backend=cuda gauss.n=4100 gauss.nb=512)
+  hy_case(NAME gauss_gpu_blocked_4096_2 RANKS 2 LABELS gpu EXPECT ${GAUSS_PASS} "backend cuda"
+    ARGS run.workload=gauss run.backend=cuda gauss.n=4100 gauss.nb=512 gauss.grid=1x2)
+  hy_case(NAME gauss_gpu_compare RANKS 1 LABELS gpu EXPECT ${GAUSS_PASS} "reference: cuSOLVER dgetrf"
+    ARGS run.workload=gauss run.backend=cuda gauss.n=2048 gauss.compare_cusolver=true gauss.gemm_n=2048)
+endif()
