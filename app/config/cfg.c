@@ -298,14 +298,7 @@ static int handler(void *user, const char *section, const char *name, const char
   return 1;
 }
 
-/* inih reader that counts lines (so that messages can name them). */
-static char *reader_file(char *buf, int size, void *stream) {
-  parse_state *st = stream;
-  char *r = fgets(buf, size, st->fp);
-  if (r) st->line++;
-  return r;
-}
-
+/* inih reader over text that counts lines (so that messages can name them). */
 static char *reader_text(char *buf, int size, void *stream) {
   parse_state *st = stream;
   if (!*st->text) return NULL;
@@ -359,7 +352,7 @@ static int check_sections(hy_cfg *c, const char *name, const char *text, FILE *f
 }
 
 static int parse_common(hy_cfg *c, parse_state *st) {
-  int r = ini_parse_stream(st->fp ? reader_file : reader_text, st, handler, st);
+  int r = ini_parse_stream(reader_text, st, handler, st);
   if (st->rc != HY_OK && (r <= 0 || st->rc_line < r)) return st->rc;
   if (r > 0) {
     hy_err_clear(); /* an earlier syntax error explains a later value error: report it */
@@ -370,19 +363,39 @@ static int parse_common(hy_cfg *c, parse_state *st) {
   return HY_OK;
 }
 
-/* Parse an INI file over the current values.  Local. */
+/* Parse an INI file over the current values.  The file is read whole first: the section
+ * check and inih both need the text, and a pipe cannot be read twice nor a directory at
+ * all (both used to leave the defaults in place silently).  Local. */
 int cfg_parse_file(hy_cfg *c, const char *path) {
   FILE *fp = fopen(path, "r");
   if (!fp)
     return hy_err(HY_EUSAGE, "%s: cannot open the configuration file: %s", path, strerror(errno));
-  snprintf(c->file, sizeof c->file, "%s", path);
-  int rc = check_sections(c, path, NULL, fp);
-  if (rc == HY_OK) {
-    rewind(fp);
-    parse_state st = { c, path, 0, HY_OK, 0, fp, NULL };
-    rc = parse_common(c, &st);
-  }
+  char *text = NULL;
+  size_t len = 0, cap = 0, got;
+  do {
+    if (cap - len < 4097) {
+      char *t = realloc(text, cap = cap ? 2 * cap : 65536);
+      if (!t) {
+        free(text);
+        fclose(fp);
+        return hy_err(HY_ESYS, "%s: out of memory reading the configuration file", path);
+      }
+      text = t;
+    }
+    got = fread(text + len, 1, cap - len - 1, fp);
+    len += got;
+  } while (got > 0);
+  int e = errno, bad = ferror(fp);
   fclose(fp);
+  text[len] = '\0';
+  int rc = HY_OK;
+  if (bad)
+    rc = hy_err(HY_EUSAGE, "%s: cannot read the configuration file: %s", path, strerror(e));
+  else if (strlen(text) != len)
+    rc = hy_err(HY_EUSAGE, "%s: the configuration file contains a NUL byte (not a text file)", path);
+  else
+    rc = cfg_parse_text(c, path, text);
+  free(text);
   return rc;
 }
 
