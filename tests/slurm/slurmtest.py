@@ -3,7 +3,7 @@
 
 slurmtest.py job   --cluster DIR --src SRC --bindir BUILD --workdir W --script NAME.slurm
                    [--require FILE]... [--args-file FILE] [--write NAME=TEXT]... [--env K=V]...
-                   [--no-build-link] [--sbatch OPT]... [--state S] [--exit A:B | --exit-nonzero]
+                   [--no-build-link] [--build-hello MPICC] [--sbatch OPT]... [--state S] [--exit A:B | --exit-nonzero]
                    [--expect REGEX]... [--records N] [--record-status S] [--ranks R]
                    [--record-key section.key=value]... [--gpus N] [--timeout S] [-- JOB ARGS...]
 slurmtest.py study --cluster DIR --src SRC --bindir BUILD --workdir W --gpus 1,2,4
@@ -126,7 +126,15 @@ def cmd_job(a):
         name, _, text = w.partition("=")
         with open(os.path.join(a.workdir, name), "w") as f:
             f.write(text.replace("\\n", "\n"))
-    env = env_for(a, a.env)
+    extra = list(a.env)
+    if a.build_hello:
+        hello = os.path.join(a.workdir, "mpi_hello")
+        src = os.path.join(os.path.abspath(a.src), "tests", "slurm", "mpi_hello.c")
+        rc, out = run([a.build_hello, src, "-o", hello], a.workdir, None, 120)
+        if rc != 0:
+            raise Fail("%s %s failed: %s" % (a.build_hello, src, out))
+        extra.append("HYBRID_BIN=" + hello)
+    env = env_for(a, extra)
     script = os.path.join(os.path.abspath(a.src), "jobs", a.script)
     cmd = ["sbatch", "--parsable"] + a.sbatch + [script] + args
     print("run: (cd %s && %s)" % (a.workdir, " ".join(cmd)))
@@ -239,6 +247,8 @@ def main(argv):
     ap.add_argument("--write", action="append", default=[])
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--no-build-link", action="store_true")
+    ap.add_argument("--build-hello", metavar="MPICC",
+                    help="compile tests/slurm/mpi_hello.c with MPICC and run it (HYBRID_BIN)")
     ap.add_argument("--sbatch", action="append", default=[])
     ap.add_argument("--state", default="COMPLETED")
     ap.add_argument("--exit", default="0:0")

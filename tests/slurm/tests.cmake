@@ -104,6 +104,26 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
     --expect "hybrid: rank 1 on "
     -- config/selftest.ini selftest.copy_mib=1 debug.fail_rank=1)
 
+  # srun starts ranks of both MPI libraries (the job script picks --mpi=pmi2 for MPICH and
+  # --mpi=pmix for Open MPI from the binary's libraries): a small MPI program built with each
+  foreach(mpi mpich openmpi)
+    find_program(HY_MPICC_${mpi} mpicc.${mpi})
+    if(HY_MPICC_${mpi})
+      if(mpi STREQUAL "mpich")
+        set(_plugin pmi2)
+        set(_lib MPICH)
+      else()
+        set(_plugin pmix)
+        set(_lib "Open MPI")
+      endif()
+      hy_slurm_test(NAME slurm_launch_${mpi} ARGS job --script selftest.slurm
+        --build-hello ${HY_MPICC_${mpi}} --sbatch=--ntasks=3 --gpus 3
+        --expect "^job: srun --mpi=${_plugin} "
+        --expect "^mpi_hello: 3 of 3 ranks answered: ${_lib}"
+        -- config/selftest.ini)
+    endif()
+  endforeach()
+
   # the workloads: run once config/<w>.ini exists, with the small overrides in
   # tests/slurm/<w>.small (skipped while either is missing)
   foreach(w gauss spai lle)
