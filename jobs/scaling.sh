@@ -3,7 +3,7 @@
 #
 #   jobs/scaling.sh WORKLOAD --gpus 1,2,4,8 --mode strong|weak [--size N] [--config FILE]
 #                   [--law linear|sqrt|cbrt] [--key section.key] [--out DIR] [--wait]
-#                   [--timeout S] [--sbatch "OPTIONS"] [-- section.key=value ...]
+#                   [--repeat K] [--timeout S] [--sbatch "OPTIONS"] [-- section.key=value ...]
 #
 # Submits jobs/WORKLOAD.slurm once per GPU count P (sbatch --ntasks=P; the script asks one GPU per
 # task) from the current directory, which must be the submit dir the job scripts expect (the project
@@ -21,6 +21,7 @@
 #   selftest  selftest.n    linear (e=1)   vector length of the kernel check
 # --key and --law override the table (e.g. another generator's size key).
 #
+# --repeat K submits K jobs per GPU count (the report uses the fastest passed run of each).
 # Without --wait: prints the job ids and the report command, and exits 0.  With --wait: polls
 # squeue (every second) until the jobs have left the queue (--timeout S: then cancels them and
 # exits 124), prints each job's final state, runs jobs/report.py on DIR/records (DIR/report.md,
@@ -35,7 +36,7 @@ usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-1}"; }
 [ $# -ge 1 ] || usage 1
 case "$1" in -h|--help) usage 0 ;; esac
 workload=$1; shift
-gpus="" mode="" size="" config="" law="" key="" out="" wait=0 timeout=0 sbatch_opts=""
+gpus="" mode="" size="" config="" law="" key="" out="" wait=0 timeout=0 sbatch_opts="" repeat=1
 overrides=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -48,6 +49,7 @@ while [ $# -gt 0 ]; do
     --out) out=${2:-}; shift 2 ;;
     --wait) wait=1; shift ;;
     --timeout) timeout=${2:-}; shift 2 ;;
+    --repeat) repeat=${2:-}; shift 2 ;;
     --sbatch) sbatch_opts=${2:-}; shift 2 ;;
     -h|--help) usage 0 ;;
     --) shift; overrides=("$@"); break ;;
@@ -59,6 +61,7 @@ script=$here/$workload.slurm
 [ -r "$script" ] || die "no job script $script for workload '$workload' (have: $(cd "$here" && ls *.slurm | sed 's/\.slurm//' | tr '\n' ' '))"
 case "$mode" in strong|weak) ;; *) die "--mode must be strong or weak (got '${mode}')" ;; esac
 [[ "$gpus" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--gpus must be a comma-separated list of positive counts, e.g. 1,2,4,8 (got '$gpus')"
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat must be a positive integer (got '$repeat')"
 [[ "$timeout" =~ ^[0-9]+$ ]] || die "--timeout must be whole seconds (got '$timeout')"
 [ -z "$size" ] || [[ "$size" =~ ^[1-9][0-9]*$ ]] || die "--size must be a positive integer (got '$size')"
 for o in "${overrides[@]+"${overrides[@]}"}"; do
@@ -129,14 +132,16 @@ for p in "${plist[@]}"; do
     args+=("$key=$n")
   fi
   args+=("run.name=$name" "${overrides[@]+"${overrides[@]}"}")
-  # shellcheck disable=SC2086
-  id=$(HYBRID_RESULTS="$out/records" sbatch --parsable --ntasks="$p" --job-name="hybrid-$workload-g$p" \
-         --output="$out/logs/%x-%j.out" $sbatch_opts "$script" "${args[@]}") \
-    || die "sbatch failed for $p GPU(s)${ids[*]:+ (jobs already submitted: ${ids[*]})}"
-  id=${id%%;*}
-  ids+=("$id")
-  echo "$p $id ${n:-config}" >> "$out/jobs.txt"
-  echo "scaling: $p GPU(s): job $id${n:+, $key=$n}"
+  for ((k = 0; k < repeat; k++)); do
+    # shellcheck disable=SC2086
+    id=$(HYBRID_RESULTS="$out/records" sbatch --parsable --ntasks="$p" --job-name="hybrid-$workload-g$p" \
+           --output="$out/logs/%x-%j.out" $sbatch_opts "$script" "${args[@]}") \
+      || die "sbatch failed for $p GPU(s)${ids[*]:+ (jobs already submitted: ${ids[*]})}"
+    id=${id%%;*}
+    ids+=("$id")
+    echo "$p $id ${n:-config}" >> "$out/jobs.txt"
+    echo "scaling: $p GPU(s): job $id${n:+, $key=$n}"
+  done
 done
 
 report_cmd=("${HYBRID_PYTHON:-python3}" "$here/report.py" "$out/records" --out "$out/report" --mode "$mode")

@@ -197,14 +197,17 @@ def cmd_study(a):
     if rc != 0:
         raise Fail("scaling.sh exited %d" % rc)
     plist = [int(p) for p in a.gpus.split(",")]
+    repeat = int(a.jobargs[a.jobargs.index("--repeat") + 1]) if "--repeat" in a.jobargs else 1
     recs = glob.glob(os.path.join(out, "records", "*", "*.json"))
-    if len(recs) != len(plist):
-        raise Fail("%d records, expected %d" % (len(recs), len(plist)))
+    if len(recs) != len(plist) * repeat:
+        raise Fail("%d records, expected %d" % (len(recs), len(plist) * repeat))
     with open(os.path.join(out, "report.csv")) as f:
         rows = list(csv.DictReader(f))
     got = [int(r["gpus"]) for r in rows]
     if got != plist:
         raise Fail("report.csv has GPU counts %s, expected %s" % (got, plist))
+    if any(int(r["runs"]) != repeat or int(r["passed"]) != repeat for r in rows):
+        raise Fail("report.csv: runs/passed per GPU count are not %d/%d" % (repeat, repeat))
     base = rows[0]
     for r in rows:
         t, sp, ef = float(r["total_s"]), float(r["speedup"]), float(r["efficiency"])

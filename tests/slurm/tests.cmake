@@ -140,6 +140,10 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
     hy_slurm_test(NAME slurm_scaling_selftest TIMEOUT 150 ARGS study --gpus 1,2,4
       --env HYBRID_PYTHON=${HY_PLOT_PYTHON} --size-key selftest.n=100000
       -- selftest --mode weak --size 100000 -- selftest.copy_mib=1)
+    # strong scaling, two runs per GPU count (the report takes the faster)
+    hy_slurm_test(NAME slurm_scaling_strong_repeat TIMEOUT 120 ARGS study --gpus 1,2
+      --env HYBRID_PYTHON=${HY_PLOT_PYTHON}
+      -- selftest --mode strong --repeat 2 --size 50000 -- selftest.copy_mib=1)
   endif()
 elseif(NOT _hy_slurm_ok)
   message(STATUS "hybrid: Slurm (slurmctld, slurmd, sbatch) not found: Slurm tests not registered")
