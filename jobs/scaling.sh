@@ -3,7 +3,8 @@
 #
 #   jobs/scaling.sh WORKLOAD --gpus 1,2,4,8 --mode strong|weak [--size N] [--config FILE]
 #                   [--law linear|sqrt|cbrt] [--key section.key] [--out DIR] [--wait]
-#                   [--repeat K] [--timeout S] [--sbatch "OPTIONS"] [-- section.key=value ...]
+#                   [--repeat K] [--timeout S] [--sbatch "OPTIONS"] [--dry-run]
+#                   [-- section.key=value ...]
 #
 # Submits jobs/WORKLOAD.slurm once per GPU count P (sbatch --ntasks=P; the script asks one GPU per
 # task) from the current directory, which must be the submit dir the job scripts expect (the project
@@ -21,6 +22,7 @@
 #   selftest  selftest.n    linear (e=1)   vector length of the kernel check
 # --key and --law override the table (e.g. another generator's size key).
 #
+# --dry-run prints the sbatch commands (and sizes) without submitting anything.
 # --repeat K submits K jobs per GPU count (the report uses the fastest passed run of each).
 # Without --wait: prints the job ids and the report command, and exits 0.  With --wait: polls
 # squeue (every second) until the jobs have left the queue (--timeout S: then cancels them and
@@ -36,7 +38,7 @@ usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-1}"; }
 [ $# -ge 1 ] || usage 1
 case "$1" in -h|--help) usage 0 ;; esac
 workload=$1; shift
-gpus="" mode="" size="" config="" law="" key="" out="" wait=0 timeout=0 sbatch_opts="" repeat=1
+gpus="" mode="" size="" config="" law="" key="" out="" wait=0 timeout=0 sbatch_opts="" repeat=1 dry=0
 overrides=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -48,6 +50,7 @@ while [ $# -gt 0 ]; do
     --key) key=${2:-}; shift 2 ;;
     --out) out=${2:-}; shift 2 ;;
     --wait) wait=1; shift ;;
+    --dry-run) dry=1; shift ;;
     --timeout) timeout=${2:-}; shift 2 ;;
     --repeat) repeat=${2:-}; shift 2 ;;
     --sbatch) sbatch_opts=${2:-}; shift 2 ;;
@@ -67,7 +70,7 @@ case "$mode" in strong|weak) ;; *) die "--mode must be strong or weak (got '${mo
 for o in "${overrides[@]+"${overrides[@]}"}"; do
   [[ "$o" == *.*=* ]] || die "override '$o' is not section.key=value"
 done
-command -v sbatch > /dev/null || die "sbatch not found (run on a Slurm login node, or load the slurm module)"
+[ "$dry" = 1 ] || command -v sbatch > /dev/null || die "sbatch not found (run on a Slurm login node, or load the slurm module)"
 
 case "$workload" in
   gauss) dkey=gauss.n; dlaw=sqrt ;;
@@ -110,11 +113,24 @@ size_for() {
     printf "%d\n", int(n * p ^ e + 0.5) }'
 }
 
+name="$workload-$mode-scaling"
 stamp=$(date -u +%Y%m%d-%H%M%S)
 out=${out:-scaling/$workload-$mode-$stamp}
+if [ "$dry" = 1 ]; then
+  IFS=, read -r -a plist <<< "$gpus"
+  for p in "${plist[@]}"; do
+    sz=()
+    if [ "$mode" = weak ]; then sz=("$key=$(size_for "$p")"); elif [ -n "$size" ]; then sz=("$key=$size"); fi
+    for ((k = 0; k < repeat; k++)); do
+      echo "HYBRID_RESULTS=$out/records sbatch --parsable --ntasks=$p --job-name=hybrid-$workload-g$p" \
+           "--output=$out/logs/%x-%j.out${sbatch_opts:+ $sbatch_opts} $script $config ${sz[*]+"${sz[*]} "}run.name=$name" \
+           "${overrides[*]+"${overrides[*]}"}"
+    done
+  done
+  exit 0
+fi
 mkdir -p "$out/logs" "$out/records" || die "cannot create $out"
 out=$(cd "$out" && pwd)
-name="$workload-$mode-scaling"
 : > "$out/jobs.txt"
 echo "scaling: $workload, $mode scaling over GPUs $gpus, config $config${key:+, size key $key}" \
      "$( [ "$mode" = weak ] && echo "(weak: $key = $size * P^e, law $law)")"

@@ -45,6 +45,30 @@ expect_err "no job script .*nosuch.slurm" jobs/scaling.sh nosuch --gpus 1 --mode
 expect_err "override 'oops' is not section.key=value" jobs/scaling.sh selftest --gpus 1 --mode strong -- oops
 expect_err "configuration file 'none.ini' not found" jobs/scaling.sh selftest --gpus 1 --mode weak --config none.ini
 expect_err "--law must be linear, sqrt or cbrt" jobs/scaling.sh gauss --gpus 1 --mode weak --law square
+# weak-scaling sizes (--dry-run: nothing is submitted)
+expect_sizes() { # "want" command...
+  local want=$1; shift
+  local got
+  got=$("$@" 2>&1 | grep -oE '(gauss|selftest|lle)\.n=[0-9]+|matrix\.size=[0-9]+' | tr '\n' ' ')
+  if [ "$got" = "$want" ]; then echo "ok: $* -> $got"; else bad "'$*' gave sizes '$got', expected '$want'"; fi
+}
+expect_sizes "gauss.n=1000 gauss.n=2000 gauss.n=4000 " \
+  jobs/scaling.sh gauss --config config/selftest.ini --gpus 1,4,16 --mode weak --size 1000 --dry-run
+expect_sizes "gauss.n=1000 gauss.n=1587 gauss.n=2520 " \
+  jobs/scaling.sh gauss --config config/selftest.ini --gpus 1,4,16 --mode weak --law cbrt --size 1000 --dry-run
+expect_sizes "matrix.size=400 matrix.size=800 matrix.size=3200 " \
+  jobs/scaling.sh spai --config config/selftest.ini --gpus 1,2,8 --mode weak --size 400 --dry-run
+expect_sizes "lle.n=500 lle.n=500 lle.n=1500 lle.n=1500 " \
+  jobs/scaling.sh lle --config config/selftest.ini --gpus 1,3 --mode weak --size 500 --repeat 2 --dry-run
+n1=$(awk -F= '/^n *=/ { gsub(/ /, "", $2); print $2 }' config/selftest.ini)
+expect_sizes "selftest.n=$n1 selftest.n=$((2 * n1)) " \
+  jobs/scaling.sh selftest --gpus 1,2 --mode weak --dry-run
+expect_sizes "selftest.n=777 selftest.n=777 " \
+  jobs/scaling.sh selftest --gpus 1,2 --mode strong --size 777 --dry-run
+expect_sizes "" jobs/scaling.sh selftest --gpus 1,2 --mode strong --dry-run
+expect_err "weak scaling needs --size N" \
+  jobs/scaling.sh lle --config config/selftest.ini --gpus 1,2 --mode weak --dry-run
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 expect_err "no hybrid records in" python3 jobs/report.py "$tmp"
