@@ -275,6 +275,7 @@ typedef struct {
   /* reader state */
   FILE *fp;
   const char *text;
+  const char *cur;  /* the raw line inih is parsing */
 } parse_state;
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
@@ -290,6 +291,19 @@ static int handler(void *user, const char *section, const char *name, const char
   while (isspace((unsigned char)*section)) section++;
   snprintf(sec, sizeof sec, "%s", section);
   for (size_t l = strlen(sec); l > 0 && isspace((unsigned char)sec[l - 1]); l--) sec[l - 1] = '\0';
+  /* inih joins an indented line to the previous key's value (multi-line values): no key
+   * takes one, and an indented "key = value" line would be misread as such */
+  const char *raw = st->cur ? st->cur : "";
+  while (*raw == ' ' || *raw == '\t') raw++;
+  size_t nl = strlen(name);
+  const char *after = raw + nl;
+  while (*after == ' ' || *after == '\t') after++;
+  if (strncasecmp(raw, name, nl) != 0 || (*after != '=' && *after != ':')) {
+    st->rc = hy_err(HY_EUSAGE, "%s: indented line read as a continuation of key '%s.%s' (INI "
+                    "multi-line value); remove the indentation", where, sec, name);
+    st->rc_line = st->line;
+    return 1;
+  }
   int rc = set_value(st->c, sec, name, value ? value : "", where, st->line);
   if (rc != HY_OK) {
     st->rc = rc;
@@ -307,6 +321,7 @@ static char *reader_text(char *buf, int size, void *stream) {
   if (n > (size_t)size - 1) n = (size_t)size - 1;
   memcpy(buf, st->text, n);
   buf[n] = '\0';
+  st->cur = st->text;
   st->text += n;
   st->line++;
   return buf;
@@ -403,7 +418,7 @@ int cfg_parse_file(hy_cfg *c, const char *path) {
 int cfg_parse_text(hy_cfg *c, const char *name, const char *text) {
   snprintf(c->file, sizeof c->file, "%s", name);
   HY_CALL(check_sections(c, name, text, NULL));
-  parse_state st = { c, name, 0, HY_OK, 0, NULL, text };
+  parse_state st = { c, name, 0, HY_OK, 0, NULL, text, NULL };
   return parse_common(c, &st);
 }
 
