@@ -149,6 +149,7 @@ int main(int argc, char **argv) {
   bad("[cfgtest\ncount = 1\n", NULL, "bad.ini:1: syntax error");
   bad("[cfgtest]\ncount 1\n", NULL, "bad.ini:2: syntax error");
   bad("count = 1\n", NULL, "bad.ini:1: key 'count' is outside any section");
+  bad("[cfgtest]\n  count = 1\n  mode = beta\n", NULL, "bad.ini:3: indented line read as a continuation of key 'cfgtest.count'");
   bad("[cfgtest]\nnope = 1\n", NULL, "allowed keys: count, ratio, flag, mode, label, grid, expect");
   bad("[cfg test]\n", NULL, "bad.ini:1: unknown section [cfg test]; allowed sections: [run], [output], [debug], [selftest], [cfgtest]");
   bad("[run]\nworkload = cfgtest\n[cfgtest]\nmode = gamma\n", NULL, "bad.ini:4: key 'cfgtest.mode' = gamma needs [cfgtest] label");
