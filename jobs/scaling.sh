@@ -28,7 +28,7 @@
 # squeue (every second) until the jobs have left the queue (--timeout S: then cancels them and
 # exits 124), prints each job's final state, runs jobs/report.py on DIR/records (DIR/report.md,
 # report.csv, report-time.png, report-efficiency.png) and exits 1 when any job did not complete.
-# Default DIR: scaling/WORKLOAD-MODE-YYYYmmdd-HHMMSS.
+# Default DIR: results/scaling-WORKLOAD-MODE-YYYYmmdd-HHMMSS.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -115,7 +115,7 @@ size_for() {
 
 name="$workload-$mode-scaling"
 stamp=$(date -u +%Y%m%d-%H%M%S)
-out=${out:-scaling/$workload-$mode-$stamp}
+out=${out:-results/scaling-$workload-$mode-$stamp}
 if [ "$dry" = 1 ]; then
   IFS=, read -r -a plist <<< "$gpus"
   for p in "${plist[@]}"; do
