@@ -25,7 +25,8 @@
 
 /* ---------------------------------------------------------------- the subcommand table */
 #define VALIDATE_SUBCOMMANDS(X)                                                            \
-  X(solve, "solve A x = b with a PETSc direct solver (LU) and compare with a given x")
+  X(solve, "solve A x = b with a PETSc direct solver (LU) and compare with a given x")     \
+  X(lle, "smallest eigenpairs of the LLE matrix M by SLEPc (Krylov-Schur, sinvert) vs a run's")
 
 /* subcommand entry points: int validate_NAME(int argc, char **argv) */
 #define VALIDATE_DECLARE_(name, help) int validate_##name(int argc, char **argv);

@@ -9,14 +9,16 @@
 #include "lle.h"
 #include "k_lle.h"
 #include "io/io.h"
+#include "runtime/rng.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const cfg_key lle_keys[] = {
-  { "lle", "dataset", CFG_ENUM, "swissroll", 0, 0, "swissroll|scurve|file",
-    "points: scikit-learn's make_swiss_roll / make_s_curve (same values for the same seed), or a file" },
+  { "lle", "dataset", CFG_ENUM, "swissroll", 0, 0, "swissroll|scurve|uniform|file",
+    "points: scikit-learn's make_swiss_roll / make_s_curve (same values for the same seed), uniform in [0,1)^ambient_dim (KNN benchmarks), or a file" },
+  { "lle", "stage", CFG_ENUM, "all", 0, 0, "all|knn|weights", "stop after this stage (knn / weights: benchmarks of the first stages)" },
   { "lle", "file", CFG_STR, "", 0, 0, NULL, "dataset = file: CSV (optional header line) or .npy (float32/float64)" },
   { "lle", "color_column", CFG_ENUM, "none", 0, 0, "none|last", "dataset = file: the last column is a colour for the plot" },
   { "lle", "n", CFG_INT, "2000", 3, 2e9, NULL, "number of generated points" },
@@ -42,6 +44,7 @@ static const cfg_key lle_keys[] = {
   { "output", "matrix", CFG_STR, "", 0, 0, NULL, "write the workload's matrix here (PETSc binary by extension .petsc/.bin/.dat, else Matrix Market)" },
   { "output", "eigvecs", CFG_STR, "", 0, 0, NULL, "lle: the d+1 eigenvectors of M as an n x (d+1) Matrix Market array (for hybrid-validate lle)" },
   { "output", "points", CFG_STR, "", 0, 0, NULL, "lle: write the (generated or read) points as CSV, the colour t last" },
+  { "output", "neighbors", CFG_STR, "", 0, 0, NULL, "lle: the n x k neighbour indices as .npy (int32), ascending distance" },
   { "output", "eigvals", CFG_STR, "", 0, 0, NULL, "lle: the d+1 eigenvalues as a Matrix Market vector" },
   CFG_END
 };
@@ -58,7 +61,7 @@ static int lle_check(hy_cfg *c) {
     if (n > INT32_MAX) return cfg_err(c, "lle.n", "= %lld exceeds 2^31 - 1 points", (long long)n);
   }
   int64_t ad = cfg_int(c, "lle.ambient_dim");
-  if (ad > 0 && ad < 3 && !cfg_is(c, "lle.dataset", "file"))
+  if (ad > 0 && ad < 3 && (cfg_is(c, "lle.dataset", "swissroll") || cfg_is(c, "lle.dataset", "scurve")))
     return cfg_err(c, "lle.ambient_dim", "= %lld is below the generators' 3 dimensions", (long long)ad);
   return HY_OK;
 }
@@ -106,6 +109,22 @@ static int lle_write_points(const char *path, const lle_data *d) {
   return ok ? HY_OK : hy_err(HY_ESYS, "%s: write failed", path);
 }
 
+/* Write an n x k int32 array as .npy, atomically.  Local. */
+static int lle_write_npy_i32(const char *path, int64_t n, int k, const int32_t *a) {
+  char tmp[4096], hdr[128];
+  FILE *f = NULL;
+  HY_CALL(io_atomic_open(path, tmp, sizeof tmp, &f));
+  int hl = snprintf(hdr, sizeof hdr, "{'descr': '<i4', 'fortran_order': False, 'shape': (%lld, %d), }", (long long)n, k);
+  int pad = (64 - (10 + hl + 1) % 64) % 64;
+  unsigned len = (unsigned)(hl + pad + 1);
+  unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff), (unsigned char)(len >> 8) };
+  int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)hl, f) == (size_t)hl;
+  for (int i = 0; ok && i < pad; i++) ok = fputc(' ', f) != EOF;
+  ok = ok && fputc('\n', f) != EOF && fwrite(a, sizeof *a, (size_t)n * k, f) == (size_t)n * k;
+  HY_CALL(io_atomic_commit(path, tmp, f, ok));
+  return ok ? HY_OK : hy_err(HY_ESYS, "%s: write failed", path);
+}
+
 /* FNV-1a 64 of bytes (digests that show the graph is the same for any rank count).  Local. */
 static uint64_t fnv64(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;
@@ -126,6 +145,18 @@ static int lle_run(hy_ctx *ctx) {
   hy_phase_begin(ctx, "data");
   if (cfg_is(c, "lle.dataset", "file")) {
     HY_CALL(lle_load_file(ctx, &data));
+  } else if (cfg_is(c, "lle.dataset", "uniform")) {
+    int64_t n = cfg_int(c, "lle.n");
+    int D = (int)cfg_int(c, "lle.ambient_dim");
+    if (D == 0) D = 3;
+    data.n = n;
+    data.dim = D;
+    data.x = malloc((size_t)n * D * sizeof *data.x);
+    data.t = malloc((size_t)n * sizeof *data.t);
+    rc = data.x && data.t ? HY_OK : hy_err(HY_ESYS, "out of memory for %lld x %d points", (long long)n, D);
+    for (int64_t i = 0; rc == HY_OK && i < n * D; i++) data.x[i] = hy_rand_u01(seed, 0x4e11, (uint64_t)i);
+    for (int64_t i = 0; rc == HY_OK && i < n; i++) data.t[i] = data.x[i * D];
+    HY_CALL(hy_agree(ctx->comm, rc));
   } else {
     int64_t n = cfg_int(c, "lle.n");
     double noise = cfg_real(c, "lle.noise");
@@ -134,7 +165,7 @@ static int lle_run(hy_ctx *ctx) {
     HY_CALL(hy_agree(ctx->comm, rc));
   }
   int ad = (int)cfg_int(c, "lle.ambient_dim");
-  if (ad > 0) {
+  if (ad > 0 && !cfg_is(c, "lle.dataset", "uniform")) {
     rc = ad < data.dim ? hy_err(HY_EUSAGE, "lle.ambient_dim = %d is below the data dimension %d", ad, data.dim)
                        : lle_lift(&data, ad, seed);
     HY_CALL(hy_agree(ctx->comm, rc));
@@ -177,11 +208,14 @@ static int lle_run(hy_ctx *ctx) {
   HY_CALL(hy_agree(ctx->comm, rc));
   int64_t nbad = 0, nbadall = 0, ndup = 0, nduppall = 0;
   for (int64_t i = 0; i < nq * k; i++) ndup += d2[i] == 0;
+  int stage = cfg_enum(c, "lle.stage");   /* 0 all, 1 knn, 2 weights */
   hy_phase_begin(ctx, "weights");
-  if (nq > 0) rc = ops->weights(&ctx->be, &pts, q0, q1, k, nbr, reg, w, &nbad);
+  if (nq > 0 && stage != 1) rc = ops->weights(&ctx->be, &pts, q0, q1, k, nbr, reg, w, &nbad);
   hy_phase_end(ctx, "weights");
   HY_CALL(hy_agree(ctx->comm, rc));
   HY_MPI(MPI_Reduce(&nbad, &nbadall, 1, MPI_INT64_T, MPI_SUM, 0, ctx->comm));
+  double tkw[2] = { hy_phase_seconds(ctx, "knn"), hy_phase_seconds(ctx, "weights") }, tkwmax[2];
+  HY_MPI(MPI_Allreduce(tkw, tkwmax, 2, MPI_DOUBLE, MPI_MAX, ctx->comm));
   HY_MPI(MPI_Reduce(&ndup, &nduppall, 1, MPI_INT64_T, MPI_SUM, 0, ctx->comm));
 
   /* ---- gather the rows of W on rank 0 ---- */
@@ -223,8 +257,20 @@ static int lle_run(hy_ctx *ctx) {
     hy_metric_str(ctx, "knn", use_kd ? "kdtree" : "brute");
     hy_metric_int(ctx, "duplicate_neighbours", nduppall);
     hy_metric_int(ctx, "singular_gram", nbadall);
+    const char *nf = cfg_str(c, "output.neighbors");
+    if (nf[0]) rc = lle_write_npy_i32(nf, n, k, anbr);
+    if (stage != 0) {
+      double tk = tkwmax[0];
+      hy_printf0(ctx, "lle: stage %s: knn %.6f s (%.3g queries/s), weights %.6f s, knn+weights %.6f s "
+                 "(slowest rank)\n", cfg_str(c, "lle.stage"), tk, n / (tk > 0 ? tk : 1e-30), tkwmax[1], tk + tkwmax[1]);
+      hy_metric_num(ctx, "knn_seconds", tk);
+      hy_metric_num(ctx, "weights_seconds", tkwmax[1]);
+      passed = 1;
+      worst = 0;
+    }
+    if (stage != 0) goto done0;
     hy_phase_begin(ctx, "assemble");
-    rc = lle_build_m(n, k, anbr, aw, &m);
+    if (rc == HY_OK) rc = lle_build_m(n, k, anbr, aw, &m);
     hy_phase_end(ctx, "assemble");
     if (rc == HY_OK) hy_printf0(ctx, "lle: M = (I - W)^T (I - W): %lld x %lld, %lld nonzeros\n",
                                 (long long)n, (long long)n, (long long)m.nnz);
@@ -298,6 +344,7 @@ static int lle_run(hy_ctx *ctx) {
       }
     }
   }
+done0:
   free(anbr); free(aw);
   io_csr_free(&m);
   lle_eig_free(&eig);
@@ -307,6 +354,11 @@ static int lle_run(hy_ctx *ctx) {
   double tol = cfg_real(c, "lle.tol");
   HY_MPI(MPI_Bcast(&passed, 1, MPI_INT, 0, ctx->comm));
   HY_MPI(MPI_Bcast(&worst, 1, MPI_DOUBLE, 0, ctx->comm));
+  if (cfg_enum(c, "lle.stage") != 0) {
+    hy_validation(ctx, "stage only (no eigenproblem)", 0, 0, 1);
+    hy_verdict(ctx, "lle: stage %s only, %d rank(s)", cfg_str(c, "lle.stage"), ctx->size);
+    return HY_OK;
+  }
   hy_validation(ctx, "max eigen-residual / ||M||_1", worst, tol, passed);
   if (!passed) {
     hy_verdict(ctx, "lle: eigenpairs not converged: max ||M v - lambda v|| / ||M||_1 = %.3e > %.1e", worst, tol);

@@ -9,6 +9,8 @@ CHECK:
   sklearn      Swiss roll n = 2000, k = 10: Procrustes disparity of the embedding against
                scikit-learn's LocallyLinearEmbedding (arpack, shift-invert at 0, tol 1e-14) < 1e-6 (skip 77 when
                scikit-learn is not importable)
+  validate     hybrid-validate lle (SLEPc Krylov-Schur + sinvert) on the M, eigenvectors and
+               eigenvalues a 2-rank run wrote: eigenvalues to 1e-6, subspace angle < 1e-6 rad
   ranks        same KNN graph digest and the same embedding (up to sign) at 1, 2, 3 ranks,
                brute force and kdtree
   duplicates   duplicated points: the point itself is excluded by index, the run converges
@@ -200,6 +202,27 @@ def check_gpu(c):
     return rc
 
 
+def check_validate(c):
+    if not c.validate:
+        print("SKIP: no hybrid-validate")
+        return 77
+    rc = 0
+    for ds, n in (("swissroll", 2000), ("scurve", 3000)):
+        wd, out = run(c, 2, ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=10",
+                             "run.seed=3", "lle.trust_sample=0", "output.matrix=M.petsc",
+                             "output.eigvecs=V.mtx", "output.eigvals=L.mtx"], "validate_" + ds)
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        p = subprocess.run([c.validate, "lle", "-M", "M.petsc", "-vecs", "V.mtx", "-vals", "L.mtx",
+                            "-tol", "1e-6", "-angle", "1e-6"], cwd=wd, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+        o = p.stdout.decode(errors="replace")
+        print(o)
+        ok = p.returncode == 0 and o.strip().splitlines()[-1].startswith("PASSED")
+        print("%s validate %s n=%d: hybrid-validate lle exit %d" % ("ok  " if ok else "FAIL", ds, n, p.returncode))
+        rc |= 0 if ok else 1
+    return rc
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hybrid", required=True)
@@ -207,14 +230,17 @@ def main():
     ap.add_argument("--np-flag", default="-n")
     ap.add_argument("--preflags", default="")
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--validate", default="")
     ap.add_argument("check")
     a = ap.parse_args()
     c = Ctx()
     c.hybrid, c.mpiexec, c.npflag, c.workdir = a.hybrid, a.mpiexec.split(), a.np_flag, a.workdir
     c.preflags = a.preflags.split()
+    c.validate = a.validate
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu}[a.check]
+          "duplicates": check_duplicates, "gpu": check_gpu,
+          "validate": check_validate}[a.check]
     return fn(c)
 
 

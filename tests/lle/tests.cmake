@@ -27,6 +27,12 @@ hy_case(NAME lle_bad_file_missing RANKS 1 EXIT 2 EXPECT "cannot open the point f
 hy_case(NAME lle_not_converged RANKS 1 EXIT 4 JSON EXPECT "FAILED: lle: eigenpairs not converged"
   ARGS run.workload=lle lle.n=1500 lle.maxit=1 lle.tol=1e-16)
 
+if(TARGET hybrid-validate)
+  add_test(NAME lle_validate_slepc COMMAND ${LLE_CHECK} --validate=$<TARGET_FILE:hybrid-validate>
+    --workdir ${HY_TEST_OUT}/lle_validate validate)
+  set_tests_properties(lle_validate_slepc PROPERTIES LABELS "validate;mpi" TIMEOUT 300 PROCESSORS 2)
+endif()
+
 if(HYBRID_GPU_TESTS)
   add_test(NAME lle_gpu_vs_host COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu gpu)
   set_tests_properties(lle_gpu_vs_host PROPERTIES LABELS "gpu" TIMEOUT 600)
