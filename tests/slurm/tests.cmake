@@ -86,6 +86,15 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
     --expect "^job: executable /\\S+/hybrid$"
     --expect "^PASSED:"
     -- config/selftest.ini selftest.copy_mib=1)
+  # HYBRID_LAUNCHER: mpiexec inside the allocation instead of srun
+  hy_slurm_test(NAME slurm_selftest_mpiexec ARGS job --script selftest.slurm
+    --env HYBRID_LAUNCHER=${MPIEXEC_EXECUTABLE} --env OMPI_ALLOW_RUN_AS_ROOT=1
+    --env OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    --sbatch=--ntasks=2 --records 1 --record-status passed --ranks 2
+    --expect "^job: ${MPIEXEC_EXECUTABLE} \\S+/build/hybrid config/selftest.ini"
+    --expect "^job:   task 1 on "
+    --expect "^PASSED: selftest: 4 checks on 2 rank"
+    -- config/selftest.ini selftest.copy_mib=1)
   # a bad configuration: the job ends FAILED with exit code 1 and the message in its log
   hy_slurm_test(NAME slurm_selftest_badconfig ARGS job --script selftest.slurm
     --sbatch=--ntasks=2
