@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# gauss-gpu-bench.sh - the gauss GPU benchmarks with their targets, on one machine with 1-2 GPUs:
+#   1. blocked FP64 n=32768 on 1 GPU beside cuSOLVER dgetrf+dgetrs and a cuBLAS DGEMM (same run):
+#      target factorization rate >= 1.15 x cuSOLVER's
+#   2. mixed (FP32 LU + FP64 refinement) n=32768: target time <= 0.4 x cuSOLVER FP64 solve
+#   3. blocked FP64 n=1024 (fastest of 10): target <= 3 ms
+#   4. blocked FP64 n=32768 on 2 GPUs vs 1: target speed-up >= 1.8
+# usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4] [-- extra key=value ...]
+set -u
+BIN=build-gpu/hybrid
+MPIEXEC=mpiexec
+N=32768
+OUT=gauss-gpu-bench
+ONLY=1,2,3,4
+EXTRA=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin) BIN=$2; shift 2 ;;
+    --mpiexec) MPIEXEC=$2; shift 2 ;;
+    --n) N=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    --) shift; EXTRA=("$@"); break ;;
+    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    *) echo "gauss-gpu-bench.sh: unknown argument '$1'" >&2; exit 1 ;;
+  esac
+done
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+INI=$HERE/config/bench-gauss.ini
+mkdir -p "$OUT"
+want() { [[ ",$ONLY," == *",$1,"* ]]; }
+run() {  # run NAME RANKS ARGS...
+  local name=$1 np=$2; shift 2
+  echo "== $name: $np rank(s): $*"
+  $MPIEXEC -n "$np" "$BIN" "$INI" output.dir="$OUT/records" "$@" "${EXTRA[@]+"${EXTRA[@]}"}" > "$OUT/$name.log" 2>&1
+  echo "   exit $?"
+  grep -E "^(reference|compare|mixed: [0-9]|repeat|PASSED|FAILED)|^[NSB][DSM][HG]|Gflops per|scaled" "$OUT/$name.log" | sed 's/^/   /'
+}
+tval() { awk '/^[NSB][DSM][HG]F? /{print $6; exit}' "$OUT/$1.log"; }
+if want 1; then run fp64_$N 1 gauss.n=$N; fi
+if want 2; then run mixed_$N 1 gauss.n=$N gauss.precision=mixed; fi
+if want 3; then
+  run fp64_1024 1 gauss.n=1024 gauss.compare_cusolver=false gauss.repeat=10
+  t=$(tval fp64_1024); [ -n "$t" ] && awk -v t="$t" 'BEGIN{printf "target n=1024: %.3f ms (target <= 3 ms): %s\n", t*1e3, t*1e3 <= 3 ? "met" : "NOT met"}'
+fi
+if want 4; then
+  run fp64_${N}_1gpu 1 gauss.n=$N gauss.compare_cusolver=false
+  run fp64_${N}_2gpu 2 gauss.n=$N gauss.compare_cusolver=false
+  t1=$(tval fp64_${N}_1gpu); t2=$(tval fp64_${N}_2gpu)
+  [ -n "$t1" ] && [ -n "$t2" ] && awk -v a="$t1" -v b="$t2" 'BEGIN{printf "target 2 GPUs vs 1: %.3f s vs %.3f s, speed-up %.3f (target >= 1.8): %s\n", b, a, a/b, a/b >= 1.8 ? "met" : "NOT met"}'
+fi
+echo "logs in $OUT/"

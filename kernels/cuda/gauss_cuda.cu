@@ -1,0 +1,508 @@
+/* gauss_cuda.cu - the gauss kernels on the CUDA backend: the seed's three per-step kernels,
+ * pivot search, row swaps and moves as CUDA kernels; panel LU by cuSOLVER getrf; TRSM, GEMM,
+ * TRSV, GEMV by cuBLAS.  Everything runs on the backend's stream (k_cuda_st(be)->stream). */
+#include "k_cuda.h"
+#include "k_gauss.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-process scratch (one backend per rank): cuSOLVER workspace, pivots, info, row lists. */
+static struct {
+  void *work;
+  size_t work_bytes;
+  int *ipiv;
+  int ipiv_n;
+  int *info;
+  int *rows;
+  int rows_n;
+  double *red;       /* 2 doubles + index for reductions */
+} g_ws;
+
+/* Grow a device buffer to at least bytes.  Local. */
+static int grow(void **p, size_t *have, size_t bytes) {
+  if (*have >= bytes && *p) return HY_OK;
+  if (*p) HY_CUDA(cudaFree(*p));
+  *p = NULL;
+  HY_CUDA(cudaMalloc(p, bytes));
+  *have = bytes;
+  return HY_OK;
+}
+
+/* Make sure the small scratch exists.  Local. */
+static int scratch(void) {
+  if (!g_ws.info) HY_CUDA(cudaMalloc((void **)&g_ws.info, sizeof(int)));
+  if (!g_ws.red) HY_CUDA(cudaMalloc((void **)&g_ws.red, 4 * sizeof(double)));
+  return HY_OK;
+}
+
+static inline cudaStream_t strm(k_backend *be) { return k_cuda_st(be)->stream; }
+static inline unsigned nblocks(int64_t n, int t) { return (unsigned)((n + t - 1) / t); }
+
+/* ---------------------------------------------------------------- the seed's kernels */
+template <typename T>
+__global__ void row_scale_k(T *row, int64_t len, T pivot) {
+  int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (j == 0) row[0] = (T)1;
+  else if (j < len) row[j] = row[j] / pivot;
+}
+
+/* row[0] = 1, row[j] /= pivot (kernel 1).  Local. */
+static int c_row_scale(k_backend *be, int sp, void *row, int64_t len, double pivot) {
+  if (len <= 0) return HY_OK;
+  if (sp) row_scale_k<float><<<nblocks(len, 256), 256, 0, strm(be)>>>((float *)row, len, (float)pivot);
+  else row_scale_k<double><<<nblocks(len, 256), 256, 0, strm(be)>>>((double *)row, len, pivot);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+template <typename T>
+__global__ void rank1_k(T *a, int64_t lda, int64_t m, int64_t k, int64_t ncols, const T *prow) {
+  int64_t j = k + 1 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  int64_t i = blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
+  if (i < m && j < ncols) {
+    T *r = a + i * lda;
+    r[j] = r[j] - r[k] * prow[j - k];
+  }
+}
+
+/* a[i][j] -= a[i][k] * prow[j - k] (kernel 2, 2D range like the seed).  Local. */
+static int c_rank1(k_backend *be, int sp, void *a, int64_t lda, int64_t m, int64_t k,
+                   int64_t ncols, const void *prow) {
+  int64_t w = ncols - k - 1;
+  if (m <= 0 || w <= 0) return HY_OK;
+  dim3 t(64, 4);
+  int64_t gy = (m + 3) / 4;
+  for (int64_t y0 = 0; y0 < gy; y0 += 65535) {
+    int64_t gyy = gy - y0 < 65535 ? gy - y0 : 65535;
+    dim3 b(nblocks(w, 64), (unsigned)gyy);
+    int64_t off = y0 * 4 * lda;
+    int64_t mm = m - y0 * 4;
+    if (sp) rank1_k<float><<<b, t, 0, strm(be)>>>((float *)a + off, lda, mm, k, ncols, (const float *)prow);
+    else rank1_k<double><<<b, t, 0, strm(be)>>>((double *)a + off, lda, mm, k, ncols, (const double *)prow);
+    HY_CUDA_LAUNCH();
+  }
+  return HY_OK;
+}
+
+template <typename T>
+__global__ void col_zero_k(T *a, int64_t lda, int64_t m, int64_t k, T *l, int64_t ldl) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < m) {
+    if (l) l[i * ldl + k] = a[i * lda + k];
+    a[i * lda + k] = (T)0;
+  }
+}
+
+/* Zero column k, keeping the multipliers when l is given (kernel 3).  Local. */
+static int c_col_zero(k_backend *be, int sp, void *a, int64_t lda, int64_t m, int64_t k, void *l,
+                      int64_t ldl) {
+  if (m <= 0) return HY_OK;
+  if (sp) col_zero_k<float><<<nblocks(m, 256), 256, 0, strm(be)>>>((float *)a, lda, m, k, (float *)l, ldl);
+  else col_zero_k<double><<<nblocks(m, 256), 256, 0, strm(be)>>>((double *)a, lda, m, k, (double *)l, ldl);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* One block: largest |a[i * stride + off]| over i < m, first index on ties (NaN wins). */
+template <typename T>
+__global__ void absmax_k(const T *a, int64_t stride, int64_t m, double *out) {
+  __shared__ double sv[1024];
+  __shared__ long long si[1024];
+  double best = -1;
+  long long bi = 0;
+  for (int64_t i = threadIdx.x; i < m; i += blockDim.x) {
+    double v = fabs((double)a[i * stride]);
+    if (isnan(v)) v = INFINITY;
+    if (v > best) { best = v; bi = i; }
+  }
+  sv[threadIdx.x] = best;
+  si[threadIdx.x] = bi;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if ((int)threadIdx.x < s) {
+      double v = sv[threadIdx.x + s];
+      long long ix = si[threadIdx.x + s];
+      if (v > sv[threadIdx.x] || (v == sv[threadIdx.x] && ix < si[threadIdx.x])) {
+        sv[threadIdx.x] = v;
+        si[threadIdx.x] = ix;
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    out[0] = sv[0];
+    out[1] = (double)si[0];
+  }
+}
+
+/* Largest |a[i][k]| and its first row.  Local. */
+static int c_col_absmax(k_backend *be, int sp, const void *a, int64_t lda, int64_t m, int64_t k,
+                        double *val, int64_t *idx) {
+  HY_CALL(scratch());
+  if (m <= 0) { *val = -1; *idx = 0; return HY_OK; }
+  if (sp) absmax_k<float><<<1, 1024, 0, strm(be)>>>((const float *)a + k, lda, m, g_ws.red);
+  else absmax_k<double><<<1, 1024, 0, strm(be)>>>((const double *)a + k, lda, m, g_ws.red);
+  HY_CUDA_LAUNCH();
+  double h[2];
+  HY_CUDA(cudaMemcpyAsync(h, g_ws.red, 2 * sizeof(double), cudaMemcpyDeviceToHost, strm(be)));
+  HY_CUDA(cudaStreamSynchronize(strm(be)));
+  *val = isinf(h[0]) ? NAN : h[0];
+  *idx = (int64_t)h[1];
+  return HY_OK;
+}
+
+template <typename T>
+__global__ void swap_k(T *x, T *y, int64_t n) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) { T t = x[i]; x[i] = y[i]; y[i] = t; }
+}
+
+/* Swap two vectors.  Local. */
+static int c_swap(k_backend *be, int sp, void *x, void *y, int64_t len) {
+  if (len <= 0) return HY_OK;
+  if (sp) swap_k<float><<<nblocks(len, 256), 256, 0, strm(be)>>>((float *)x, (float *)y, len);
+  else swap_k<double><<<nblocks(len, 256), 256, 0, strm(be)>>>((double *)x, (double *)y, len);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* ---------------------------------------------------------------- blocked LU */
+/* Smallest |diagonal| of an m x n block and its index (one block). */
+template <typename T>
+__global__ void diagmin_k(const T *a, int64_t lda, int64_t d, double *out) {
+  __shared__ double sv[512];
+  __shared__ long long si[512];
+  double best = INFINITY;
+  long long bi = 0;
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
+    double v = fabs((double)a[j + j * lda]);
+    if (!(v >= best)) { best = v; bi = j; }
+  }
+  sv[threadIdx.x] = best;
+  si[threadIdx.x] = bi;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if ((int)threadIdx.x < s) {
+      double v = sv[threadIdx.x + s];
+      long long ix = si[threadIdx.x + s];
+      if (!(v >= sv[threadIdx.x]) || (v == sv[threadIdx.x] && ix < si[threadIdx.x])) {
+        sv[threadIdx.x] = v;
+        si[threadIdx.x] = ix;
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    out[0] = sv[0];
+    out[1] = (double)si[0];
+  }
+}
+
+/* cuSOLVER getrf of a panel; pivots to the host, 0-based.  Local. */
+static int c_getrf(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *hipiv,
+                   int *info, double *minpiv, int64_t *minidx) {
+  HY_CALL(scratch());
+  k_cuda_state *st = k_cuda_st(be);
+  if (m > 2147483647LL || lda > 2147483647LL)
+    return hy_err(HY_EUSAGE, "cuSOLVER getrf: panel of %lld rows exceeds the 32-bit interface", (long long)m);
+  int im = (int)m, in = (int)n, il = (int)lda, lwork = 0;
+  if (sp) HY_CUSOLVER(cusolverDnSgetrf_bufferSize(st->cusolver, im, in, (float *)a, il, &lwork));
+  else HY_CUSOLVER(cusolverDnDgetrf_bufferSize(st->cusolver, im, in, (double *)a, il, &lwork));
+  HY_CALL(grow(&g_ws.work, &g_ws.work_bytes, (size_t)(lwork > 0 ? lwork : 1) * (sp ? 4 : 8)));
+  int d = im < in ? im : in;
+  if (g_ws.ipiv_n < d) {
+    if (g_ws.ipiv) HY_CUDA(cudaFree(g_ws.ipiv));
+    HY_CUDA(cudaMalloc((void **)&g_ws.ipiv, sizeof(int) * (size_t)(d > 0 ? d : 1)));
+    g_ws.ipiv_n = d;
+  }
+  if (sp) HY_CUSOLVER(cusolverDnSgetrf(st->cusolver, im, in, (float *)a, il, (float *)g_ws.work, g_ws.ipiv, g_ws.info));
+  else HY_CUSOLVER(cusolverDnDgetrf(st->cusolver, im, in, (double *)a, il, (double *)g_ws.work, g_ws.ipiv, g_ws.info));
+  if (sp) diagmin_k<float><<<1, 512, 0, st->stream>>>((const float *)a, lda, d, g_ws.red);
+  else diagmin_k<double><<<1, 512, 0, st->stream>>>((const double *)a, lda, d, g_ws.red);
+  HY_CUDA_LAUNCH();
+  double h[2];
+  HY_CUDA(cudaMemcpyAsync(hipiv, g_ws.ipiv, sizeof(int) * (size_t)d, cudaMemcpyDeviceToHost, st->stream));
+  HY_CUDA(cudaMemcpyAsync(info, g_ws.info, sizeof(int), cudaMemcpyDeviceToHost, st->stream));
+  HY_CUDA(cudaMemcpyAsync(h, g_ws.red, 2 * sizeof(double), cudaMemcpyDeviceToHost, st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  if (*info < 0) return hy_err(HY_ESYS, "cuSOLVER getrf: argument %d illegal", -*info);
+  for (int j = 0; j < d; j++) hipiv[j] -= 1;
+  *minpiv = h[0];
+  *minidx = (int64_t)h[1];
+  return HY_OK;
+}
+
+/* Upload a host int list to the device scratch.  Local. */
+static int rows_upload(k_backend *be, const int *h, int n) {
+  if (g_ws.rows_n < n) {
+    if (g_ws.rows) HY_CUDA(cudaFree(g_ws.rows));
+    HY_CUDA(cudaMalloc((void **)&g_ws.rows, sizeof(int) * (size_t)n));
+    g_ws.rows_n = n;
+  }
+  HY_CUDA(cudaMemcpyAsync(g_ws.rows, h, sizeof(int) * (size_t)n, cudaMemcpyHostToDevice, strm(be)));
+  HY_CUDA(cudaStreamSynchronize(strm(be)));   /* h may be reused by the caller */
+  return HY_OK;
+}
+
+/* Row swaps: one thread per column, swaps in order; a warp handles 32 columns. */
+template <typename T>
+__global__ void laswp_k(T *a, int64_t lda, int64_t ncols, int nswap, const int *ipiv) {
+  int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (j >= ncols) return;
+  T *c = a + j * lda;
+  for (int i = 0; i < nswap; i++) {
+    int p = ipiv[i];
+    if (p != i) { T t = c[i]; c[i] = c[p]; c[p] = t; }
+  }
+}
+
+/* Sequence of row swaps on ncols columns.  Local. */
+static int c_laswp(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nswap,
+                   const int *hipiv) {
+  if (ncols <= 0 || nswap <= 0) return HY_OK;
+  HY_CALL(rows_upload(be, hipiv, nswap));
+  if (sp) laswp_k<float><<<nblocks(ncols, 128), 128, 0, strm(be)>>>((float *)a, lda, ncols, nswap, g_ws.rows);
+  else laswp_k<double><<<nblocks(ncols, 128), 128, 0, strm(be)>>>((double *)a, lda, ncols, nswap, g_ws.rows);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+template <typename T>
+__global__ void rows_move_k(T *a, int64_t lda, int64_t ncols, int nrows, const int *rows, T *buf, int put) {
+  int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (t >= ncols * nrows) return;
+  int64_t r = t % nrows, j = t / nrows;
+  T *x = a + rows[r] + j * lda;
+  if (put) *x = buf[r + j * nrows];
+  else buf[r + j * nrows] = *x;
+}
+
+/* Gather rows into a column-major buffer.  Local. */
+static int c_rows_get(k_backend *be, int sp, const void *a, int64_t lda, int64_t ncols, int nrows,
+                      const int *hrows, void *buf) {
+  if (ncols <= 0 || nrows <= 0) return HY_OK;
+  HY_CALL(rows_upload(be, hrows, nrows));
+  int64_t tot = ncols * nrows;
+  if (sp) rows_move_k<float><<<nblocks(tot, 256), 256, 0, strm(be)>>>((float *)a, lda, ncols, nrows, g_ws.rows, (float *)buf, 0);
+  else rows_move_k<double><<<nblocks(tot, 256), 256, 0, strm(be)>>>((double *)a, lda, ncols, nrows, g_ws.rows, (double *)buf, 0);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* Scatter rows from a column-major buffer.  Local. */
+static int c_rows_put(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nrows,
+                      const int *hrows, const void *buf) {
+  if (ncols <= 0 || nrows <= 0) return HY_OK;
+  HY_CALL(rows_upload(be, hrows, nrows));
+  int64_t tot = ncols * nrows;
+  if (sp) rows_move_k<float><<<nblocks(tot, 256), 256, 0, strm(be)>>>((float *)a, lda, ncols, nrows, g_ws.rows, (float *)buf, 1);
+  else rows_move_k<double><<<nblocks(tot, 256), 256, 0, strm(be)>>>((double *)a, lda, ncols, nrows, g_ws.rows, (double *)buf, 1);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* B = L^-1 B (unit lower), cuBLAS TRSM.  Local. */
+static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void *l, int64_t ldl,
+                        void *b, int64_t ldb) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  cublasHandle_t h = k_cuda_st(be)->cublas;
+  if (sp) {
+    float one = 1;
+    HY_CUBLAS(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
+                          (int)m, (int)n, &one, (const float *)l, (int)ldl, (float *)b, (int)ldb));
+  } else {
+    double one = 1;
+    HY_CUBLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
+                          (int)m, (int)n, &one, (const double *)l, (int)ldl, (double *)b, (int)ldb));
+  }
+  return HY_OK;
+}
+
+/* C -= A B, cuBLAS GEMM.  Local. */
+static int c_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, const void *a,
+                      int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return HY_OK;
+  cublasHandle_t h = k_cuda_st(be)->cublas;
+  if (sp) {
+    float mone = -1, one = 1;
+    HY_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &mone, (const float *)a,
+                          (int)lda, (const float *)b, (int)ldb, &one, (float *)c, (int)ldc));
+  } else {
+    double mone = -1, one = 1;
+    HY_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &mone, (const double *)a,
+                          (int)lda, (const double *)b, (int)ldb, &one, (double *)c, (int)ldc));
+  }
+  return HY_OK;
+}
+
+/* x = T^-1 x, cuBLAS TRSV.  Local. */
+static int c_trsv(k_backend *be, int sp, int upper, int64_t n, const void *t, int64_t ldt, void *x) {
+  if (n <= 0) return HY_OK;
+  cublasHandle_t h = k_cuda_st(be)->cublas;
+  cublasFillMode_t fm = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  cublasDiagType_t dg = upper ? CUBLAS_DIAG_NON_UNIT : CUBLAS_DIAG_UNIT;
+  if (sp) HY_CUBLAS(cublasStrsv(h, fm, CUBLAS_OP_N, dg, (int)n, (const float *)t, (int)ldt, (float *)x, 1));
+  else HY_CUBLAS(cublasDtrsv(h, fm, CUBLAS_OP_N, dg, (int)n, (const double *)t, (int)ldt, (double *)x, 1));
+  return HY_OK;
+}
+
+/* y += A x, cuBLAS GEMV.  Local. */
+static int c_gemv_add(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
+                      const void *x, void *y) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  cublasHandle_t h = k_cuda_st(be)->cublas;
+  if (sp) {
+    float one = 1;
+    HY_CUBLAS(cublasSgemv(h, CUBLAS_OP_N, (int)m, (int)n, &one, (const float *)a, (int)lda,
+                          (const float *)x, 1, &one, (float *)y, 1));
+  } else {
+    double one = 1;
+    HY_CUBLAS(cublasDgemv(h, CUBLAS_OP_N, (int)m, (int)n, &one, (const double *)a, (int)lda,
+                          (const double *)x, 1, &one, (double *)y, 1));
+  }
+  return HY_OK;
+}
+
+/* Device -> host 2D copy (synchronous for the caller).  Local. */
+static int c_d2h_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda, void *h,
+                    int64_t ldh) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  size_t e = sp ? 4 : 8;
+  HY_CUDA(cudaMemcpy2DAsync(h, (size_t)ldh * e, a, (size_t)lda * e, (size_t)m * e, (size_t)n,
+                            cudaMemcpyDeviceToHost, strm(be)));
+  HY_CUDA(cudaStreamSynchronize(strm(be)));
+  return HY_OK;
+}
+
+/* Host -> device 2D copy (the host buffer is free again on return).  Local. */
+static int c_h2d_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *h, int64_t ldh, void *a,
+                    int64_t lda) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  size_t e = sp ? 4 : 8;
+  HY_CUDA(cudaMemcpy2DAsync(a, (size_t)lda * e, h, (size_t)ldh * e, (size_t)m * e, (size_t)n,
+                            cudaMemcpyHostToDevice, strm(be)));
+  HY_CUDA(cudaStreamSynchronize(strm(be)));
+  return HY_OK;
+}
+
+template <typename S, typename D>
+__global__ void convert_k(int64_t m, int64_t n, const S *src, int64_t lds, D *dst, int64_t ldd) {
+  int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (t >= m * n) return;
+  int64_t i = t % m, j = t / m;
+  dst[i + j * ldd] = (D)src[i + j * lds];
+}
+
+/* FP64 <-> FP32 conversion of a block.  Local. */
+static int c_convert(k_backend *be, int to_sp, int64_t m, int64_t n, const void *src, int64_t lds,
+                     void *dst, int64_t ldd) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  int64_t tot = m * n;
+  if (to_sp) convert_k<double, float><<<nblocks(tot, 256), 256, 0, strm(be)>>>(m, n, (const double *)src, lds, (float *)dst, ldd);
+  else convert_k<float, double><<<nblocks(tot, 256), 256, 0, strm(be)>>>(m, n, (const float *)src, lds, (double *)dst, ldd);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* Free device memory now.  Local. */
+static int c_mem_free(k_backend *be, size_t *bytes) {
+  size_t fr = 0, tot = 0;
+  HY_CUDA(cudaMemGetInfo(&fr, &tot));
+  *bytes = fr;
+  return HY_OK;
+}
+
+/* cuSOLVER dgetrf + dgetrs in FP64, timed with events (after a small warm-up).  Local. */
+static int c_ref_lu(k_backend *be, int64_t n, double *a, double *b, double *t_factor,
+                    double *t_solve, int *info) {
+  k_cuda_state *st = k_cuda_st(be);
+  if (n > 2147483647LL) return hy_err(HY_EUSAGE, "cuSOLVER getrf: n too large");
+  int in = (int)n, lwork = 0, wl = 0;
+  HY_CUSOLVER(cusolverDnDgetrf_bufferSize(st->cusolver, in, in, a, in, &lwork));
+  double *work = NULL, *wa = NULL;
+  int *ipiv = NULL, *dinfo = NULL;
+  HY_CUDA(cudaMalloc((void **)&work, sizeof(double) * (size_t)(lwork > 0 ? lwork : 1)));
+  HY_CUDA(cudaMalloc((void **)&ipiv, sizeof(int) * (size_t)n));
+  HY_CUDA(cudaMalloc((void **)&dinfo, sizeof(int)));
+  /* warm-up on a 256 x 256 copy of the leading block */
+  int wn = in < 256 ? in : 256;
+  HY_CUDA(cudaMalloc((void **)&wa, sizeof(double) * (size_t)wn * wn));
+  HY_CUDA(cudaMemcpy2DAsync(wa, sizeof(double) * wn, a, sizeof(double) * n, sizeof(double) * wn, wn,
+                            cudaMemcpyDeviceToDevice, st->stream));
+  HY_CUSOLVER(cusolverDnDgetrf_bufferSize(st->cusolver, wn, wn, wa, wn, &wl));
+  if (wl <= lwork) HY_CUSOLVER(cusolverDnDgetrf(st->cusolver, wn, wn, wa, wn, work, ipiv, dinfo));
+  cudaEvent_t e0, e1, e2;
+  HY_CUDA(cudaEventCreate(&e0));
+  HY_CUDA(cudaEventCreate(&e1));
+  HY_CUDA(cudaEventCreate(&e2));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  HY_CUDA(cudaEventRecord(e0, st->stream));
+  HY_CUSOLVER(cusolverDnDgetrf(st->cusolver, in, in, a, in, work, ipiv, dinfo));
+  HY_CUDA(cudaEventRecord(e1, st->stream));
+  HY_CUSOLVER(cusolverDnDgetrs(st->cusolver, CUBLAS_OP_N, in, 1, a, in, ipiv, b, in, dinfo));
+  HY_CUDA(cudaEventRecord(e2, st->stream));
+  HY_CUDA(cudaEventSynchronize(e2));
+  float ms1 = 0, ms2 = 0;
+  HY_CUDA(cudaEventElapsedTime(&ms1, e0, e1));
+  HY_CUDA(cudaEventElapsedTime(&ms2, e1, e2));
+  HY_CUDA(cudaMemcpy(info, dinfo, sizeof(int), cudaMemcpyDeviceToHost));
+  *t_factor = ms1 * 1e-3;
+  *t_solve = ms2 * 1e-3;
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaEventDestroy(e2);
+  HY_CUDA(cudaFree(work));
+  HY_CUDA(cudaFree(wa));
+  HY_CUDA(cudaFree(ipiv));
+  HY_CUDA(cudaFree(dinfo));
+  return HY_OK;
+}
+
+__global__ void fill_k(double *x, int64_t n, double s) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) x[i] = (double)((i * 2654435761LL + (int64_t)(s * 7)) % 1000) / 1000.0 - 0.5;
+}
+
+/* One n^3 cuBLAS DGEMM, best of 3 after a warm-up.  Local. */
+static int c_gemm_time(k_backend *be, int64_t n, double *seconds) {
+  k_cuda_state *st = k_cuda_st(be);
+  double *a = NULL, *b = NULL, *c = NULL;
+  size_t nn = (size_t)(n * n);
+  HY_CUDA(cudaMalloc((void **)&a, nn * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&b, nn * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&c, nn * sizeof(double)));
+  fill_k<<<nblocks((int64_t)nn, 256), 256, 0, st->stream>>>(a, (int64_t)nn, 1);
+  fill_k<<<nblocks((int64_t)nn, 256), 256, 0, st->stream>>>(b, (int64_t)nn, 2);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemsetAsync(c, 0, nn * sizeof(double), st->stream));
+  cudaEvent_t e0, e1;
+  HY_CUDA(cudaEventCreate(&e0));
+  HY_CUDA(cudaEventCreate(&e1));
+  double best = 1e30;
+  for (int r = 0; r < 4; r++) {
+    HY_CUDA(cudaEventRecord(e0, st->stream));
+    HY_CALL(c_gemm_sub(be, 0, n, n, n, a, n, b, n, c, n));
+    HY_CUDA(cudaEventRecord(e1, st->stream));
+    HY_CUDA(cudaEventSynchronize(e1));
+    float ms = 0;
+    HY_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    if (r > 0 && ms * 1e-3 < best) best = ms * 1e-3;
+  }
+  *seconds = best;
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  HY_CUDA(cudaFree(a));
+  HY_CUDA(cudaFree(b));
+  HY_CUDA(cudaFree(c));
+  return HY_OK;
+}
+
+extern "C" const k_gauss_ops k_gauss_cuda_ops = {
+  c_row_scale, c_rank1, c_col_zero, c_col_absmax, c_swap,
+  c_getrf, c_laswp, c_rows_get, c_rows_put, c_trsm_lunit, c_gemm_sub, c_trsv, c_gemv_add,
+  c_d2h_2d, c_h2d_2d, c_convert,
+  c_mem_free, c_ref_lu, c_gemm_time,
+};
