@@ -1,0 +1,622 @@
+/* spai_cuda.cu - the spai kernels on a CUDA device.
+ *
+ * SPAI columns (HybridSPAI's Compute stage), batched over all of this rank's columns:
+ *   index sets   a warp per column merges the sorted columns of A named by J_c (k-way merge,
+ *                a warp minimum per output index) into the sorted I_c;
+ *   submatrices  a warp per column scatters A(I_c, J_c) into a dense column-major slot;
+ *   QR + solve   Householder QR of A(I_c, J_c), Q^T e_k and a guarded back substitution, FP64, one
+ *                thread block per column, in three classes chosen by (|I_c|, |J_c|): a warp (32
+ *                threads) in shared memory for small columns, a block in shared memory for medium
+ *                ones, a block on the global-memory slot for large ones (thresholds: config keys).
+ * Solver: cuSPARSE SpMV (generic API, CSR, deterministic ALG2), fused vector update
+ * z = a x + b y + c z, and up to four dot products in one pass with a fixed-order two-stage
+ * reduction (bitwise reproducible).  All work is queued on the backend's stream. */
+#include "k_cuda.h"
+#include "k_spai.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+/* ------------------------------------------------------------------ device helpers */
+__device__ __forceinline__ double warp_sum(double v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+__device__ __forceinline__ double warp_max(double v) {
+  for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+__device__ __forceinline__ int warp_min_int(int v) {
+  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+/* Position of g in sorted I[0..n), or -1. */
+__device__ __forceinline__ int find_sorted(const int32_t *I, int n, int32_t g) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) >> 1;
+    int32_t v = I[mid];
+    if (v == g) return mid;
+    if (v < g) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+/* Sum over the block (blockDim.x a multiple of 32, <= 1024); every thread gets the result. */
+__device__ double block_sum(double v, double *red) {
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  v = warp_sum(v);
+  __syncthreads();
+  if (lane == 0) red[w] = v;
+  __syncthreads();
+  double s = 0;
+  for (int i = 0; i < nw; i++) s += red[i];
+  return s;
+}
+
+/* ------------------------------------------------------------------ index sets */
+/* I_c = sorted union of the B rows jloc[jptr[c] .. jptr[c+1]); a warp per column.  Lane t owns
+ * the lists t, t + 32, ...; their heads live in head[] (lane-private entries). */
+__global__ void k_index(int64_t ncols, const int64_t *__restrict__ jptr,
+                        const int32_t *__restrict__ jloc, const int64_t *__restrict__ bptr,
+                        const int32_t *__restrict__ bcol, const int64_t *__restrict__ iub,
+                        int32_t *__restrict__ iset, int32_t *__restrict__ isize,
+                        int64_t *__restrict__ head) {
+  int lane = threadIdx.x & 31;
+  int64_t c = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  if (c >= ncols) return;
+  int64_t j0 = jptr[c];
+  int nj = (int)(jptr[c + 1] - j0);
+  /* up to four lists per lane in registers, the rest in head[] */
+  int64_t h[4], e[4];
+  for (int q = 0; q < 4; q++) {
+    int t = lane + 32 * q;
+    if (t < nj) {
+      h[q] = bptr[jloc[j0 + t]];
+      e[q] = bptr[jloc[j0 + t] + 1];
+    } else {
+      h[q] = e[q] = 0;
+    }
+  }
+  for (int t = lane + 128; t < nj; t += 32) head[j0 + t] = bptr[jloc[j0 + t]];
+  int32_t *out = iset + iub[c];
+  int cnt = 0;
+  for (;;) {
+    int mn = INT_MAX;
+    for (int q = 0; q < 4; q++)
+      if (h[q] < e[q]) mn = min(mn, bcol[h[q]]);
+    for (int t = lane + 128; t < nj; t += 32) {
+      int64_t hh = head[j0 + t];
+      if (hh < bptr[jloc[j0 + t] + 1]) mn = min(mn, bcol[hh]);
+    }
+    mn = warp_min_int(mn);
+    if (mn == INT_MAX) break;
+    if (lane == 0) out[cnt] = mn;
+    cnt++;
+    for (int q = 0; q < 4; q++)
+      if (h[q] < e[q] && bcol[h[q]] == mn) h[q]++;
+    for (int t = lane + 128; t < nj; t += 32) {
+      int64_t hh = head[j0 + t];
+      if (hh < bptr[jloc[j0 + t] + 1] && bcol[hh] == mn) head[j0 + t] = hh + 1;
+    }
+  }
+  if (lane == 0) isize[c] = cnt;
+}
+
+/* ------------------------------------------------------------------ submatrices */
+/* A(I_c, J_c) into work + aoff[c - c0] (column-major, ld |I_c|); a warp per column. */
+__global__ void k_submat(int64_t c0, int64_t c1, const int64_t *__restrict__ jptr,
+                         const int32_t *__restrict__ jloc, const int64_t *__restrict__ bptr,
+                         const int32_t *__restrict__ bcol, const double *__restrict__ bval,
+                         const int64_t *__restrict__ iub, const int32_t *__restrict__ iset,
+                         const int32_t *__restrict__ isize, const int64_t *__restrict__ aoff,
+                         double *__restrict__ work) {
+  int lane = threadIdx.x & 31;
+  int64_t c = c0 + (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+  if (c >= c1) return;
+  int m = isize[c];
+  int64_t j0 = jptr[c];
+  int n = (int)(jptr[c + 1] - j0);
+  double *a = work + aoff[c - c0];
+  const int32_t *I = iset + iub[c];
+  for (int64_t t = lane; t < (int64_t)m * n; t += 32) a[t] = 0.0;
+  __syncwarp();
+  for (int j = 0; j < n; j++) {
+    int r = jloc[j0 + j];
+    for (int64_t f = bptr[r] + lane; f < bptr[r + 1]; f += 32) {
+      int p = find_sorted(I, m, bcol[f]);
+      if (p >= 0) a[(int64_t)j * m + p] = bval[f];
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ QR + solve */
+/* One block per column of list[]: Householder QR in FP64 (LAPACK's dlarfg convention), Q^T e_k,
+ * back substitution dropping pivots below 1e-12 max |R_jj|, residual ||A m - e_k||.  SH: the
+ * submatrix and right-hand side are copied to shared memory; else they are worked on in place
+ * (rhs in rwork + roff). */
+template <bool SH>
+__global__ void k_qr(const int32_t *__restrict__ list, int64_t c0, const int64_t *__restrict__ jptr,
+                     const int32_t *__restrict__ kglob, const int64_t *__restrict__ iub,
+                     const int32_t *__restrict__ iset, const int32_t *__restrict__ isize,
+                     const int64_t *__restrict__ aoff, double *__restrict__ work,
+                     const int64_t *__restrict__ roff, double *__restrict__ rwork,
+                     double *__restrict__ mval, double *__restrict__ res,
+                     unsigned long long *deficient) {
+  extern __shared__ double sm[];
+  __shared__ double red[32];
+  __shared__ int s_pk;
+  const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31, wid = tid >> 5, nw = nt >> 5;
+  const int64_t c = list[blockIdx.x];
+  const int m = isize[c];
+  const int64_t j0 = jptr[c];
+  const int n = (int)(jptr[c + 1] - j0);
+  const int nmin = m < n ? m : n;
+  double *x = mval + j0;
+  if (tid == 0) s_pk = find_sorted(iset + iub[c], m, kglob[c]);
+  __syncthreads();
+  const int pk = s_pk;
+  if (pk < 0) {  /* e_k out of reach of A(:, J_c): m_c = 0, residual 1 */
+    for (int j = tid; j < n; j += nt) x[j] = 0.0;
+    if (tid == 0) {
+      res[c] = 1.0;
+      atomicAdd(deficient, 1ull);
+    }
+    return;
+  }
+  double *a, *rhs;
+  if (SH) {
+    a = sm;
+    rhs = sm + (int64_t)m * n;
+    const double *g = work + aoff[c - c0];
+    for (int64_t t = tid; t < (int64_t)m * n; t += nt) a[t] = g[t];
+  } else {
+    a = work + aoff[c - c0];
+    rhs = rwork + roff[c - c0];
+  }
+  for (int i = tid; i < m; i += nt) rhs[i] = (i == pk) ? 1.0 : 0.0;
+  __syncthreads();
+
+  for (int j = 0; j < nmin; j++) {
+    double *aj = a + (int64_t)j * m;
+    double loc = 0;
+    for (int i = j + tid; i < m; i += nt) loc += aj[i] * aj[i];
+    double s = block_sum(loc, red);
+    double alpha = aj[j];
+    double beta = 0, tau = 0, scale = 0;
+    if (s > 0) {
+      double nrm = sqrt(s);
+      beta = alpha >= 0 ? -nrm : nrm;
+      tau = (beta - alpha) / beta;
+      scale = 1.0 / (alpha - beta);
+    }
+    __syncthreads();  /* everyone has read alpha */
+    if (s > 0) {
+      for (int i = j + 1 + tid; i < m; i += nt) aj[i] *= scale;
+      if (tid == 0) aj[j] = beta;
+    }
+    __syncthreads();
+    if (s > 0) {
+      /* apply H = I - tau v v^T (v_j = 1) to columns j+1 .. n-1 and to rhs (column n) */
+      for (int l = j + 1 + wid; l <= n; l += nw) {
+        double *al = l < n ? a + (int64_t)l * m : rhs;
+        double d = 0, alj = al[j];  /* read before lane 0 updates it (after the shuffles) */
+        for (int i = j + 1 + lane; i < m; i += 32) d += aj[i] * al[i];
+        d = warp_sum(d) + alj;
+        d *= tau;
+        if (lane == 0) al[j] -= d;
+        for (int i = j + 1 + lane; i < m; i += 32) al[i] -= d * aj[i];
+      }
+    }
+    __syncthreads();
+  }
+
+  /* back substitution by warp 0 */
+  if (wid == 0) {
+    double rmax = 0;
+    for (int j = lane; j < nmin; j += 32) rmax = fmax(rmax, fabs(a[(int64_t)j * m + j]));
+    rmax = warp_max(rmax);
+    double rtol = 1e-12 * rmax, dropped = 0;
+    int def = n > m;
+    for (int l = nmin + lane; l < n; l += 32) x[l] = 0.0;
+    __syncwarp();
+    for (int j = nmin - 1; j >= 0; j--) {
+      double p = 0;
+      for (int l = j + 1 + lane; l < n; l += 32) p += a[(int64_t)l * m + j] * x[l];
+      p = warp_sum(p);
+      double sum = rhs[j] - p;
+      double rjj = a[(int64_t)j * m + j];
+      double xj;
+      if (fabs(rjj) <= rtol) {
+        xj = 0;
+        dropped += sum * sum;
+        def = 1;
+      } else {
+        xj = sum / rjj;
+      }
+      if (lane == 0) x[j] = xj;
+      __syncwarp();
+      __threadfence_block();
+    }
+    double tail = 0;
+    for (int i = nmin + lane; i < m; i += 32) tail += rhs[i] * rhs[i];
+    tail = warp_sum(tail);
+    if (lane == 0) {
+      res[c] = sqrt(tail + dropped);
+      if (def) atomicAdd(deficient, 1ull);
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ state */
+typedef struct {
+  k_spai_cols d;                 /* host description (pointers stay valid) */
+  int64_t ncols, nj, nb, nbz, niub;
+  int32_t *kglob, *jloc, *bcol, *iset, *isize, *list;
+  int64_t *jptr, *bptr, *iub, *head, *aoff, *roff;
+  double *bval, *mval, *res, *work, *rwork;
+  size_t work_cap, rwork_cap, list_cap, aoff_cap;
+  unsigned long long *deficient;
+  std::vector<int32_t> *hisize;
+  int smem_max;                  /* dynamic shared memory opt-in limit (bytes) */
+} c_cols;
+
+#define UPLOAD(dst, src, count)                                                            \
+  do {                                                                                     \
+    size_t b_ = (size_t)(count) * sizeof(*(src));                                          \
+    HY_CALL(be->ops->alloc(be, (void **)&(dst), b_ ? b_ : 8));                             \
+    if (b_) HY_CUDA(cudaMemcpyAsync((dst), (src), b_, cudaMemcpyHostToDevice, st->stream)); \
+  } while (0)
+
+/* Upload the description.  Local. */
+static int c_cols_setup(k_backend *be, const k_spai_cols *d, void **state) {
+  k_cuda_state *st = k_cuda_st(be);
+  c_cols *s = (c_cols *)calloc(1, sizeof *s);
+  if (!s) return hy_err(HY_ESYS, "out of memory");
+  s->d = *d;
+  s->ncols = d->ncols;
+  s->nj = d->jptr[d->ncols];
+  s->nb = d->nb;
+  s->nbz = d->bptr[d->nb];
+  s->niub = d->iub[d->ncols];
+  if (s->niub > INT32_MAX || s->nj > INT32_MAX)
+    return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
+  UPLOAD(s->kglob, d->kglob, s->ncols);
+  UPLOAD(s->jptr, d->jptr, s->ncols + 1);
+  UPLOAD(s->jloc, d->jloc, s->nj);
+  UPLOAD(s->bptr, d->bptr, s->nb + 1);
+  UPLOAD(s->bcol, d->bcol, s->nbz);
+  UPLOAD(s->bval, d->bval, s->nbz);
+  UPLOAD(s->iub, d->iub, s->ncols + 1);
+  HY_CALL(be->ops->alloc(be, (void **)&s->iset, (size_t)(s->niub + 1) * sizeof(int32_t)));
+  HY_CALL(be->ops->alloc(be, (void **)&s->isize, (size_t)(s->ncols + 1) * sizeof(int32_t)));
+  HY_CALL(be->ops->alloc(be, (void **)&s->head, (size_t)(s->nj + 1) * sizeof(int64_t)));
+  HY_CALL(be->ops->alloc(be, (void **)&s->mval, (size_t)(s->nj + 1) * sizeof(double)));
+  HY_CALL(be->ops->alloc(be, (void **)&s->res, (size_t)(s->ncols + 1) * sizeof(double)));
+  HY_CALL(be->ops->alloc(be, (void **)&s->deficient, sizeof(unsigned long long)));
+  HY_CUDA(cudaMemsetAsync(s->deficient, 0, sizeof(unsigned long long), st->stream));
+  s->hisize = new std::vector<int32_t>((size_t)s->ncols + 1);
+  int dev = be->device, optin = 0;
+  HY_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  s->smem_max = optin - 1024;  /* room for the static reduction arrays */
+  HY_CUDA(cudaFuncSetAttribute(k_qr<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, s->smem_max));
+  *state = s;
+  return HY_OK;
+}
+
+/* Index sets of all columns; sizes to the host.  Local. */
+static int c_cols_index(k_backend *be, void *state, int32_t *isize) {
+  k_cuda_state *st = k_cuda_st(be);
+  c_cols *s = (c_cols *)state;
+  if (s->ncols > 0) {
+    int64_t threads = s->ncols * 32;
+    int blocks = (int)((threads + 255) / 256);
+    k_index<<<blocks, 256, 0, st->stream>>>(s->ncols, s->jptr, s->jloc, s->bptr, s->bcol, s->iub,
+                                            s->iset, s->isize, s->head);
+    HY_CUDA_LAUNCH();
+    HY_CUDA(cudaMemcpyAsync(isize, s->isize, (size_t)s->ncols * sizeof(int32_t),
+                            cudaMemcpyDeviceToHost, st->stream));
+  }
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  memcpy(s->hisize->data(), isize, (size_t)s->ncols * sizeof(int32_t));
+  return HY_OK;
+}
+
+/* Grow a device buffer to at least bytes.  Local. */
+static int grow(k_backend *be, void **p, size_t *cap, size_t bytes) {
+  if (bytes <= *cap) return HY_OK;
+  HY_CALL(be->ops->free(be, *p));
+  *p = NULL;
+  *cap = 0;
+  HY_CALL(be->ops->alloc(be, p, bytes));
+  *cap = bytes;
+  return HY_OK;
+}
+
+/* Submatrices of columns [c0, c1).  Local. */
+static int c_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
+  k_cuda_state *st = k_cuda_st(be);
+  c_cols *s = (c_cols *)state;
+  const int32_t *is = s->hisize->data();
+  std::vector<int64_t> aoff((size_t)(c1 - c0) + 1), roff((size_t)(c1 - c0) + 1);
+  aoff[0] = roff[0] = 0;
+  for (int64_t c = c0; c < c1; c++) {
+    int64_t n = s->d.jptr[c + 1] - s->d.jptr[c];
+    aoff[c - c0 + 1] = aoff[c - c0] + (int64_t)is[c] * n;
+    roff[c - c0 + 1] = roff[c - c0] + is[c];
+  }
+  size_t cnt = (size_t)(c1 - c0 + 1) * sizeof(int64_t);
+  if (cnt > s->aoff_cap) {
+    HY_CALL(be->ops->free(be, s->aoff));
+    HY_CALL(be->ops->free(be, s->roff));
+    s->aoff = s->roff = NULL;
+    HY_CALL(be->ops->alloc(be, (void **)&s->aoff, cnt));
+    HY_CALL(be->ops->alloc(be, (void **)&s->roff, cnt));
+    s->aoff_cap = cnt;
+  }
+  HY_CUDA(cudaMemcpyAsync(s->aoff, aoff.data(), cnt, cudaMemcpyHostToDevice, st->stream));
+  HY_CUDA(cudaMemcpyAsync(s->roff, roff.data(), cnt, cudaMemcpyHostToDevice, st->stream));
+  HY_CALL(grow(be, (void **)&s->work, &s->work_cap, (size_t)(aoff[c1 - c0] + 1) * sizeof(double)));
+  HY_CALL(grow(be, (void **)&s->rwork, &s->rwork_cap, (size_t)(roff[c1 - c0] + 1) * sizeof(double)));
+  int64_t threads = (c1 - c0) * 32;
+  if (threads > 0) {
+    k_submat<<<(int)((threads + 255) / 256), 256, 0, st->stream>>>(
+        c0, c1, s->jptr, s->jloc, s->bptr, s->bcol, s->bval, s->iub, s->iset, s->isize, s->aoff,
+        s->work);
+    HY_CUDA_LAUNCH();
+  }
+  /* the host vectors above are freed on return: wait for the copies */
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  return HY_OK;
+}
+
+/* QR + solve of columns [c0, c1) in three classes.  Local. */
+static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_spai_stats *ks) {
+  k_cuda_state *st = k_cuda_st(be);
+  c_cols *s = (c_cols *)state;
+  const int32_t *is = s->hisize->data();
+  const k_spai_cols *d = &s->d;
+  std::vector<int32_t> cls[3];
+  size_t smem[3] = { 0, 0, 0 };
+  for (int64_t c = c0; c < c1; c++) {
+    int64_t m = is[c], n = d->jptr[c + 1] - d->jptr[c];
+    if (m > ks->max_i) ks->max_i = m;
+    if (n > ks->max_j) ks->max_j = n;
+    size_t bytes = (size_t)(m * n + m) * sizeof(double);
+    int k;
+    if (m <= d->small_rows && n <= d->small_cols && bytes <= (size_t)s->smem_max) k = 0;
+    else if (m * n <= d->medium_elems && bytes <= (size_t)s->smem_max) k = 1;
+    else k = 2;
+    if (k < 2 && bytes > smem[k]) smem[k] = bytes;
+    cls[k].push_back((int32_t)c);
+  }
+  ks->ncols_small += (int64_t)cls[0].size();
+  ks->ncols_medium += (int64_t)cls[1].size();
+  ks->ncols_large += (int64_t)cls[2].size();
+  size_t total = cls[0].size() + cls[1].size() + cls[2].size();
+  HY_CALL(grow(be, (void **)&s->list, &s->list_cap, (total + 1) * sizeof(int32_t)));
+  size_t off = 0;
+  for (int k = 0; k < 3; k++) {
+    if (cls[k].empty()) continue;
+    HY_CUDA(cudaMemcpyAsync(s->list + off, cls[k].data(), cls[k].size() * sizeof(int32_t),
+                            cudaMemcpyHostToDevice, st->stream));
+    int threads = k == 0 ? 32 : d->block_threads;
+    int nb = (int)cls[k].size();
+    if (k < 2)
+      k_qr<true><<<nb, threads, smem[k], st->stream>>>(s->list + off, c0, s->jptr, s->kglob, s->iub,
+                                                       s->iset, s->isize, s->aoff, s->work, s->roff,
+                                                       s->rwork, s->mval, s->res, s->deficient);
+    else
+      k_qr<false><<<nb, threads, 0, st->stream>>>(s->list + off, c0, s->jptr, s->kglob, s->iub,
+                                                  s->iset, s->isize, s->aoff, s->work, s->roff,
+                                                  s->rwork, s->mval, s->res, s->deficient);
+    HY_CUDA_LAUNCH();
+    off += cls[k].size();
+  }
+  HY_CUDA(cudaStreamSynchronize(st->stream));  /* the class lists are host vectors */
+  return HY_OK;
+}
+
+/* Values and residuals to the host.  Local. */
+static int c_cols_result(k_backend *be, void *state, double *mval, double *res) {
+  k_cuda_state *st = k_cuda_st(be);
+  c_cols *s = (c_cols *)state;
+  if (s->nj) HY_CUDA(cudaMemcpyAsync(mval, s->mval, (size_t)s->nj * sizeof(double), cudaMemcpyDeviceToHost, st->stream));
+  if (s->ncols) HY_CUDA(cudaMemcpyAsync(res, s->res, (size_t)s->ncols * sizeof(double), cudaMemcpyDeviceToHost, st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  return HY_OK;
+}
+
+static int c_cols_free(k_backend *be, void *state) {
+  c_cols *s = (c_cols *)state;
+  if (!s) return HY_OK;
+  void *ptrs[] = { s->kglob, s->jloc, s->bcol, s->iset, s->isize, s->list, s->jptr, s->bptr,
+                   s->iub, s->head, s->aoff, s->roff, s->bval, s->mval, s->res, s->work, s->rwork,
+                   s->deficient };
+  for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) be->ops->free(be, ptrs[i]);
+  delete s->hisize;
+  free(s);
+  return HY_OK;
+}
+
+/* ------------------------------------------------------------------ sparse matrices */
+typedef struct {
+  int64_t rows, cols, nnz;
+  int32_t *rowptr, *colind;
+  double *val;
+  cusparseSpMatDescr_t descr;
+  void *buf;
+  size_t buf_bytes;
+} c_mat;
+
+static int c_mat_create(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,
+                        const int32_t *colind, const double *val, void **mat) {
+  k_cuda_state *st = k_cuda_st(be);
+  int64_t nnz = rowptr[rows];
+  if (nnz > INT32_MAX || cols > INT32_MAX)
+    return hy_err(HY_ESYS, "spai cuda: local matrix with %lld entries exceeds 32-bit indices "
+                  "(use more ranks)", (long long)nnz);
+  c_mat *a = (c_mat *)calloc(1, sizeof *a);
+  if (!a) return hy_err(HY_ESYS, "out of memory");
+  a->rows = rows;
+  a->cols = cols;
+  a->nnz = nnz;
+  std::vector<int32_t> rp((size_t)rows + 1);
+  for (int64_t i = 0; i <= rows; i++) rp[i] = (int32_t)rowptr[i];
+  UPLOAD(a->rowptr, rp.data(), rows + 1);
+  UPLOAD(a->colind, colind, nnz);
+  UPLOAD(a->val, val, nnz);
+  HY_CUSPARSE(cusparseCreateCsr(&a->descr, rows, cols, nnz, a->rowptr, a->colind, a->val,
+                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                CUDA_R_64F));
+  double *tx = NULL, *ty = NULL;
+  HY_CALL(be->ops->alloc(be, (void **)&tx, (size_t)(cols + 1) * sizeof(double)));
+  HY_CALL(be->ops->alloc(be, (void **)&ty, (size_t)(rows + 1) * sizeof(double)));
+  cusparseDnVecDescr_t vx, vy;
+  HY_CUSPARSE(cusparseCreateDnVec(&vx, cols, tx, CUDA_R_64F));
+  HY_CUSPARSE(cusparseCreateDnVec(&vy, rows, ty, CUDA_R_64F));
+  double one = 1, zero = 0;
+  HY_CUSPARSE(cusparseSpMV_bufferSize(st->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a->descr,
+                                      vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2,
+                                      &a->buf_bytes));
+  if (a->buf_bytes) HY_CALL(be->ops->alloc(be, &a->buf, a->buf_bytes));
+  cusparseDestroyDnVec(vx);
+  cusparseDestroyDnVec(vy);
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  be->ops->free(be, tx);
+  be->ops->free(be, ty);
+  *mat = a;
+  return HY_OK;
+}
+
+static int c_mat_free(k_backend *be, void *mat) {
+  c_mat *a = (c_mat *)mat;
+  if (!a) return HY_OK;
+  cusparseDestroySpMat(a->descr);
+  be->ops->free(be, a->rowptr);
+  be->ops->free(be, a->colind);
+  be->ops->free(be, a->val);
+  be->ops->free(be, a->buf);
+  free(a);
+  return HY_OK;
+}
+
+static int c_mat_spmv(k_backend *be, void *mat, const double *x, double *y) {
+  k_cuda_state *st = k_cuda_st(be);
+  c_mat *a = (c_mat *)mat;
+  if (a->rows == 0) return HY_OK;
+  cusparseDnVecDescr_t vx, vy;
+  HY_CUSPARSE(cusparseCreateDnVec(&vx, a->cols, (void *)x, CUDA_R_64F));
+  HY_CUSPARSE(cusparseCreateDnVec(&vy, a->rows, y, CUDA_R_64F));
+  double one = 1, zero = 0;
+  cusparseStatus_t rc = cusparseSpMV(st->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a->descr,
+                                     vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, a->buf);
+  cusparseDestroyDnVec(vx);
+  cusparseDestroyDnVec(vy);
+  HY_CUSPARSE(rc);
+  return HY_OK;
+}
+
+/* ------------------------------------------------------------------ vectors */
+__global__ void k_gather(int64_t n, const int32_t *__restrict__ idx, const double *__restrict__ x,
+                         double *__restrict__ buf) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    buf[i] = x[idx[i]];
+}
+
+__global__ void k_axpbypcz(int64_t n, double a, const double *__restrict__ x, double b,
+                           const double *y, double c, double *z) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    double v = a * x[i] + b * y[i];
+    if (c != 0.0) v += c * z[i];
+    z[i] = v;
+  }
+}
+
+#define DOT_BLOCKS 1024
+#define DOT_THREADS 256
+/* Stage 1: per-block partial sums of up to four dot products. */
+__global__ void k_dots(int64_t n, int np, const double *x0, const double *y0, const double *x1,
+                       const double *y1, const double *x2, const double *y2, const double *x3,
+                       const double *y3, double *part) {
+  __shared__ double red[DOT_THREADS / 32][4];
+  double s[4] = { 0, 0, 0, 0 };
+  const double *xs[4] = { x0, x1, x2, x3 }, *ys[4] = { y0, y1, y2, y3 };
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    for (int p = 0; p < np; p++) s[p] += xs[p][i] * ys[p][i];
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (int p = 0; p < np; p++) {
+    double v = warp_sum(s[p]);
+    if (lane == 0) red[w][p] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x < np) {
+    double v = 0;
+    for (int q = 0; q < DOT_THREADS / 32; q++) v += red[q][threadIdx.x];
+    part[blockIdx.x * 4 + threadIdx.x] = v;
+  }
+}
+/* Stage 2: fixed-order sum of the partials (one warp per product). */
+__global__ void k_dots_final(int nblocks, int np, const double *part, double *out) {
+  int p = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  if (p >= np) return;
+  double v = 0;
+  for (int b = lane; b < nblocks; b += 32) v += part[b * 4 + p];
+  v = warp_sum(v);
+  if (lane == 0) out[p] = v;
+}
+
+static int c_gather(k_backend *be, int64_t n, const int32_t *idx, const double *x, double *buf) {
+  if (n <= 0) return HY_OK;
+  int blocks = (int)((n + 255) / 256);
+  if (blocks > 4096) blocks = 4096;
+  k_gather<<<blocks, 256, 0, k_cuda_st(be)->stream>>>(n, idx, x, buf);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+static int c_axpbypcz(k_backend *be, int64_t n, double a, const double *x, double b,
+                      const double *y, double c, double *z) {
+  if (n <= 0) return HY_OK;
+  int blocks = (int)((n + 255) / 256);
+  int cap = be->sm_count * 8;
+  if (blocks > cap) blocks = cap;
+  k_axpbypcz<<<blocks, 256, 0, k_cuda_st(be)->stream>>>(n, a, x, b, y, c, z);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* Per-process reduction scratch of the dots (one rank drives one device). */
+static double *g_part = NULL, *g_out = NULL, *g_out_host = NULL;
+
+static int c_dots(k_backend *be, int64_t n, int np, const double *const *x, const double *const *y,
+                  double *out) {
+  k_cuda_state *st = k_cuda_st(be);
+  if (np < 1 || np > 4) return hy_err(HY_ESYS, "spai cuda: %d dot products in one pass (1..4)", np);
+  if (!g_part) {
+    HY_CUDA(cudaMalloc((void **)&g_part, DOT_BLOCKS * 4 * sizeof(double)));
+    HY_CUDA(cudaMalloc((void **)&g_out, 4 * sizeof(double)));
+    HY_CUDA(cudaMallocHost((void **)&g_out_host, 4 * sizeof(double)));
+  }
+  int blocks = (int)((n + DOT_THREADS - 1) / DOT_THREADS);
+  if (blocks > DOT_BLOCKS) blocks = DOT_BLOCKS;
+  if (blocks < 1) blocks = 1;
+  const double *xs[4] = { x[0], np > 1 ? x[1] : x[0], np > 2 ? x[2] : x[0], np > 3 ? x[3] : x[0] };
+  const double *ys[4] = { y[0], np > 1 ? y[1] : y[0], np > 2 ? y[2] : y[0], np > 3 ? y[3] : y[0] };
+  k_dots<<<blocks, DOT_THREADS, 0, st->stream>>>(n, np, xs[0], ys[0], xs[1], ys[1], xs[2], ys[2],
+                                                 xs[3], ys[3], g_part);
+  HY_CUDA_LAUNCH();
+  k_dots_final<<<1, 128, 0, st->stream>>>(blocks, np, g_part, g_out);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(g_out_host, g_out, np * sizeof(double), cudaMemcpyDeviceToHost, st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  for (int p = 0; p < np; p++) out[p] = g_out_host[p];
+  return HY_OK;
+}
+
+extern "C" const k_spai_ops k_spai_cuda_ops = {
+  c_cols_setup, c_cols_index, c_cols_submat, c_cols_solve, c_cols_result, c_cols_free,
+  c_mat_create, c_mat_free, c_mat_spmv, c_gather, c_axpbypcz, c_dots,
+};
