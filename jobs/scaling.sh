@@ -169,9 +169,18 @@ fi
 
 joined=$(IFS=,; echo "${ids[*]}")
 t0=$(date +%s)
+errors=0
 while :; do
-  left=$(squeue -h -j "$joined" -o %i 2>/dev/null | wc -l)
-  [ "$left" -eq 0 ] && break
+  # a failing squeue (controller busy) does not end the wait; "Invalid job id" (jobs purged) does
+  if q=$(squeue -h -j "$joined" -o %i 2>&1); then
+    errors=0
+    [ -z "$q" ] && break
+  elif grep -q "Invalid job id" <<< "$q"; then
+    break
+  else
+    errors=$((errors + 1))
+    [ "$errors" -lt 120 ] || die "squeue failed $errors times in a row: $q"
+  fi
   if [ "$timeout" -gt 0 ] && [ $(( $(date +%s) - t0 )) -ge "$timeout" ]; then
     echo "scaling: error: jobs still queued/running after $timeout s; cancelling $joined" >&2
     scancel "${ids[@]}"
@@ -184,6 +193,7 @@ bad=0
 while read -r p id n; do
   st=$(squeue -h --states=all -j "$id" -o %T 2>/dev/null)
   [ -n "$st" ] || st=$(sacct -n -X -P -j "$id" -o State 2>/dev/null | head -1)
+  [[ "$st" =~ ^[A-Z_]+$ ]] || st=UNKNOWN
   echo "scaling: $p GPU(s): job $id ${st:-UNKNOWN} (log: $(ls "$out"/logs/*-"$id".out 2>/dev/null))"
   [ "$st" = COMPLETED ] || bad=1
 done < "$out/jobs.txt"

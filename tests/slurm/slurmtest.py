@@ -7,6 +7,7 @@ slurmtest.py job   --cluster DIR --src SRC --bindir BUILD --workdir W --script N
                    [--expect REGEX]... [--records N] [--record-status S] [--ranks R]
                    [--record-key section.key=value]... [--gpus N] [--timeout S] [-- JOB ARGS...]
 slurmtest.py study --cluster DIR --src SRC --bindir BUILD --workdir W --gpus 1,2,4
+                   [--study-exit N] [--rows LIST] [--records N] [--expect REGEX]...
                    [--timeout S] -- SCALING ARGS...
 
 job: submits SRC/jobs/NAME.slurm with sbatch from the fresh folder W exactly as a user submits
@@ -18,7 +19,7 @@ lines show N distinct CUDA_VISIBLE_DEVICES.  --require: exit 77 (skipped) when a
 e.g. a workload's config that has not landed yet.  --args-file: extra job arguments, one per
 line (# comments), appended after the ones given on the command line.
 study: runs SRC/jobs/scaling.sh SCALING ARGS --gpus LIST --wait --out W/study in W and checks the
-records, report.md/.csv (one row per GPU count) and the two PNG plots.
+records, report.md/.csv (one row per GPU count, or per --rows) and the two PNG plots.
 Exit 0 pass, 1 fail, 77 skipped.  Every wait has a timeout; a job still running at the timeout
 is cancelled.
 """
@@ -194,13 +195,18 @@ def cmd_study(a):
     rc, text = run(cmd, a.workdir, env, a.timeout + 60)
     print(text.rstrip())
     print("scaling.sh exited %d after %.1f s" % (rc, time.time() - t0))
-    if rc != 0:
-        raise Fail("scaling.sh exited %d" % rc)
-    plist = [int(p) for p in a.gpus.split(",")]
+    if rc != a.study_exit:
+        raise Fail("scaling.sh exited %d, expected %d" % (rc, a.study_exit))
+    for rx in a.expect:
+        if not re.search(rx, text, re.M):
+            raise Fail("scaling.sh output lacks /%s/" % rx)
+        print("ok: output has /%s/" % rx)
+    plist = [int(p) for p in (a.rows or a.gpus).split(",")]
     repeat = int(a.jobargs[a.jobargs.index("--repeat") + 1]) if "--repeat" in a.jobargs else 1
     recs = glob.glob(os.path.join(out, "records", "*", "*.json"))
-    if len(recs) != len(plist) * repeat:
-        raise Fail("%d records, expected %d" % (len(recs), len(plist) * repeat))
+    want = a.records if a.records is not None else len(plist) * repeat
+    if len(recs) != want:
+        raise Fail("%d records, expected %d" % (len(recs), want))
     with open(os.path.join(out, "report.csv")) as f:
         rows = list(csv.DictReader(f))
     got = [int(r["gpus"]) for r in rows]
@@ -263,6 +269,8 @@ def main(argv):
     ap.add_argument("--record-key", action="append", default=[])
     ap.add_argument("--gpus")
     ap.add_argument("--size-key", action="append", default=[])
+    ap.add_argument("--study-exit", type=int, default=0, help="study: scaling.sh's exit code")
+    ap.add_argument("--rows", help="study: GPU counts expected in the report (default --gpus)")
     ap.add_argument("--timeout", type=float, default=60)
     # everything after the first "--" goes to the job (or to scaling.sh) untouched
     cut = argv.index("--") if "--" in argv else len(argv)

@@ -154,6 +154,12 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
     hy_slurm_test(NAME slurm_scaling_strong_repeat TIMEOUT 120 ARGS study --gpus 1,2
       --env HYBRID_PYTHON=${HY_PLOT_PYTHON}
       -- selftest --mode strong --repeat 2 --size 50000 -- selftest.copy_mib=1)
+    # a job that fails (rank 1 aborts in the 2-rank run): scaling.sh says so and exits 1, the
+    # report still covers the run that passed
+    hy_slurm_test(NAME slurm_scaling_failed_job TIMEOUT 90 ARGS study --gpus 1,2 --rows 1
+      --env HYBRID_PYTHON=${HY_PLOT_PYTHON} --study-exit 1
+      --expect "2 GPU\\(s\\): job [0-9]+ FAILED" --expect "some jobs did not complete"
+      -- selftest --mode strong -- selftest.copy_mib=1 selftest.n=10000 debug.fail_rank=1)
   endif()
 elseif(NOT _hy_slurm_ok)
   message(STATUS "hybrid: Slurm tests not registered: they need slurmctld, slurmd and sbatch "
