@@ -190,12 +190,13 @@ while :; do
 done
 
 bad=0
+notes=()
 while read -r p id n; do
   st=$(squeue -h --states=all -j "$id" -o %T 2>/dev/null)
   [ -n "$st" ] || st=$(sacct -n -X -P -j "$id" -o State 2>/dev/null | head -1)
   [[ "$st" =~ ^[A-Z_]+$ ]] || st=UNKNOWN
   echo "scaling: $p GPU(s): job $id ${st:-UNKNOWN} (log: $(ls "$out"/logs/*-"$id".out 2>/dev/null))"
-  [ "$st" = COMPLETED ] || bad=1
+  [ "$st" = COMPLETED ] || { bad=1; notes+=("- $p GPU(s): job $id $st, log $(ls "$out"/logs/*-"$id".out 2>/dev/null)"); }
 done < "$out/jobs.txt"
 
 # the report needs matplotlib for its plots; take the first python3 that has it
@@ -206,5 +207,9 @@ if [ -z "${HYBRID_PYTHON:-}" ]; then
 fi
 echo "scaling: ${report_cmd[*]}"
 "${report_cmd[@]}" || bad=1
+if [ "${#notes[@]}" -gt 0 ] && [ -f "$out/report.md" ]; then
+  printf '\nSlurm jobs that did not complete (their runs may have left no record):\n\n%s\n' \
+    "$(printf '%s\n' "${notes[@]}")" >> "$out/report.md"
+fi
 [ "$bad" = 0 ] || echo "scaling: error: some jobs did not complete or the report failed (see above)" >&2
 exit $bad

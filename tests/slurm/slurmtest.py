@@ -233,6 +233,10 @@ def cmd_study(a):
         print("ok: %s scales with the GPU count" % key)
     with open(os.path.join(out, "report.md")) as f:
         md = f.read()
+    for rx in a.md_expect:
+        if not re.search(rx, md, re.M):
+            raise Fail("report.md lacks /%s/" % rx)
+        print("ok: report.md has /%s/" % rx)
     for p in plist:
         if not re.search(r"^\| %d \|" % p, md, re.M):
             raise Fail("report.md has no row for %d GPU(s)" % p)
@@ -270,6 +274,7 @@ def main(argv):
     ap.add_argument("--gpus")
     ap.add_argument("--size-key", action="append", default=[])
     ap.add_argument("--study-exit", type=int, default=0, help="study: scaling.sh's exit code")
+    ap.add_argument("--md-expect", action="append", default=[], help="study: regex in report.md")
     ap.add_argument("--rows", help="study: GPU counts expected in the report (default --gpus)")
     ap.add_argument("--timeout", type=float, default=60)
     # everything after the first "--" goes to the job (or to scaling.sh) untouched

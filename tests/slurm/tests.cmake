@@ -158,7 +158,7 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
     # report still covers the run that passed
     hy_slurm_test(NAME slurm_scaling_failed_job TIMEOUT 90 ARGS study --gpus 1,2 --rows 1
       --env HYBRID_PYTHON=${HY_PLOT_PYTHON} --study-exit 1
-      --expect "2 GPU\\(s\\): job [0-9]+ FAILED" --expect "some jobs did not complete"
+      --expect "2 GPU\\(s\\): job [0-9]+ FAILED" --expect "some jobs did not complete" --md-expect "^- 2 GPU\\(s\\): job [0-9]+ FAILED, log "
       -- selftest --mode strong -- selftest.copy_mib=1 selftest.n=10000 debug.fail_rank=1)
   endif()
 elseif(NOT _hy_slurm_ok)
