@@ -26,7 +26,8 @@
 /* ---------------------------------------------------------------- the subcommand table */
 #define VALIDATE_SUBCOMMANDS(X)                                                            \
   X(solve, "solve A x = b with a PETSc direct solver (LU) and compare with a given x")     \
-  X(lle, "smallest eigenpairs of the LLE matrix M by SLEPc (Krylov-Schur, sinvert) vs a run's")
+  X(lle, "smallest eigenpairs of the LLE matrix M by SLEPc (Krylov-Schur, sinvert) vs a run's") \
+  X(spai, "BiCGSTAB with the run's SPAI M (PCMAT) vs its iterations; Table 5: ParaSails, ILU(0), Jacobi, none")
 
 /* subcommand entry points: int validate_NAME(int argc, char **argv) */
 #define VALIDATE_DECLARE_(name, help) int validate_##name(int argc, char **argv);

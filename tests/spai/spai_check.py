@@ -9,11 +9,13 @@ modes:
   fewer-iters BiCGSTAB with SPAI takes fewer iterations than without preconditioner
   verdict     one run ends with a clear verdict and no NaN: exit 0 (converged), 4 (not converged
               after N iterations with the residual reached) or 3 (breakdown naming the iteration)
+  validate    a run writes A, b and M; hybrid-validate spai (--validator) runs PETSc BiCGSTAB
+              with that M and checks the iteration count (and prints the Table 5 comparison)
   gpu-backends the cuda backend's M and iterations against the host backend's, at --ranks
               (M within --rtol, default 1e-9; iterations within 10% + 2)
 Exit 0 pass, 1 fail, 77 skip (a --need file is absent).
 """
-import argparse, glob, json, os, shlex, shutil, subprocess, sys
+import argparse, glob, json, os, re, shlex, shutil, subprocess, sys
 
 
 def run(a, ranks, extra, tag):
@@ -66,13 +68,14 @@ def compare_m(pa, pb, rtol):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "gpu-backends"])
+    ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--need", action="append", default=[])
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--rtol", type=float, default=None)
+    ap.add_argument("--validator", default=None)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
@@ -96,7 +99,6 @@ def main():
                 if e:
                     fails.append("%s vs %s: %s" % (paths[0], p, e))
     elif a.mode == "verdict":
-        import re
         rc, out, rec, wd = run(a, a.ranks[0], [], "run")
         pats = {0: r"^PASSED: BiCGSTAB \(\w+\) converged in \d+ iterations",
                 4: r"^FAILED: BiCGSTAB \(\w+\) not converged after \d+ iterations: residual [0-9.e+-]+",
@@ -113,6 +115,22 @@ def main():
         if rec is None or not all(isinstance(v, (int, float, str)) and str(v).lower() != "nan"
                                   for v in rec["metrics"].values()):
             fails.append("record missing or with a NaN metric")
+    elif a.mode == "validate":
+        rc, out, rec, wd = run(a, a.ranks[0], ["output.matrix=A.petsc", "output.rhs=b.petsc",
+                                               "output.preconditioner=M.mtx"], "run")
+        if rc != 0 or not rec:
+            fails.append("hybrid exited %d" % rc)
+        else:
+            its = rec["metrics"]["iterations"]
+            env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+            cmd = [a.validator, "spai", "-A", "A.petsc", "-b", "b.petsc", "-M", "M.mtx",
+                   "-iters", str(its)]
+            p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               timeout=600, env=env)
+            vout = p.stdout.decode(errors="replace")
+            print("---- %s (exit %d)\n%s" % (" ".join(cmd), p.returncode, vout))
+            if p.returncode != 0 or not re.search(r"^PASSED: iterations with our M", vout, re.M):
+                fails.append("hybrid-validate spai exited %d" % p.returncode)
     elif a.mode == "fewer-iters":
         its = {}
         for pc in ["none", "spai"]:

@@ -19,7 +19,11 @@ function(spai_multi NAME MODE)
   if(NOT S_RANKS)
     set(S_RANKS 1)
   endif()
-  add_test(NAME ${NAME} COMMAND ${SPAI_CHECK} ${MODE} --mpiexec ${SPAI_MPI} --bin ${HY_BIN}
+  set(vopt "")
+  if(TARGET hybrid-validate)
+    set(vopt --validator $<TARGET_FILE:hybrid-validate>)
+  endif()
+  add_test(NAME ${NAME} COMMAND ${SPAI_CHECK} ${MODE} --mpiexec ${SPAI_MPI} --bin ${HY_BIN} ${vopt}
     --workdir ${HY_TEST_OUT}/${NAME} --ranks ${S_RANKS} ${need} -- ${S_ARGS})
   set(labels ${S_LABELS})
   if(NOT labels)
@@ -143,4 +147,18 @@ if(HYBRID_GPU_TESTS)
     ARGS matrix.source=file matrix.file=${M}/rajat19.mtx solver.max_iter=200)
   spai_multi(spai_gpu_verdict_e05r0100 verdict RANKS 1 LABELS gpu NEED ${M}/e05r0100.mtx.gz
     ARGS run.backend=cuda matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
+endif()
+
+# ---- PETSc cross-check: PETSc BiCGSTAB with our M (PCMAT, right) takes the same iterations
+if(TARGET hybrid-validate)
+  foreach(r 1 2)
+    spai_multi(spai_validate_convdiff2d_r${r} validate RANKS ${r} LABELS validate
+      ARGS run.backend=host matrix.generator=convdiff2d matrix.size=1600 matrix.peclet=1)
+  endforeach()
+  spai_multi(spai_validate_orsirr_1 validate RANKS 1 LABELS validate NEED ${M}/orsirr_1.mtx
+    ARGS run.backend=host matrix.source=file matrix.file=${M}/orsirr_1.mtx)
+  spai_multi(spai_validate_sherman5 validate RANKS 1 LABELS validate NEED ${M}/sherman5.mtx
+    ARGS run.backend=host matrix.source=file matrix.file=${M}/sherman5.mtx)
+  spai_multi(spai_validate_convdiff3d27_r3 validate RANKS 3 LABELS validate TIMEOUT 240
+    ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99)
 endif()
