@@ -33,7 +33,7 @@ static const cfg_key lle_keys[] = {
   { "lle", "precision", CFG_ENUM, "fp64", 0, 0, "fp64|fp32", "brute-force distances: FP64 or FP32, both in the direct form sum (x - y)^2" },
   { "lle", "eigensolver", CFG_ENUM, "shift-invert", 0, 0, "shift-invert|dense",
     "shift-invert: CHOLMOD factorisation of M + tau I and subspace iteration; dense: LAPACK on the n x n matrix (small n, reference)" },
-  { "lle", "tol", CFG_REAL, "1e-12", 1e-16, 1e-2, NULL, "an eigenpair is converged when ||M v - lambda v|| <= tol * ||M||_1" },
+  { "lle", "tol", CFG_REAL, "1e-14", 1e-16, 1e-2, NULL, "an eigenpair is converged when ||M v - lambda v|| <= tol * ||M||_1" },
   { "lle", "maxit", CFG_INT, "500", 1, 1e6, NULL, "subspace iterations at most" },
   { "lle", "trust_k", CFG_INT, "5", 1, 1000, NULL, "neighbours of the trustworthiness figure" },
   { "lle", "trust_sample", CFG_INT, "1000", 0, 1e9, NULL,
@@ -291,9 +291,9 @@ static int lle_run(hy_ctx *ctx) {
       }
       double tol = cfg_real(c, "lle.tol");
       worst = 0;
-      hy_printf0(ctx, "lle: eigensolver %s: shift %.3g, factorisation %.3f s, %d iteration(s) %.3f s, "
-                 "||M||_1 = %.4g\n", cfg_str(c, "lle.eigensolver"), eig.shift, eig.t_factor, eig.iters,
-                 eig.t_iter, eig.normm);
+      hy_printf0(ctx, "lle: eigensolver %s: shift %.3g, factorisation %.3f s (nnz(L) %.4g, %.4g flops, "
+                 "ordering %d), %d iteration(s) %.3f s, ||M||_1 = %.4g\n", cfg_str(c, "lle.eigensolver"),
+                 eig.shift, eig.t_factor, eig.lnz, eig.flops, eig.ordering, eig.iters, eig.t_iter, eig.normm);
       hy_printf0(ctx, "  %3s %24s %12s %12s\n", "j", "eigenvalue", "residual", "res/||M||");
       char buf[2048];
       int pos = snprintf(buf, sizeof buf, "[");

@@ -58,6 +58,8 @@ typedef struct {
   int converged;     /* pairs converged */
   double shift;      /* the shift used for the factorisation */
   double t_factor, t_iter;
+  double lnz, flops;  /* nonzeros of the Cholesky factor and factorisation flops */
+  int ordering;       /* CHOLMOD ordering used (CHOLMOD_AMD = 2, METIS = 3, NESDIS = 4) */
 } lle_eig;
 void lle_eig_free(lle_eig *e);
 /* Shift-invert subspace iteration with a CHOLMOD factorisation of M + tau I.  Local. */

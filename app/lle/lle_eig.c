@@ -130,7 +130,14 @@ int lle_build_m(int64_t n, int k, const int32_t *nbr, const double *w, hy_csr *m
       }
     }
 #undef TOUCH
-    qsort(list, (size_t)cnt, sizeof *list, cmp_i32);
+    if (cnt > 64) qsort(list, (size_t)cnt, sizeof *list, cmp_i32);
+    else
+      for (int a = 1; a < cnt; a++) {   /* short rows: insertion sort */
+        int32_t v = list[a];
+        int b = a - 1;
+        while (b >= 0 && list[b] > v) { list[b + 1] = list[b]; b--; }
+        list[b + 1] = v;
+      }
     rc = csr_reserve(m, nnz + cnt, &cap);
     if (rc) break;
     for (int q = 0; q < cnt; q++) {
@@ -264,6 +271,11 @@ int lle_eig_shift_invert(const hy_csr *m, int nev, double tol, int maxit, uint64
   int rc = HY_OK;
   if (!a) rc = hy_err(HY_ESYS, "CHOLMOD could not allocate M (status %d)", cc.status);
   double t0 = MPI_Wtime();
+  const char *ord = getenv("HYBRID_LLE_ORDERING");   /* experiments: amd | metis | nesdis */
+  if (ord && *ord) {
+    cc.nmethods = 1;
+    cc.method[0].ordering = !strcmp(ord, "metis") ? CHOLMOD_METIS : !strcmp(ord, "nesdis") ? CHOLMOD_NESDIS : CHOLMOD_AMD;
+  }
   if (rc == HY_OK) {
     L = cholmod_l_analyze(a, &cc);
     if (!L) rc = hy_err(HY_ESYS, "CHOLMOD analyze failed (status %d)", cc.status);
@@ -292,6 +304,9 @@ int lle_eig_shift_invert(const hy_csr *m, int nev, double tol, int maxit, uint64
   }
   e->shift = tau;
   e->t_factor = MPI_Wtime() - t0;
+  e->lnz = cc.lnz;
+  e->flops = cc.fl;
+  e->ordering = L ? (int)L->ordering : -1;
   t0 = MPI_Wtime();
   e->nev = nev;
   if (rc == HY_OK) {
