@@ -241,7 +241,8 @@ int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char
   if (mkdirs(dir) != 0)
     return hy_err(HY_ESYS, "[output] dir '%s': cannot create the folder: %s", dir, strerror(errno));
   char tmp[1200];
-  snprintf(tmp, sizeof tmp, "%s/.record.tmp.%ld", dir, (long)getpid());
+  /* host and pid: two jobs on different nodes may share a results folder and a pid */
+  snprintf(tmp, sizeof tmp, "%s/.record.tmp.%.64s.%ld", dir, ctx->host, (long)getpid());
   FILE *f = fopen(tmp, "w");
   if (!f) return hy_err(HY_ESYS, "%s: cannot write the results record: %s", tmp, strerror(errno));
   const char *status = exit_code == HY_OK ? "passed" : exit_code == HY_EVALID ? "failed" : "error";
