@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# lle-gpu.sh - the lle workload on a GPU machine in one go: CUDA build, the lle GPU tests, and
+# the figures of the issue: Swiss roll N = 20,000 and N = 1,000,000 end to end (K = 10, d = 2)
+# with scikit-learn's time from the same call, KNN N = 100,000 D = 32 against torch.cdist+topk,
+# and KNN+weights on 2 GPUs against 1 at N = 1,000,000.  Logs in $OUT (default ./lle-gpu-out).
+#
+#   jobs/lle-gpu.sh [build|test|bench|all]      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build-gpu}
+ARCH=${ARCH:-90}
+OUT=${OUT:-$PWD/lle-gpu-out}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0
+what=${1:-all}
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+log() { echo "== $(date -u +%T) $*" | tee -a "$OUT/lle.log"; }
+MPIEXEC=${MPIEXEC:-mpiexec}
+
+do_build() {
+  log "build $BUILD (CUDA arch $ARCH)"
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DHYBRID_CUDA=ON -DHYBRID_GPU_TESTS=ON \
+    -DCMAKE_CUDA_ARCHITECTURES="$ARCH" ${CMAKE_ARGS:-} > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; return 1; }
+  cmake --build "$BUILD" -j "$(nproc)" --target hybrid > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -40; return 1; }
+  log "build ok"
+}
+
+do_test() {
+  log "ctest -R lle -L gpu"
+  (cd "$BUILD" && ctest -R lle -L gpu --output-on-failure --timeout 600) > "$OUT/ctest.log" 2>&1
+  local rc=$?
+  grep -E "^[0-9]+: (ok|FAIL)|tests passed|Failed|\*\*\*" "$OUT/ctest.log" | tail -20
+  return $rc
+}
+
+# run NAME RANKS ARGS: one hybrid run, its log kept, figures echoed
+run() {
+  local name=$1 np=$2; shift 2
+  local t0=$(date +%s.%N)
+  timeout 580 "$MPIEXEC" -n "$np" "$BUILD/hybrid" "$@" output.dir="$OUT/records" > "$OUT/$name.log" 2>&1
+  local rc=$? t1=$(date +%s.%N)
+  echo "   $name: rc=$rc, process wall $(echo "$t1 - $t0" | bc) s"
+  grep -E "^lle:|^ +[0-9] +[-0-9]|^(data|knn|weights|gather|assemble|eigen|quality) |PASSED|FAILED" "$OUT/$name.log" | sed 's/^/     /'
+  awk '/^(data|knn|weights|gather|assemble|eigen) /{s+=$4} END{printf "     end to end (sum of phases data..eigen, slowest rank): %.3f s\n", s}' "$OUT/$name.log"
+}
+
+do_bench() {
+  log "Swiss roll N=20000 K=10 d=2, CUDA (target <= 0.2 s end to end)"
+  run sr20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0
+  run sr20k 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 output.plot="$OUT/sr20k.png"
+  if [ -z "${SKIP_SKLEARN:-}" ]; then
+    log "scikit-learn LLE arpack, same data (reference 3.16 s on 16 cores)"
+    python3 - <<'PY' 2>&1 | tee -a "$OUT/lle.log"
+import time
+from sklearn.datasets import make_swiss_roll
+from sklearn.manifold import LocallyLinearEmbedding
+X, t = make_swiss_roll(20000, random_state=42)
+t0 = time.perf_counter()
+LocallyLinearEmbedding(n_neighbors=10, n_components=2, eigen_solver="arpack", n_jobs=-1).fit_transform(X)
+print("   scikit-learn LLE N=20000 arpack: %.3f s" % (time.perf_counter() - t0))
+PY
+  fi
+  log "Swiss roll N=1000000 K=10 d=2, CUDA (target <= 10 s, converged)"
+  run sr1m 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 output.plot="$OUT/sr1m.png"
+  log "KNN N=100000 D=32 K=10 vs torch.cdist+topk (target ratio <= 0.5)"
+  python3 jobs/lle_knn_bench.py --hybrid "$BUILD/hybrid" --out "$OUT/knnbench" 2>&1 | tee -a "$OUT/lle.log"
+  if [ "$ngpu" -ge 2 ]; then
+    log "KNN+weights N=1000000 on 2 GPUs vs 1 (target >= 1.8x)"
+    run kw1 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.stage=weights lle.knn=brute
+    run kw2 2 run.workload=lle lle.n=1000000 run.backend=cuda lle.stage=weights lle.knn=brute
+    python3 - "$OUT/kw1.log" "$OUT/kw2.log" <<'PY' | tee -a "$OUT/lle.log"
+import re, sys
+t = [float(re.search(r"knn\+weights ([0-9.]+) s", open(f).read()).group(1)) for f in sys.argv[1:]]
+print("   KNN+weights 1 GPU %.3f s, 2 GPUs %.3f s: speed-up %.2fx (target >= 1.8x)" % (t[0], t[1], t[0] / t[1]))
+PY
+  else
+    log "one GPU: the 2-GPU scaling run needs nvidia-h200-x2 (run: jobs/lle-gpu.sh bench on 2 GPUs)"
+  fi
+}
+
+case "$what" in
+  build) do_build ;;
+  test) do_test ;;
+  bench) do_bench ;;
+  all) do_build && { do_test; do_bench; } ;;
+  *) echo "usage: $0 [build|test|bench|all]"; exit 1 ;;
+esac
