@@ -39,7 +39,7 @@ run() {
   local t0=$(date +%s.%N)
   timeout 580 "$MPIEXEC" -n "$np" "$BUILD/hybrid" "$@" output.dir="$OUT/records" > "$OUT/$name.log" 2>&1
   local rc=$? t1=$(date +%s.%N)
-  echo "   $name: rc=$rc, process wall $(echo "$t1 - $t0" | bc) s"
+  echo "   $name: rc=$rc, process wall $(awk "BEGIN{printf \"%.3f\", $t1 - $t0}") s"
   grep -E "^lle:|^ +[0-9] +[-0-9]|^(data|knn|weights|gather|assemble|eigen|quality) |PASSED|FAILED" "$OUT/$name.log" | sed 's/^/     /'
   awk '/^(data|knn|weights|gather|assemble|eigen) /{s+=$4} END{printf "     end to end (sum of phases data..eigen, slowest rank): %.3f s\n", s}' "$OUT/$name.log"
 }
