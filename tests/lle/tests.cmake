@@ -39,3 +39,8 @@ if(HYBRID_GPU_TESTS)
   hy_case(NAME lle_gpu_2ranks RANKS 2 LABELS gpu EXPECT "PASSED: lle" "weights on cuda"
     ARGS run.workload=lle run.backend=cuda lle.n=100000 lle.k=10 lle.trust_sample=0)
 endif()
+
+# the seed's experiments in CI mode (small sizes, host): tables + PNG
+add_test(NAME lle_experiments_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/jobs/lle_experiments.py
+  --hybrid $<TARGET_FILE:hybrid> --mode ci --out ${HY_TEST_OUT}/lle_experiments)
+set_tests_properties(lle_experiments_ci PROPERTIES LABELS "slow" TIMEOUT 600 PASS_REGULAR_EXPRESSION "PASSED: lle experiments")

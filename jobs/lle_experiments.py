@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""The seed's (004) experiments for the lle workload: tables + PNG.
+
+    python3 jobs/lle_experiments.py --hybrid build/hybrid [--mode ci|full] [--out DIR]
+                                    [--backends host,cuda] [--mpiexec "mpiexec -n 1"]
+
+1. KNN time against the dimension D (N = 2048; seed table 1): brute force per backend, and
+   the host KD-tree.
+2. KNN time against N (D = 16; seed table 2).
+3. LLE time, GPU against CPU, against N with K = 9 on the Swiss roll and the S-curve lifted to
+   D = 32 (seed figure 7), end to end = sum of the phases data..eigen (slowest rank).
+4. Embedding plots at several N for both data sets (seed figures 8 and 9), written by hybrid
+   itself ([output] plot, libpng).
+--mode ci uses small sizes (minutes on 2 CPU cores, host backend); --mode full the seed's sizes
+and more, on the GPU machine.  Writes DIR/tables.md, DIR/*.png (matplotlib, when importable),
+DIR/embed_*.png and prints the tables.  Exit 0 when every run passed.
+"""
+import argparse, os, re, subprocess, sys
+
+PH = re.compile(r"^(data|knn|weights|gather|assemble|eigen|quality)\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)\s*$", re.M)
+
+
+def run(a, args, name):
+    wd = os.path.join(a.out, "runs")
+    os.makedirs(wd, exist_ok=True)
+    cmd = a.mpiexec.split() + [a.hybrid, "run.workload=lle", "output.record=false"] + args
+    p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=1200)
+    out = p.stdout.decode(errors="replace")
+    with open(os.path.join(wd, name + ".log"), "w") as f:
+        f.write(" ".join(cmd) + "\n" + out)
+    if p.returncode != 0:
+        print("run %s failed (exit %d): %s" % (name, p.returncode, out.strip().splitlines()[-1] if out.strip() else ""))
+        return None
+    ph = {m.group(1): float(m.group(4)) for m in PH.finditer(out)}
+    return ph
+
+
+def table(title, head, rows):
+    s = "### %s\n\n| %s |\n|%s|\n" % (title, " | ".join(head), "|".join("---" for _ in head))
+    for r in rows:
+        s += "| " + " | ".join(r) + " |\n"
+    print(s)
+    return s + "\n"
+
+
+def fmt(x):
+    return "-" if x is None else "%.4f" % x
+
+
+def plot(path, title, xlabel, xs, series, logy=True):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, ys in series.items():
+        pts = [(x, y) for x, y in zip(xs, ys) if y is not None]
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=name)
+    ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("seconds")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hybrid", required=True)
+    ap.add_argument("--mode", choices=["ci", "full"], default="ci")
+    ap.add_argument("--out", default="lle-experiments")
+    ap.add_argument("--backends", default="host")
+    ap.add_argument("--mpiexec", default="")
+    a = ap.parse_args()
+    a.hybrid = os.path.abspath(a.hybrid)
+    a.out = os.path.abspath(a.out)
+    os.makedirs(a.out, exist_ok=True)
+    bks = a.backends.split(",")
+    full = a.mode == "full"
+    md = "# lle: the seed's experiments (%s mode)\n\n" % a.mode
+    failed = 0
+
+    # 1. KNN time vs D, N = 2048
+    n1 = 2048 if full else 1024
+    dims = [2, 4, 8, 16, 32, 64, 128, 256] if full else [2, 8, 32]
+    res = {}
+    for D in dims:
+        for b in bks + ["kdtree"]:
+            knn = "kdtree" if b == "kdtree" else "brute"
+            be = "host" if b == "kdtree" else b
+            ph = run(a, ["lle.dataset=uniform", "lle.n=%d" % n1, "lle.ambient_dim=%d" % D, "lle.k=9",
+                         "lle.stage=knn", "lle.knn=" + knn, "run.backend=" + be], "knn_dim_%s_%d" % (b, D))
+            failed += ph is None
+            res[(b, D)] = ph["knn"] if ph else None
+    cols = bks + ["kdtree"]
+    rows = [[str(D)] + [fmt(res[(b, D)]) for b in cols] for D in dims]
+    md += table("KNN time (s) against dimension, N = %d, K = 9 (seed table 1)" % n1, ["D"] + ["brute " + b if b != "kdtree" else "kdtree host" for b in cols], rows)
+    plot(os.path.join(a.out, "knn_vs_dim.png"), "KNN, N = %d" % n1, "dimension D", dims, {b: [res[(b, D)] for D in dims] for b in cols})
+
+    # 2. KNN time vs N, D = 16
+    ns = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072] if full else [512, 1024, 2048, 4096]
+    res = {}
+    for n in ns:
+        for b in bks + ["kdtree"]:
+            knn = "kdtree" if b == "kdtree" else "brute"
+            be = "host" if b == "kdtree" else b
+            if b == "host" and n > 32768:
+                res[(b, n)] = None
+                continue
+            ph = run(a, ["lle.dataset=uniform", "lle.n=%d" % n, "lle.ambient_dim=16", "lle.k=9", "lle.stage=knn",
+                         "lle.knn=" + knn, "run.backend=" + be], "knn_n_%s_%d" % (b, n))
+            failed += ph is None
+            res[(b, n)] = ph["knn"] if ph else None
+    rows = [[str(n)] + [fmt(res[(b, n)]) for b in cols] for n in ns]
+    md += table("KNN time (s) against N, D = 16, K = 9 (seed table 2)", ["N"] + ["brute " + b if b != "kdtree" else "kdtree host" for b in cols], rows)
+    plot(os.path.join(a.out, "knn_vs_n.png"), "KNN, D = 16", "N", ns, {b: [res[(b, n)] for n in ns] for b in cols})
+
+    # 3. LLE time vs N, K = 9, D = 32, GPU vs CPU
+    ns3 = [1000, 2000, 4000, 8000, 16000, 32000, 64000] if full else [500, 1000, 2000]
+    for ds in ("swissroll", "scurve"):
+        res = {}
+        for n in ns3:
+            for b in bks:
+                ph = run(a, ["lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=9", "lle.ambient_dim=32",
+                             "lle.knn=brute", "run.backend=" + b, "lle.trust_sample=0"], "lle_%s_%s_%d" % (ds, b, n))
+                failed += ph is None
+                res[(b, n)] = sum(ph.get(k, 0) for k in ("data", "knn", "weights", "gather", "assemble", "eigen")) if ph else None
+                res[(b, n, "knn")] = ph.get("knn") if ph else None
+                res[(b, n, "eigen")] = ph.get("eigen") if ph else None
+        head = ["N"]
+        for b in bks:
+            head += ["%s total" % b, "%s knn" % b, "%s eigen" % b]
+        if "host" in bks and "cuda" in bks:
+            head.append("speed-up cuda/host")
+        rows = []
+        for n in ns3:
+            r = [str(n)]
+            for b in bks:
+                r += [fmt(res[(b, n)]), fmt(res[(b, n, "knn")]), fmt(res[(b, n, "eigen")])]
+            if "host" in bks and "cuda" in bks:
+                h, c = res[("host", n)], res[("cuda", n)]
+                r.append("%.2fx" % (h / c) if h and c else "-")
+            rows.append(r)
+        md += table("LLE time (s) against N, %s lifted to D = 32, K = 9, d = 2 (seed figure 7)" % ds, head, rows)
+        plot(os.path.join(a.out, "lle_%s_vs_n.png" % ds), "LLE %s, K = 9, D = 32" % ds, "N", ns3, {b: [res[(b, n)] for n in ns3] for b in bks})
+
+    # 4. embedding plots at several N
+    ns4 = [500, 1000, 2000, 5000, 20000] if full else [500, 1000]
+    lines = []
+    for ds in ("swissroll", "scurve"):
+        for n in ns4:
+            png = os.path.join(a.out, "embed_%s_%d.png" % (ds, n))
+            ph = run(a, ["lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=9", "run.backend=" + bks[-1],
+                         "output.plot=" + png, "lle.trust_sample=1000"], "embed_%s_%d" % (ds, n))
+            failed += ph is None
+            tw = ""
+            log = open(os.path.join(a.out, "runs", "embed_%s_%d.log" % (ds, n))).read()
+            m = re.search(r"trustworthiness ([0-9.]+)", log)
+            if m:
+                tw = m.group(1)
+            lines.append([ds, str(n), os.path.basename(png), tw])
+    md += table("Embeddings (seed figures 8, 9), K = 9, d = 2", ["data", "N", "plot", "trustworthiness (k = 5)"], lines)
+    with open(os.path.join(a.out, "tables.md"), "w") as f:
+        f.write(md)
+    print("tables: %s, plots in %s" % (os.path.join(a.out, "tables.md"), a.out))
+    print("%s: lle experiments, %d failed run(s)" % ("PASSED" if not failed else "FAILED", failed))
+    return 0 if not failed else 4
+
+
+if __name__ == "__main__":
+    sys.exit(main())
