@@ -13,9 +13,26 @@ static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;
 }
-static int cmp_dbl(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+/* The k-th smallest of v[0..n) (quickselect; v is reordered so that v[0..k) <= v[k]).  Local. */
+static double select_kth(double *v, int64_t n, int64_t k) {
+  int64_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double piv = v[lo + (hi - lo) / 2];
+    int64_t i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < piv) i++;
+      while (v[j] > piv) j--;
+      if (i <= j) {
+        double t = v[i]; v[i] = v[j]; v[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return v[k];
+  }
+  return v[k];
 }
 
 /* S: keep (i, j) with |a_ij| > (1 - tau) max_j |a_ij|, and the diagonal; values |a_ij| / max
@@ -240,13 +257,25 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   /* B = A^T by rows (= A by columns), then the rows of B my columns need */
   hy_csr bt, bx;
   HY_CALL(spai_transpose(comm, pr, a, pr, &bt));
-  int64_t nj = jc.nnz, u = 0;
+  /* the distinct J entries, sorted, through a marker over their index range (no sort) */
+  int64_t nj = jc.nnz, u = 0, jmin = pr->n, jmax = -1;
+  for (int64_t e = 0; e < nj; e++) {
+    if (jc.colind[e] < jmin) jmin = jc.colind[e];
+    if (jc.colind[e] > jmax) jmax = jc.colind[e];
+  }
+  int64_t range = jmax >= jmin ? jmax - jmin + 1 : 0;
+  int32_t *mark = NULL;
   int64_t *jl = NULL;
-  HY_MALLOC(jl, nj + 1);
-  for (int64_t e = 0; e < nj; e++) jl[e] = jc.colind[e];
-  qsort(jl, nj, sizeof *jl, cmp_i64);
-  for (int64_t i = 0; i < nj; i++)
-    if (u == 0 || jl[i] != jl[u - 1]) jl[u++] = jl[i];
+  HY_CALLOC(mark, range + 1);
+  for (int64_t e = 0; e < nj; e++) mark[jc.colind[e] - jmin] = 1;
+  for (int64_t t = 0; t < range; t++) u += mark[t];
+  HY_MALLOC(jl, u + 1);
+  u = 0;
+  for (int64_t t = 0; t < range; t++)
+    if (mark[t]) {
+      mark[t] = (int32_t)u;  /* now: position in jl */
+      jl[u++] = jmin + t;
+    }
   HY_CALL(spai_fetch_rows(comm, pr, &bt, u, jl, &bx));
   csr_clear(&bt);
   int32_t *jloc = NULL, *kglob = NULL;
@@ -259,18 +288,14 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
     kglob[k] = (int32_t)(c0 + k);
     int64_t s = 0;
     for (int64_t e = jc.rowptr[k]; e < jc.rowptr[k + 1]; e++) {
-      int64_t lo = 0, hi = u - 1, g = jc.colind[e];
-      while (lo < hi) {
-        int64_t mid = (lo + hi) / 2;
-        if (jl[mid] < g) lo = mid + 1;
-        else hi = mid;
-      }
-      jloc[e] = (int32_t)lo;
+      int32_t lo = mark[jc.colind[e] - jmin];
+      jloc[e] = lo;
       s += bx.rowptr[lo + 1] - bx.rowptr[lo];
     }
     iub[k + 1] = iub[k] + s;
   }
   free(jl);
+  free(mark);
   double mycost = 0;
   for (int64_t k = 0; k < ncol; k++) {
     double jn = (double)(jc.rowptr[k + 1] - jc.rowptr[k]);
@@ -384,10 +409,14 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   }
   HY_MPI(MPI_Gatherv(res, (int)ncol, MPI_DOUBLE, allr, cnt, dsp, MPI_DOUBLE, 0, comm));
   if (rank == 0 && pr->n > 0) {
-    qsort(allr, pr->n, sizeof *allr, cmp_dbl);
-    info->res_min = allr[0];
-    info->res_max = allr[pr->n - 1];
-    info->res_med = pr->n % 2 ? allr[pr->n / 2] : 0.5 * (allr[pr->n / 2 - 1] + allr[pr->n / 2]);
+    int64_t nn = pr->n;
+    info->res_min = info->res_max = allr[0];
+    for (int64_t i = 1; i < nn; i++) {
+      if (allr[i] < info->res_min) info->res_min = allr[i];
+      if (allr[i] > info->res_max) info->res_max = allr[i];
+    }
+    double hi = select_kth(allr, nn, nn / 2);
+    info->res_med = nn % 2 ? hi : 0.5 * (hi + select_kth(allr, nn / 2, nn / 2 - 1));
   }
   double meds[3] = { info->res_min, info->res_med, info->res_max };
   HY_MPI(MPI_Bcast(meds, 3, MPI_DOUBLE, 0, comm));

@@ -8,7 +8,7 @@
  *                thread block per column, in three classes chosen by (|I_c|, |J_c|): a warp (32
  *                threads) in shared memory for small columns, a block in shared memory for medium
  *                ones, a block on the global-memory slot for large ones (thresholds: config keys).
- * Solver: cuSPARSE SpMV (generic API, CSR, deterministic ALG2), fused vector update
+ * Solver: cuSPARSE SpMV (generic API, CSR ALG1 after cusparseSpMV_preprocess), fused vector update
  * z = a x + b y + c z, and up to four dot products in one pass with a fixed-order two-stage
  * reduction (bitwise reproducible).  All work is queued on the backend's stream. */
 #include "k_cuda.h"
@@ -442,6 +442,10 @@ static int c_cols_free(k_backend *be, void *state) {
 }
 
 /* ------------------------------------------------------------------ sparse matrices */
+/* CSR ALG1 (row-parallel, deterministic for a fixed matrix) with its analysis done once by
+ * cusparseSpMV_preprocess. */
+#define SPAI_SPMV_ALG CUSPARSE_SPMV_CSR_ALG1
+
 typedef struct {
   int64_t rows, cols, nnz;
   int32_t *rowptr, *colind;
@@ -479,9 +483,11 @@ static int c_mat_create(k_backend *be, int64_t rows, int64_t cols, const int64_t
   HY_CUSPARSE(cusparseCreateDnVec(&vy, rows, ty, CUDA_R_64F));
   double one = 1, zero = 0;
   HY_CUSPARSE(cusparseSpMV_bufferSize(st->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a->descr,
-                                      vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2,
+                                      vx, &zero, vy, CUDA_R_64F, SPAI_SPMV_ALG,
                                       &a->buf_bytes));
   if (a->buf_bytes) HY_CALL(be->ops->alloc(be, &a->buf, a->buf_bytes));
+  HY_CUSPARSE(cusparseSpMV_preprocess(st->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a->descr,
+                                      vx, &zero, vy, CUDA_R_64F, SPAI_SPMV_ALG, a->buf));
   cusparseDestroyDnVec(vx);
   cusparseDestroyDnVec(vy);
   HY_CUDA(cudaStreamSynchronize(st->stream));
@@ -512,7 +518,7 @@ static int c_mat_spmv(k_backend *be, void *mat, const double *x, double *y) {
   HY_CUSPARSE(cusparseCreateDnVec(&vy, a->rows, y, CUDA_R_64F));
   double one = 1, zero = 0;
   cusparseStatus_t rc = cusparseSpMV(st->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a->descr,
-                                     vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, a->buf);
+                                     vx, &zero, vy, CUDA_R_64F, SPAI_SPMV_ALG, a->buf);
   cusparseDestroyDnVec(vx);
   cusparseDestroyDnVec(vy);
   HY_CUSPARSE(rc);
