@@ -276,6 +276,8 @@ int lle_eig_shift_invert(const hy_csr *m, int nev, double tol, int maxit, uint64
     cc.nmethods = 1;
     cc.method[0].ordering = !strcmp(ord, "metis") ? CHOLMOD_METIS : !strcmp(ord, "nesdis") ? CHOLMOD_NESDIS : CHOLMOD_AMD;
   }
+  const char *sn = getenv("HYBRID_LLE_SUPERNODAL");  /* experiments: 0 simplicial, 1 supernodal */
+  if (sn && *sn) cc.supernodal = atoi(sn) ? CHOLMOD_SUPERNODAL : CHOLMOD_SIMPLICIAL;
   if (rc == HY_OK) {
     L = cholmod_l_analyze(a, &cc);
     if (!L) rc = hy_err(HY_ESYS, "CHOLMOD analyze failed (status %d)", cc.status);

@@ -45,21 +45,33 @@ __device__ __forceinline__ float sqdist(const float *a, const float *b, int dim)
   return s;
 }
 
-/* Neighbours of queries q0 + blockIdx.x * blockDim.x + threadIdx.x.  Global kernel. */
-template <typename T>
-__global__ void knn_kernel(const T *__restrict__ x, int64_t n, int dim, int64_t q0, int64_t q1, int k,
+/* Explicitly rounded arithmetic (never contracted into FMA).  Device. */
+__device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+
+/* Neighbours of queries q0 + blockIdx.x * blockDim.x + threadIdx.x.  DIMC > 0: the dimension
+ * as a compile-time constant (the query in registers, loops unrolled); DIMC = 0: any
+ * dimension, the query read from global memory.  Global kernel. */
+template <typename T, int DIMC>
+__global__ void knn_kernel(const T *__restrict__ x, int64_t n, int dim_rt, int64_t q0, int64_t q1, int k,
                            int tile, int32_t *__restrict__ nbr, double *__restrict__ d2) {
   extern __shared__ unsigned char smem_raw[];
   T *sx = reinterpret_cast<T *>(smem_raw);
+  const int dim = DIMC > 0 ? DIMC : dim_rt;
   int64_t q = q0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   bool active = q < q1;
   T dl[K_LLE_KMAX];
   int32_t il[K_LLE_KMAX];
-  T xq[64];
-  const int dq = dim <= 64 ? dim : 64;
+  T xq[DIMC > 0 ? DIMC : 1];
   for (int j = 0; j < k; j++) { dl[j] = (T)INFINITY; il[j] = INT32_MAX; }
-  if (active)
-    for (int c = 0; c < dq; c++) xq[c] = x[q * dim + c];
+  if (DIMC > 0 && active) {
+#pragma unroll
+    for (int c = 0; c < (DIMC > 0 ? DIMC : 1); c++) xq[c] = x[q * dim + c];
+  }
   T worst = (T)INFINITY;
   for (int64_t base = 0; base < n; base += tile) {
     int cnt = (int)(n - base < tile ? n - base : tile);
@@ -70,8 +82,14 @@ __global__ void knn_kernel(const T *__restrict__ x, int64_t n, int dim, int64_t 
     for (int jj = 0; jj < cnt; jj++) {
       int64_t j = base + jj;
       T d;
-      if (dim <= 64) {
-        d = sqdist(sx + (size_t)jj * dim, xq, dim);
+      if (DIMC > 0) {
+        const T *sj = sx + (size_t)jj * DIMC;
+        d = 0;
+#pragma unroll
+        for (int c = 0; c < (DIMC > 0 ? DIMC : 1); c++) {
+          T t = sub_rn(sj[c], xq[c]);
+          d = add_rn(d, mul_rn(t, t));
+        }
       } else {
         d = sqdist(sx + (size_t)jj * dim, x + q * dim, dim);
       }
@@ -84,6 +102,18 @@ __global__ void knn_kernel(const T *__restrict__ x, int64_t n, int dim, int64_t 
   if (active) {
     int64_t r = (q - q0) * k;
     for (int j = 0; j < k; j++) { nbr[r + j] = il[j]; d2[r + j] = (double)dl[j]; }
+  }
+}
+
+/* Launch the kernel specialised for the dimension when it is a common one.  Local. */
+template <typename T>
+static void knn_launch(unsigned blocks, size_t shm, cudaStream_t st, const T *x, int64_t n, int dim,
+                       int64_t q0, int64_t q1, int k, int tile, int32_t *nbr, double *d2) {
+  switch (dim) {
+#define KNN_CASE(D) case D: knn_kernel<T, D><<<blocks, KNN_THREADS, shm, st>>>(x, n, dim, q0, q1, k, tile, nbr, d2); break;
+    KNN_CASE(2) KNN_CASE(3) KNN_CASE(4) KNN_CASE(8) KNN_CASE(16) KNN_CASE(32)
+#undef KNN_CASE
+    default: knn_kernel<T, 0><<<blocks, KNN_THREADS, shm, st>>>(x, n, dim, q0, q1, k, tile, nbr, d2);
   }
 }
 
@@ -117,9 +147,9 @@ static int cuda_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1
     HY_CUDA(cudaMallocAsync((void **)&dxf, (size_t)m * sizeof(float), st));
     to_float<<<(unsigned)((m + 255) / 256), 256, 0, st>>>(dx, dxf, m);
     HY_CUDA_LAUNCH();
-    knn_kernel<float><<<blocks, KNN_THREADS, shm, st>>>(dxf, p->n, p->dim, q0, q1, k, tile, dnbr, dd2);
+    knn_launch<float>(blocks, shm, st, dxf, p->n, p->dim, q0, q1, k, tile, dnbr, dd2);
   } else {
-    knn_kernel<double><<<blocks, KNN_THREADS, shm, st>>>(dx, p->n, p->dim, q0, q1, k, tile, dnbr, dd2);
+    knn_launch<double>(blocks, shm, st, dx, p->n, p->dim, q0, q1, k, tile, dnbr, dd2);
   }
   HY_CUDA_LAUNCH();
   HY_CUDA(cudaMemcpyAsync(nbr, dnbr, (size_t)nq * k * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
