@@ -30,7 +30,7 @@ run() {
   timeout 580 "$MPIEXEC" -n "$np" "$BUILD/hybrid" config/bench-spai.ini "$@" output.dir="$OUT/records" \
     > "$OUT/$name.log" 2>&1
   echo "   exit $?"
-  grep -E "^(matrix|spai|bicgstab|total|PASSED|FAILED)|^spai (index|submat|qr|pattern|distr|assem)|hybrid: error" "$OUT/$name.log"
+  grep -E "^(matrix|spai|spmv|bicgstab|total|PASSED|FAILED)|^spai (index|submat|qr|pattern|distr|assem)|hybrid: error" "$OUT/$name.log"
 }
 
 if [[ $what == all || $what == cfd ]]; then

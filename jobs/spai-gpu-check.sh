@@ -9,7 +9,7 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DHYBRID_CUDA=ON -DHYBRID_GPU_
   -DCMAKE_CUDA_ARCHITECTURES=90 > /tmp/spai-cmake.log 2>&1 || { tail -30 /tmp/spai-cmake.log; exit 1; }
 cmake --build "$BUILD" -j "$(nproc)" --target hybrid > /tmp/spai-build.log 2>&1 ||
   { grep -E "error" -A3 /tmp/spai-build.log | head -60; exit 1; }
-(cd "$BUILD" && ctest -L gpu -R spai --output-on-failure --timeout 300) > /tmp/spai-ctest.log 2>&1
-grep -E "^[0-9]+: (compare|iterations|nnz_M|AM_I|verdict|FAIL)|tests passed|Failed|\*\*\*" /tmp/spai-ctest.log | tail -40
+(cd "$BUILD" && ctest -L gpu -R spai -V --timeout 300) > /tmp/spai-ctest.log 2>&1
+grep -E "^[0-9]+: (compare|iterations|nnz_M|AM_I|verdict|FAIL|SKIP)|tests passed|Passed|Failed|\*\*\*" /tmp/spai-ctest.log | tail -60
 [ "${2:-cfd}" != none ] && jobs/spai-bench.sh "$BUILD" "${2:-cfd}"
 exit 0

@@ -323,6 +323,15 @@ static int spai_run(hy_ctx *ctx) {
              "busiest rank at 4.25 TB/s, H200 copy rate): ratio %.2f%s\n", per_it * 1e6,
              floor_it * 1e6, sv.bytes_per_iter / 1e6, floor_it > 0 ? per_it / floor_it : 0,
              ctx->be.kind == K_CUDA ? "" : " (host backend: the floor is the GPU's)");
+  if (sv.spmv_a_s > 0)
+    hy_printf0(ctx, "spmv (%s library, alone): A %.2f us (%.0f GB/s of its minimum bytes), M %.2f us "
+               "(%.0f GB/s); 2 A + %s per iteration = %.2f us of the %.2f\n",
+               ctx->be.kind == K_CUDA ? "cuSPARSE" : "host", sv.spmv_a_s * 1e6,
+               sv.spmv_a_bytes / sv.spmv_a_s / 1e9, sv.spmv_m_s * 1e6,
+               sv.spmv_m_s > 0 ? sv.spmv_m_bytes / sv.spmv_m_s / 1e9 : 0, use_m ? "2 M" : "0 M",
+               (2 * sv.spmv_a_s + 2 * sv.spmv_m_s) * 1e6, per_it * 1e6);
+  hy_metric_num(ctx, "spmv_A_us", sv.spmv_a_s * 1e6);
+  hy_metric_num(ctx, "spmv_M_us", sv.spmv_m_s * 1e6);
   hy_printf0(ctx, "total: setup + solve = %.4f s\n", t_setup + sv.seconds);
   hy_metric_int(ctx, "iterations", sv.iterations);
   hy_metric_num(ctx, "solve_s", sv.seconds);

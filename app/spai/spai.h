@@ -49,6 +49,8 @@ typedef struct {
   double true_relres;          /* ||b - A x|| / ||b|| recomputed */
   double seconds;              /* BiCGSTAB time (slowest rank) */
   double bytes_per_iter;       /* minimum bytes per iteration on the slowest rank */
+  double spmv_a_s, spmv_m_s;   /* one local SpMV of A / M alone (slowest rank; backend library) */
+  double spmv_a_bytes, spmv_m_bytes;
   char breakdown[128];
 } spai_solve_info;
 

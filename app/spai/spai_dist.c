@@ -96,58 +96,83 @@ int spai_transpose(MPI_Comm comm, const spai_part *pin, const hy_csr *loc, const
   if (!scnt || !rcnt || !sdsp || !rdsp) return hy_err(HY_ESYS, "out of memory");
   int *dest = NULL;
   HY_MALLOC(dest, loc->nnz);
+  /* entries that stay on this rank bypass MPI (scnt[rank] stays 0); dest caches owners */
+  int64_t o0 = pout->start[rank], o1 = pout->start[rank + 1], nself = 0;
   for (int64_t e = 0; e < loc->nnz; e++) {
-    dest[e] = spai_part_owner(pout, loc->colind[e]);
-    scnt[dest[e]]++;
+    int32_t j = loc->colind[e];
+    if (j >= o0 && j < o1) {
+      dest[e] = rank;
+      nself++;
+    } else {
+      dest[e] = spai_part_owner(pout, j);
+      scnt[dest[e]]++;
+    }
   }
   int64_t nrecv = 0;
   HY_CALL(exchange_counts(comm, size, scnt, rcnt, sdsp, rdsp, &nrecv));
   int64_t *srow = NULL, *rrow = NULL;
   int32_t *scol = NULL, *rcol = NULL;
   double *sval = NULL, *rval = NULL;
-  HY_MALLOC(srow, loc->nnz);
-  HY_MALLOC(scol, loc->nnz);
-  HY_MALLOC(sval, loc->nnz);
-  HY_MALLOC(rrow, nrecv);
-  HY_MALLOC(rcol, nrecv);
-  HY_MALLOC(rval, nrecv);
+  int64_t nsend = loc->nnz - nself;
+  HY_MALLOC(srow, nsend + 1);
+  HY_MALLOC(scol, nsend + 1);
+  HY_MALLOC(sval, nsend + 1);
+  HY_MALLOC(rrow, nrecv + 1);
+  HY_MALLOC(rcol, nrecv + 1);
+  HY_MALLOC(rval, nrecv + 1);
   int *fill = calloc(size, sizeof(int));
   if (!fill) return hy_err(HY_ESYS, "out of memory");
   for (int64_t i = 0; i < loc->m; i++)
     for (int64_t e = loc->rowptr[i]; e < loc->rowptr[i + 1]; e++) {
       int q = dest[e];
+      if (q == rank) continue;
       int64_t at = sdsp[q] + fill[q]++;
       srow[at] = loc->colind[e];       /* the transposed row */
       scol[at] = (int32_t)(r0 + i);    /* the transposed column */
       sval[at] = loc->val[e];
     }
-  free(dest);
   free(fill);
   HY_MPI(MPI_Alltoallv(srow, scnt, sdsp, MPI_INT64_T, rrow, rcnt, rdsp, MPI_INT64_T, comm));
   HY_MPI(MPI_Alltoallv(scol, scnt, sdsp, MPI_INT32_T, rcol, rcnt, rdsp, MPI_INT32_T, comm));
   HY_MPI(MPI_Alltoallv(sval, scnt, sdsp, MPI_DOUBLE, rval, rcnt, rdsp, MPI_DOUBLE, comm));
   free(srow); free(scol); free(sval);
-  free(scnt); free(rcnt); free(sdsp); free(rdsp);
-  /* stable counting sort by row: sources arrive in rank order, each in increasing column */
-  int64_t o0 = pout->start[rank], m = pout->start[rank + 1] - o0;
+  /* stable counting sort by row: sources in rank order (this rank's own entries in its turn),
+   * each source in increasing column */
+  int64_t m = o1 - o0, ntot = nrecv + nself;
   memset(out, 0, sizeof *out);
   out->m = m;
   out->n = pin->n;
-  out->nnz = nrecv;
+  out->nnz = ntot;
   HY_CALLOC(out->rowptr, m + 1);
-  HY_MALLOC(out->colind, nrecv);
-  HY_MALLOC(out->val, nrecv);
+  HY_MALLOC(out->colind, ntot + 1);
+  HY_MALLOC(out->val, ntot + 1);
   for (int64_t e = 0; e < nrecv; e++) out->rowptr[rrow[e] - o0 + 1]++;
+  for (int64_t e = 0; e < loc->nnz; e++)
+    if (dest[e] == rank) out->rowptr[loc->colind[e] - o0 + 1]++;
   for (int64_t i = 0; i < m; i++) out->rowptr[i + 1] += out->rowptr[i];
   int64_t *pos = NULL;
   HY_MALLOC(pos, m + 1);
   memcpy(pos, out->rowptr, (m + 1) * sizeof *pos);
-  for (int64_t e = 0; e < nrecv; e++) {
-    int64_t at = pos[rrow[e] - o0]++;
-    out->colind[at] = rcol[e];
-    out->val[at] = rval[e];
+  for (int q = 0; q < size; q++) {
+    if (q == rank) {
+      for (int64_t i = 0; i < loc->m; i++)
+        for (int64_t e = loc->rowptr[i]; e < loc->rowptr[i + 1]; e++) {
+          if (dest[e] != rank) continue;
+          int64_t at = pos[loc->colind[e] - o0]++;
+          out->colind[at] = (int32_t)(r0 + i);
+          out->val[at] = loc->val[e];
+        }
+      continue;
+    }
+    for (int64_t e = rdsp[q]; e < rdsp[q] + rcnt[q]; e++) {
+      int64_t at = pos[rrow[e] - o0]++;
+      out->colind[at] = rcol[e];
+      out->val[at] = rval[e];
+    }
   }
   free(pos);
+  free(dest);
+  free(scnt); free(rcnt); free(sdsp); free(rdsp);
   free(rrow); free(rcol); free(rval);
   return HY_OK;
 }
@@ -172,22 +197,32 @@ int spai_fetch_rows(MPI_Comm comm, const spai_part *p, const hy_csr *loc, int64_
   HY_MALLOC(own, nr);
   HY_MALLOC(req, nr);
   HY_MALLOC(slot, nr);
+  /* requests for this rank's own rows bypass MPI (own = -1) */
+  int64_t r1 = p->start[rank + 1];
   for (int64_t i = 0; i < nr; i++) {
+    if (rows[i] >= r0 && rows[i] < r1) {
+      own[i] = -1;
+      continue;
+    }
     own[i] = spai_part_owner(p, rows[i]);
     scnt[own[i]]++;
   }
   int64_t nin = 0;
   HY_CALL(exchange_counts(comm, size, scnt, rcnt, sdsp, rdsp, &nin));
   for (int64_t i = 0; i < nr; i++) {
+    if (own[i] < 0) {
+      slot[i] = -1;
+      continue;
+    }
     int64_t at = sdsp[own[i]] + fill[own[i]]++;
     req[at] = rows[i];
     slot[i] = at;  /* request i travels at position at; its answer comes back there */
   }
   free(own);
   int64_t *in = NULL, *len_out = NULL, *len_in = NULL;
-  HY_MALLOC(in, nin);
-  HY_MALLOC(len_out, nin);
-  HY_MALLOC(len_in, nr);
+  HY_MALLOC(in, nin + 1);
+  HY_MALLOC(len_out, nin + 1);
+  HY_MALLOC(len_in, nr + 1);
   HY_MPI(MPI_Alltoallv(req, scnt, sdsp, MPI_INT64_T, in, rcnt, rdsp, MPI_INT64_T, comm));
   for (int64_t i = 0; i < nin; i++) {
     int64_t l = in[i] - r0;
@@ -212,10 +247,10 @@ int spai_fetch_rows(MPI_Comm comm, const spai_part *p, const hy_csr *loc, int64_
   }
   int32_t *sc = NULL, *rc = NULL;
   double *sv = NULL, *rv = NULL;
-  HY_MALLOC(sc, tot_s);
-  HY_MALLOC(sv, tot_s);
-  HY_MALLOC(rc, tot_r);
-  HY_MALLOC(rv, tot_r);
+  HY_MALLOC(sc, tot_s + 1);
+  HY_MALLOC(sv, tot_s + 1);
+  HY_MALLOC(rc, tot_r + 1);
+  HY_MALLOC(rv, tot_r + 1);
   int64_t at = 0;
   for (int64_t i = 0; i < nin; i++) {
     int64_t l = in[i] - r0, b = loc->rowptr[l];
@@ -227,22 +262,38 @@ int spai_fetch_rows(MPI_Comm comm, const spai_part *p, const hy_csr *loc, int64_
   HY_MPI(MPI_Alltoallv(sv, ecs, eds, MPI_DOUBLE, rv, ecr, edr, MPI_DOUBLE, comm));
   free(sc); free(sv); free(in); free(len_out);
   /* offsets of each answer in the receive buffer (answers arrive in slot order) */
-  int64_t *aoff = NULL;
+  int64_t *aoff = NULL, nsl = 0;
   HY_MALLOC(aoff, nr + 1);
   aoff[0] = 0;
-  for (int64_t s = 0; s < nr; s++) aoff[s + 1] = aoff[s] + len_in[s];
+  for (int q = 0; q < size; q++) nsl += scnt[q];
+  for (int64_t t = 0; t < nsl; t++) aoff[t + 1] = aoff[t] + len_in[t];
+  int64_t tot = tot_r;
+  for (int64_t i = 0; i < nr; i++)
+    if (slot[i] < 0) tot += loc->rowptr[rows[i] - r0 + 1] - loc->rowptr[rows[i] - r0];
   memset(out, 0, sizeof *out);
   out->m = nr;
   out->n = loc->n;
-  out->nnz = tot_r;
+  out->nnz = tot;
   HY_MALLOC(out->rowptr, nr + 1);
-  HY_MALLOC(out->colind, tot_r);
-  HY_MALLOC(out->val, tot_r);
+  HY_MALLOC(out->colind, tot + 1);
+  HY_MALLOC(out->val, tot + 1);
   out->rowptr[0] = 0;
   for (int64_t i = 0; i < nr; i++) {
-    int64_t s = slot[i], l = len_in[s];
-    memcpy(out->colind + out->rowptr[i], rc + aoff[s], l * sizeof *rc);
-    memcpy(out->val + out->rowptr[i], rv + aoff[s], l * sizeof *rv);
+    int64_t t = slot[i], l;
+    const int32_t *sc_ = NULL;
+    const double *sv_ = NULL;
+    if (t < 0) {
+      int64_t li = rows[i] - r0;
+      l = loc->rowptr[li + 1] - loc->rowptr[li];
+      sc_ = loc->colind + loc->rowptr[li];
+      sv_ = loc->val + loc->rowptr[li];
+    } else {
+      l = len_in[t];
+      sc_ = rc + aoff[t];
+      sv_ = rv + aoff[t];
+    }
+    memcpy(out->colind + out->rowptr[i], sc_, l * sizeof *sc_);
+    memcpy(out->val + out->rowptr[i], sv_, l * sizeof *sv_);
     out->rowptr[i + 1] = out->rowptr[i] + l;
   }
   free(aoff); free(rc); free(rv); free(len_in); free(req); free(slot);

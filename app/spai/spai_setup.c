@@ -247,13 +247,19 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   HY_CALL(spai_part_weighted(comm, pr, rank, w, &pc));
   free(w);
   int64_t c0 = pc.start[rank], ncol = pc.start[rank + 1] - c0;
-  int64_t *want = NULL;
-  HY_MALLOC(want, ncol + 1);
-  for (int64_t k = 0; k < ncol; k++) want[k] = c0 + k;
   hy_csr jc;   /* J sets of my columns under pc */
-  HY_CALL(spai_fetch_rows(comm, pr, &pt, ncol, want, &jc));
-  free(want);
-  csr_clear(&pt);
+  int same = 1;
+  for (int q = 0; q <= size; q++) same &= pc.start[q] == pr->start[q];
+  if (same) {
+    jc = pt;   /* the balance kept the row partition: no data moves */
+  } else {
+    int64_t *want = NULL;
+    HY_MALLOC(want, ncol + 1);
+    for (int64_t k = 0; k < ncol; k++) want[k] = c0 + k;
+    HY_CALL(spai_fetch_rows(comm, pr, &pt, ncol, want, &jc));
+    free(want);
+    csr_clear(&pt);
+  }
   /* B = A^T by rows (= A by columns), then the rows of B my columns need */
   hy_csr bt, bx;
   HY_CALL(spai_transpose(comm, pr, a, pr, &bt));
