@@ -168,6 +168,11 @@ int main(int argc, char **argv) {
   ctx.progress_interval = (int)cfg_int(&cfg, "run.progress");
 
   rc = rt_topology(&ctx);
+  int want_record = cfg_bool(&cfg, "output.record");
+  if (rc == HY_OK && want_record) {
+    rc = rt_record_dir_check(&ctx);
+    if (rc != HY_OK) want_record = 0; /* nowhere to write it */
+  }
   if (rc == HY_OK) rc = rt_backend_open(&ctx);
   if (rc == HY_OK && rank == 0) {
     printf("hybrid %s (%s): workload %s, %d rank(s) on %d node(s), backend %s\n", HYBRID_VERSION,
@@ -193,7 +198,7 @@ int main(int argc, char **argv) {
     if (rt_devices_json(&ctx, &devices) != HY_OK) hy_abort_recorded(HY_ESYS);
     if (rt_phases_json(&ctx, &phases, 1) != HY_OK) hy_abort_recorded(HY_ESYS);
   }
-  if (rank == 0 && cfg_bool(&cfg, "output.record")) {
+  if (rank == 0 && want_record) {
     char path[1400];
     char errmsg[2100] = "";
     if (rc != HY_OK && rc != HY_EVALID) snprintf(errmsg, sizeof errmsg, "%s", hy_err_msg());

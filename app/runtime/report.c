@@ -233,6 +233,30 @@ static int mkdirs(const char *path) {
   return 0;
 }
 
+/* Make [output] dir and check that a file can be created in it, before the run, so that an
+ * unusable folder does not cost a whole run.  Collective (rank 0 checks, all agree). */
+int rt_record_dir_check(hy_ctx *ctx) {
+  int rc = HY_OK;
+  if (ctx->rank == 0) {
+    if (mkdirs(ctx->out_dir) != 0) {
+      rc = hy_err(HY_ESYS, "[output] dir '%s': cannot create the folder: %s", ctx->out_dir,
+                  strerror(errno));
+    } else {
+      char probe[1200];
+      snprintf(probe, sizeof probe, "%s/.probe.tmp.%ld", ctx->out_dir, (long)getpid());
+      FILE *f = fopen(probe, "w");
+      if (!f)
+        rc = hy_err(HY_ESYS, "[output] dir '%s': cannot write there: %s", ctx->out_dir,
+                    strerror(errno));
+      else {
+        fclose(f);
+        unlink(probe);
+      }
+    }
+  }
+  return hy_agree(ctx->comm, rc);
+}
+
 /* Write the record under a temporary name and link it to a name that does not exist yet.
  * Local (rank 0). */
 int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char *devices,

@@ -30,6 +30,9 @@ int rt_phases_json(hy_ctx *ctx, char **json, int print);
 int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char *devices,
                     const char *phases, const char *errmsg, char *path_out, size_t path_len);
 
+/* Create [output] dir and check it is writable (before the run).  Collective. */
+int rt_record_dir_check(hy_ctx *ctx);
+
 /* The MPI library's version string.  Local. */
 const char *rt_mpi_library(void);
 
