@@ -291,9 +291,10 @@ static int lle_run(hy_ctx *ctx) {
       }
       double tol = cfg_real(c, "lle.tol");
       worst = 0;
-      hy_printf0(ctx, "lle: eigensolver %s: shift %.3g, factorisation %.3f s (nnz(L) %.4g, %.4g flops, "
-                 "ordering %d), %d iteration(s) %.3f s, ||M||_1 = %.4g\n", cfg_str(c, "lle.eigensolver"),
-                 eig.shift, eig.t_factor, eig.lnz, eig.flops, eig.ordering, eig.iters, eig.t_iter, eig.normm);
+      hy_printf0(ctx, "lle: eigensolver %s: shift %.3g, factorisation %.3f s (analysis %.3f s; nnz(L) %.4g, "
+                 "%.4g flops, ordering %d, BLAS threads %d), %d iteration(s) %.3f s, ||M||_1 = %.4g\n",
+                 cfg_str(c, "lle.eigensolver"), eig.shift, eig.t_factor, eig.t_analyze, eig.lnz, eig.flops,
+                 eig.ordering, eig.blas_threads, eig.iters, eig.t_iter, eig.normm);
       hy_printf0(ctx, "  %3s %24s %12s %12s\n", "j", "eigenvalue", "residual", "res/||M||");
       char buf[2048];
       int pos = snprintf(buf, sizeof buf, "[");

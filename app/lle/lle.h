@@ -58,6 +58,8 @@ typedef struct {
   int converged;     /* pairs converged */
   double shift;      /* the shift used for the factorisation */
   double t_factor, t_iter;
+  double t_analyze;   /* of t_factor: the ordering and symbolic analysis */
+  int blas_threads;   /* OpenBLAS threads set for the factorisation, -1 untouched */
   double lnz, flops;  /* nonzeros of the Cholesky factor and factorisation flops */
   int ordering;       /* CHOLMOD ordering used (CHOLMOD_AMD = 2, METIS = 3, NESDIS = 4) */
 } lle_eig;
