@@ -6,7 +6,8 @@
 #   jobs/spai-bench.sh [BUILD] [all|cfd|big|sweep]      (BUILD default build-gpu; what default all)
 #
 # Environment: MPIEXEC (default: the one CMake found), OUT (log folder, default ./spai-bench-out),
-# BIG (rows of the large run, default 10648000 = 220^3), NGPU (default: GPUs visible).
+# BIG (rows of the large run, default 10648000 = 220^3), NGPU (default: GPUs visible), and the
+# sweep's values SWEEP_BLOCK, SWEEP_SMALL_ROWS, SWEEP_SMALL_COLS, SWEEP_MEDIUM (lists).
 # Each run prints the phase table and the lines below; this script echoes the figures:
 #   spai: setup T s ...           target: <= 0.020 s on one H200 for cfd2's size, nnz(M) ~ nnz(A)
 #   bicgstab: X us per iteration; floor Y us ...: ratio R      target: R <= 1.3
@@ -51,10 +52,10 @@ fi
 if [[ $what == all || $what == sweep ]]; then
   echo "== sweep of the kernel classes (setup only, cfd2's size): qr+solve seconds"
   printf "%8s %8s %8s %6s  %10s %10s  %s\n" small_r small_c medium block qr+solve submat classes
-  for block in 64 128 256; do
-    for sr in 32 64 128; do
-      for sc in 8 16 32; do
-        for me in 0 2048 4096 8192; do
+  for block in ${SWEEP_BLOCK:-64 128 256}; do
+    for sr in ${SWEEP_SMALL_ROWS:-32 64 128}; do
+      for sc in ${SWEEP_SMALL_COLS:-8 16 32}; do
+        for me in ${SWEEP_MEDIUM:-0 2048 4096 8192}; do
           log="$OUT/sweep.log"
           "$MPIEXEC" -n 1 "$BUILD/hybrid" config/bench-spai.ini solver.solve=false output.record=false \
             spai.gpu_small_rows=$sr spai.gpu_small_cols=$sc spai.gpu_medium_elems=$me spai.gpu_block=$block \
