@@ -1,36 +1,40 @@
 #!/usr/bin/env bash
 # jobs/paper-tables.sh - reproduce the tables of a seed paper with one command.
 #
-#   jobs/paper-tables.sh SEED [--small|--full] [ARGS ...]
+#   jobs/paper-tables.sh SEED [--small|--full] [--bin PATH] [ARGS ...]
 #   jobs/paper-tables.sh --list
 #
 # SEED: 000 (gauss, Gaussian elimination), 001 (spai, SPAI + BiCGSTAB), 004 (lle, locally linear
 # embedding); the workload names are accepted too.  --small (the default) runs the reduced sizes
-# that fit a workstation or CI; --full the paper's sizes (GPUs and hours).  ARGS go to the
-# workload's own table script unchanged:
-#   000 -> jobs/gauss-seed-tables.sh     001 -> jobs/spai-tables.sh
-#   004 -> jobs/lle-tables.sh, or jobs/lle-tables.py, or the first other jobs/lle-*.sh|py
-# Each of those writes its tables (and says where); this script only finds and runs it, and exits
-# with its exit code (1 when it does not exist).  Scripts that take no --small/--full get a
-# translation (gauss-seed-tables.sh: --small = --max 256 --reps 1, --full = its defaults).
-# *.py scripts run with $HYBRID_PYTHON or python3.
+# that fit a workstation or CI; --full the paper's sizes (the GPU machine; hours).  --bin: the
+# hybrid executable (default $HYBRID_BIN, else build-gpu/hybrid or build/hybrid under the project
+# root).  The workload's own table script does the work; ARGS go to it unchanged:
+#   000 -> jobs/gauss-seed-tables.sh  (--small = --max 256 --reps 1; --full = its defaults, n <= 1024)
+#   001 -> jobs/spai-tables.sh        (--small / --full as given)
+#   004 -> jobs/lle_experiments.py    (--small = --mode ci; --full = --mode full)
+# Each writes its tables and says where; this script finds it, passes the size and the binary
+# in the script's own terms, and exits with its exit code (1 when the script does not exist).
+# *.py scripts run with $HYBRID_PYTHON or python3.  As root, Open MPI's mpiexec is allowed to run
+# (OMPI_ALLOW_RUN_AS_ROOT=1, OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-1}"; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-1}"; }
 
-# The table script of a seed, or nothing.  $2 = 1: print the path it would be.
+# The table script of a seed (the first that exists, else the first name).
 script_for() {
+  local c f
   case "$1" in
-    000|0|gauss) echo "$here/gauss-seed-tables.sh" ;;
-    001|1|spai) echo "$here/spai-tables.sh" ;;
-    004|4|lle)
-      for f in "$here/lle-tables.sh" "$here/lle-tables.py" "$here"/lle-*.sh "$here"/lle-*.py; do
-        [ -f "$f" ] && { echo "$f"; return; }
-      done
-      echo "$here/lle-tables.sh" ;;
+    000|0|gauss) c="gauss-seed-tables.sh" ;;
+    001|1|spai) c="spai-tables.sh" ;;
+    004|4|lle) c="lle-tables.sh lle-tables.py lle_experiments.py" ;;
     *) return 1 ;;
   esac
+  for f in $c; do
+    [ -f "$here/$f" ] && { echo "$here/$f"; return 0; }
+  done
+  echo "$here/${c%% *}"
 }
 
 [ $# -ge 1 ] || usage 1
@@ -44,13 +48,15 @@ case "$1" in
     exit 0 ;;
 esac
 seed=$1; shift
-script=$(script_for "$seed") || { echo "paper-tables: error: unknown seed '$seed'; usage: jobs/paper-tables.sh 000|001|004 [--small|--full] [ARGS ...]" >&2; exit 1; }
+script=$(script_for "$seed") || { echo "paper-tables: error: unknown seed '$seed'; usage: jobs/paper-tables.sh 000|001|004 [--small|--full] [--bin PATH] [ARGS ...]" >&2; exit 1; }
 size=--small
+bin=${HYBRID_BIN:-}
 args=()
-for a in "$@"; do
-  case "$a" in
-    --small|--full) size=$a ;;
-    *) args+=("$a") ;;
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --small|--full) size=$1; shift ;;
+    --bin) bin=${2:-}; shift 2 ;;
+    *) args+=("$1"); shift ;;
   esac
 done
 if [ ! -f "$script" ]; then
@@ -58,19 +64,41 @@ if [ ! -f "$script" ]; then
        "nothing was run (jobs/paper-tables.sh --list shows what exists)" >&2
   exit 1
 fi
-# The size flag: passed on when the script takes --small/--full itself; for scripts that do not,
-# the translation below (known scripts) or nothing (the script's defaults) with a note.
-if grep -q -e '--small' "$script" && grep -q -e '--full' "$script"; then
-  sizeargs=("$size")
-else
-  case "$(basename "$script"):$size" in
-    gauss-seed-tables.sh:--small) sizeargs=(--max 256 --reps 1) ;;  # n = 16..256, one timed run
-    gauss-seed-tables.sh:--full) sizeargs=() ;;                    # its defaults: the seed's n <= 1024, 3 runs
-    *) sizeargs=(); echo "paper-tables: note: $(basename "$script") takes no --small/--full; running it with its defaults" >&2 ;;
-  esac
+if [ -z "$bin" ]; then
+  for b in "$root/build-gpu/hybrid" "$root/build/hybrid"; do
+    [ -x "$b" ] && { bin=$b; break; }
+  done
 fi
-echo "paper-tables: seed $seed $size: $script ${sizeargs[*]+"${sizeargs[*]}"} ${args[*]+"${args[*]}"}"
+[ -n "$bin" ] && [ -x "$bin" ] || { echo "paper-tables: error: no hybrid executable (build it, or pass --bin PATH)" >&2; exit 1; }
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+
+# the size and the binary in the script's own options (unless ARGS already give the binary)
+given() { local o; for o in "${args[@]+"${args[@]}"}"; do [ "$o" = "$1" ] && return 0; done; return 1; }
+pre=()
+case "$(basename "$script")" in
+  gauss-seed-tables.sh)
+    [ "$size" = --small ] && pre+=(--max 256 --reps 1)
+    given --bin || pre+=(--bin "$bin") ;;
+  spai-tables.sh)
+    pre+=("$size")
+    given --build || pre+=(--build "$(dirname "$bin")") ;;
+  lle_experiments.py)
+    if [ "$size" = --small ]; then pre+=(--mode ci); else pre+=(--mode full); fi
+    given --hybrid || pre+=(--hybrid "$bin") ;;
+  *)
+    if grep -q -e '--small' "$script" && grep -q -e '--full' "$script"; then
+      pre+=("$size")
+    else
+      echo "paper-tables: note: $(basename "$script") takes no --small/--full; running it with its defaults" >&2
+    fi ;;
+esac
+# as root (CI, containers) Open MPI's mpiexec refuses to start unless told; MPICH ignores these
+if [ "$(id -u)" = 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1}
+  export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
+fi
+echo "paper-tables: seed $seed $size: $script ${pre[*]+"${pre[*]}"} ${args[*]+"${args[*]}"}"
 case "$script" in
-  *.py) exec "${HYBRID_PYTHON:-python3}" "$script" "${sizeargs[@]+"${sizeargs[@]}"}" "${args[@]+"${args[@]}"}" ;;
-  *) exec bash "$script" "${sizeargs[@]+"${sizeargs[@]}"}" "${args[@]+"${args[@]}"}" ;;
+  *.py) exec "${HYBRID_PYTHON:-python3}" "$script" "${pre[@]+"${pre[@]}"}" "${args[@]+"${args[@]}"}" ;;
+  *) exec bash "$script" "${pre[@]+"${pre[@]}"}" "${args[@]+"${args[@]}"}" ;;
 esac

@@ -19,3 +19,12 @@ else()
     ${CMAKE_SOURCE_DIR}/jobs/report.py ${HY_TEST_OUT}/report_tables_plots)
 endif()
 set_tests_properties(report_tables_plots PROPERTIES LABELS unit TIMEOUT 120)
+
+# jobs/paper-tables.sh finds the seed's table script and passes the size and the binary in that
+# script's terms: seed 000 at its smallest (n = 16, 32; seconds), the seed's figures beside ours
+add_test(NAME paper_tables_dispatch_000
+  COMMAND ${HY_RUNCASE} --workdir ${HY_TEST_OUT}/paper_tables_dispatch_000
+    --expect "paper-tables: seed 000 --small: \\S+/jobs/gauss-seed-tables.sh --max 256 --reps 1 --bin \\S+"
+    --expect "^ +32 \\|" --reject "^ +64 \\|"
+    -- ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 000 --small --bin $<TARGET_FILE:hybrid> --max 32 --out tables)
+set_tests_properties(paper_tables_dispatch_000 PROPERTIES LABELS unit TIMEOUT 120)
