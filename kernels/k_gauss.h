@@ -46,6 +46,10 @@ typedef struct {
    * of a. */
   int (*laswp)(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nswap,
                const int *hipiv);
+  /* Permute ns rows of the ncols columns of a in place: row hrows[r] gets the old content of row
+   * hrows[hsrc[r]] (hsrc indexes hrows; a permutation of 0..ns-1). */
+  int (*rows_perm)(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int ns,
+                   const int *hrows, const int *hsrc);
   /* buf[r + j * nrows] = a[hrows[r] + j * lda] for r < nrows, j < ncols (gather rows). */
   int (*rows_get)(k_backend *be, int sp, const void *a, int64_t lda, int64_t ncols, int nrows,
                   const int *hrows, void *buf);
@@ -71,6 +75,14 @@ typedef struct {
   /* dst = src (m x n) converted to precision to_sp from the other precision. */
   int (*convert)(k_backend *be, int to_sp, int64_t m, int64_t n, const void *src, int64_t lds,
                  void *dst, int64_t ldd);
+
+  /* Lookahead streams: what = 0 marks the work queued so far on the main stream; 1 sends the
+   * gauss calls that follow to a side stream, which first waits for the mark; 2 sends them back
+   * to the main stream, which waits for everything queued on the side.  Host: nothing. */
+  int (*stream_ctl)(k_backend *be, int what);
+
+  /* FP32 GEMM / TRSM through TF32 tensor cores (on = 1) or exact FP32 (on = 0).  Host: nothing. */
+  int (*tensor)(k_backend *be, int on);
 
   /* ---- services ---- */
   /* Bytes of device memory free now (host: available physical memory). */

@@ -22,7 +22,7 @@ static const cfg_key gauss_keys[] = {
     "arithmetic of the factorization; mixed: FP32 factors + FP64 iterative refinement" },
   { "gauss", "n", CFG_INT, "1000", 1, 2147483647.0, NULL, "matrix order (matrix = file: from the file)" },
   { "gauss", "nb", CFG_INT, "0", 0, 65536, NULL,
-    "blocked: block size (0: auto, 512 on a GPU, 64 on the host)" },
+    "blocked: block size (0: auto: 512 on a GPU, n when n <= 1024; 64 on the host)" },
   { "gauss", "grid", CFG_GRID, "auto", 0, 0, NULL,
     "blocked: process grid PxQ (P * Q = ranks); auto: the most square with P <= Q" },
   { "gauss", "memory", CFG_ENUM, "device", 0, 0, "device|managed",
@@ -32,6 +32,8 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "file", CFG_STR, "", 0, 0, NULL, "matrix = file: Matrix Market (dense or sparse) or PETSc binary" },
   { "gauss", "rhs", CFG_ENUM, "random", 0, 0, "random|ones|file", "right-hand side b" },
   { "gauss", "rhs_file", CFG_STR, "", 0, 0, NULL, "rhs = file: Matrix Market or PETSc binary vector" },
+  { "gauss", "tensor", CFG_ENUM, "none", 0, 0, "none|tf32",
+    "single/mixed on a GPU: FP32 GEMMs through TF32 tensor cores (mixed refines to FP64 or falls back)" },
   { "gauss", "max_refine", CFG_INT, "30", 1, 1000, NULL,
     "mixed: most refinement steps before falling back to FP64" },
   { "gauss", "threshold", CFG_REAL, "16", 0, 1e30, NULL, "HPL scaled residual threshold" },
@@ -360,7 +362,9 @@ static int gauss_run(hy_ctx *ctx) {
   g.mtype = cfg_enum(c, "gauss.matrix");
   g.seed = (uint64_t)cfg_int(c, "run.seed");
   g.nb = cfg_int(c, "gauss.nb");
-  if (g.nb == 0) g.nb = g.be->kind == K_CUDA ? 512 : 64;
+  /* auto: GEMM-sized blocks on a GPU (one panel up to n = 1024, where the run is latency
+   * bound and extra steps only add launches), 64 on the host */
+  if (g.nb == 0) g.nb = g.be->kind == K_CUDA ? (g.n <= 1024 ? (g.n > 0 ? g.n : 1) : 512) : 64;
   HY_CALL(gauss_inputs(&g));
   if (g.alg == GAUSS_BLOCKED) {
     cfg_grid(c, "gauss.grid", &g.P, &g.Q);
@@ -417,9 +421,12 @@ static int gauss_run(hy_ctx *ctx) {
   fellback = 0;
   HY_MPI(MPI_Barrier(ctx->comm));
   double t0 = hy_wtime(), t_factor = 0;
+  int tf32 = sp && cfg_is(c, "gauss.tensor", "tf32");
+  if (tf32) GAUSS_K(g.ko->tensor(g.be, 1));
   hy_phase_begin(ctx, "factor");
   int rc = alg->factor(&g, sp, keep, &fact);
   hy_phase_end(ctx, "factor");
+  if (tf32) GAUSS_K(g.ko->tensor(g.be, 0));
   t_factor = hy_wtime() - t0;
   eps = g.prec == GAUSS_SINGLE ? FLT_EPSILON : DBL_EPSILON;
 

@@ -18,6 +18,7 @@
 
 typedef struct {
   int sp;
+  int deferred;               /* P == 1: L panels keep the row order of their own step */
   int p, q;
   int64_t mloc, nloc, lda;
   void *a;                    /* device, column-major mloc x nloc */
@@ -37,8 +38,19 @@ typedef struct {
   size_t hbytes;
   int *ipiv;                  /* host, nb + 4 */
   int64_t *perm;              /* swap simulation, length n */
-  int *rows;                  /* host row lists */
+  int *rows, *rows2;          /* host row lists */
 } blk_ws;
+
+/* HYBRID_GAUSS_PROFILE=1: synchronised times of the parts of the factorization (rank 0 prints). */
+static double prof_t[6];
+static int prof_on = -1;
+static void prof_mark(gauss_t *g, int slot, double *t) {
+  if (!prof_on) return;
+  GAUSS_K(g->be->ops->sync(g->be));
+  double now = hy_wtime();
+  if (slot >= 0) prof_t[slot] += now - *t;
+  *t = now;
+}
 
 static inline void *at(const blk_ws *w, void *p, int64_t i, int64_t j, int64_t ld) {
   return (char *)p + (size_t)(i + j * ld) * w->e;
@@ -72,7 +84,6 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
       int *cnt = NULL, *dsp = NULL;
       int mycount = (int)(mrows * jb * (int64_t)w->e);
       GAUSS_K(ko->d2h_2d(be, sp, mrows, jb, pan, f->lda, w->hbuf, mrows > 0 ? mrows : 1));
-      GAUSS_K(be->ops->sync(be));
       unsigned char *all = NULL;
       if (f->p == pk) {
         cnt = gauss_xmalloc(sizeof(int) * (size_t)P);
@@ -106,7 +117,6 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
         GAUSS_K(ko->getrf(be, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
         ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
         GAUSS_K(ko->d2h_2d(be, sp, m, jb, w->pbuf, m, full, m));
-        GAUSS_K(be->ops->sync(be));
         for (int pp = 0; pp < P; pp++) {
           int64_t l0 = gauss_numroc(k0, nb, pp, P);
           int64_t mr = gauss_numroc(n, nb, pp, P) - l0;
@@ -140,7 +150,6 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   if (Q > 1) {
     if (f->q == qk) {
       GAUSS_K(ko->d2h_2d(be, sp, mrows, jb, at(w, f->a, lr0, lc0, f->lda), f->lda, w->hbuf, mrows > 0 ? mrows : 1));
-      GAUSS_K(be->ops->sync(be));
     }
     HY_MPI(MPI_Bcast(w->hbuf, (int)(mrows * jb * (int64_t)w->e), MPI_BYTE, qk, f->rowc));
     if (f->q != qk) GAUSS_K(ko->h2d_2d(be, sp, mrows, jb, w->hbuf, mrows > 0 ? mrows : 1, at(w, *lp, lr0, 0, *ldl), *ldl));
@@ -157,13 +166,14 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
   const k_gauss_ops *ko = g->ko;
   int P = g->P, sp = f->sp;
   int64_t n = g->n, nb = g->nb, k0 = k * nb, jb = n - k0 < nb ? n - k0 : nb;
-  /* columns [c0, c1) minus the panel's own columns [x0, x1) */
   if (P == 1) {
+    /* one process row: the panel's swaps as a sequence (LAPACK laswp) on the columns right of
+     * the panel; the columns left of it (earlier L panels) stay unswapped and the solve applies
+     * the pivots panel by panel */
     int *ip = w->ipiv;
     for (int64_t i = 0; i < jb; i++) ip[i] = (int)(f->piv[k0 + i] - k0);
-    if (x0 > c0) GAUSS_K(ko->laswp(be, sp, at(w, f->a, k0, c0, f->lda), f->lda, x0 - c0, (int)jb, ip));
-    int64_t s = x1 > c0 ? x1 : c0;
-    if (c1 > s) GAUSS_K(ko->laswp(be, sp, at(w, f->a, k0, s, f->lda), f->lda, c1 - s, (int)jb, ip));
+    int64_t s0 = x1 > c0 ? x1 : c0;
+    if (c1 > s0) GAUSS_K(ko->laswp(be, sp, at(w, f->a, k0, s0, f->lda), f->lda, c1 - s0, (int)jb, ip));
     return HY_OK;
   }
   /* the set S of touched rows, and which row's content ends at each */
@@ -242,6 +252,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   blk_fact *f = calloc(1, sizeof *f);
   if (!f) hy_fatal(HY_ESYS, "out of memory");
   f->sp = sp;
+  f->deferred = P == 1;
   f->p = ctx->rank / Q;
   f->q = ctx->rank % Q;
   f->mloc = gauss_numroc(n, nb, f->p, P);
@@ -266,21 +277,27 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   }
   if (P > 1) {
     w.ubuf = gauss_dalloc(g, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
-    w.rbuf = gauss_dalloc(g, (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
     w.pbuf = gauss_dalloc(g, (size_t)(n * nb) * w.e);
-    w.perm = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
-    for (int64_t i = 0; i < n; i++) w.perm[i] = -1;
-    w.rows = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));
   }
+  w.rbuf = gauss_dalloc(g, (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
+  w.perm = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) w.perm[i] = -1;
+  w.rows = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));
+  w.rows2 = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));
   int64_t mx = f->mloc * nb, ux = 2 * nb * f->nloc;
   w.hbytes = (size_t)((mx > ux ? mx : ux) + nb + 16) * w.e;
-  GAUSS_K(be->ops->alloc_pinned(be, (void **)&w.hbuf, w.hbytes));
+  if (ctx->size > 1) GAUSS_K(be->ops->alloc_pinned(be, (void **)&w.hbuf, w.hbytes));
   w.ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
 
   int64_t nblk = (n + nb - 1) / nb;
   void *lp = NULL;
   int64_t ldl = 0;
+  if (prof_on < 0) prof_on = getenv("HYBRID_GAUSS_PROFILE") && atoi(getenv("HYBRID_GAUSS_PROFILE")) > 0;
+  memset(prof_t, 0, sizeof prof_t);
+  double tp = 0;
+  prof_mark(g, -1, &tp);
   int rc = blk_panel(&w, 0, &lp, &ldl);
+  prof_mark(g, 0, &tp);
   hy_progress prog;
   hy_progress_begin(&prog, ctx, "blocked LU", (double)nblk);
   for (int64_t k = 0; k < nblk && rc == HY_OK; k++) {
@@ -290,7 +307,8 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     int64_t lr1 = gauss_numroc(k0 + jb, nb, f->p, P), lt = gauss_numroc(k0 + jb, nb, f->q, Q);
     /* row swaps on all my columns except the panel's */
     int64_t x0 = f->q == qk ? lc0 : 0, x1 = f->q == qk ? lc0 + jb : 0;
-    HY_CALL(blk_swap(&w, k, 0, f->nloc, x0, x1));
+    HY_CALL(blk_swap(&w, k, P == 1 ? lt : 0, f->nloc, x0, x1));
+    prof_mark(g, 1, &tp);
     /* U block row: TRSM on the diagonal process row, broadcast down the columns */
     int64_t nt = f->nloc - lt;
     void *up = NULL;
@@ -311,6 +329,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
       HY_MPI(MPI_Bcast(w.hbuf, (int)(jb * nt * (int64_t)w.e), MPI_BYTE, pk, f->colc));
       if (f->p != pk) GAUSS_K(ko->h2d_2d(be, sp, jb, nt, w.hbuf, jb, up, ldu));
     }
+    prof_mark(g, 2, &tp);
     /* lookahead: update the next panel's columns, factor it, then the rest */
     int64_t mt = f->mloc - lr1;
     int64_t split = lt;
@@ -323,26 +342,41 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
         split = lt + jbn;
         if (mt > 0) GAUSS_K(ko->gemm_sub(be, sp, mt, jbn, jb, at(&w, lcur, lr1, 0, ldcur), ldcur, up, ldu, at(&w, f->a, lr1, lt, f->lda), f->lda));
       }
-      rc = blk_panel(&w, k + 1, &lp, &ldl);
-      if (rc != HY_OK) break;
+      prof_mark(g, 3, &tp);
     }
+    /* the rest of the trailing update is queued on the main stream; the next panel is factored
+     * on the side stream (and communicated) meanwhile */
+    GAUSS_K(ko->stream_ctl(be, 0));
     int64_t nr = f->nloc - split;
     if (mt > 0 && nr > 0)
       GAUSS_K(ko->gemm_sub(be, sp, mt, nr, jb, at(&w, lcur, lr1, 0, ldcur), ldcur,
                            at(&w, up, 0, split - lt, ldu), ldu, at(&w, f->a, lr1, split, f->lda), f->lda));
+    if (k + 1 < nblk) {
+      GAUSS_K(ko->stream_ctl(be, 1));
+      rc = blk_panel(&w, k + 1, &lp, &ldl);
+      GAUSS_K(ko->stream_ctl(be, 2));
+      prof_mark(g, 0, &tp);
+      if (rc != HY_OK) break;
+    }
+    prof_mark(g, 4, &tp);   /* (the trailing update waited for here only when profiling) */
     hy_progress_update(&prog, (double)(k + 1));
   }
   hy_progress_end(&prog);
+  if (prof_on)
+    hy_printf0(ctx, "profile (rank 0, synchronised): panel %.3f ms, swaps %.3f ms, trsm+U %.3f ms, "
+               "lookahead gemm %.3f ms, rest of the trailing gemm after the panel %.3f ms\n", prof_t[0] * 1e3,
+               prof_t[1] * 1e3, prof_t[2] * 1e3, prof_t[3] * 1e3, prof_t[4] * 1e3);
   GAUSS_K(be->ops->sync(be));
   be->ops->free(be, w.lbuf[0]);
   be->ops->free(be, w.lbuf[1]);
   be->ops->free(be, w.ubuf);
   be->ops->free(be, w.rbuf);
   be->ops->free(be, w.pbuf);
-  be->ops->free_pinned(be, w.hbuf);
+  if (w.hbuf) be->ops->free_pinned(be, w.hbuf);
   free(w.ipiv);
   free(w.perm);
   free(w.rows);
+  free(w.rows2);
   *out = f;
   if (rc != HY_OK) {
     be->ops->free(be, f->a);
@@ -367,10 +401,11 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
   if (!rhs) rhs = g->b;
   double *y = gauss_xmalloc(sizeof(double) * (size_t)n);
   memcpy(y, rhs, sizeof(double) * (size_t)n);
-  for (int64_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < n && !f->deferred; i++) {
     int64_t p = f->piv[i];
     if (p != i) { double t = y[i]; y[i] = y[p]; y[p] = t; }
   }
+  int *ipl = gauss_xmalloc(sizeof(int) * (size_t)(nb + 1));
   void *wv = gauss_dalloc(g, (size_t)(f->mloc + 1) * e);
   void *xb = gauss_dalloc(g, (size_t)nb * e);
   double *hw = gauss_xmalloc(sizeof(double) * (size_t)(nb + 1));
@@ -387,6 +422,15 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
       int pj = (int)(J % P), qj = (int)(J % Q);
       int64_t lrJ = gauss_numroc(j0, nb, f->p, P), lcJ = gauss_numroc(j0, nb, f->q, Q);
       int diag = f->p == pj && f->q == qj;
+      if (f->deferred && !upper) {
+        /* block J's pivots on the right-hand side and on the partial sums (all rows are local) */
+        for (int64_t i = 0; i < jb; i++) {
+          int64_t p = f->piv[j0 + i];
+          ipl[i] = (int)(p - j0);
+          if (p != j0 + i) { double t = y[j0 + i]; y[j0 + i] = y[p]; y[p] = t; }
+        }
+        GAUSS_K(ko->laswp(be, sp, (char *)wv + (size_t)j0 * e, f->mloc, 1, (int)jb, ipl));
+      }
       if (f->p == pj) {
         /* partial sums of block J's rows, reduced to the diagonal process */
         void *hv = hx;
@@ -436,7 +480,7 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
   if (ctx->size > 1) HY_MPI(MPI_Allreduce(MPI_IN_PLACE, x, (int)n, MPI_DOUBLE, MPI_SUM, ctx->comm));
   be->ops->free(be, wv);
   be->ops->free(be, xb);
-  free(hw); free(red); free(hx); free(z); free(y);
+  free(hw); free(red); free(hx); free(z); free(y); free(ipl);
   return HY_OK;
 }
 

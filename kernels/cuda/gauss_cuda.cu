@@ -19,6 +19,16 @@ static struct {
   int *rows;
   int rows_n;
   double *red;       /* 2 doubles + index for reductions */
+  void *linv;        /* TRSM through the inverse: L^-1 and the product */
+  size_t linv_bytes;
+  void *tmp;
+  size_t tmp_bytes;
+  /* lookahead: a side stream with its own cuBLAS / cuSOLVER handles */
+  int side_on, cur_side;
+  cudaStream_t side;
+  cublasHandle_t cb_side;
+  cusolverDnHandle_t cs_side;
+  cudaEvent_t ev_mark, ev_side;
 } g_ws;
 
 /* Grow a device buffer to at least bytes.  Local. */
@@ -38,7 +48,39 @@ static int scratch(void) {
   return HY_OK;
 }
 
-static inline cudaStream_t strm(k_backend *be) { return k_cuda_st(be)->stream; }
+/* The stream and handles gauss calls use now (main, or the lookahead side stream).  Local. */
+static inline cudaStream_t strm(k_backend *be) { return g_ws.cur_side ? g_ws.side : k_cuda_st(be)->stream; }
+static inline cublasHandle_t cur_cublas(k_backend *be) { return g_ws.cur_side ? g_ws.cb_side : k_cuda_st(be)->cublas; }
+static inline cusolverDnHandle_t cur_cusolver(k_backend *be) { return g_ws.cur_side ? g_ws.cs_side : k_cuda_st(be)->cusolver; }
+
+/* Mark / enter / leave the side stream.  Local. */
+static int c_stream_ctl(k_backend *be, int what) {
+  k_cuda_state *st = k_cuda_st(be);
+  if (!g_ws.side_on) {
+    /* the panel's many small kernels must not wait behind the trailing GEMM's blocks */
+    int lo = 0, hi = 0;
+    HY_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+    HY_CUDA(cudaStreamCreateWithPriority(&g_ws.side, cudaStreamNonBlocking, hi));
+    HY_CUBLAS(cublasCreate(&g_ws.cb_side));
+    HY_CUBLAS(cublasSetStream(g_ws.cb_side, g_ws.side));
+    HY_CUSOLVER(cusolverDnCreate(&g_ws.cs_side));
+    HY_CUSOLVER(cusolverDnSetStream(g_ws.cs_side, g_ws.side));
+    HY_CUDA(cudaEventCreateWithFlags(&g_ws.ev_mark, cudaEventDisableTiming));
+    HY_CUDA(cudaEventCreateWithFlags(&g_ws.ev_side, cudaEventDisableTiming));
+    g_ws.side_on = 1;
+  }
+  if (what == 0) {
+    HY_CUDA(cudaEventRecord(g_ws.ev_mark, st->stream));
+  } else if (what == 1) {
+    HY_CUDA(cudaStreamWaitEvent(g_ws.side, g_ws.ev_mark, 0));
+    g_ws.cur_side = 1;
+  } else {
+    HY_CUDA(cudaEventRecord(g_ws.ev_side, g_ws.side));
+    HY_CUDA(cudaStreamWaitEvent(st->stream, g_ws.ev_side, 0));
+    g_ws.cur_side = 0;
+  }
+  return HY_OK;
+}
 static inline unsigned nblocks(int64_t n, int t) { return (unsigned)((n + t - 1) / t); }
 
 /* ---------------------------------------------------------------- the seed's kernels */
@@ -205,12 +247,13 @@ __global__ void diagmin_k(const T *a, int64_t lda, int64_t d, double *out) {
 static int c_getrf(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *hipiv,
                    int *info, double *minpiv, int64_t *minidx) {
   HY_CALL(scratch());
-  k_cuda_state *st = k_cuda_st(be);
+  cusolverDnHandle_t cs = cur_cusolver(be);
+  cudaStream_t stream = strm(be);
   if (m > 2147483647LL || lda > 2147483647LL)
     return hy_err(HY_EUSAGE, "cuSOLVER getrf: panel of %lld rows exceeds the 32-bit interface", (long long)m);
   int im = (int)m, in = (int)n, il = (int)lda, lwork = 0;
-  if (sp) HY_CUSOLVER(cusolverDnSgetrf_bufferSize(st->cusolver, im, in, (float *)a, il, &lwork));
-  else HY_CUSOLVER(cusolverDnDgetrf_bufferSize(st->cusolver, im, in, (double *)a, il, &lwork));
+  if (sp) HY_CUSOLVER(cusolverDnSgetrf_bufferSize(cs, im, in, (float *)a, il, &lwork));
+  else HY_CUSOLVER(cusolverDnDgetrf_bufferSize(cs, im, in, (double *)a, il, &lwork));
   HY_CALL(grow(&g_ws.work, &g_ws.work_bytes, (size_t)(lwork > 0 ? lwork : 1) * (sp ? 4 : 8)));
   int d = im < in ? im : in;
   if (g_ws.ipiv_n < d) {
@@ -218,16 +261,16 @@ static int c_getrf(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t
     HY_CUDA(cudaMalloc((void **)&g_ws.ipiv, sizeof(int) * (size_t)(d > 0 ? d : 1)));
     g_ws.ipiv_n = d;
   }
-  if (sp) HY_CUSOLVER(cusolverDnSgetrf(st->cusolver, im, in, (float *)a, il, (float *)g_ws.work, g_ws.ipiv, g_ws.info));
-  else HY_CUSOLVER(cusolverDnDgetrf(st->cusolver, im, in, (double *)a, il, (double *)g_ws.work, g_ws.ipiv, g_ws.info));
-  if (sp) diagmin_k<float><<<1, 512, 0, st->stream>>>((const float *)a, lda, d, g_ws.red);
-  else diagmin_k<double><<<1, 512, 0, st->stream>>>((const double *)a, lda, d, g_ws.red);
+  if (sp) HY_CUSOLVER(cusolverDnSgetrf(cs, im, in, (float *)a, il, (float *)g_ws.work, g_ws.ipiv, g_ws.info));
+  else HY_CUSOLVER(cusolverDnDgetrf(cs, im, in, (double *)a, il, (double *)g_ws.work, g_ws.ipiv, g_ws.info));
+  if (sp) diagmin_k<float><<<1, 512, 0, stream>>>((const float *)a, lda, d, g_ws.red + 2);
+  else diagmin_k<double><<<1, 512, 0, stream>>>((const double *)a, lda, d, g_ws.red + 2);
   HY_CUDA_LAUNCH();
   double h[2];
-  HY_CUDA(cudaMemcpyAsync(hipiv, g_ws.ipiv, sizeof(int) * (size_t)d, cudaMemcpyDeviceToHost, st->stream));
-  HY_CUDA(cudaMemcpyAsync(info, g_ws.info, sizeof(int), cudaMemcpyDeviceToHost, st->stream));
-  HY_CUDA(cudaMemcpyAsync(h, g_ws.red, 2 * sizeof(double), cudaMemcpyDeviceToHost, st->stream));
-  HY_CUDA(cudaStreamSynchronize(st->stream));
+  HY_CUDA(cudaMemcpyAsync(hipiv, g_ws.ipiv, sizeof(int) * (size_t)d, cudaMemcpyDeviceToHost, stream));
+  HY_CUDA(cudaMemcpyAsync(info, g_ws.info, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  HY_CUDA(cudaMemcpyAsync(h, g_ws.red + 2, 2 * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  HY_CUDA(cudaStreamSynchronize(stream));
   if (*info < 0) return hy_err(HY_ESYS, "cuSOLVER getrf: argument %d illegal", -*info);
   for (int j = 0; j < d; j++) hipiv[j] -= 1;
   *minpiv = h[0];
@@ -270,6 +313,49 @@ static int c_laswp(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, i
   return HY_OK;
 }
 
+/* One block per tile of ct columns: read the ns rows into shared memory, write them permuted. */
+template <typename T>
+__global__ void rows_perm_k(T *a, int64_t lda, int64_t ncols, int ns, int ct, const int *rows,
+                            const int *src) {
+  extern __shared__ unsigned char shraw[];
+  T *sh = (T *)shraw;
+  int64_t j0 = (int64_t)blockIdx.x * ct;
+  int tot = ns * ct;
+  for (int t = threadIdx.x; t < tot; t += blockDim.x) {
+    int r = t % ns, c = t / ns;
+    if (j0 + c < ncols) sh[t] = a[rows[r] + (j0 + c) * lda];
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < tot; t += blockDim.x) {
+    int r = t % ns, c = t / ns;
+    if (j0 + c < ncols) a[rows[r] + (j0 + c) * lda] = sh[src[r] + c * ns];
+  }
+}
+
+/* Permute rows in place (one pass, no sequential swaps).  Local. */
+static int c_rows_perm(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int ns,
+                       const int *hrows, const int *hsrc) {
+  if (ncols <= 0 || ns <= 0) return HY_OK;
+  int *h = (int *)malloc(sizeof(int) * (size_t)(2 * ns));
+  if (!h) return hy_err(HY_ESYS, "out of memory");
+  memcpy(h, hrows, sizeof(int) * (size_t)ns);
+  memcpy(h + ns, hsrc, sizeof(int) * (size_t)ns);
+  int rc = rows_upload(be, h, 2 * ns);
+  free(h);
+  if (rc != HY_OK) return rc;
+  size_t e = sp ? 4 : 8;
+  int ct = (int)(40000 / ((size_t)ns * e));
+  if (ct < 1) ct = 1;
+  if (ct > 16) ct = 16;
+  size_t shm = (size_t)ns * ct * e;
+  if (shm > 48 * 1024) return hy_err(HY_EUSAGE, "row permutation of %d rows exceeds shared memory", ns);
+  unsigned nbk = (unsigned)((ncols + ct - 1) / ct);
+  if (sp) rows_perm_k<float><<<nbk, 256, shm, strm(be)>>>((float *)a, lda, ncols, ns, ct, g_ws.rows, g_ws.rows + ns);
+  else rows_perm_k<double><<<nbk, 256, shm, strm(be)>>>((double *)a, lda, ncols, ns, ct, g_ws.rows, g_ws.rows + ns);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
 template <typename T>
 __global__ void rows_move_k(T *a, int64_t lda, int64_t ncols, int nrows, const int *rows, T *buf, int put) {
   int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -305,10 +391,42 @@ static int c_rows_put(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols
 }
 
 /* B = L^-1 B (unit lower), cuBLAS TRSM.  Local. */
+template <typename T>
+__global__ void eye_k(T *a, int64_t m) {
+  int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (t < m * m) a[t] = (t % m == t / m) ? (T)1 : (T)0;
+}
+
+/* B = L^-1 B (unit lower): for a wide B through L^-1 (a small TRSM on the identity) and one
+ * GEMM, which runs at GEMM speed; else cuBLAS TRSM.  Local. */
 static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void *l, int64_t ldl,
                         void *b, int64_t ldb) {
   if (m <= 0 || n <= 0) return HY_OK;
-  cublasHandle_t h = k_cuda_st(be)->cublas;
+  cublasHandle_t h = cur_cublas(be);
+  size_t e = sp ? 4 : 8;
+  if (m >= 128 && n >= 2 * m) {
+    HY_CALL(grow(&g_ws.linv, &g_ws.linv_bytes, (size_t)(m * m) * e));
+    HY_CALL(grow(&g_ws.tmp, &g_ws.tmp_bytes, (size_t)(m * n) * e));
+    if (sp) eye_k<float><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((float *)g_ws.linv, m);
+    else eye_k<double><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((double *)g_ws.linv, m);
+    HY_CUDA_LAUNCH();
+    if (sp) {
+      float one = 1, zero = 0;
+      HY_CUBLAS(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
+                            (int)m, (int)m, &one, (const float *)l, (int)ldl, (float *)g_ws.linv, (int)m));
+      HY_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const float *)g_ws.linv,
+                            (int)m, (const float *)b, (int)ldb, &zero, (float *)g_ws.tmp, (int)m));
+    } else {
+      double one = 1, zero = 0;
+      HY_CUBLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
+                            (int)m, (int)m, &one, (const double *)l, (int)ldl, (double *)g_ws.linv, (int)m));
+      HY_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const double *)g_ws.linv,
+                            (int)m, (const double *)b, (int)ldb, &zero, (double *)g_ws.tmp, (int)m));
+    }
+    HY_CUDA(cudaMemcpy2DAsync(b, (size_t)ldb * e, g_ws.tmp, (size_t)m * e, (size_t)m * e, (size_t)n,
+                              cudaMemcpyDeviceToDevice, strm(be)));
+    return HY_OK;
+  }
   if (sp) {
     float one = 1;
     HY_CUBLAS(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
@@ -325,7 +443,7 @@ static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void 
 static int c_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, const void *a,
                       int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc) {
   if (m <= 0 || n <= 0 || k <= 0) return HY_OK;
-  cublasHandle_t h = k_cuda_st(be)->cublas;
+  cublasHandle_t h = cur_cublas(be);
   if (sp) {
     float mone = -1, one = 1;
     HY_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &mone, (const float *)a,
@@ -341,7 +459,7 @@ static int c_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, co
 /* x = T^-1 x, cuBLAS TRSV.  Local. */
 static int c_trsv(k_backend *be, int sp, int upper, int64_t n, const void *t, int64_t ldt, void *x) {
   if (n <= 0) return HY_OK;
-  cublasHandle_t h = k_cuda_st(be)->cublas;
+  cublasHandle_t h = cur_cublas(be);
   cublasFillMode_t fm = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
   cublasDiagType_t dg = upper ? CUBLAS_DIAG_NON_UNIT : CUBLAS_DIAG_UNIT;
   if (sp) HY_CUBLAS(cublasStrsv(h, fm, CUBLAS_OP_N, dg, (int)n, (const float *)t, (int)ldt, (float *)x, 1));
@@ -353,7 +471,7 @@ static int c_trsv(k_backend *be, int sp, int upper, int64_t n, const void *t, in
 static int c_gemv_add(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
                       const void *x, void *y) {
   if (m <= 0 || n <= 0) return HY_OK;
-  cublasHandle_t h = k_cuda_st(be)->cublas;
+  cublasHandle_t h = cur_cublas(be);
   if (sp) {
     float one = 1;
     HY_CUBLAS(cublasSgemv(h, CUBLAS_OP_N, (int)m, (int)n, &one, (const float *)a, (int)lda,
@@ -404,6 +522,15 @@ static int c_convert(k_backend *be, int to_sp, int64_t m, int64_t n, const void 
   if (to_sp) convert_k<double, float><<<nblocks(tot, 256), 256, 0, strm(be)>>>(m, n, (const double *)src, lds, (float *)dst, ldd);
   else convert_k<float, double><<<nblocks(tot, 256), 256, 0, strm(be)>>>(m, n, (const float *)src, lds, (double *)dst, ldd);
   HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* TF32 tensor-core math for FP32 cuBLAS calls on both handles.  Local. */
+static int c_tensor(k_backend *be, int on) {
+  cublasMath_t m = on ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+  HY_CUBLAS(cublasSetMathMode(k_cuda_st(be)->cublas, m));
+  if (!g_ws.side_on) HY_CALL(c_stream_ctl(be, 0));
+  HY_CUBLAS(cublasSetMathMode(g_ws.cb_side, m));
   return HY_OK;
 }
 
@@ -502,7 +629,7 @@ static int c_gemm_time(k_backend *be, int64_t n, double *seconds) {
 
 extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_row_scale, c_rank1, c_col_zero, c_col_absmax, c_swap,
-  c_getrf, c_laswp, c_rows_get, c_rows_put, c_trsm_lunit, c_gemm_sub, c_trsv, c_gemv_add,
-  c_d2h_2d, c_h2d_2d, c_convert,
+  c_getrf, c_laswp, c_rows_perm, c_rows_get, c_rows_put, c_trsm_lunit, c_gemm_sub, c_trsv, c_gemv_add,
+  c_d2h_2d, c_h2d_2d, c_convert, c_stream_ctl, c_tensor,
   c_mem_free, c_ref_lu, c_gemm_time,
 };

@@ -173,6 +173,23 @@ static int h_laswp(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, i
   return HY_OK;
 }
 
+/* Permute rows in place through a column of scratch.  Local. */
+static int h_rows_perm(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int ns,
+                       const int *hrows, const int *hsrc) {
+  double *tmp = NULL;
+  HY_MALLOC(tmp, ns > 0 ? ns : 1);
+  for (int64_t j = 0; j < ncols; j++) {
+    for (int r = 0; r < ns; r++)
+      tmp[r] = sp ? ((float *)a)[hrows[r] + j * lda] : ((double *)a)[hrows[r] + j * lda];
+    for (int r = 0; r < ns; r++) {
+      if (sp) ((float *)a)[hrows[r] + j * lda] = (float)tmp[hsrc[r]];
+      else ((double *)a)[hrows[r] + j * lda] = tmp[hsrc[r]];
+    }
+  }
+  free(tmp);
+  return HY_OK;
+}
+
 /* Gather rows into a column-major nrows x ncols buffer.  Local. */
 static int h_rows_get(k_backend *be, int sp, const void *a, int64_t lda, int64_t ncols, int nrows,
                       const int *hrows, void *buf) {
@@ -282,6 +299,12 @@ static int h_convert(k_backend *be, int to_sp, int64_t m, int64_t n, const void 
   return HY_OK;
 }
 
+/* The host has one queue: nothing to do.  Local. */
+static int h_stream_ctl(k_backend *be, int what) { return HY_OK; }
+
+/* No tensor cores on the host: nothing to do.  Local. */
+static int h_tensor(k_backend *be, int on) { return HY_OK; }
+
 /* Available physical memory.  Local. */
 static int h_mem_free(k_backend *be, size_t *bytes) {
   long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
@@ -332,7 +355,7 @@ static int h_gemm_time(k_backend *be, int64_t n, double *seconds) {
 
 const k_gauss_ops k_gauss_host_ops = {
   h_row_scale, h_rank1, h_col_zero, h_col_absmax, h_swap,
-  h_getrf, h_laswp, h_rows_get, h_rows_put, h_trsm_lunit, h_gemm_sub, h_trsv, h_gemv_add,
-  h_d2h_2d, h_h2d_2d, h_convert,
+  h_getrf, h_laswp, h_rows_perm, h_rows_get, h_rows_put, h_trsm_lunit, h_gemm_sub, h_trsv, h_gemv_add,
+  h_d2h_2d, h_h2d_2d, h_convert, h_stream_ctl, h_tensor,
   h_mem_free, h_ref_lu, h_gemm_time,
 };
