@@ -39,9 +39,11 @@ if [ -z "$build" ]; then
   for b in build-gpu build; do [ -x "$root/$b/hybrid" ] && { build=$root/$b; break; }; done
 fi
 [ -n "$build" ] && [ -x "$build/hybrid" ] || { echo "spai-tables: error: no hybrid binary (give --build DIR)" >&2; exit 1; }
+build=$(cd "$build" && pwd)
 [ -n "$ranks" ] || { [ $mode = full ] && ranks="1 2 4 8" || ranks="1 2"; }
 out=${out:-$PWD/spai-tables-out}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 MPIEXEC=${MPIEXEC:-$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null)}
 export MPIEXEC=${MPIEXEC:-mpiexec} HYBRID=$build/hybrid VALIDATOR=$build/hybrid-validate
 export MODE=$mode RANKS=$ranks BACKEND=$backend TABLES=$tables OUTDIR=$out
@@ -125,10 +127,11 @@ def its(m):
 def f(v, fmt="%.3f"):
     return "/" if v is None else (v if isinstance(v, str) else fmt % v)
 
-lines = []
+tables = open(os.path.join(out, "tables.txt"), "w")  # written as the rows come
 def P(s=""):
-    print(s)
-    lines.append(s)
+    print(s, flush=True)
+    tables.write(s + "\n")
+    tables.flush()
 
 P("HybridSPAI tables (seed 001): mode %s, backend %s, ranks %s, binary %s" % (mode, E["BACKEND"], E["RANKS"], E["HYBRID"]))
 P("seed figures: GTX 1080 Ti, the SuiteSparse matrices of its Table 2; ours: the matrices named (generated analogues '~name')")
@@ -192,6 +195,6 @@ if "5" in E["TABLES"]:
             sv = ("   || " + " ".join("%8s" % f(v, "%s" if isinstance(v, (str, int)) else "%.3f") for v in st[i])) if st else ""
             P("  %-10s" % row + "".join("%13s" % v for v in vals) + sv)
     P()
-open(os.path.join(out, "tables.txt"), "w").write("\n".join(lines) + "\n")
+tables.close()
 print("tables: %s (run logs: %s)" % (os.path.join(out, "tables.txt"), os.path.join(out, "runs.log")))
 EOF
