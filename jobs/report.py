@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """report.py - turn a folder of hybrid JSON records into scaling tables and plots.
 
-    jobs/report.py DIR [DIR ...] [--out PREFIX] [--mode auto|strong|weak] [--workload W]
+    jobs/report.py DIR|FILE [...] [--out PREFIX] [--mode auto|strong|weak] [--workload W]
                    [--name NAME] [--all] [--no-plots]
 
-Reads every *.json record under the DIRs (recursively; files that are not hybrid records are
+Reads every *.json record under the DIRs (recursively) and the FILEs given (files that are not hybrid records are
 skipped with a warning), groups them by workload and run.name, and for each group writes
   PREFIX.md      a markdown table: GPUs, the sizes that vary, time per phase, total, speedup,
                  efficiency (one section per group)
@@ -36,25 +36,28 @@ def warn(msg):
 
 def load_records(dirs):
     recs = []
+    paths = []
     for d in dirs:
+        if os.path.isfile(d):
+            paths.append(d)
+            continue
         if not os.path.isdir(d):
-            raise SystemExit("report: error: %s is not a folder" % d)
-        for root, _, files in os.walk(d):
-            for f in sorted(files):
-                if not f.endswith(".json"):
-                    continue
-                path = os.path.join(root, f)
-                try:
-                    with open(path) as fh:
-                        r = json.load(fh)
-                except (OSError, ValueError) as e:
-                    warn("%s: not readable JSON (%s), skipped" % (path, e))
-                    continue
-                if not isinstance(r, dict) or any(k not in r for k in REQUIRED):
-                    warn("%s: not a hybrid record (needs %s), skipped" % (path, ", ".join(REQUIRED)))
-                    continue
-                r["_path"] = path
-                recs.append(r)
+            raise SystemExit("report: error: %s is not a folder or a record file" % d)
+        for root, subdirs, files in os.walk(d):
+            subdirs.sort()
+            paths += [os.path.join(root, f) for f in sorted(files) if f.endswith(".json")]
+    for path in paths:
+        try:
+            with open(path) as fh:
+                r = json.load(fh)
+        except (OSError, ValueError) as e:
+            warn("%s: not readable JSON (%s), skipped" % (path, e))
+            continue
+        if not isinstance(r, dict) or any(k not in r for k in REQUIRED):
+            warn("%s: not a hybrid record (needs %s), skipped" % (path, ", ".join(REQUIRED)))
+            continue
+        r["_path"] = path
+        recs.append(r)
     return recs
 
 
@@ -233,7 +236,7 @@ def slug(s):
 def main(argv):
     ap = argparse.ArgumentParser(description="hybrid scaling report: JSON records -> markdown, "
                                  "CSV and PNG (see the module docstring)")
-    ap.add_argument("dirs", nargs="+", metavar="DIR")
+    ap.add_argument("dirs", nargs="+", metavar="DIR|FILE")
     ap.add_argument("--out", help="output prefix (default: first DIR/report)")
     ap.add_argument("--mode", choices=["auto", "strong", "weak"], default="auto")
     ap.add_argument("--workload", help="only records of this workload")
@@ -250,7 +253,8 @@ def main(argv):
         print("report: error: no hybrid records in %s%s" % (" ".join(a.dirs), (
             " matching the filters" if a.workload or a.name is not None else "")), file=sys.stderr)
         return 1
-    prefix = a.out or os.path.join(a.dirs[0], "report")
+    first = a.dirs[0] if os.path.isdir(a.dirs[0]) else (os.path.dirname(a.dirs[0]) or ".")
+    prefix = a.out or os.path.join(first, "report")
     if os.path.dirname(prefix):
         os.makedirs(os.path.dirname(prefix), exist_ok=True)
     groups = {}

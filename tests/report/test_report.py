@@ -120,13 +120,20 @@ rs = rows(os.path.join(WORK, "g"))
 check(rc == 0 and len(rs) == 3 and all(r["mode"] == "weak" for r in rs) and
       abs(float(rs[2]["efficiency"]) - 4.0) < 1e-9, "--workload filters, --mode forces weak")
 
+# ---- record files named one by one (no folder walk)
+files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("lle-"))
+rc, out, err = run(*(files + ["--out", os.path.join(WORK, "files"), "--no-plots"]))
+rs = rows(os.path.join(WORK, "files"))
+check(rc == 0 and [int(r["gpus"]) for r in rs] == [1, 2, 4] and all(r["workload"] == "lle" for r in rs),
+      "record files as arguments: 3 lle rows")
+
 # ---- errors
 empty = os.path.join(WORK, "empty")
 os.makedirs(empty)
 rc, out, err = run(empty)
 check(rc == 1 and "no hybrid records" in err, "an empty folder: exit 1 with a message")
 rc, out, err = run(os.path.join(WORK, "nosuch"))
-check(rc != 0 and "not a folder" in err, "a missing folder: an error naming it")
+check(rc != 0 and "nosuch is not a folder or a record file" in err, "a missing folder: an error naming it")
 rc, out, err = run(d, "--workload", "nosuch")
 check(rc == 1 and "matching the filters" in err, "no record matching the filters: exit 1")
 
