@@ -183,6 +183,97 @@ static void pattern_cap(hy_csr *pt, int64_t r0, int max_col) {
   pt->nnz = nz;
 }
 
+/* The J sets of the local columns (rows of P^T) for levels = 1, from B = A^T's local rows: in
+ * column k of A keep row i when |a_ik| > (1 - tau) max_j |a_ij| (row maxima of other ranks'
+ * rows are fetched), and k itself; the same sets and ranking values as thresholding A by rows
+ * and transposing.  Collective. */
+static int pattern_from_columns(MPI_Comm comm, const spai_part *pr, int rank, const hy_csr *a,
+                                const hy_csr *bt, double tau, hy_csr *pt) {
+  int64_t r0 = pr->start[rank], r1 = pr->start[rank + 1];
+  /* row maxima as a one-column distributed matrix, so that remote ones can be fetched */
+  hy_csr rm;
+  memset(&rm, 0, sizeof rm);
+  rm.m = a->m;
+  rm.n = 1;
+  rm.nnz = a->m;
+  HY_MALLOC(rm.rowptr, a->m + 1);
+  HY_MALLOC(rm.colind, a->m + 1);
+  HY_MALLOC(rm.val, a->m + 1);
+  for (int64_t i = 0; i < a->m; i++) {
+    double mx = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
+      if (fabs(a->val[e]) > mx) mx = fabs(a->val[e]);
+    rm.rowptr[i] = i;
+    rm.colind[i] = 0;
+    rm.val[i] = mx;
+  }
+  rm.rowptr[a->m] = a->m;
+  /* remote rows referenced by B's rows, sorted and unique */
+  int64_t ng = 0, u = 0;
+  int64_t *gh = NULL;
+  HY_MALLOC(gh, bt->nnz + 1);
+  for (int64_t e = 0; e < bt->nnz; e++)
+    if (bt->colind[e] < r0 || bt->colind[e] >= r1) gh[ng++] = bt->colind[e];
+  qsort(gh, ng, sizeof *gh, cmp_i64);
+  for (int64_t i = 0; i < ng; i++)
+    if (u == 0 || gh[i] != gh[u - 1]) gh[u++] = gh[i];
+  hy_csr rg;
+  HY_CALL(spai_fetch_rows(comm, pr, &rm, u, gh, &rg));
+  memset(pt, 0, sizeof *pt);
+  pt->m = bt->m;
+  pt->n = bt->n;
+  HY_MALLOC(pt->rowptr, bt->m + 1);
+  HY_MALLOC(pt->colind, bt->nnz + bt->m + 1);
+  HY_MALLOC(pt->val, bt->nnz + bt->m + 1);
+  int64_t nz = 0;
+  pt->rowptr[0] = 0;
+  for (int64_t k = 0; k < bt->m; k++) {
+    int64_t g = r0 + k;
+    int diag = 0;
+    for (int64_t e = bt->rowptr[k]; e < bt->rowptr[k + 1]; e++) {
+      int32_t i = bt->colind[e];
+      double v = fabs(bt->val[e]);
+      if (!diag && i > g) {
+        pt->colind[nz] = (int32_t)g;
+        pt->val[nz++] = 2.0;
+        diag = 1;
+      }
+      if (i == g) {
+        pt->colind[nz] = i;
+        pt->val[nz++] = 2.0;
+        diag = 1;
+        continue;
+      }
+      double mx;
+      if (i >= r0 && i < r1) {
+        mx = rm.val[i - r0];
+      } else {
+        int64_t lo = 0, hi = u - 1;
+        while (lo < hi) {
+          int64_t mid = (lo + hi) / 2;
+          if (gh[mid] < i) lo = mid + 1;
+          else hi = mid;
+        }
+        mx = rg.val[rg.rowptr[lo]];
+      }
+      if (v > (1.0 - tau) * mx && v > 0) {
+        pt->colind[nz] = i;
+        pt->val[nz++] = v / mx;
+      }
+    }
+    if (!diag) {
+      pt->colind[nz] = (int32_t)g;
+      pt->val[nz++] = 2.0;
+    }
+    pt->rowptr[k + 1] = nz;
+  }
+  pt->nnz = nz;
+  free(gh);
+  csr_clear(&rm);
+  csr_clear(&rg);
+  return HY_OK;
+}
+
 /* Jacobi as a matrix.  Local. */
 int spai_jacobi(const spai_part *pr, int rank, const hy_csr *a, hy_csr *m) {
   int64_t r0 = pr->start[rank];
@@ -217,16 +308,23 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
 
   /* ---- pattern: S, S^L, transposed into J sets by column ---- */
   hy_phase_begin(ctx, "spai pattern");
-  hy_csr p, pt;
-  HY_CALL(pattern_threshold(pr, rank, a, opt->tau, &p));
-  for (int l = 1; l < opt->levels; l++) {
-    hy_csr s;
-    HY_CALL(pattern_threshold(pr, rank, a, opt->tau, &s));
-    HY_CALL(pattern_power(comm, pr, &s, &p));
-    csr_clear(&s);
+  hy_csr p, pt, bt;
+  /* B = A^T by rows (= A by columns): the columns of A that the index sets are made of */
+  HY_CALL(spai_transpose(comm, pr, a, pr, &bt));
+  if (opt->levels == 1) {
+    /* J sets straight from B's rows: one transpose (of A) serves the pattern and the columns */
+    HY_CALL(pattern_from_columns(comm, pr, rank, a, &bt, opt->tau, &pt));
+  } else {
+    HY_CALL(pattern_threshold(pr, rank, a, opt->tau, &p));
+    for (int l = 1; l < opt->levels; l++) {
+      hy_csr s;
+      HY_CALL(pattern_threshold(pr, rank, a, opt->tau, &s));
+      HY_CALL(pattern_power(comm, pr, &s, &p));
+      csr_clear(&s);
+    }
+    HY_CALL(spai_transpose(comm, pr, &p, pr, &pt));
+    csr_clear(&p);
   }
-  HY_CALL(spai_transpose(comm, pr, &p, pr, &pt));
-  csr_clear(&p);
   pattern_cap(&pt, r0, opt->max_col);
   hy_phase_end(ctx, "spai pattern");
 
@@ -260,9 +358,8 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
     free(want);
     csr_clear(&pt);
   }
-  /* B = A^T by rows (= A by columns), then the rows of B my columns need */
-  hy_csr bt, bx;
-  HY_CALL(spai_transpose(comm, pr, a, pr, &bt));
+  /* the rows of B my columns need */
+  hy_csr bx;
   /* the distinct J entries, sorted, through a marker over their index range (no sort) */
   int64_t nj = jc.nnz, u = 0, jmin = pr->n, jmax = -1;
   for (int64_t e = 0; e < nj; e++) {
