@@ -6,8 +6,8 @@
 #
 # usage: jobs/gauss-seed-tables.sh [--bin build/hybrid] [--max 1024] [--reps 3]
 #                                  [--precision single] [--out DIR] [--mpiexec "mpiexec -n 1"]
-# Each figure is the mean of --reps runs after one warm-up run (the seed: one warm-up, then the
-# mean of k runs), in ms, from the HPL line's Time (elimination + back substitution; for naive
+# Each figure is the mean of --reps runs after one warm-up run in the same process (the seed: one
+# warm-up, then the mean of k runs; here gauss.repeat = reps + 1), in ms, from the HPL line's Time (elimination + back substitution; for naive
 # it includes the matrix upload and download, like the seed's buffer version).  The seed used
 # float: --precision single by default; matrix diagdom (naive does not pivot).
 set -u
@@ -45,18 +45,10 @@ one() {
   if [ $rc -ne 0 ] || ! grep -q '^PASSED' "$log"; then echo "n/a"; return; fi
   awk '/^[NSB][DSM][HG]F? /{printf "%.4f\n", $6 * 1000; exit}' "$log"
 }
-# mean of REPS runs after one warm-up
+# mean of REPS runs after one warm-up run, all in one process (gauss.repeat)
 timed() {
   local tag=$1; shift
-  local w; w=$(one "$OUT/$tag.warmup.log" "$@")
-  if [ "$w" = "n/a" ]; then echo "n/a"; return; fi
-  local s=0 t
-  for r in $(seq 1 "$REPS"); do
-    t=$(one "$OUT/$tag.$r.log" "$@")
-    if [ "$t" = "n/a" ]; then echo "n/a"; return; fi
-    s=$(awk -v a="$s" -v b="$t" 'BEGIN{print a + b}')
-  done
-  awk -v s="$s" -v k="$REPS" 'BEGIN{printf "%.4f", s / k}'
+  one "$OUT/$tag.log" gauss.repeat=$((REPS + 1)) "$@"
 }
 
 GPU=0
