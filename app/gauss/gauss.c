@@ -83,12 +83,14 @@ static int gauss_check(hy_cfg *c) {
   return HY_OK;
 }
 
+/* malloc or a local fatal error (rank and place printed, MPI_Abort).  Local. */
 void *gauss_xmalloc(size_t bytes) {
   void *p = malloc(bytes ? bytes : 1);
   if (!p) hy_fatal(HY_ESYS, "out of memory allocating %zu bytes", bytes);
   return p;
 }
 
+/* Backend allocation or a local fatal error.  Local. */
 void *gauss_dalloc(gauss_t *g, size_t bytes) {
   void *p = NULL;
   GAUSS_K(g->be->ops->alloc(g->be, &p, bytes ? bytes : 8));

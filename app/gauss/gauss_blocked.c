@@ -52,6 +52,7 @@ static void prof_mark(gauss_t *g, int slot, double *t) {
   *t = now;
 }
 
+/* Address of element (i, j) of a column-major block with leading dimension ld.  Local. */
 static inline void *at(const blk_ws *w, void *p, int64_t i, int64_t j, int64_t ld) {
   return (char *)p + (size_t)(i + j * ld) * w->e;
 }
@@ -279,7 +280,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     w.ubuf = gauss_dalloc(g, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
     w.pbuf = gauss_dalloc(g, (size_t)(n * nb) * w.e);
   }
-  w.rbuf = gauss_dalloc(g, (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
+  if (P > 1) w.rbuf = gauss_dalloc(g, (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
   w.perm = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
   for (int64_t i = 0; i < n; i++) w.perm[i] = -1;
   w.rows = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));

@@ -197,6 +197,7 @@ static int rows_factor(gauss_t *g, int sp, int keep, void **out, int pivoting) {
   return rc;
 }
 
+/* The two row algorithms: without and with partial pivoting.  Collective. */
 static int rows_factor_naive(gauss_t *g, int sp, int keep, void **f) {
   return rows_factor(g, sp, keep, f, 0);
 }

@@ -81,9 +81,11 @@ static int c_stream_ctl(k_backend *be, int what) {
   }
   return HY_OK;
 }
+/* Blocks of t threads that cover n items.  Local. */
 static inline unsigned nblocks(int64_t n, int t) { return (unsigned)((n + t - 1) / t); }
 
 /* ---------------------------------------------------------------- the seed's kernels */
+/* Kernel 1 of the seed: one thread per element of the pivot row.  Device. */
 template <typename T>
 __global__ void row_scale_k(T *row, int64_t len, T pivot) {
   int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -100,6 +102,7 @@ static int c_row_scale(k_backend *be, int sp, void *row, int64_t len, double piv
   return HY_OK;
 }
 
+/* Kernel 2 of the seed: one thread per (row, column) of the trailing block.  Device. */
 template <typename T>
 __global__ void rank1_k(T *a, int64_t lda, int64_t m, int64_t k, int64_t ncols, const T *prow) {
   int64_t j = k + 1 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -129,6 +132,7 @@ static int c_rank1(k_backend *be, int sp, void *a, int64_t lda, int64_t m, int64
   return HY_OK;
 }
 
+/* Kernel 3 of the seed: one thread per row below the pivot.  Device. */
 template <typename T>
 __global__ void col_zero_k(T *a, int64_t lda, int64_t m, int64_t k, T *l, int64_t ldl) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -196,6 +200,7 @@ static int c_col_absmax(k_backend *be, int sp, const void *a, int64_t lda, int64
   return HY_OK;
 }
 
+/* Swap two vectors elementwise.  Device. */
 template <typename T>
 __global__ void swap_k(T *x, T *y, int64_t n) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -356,6 +361,7 @@ static int c_rows_perm(k_backend *be, int sp, void *a, int64_t lda, int64_t ncol
   return HY_OK;
 }
 
+/* Gather (put = 0) or scatter (put = 1) listed rows to/from a column-major buffer.  Device. */
 template <typename T>
 __global__ void rows_move_k(T *a, int64_t lda, int64_t ncols, int nrows, const int *rows, T *buf, int put) {
   int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -391,6 +397,7 @@ static int c_rows_put(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols
 }
 
 /* B = L^-1 B (unit lower), cuBLAS TRSM.  Local. */
+/* The m x m identity.  Device. */
 template <typename T>
 __global__ void eye_k(T *a, int64_t m) {
   int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -506,6 +513,7 @@ static int c_h2d_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *h, 
   return HY_OK;
 }
 
+/* Precision conversion of a column-major block.  Device. */
 template <typename S, typename D>
 __global__ void convert_k(int64_t m, int64_t n, const S *src, int64_t lds, D *dst, int64_t ldd) {
   int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -588,6 +596,7 @@ static int c_ref_lu(k_backend *be, int64_t n, double *a, double *b, double *t_fa
   return HY_OK;
 }
 
+/* Deterministic values in [-0.5, 0.5) for the timed DGEMM.  Device. */
 __global__ void fill_k(double *x, int64_t n, double s) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i < n) x[i] = (double)((i * 2654435761LL + (int64_t)(s * 7)) % 1000) / 1000.0 - 0.5;

@@ -279,10 +279,12 @@ static int h_copy_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *sr
     memmove((char *)dst + (size_t)(j * ldd) * e, (const char *)src + (size_t)(j * lds) * e, (size_t)m * e);
   return HY_OK;
 }
+/* Device -> host 2D copy (host memory on both sides here).  Local. */
 static int h_d2h_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
                     void *h, int64_t ldh) {
   return h_copy_2d(be, sp, m, n, a, lda, h, ldh);
 }
+/* Host -> device 2D copy (host memory on both sides here).  Local. */
 static int h_h2d_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *h, int64_t ldh,
                     void *a, int64_t lda) {
   return h_copy_2d(be, sp, m, n, h, ldh, a, lda);
@@ -312,6 +314,7 @@ static int h_mem_free(k_backend *be, size_t *bytes) {
   return HY_OK;
 }
 
+/* Monotonic clock in seconds.  Local. */
 static double h_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
