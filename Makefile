@@ -73,7 +73,8 @@ build: $(BUILD)/CMakeCache.txt
 
 run: deps
 	@$(MAKE) --no-print-directory build
-	$$(sed -n "s/^MPIEXEC_EXECUTABLE:FILEPATH=//p" $(BUILD)/CMakeCache.txt) -n $(NP) $(BUILD)/hybrid
+	@m=$$(sed -n "s/^MPIEXEC_EXECUTABLE:FILEPATH=//p" $(BUILD)/CMakeCache.txt); m=$${m:-$(MPIEXEC)}; \
+	  echo "$$m -n $(NP) $(BUILD)/hybrid"; $$m -n $(NP) $(BUILD)/hybrid
 
 test: test-deps
 	@$(MAKE) --no-print-directory build
