@@ -8,7 +8,8 @@ extern const hy_workload selftest_workload;
 extern const hy_workload gauss_workload;
 extern const hy_workload lle_workload;
 
-/* Every workload of the executable.  The first is the default of [run] workload. */
+/* Every workload of the executable.  The first one's embedded configuration runs when hybrid is
+ * given no configuration file (make run). */
 const hy_workload *const hy_workloads[] = {
   &spai_workload,
   &selftest_workload,
