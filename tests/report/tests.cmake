@@ -28,3 +28,18 @@ add_test(NAME paper_tables_dispatch_000
     --expect "^ +32 \\|" --reject "^ +64 \\|"
     -- ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 000 --small --bin $<TARGET_FILE:hybrid> --max 32 --out tables)
 set_tests_properties(paper_tables_dispatch_000 PROPERTIES LABELS unit TIMEOUT 120)
+
+# seeds 001 (spai: Tables 3-5 on the SuiteSparse matrices and analogues, with PETSc's peers when
+# the validator exists) and 004 (lle: the seed's experiments, tables + PNG) at CI size
+add_test(NAME paper_tables_dispatch_001
+  COMMAND ${HY_RUNCASE} --workdir ${HY_TEST_OUT}/paper_tables_dispatch_001 --timeout 500
+    --expect "paper-tables: seed 001 --small: \\S+/jobs/spai-tables.sh" --expect "^tables: "
+    --expect "ours SPAI +ours Jacobi +ours none"
+    -- ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 001 --small --bin $<TARGET_FILE:hybrid>)
+set_tests_properties(paper_tables_dispatch_001 PROPERTIES LABELS "slow" TIMEOUT 600)
+add_test(NAME paper_tables_dispatch_004
+  COMMAND ${HY_RUNCASE} --workdir ${HY_TEST_OUT}/paper_tables_dispatch_004 --timeout 500
+    --expect "paper-tables: seed 004 --small: \\S+/jobs/lle_experiments.py"
+    --expect "^PASSED: lle experiments, 0 failed run" --expect "embed_swissroll_1000.png"
+    -- ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 004 --small --bin $<TARGET_FILE:hybrid>)
+set_tests_properties(paper_tables_dispatch_004 PROPERTIES LABELS "slow" TIMEOUT 600)
