@@ -1,5 +1,7 @@
 /* lle_eig.c - the sparse eigenproblem of LLE: M = (I - W)^T (I - W) assembled exactly
- * symmetric, and its d + 1 smallest eigenpairs in FP64.
+ * symmetric, and its d + 1 smallest eigenpairs in FP64.  Two sparse solvers: shift-invert
+ * (below: Cholesky of M + tau I) and bsvd (further down: LU of B = I - W, M never formed; the
+ * default: N = 300k, 4e9 LU flops against 2.7e10 for the Cholesky of M).
  *
  * Why shift-invert with a sparse Cholesky factorisation: the wanted eigenvalues are ~1e-10
  * (N = 2000) down to ~1e-12 (N = 20000) and below against a largest one near 5, so plain
@@ -24,6 +26,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 #include <suitesparse/cholmod.h>
+#include <suitesparse/umfpack.h>
 
 /* OpenBLAS (when it is the BLAS behind CHOLMOD) defaults to one thread per core; on a 32-core
  * host the thread start-up and spinning cost more than the flops of small supernodes (N = 20k:
@@ -58,6 +61,9 @@ extern void dsyevr_(const char *jobz, const char *range, const char *uplo, const
                     const int *liwork, int *info, size_t, size_t, size_t);
 extern void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau,
                     double *work, const int *lwork, int *info);
+extern void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+                   const double *alpha, const double *a, const int *lda, const double *b,
+                   const int *ldb, const double *beta, double *c, const int *ldc, size_t, size_t);
 extern void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda,
                     const double *tau, double *work, const int *lwork, int *info);
 
@@ -468,4 +474,513 @@ int lle_eig_dense(const hy_csr *m, int nev, lle_eig *e) {
   e->t_factor = MPI_Wtime() - t0;
   lle_eig_residuals(m, e);
   return HY_OK;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * eigensolver = bsvd: the eigenvectors of M = B^T B, B = I - W, are the right singular
+ * vectors of B, so M^-1 can be applied as B^-1 B^-T with a sparse LU of B (K + 1 nonzeros a
+ * row) instead of a Cholesky factorisation of M (~K^2 a row, far more fill: N = 100k, 4.5e9
+ * flops for M against ~1e8 for B); M itself is never assembled (applied as B^T (B x)).
+ *
+ * B is singular: its rows sum to 1 - sum_j W_ij = 0, so B e = 0 for the unit constant vector
+ * e; its left null vector q (B^T q = 0) is not known in advance.  We do not shift B (the
+ * singular vectors of B + sigma I are not those of B).  Instead factor the nonsingular
+ * rank-one modification C = B + delta e_k e_k^T (one diagonal entry changed) and use the
+ * exact identities, for x _|_ e (= range B^T) and y _|_ q (= range B):
+ *   C^-T x = B^+T x + beta q   (beta = -(B^+T x)_k / q_k)        so  B^+T x = P_q C^-T x
+ *   C^-1 y = B^+  y + alpha e  (alpha = -(B^+ y)_k / e_k)        so  B^+  y = P_e C^-1 y
+ * (check: C^T (B^+T x + beta q) = x + delta e_k ((B^+T x)_k + beta q_k) = x, using
+ * B^T B^+T x = x on range B^T and B^T q = 0; the same for C with B e = 0), with P_q, P_e
+ * the orthogonal projectors away from q and e.  And C^T q = delta q_k e_k, so q is C^-T e_k
+ * up to scale: one extra solve.  Hence M^+ x = P_e C^-1 P_q C^-T x exactly, the constant
+ * eigenvector (lambda = 0, dropped by LLE) is deflated explicitly, and the iteration runs on
+ * e^perp with the pseudo-inverse, i.e. shift-invert at sigma = 0 with no shift at all.
+ * C is singular exactly when q_k = 0 and ill-conditioned when |q_k| << rms(q) (beta is
+ * then large and cancels in P_q); k = argmax (W^T)^2 1 (a guess of argmax |q|, see
+ * bmat_pick_k), moved once to the computed argmax |q_i| if |q_k| < 0.1 rms(q).  delta = 1
+ * keeps C on the scale of B (unit diagonal).
+ * Conditioning: cond(C) ~ sqrt(cond(M + tau I)), and Rayleigh-Ritz uses M = B^T B itself, so
+ * the eigenvalues and the residuals ||M v - lambda v|| are those of M, as for shift-invert.
+ * --------------------------------------------------------------------------------------- */
+
+/* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC
+ * array it is B^T, the matrix given to UMFPACK. */
+typedef struct {
+  int64_t n;
+  int k1;                 /* entries a row: k + 1 */
+  SuiteSparse_long *p, *i;
+  double *x;
+} lle_bmat;
+
+/* Free B.  Local. */
+static void bmat_free(lle_bmat *b) {
+  free(b->p); free(b->i); free(b->x);
+  memset(b, 0, sizeof *b);
+}
+
+/* B = I - W from the neighbour lists (sorted columns, exact -w values).  Local. */
+static int bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, lle_bmat *b) {
+  memset(b, 0, sizeof *b);
+  b->n = n;
+  b->k1 = k + 1;
+  int64_t nnz = n * (k + 1);
+  b->p = malloc((size_t)(n + 1) * sizeof *b->p);
+  b->i = malloc((size_t)nnz * sizeof *b->i);
+  b->x = malloc((size_t)nnz * sizeof *b->x);
+  if (!b->p || !b->i || !b->x) { bmat_free(b); return hy_err(HY_ESYS, "out of memory for B = I - W (n = %lld)", (long long)n); }
+  for (int64_t r = 0; r < n; r++) {
+    SuiteSparse_long *ci = b->i + r * (k + 1);
+    double *cx = b->x + r * (k + 1);
+    int cnt = 0;
+    ci[cnt] = r; cx[cnt++] = 1.0;
+    for (int j = 0; j < k; j++) {
+      SuiteSparse_long c = nbr[r * k + j];
+      double v = -w[r * k + j];
+      int a = cnt++;             /* insertion sort by column; a neighbour is never r itself */
+      while (a > 0 && ci[a - 1] > c) { ci[a] = ci[a - 1]; cx[a] = cx[a - 1]; a--; }
+      ci[a] = c; cx[a] = v;
+    }
+    b->p[r] = r * (k + 1);
+  }
+  b->p[n] = nnz;
+  return HY_OK;
+}
+
+/* Y = B^T B X for nc columns (leading dimension n); t: n scratch.  Local. */
+static void bmat_btb(const lle_bmat *b, int nc, const double *x, double *y, double *t) {
+  int64_t n = b->n;
+  for (int c = 0; c < nc; c++) {
+    const double *xc = x + (size_t)c * n;
+    double *yc = y + (size_t)c * n;
+    for (int64_t r = 0; r < n; r++) {
+      double s = 0;
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) s += b->x[q] * xc[b->i[q]];
+      t[r] = s;
+    }
+    memset(yc, 0, (size_t)n * sizeof *yc);
+    for (int64_t r = 0; r < n; r++) {
+      double tr = t[r];
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) yc[b->i[q]] += b->x[q] * tr;
+    }
+  }
+}
+
+/* (index, value) of one contribution B_rj B_ri to M_ij, for bmat_btb_norm1. */
+typedef struct { int64_t i; double v; } lle_pair;
+
+/* lle_pair by index, then value (a total order: the same sums on every run).  Local. */
+static int cmp_pair(const void *a, const void *b) {
+  const lle_pair *x = a, *y = b;
+  if (x->i != y->i) return (x->i > y->i) - (x->i < y->i);
+  return (x->v > y->v) - (x->v < y->v);
+}
+
+/* ||B^T B||_1 exactly without storing M.  Summing every column of M costs a cache miss per
+ * (row of B, column) pair (N = 100k: 0.6 s); instead the upper bounds
+ * u_j = (|B|^T |B| 1)_j >= sum_i |M_ij| (two streaming sweeps) leave few columns that can
+ * attain the maximum: the column of the largest u_j gives a lower bound L, and only the
+ * columns with u_j > L are summed, up to 4096 at a time in one sweep over B that collects
+ * their contributions B_rj B_r: (N = 300k: 1 column).  Local. */
+static int bmat_btb_norm1(const lle_bmat *b, double *norm) {
+  enum { CHUNK = 4096 };
+  int64_t n = b->n;
+  double *u = malloc((size_t)n * sizeof *u), *t = malloc((size_t)n * sizeof *t);
+  int32_t *slot = malloc((size_t)n * sizeof *slot);
+  int64_t *off = malloc((CHUNK + 1) * sizeof *off), *fill = malloc(CHUNK * sizeof *fill);
+  int64_t *cand = malloc(CHUNK * sizeof *cand);
+  lle_pair *pr = NULL;
+  int rc = HY_OK;
+  double best = 0;
+  *norm = 0;
+  if (!u || !t || !slot || !off || !fill || !cand) rc = hy_err(HY_ESYS, "out of memory for ||M||_1 (n = %lld)", (long long)n);
+  int64_t jmax = 0;
+  if (rc == HY_OK) {
+    for (int64_t r = 0; r < n; r++) {
+      double s = 0;
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) s += fabs(b->x[q]);
+      t[r] = s;
+    }
+    memset(u, 0, (size_t)n * sizeof *u);
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) u[b->i[q]] += fabs(b->x[q]) * t[r];
+    for (int64_t j = 0; j < n; j++) { slot[j] = -1; if (u[j] > u[jmax]) jmax = j; }
+  }
+  int64_t next = 0;   /* columns below next have been considered */
+  int first = 1;
+  while (rc == HY_OK) {
+    /* this round's candidates: the column of max u first, then u_j > best */
+    int nc = 0;
+    if (first) cand[nc++] = jmax;
+    else
+      for (; next < n && nc < CHUNK; next++)
+        if (next != jmax && u[next] > best * (1 + 1e-12)) cand[nc++] = next;
+    if (nc == 0) break;
+    for (int c = 0; c < nc; c++) { slot[cand[c]] = c; off[c + 1] = 0; }
+    off[0] = 0;
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++)
+        if (slot[b->i[q]] >= 0) off[slot[b->i[q]] + 1] += b->p[r + 1] - b->p[r];
+    for (int c = 0; c < nc; c++) off[c + 1] += off[c];
+    free(pr);
+    pr = malloc((size_t)(off[nc] ? off[nc] : 1) * sizeof *pr);
+    if (!pr) { rc = hy_err(HY_ESYS, "out of memory for ||M||_1 (%lld terms)", (long long)off[nc]); break; }
+    for (int c = 0; c < nc; c++) fill[c] = off[c];
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) {
+        int32_t c = slot[b->i[q]];
+        if (c < 0) continue;
+        for (int64_t a = b->p[r]; a < b->p[r + 1]; a++) {
+          pr[fill[c]].i = b->i[a];
+          pr[fill[c]++].v = b->x[q] * b->x[a];
+        }
+      }
+    for (int c = 0; c < nc; c++) {
+      lle_pair *z = pr + off[c];
+      int64_t m = off[c + 1] - off[c];
+      qsort(z, (size_t)m, sizeof *z, cmp_pair);
+      double s = 0;
+      for (int64_t a = 0; a < m;) {
+        double e = 0;
+        int64_t i = z[a].i;
+        for (; a < m && z[a].i == i; a++) e += z[a].v;
+        s += fabs(e);
+      }
+      if (s > best) best = s;
+      slot[cand[c]] = -1;
+    }
+    first = 0;
+  }
+  *norm = best;
+  free(u); free(t); free(slot); free(off); free(fill); free(cand); free(pr);
+  return rc;
+}
+
+/* Remove the component along the unit vector u (or along e = 1/sqrt(n) when u is NULL) from
+ * the nc columns of v.  Local. */
+static void project_out(int64_t n, int nc, double *v, const double *u) {
+  for (int c = 0; c < nc; c++) {
+    double *vc = v + (size_t)c * n, s = 0;
+    if (u) {
+      for (int64_t i = 0; i < n; i++) s += u[i] * vc[i];
+      for (int64_t i = 0; i < n; i++) vc[i] -= s * u[i];
+    } else {
+      for (int64_t i = 0; i < n; i++) s += vc[i];
+      s /= (double)n;
+      for (int64_t i = 0; i < n; i++) vc[i] -= s;
+    }
+  }
+}
+
+/* A guess of argmax |q| for the left null vector q of B (q = W^T q): argmax of (W^T)^2 1.
+ * q is strongly localised (Swiss roll N = 100k: 92% of its entries below 0.1 of its rms),
+ * so an arbitrary k would often give a tiny q_k; two passes found an entry 2.3x the rms
+ * where the middle index had 0.017x.  s, t: n scratch.  Local. */
+static int64_t bmat_pick_k(const lle_bmat *b, double *s, double *t) {
+  int64_t n = b->n, best = 0;
+  for (int64_t i = 0; i < n; i++) s[i] = 1.0;
+  for (int pass = 0; pass < 2; pass++) {
+    memset(t, 0, (size_t)n * sizeof *t);
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t a = b->p[r]; a < b->p[r + 1]; a++)
+        if (b->i[a] != r) t[b->i[a]] -= b->x[a] * s[r];   /* W_rj = -B_rj off the diagonal */
+    memcpy(s, t, (size_t)n * sizeof *s);
+  }
+  for (int64_t i = 1; i < n; i++) if (fabs(s[i]) > fabs(s[best])) best = i;
+  return best;
+}
+
+/* UMFPACK LU of C^T = (B + delta e_k e_k^T)^T, and its factors extracted for solves with a
+ * block of right-hand sides: P R C^T Q = L U (L unit lower triangular by rows, U upper
+ * triangular by columns, diagonals last; R the row scaling; pivot row k is row pp[k], pivot
+ * column l is column qq[l]).  UMFPACK's own solve takes one vector at a time and reads all of
+ * L and U for each (N = 100k: 65 ms a vector); the block solves read them once for p vectors. */
+typedef struct {
+  void *sym, *num;
+  double *cx;             /* C's values in B's pattern (B's with delta added at (k, k)) */
+  double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
+  int64_t n;
+  SuiteSparse_long *lp, *lj, *up, *ui, *pp, *qq;
+  double *lx, *ux, *r, *z;   /* z: n x nr interleaved scratch */
+} lle_lu;
+
+/* Free the factors.  Local. */
+static void lu_free(lle_lu *f) {
+  if (f->num) umfpack_dl_free_numeric(&f->num);
+  if (f->sym) umfpack_dl_free_symbolic(&f->sym);
+  free(f->cx); free(f->lp); free(f->lj); free(f->up); free(f->ui); free(f->pp); free(f->qq);
+  free(f->lx); free(f->ux); free(f->r); free(f->z);
+  f->cx = f->lx = f->ux = f->r = f->z = NULL;
+  f->lp = f->lj = f->up = f->ui = f->pp = f->qq = NULL;
+}
+
+/* Copy L, U, P, Q, R out of the numeric object (then freed); scratch for nr vectors.  Local. */
+static int lu_extract(lle_lu *f, int64_t n, int nr) {
+  SuiteSparse_long lnz = 0, unz = 0, nrow = 0, ncol = 0, nzud = 0, recip = 0;
+  if (umfpack_dl_get_lunz(&lnz, &unz, &nrow, &ncol, &nzud, f->num) != UMFPACK_OK)
+    return hy_err(HY_ENUMERIC, "UMFPACK: cannot read the LU sizes of B");
+  free(f->lp); free(f->lj); free(f->up); free(f->ui); free(f->pp); free(f->qq);   /* a retry */
+  free(f->lx); free(f->ux); free(f->r); free(f->z);
+  f->n = n;
+  f->lp = malloc((size_t)(n + 1) * sizeof *f->lp);
+  f->up = malloc((size_t)(n + 1) * sizeof *f->up);
+  f->lj = malloc((size_t)(lnz ? lnz : 1) * sizeof *f->lj);
+  f->ui = malloc((size_t)(unz ? unz : 1) * sizeof *f->ui);
+  f->lx = malloc((size_t)(lnz ? lnz : 1) * sizeof *f->lx);
+  f->ux = malloc((size_t)(unz ? unz : 1) * sizeof *f->ux);
+  f->pp = malloc((size_t)n * sizeof *f->pp);
+  f->qq = malloc((size_t)n * sizeof *f->qq);
+  f->r = malloc((size_t)n * sizeof *f->r);
+  f->z = malloc((size_t)n * nr * sizeof *f->z);
+  if (!f->lp || !f->up || !f->lj || !f->ui || !f->lx || !f->ux || !f->pp || !f->qq || !f->r || !f->z)
+    return hy_err(HY_ESYS, "out of memory for the LU factors of B (%.4g nonzeros)", (double)(lnz + unz));
+  if (umfpack_dl_get_numeric(f->lp, f->lj, f->lx, f->up, f->ui, f->ux, f->pp, f->qq, NULL, &recip, f->r, f->num) != UMFPACK_OK)
+    return hy_err(HY_ENUMERIC, "UMFPACK: cannot extract the LU factors of B");
+  if (!recip) for (int64_t i = 0; i < n; i++) f->r[i] = 1.0 / f->r[i];
+  for (int64_t j = 0; j < n; j++)   /* documented: diagonals last, U's nonzero (no singular warning) */
+    if (f->lp[j + 1] <= f->lp[j] || f->lj[f->lp[j + 1] - 1] != j || f->up[j + 1] <= f->up[j] ||
+        f->ui[f->up[j + 1] - 1] != j || f->ux[f->up[j + 1] - 1] == 0)
+      return hy_err(HY_ENUMERIC, "UMFPACK: unexpected factor layout at pivot %lld", (long long)j);
+  umfpack_dl_free_numeric(&f->num);
+  return HY_OK;
+}
+
+/* X = (C^T)^-1 B (trans = 0) or C^-1 B (trans = 1) for nr columns (column-major, leading
+ * dimension n; x may be b).  Local. */
+static void lu_solve(lle_lu *f, int trans, int nr, const double *b, double *x) {
+  int64_t n = f->n;
+  double *restrict z = f->z;
+  const SuiteSparse_long *lp = f->lp, *lj = f->lj, *up = f->up, *ui = f->ui;
+  const double *lx = f->lx, *ux = f->ux;
+  if (!trans) {
+    /* L U (Q^T x) = P R b */
+    for (int64_t k = 0; k < n; k++) {
+      SuiteSparse_long i = f->pp[k];
+      for (int c = 0; c < nr; c++) z[k * nr + c] = f->r[i] * b[(size_t)c * n + i];
+    }
+    for (int64_t i = 0; i < n; i++) {
+      double *zi = z + i * nr;
+      for (SuiteSparse_long a = lp[i]; a < lp[i + 1] - 1; a++) {
+        const double *zj = z + lj[a] * nr, l = lx[a];
+        for (int c = 0; c < nr; c++) zi[c] -= l * zj[c];
+      }
+    }
+    for (int64_t j = n - 1; j >= 0; j--) {
+      double *zj = z + j * nr, d = 1.0 / ux[up[j + 1] - 1];
+      for (int c = 0; c < nr; c++) zj[c] *= d;
+      for (SuiteSparse_long a = up[j]; a < up[j + 1] - 1; a++) {
+        double *zi = z + ui[a] * nr, u = ux[a];
+        for (int c = 0; c < nr; c++) zi[c] -= u * zj[c];
+      }
+    }
+    for (int64_t l = 0; l < n; l++) {
+      SuiteSparse_long j = f->qq[l];
+      for (int c = 0; c < nr; c++) x[(size_t)c * n + j] = z[l * nr + c];
+    }
+  } else {
+    /* C = (C^T)^T = Q U^T L^T P R^-1: U^T L^T (P R^-1 x) = Q^T b */
+    for (int64_t l = 0; l < n; l++) {
+      SuiteSparse_long j = f->qq[l];
+      for (int c = 0; c < nr; c++) z[l * nr + c] = b[(size_t)c * n + j];
+    }
+    for (int64_t j = 0; j < n; j++) {
+      double *zj = z + j * nr;
+      for (SuiteSparse_long a = up[j]; a < up[j + 1] - 1; a++) {
+        const double *zi = z + ui[a] * nr, u = ux[a];
+        for (int c = 0; c < nr; c++) zj[c] -= u * zi[c];
+      }
+      double d = 1.0 / ux[up[j + 1] - 1];
+      for (int c = 0; c < nr; c++) zj[c] *= d;
+    }
+    for (int64_t i = n - 1; i >= 0; i--) {
+      const double *zi = z + i * nr;
+      for (SuiteSparse_long a = lp[i]; a < lp[i + 1] - 1; a++) {
+        double *zj = z + lj[a] * nr, l = lx[a];
+        for (int c = 0; c < nr; c++) zj[c] -= l * zi[c];
+      }
+    }
+    for (int64_t k = 0; k < n; k++) {
+      SuiteSparse_long i = f->pp[k];
+      for (int c = 0; c < nr; c++) x[(size_t)c * n + i] = f->r[i] * z[k * nr + c];
+    }
+  }
+}
+
+/* Residuals ||B^T B v - lambda v|| and ||B^T B||_1 (normm already set).  Local. */
+static int bmat_residuals(const lle_bmat *b, lle_eig *e) {
+  int64_t n = b->n;
+  double *y = malloc((size_t)n * sizeof *y), *t = malloc((size_t)n * sizeof *t);
+  if (!y || !t) { free(y); free(t); return hy_err(HY_ESYS, "out of memory for residuals"); }
+  for (int j = 0; j < e->nev; j++) {
+    const double *v = e->vec + (size_t)j * n;
+    bmat_btb(b, 1, v, y, t);
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) { double r = y[i] - e->val[j] * v[i]; s += r * r; }
+    e->res[j] = sqrt(s);
+  }
+  free(y); free(t);
+  return HY_OK;
+}
+
+/* Subspace iteration with M^+ from an LU of B (see above).  Local. */
+int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev, double tol,
+                 int maxit, uint64_t seed, lle_eig *e) {
+  memset(e, 0, sizeof *e);
+  if (n > INT32_MAX) return hy_err(HY_EUSAGE, "n = %lld exceeds the LAPACK 32-bit limit", (long long)n);
+  if (nev < 1 || nev >= n) return hy_err(HY_EUSAGE, "%d eigenpairs of an n = %lld matrix", nev, (long long)n);
+  int p = nev - 1 + (nev > 6 ? nev : 6);   /* block on e^perp; with e: nev + max(nev, 6) as shift-invert */
+  if (p > n - 1) p = (int)(n - 1);
+  lle_bmat b;
+  lle_lu f;
+  memset(&f, 0, sizeof f);
+  double *v = NULL, *mv = NULL, *h = NULL, *theta = NULL, *tmp = NULL, *q = NULL, *y = NULL, *t = NULL;
+  double t0 = MPI_Wtime();
+  HY_CALL(bmat_build(n, k, nbr, w, &b));
+  e->blas_threads = lle_blas_threads(n);
+  umfpack_dl_defaults(f.control);
+  f.control[UMFPACK_IRSTEP] = 0;      /* the outer iteration corrects; refinement costs 2 SpMVs */
+  const char *ord = getenv("HYBRID_LLE_ORDERING");   /* experiments: amd | metis | cholmod | best */
+  const char *ordname = "metis";
+  if (ord && *ord) ordname = ord;
+  f.control[UMFPACK_ORDERING] = !strcmp(ordname, "amd") ? UMFPACK_ORDERING_AMD
+                                : !strcmp(ordname, "cholmod") ? UMFPACK_ORDERING_CHOLMOD
+                                : !strcmp(ordname, "best") ? UMFPACK_ORDERING_BEST : UMFPACK_ORDERING_METIS;
+  int rc = HY_OK;
+  q = malloc((size_t)n * sizeof *q);
+  y = malloc((size_t)n * sizeof *y);
+  t = malloc((size_t)n * sizeof *t);
+  if (!q || !y || !t) rc = hy_err(HY_ESYS, "out of memory for the LU of B (n = %lld)", (long long)n);
+  const double delta = 1.0;
+  int64_t kk = bmat_pick_k(&b, y, t);
+  int64_t nnzb = b.p[n];
+  if (rc == HY_OK) {
+    f.cx = malloc((size_t)nnzb * sizeof *f.cx);
+    if (!f.cx) rc = hy_err(HY_ESYS, "out of memory for the LU of B (n = %lld)", (long long)n);
+  }
+  if (rc == HY_OK) {
+    SuiteSparse_long st = umfpack_dl_symbolic(n, n, b.p, b.i, b.x, &f.sym, f.control, f.info);
+    if (st != UMFPACK_OK) rc = hy_err(HY_ENUMERIC, "UMFPACK symbolic analysis of B failed (status %ld)", (long)st);
+  }
+  e->t_analyze = MPI_Wtime() - t0;
+  for (int attempt = 0; rc == HY_OK && attempt < 2; attempt++) {
+    memcpy(f.cx, b.x, (size_t)nnzb * sizeof *f.cx);
+    for (int64_t a = b.p[kk]; a < b.p[kk + 1]; a++) if (b.i[a] == kk) f.cx[a] += delta;
+    SuiteSparse_long st = umfpack_dl_numeric(b.p, b.i, f.cx, f.sym, &f.num, f.control, f.info);
+    if (st != UMFPACK_OK && st != UMFPACK_WARNING_singular_matrix) {
+      rc = hy_err(st == UMFPACK_ERROR_out_of_memory ? HY_ESYS : HY_ENUMERIC, "UMFPACK LU of B failed (status %ld)", (long)st);
+      break;
+    }
+    int64_t next = (kk + n / 3 + 1) % n;
+    if (st == UMFPACK_OK) {
+      rc = lu_extract(&f, n, p);
+      if (rc) break;
+      /* q = C^-T e_k: the left null vector of B, up to scale */
+      memset(y, 0, (size_t)n * sizeof *y);
+      y[kk] = 1.0;
+      lu_solve(&f, 0, 1, y, q);
+      double qn = 0, qmax = 0;
+      for (int64_t i = 0; i < n; i++) {
+        qn += q[i] * q[i];
+        if (fabs(q[i]) > qmax) { qmax = fabs(q[i]); next = i; }
+      }
+      if (isfinite(qn) && qn > 0 && fabs(q[kk]) >= 0.1 * sqrt(qn / (double)n)) {
+        qn = 1.0 / sqrt(qn);
+        for (int64_t i = 0; i < n; i++) q[i] *= qn;
+        break;
+      }
+      if (!isfinite(qn)) next = (kk + n / 3 + 1) % n;
+    }
+    if (attempt == 1) {
+      rc = hy_err(HY_ENUMERIC, "B = I - W: B + e_k e_k^T singular or ill-conditioned for two k (last k = %lld): "
+                  "W's rows are degenerate", (long long)kk);
+      break;
+    }
+    if (f.num) umfpack_dl_free_numeric(&f.num);
+    kk = next;
+  }
+  e->t_factor = MPI_Wtime() - t0;
+  e->lnz = f.info[UMFPACK_LNZ] + f.info[UMFPACK_UNZ];
+  e->flops = f.info[UMFPACK_FLOPS];
+  e->ordering = (int)f.info[UMFPACK_ORDERING_USED];
+  e->shift = 0;
+  snprintf(e->method, sizeof e->method, "UMFPACK LU of B + e_k e_k^T, ordering %s", ordname);
+  t0 = MPI_Wtime();
+  e->nev = nev;
+  if (rc == HY_OK) {
+    v = malloc((size_t)n * p * sizeof *v);
+    mv = malloc((size_t)n * p * sizeof *mv);
+    tmp = malloc((size_t)n * p * sizeof *tmp);
+    h = malloc((size_t)p * p * sizeof *h);
+    theta = malloc((size_t)p * sizeof *theta);
+    e->val = malloc((size_t)nev * sizeof *e->val);
+    e->vec = malloc((size_t)n * nev * sizeof *e->vec);
+    e->res = malloc((size_t)nev * sizeof *e->res);
+    if (!v || !mv || !tmp || !h || !theta || !e->val || !e->vec || !e->res)
+      rc = hy_err(HY_ESYS, "out of memory for the eigensolver block (n = %lld, p = %d)", (long long)n, p);
+  }
+  if (rc == HY_OK) rc = bmat_btb_norm1(&b, &e->normm);
+  /* pair 0: the constant vector, exactly; lambda_0 = e^T M e = ||B e||^2 (rounding level) */
+  double lam0 = 0, res0 = 0;
+  if (rc == HY_OK) {
+    for (int64_t i = 0; i < n; i++) e->vec[i] = 1.0 / sqrt((double)n);
+    bmat_btb(&b, 1, e->vec, y, t);
+    for (int64_t i = 0; i < n; i++) lam0 += e->vec[i] * y[i];
+    for (int64_t i = 0; i < n; i++) { double r = y[i] - lam0 * e->vec[i]; res0 += r * r; }
+    res0 = sqrt(res0);
+    for (int c = 0; c < p; c++)
+      for (int64_t i = 0; i < n; i++) v[(size_t)c * n + i] = hy_rand_u01(seed, 0x1e16 + c + 1, (uint64_t)i) - 0.5;
+    project_out(n, p, v, NULL);
+    rc = orthonormalise(n, p, v);
+  }
+  for (int it = 1; rc == HY_OK && it <= maxit; it++) {
+    /* V <- M^+ V = P_e C^-1 P_q C^-T V */
+    lu_solve(&f, 0, p, v, tmp);
+    project_out(n, p, tmp, q);
+    lu_solve(&f, 1, p, tmp, v);
+    project_out(n, p, v, NULL);
+    rc = orthonormalise(n, p, v);
+    if (rc) break;
+    /* Rayleigh-Ritz with M = B^T B: H = V^T M V */
+    bmat_btb(&b, p, v, mv, t);
+    int nn = (int)n;
+    double d1 = 1, d0 = 0;
+    dgemm_("T", "N", &p, &p, &nn, &d1, v, &nn, mv, &nn, &d0, h, &p, 1, 1);
+    for (int i = 0; i < p; i++)
+      for (int j = 0; j < i; j++) {
+        double s = 0.5 * (h[(size_t)j * p + i] + h[(size_t)i * p + j]);
+        h[(size_t)j * p + i] = h[(size_t)i * p + j] = s;
+      }
+    rc = small_eig(p, h, theta);
+    if (rc) break;
+    dgemm_("N", "N", &nn, &p, &p, &d1, v, &nn, h, &p, &d0, tmp, &nn, 1, 1);
+    memcpy(v, tmp, (size_t)n * p * sizeof *tmp);
+    dgemm_("N", "N", &nn, &p, &p, &d1, mv, &nn, h, &p, &d0, tmp, &nn, 1, 1);
+    memcpy(mv, tmp, (size_t)n * p * sizeof *tmp);
+    e->val[0] = lam0;
+    e->res[0] = res0;
+    int conv = res0 <= tol * e->normm;
+    for (int j = 1; conv == j && j < nev; j++) {
+      double s = 0;
+      for (int64_t r = 0; r < n; r++) {
+        double d = mv[(size_t)(j - 1) * n + r] - theta[j - 1] * v[(size_t)(j - 1) * n + r];
+        s += d * d;
+      }
+      e->res[j] = sqrt(s);
+      e->val[j] = theta[j - 1];
+      if (e->res[j] <= tol * e->normm) conv++;
+    }
+    e->converged = conv;
+    e->iters = it;
+    if (conv == nev) break;
+  }
+  if (rc == HY_OK) {
+    memcpy(e->vec + n, v, (size_t)n * (nev - 1) * sizeof *v);
+    for (int j = 1; j < nev; j++) e->val[j] = theta[j - 1];
+    rc = bmat_residuals(&b, e);
+  }
+  e->t_iter = MPI_Wtime() - t0;
+  lu_free(&f);
+  bmat_free(&b);
+  free(v); free(mv); free(h); free(theta); free(tmp); free(q); free(y); free(t);
+  if (rc != HY_OK) lle_eig_free(e);
+  return rc;
 }

@@ -107,7 +107,7 @@ def check_sklearn(c):
         print("SKIP: scikit-learn not importable")
         return 77
     rc = 0
-    for solver in ("shift-invert", "dense"):
+    for solver in ("bsvd", "shift-invert", "dense"):
         wd, out = run(c, 1, ["run.workload=lle", "lle.dataset=swissroll", "lle.n=2000", "lle.k=10",
                              "run.seed=0", "lle.trust_sample=2000", "lle.eigensolver=" + solver, "output.embedding=emb.csv",
                              "output.plot=emb.png"], "sklearn_" + solver)

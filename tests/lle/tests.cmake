@@ -8,7 +8,7 @@ foreach(chk generators sklearn ranks duplicates)
 endforeach()
 set_tests_properties(lle_ranks PROPERTIES LABELS "unit;mpi" PROCESSORS 3)
 
-hy_case(NAME lle_default RANKS 1 JSON EXPECT "PASSED: lle" "trustworthiness 0\\.99"
+hy_case(NAME lle_default RANKS 1 JSON EXPECT "PASSED: lle" "trustworthiness 0\\.99" "eigensolver bsvd"
   ARGS run.workload=lle lle.n=1000 output.embedding=e.csv output.plot=e.png)
 hy_case(NAME lle_scurve_2ranks RANKS 2 JSON EXPECT "PASSED: lle" "scurve, n = 1200"
   ARGS run.workload=lle lle.dataset=scurve lle.n=1200 lle.k=9 lle.knn=brute)
@@ -24,6 +24,8 @@ hy_case(NAME lle_bad_file_small RANKS 1 EXIT 2 EXPECT "need more than 4 points"
   ARGS run.workload=lle lle.dataset=file lle.file=${CMAKE_CURRENT_LIST_DIR}/data/small.csv lle.k=4 lle.dim=1)
 hy_case(NAME lle_bad_file_missing RANKS 1 EXIT 2 EXPECT "cannot open the point file"
   ARGS run.workload=lle lle.dataset=file lle.file=/nonexistent/p.csv)
+hy_case(NAME lle_shift_invert RANKS 1 JSON EXPECT "PASSED: lle" "eigensolver shift-invert" "M = .*nonzeros"
+  ARGS run.workload=lle lle.n=3000 lle.eigensolver=shift-invert lle.trust_sample=0)
 hy_case(NAME lle_not_converged RANKS 1 EXIT 4 JSON EXPECT "FAILED: lle: eigenpairs not converged"
   ARGS run.workload=lle lle.n=1500 lle.maxit=1 lle.tol=1e-16)
 
