@@ -344,7 +344,7 @@ int io_w_close(io_w *w, int ok) {
 /* ------------------------------------------------------------------ CSR helpers */
 
 /* Sort col[0..n) with val alongside (quicksort + insertion sort).  Local. */
-static void io_sort_pairs(int32_t *col, double *val, int64_t n) {
+void io_sort_pairs(int32_t *col, double *val, int64_t n) {
   while (n > 16) {
     int64_t mid = (n - 1) / 2, last = n - 1;
     /* median of three moved to the lower middle (Hoare's scheme then ends with j < last) */

@@ -33,6 +33,9 @@ static const cfg_key spai_keys[] = {
   { "spai", "max_col", CFG_INT, "64", 1, 4096, NULL, "at most this many entries per column of M" },
   { "spai", "filter", CFG_REAL, "0", 0, 1, NULL,
     "drop m_jk with |m_jk| < filter * max_j |m_jk| after the solve (0: keep all)" },
+  { "spai", "scale", CFG_ENUM, "none", 0, 0, "none|diag",
+    "diag: pattern and least squares on D^-1/2 A D^-1/2 (D = |diag(A)|, 1 where 0), then "
+    "M = D^-1/2 Mhat D^-1/2 (rows weighted like ParaSails; ||AM - I||_F is then the scaled one)" },
   { "spai", "workspace_mb", CFG_INT, "2048", 1, 1e7, NULL,
     "memory for submatrices per batch of columns (MiB)" },
   { "spai", "gpu_small_rows", CFG_INT, "64", 1, 1024, NULL,
@@ -245,6 +248,7 @@ static int spai_run(hy_ctx *ctx) {
   if (!strcmp(pc, "spai")) {
     spai_opts o = { cfg_real(c, "spai.tau"), (int)cfg_int(c, "spai.levels"),
                     (int)cfg_int(c, "spai.max_col"), cfg_real(c, "spai.filter"),
+                    cfg_is(c, "spai.scale", "diag"),
                     cfg_int(c, "spai.workspace_mb") << 20, (int)cfg_int(c, "spai.gpu_small_rows"),
                     (int)cfg_int(c, "spai.gpu_small_cols"), (int)cfg_int(c, "spai.gpu_block"),
                     cfg_int(c, "spai.gpu_medium_elems") };
@@ -254,12 +258,12 @@ static int spai_run(hy_ctx *ctx) {
     HY_CALL(spai_build(ctx, &pr, &a, &o, &mm, &si));
     double t = hy_wtime() - t0;
     HY_MPI(MPI_Allreduce(&t, &t_setup, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
-    hy_printf0(ctx, "spai: tau %g, levels %d, max_col %d, filter %g: nnz(M) = %lld, "
+    hy_printf0(ctx, "spai: tau %g, levels %d, max_col %d, filter %g, scale %s: nnz(M) = %lld, "
                "nnz(M)/nnz(A) = %.3f, max |I| = %lld, max |J| = %lld\n", o.tau, o.levels,
-               o.max_col, o.filter, (long long)si.nnz_m, (double)si.nnz_m / nnz_a,
+               o.max_col, o.filter, o.scale ? "diag" : "none", (long long)si.nnz_m, (double)si.nnz_m / nnz_a,
                (long long)si.max_i, (long long)si.max_j);
-    hy_printf0(ctx, "spai: ||AM - I||_F = %.6e; column residuals ||A m_k - e_k||: min %.3e, "
-               "median %.3e, max %.3e; %lld rank-deficient column(s)\n", si.frob, si.res_min,
+    hy_printf0(ctx, "spai: ||%sAM - I||_F = %.6e; column residuals ||A m_k - e_k||: min %.3e, "
+               "median %.3e, max %.3e; %lld rank-deficient column(s)\n", o.scale ? "scaled " : "", si.frob, si.res_min,
                si.res_med, si.res_max, (long long)si.rank_deficient);
     hy_printf0(ctx, "spai: setup %.4f s (slowest rank), cost imbalance max/mean %.3f, kernel "
                "classes small/medium/large %lld/%lld/%lld%s\n", t_setup, si.cost_imbalance,

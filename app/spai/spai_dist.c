@@ -85,11 +85,47 @@ static int exchange_counts(MPI_Comm comm, int size, const int *scnt, int *rcnt, 
   return HY_OK;
 }
 
+/* out = rows [o0, o1) of the transpose of loc (whose rows are global rows r0..), when this rank
+ * owns every entry: one counting sort, no MPI, columns sorted.  Local. */
+int spai_transpose_local(const hy_csr *loc, int64_t r0, int64_t o0, int64_t o1, hy_csr *out) {
+  int64_t m = o1 - o0, nnz = loc->nnz;
+  memset(out, 0, sizeof *out);
+  out->m = m;
+  out->n = loc->m;
+  out->nnz = nnz;
+  HY_CALLOC(out->rowptr, m + 2);
+  HY_MALLOC(out->colind, nnz + 1);
+  HY_MALLOC(out->val, nnz + 1);
+  int64_t *cnt = out->rowptr + 1;  /* cnt[j - o0]: then the fill position of row j */
+  for (int64_t e = 0; e < nnz; e++) {
+    int64_t j = loc->colind[e] - o0;
+    if (j < 0 || j >= m) return hy_err(HY_ESYS, "spai_transpose: column %d outside [%lld, %lld)",
+                                       loc->colind[e], (long long)o0, (long long)o1);
+    cnt[j]++;
+  }
+  /* exclusive prefix in rowptr[1..m]: rowptr[j + 1] = start of row j while filling */
+  int64_t acc = 0;
+  for (int64_t j = 0; j < m; j++) {
+    int64_t c = cnt[j];
+    cnt[j] = acc;
+    acc += c;
+  }
+  for (int64_t i = 0; i < loc->m; i++)
+    for (int64_t e = loc->rowptr[i]; e < loc->rowptr[i + 1]; e++) {
+      int64_t at = cnt[loc->colind[e] - o0]++;
+      out->colind[at] = (int32_t)(r0 + i);
+      out->val[at] = loc->val[e];
+    }
+  out->rowptr[0] = 0;  /* after the fill, rowptr[j + 1] = end of row j */
+  return HY_OK;
+}
+
 /* Distributed transpose.  Collective. */
 int spai_transpose(MPI_Comm comm, const spai_part *pin, const hy_csr *loc, const spai_part *pout,
                    hy_csr *out) {
   int size = pin->size, rank;
   HY_MPI(MPI_Comm_rank(comm, &rank));
+  if (size == 1) return spai_transpose_local(loc, pin->start[0], pout->start[0], pout->start[1], out);
   int64_t r0 = pin->start[rank];
   int *scnt = calloc(size, sizeof(int)), *rcnt = calloc(size, sizeof(int));
   int *sdsp = calloc(size, sizeof(int)), *rdsp = calloc(size, sizeof(int));
@@ -302,22 +338,6 @@ int spai_fetch_rows(MPI_Comm comm, const spai_part *p, const hy_csr *loc, int64_
   return HY_OK;
 }
 
-/* Sort (key, val) by key.  Local. */
-void spai_sort_pairs(int32_t *key, double *val, int64_t n) {
-  for (int64_t i = 1; i < n; i++) {
-    int32_t k = key[i];
-    double v = val[i];
-    int64_t j = i - 1;
-    while (j >= 0 && key[j] > k) {
-      key[j + 1] = key[j];
-      val[j + 1] = val[j];
-      j--;
-    }
-    key[j + 1] = k;
-    val[j + 1] = v;
-  }
-}
-
 /* Halo plan and local renumbering.  Collective. */
 int spai_halo_build(MPI_Comm comm, const spai_part *p, int rank, hy_csr *loc, spai_halo *h) {
   memset(h, 0, sizeof *h);
@@ -352,7 +372,7 @@ int spai_halo_build(MPI_Comm comm, const spai_part *p, int rank, hy_csr *loc, sp
     }
   }
   for (int64_t i = 0; i < loc->m; i++)
-    spai_sort_pairs(loc->colind + loc->rowptr[i], loc->val + loc->rowptr[i],
+    io_sort_pairs(loc->colind + loc->rowptr[i], loc->val + loc->rowptr[i],
                     loc->rowptr[i + 1] - loc->rowptr[i]);
   /* who sends what */
   int *scnt = calloc(size, sizeof(int)), *rcnt = calloc(size, sizeof(int));

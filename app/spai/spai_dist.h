@@ -30,6 +30,10 @@ int spai_part_owner(const spai_part *p, int64_t g);
 int spai_transpose(MPI_Comm comm, const spai_part *pin, const hy_csr *loc, const spai_part *pout,
                    hy_csr *out);
 
+/* The transpose when one rank owns all of it (loc's rows are global rows r0.., out = rows
+ * [o0, o1) of the transpose, every column of loc inside): a counting sort.  Local. */
+int spai_transpose_local(const hy_csr *loc, int64_t r0, int64_t o0, int64_t o1, hy_csr *out);
+
 /* out = rows rows[0..nr) (global indices, any order) of the distributed matrix loc under
  * partition p, in request order.  out->m = nr.  Collective. */
 int spai_fetch_rows(MPI_Comm comm, const spai_part *p, const hy_csr *loc, int64_t nr,
@@ -52,8 +56,5 @@ void spai_halo_free(spai_halo *h);
 
 /* Gather a distributed local CSR to rank 0 as one matrix (MPI_Gatherv).  Collective. */
 int spai_gather_csr(MPI_Comm comm, const spai_part *p, const hy_csr *loc, hy_csr *all);
-
-/* Sort pairs (key, val) of length n by key (insertion sort for short, else qsort).  Local. */
-void spai_sort_pairs(int32_t *key, double *val, int64_t n);
 
 #endif

@@ -80,18 +80,31 @@ static int pattern_threshold(const spai_part *pr, int rank, const hy_csr *a, dou
   return HY_OK;
 }
 
-/* P = P * S (pattern with summed products of the ranking values).  Collective. */
+/* P = P * S (pattern with summed products of the ranking values): a dense accumulator over the
+ * global columns (each product added in the order of its row, the same sums for any rank
+ * count), the distinct columns of a row sorted once.  Collective. */
 static int pattern_power(MPI_Comm comm, const spai_part *pr, const hy_csr *s, hy_csr *p) {
-  /* rows of S for every column of the local P */
+  int size = pr->size;
+  /* rows of S for every column of the local P (one rank: S itself) */
   int64_t nc = p->nnz, u = 0;
   int64_t *need = NULL;
-  HY_MALLOC(need, nc + 1);
-  for (int64_t e = 0; e < nc; e++) need[e] = p->colind[e];
-  qsort(need, nc, sizeof *need, cmp_i64);
-  for (int64_t i = 0; i < nc; i++)
-    if (u == 0 || need[i] != need[u - 1]) need[u++] = need[i];
   hy_csr sr;
-  HY_CALL(spai_fetch_rows(comm, pr, s, u, need, &sr));
+  memset(&sr, 0, sizeof sr);
+  if (size > 1) {
+    HY_MALLOC(need, nc + 1);
+    for (int64_t e = 0; e < nc; e++) need[e] = p->colind[e];
+    qsort(need, nc, sizeof *need, cmp_i64);
+    for (int64_t i = 0; i < nc; i++)
+      if (u == 0 || need[i] != need[u - 1]) need[u++] = need[i];
+    HY_CALL(spai_fetch_rows(comm, pr, s, u, need, &sr));
+  }
+  const hy_csr *src = size > 1 ? &sr : s;
+  int64_t n = pr->n;
+  double *acc = NULL;
+  int64_t *last = NULL;   /* last[c]: the row of P that c was last seen in, or -1 */
+  HY_MALLOC(acc, n + 1);
+  HY_MALLOC(last, n + 1);
+  for (int64_t c = 0; c <= n; c++) last[c] = -1;
   hy_csr q;
   memset(&q, 0, sizeof q);
   q.m = p->m;
@@ -100,79 +113,91 @@ static int pattern_power(MPI_Comm comm, const spai_part *pr, const hy_csr *s, hy
   int64_t cap = p->nnz * 4 + 16, nz = 0;
   HY_MALLOC(q.colind, cap);
   HY_MALLOC(q.val, cap);
-  int32_t *tk = NULL;
-  double *tv = NULL;
-  int64_t tcap = 0;
   q.rowptr[0] = 0;
   for (int64_t i = 0; i < p->m; i++) {
-    int64_t t = 0;
+    int64_t t0 = nz;
     for (int64_t e = p->rowptr[i]; e < p->rowptr[i + 1]; e++) {
-      int64_t lo = 0, hi = u - 1, g = p->colind[e];
-      while (lo < hi) {
-        int64_t mid = (lo + hi) / 2;
-        if (need[mid] < g) lo = mid + 1;
-        else hi = mid;
+      int64_t g = p->colind[e], lo = g;
+      if (size > 1) {
+        int64_t l = 0, hi = u - 1;
+        while (l < hi) {
+          int64_t mid = (l + hi) / 2;
+          if (need[mid] < g) l = mid + 1;
+          else hi = mid;
+        }
+        lo = l;
       }
-      int64_t len = sr.rowptr[lo + 1] - sr.rowptr[lo];
-      if (t + len > tcap) {
-        tcap = (t + len) * 2 + 64;
-        tk = realloc(tk, tcap * sizeof *tk);
-        tv = realloc(tv, tcap * sizeof *tv);
-        if (!tk || !tv) return hy_err(HY_ESYS, "out of memory in the pattern power");
+      int64_t len = src->rowptr[lo + 1] - src->rowptr[lo];
+      if (nz + len > cap) {
+        cap = (nz + len) * 2;
+        int32_t *nc2 = realloc(q.colind, cap * sizeof *q.colind);
+        if (nc2) q.colind = nc2;
+        double *nv2 = realloc(q.val, cap * sizeof *q.val);
+        if (nv2) q.val = nv2;
+        if (!nc2 || !nv2) return hy_err(HY_ESYS, "out of memory in the pattern power");
       }
-      for (int64_t f = sr.rowptr[lo]; f < sr.rowptr[lo + 1]; f++) {
-        tk[t] = sr.colind[f];
-        tv[t++] = p->val[e] * sr.val[f];
-      }
-    }
-    spai_sort_pairs(tk, tv, t);  /* rows are short: insertion sort */
-    if (nz + t > cap) {
-      cap = (nz + t) * 2;
-      q.colind = realloc(q.colind, cap * sizeof *q.colind);
-      q.val = realloc(q.val, cap * sizeof *q.val);
-      if (!q.colind || !q.val) return hy_err(HY_ESYS, "out of memory in the pattern power");
-    }
-    for (int64_t k = 0; k < t; k++) {
-      if (k > 0 && tk[k] == tk[k - 1]) {
-        q.val[nz - 1] += tv[k];
-      } else {
-        q.colind[nz] = tk[k];
-        q.val[nz++] = tv[k];
+      for (int64_t f = src->rowptr[lo]; f < src->rowptr[lo + 1]; f++) {
+        int32_t c = src->colind[f];
+        double v = p->val[e] * src->val[f];
+        if (last[c] == i) {
+          acc[c] += v;
+        } else {
+          last[c] = i;
+          acc[c] = v;
+          q.colind[nz++] = c;
+        }
       }
     }
+    /* distinct columns: any O(len log len) sort gives the same row */
+    io_sort_pairs(q.colind + t0, q.val + t0, nz - t0);
+    for (int64_t k = t0; k < nz; k++) q.val[k] = acc[q.colind[k]];
     q.rowptr[i + 1] = nz;
   }
   q.nnz = nz;
-  free(tk); free(tv); free(need);
+  free(acc); free(last); free(need);
   csr_clear(&sr);
   csr_clear(p);
   *p = q;
   return HY_OK;
 }
 
+typedef struct {
+  double v;
+  int32_t c;
+} rank_ent;
+/* Larger ranking value first, ties: smaller index.  Local. */
+static int cmp_rank(const void *a, const void *b) {
+  const rank_ent *x = a, *y = b;
+  if (x->v != y->v) return x->v > y->v ? -1 : 1;
+  return x->c < y->c ? -1 : x->c > y->c;
+}
+
 /* Cap each row of pt (J sets) at max_col entries: the diagonal, then the largest ranking
- * values (ties: smaller index).  Local. */
-static void pattern_cap(hy_csr *pt, int64_t r0, int max_col) {
-  int64_t nz = 0;
-  int64_t start = 0;
+ * values (ties: smaller index); O(len log len) per long row.  Local. */
+static int pattern_cap(hy_csr *pt, int64_t r0, int max_col) {
+  int64_t nz = 0, start = 0, lmax = 0;
+  for (int64_t k = 0; k < pt->m; k++)
+    if (pt->rowptr[k + 1] - pt->rowptr[k] > lmax) lmax = pt->rowptr[k + 1] - pt->rowptr[k];
+  if (lmax <= max_col) return HY_OK;
+  rank_ent *tmp = NULL;
+  HY_MALLOC(tmp, lmax);
   for (int64_t k = 0; k < pt->m; k++) {
     int64_t b = start, e = pt->rowptr[k + 1], len = e - b;
     start = e;
     int32_t *col = pt->colind + b;
     double *val = pt->val + b;
     if (len > max_col) {
-      /* selection by repeated max: rows are short relative to the cost of the QR */
-      for (int64_t t = 0; t < len; t++)
-        if (col[t] == r0 + k) val[t] = INFINITY;
-      for (int64_t a = 0; a < max_col; a++) {
-        int64_t best = a;
-        for (int64_t t = a + 1; t < len; t++)
-          if (val[t] > val[best] || (val[t] == val[best] && col[t] < col[best])) best = t;
-        int32_t tc = col[a]; col[a] = col[best]; col[best] = tc;
-        double tv = val[a]; val[a] = val[best]; val[best] = tv;
+      for (int64_t t = 0; t < len; t++) {
+        tmp[t].c = col[t];
+        tmp[t].v = col[t] == r0 + k ? INFINITY : val[t];
       }
+      qsort(tmp, len, sizeof *tmp, cmp_rank);
       len = max_col;
-      spai_sort_pairs(col, val, len);
+      for (int64_t t = 0; t < len; t++) {
+        col[t] = tmp[t].c;
+        val[t] = tmp[t].v;
+      }
+      io_sort_pairs(col, val, len);  /* distinct indices */
     }
     memmove(pt->colind + nz, col, len * sizeof *col);
     memmove(pt->val + nz, val, len * sizeof *val);
@@ -181,6 +206,83 @@ static void pattern_cap(hy_csr *pt, int64_t r0, int max_col) {
   }
   pt->rowptr[pt->m] = nz;
   pt->nnz = nz;
+  free(tmp);
+  return HY_OK;
+}
+
+/* One rank owns A: B = A^T and the J sets of levels = 1 (S^T, S = A thresholded by rows as in
+ * eq. 3 with the diagonal) from one pass over A's rows (row maxima, counts) and one scatter;
+ * the same sets and ranking values as pattern_from_columns.  Local. */
+static int pattern_single(const hy_csr *a, double tau, hy_csr *bt, hy_csr *pt) {
+  int64_t n = a->m, nnz = a->nnz;
+  memset(bt, 0, sizeof *bt);
+  memset(pt, 0, sizeof *pt);
+  bt->m = pt->m = n;
+  bt->n = pt->n = n;
+  double *mx = NULL;
+  HY_MALLOC(mx, n + 1);
+  HY_CALLOC(bt->rowptr, n + 2);
+  HY_CALLOC(pt->rowptr, n + 2);
+  int64_t *cb = bt->rowptr + 1, *cp = pt->rowptr + 1;
+  for (int64_t i = 0; i < n; i++) {
+    double m = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
+      if (fabs(a->val[e]) > m) m = fabs(a->val[e]);
+    mx[i] = m;
+    double thr = (1.0 - tau) * m;
+    int diag = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
+      int32_t j = a->colind[e];
+      double v = fabs(a->val[e]);
+      cb[j]++;
+      if (j == i) diag = 1, cp[j]++;
+      else if (v > thr && v > 0) cp[j]++;
+    }
+    if (!diag) cp[i]++;
+  }
+  int64_t sb = 0, sp = 0;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t x = cb[j], y = cp[j];
+    cb[j] = sb;
+    cp[j] = sp;
+    sb += x;
+    sp += y;
+  }
+  bt->nnz = nnz;
+  pt->nnz = sp;
+  HY_MALLOC(bt->colind, nnz + 1);
+  HY_MALLOC(bt->val, nnz + 1);
+  HY_MALLOC(pt->colind, sp + 1);
+  HY_MALLOC(pt->val, sp + 1);
+  for (int64_t i = 0; i < n; i++) {
+    double m = mx[i], thr = (1.0 - tau) * m;
+    int diag = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
+      int32_t j = a->colind[e];
+      double av = a->val[e], v = fabs(av);
+      int64_t at = cb[j]++;
+      bt->colind[at] = (int32_t)i;
+      bt->val[at] = av;
+      if (j == i) {
+        diag = 1;
+        at = cp[j]++;
+        pt->colind[at] = (int32_t)i;
+        pt->val[at] = 2.0;
+      } else if (v > thr && v > 0) {
+        at = cp[j]++;
+        pt->colind[at] = (int32_t)i;
+        pt->val[at] = v / m;
+      }
+    }
+    if (!diag) {  /* rows come in increasing order: column i's diagonal lands in place */
+      int64_t at = cp[i]++;
+      pt->colind[at] = (int32_t)i;
+      pt->val[at] = 2.0;
+    }
+  }
+  bt->rowptr[0] = pt->rowptr[0] = 0;
+  free(mx);
+  return HY_OK;
 }
 
 /* The J sets of the local columns (rows of P^T) for levels = 1, from B = A^T's local rows: in
@@ -274,6 +376,51 @@ static int pattern_from_columns(MPI_Comm comm, const spai_part *pr, int rank, co
   return HY_OK;
 }
 
+/* as = D^-1/2 A D^-1/2 (local rows), D = |diag(A)| (1 where a_gg = 0); *sinv = D^-1/2 for every
+ * global index (gathered: n doubles per rank).  Collective. */
+static int scale_matrix(MPI_Comm comm, const spai_part *pr, int rank, const hy_csr *a, hy_csr *as,
+                        double **sinv) {
+  int size = pr->size;
+  int64_t r0 = pr->start[rank], n = pr->n;
+  double *s = NULL;
+  HY_MALLOC(s, n + 1);
+  for (int64_t i = 0; i < a->m; i++) {
+    double d = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
+      if (a->colind[e] == r0 + i) d = fabs(a->val[e]);
+    s[r0 + i] = d > 0 ? 1.0 / sqrt(d) : 1.0;
+  }
+  if (size > 1) {
+    int *cnt = NULL, *dsp = NULL;
+    HY_MALLOC(cnt, size);
+    HY_MALLOC(dsp, size);
+    for (int q = 0; q < size; q++) {
+      cnt[q] = (int)(pr->start[q + 1] - pr->start[q]);
+      dsp[q] = (int)pr->start[q];
+    }
+    HY_MPI(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DOUBLE, s, cnt, dsp, MPI_DOUBLE, comm));
+    free(cnt);
+    free(dsp);
+  }
+  memset(as, 0, sizeof *as);
+  as->m = a->m;
+  as->n = a->n;
+  as->nnz = a->nnz;
+  HY_MALLOC(as->rowptr, a->m + 1);
+  HY_MALLOC(as->colind, a->nnz + 1);
+  HY_MALLOC(as->val, a->nnz + 1);
+  as->rowptr[0] = a->rowptr[0];
+  for (int64_t i = 0; i < a->m; i++) {
+    as->rowptr[i + 1] = a->rowptr[i + 1];
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
+      as->colind[e] = a->colind[e];
+      as->val[e] = s[r0 + i] * a->val[e] * s[a->colind[e]];
+    }
+  }
+  *sinv = s;
+  return HY_OK;
+}
+
 /* Jacobi as a matrix.  Local. */
 int spai_jacobi(const spai_part *pr, int rank, const hy_csr *a, hy_csr *m) {
   int64_t r0 = pr->start[rank];
@@ -308,42 +455,65 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
 
   /* ---- pattern: S, S^L, transposed into J sets by column ---- */
   hy_phase_begin(ctx, "spai pattern");
+  hy_csr as;     /* scale: D^-1/2 A D^-1/2; sinv[g] = |a_gg|^-1/2 (1 where a_gg = 0) */
+  double *sinv = NULL;
+  memset(&as, 0, sizeof as);
+  if (opt->scale) {
+    HY_CALL(scale_matrix(comm, pr, rank, a, &as, &sinv));
+    a = &as;
+  }
   hy_csr p, pt, bt;
-  /* B = A^T by rows (= A by columns): the columns of A that the index sets are made of */
-  HY_CALL(spai_transpose(comm, pr, a, pr, &bt));
-  if (opt->levels == 1) {
-    /* J sets straight from B's rows: one transpose (of A) serves the pattern and the columns */
-    HY_CALL(pattern_from_columns(comm, pr, rank, a, &bt, opt->tau, &pt));
+  if (size == 1 && opt->levels == 1) {
+    /* one pass over A's rows gives B = A^T and the J sets together */
+    HY_CALL(pattern_single(a, opt->tau, &bt, &pt));
   } else {
-    HY_CALL(pattern_threshold(pr, rank, a, opt->tau, &p));
-    for (int l = 1; l < opt->levels; l++) {
+    /* B = A^T by rows (= A by columns): the columns of A that the index sets are made of */
+    HY_CALL(spai_transpose(comm, pr, a, pr, &bt));
+    if (opt->levels == 1) {
+      /* J sets straight from B's rows: one transpose (of A) serves the pattern and the columns */
+      HY_CALL(pattern_from_columns(comm, pr, rank, a, &bt, opt->tau, &pt));
+    } else {
       hy_csr s;
       HY_CALL(pattern_threshold(pr, rank, a, opt->tau, &s));
-      HY_CALL(pattern_power(comm, pr, &s, &p));
+      memset(&p, 0, sizeof p);
+      p.m = s.m;
+      p.n = s.n;
+      p.nnz = s.nnz;
+      HY_MALLOC(p.rowptr, s.m + 1);
+      HY_MALLOC(p.colind, s.nnz + 1);
+      HY_MALLOC(p.val, s.nnz + 1);
+      memcpy(p.rowptr, s.rowptr, (s.m + 1) * sizeof *p.rowptr);
+      memcpy(p.colind, s.colind, s.nnz * sizeof *p.colind);
+      memcpy(p.val, s.val, s.nnz * sizeof *p.val);
+      for (int l = 1; l < opt->levels; l++) HY_CALL(pattern_power(comm, pr, &s, &p));
       csr_clear(&s);
+      HY_CALL(spai_transpose(comm, pr, &p, pr, &pt));
+      csr_clear(&p);
     }
-    HY_CALL(spai_transpose(comm, pr, &p, pr, &pt));
-    csr_clear(&p);
   }
-  pattern_cap(&pt, r0, opt->max_col);
+  HY_CALL(pattern_cap(&pt, r0, opt->max_col));
   hy_phase_end(ctx, "spai pattern");
 
   /* ---- distribution: columns balanced by cost |I| |J|^2 (|I| estimated) ---- */
   hy_phase_begin(ctx, "spai distribute");
-  double avg_len = a->m ? (double)a->nnz / a->m : 1;
-  double *w = NULL;
-  HY_MALLOC(w, pt.m + 1);
-  for (int64_t k = 0; k < pt.m; k++) {
-    double ilen = 0, jl = (double)(pt.rowptr[k + 1] - pt.rowptr[k]);
-    for (int64_t e = pt.rowptr[k]; e < pt.rowptr[k + 1]; e++) {
-      int64_t j = pt.colind[e] - r0;
-      ilen += (j >= 0 && j < a->m) ? (double)(a->rowptr[j + 1] - a->rowptr[j]) : avg_len;
-    }
-    w[k] = ilen * jl * jl + 1.0;
-  }
   spai_part pc;
-  HY_CALL(spai_part_weighted(comm, pr, rank, w, &pc));
-  free(w);
+  if (size == 1) {
+    HY_CALL(spai_part_even(&pc, 1, pr->n));
+  } else {
+    double avg_len = a->m ? (double)a->nnz / a->m : 1;
+    double *w = NULL;
+    HY_MALLOC(w, pt.m + 1);
+    for (int64_t k = 0; k < pt.m; k++) {
+      double ilen = 0, jl = (double)(pt.rowptr[k + 1] - pt.rowptr[k]);
+      for (int64_t e = pt.rowptr[k]; e < pt.rowptr[k + 1]; e++) {
+        int64_t j = pt.colind[e] - r0;
+        ilen += (j >= 0 && j < a->m) ? (double)(a->rowptr[j + 1] - a->rowptr[j]) : avg_len;
+      }
+      w[k] = ilen * jl * jl + 1.0;
+    }
+    HY_CALL(spai_part_weighted(comm, pr, rank, w, &pc));
+    free(w);
+  }
   int64_t c0 = pc.start[rank], ncol = pc.start[rank + 1] - c0;
   hy_csr jc;   /* J sets of my columns under pc */
   int same = 1;
@@ -360,54 +530,61 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   }
   /* the rows of B my columns need */
   hy_csr bx;
-  /* the distinct J entries, sorted, through a marker over their index range (no sort) */
-  int64_t nj = jc.nnz, u = 0, jmin = pr->n, jmax = -1;
-  for (int64_t e = 0; e < nj; e++) {
-    if (jc.colind[e] < jmin) jmin = jc.colind[e];
-    if (jc.colind[e] > jmax) jmax = jc.colind[e];
-  }
-  int64_t range = jmax >= jmin ? jmax - jmin + 1 : 0;
-  int32_t *mark = NULL;
-  int64_t *jl = NULL;
-  HY_CALLOC(mark, range + 1);
-  for (int64_t e = 0; e < nj; e++) mark[jc.colind[e] - jmin] = 1;
-  for (int64_t t = 0; t < range; t++) u += mark[t];
-  HY_MALLOC(jl, u + 1);
-  u = 0;
-  for (int64_t t = 0; t < range; t++)
-    if (mark[t]) {
-      mark[t] = (int32_t)u;  /* now: position in jl */
-      jl[u++] = jmin + t;
-    }
-  HY_CALL(spai_fetch_rows(comm, pr, &bt, u, jl, &bx));
-  csr_clear(&bt);
+  int64_t nj = jc.nnz;
   int32_t *jloc = NULL, *kglob = NULL;
   int64_t *iub = NULL;
   HY_MALLOC(jloc, nj + 1);
   HY_MALLOC(kglob, ncol + 1);
   HY_MALLOC(iub, ncol + 1);
+  if (size == 1) {
+    /* B's rows are all here, numbered by their global index: no fetch, no renumbering */
+    bx = bt;
+    memcpy(jloc, jc.colind, nj * sizeof *jloc);
+  } else {
+    /* the distinct J entries, sorted, through a marker over their index range (no sort) */
+    int64_t u = 0, jmin = pr->n, jmax = -1;
+    for (int64_t e = 0; e < nj; e++) {
+      if (jc.colind[e] < jmin) jmin = jc.colind[e];
+      if (jc.colind[e] > jmax) jmax = jc.colind[e];
+    }
+    int64_t range = jmax >= jmin ? jmax - jmin + 1 : 0;
+    int32_t *mark = NULL;
+    int64_t *jl = NULL;
+    HY_CALLOC(mark, range + 1);
+    for (int64_t e = 0; e < nj; e++) mark[jc.colind[e] - jmin] = 1;
+    for (int64_t t = 0; t < range; t++) u += mark[t];
+    HY_MALLOC(jl, u + 1);
+    u = 0;
+    for (int64_t t = 0; t < range; t++)
+      if (mark[t]) {
+        mark[t] = (int32_t)u;  /* now: position in jl */
+        jl[u++] = jmin + t;
+      }
+    HY_CALL(spai_fetch_rows(comm, pr, &bt, u, jl, &bx));
+    csr_clear(&bt);
+    for (int64_t e = 0; e < nj; e++) jloc[e] = mark[jc.colind[e] - jmin];
+    free(jl);
+    free(mark);
+  }
   iub[0] = 0;
+  double mycost = 0;
   for (int64_t k = 0; k < ncol; k++) {
     kglob[k] = (int32_t)(c0 + k);
     int64_t s = 0;
-    for (int64_t e = jc.rowptr[k]; e < jc.rowptr[k + 1]; e++) {
-      int32_t lo = mark[jc.colind[e] - jmin];
-      jloc[e] = lo;
-      s += bx.rowptr[lo + 1] - bx.rowptr[lo];
-    }
+    for (int64_t e = jc.rowptr[k]; e < jc.rowptr[k + 1]; e++)
+      s += bx.rowptr[jloc[e] + 1] - bx.rowptr[jloc[e]];
     iub[k + 1] = iub[k] + s;
-  }
-  free(jl);
-  free(mark);
-  double mycost = 0;
-  for (int64_t k = 0; k < ncol; k++) {
     double jn = (double)(jc.rowptr[k + 1] - jc.rowptr[k]);
-    mycost += (double)(iub[k + 1] - iub[k]) * jn * jn;
+    mycost += (double)s * jn * jn;
   }
-  double cmax = 0, csum = 0;
-  HY_MPI(MPI_Allreduce(&mycost, &cmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-  HY_MPI(MPI_Allreduce(&mycost, &csum, 1, MPI_DOUBLE, MPI_SUM, comm));
-  info->cost_imbalance = csum > 0 ? cmax / (csum / size) : 1;
+  if (size > 1) {
+    double cmax = 0, csum = 0;
+    HY_MPI(MPI_Allreduce(&mycost, &cmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+    HY_MPI(MPI_Allreduce(&mycost, &csum, 1, MPI_DOUBLE, MPI_SUM, comm));
+    info->cost_imbalance = csum > 0 ? cmax / (csum / size) : 1;
+  } else {
+    info->cost_imbalance = 1;
+  }
   hy_phase_end(ctx, "spai distribute");
 
   /* ---- index sets, submatrices, QR + solve on the backend ---- */
@@ -450,29 +627,56 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   rc = ko->cols_result(be, st, jc.val, res);
   ko->cols_free(be, st);
   HY_CALL(hy_agree(comm, rc));
-  int64_t bad = -1, nz = 0, dropped = 0;
-  for (int64_t k = 0; k < ncol; k++) {
-    double mx = 0;
-    for (int64_t e = jc.rowptr[k]; e < jc.rowptr[k + 1]; e++) {
-      if (!isfinite(jc.val[e]) && bad < 0) bad = c0 + k;
-      if (fabs(jc.val[e]) > mx) mx = fabs(jc.val[e]);
-    }
-    if (!isfinite(res[k]) && bad < 0) bad = c0 + k;
-    int64_t b = jc.rowptr[k];
-    jc.rowptr[k] = nz;
-    for (int64_t e = b; e < jc.rowptr[k + 1]; e++) {
-      if (opt->filter > 0 && fabs(jc.val[e]) < opt->filter * mx && jc.colind[e] != c0 + k) {
-        dropped++;
-        continue;
+  int64_t bad = -1, dropped = 0;
+  if (opt->filter > 0) {
+    int64_t nz = 0;
+    for (int64_t k = 0; k < ncol; k++) {
+      double mx = 0;
+      for (int64_t e = jc.rowptr[k]; e < jc.rowptr[k + 1]; e++) {
+        if (!isfinite(jc.val[e]) && bad < 0) bad = c0 + k;
+        if (fabs(jc.val[e]) > mx) mx = fabs(jc.val[e]);
       }
-      jc.colind[nz] = jc.colind[e];
-      jc.val[nz++] = jc.val[e];
+      if (!isfinite(res[k]) && bad < 0) bad = c0 + k;
+      int64_t b = jc.rowptr[k];
+      jc.rowptr[k] = nz;
+      for (int64_t e = b; e < jc.rowptr[k + 1]; e++) {
+        if (fabs(jc.val[e]) < opt->filter * mx && jc.colind[e] != c0 + k) {
+          dropped++;
+          continue;
+        }
+        jc.colind[nz] = jc.colind[e];
+        jc.val[nz++] = jc.val[e];
+      }
     }
+    jc.rowptr[ncol] = nz;
+    jc.nnz = nz;
+  } else {
+    /* no filter: only the finiteness check (a NaN in a column is an error) */
+    for (int64_t e = 0; e < jc.nnz && bad < 0; e++)
+      if (!isfinite(jc.val[e])) {
+        int64_t lo = 0, hi = ncol - 1;  /* the column of entry e */
+        while (lo < hi) {
+          int64_t mid = (lo + hi + 1) / 2;
+          if (jc.rowptr[mid] <= e) lo = mid;
+          else hi = mid - 1;
+        }
+        bad = c0 + lo;
+      }
+    for (int64_t k = 0; k < ncol; k++)
+      if (!isfinite(res[k]) && (bad < 0 || c0 + k < bad)) {
+        bad = c0 + k;
+        break;
+      }
   }
-  jc.rowptr[ncol] = nz;
-  jc.nnz = nz;
   rc = bad >= 0 ? hy_err(HY_ENUMERIC, "SPAI column %lld has a non-finite value", (long long)bad) : HY_OK;
   HY_CALL(hy_agree(comm, rc));
+  if (sinv) {  /* M = D^-1/2 Mhat D^-1/2 */
+    for (int64_t k = 0; k < ncol; k++)
+      for (int64_t e = jc.rowptr[k]; e < jc.rowptr[k + 1]; e++)
+        jc.val[e] *= sinv[jc.colind[e]] * sinv[c0 + k];
+    free(sinv);
+    csr_clear(&as);
+  }
   HY_CALL(spai_transpose(comm, &pc, &jc, pr, m));
   csr_clear(&jc);
   csr_clear(&bx);

@@ -18,13 +18,13 @@ typedef struct {
   k_spai_cols d;
   int32_t *iset;      /* I_c at iub[c] */
   int32_t *isize;
-  double *work;       /* submatrices of the current chunk */
-  int64_t *aoff;      /* offsets of the chunk's submatrices */
-  int64_t c0, c1;
+  int64_t nglob;      /* 1 + the largest row index in B */
+  int64_t *pos;       /* pos[g]: the column that last marked g (index sets), its place in I_c (solve) */
+  int64_t c0, c1;     /* the chunk whose submatrices cols_solve builds */
   double *mval, *res;
 } h_cols;
 
-/* Keep the description.  Local. */
+/* Keep the description; size the row marker.  Local. */
 static int h_cols_setup(k_backend *be, const k_spai_cols *d, void **state) {
   h_cols *s = calloc(1, sizeof *s);
   if (!s) return hy_err(HY_ESYS, "out of memory");
@@ -33,16 +33,52 @@ static int h_cols_setup(k_backend *be, const k_spai_cols *d, void **state) {
   HY_MALLOC(s->isize, d->ncols + 1);
   HY_MALLOC(s->mval, d->jptr[d->ncols] + 1);
   HY_MALLOC(s->res, d->ncols + 1);
+  int64_t g = 0;
+  for (int64_t e = 0; e < d->bptr[d->nb]; e++)
+    if (d->bcol[e] >= g) g = (int64_t)d->bcol[e] + 1;
+  s->nglob = g;
+  HY_MALLOC(s->pos, g + 1);
+  for (int64_t i = 0; i <= g; i++) s->pos[i] = -1;
+  s->c0 = s->c1 = -1;
   *state = s;
   return HY_OK;
 }
 
-static int cmp_i32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return x < y ? -1 : x > y;
+/* Sort distinct int32 keys (insertion sort below 17, else quicksort).  Local. */
+static void sort_i32(int32_t *k, int64_t n) {
+  while (n > 16) {
+    int32_t piv = k[n / 2];
+    int64_t i = 0, j = n - 1;
+    for (;;) {
+      while (k[i] < piv) i++;
+      while (k[j] > piv) j--;
+      if (i >= j) break;
+      int32_t t = k[i]; k[i] = k[j]; k[j] = t;
+      i++;
+      j--;
+    }
+    int64_t nl = j + 1;
+    if (nl < n - nl) {
+      sort_i32(k, nl);
+      k += nl;
+      n -= nl;
+    } else {
+      sort_i32(k + nl, n - nl);
+      n = nl;
+    }
+  }
+  for (int64_t i = 1; i < n; i++) {
+    int32_t v = k[i];
+    int64_t j = i - 1;
+    while (j >= 0 && k[j] > v) {
+      k[j + 1] = k[j];
+      j--;
+    }
+    k[j + 1] = v;
+  }
 }
 
-/* I_c = sorted union of the B rows of J_c.  Local. */
+/* I_c = sorted union of the B rows of J_c (distinct rows marked, then sorted).  Local. */
 static int h_cols_index(k_backend *be, void *state, int32_t *isize) {
   h_cols *s = state;
   const k_spai_cols *d = &s->d;
@@ -51,15 +87,19 @@ static int h_cols_index(k_backend *be, void *state, int32_t *isize) {
     int64_t n = 0;
     for (int64_t t = d->jptr[c]; t < d->jptr[c + 1]; t++) {
       int32_t r = d->jloc[t];
-      for (int64_t e = d->bptr[r]; e < d->bptr[r + 1]; e++) I[n++] = d->bcol[e];
+      for (int64_t e = d->bptr[r]; e < d->bptr[r + 1]; e++) {
+        int32_t g = d->bcol[e];
+        if (s->pos[g] != c) {
+          s->pos[g] = c;
+          I[n++] = g;
+        }
+      }
     }
-    qsort(I, n, sizeof *I, cmp_i32);
-    int64_t u = 0;
-    for (int64_t i = 0; i < n; i++)
-      if (u == 0 || I[i] != I[u - 1]) I[u++] = I[i];
-    s->isize[c] = (int32_t)u;
-    isize[c] = (int32_t)u;
+    sort_i32(I, n);
+    s->isize[c] = (int32_t)n;
+    isize[c] = (int32_t)n;
   }
+  for (int64_t i = 0; i <= s->nglob; i++) s->pos[i] = -1;
   return HY_OK;
 }
 
@@ -75,34 +115,27 @@ static int64_t find32(const int32_t *I, int64_t n, int32_t g) {
   return -1;
 }
 
-/* Dense A(I_c, J_c), column-major, for the chunk.  Local. */
+/* Chunk [c0, c1): on the host each A(I_c, J_c) is built by cols_solve right before its QR
+ * (a column-sized buffer in cache instead of the chunk's workspace).  Local. */
 static int h_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
   h_cols *s = state;
-  const k_spai_cols *d = &s->d;
-  free(s->work);
-  free(s->aoff);
-  s->work = NULL;
-  HY_MALLOC(s->aoff, c1 - c0 + 1);
-  s->aoff[0] = 0;
-  for (int64_t c = c0; c < c1; c++)
-    s->aoff[c - c0 + 1] = s->aoff[c - c0] + (int64_t)s->isize[c] * (d->jptr[c + 1] - d->jptr[c]);
-  HY_CALLOC(s->work, s->aoff[c1 - c0] + 1);
   s->c0 = c0;
   s->c1 = c1;
-  for (int64_t c = c0; c < c1; c++) {
-    double *a = s->work + s->aoff[c - c0];
-    const int32_t *I = s->iset + d->iub[c];
-    int64_t m = s->isize[c];
-    for (int64_t t = d->jptr[c]; t < d->jptr[c + 1]; t++) {
-      int32_t r = d->jloc[t];
-      double *col = a + (t - d->jptr[c]) * m;
-      for (int64_t e = d->bptr[r]; e < d->bptr[r + 1]; e++) {
-        int64_t p = find32(I, m, d->bcol[e]);
-        if (p >= 0) col[p] = d->bval[e];
-      }
-    }
-  }
   return HY_OK;
+}
+
+/* Dense A(I_c, J_c), column-major m x n, into a (zeroed here).  Local. */
+static void h_build_submat(h_cols *s, int64_t c, double *a) {
+  const k_spai_cols *d = &s->d;
+  const int32_t *I = s->iset + d->iub[c];
+  int64_t m = s->isize[c], n = d->jptr[c + 1] - d->jptr[c];
+  memset(a, 0, (size_t)(m * n) * sizeof *a);
+  for (int64_t i = 0; i < m; i++) s->pos[I[i]] = i;
+  for (int64_t t = d->jptr[c]; t < d->jptr[c + 1]; t++) {
+    int32_t r = d->jloc[t];
+    double *col = a + (t - d->jptr[c]) * m;
+    for (int64_t e = d->bptr[r]; e < d->bptr[r + 1]; e++) col[s->pos[d->bcol[e]]] = d->bval[e];
+  }
 }
 
 /* QR + Q^T e + guarded back substitution per column.  Local. */
@@ -116,13 +149,14 @@ static int h_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_sp
     if (d->jptr[c + 1] - d->jptr[c] > maxn) maxn = d->jptr[c + 1] - d->jptr[c];
   }
   int lwork = (int)(maxn * 64 + 64);
-  double *tau = NULL, *work = NULL, *rhs = NULL;
+  double *tau = NULL, *work = NULL, *rhs = NULL, *a = NULL;
   HY_MALLOC(tau, maxn);
   HY_MALLOC(work, lwork);
   HY_MALLOC(rhs, maxm);
+  HY_MALLOC(a, maxm * maxn);
   for (int64_t c = c0; c < c1; c++) {
     int m = s->isize[c], n = (int)(d->jptr[c + 1] - d->jptr[c]);
-    double *a = s->work + s->aoff[c - c0];
+    h_build_submat(s, c, a);
     double *x = s->mval + d->jptr[c];
     const int32_t *I = s->iset + d->iub[c];
     if (m > st->max_i) st->max_i = m;
@@ -164,7 +198,7 @@ static int h_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_sp
     s->res[c] = sqrt(tail + dropped);
     st->rank_deficient += def;
   }
-  free(tau); free(work); free(rhs);
+  free(tau); free(work); free(rhs); free(a);
   return HY_OK;
 }
 
@@ -178,7 +212,7 @@ static int h_cols_result(k_backend *be, void *state, double *mval, double *res) 
 static int h_cols_free(k_backend *be, void *state) {
   h_cols *s = state;
   if (!s) return HY_OK;
-  free(s->iset); free(s->isize); free(s->work); free(s->aoff); free(s->mval); free(s->res);
+  free(s->iset); free(s->isize); free(s->pos); free(s->mval); free(s->res);
   free(s);
   return HY_OK;
 }
