@@ -3,7 +3,8 @@
  * Algorithms (app/gauss/gauss_rows.c, gauss_blocked.c): naive (the seed's three kernels per
  * step, no pivoting, rows cyclic over ranks), stepwise (the same with partial pivoting through
  * an all-reduce), blocked (right-looking blocked LU on a 2D block-cyclic grid, GEMM updates,
- * lookahead 1).  Precision double, single, or mixed (FP32 factors + FP64 iterative refinement).
+ * lookahead 1).  Precision double, single, or mixed (FP32 factors + FP64 iterative refinement:
+ * classical or GMRES-IR, app/gauss/gauss_refine.c).
  * Every run ends with the HPL scaled residual in FP64 against the original matrix. */
 #include "gauss/gauss.h"
 #include "io/io.h"
@@ -27,15 +28,25 @@ static const cfg_key gauss_keys[] = {
     "blocked: process grid PxQ (P * Q = ranks); auto: the most square with P <= Q" },
   { "gauss", "memory", CFG_ENUM, "device", 0, 0, "device|managed",
     "naive/stepwise: device memory + explicit copies (seed: buffer) or managed memory (seed: USM)" },
-  { "gauss", "matrix", CFG_ENUM, "random", 0, 0, "random|diagdom|file",
-    "random: uniform in [-0.5, 0.5]; diagdom: random + n on the diagonal; file: gauss.file" },
+  { "gauss", "matrix", CFG_ENUM, "random", 0, 0, "random|diagdom|file|illcond",
+    "random: uniform in [-0.5, 0.5]; diagdom: random + n on the diagonal; file: gauss.file; "
+    "illcond: U diag(sigma) V^T, sigma geometric from 1 to 1/cond (n <= 2048)" },
+  { "gauss", "cond", CFG_REAL, "1e8", 1, 1e15, NULL,
+    "matrix = illcond: 2-norm condition number of A" },
   { "gauss", "file", CFG_STR, "", 0, 0, NULL, "matrix = file: Matrix Market (dense or sparse) or PETSc binary" },
   { "gauss", "rhs", CFG_ENUM, "random", 0, 0, "random|ones|file", "right-hand side b" },
   { "gauss", "rhs_file", CFG_STR, "", 0, 0, NULL, "rhs = file: Matrix Market or PETSc binary vector" },
   { "gauss", "tensor", CFG_ENUM, "none", 0, 0, "none|tf32",
     "single/mixed on a GPU: FP32 GEMMs through TF32 tensor cores (mixed refines to FP64 or falls back)" },
   { "gauss", "max_refine", CFG_INT, "30", 1, 1000, NULL,
-    "mixed: most refinement steps before falling back to FP64" },
+    "mixed: most refinement steps (of each method) before falling back to FP64" },
+  { "gauss", "refine", CFG_ENUM, "auto", 0, 0, "classic|gmres|auto",
+    "mixed: classic: x -= (LU)^-1 r; gmres: GMRES-IR (GMRES in FP64 preconditioned by the FP32 "
+    "LU); auto: classic, switching to GMRES-IR when it stops halving the residual" },
+  { "gauss", "gmres_max", CFG_INT, "50", 1, 1000, NULL,
+    "mixed, GMRES-IR: most GMRES iterations per refinement step" },
+  { "gauss", "gmres_tol", CFG_REAL, "1e-10", 1e-15, 0.5, NULL,
+    "mixed, GMRES-IR: GMRES stops when the preconditioned residual falls by this factor" },
   { "gauss", "threshold", CFG_REAL, "16", 0, 1e30, NULL, "HPL scaled residual threshold" },
   { "gauss", "compare_cusolver", CFG_BOOL, "false", 0, 0, NULL,
     "1 rank: also time the vendor LU (cuSOLVER / LAPACK dgetrf+dgetrs) and a DGEMM on the same device" },
@@ -77,6 +88,9 @@ static int gauss_check(hy_cfg *c) {
   if (cfg_is(c, "gauss.memory", "managed") && cfg_is(c, "gauss.algorithm", "blocked"))
     return cfg_err(c, "gauss.memory", "= managed applies to algorithm naive or stepwise (the seed's "
                    "USM variant); blocked keeps its matrix in device memory");
+  if (cfg_is(c, "gauss.matrix", "illcond") && cfg_int(c, "gauss.n") > 2048)
+    return cfg_err(c, "gauss.n", "= %lld: matrix = illcond is built on one rank in O(n^3) and kept "
+                   "whole on every rank (allowed: n <= 2048)", (long long)cfg_int(c, "gauss.n"));
   if (cfg_bool(c, "gauss.compare_cusolver") && size != 1)
     return cfg_err(c, "gauss.compare_cusolver", "= true times the vendor LU on one device: run it "
                    "with 1 rank (this run has %d)", size);
@@ -99,15 +113,18 @@ void *gauss_dalloc(gauss_t *g, size_t bytes) {
 
 /* Entry (i, j) of the original matrix.  Local. */
 double gauss_entry(const gauss_t *g, int64_t i, int64_t j) {
-  if (g->mtype == GAUSS_FILE) return g->fileA[i + j * g->n];
+  if (g->mtype == GAUSS_FILE || g->mtype == GAUSS_ILLCOND) return g->fileA[i + j * g->n];
   double v = hy_rand_u01(g->seed, 1, (uint64_t)i * (uint64_t)g->n + (uint64_t)j) - 0.5;
   if (g->mtype == GAUSS_DIAGDOM && i == j) v += (double)g->n;
   return v;
 }
 
-/* Smallest acceptable pivot.  Local. */
+/* Smallest acceptable pivot: eps * ||A||_inf; the FP32 factors of precision = mixed only need
+ * to precondition the refinement (GMRES-IR reaches kappa ~ 1 / u_32^2, the FP64 fallback
+ * catches the rest): eps_32^2 * ||A||_inf there.  Local. */
 double gauss_tiny(const gauss_t *g, int sp) {
   double eps = sp ? FLT_EPSILON : DBL_EPSILON;
+  if (sp && g->prec == GAUSS_MIXED) eps = (double)FLT_EPSILON * FLT_EPSILON;
   double na = g->normA > 0 ? g->normA : 1;
   return eps * na;
 }
@@ -115,8 +132,9 @@ double gauss_tiny(const gauss_t *g, int sp) {
 /* The agreed numerical failure.  Local. */
 int gauss_singular(const gauss_t *g, const char *what, int64_t col, double piv) {
   return hy_err(HY_ENUMERIC, "matrix is %s singular at column %lld (0-based): %s = %.3e <= %.3e "
-                "(eps * ||A||_inf)%s", piv == 0 ? "exactly" : "numerically", (long long)col, what,
-                fabs(piv), gauss_tiny(g, g->prec == GAUSS_SINGLE),
+                "(%s * ||A||_inf)%s", piv == 0 ? "exactly" : "numerically", (long long)col, what,
+                fabs(piv), gauss_tiny(g, g->fact_sp),
+                !g->fact_sp ? "eps" : g->prec == GAUSS_MIXED ? "eps_32^2" : "eps_32",
                 g->alg == GAUSS_NAIVE ? "; naive elimination does not pivot: use algorithm = "
                 "stepwise or blocked" : "");
 }
@@ -159,6 +177,8 @@ static int gauss_inputs(gauss_t *g) {
     if (ctx->rank == 0) g->fileA = d.a;
     else g->fileA = gauss_xmalloc((size_t)(n * n) * sizeof(double));
     HY_CALL(gauss_bcast_big(g->fileA, n * n, ctx->comm));
+  } else if (g->mtype == GAUSS_ILLCOND) {
+    HY_CALL(gauss_illcond_make(g, cfg_real(c, "gauss.cond")));
   }
   g->b = gauss_xmalloc((size_t)n * sizeof(double));
   if (cfg_is(c, "gauss.rhs", "file")) {
@@ -224,8 +244,8 @@ static int gauss_a0_make(gauss_t *g) {
   return HY_OK;
 }
 
-/* r = A x - b in FP64 with the original matrix; x, r replicated.  Collective. */
-static int gauss_residual(gauss_t *g, const double *x, double *r) {
+/* y = A x in FP64 with the original matrix; x, y replicated.  Collective. */
+int gauss_matvec(gauss_t *g, const double *x, double *r) {
   hy_ctx *ctx = g->ctx;
   int64_t n = g->n, m = g->a0_m, nc = g->a0_n, ld = m > 0 ? m : 1;
   double *xl = gauss_xmalloc((size_t)(nc + 1) * sizeof(double));
@@ -246,7 +266,13 @@ static int gauss_residual(gauss_t *g, const double *x, double *r) {
   free(xl);
   free(yl);
   if (ctx->size > 1) HY_MPI(MPI_Allreduce(MPI_IN_PLACE, r, (int)n, MPI_DOUBLE, MPI_SUM, ctx->comm));
-  for (int64_t i = 0; i < n; i++) r[i] -= g->b[i];
+  return HY_OK;
+}
+
+/* r = A x - b in FP64 with the original matrix; x, r replicated.  Collective. */
+static int gauss_residual(gauss_t *g, const double *x, double *r) {
+  HY_CALL(gauss_matvec(g, x, r));
+  for (int64_t i = 0; i < g->n; i++) r[i] -= g->b[i];
   return HY_OK;
 }
 
@@ -259,7 +285,7 @@ static double gauss_norminf(const double *v, int64_t n) {
 }
 
 /* HPL scaled residual of x with FP64 eps (or FP32 eps for single).  Collective. */
-static int gauss_scaled(gauss_t *g, const double *x, double *r, double eps, double *scaled,
+int gauss_scaled(gauss_t *g, const double *x, double *r, double eps, double *scaled,
                         double *nr, double *nx) {
   HY_CALL(gauss_residual(g, x, r));
   *nr = gauss_norminf(r, g->n);
@@ -399,6 +425,9 @@ static int gauss_run(hy_ctx *ctx) {
   HY_CALL(gauss_a0_make(&g));
   hy_phase_end(ctx, "generate");
   hy_printf0(ctx, "||A||_inf = %.6e, ||b||_inf = %.6e\n", g.normA, g.normb);
+  if (g.mtype == GAUSS_ILLCOND)
+    hy_printf0(ctx, "illcond: A = U diag(sigma) V^T, kappa_2(A) = %.3g (sigma geometric from 1 to "
+               "%.3g)\n", cfg_real(c, "gauss.cond"), 1 / cfg_real(c, "gauss.cond"));
 
   double t_ref_f = 0, t_ref_s = 0, t_gemm = 0;
   int compare = cfg_bool(c, "gauss.compare_cusolver");
@@ -416,16 +445,23 @@ static int gauss_run(hy_ctx *ctx) {
   double thr = cfg_real(c, "gauss.threshold");
   double best_t = INFINITY, best_f = INFINITY, sum_t = 0, sum_f = 0;
   int iters = 0, fellback = 0;
+  int refine = cfg_enum(c, "gauss.refine");
+  gauss_refine_stats rs;
+  memset(&rs, 0, sizeof rs);
+  rs.method = refine;
   double eps = DBL_EPSILON;
   for (int rep = 0; rep < reps; rep++) {
   void *fact = NULL;
   iters = 0;
   fellback = 0;
+  memset(&rs, 0, sizeof rs);
+  rs.method = refine;
   HY_MPI(MPI_Barrier(ctx->comm));
   double t0 = hy_wtime(), t_factor = 0;
   int tf32 = sp && cfg_is(c, "gauss.tensor", "tf32");
   if (tf32) GAUSS_K(g.ko->tensor(g.be, 1));
   hy_phase_begin(ctx, "factor");
+  g.fact_sp = sp;
   int rc = alg->factor(&g, sp, keep, &fact);
   hy_phase_end(ctx, "factor");
   if (tf32) GAUSS_K(g.ko->tensor(g.be, 0));
@@ -446,26 +482,15 @@ static int gauss_run(hy_ctx *ctx) {
     if (rc != HY_OK) return rc;
   }
   if (g.prec == GAUSS_MIXED && !fellback) {
-    /* classical iterative refinement: r = A x - b in FP64, d = (LU)^-1 r in FP32, x -= d */
+    /* iterative refinement in FP64 against the original matrix (gauss_refine.c) */
     hy_phase_begin(ctx, "refine");
-    int maxit = (int)cfg_int(c, "gauss.max_refine");
-    double scaled = INFINITY, nr, nx, prev = INFINITY;
-    int rising = 0;
-    for (;;) {
-      HY_CALL(gauss_scaled(&g, x, r, DBL_EPSILON, &scaled, &nr, &nx));
-      hy_printf0(ctx, "mixed: refinement step %d: scaled residual %.4g\n", iters, scaled);
-      if (scaled < thr) break;
-      if (iters >= maxit || !isfinite(scaled) || (scaled >= prev && ++rising >= 3)) {
-        fellback = 1;
-        break;
-      }
-      prev = scaled;
-      HY_CALL(alg->solve(&g, fact, r, d));
-      for (int64_t i = 0; i < n; i++) x[i] -= d[i];
-      iters++;
-    }
+    rc = gauss_refine(&g, alg, fact, x, refine, (int)cfg_int(c, "gauss.max_refine"),
+                      (int)cfg_int(c, "gauss.gmres_max"), cfg_real(c, "gauss.gmres_tol"), thr, &rs);
     hy_phase_end(ctx, "refine");
-    if (fellback)
+    if (rc != HY_OK) { free(x); free(r); free(d); return rc; }
+    iters = rs.classic_steps + rs.gmres_steps;
+    fellback = rs.fellback;
+    if (fellback && !(rs.scaled < thr))
       hy_printf0(ctx, "mixed: refinement did not reach the threshold in %d step(s); falling back "
                  "to FP64\n", iters);
   }
@@ -473,6 +498,7 @@ static int gauss_run(hy_ctx *ctx) {
     if (fact) alg->release(&g, fact);
     fact = NULL;
     hy_phase_begin(ctx, "factor64");
+    g.fact_sp = 0;
     rc = alg->factor(&g, 0, 0, &fact);
     hy_phase_end(ctx, "factor64");
     if (rc != HY_OK) { free(x); free(r); free(d); return rc; }
@@ -515,8 +541,12 @@ static int gauss_run(hy_ctx *ctx) {
   hy_printf0(ctx, "Gflops per %s: %.4e  (time %.6f s: factor %.6f s, %s)\n",
              g.be->kind == K_CUDA ? "GPU" : "rank", gf / ctx->size, t, t_factor,
              g.alg == GAUSS_BLOCKED ? "matrix resident on the device" : "includes the upload, as the seed's buffer version");
+  static const char *rname[] = { "classic", "gmres", "auto" };
   if (g.prec == GAUSS_MIXED)
-    hy_printf0(ctx, "mixed: %d refinement step(s)%s\n", iters, fellback ? ", then FP64 fallback" : "");
+    hy_printf0(ctx, "mixed: %d refinement step(s) (refine %s: %d classic, %d GMRES-IR with %d GMRES "
+               "iteration(s)%s)%s\n", iters, rname[refine], rs.classic_steps, rs.gmres_steps,
+               rs.gmres_iters, rs.switched ? ", switched from classic" : "",
+               fellback ? ", then FP64 fallback" : "");
   hy_printf0(ctx, "||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N) = %.7f ...... %s\n", scaled,
              scaled < thr ? "PASSED" : "FAILED");
   hy_printf0(ctx, "||Ax-b||_oo = %.6e, ||A||_oo = %.6e, ||x||_oo = %.6e, ||b||_oo = %.6e, eps = %.3e\n",
@@ -551,6 +581,15 @@ static int gauss_run(hy_ctx *ctx) {
   hy_metric_num(ctx, "norm_b_inf", g.normb);
   hy_metric_int(ctx, "refine_iterations", iters);
   hy_metric_int(ctx, "fp64_fallback", fellback);
+  if (g.prec == GAUSS_MIXED) {
+    hy_metric_str(ctx, "refine_method", rname[refine]);
+    hy_metric_int(ctx, "refine_classic_steps", rs.classic_steps);
+    hy_metric_int(ctx, "refine_gmres_steps", rs.gmres_steps);
+    hy_metric_int(ctx, "gmres_iterations", rs.gmres_iters);
+    hy_metric_int(ctx, "refine_switched_to_gmres", rs.switched);
+    if (rs.cond_lower > 0) hy_metric_num(ctx, "cond_inf_lower_bound", rs.cond_lower);
+  }
+  if (g.mtype == GAUSS_ILLCOND) hy_metric_num(ctx, "cond", cfg_real(c, "gauss.cond"));
   HY_CALL(gauss_outputs(&g, x));
   int ok = scaled < thr;
   hy_validation(ctx, "HPL scaled residual", scaled, thr, ok);

@@ -8,7 +8,8 @@
 
 enum { GAUSS_NAIVE = 0, GAUSS_STEPWISE = 1, GAUSS_BLOCKED = 2 };
 enum { GAUSS_DOUBLE = 0, GAUSS_SINGLE = 1, GAUSS_MIXED = 2 };
-enum { GAUSS_RANDOM = 0, GAUSS_DIAGDOM = 1, GAUSS_FILE = 2 };
+enum { GAUSS_RANDOM = 0, GAUSS_DIAGDOM = 1, GAUSS_FILE = 2, GAUSS_ILLCOND = 3 };
+enum { GAUSS_REFINE_CLASSIC = 0, GAUSS_REFINE_GMRES = 1, GAUSS_REFINE_AUTO = 2 };
 
 typedef struct gauss_t {
   hy_ctx *ctx;
@@ -16,9 +17,10 @@ typedef struct gauss_t {
   const k_gauss_ops *ko;
   int64_t n, nb;
   int alg, prec, managed, mtype;
+  int fact_sp;              /* precision of the factorization running now (1: FP32) */
   int P, Q;                 /* blocked grid (rows: P = ranks, Q = 1) */
   uint64_t seed;
-  double *fileA;            /* matrix = file: the whole matrix, column-major, every rank */
+  double *fileA;            /* matrix = file / illcond: the whole matrix, column-major, every rank */
   double *b;                /* right-hand side, every rank (length n) */
   double normA, normb;      /* ||A||_inf, ||b||_inf */
   /* the original matrix in FP64 on the device, for residuals: this rank's block-cyclic part */
@@ -57,7 +59,8 @@ static inline int64_t gauss_l2g(int64_t l, int64_t nb, int p, int P) {
   return ((l / nb) * P + p) * nb + l % nb;
 }
 
-/* The smallest pivot magnitude accepted: eps(sp) * ||A||_inf * (n >= 1).  Local. */
+/* The smallest pivot magnitude accepted: eps(sp) * ||A||_inf (the FP32 factors of precision =
+ * mixed: eps_32^2 * ||A||_inf).  Local. */
 double gauss_tiny(const gauss_t *g, int sp);
 
 /* Stop a run for a zero/tiny pivot (HY_ENUMERIC, message naming the column).  Local; call it on
@@ -65,6 +68,39 @@ double gauss_tiny(const gauss_t *g, int sp);
 int gauss_singular(const gauss_t *g, const char *what, int64_t col, double piv);
 
 #endif
+
+/* What the mixed-precision refinement did (app/gauss/gauss_refine.c). */
+typedef struct {
+  int method;               /* GAUSS_REFINE_*: as asked */
+  int classic_steps;        /* classical refinement steps (x -= (LU)^-1 r) */
+  int gmres_steps;          /* GMRES-IR refinement steps (x -= d, d from preconditioned GMRES) */
+  int gmres_iters;          /* GMRES iterations over all GMRES-IR steps */
+  int switched;             /* auto: classical refinement stagnated, GMRES-IR took over */
+  int fellback;             /* neither reached the threshold: the caller refactors in FP64 */
+  double scaled;            /* the last HPL scaled residual (FP64 eps) */
+  double cond_lower;        /* ||A||_inf ||x||_inf / ||b||_inf <= kappa_inf(A) at convergence */
+} gauss_refine_stats;
+
+/* y = A x in FP64 with the original matrix; x, y replicated (length n).  Collective. */
+int gauss_matvec(gauss_t *g, const double *x, double *y);
+
+/* r = A x - b and its HPL scaled residual with eps; nr = ||r||_inf, nx = ||x||_inf.
+ * Collective. */
+int gauss_scaled(gauss_t *g, const double *x, double *r, double eps, double *scaled, double *nr,
+                 double *nx);
+
+/* Refine x (replicated, from the low-precision factors fact of alg) in FP64 until the HPL scaled
+ * residual is below thr: classical refinement, GMRES-IR (the factors as left preconditioner of
+ * GMRES in FP64), or auto (classical, GMRES-IR when it stagnates).  st->fellback = 1 when neither
+ * reached thr (x is then the best iterate) or when x shows A to be numerically singular in FP64
+ * (||A|| ||x|| / ||b|| >= 1 / (n eps)).  Collective. */
+int gauss_refine(gauss_t *g, const gauss_alg *alg, void *fact, double *x, int method, int maxit,
+                 int gmres_max, double gmres_tol, double thr, gauss_refine_stats *st);
+
+/* matrix = illcond: A = U diag(sigma) V^T, sigma geometric from 1 to 1/cond, U and V products
+ * of n Householder reflectors from run.seed; built on rank 0 in g->fileA and broadcast (the same
+ * matrix for any rank count).  Collective. */
+int gauss_illcond_make(gauss_t *g, double cond);
 
 /* A kernel or allocation failure on one rank cannot be agreed on inside the algorithms'
  * collectives: report it with rank and place and abort (DESIGN.md rule 2). */

@@ -2,15 +2,17 @@
 """Drivers for gauss tests that run more than one command (no numpy needed).
 
 gauss_driver.py ranks --mpiexec=M --npflag=-n --bin HYBRID --workdir DIR --tol T --runs "R:ARGS" ... -- COMMON-ARGS
+    [--expect REGEX]... [--reject REGEX]...
     Runs `M R HYBRID COMMON-ARGS ARGS output.solution=x_i.mtx` for every run, checks that each
-    exits 0 with PASSED, then that every x agrees with the first to T (max-norm relative).
+    exits 0 with PASSED (and, for every run, that each --expect regex is found and no --reject
+    regex is, multiline), then that every x agrees with the first to T (max-norm relative).
 gauss_driver.py validate --mpiexec=M --npflag=-n --bin HYBRID --validator V --workdir DIR --ranks R
     [--ext .petsc] -- ARGS
     Runs the workload writing A, b and x, then `V solve -A A -b b -x x` (no mpiexec: singleton).
 gauss_driver.py compare FILE1 FILE2 --tol T      compare two vector files.
 Exit 0 pass, 1 fail.
 """
-import argparse, os, shutil, subprocess, sys
+import argparse, os, re, shutil, subprocess, sys
 
 
 def read_vec(path):
@@ -69,6 +71,12 @@ def cmd_ranks(a, common):
         if rc != 0 or "PASSED" not in out:
             fails.append("run %d (%s) exit %d" % (i, spec, rc))
             continue
+        bad = [e for e in a.expect if not re.search(e, out, re.M)]
+        bad += ["not " + e for e in a.reject if re.search(e, out, re.M)]
+        if bad:
+            fails.append("run %d (%s): output %s" % (i, spec, ", ".join(
+                ("matches " + b[4:]) if b.startswith("not ") else ("lacks " + b) for b in bad)))
+            continue
         xs.append((spec, read_vec(x)))
     for spec, v in xs[1:]:
         d = rel_diff(xs[0][1], v)
@@ -108,6 +116,8 @@ def main():
     ap.add_argument("--workdir", default=".")
     ap.add_argument("--tol", default="1e-12")
     ap.add_argument("--runs", nargs="+", default=[])
+    ap.add_argument("--expect", action="append", default=[])
+    ap.add_argument("--reject", action="append", default=[])
     ap.add_argument("--ranks", default="1")
     ap.add_argument("--ext", default=".mtx")
     a = ap.parse_args(argv)

@@ -66,6 +66,69 @@ foreach(alg naive stepwise blocked)
   endforeach()
 endforeach()
 
+# GMRES-IR on a well-conditioned matrix: x identical (1e-12) across rank counts and grids, every
+# algorithm (rows algorithms: 1..3 ranks, a collective per row)
+foreach(alg naive stepwise blocked)
+  set(mat random)
+  if(alg STREQUAL "naive")
+    set(mat diagdom)
+  endif()
+  if(alg STREQUAL "blocked")
+    set(runs "1:gauss.grid=1x1" "2:gauss.grid=1x2" "2:gauss.grid=2x1" "4:gauss.grid=2x2")
+  else()
+    set(runs "1:" "2:" "3:")
+  endif()
+  add_test(NAME gauss_ranks_${alg}_mixed_gmres
+    COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_ranks_${alg}_mixed_gmres --tol 1e-12 --runs ${runs}
+            --expect "refine gmres: 0 classic, [1-9][0-9]* GMRES-IR with [1-9][0-9]* GMRES iteration"
+            --reject "fallback" --
+            run.workload=gauss gauss.algorithm=${alg} gauss.precision=mixed gauss.refine=gmres
+            gauss.n=77 gauss.nb=12 gauss.matrix=${mat} run.seed=11)
+  set_tests_properties(gauss_ranks_${alg}_mixed_gmres PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 4)
+endforeach()
+
+# ill-conditioned (matrix = illcond, kappa_2 = 1e9: kappa u_32 ~ 60 > 1 > kappa u_32^2): classical
+# refinement stagnates and falls back to FP64; GMRES-IR reaches the HPL threshold without the
+# fallback, reporting its iterations; auto switches from classic to GMRES-IR.  1, 2, 4 ranks.
+set(GAUSS_ILL run.workload=gauss gauss.precision=mixed gauss.matrix=illcond gauss.cond=1e9
+    gauss.n=96 gauss.nb=32 run.seed=5)
+foreach(spec "1:1x1" "2:1x2" "4:2x2")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 np)
+  list(GET sp 1 grid)
+  hy_case(NAME gauss_illcond_classic_${grid} RANKS ${np} JSON
+    EXPECT ${GAUSS_PASS} "kappa_2\\(A\\) = 1e\\+09"
+      "mixed: refinement did not reach the threshold in [0-9]+ step"
+      "refine classic: [1-9][0-9]* classic, 0 GMRES-IR with 0 GMRES iteration.*then FP64 fallback"
+    REJECT ${GAUSS_NONAN}
+    RUNCASE --json-field metrics.fp64_fallback=1 --json-field metrics.gmres_iterations=0
+            --json-field metrics.refine_method=classic
+    ARGS ${GAUSS_ILL} gauss.refine=classic gauss.grid=${grid})
+  hy_case(NAME gauss_illcond_gmres_${grid} RANKS ${np} JSON
+    EXPECT ${GAUSS_PASS} "mixed: GMRES-IR step 0: [0-9]+ GMRES iteration"
+      "refine gmres: 0 classic, [1-9][0-9]* GMRES-IR with [1-9][0-9]* GMRES iteration\\(s\\)\\)$"
+    REJECT ${GAUSS_NONAN} "fallback" "falling back"
+    RUNCASE --json-field metrics.fp64_fallback=0 --json-field metrics.refine_classic_steps=0
+            --json-field metrics.refine_method=gmres
+    ARGS ${GAUSS_ILL} gauss.refine=gmres gauss.grid=${grid})
+endforeach()
+hy_case(NAME gauss_illcond_auto_1x1 RANKS 1 JSON
+  EXPECT ${GAUSS_PASS} "classical refinement stagnates at step [0-9]+ .*switching to GMRES-IR"
+    "refine auto: [1-9][0-9]* classic, [1-9][0-9]* GMRES-IR with [1-9][0-9]* GMRES iteration\\(s\\), switched from classic\\)$"
+  REJECT ${GAUSS_NONAN} "fallback" "falling back"
+  RUNCASE --json-field metrics.fp64_fallback=0 --json-field metrics.refine_switched_to_gmres=1
+  ARGS ${GAUSS_ILL} gauss.refine=auto)
+# the same ill-conditioned system solved by GMRES-IR on 1x1, 1x2, 2x2 and by FP64 LU: x agrees to
+# 1e-6 (the forward error of a backward-stable FP64 solve is ~ kappa u = 2.2e-7 times a modest
+# constant, so 1e-12 on x is out of reach at kappa = 1e9); the matrix is the same on every grid
+add_test(NAME gauss_illcond_gmres_ranks
+  COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+          --workdir ${HY_TEST_OUT}/gauss_illcond_gmres_ranks --tol 1e-6
+          --runs "1:gauss.grid=1x1" "2:gauss.grid=1x2" "4:gauss.grid=2x2" "1:gauss.precision=double"
+          --expect "A.._inf = 2.243868e\\+00" --reject "fallback" -- ${GAUSS_ILL} gauss.refine=gmres)
+set_tests_properties(gauss_illcond_gmres_ranks PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 4)
+
 # a matrix that needs pivoting (zero diagonal): stepwise and blocked pass, naive reports step 0
 foreach(np 1 2)
   foreach(alg stepwise blocked)
@@ -89,10 +152,18 @@ endforeach()
 # mixed: a singular matrix fails in FP32 and in the FP64 fallback alike
 hy_case(NAME gauss_singular_mixed RANKS 1 EXIT 3 EXPECT "falling back to FP64" "singular at column"
   ARGS run.workload=gauss gauss.precision=mixed gauss.matrix=file gauss.file=${GAUSS_T}/singular.mtx)
+# GMRES-IR finds a huge x with a small HPL residual on a singular matrix: the kappa lower bound
+# ||A|| ||x|| / ||b|| >= 1 / (n eps) sends it to the FP64 factorization, which names the column
+hy_case(NAME gauss_singular_mixed_gmres RANKS 1 EXIT 3
+  EXPECT "numerically singular in FP64; falling back to FP64" "singular at column"
+  REJECT "PASSED"
+  ARGS run.workload=gauss gauss.precision=mixed gauss.refine=gmres gauss.matrix=file
+       gauss.file=${GAUSS_T}/singular.mtx)
 
 # precisions and inputs
 hy_case(NAME gauss_mixed_blocked_2 RANKS 2 JSON
   EXPECT ${GAUSS_PASS} "mixed: [0-9]+ refinement step" "eps = 2.220e-16"
+    "refine auto: [1-9][0-9]* classic, 0 GMRES-IR with 0 GMRES"
   ARGS run.workload=gauss gauss.precision=mixed gauss.n=250 gauss.nb=32)
 hy_case(NAME gauss_single_blocked_1 RANKS 1 EXPECT ${GAUSS_PASS} "eps = 1.192e-07"
   ARGS run.workload=gauss gauss.precision=single gauss.n=250 gauss.nb=32)
@@ -126,6 +197,10 @@ hy_case(NAME gauss_missing_file RANKS 2 EXIT 2 EXPECT "nonexistent.mtx"
   ARGS run.workload=gauss gauss.matrix=file gauss.file=nonexistent.mtx)
 hy_case(NAME gauss_bad_n RANKS 1 EXIT 1 EXPECT "gauss.n"
   ARGS run.workload=gauss gauss.n=0)
+hy_case(NAME gauss_bad_refine RANKS 1 EXIT 1 EXPECT "gauss.refine" "classic.gmres.auto"
+  ARGS run.workload=gauss gauss.precision=mixed gauss.refine=newton)
+hy_case(NAME gauss_bad_illcond_n RANKS 1 EXIT 1 EXPECT "gauss.n' = 4096: matrix = illcond .*n <= 2048"
+  ARGS run.workload=gauss gauss.matrix=illcond gauss.n=4096)
 
 # the seed's tables, CI size (host: GPU columns n/a)
 add_test(NAME gauss_seed_tables
