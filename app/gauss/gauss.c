@@ -45,6 +45,9 @@ static const cfg_key gauss_keys[] = {
     "LU); auto: classic, switching to GMRES-IR when it stops halving the residual" },
   { "gauss", "gmres_max", CFG_INT, "50", 1, 1000, NULL,
     "mixed, GMRES-IR: most GMRES iterations per refinement step" },
+  { "gauss", "gmres_precond", CFG_ENUM, "right", 0, 0, "left|right",
+    "mixed, GMRES-IR: left: GMRES on (LU)^-1 A d = (LU)^-1 r (Carson & Higham); right: flexible "
+    "GMRES (FGMRES) on A (LU)^-1, minimising the true FP64 residual" },
   { "gauss", "gmres_tol", CFG_REAL, "1e-10", 1e-15, 0.5, NULL,
     "mixed, GMRES-IR: GMRES stops when the preconditioned residual falls by this factor" },
   { "gauss", "threshold", CFG_REAL, "16", 0, 1e30, NULL, "HPL scaled residual threshold" },
@@ -485,7 +488,8 @@ static int gauss_run(hy_ctx *ctx) {
     /* iterative refinement in FP64 against the original matrix (gauss_refine.c) */
     hy_phase_begin(ctx, "refine");
     rc = gauss_refine(&g, alg, fact, x, refine, (int)cfg_int(c, "gauss.max_refine"),
-                      (int)cfg_int(c, "gauss.gmres_max"), cfg_real(c, "gauss.gmres_tol"), thr, &rs);
+                      (int)cfg_int(c, "gauss.gmres_max"), cfg_real(c, "gauss.gmres_tol"),
+                      cfg_is(c, "gauss.gmres_precond", "right"), thr, &rs);
     hy_phase_end(ctx, "refine");
     if (rc != HY_OK) { free(x); free(r); free(d); return rc; }
     iters = rs.classic_steps + rs.gmres_steps;

@@ -91,11 +91,11 @@ int gauss_scaled(gauss_t *g, const double *x, double *r, double eps, double *sca
 
 /* Refine x (replicated, from the low-precision factors fact of alg) in FP64 until the HPL scaled
  * residual is below thr: classical refinement, GMRES-IR (the factors as left preconditioner of
- * GMRES in FP64), or auto (classical, GMRES-IR when it stagnates).  st->fellback = 1 when neither
+ * GMRES in FP64, or right = 1: as the preconditioner of flexible GMRES), or auto (classical, GMRES-IR when it stagnates).  st->fellback = 1 when neither
  * reached thr (x is then the best iterate) or when x shows A to be numerically singular in FP64
  * (||A|| ||x|| / ||b|| >= 1 / (n eps)).  Collective. */
 int gauss_refine(gauss_t *g, const gauss_alg *alg, void *fact, double *x, int method, int maxit,
-                 int gmres_max, double gmres_tol, double thr, gauss_refine_stats *st);
+                 int gmres_max, double gmres_tol, int right, double thr, gauss_refine_stats *st);
 
 /* matrix = illcond: A = U diag(sigma) V^T, sigma geometric from 1 to 1/cond, U and V products
  * of n Householder reflectors from run.seed; built on rank 0 in g->fileA and broadcast (the same
