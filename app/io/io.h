@@ -50,8 +50,8 @@ size_t io_mem_limit(void);
 
 /* Free the arrays of a matrix and zero it.  Local. */
 void io_csr_free(hy_csr *a);
-/* Sort col[0..n) by value with val alongside, O(n log n) (quicksort, insertion sort below 17;
- * not stable: equal keys may swap their values).  Local. */
+/* Sort col[0..n) by column index with val alongside in O(n log n) (quicksort, insertion sort
+ * below 17; not stable: equal keys may swap their values).  Local. */
 void io_sort_pairs(int32_t *col, double *val, int64_t n);
 void io_dense_free(hy_dense *a);
 

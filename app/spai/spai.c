@@ -33,6 +33,8 @@ static const cfg_key spai_keys[] = {
   { "spai", "max_col", CFG_INT, "64", 1, 4096, NULL, "at most this many entries per column of M" },
   { "spai", "filter", CFG_REAL, "0", 0, 1, NULL,
     "drop m_jk with |m_jk| < filter * max_j |m_jk| after the solve (0: keep all)" },
+  { "spai", "threshold", CFG_ENUM, "row", 0, 0, "row|column",
+    "row: eq. 3, (1 - tau) max_j |a_ij| of a_ij's row; column: (1 - tau) max_i |a_ij| of its column" },
   { "spai", "scale", CFG_ENUM, "none", 0, 0, "none|diag",
     "diag: pattern and least squares on D^-1/2 A D^-1/2 (D = |diag(A)|, 1 where 0), then "
     "M = D^-1/2 Mhat D^-1/2 (rows weighted like ParaSails; ||AM - I||_F is then the scaled one)" },
@@ -248,7 +250,7 @@ static int spai_run(hy_ctx *ctx) {
   if (!strcmp(pc, "spai")) {
     spai_opts o = { cfg_real(c, "spai.tau"), (int)cfg_int(c, "spai.levels"),
                     (int)cfg_int(c, "spai.max_col"), cfg_real(c, "spai.filter"),
-                    cfg_is(c, "spai.scale", "diag"),
+                    cfg_is(c, "spai.threshold", "column"), cfg_is(c, "spai.scale", "diag"),
                     cfg_int(c, "spai.workspace_mb") << 20, (int)cfg_int(c, "spai.gpu_small_rows"),
                     (int)cfg_int(c, "spai.gpu_small_cols"), (int)cfg_int(c, "spai.gpu_block"),
                     cfg_int(c, "spai.gpu_medium_elems") };
@@ -258,8 +260,9 @@ static int spai_run(hy_ctx *ctx) {
     HY_CALL(spai_build(ctx, &pr, &a, &o, &mm, &si));
     double t = hy_wtime() - t0;
     HY_MPI(MPI_Allreduce(&t, &t_setup, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
-    hy_printf0(ctx, "spai: tau %g, levels %d, max_col %d, filter %g, scale %s: nnz(M) = %lld, "
-               "nnz(M)/nnz(A) = %.3f, max |I| = %lld, max |J| = %lld\n", o.tau, o.levels,
+    hy_printf0(ctx, "spai: tau %g (%s), levels %d, max_col %d, filter %g, scale %s: nnz(M) = %lld, "
+               "nnz(M)/nnz(A) = %.3f, max |I| = %lld, max |J| = %lld\n", o.tau,
+               o.colthr ? "column" : "row", o.levels,
                o.max_col, o.filter, o.scale ? "diag" : "none", (long long)si.nnz_m, (double)si.nnz_m / nnz_a,
                (long long)si.max_i, (long long)si.max_j);
     hy_printf0(ctx, "spai: ||%sAM - I||_F = %.6e; column residuals ||A m_k - e_k||: min %.3e, "

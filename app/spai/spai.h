@@ -12,6 +12,7 @@ typedef struct {
   int levels;          /* pattern = sparsified A to this power */
   int max_col;         /* cap of |J_k| */
   double filter;       /* drop |m_jk| < filter * max_j |m_jk| afterwards */
+  int colthr;          /* 1: threshold by column maxima max_i |a_ij| instead of eq. 3's rows */
   int scale;           /* 1: SPAI of D^-1/2 A D^-1/2 (D = |diag A|), M = D^-1/2 Mhat D^-1/2 */
   int64_t workspace;   /* bytes of submatrices per chunk */
   int small_rows, small_cols, block_threads;

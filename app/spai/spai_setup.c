@@ -37,7 +37,8 @@ static double select_kth(double *v, int64_t n, int64_t k) {
 
 /* S: keep (i, j) with |a_ij| > (1 - tau) max_j |a_ij|, and the diagonal; values |a_ij| / max
  * (the diagonal ranks first: value 1 + its own).  Local. */
-static int pattern_threshold(const spai_part *pr, int rank, const hy_csr *a, double tau, hy_csr *s) {
+static int pattern_threshold(const spai_part *pr, int rank, const hy_csr *a, double tau,
+                             const double *cmax, hy_csr *s) {
   int64_t r0 = pr->start[rank];
   memset(s, 0, sizeof *s);
   s->m = a->m;
@@ -65,6 +66,12 @@ static int pattern_threshold(const spai_part *pr, int rank, const hy_csr *a, dou
         s->colind[nz] = j;
         s->val[nz++] = 2.0;
         diag = 1;
+      } else if (cmax) {  /* per column: max_i |a_ij| */
+        double v = fabs(a->val[e]);
+        if (v > (1.0 - tau) * cmax[j] && v > 0) {
+          s->colind[nz] = j;
+          s->val[nz++] = v / cmax[j];
+        }
       } else if (fabs(a->val[e]) > thr && fabs(a->val[e]) > 0) {
         s->colind[nz] = j;
         s->val[nz++] = fabs(a->val[e]) / mx;
@@ -210,10 +217,10 @@ static int pattern_cap(hy_csr *pt, int64_t r0, int max_col) {
   return HY_OK;
 }
 
-/* One rank owns A: B = A^T and the J sets of levels = 1 (S^T, S = A thresholded by rows as in
- * eq. 3 with the diagonal) from one pass over A's rows (row maxima, counts) and one scatter;
- * the same sets and ranking values as pattern_from_columns.  Local. */
-static int pattern_single(const hy_csr *a, double tau, hy_csr *bt, hy_csr *pt) {
+/* One rank owns A: B = A^T by a counting sort that also takes the row maxima (two passes over A),
+ * then the J sets of levels = 1 (S^T, S = A thresholded as in eq. 3, with the diagonal) by one
+ * sequential pass over B; the same sets and ranking values as pattern_from_columns.  Local. */
+static int pattern_single(const hy_csr *a, double tau, const double *cmax, hy_csr *bt, hy_csr *pt) {
   int64_t n = a->m, nnz = a->nnz;
   memset(bt, 0, sizeof *bt);
   memset(pt, 0, sizeof *pt);
@@ -222,65 +229,66 @@ static int pattern_single(const hy_csr *a, double tau, hy_csr *bt, hy_csr *pt) {
   double *mx = NULL;
   HY_MALLOC(mx, n + 1);
   HY_CALLOC(bt->rowptr, n + 2);
-  HY_CALLOC(pt->rowptr, n + 2);
-  int64_t *cb = bt->rowptr + 1, *cp = pt->rowptr + 1;
+  int64_t *cb = bt->rowptr + 1;
   for (int64_t i = 0; i < n; i++) {
     double m = 0;
-    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
-      if (fabs(a->val[e]) > m) m = fabs(a->val[e]);
-    mx[i] = m;
-    double thr = (1.0 - tau) * m;
-    int diag = 0;
     for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
-      int32_t j = a->colind[e];
-      double v = fabs(a->val[e]);
-      cb[j]++;
-      if (j == i) diag = 1, cp[j]++;
-      else if (v > thr && v > 0) cp[j]++;
+      if (fabs(a->val[e]) > m) m = fabs(a->val[e]);
+      cb[a->colind[e]]++;
     }
-    if (!diag) cp[i]++;
+    mx[i] = m;
   }
-  int64_t sb = 0, sp = 0;
+  int64_t sb = 0;
   for (int64_t j = 0; j < n; j++) {
-    int64_t x = cb[j], y = cp[j];
+    int64_t x = cb[j];
     cb[j] = sb;
-    cp[j] = sp;
     sb += x;
-    sp += y;
   }
   bt->nnz = nnz;
-  pt->nnz = sp;
   HY_MALLOC(bt->colind, nnz + 1);
   HY_MALLOC(bt->val, nnz + 1);
-  HY_MALLOC(pt->colind, sp + 1);
-  HY_MALLOC(pt->val, sp + 1);
-  for (int64_t i = 0; i < n; i++) {
-    double m = mx[i], thr = (1.0 - tau) * m;
-    int diag = 0;
+  for (int64_t i = 0; i < n; i++)
     for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
-      int32_t j = a->colind[e];
-      double av = a->val[e], v = fabs(av);
-      int64_t at = cb[j]++;
+      int64_t at = cb[a->colind[e]]++;
       bt->colind[at] = (int32_t)i;
-      bt->val[at] = av;
-      if (j == i) {
+      bt->val[at] = a->val[e];
+    }
+  bt->rowptr[0] = 0;
+  /* J_k: rows i of A's column k (B's row k) above the threshold, and k itself, in order */
+  HY_MALLOC(pt->rowptr, n + 1);
+  HY_MALLOC(pt->colind, nnz + n + 1);
+  HY_MALLOC(pt->val, nnz + n + 1);
+  int64_t nz = 0;
+  pt->rowptr[0] = 0;
+  for (int64_t k = 0; k < n; k++) {
+    int diag = 0;
+    double ck = cmax ? cmax[k] : 0, ct = (1.0 - tau) * ck;
+    for (int64_t e = bt->rowptr[k]; e < bt->rowptr[k + 1]; e++) {
+      int32_t i = bt->colind[e];
+      if (!diag && i > k) {  /* structural diagonal where A has none */
+        pt->colind[nz] = (int32_t)k;
+        pt->val[nz++] = 2.0;
         diag = 1;
-        at = cp[j]++;
-        pt->colind[at] = (int32_t)i;
-        pt->val[at] = 2.0;
-      } else if (v > thr && v > 0) {
-        at = cp[j]++;
-        pt->colind[at] = (int32_t)i;
-        pt->val[at] = v / m;
+      }
+      if (i == k) {
+        pt->colind[nz] = i;
+        pt->val[nz++] = 2.0;
+        diag = 1;
+        continue;
+      }
+      double v = fabs(bt->val[e]), m = cmax ? ck : mx[i];
+      if (v > (cmax ? ct : (1.0 - tau) * m) && v > 0) {
+        pt->colind[nz] = i;
+        pt->val[nz++] = v / m;
       }
     }
-    if (!diag) {  /* rows come in increasing order: column i's diagonal lands in place */
-      int64_t at = cp[i]++;
-      pt->colind[at] = (int32_t)i;
-      pt->val[at] = 2.0;
+    if (!diag) {
+      pt->colind[nz] = (int32_t)k;
+      pt->val[nz++] = 2.0;
     }
+    pt->rowptr[k + 1] = nz;
   }
-  bt->rowptr[0] = pt->rowptr[0] = 0;
+  pt->nnz = nz;
   free(mx);
   return HY_OK;
 }
@@ -290,7 +298,7 @@ static int pattern_single(const hy_csr *a, double tau, hy_csr *bt, hy_csr *pt) {
  * rows are fetched), and k itself; the same sets and ranking values as thresholding A by rows
  * and transposing.  Collective. */
 static int pattern_from_columns(MPI_Comm comm, const spai_part *pr, int rank, const hy_csr *a,
-                                const hy_csr *bt, double tau, hy_csr *pt) {
+                                const hy_csr *bt, double tau, const double *cmax, hy_csr *pt) {
   int64_t r0 = pr->start[rank], r1 = pr->start[rank + 1];
   /* row maxima as a one-column distributed matrix, so that remote ones can be fetched */
   hy_csr rm;
@@ -358,6 +366,7 @@ static int pattern_from_columns(MPI_Comm comm, const spai_part *pr, int rank, co
         }
         mx = rg.val[rg.rowptr[lo]];
       }
+      if (cmax) mx = cmax[g];  /* per column */
       if (v > (1.0 - tau) * mx && v > 0) {
         pt->colind[nz] = i;
         pt->val[nz++] = v / mx;
@@ -462,19 +471,26 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
     HY_CALL(scale_matrix(comm, pr, rank, a, &as, &sinv));
     a = &as;
   }
+  double *cmax = NULL;   /* threshold per column: max_i |a_ij| for every global j */
+  if (opt->colthr) {
+    HY_CALLOC(cmax, pr->n + 1);
+    for (int64_t e = 0; e < a->nnz; e++)
+      if (fabs(a->val[e]) > cmax[a->colind[e]]) cmax[a->colind[e]] = fabs(a->val[e]);
+    if (size > 1) HY_MPI(MPI_Allreduce(MPI_IN_PLACE, cmax, (int)pr->n, MPI_DOUBLE, MPI_MAX, comm));
+  }
   hy_csr p, pt, bt;
   if (size == 1 && opt->levels == 1) {
     /* one pass over A's rows gives B = A^T and the J sets together */
-    HY_CALL(pattern_single(a, opt->tau, &bt, &pt));
+    HY_CALL(pattern_single(a, opt->tau, cmax, &bt, &pt));
   } else {
     /* B = A^T by rows (= A by columns): the columns of A that the index sets are made of */
     HY_CALL(spai_transpose(comm, pr, a, pr, &bt));
     if (opt->levels == 1) {
       /* J sets straight from B's rows: one transpose (of A) serves the pattern and the columns */
-      HY_CALL(pattern_from_columns(comm, pr, rank, a, &bt, opt->tau, &pt));
+      HY_CALL(pattern_from_columns(comm, pr, rank, a, &bt, opt->tau, cmax, &pt));
     } else {
       hy_csr s;
-      HY_CALL(pattern_threshold(pr, rank, a, opt->tau, &s));
+      HY_CALL(pattern_threshold(pr, rank, a, opt->tau, cmax, &s));
       memset(&p, 0, sizeof p);
       p.m = s.m;
       p.n = s.n;
@@ -491,6 +507,7 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
       csr_clear(&p);
     }
   }
+  free(cmax);
   HY_CALL(pattern_cap(&pt, r0, opt->max_col));
   hy_phase_end(ctx, "spai pattern");
 
