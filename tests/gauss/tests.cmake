@@ -288,4 +288,24 @@ if(HYBRID_GPU_TESTS)
     ARGS run.workload=gauss run.backend=cuda gauss.n=4100 gauss.nb=512 gauss.grid=1x2)
   hy_case(NAME gauss_gpu_compare RANKS 1 LABELS gpu EXPECT ${GAUSS_PASS} "reference: cuSOLVER dgetrf"
     ARGS run.workload=gauss run.backend=cuda gauss.n=2048 gauss.compare_cusolver=true gauss.gemm_n=2048)
+  # GMRES-IR on the device: the ill-conditioned system on host and CUDA (1 and 2 ranks), x to the
+  # forward-error bound (see gauss_illcond_gmres_ranks), no FP64 fallback
+  foreach(np 1 2)
+    add_test(NAME gauss_gpu_illcond_gmres_${np}
+      COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+              --workdir ${HY_TEST_OUT}/gauss_gpu_illcond_gmres_${np} --tol 1e-3
+              --runs "${np}:run.backend=host" "${np}:run.backend=cuda"
+              --expect "refine gmres: 0 classic, [1-9][0-9]* GMRES-IR" --reject "fallback" --
+              ${GAUSS_ILL} gauss.n=300 gauss.nb=64 gauss.refine=gmres)
+    set_tests_properties(gauss_gpu_illcond_gmres_${np} PROPERTIES LABELS "gpu" TIMEOUT 300
+      PROCESSORS ${np})
+  endforeach()
+  # TF32 tensor cores: classical refinement stalls (kappa u_tf32 > 1), auto switches to GMRES-IR
+  # and reaches the FP64 threshold without the fallback
+  hy_case(NAME gauss_gpu_tf32_gmres RANKS 1 LABELS gpu JSON
+    EXPECT ${GAUSS_PASS} "backend cuda" "refine auto: [0-9]+ classic, [0-9]+ GMRES-IR"
+    REJECT "fallback" "falling back"
+    RUNCASE --json-field metrics.fp64_fallback=0
+    ARGS run.workload=gauss run.backend=cuda gauss.precision=mixed gauss.tensor=tf32
+         gauss.refine=auto gauss.n=8192)
 endif()
