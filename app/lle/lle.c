@@ -282,6 +282,7 @@ static int lle_run(hy_ctx *ctx) {
     if (stage != 0) goto done0;
     const char *mf = cfg_str(c, "output.matrix");
     int bsvd = cfg_is(c, "lle.eigensolver", "bsvd");
+    const char *solver = cfg_str(c, "lle.eigensolver");
     double cpu0 = lle_cpu(), cpu_asm = 0;
     if (!bsvd || mf[0]) {   /* bsvd never needs M itself */
     hy_phase_begin(ctx, "assemble");
@@ -296,7 +297,25 @@ static int lle_run(hy_ctx *ctx) {
     hy_phase_begin(ctx, "eigen");
     if (rc == HY_OK) {
       if (cfg_is(c, "lle.eigensolver", "dense")) rc = lle_eig_dense(&m, nev, &eig);
-      else if (bsvd) rc = lle_eig_bsvd(n, k, anbr, aw, nev, cfg_real(c, "lle.tol"), (int)cfg_int(c, "lle.maxit"), seed, &eig);
+      else if (bsvd) {
+        /* bsvd deflates one null vector of I - W; a kNN graph in several pieces has more (M
+         * then has several zero eigenvalues), C stays singular and the iteration stalls.  Its
+         * convergence rate is shift-invert's, so 50 iterations without convergence (normal
+         * runs: 2-4) or a singular C mean that: fall back to shift-invert, whose shift
+         * handles any null space. */
+        int mi = (int)cfg_int(c, "lle.maxit"), cap = mi > 50 ? 50 : mi;
+        rc = lle_eig_bsvd(n, k, anbr, aw, nev, cfg_real(c, "lle.tol"), cap, seed, &eig);
+        if ((rc == HY_OK && eig.converged < nev && mi > cap) || rc == HY_ENUMERIC) {
+          if (rc == HY_OK) hy_printf0(ctx, "lle: bsvd: %d of %d eigenpairs after %d iterations (several null vectors of I - W?): falling back to shift-invert\n", eig.converged, nev, cap);
+          else hy_printf0(ctx, "lle: bsvd: %s: falling back to shift-invert\n", hy_err_msg());
+          hy_err_clear();
+          lle_eig_free(&eig);
+          bsvd = 0;
+          solver = "shift-invert (fallback)";
+          rc = m.nnz ? HY_OK : lle_build_m(n, k, anbr, aw, &m);
+          if (rc == HY_OK) rc = lle_eig_shift_invert(&m, nev, cfg_real(c, "lle.tol"), mi, seed, &eig);
+        }
+      }
       else rc = lle_eig_shift_invert(&m, nev, cfg_real(c, "lle.tol"), (int)cfg_int(c, "lle.maxit"), seed, &eig);
     }
     hy_phase_end(ctx, "eigen");
@@ -318,7 +337,7 @@ static int lle_run(hy_ctx *ctx) {
       else
       hy_printf0(ctx, "lle: eigensolver %s: shift %.3g, factorisation %.3f s (analysis %.3f s; nnz(L) %.4g, "
                  "%.4g flops, ordering %d, BLAS threads %d), %d iteration(s) %.3f s, ||M||_1 = %.4g\n",
-                 cfg_str(c, "lle.eigensolver"), eig.shift, eig.t_factor, eig.t_analyze, eig.lnz, eig.flops,
+                 solver, eig.shift, eig.t_factor, eig.t_analyze, eig.lnz, eig.flops,
                  eig.ordering, eig.blas_threads, eig.iters, eig.t_iter, eig.normm);
       hy_printf0(ctx, "lle: CPU time of this process: assemble %.3f s, eigen %.3f s\n", cpu_asm, cpu_eig);
       hy_metric_num(ctx, "eigen_cpu_seconds", cpu_eig);

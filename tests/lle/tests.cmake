@@ -26,6 +26,11 @@ hy_case(NAME lle_bad_file_missing RANKS 1 EXIT 2 EXPECT "cannot open the point f
   ARGS run.workload=lle lle.dataset=file lle.file=/nonexistent/p.csv)
 hy_case(NAME lle_shift_invert RANKS 1 JSON EXPECT "PASSED: lle" "eigensolver shift-invert" "M = .*nonzeros"
   ARGS run.workload=lle lle.n=3000 lle.eigensolver=shift-invert lle.trust_sample=0)
+hy_case(NAME lle_bsvd_fallback RANKS 1 JSON
+  EXPECT "bsvd: 2 of 3 eigenpairs .*falling back to shift-invert" "eigensolver shift-invert \\(fallback\\)" "PASSED: lle"
+  ARGS run.workload=lle lle.dataset=file lle.file=${CMAKE_CURRENT_LIST_DIR}/data/two_clusters.csv lle.trust_sample=0)
+hy_case(NAME lle_config_ini RANKS 1 EXPECT "eigensolver bsvd" "PASSED: lle"
+  ARGS ${CMAKE_SOURCE_DIR}/config/lle.ini lle.n=3000)
 hy_case(NAME lle_not_converged RANKS 1 EXIT 4 JSON EXPECT "FAILED: lle: eigenpairs not converged"
   ARGS run.workload=lle lle.n=1500 lle.maxit=1 lle.tol=1e-16)
 
