@@ -875,7 +875,7 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev,
   t = malloc((size_t)n * sizeof *t);
   if (!q || !y || !t) rc = hy_err(HY_ESYS, "out of memory for the LU of B (n = %lld)", (long long)n);
   const double delta = 1.0;
-  int64_t kk = bmat_pick_k(&b, y, t);
+  int64_t kk = rc == HY_OK ? bmat_pick_k(&b, y, t) : 0;
   int64_t nnzb = b.p[n];
   if (rc == HY_OK) {
     f.cx = malloc((size_t)nnzb * sizeof *f.cx);
