@@ -254,16 +254,16 @@ int gauss_matvec(gauss_t *g, const double *x, double *r) {
   double *xl = gauss_xmalloc((size_t)(nc + 1) * sizeof(double));
   double *yl = gauss_xmalloc((size_t)(m + 1) * sizeof(double));
   for (int64_t j = 0; j < nc; j++) xl[j] = x[gauss_l2g(j, g->a0_nb, g->a0_q, g->a0_Q)];
-  double *dx = gauss_dalloc(g, (size_t)(nc + 1) * sizeof(double));
-  double *dy = gauss_dalloc(g, (size_t)(m + 1) * sizeof(double));
+  /* device vectors kept for the run: GMRES-IR calls this once per iteration */
+  if (!g->mv_dx) g->mv_dx = gauss_dalloc(g, (size_t)(nc + 1) * sizeof(double));
+  if (!g->mv_dy) g->mv_dy = gauss_dalloc(g, (size_t)(m + 1) * sizeof(double));
+  double *dx = g->mv_dx, *dy = g->mv_dy;
   k_backend *be = g->be;
   GAUSS_K(be->ops->h2d(be, dx, xl, (size_t)nc * sizeof(double)));
   GAUSS_K(be->ops->memset0(be, dy, (size_t)(m + 1) * sizeof(double)));
   GAUSS_K(g->ko->gemv_add(be, 0, m, nc, g->a0, ld, dx, dy));
   GAUSS_K(be->ops->d2h(be, yl, dy, (size_t)m * sizeof(double)));
   GAUSS_K(be->ops->sync(be));
-  be->ops->free(be, dx);
-  be->ops->free(be, dy);
   for (int64_t i = 0; i < n; i++) r[i] = 0;
   for (int64_t i = 0; i < m; i++) r[gauss_l2g(i, g->a0_mb, g->a0_p, g->a0_P)] = yl[i];
   free(xl);
@@ -603,6 +603,8 @@ static int gauss_run(hy_ctx *ctx) {
   free(g.b);
   free(g.fileA);
   g.be->ops->free(g.be, g.a0);
+  if (g.mv_dx) g.be->ops->free(g.be, g.mv_dx);
+  if (g.mv_dy) g.be->ops->free(g.be, g.mv_dy);
   return ok ? HY_OK : HY_EVALID;
 }
 

@@ -28,6 +28,7 @@ typedef struct gauss_t {
   int a0_P, a0_Q, a0_p, a0_q;
   int64_t a0_m, a0_n;       /* local rows / columns */
   double *a0;               /* device, column-major, ld = max(1, a0_m) */
+  double *mv_dx, *mv_dy;    /* gauss_matvec's device vectors (a0_n + 1, a0_m + 1), freed at the end */
 } gauss_t;
 
 /* One algorithm: factor (collective; sp selects FP32 storage, keep: keep what a later solve

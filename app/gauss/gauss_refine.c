@@ -8,8 +8,11 @@
  *
  * classic: x -= (LU)^-1 (A x - b) (converges when kappa(A) u_32 < 1).
  * gmres:   GMRES-IR (Carson & Higham, SIAM J. Sci. Comput. 40 (2018) A817): each refinement step
- *          solves A d = A x - b by GMRES in FP64 on the left-preconditioned system
- *          (LU)^-1 A d = (LU)^-1 r, then x -= d (converges up to about kappa(A) u_32^2 ~ 1).
+ *          solves A d = A x - b by GMRES in FP64 preconditioned by the FP32 LU, then x -= d
+ *          (converges up to about kappa(A) u_32^2 ~ 1).  gmres_precond = right (default):
+ *          flexible GMRES (the preconditioned vectors kept, as in MAGMA's FGMRES-IR), which
+ *          minimises the true FP64 residual and stops once it is a tenth of what the HPL
+ *          threshold allows; left: GMRES on (LU)^-1 A d = (LU)^-1 r, stops on gmres_tol.
  * auto:    classic while each step at least halves the scaled residual, then GMRES-IR from the
  *          best iterate; the caller falls back to FP64 when neither reaches the threshold. */
 #include "gauss/gauss.h"
