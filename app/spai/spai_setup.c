@@ -219,8 +219,12 @@ static int pattern_cap(hy_csr *pt, int64_t r0, int max_col) {
 
 /* One rank owns A: B = A^T by a counting sort that also takes the row maxima (two passes over A),
  * then the J sets of levels = 1 (S^T, S = A thresholded as in eq. 3, with the diagonal) by one
- * sequential pass over B; the same sets and ranking values as pattern_from_columns.  Local. */
-static int pattern_single(const hy_csr *a, double tau, const double *cmax, hy_csr *bt, hy_csr *pt) {
+ * sequential pass over B; the same sets and ranking values as pattern_from_columns.  When the
+ * threshold keeps every entry, every diagonal is there and no column exceeds max_col, the J sets
+ * are B's rows: pt shares bt's column indices (*shared = 1; its values are left unset: nothing
+ * ranks them) and the pass is skipped.  Local. */
+static int pattern_single(const hy_csr *a, double tau, const double *cmax, int max_col, hy_csr *bt,
+                          hy_csr *pt, int *shared) {
   int64_t n = a->m, nnz = a->nnz;
   memset(bt, 0, sizeof *bt);
   memset(pt, 0, sizeof *pt);
@@ -230,6 +234,7 @@ static int pattern_single(const hy_csr *a, double tau, const double *cmax, hy_cs
   HY_MALLOC(mx, n + 1);
   HY_CALLOC(bt->rowptr, n + 2);
   int64_t *cb = bt->rowptr + 1;
+  int all = 1;   /* every entry kept, every diagonal present */
   for (int64_t i = 0; i < n; i++) {
     double m = 0;
     for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
@@ -237,10 +242,20 @@ static int pattern_single(const hy_csr *a, double tau, const double *cmax, hy_cs
       cb[a->colind[e]]++;
     }
     mx[i] = m;
+    if (!all) continue;
+    int diag = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
+      int32_t j = a->colind[e];
+      double v = fabs(a->val[e]);
+      if (j == i) diag = 1;
+      else if (!(v > (cmax ? (1.0 - tau) * cmax[j] : (1.0 - tau) * m) && v > 0)) all = 0;
+    }
+    all &= diag;
   }
   int64_t sb = 0;
   for (int64_t j = 0; j < n; j++) {
     int64_t x = cb[j];
+    if (x > max_col) all = 0;
     cb[j] = sb;
     sb += x;
   }
@@ -254,6 +269,16 @@ static int pattern_single(const hy_csr *a, double tau, const double *cmax, hy_cs
       bt->val[at] = a->val[e];
     }
   bt->rowptr[0] = 0;
+  *shared = all;
+  if (all) {
+    HY_MALLOC(pt->rowptr, n + 1);
+    memcpy(pt->rowptr, bt->rowptr, (size_t)(n + 1) * sizeof *pt->rowptr);
+    pt->colind = bt->colind;
+    HY_MALLOC(pt->val, nnz + 1);
+    pt->nnz = nnz;
+    free(mx);
+    return HY_OK;
+  }
   /* J_k: rows i of A's column k (B's row k) above the threshold, and k itself, in order */
   HY_MALLOC(pt->rowptr, n + 1);
   HY_MALLOC(pt->colind, nnz + n + 1);
@@ -479,9 +504,10 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
     if (size > 1) HY_MPI(MPI_Allreduce(MPI_IN_PLACE, cmax, (int)pr->n, MPI_DOUBLE, MPI_MAX, comm));
   }
   hy_csr p, pt, bt;
+  int shared = 0;   /* pt.colind is bt.colind (one rank, every entry of A kept) */
   if (size == 1 && opt->levels == 1) {
     /* one pass over A's rows gives B = A^T and the J sets together */
-    HY_CALL(pattern_single(a, opt->tau, cmax, &bt, &pt));
+    HY_CALL(pattern_single(a, opt->tau, cmax, opt->max_col, &bt, &pt, &shared));
   } else {
     /* B = A^T by rows (= A by columns): the columns of A that the index sets are made of */
     HY_CALL(spai_transpose(comm, pr, a, pr, &bt));
@@ -550,14 +576,15 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   int64_t nj = jc.nnz;
   int32_t *jloc = NULL, *kglob = NULL;
   int64_t *iub = NULL;
-  HY_MALLOC(jloc, nj + 1);
   HY_MALLOC(kglob, ncol + 1);
   HY_MALLOC(iub, ncol + 1);
   if (size == 1) {
-    /* B's rows are all here, numbered by their global index: no fetch, no renumbering */
+    /* B's rows are all here, numbered by their global index: no fetch, no renumbering; the J
+     * entries are B's row numbers (jloc is jc's column index array, not a copy) */
     bx = bt;
-    memcpy(jloc, jc.colind, nj * sizeof *jloc);
+    jloc = jc.colind;
   } else {
+    HY_MALLOC(jloc, nj + 1);
     /* the distinct J entries, sorted, through a marker over their index range (no sort) */
     int64_t u = 0, jmin = pr->n, jmax = -1;
     for (int64_t e = 0; e < nj; e++) {
@@ -696,8 +723,10 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   }
   HY_CALL(spai_transpose(comm, &pc, &jc, pr, m));
   csr_clear(&jc);
+  if (shared) bx.colind = NULL;  /* freed with jc's */
   csr_clear(&bx);
-  free(jloc); free(kglob); free(iub); free(isize);
+  if (size > 1) free(jloc);
+  free(kglob); free(iub); free(isize);
   hy_phase_end(ctx, "spai assembly");
 
   /* ---- figures ---- */
