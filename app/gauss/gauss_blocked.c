@@ -24,6 +24,8 @@ typedef struct {
   void *a;                    /* device, column-major mloc x nloc */
   int64_t *piv;               /* global: row i swapped with piv[i] (i = 0..n-1) */
   MPI_Comm rowc, colc;        /* same p (varying q) / same q (varying p) */
+  void *swv, *sxb;            /* the solve's device vectors (mloc + 1, nb), kept for the next
+                               * solve (refinement solves once per step / GMRES iteration) */
 } blk_fact;
 
 typedef struct {
@@ -407,8 +409,9 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
     if (p != i) { double t = y[i]; y[i] = y[p]; y[p] = t; }
   }
   int *ipl = gauss_xmalloc(sizeof(int) * (size_t)(nb + 1));
-  void *wv = gauss_dalloc(g, (size_t)(f->mloc + 1) * e);
-  void *xb = gauss_dalloc(g, (size_t)nb * e);
+  if (!f->swv) f->swv = gauss_dalloc(g, (size_t)(f->mloc + 1) * e);
+  if (!f->sxb) f->sxb = gauss_dalloc(g, (size_t)nb * e);
+  void *wv = f->swv, *xb = f->sxb;
   double *hw = gauss_xmalloc(sizeof(double) * (size_t)(nb + 1));
   double *red = gauss_xmalloc(sizeof(double) * (size_t)(nb + 1));
   unsigned char *hx = gauss_xmalloc((size_t)nb * 8 + 8);
@@ -479,8 +482,6 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
       for (int64_t i = 0; i < jb; i++) x[j0 + i] = z[j0 + i];
   }
   if (ctx->size > 1) HY_MPI(MPI_Allreduce(MPI_IN_PLACE, x, (int)n, MPI_DOUBLE, MPI_SUM, ctx->comm));
-  be->ops->free(be, wv);
-  be->ops->free(be, xb);
   free(hw); free(red); free(hx); free(z); free(y); free(ipl);
   return HY_OK;
 }
@@ -490,6 +491,8 @@ static void blk_release(gauss_t *g, void *fact) {
   blk_fact *f = fact;
   if (!f) return;
   g->be->ops->free(g->be, f->a);
+  if (f->swv) g->be->ops->free(g->be, f->swv);
+  if (f->sxb) g->be->ops->free(g->be, f->sxb);
   free(f->piv);
   MPI_Comm_free(&f->rowc);
   MPI_Comm_free(&f->colc);
