@@ -585,17 +585,25 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
     jloc = jc.colind;
   } else {
     HY_MALLOC(jloc, nj + 1);
-    /* the distinct J entries, sorted, through a marker over their index range (no sort) */
+    /* B's local rows stay where they are (global row g is row g - r0); the rows of other
+     * ranks that J entries name (distinct, sorted through a marker over their index range) are
+     * fetched and appended after them: rows m.. of bx */
+    int64_t r1 = pr->start[rank + 1], mloc = r1 - r0;
     int64_t u = 0, jmin = pr->n, jmax = -1;
     for (int64_t e = 0; e < nj; e++) {
-      if (jc.colind[e] < jmin) jmin = jc.colind[e];
-      if (jc.colind[e] > jmax) jmax = jc.colind[e];
+      int64_t g = jc.colind[e];
+      if (g >= r0 && g < r1) continue;
+      if (g < jmin) jmin = g;
+      if (g > jmax) jmax = g;
     }
     int64_t range = jmax >= jmin ? jmax - jmin + 1 : 0;
     int32_t *mark = NULL;
     int64_t *jl = NULL;
     HY_CALLOC(mark, range + 1);
-    for (int64_t e = 0; e < nj; e++) mark[jc.colind[e] - jmin] = 1;
+    for (int64_t e = 0; e < nj; e++) {
+      int64_t g = jc.colind[e];
+      if (g < r0 || g >= r1) mark[g - jmin] = 1;
+    }
     for (int64_t t = 0; t < range; t++) u += mark[t];
     HY_MALLOC(jl, u + 1);
     u = 0;
@@ -604,9 +612,29 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
         mark[t] = (int32_t)u;  /* now: position in jl */
         jl[u++] = jmin + t;
       }
-    HY_CALL(spai_fetch_rows(comm, pr, &bt, u, jl, &bx));
-    csr_clear(&bt);
-    for (int64_t e = 0; e < nj; e++) jloc[e] = mark[jc.colind[e] - jmin];
+    hy_csr gx;
+    HY_CALL(spai_fetch_rows(comm, pr, &bt, u, jl, &gx));
+    bx = bt;
+    int64_t tot = bt.nnz + gx.nnz;
+    int64_t *rp = realloc(bx.rowptr, (size_t)(mloc + u + 1) * sizeof *rp);
+    if (rp) bx.rowptr = rp;
+    int32_t *ci = realloc(bx.colind, (size_t)(tot + 1) * sizeof *ci);
+    if (ci) bx.colind = ci;
+    double *cv = realloc(bx.val, (size_t)(tot + 1) * sizeof *cv);
+    if (cv) bx.val = cv;
+    if (!rp || !ci || !cv) return hy_err(HY_ESYS, "out of memory for the rows of B");
+    for (int64_t t = 0; t < u; t++) bx.rowptr[mloc + t + 1] = bt.nnz + gx.rowptr[t + 1];
+    if (gx.nnz) {
+      memcpy(bx.colind + bt.nnz, gx.colind, (size_t)gx.nnz * sizeof *bx.colind);
+      memcpy(bx.val + bt.nnz, gx.val, (size_t)gx.nnz * sizeof *bx.val);
+    }
+    bx.m = mloc + u;
+    bx.nnz = tot;
+    csr_clear(&gx);
+    for (int64_t e = 0; e < nj; e++) {
+      int64_t g = jc.colind[e];
+      jloc[e] = (g >= r0 && g < r1) ? (int32_t)(g - r0) : (int32_t)(mloc + mark[g - jmin]);
+    }
     free(jl);
     free(mark);
   }
