@@ -5,3 +5,7 @@
   bash jobs/gauss-gpu-bench.sh --bin "$BUILD/hybrid" --mpiexec "$MPIEXEC" --out "$OUT/gauss" \
     --only "$([ "${NGPU:-1}" -ge 2 ] && echo 1,2,3,4 || echo 1,2,3)" | tee -a "$OUT/suite.log"
 true
+# mixed precision through TF32 tensor cores with GMRES-IR (refine = auto) vs cuSOLVER's FP64
+# solve, n = 32768 (target: FP64-accurate in <= 0.4 x the vendor's time)
+bench gauss-tf32-gmres 1 config/gauss-tf32-gmres.ini
+true
