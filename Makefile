@@ -19,7 +19,7 @@ MPIEXEC    ?= mpiexec
 # Debian/Ubuntu packages: to build and run, and in addition to test.
 DEPS_RUN  = build-essential cmake pkg-config mpich libmpich-dev libinih-dev libblas-dev \
             liblapack-dev zlib1g-dev libpng-dev libsuitesparse-dev python3
-DEPS_TEST = petsc-dev slepc-dev slurm-wlm munge python3-numpy python3-scipy python3-sklearn \
+DEPS_TEST = petsc-dev slepc-dev openmpi-bin slurm-wlm python3-numpy python3-scipy python3-sklearn \
             python3-matplotlib
 # Python modules the tests and the report tool import (pip fallback for a non-Debian python3).
 PY_MODULES = numpy scipy sklearn matplotlib
