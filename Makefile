@@ -77,6 +77,8 @@ run: deps
 	  echo "$$m -n $(NP) $(BUILD)/hybrid"; $$m -n $(NP) $(BUILD)/hybrid
 
 test: test-deps
+	@# configure again: test-deps may have just installed what the validator and tests look for
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) > /dev/null
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 $(CTEST_ARGS)
 
