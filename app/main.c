@@ -21,7 +21,7 @@ static void print_help(void) {
          "Without CONFIG, the embedded default configuration of the first workload runs.\n"
          "section.key=value arguments override the file.  --inspect reads a matrix or vector\n"
          "file (Matrix Market, optionally gzip'ed, or PETSc binary) and prints its size.\n\n"
-         "workloads ([run] workload = NAME):\n", HYBRID_VERSION, HYBRID_GIT_ID);
+         "workloads ([run] workload = NAME):\n", hy_version(), hy_git_id());
   for (int i = 0; hy_workloads[i]; i++)
     printf("  %-10s %s\n", hy_workloads[i]->name, hy_workloads[i]->summary);
   printf("\nsections and keys (type, default, allowed values):\n");
@@ -127,7 +127,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
-      if (rank == 0) printf("hybrid %s (git %s)\n", HYBRID_VERSION, HYBRID_GIT_ID);
+      if (rank == 0) printf("hybrid %s (git %s)\n", hy_version(), hy_git_id());
       MPI_Finalize();
       return 0;
     }
@@ -175,8 +175,8 @@ int main(int argc, char **argv) {
   }
   if (rc == HY_OK) rc = rt_backend_open(&ctx);
   if (rc == HY_OK && rank == 0) {
-    printf("hybrid %s (%s): workload %s, %d rank(s) on %d node(s), backend %s\n", HYBRID_VERSION,
-           HYBRID_GIT_ID, wl->name, ctx.size, ctx.nnodes, ctx.be.name);
+    printf("hybrid %s (%s): workload %s, %d rank(s) on %d node(s), backend %s\n", hy_version(),
+           hy_git_id(), wl->name, ctx.size, ctx.nnodes, ctx.be.name);
     printf("MPI: %s\nconfig: %s\n", rt_mpi_library(), cfg.file);
     fflush(stdout);
   }

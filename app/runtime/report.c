@@ -277,8 +277,8 @@ int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tmv);
   fprintf(f, "{\n  \"workload\": \"%s\",\n  \"status\": \"%s\",\n  \"exit_code\": %d,\n", workload,
           status, exit_code);
-  fprintf(f, "  \"version\": \"%s (%s)\",\n  \"date\": \"%s\",\n  \"mpi_library\": \"", HYBRID_VERSION,
-          HYBRID_GIT_ID, stamp);
+  fprintf(f, "  \"version\": \"%s (%s)\",\n  \"date\": \"%s\",\n  \"mpi_library\": \"", hy_version(),
+          hy_git_id(), stamp);
   hy_json_escape(f, rt_mpi_library());
   fprintf(f, "\",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"backend\": \"%s\",\n", ctx->size, ctx->nnodes,
           ctx->be.name ? ctx->be.name : "none");

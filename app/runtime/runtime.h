@@ -33,6 +33,10 @@ int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char
 /* Create [output] dir and check it is writable (before the run).  Collective. */
 int rt_record_dir_check(hy_ctx *ctx);
 
+/* The version of hybrid and the git id of the build.  Local. */
+const char *hy_version(void);
+const char *hy_git_id(void);
+
 /* The MPI library's version string.  Local. */
 const char *rt_mpi_library(void);
 
