@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HY_MSG_MAX 2048
@@ -95,6 +96,10 @@ void hy_fatal_at(int code, const char *file, int line, const char *fmt, ...) {
   fprintf(stderr, "hybrid: rank %d on %s: %s (%s:%d)\n", rank, host, msg, file, line);
   fflush(stderr);
   fflush(stdout);
+  /* give the launcher a moment to forward this rank's output: MPI_Abort tears the job down
+   * at once, and a message still in the pipe to mpiexec can be lost (seen with MPICH) */
+  struct timespec ts = { 0, 300000000 };
+  nanosleep(&ts, NULL);
   if (init && !fin) MPI_Abort(MPI_COMM_WORLD, code);
   exit(code);
 }
