@@ -1,16 +1,5 @@
 # jobs/report.py on synthetic records (label unit; no Slurm, no MPI).  The plot checks run with
-# a Python that has matplotlib (HY_PLOT_PYTHON, found in tests/slurm/tests.cmake or here).
-if(NOT DEFINED HY_PLOT_PYTHON)
-  set(HY_PLOT_PYTHON "")
-  foreach(py ${Python3_EXECUTABLE} /usr/bin/python3)
-    if(NOT HY_PLOT_PYTHON AND EXISTS ${py})
-      execute_process(COMMAND ${py} -c "import matplotlib" RESULT_VARIABLE _r OUTPUT_QUIET ERROR_QUIET)
-      if(_r EQUAL 0)
-        set(HY_PLOT_PYTHON ${py})
-      endif()
-    endif()
-  endforeach()
-endif()
+# a Python that has matplotlib (HY_PLOT_PYTHON, tests/CMakeLists.txt).
 if(HY_PLOT_PYTHON)
   add_test(NAME report_tables_plots COMMAND ${HY_PLOT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/report/test_report.py
     ${CMAKE_SOURCE_DIR}/jobs/report.py ${HY_TEST_OUT}/report_tables_plots --plots)
