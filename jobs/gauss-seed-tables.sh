@@ -10,6 +10,9 @@
 # warm-up, then the mean of k runs; here gauss.repeat = reps + 1), in ms, from the HPL line's Time (elimination + back substitution; for naive
 # it includes the matrix upload and download, like the seed's buffer version).  The seed used
 # float: --precision single by default; matrix diagdom (naive does not pivot).
+# Writes DIR/tables.txt (the printed tables), DIR/times.csv (n, seed and our figures in ms) and,
+# when python3 has matplotlib, DIR/times.png (time against n) and DIR/speedup.png (serial time
+# over GPU time against n, the seed's curve beside ours).
 set -u
 BIN=build/hybrid
 MAX=1024
@@ -25,7 +28,7 @@ while [ $# -gt 0 ]; do
     --precision) PREC=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --mpiexec) MPIEXEC=$2; shift 2 ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) echo "gauss-seed-tables.sh: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
 done
@@ -71,6 +74,8 @@ while [ "$n" -le "$MAX" ]; do
 done
 BLKDEV=$([ $GPU = 1 ] && echo "GPU" || echo "host")
 
+# the tables, printed and kept in DIR/tables.txt
+print_tables() {
 echo
 echo "Table 1. serial vs GPU (buffer / device memory), time in ms"
 printf "%6s | %12s %12s | %12s %12s | %14s\n" "n" "seed serial" "seed GPU" "ours serial" "ours GPU" "ours blocked $BLKDEV"
@@ -88,4 +93,64 @@ while [ "$n" -le "$MAX" ]; do
   n=$((n * 2))
 done
 echo
-echo "logs in $OUT/; tables done"
+}
+print_tables | tee "$OUT/tables.txt"
+# the figures as CSV, and the plots (skipped with a note when matplotlib is missing)
+{
+  echo "n,seed_serial_ms,seed_gpu_buffer_ms,seed_gpu_usm_ms,serial_ms,gpu_device_ms,gpu_managed_ms,blocked_${BLKDEV}_ms"
+  n=16
+  while [ "$n" -le "$MAX" ]; do
+    echo "$n,${SEED_SER[$n]:-},${SEED_BUF[$n]:-},${SEED_USM[$n]:-},${SER[$n]},${BUF[$n]},${USM[$n]},${BLK[$n]}"
+    n=$((n * 2))
+  done
+} > "$OUT/times.csv"
+"${HYBRID_PYTHON:-python3}" - "$OUT" <<'PY'
+import csv, os, sys
+out = sys.argv[1]
+rows = list(csv.DictReader(open(os.path.join(out, "times.csv"))))
+def num(v):
+    try:
+        return float(v)
+    except ValueError:
+        return None
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("plots: skipped (python3 has no matplotlib; make deps installs it)")
+    sys.exit(0)
+ns = [int(r["n"]) for r in rows]
+cols = [c for c in rows[0] if c != "n"]
+fig, ax = plt.subplots(figsize=(6.5, 4.2))
+for c in cols:
+    pts = [(n, num(r[c])) for n, r in zip(ns, rows) if num(r[c])]
+    if pts:
+        ax.plot(*zip(*pts), ("--" if c.startswith("seed") else "-") + "o", ms=3, label=c[:-3].replace("_", " "))
+ax.set(xscale="log", yscale="log", xlabel="n", ylabel="ms", title="Gaussian elimination: time against n")
+ax.set_xscale("log", base=2)
+ax.grid(True, alpha=0.3)
+ax.legend(fontsize=7)
+fig.tight_layout()
+fig.savefig(os.path.join(out, "times.png"), dpi=110)
+plt.close(fig)
+fig, ax = plt.subplots(figsize=(6.5, 4.2))
+for lab, a, b in (("seed: serial / GPU buffer", "seed_serial_ms", "seed_gpu_buffer_ms"),
+                  ("seed: serial / GPU USM", "seed_serial_ms", "seed_gpu_usm_ms"),
+                  ("ours: serial / GPU device", "serial_ms", "gpu_device_ms"),
+                  ("ours: serial / GPU managed", "serial_ms", "gpu_managed_ms")):
+    pts = [(n, num(r[a]) / num(r[b])) for n, r in zip(ns, rows) if num(r[a]) and num(r[b])]
+    if pts:
+        ax.plot(*zip(*pts), ("--" if lab.startswith("seed") else "-") + "o", ms=3, label=lab)
+ax.axhline(1.0, color="grey", lw=0.8)
+ax.set_xscale("log", base=2)
+ax.set_yscale("log")
+ax.set(xlabel="n", ylabel="speed-up (serial time / GPU time)", title="Gaussian elimination: GPU speed-up")
+ax.grid(True, alpha=0.3)
+ax.legend(fontsize=7)
+fig.tight_layout()
+fig.savefig(os.path.join(out, "speedup.png"), dpi=110)
+plt.close(fig)
+print("plots: %s, %s" % (os.path.join(out, "times.png"), os.path.join(out, "speedup.png")))
+PY
+echo "logs, tables.txt, times.csv and plots in $OUT/; tables done"

@@ -2,7 +2,7 @@
 """The seed's (004) experiments for the lle workload: tables + PNG.
 
     python3 jobs/lle_experiments.py --hybrid build/hybrid [--mode ci|full] [--out DIR]
-                                    [--backends host,cuda] [--mpiexec "mpiexec -n 1"]
+                                    [--backends auto|host|host,cuda] [--mpiexec "mpiexec -n 1"]
 
 1. KNN time against the dimension D (N = 2048; seed table 1): brute force per backend, and
    the host KD-tree.
@@ -11,7 +11,8 @@
    D = 32 (seed figure 7), end to end = sum of the phases data..eigen (slowest rank).
 4. Embedding plots at several N for both data sets (seed figures 8 and 9), written by hybrid
    itself ([output] plot, libpng).
---mode ci uses small sizes (minutes on 2 CPU cores, host backend); --mode full the seed's sizes
+--backends auto (the default): host, and cuda too when a small probe run on the CUDA backend
+passes (a usable GPU).  --mode ci uses small sizes (minutes on 2 CPU cores, host backend); --mode full the seed's sizes
 and more, on the GPU machine.  Writes DIR/tables.md, DIR/*.png (matplotlib, when importable),
 DIR/embed_*.png and prints the tables.  Exit 0 when every run passed.
 """
@@ -20,7 +21,7 @@ import argparse, os, re, subprocess, sys
 PH = re.compile(r"^(data|knn|weights|gather|assemble|eigen|quality)\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)\s*$", re.M)
 
 
-def run(a, args, name):
+def run(a, args, name, quiet=False):
     wd = os.path.join(a.out, "runs")
     os.makedirs(wd, exist_ok=True)
     cmd = a.mpiexec.split() + [a.hybrid, "run.workload=lle", "output.record=false"] + args
@@ -29,6 +30,8 @@ def run(a, args, name):
     with open(os.path.join(wd, name + ".log"), "w") as f:
         f.write(" ".join(cmd) + "\n" + out)
     if p.returncode != 0:
+        if quiet:
+            return None
         print("run %s failed (exit %d): %s" % (name, p.returncode, out.strip().splitlines()[-1] if out.strip() else ""))
         return None
     ph = {m.group(1): float(m.group(4)) for m in PH.finditer(out)}
@@ -78,12 +81,17 @@ def main():
     ap.add_argument("--hybrid", required=True)
     ap.add_argument("--mode", choices=["ci", "full"], default="ci")
     ap.add_argument("--out", default="lle-experiments")
-    ap.add_argument("--backends", default="host")
+    ap.add_argument("--backends", default="auto")
     ap.add_argument("--mpiexec", default="")
     a = ap.parse_args()
     a.hybrid = os.path.abspath(a.hybrid)
     a.out = os.path.abspath(a.out)
     os.makedirs(a.out, exist_ok=True)
+    if a.backends == "auto":
+        probe = run(a, ["lle.dataset=uniform", "lle.n=256", "lle.k=9", "lle.stage=knn", "lle.knn=brute",
+                        "run.backend=cuda"], "probe_cuda", quiet=True)
+        a.backends = "host,cuda" if probe is not None else "host"
+        print("backends: %s (auto: %s)" % (a.backends, "a CUDA probe run passed" if probe is not None else "no usable GPU"))
     bks = a.backends.split(",")
     full = a.mode == "full"
     md = "# lle: the seed's experiments (%s mode)\n\n" % a.mode

@@ -16,7 +16,9 @@
 #   total): ours (SPAI, Jacobi, none) from hybrid, and PETSc's (BCGS with our M, ParaSails,
 #   ILU(0), Jacobi, none) from hybrid-validate spai when it was built (n/a otherwise).
 # Environment: MPIEXEC (default: the one CMake found), TAU (default 0.99 generated / 0.8 files).
-# Writes $OUT/tables.txt (default spai-tables-out/) and the run logs/records beside it.
+# Writes $OUT/tables.txt (default spai-tables-out/), $OUT/table4.csv, $OUT/table4_speedup.png (speed-up
+# of setup and of setup + solve over ranks, the seed's over threads dashed; needs matplotlib) and
+# the run logs/records beside it.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
     --backend) backend=$2; shift ;;
     --tables) tables=$2; shift ;;
     --out) out=$2; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "spai-tables: error: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
   shift
@@ -48,7 +50,7 @@ MPIEXEC=${MPIEXEC:-$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCa
 export MPIEXEC=${MPIEXEC:-mpiexec} HYBRID=$build/hybrid VALIDATOR=$build/hybrid-validate
 export MODE=$mode RANKS=$ranks BACKEND=$backend TABLES=$tables OUTDIR=$out
 export MATRICES=${HY_SHARED_MATRICES:-$root/../shared/matrices} TAU=${TAU:-}
-exec python3 - <<'EOF'
+exec "${HYBRID_PYTHON:-python3}" - <<'EOF'
 import glob, json, os, shlex, subprocess, sys, time
 
 E = os.environ
@@ -147,10 +149,12 @@ if "3" in E["TABLES"]:
         P("%-28s %9s %10s | %9s %9s %9s %9s ||       %8s %8s %8s %8s" % (label, a.get("n", "?"), a.get("nnz_A", "?"),
           its(a), f(a.get("solve_s")), its(b), f(b.get("total_s")), f(s[0], "%s"), f(s[1]), f(s[2], "%s"), f(s[3])))
     P()
+t4 = {}  # label -> (our records over ranks, the seed's Table 4 or None)
 if "4" in E["TABLES"]:
     P("Table 4: SPAI setup / BiCGSTAB solve / total seconds over ranks %s (seed: GPU, 1, 2, 4, 8 threads)" % E["RANKS"])
     for label, seed, args in cases:
         ms = [run("%s-r%d" % (label, r), r, args + ["solver.precond=spai"]) for r in ranks]
+        t4[label] = (ms, SEED.get(seed, {}).get("t4"))
         st = SEED.get(seed, {}).get("t4")
         for row, key in (("setup", "setup_s"), ("solve", "solve_s"), ("total", "total_s")):
             ours = " ".join("%8s" % f(m.get(key)) for m in ms)
@@ -196,5 +200,44 @@ if "5" in E["TABLES"]:
             P("  %-10s" % row + "".join("%13s" % v for v in vals) + sv)
     P()
 tables.close()
+
+# Table 4 as CSV, and its speed-up curves (setup and total over ranks; the seed's over threads,
+# relative to 1 thread) when matplotlib is there
+if t4:
+    with open(os.path.join(out, "table4.csv"), "w") as fc:
+        fc.write("matrix,ranks,setup_s,solve_s,total_s,iterations\n")
+        for label, (ms, st) in t4.items():
+            for r, m in zip(ranks, ms):
+                fc.write("%s,%d,%s,%s,%s,%s\n" % (label, r, m.get("setup_s", ""), m.get("solve_s", ""),
+                                                 m.get("total_s", ""), m.get("iterations", "")))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        plt = None
+        print("plots: skipped (python3 has no matplotlib; make deps installs it)")
+    if plt:
+        fig, axs = plt.subplots(1, 2, figsize=(11, 4.2))
+        for ax, key, idx, title in ((axs[0], "setup_s", 0, "SPAI setup"), (axs[1], "total_s", None, "setup + solve")):
+            for k, (label, (ms, st)) in enumerate(t4.items()):
+                col = "C%d" % (k % 10)
+                base = ms[0].get(key) if ms and ms[0].get("_exit") == 0 else None
+                pts = [(r, base / m[key]) for r, m in zip(ranks, ms) if base and m.get(key) and m.get("_exit") == 0]
+                if pts:
+                    ax.plot(*zip(*pts), "-o", ms=3, color=col, label="ours " + label)
+                if st:
+                    v = st[0] if idx == 0 else [x + y for x, y in zip(*st)]
+                    thr = [1, 2, 4, 8]  # the seed's Table 4 columns after "GPU": 1, 2, 4, 8 threads
+                    ax.plot(thr, [v[1] / x for x in v[1:]], "--", color=col, alpha=0.6)
+            ax.plot(ranks, ranks, ":", color="grey", lw=0.8, label="ideal")
+            ax.set_xscale("log", base=2)
+            ax.set(xlabel="ranks (ours) / threads (seed, dashed)", ylabel="speed-up over 1", title=title)
+            ax.grid(True, alpha=0.3)
+        axs[1].legend(fontsize=6, loc="upper left")
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "table4_speedup.png"), dpi=110)
+        plt.close(fig)
+        print("plots: %s" % os.path.join(out, "table4_speedup.png"))
 print("tables: %s (run logs: %s)" % (os.path.join(out, "tables.txt"), os.path.join(out, "runs.log")))
 EOF

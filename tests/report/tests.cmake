@@ -10,12 +10,24 @@ endif()
 set_tests_properties(report_tables_plots PROPERTIES LABELS unit TIMEOUT 120)
 
 # jobs/paper-tables.sh finds the seed's table script and passes the size and the binary in that
-# script's terms: seed 000 at its smallest (n = 16, 32; seconds), the seed's figures beside ours
+# script's terms: seed 000 at its smallest (n = 16, 32; seconds), the seed's figures beside ours;
+# the tables, the CSV and (with a matplotlib Python) the two plots written
+set(HY_PAPER_PLOTS "")
+set(HY_PAPER_PLOTS_001 "")
+set(HY_PAPER_PLOTS_004 "")
+set(HY_PAPER_ENV "")
+if(HY_PLOT_PYTHON)
+  set(HY_PAPER_ENV ${CMAKE_COMMAND} -E env HYBRID_PYTHON=${HY_PLOT_PYTHON})
+  set(HY_PAPER_PLOTS --expect-file tables/times.png --expect-file tables/speedup.png)
+  set(HY_PAPER_PLOTS_001 --expect-file spai-tables-out/table4_speedup.png)
+  set(HY_PAPER_PLOTS_004 --expect-file lle-experiments/knn_vs_n.png --expect-file lle-experiments/lle_swissroll_vs_n.png)
+endif()
 add_test(NAME paper_tables_dispatch_000
   COMMAND ${HY_RUNCASE} --workdir ${HY_TEST_OUT}/paper_tables_dispatch_000
     --expect "paper-tables: seed 000 --small: \\S+/jobs/gauss-seed-tables.sh --max 256 --reps 1 --bin \\S+"
     --expect "^ +32 \\|" --reject "^ +64 \\|"
-    -- ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 000 --small --bin $<TARGET_FILE:hybrid> --max 32 --out tables)
+    --expect-file tables/tables.txt --expect-file tables/times.csv ${HY_PAPER_PLOTS}
+    -- ${HY_PAPER_ENV} ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 000 --small --bin $<TARGET_FILE:hybrid> --max 32 --out tables)
 set_tests_properties(paper_tables_dispatch_000 PROPERTIES LABELS unit TIMEOUT 120)
 
 # seeds 001 (spai: Tables 3-5 on the SuiteSparse matrices and analogues, with PETSc's peers when
@@ -24,11 +36,15 @@ add_test(NAME paper_tables_dispatch_001
   COMMAND ${HY_RUNCASE} --workdir ${HY_TEST_OUT}/paper_tables_dispatch_001 --timeout 500
     --expect "paper-tables: seed 001 --small: \\S+/jobs/spai-tables.sh" --expect "^tables: "
     --expect "ours SPAI +ours Jacobi +ours none"
-    -- ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 001 --small --bin $<TARGET_FILE:hybrid>)
+    --expect-file spai-tables-out/tables.txt --expect-file spai-tables-out/table4.csv
+    ${HY_PAPER_PLOTS_001}
+    -- ${HY_PAPER_ENV} ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 001 --small --bin $<TARGET_FILE:hybrid>)
 set_tests_properties(paper_tables_dispatch_001 PROPERTIES LABELS "slow" TIMEOUT 600)
 add_test(NAME paper_tables_dispatch_004
   COMMAND ${HY_RUNCASE} --workdir ${HY_TEST_OUT}/paper_tables_dispatch_004 --timeout 500
     --expect "paper-tables: seed 004 --small: \\S+/jobs/lle_experiments.py"
     --expect "^PASSED: lle experiments, 0 failed run" --expect "embed_swissroll_1000.png"
-    -- ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 004 --small --bin $<TARGET_FILE:hybrid>)
+    --expect-file lle-experiments/tables.md --expect-file lle-experiments/embed_swissroll_1000.png
+    ${HY_PAPER_PLOTS_004}
+    -- ${HY_PAPER_ENV} ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 004 --small --bin $<TARGET_FILE:hybrid>)
 set_tests_properties(paper_tables_dispatch_004 PROPERTIES LABELS "slow" TIMEOUT 600)

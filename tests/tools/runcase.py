@@ -71,6 +71,8 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--json-field", action="append", default=[])
     ap.add_argument("--no-files", action="store_true")
+    ap.add_argument("--expect-file", action="append", default=[],
+                    help="a file (relative to the workdir) that must exist and not be empty; a .png must be a PNG")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -122,6 +124,14 @@ def main():
         tmp = [f for f in left if ".tmp" in f]
         if tmp:
             fails.append("temporary files left in %s: %r" % (rd, tmp))
+    for f in a.expect_file:
+        path = os.path.join(wd, f)
+        if not os.path.isfile(path) or os.path.getsize(path) == 0:
+            fails.append("expected a non-empty file %s" % path)
+        elif f.endswith(".png"):
+            with open(path, "rb") as fh:
+                if fh.read(8) != b"\x89PNG\r\n\x1a\n":
+                    fails.append("%s is not a PNG file" % path)
     if a.no_files:
         left = []
         for root, dirs, files in os.walk(wd):
