@@ -36,6 +36,22 @@ typedef struct {
   int block_threads;          /* threads of the medium / large blocks */
 } k_spai_cols;
 
+/* One rank, levels 1: A's n rows in host memory (global = local indices) and what the pattern
+ * needs (eq. 3 by row maxima, or by the column maxima cmax when not NULL; the diagonal added),
+ * plus the kernel choice of k_spai_cols. */
+typedef struct {
+  int64_t n;
+  const int64_t *rowptr;
+  const int32_t *colind;
+  const double *val;
+  double tau;
+  const double *cmax;         /* n entries or NULL */
+  int max_col;
+  int small_rows, small_cols;
+  int64_t medium_elems;
+  int block_threads;
+} k_spai_single;
+
 /* Kernel statistics of one batch (columns per class, time is measured by the caller). */
 typedef struct {
   int64_t ncols_small, ncols_medium, ncols_large;
@@ -56,6 +72,18 @@ typedef struct k_spai_ops {
   /* The values of all columns (in jptr order) and the residual norms, to host memory. */
   int (*cols_result)(k_backend *be, void *state, double *mval, double *res);
   int (*cols_free)(k_backend *be, void *state);
+  /* Optional (NULL: the driver builds the pattern and M's rows on the host).  One rank, levels 1:
+   * B = A^T, the J sets (the same sets as the host pattern) and |I| bounds built by the backend
+   * from A (uploaded once), kept in a state ready for cols_index; *jptr (n + 1 offsets of the J
+   * sets, host, malloc'd here, the caller frees it).  *fits = 0 and *state = NULL when a J set
+   * exceeds max_col (the host pattern caps it). */
+  int (*single_setup)(k_backend *be, const k_spai_single *in, void **state, int64_t **jptr,
+                      int *fits);
+  /* Of a single_setup state after cols_solve: M by rows (n x n CSR, sorted columns; the transpose
+   * of the columns' values done by the backend) into host arrays malloc'd here, and the column
+   * residuals into res (n entries). */
+  int (*single_rows)(k_backend *be, void *state, int64_t **rowptr, int32_t **colind, double **val,
+                     double *res);
 
   /* A local sparse matrix in CSR (rows x cols, local column indices), on the device. */
   int (*mat_create)(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,

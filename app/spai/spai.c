@@ -47,6 +47,9 @@ static const cfg_key spai_keys[] = {
     "cuda: a block per column in shared memory when |I| |J| <= this, else global memory" },
   { "spai", "gpu_block", CFG_INT, "128", 32, 1024, NULL,
     "cuda: threads per block of the medium and large kernels (multiple of 32)" },
+  { "spai", "gpu_setup", CFG_ENUM, "device", 0, 0, "device|host",
+    "cuda, 1 rank, levels 1, filter 0: device = B = A^T, the pattern and M's rows built on the GPU "
+    "(cuSPARSE csr2csc, A uploaded once); host = built on the host and uploaded (same M)" },
   { "solver", "solve", CFG_BOOL, "true", 0, 0, NULL,
     "false: build the preconditioner only (setup benchmarks, M comparisons)" },
   { "solver", "precond", CFG_ENUM, "spai", 0, 0, "spai|jacobi|none",
@@ -253,7 +256,7 @@ static int spai_run(hy_ctx *ctx) {
                     cfg_is(c, "spai.threshold", "column"), cfg_is(c, "spai.scale", "diag"),
                     cfg_int(c, "spai.workspace_mb") << 20, (int)cfg_int(c, "spai.gpu_small_rows"),
                     (int)cfg_int(c, "spai.gpu_small_cols"), (int)cfg_int(c, "spai.gpu_block"),
-                    cfg_int(c, "spai.gpu_medium_elems") };
+                    cfg_int(c, "spai.gpu_medium_elems"), cfg_is(c, "spai.gpu_setup", "device") };
     spai_info si;
     HY_MPI(MPI_Barrier(ctx->comm));
     double t0 = hy_wtime();

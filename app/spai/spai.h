@@ -17,6 +17,8 @@ typedef struct {
   int64_t workspace;   /* bytes of submatrices per chunk */
   int small_rows, small_cols, block_threads;
   int64_t medium_elems;
+  int device_setup;    /* 1: one rank, levels 1, no filter: pattern and M's rows by the backend
+                        * where it has them (cuda) */
 } spai_opts;
 
 typedef struct {

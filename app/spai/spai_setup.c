@@ -505,7 +505,21 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   }
   hy_csr p, pt, bt;
   int shared = 0;   /* pt.colind is bt.colind (one rank, every entry of A kept) */
-  if (size == 1 && opt->levels == 1) {
+  memset(&pt, 0, sizeof pt);
+  memset(&bt, 0, sizeof bt);
+  void *st = NULL;          /* the backend's state of the columns */
+  int64_t *djptr = NULL;    /* dev: the J offsets (host copy) */
+  int dev = 0;              /* the backend built B, the J sets (and builds M's rows) from A */
+  if (size == 1 && opt->levels == 1 && opt->filter <= 0 && opt->device_setup && ko->single_setup) {
+    /* A is uploaded once; B = A^T, J and the |I| bounds stay on the device (dev = 0: a J set
+     * over max_col, the host pattern below caps it) */
+    k_spai_single in = { a->m, a->rowptr, a->colind, a->val, opt->tau, cmax, opt->max_col,
+                         opt->small_rows, opt->small_cols, opt->medium_elems, opt->block_threads };
+    HY_CALL(hy_agree(comm, ko->single_setup(be, &in, &st, &djptr, &dev)));
+  }
+  if (dev) {
+    /* nothing on the host: the device holds the pattern */
+  } else if (size == 1 && opt->levels == 1) {
     /* one pass over A's rows gives B = A^T and the J sets together */
     HY_CALL(pattern_single(a, opt->tau, cmax, opt->max_col, &bt, &pt, &shared));
   } else {
@@ -534,7 +548,7 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
     }
   }
   free(cmax);
-  HY_CALL(pattern_cap(&pt, r0, opt->max_col));
+  if (!dev) HY_CALL(pattern_cap(&pt, r0, opt->max_col));
   hy_phase_end(ctx, "spai pattern");
 
   /* ---- distribution: columns balanced by cost |I| |J|^2 (|I| estimated) ---- */
@@ -573,9 +587,13 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   }
   /* the rows of B my columns need */
   hy_csr bx;
+  memset(&bx, 0, sizeof bx);
   int64_t nj = jc.nnz;
   int32_t *jloc = NULL, *kglob = NULL;
   int64_t *iub = NULL;
+  if (dev) {
+    info->cost_imbalance = 1;  /* one rank; B, J and |I| bounds are on the device */
+  } else {
   HY_MALLOC(kglob, ncol + 1);
   HY_MALLOC(iub, ncol + 1);
   if (size == 1) {
@@ -657,16 +675,17 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   } else {
     info->cost_imbalance = 1;
   }
+  }
   hy_phase_end(ctx, "spai distribute");
 
   /* ---- index sets, submatrices, QR + solve on the backend ---- */
   k_spai_cols d = { ncol, kglob, jc.rowptr, jloc, bx.m, bx.rowptr, bx.colind, bx.val, iub,
                     opt->small_rows, opt->small_cols, opt->medium_elems, opt->block_threads };
-  void *st = NULL;
+  const int64_t *jp = dev ? djptr : jc.rowptr;   /* J offsets of my columns */
   int32_t *isize = NULL;
   HY_MALLOC(isize, ncol + 1);
   hy_phase_begin(ctx, "spai index sets");
-  int rc = ko->cols_setup(be, &d, &st);
+  int rc = dev ? HY_OK : ko->cols_setup(be, &d, &st);
   if (rc == HY_OK) rc = ko->cols_index(be, st, isize);
   hy_phase_end(ctx, "spai index sets");
   HY_CALL(hy_agree(comm, rc));
@@ -676,7 +695,7 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   while (c < ncol && rc == HY_OK) {
     int64_t e = c, bytes = 0;
     while (e < ncol) {
-      int64_t b = (int64_t)isize[e] * (jc.rowptr[e + 1] - jc.rowptr[e]) * 8;
+      int64_t b = (int64_t)isize[e] * (jp[e + 1] - jp[e]) * 8;
       if (e > c && bytes + b > opt->workspace) break;
       bytes += b;
       e++;
@@ -696,10 +715,39 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   hy_phase_begin(ctx, "spai assembly");
   double *res = NULL;
   HY_MALLOC(res, ncol + 1);
+  int64_t bad = -1, dropped = 0;
+  if (dev) {
+    /* M's rows by the backend's transpose of the columns (no filter on this path) */
+    memset(m, 0, sizeof *m);
+    rc = ko->single_rows(be, st, &m->rowptr, &m->colind, &m->val, res);
+    ko->cols_free(be, st);
+    free(djptr);
+    free(isize);
+    HY_CALL(hy_agree(comm, rc));
+    m->m = m->n = pr->n;
+    m->nnz = m->rowptr[pr->n];
+    /* the smallest column with a non-finite value or residual, as the column path finds it */
+    for (int64_t i = 0; i < m->m; i++)
+      for (int64_t e = m->rowptr[i]; e < m->rowptr[i + 1]; e++)
+        if (!isfinite(m->val[e]) && (bad < 0 || m->colind[e] < bad)) bad = m->colind[e];
+    for (int64_t k = 0; k < ncol; k++)
+      if (!isfinite(res[k]) && (bad < 0 || k < bad)) {
+        bad = k;
+        break;
+      }
+    rc = bad >= 0 ? hy_err(HY_ENUMERIC, "SPAI column %lld has a non-finite value", (long long)bad) : HY_OK;
+    HY_CALL(hy_agree(comm, rc));
+    if (sinv) {  /* M = D^-1/2 Mhat D^-1/2, the column path's products */
+      for (int64_t i = 0; i < m->m; i++)
+        for (int64_t e = m->rowptr[i]; e < m->rowptr[i + 1]; e++)
+          m->val[e] *= sinv[i] * sinv[m->colind[e]];
+      free(sinv);
+      csr_clear(&as);
+    }
+  } else {
   rc = ko->cols_result(be, st, jc.val, res);
   ko->cols_free(be, st);
   HY_CALL(hy_agree(comm, rc));
-  int64_t bad = -1, dropped = 0;
   if (opt->filter > 0) {
     int64_t nz = 0;
     for (int64_t k = 0; k < ncol; k++) {
@@ -755,6 +803,7 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   csr_clear(&bx);
   if (size > 1) free(jloc);
   free(kglob); free(iub); free(isize);
+  }
   hy_phase_end(ctx, "spai assembly");
 
   /* ---- figures ---- */

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <vector>
 
+#include <cub/cub.cuh>
+
 /* ------------------------------------------------------------------ device helpers */
 __device__ __forceinline__ double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -270,6 +272,8 @@ typedef struct {
     if (b_) HY_CUDA(cudaMemcpyAsync((dst), (src), b_, cudaMemcpyHostToDevice, st->stream)); \
   } while (0)
 
+static int cols_work_alloc(k_backend *be, c_cols *s);
+
 /* Upload the description.  Local. */
 static int c_cols_setup(k_backend *be, const k_spai_cols *d, void **state) {
   k_cuda_state *st = k_cuda_st(be);
@@ -290,6 +294,15 @@ static int c_cols_setup(k_backend *be, const k_spai_cols *d, void **state) {
   UPLOAD(s->bcol, d->bcol, s->nbz);
   UPLOAD(s->bval, d->bval, s->nbz);
   UPLOAD(s->iub, d->iub, s->ncols + 1);
+  HY_CALL(cols_work_alloc(be, s));
+  *state = s;
+  return HY_OK;
+}
+
+/* The work arrays of the columns (index sets, values, residuals) and the shared-memory opt-in of
+ * the QR kernel, once s->ncols, nj and niub are set.  Local. */
+static int cols_work_alloc(k_backend *be, c_cols *s) {
+  k_cuda_state *st = k_cuda_st(be);
   HY_CALL(be->ops->alloc(be, (void **)&s->iset, (size_t)(s->niub + 1) * sizeof(int32_t)));
   HY_CALL(be->ops->alloc(be, (void **)&s->isize, (size_t)(s->ncols + 1) * sizeof(int32_t)));
   HY_CALL(be->ops->alloc(be, (void **)&s->head, (size_t)(s->nj + 1) * sizeof(int64_t)));
@@ -302,7 +315,6 @@ static int c_cols_setup(k_backend *be, const k_spai_cols *d, void **state) {
   HY_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   s->smem_max = optin - 1024;  /* room for the static reduction arrays */
   HY_CUDA(cudaFuncSetAttribute(k_qr<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, s->smem_max));
-  *state = s;
   return HY_OK;
 }
 
@@ -439,6 +451,279 @@ static int c_cols_free(k_backend *be, void *state) {
   delete s->hisize;
   free(s);
   return HY_OK;
+}
+
+/* ------------------------------------------------------------------ one rank: pattern and rows */
+__global__ void k_i32_to_i64(int64_t n, const int32_t *__restrict__ in, int64_t *__restrict__ out) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+__global__ void k_i64_to_i32(int64_t n, const int64_t *__restrict__ in, int32_t *__restrict__ out) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = (int32_t)in[i];
+}
+__global__ void k_iota(int64_t n, int32_t *__restrict__ out) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = (int32_t)i;
+}
+/* mx[i] = max_j |a_ij| (a thread per row, the host's comparison order). */
+__global__ void k_rowmax(int64_t n, const int32_t *__restrict__ rp, const double *__restrict__ val,
+                         double *__restrict__ mx) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double m = 0;
+  for (int32_t e = rp[i]; e < rp[i + 1]; e++)
+    if (fabs(val[e]) > m) m = fabs(val[e]);
+  mx[i] = m;
+}
+/* J_k from B's row k (A's column k), a thread per k, exactly as the host's pattern_single: the
+ * rows i with |a_ik| > (1 - tau) m (m = max_j |a_ij|, or cmax[k]) and a_ik != 0, and k itself
+ * (kept, or inserted in order where A has no diagonal).  FILL = false: the count into cnt[k];
+ * true: the indices into jloc + jptr[k]. */
+template <bool FILL>
+__global__ void k_jsets(int64_t n, const int64_t *__restrict__ bptr, const int32_t *__restrict__ bcol,
+                        const double *__restrict__ bval, double tau, const double *__restrict__ cmax,
+                        const double *__restrict__ mx, int64_t *__restrict__ cnt,
+                        const int64_t *__restrict__ jptr, int32_t *__restrict__ jloc) {
+  int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  int64_t nz = FILL ? jptr[k] : 0;
+  int diag = 0;
+  const double ck = cmax ? cmax[k] : 0, ct = (1.0 - tau) * ck;
+  for (int64_t e = bptr[k]; e < bptr[k + 1]; e++) {
+    int32_t i = bcol[e];
+    if (!diag && i > k) {
+      if (FILL) jloc[nz] = (int32_t)k;
+      nz++;
+      diag = 1;
+    }
+    if (i == k) {
+      if (FILL) jloc[nz] = i;
+      nz++;
+      diag = 1;
+      continue;
+    }
+    double v = fabs(bval[e]), m = cmax ? ck : mx[i];
+    if (v > (cmax ? ct : (1.0 - tau) * m) && v > 0) {
+      if (FILL) jloc[nz] = i;
+      nz++;
+    }
+  }
+  if (!diag) {
+    if (FILL) jloc[nz] = (int32_t)k;
+    nz++;
+  }
+  if (!FILL) cnt[k] = nz;
+}
+/* cnt[k] = sum over J_k of the lengths of B's rows (the bound on |I_k|). */
+__global__ void k_ibound(int64_t n, const int64_t *__restrict__ jptr, const int32_t *__restrict__ jloc,
+                         const int64_t *__restrict__ bptr, int64_t *__restrict__ cnt) {
+  int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  int64_t s = 0;
+  for (int64_t t = jptr[k]; t < jptr[k + 1]; t++) s += bptr[jloc[t] + 1] - bptr[jloc[t]];
+  cnt[k] = s;
+}
+
+static inline unsigned grid_of(int64_t n) { return (unsigned)((n + 255) / 256); }
+
+/* Device temporaries of single_setup / single_rows, freed whatever happened. */
+typedef struct {
+  int32_t *rp32, *col32, *bp32;
+  double *val, *mx, *cmax;
+  int64_t *cnt;
+  void *buf, *scan;
+} c_tmp;
+
+static void tmp_free(k_backend *be, c_tmp *t) {
+  void *p[] = { t->rp32, t->col32, t->bp32, t->val, t->mx, t->cmax, t->cnt, t->buf, t->scan };
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) be->ops->free(be, p[i]);
+  memset(t, 0, sizeof *t);
+}
+
+/* out[0..n] = exclusive prefix sums of in[0..n] (CUB), scratch in t->scan.  Local. */
+static int scan_i64(k_backend *be, c_tmp *t, size_t *scan_bytes, const int64_t *in, int64_t *out,
+                    int64_t count) {
+  k_cuda_state *st = k_cuda_st(be);
+  size_t need = 0;
+  HY_CUDA(cub::DeviceScan::ExclusiveSum(NULL, need, in, out, (int)count, st->stream));
+  if (need > *scan_bytes) {
+    HY_CALL(be->ops->free(be, t->scan));
+    t->scan = NULL;
+    HY_CALL(be->ops->alloc(be, &t->scan, need));
+    *scan_bytes = need;
+  }
+  HY_CUDA(cub::DeviceScan::ExclusiveSum(t->scan, need, in, out, (int)count, st->stream));
+  return HY_OK;
+}
+
+/* The body of c_single_setup.  Local. */
+static int single_build(k_backend *be, const k_spai_single *in, c_cols *s, c_tmp *t,
+                        int64_t **jptr_out, int *fits) {
+  k_cuda_state *st = k_cuda_st(be);
+  const int64_t n = in->n, nnz = in->rowptr[n];
+  /* A (rows, 32-bit offsets for cuSPARSE) to the device; B = A^T by cusparseCsr2cscEx2 */
+  std::vector<int32_t> rp((size_t)n + 1);
+  for (int64_t i = 0; i <= n; i++) rp[i] = (int32_t)in->rowptr[i];
+  UPLOAD(t->rp32, rp.data(), n + 1);
+  UPLOAD(t->col32, in->colind, nnz);
+  UPLOAD(t->val, in->val, nnz);
+  HY_CALL(be->ops->alloc(be, (void **)&t->bp32, (size_t)(n + 1) * sizeof(int32_t)));
+  HY_CALL(be->ops->alloc(be, (void **)&s->bcol, (size_t)nnz * sizeof(int32_t)));
+  HY_CALL(be->ops->alloc(be, (void **)&s->bval, (size_t)nnz * sizeof(double)));
+  size_t bytes = 0;
+  HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(st->cusparse, (int)n, (int)n, (int)nnz, t->val, t->rp32,
+                                            t->col32, s->bval, t->bp32, s->bcol, CUDA_R_64F,
+                                            CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                            CUSPARSE_CSR2CSC_ALG1, &bytes));
+  HY_CALL(be->ops->alloc(be, &t->buf, bytes ? bytes : 8));
+  HY_CUSPARSE(cusparseCsr2cscEx2(st->cusparse, (int)n, (int)n, (int)nnz, t->val, t->rp32, t->col32,
+                                 s->bval, t->bp32, s->bcol, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
+                                 CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, t->buf));
+  HY_CALL(be->ops->alloc(be, (void **)&s->bptr, (size_t)(n + 1) * sizeof(int64_t)));
+  k_i32_to_i64<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, t->bp32, s->bptr);
+  HY_CUDA_LAUNCH();
+  /* thresholds: row maxima of A, or the given column maxima */
+  if (in->cmax) {
+    UPLOAD(t->cmax, in->cmax, n);
+  } else {
+    HY_CALL(be->ops->alloc(be, (void **)&t->mx, (size_t)n * sizeof(double)));
+    k_rowmax<<<grid_of(n), 256, 0, st->stream>>>(n, t->rp32, t->val, t->mx);
+    HY_CUDA_LAUNCH();
+  }
+  /* J sets: counts, offsets (to the host: the caller chunks by them), indices */
+  HY_CALL(be->ops->alloc(be, (void **)&t->cnt, (size_t)(n + 1) * sizeof(int64_t)));
+  HY_CUDA(cudaMemsetAsync(t->cnt, 0, (size_t)(n + 1) * sizeof(int64_t), st->stream));
+  k_jsets<false><<<grid_of(n), 256, 0, st->stream>>>(n, s->bptr, s->bcol, s->bval, in->tau, t->cmax,
+                                                     t->mx, t->cnt, NULL, NULL);
+  HY_CUDA_LAUNCH();
+  HY_CALL(be->ops->alloc(be, (void **)&s->jptr, (size_t)(n + 1) * sizeof(int64_t)));
+  size_t scan_bytes = 0;
+  HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, s->jptr, n + 1));
+  int64_t *jp = (int64_t *)malloc((size_t)(n + 1) * sizeof(int64_t));
+  if (!jp) return hy_err(HY_ESYS, "out of memory for %lld J offsets", (long long)n);
+  *jptr_out = jp;
+  HY_CUDA(cudaMemcpyAsync(jp, s->jptr, (size_t)(n + 1) * sizeof(int64_t), cudaMemcpyDeviceToHost,
+                          st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  for (int64_t k = 0; k < n; k++)
+    if (jp[k + 1] - jp[k] > in->max_col) return HY_OK;  /* *fits stays 0: the host pattern caps */
+  s->nj = jp[n];
+  if (s->nj > INT32_MAX)
+    return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
+  HY_CALL(be->ops->alloc(be, (void **)&s->jloc, (size_t)(s->nj + 1) * sizeof(int32_t)));
+  k_jsets<true><<<grid_of(n), 256, 0, st->stream>>>(n, s->bptr, s->bcol, s->bval, in->tau, t->cmax,
+                                                    t->mx, NULL, s->jptr, s->jloc);
+  HY_CUDA_LAUNCH();
+  /* |I| bounds and their offsets */
+  k_ibound<<<grid_of(n), 256, 0, st->stream>>>(n, s->jptr, s->jloc, s->bptr, t->cnt);
+  HY_CUDA_LAUNCH();
+  HY_CALL(be->ops->alloc(be, (void **)&s->iub, (size_t)(n + 1) * sizeof(int64_t)));
+  HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, s->iub, n + 1));
+  HY_CUDA(cudaMemcpyAsync(&s->niub, s->iub + n, sizeof(int64_t), cudaMemcpyDeviceToHost, st->stream));
+  HY_CALL(be->ops->alloc(be, (void **)&s->kglob, (size_t)n * sizeof(int32_t)));
+  k_iota<<<grid_of(n), 256, 0, st->stream>>>(n, s->kglob);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  if (s->niub > INT32_MAX)
+    return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
+  /* the host description the cols_* functions read: offsets and kernel choice */
+  memset(&s->d, 0, sizeof s->d);
+  s->d.ncols = n;
+  s->d.jptr = jp;
+  s->d.nb = n;
+  s->d.small_rows = in->small_rows;
+  s->d.small_cols = in->small_cols;
+  s->d.medium_elems = in->medium_elems;
+  s->d.block_threads = in->block_threads;
+  s->ncols = n;
+  s->nb = n;
+  s->nbz = nnz;
+  HY_CALL(cols_work_alloc(be, s));
+  *fits = 1;
+  return HY_OK;
+}
+
+/* One rank, levels 1: B, the J sets and the |I| bounds built on the device from A.  Local. */
+static int c_single_setup(k_backend *be, const k_spai_single *in, void **state, int64_t **jptr,
+                          int *fits) {
+  *state = NULL;
+  *jptr = NULL;
+  *fits = 0;
+  int64_t n = in->n, nnz = in->rowptr[in->n];
+  if (n < 1 || nnz < 1) return HY_OK;  /* nothing the device would gain: the host pattern */
+  if (nnz > INT32_MAX || n >= INT32_MAX)
+    return hy_err(HY_ESYS, "spai cuda: A with %lld entries exceeds the 32-bit indices of cuSPARSE's "
+                  "transpose (use more ranks)", (long long)nnz);
+  c_cols *s = (c_cols *)calloc(1, sizeof *s);
+  if (!s) return hy_err(HY_ESYS, "out of memory");
+  c_tmp t;
+  memset(&t, 0, sizeof t);
+  int rc = single_build(be, in, s, &t, jptr, fits);
+  tmp_free(be, &t);
+  if (rc != HY_OK || !*fits) {
+    *fits = 0;
+    c_cols_free(be, s);
+    free(*jptr);
+    *jptr = NULL;
+    return rc;
+  }
+  *state = s;
+  return HY_OK;
+}
+
+/* The body of c_single_rows.  Local. */
+static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr, int32_t *colind,
+                            double *val, double *res) {
+  k_cuda_state *st = k_cuda_st(be);
+  const int64_t n = s->ncols, nj = s->nj;
+  HY_CALL(be->ops->alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));  /* jptr */
+  HY_CALL(be->ops->alloc(be, (void **)&t->bp32, (size_t)(n + 1) * sizeof(int32_t)));  /* M rows */
+  HY_CALL(be->ops->alloc(be, (void **)&t->col32, (size_t)(nj + 1) * sizeof(int32_t)));
+  HY_CALL(be->ops->alloc(be, (void **)&t->val, (size_t)(nj + 1) * sizeof(double)));
+  k_i64_to_i32<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, s->jptr, t->rp32);
+  HY_CUDA_LAUNCH();
+  /* M by columns (row k of the CSR = column k of M, indices = M's rows) -> M by rows */
+  size_t bytes = 0;
+  HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(st->cusparse, (int)n, (int)n, (int)nj, s->mval, t->rp32,
+                                            s->jloc, t->val, t->bp32, t->col32, CUDA_R_64F,
+                                            CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                            CUSPARSE_CSR2CSC_ALG1, &bytes));
+  HY_CALL(be->ops->alloc(be, &t->buf, bytes ? bytes : 8));
+  HY_CUSPARSE(cusparseCsr2cscEx2(st->cusparse, (int)n, (int)n, (int)nj, s->mval, t->rp32, s->jloc,
+                                 t->val, t->bp32, t->col32, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
+                                 CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, t->buf));
+  std::vector<int32_t> rp((size_t)n + 1);
+  HY_CUDA(cudaMemcpyAsync(rp.data(), t->bp32, (size_t)(n + 1) * sizeof(int32_t),
+                          cudaMemcpyDeviceToHost, st->stream));
+  HY_CUDA(cudaMemcpyAsync(colind, t->col32, (size_t)nj * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                          st->stream));
+  HY_CUDA(cudaMemcpyAsync(val, t->val, (size_t)nj * sizeof(double), cudaMemcpyDeviceToHost,
+                          st->stream));
+  HY_CUDA(cudaMemcpyAsync(res, s->res, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost,
+                          st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  for (int64_t i = 0; i <= n; i++) rowptr[i] = rp[i];
+  return HY_OK;
+}
+
+/* M by rows from the device columns of a single_setup state, to the host.  Local. */
+static int c_single_rows(k_backend *be, void *state, int64_t **rowptr, int32_t **colind,
+                         double **val, double *res) {
+  c_cols *s = (c_cols *)state;
+  *rowptr = (int64_t *)malloc((size_t)(s->ncols + 1) * sizeof(int64_t));
+  *colind = (int32_t *)malloc((size_t)(s->nj + 1) * sizeof(int32_t));
+  *val = (double *)malloc((size_t)(s->nj + 1) * sizeof(double));
+  if (!*rowptr || !*colind || !*val) {
+    free(*rowptr); free(*colind); free(*val);
+    *rowptr = NULL; *colind = NULL; *val = NULL;
+    return hy_err(HY_ESYS, "out of memory for M's %lld entries", (long long)s->nj);
+  }
+  c_tmp t;
+  memset(&t, 0, sizeof t);
+  int rc = single_transpose(be, s, &t, *rowptr, *colind, *val, res);
+  tmp_free(be, &t);
+  return rc;
 }
 
 /* ------------------------------------------------------------------ sparse matrices */
@@ -624,5 +909,6 @@ static int c_dots(k_backend *be, int64_t n, int np, const double *const *x, cons
 
 extern "C" const k_spai_ops k_spai_cuda_ops = {
   c_cols_setup, c_cols_index, c_cols_submat, c_cols_solve, c_cols_result, c_cols_free,
+  c_single_setup, c_single_rows,
   c_mat_create, c_mat_free, c_mat_spmv, c_gather, c_axpbypcz, c_dots,
 };

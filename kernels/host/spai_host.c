@@ -290,5 +290,6 @@ static int h_dots(k_backend *be, int64_t n, int npair, const double *const *x,
 
 const k_spai_ops k_spai_host_ops = {
   h_cols_setup, h_cols_index, h_cols_submat, h_cols_solve, h_cols_result, h_cols_free,
+  NULL, NULL,  /* single_setup, single_rows: the driver's host pattern and transpose are these */
   h_mat_create, h_mat_free, h_mat_spmv, h_gather, h_axpbypcz, h_dots,
 };
