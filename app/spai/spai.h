@@ -30,6 +30,7 @@ typedef struct {
   int64_t max_i, max_j;
   int64_t dropped_filter;      /* entries removed by the filter */
   double cost_imbalance;       /* max / mean of the ranks' estimated cost */
+  int device_setup;            /* pattern and M's rows were built by the backend (single_setup) */
 } spai_info;
 
 /* Build the SPAI preconditioner of the distributed A (local rows under pr, global columns):

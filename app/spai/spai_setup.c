@@ -517,6 +517,7 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
                          opt->small_rows, opt->small_cols, opt->medium_elems, opt->block_threads };
     HY_CALL(hy_agree(comm, ko->single_setup(be, &in, &st, &djptr, &dev)));
   }
+  info->device_setup = dev;
   if (dev) {
     /* nothing on the host: the device holds the pattern */
   } else if (size == 1 && opt->levels == 1) {

@@ -261,6 +261,7 @@ typedef struct {
   double *bval, *mval, *res, *work, *rwork;
   size_t work_cap, rwork_cap, list_cap, aoff_cap;
   unsigned long long *deficient;
+  unsigned long long def_seen;   /* the counter's value reported so far */
   std::vector<int32_t> *hisize;
   int smem_max;                  /* dynamic shared memory opt-in limit (bytes) */
 } c_cols;
@@ -427,7 +428,12 @@ static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_sp
     HY_CUDA_LAUNCH();
     off += cls[k].size();
   }
+  /* rank-deficient columns of this chunk (the counter runs over all chunks) */
+  unsigned long long def = 0;
+  HY_CUDA(cudaMemcpyAsync(&def, s->deficient, sizeof def, cudaMemcpyDeviceToHost, st->stream));
   HY_CUDA(cudaStreamSynchronize(st->stream));  /* the class lists are host vectors */
+  ks->rank_deficient += (int64_t)(def - s->def_seen);
+  s->def_seen = def;
   return HY_OK;
 }
 

@@ -8,7 +8,7 @@ set(M ${HY_SHARED_MATRICES})
 
 # a spai_check.py mode as a test (exit 77 = skipped: a needed file is absent)
 function(spai_multi NAME MODE)
-  cmake_parse_arguments(S "" "TIMEOUT;RTOL" "RANKS;NEED;LABELS;ARGS" ${ARGN})
+  cmake_parse_arguments(S "SAME_ITERS" "TIMEOUT;RTOL" "RANKS;NEED;LABELS;ARGS" ${ARGN})
   if(NOT S_TIMEOUT)
     set(S_TIMEOUT 180)
   endif()
@@ -22,6 +22,9 @@ function(spai_multi NAME MODE)
   set(vopt "")
   if(S_RTOL)
     list(APPEND vopt --rtol ${S_RTOL})
+  endif()
+  if(S_SAME_ITERS)
+    list(APPEND vopt --same-iters)
   endif()
   if(TARGET hybrid-validate)
     list(APPEND vopt --validator $<TARGET_FILE:hybrid-validate>)
@@ -164,6 +167,30 @@ if(HYBRID_GPU_TESTS)
   # M agrees to ~1e-3 of a column's largest entry, the residual ||AM - I||_F to 1e-8
   spai_multi(spai_gpu_vs_host_rajat19 gpu-backends RANKS 1 LABELS gpu NEED ${M}/rajat19.mtx RTOL 1e-2
     ARGS matrix.source=file matrix.file=${M}/rajat19.mtx solver.max_iter=200)
+  # the device setup (one rank: B = A^T, J sets and M's rows on the GPU, spai.gpu_setup=device,
+  # the default) and the host-built setup against the host backend: M to 1e-12 of each column's
+  # largest entry, the same pattern, the same iterations; random right-hand sides (fresh seeds)
+  spai_multi(spai_gpu_devsetup_cfd27 gpu-backends RANKS 1 LABELS gpu RTOL 1e-12 SAME_ITERS
+    ARGS matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99 matrix.rhs=random
+         run.seed=48151)
+  spai_multi(spai_gpu_devsetup_colthr_scale gpu-backends RANKS 1 LABELS gpu RTOL 1e-12 SAME_ITERS
+    ARGS matrix.generator=convdiff3d matrix.size=13824 matrix.peclet=2 spai.tau=0.7
+         spai.threshold=column spai.scale=diag matrix.rhs=random run.seed=62342)
+  # J sets over max_col: the device pattern declines, the host pattern caps them
+  spai_multi(spai_gpu_devsetup_capped gpu-backends RANKS 1 LABELS gpu RTOL 1e-12 SAME_ITERS
+    ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 spai.max_col=20
+         matrix.rhs=random run.seed=9127)
+  spai_multi(spai_gpu_hostsetup_cfd27 gpu-backends RANKS 1 LABELS gpu RTOL 1e-12 SAME_ITERS
+    ARGS matrix.generator=convdiff3d27 matrix.size=13824 spai.tau=0.99 spai.gpu_setup=host
+         matrix.rhs=random run.seed=30517)
+  spai_multi(spai_gpu_setup_cfd27_r2 gpu-backends RANKS 2 LABELS gpu RTOL 1e-12 SAME_ITERS
+    ARGS matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99 matrix.rhs=random
+         run.seed=77003)
+  foreach(r 1 2)
+    spai_multi(spai_gpu_devsetup_orsirr_1_r${r} gpu-backends RANKS ${r} LABELS gpu RTOL 1e-12
+      SAME_ITERS NEED ${M}/orsirr_1.mtx
+      ARGS matrix.source=file matrix.file=${M}/orsirr_1.mtx matrix.rhs=random run.seed=5521${r})
+  endforeach()
   spai_multi(spai_gpu_verdict_e05r0100 verdict RANKS 1 LABELS gpu NEED ${M}/e05r0100.mtx.gz
     ARGS run.backend=cuda matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
 endif()
