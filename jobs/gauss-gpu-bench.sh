@@ -4,9 +4,14 @@
 #      target factorization rate >= 1.15 x cuSOLVER's
 #   2. mixed (FP32 LU + FP64 refinement) n=32768: target time <= 0.4 x cuSOLVER FP64 solve
 #   3. blocked FP64 n=1024 (mean of 10 runs after a warm-up): target <= 3 ms
-#   4. blocked FP64 n=32768 on 2 GPUs vs 1: target speed-up >= 1.8
+#   4. blocked FP64 n=32768 on 2 GPUs vs 1: target speed-up >= 1.8, with both 2-GPU grids (1x2:
+#      L panels broadcast along the row; 2x1: U rows down the column, panel gather and swaps
+#      through MPI); the faster one is compared; each log says its broadcast path ("gauss: panel
+#      broadcasts: nccl ..." or "mpi (host-staged): why")
+#   5. (not in the default list) 2 GPUs, grid 1x2, gauss.bcast=mpi: the host-staged path, to
+#      compare with item 4's NCCL figure
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4] [-- extra key=value ...]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5]] [-- extra key=value ...]
 set -u
 BIN=build-gpu/hybrid
 MPIEXEC=mpiexec
@@ -22,11 +27,12 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --) shift; EXTRA=("$@"); break ;;
-    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "gauss-gpu-bench.sh: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done
 HERE=$(cd "$(dirname "$0")/.." && pwd)
+export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}   # no NVLink multicast
 INI=$HERE/config/bench-gauss.ini
 mkdir -p "$OUT"
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
@@ -35,7 +41,7 @@ run() {  # run NAME RANKS ARGS...
   echo "== $name: $np rank(s): $*"
   $MPIEXEC -n "$np" "$BIN" "$INI" output.dir="$OUT/records" "$@" "${EXTRA[@]+"${EXTRA[@]}"}" > "$OUT/$name.log" 2>&1
   echo "   exit $?"
-  grep -E "^(reference|compare|mixed: [0-9]|repeat|PASSED|FAILED)|^[NSB][DSM][HG]|Gflops per|scaled" "$OUT/$name.log" | sed 's/^/   /'
+  grep -E "^(reference|compare|mixed: [0-9]|repeat|PASSED|FAILED|gauss: panel broadcasts)|^[NSB][DSM][HG]|Gflops per|scaled" "$OUT/$name.log" | sed 's/^/   /'
 }
 tval() { awk '/^[NSB][DSM][HG]F? /{print $6; exit}' "$OUT/$1.log"; }
 if want 1; then run fp64_$N 1 gauss.n=$N; fi
@@ -44,10 +50,25 @@ if want 3; then
   run fp64_1024 1 gauss.n=1024 gauss.compare_cusolver=false gauss.repeat=11
   t=$(tval fp64_1024); [ -n "$t" ] && awk -v t="$t" 'BEGIN{printf "target n=1024: %.3f ms (target <= 3 ms): %s\n", t*1e3, (t*1e3 <= 3 ? "met" : "NOT met")}'
 fi
+bcast() { sed -n 's/^gauss: panel broadcasts: \([a-z]*\).*/\1/p' "$OUT/$1.log" | head -1; }
 if want 4; then
   run fp64_${N}_1gpu 1 gauss.n=$N gauss.compare_cusolver=false
-  run fp64_${N}_2gpu 2 gauss.n=$N gauss.compare_cusolver=false
-  t1=$(tval fp64_${N}_1gpu); t2=$(tval fp64_${N}_2gpu)
-  [ -n "$t1" ] && [ -n "$t2" ] && awk -v a="$t1" -v b="$t2" 'BEGIN{printf "target 2 GPUs vs 1: %.3f s vs %.3f s, speed-up %.3f (target >= 1.8): %s\n", b, a, a/b, (a/b >= 1.8 ? "met" : "NOT met")}'
+  run fp64_${N}_2gpu 2 gauss.n=$N gauss.compare_cusolver=false gauss.grid=1x2
+  run fp64_${N}_2gpu_2x1 2 gauss.n=$N gauss.compare_cusolver=false gauss.grid=2x1
+  t1=$(tval fp64_${N}_1gpu)
+  best=""; bt=""
+  for g in "1x2:fp64_${N}_2gpu" "2x1:fp64_${N}_2gpu_2x1"; do
+    t=$(tval "${g#*:}")
+    [ -n "$t1" ] && [ -n "$t" ] && awk -v a="$t1" -v b="$t" -v g="${g%%:*}" -v bc="$(bcast "${g#*:}")" \
+      'BEGIN{printf "2 GPUs, grid %s, broadcasts %s: %.3f s vs 1 GPU %.3f s, speed-up %.3f\n", g, bc, b, a, a/b}'
+    if [ -n "$t" ] && { [ -z "$bt" ] || awk -v t="$t" -v b="$bt" 'BEGIN{exit !(t < b)}'; }; then bt=$t; best=$g; fi
+  done
+  [ -n "$t1" ] && [ -n "$bt" ] && awk -v a="$t1" -v b="$bt" -v g="${best%%:*}" -v bc="$(bcast "${best#*:}")" \
+    'BEGIN{printf "target 2 GPUs vs 1 (grid %s, broadcasts %s): %.3f s vs %.3f s, speed-up %.3f (target >= 1.8): %s\n", g, bc, b, a, a/b, (a/b >= 1.8 ? "met" : "NOT met")}'
+fi
+if want 5; then
+  run fp64_${N}_2gpu_mpi 2 gauss.n=$N gauss.compare_cusolver=false gauss.grid=1x2 gauss.bcast=mpi
+  t1=$(tval fp64_${N}_1gpu); t=$(tval fp64_${N}_2gpu_mpi)
+  [ -n "$t1" ] && [ -n "$t" ] && awk -v a="$t1" -v b="$t" 'BEGIN{printf "2 GPUs, grid 1x2, broadcasts mpi (host-staged): %.3f s vs 1 GPU %.3f s, speed-up %.3f\n", b, a, a/b}'
 fi
 echo "logs in $OUT/"

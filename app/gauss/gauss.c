@@ -50,6 +50,9 @@ static const cfg_key gauss_keys[] = {
     "GMRES (FGMRES) on A (LU)^-1, minimising the true FP64 residual" },
   { "gauss", "gmres_tol", CFG_REAL, "1e-10", 1e-15, 0.5, NULL,
     "mixed, GMRES-IR: GMRES stops when the preconditioned residual falls by this factor" },
+  { "gauss", "bcast", CFG_ENUM, "auto", 0, 0, "auto|nccl|mpi",
+    "blocked, > 1 rank: panel / U broadcasts: nccl (device buffers, CUDA backend built with NCCL, "
+    "one device per rank), mpi (staged through host memory), auto (nccl when possible, else mpi)" },
   { "gauss", "threshold", CFG_REAL, "16", 0, 1e30, NULL, "HPL scaled residual threshold" },
   { "gauss", "compare_cusolver", CFG_BOOL, "false", 0, 0, NULL,
     "1 rank: also time the vendor LU (cuSOLVER / LAPACK dgetrf+dgetrs) and a DGEMM on the same device" },
@@ -378,8 +381,8 @@ static int gauss_reference(gauss_t *g, double *t_ref_f, double *t_ref_s, double 
   return HY_OK;
 }
 
-/* The workload.  Collective. */
-static int gauss_run(hy_ctx *ctx) {
+/* The workload (gauss_run without the clean-up of the device communicators).  Collective. */
+static int gauss_run_body(hy_ctx *ctx) {
   hy_cfg *c = ctx->cfg;
   gauss_t g;
   memset(&g, 0, sizeof g);
@@ -423,6 +426,7 @@ static int gauss_run(hy_ctx *ctx) {
              cfg_str(c, "gauss.rhs"), g.be->name, ctx->size);
   if (g.alg == GAUSS_BLOCKED) hy_printf0(ctx, ", grid %dx%d, nb %lld\n", g.P, g.Q, (long long)g.nb);
   else hy_printf0(ctx, ", rows cyclic, memory %s\n", g.managed ? "managed" : "device");
+  if (g.alg == GAUSS_BLOCKED) HY_CALL(gauss_blocked_comm_setup(&g));
 
   hy_phase_begin(ctx, "generate");
   HY_CALL(gauss_a0_make(&g));
@@ -606,6 +610,14 @@ static int gauss_run(hy_ctx *ctx) {
   if (g.mv_dx) g.be->ops->free(g.be, g.mv_dx);
   if (g.mv_dy) g.be->ops->free(g.be, g.mv_dy);
   return ok ? HY_OK : HY_EVALID;
+}
+
+/* The workload; the blocked LU's device communicators are freed on every way out.
+ * Collective. */
+static int gauss_run(hy_ctx *ctx) {
+  int rc = gauss_run_body(ctx);
+  gauss_blocked_comm_free(&ctx->be);
+  return rc;
 }
 
 static const char gauss_default[] =

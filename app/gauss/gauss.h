@@ -43,6 +43,14 @@ typedef struct {
 
 extern const gauss_alg gauss_rows_naive, gauss_rows_stepwise, gauss_blocked_alg;
 
+/* Blocked LU with more than one rank: choose how the L panels (along process rows) and U block
+ * rows (down process columns) are broadcast (gauss.bcast: device collectives - NCCL on device
+ * buffers - or MPI staged through pinned host memory), print the choice, and create the device
+ * communicators once for the run.  Every rank takes the same path.  Collective. */
+int gauss_blocked_comm_setup(gauss_t *g);
+/* Free the device communicators of gauss_blocked_comm_setup (if any).  Local. */
+void gauss_blocked_comm_free(k_backend *be);
+
 /* Entry (i, j) of the original matrix.  Local. */
 double gauss_entry(const gauss_t *g, int64_t i, int64_t j);
 

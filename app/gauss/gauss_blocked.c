@@ -7,8 +7,11 @@
  * other columns; the diagonal process row computes U = L11^-1 A12 (TRSM) and broadcasts it down
  * the process columns; then the trailing matrix gets A22 -= L21 U (GEMM).  Lookahead: the next
  * panel's columns are updated first and the next panel is factored and broadcast before the
- * rest of the trailing update.  MPI buffers are staged through pinned host memory; with one
- * rank nothing touches MPI.  Solves: block forward / back substitution, partial sums reduced
+ * rest of the trailing update.  The L and U broadcasts go through device collectives (NCCL,
+ * queued on the GPU streams: the next panel's broadcast overlaps the trailing GEMM) when the
+ * backend has them and every rank drives its own device (gauss.bcast = auto|nccl), else through
+ * MPI staged in pinned host memory; the panel gather (P > 1), row swaps (P > 1) and pivots always
+ * use MPI.  With one rank nothing touches MPI.  Solves: block forward / back substitution, partial sums reduced
  * along process rows, block solutions broadcast down process columns. */
 #include "gauss/gauss.h"
 
@@ -34,6 +37,7 @@ typedef struct {
   size_t e;
   void *lbuf[2];              /* L panels received along the process row (mloc x nb) */
   void *ubuf;                 /* U block row received down the process column (nb x nloc) */
+  void *sbuf;                 /* device collectives: the L panel's rows packed on its owner */
   void *pbuf;                 /* gathered panel on the diagonal process (device) */
   void *rbuf;                 /* rows for swaps (device) */
   unsigned char *hbuf;        /* pinned staging */
@@ -42,6 +46,120 @@ typedef struct {
   int64_t *perm;              /* swap simulation, length n */
   int *rows, *rows2;          /* host row lists */
 } blk_ws;
+
+/* The broadcast path of the run (gauss_blocked_comm_setup): device collectives or MPI, and
+ * the device communicators along process rows (Q > 1) and columns (P > 1). */
+static struct {
+  int nccl;
+  void *row, *col;
+  const k_gauss_ops *ko;
+} blk_coll;
+
+/* Why device collectives cannot be used (bits of the OR over ranks), for the log.  Local. */
+static const char *blk_coll_why(int why) {
+  if (why & 1) return "host backend";
+  if (why & 2) return "this build has no NCCL (HYBRID_NCCL)";
+  if (why & 4) return "ranks share a device (NCCL needs one device per rank)";
+  if (why & 8) return "no NCCL communicator id (ncclGetUniqueId failed)";
+  return "gauss.bcast = mpi";
+}
+
+/* Choose the broadcast path, print it, create the device communicators.  Collective. */
+int gauss_blocked_comm_setup(gauss_t *g) {
+  hy_ctx *ctx = g->ctx;
+  k_backend *be = g->be;
+  const k_gauss_ops *ko = g->ko;
+  int want = cfg_enum(ctx->cfg, "gauss.bcast");   /* 0 auto, 1 nccl, 2 mpi */
+  int P = g->P, Q = g->Q;
+  blk_coll.nccl = 0;
+  blk_coll.ko = ko;
+  if (ctx->size == 1) return HY_OK;
+  /* the same device twice in one NCCL communicator is an error: compare host + PCI bus id */
+  int why = 0;
+  if (ko->coll_id_bytes(be) == 0) why |= be->kind == K_CUDA ? 2 : 1;
+  enum { ID = MPI_MAX_PROCESSOR_NAME + 96 };
+  char me[ID], host[MPI_MAX_PROCESSOR_NAME];
+  int hl = 0;
+  HY_MPI(MPI_Get_processor_name(host, &hl));
+  memset(me, 0, sizeof me);
+  snprintf(me, sizeof me, "%s|%s|%d", host, be->device_id, be->device);
+  char *all = gauss_xmalloc((size_t)ID * (size_t)ctx->size);
+  HY_MPI(MPI_Allgather(me, ID, MPI_CHAR, all, ID, MPI_CHAR, ctx->comm));
+  int dup_with = -1;
+  for (int r = 0; r < ctx->size && dup_with < 0; r++)
+    if (r != ctx->rank && !strncmp(all + (size_t)r * ID, me, ID)) dup_with = r;
+  if (be->kind == K_CUDA && dup_with >= 0) why |= 4;
+  free(all);
+  HY_MPI(MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_BOR, ctx->comm));
+  if (want != 2 && why == 0) {
+    /* one id per communicator, made by its rank 0 and sent with MPI; a failure there is
+     * agreed on (auto: MPI instead) */
+    size_t idb = ko->coll_id_bytes(be);
+    unsigned char *id = gauss_xmalloc(idb);
+    int p = ctx->rank / Q, q = ctx->rank % Q;
+    for (int dir = 0; dir < 2 && why == 0; dir++) {
+      int nr = dir ? P : Q, mine = dir ? p : q;
+      if (nr < 2) continue;
+      MPI_Comm sub;
+      HY_MPI(MPI_Comm_split(ctx->comm, dir ? q : p, mine, &sub));
+      int rc = mine == 0 ? ko->coll_id(be, id) : HY_OK;
+      rc = hy_agree(ctx->comm, rc);
+      if (rc != HY_OK) {
+        if (want == 1) { MPI_Comm_free(&sub); free(id); return rc; }
+        hy_printf0(ctx, "gauss: %s\n", hy_err_msg());
+        hy_err_clear();
+        why |= 8;
+      } else {
+        HY_MPI(MPI_Bcast(id, (int)idb, MPI_BYTE, 0, sub));
+        /* a failure on one rank cannot be agreed on (the others wait inside NCCL): abort */
+        GAUSS_K(ko->coll_init(be, id, nr, mine, dir ? &blk_coll.col : &blk_coll.row));
+      }
+      MPI_Comm_free(&sub);
+    }
+    free(id);
+    if (why) {
+      gauss_blocked_comm_free(be);
+    } else {
+      /* NCCL connects lazily at a communicator's first collectives: warm both protocols up
+       * (a small and an 8 MiB broadcast) here, outside the timed factorization */
+      size_t wb = (size_t)8 << 20;
+      void *tmp = gauss_dalloc(g, wb);
+      GAUSS_K(be->ops->memset0(be, tmp, wb));
+      for (int dir = 0; dir < 2; dir++) {
+        void *cm = dir ? blk_coll.col : blk_coll.row;
+        if (!cm) continue;
+        GAUSS_K(ko->coll_bcast(be, cm, tmp, 4096, 0));
+        GAUSS_K(ko->coll_bcast(be, cm, tmp, wb, 0));
+        GAUSS_K(be->ops->sync(be));
+      }
+      GAUSS_K(be->ops->free(be, tmp));
+    }
+  }
+  if (want == 1 && why)
+    return hy_err(HY_EUSAGE, "gauss.bcast = nccl: device collectives are not available here: %s "
+                  "(allowed here: auto or mpi)", blk_coll_why(why));
+  blk_coll.nccl = want != 2 && why == 0;
+  if (blk_coll.nccl)
+    hy_printf0(ctx, "gauss: panel broadcasts: %s (%s; L along process rows of %d, U down process "
+               "columns of %d)%s\n", be->kind == K_CUDA ? "nccl" : "emulated",
+               be->kind == K_CUDA ? "device buffers on the GPU streams"
+               : "HYBRID_GAUSS_HOST_COLL test hook: device-collective path, MPI on the host", Q, P,
+               P > 1 ? "; panel gather and row swaps: mpi" : "");
+  else
+    hy_printf0(ctx, "gauss: panel broadcasts: mpi (%s): %s\n",
+               be->kind == K_CUDA ? "host-staged" : "host memory",
+               want == 2 ? "gauss.bcast = mpi" : blk_coll_why(why));
+  hy_metric_str(ctx, "bcast", blk_coll.nccl ? "nccl" : "mpi");
+  return HY_OK;
+}
+
+/* Free the device communicators.  Local. */
+void gauss_blocked_comm_free(k_backend *be) {
+  if (blk_coll.row) GAUSS_K(blk_coll.ko->coll_free(be, blk_coll.row));
+  if (blk_coll.col) GAUSS_K(blk_coll.ko->coll_free(be, blk_coll.col));
+  blk_coll.row = blk_coll.col = NULL;
+  blk_coll.nccl = 0;
+}
 
 /* HYBRID_GAUSS_PROFILE=1: synchronised times of the parts of the factorization (rank 0 prints). */
 static double prof_t[6];
@@ -60,7 +178,8 @@ static inline void *at(const blk_ws *w, void *p, int64_t i, int64_t j, int64_t l
 }
 
 /* Factor panel k in its process column, share the pivots with every rank and the L panel
- * along the process rows; returns the L pointer and its leading dimension.  Collective. */
+ * along the process rows; returns the L panel from its first local row at or after k0 (the
+ * owner's columns in place, elsewhere packed) and its leading dimension.  Collective. */
 static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   gauss_t *g = w->g;
   blk_fact *f = w->f;
@@ -142,20 +261,26 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   }
   if (ip[jb] >= 0) return gauss_singular(g, "the LU pivot |u_kk|", ip[jb], mp);
   for (int64_t i = 0; i < jb; i++) f->piv[k0 + i] = k0 + ip[i];
-  /* L panel along the process row */
+  /* L panel along the process row: rows lr0.. (the same count on the whole row), packed */
+  int64_t ldp = mrows > 0 ? mrows : 1;
   if (f->q == qk) {
-    *lp = at(w, f->a, 0, lc0, f->lda);
+    *lp = at(w, f->a, lr0, lc0, f->lda);
     *ldl = f->lda;
   } else {
     *lp = w->lbuf[k & 1];
-    *ldl = f->lda;
+    *ldl = ldp;
   }
-  if (Q > 1) {
-    if (f->q == qk) {
-      GAUSS_K(ko->d2h_2d(be, sp, mrows, jb, at(w, f->a, lr0, lc0, f->lda), f->lda, w->hbuf, mrows > 0 ? mrows : 1));
+  if (Q > 1 && mrows > 0) {
+    size_t bytes = (size_t)(mrows * jb) * w->e;
+    if (blk_coll.nccl) {
+      /* device to device, queued on this stream (the lookahead side stream after panel 0) */
+      if (f->q == qk) GAUSS_K(ko->copy_2d(be, sp, mrows, jb, *lp, *ldl, w->sbuf, ldp));
+      GAUSS_K(ko->coll_bcast(be, blk_coll.row, f->q == qk ? w->sbuf : *lp, bytes, qk));
+    } else {
+      if (f->q == qk) GAUSS_K(ko->d2h_2d(be, sp, mrows, jb, *lp, *ldl, w->hbuf, ldp));
+      HY_MPI(MPI_Bcast(w->hbuf, (int)bytes, MPI_BYTE, qk, f->rowc));
+      if (f->q != qk) GAUSS_K(ko->h2d_2d(be, sp, mrows, jb, w->hbuf, ldp, *lp, *ldl));
     }
-    HY_MPI(MPI_Bcast(w->hbuf, (int)(mrows * jb * (int64_t)w->e), MPI_BYTE, qk, f->rowc));
-    if (f->q != qk) GAUSS_K(ko->h2d_2d(be, sp, mrows, jb, w->hbuf, mrows > 0 ? mrows : 1, at(w, *lp, lr0, 0, *ldl), *ldl));
   }
   return HY_OK;
 }
@@ -283,6 +408,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     w.pbuf = gauss_dalloc(g, (size_t)(n * nb) * w.e);
   }
   if (P > 1) w.rbuf = gauss_dalloc(g, (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
+  if (Q > 1 && blk_coll.nccl) w.sbuf = gauss_dalloc(g, (size_t)(f->lda * nb) * w.e);
   w.perm = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
   for (int64_t i = 0; i < n; i++) w.perm[i] = -1;
   w.rows = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));
@@ -317,7 +443,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     void *up = NULL;
     int64_t ldu = 0;
     if (f->p == pk) {
-      if (nt > 0) GAUSS_K(ko->trsm_lunit(be, sp, jb, nt, at(&w, lp, lr0, 0, ldl), ldl, at(&w, f->a, lr0, lt, f->lda), f->lda));
+      if (nt > 0) GAUSS_K(ko->trsm_lunit(be, sp, jb, nt, lp, ldl, at(&w, f->a, lr0, lt, f->lda), f->lda));
       up = at(&w, f->a, lr0, lt, f->lda);
       ldu = f->lda;
     } else {
@@ -325,12 +451,19 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
       ldu = jb;
     }
     if (P > 1 && nt > 0) {
-      if (f->p == pk) {
-        GAUSS_K(ko->d2h_2d(be, sp, jb, nt, up, ldu, w.hbuf, jb));
-        GAUSS_K(be->ops->sync(be));
+      size_t bytes = (size_t)(jb * nt) * w.e;
+      if (blk_coll.nccl) {
+        /* packed in ubuf on the diagonal process row too, broadcast on the main stream */
+        if (f->p == pk) GAUSS_K(ko->copy_2d(be, sp, jb, nt, up, ldu, w.ubuf, jb));
+        GAUSS_K(ko->coll_bcast(be, blk_coll.col, w.ubuf, bytes, pk));
+      } else {
+        if (f->p == pk) {
+          GAUSS_K(ko->d2h_2d(be, sp, jb, nt, up, ldu, w.hbuf, jb));
+          GAUSS_K(be->ops->sync(be));
+        }
+        HY_MPI(MPI_Bcast(w.hbuf, (int)bytes, MPI_BYTE, pk, f->colc));
+        if (f->p != pk) GAUSS_K(ko->h2d_2d(be, sp, jb, nt, w.hbuf, jb, up, ldu));
       }
-      HY_MPI(MPI_Bcast(w.hbuf, (int)(jb * nt * (int64_t)w.e), MPI_BYTE, pk, f->colc));
-      if (f->p != pk) GAUSS_K(ko->h2d_2d(be, sp, jb, nt, w.hbuf, jb, up, ldu));
     }
     prof_mark(g, 2, &tp);
     /* lookahead: update the next panel's columns, factor it, then the rest */
@@ -343,7 +476,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
       int64_t jbn = n - (k0 + jb) < nb ? n - (k0 + jb) : nb;
       if (f->q == qn) {
         split = lt + jbn;
-        if (mt > 0) GAUSS_K(ko->gemm_sub(be, sp, mt, jbn, jb, at(&w, lcur, lr1, 0, ldcur), ldcur, up, ldu, at(&w, f->a, lr1, lt, f->lda), f->lda));
+        if (mt > 0) GAUSS_K(ko->gemm_sub(be, sp, mt, jbn, jb, at(&w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, at(&w, f->a, lr1, lt, f->lda), f->lda));
       }
       prof_mark(g, 3, &tp);
     }
@@ -352,7 +485,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     GAUSS_K(ko->stream_ctl(be, 0));
     int64_t nr = f->nloc - split;
     if (mt > 0 && nr > 0)
-      GAUSS_K(ko->gemm_sub(be, sp, mt, nr, jb, at(&w, lcur, lr1, 0, ldcur), ldcur,
+      GAUSS_K(ko->gemm_sub(be, sp, mt, nr, jb, at(&w, lcur, lr1 - lr0, 0, ldcur), ldcur,
                            at(&w, up, 0, split - lt, ldu), ldu, at(&w, f->a, lr1, split, f->lda), f->lda));
     if (k + 1 < nblk) {
       GAUSS_K(ko->stream_ctl(be, 1));
@@ -375,6 +508,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   be->ops->free(be, w.ubuf);
   be->ops->free(be, w.rbuf);
   be->ops->free(be, w.pbuf);
+  if (w.sbuf) be->ops->free(be, w.sbuf);
   if (w.hbuf) be->ops->free_pinned(be, w.hbuf);
   free(w.ipiv);
   free(w.perm);

@@ -3,6 +3,9 @@
  * TRSV, GEMV by cuBLAS.  Everything runs on the backend's stream (k_cuda_st(be)->stream). */
 #include "k_cuda.h"
 #include "k_gauss.h"
+#ifdef HYBRID_HAVE_NCCL
+#include <nccl.h>
+#endif
 
 #include <float.h>
 #include <math.h>
@@ -636,9 +639,95 @@ static int c_gemm_time(k_backend *be, int64_t n, double *seconds) {
   return HY_OK;
 }
 
+/* ---------------------------------------------------------------- device collectives */
+/* Device copy of an m x n column-major block (lda -> ldb) on the current stream.  Local. */
+static int c_copy_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda, void *b,
+                     int64_t ldb) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  size_t e = sp ? 4 : 8;
+  HY_CUDA(cudaMemcpy2DAsync(b, (size_t)ldb * e, a, (size_t)lda * e, (size_t)m * e, (size_t)n,
+                            cudaMemcpyDeviceToDevice, strm(be)));
+  return HY_OK;
+}
+
+#ifdef HYBRID_HAVE_NCCL
+/* NCCL's last error message (NCCL >= 2.13), or "". */
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= 21300
+#define HY_NCCL_LAST() ncclGetLastError(NULL)
+#else
+#define HY_NCCL_LAST() ""
+#endif
+/* Check an NCCL call: record the call, NCCL's error string and the last NCCL message. */
+#define HY_NCCL(expr)                                                                   \
+  do {                                                                                  \
+    ncclResult_t hy_nr_ = (expr);                                                       \
+    if (hy_nr_ != ncclSuccess)                                                          \
+      return hy_err(HY_ESYS, "NCCL: %s failed: %s (%s)", #expr, ncclGetErrorString(hy_nr_), \
+                    HY_NCCL_LAST());                                            \
+  } while (0)
+
+/* Bytes of an NCCL unique id.  Local. */
+static size_t c_coll_id_bytes(k_backend *be) { return sizeof(ncclUniqueId); }
+
+/* ncclGetUniqueId into id.  Local. */
+static int c_coll_id(k_backend *be, void *id) {
+  ncclUniqueId u;
+  HY_NCCL(ncclGetUniqueId(&u));
+  memcpy(id, &u, sizeof u);
+  return HY_OK;
+}
+
+/* ncclCommInitRank on this backend's device.  Collective over the nranks ranks of id. */
+static int c_coll_init(k_backend *be, const void *id, int nranks, int rank, void **comm) {
+  ncclUniqueId u;
+  ncclComm_t c = NULL;
+  memcpy(&u, id, sizeof u);
+  *comm = NULL;
+  HY_CUDA(cudaSetDevice(be->device));
+  HY_NCCL(ncclCommInitRank(&c, nranks, u, rank));
+  *comm = (void *)c;
+  return HY_OK;
+}
+
+/* Wait for this device's queued work, then destroy the communicator.  Local. */
+static int c_coll_free(k_backend *be, void *comm) {
+  if (!comm) return HY_OK;
+  HY_CUDA(cudaDeviceSynchronize());
+  HY_NCCL(ncclCommDestroy((ncclComm_t)comm));
+  return HY_OK;
+}
+
+/* ncclBroadcast in place (bytes as ncclUint8) on the current stream.  Local (queues a
+ * collective every rank of comm queues too). */
+static int c_coll_bcast(k_backend *be, void *comm, void *buf, size_t bytes, int root) {
+  if (bytes == 0) return HY_OK;
+  HY_NCCL(ncclBroadcast(buf, buf, bytes, ncclUint8, root, (ncclComm_t)comm, strm(be)));
+  return HY_OK;
+}
+#else
+/* This build has no NCCL: no device collectives (the driver uses host-staged MPI).  Local. */
+static size_t c_coll_id_bytes(k_backend *be) { return 0; }
+/* Not available without NCCL.  Local. */
+static int c_coll_id(k_backend *be, void *id) {
+  return hy_err(HY_ESYS, "device collectives: this build has no NCCL (configure with -DHYBRID_NCCL=ON)");
+}
+/* Not available without NCCL.  Local. */
+static int c_coll_init(k_backend *be, const void *id, int nranks, int rank, void **comm) {
+  *comm = NULL;
+  return hy_err(HY_ESYS, "device collectives: this build has no NCCL (configure with -DHYBRID_NCCL=ON)");
+}
+/* Nothing to free.  Local. */
+static int c_coll_free(k_backend *be, void *comm) { return HY_OK; }
+/* Not available without NCCL.  Local. */
+static int c_coll_bcast(k_backend *be, void *comm, void *buf, size_t bytes, int root) {
+  return hy_err(HY_ESYS, "device collectives: this build has no NCCL (configure with -DHYBRID_NCCL=ON)");
+}
+#endif
+
 extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_row_scale, c_rank1, c_col_zero, c_col_absmax, c_swap,
   c_getrf, c_laswp, c_rows_perm, c_rows_get, c_rows_put, c_trsm_lunit, c_gemm_sub, c_trsv, c_gemv_add,
   c_d2h_2d, c_h2d_2d, c_convert, c_stream_ctl, c_tensor,
   c_mem_free, c_ref_lu, c_gemm_time,
+  c_coll_id_bytes, c_coll_id, c_coll_init, c_coll_free, c_coll_bcast, c_copy_2d,
 };

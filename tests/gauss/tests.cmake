@@ -222,6 +222,41 @@ hy_case(NAME gauss_bad_refine RANKS 1 EXIT 1 EXPECT "gauss.refine" "classic.gmre
 hy_case(NAME gauss_bad_illcond_n RANKS 1 EXIT 1 EXPECT "gauss.n' = 4096: matrix = illcond .*n <= 2048"
   ARGS run.workload=gauss gauss.matrix=illcond gauss.n=4096)
 
+# the blocked LU's broadcast paths on the host: MPI (what the host backend uses), the
+# device-collective path (NCCL on a GPU) run through the host backend's MPI emulation
+# (HYBRID_GAUSS_HOST_COLL=1, a test hook), grids 1x2, 2x1, 2x2, FP64 and mixed: the same x to
+# rounding level; gauss.bcast = nccl where there are no device collectives is a config error
+foreach(spec "2:1x2:double" "2:1x2:mixed" "2:2x1:double" "2:2x1:mixed" "4:2x2:double")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 np)
+  list(GET sp 1 grid)
+  list(GET sp 2 prec)
+  # the same arithmetic on both paths: the same x to the last bit (tolerance 0)
+  add_test(NAME gauss_bcast_paths_${grid}_${prec}
+    COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_bcast_paths_${grid}_${prec} --tol 0
+            --runs "${np}:gauss.bcast=mpi" "${np}:gauss.bcast=auto"
+            --expect "^gauss: panel broadcasts: (mpi|emulated) "
+            -- run.workload=gauss run.backend=host gauss.algorithm=blocked gauss.precision=${prec}
+               gauss.grid=${grid} gauss.n=203 gauss.nb=16 gauss.repeat=2 run.seed=7)
+  set_tests_properties(gauss_bcast_paths_${grid}_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120
+    PROCESSORS ${np} ENVIRONMENT "HYBRID_GAUSS_HOST_COLL=1")
+endforeach()
+foreach(grid 1x2 2x1)
+  hy_case(NAME gauss_bcast_emulated_${grid} RANKS 2
+    EXPECT ${GAUSS_PASS} "^gauss: panel broadcasts: emulated \\(HYBRID_GAUSS_HOST_COLL"
+    ARGS run.workload=gauss run.backend=host gauss.n=203 gauss.nb=16 gauss.grid=${grid} gauss.bcast=nccl)
+  set_tests_properties(gauss_bcast_emulated_${grid} PROPERTIES ENVIRONMENT "HYBRID_GAUSS_HOST_COLL=1")
+endforeach()
+hy_case(NAME gauss_bcast_mpi_host RANKS 2
+  EXPECT ${GAUSS_PASS} "^gauss: panel broadcasts: mpi \\(host memory\\): host backend"
+  ARGS run.workload=gauss run.backend=host gauss.n=203 gauss.nb=16 gauss.grid=1x2)
+hy_case(NAME gauss_bcast_nccl_host RANKS 2 EXIT 1
+  EXPECT "gauss.bcast = nccl: device collectives are not available here: host backend \\(allowed here: auto or mpi\\)"
+         "^FAILED: usage or configuration error \\(exit 1\\)"
+  REJECT "^PASSED"
+  ARGS run.workload=gauss run.backend=host gauss.n=203 gauss.nb=16 gauss.grid=1x2 gauss.bcast=nccl)
+
 # the seed's tables, CI size (host: GPU columns n/a)
 add_test(NAME gauss_seed_tables
   COMMAND bash ${CMAKE_SOURCE_DIR}/jobs/gauss-seed-tables.sh --bin ${HY_BIN} --max 128 --reps 1
@@ -300,6 +335,54 @@ if(HYBRID_GPU_TESTS)
     set_tests_properties(gauss_gpu_illcond_gmres_${np} PROPERTIES LABELS "gpu" TIMEOUT 300
       PROCESSORS ${np})
   endforeach()
+  # blocked LU on 2 GPUs: the panel / U broadcasts through NCCL on device buffers and through
+  # host-staged MPI (gauss.bcast), grids 1x2 (L broadcast along the row) and 2x1 (U broadcast
+  # down the column), n not a multiple of nb; each run prints its path and passes HPL's check,
+  # and the solutions of both paths agree with the host backend's
+  if(HYBRID_HAVE_NCCL)
+    set(GAUSS_BC_PATHS nccl mpi)
+  else()
+    set(GAUSS_BC_PATHS mpi)
+    hy_case(NAME gauss_gpu_bcast_auto_nonccl RANKS 2 LABELS gpu
+      EXPECT ${GAUSS_PASS} "^gauss: panel broadcasts: mpi \\(host-staged\\): this build has no NCCL"
+      ARGS run.workload=gauss run.backend=cuda gauss.n=1000 gauss.nb=128 gauss.grid=1x2)
+  endif()
+  foreach(path IN LISTS GAUSS_BC_PATHS)
+    if(path STREQUAL "nccl")
+      set(bc_line "^gauss: panel broadcasts: nccl \\(")
+    else()
+      set(bc_line "^gauss: panel broadcasts: mpi \\(host-staged\\): gauss.bcast = mpi")
+    endif()
+    foreach(grid 1x2 2x1)
+      foreach(prec double mixed)
+        hy_case(NAME gauss_gpu_bcast_${path}_${grid}_${prec} RANKS 2 LABELS gpu TIMEOUT 300
+          EXPECT ${GAUSS_PASS} "backend cuda" "grid ${grid}, nb 128" "${bc_line}"
+          ARGS run.workload=gauss run.backend=cuda gauss.n=1000 gauss.nb=128 gauss.grid=${grid}
+               gauss.precision=${prec} gauss.bcast=${path} gauss.repeat=2 run.seed=11)
+      endforeach()
+    endforeach()
+  endforeach()
+  set(bc_runs "2:run.backend=host gauss.grid=1x2")
+  foreach(path IN LISTS GAUSS_BC_PATHS)
+    list(APPEND bc_runs "2:run.backend=cuda gauss.grid=1x2 gauss.bcast=${path}"
+                        "2:run.backend=cuda gauss.grid=2x1 gauss.bcast=${path}")
+  endforeach()
+  add_test(NAME gauss_gpu_bcast_compare
+    COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_gpu_bcast_compare --tol 1e-11
+            --runs ${bc_runs} --expect "^gauss: panel broadcasts: " --
+            run.workload=gauss gauss.algorithm=blocked gauss.n=1000 gauss.nb=128 run.seed=11)
+  set_tests_properties(gauss_gpu_bcast_compare PROPERTIES LABELS "gpu" TIMEOUT 300 PROCESSORS 2)
+  # two ranks on one device (CUDA_VISIBLE_DEVICES=0): NCCL cannot put one device twice in a
+  # communicator, so auto takes MPI and says why, and nccl asked for is a configuration error
+  hy_case(NAME gauss_gpu_bcast_shared_auto RANKS 2 LABELS gpu TIMEOUT 300
+    EXPECT ${GAUSS_PASS} "^gauss: panel broadcasts: mpi \\(host-staged\\): (ranks share a device|this build has no NCCL)"
+    ARGS run.workload=gauss run.backend=cuda gauss.n=1000 gauss.nb=128 gauss.grid=1x2)
+  set_tests_properties(gauss_gpu_bcast_shared_auto PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=0")
+  hy_case(NAME gauss_gpu_bcast_shared_nccl RANKS 2 LABELS gpu EXIT 1 TIMEOUT 300
+    EXPECT "gauss.bcast = nccl: device collectives are not available here: (ranks share a device|this build has no NCCL)"
+    ARGS run.workload=gauss run.backend=cuda gauss.n=1000 gauss.nb=128 gauss.grid=1x2 gauss.bcast=nccl)
+  set_tests_properties(gauss_gpu_bcast_shared_nccl PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=0")
   # TF32 tensor cores: classical refinement stalls (kappa u_tf32 > 1), auto switches to GMRES-IR
   # and reaches the FP64 threshold without the fallback
   hy_case(NAME gauss_gpu_tf32_gmres RANKS 1 LABELS gpu JSON
