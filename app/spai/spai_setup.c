@@ -343,15 +343,30 @@ static int pattern_from_columns(MPI_Comm comm, const spai_part *pr, int rank, co
     rm.val[i] = mx;
   }
   rm.rowptr[a->m] = a->m;
-  /* remote rows referenced by B's rows, sorted and unique */
-  int64_t ng = 0, u = 0;
+  /* remote rows referenced by B's rows, sorted and unique: marked over their index range (one
+   * pass, no sort of the nnz references); none with column maxima (they replace the rows') */
+  int64_t u = 0, gmin = pr->n, gmax = -1;
   int64_t *gh = NULL;
-  HY_MALLOC(gh, bt->nnz + 1);
-  for (int64_t e = 0; e < bt->nnz; e++)
-    if (bt->colind[e] < r0 || bt->colind[e] >= r1) gh[ng++] = bt->colind[e];
-  qsort(gh, ng, sizeof *gh, cmp_i64);
-  for (int64_t i = 0; i < ng; i++)
-    if (u == 0 || gh[i] != gh[u - 1]) gh[u++] = gh[i];
+  if (!cmax)
+    for (int64_t e = 0; e < bt->nnz; e++) {
+      int64_t g = bt->colind[e];
+      if (g >= r0 && g < r1) continue;
+      if (g < gmin) gmin = g;
+      if (g > gmax) gmax = g;
+    }
+  int64_t range = gmax >= gmin ? gmax - gmin + 1 : 0;
+  unsigned char *seen = NULL;
+  HY_CALLOC(seen, range + 1);
+  for (int64_t e = 0; e < bt->nnz && range; e++) {
+    int64_t g = bt->colind[e];
+    if (g < r0 || g >= r1) seen[g - gmin] = 1;
+  }
+  for (int64_t t = 0; t < range; t++) u += seen[t];
+  HY_MALLOC(gh, u + 1);
+  u = 0;
+  for (int64_t t = 0; t < range; t++)
+    if (seen[t]) gh[u++] = gmin + t;
+  free(seen);
   hy_csr rg;
   HY_CALL(spai_fetch_rows(comm, pr, &rm, u, gh, &rg));
   memset(pt, 0, sizeof *pt);
@@ -380,7 +395,9 @@ static int pattern_from_columns(MPI_Comm comm, const spai_part *pr, int rank, co
         continue;
       }
       double mx;
-      if (i >= r0 && i < r1) {
+      if (cmax) {
+        mx = cmax[g];  /* per column */
+      } else if (i >= r0 && i < r1) {
         mx = rm.val[i - r0];
       } else {
         int64_t lo = 0, hi = u - 1;
@@ -391,7 +408,6 @@ static int pattern_from_columns(MPI_Comm comm, const spai_part *pr, int rank, co
         }
         mx = rg.val[rg.rowptr[lo]];
       }
-      if (cmax) mx = cmax[g];  /* per column */
       if (v > (1.0 - tau) * mx && v > 0) {
         pt->colind[nz] = i;
         pt->val[nz++] = v / mx;
