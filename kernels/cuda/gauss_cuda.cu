@@ -666,12 +666,17 @@ static int c_copy_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a,
                     HY_NCCL_LAST());                                            \
   } while (0)
 
+/* NVLink multicast (NVLS) stays off unless the environment asks for it (NCCL reads its
+ * environment at the first call).  Local. */
+static void nccl_env(void) { setenv("NCCL_NVLS_ENABLE", "0", 0); }
+
 /* Bytes of an NCCL unique id.  Local. */
 static size_t c_coll_id_bytes(k_backend *be) { return sizeof(ncclUniqueId); }
 
 /* ncclGetUniqueId into id.  Local. */
 static int c_coll_id(k_backend *be, void *id) {
   ncclUniqueId u;
+  nccl_env();
   HY_NCCL(ncclGetUniqueId(&u));
   memcpy(id, &u, sizeof u);
   return HY_OK;
@@ -683,6 +688,7 @@ static int c_coll_init(k_backend *be, const void *id, int nranks, int rank, void
   ncclComm_t c = NULL;
   memcpy(&u, id, sizeof u);
   *comm = NULL;
+  nccl_env();
   HY_CUDA(cudaSetDevice(be->device));
   HY_NCCL(ncclCommInitRank(&c, nranks, u, rank));
   *comm = (void *)c;
