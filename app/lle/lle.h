@@ -63,14 +63,15 @@ typedef struct {
   double lnz, flops;  /* nonzeros of the Cholesky factor and factorisation flops */
   int ordering;       /* CHOLMOD ordering used (CHOLMOD_AMD = 2, METIS = 3, NESDIS = 4) */
   char method[64];    /* how the factorisation was done, for the report */
+  double t_numeric, t_extract, t_solve;   /* bsvd: parts of t_factor / t_iter */
+  int solve_threads;  /* bsvd: threads of the block solves and B^T B products */
 } lle_eig;
 void lle_eig_free(lle_eig *e);
 /* Shift-invert subspace iteration with a CHOLMOD factorisation of M + tau I.  Local. */
 int lle_eig_shift_invert(const hy_csr *m, int nev, double tol, int maxit, uint64_t seed, lle_eig *e);
 /* Subspace iteration with M^+ = B^+ B^+T, B = I - W, from one UMFPACK LU of B + e_k e_k^T
  * (no M assembled or factorised); M applied as B^T B.  Local. */
-int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev, double tol,
-                 int maxit, uint64_t seed, lle_eig *e);
+int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, const char *ordering, int nev, double tol, int maxit, uint64_t seed, lle_eig *e);
 /* Dense LAPACK eigensolver (reference for small n).  Local. */
 int lle_eig_dense(const hy_csr *m, int nev, lle_eig *e);
 /* Residuals ||M v - lambda v|| of every pair and ||M||_1.  Local. */

@@ -24,6 +24,7 @@
 #include <mpi.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <suitesparse/cholmod.h>
 #include <suitesparse/umfpack.h>
@@ -31,9 +32,11 @@
 /* OpenBLAS (when it is the BLAS behind CHOLMOD) defaults to one thread per core; on a 32-core
  * host the thread start-up and spinning cost more than the flops of small supernodes (N = 20k:
  * 1.5-3 s with 32 threads, 0.09 s with 4).  Set its thread count by problem size unless
- * OPENBLAS_NUM_THREADS is set; looked up at run time, so no link dependency.  Local. */
+ * OPENBLAS_NUM_THREADS is set (its value is returned then); looked up at run time, so no
+ * link dependency.  Local. */
 static int lle_blas_threads(int64_t n) {
-  if (getenv("OPENBLAS_NUM_THREADS")) return -1;
+  const char *env = getenv("OPENBLAS_NUM_THREADS");
+  if (env && *env) return atoi(env);   /* the user's choice, reported */
   void *self = dlopen(NULL, RTLD_LAZY);
   if (!self) return -1;
   void (*set)(int) = NULL;
@@ -49,6 +52,53 @@ static int lle_blas_threads(int64_t n) {
   }
   dlclose(self);
   return nt;
+}
+
+/* Threads for the column-parallel loops of bsvd (block solves, B^T B products): one per
+ * core up to 8 (the block width), HYBRID_LLE_THREADS overrides.  Local. */
+static int lle_threads(void) {
+  const char *e = getenv("HYBRID_LLE_THREADS");
+  long nt = e && *e ? atol(e) : sysconf(_SC_NPROCESSORS_ONLN);
+  if (nt < 1) nt = 1;
+  if (nt > 8) nt = 8;
+  return (int)nt;
+}
+
+/* One thread's share of lle_parallel. */
+typedef struct {
+  void (*fn)(void *arg, int c0, int c1);
+  void *arg;
+  int c0, c1;
+} lle_task;
+
+/* pthread entry: run one task.  Local. */
+static void *lle_task_run(void *p) {
+  lle_task *t = p;
+  t->fn(t->arg, t->c0, t->c1);
+  return NULL;
+}
+
+/* Run fn(arg, c0, c1) over the columns [0, nc) split into at most nt contiguous ranges, one
+ * thread each (the caller's thread takes the first; a thread that cannot start runs inline).
+ * The ranges write disjoint memory.  Local. */
+static void lle_parallel(int nt, int nc, void (*fn)(void *, int, int), void *arg) {
+  enum { MAXT = 8 };
+  if (nt > nc) nt = nc;
+  if (nt > MAXT) nt = MAXT;
+  if (nt <= 1) { fn(arg, 0, nc); return; }
+  lle_task task[MAXT];
+  pthread_t th[MAXT];
+  int started[MAXT] = { 0 };
+  for (int t = 0; t < nt; t++) {
+    task[t].fn = fn; task[t].arg = arg;
+    task[t].c0 = nc * t / nt; task[t].c1 = nc * (t + 1) / nt;
+  }
+  for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, lle_task_run, &task[t]) == 0;
+  fn(arg, task[0].c0, task[0].c1);
+  for (int t = 1; t < nt; t++) {
+    if (started[t]) pthread_join(th[t], NULL);
+    else fn(arg, task[t].c0, task[t].c1);
+  }
 }
 
 /* LAPACK (Fortran, hidden string lengths last) */
@@ -565,6 +615,26 @@ static void bmat_btb(const lle_bmat *b, int nc, const double *x, double *y, doub
   }
 }
 
+/* Arguments of Y = B^T B X split by columns over threads. */
+typedef struct {
+  const lle_bmat *b;
+  const double *x;
+  double *y, *t;   /* t: n scratch per column */
+} btb_job;
+
+/* Columns [c0, c1) of Y = B^T B X.  Local. */
+static void btb_part(void *arg, int c0, int c1) {
+  const btb_job *j = arg;
+  size_t n = (size_t)j->b->n;
+  bmat_btb(j->b, c1 - c0, j->x + c0 * n, j->y + c0 * n, j->t + c0 * n);
+}
+
+/* Y = B^T B X for nc columns on nt threads; t: n x nc scratch.  Local. */
+static void bmat_btb_par(const lle_bmat *b, int nt, int nc, const double *x, double *y, double *t) {
+  btb_job j = { b, x, y, t };
+  lle_parallel(nt, nc, btb_part, &j);
+}
+
 /* (index, value) of one contribution B_rj B_ri to M_ij, for bmat_btb_norm1. */
 typedef struct { int64_t i; double v; } lle_pair;
 
@@ -702,6 +772,7 @@ typedef struct {
   SuiteSparse_long *lp, *lj, *up, *ui, *pp, *qq;
   int32_t *lj32, *ui32;      /* lj, ui in 32 bits (n < 2^31): 12 bytes an entry per solve, not 16 */
   double *lx, *ux, *r, *z;   /* z: n x nr interleaved scratch */
+  int nthreads;              /* threads of the block solves */
 } lle_lu;
 
 /* Free the factors.  Local. */
@@ -756,9 +827,9 @@ static int lu_extract(lle_lu *f, int64_t n, int nr) {
 
 /* X = (C^T)^-1 B (trans = 0) or C^-1 B (trans = 1) for nr columns (column-major, leading
  * dimension n; x must not be b).  Inlined with a constant nr by lu_solve.  Local. */
-static inline __attribute__((always_inline)) void lu_solve_nr(lle_lu *f, int trans, int nr, const double *b, double *x) {
+static inline __attribute__((always_inline)) void lu_solve_nr(const lle_lu *f, int trans, int nr, const double *b, double *x,
+                                                              double *restrict z) {
   int64_t n = f->n;
-  double *restrict z = f->z;
   const SuiteSparse_long *lp = f->lp, *up = f->up;
   const int32_t *lj = f->lj32, *ui = f->ui32;
   const double *lx = f->lx, *ux = f->ux;
@@ -816,34 +887,92 @@ static inline __attribute__((always_inline)) void lu_solve_nr(lle_lu *f, int tra
   }
 }
 
-/* lu_solve_nr with the block widths in use compiled as constants.  Local. */
-static void lu_solve(lle_lu *f, int trans, int nr, const double *b, double *x) {
+/* lu_solve_nr on nr columns with the widths in use compiled as constants; z: n x nr scratch.  Local. */
+static void lu_solve_cols(const lle_lu *f, int trans, int nr, const double *b, double *x, double *z) {
   switch (nr) {
-  case 1: lu_solve_nr(f, trans, 1, b, x); break;
-  case 8: lu_solve_nr(f, trans, 8, b, x); break;
-  default: lu_solve_nr(f, trans, nr, b, x); break;
+  case 1: lu_solve_nr(f, trans, 1, b, x, z); break;
+  case 2: lu_solve_nr(f, trans, 2, b, x, z); break;
+  case 4: lu_solve_nr(f, trans, 4, b, x, z); break;
+  case 8: lu_solve_nr(f, trans, 8, b, x, z); break;
+  default: lu_solve_nr(f, trans, nr, b, x, z); break;
   }
 }
 
-/* Residuals ||B^T B v - lambda v|| and ||B^T B||_1 (normm already set).  Local. */
-static int bmat_residuals(const lle_bmat *b, lle_eig *e) {
+/* Arguments of one block solve split by columns over threads. */
+typedef struct {
+  const lle_lu *f;
+  int trans;
+  const double *b;
+  double *x;
+} lu_job;
+
+/* Columns [c0, c1) of a block solve (each range its own slice of the scratch).  Local. */
+static void lu_solve_part(void *arg, int c0, int c1) {
+  const lu_job *j = arg;
+  size_t n = (size_t)j->f->n;
+  lu_solve_cols(j->f, j->trans, c1 - c0, j->b + c0 * n, j->x + c0 * n, j->f->z + c0 * n);
+}
+
+/* X = (C^T)^-1 B (trans = 0) or C^-1 B (trans = 1), nr columns: each thread streams the
+ * factors for its columns (the solves are bound by memory traffic: L and U are read once per
+ * thread, the columns of a thread interleaved in its scratch).  Local. */
+static void lu_solve(lle_lu *f, int trans, int nr, const double *b, double *x) {
+  lu_job j = { f, trans, b, x };
+  int nt = f->nthreads;
+  /* whole columns per thread in the widths compiled above: 8 -> 2 x 4 or 4 x 2 or 8 x 1 */
+  if (nr == 8 && nt >= 2) nt = nt >= 8 ? 8 : nt >= 4 ? 4 : 2;
+  lle_parallel(nt, nr, lu_solve_part, &j);
+}
+
+/* Residuals ||B^T B v - lambda v|| (normm already set), the products on nt threads.  Local. */
+static int bmat_residuals(const lle_bmat *b, int nt, lle_eig *e) {
   int64_t n = b->n;
-  double *y = malloc((size_t)n * sizeof *y), *t = malloc((size_t)n * sizeof *t);
+  double *y = malloc((size_t)n * e->nev * sizeof *y), *t = malloc((size_t)n * e->nev * sizeof *t);
   if (!y || !t) { free(y); free(t); return hy_err(HY_ESYS, "out of memory for residuals"); }
+  bmat_btb_par(b, nt, e->nev, e->vec, y, t);
   for (int j = 0; j < e->nev; j++) {
-    const double *v = e->vec + (size_t)j * n;
-    bmat_btb(b, 1, v, y, t);
+    const double *v = e->vec + (size_t)j * n, *yj = y + (size_t)j * n;
     double s = 0;
-    for (int64_t i = 0; i < n; i++) { double r = y[i] - e->val[j] * v[i]; s += r * r; }
+    for (int64_t i = 0; i < n; i++) { double r = yj[i] - e->val[j] * v[i]; s += r * r; }
     e->res[j] = sqrt(s);
   }
   free(y); free(t);
   return HY_OK;
 }
 
+/* The work of bsvd that needs B but not its LU, run beside the (sequential) symbolic
+ * analysis and the factorisation. */
+typedef struct {
+  const lle_bmat *b;
+  int p, rc;
+  uint64_t seed;
+  double *v, *e0, *y, *t;   /* v: n x p start block; e0: the unit constant vector; y, t: n scratch */
+  double normm, lam0, res0;
+} bsvd_prep;
+
+/* ||M||_1, pair 0 (the constant vector: lambda_0 = e^T M e = ||B e||^2, rounding level, and
+ * its residual) and the seeded start block on e^perp (not yet orthonormal).  Local. */
+static void *bsvd_prep_run(void *arg) {
+  bsvd_prep *a = arg;
+  int64_t n = a->b->n;
+  a->rc = bmat_btb_norm1(a->b, &a->normm);
+  if (a->rc) return NULL;
+  for (int64_t i = 0; i < n; i++) a->e0[i] = 1.0 / sqrt((double)n);
+  bmat_btb(a->b, 1, a->e0, a->y, a->t);
+  double lam0 = 0, res0 = 0;
+  for (int64_t i = 0; i < n; i++) lam0 += a->e0[i] * a->y[i];
+  for (int64_t i = 0; i < n; i++) { double r = a->y[i] - lam0 * a->e0[i]; res0 += r * r; }
+  a->lam0 = lam0;
+  a->res0 = sqrt(res0);
+  for (int c = 0; c < a->p; c++)
+    for (int64_t i = 0; i < n; i++) a->v[(size_t)c * n + i] = hy_rand_u01(a->seed, 0x1e16 + c + 1, (uint64_t)i) - 0.5;
+  project_out(n, a->p, a->v, NULL);
+  return NULL;
+}
+
 /* Subspace iteration with M^+ from an LU of B (see above).  Local. */
-int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev, double tol,
-                 int maxit, uint64_t seed, lle_eig *e) {
+int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, const char *ordering, int nev,
+                 double tol, int maxit, uint64_t seed, lle_eig *e) {
   memset(e, 0, sizeof *e);
   if (n > INT32_MAX) return hy_err(HY_EUSAGE, "n = %lld exceeds the LAPACK 32-bit limit", (long long)n);
   if (nev < 1 || nev >= n) return hy_err(HY_EUSAGE, "%d eigenpairs of an n = %lld matrix", nev, (long long)n);
@@ -862,10 +991,15 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev,
    * AMD by default.  Swiss roll, this machine (reference BLAS): N = 300k AMD 4.7e9 flops,
    * analysis 3.0 s, factorisation 9.5 s in all; METIS 4.0e9 flops but analysis 5.4 s, 11.3 s;
    * N = 1M: METIS 28% fewer flops (2.6e10 against 3.6e10) for 2.6x the analysis time, which
-   * does not shrink with a faster BLAS.  HYBRID_LLE_ORDERING overrides (experiments). */
-  const char *ord = getenv("HYBRID_LLE_ORDERING");   /* experiments: amd | metis | cholmod | best */
-  const char *ordname = "amd";
+   * does not shrink with a faster BLAS.  A nested dissection of our own by BFS level sets
+   * (with CAMD below 256-vertex parts) was tried: N = 200k, 3x AMD's flops (Cholesky of
+   * B + B^T: 3.9e9 against 1.3e9).  lle.ordering (or HYBRID_LLE_ORDERING: amd | metis |
+   * cholmod | best, experiments) chooses. */
+  const char *ord = getenv("HYBRID_LLE_ORDERING");
+  const char *ordname = ordering && *ordering ? ordering : "amd";
   if (ord && *ord) ordname = ord;
+  f.control[UMFPACK_STRATEGY] = UMFPACK_STRATEGY_SYMMETRIC;
+  f.nthreads = e->solve_threads = lle_threads();
   f.control[UMFPACK_ORDERING] = !strcmp(ordname, "amd") ? UMFPACK_ORDERING_AMD
                                 : !strcmp(ordname, "cholmod") ? UMFPACK_ORDERING_CHOLMOD
                                 : !strcmp(ordname, "best") ? UMFPACK_ORDERING_BEST : UMFPACK_ORDERING_METIS;
@@ -874,6 +1008,27 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev,
   y = malloc((size_t)n * sizeof *y);
   t = malloc((size_t)n * sizeof *t);
   if (!q || !y || !t) rc = hy_err(HY_ESYS, "out of memory for the LU of B (n = %lld)", (long long)n);
+  e->nev = nev;
+  if (rc == HY_OK) {
+    v = malloc((size_t)n * p * sizeof *v);
+    mv = malloc((size_t)n * p * sizeof *mv);
+    tmp = malloc((size_t)n * p * sizeof *tmp);
+    h = malloc((size_t)p * p * sizeof *h);
+    theta = malloc((size_t)p * sizeof *theta);
+    e->val = malloc((size_t)nev * sizeof *e->val);
+    e->vec = malloc((size_t)n * nev * sizeof *e->vec);
+    e->res = malloc((size_t)nev * sizeof *e->res);
+    if (!v || !mv || !tmp || !h || !theta || !e->val || !e->vec || !e->res)
+      rc = hy_err(HY_ESYS, "out of memory for the eigensolver block (n = %lld, p = %d)", (long long)n, p);
+  }
+  /* ||M||_1, pair 0 and the start block on another thread during the analysis and the LU */
+  bsvd_prep prep = { &b, p, HY_OK, seed, v, e->vec, mv, tmp, 0, 0, 0 };
+  pthread_t prep_th;
+  int prep_started = 0;
+  if (rc == HY_OK) {
+    prep_started = pthread_create(&prep_th, NULL, bsvd_prep_run, &prep) == 0;
+    if (!prep_started) bsvd_prep_run(&prep);
+  }
   const double delta = 1.0;
   int64_t kk = rc == HY_OK ? bmat_pick_k(&b, y, t) : 0;
   int64_t nnzb = b.p[n];
@@ -889,14 +1044,18 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev,
   for (int attempt = 0; rc == HY_OK && attempt < 2; attempt++) {
     memcpy(f.cx, b.x, (size_t)nnzb * sizeof *f.cx);
     for (int64_t a = b.p[kk]; a < b.p[kk + 1]; a++) if (b.i[a] == kk) f.cx[a] += delta;
+    double tn = MPI_Wtime();
     SuiteSparse_long st = umfpack_dl_numeric(b.p, b.i, f.cx, f.sym, &f.num, f.control, f.info);
+    e->t_numeric += MPI_Wtime() - tn;
     if (st != UMFPACK_OK && st != UMFPACK_WARNING_singular_matrix) {
       rc = hy_err(st == UMFPACK_ERROR_out_of_memory ? HY_ESYS : HY_ENUMERIC, "UMFPACK LU of B failed (status %ld)", (long)st);
       break;
     }
     int64_t next = (kk + n / 3 + 1) % n;
     if (st == UMFPACK_OK) {
+      tn = MPI_Wtime();
       rc = lu_extract(&f, n, p);
+      e->t_extract += MPI_Wtime() - tn;
       if (rc) break;
       /* q = C^-T e_k: the left null vector of B, up to scale */
       memset(y, 0, (size_t)n * sizeof *y);
@@ -922,6 +1081,8 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev,
     if (f.num) umfpack_dl_free_numeric(&f.num);
     kk = next;
   }
+  if (prep_started) pthread_join(prep_th, NULL);
+  if (rc == HY_OK) rc = prep.rc;
   e->t_factor = MPI_Wtime() - t0;
   e->lnz = f.info[UMFPACK_LNZ] + f.info[UMFPACK_UNZ];
   e->flops = f.info[UMFPACK_FLOPS];
@@ -929,43 +1090,21 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev,
   e->shift = 0;
   snprintf(e->method, sizeof e->method, "UMFPACK LU of B + e_k e_k^T, ordering %s", ordname);
   t0 = MPI_Wtime();
-  e->nev = nev;
-  if (rc == HY_OK) {
-    v = malloc((size_t)n * p * sizeof *v);
-    mv = malloc((size_t)n * p * sizeof *mv);
-    tmp = malloc((size_t)n * p * sizeof *tmp);
-    h = malloc((size_t)p * p * sizeof *h);
-    theta = malloc((size_t)p * sizeof *theta);
-    e->val = malloc((size_t)nev * sizeof *e->val);
-    e->vec = malloc((size_t)n * nev * sizeof *e->vec);
-    e->res = malloc((size_t)nev * sizeof *e->res);
-    if (!v || !mv || !tmp || !h || !theta || !e->val || !e->vec || !e->res)
-      rc = hy_err(HY_ESYS, "out of memory for the eigensolver block (n = %lld, p = %d)", (long long)n, p);
-  }
-  if (rc == HY_OK) rc = bmat_btb_norm1(&b, &e->normm);
-  /* pair 0: the constant vector, exactly; lambda_0 = e^T M e = ||B e||^2 (rounding level) */
-  double lam0 = 0, res0 = 0;
-  if (rc == HY_OK) {
-    for (int64_t i = 0; i < n; i++) e->vec[i] = 1.0 / sqrt((double)n);
-    bmat_btb(&b, 1, e->vec, y, t);
-    for (int64_t i = 0; i < n; i++) lam0 += e->vec[i] * y[i];
-    for (int64_t i = 0; i < n; i++) { double r = y[i] - lam0 * e->vec[i]; res0 += r * r; }
-    res0 = sqrt(res0);
-    for (int c = 0; c < p; c++)
-      for (int64_t i = 0; i < n; i++) v[(size_t)c * n + i] = hy_rand_u01(seed, 0x1e16 + c + 1, (uint64_t)i) - 0.5;
-    project_out(n, p, v, NULL);
-    rc = orthonormalise(n, p, v);
-  }
+  e->normm = prep.normm;
+  double lam0 = prep.lam0, res0 = prep.res0;
+  if (rc == HY_OK) rc = orthonormalise(n, p, v);
   for (int it = 1; rc == HY_OK && it <= maxit; it++) {
     /* V <- M^+ V = P_e C^-1 P_q C^-T V */
+    double ts = MPI_Wtime();
     lu_solve(&f, 0, p, v, tmp);
     project_out(n, p, tmp, q);
     lu_solve(&f, 1, p, tmp, v);
+    e->t_solve += MPI_Wtime() - ts;
     project_out(n, p, v, NULL);
     rc = orthonormalise(n, p, v);
     if (rc) break;
     /* Rayleigh-Ritz with M = B^T B: H = V^T M V */
-    bmat_btb(&b, p, v, mv, t);
+    bmat_btb_par(&b, f.nthreads, p, v, mv, tmp);
     int nn = (int)n;
     double d1 = 1, d0 = 0;
     dgemm_("T", "N", &p, &p, &nn, &d1, v, &nn, mv, &nn, &d0, h, &p, 1, 1);
@@ -976,10 +1115,11 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev,
       }
     rc = small_eig(p, h, theta);
     if (rc) break;
+    double *sw;   /* V <- V Y, MV <- MV Y through tmp, by pointer swaps */
     dgemm_("N", "N", &nn, &p, &p, &d1, v, &nn, h, &p, &d0, tmp, &nn, 1, 1);
-    memcpy(v, tmp, (size_t)n * p * sizeof *tmp);
+    sw = v; v = tmp; tmp = sw;
     dgemm_("N", "N", &nn, &p, &p, &d1, mv, &nn, h, &p, &d0, tmp, &nn, 1, 1);
-    memcpy(mv, tmp, (size_t)n * p * sizeof *tmp);
+    sw = mv; mv = tmp; tmp = sw;
     e->val[0] = lam0;
     e->res[0] = res0;
     int conv = res0 <= tol * e->normm;
@@ -1000,7 +1140,7 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, int nev,
   if (rc == HY_OK) {
     memcpy(e->vec + n, v, (size_t)n * (nev - 1) * sizeof *v);
     for (int j = 1; j < nev; j++) e->val[j] = theta[j - 1];
-    rc = bmat_residuals(&b, e);
+      rc = bmat_residuals(&b, f.nthreads, e);
   }
   e->t_iter = MPI_Wtime() - t0;
   lu_free(&f);
