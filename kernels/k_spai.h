@@ -80,10 +80,11 @@ typedef struct k_spai_ops {
   int (*single_setup)(k_backend *be, const k_spai_single *in, void **state, int64_t **jptr,
                       int *fits);
   /* Of a single_setup state after cols_solve: M by rows (n x n CSR, sorted columns; the transpose
-   * of the columns' values done by the backend) into host arrays malloc'd here, and the column
-   * residuals into res (n entries). */
+   * of the columns' values done by the backend) into host arrays malloc'd here, the column
+   * residuals into res (n entries) and into *bad the smallest column with a non-finite value or
+   * residual (-1: none). */
   int (*single_rows)(k_backend *be, void *state, int64_t **rowptr, int32_t **colind, double **val,
-                     double *res);
+                     double *res, int64_t *bad);
 
   /* A local sparse matrix in CSR (rows x cols, local column indices), on the device. */
   int (*mat_create)(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,

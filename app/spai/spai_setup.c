@@ -736,22 +736,14 @@ int spai_build(hy_ctx *ctx, const spai_part *pr, const hy_csr *a, const spai_opt
   if (dev) {
     /* M's rows by the backend's transpose of the columns (no filter on this path) */
     memset(m, 0, sizeof *m);
-    rc = ko->single_rows(be, st, &m->rowptr, &m->colind, &m->val, res);
+    rc = ko->single_rows(be, st, &m->rowptr, &m->colind, &m->val, res, &bad);
     ko->cols_free(be, st);
     free(djptr);
     free(isize);
     HY_CALL(hy_agree(comm, rc));
     m->m = m->n = pr->n;
     m->nnz = m->rowptr[pr->n];
-    /* the smallest column with a non-finite value or residual, as the column path finds it */
-    for (int64_t i = 0; i < m->m; i++)
-      for (int64_t e = m->rowptr[i]; e < m->rowptr[i + 1]; e++)
-        if (!isfinite(m->val[e]) && (bad < 0 || m->colind[e] < bad)) bad = m->colind[e];
-    for (int64_t k = 0; k < ncol; k++)
-      if (!isfinite(res[k]) && (bad < 0 || k < bad)) {
-        bad = k;
-        break;
-      }
+    /* bad: the smallest column with a non-finite value or residual, as the column path finds it */
     rc = bad >= 0 ? hy_err(HY_ENUMERIC, "SPAI column %lld has a non-finite value", (long long)bad) : HY_OK;
     HY_CALL(hy_agree(comm, rc));
     if (sinv) {  /* M = D^-1/2 Mhat D^-1/2, the column path's products */

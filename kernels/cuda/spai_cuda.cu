@@ -531,6 +531,16 @@ __global__ void k_ibound(int64_t n, const int64_t *__restrict__ jptr, const int3
   cnt[k] = s;
 }
 
+/* *bad = min(*bad, k) when column k has a non-finite value or residual. */
+__global__ void k_badcol(int64_t n, const int64_t *__restrict__ jptr, const double *__restrict__ mval,
+                         const double *__restrict__ res, unsigned long long *bad) {
+  int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  int b = !isfinite(res[k]);
+  for (int64_t t = jptr[k]; t < jptr[k + 1] && !b; t++) b = !isfinite(mval[t]);
+  if (b) atomicMin(bad, (unsigned long long)k);
+}
+
 static inline unsigned grid_of(int64_t n) { return (unsigned)((n + 255) / 256); }
 
 /* Device temporaries of single_setup / single_rows, freed whatever happened. */
@@ -539,10 +549,11 @@ typedef struct {
   double *val, *mx, *cmax;
   int64_t *cnt;
   void *buf, *scan;
+  unsigned long long *bad;
 } c_tmp;
 
 static void tmp_free(k_backend *be, c_tmp *t) {
-  void *p[] = { t->rp32, t->col32, t->bp32, t->val, t->mx, t->cmax, t->cnt, t->buf, t->scan };
+  void *p[] = { t->rp32, t->col32, t->bp32, t->val, t->mx, t->cmax, t->cnt, t->buf, t->scan, t->bad };
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) be->ops->free(be, p[i]);
   memset(t, 0, sizeof *t);
 }
@@ -680,7 +691,7 @@ static int c_single_setup(k_backend *be, const k_spai_single *in, void **state, 
 
 /* The body of c_single_rows.  Local. */
 static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr, int32_t *colind,
-                            double *val, double *res) {
+                            double *val, double *res, int64_t *bad) {
   k_cuda_state *st = k_cuda_st(be);
   const int64_t n = s->ncols, nj = s->nj;
   HY_CALL(be->ops->alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));  /* jptr */
@@ -689,6 +700,13 @@ static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr,
   HY_CALL(be->ops->alloc(be, (void **)&t->val, (size_t)(nj + 1) * sizeof(double)));
   k_i64_to_i32<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, s->jptr, t->rp32);
   HY_CUDA_LAUNCH();
+  /* the finiteness check of the columns, on the device */
+  HY_CALL(be->ops->alloc(be, (void **)&t->bad, sizeof(unsigned long long)));
+  HY_CUDA(cudaMemsetAsync(t->bad, 0xff, sizeof(unsigned long long), st->stream));
+  k_badcol<<<grid_of(n), 256, 0, st->stream>>>(n, s->jptr, s->mval, s->res, t->bad);
+  HY_CUDA_LAUNCH();
+  unsigned long long hbad = 0;
+  HY_CUDA(cudaMemcpyAsync(&hbad, t->bad, sizeof hbad, cudaMemcpyDeviceToHost, st->stream));
   /* M by columns (row k of the CSR = column k of M, indices = M's rows) -> M by rows */
   size_t bytes = 0;
   HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(st->cusparse, (int)n, (int)n, (int)nj, s->mval, t->rp32,
@@ -710,12 +728,13 @@ static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr,
                           st->stream));
   HY_CUDA(cudaStreamSynchronize(st->stream));
   for (int64_t i = 0; i <= n; i++) rowptr[i] = rp[i];
+  *bad = hbad == ~0ull ? -1 : (int64_t)hbad;
   return HY_OK;
 }
 
 /* M by rows from the device columns of a single_setup state, to the host.  Local. */
 static int c_single_rows(k_backend *be, void *state, int64_t **rowptr, int32_t **colind,
-                         double **val, double *res) {
+                         double **val, double *res, int64_t *bad) {
   c_cols *s = (c_cols *)state;
   *rowptr = (int64_t *)malloc((size_t)(s->ncols + 1) * sizeof(int64_t));
   *colind = (int32_t *)malloc((size_t)(s->nj + 1) * sizeof(int32_t));
@@ -727,7 +746,7 @@ static int c_single_rows(k_backend *be, void *state, int64_t **rowptr, int32_t *
   }
   c_tmp t;
   memset(&t, 0, sizeof t);
-  int rc = single_transpose(be, s, &t, *rowptr, *colind, *val, res);
+  int rc = single_transpose(be, s, &t, *rowptr, *colind, *val, res, bad);
   tmp_free(be, &t);
   return rc;
 }
