@@ -85,6 +85,13 @@ spai_multi(spai_same_m_rajat19 same-m RANKS 1 3 NEED ${M}/rajat19.mtx
 spai_multi(spai_same_m_scaled_column same-m RANKS 1 2 3
   ARGS run.backend=host matrix.generator=convdiff2d matrix.size=900 matrix.peclet=2 spai.levels=2
        spai.max_col=10 spai.filter=0.05 spai.scale=diag spai.threshold=column)
+# every entry of A kept (one rank: J_k = A's column k, M's rows copied from A's pattern without a
+# transpose) against the distributed transpose at 2 and 3 ranks
+spai_multi(spai_same_m_allkept same-m RANKS 1 2 3
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99)
+spai_multi(spai_same_m_allkept_scaled same-m RANKS 1 2
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 matrix.peclet=3
+       spai.tau=0.99 spai.scale=diag)
 spai_multi(spai_same_m_sherman5_scaled same-m RANKS 1 2 NEED ${M}/sherman5.mtx
   ARGS run.backend=host matrix.source=file matrix.file=${M}/sherman5.mtx spai.levels=2
        spai.scale=diag)
