@@ -460,6 +460,7 @@ static int c_cols_free(k_backend *be, void *state) {
 }
 
 /* ------------------------------------------------------------------ one rank: pattern and rows */
+/* Index widening / narrowing copies and 0, 1, 2, ... (a thread per entry). */
 __global__ void k_i32_to_i64(int64_t n, const int32_t *__restrict__ in, int64_t *__restrict__ out) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i < n) out[i] = in[i];
@@ -541,6 +542,7 @@ __global__ void k_badcol(int64_t n, const int64_t *__restrict__ jptr, const doub
   if (b) atomicMin(bad, (unsigned long long)k);
 }
 
+/* Blocks of 256 threads covering n.  Local. */
 static inline unsigned grid_of(int64_t n) { return (unsigned)((n + 255) / 256); }
 
 /* Device temporaries of single_setup / single_rows, freed whatever happened. */
@@ -552,6 +554,7 @@ typedef struct {
   unsigned long long *bad;
 } c_tmp;
 
+/* Free the temporaries (NULL ones skipped).  Local. */
 static void tmp_free(k_backend *be, c_tmp *t) {
   void *p[] = { t->rp32, t->col32, t->bp32, t->val, t->mx, t->cmax, t->cnt, t->buf, t->scan, t->bad };
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) be->ops->free(be, p[i]);
