@@ -104,8 +104,9 @@ typedef struct {
   /* Join the communicator id as rank of nranks on this backend's device (every one of those
    * ranks calls it; it returns when all have joined); *comm: an opaque handle. */
   int (*coll_init)(k_backend *be, const void *id, int nranks, int rank, void **comm);
-  /* Destroy a communicator (after the queued work that uses it). */
-  int (*coll_free)(k_backend *be, void *comm);
+  /* Destroy a communicator after the queued work that uses it (every rank of it does), or
+   * (abort = 1) drop it at once, locally (after a failed set-up on some of its ranks). */
+  int (*coll_free)(k_backend *be, void *comm, int abort);
   /* Broadcast bytes of device memory buf from rank root of comm to the same bytes at buf on
    * every rank, queued on the current gauss stream (main or lookahead side, see stream_ctl):
    * asynchronous, every rank of comm must queue the same broadcasts in the same order. */

@@ -616,7 +616,7 @@ static int gauss_run_body(hy_ctx *ctx) {
  * Collective. */
 static int gauss_run(hy_ctx *ctx) {
   int rc = gauss_run_body(ctx);
-  gauss_blocked_comm_free(&ctx->be);
+  gauss_blocked_comm_free(&ctx->be, 0);
   return rc;
 }
 

@@ -48,8 +48,9 @@ extern const gauss_alg gauss_rows_naive, gauss_rows_stepwise, gauss_blocked_alg;
  * buffers - or MPI staged through pinned host memory), print the choice, and create the device
  * communicators once for the run.  Every rank takes the same path.  Collective. */
 int gauss_blocked_comm_setup(gauss_t *g);
-/* Free the device communicators of gauss_blocked_comm_setup (if any).  Local. */
-void gauss_blocked_comm_free(k_backend *be);
+/* Free the device communicators of gauss_blocked_comm_setup (if any); abort = 1: drop them
+ * locally without waiting for the other ranks.  Collective (abort = 0) or local (abort = 1). */
+void gauss_blocked_comm_free(k_backend *be, int abort);
 
 /* Entry (i, j) of the original matrix.  Local. */
 double gauss_entry(const gauss_t *g, int64_t i, int64_t j);

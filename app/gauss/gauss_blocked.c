@@ -6,13 +6,14 @@
  * pivots go to every rank, the L panel is broadcast along the process rows; row swaps on the
  * other columns; the diagonal process row computes U = L11^-1 A12 (TRSM) and broadcasts it down
  * the process columns; then the trailing matrix gets A22 -= L21 U (GEMM).  Lookahead: the next
- * panel's columns are updated first and the next panel is factored and broadcast before the
- * rest of the trailing update.  The L and U broadcasts go through device collectives (NCCL,
- * queued on the GPU streams: the next panel's broadcast overlaps the trailing GEMM) when the
- * backend has them and every rank drives its own device (gauss.bcast = auto|nccl), else through
- * MPI staged in pinned host memory; the panel gather (P > 1), row swaps (P > 1) and pivots always
- * use MPI.  With one rank nothing touches MPI.  Solves: block forward / back substitution, partial sums reduced
- * along process rows, block solutions broadcast down process columns. */
+ * panel's columns are updated first (P = 1: swapped, solved and updated first) and the next
+ * panel is factored and broadcast on a side stream while the rest of the trailing update runs.
+ * The L and U broadcasts go through device collectives (NCCL, queued on the GPU streams: the
+ * next panel's broadcast overlaps the trailing GEMM) when the backend has them and every rank
+ * drives its own device (gauss.bcast = auto|nccl), else through MPI staged in pinned host
+ * memory; the panel gather (P > 1), row swaps (P > 1) and pivots always use MPI.  With one rank
+ * nothing touches MPI.  Solves: block forward / back substitution, partial sums reduced along
+ * process rows, block solutions broadcast down process columns. */
 #include "gauss/gauss.h"
 
 #include <math.h>
@@ -61,6 +62,7 @@ static const char *blk_coll_why(int why) {
   if (why & 2) return "this build has no NCCL (HYBRID_NCCL)";
   if (why & 4) return "ranks share a device (NCCL needs one device per rank)";
   if (why & 8) return "no NCCL communicator id (ncclGetUniqueId failed)";
+  if (why & 16) return "NCCL communicator set-up failed (message above)";
   return "gauss.bcast = mpi";
 }
 
@@ -105,33 +107,57 @@ int gauss_blocked_comm_setup(gauss_t *g) {
       int rc = mine == 0 ? ko->coll_id(be, id) : HY_OK;
       rc = hy_agree(ctx->comm, rc);
       if (rc != HY_OK) {
+        gauss_blocked_comm_free(be, 1);
         if (want == 1) { MPI_Comm_free(&sub); free(id); return rc; }
         hy_printf0(ctx, "gauss: %s\n", hy_err_msg());
         hy_err_clear();
         why |= 8;
       } else {
         HY_MPI(MPI_Bcast(id, (int)idb, MPI_BYTE, 0, sub));
-        /* a failure on one rank cannot be agreed on (the others wait inside NCCL): abort */
-        GAUSS_K(ko->coll_init(be, id, nr, mine, dir ? &blk_coll.col : &blk_coll.row));
+        /* a set-up failure (NCCL init fails on every rank of a communicator, e.g. no usable
+         * transport) is agreed on: auto takes MPI, nccl stops the run */
+        rc = ko->coll_init(be, id, nr, mine, dir ? &blk_coll.col : &blk_coll.row);
+        rc = hy_agree(ctx->comm, rc);
+        if (rc != HY_OK) {
+          gauss_blocked_comm_free(be, 1);
+          if (want == 1) { MPI_Comm_free(&sub); free(id); return rc; }
+          hy_printf0(ctx, "gauss: %s\n", hy_err_msg());
+          hy_err_clear();
+          why |= 16;
+        }
       }
       MPI_Comm_free(&sub);
     }
     free(id);
     if (why) {
-      gauss_blocked_comm_free(be);
+      gauss_blocked_comm_free(be, 1);
     } else {
       /* NCCL connects lazily at a communicator's first collectives: warm both protocols up
        * (a small and an 8 MiB broadcast) here, outside the timed factorization */
       size_t wb = (size_t)8 << 20;
       void *tmp = gauss_dalloc(g, wb);
       GAUSS_K(be->ops->memset0(be, tmp, wb));
-      for (int dir = 0; dir < 2; dir++) {
+      int rc = HY_OK;
+      for (int dir = 0; dir < 2 && rc == HY_OK; dir++) {
         void *cm = dir ? blk_coll.col : blk_coll.row;
         if (!cm) continue;
-        GAUSS_K(ko->coll_bcast(be, cm, tmp, 4096, 0));
-        GAUSS_K(ko->coll_bcast(be, cm, tmp, wb, 0));
-        GAUSS_K(be->ops->sync(be));
+        rc = ko->coll_bcast(be, cm, tmp, 4096, 0);
+        if (rc == HY_OK) rc = ko->coll_bcast(be, cm, tmp, wb, 0);
       }
+      /* agreed before waiting: a rank whose broadcast was queued must not wait for a peer
+       * whose call failed (the communicators are aborted instead) */
+      rc = hy_agree(ctx->comm, rc);
+      if (rc != HY_OK) {
+        gauss_blocked_comm_free(be, 1);
+        if (want == 1) {
+          GAUSS_K(be->ops->free(be, tmp));
+          return rc;
+        }
+        hy_printf0(ctx, "gauss: %s\n", hy_err_msg());
+        hy_err_clear();
+        why |= 16;
+      }
+      GAUSS_K(be->ops->sync(be));
       GAUSS_K(be->ops->free(be, tmp));
     }
   }
@@ -153,10 +179,11 @@ int gauss_blocked_comm_setup(gauss_t *g) {
   return HY_OK;
 }
 
-/* Free the device communicators.  Local. */
-void gauss_blocked_comm_free(k_backend *be) {
-  if (blk_coll.row) GAUSS_K(blk_coll.ko->coll_free(be, blk_coll.row));
-  if (blk_coll.col) GAUSS_K(blk_coll.ko->coll_free(be, blk_coll.col));
+/* Free the device communicators (abort: locally, at once).  Collective over the ranks that
+ * hold them (abort = 0) or local. */
+void gauss_blocked_comm_free(k_backend *be, int abort) {
+  if (blk_coll.row) GAUSS_K(blk_coll.ko->coll_free(be, blk_coll.row, abort));
+  if (blk_coll.col) GAUSS_K(blk_coll.ko->coll_free(be, blk_coll.col, abort));
   blk_coll.row = blk_coll.col = NULL;
   blk_coll.nccl = 0;
 }
@@ -434,16 +461,23 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     int pk = (int)(k % P), qk = (int)(k % Q);
     int64_t lr0 = gauss_numroc(k0, nb, f->p, P), lc0 = gauss_numroc(k0, nb, f->q, Q);
     int64_t lr1 = gauss_numroc(k0 + jb, nb, f->p, P), lt = gauss_numroc(k0 + jb, nb, f->q, Q);
-    /* row swaps on all my columns except the panel's */
+    /* my columns of the next panel: [lt, split) (empty when another process column owns it) */
+    int64_t split = lt;
+    if (k + 1 < nblk && f->q == (int)((k + 1) % Q))
+      split = lt + (n - (k0 + jb) < nb ? n - (k0 + jb) : nb);
+    /* row swaps on all my columns except the panel's; one process row (no communication):
+     * first only the next panel's columns, the rest after the lookahead mark below, so that
+     * the next panel's factorization waits for as little as possible */
     int64_t x0 = f->q == qk ? lc0 : 0, x1 = f->q == qk ? lc0 + jb : 0;
-    HY_CALL(blk_swap(&w, k, P == 1 ? lt : 0, f->nloc, x0, x1));
+    HY_CALL(blk_swap(&w, k, P == 1 ? lt : 0, P == 1 ? split : f->nloc, x0, x1));
     prof_mark(g, 1, &tp);
-    /* U block row: TRSM on the diagonal process row, broadcast down the columns */
-    int64_t nt = f->nloc - lt;
+    /* U block row: TRSM on the diagonal process row (P = 1: the next panel's columns first),
+     * broadcast down the columns */
+    int64_t nt = f->nloc - lt, nt1 = P == 1 ? split - lt : nt;
     void *up = NULL;
     int64_t ldu = 0;
     if (f->p == pk) {
-      if (nt > 0) GAUSS_K(ko->trsm_lunit(be, sp, jb, nt, lp, ldl, at(&w, f->a, lr0, lt, f->lda), f->lda));
+      if (nt1 > 0) GAUSS_K(ko->trsm_lunit(be, sp, jb, nt1, lp, ldl, at(&w, f->a, lr0, lt, f->lda), f->lda));
       up = at(&w, f->a, lr0, lt, f->lda);
       ldu = f->lda;
     } else {
@@ -468,22 +502,21 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     prof_mark(g, 2, &tp);
     /* lookahead: update the next panel's columns, factor it, then the rest */
     int64_t mt = f->mloc - lr1;
-    int64_t split = lt;
     void *lcur = lp;
     int64_t ldcur = ldl;
     if (k + 1 < nblk) {
-      int qn = (int)((k + 1) % Q);
-      int64_t jbn = n - (k0 + jb) < nb ? n - (k0 + jb) : nb;
-      if (f->q == qn) {
-        split = lt + jbn;
-        if (mt > 0) GAUSS_K(ko->gemm_sub(be, sp, mt, jbn, jb, at(&w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, at(&w, f->a, lr1, lt, f->lda), f->lda));
-      }
+      if (split > lt && mt > 0)
+        GAUSS_K(ko->gemm_sub(be, sp, mt, split - lt, jb, at(&w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, at(&w, f->a, lr1, lt, f->lda), f->lda));
       prof_mark(g, 3, &tp);
     }
     /* the rest of the trailing update is queued on the main stream; the next panel is factored
      * on the side stream (and communicated) meanwhile */
     GAUSS_K(ko->stream_ctl(be, 0));
     int64_t nr = f->nloc - split;
+    if (P == 1 && nr > 0) {
+      HY_CALL(blk_swap(&w, k, split, f->nloc, x0, x1));
+      GAUSS_K(ko->trsm_lunit(be, sp, jb, nr, lcur, ldcur, at(&w, f->a, lr0, split, f->lda), f->lda));
+    }
     if (mt > 0 && nr > 0)
       GAUSS_K(ko->gemm_sub(be, sp, mt, nr, jb, at(&w, lcur, lr1 - lr0, 0, ldcur), ldcur,
                            at(&w, up, 0, split - lt, ldu), ldu, at(&w, f->a, lr1, split, f->lda), f->lda));

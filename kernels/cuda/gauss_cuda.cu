@@ -695,9 +695,14 @@ static int c_coll_init(k_backend *be, const void *id, int nranks, int rank, void
   return HY_OK;
 }
 
-/* Wait for this device's queued work, then destroy the communicator.  Local. */
-static int c_coll_free(k_backend *be, void *comm) {
+/* Wait for this device's queued work, then destroy the communicator (every rank of it does);
+ * abort: ncclCommAbort, local, never waits for the other ranks.  Local. */
+static int c_coll_free(k_backend *be, void *comm, int abort) {
   if (!comm) return HY_OK;
+  if (abort) {
+    HY_NCCL(ncclCommAbort((ncclComm_t)comm));
+    return HY_OK;
+  }
   HY_CUDA(cudaDeviceSynchronize());
   HY_NCCL(ncclCommDestroy((ncclComm_t)comm));
   return HY_OK;
@@ -723,7 +728,7 @@ static int c_coll_init(k_backend *be, const void *id, int nranks, int rank, void
   return hy_err(HY_ESYS, "device collectives: this build has no NCCL (configure with -DHYBRID_NCCL=ON)");
 }
 /* Nothing to free.  Local. */
-static int c_coll_free(k_backend *be, void *comm) { return HY_OK; }
+static int c_coll_free(k_backend *be, void *comm, int abort) { return HY_OK; }
 /* Not available without NCCL.  Local. */
 static int c_coll_bcast(k_backend *be, void *comm, void *buf, size_t bytes, int root) {
   return hy_err(HY_ESYS, "device collectives: this build has no NCCL (configure with -DHYBRID_NCCL=ON)");

@@ -400,7 +400,7 @@ static int h_coll_init(k_backend *be, const void *id, int nranks, int rank, void
   return HY_OK;
 }
 /* Free an emulated communicator.  Local. */
-static int h_coll_free(k_backend *be, void *comm) {
+static int h_coll_free(k_backend *be, void *comm, int abort) {
   if (!comm) return HY_OK;
   MPI_Comm_free((MPI_Comm *)comm);
   free(comm);
