@@ -1040,6 +1040,11 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, const ch
     SuiteSparse_long st = umfpack_dl_symbolic(n, n, b.p, b.i, b.x, &f.sym, f.control, f.info);
     if (st != UMFPACK_OK) rc = hy_err(HY_ENUMERIC, "UMFPACK symbolic analysis of B failed (status %ld)", (long)st);
   }
+  /* Numeric->Memory at the size of AMD's estimate of nnz(L + U) (in 8-byte units): UMFPACK's
+   * default first allocation is too small for this LU (N = 20k..1M: one costly reallocation
+   * of everything and one garbage collection); the estimate is ~2x the peak it reaches. */
+  if (rc == HY_OK && f.info[UMFPACK_SYMMETRIC_LUNZ] > 0)
+    f.control[UMFPACK_ALLOC_INIT] = -f.info[UMFPACK_SYMMETRIC_LUNZ];
   e->t_analyze = MPI_Wtime() - t0;
   for (int attempt = 0; rc == HY_OK && attempt < 2; attempt++) {
     memcpy(f.cx, b.x, (size_t)nnzb * sizeof *f.cx);
