@@ -100,6 +100,13 @@ typedef struct k_spai_ops {
   /* out[p] = sum_i x[p][i] y[p][i] for p < npair (<= 4), local sums, result on the host. */
   int (*dots)(k_backend *be, int64_t n, int npair, const double *const *x,
               const double *const *y, double *out);
+  /* Optional (NULL: axpbypcz, then dots): z = a x + b y + c z, then out[p] = sum_i dx[p][i]
+   * dy[p][i] of the updated vectors (dx / dy may name z) for p < npair (1..4), one pass over the
+   * data; the same values as the two separate calls (bit for bit on the host; on CUDA the same
+   * summation order).  Local sums, on the host. */
+  int (*axpbypcz_dots)(k_backend *be, int64_t n, double a, const double *x, double b,
+                       const double *y, double c, double *z, int npair, const double *const *dx,
+                       const double *const *dy, double *out);
 } k_spai_ops;
 
 /* The table of be's kind.  Local. */

@@ -1,5 +1,6 @@
 /* bicgstab.c - right-preconditioned BiCGSTAB (van der Vorst 1992) on function pointers.
- * Three global reductions per iteration: (rhat, v); (t, s), (t, t), (s, s); (rhat, r), (r, r). */
+ * Three global reductions per iteration: (rhat, v); (t, s), (t, t), (s, s); (rhat, r), (r, r),
+ * the last one in the same pass as the update of r when the ops fuse them (axpbypcz_dots). */
 #include "krylov/krylov.h"
 #include "hybrid.h"
 
@@ -9,6 +10,16 @@
 
 /* "= 0" or "is not finite (overflow)" for a breakdown message.  Local. */
 static const char *why(double v) { return isfinite(v) ? "= 0" : "is not finite (overflow)"; }
+
+/* z = a x + b y + c z, then the npair global dots of the updated vectors: the fused op when
+ * the ops have one, else the two separate calls.  Collective. */
+static int update_dots(const krylov_ops *o, double a, const double *x, double b, const double *y,
+                       double c, double *z, int npair, const double *const *dx,
+                       const double *const *dy, double *out) {
+  if (o->axpbypcz_dots) return o->axpbypcz_dots(o->ctx, a, x, b, y, c, z, npair, dx, dy, out);
+  HY_CALL(o->axpbypcz(o->ctx, a, x, b, y, c, z));
+  return o->dots(o->ctx, npair, dx, dy, out);
+}
 
 /* y = M x, or a copy without preconditioner.  Collective. */
 static int apply_m(const krylov_ops *o, double *x, double *y) {
@@ -110,13 +121,12 @@ int krylov_bicgstab(const krylov_ops *o, const krylov_params *par, const double 
                why(omega), it);
       goto done;
     }
-    /* x = x + alpha phat + omega shat; r = s - omega t */
+    /* x = x + alpha phat + omega shat; r = s - omega t with (rhat, r), (r, r) in the same pass */
     if ((rc = o->axpbypcz(o->ctx, alpha, ph, omega, sh, 1.0, x)) != HY_OK) goto done;
-    if ((rc = o->axpbypcz(o->ctx, 1.0, s, -omega, t, 0.0, r)) != HY_OK) goto done;
     double d2[2];
     {
       const double *xa[2] = { rh, r }, *ya[2] = { r, r };
-      if ((rc = o->dots(o->ctx, 2, xa, ya, d2)) != HY_OK) goto done;
+      if ((rc = update_dots(o, 1.0, s, -omega, t, 0.0, r, 2, xa, ya, d2)) != HY_OK) goto done;
     }
     rho_old = rho;
     rho = d2[0];

@@ -23,6 +23,12 @@ typedef struct {
   int (*dots)(void *ctx, int npair, const double *const *x, const double *const *y, double *out);
   /* called every iteration with the relative residual estimate (may be NULL) */
   void (*monitor)(void *ctx, int it, double relres);
+  /* Optional (NULL: axpbypcz, then dots): z = a x + b y + c z, then out[p] = global
+   * (dx[p], dy[p]) for p < npair (<= 4) of the updated vectors, in one pass over the data and
+   * one reduction; the same values as the two separate calls. */
+  int (*axpbypcz_dots)(void *ctx, double a, const double *x, double b, const double *y, double c,
+                       double *z, int npair, const double *const *dx, const double *const *dy,
+                       double *out);
 } krylov_ops;
 
 typedef struct {

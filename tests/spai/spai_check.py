@@ -14,6 +14,8 @@ modes:
   gpu-backends the cuda backend's M and iterations against the host backend's, at --ranks
               (M within --rtol, default 1e-9; iterations within 10% + 2, or equal with
               --same-iters)
+  solver-backends the BiCGSTAB of the cuda backend against the host backend's, at --ranks: both
+              converge with the true residual check passed, iterations within 2
 Exit 0 pass, 1 fail, 77 skip (a --need file is absent).
 """
 import argparse, glob, json, os, re, shlex, shutil, subprocess, sys
@@ -69,7 +71,8 @@ def compare_m(pa, pb, rtol):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends"])
+    ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends",
+                                     "solver-backends"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
@@ -145,7 +148,7 @@ def main():
             print("iterations: none %d, spai %d" % (its["none"], its["spai"]))
             if not its["spai"] < its["none"]:
                 fails.append("SPAI took %d iterations, not fewer than %d without" % (its["spai"], its["none"]))
-    else:
+    elif a.mode == "gpu-backends":
         rtol = a.rtol if a.rtol is not None else 1e-9
         res, codes = {}, {}
         for be in ["host", "cuda"]:
@@ -171,6 +174,25 @@ def main():
                 print("%s: host %r, cuda %r" % (k, h, c))
                 if abs(h - c) > 1e-8 * max(abs(h), 1):
                     fails.append("%s host %r vs cuda %r" % (k, h, c))
+    elif a.mode == "solver-backends":
+        res = {}
+        for be in ["host", "cuda"]:
+            rc, out, rec, wd = run(a, a.ranks[0], ["run.backend=" + be], be)
+            if rc != 0 or not rec or not re.search(r"^PASSED: BiCGSTAB", out, re.M):
+                fails.append("backend %s exited %d without a converged BiCGSTAB" % (be, rc))
+                continue
+            m = rec["metrics"]
+            res[be] = m
+            print("%s: %d iterations, true relative residual %r, relres %r, %.2f us per iteration"
+                  % (be, m["iterations"], m["true_relres"], m["relres"], m.get("iter_us", 0)))
+            # exit 0 and PASSED mean the true residual check passed; the record says so too
+            if m.get("verdict") != "converged":
+                fails.append("backend %s: verdict %r (true residual %r)"
+                             % (be, m.get("verdict"), m["true_relres"]))
+        if not fails:
+            ih, ic = res["host"]["iterations"], res["cuda"]["iterations"]
+            if abs(ih - ic) > 2:
+                fails.append("iterations host %d vs cuda %d (more than 2 apart)" % (ih, ic))
     for f in fails:
         print("FAIL: " + f)
     if not fails:

@@ -198,6 +198,14 @@ if(HYBRID_GPU_TESTS)
       SAME_ITERS NEED ${M}/orsirr_1.mtx
       ARGS matrix.source=file matrix.file=${M}/orsirr_1.mtx matrix.rhs=random run.seed=5521${r})
   endforeach()
+  # the solver alone (no preconditioner, so BiCGSTAB's vector updates and fused dots carry the
+  # work; and with SPAI at 2 ranks): cuda against host, iterations within 2, true residual passed
+  spai_multi(spai_gpu_solver_convdiff2d_none solver-backends RANKS 1 LABELS gpu
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=31337)
+  spai_multi(spai_gpu_solver_cfd27_r2 solver-backends RANKS 2 LABELS gpu
+    ARGS matrix.generator=convdiff3d27 matrix.size=13824 spai.tau=0.99 matrix.rhs=random
+         run.seed=27183)
   spai_multi(spai_gpu_verdict_e05r0100 verdict RANKS 1 LABELS gpu NEED ${M}/e05r0100.mtx.gz
     ARGS run.backend=cuda matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
 endif()
