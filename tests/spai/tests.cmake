@@ -176,7 +176,8 @@ if(HYBRID_GPU_TESTS)
     ARGS matrix.source=file matrix.file=${M}/rajat19.mtx solver.max_iter=200)
   # the device setup (one rank: B = A^T, J sets and M's rows on the GPU, spai.gpu_setup=device,
   # the default) and the host-built setup against the host backend: M to 1e-12 of each column's
-  # largest entry, the same pattern, the same iterations; random right-hand sides (fresh seeds)
+  # largest entry, the same pattern, the same iterations (orsirr_1: within 10% + 2); random
+# right-hand sides (fresh seeds)
   spai_multi(spai_gpu_devsetup_cfd27 gpu-backends RANKS 1 LABELS gpu RTOL 1e-12 SAME_ITERS
     ARGS matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99 matrix.rhs=random
          run.seed=48151)
@@ -194,8 +195,10 @@ if(HYBRID_GPU_TESTS)
     ARGS matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99 matrix.rhs=random
          run.seed=77003)
   foreach(r 1 2)
+    # (orsirr_1 is ill-conditioned: the device's dot products, summed in another order, moved
+    # BiCGSTAB from 146 to 152 iterations on the H200 with M equal to 4e-15; 10% + 2 allowed)
     spai_multi(spai_gpu_devsetup_orsirr_1_r${r} gpu-backends RANKS ${r} LABELS gpu RTOL 1e-12
-      SAME_ITERS NEED ${M}/orsirr_1.mtx
+      NEED ${M}/orsirr_1.mtx
       ARGS matrix.source=file matrix.file=${M}/orsirr_1.mtx matrix.rhs=random run.seed=5521${r})
   endforeach()
   # the solver alone (no preconditioner, so BiCGSTAB's vector updates and fused dots carry the
