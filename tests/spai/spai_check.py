@@ -16,6 +16,9 @@ modes:
               --same-iters)
   solver-backends the BiCGSTAB of the cuda backend against the host backend's, at --ranks: both
               converge with the true residual check passed, iterations within 2
+  repeat      spai.repeat = 3 against one run at --ranks: the "spai: repeat 3:" line (cold,
+              warm mean, fastest), the same iterations and the same M (exactly) as the single run,
+              the target and floor lines on the fastest warm run, the warm metrics in the record
 Exit 0 pass, 1 fail, 77 skip (a --need file is absent).
 """
 import argparse, glob, json, os, re, shlex, shutil, subprocess, sys
@@ -72,7 +75,7 @@ def compare_m(pa, pb, rtol):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends",
-                                     "solver-backends"])
+                                     "solver-backends", "repeat"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
@@ -193,6 +196,72 @@ def main():
             ih, ic = res["host"]["iterations"], res["cuda"]["iterations"]
             if abs(ih - ic) > 2:
                 fails.append("iterations host %d vs cuda %d (more than 2 apart)" % (ih, ic))
+    elif a.mode == "repeat":
+        res = {}
+        for n in [1, 3]:
+            rc, out, rec, wd = run(a, a.ranks[0], ["spai.repeat=%d" % n, "output.preconditioner=M.mtx"],
+                                   "repeat%d" % n)
+            if rc != 0 or not rec or not re.search(r"^PASSED: BiCGSTAB", out, re.M):
+                fails.append("repeat %d exited %d without a converged BiCGSTAB" % (n, rc))
+                continue
+            res[n] = (out, rec["metrics"], os.path.join(wd, "M.mtx"))
+        if not fails:
+            (o1, m1, p1), (o3, m3, p3) = res[1], res[3]
+            num = r"([0-9]+\.[0-9]+)"
+            # one run: no repeat line, no warm figures
+            if re.search(r"^spai: repeat|\(warm, fastest", o1, re.M):
+                fails.append("repeat 1 printed repeat or warm figures")
+            if m1.get("repeat") != 1 or any(k in m1 for k in ["setup_warm_s", "iter_us_warm"]):
+                fails.append("repeat 1: record has repeat %r or warm metrics" % m1.get("repeat"))
+            spai = not [x for x in a.args if x.startswith("solver.precond=") and x != "solver.precond=spai"]
+            pat = (r"^spai: repeat 3: " + (r"setup cold %s ms, warm mean %s ms, fastest %s ms; " % (num, num, num)
+                                          if spai else "") +
+                   r"bicgstab cold %s us/it, warm mean %s us/it, fastest %s us/it \(([0-9]+) iterations in "
+                   r"every run\)$" % (num, num, num))
+            lm = re.search(pat, o3, re.M)
+            if not lm:
+                fails.append("repeat 3: no line matching %r" % pat)
+            else:
+                print("repeat line: " + lm.group(0))
+                g = [float(v) for v in lm.groups()]
+                its = int(g[-1])
+                if its != m3["iterations"] or its != m1["iterations"]:
+                    fails.append("iterations: repeat line %d, record %d, single run %d"
+                                 % (its, m3["iterations"], m1["iterations"]))
+                if m3.get("repeat") != 3:
+                    fails.append("record: repeat %r" % m3.get("repeat"))
+                keys = ["iter_us_cold", "iter_us_warm_mean", "iter_us_warm"]
+                if spai:
+                    keys = ["setup_cold_s", "setup_warm_mean_s", "setup_warm_s"] + keys
+                for k, v in zip(keys, g[:-1]):
+                    x = m3.get(k)
+                    if not isinstance(x, (int, float)) or not x > 0:
+                        fails.append("record: %s = %r (want > 0)" % (k, x))
+                        continue
+                    f = 1e3 if k.endswith("_s") else 1.0
+                    if abs(x * f - v) > 0.006 + 1e-6 * v:
+                        fails.append("%s: record %r, line %.2f" % (k, x, v))
+                for w, mean in [("setup_warm_s", "setup_warm_mean_s"), ("iter_us_warm", "iter_us_warm_mean")]:
+                    if w in m3 and m3[w] > m3[mean] * (1 + 1e-12):
+                        fails.append("%s %r > %s %r" % (w, m3[w], mean, m3[mean]))
+                # the floor line (and the target line) on the fastest warm run
+                fl = re.search(r"^bicgstab: %s us per iteration \(warm, fastest of 2\); floor %s us" % (num, num),
+                               o3, re.M)
+                if not fl or abs(float(fl.group(1)) - m3.get("iter_us_warm", -1)) > 0.006:
+                    fails.append("floor line not on the fastest warm run: %r" % (fl and fl.group(0)))
+                elif abs(m3["iter_floor_ratio"] - m3["iter_us_warm"] / m3["iter_floor_us"]) > 1e-9 * m3["iter_floor_ratio"]:
+                    fails.append("iter_floor_ratio %r is not iter_us_warm / iter_floor_us" % m3["iter_floor_ratio"])
+                if spai:
+                    tl = re.search(r"^spai: setup %s ms \(warm, fastest of 2\) against the target" % num, o3, re.M)
+                    if not tl or abs(float(tl.group(1)) - 1e3 * m3.get("setup_warm_s", -1)) > 0.006:
+                        fails.append("target line not on the fastest warm run: %r" % (tl and tl.group(0)))
+            # the last run's M and figures are the single run's
+            e = compare_m(p1, p3, 0.0)
+            if e:
+                fails.append("M repeat 1 vs repeat 3: " + e)
+            for k in ["nnz_M", "AM_I_frobenius", "iterations", "true_relres"]:
+                if m1.get(k) != m3.get(k):
+                    fails.append("%s: repeat 1 %r, repeat 3 %r" % (k, m1.get(k), m3.get(k)))
     for f in fails:
         print("FAIL: " + f)
     if not fails:

@@ -211,6 +211,13 @@ if(HYBRID_GPU_TESTS)
          run.seed=27183)
   spai_multi(spai_gpu_verdict_e05r0100 verdict RANKS 1 LABELS gpu NEED ${M}/e05r0100.mtx.gz
     ARGS run.backend=cuda matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
+  # spai.repeat on the device (device setup at 1 rank, columns on the GPU at 2): every run the
+  # same M and iterations (exit 4 otherwise), equal to a single run's, the warm figures printed
+  foreach(r 1 2)
+    spai_multi(spai_gpu_repeat_r${r} repeat RANKS ${r} LABELS gpu
+      ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99
+           matrix.rhs=random run.seed=4242${r})
+  endforeach()
 endif()
 
 # ---- PETSc cross-check: PETSc BiCGSTAB with our M (PCMAT, right) takes the same iterations
@@ -226,3 +233,12 @@ if(TARGET hybrid-validate)
   spai_multi(spai_validate_convdiff3d27_r3 validate RANKS 3 LABELS validate TIMEOUT 240
     ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99)
 endif()
+
+# ---- spai.repeat: setup and solve 3 times in one process (cold run, warm mean, fastest), the
+# same M and iterations as one run, the target and floor lines and the record on the warm figures
+foreach(r 1 2)
+  spai_multi(spai_repeat_r${r} repeat RANKS ${r} TIMEOUT 90
+    ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1)
+endforeach()
+spai_multi(spai_repeat_jacobi_r2 repeat RANKS 2 TIMEOUT 90
+  ARGS run.backend=host matrix.generator=poisson2d matrix.size=400 solver.precond=jacobi)
