@@ -48,8 +48,8 @@ static const cfg_key spai_keys[] = {
   { "spai", "gpu_block", CFG_INT, "128", 32, 1024, NULL,
     "cuda: threads per block of the medium and large kernels (multiple of 32)" },
   { "spai", "repeat", CFG_INT, "1", 1, 1000, NULL,
-    "run the setup and the solve this many times in one process on the same A and b (M and the "
-    "iterations must not change, else exit 4); the first run is the cold one (first library "
+    "run the setup and the solve this many times in one process on the same A and b (M must "
+    "not change, else exit 4; the iterations are reported); the first run is the cold one (first library "
     "calls, module loading, first allocations): > 1 prints cold and warm figures, and the target "
     "and floor lines use the fastest warm run; the lines and the phase split are the last run's" },
   { "spai", "gpu_setup", CFG_ENUM, "device", 0, 0, "device|host",
@@ -215,6 +215,7 @@ typedef struct {
   int n;                        /* runs; the first is the cold one */
   double *setup, *iter;         /* per run: setup seconds (slowest rank), seconds per iteration */
   double setup_mean, setup_fast, iter_mean, iter_fast;   /* over the warm runs 2..n */
+  int its_min, its_max;         /* BiCGSTAB iterations over the runs */
 } spai_rep;
 
 /* Mean and fastest of the warm runs (runs 2..n; with one run, that run).  Local. */
@@ -328,9 +329,15 @@ static void spai_report_repeat(hy_ctx *ctx, spai_rep *rp, int have_setup, int ha
     hy_metric_num(ctx, "setup_warm_s", rp->setup_fast);
   }
   if (have_solve) {
+    char its[96];
+    if (rp->its_min == rp->its_max)
+      snprintf(its, sizeof its, "%d iterations in every run", iters);
+    else
+      snprintf(its, sizeof its, "iterations %d..%d over the runs", rp->its_min, rp->its_max);
     snprintf(s2, sizeof s2, "bicgstab cold %.2f us/it, warm mean %.2f us/it, fastest %.2f us/it "
-             "(%d iterations in every run)", 1e6 * rp->iter[0], 1e6 * rp->iter_mean,
-             1e6 * rp->iter_fast, iters);
+             "(%s)", 1e6 * rp->iter[0], 1e6 * rp->iter_mean, 1e6 * rp->iter_fast, its);
+    hy_metric_int(ctx, "iterations_min", rp->its_min);
+    hy_metric_int(ctx, "iterations_max", rp->its_max);
     hy_metric_num(ctx, "iter_us_cold", 1e6 * rp->iter[0]);
     hy_metric_num(ctx, "iter_us_warm_mean", 1e6 * rp->iter_mean);
     hy_metric_num(ctx, "iter_us_warm", 1e6 * rp->iter_fast);
@@ -406,7 +413,6 @@ static int spai_run(hy_ctx *ctx) {
   HY_CALLOC(rp.setup, reps);
   HY_CALLOC(rp.iter, reps);
   double t_setup = 0, phs[6] = { 0 };
-  int iters0 = 0;
   for (int rep = 0; rep < reps; rep++) {
     int last = rep == reps - 1;
     memset(&mm, 0, sizeof mm);
@@ -461,14 +467,10 @@ static int spai_run(hy_ctx *ctx) {
       io_csr_free(&aw);
       io_csr_free(&mm);
     }
-    if (rep == 0) {
-      iters0 = sv.iterations;
-    } else if (sv.iterations != iters0) {  /* a global count: every rank takes this branch */
-      hy_verdict(ctx, "spai.repeat: run %d of %d took %d BiCGSTAB iterations, run 1 took %d (the "
-                 "repeats must be identical)", rep + 1, reps, sv.iterations, iters0);
-      return hy_err(HY_EVALID, "spai.repeat: run %d of %d took %d iterations, run 1 took %d",
-                    rep + 1, reps, sv.iterations, iters0);
-    }
+    /* M is checked bit for bit above; the iteration count may still move by a few on the GPU,
+     * whose SpMV (cuSPARSE CSR_ALG1) does not fix its summation order: reported, not an error */
+    if (rep == 0 || sv.iterations < rp.its_min) rp.its_min = sv.iterations;
+    if (rep == 0 || sv.iterations > rp.its_max) rp.its_max = sv.iterations;
   }
   io_csr_free(&m0);
   spai_rep_stats(&rp);
