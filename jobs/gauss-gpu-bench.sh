@@ -5,9 +5,9 @@
 #   2. mixed (FP32 LU + FP64 refinement) n=32768: target time <= 0.4 x cuSOLVER FP64 solve
 #   3. blocked FP64 n=1024 (mean of 10 runs after a warm-up): target <= 3 ms
 #   4. blocked FP64 n=32768 on 2 GPUs vs 1: target speed-up >= 1.8, with both 2-GPU grids (1x2:
-#      L panels broadcast along the row; 2x1: U rows down the column, panel gather and swaps
-#      through MPI); the faster one is compared; each log says its broadcast path ("gauss: panel
-#      broadcasts: nccl ..." or "mpi (host-staged): why")
+#      L panels broadcast along the row; 2x1: U rows down the column and row swaps (one exchange
+#      per panel, NCCL when used), panel gather through MPI); the faster one is compared; each log
+#      says its broadcast path ("gauss: panel broadcasts: nccl ..." or "mpi (host-staged): why")
 #   5. (not in the default list) 2 GPUs, grid 1x2, gauss.bcast=mpi: the host-staged path, to
 #      compare with item 4's NCCL figure
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]

@@ -11,8 +11,12 @@
  * The L and U broadcasts go through device collectives (NCCL, queued on the GPU streams: the
  * next panel's broadcast overlaps the trailing GEMM) when the backend has them and every rank
  * drives its own device (gauss.bcast = auto|nccl), else through MPI staged in pinned host
- * memory; the panel gather (P > 1), row swaps (P > 1) and pivots always use MPI.  With one rank
- * nothing touches MPI.  Solves: block forward / back substitution, partial sums reduced along
+ * memory.  Row swaps (P > 1): one exchange per panel for all its nb pivots (the rows each process
+ * needs from another packed by a row-gather kernel, sent as one block, put in place by a
+ * row-scatter kernel), through the device collectives when they are used, else one
+ * MPI_Alltoallv staged in pinned memory.  The panel gather (P > 1: one MPI_Gatherv / Scatterv
+ * per panel, the rows put in order on the device) and the pivots use MPI.  With one rank nothing
+ * touches MPI.  Solves: block forward / back substitution, partial sums reduced along
  * process rows, block solutions broadcast down process columns. */
 #include "gauss/gauss.h"
 
@@ -40,8 +44,12 @@ typedef struct {
   void *ubuf;                 /* U block row received down the process column (nb x nloc) */
   void *sbuf;                 /* device collectives: the L panel's rows packed on its owner */
   void *pbuf;                 /* gathered panel on the diagonal process (device) */
-  void *rbuf;                 /* rows for swaps (device) */
+  void *pbuf2;                /* the panel's rows as gathered, by process (device, P > 1) */
+  void *rbuf;                 /* rows for swaps: sent blocks, then received blocks (device) */
+  size_t rbytes;
   unsigned char *hbuf;        /* pinned staging */
+  unsigned char *hall;        /* pinned: the gathered panel on the diagonal process (P > 1) */
+  int *glist;                 /* the gathered panel's global rows, by process (n) */
   size_t hbytes;
   int *ipiv;                  /* host, nb + 4 */
   int64_t *perm;              /* swap simulation, length n */
@@ -170,7 +178,8 @@ int gauss_blocked_comm_setup(gauss_t *g) {
                "columns of %d)%s\n", be->kind == K_CUDA ? "nccl" : "emulated",
                be->kind == K_CUDA ? "device buffers on the GPU streams"
                : "HYBRID_GAUSS_HOST_COLL test hook: device-collective path, MPI on the host", Q, P,
-               P > 1 ? "; panel gather and row swaps: mpi" : "");
+               P > 1 ? (be->kind == K_CUDA ? "; row swaps: nccl, one exchange per panel; panel gather: mpi"
+                        : "; row swaps: emulated, one exchange per panel; panel gather: mpi") : "");
   else
     hy_printf0(ctx, "gauss: panel broadcasts: mpi (%s): %s\n",
                be->kind == K_CUDA ? "host-staged" : "host memory",
@@ -228,57 +237,54 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
       GAUSS_K(ko->getrf(be, sp, mrows, jb, pan, f->lda, ip, &info, &minpiv, &mi));
       ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
     } else {
-      /* gather the panel's rows to the diagonal process of this column */
+      /* gather the panel's rows to the diagonal process of this column: one message per
+       * process (counts in elements), the rows put in global order on the device with one
+       * row-scatter kernel per process, factored there, split with one row-gather kernel per
+       * process, one message back */
       int64_t m = n - k0;
+      MPI_Datatype et = sp ? MPI_FLOAT : MPI_DOUBLE;
       int *cnt = NULL, *dsp = NULL;
-      int mycount = (int)(mrows * jb * (int64_t)w->e);
+      if ((n - k0) * jb > 2147483647LL)
+        hy_fatal(HY_EUSAGE, "gauss: panel of %lld x %lld elements exceeds the 32-bit MPI counts",
+                 (long long)m, (long long)jb);
+      int mycount = (int)(mrows * jb);
       GAUSS_K(ko->d2h_2d(be, sp, mrows, jb, pan, f->lda, w->hbuf, mrows > 0 ? mrows : 1));
-      unsigned char *all = NULL;
+      unsigned char *all = w->hall;
       if (f->p == pk) {
         cnt = gauss_xmalloc(sizeof(int) * (size_t)P);
         dsp = gauss_xmalloc(sizeof(int) * (size_t)P);
         int64_t off = 0;
         for (int pp = 0; pp < P; pp++) {
-          int64_t mr = gauss_numroc(n, nb, pp, P) - gauss_numroc(k0, nb, pp, P);
-          cnt[pp] = (int)(mr * jb * (int64_t)w->e);
-          dsp[pp] = (int)off;
-          off += cnt[pp];
-        }
-        all = gauss_xmalloc((size_t)off + 8);
-      }
-      HY_MPI(MPI_Gatherv(w->hbuf, mycount, MPI_BYTE, all, cnt, dsp, MPI_BYTE, pk, f->colc));
-      unsigned char *full = NULL;
-      if (f->p == pk) {
-        /* assemble in global row order, factor on the device, split again */
-        full = gauss_xmalloc((size_t)(m * jb) * w->e + 8);
-        for (int pp = 0; pp < P; pp++) {
           int64_t l0 = gauss_numroc(k0, nb, pp, P);
           int64_t mr = gauss_numroc(n, nb, pp, P) - l0;
-          for (int64_t j = 0; j < jb; j++)
-            for (int64_t i = 0; i < mr; i++) {
-              int64_t gr = gauss_l2g(l0 + i, nb, pp, P) - k0;
-              memcpy(full + (size_t)(gr + j * m) * w->e, all + dsp[pp] + (size_t)(i + j * mr) * w->e, w->e);
-            }
+          cnt[pp] = (int)(mr * jb);
+          dsp[pp] = (int)off;
+          off += cnt[pp];
+          /* global rows (relative to k0) of process pp's panel rows, in its local order */
+          for (int64_t i = 0; i < mr; i++) w->glist[dsp[pp] / jb + i] = (int)(gauss_l2g(l0 + i, nb, pp, P) - k0);
         }
-        GAUSS_K(ko->h2d_2d(be, sp, m, jb, full, m, w->pbuf, m));
+      }
+      HY_MPI(MPI_Gatherv(w->hbuf, mycount, et, all, cnt, dsp, et, pk, f->colc));
+      if (f->p == pk) {
+        /* assemble in global row order, factor on the device, split again */
+        GAUSS_K(ko->h2d_2d(be, sp, m * jb, 1, all, m * jb, w->pbuf2, m * jb));
+        for (int pp = 0; pp < P; pp++)
+          if (cnt[pp] > 0)
+            GAUSS_K(ko->rows_put(be, sp, w->pbuf, m, jb, cnt[pp] / (int)jb, w->glist + dsp[pp] / jb,
+                                 at(w, w->pbuf2, dsp[pp], 0, 1)));
         int info = 0;
         int64_t mi = 0;
         GAUSS_K(ko->getrf(be, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
         ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
-        GAUSS_K(ko->d2h_2d(be, sp, m, jb, w->pbuf, m, full, m));
-        for (int pp = 0; pp < P; pp++) {
-          int64_t l0 = gauss_numroc(k0, nb, pp, P);
-          int64_t mr = gauss_numroc(n, nb, pp, P) - l0;
-          for (int64_t j = 0; j < jb; j++)
-            for (int64_t i = 0; i < mr; i++) {
-              int64_t gr = gauss_l2g(l0 + i, nb, pp, P) - k0;
-              memcpy(all + dsp[pp] + (size_t)(i + j * mr) * w->e, full + (size_t)(gr + j * m) * w->e, w->e);
-            }
-        }
+        for (int pp = 0; pp < P; pp++)
+          if (cnt[pp] > 0)
+            GAUSS_K(ko->rows_get(be, sp, w->pbuf, m, jb, cnt[pp] / (int)jb, w->glist + dsp[pp] / jb,
+                                 at(w, w->pbuf2, dsp[pp], 0, 1)));
+        GAUSS_K(ko->d2h_2d(be, sp, m * jb, 1, w->pbuf2, m * jb, all, m * jb));
       }
-      HY_MPI(MPI_Scatterv(all, cnt, dsp, MPI_BYTE, w->hbuf, mycount, MPI_BYTE, pk, f->colc));
+      HY_MPI(MPI_Scatterv(all, cnt, dsp, et, w->hbuf, mycount, et, pk, f->colc));
       GAUSS_K(ko->h2d_2d(be, sp, mrows, jb, w->hbuf, mrows > 0 ? mrows : 1, pan, f->lda));
-      free(cnt); free(dsp); free(all); free(full);
+      free(cnt); free(dsp);
     }
   }
   double mp = minpiv;
@@ -345,55 +351,114 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
   for (int64_t i = 1; i < ns; i++)
     for (int64_t j = i; j > 0 && set[j - 1] > set[j]; j--) { int64_t t = set[j]; set[j] = set[j - 1]; set[j - 1] = t; }
   int64_t ncols = f->nloc;
-  /* my rows of S, packed (all my columns) */
-  int nmine = 0;
-  for (int64_t i = 0; i < ns; i++)
-    if ((set[i] / nb) % P == f->p) w->rows[nmine++] = (int)((set[i] / (nb * P)) * nb + set[i] % nb);
-  int *cnt = gauss_xmalloc(sizeof(int) * (size_t)P), *dsp = gauss_xmalloc(sizeof(int) * (size_t)P);
-  int off = 0;
-  for (int pp = 0; pp < P; pp++) {
-    int c = 0;
-    for (int64_t i = 0; i < ns; i++)
-      if ((set[i] / nb) % P == pp) c++;
-    cnt[pp] = (int)(c * ncols * (int64_t)w->e);
-    dsp[pp] = off;
-    off += cnt[pp];
-  }
-  unsigned char *mine = w->hbuf, *all = gauss_xmalloc((size_t)off + 8);
-  if (nmine > 0 && ncols > 0) {
-    GAUSS_K(ko->rows_get(be, sp, f->a, f->lda, ncols, nmine, w->rows, w->rbuf));
-    GAUSS_K(be->ops->d2h(be, mine, w->rbuf, (size_t)(nmine * ncols) * w->e));
-    GAUSS_K(be->ops->sync(be));
-  }
-  HY_MPI(MPI_Allgatherv(mine, cnt[f->p], MPI_BYTE, all, cnt, dsp, MPI_BYTE, f->colc));
-  /* rows I own get the content of perm[row]: build the column-major block of new rows */
-  int nput = 0;
-  unsigned char *put = mine;
+  /* row r of S (owner pr) gets the content of row perm[r] (owner ps): for each process, the
+   * rows I send it (my local source rows) and the rows I receive from it (my local target
+   * rows), both in the order of S, so that sender and receiver agree without telling each
+   * other; my own moves stay on the device */
+  int me = f->p;
+  int *scnt = gauss_xmalloc(sizeof(int) * (size_t)(4 * P + P * P));
+  int *rcnt = scnt + P, *soff = scnt + 2 * P, *roff = scnt + 3 * P;
+  int *cm = scnt + 4 * P;     /* cm[ps * P + pr]: rows process ps sends to process pr */
+  for (int pp = 0; pp < P * P; pp++) cm[pp] = 0;
   for (int64_t i = 0; i < ns; i++) {
-    int64_t r = set[i];
-    if ((r / nb) % P != f->p) continue;
-    int64_t src = perm[r];
-    int sp_ = (int)((src / nb) % P);
-    /* position of src among process sp_'s rows of S */
-    int pos = 0;
-    for (int64_t t = 0; t < ns && set[t] != src; t++)
-      if ((set[t] / nb) % P == sp_) pos++;
-    int cntrows = (int)(cnt[sp_] / (int64_t)w->e / (ncols > 0 ? ncols : 1));
-    for (int64_t j = 0; j < ncols; j++)
-      memcpy(put + (size_t)(nput + j * (int64_t)nmine) * w->e,
-             all + dsp[sp_] + (size_t)(pos + j * (int64_t)cntrows) * w->e, w->e);
-    w->rows[nput++] = (int)((r / (nb * P)) * nb + r % nb);
+    int pr = (int)((set[i] / nb) % P), ps = (int)((perm[set[i]] / nb) % P);
+    cm[ps * P + pr]++;
   }
-  if (nput > 0 && ncols > 0) {
-    GAUSS_K(be->ops->h2d(be, w->rbuf, put, (size_t)(nput * ncols) * w->e));
-    /* write back all columns in [c0, c1) except [x0, x1) */
-    if (x0 > c0) GAUSS_K(ko->rows_put(be, sp, at(w, f->a, 0, c0, f->lda), f->lda, x0 - c0, nput, w->rows, at(w, w->rbuf, 0, c0, nput)));
-    int64_t s = x1 > c0 ? x1 : c0;
-    if (c1 > s) GAUSS_K(ko->rows_put(be, sp, at(w, f->a, 0, s, f->lda), f->lda, c1 - s, nput, w->rows, at(w, w->rbuf, 0, s, nput)));
+  for (int pp = 0; pp < P; pp++) { scnt[pp] = cm[me * P + pp]; rcnt[pp] = cm[pp * P + me]; }
+  /* device collectives: each process broadcasts its blocks for the others down the column
+   * (P = 2: to the other process), received on the device; ctot: rows received so */
+  int64_t ctot = 0;
+  for (int ps = 0; ps < P && blk_coll.nccl; ps++)
+    for (int pr = 0; pr < P; pr++)
+      if (ps != me && pr != ps) ctot += cm[ps * P + pr];
+  /* blocks by process, the other processes' first (contiguous, through the host), mine last */
+  int so = 0, ro = 0;
+  for (int pp = 0; pp < P; pp++)
+    if (pp != me) { soff[pp] = so; so += scnt[pp]; roff[pp] = ro; ro += rcnt[pp]; }
+  int nsend = so, nrecv = ro;
+  soff[me] = so;
+  roff[me] = ro;
+  int nmine = so + scnt[me];
+  if ((int64_t)nmine * (ncols > 0 ? ncols : 1) > 2147483647LL)
+    hy_fatal(HY_EUSAGE, "gauss: row swaps of %d rows x %lld columns exceed the 32-bit MPI counts",
+             nmine, (long long)ncols);
+  for (int pp = 0; pp < P; pp++) scnt[pp] = rcnt[pp] = 0;
+  for (int64_t i = 0; i < ns; i++) {
+    int64_t r = set[i], src = perm[r];
+    int pr = (int)((r / nb) % P), ps = (int)((src / nb) % P);
+    if (ps == me) w->rows[soff[pr] + scnt[pr]++] = (int)((src / (nb * P)) * nb + src % nb);
+    if (pr == me) w->rows2[roff[ps] + rcnt[ps]++] = (int)((r / (nb * P)) * nb + r % nb);
+  }
+  /* the device buffer: the send blocks (scnt[pp] x ncols each, column-major), then the
+   * received blocks of the other processes; the host staging: the blocks sent, then those
+   * received (both sized for 2 nb rows, about twice the usual need; grown when short) */
+  size_t dneed = (size_t)((nmine + (blk_coll.nccl ? ctot : nrecv)) * ncols) * w->e;
+  size_t hneed = blk_coll.nccl ? 0 : (size_t)((int64_t)(nsend + nrecv) * ncols) * w->e;
+  if (dneed > w->rbytes) {
     GAUSS_K(be->ops->sync(be));
+    GAUSS_K(be->ops->free(be, w->rbuf));
+    w->rbuf = gauss_dalloc(g, dneed);
+    w->rbytes = dneed;
   }
+  if (hneed > w->hbytes) {
+    GAUSS_K(be->ops->free_pinned(be, w->hbuf));
+    GAUSS_K(be->ops->alloc_pinned(be, (void **)&w->hbuf, hneed));
+    w->hbytes = hneed;
+  }
+  void *sd = w->rbuf, *rd = at(w, w->rbuf, (int64_t)nmine * ncols, 0, 1);
+  if (ncols > 0) {
+    for (int pp = 0; pp < P; pp++)
+      if (scnt[pp] > 0)
+        GAUSS_K(ko->rows_get(be, sp, f->a, f->lda, ncols, scnt[pp], w->rows + soff[pp],
+                             at(w, sd, (int64_t)soff[pp] * ncols, 0, 1)));
+    /* the blocks received from the others: device collectives, or MPI through the host */
+    void **rblk = gauss_xmalloc(sizeof(void *) * (size_t)P);
+    if (blk_coll.nccl) {
+      /* process ps broadcasts its blocks for the others (ordered by destination); mine from
+       * it lie after those for the processes before me; every rank queues the same sequence */
+      int64_t o = 0;
+      for (int ps = 0; ps < P; ps++) {
+        int64_t tot = 0, before = 0;
+        for (int pr = 0; pr < P; pr++)
+          if (pr != ps) { tot += cm[ps * P + pr]; if (pr < me) before += cm[ps * P + pr]; }
+        if (tot == 0) continue;
+        void *buf = ps == me ? sd : at(w, rd, o * ncols, 0, 1);
+        if (ps != me) { rblk[ps] = at(w, buf, before * ncols, 0, 1); o += tot; }
+        GAUSS_K(ko->coll_bcast(be, blk_coll.col, buf, (size_t)(tot * ncols) * w->e, ps));
+      }
+    } else {
+      /* one exchange with the other processes of the column (P = 2: one message each way) */
+      unsigned char *hs = w->hbuf, *hr = w->hbuf + (size_t)((int64_t)nsend * ncols) * w->e;
+      if (nsend > 0) GAUSS_K(be->ops->d2h(be, hs, sd, (size_t)((int64_t)nsend * ncols) * w->e));
+      int *sc = gauss_xmalloc(sizeof(int) * (size_t)(4 * P));
+      int *sdp = sc + P, *rc = sc + 2 * P, *rdp = sc + 3 * P;
+      for (int pp = 0; pp < P; pp++) {
+        sc[pp] = pp == me ? 0 : (int)(scnt[pp] * ncols);
+        sdp[pp] = pp == me ? 0 : (int)(soff[pp] * ncols);
+        rc[pp] = pp == me ? 0 : (int)(rcnt[pp] * ncols);
+        rdp[pp] = pp == me ? 0 : (int)(roff[pp] * ncols);
+      }
+      MPI_Datatype et = sp ? MPI_FLOAT : MPI_DOUBLE;
+      HY_MPI(MPI_Alltoallv(hs, sc, sdp, et, hr, rc, rdp, et, f->colc));
+      free(sc);
+      if (nrecv > 0) GAUSS_K(be->ops->h2d(be, rd, hr, (size_t)((int64_t)nrecv * ncols) * w->e));
+      for (int pp = 0; pp < P; pp++) rblk[pp] = at(w, rd, (int64_t)roff[pp] * ncols, 0, 1);
+    }
+    /* scatter into my rows: all columns in [c0, c1) except [x0, x1) */
+    for (int pp = 0; pp < P; pp++) {
+      int c = rcnt[pp];
+      if (c == 0) continue;
+      void *blk = pp == me ? at(w, sd, (int64_t)soff[me] * ncols, 0, 1) : rblk[pp];
+      const int *tr = w->rows2 + roff[pp];
+      if (x0 > c0) GAUSS_K(ko->rows_put(be, sp, at(w, f->a, 0, c0, f->lda), f->lda, x0 - c0, c, tr, at(w, blk, 0, c0, c)));
+      int64_t s = x1 > c0 ? x1 : c0;
+      if (c1 > s) GAUSS_K(ko->rows_put(be, sp, at(w, f->a, 0, s, f->lda), f->lda, c1 - s, c, tr, at(w, blk, 0, s, c)));
+    }
+    free(rblk);
+  }
+  free(scnt);
   for (int64_t i = 0; i < ns; i++) perm[set[i]] = -1;
-  free(set); free(cnt); free(dsp); free(all);
+  free(set);
   return HY_OK;
 }
 
@@ -433,8 +498,12 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   if (P > 1) {
     w.ubuf = gauss_dalloc(g, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
     w.pbuf = gauss_dalloc(g, (size_t)(n * nb) * w.e);
+    w.pbuf2 = gauss_dalloc(g, (size_t)(n * nb) * w.e);
   }
-  if (P > 1) w.rbuf = gauss_dalloc(g, (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
+  if (P > 1) {
+    w.rbytes = (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e;
+    w.rbuf = gauss_dalloc(g, w.rbytes);
+  }
   if (Q > 1 && blk_coll.nccl) w.sbuf = gauss_dalloc(g, (size_t)(f->lda * nb) * w.e);
   w.perm = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
   for (int64_t i = 0; i < n; i++) w.perm[i] = -1;
@@ -443,6 +512,10 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   int64_t mx = f->mloc * nb, ux = 2 * nb * f->nloc;
   w.hbytes = (size_t)((mx > ux ? mx : ux) + nb + 16) * w.e;
   if (ctx->size > 1) GAUSS_K(be->ops->alloc_pinned(be, (void **)&w.hbuf, w.hbytes));
+  if (P > 1) {
+    GAUSS_K(be->ops->alloc_pinned(be, (void **)&w.hall, (size_t)(n * nb) * w.e));
+    w.glist = gauss_xmalloc(sizeof(int) * (size_t)n);
+  }
   w.ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
 
   int64_t nblk = (n + nb - 1) / nb;
@@ -541,6 +614,9 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   be->ops->free(be, w.ubuf);
   be->ops->free(be, w.rbuf);
   be->ops->free(be, w.pbuf);
+  be->ops->free(be, w.pbuf2);
+  if (w.hall) be->ops->free_pinned(be, w.hall);
+  free(w.glist);
   if (w.sbuf) be->ops->free(be, w.sbuf);
   if (w.hbuf) be->ops->free_pinned(be, w.hbuf);
   free(w.ipiv);
