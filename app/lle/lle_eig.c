@@ -948,6 +948,7 @@ typedef struct {
   uint64_t seed;
   double *v, *e0, *y, *t;   /* v: n x p start block; e0: the unit constant vector; y, t: n scratch */
   double normm, lam0, res0;
+  char msg[512];            /* the thread's error message (its own hy_err record), for the caller */
 } bsvd_prep;
 
 /* ||M||_1, pair 0 (the constant vector: lambda_0 = e^T M e = ||B e||^2, rounding level, and
@@ -956,7 +957,10 @@ static void *bsvd_prep_run(void *arg) {
   bsvd_prep *a = arg;
   int64_t n = a->b->n;
   a->rc = bmat_btb_norm1(a->b, &a->normm);
-  if (a->rc) return NULL;
+  if (a->rc) {
+    snprintf(a->msg, sizeof a->msg, "%s", hy_err_msg());
+    return NULL;
+  }
   for (int64_t i = 0; i < n; i++) a->e0[i] = 1.0 / sqrt((double)n);
   bmat_btb(a->b, 1, a->e0, a->y, a->t);
   double lam0 = 0, res0 = 0;
@@ -1022,7 +1026,7 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, const ch
       rc = hy_err(HY_ESYS, "out of memory for the eigensolver block (n = %lld, p = %d)", (long long)n, p);
   }
   /* ||M||_1, pair 0 and the start block on another thread during the analysis and the LU */
-  bsvd_prep prep = { &b, p, HY_OK, seed, v, e->vec, mv, tmp, 0, 0, 0 };
+  bsvd_prep prep = { &b, p, HY_OK, seed, v, e->vec, mv, tmp, 0, 0, 0, "" };
   pthread_t prep_th;
   int prep_started = 0;
   if (rc == HY_OK) {
@@ -1087,7 +1091,8 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, const ch
     kk = next;
   }
   if (prep_started) pthread_join(prep_th, NULL);
-  if (rc == HY_OK) rc = prep.rc;
+  if (rc == HY_OK && prep.rc != HY_OK)
+    rc = prep_started ? hy_err(prep.rc, "%s", prep.msg) : prep.rc;  /* run here: recorded here */
   e->t_factor = MPI_Wtime() - t0;
   e->lnz = f.info[UMFPACK_LNZ] + f.info[UMFPACK_UNZ];
   e->flops = f.info[UMFPACK_FLOPS];

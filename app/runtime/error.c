@@ -10,10 +10,12 @@
 #define HY_MSG_MAX 2048
 #define HY_TRACE_MAX 1024
 
-static char err_msg[HY_MSG_MAX];
-static char err_where[256];
-static char err_trace[HY_TRACE_MAX];
-static int err_code;
+/* per thread: a helper thread (lle's bsvd) records its own error, which its caller takes over
+ * explicitly after the join, instead of two threads writing one buffer */
+static _Thread_local char err_msg[HY_MSG_MAX];
+static _Thread_local char err_where[256];
+static _Thread_local char err_trace[HY_TRACE_MAX];
+static _Thread_local int err_code;
 
 /* Record an error (first one wins).  Local. */
 int hy_err_at(int code, const char *file, int line, const char *fmt, ...) {
