@@ -112,27 +112,20 @@ int gauss_blocked_comm_setup(gauss_t *g) {
       if (nr < 2) continue;
       MPI_Comm sub;
       HY_MPI(MPI_Comm_split(ctx->comm, dir ? q : p, mine, &sub));
-      int rc = mine == 0 ? ko->coll_id(be, id) : HY_OK;
-      rc = hy_agree(ctx->comm, rc);
-      if (rc != HY_OK) {
+      int rc = hy_agree(ctx->comm, mine == 0 ? ko->coll_id(be, id) : HY_OK), stage = 8;
+      if (rc == HY_OK) {
+        HY_MPI(MPI_Bcast(id, (int)idb, MPI_BYTE, 0, sub));
+        /* a set-up failure (NCCL init fails on every rank of a communicator, e.g. no usable
+         * transport) is agreed on: auto takes MPI, nccl stops the run */
+        rc = hy_agree(ctx->comm, ko->coll_init(be, id, nr, mine, dir ? &blk_coll.col : &blk_coll.row));
+        stage = 16;
+      }
+      if (rc != HY_OK) {  /* the id (8) or the communicator (16) failed */
         gauss_blocked_comm_free(be, 1);
         if (want == 1) { MPI_Comm_free(&sub); free(id); return rc; }
         hy_printf0(ctx, "gauss: %s\n", hy_err_msg());
         hy_err_clear();
-        why |= 8;
-      } else {
-        HY_MPI(MPI_Bcast(id, (int)idb, MPI_BYTE, 0, sub));
-        /* a set-up failure (NCCL init fails on every rank of a communicator, e.g. no usable
-         * transport) is agreed on: auto takes MPI, nccl stops the run */
-        rc = ko->coll_init(be, id, nr, mine, dir ? &blk_coll.col : &blk_coll.row);
-        rc = hy_agree(ctx->comm, rc);
-        if (rc != HY_OK) {
-          gauss_blocked_comm_free(be, 1);
-          if (want == 1) { MPI_Comm_free(&sub); free(id); return rc; }
-          hy_printf0(ctx, "gauss: %s\n", hy_err_msg());
-          hy_err_clear();
-          why |= 16;
-        }
+        why |= stage;
       }
       MPI_Comm_free(&sub);
     }
