@@ -1,14 +1,20 @@
 /* hybrid.h - what every part of the executable shares: exit codes, the error-check
  * macros (HY_CALL / HY_MPI / HY_CUDA-style), and the run context.
  *
- * Error discipline (DESIGN.md):
+ * The error rule (DESIGN.md, "The shape of a workload"), one idiom, checkable by grep:
  *  - every fallible function returns an int code (HY_OK = 0 or one of the exit codes below);
- *  - hy_err() records the first message with file:line; HY_CALL() adds a trace line and
- *    passes the code up the stack;
- *  - errors that all ranks agree on are returned normally on every rank (hy_agree() makes a
- *    local code collective); main prints one message on rank 0 and every rank exits with it;
- *  - an error on one rank only that cannot be agreed on goes to hy_fatal(), which prints
- *    "hybrid: rank R on HOST: message (file:line)" and calls MPI_Abort. */
+ *    hy_err() records the first message with file:line;
+ *  - HY_CALL(expr) passes a code up the stack.  Use it for codes that every rank holds alike:
+ *    collective functions (stage boundaries, hy_agree, reductions) and rank-0-only work whose
+ *    result is agreed right after (config checks, file parsing before a broadcast);
+ *  - HY_LOCAL(expr) is for local work inside a stage (a kernel call, a copy, a file on one
+ *    rank): a failure there never returns into code that goes on to a collective; it ends the
+ *    job through hy_abort_recorded(): "hybrid: rank R on HOST: message (file:line)" and
+ *    MPI_Abort with the code;
+ *  - HY_MALLOC / HY_CALLOC: an allocation failure is local, so it aborts the same way;
+ *  - numerical trouble is carried by reduced values themselves (a NaN/Inf in a dot product is
+ *    seen by every rank at once) and turned into a code that every rank returns;
+ *  - hy_agree() makes a local code collective at a stage boundary. */
 #ifndef HYBRID_H
 #define HYBRID_H
 
@@ -67,22 +73,34 @@ void hy_err_clear(void);
     }                                                                       \
   } while (0)
 
-/* Allocate n elements of type for ptr; on failure record HY_ESYS and return it. */
+/* Inside a stage: call a local fallible function; on error add file:line and end the job
+ * (hy_abort_recorded: rank, host, message, file:line, MPI_Abort with the code). */
+#define HY_LOCAL(expr)                                  \
+  do {                                                  \
+    int hy_lrc_ = (expr);                               \
+    if (hy_lrc_ != HY_OK) {                             \
+      hy_err_trace(__FILE__, __LINE__);                 \
+      hy_abort_recorded(hy_lrc_);                       \
+    }                                                   \
+  } while (0)
+
+/* Allocate n elements of type for ptr; an allocation failure is local: it ends the job with
+ * "out of memory allocating B bytes for ptr" (rank, host, file:line), never returns. */
 #define HY_MALLOC(ptr, n)                                                         \
   do {                                                                            \
     size_t hy_n_ = (size_t)(n);                                                   \
     (ptr) = hy_n_ ? malloc(hy_n_ * sizeof(*(ptr))) : NULL;                        \
     if (hy_n_ && !(ptr))                                                          \
-      return hy_err(HY_ESYS, "out of memory allocating %zu bytes for %s",         \
-                    hy_n_ * sizeof(*(ptr)), #ptr);                                \
+      hy_fatal(HY_ESYS, "out of memory allocating %zu bytes for %s",              \
+               hy_n_ * sizeof(*(ptr)), #ptr);                                     \
   } while (0)
 #define HY_CALLOC(ptr, n)                                                         \
   do {                                                                            \
     size_t hy_n_ = (size_t)(n);                                                   \
     (ptr) = hy_n_ ? calloc(hy_n_, sizeof(*(ptr))) : NULL;                         \
     if (hy_n_ && !(ptr))                                                          \
-      return hy_err(HY_ESYS, "out of memory allocating %zu bytes for %s",         \
-                    hy_n_ * sizeof(*(ptr)), #ptr);                                \
+      hy_fatal(HY_ESYS, "out of memory allocating %zu bytes for %s",              \
+               hy_n_ * sizeof(*(ptr)), #ptr);                                     \
   } while (0)
 
 /* Make a local code collective: every rank gets the largest code of any rank on comm, and
