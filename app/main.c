@@ -166,6 +166,10 @@ int main(int argc, char **argv) {
   const hy_workload *wl = hy_workload_find(cfg_str(&cfg, "run.workload"));
   snprintf(ctx.out_dir, sizeof ctx.out_dir, "%s", cfg_str(&cfg, "output.dir"));
   ctx.progress_interval = (int)cfg_int(&cfg, "run.progress");
+  ctx.debug.fail_rank = (int)cfg_int(&cfg, "debug.fail_rank");
+  ctx.debug.fail_code = (int)cfg_int(&cfg, "debug.fail_code");
+  snprintf(ctx.debug.fail_stage, sizeof ctx.debug.fail_stage, "%s", cfg_str(&cfg, "debug.fail_stage"));
+  ctx.debug.perturb = cfg_real(&cfg, "debug.perturb");
 
   rc = rt_topology(&ctx);
   int want_record = cfg_bool(&cfg, "output.record");
@@ -182,12 +186,11 @@ int main(int argc, char **argv) {
   }
 
   if (rc == HY_OK) {
-    int fail_rank = (int)cfg_int(&cfg, "debug.fail_rank");
-    if (fail_rank == rank) {
+    if (ctx.debug.fail_rank == rank && !ctx.debug.fail_stage[0]) {
       struct timespec ts = { 0, 200000000 };
       nanosleep(&ts, NULL);
-      hy_fatal((int)cfg_int(&cfg, "debug.fail_code"),
-               "injected failure ([debug] fail_rank = %d): this rank stops alone", fail_rank);
+      hy_fatal(ctx.debug.fail_code,
+               "injected failure ([debug] fail_rank = %d): this rank stops alone", ctx.debug.fail_rank);
     }
     rc = wl->run(&ctx);
     rc = hy_agree(comm, rc);

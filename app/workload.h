@@ -30,6 +30,14 @@ typedef struct {
   char *json;        /* the value, already JSON-encoded */
 } hy_metric;
 
+/* The [debug] test hooks, read once by main (no driver reads them from the configuration). */
+typedef struct {
+  int fail_rank;             /* this rank fails alone (local fatal error); -1 none */
+  int fail_code;             /* exit code of that failure */
+  char fail_stage[64];       /* stage where it fails (hy_debug_point); "" before the run */
+  double perturb;            /* relative perturbation of the result before the check; 0 none */
+} hy_debug;
+
 typedef struct hy_ctx {
   MPI_Comm comm;             /* MPI_COMM_WORLD (a dup) */
   int rank, size;
@@ -48,6 +56,7 @@ typedef struct hy_ctx {
   char *validation_json;     /* "validation" object, or NULL */
   char verdict[512];         /* the deciding check for the last line */
   int progress_interval;     /* seconds between progress lines in batch logs; 0 off */
+  hy_debug debug;            /* [debug] test hooks */
   double t_start;
 } hy_ctx;
 
@@ -97,6 +106,12 @@ void hy_metric_json(hy_ctx *ctx, const char *name, const char *json);
 void hy_validation(hy_ctx *ctx, const char *check, double value, double threshold, int passed);
 /* The text after PASSED/FAILED on the last line. */
 void hy_verdict(hy_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- test hooks ([debug]) ---- */
+/* A point inside stage `stage` where [debug] fail_rank fails alone when fail_stage names that
+ * stage: prints rank, host and the stage and calls MPI_Abort with fail_code.  Local (no
+ * communication: the other ranks go on into their next collective and are torn down). */
+void hy_debug_point(const hy_ctx *ctx, const char *stage);
 
 /* Append s to a growing string, JSON-escaped (helpers for building metric JSON).  Local. */
 void hy_json_escape(FILE *out, const char *s);

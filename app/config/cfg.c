@@ -28,6 +28,10 @@ static const cfg_key core_keys[] = {
   { "debug", "fail_rank", CFG_INT, "-1", -1, 1e9, NULL,
     "tests: this rank fails alone (local fatal error) during the run; -1 none" },
   { "debug", "fail_code", CFG_INT, "5", 1, 5, NULL, "tests: exit code of that failure" },
+  { "debug", "fail_stage", CFG_STR, "", 0, 0, NULL,
+    "tests: where fail_rank fails: a workload's stage name (see its README section); empty: before the run" },
+  { "debug", "perturb", CFG_REAL, "0", -1e6, 1e6, NULL,
+    "tests: relative perturbation of the result after the computation, before the in-run check (0: none)" },
   CFG_END
 };
 

@@ -326,3 +326,11 @@ int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char
   unlink(tmp);
   return hy_err(HY_ESYS, "%s: cannot create the results record: %s", path, strerror(e));
 }
+
+/* [debug] fail_rank inside a stage: this rank stops alone.  Local. */
+void hy_debug_point(const hy_ctx *ctx, const char *stage) {
+  if (ctx->debug.fail_rank != ctx->rank || strcmp(ctx->debug.fail_stage, stage) != 0) return;
+  hy_fatal(ctx->debug.fail_code,
+           "injected failure ([debug] fail_rank = %d, fail_stage = %s): this rank stops alone",
+           ctx->debug.fail_rank, stage);
+}
