@@ -64,10 +64,12 @@ static int known_section(const hy_cfg *c, const char *section) {
   return 0;
 }
 
-static int add_table(hy_cfg *c, const cfg_key *t) {
+/* Append a key table (keys already known are skipped); cap is the arrays' size.  Local. */
+static int add_table(hy_cfg *c, const cfg_key *t, int cap) {
   for (; t && t->section; t++) {
     if (find_key(c, t->section, t->key) >= 0) continue; /* shared keys declared twice */
-    if (c->nkeys >= CFG_MAX_KEYS) return hy_err(HY_ESYS, "too many configuration keys");
+    if (c->nkeys >= cap)
+      return hy_err(HY_ESYS, "internal: more configuration keys than counted (%d)", cap);
     c->keys[c->nkeys] = t;
     c->val[c->nkeys] = xstrdup(t->def ? t->def : "");
     if (!c->val[c->nkeys]) return hy_err(HY_ESYS, "out of memory");
@@ -81,13 +83,34 @@ static int add_table(hy_cfg *c, const cfg_key *t) {
 /* Empty configuration with every key at its default.  Local. */
 int cfg_init(hy_cfg *c) {
   memset(c, 0, sizeof *c);
-  HY_CALL(add_table(c, core_keys));
-  for (int w = 0; hy_workloads[w]; w++) HY_CALL(add_table(c, hy_workloads[w]->keys));
+  size_t cap = 0;
+  for (const cfg_key *t = core_keys; t->section; t++) cap++;
+  for (int w = 0; hy_workloads[w]; w++)
+    for (const cfg_key *t = hy_workloads[w]->keys; t && t->section; t++) cap++;
+  if (cap > CFG_MAX_KEYS)
+    return hy_err(HY_ESYS, "internal: %zu configuration keys in the registry, more than "
+                  "CFG_MAX_KEYS = %d (app/config/cfg.h)", cap, CFG_MAX_KEYS);
+  c->keys = calloc(cap + 1, sizeof *c->keys);
+  c->val = calloc(cap + 1, sizeof *c->val);
+  c->line = calloc(cap + 1, sizeof *c->line);
+  c->set = calloc(cap + 1, sizeof *c->set);
+  if (!c->keys || !c->val || !c->line || !c->set) {
+    cfg_free(c);
+    return hy_err(HY_ESYS, "out of memory for %zu configuration keys", cap);
+  }
+  HY_CALL(add_table(c, core_keys, (int)cap));
+  for (int w = 0; hy_workloads[w]; w++) HY_CALL(add_table(c, hy_workloads[w]->keys, (int)cap));
   return HY_OK;
 }
 
+/* Release the values and the arrays.  Local. */
 void cfg_free(hy_cfg *c) {
-  for (int i = 0; i < c->nkeys; i++) free(c->val[i]);
+  if (c->val)
+    for (int i = 0; i < c->nkeys; i++) free(c->val[i]);
+  free(c->keys);
+  free(c->val);
+  free(c->line);
+  free(c->set);
   memset(c, 0, sizeof *c);
 }
 

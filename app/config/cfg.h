@@ -39,15 +39,18 @@ typedef struct {
 /* A key table ends with an entry whose section is NULL. */
 #define CFG_END { NULL, NULL, CFG_STR, NULL, 0, 0, NULL, NULL }
 
-#define CFG_MAX_KEYS 256
+/* The registry's size is not fixed: cfg_init counts the keys of the core and of every
+ * workload and allocates the arrays below (up to CFG_MAX_KEYS, a sanity bound only; more is a
+ * clear error naming the count). */
+#define CFG_MAX_KEYS 100000
 
 typedef struct {
   int nkeys;
-  const cfg_key *keys[CFG_MAX_KEYS];   /* every known key */
-  char *val[CFG_MAX_KEYS];             /* its value (default if never set) */
-  int line[CFG_MAX_KEYS];              /* line in the file, 0 default, -1 command line */
-  int set[CFG_MAX_KEYS];               /* 1 when given in the file or on the command line */
-  char file[1024];                     /* the config file ("" for the embedded default) */
+  const cfg_key **keys;   /* every known key (nkeys) */
+  char **val;             /* its value (default if never set) */
+  int *line;              /* line in the file, 0 default, -1 command line */
+  int *set;               /* 1 when given in the file or on the command line */
+  char file[1024];        /* the config file ("" for the embedded default) */
 } hy_cfg;
 
 /* Make an empty configuration knowing every key of the core and of every workload, each at
