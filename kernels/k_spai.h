@@ -1,6 +1,6 @@
 /* k_spai.h - the spai workload's kernels behind one C table (no CUDA types): the batched
- * least-squares problems of the SPAI columns, and the sparse and vector operations of the
- * distributed BiCGSTAB.  Filled by kernels/host/spai*.c (C + LAPACK) and kernels/cuda/spai*.cu
+ * least-squares problems of the SPAI columns, and the sparse matrices of the distributed
+ * BiCGSTAB (its vector operations are the shared ones of k_vec.h).  Filled by kernels/host/spai*.c (C + LAPACK) and kernels/cuda/spai*.cu
  * (CUDA + cuSPARSE); k_spai_ops_get() picks the table.  All functions are local to the rank and
  * return HY_OK or a recorded error code.  "Device" pointers are host memory on the host. */
 #ifndef HY_K_SPAI_H
@@ -92,21 +92,6 @@ typedef struct k_spai_ops {
   int (*mat_free)(k_backend *be, void *mat);
   /* y[0..rows) = mat * x (x has cols entries; device vectors). */
   int (*mat_spmv)(k_backend *be, void *mat, const double *x, double *y);
-  /* buf[i] = x[idx[i]], i < n (idx is a device array made by idx_upload). */
-  int (*gather)(k_backend *be, int64_t n, const int32_t *idx, const double *x, double *buf);
-  /* z = a x + b y + c z (c == 0: z is not read). */
-  int (*axpbypcz)(k_backend *be, int64_t n, double a, const double *x, double b,
-                  const double *y, double c, double *z);
-  /* out[p] = sum_i x[p][i] y[p][i] for p < npair (<= 4), local sums, result on the host. */
-  int (*dots)(k_backend *be, int64_t n, int npair, const double *const *x,
-              const double *const *y, double *out);
-  /* Optional (NULL: axpbypcz, then dots): z = a x + b y + c z, then out[p] = sum_i dx[p][i]
-   * dy[p][i] of the updated vectors (dx / dy may name z) for p < npair (1..4), one pass over the
-   * data; the same values as the two separate calls (bit for bit on the host; on CUDA the same
-   * summation order).  Local sums, on the host. */
-  int (*axpbypcz_dots)(k_backend *be, int64_t n, double a, const double *x, double b,
-                       const double *y, double c, double *z, int npair, const double *const *dx,
-                       const double *const *dy, double *out);
 } k_spai_ops;
 
 /* The table of be's kind.  Local. */

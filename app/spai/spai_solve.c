@@ -4,6 +4,7 @@
  * method itself (app/krylov) sees only the function pointers set up here. */
 #include "spai/spai.h"
 #include "krylov/krylov.h"
+#include "k_vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@ typedef struct {
   hy_ctx *ctx;
   k_backend *be;
   const k_spai_ops *ko;
+  k_vec vec;                   /* the shared vector operations (and their reduction scratch) */
+  hy_progress *pg;             /* iterations progress */
   int64_t nloc, cap;
   void *amat, *mmat;
   spai_halo ha, hm;
@@ -28,8 +31,8 @@ typedef struct {
 static int halo_exchange(solve_ctx *s, const spai_halo *h, const int32_t *d_sidx, double *x) {
   k_backend *be = s->be;
   if (h->nsend + h->nrecv == 0) return HY_OK;
-  HY_CALL(s->ko->gather(be, h->nsidx, d_sidx, x, s->d_sbuf));
-  if (s->d_sbuf != s->h_sbuf) HY_CALL(be->ops->d2h(be, s->h_sbuf, s->d_sbuf, h->nsidx * sizeof(double)));
+  HY_CALL(s->vec.ops->gather(&s->vec, h->nsidx, d_sidx, x, s->d_sbuf));
+  HY_CALL(be->ops->d2h(be, s->h_sbuf, s->d_sbuf, h->nsidx * sizeof(double)));
   int nr = 0;
   for (int i = 0; i < h->nrecv; i++)
     HY_MPI(MPI_Irecv(s->h_rbuf + h->recv_off[i], (int)(h->recv_off[i + 1] - h->recv_off[i]),
@@ -69,12 +72,12 @@ static int v_precond(void *c, double *x, double *y) {
 static int v_axpbypcz(void *c, double a, const double *x, double b, const double *y, double cc,
                       double *z) {
   solve_ctx *s = c;
-  return s->ko->axpbypcz(s->be, s->nloc, a, x, b, y, cc, z);
+  return s->vec.ops->axpbypcz(&s->vec, s->nloc, a, x, b, y, cc, z);
 }
 static int v_dots(void *c, int np, const double *const *x, const double *const *y, double *out) {
   solve_ctx *s = c;
   double loc[4];
-  HY_CALL(s->ko->dots(s->be, s->nloc, np, x, y, loc));
+  HY_CALL(s->vec.ops->dots(&s->vec, s->nloc, np, x, y, loc));
   HY_MPI(MPI_Allreduce(loc, out, np, MPI_DOUBLE, MPI_SUM, s->ctx->comm));
   return HY_OK;
 }
@@ -85,20 +88,16 @@ static int v_axpbypcz_dots(void *c, double a, const double *x, double b, const d
                            const double *const *dy, double *out) {
   solve_ctx *s = c;
   double loc[4];
-  HY_CALL(s->ko->axpbypcz_dots(s->be, s->nloc, a, x, b, y, cc, z, np, dx, dy, loc));
+  HY_CALL(s->vec.ops->axpbypcz_dots(&s->vec, s->nloc, a, x, b, y, cc, z, np, dx, dy, loc));
   HY_MPI(MPI_Allreduce(loc, out, np, MPI_DOUBLE, MPI_SUM, s->ctx->comm));
   return HY_OK;
 }
 
-typedef struct {
-  hy_progress *pg;
-  int max_iter;
-} mon_ctx;
-static mon_ctx *g_mon;
+/* Progress of the iterations.  Local (rank 0 prints). */
 static void v_monitor(void *c, int it, double relres) {
-  (void)c;
+  solve_ctx *s = c;
   (void)relres;
-  if (g_mon) hy_progress_update(g_mon->pg, it);
+  if (s->pg) hy_progress_update(s->pg, it);
 }
 
 /* Bytes a CSR SpMV must move at least: values, column indices, row offsets, x and y.  Local. */
@@ -128,6 +127,7 @@ int spai_solve(hy_ctx *ctx, const spai_part *pr, hy_csr *a, hy_csr *m, const dou
   s.be = &ctx->be;
   s.ko = k_spai_ops_get(s.be);
   k_backend *be = s.be;
+  HY_LOCAL(k_vec_open(be, &s.vec));
   hy_phase_begin(ctx, "solve setup");
   HY_CALL(spai_halo_build(ctx->comm, pr, ctx->rank, a, &s.ha));
   if (opt->use_m) HY_CALL(spai_halo_build(ctx->comm, pr, ctx->rank, m, &s.hm));
@@ -140,9 +140,7 @@ int spai_solve(hy_ctx *ctx, const spai_part *pr, hy_csr *a, hy_csr *m, const dou
   if (rc == HY_OK && opt->use_m) rc = upload(&s, m, &s.hm, &s.mmat, &s.d_sidx_m);
   if (rc == HY_OK) rc = be->ops->alloc_pinned(be, (void **)&s.h_sbuf, s.sbuf_n * sizeof(double));
   if (rc == HY_OK) rc = be->ops->alloc_pinned(be, (void **)&s.h_rbuf, s.rbuf_n * sizeof(double));
-  if (rc == HY_OK && be->kind != K_HOST)
-    rc = be->ops->alloc(be, (void **)&s.d_sbuf, s.sbuf_n * sizeof(double));
-  else s.d_sbuf = s.h_sbuf;
+  if (rc == HY_OK) rc = be->ops->alloc(be, (void **)&s.d_sbuf, s.sbuf_n * sizeof(double));
   s.req = malloc(sizeof(MPI_Request) * (size_t)(ctx->size * 2 + 2));
   s.sts = malloc(sizeof(MPI_Status) * (size_t)(ctx->size * 2 + 2));
   if ((!s.req || !s.sts) && rc == HY_OK) rc = hy_err(HY_ESYS, "out of memory");
@@ -156,20 +154,19 @@ int spai_solve(hy_ctx *ctx, const spai_part *pr, hy_csr *a, hy_csr *m, const dou
 
   /* vectors read or written per iteration: 20, or 19 when the update of r and its dots share
    * a pass (r is not read back) */
-  double nvec = s.ko->axpbypcz_dots ? 19.0 : 20.0;
+  double nvec = s.vec.ops->axpbypcz_dots ? 19.0 : 20.0;
   double bytes = 2 * spmv_bytes(a) + (opt->use_m ? 2 * spmv_bytes(m) : 16.0 * s.nloc) +
                  nvec * 8.0 * (double)s.nloc;
   HY_MPI(MPI_Allreduce(&bytes, &info->bytes_per_iter, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
 
   krylov_ops ko = { &s, s.nloc, v_create, v_free, v_copy, v_matvec, opt->use_m ? v_precond : NULL,
                     v_axpbypcz, v_dots, v_monitor,
-                    s.ko->axpbypcz_dots ? v_axpbypcz_dots : NULL };
+                    s.vec.ops->axpbypcz_dots ? v_axpbypcz_dots : NULL };
   krylov_params par = { opt->tol, opt->max_iter };
   krylov_result kr;
   hy_progress pg;
-  mon_ctx mc = { &pg, opt->max_iter };
   hy_progress_begin(&pg, ctx, "bicgstab iterations", opt->max_iter);
-  g_mon = &mc;
+  s.pg = &pg;
   MPI_Barrier(ctx->comm);
   hy_phase_begin(ctx, "bicgstab");
   double t0 = hy_wtime();
@@ -177,7 +174,7 @@ int spai_solve(hy_ctx *ctx, const spai_part *pr, hy_csr *a, hy_csr *m, const dou
   if (rc == HY_OK) rc = be->ops->sync(be);
   double t = hy_wtime() - t0;
   hy_phase_end(ctx, "bicgstab");
-  g_mon = NULL;
+  s.pg = NULL;
   hy_progress_end(&pg);
   HY_CALL(hy_agree(ctx->comm, rc));
   HY_MPI(MPI_Allreduce(&t, &info->seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
@@ -227,7 +224,8 @@ int spai_solve(hy_ctx *ctx, const spai_part *pr, hy_csr *a, hy_csr *m, const dou
   if (s.mmat) s.ko->mat_free(be, s.mmat);
   be->ops->free(be, s.d_sidx_a);
   be->ops->free(be, s.d_sidx_m);
-  if (s.d_sbuf != s.h_sbuf) be->ops->free(be, s.d_sbuf);
+  be->ops->free(be, s.d_sbuf);
+  k_vec_close(&s.vec);
   be->ops->free_pinned(be, s.h_sbuf);
   be->ops->free_pinned(be, s.h_rbuf);
   free(s.req);

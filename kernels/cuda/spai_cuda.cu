@@ -8,10 +8,9 @@
  *                thread block per column, in three classes chosen by (|I_c|, |J_c|): a warp (32
  *                threads) in shared memory for small columns, a block in shared memory for medium
  *                ones, a block on the global-memory slot for large ones (thresholds: config keys).
- * Solver: cuSPARSE SpMV (generic API, CSR ALG1 after cusparseSpMV_preprocess), fused vector update
- * z = a x + b y + c z, and up to four dot products in one pass (after such an update in the same
- * kernel, axpbypcz_dots) with a fixed-order reduction finished by the last block (bitwise
- * reproducible), results in mapped pinned memory.  All work is queued on the backend's stream. */
+ * Solver: cuSPARSE SpMV (generic API, CSR ALG1 after cusparseSpMV_preprocess); the vector
+ * operations are the shared ones of k_vec.h (vec_cuda.cu).  All work is queued on the backend's
+ * stream. */
 #include "k_cuda.h"
 #include "k_spai.h"
 
@@ -839,168 +838,16 @@ static int c_mat_spmv(k_backend *be, void *mat, const double *x, double *y) {
   return HY_OK;
 }
 
-/* ------------------------------------------------------------------ vectors */
-__global__ void k_gather(int64_t n, const int32_t *__restrict__ idx, const double *__restrict__ x,
-                         double *__restrict__ buf) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    buf[i] = x[idx[i]];
-}
-
-__global__ void k_axpbypcz(int64_t n, double a, const double *__restrict__ x, double b,
-                           const double *y, double c, double *z) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-    double v = a * x[i] + b * y[i];
-    if (c != 0.0) v += c * z[i];
-    z[i] = v;
-  }
-}
-
-#define DOT_BLOCKS 1024
-#define DOT_THREADS 256
-/* The pairs of one dots pass (passed by value). */
-struct dot_pairs {
-  const double *x[4], *y[4];
-};
-/* Optionally (UPD) z = a x + b y + c z (c == 0: z not read), then up to four dot products of
- * the (updated) vectors, in one launch: per-block partials (each thread's grid-stride sum, warp
- * sums, warps in order) into part, and the last block to finish (device counter) sums the
- * partials in a fixed order (a warp per product), writes out (mapped pinned host memory) and
- * resets the counter.  The order depends only on n: bitwise reproducible. */
-template <bool UPD>
-__global__ void k_dots(int64_t n, double a, const double *x, double b, const double *y,
-                       double c, double *z, int np, dot_pairs dp, double *part,
-                       unsigned *count, double *out) {
-  __shared__ double red[DOT_THREADS / 32][4];
-  __shared__ bool last;
-  double s[4] = { 0, 0, 0, 0 };
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-    double zi = 0;
-    if (UPD) {
-      zi = a * x[i] + b * y[i];
-      if (c != 0.0) zi += c * z[i];
-      z[i] = zi;
-    }
-#pragma unroll
-    for (int p = 0; p < 4; p++)
-      if (p < np) {
-        double xv = (UPD && dp.x[p] == z) ? zi : dp.x[p][i];
-        double yv = (UPD && dp.y[p] == z) ? zi : dp.y[p][i];
-        s[p] += xv * yv;
-      }
-  }
-  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-#pragma unroll
-  for (int p = 0; p < 4; p++)
-    if (p < np) {
-      double v = warp_sum(s[p]);
-      if (lane == 0) red[w][p] = v;
-    }
-  __syncthreads();
-  if (threadIdx.x < np) {
-    double v = 0;
-    for (int q = 0; q < DOT_THREADS / 32; q++) v += red[q][threadIdx.x];
-    part[blockIdx.x * 4 + threadIdx.x] = v;
-    __threadfence();
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  int p = threadIdx.x >> 5;
-  if (p < np) {
-    double v = 0;
-    for (unsigned bl = lane; bl < gridDim.x; bl += 32) v += __ldcg(part + bl * 4 + p);
-    v = warp_sum(v);
-    if (lane == 0) out[p] = v;
-  }
-  if (threadIdx.x == 0) *count = 0;
-}
-
-static int c_gather(k_backend *be, int64_t n, const int32_t *idx, const double *x, double *buf) {
-  if (n <= 0) return HY_OK;
-  int blocks = (int)((n + 255) / 256);
-  if (blocks > 4096) blocks = 4096;
-  k_gather<<<blocks, 256, 0, k_cuda_st(be)->stream>>>(n, idx, x, buf);
-  HY_CUDA_LAUNCH();
-  return HY_OK;
-}
-
-static int c_axpbypcz(k_backend *be, int64_t n, double a, const double *x, double b,
-                      const double *y, double c, double *z) {
-  if (n <= 0) return HY_OK;
-  int blocks = (int)((n + 255) / 256);
-  int cap = be->sm_count * 8;
-  if (blocks > cap) blocks = cap;
-  k_axpbypcz<<<blocks, 256, 0, k_cuda_st(be)->stream>>>(n, a, x, b, y, c, z);
-  HY_CUDA_LAUNCH();
-  return HY_OK;
-}
-
-/* Per-process reduction scratch of the dots (one rank drives one device): the block partials,
- * the last-block counter and the results in mapped pinned host memory (no copy back). */
-static double *g_part = NULL, *g_out_host = NULL, *g_out_dev = NULL;
-static unsigned *g_count = NULL;
-
-/* Allocate the dots scratch once.  Local. */
-static int dots_scratch(k_backend *be) {
-  if (g_part) return HY_OK;
-  k_cuda_state *st = k_cuda_st(be);
-  if (!g_count) {
-    HY_CUDA(cudaMalloc((void **)&g_count, sizeof(unsigned)));
-    HY_CUDA(cudaMemsetAsync(g_count, 0, sizeof(unsigned), st->stream));
-  }
-  if (!g_out_host) {
-    HY_CUDA(cudaHostAlloc((void **)&g_out_host, 4 * sizeof(double), cudaHostAllocMapped));
-    HY_CUDA(cudaHostGetDevicePointer((void **)&g_out_dev, g_out_host, 0));
-  }
-  HY_CUDA(cudaMalloc((void **)&g_part, DOT_BLOCKS * 4 * sizeof(double)));
-  return HY_OK;
-}
-
-/* The dots of np pairs (after z = a x + b y + c z when upd): one launch, one stream
- * synchronization, results read from pinned memory.  Local. */
-static int dots_pass(k_backend *be, int64_t n, bool upd, double a, const double *x, double b,
-                     const double *y, double c, double *z, int np, const double *const *dx,
-                     const double *const *dy, double *out) {
-  k_cuda_state *st = k_cuda_st(be);
-  if (np < 1 || np > 4) return hy_err(HY_ESYS, "spai cuda: %d dot products in one pass (1..4)", np);
-  HY_CALL(dots_scratch(be));
-  int blocks = (int)((n + DOT_THREADS - 1) / DOT_THREADS);
-  if (blocks > DOT_BLOCKS) blocks = DOT_BLOCKS;
-  if (blocks < 1) blocks = 1;
-  dot_pairs dp;
-  for (int p = 0; p < 4; p++) {
-    dp.x[p] = dx[p < np ? p : 0];
-    dp.y[p] = dy[p < np ? p : 0];
-  }
-  if (upd)
-    k_dots<true><<<blocks, DOT_THREADS, 0, st->stream>>>(n, a, x, b, y, c, z, np, dp, g_part,
-                                                         g_count, g_out_dev);
-  else
-    k_dots<false><<<blocks, DOT_THREADS, 0, st->stream>>>(n, 0, NULL, 0, NULL, 0, NULL, np, dp,
-                                                          g_part, g_count, g_out_dev);
-  HY_CUDA_LAUNCH();
-  HY_CUDA(cudaStreamSynchronize(st->stream));
-  for (int p = 0; p < np; p++) out[p] = ((volatile double *)g_out_host)[p];
-  return HY_OK;
-}
-
-/* Local dots of up to four pairs.  Local. */
-static int c_dots(k_backend *be, int64_t n, int np, const double *const *x, const double *const *y,
-                  double *out) {
-  return dots_pass(be, n, false, 0, NULL, 0, NULL, 0, NULL, np, x, y, out);
-}
-
-/* z = a x + b y + c z and the local dots of the updated vectors in the same kernel.  Local. */
-static int c_axpbypcz_dots(k_backend *be, int64_t n, double a, const double *x, double b,
-                           const double *y, double c, double *z, int np, const double *const *dx,
-                           const double *const *dy, double *out) {
-  return dots_pass(be, n, true, a, x, b, y, c, z, np, dx, dy, out);
-}
-
 extern "C" const k_spai_ops k_spai_cuda_ops = {
-  c_cols_setup, c_cols_index, c_cols_submat, c_cols_solve, c_cols_result, c_cols_free,
-  c_single_setup, c_single_rows,
-  c_mat_create, c_mat_free, c_mat_spmv, c_gather, c_axpbypcz, c_dots, c_axpbypcz_dots,
+  .cols_setup = c_cols_setup,
+  .cols_index = c_cols_index,
+  .cols_submat = c_cols_submat,
+  .cols_solve = c_cols_solve,
+  .cols_result = c_cols_result,
+  .cols_free = c_cols_free,
+  .single_setup = c_single_setup,
+  .single_rows = c_single_rows,
+  .mat_create = c_mat_create,
+  .mat_free = c_mat_free,
+  .mat_spmv = c_mat_spmv,
 };

@@ -1,5 +1,5 @@
 /* spai_host.c - the spai kernels on the host: SPAI columns with LAPACK (dgeqrf, dormqr) and a
- * guarded back substitution, CSR SpMV and the fused vector operations of BiCGSTAB. */
+ * guarded back substitution, and the CSR SpMV of BiCGSTAB (its vector operations: vec_host.c). */
 #include "k_spai.h"
 #include "hybrid.h"
 
@@ -274,71 +274,15 @@ static int h_mat_spmv(k_backend *be, void *mat, const double *x, double *y) {
   return HY_OK;
 }
 
-static int h_gather(k_backend *be, int64_t n, const int32_t *idx, const double *x, double *buf) {
-  for (int64_t i = 0; i < n; i++) buf[i] = x[idx[i]];
-  return HY_OK;
-}
-
-/* z[i0..i1) = a x + b y + c z (c == 0: z not read).  Local. */
-static void h_upd_range(int64_t i0, int64_t i1, double a, const double *x, double b,
-                        const double *y, double c, double *z) {
-  if (c == 0) {
-    for (int64_t i = i0; i < i1; i++) z[i] = a * x[i] + b * y[i];
-  } else {
-    for (int64_t i = i0; i < i1; i++) z[i] = a * x[i] + b * y[i] + c * z[i];
-  }
-}
-
-/* z = a x + b y + c z.  Local. */
-static int h_axpbypcz(k_backend *be, int64_t n, double a, const double *x, double b,
-                      const double *y, double c, double *z) {
-  h_upd_range(0, n, a, x, b, y, c, z);
-  return HY_OK;
-}
-
-/* Blocks of the dot products: each product sums blocks of DOT_CHUNK terms in order, then the
- * block sums in order (the order every host dot has always used; the fused op keeps it). */
-#define DOT_CHUNK 1024
-
-/* Local dots of up to four pairs.  Local. */
-static int h_dots(k_backend *be, int64_t n, int npair, const double *const *x,
-                  const double *const *y, double *out) {
-  for (int p = 0; p < npair; p++) {
-    double s = 0;
-    for (int64_t i = 0; i < n; i += DOT_CHUNK) {
-      double b = 0;
-      int64_t e = i + DOT_CHUNK < n ? i + DOT_CHUNK : n;
-      for (int64_t j = i; j < e; j++) b += x[p][j] * y[p][j];
-      s += b;
-    }
-    out[p] = s;
-  }
-  return HY_OK;
-}
-
-/* z = a x + b y + c z and the dots of the updated vectors, one pass by chunks (a chunk of z is
- * updated, then its terms summed while in cache); every sum in h_dots' order, so the results
- * are those of h_axpbypcz then h_dots bit for bit.  Local. */
-static int h_axpbypcz_dots(k_backend *be, int64_t n, double a, const double *x, double b,
-                           const double *y, double c, double *z, int npair,
-                           const double *const *dx, const double *const *dy, double *out) {
-  if (npair < 1 || npair > 4) return hy_err(HY_ESYS, "spai host: %d dot products in one pass (1..4)", npair);
-  double s[4] = { 0, 0, 0, 0 };
-  for (int64_t i = 0; i < n; i += DOT_CHUNK) {
-    int64_t e = i + DOT_CHUNK < n ? i + DOT_CHUNK : n;
-    h_upd_range(i, e, a, x, b, y, c, z);
-    for (int p = 0; p < npair; p++) {
-      double bs = 0;
-      for (int64_t j = i; j < e; j++) bs += dx[p][j] * dy[p][j];
-      s[p] += bs;
-    }
-  }
-  for (int p = 0; p < npair; p++) out[p] = s[p];
-  return HY_OK;
-}
-
 const k_spai_ops k_spai_host_ops = {
-  h_cols_setup, h_cols_index, h_cols_submat, h_cols_solve, h_cols_result, h_cols_free,
-  NULL, NULL,  /* single_setup, single_rows: the driver's host pattern and transpose are these */
-  h_mat_create, h_mat_free, h_mat_spmv, h_gather, h_axpbypcz, h_dots, h_axpbypcz_dots,
+  .cols_setup = h_cols_setup,
+  .cols_index = h_cols_index,
+  .cols_submat = h_cols_submat,
+  .cols_solve = h_cols_solve,
+  .cols_result = h_cols_result,
+  .cols_free = h_cols_free,
+  /* single_setup, single_rows: NULL, the driver's host pattern and transpose are these */
+  .mat_create = h_mat_create,
+  .mat_free = h_mat_free,
+  .mat_spmv = h_mat_spmv,
 };

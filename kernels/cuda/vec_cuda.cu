@@ -1,0 +1,201 @@
+/* vec_cuda.cu - the vector operations of k_vec.h on a CUDA device: a grid-stride gather, the
+ * fused update z = a x + b y + c z, and up to four dot products in one launch (optionally after
+ * such an update in the same kernel) with a fixed-order reduction finished by the last block
+ * (bitwise reproducible), the results in mapped pinned memory (one stream synchronisation, no
+ * copy).  The reduction scratch lives in the k_vec handle (vec_scratch), never at file scope.
+ * All work is queued on the backend's stream. */
+#include "k_cuda.h"
+#include "k_vec.h"
+
+#include <stdlib.h>
+
+#define DOT_BLOCKS 1024
+#define DOT_THREADS 256
+
+/* The reduction scratch of one k_vec: block partials, the last-block counter, the results in
+ * mapped pinned host memory and their device alias. */
+typedef struct {
+  double *part;
+  unsigned *count;
+  double *out_host, *out_dev;
+} vec_scratch;
+
+static __device__ __forceinline__ double vec_warp_sum(double v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+static __global__ void kv_gather(int64_t n, const int32_t *__restrict__ idx,
+                                 const double *__restrict__ x, double *__restrict__ buf) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    buf[i] = x[idx[i]];
+}
+
+static __global__ void kv_axpbypcz(int64_t n, double a, const double *__restrict__ x, double b,
+                                   const double *y, double c, double *z) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    double v = a * x[i] + b * y[i];
+    if (c != 0.0) v += c * z[i];
+    z[i] = v;
+  }
+}
+
+/* The pairs of one dots pass (passed by value). */
+struct vec_pairs {
+  const double *x[K_VEC_MAXDOTS], *y[K_VEC_MAXDOTS];
+};
+/* Optionally (UPD) z = a x + b y + c z (c == 0: z not read), then up to four dot products of
+ * the (updated) vectors, in one launch: per-block partials (each thread's grid-stride sum, warp
+ * sums, warps in order) into part, and the last block to finish (device counter) sums the
+ * partials in a fixed order (a warp per product), writes out (mapped pinned host memory) and
+ * resets the counter.  The order depends only on n: bitwise reproducible. */
+template <bool UPD>
+static __global__ void kv_dots(int64_t n, double a, const double *x, double b, const double *y,
+                               double c, double *z, int np, vec_pairs dp, double *part,
+                               unsigned *count, double *out) {
+  __shared__ double red[DOT_THREADS / 32][K_VEC_MAXDOTS];
+  __shared__ bool last;
+  double s[K_VEC_MAXDOTS] = { 0, 0, 0, 0 };
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    double zi = 0;
+    if (UPD) {
+      zi = a * x[i] + b * y[i];
+      if (c != 0.0) zi += c * z[i];
+      z[i] = zi;
+    }
+#pragma unroll
+    for (int p = 0; p < K_VEC_MAXDOTS; p++)
+      if (p < np) {
+        double xv = (UPD && dp.x[p] == z) ? zi : dp.x[p][i];
+        double yv = (UPD && dp.y[p] == z) ? zi : dp.y[p][i];
+        s[p] += xv * yv;
+      }
+  }
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+#pragma unroll
+  for (int p = 0; p < K_VEC_MAXDOTS; p++)
+    if (p < np) {
+      double v = vec_warp_sum(s[p]);
+      if (lane == 0) red[w][p] = v;
+    }
+  __syncthreads();
+  if (threadIdx.x < np) {
+    double v = 0;
+    for (int q = 0; q < DOT_THREADS / 32; q++) v += red[q][threadIdx.x];
+    part[blockIdx.x * K_VEC_MAXDOTS + threadIdx.x] = v;
+    __threadfence();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  int p = threadIdx.x >> 5;
+  if (p < np) {
+    double v = 0;
+    for (unsigned bl = lane; bl < gridDim.x; bl += 32) v += __ldcg(part + bl * K_VEC_MAXDOTS + p);
+    v = vec_warp_sum(v);
+    if (lane == 0) out[p] = v;
+  }
+  if (threadIdx.x == 0) *count = 0;
+}
+
+/* Free whatever part of the scratch exists.  Local. */
+static int c_close(k_vec *v) {
+  vec_scratch *s = (vec_scratch *)v->impl;
+  if (!s) return HY_OK;
+  if (s->part) cudaFree(s->part);
+  if (s->count) cudaFree(s->count);
+  if (s->out_host) cudaFreeHost(s->out_host);
+  free(s);
+  v->impl = NULL;
+  return HY_OK;
+}
+
+/* Allocate the reduction scratch (the counter zeroed).  Local. */
+static int c_open(k_vec *v) {
+  k_cuda_state *st = k_cuda_st(v->be);
+  vec_scratch *s = (vec_scratch *)calloc(1, sizeof *s);
+  if (!s) return hy_err(HY_ESYS, "out of memory");
+  v->impl = s;
+  HY_CUDA(cudaMalloc((void **)&s->count, sizeof(unsigned)));
+  HY_CUDA(cudaMemsetAsync(s->count, 0, sizeof(unsigned), st->stream));
+  HY_CUDA(cudaHostAlloc((void **)&s->out_host, K_VEC_MAXDOTS * sizeof(double), cudaHostAllocMapped));
+  HY_CUDA(cudaHostGetDevicePointer((void **)&s->out_dev, s->out_host, 0));
+  HY_CUDA(cudaMalloc((void **)&s->part, DOT_BLOCKS * K_VEC_MAXDOTS * sizeof(double)));
+  return HY_OK;
+}
+
+/* buf[i] = x[idx[i]].  Local. */
+static int c_gather(k_vec *v, int64_t n, const int32_t *idx, const double *x, double *buf) {
+  if (n <= 0) return HY_OK;
+  int blocks = (int)((n + 255) / 256);
+  if (blocks > 4096) blocks = 4096;
+  kv_gather<<<blocks, 256, 0, k_cuda_st(v->be)->stream>>>(n, idx, x, buf);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* z = a x + b y + c z.  Local. */
+static int c_axpbypcz(k_vec *v, int64_t n, double a, const double *x, double b, const double *y,
+                      double c, double *z) {
+  if (n <= 0) return HY_OK;
+  int blocks = (int)((n + 255) / 256);
+  int cap = v->be->sm_count * 8;
+  if (blocks > cap) blocks = cap;
+  kv_axpbypcz<<<blocks, 256, 0, k_cuda_st(v->be)->stream>>>(n, a, x, b, y, c, z);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* The dots of np pairs (after z = a x + b y + c z when upd): one launch, one stream
+ * synchronisation, results read from pinned memory.  Local. */
+static int dots_pass(k_vec *v, int64_t n, bool upd, double a, const double *x, double b,
+                     const double *y, double c, double *z, int np, const double *const *dx,
+                     const double *const *dy, double *out) {
+  k_cuda_state *st = k_cuda_st(v->be);
+  vec_scratch *s = (vec_scratch *)v->impl;
+  if (np < 1 || np > K_VEC_MAXDOTS)
+    return hy_err(HY_ESYS, "vec cuda: %d dot products in one pass (1..%d)", np, K_VEC_MAXDOTS);
+  int blocks = (int)((n + DOT_THREADS - 1) / DOT_THREADS);
+  if (blocks > DOT_BLOCKS) blocks = DOT_BLOCKS;
+  if (blocks < 1) blocks = 1;
+  vec_pairs dp;
+  for (int p = 0; p < K_VEC_MAXDOTS; p++) {
+    dp.x[p] = dx[p < np ? p : 0];
+    dp.y[p] = dy[p < np ? p : 0];
+  }
+  if (upd)
+    kv_dots<true><<<blocks, DOT_THREADS, 0, st->stream>>>(n, a, x, b, y, c, z, np, dp, s->part,
+                                                          s->count, s->out_dev);
+  else
+    kv_dots<false><<<blocks, DOT_THREADS, 0, st->stream>>>(n, 0, NULL, 0, NULL, 0, NULL, np, dp,
+                                                           s->part, s->count, s->out_dev);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  for (int p = 0; p < np; p++) out[p] = ((volatile double *)s->out_host)[p];
+  return HY_OK;
+}
+
+/* Local dots of up to four pairs.  Local. */
+static int c_dots(k_vec *v, int64_t n, int np, const double *const *x, const double *const *y,
+                  double *out) {
+  return dots_pass(v, n, false, 0, NULL, 0, NULL, 0, NULL, np, x, y, out);
+}
+
+/* z = a x + b y + c z and the local dots of the updated vectors in the same kernel.  Local. */
+static int c_axpbypcz_dots(k_vec *v, int64_t n, double a, const double *x, double b,
+                           const double *y, double c, double *z, int np, const double *const *dx,
+                           const double *const *dy, double *out) {
+  return dots_pass(v, n, true, a, x, b, y, c, z, np, dx, dy, out);
+}
+
+/* (the fields in declaration order, named: C++ takes designators in that order) */
+extern "C" const k_vec_ops k_vec_cuda_ops = {
+  .open = c_open,
+  .close = c_close,
+  .gather = c_gather,
+  .axpbypcz = c_axpbypcz,
+  .dots = c_dots,
+  .axpbypcz_dots = c_axpbypcz_dots,
+};

@@ -1,0 +1,76 @@
+/* k_vec.h - vector operations on a backend's device vectors, for every workload (spai's
+ * BiCGSTAB, gauss's refinement, gemm / sort / conv): a gather by index, the fused update
+ * z = a x + b y + c z, up to K_VEC_MAXDOTS dot products in one pass, and optionally the update
+ * and the dots of the updated vectors in the same pass.
+ *
+ * A k_vec is one user's handle on these operations: the backend, its table, and the
+ * backend-private scratch of the reductions (CUDA: block partials, a last-block counter, the
+ * results in mapped pinned memory; host: none).  Whoever needs vector operations opens a k_vec
+ * (k_vec_open), keeps it in its own state, and closes it; nothing is held at file scope, so two
+ * users (or two backends) never share scratch.
+ *
+ * Vectors are "device" pointers of the backend (host memory on the host backend), of n doubles.
+ * Results of dots are local sums (no MPI here), returned in host memory; the caller reduces
+ * them over its ranks.  Summation orders are fixed (they depend on n only): the host sums each
+ * product in blocks of 1024 terms, in order, then the block sums in order; CUDA sums per block
+ * and thread in a fixed pattern, finished by the last block.  Both are bitwise reproducible run
+ * to run.  Every function returns HY_OK or a recorded error code (CUDA failures: HY_ESYS with
+ * the CUDA error and file:line); all are local to the calling rank. */
+#ifndef HY_K_VEC_H
+#define HY_K_VEC_H
+
+#include <stdint.h>
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest number of dot products in one pass. */
+#define K_VEC_MAXDOTS 4
+
+typedef struct k_vec_ops k_vec_ops;
+
+/* One user's vector-operation handle. */
+typedef struct {
+  k_backend *be;
+  const k_vec_ops *ops;
+  void *impl;                 /* backend-private reduction scratch (NULL on the host) */
+} k_vec;
+
+struct k_vec_ops {
+  /* Allocate / release v->impl (called by k_vec_open / k_vec_close). */
+  int (*open)(k_vec *v);
+  int (*close)(k_vec *v);
+  /* buf[i] = x[idx[i]] for i < n (idx: a device array of int32 indices into x). */
+  int (*gather)(k_vec *v, int64_t n, const int32_t *idx, const double *x, double *buf);
+  /* z = a x + b y + c z on n entries (c == 0: z is not read, so it may be uninitialised). */
+  int (*axpbypcz)(k_vec *v, int64_t n, double a, const double *x, double b, const double *y,
+                  double c, double *z);
+  /* out[p] = sum_i x[p][i] y[p][i] for p < npair (1..K_VEC_MAXDOTS); local sums, on the host. */
+  int (*dots)(k_vec *v, int64_t n, int npair, const double *const *x, const double *const *y,
+              double *out);
+  /* Optional (NULL: axpbypcz, then dots): z = a x + b y + c z, then out[p] = sum_i dx[p][i]
+   * dy[p][i] of the updated vectors (dx / dy may name z) for p < npair, in one pass over the
+   * data; the same values as the two separate calls (bit for bit on the host; on CUDA the same
+   * summation order).  Local sums, on the host. */
+  int (*axpbypcz_dots)(k_vec *v, int64_t n, double a, const double *x, double b,
+                       const double *y, double c, double *z, int npair, const double *const *dx,
+                       const double *const *dy, double *out);
+};
+
+/* Open a handle on be's vector operations (be must stay open while v is).  Local. */
+int k_vec_open(k_backend *be, k_vec *v);
+/* Release it (a zeroed or already closed v is fine).  Local. */
+int k_vec_close(k_vec *v);
+
+/* The tables (the CUDA one only when compiled in). */
+extern const k_vec_ops k_vec_host_ops;
+#ifdef HYBRID_HAVE_CUDA
+extern const k_vec_ops k_vec_cuda_ops;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
