@@ -47,6 +47,11 @@ struct k_backend {
   char device_id[64];        /* PCI bus id (cuda) or "" */
   size_t device_mem;         /* bytes of device memory (0 on host) */
   int sm_count;              /* multiprocessors (0 on host) */
+  /* What drivers may ask (they never test kind: backend details stay in kernels/). */
+  int gpu;                   /* 1 on a GPU backend: GPU figures (targets, floors) print */
+  const char *vendor_blas;   /* dense library doing GEMM/TRSM: "cuBLAS" or "BLAS" */
+  const char *vendor_solver; /* dense factorisations: "cuSOLVER" or "LAPACK" */
+  const char *vendor_sparse; /* sparse kernels (SpMV): "cuSPARSE" or "host" */
   const k_ops *ops;
   void *impl;                /* backend-private state (CUDA stream, library handles) */
 };

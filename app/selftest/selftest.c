@@ -49,7 +49,7 @@ static int st_topology(hy_ctx *ctx, checks *c) {
     for (int r = 0; r < ctx->size; r++) printf("%s\n", all + (size_t)r * sizeof line);
   free(all);
   /* binding: on a CUDA backend, ranks of one node use distinct devices unless shared */
-  int dev = ctx->be.kind == K_CUDA ? ctx->be.device : -1;
+  int dev = ctx->be.gpu ? ctx->be.device : -1;
   int *devs = NULL;
   HY_MALLOC(devs, ctx->size);
   HY_MPI(MPI_Allgather(&dev, 1, MPI_INT, devs, 1, MPI_INT, ctx->comm));
@@ -64,7 +64,7 @@ static int st_topology(hy_ctx *ctx, checks *c) {
   HY_MPI(MPI_Allreduce(&ctx->shared_device, &shared, 1, MPI_INT, MPI_MAX, ctx->comm));
   free(devs);
   free(hosts);
-  if (ctx->be.kind == K_CUDA)
+  if (ctx->be.gpu)
     check(ctx, c, clashes == 0 || shared, "binding: %d pair(s) of ranks share a device%s", clashes,
           shared ? " (more ranks than devices: reported, allowed)" : "");
   else

@@ -108,16 +108,25 @@ static int c_ddot(k_backend *be, int64_t n, const double *x, const double *y, do
   return HY_OK;
 }
 
-static const k_ops cuda_ops = {
-  c_alloc, c_free, c_alloc_managed, c_alloc_pinned, c_free_pinned, c_h2d, c_d2h, c_d2d,
-  c_memset0, c_sync, c_daxpy, c_ddot,
-};
+static k_ops make_cuda_ops(void) {
+  k_ops o = {};
+  o.alloc = c_alloc; o.free = c_free; o.alloc_managed = c_alloc_managed;
+  o.alloc_pinned = c_alloc_pinned; o.free_pinned = c_free_pinned; o.h2d = c_h2d; o.d2h = c_d2h;
+  o.d2d = c_d2d; o.memset0 = c_memset0; o.sync = c_sync; o.daxpy = c_daxpy; o.ddot = c_ddot;
+  return o;
+}
+/* filled by field name (C++ before C++20 has no designated initialisers) */
+static const k_ops cuda_ops = make_cuda_ops();
 
 /* Open device dev: stream, cuBLAS, cuSOLVER, cuSPARSE handles.  Local. */
 extern "C" int k_cuda_open(k_backend *be, int dev) {
   be->kind = K_CUDA;
   be->name = "cuda";
   be->device = dev;
+  be->gpu = 1;
+  be->vendor_blas = "cuBLAS";
+  be->vendor_solver = "cuSOLVER";
+  be->vendor_sparse = "cuSPARSE";
   HY_CUDA(cudaSetDevice(dev));
   cudaDeviceProp prop;
   HY_CUDA(cudaGetDeviceProperties(&prop, dev));

@@ -46,8 +46,9 @@ static int h_ddot(k_backend *be, int64_t n, const double *x, const double *y, do
 }
 
 static const k_ops host_ops = {
-  h_alloc, h_free, h_alloc, h_alloc, h_free, h_copy, h_copy, h_copy, h_memset0, h_sync,
-  h_daxpy, h_ddot,
+  .alloc = h_alloc, .free = h_free, .alloc_managed = h_alloc, .alloc_pinned = h_alloc,
+  .free_pinned = h_free, .h2d = h_copy, .d2h = h_copy, .d2d = h_copy, .memset0 = h_memset0,
+  .sync = h_sync, .daxpy = h_daxpy, .ddot = h_ddot,
 };
 
 /* CPU model name from /proc/cpuinfo.  Local. */
@@ -76,6 +77,10 @@ int k_host_open(k_backend *be) {
   be->kind = K_HOST;
   be->name = "host";
   be->device = -1;
+  be->gpu = 0;
+  be->vendor_blas = "BLAS";
+  be->vendor_solver = "LAPACK";
+  be->vendor_sparse = "host";
   be->ops = &host_ops;
   cpu_model(be->device_name, sizeof be->device_name);
   return HY_OK;
