@@ -217,6 +217,7 @@ static int lle_run(hy_ctx *ctx) {
   const k_lle_ops *ops = k_lle_ops_get(&ctx->be);
   hy_phase_begin(ctx, "knn");
   if (nq > 0) rc = use_kd ? k_lle_kdtree_knn(&pts, q0, q1, k, nbr, d2) : ops->knn(&ctx->be, &pts, q0, q1, k, fp32, nbr, d2);
+  hy_debug_point(ctx, "knn");
   hy_phase_end(ctx, "knn");
   HY_CALL(hy_agree(ctx->comm, rc));
   int64_t nbad = 0, nbadall = 0, ndup = 0, nduppall = 0;
@@ -224,6 +225,7 @@ static int lle_run(hy_ctx *ctx) {
   int stage = cfg_enum(c, "lle.stage");   /* 0 all, 1 knn, 2 weights */
   hy_phase_begin(ctx, "weights");
   if (nq > 0 && stage != 1) rc = ops->weights(&ctx->be, &pts, q0, q1, k, nbr, reg, w, &nbad);
+  hy_debug_point(ctx, "weights");
   hy_phase_end(ctx, "weights");
   HY_CALL(hy_agree(ctx->comm, rc));
   HY_MPI(MPI_Reduce(&nbad, &nbadall, 1, MPI_INT64_T, MPI_SUM, 0, ctx->comm));
@@ -302,6 +304,7 @@ static int lle_run(hy_ctx *ctx) {
     if (rc == HY_OK && mf[0]) rc = io_write_csr(mf, &m, "lle: M = (I - W)^T (I - W)");
     cpu0 = lle_cpu();
     hy_phase_begin(ctx, "eigen");
+    hy_debug_point(ctx, "eigen");
     if (rc == HY_OK) {
       if (cfg_is(c, "lle.eigensolver", "dense")) rc = lle_eig_dense(&m, nev, &eig);
       else if (bsvd) {
@@ -328,6 +331,12 @@ static int lle_run(hy_ctx *ctx) {
     }
     hy_phase_end(ctx, "eigen");
     double cpu_eig = lle_cpu() - cpu0;
+    if (rc == HY_OK && ctx->debug.perturb != 0) {   /* test hook: a wrong result for the check */
+      lle_eig_perturb(&eig, n, ctx->debug.perturb, seed);
+      rc = lle_eig_residuals_w(n, k, anbr, aw, &eig);
+      hy_printf0(ctx, "lle: [debug] perturb = %g: eigenvectors perturbed after the solve, residuals recomputed\n",
+                 ctx->debug.perturb);
+    }
     if (rc == HY_OK) {
       /* sign convention: the largest-magnitude entry of each vector is positive */
       for (int j = 0; j < nev; j++) {

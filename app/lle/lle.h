@@ -76,6 +76,10 @@ int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, const ch
 int lle_eig_dense(const hy_csr *m, int nev, lle_eig *e);
 /* Residuals ||M v - lambda v|| of every pair and ||M||_1.  Local. */
 void lle_eig_residuals(const hy_csr *m, lle_eig *e);
+/* Residuals ||M v - lambda v|| with M applied as B^T B, B = I - W (normm kept).  Local. */
+int lle_eig_residuals_w(int64_t n, int k, const int32_t *nbr, const double *w, lle_eig *e);
+/* [debug] perturb: v_i *= 1 + rel * s_i (s_i seeded in [-1, 1)) for every vector.  Local. */
+void lle_eig_perturb(lle_eig *e, int64_t n, double rel, uint64_t seed);
 
 /* Write the embedding (n x d, column-major in y) as CSV (header line) or .npy (by
  * extension), atomically.  Local. */

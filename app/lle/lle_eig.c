@@ -940,6 +940,22 @@ static int bmat_residuals(const lle_bmat *b, int nt, lle_eig *e) {
   return HY_OK;
 }
 
+/* Residuals with M applied as B^T B from the neighbour lists and weights.  Local. */
+int lle_eig_residuals_w(int64_t n, int k, const int32_t *nbr, const double *w, lle_eig *e) {
+  lle_bmat b;
+  HY_CALL(bmat_build(n, k, nbr, w, &b));
+  int rc = bmat_residuals(&b, lle_threads(), e);
+  bmat_free(&b);
+  return rc;
+}
+
+/* [debug] perturb of every eigenvector (a wrong result for the in-run check).  Local. */
+void lle_eig_perturb(lle_eig *e, int64_t n, double rel, uint64_t seed) {
+  for (int j = 0; j < e->nev; j++)
+    for (int64_t i = 0; i < n; i++)
+      e->vec[(size_t)j * n + i] *= 1.0 + rel * (2.0 * hy_rand_u01(seed, 0xbad0 + j, (uint64_t)i) - 1.0);
+}
+
 /* The work of bsvd that needs B but not its LU, run beside the (sequential) symbolic
  * analysis and the factorisation. */
 typedef struct {

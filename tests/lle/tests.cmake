@@ -1,12 +1,42 @@
 # lle: generators vs scikit-learn, embedding vs scikit-learn (Procrustes), rank-count
-# invariance, duplicates, bad input; GPU comparisons only with HYBRID_GPU_TESTS.
+# invariance, duplicates, KNN lists against a numpy brute force, the eigen-residual verdict
+# ([debug] perturb), a rank failing alone inside a stage, bad input; GPU comparisons only with
+# HYBRID_GPU_TESTS.  A missing scikit-learn fails lle_sklearn unless the fixtures are declared
+# optional (-DHYBRID_TEST_FIXTURES=optional: then it skips, exit 77).
+set(LLE_ALLOW_SKIP "")
+if(HYBRID_TEST_FIXTURES STREQUAL "optional")
+  set(LLE_ALLOW_SKIP --allow-skip)
+endif()
 set(LLE_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/lle_check.py --hybrid $<TARGET_FILE:hybrid>
-  --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--preflags=${MPIEXEC_PREFLAGS}")
-foreach(chk generators sklearn ranks duplicates)
+  --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--preflags=${MPIEXEC_PREFLAGS}"
+  ${LLE_ALLOW_SKIP})
+foreach(chk generators sklearn ranks duplicates knn verdict)
   add_test(NAME lle_${chk} COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_${chk} ${chk})
   set_tests_properties(lle_${chk} PROPERTIES LABELS "unit" TIMEOUT 300 SKIP_RETURN_CODE 77)
 endforeach()
-set_tests_properties(lle_ranks PROPERTIES LABELS "unit;mpi" PROCESSORS 3)
+set_tests_properties(lle_ranks lle_knn PROPERTIES LABELS "unit;mpi" PROCESSORS 3)
+
+# One rank fails alone inside a stage ([debug] fail_rank + fail_stage, hy_debug_point): the
+# job ends within 10 s with that rank's message and the code.  eigen is the longest stage (rank
+# 0 alone while the others wait in the next collective); knn the longest distributed one.
+if(HY_MPIEXEC_VERSION MATCHES "HYDRA")   # MPICH's mpiexec exits with MPI_Abort's code
+  set(LLE_ABORT3 3)
+  set(LLE_ABORT5 5)
+else()
+  set(LLE_ABORT3 nonzero)
+  set(LLE_ABORT5 nonzero)
+endif()
+foreach(np 2 3)
+  hy_case(NAME lle_fail_eigen_rank0_np${np} RANKS ${np} EXIT ${LLE_ABORT3} TIMEOUT 30
+    EXPECT "hybrid: rank 0 on [^ :]+: injected failure \\(\\[debug\\] fail_rank = 0, fail_stage = eigen\\)"
+    REJECT "^PASSED" "^FAILED" "^record:" RUNCASE --timeout 10
+    ARGS run.workload=lle lle.n=4000 lle.trust_sample=0 debug.fail_rank=0 debug.fail_stage=eigen debug.fail_code=3)
+  math(EXPR last "${np} - 1")
+  hy_case(NAME lle_fail_knn_rank${last}_np${np} RANKS ${np} EXIT ${LLE_ABORT5} TIMEOUT 30
+    EXPECT "hybrid: rank ${last} on [^ :]+: injected failure \\(\\[debug\\] fail_rank = ${last}, fail_stage = knn\\)"
+    REJECT "^PASSED" "^FAILED" "^record:" RUNCASE --timeout 10
+    ARGS run.workload=lle lle.n=4000 lle.trust_sample=0 debug.fail_rank=${last} debug.fail_stage=knn)
+endforeach()
 
 hy_case(NAME lle_default RANKS 1 JSON EXPECT "PASSED: lle" "trustworthiness 0\\.99" "eigensolver bsvd"
   ARGS run.workload=lle lle.n=1000 output.embedding=e.csv output.plot=e.png)
