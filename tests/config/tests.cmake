@@ -87,7 +87,7 @@ endforeach()
 # Overrides change the values the run uses and the record's config (an enum in any case is
 # kept as declared; text with quotes and a backslash survives the JSON record).
 hy_case(NAME config_override_np2 RANKS 2 EXIT 0 JSON TIMEOUT 60
-  EXPECT "kernel: daxpy on host vs host, n = 12345:" "^PASSED"
+  EXPECT "kernel: daxpy on host vs a long-double loop, n = 12345:" "^PASSED"
   RUNCASE --json-field config.selftest.n=12345 --json-field config.run.seed=7
   --json-field config.selftest.reps=2 --json-field config.run.backend=host --json-field backend=host
   "--json-field=config.run.name=say \"hi\" \\ back"

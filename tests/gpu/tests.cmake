@@ -4,7 +4,7 @@
 if(HYBRID_GPU_TESTS)
   foreach(np 1 2)
     hy_case(NAME gpu_selftest_cuda_np${np} RANKS ${np} EXIT 0 JSON LABELS gpu
-      EXPECT "backend cuda" "ok +kernel: daxpy on cuda vs host" "^PASSED"
+      EXPECT "backend cuda" "ok +kernel: daxpy on cuda vs a long-double loop" "^PASSED"
       ARGS run.workload=selftest run.backend=cuda selftest.copy_mib=256 selftest.n=20000000)
   endforeach()
 endif()

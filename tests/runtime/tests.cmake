@@ -61,7 +61,7 @@ if(HYBRID_HAVE_CUDA)
     ARGS run.backend=cuda ${HY_RT_SMALL})
   # a binary with CUDA compiled in runs on the host when no device is visible (backend=auto)
   hy_case(NAME runtime_cuda_build_auto_host_np2 RANKS 2 EXIT 0 JSON TIMEOUT 60
-    EXPECT "backend host" "kernel: daxpy on host vs host" "^PASSED"
+    EXPECT "backend host" "kernel: daxpy on host vs a long-double loop" "^PASSED"
     RUNCASE --json-field backend=host --json-field config.run.backend=auto
     ARGS ${HY_RT_SMALL})
   set_tests_properties(runtime_backend_cuda_nodevice_np2 runtime_cuda_build_auto_host_np2
@@ -113,3 +113,28 @@ hy_case(NAME runtime_grid_mismatch_np3 RANKS 3 EXIT 1 JSON TIMEOUT 30
   REJECT "^PASSED" RUNCASE --timeout 25
   ARGS run.workload=cfgtest cfgtest.grid=2x2)
 set(HY_BIN ${HY_BIN_HYBRID})
+
+# The host backend's core operations (kernels/host/k_host.c: alloc, copies, memset0, daxpy,
+# ddot) against references written in the test (long-double loops, byte comparisons).
+add_executable(test_kernels_host ${HY_RT_DIR}/test_kernels_host.c)
+target_link_libraries(test_kernels_host PRIVATE hybrid_core)
+add_test(NAME kernels_host_unit COMMAND test_kernels_host)
+set_tests_properties(kernels_host_unit PROPERTIES LABELS unit TIMEOUT 30)
+
+# selftest's copy and kernel checks fail on purpose ([debug] perturb scales what came back and
+# the daxpy/dot results before their checks): FAILED, exit 4, the deciding figures parsed.
+hy_case(NAME selftest_perturb_copies_np2 RANKS 2 EXIT 4 JSON TIMEOUT 60
+  EXPECT "^FAILED: 2 check\\(s\\) failed, first: copies: "
+  REJECT "^PASSED"
+  RUNCASE "--expect-num=9.9e-4:1.01e-3:^FAILED: .*host->device->device->host max relative difference ([0-9.e+-]+) \\(must be 0\\)"
+  --json-num metrics.copy_max_reldiff=9.9e-4:1.01e-3 --json-field validation.passed=false
+  --json-num metrics.checks_failed=2:2
+  ARGS debug.perturb=1e-3 ${HY_RT_SMALL})
+hy_case(NAME selftest_perturb_kernel_np2 RANKS 2 EXIT 4 JSON TIMEOUT 60
+  EXPECT "^FAILED: .* also: kernel: daxpy on host vs a long-double loop"
+  REJECT "^PASSED"
+  RUNCASE "--expect-num=1.9e-3:2.1e-3:^FAILED: .*kernel: daxpy on host vs a long-double loop, n = 10000: relative error ([0-9.e+-]+)"
+  "--expect-num=1e-12::^FAILED: .*kernel: .*dot error ([0-9.e+-]+) \\(<= 1e-13"
+  --json-num metrics.daxpy_relerr=1.9e-3:2.1e-3 --json-num metrics.ddot_relerr=1e-12:
+  --json-field validation.passed=false
+  ARGS debug.perturb=-2e-3 ${HY_RT_SMALL})

@@ -13,6 +13,9 @@ JSON and has the required fields.  Prints what it checked; exit 0 pass, 1 fail.
   --json-field P=V  every record has the value V at the dotted path P (e.g.
                   config.selftest.n=12345; compared as text, JSON true/false/null as written).
   --no-files      DIR is still empty after the run (no record, no partial file).
+  --expect-num LO:HI:REGEX  REGEX (with one group) matches the output and every match's group,
+                  parsed as a number, lies in [LO, HI] (an empty LO or HI: no bound).
+  --json-num P=LO:HI  every record's number at the dotted path P lies in [LO, HI].
 """
 import argparse, json, os, re, shutil, subprocess, sys, time
 
@@ -60,6 +63,44 @@ def json_field(path, spec):
     return None
 
 
+def in_range(v, spec):
+    """True when the number v lies in "LO:HI" (either may be empty)."""
+    lo, _, hi = spec.partition(":")
+    return (lo == "" or v >= float(lo)) and (hi == "" or v <= float(hi))
+
+
+def expect_num(out, spec):
+    """None when every match of REGEX's group in out is a number within LO:HI, else why."""
+    lo, hi, rx = spec.split(":", 2)
+    got = [m.group(1) for m in re.finditer(rx, out, re.M)]
+    if not got:
+        return "expected output matching %r (a number in [%s, %s])" % (rx, lo, hi)
+    for g in got:
+        try:
+            v = float(g)
+        except ValueError:
+            return "%r matched by %r is not a number" % (g, rx)
+        if not in_range(v, lo + ":" + hi):
+            return "%s (matched by %r) is outside [%s, %s]" % (g, rx, lo, hi)
+    return None
+
+
+def json_num(path, spec):
+    """None when the record's number at "a.b=LO:HI" lies in the range, else the complaint."""
+    key, _, rng = spec.partition("=")
+    with open(path) as f:
+        v = json.load(f)
+    for part in key.split("."):
+        if not isinstance(v, dict) or part not in v:
+            return "record %s has no field %s" % (path, key)
+        v = v[part]
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return "record field %s = %r is not a number" % (key, v)
+    if not in_range(v, rng):
+        return "record field %s = %r is outside [%s]" % (key, v, rng.replace(":", ", "))
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exit", default="0")
@@ -71,6 +112,8 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--json-field", action="append", default=[])
     ap.add_argument("--no-files", action="store_true")
+    ap.add_argument("--expect-num", action="append", default=[])
+    ap.add_argument("--json-num", action="append", default=[])
     ap.add_argument("--expect-file", action="append", default=[],
                     help="a file (relative to the workdir) that must exist and not be empty; a .png must be a PNG")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -103,6 +146,10 @@ def main():
         for e in a.expect:
             if not re.search(e, out, re.M):
                 fails.append("expected output matching %r" % e)
+        for spec in a.expect_num:
+            err = expect_num(out, spec)
+            if err:
+                fails.append(err)
         for e in a.reject:
             m = re.search(e, out, re.M)
             if m:
@@ -118,6 +165,10 @@ def main():
                 fails.append(err)
             for spec in a.json_field:
                 err = json_field(os.path.join(rd, r), spec)
+                if err:
+                    fails.append(err)
+            for spec in a.json_num:
+                err = json_num(os.path.join(rd, r), spec)
                 if err:
                     fails.append(err)
         left = [f for f in os.listdir(rd)] if os.path.isdir(rd) else []
