@@ -117,3 +117,10 @@ hy_case(NAME config_version RANKS 1 EXIT 0 TIMEOUT 30
   EXPECT "^hybrid [0-9]+\\.[0-9]+\\.[0-9]+ \\(git [0-9A-Za-z._-]+\\)$"
   REJECT "FAILED" "PASSED" RUNCASE --no-files
   ARGS --version)
+
+# Every numeric / enum / bool / grid key of the real registry (core + every workload of
+# app/workloads.c) at both ends: min and max accepted and read back, one past each refused.
+add_executable(test_keyranges ${HY_CFG_DIR}/test_keyranges.c)
+target_link_libraries(test_keyranges PRIVATE hybrid_core)
+add_test(NAME config_key_ranges COMMAND test_keyranges)
+set_tests_properties(config_key_ranges PROPERTIES LABELS unit TIMEOUT 30)
