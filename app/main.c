@@ -170,6 +170,7 @@ int main(int argc, char **argv) {
   ctx.debug.fail_code = (int)cfg_int(&cfg, "debug.fail_code");
   snprintf(ctx.debug.fail_stage, sizeof ctx.debug.fail_stage, "%s", cfg_str(&cfg, "debug.fail_stage"));
   ctx.debug.perturb = cfg_real(&cfg, "debug.perturb");
+  ctx.debug.host_coll = cfg_bool(&cfg, "debug.host_coll");
 
   rc = rt_topology(&ctx);
   int want_record = cfg_bool(&cfg, "output.record");

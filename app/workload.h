@@ -36,6 +36,7 @@ typedef struct {
   int fail_code;             /* exit code of that failure */
   char fail_stage[64];       /* stage where it fails (hy_debug_point); "" before the run */
   double perturb;            /* relative perturbation of the result before the check; 0 none */
+  int host_coll;             /* host backend: device-collective transport, MPI underneath */
 } hy_debug;
 
 typedef struct hy_ctx {

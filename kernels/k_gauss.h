@@ -95,22 +95,6 @@ typedef struct {
   /* Seconds of one n x n x n DGEMM (after a warm-up). */
   int (*gemm_time)(k_backend *be, int64_t n, double *seconds);
 
-  /* ---- device-to-device collectives (CUDA backend built with NCCL; host: none) ---- */
-  /* Bytes of a communicator id; 0 when this backend has no device collectives. */
-  size_t (*coll_id_bytes)(k_backend *be);
-  /* Create a new communicator id in id (coll_id_bytes bytes): one rank does, the others get
-   * it from that rank. */
-  int (*coll_id)(k_backend *be, void *id);
-  /* Join the communicator id as rank of nranks on this backend's device (every one of those
-   * ranks calls it; it returns when all have joined); *comm: an opaque handle. */
-  int (*coll_init)(k_backend *be, const void *id, int nranks, int rank, void **comm);
-  /* Destroy a communicator after the queued work that uses it (every rank of it does), or
-   * (abort = 1) drop it at once, locally (after a failed set-up on some of its ranks). */
-  int (*coll_free)(k_backend *be, void *comm, int abort);
-  /* Broadcast bytes of device memory buf from rank root of comm to the same bytes at buf on
-   * every rank, queued on the current gauss stream (main or lookahead side, see stream_ctl):
-   * asynchronous, every rank of comm must queue the same broadcasts in the same order. */
-  int (*coll_bcast)(k_backend *be, void *comm, void *buf, size_t bytes, int root);
   /* Copy an m x n column-major block between device buffers (lda -> ldb), queued on the
    * current gauss stream. */
   int (*copy_2d)(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda, void *b,

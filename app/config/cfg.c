@@ -32,6 +32,8 @@ static const cfg_key core_keys[] = {
     "tests: where fail_rank fails: a workload's stage name (see its README section); empty: before the run" },
   { "debug", "perturb", CFG_REAL, "0", -1e6, 1e6, NULL,
     "tests: relative perturbation of the result after the computation, before the in-run check (0: none)" },
+  { "debug", "host_coll", CFG_BOOL, "false", 0, 0, NULL,
+    "tests: on the host backend the device-collective transport (app/comm) runs with MPI underneath, so CI runs that path" },
   CFG_END
 };
 

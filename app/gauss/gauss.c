@@ -66,15 +66,6 @@ static const cfg_key gauss_keys[] = {
   CFG_END
 };
 
-/* Most square grid P x Q = size with P <= Q.  Local. */
-static void gauss_grid_auto(int size, int *P, int *Q) {
-  int p = 1;
-  for (int d = 1; d * d <= size; d++)
-    if (size % d == 0) p = d;
-  *P = p;
-  *Q = size / p;
-}
-
 /* Cross-key checks (rank 0, before the run).  Local. */
 static int gauss_check(hy_cfg *c) {
   int size = 1;
@@ -382,57 +373,55 @@ static int gauss_reference(gauss_t *g, double *t_ref_f, double *t_ref_s, double 
 }
 
 /* The workload (gauss_run without the clean-up of the device communicators).  Collective. */
-static int gauss_run_body(hy_ctx *ctx) {
+static int gauss_run_body(hy_ctx *ctx, gauss_t *g) {
   hy_cfg *c = ctx->cfg;
-  gauss_t g;
-  memset(&g, 0, sizeof g);
-  g.ctx = ctx;
-  g.be = &ctx->be;
-  g.ko = k_gauss_ops_get(g.be);
-  g.n = cfg_int(c, "gauss.n");
-  g.alg = cfg_enum(c, "gauss.algorithm");
-  g.prec = cfg_enum(c, "gauss.precision");
-  g.managed = cfg_is(c, "gauss.memory", "managed");
-  g.mtype = cfg_enum(c, "gauss.matrix");
-  g.seed = (uint64_t)cfg_int(c, "run.seed");
-  g.nb = cfg_int(c, "gauss.nb");
+  g->ctx = ctx;
+  g->be = &ctx->be;
+  g->ko = k_gauss_ops_get(g->be);
+  g->n = cfg_int(c, "gauss.n");
+  g->alg = cfg_enum(c, "gauss.algorithm");
+  g->prec = cfg_enum(c, "gauss.precision");
+  g->managed = cfg_is(c, "gauss.memory", "managed");
+  g->mtype = cfg_enum(c, "gauss.matrix");
+  g->seed = (uint64_t)cfg_int(c, "run.seed");
+  g->nb = cfg_int(c, "gauss.nb");
   /* auto: GEMM-sized blocks on a GPU (one panel up to n = 1024, where the run is latency
    * bound and extra steps only add launches), 64 on the host */
-  if (g.nb == 0) g.nb = g.be->kind == K_CUDA ? (g.n <= 1024 ? (g.n > 0 ? g.n : 1) : 512) : 64;
-  HY_CALL(gauss_inputs(&g));
-  if (g.alg == GAUSS_BLOCKED) {
-    cfg_grid(c, "gauss.grid", &g.P, &g.Q);
-    if (g.P == 0) gauss_grid_auto(ctx->size, &g.P, &g.Q);
-    g.a0_mb = g.a0_nb = g.nb;
-    g.a0_P = g.P;
-    g.a0_Q = g.Q;
-    g.a0_p = ctx->rank / g.Q;
-    g.a0_q = ctx->rank % g.Q;
+  if (g->nb == 0) g->nb = g->be->kind == K_CUDA ? (g->n <= 1024 ? (g->n > 0 ? g->n : 1) : 512) : 64;
+  HY_CALL(gauss_inputs(g));
+  if (g->alg == GAUSS_BLOCKED) {
+    cfg_grid(c, "gauss.grid", &g->P, &g->Q);
+    if (g->P == 0) hy_grid_auto(ctx->size, &g->P, &g->Q);
+    g->a0_mb = g->a0_nb = g->nb;
+    g->a0_P = g->P;
+    g->a0_Q = g->Q;
+    g->a0_p = ctx->rank / g->Q;
+    g->a0_q = ctx->rank % g->Q;
   } else {
-    g.P = ctx->size;
-    g.Q = 1;
-    g.a0_mb = 1;
-    g.a0_nb = g.n;
-    g.a0_P = ctx->size;
-    g.a0_Q = 1;
-    g.a0_p = ctx->rank;
-    g.a0_q = 0;
+    g->P = ctx->size;
+    g->Q = 1;
+    g->a0_mb = 1;
+    g->a0_nb = g->n;
+    g->a0_P = ctx->size;
+    g->a0_Q = 1;
+    g->a0_p = ctx->rank;
+    g->a0_q = 0;
   }
-  const gauss_alg *alg = g.alg == GAUSS_NAIVE ? &gauss_rows_naive
-                         : g.alg == GAUSS_STEPWISE ? &gauss_rows_stepwise : &gauss_blocked_alg;
+  const gauss_alg *alg = g->alg == GAUSS_NAIVE ? &gauss_rows_naive
+                         : g->alg == GAUSS_STEPWISE ? &gauss_rows_stepwise : &gauss_blocked_alg;
   static const char *pname[] = { "double", "single", "mixed" };
   hy_printf0(ctx, "gauss: n = %lld, algorithm %s, precision %s, matrix %s, rhs %s, backend %s, "
-             "%d rank(s)", (long long)g.n, alg->name, pname[g.prec], cfg_str(c, "gauss.matrix"),
-             cfg_str(c, "gauss.rhs"), g.be->name, ctx->size);
-  if (g.alg == GAUSS_BLOCKED) hy_printf0(ctx, ", grid %dx%d, nb %lld\n", g.P, g.Q, (long long)g.nb);
-  else hy_printf0(ctx, ", rows cyclic, memory %s\n", g.managed ? "managed" : "device");
-  if (g.alg == GAUSS_BLOCKED) HY_CALL(gauss_blocked_comm_setup(&g));
+             "%d rank(s)", (long long)g->n, alg->name, pname[g->prec], cfg_str(c, "gauss.matrix"),
+             cfg_str(c, "gauss.rhs"), g->be->name, ctx->size);
+  if (g->alg == GAUSS_BLOCKED) hy_printf0(ctx, ", grid %dx%d, nb %lld\n", g->P, g->Q, (long long)g->nb);
+  else hy_printf0(ctx, ", rows cyclic, memory %s\n", g->managed ? "managed" : "device");
+  if (g->alg == GAUSS_BLOCKED) HY_CALL(gauss_blocked_comm_setup(g));
 
   hy_phase_begin(ctx, "generate");
-  HY_CALL(gauss_a0_make(&g));
+  HY_CALL(gauss_a0_make(g));
   hy_phase_end(ctx, "generate");
-  hy_printf0(ctx, "||A||_inf = %.6e, ||b||_inf = %.6e\n", g.normA, g.normb);
-  if (g.mtype == GAUSS_ILLCOND)
+  hy_printf0(ctx, "||A||_inf = %.6e, ||b||_inf = %.6e\n", g->normA, g->normb);
+  if (g->mtype == GAUSS_ILLCOND)
     hy_printf0(ctx, "illcond: A = U diag(sigma) V^T, kappa_2(A) = %.3g (sigma geometric from 1 to "
                "%.3g)\n", cfg_real(c, "gauss.cond"), 1 / cfg_real(c, "gauss.cond"));
 
@@ -440,14 +429,14 @@ static int gauss_run_body(hy_ctx *ctx) {
   int compare = cfg_bool(c, "gauss.compare_cusolver");
   if (compare) {
     hy_phase_begin(ctx, "reference");
-    HY_CALL(gauss_reference(&g, &t_ref_f, &t_ref_s, &t_gemm));
+    HY_CALL(gauss_reference(g, &t_ref_f, &t_ref_s, &t_gemm));
     hy_phase_end(ctx, "reference");
   }
 
-  int64_t n = g.n;
+  int64_t n = g->n;
   double *x = gauss_xmalloc((size_t)n * sizeof(double)), *r = gauss_xmalloc((size_t)n * sizeof(double));
   double *d = gauss_xmalloc((size_t)n * sizeof(double));
-  int sp = g.prec != GAUSS_DOUBLE, keep = g.prec == GAUSS_MIXED;
+  int sp = g->prec != GAUSS_DOUBLE, keep = g->prec == GAUSS_MIXED;
   int reps = (int)cfg_int(c, "gauss.repeat");
   double thr = cfg_real(c, "gauss.threshold");
   double best_t = INFINITY, best_f = INFINITY, sum_t = 0, sum_f = 0;
@@ -466,16 +455,16 @@ static int gauss_run_body(hy_ctx *ctx) {
   HY_MPI(MPI_Barrier(ctx->comm));
   double t0 = hy_wtime(), t_factor = 0;
   int tf32 = sp && cfg_is(c, "gauss.tensor", "tf32");
-  if (tf32) GAUSS_K(g.ko->tensor(g.be, 1));
+  if (tf32) GAUSS_K(g->ko->tensor(g->be, 1));
   hy_phase_begin(ctx, "factor");
-  g.fact_sp = sp;
-  int rc = alg->factor(&g, sp, keep, &fact);
+  g->fact_sp = sp;
+  int rc = alg->factor(g, sp, keep, &fact);
   hy_phase_end(ctx, "factor");
-  if (tf32) GAUSS_K(g.ko->tensor(g.be, 0));
+  if (tf32) GAUSS_K(g->ko->tensor(g->be, 0));
   t_factor = hy_wtime() - t0;
-  eps = g.prec == GAUSS_SINGLE ? FLT_EPSILON : DBL_EPSILON;
+  eps = g->prec == GAUSS_SINGLE ? FLT_EPSILON : DBL_EPSILON;
 
-  if (rc == HY_ENUMERIC && g.prec == GAUSS_MIXED) {
+  if (rc == HY_ENUMERIC && g->prec == GAUSS_MIXED) {
     hy_printf0(ctx, "mixed: the FP32 factorization failed (%s); falling back to FP64\n", hy_err_msg());
     hy_err_clear();
     fellback = 1;
@@ -484,14 +473,14 @@ static int gauss_run_body(hy_ctx *ctx) {
     return rc;
   } else {
     hy_phase_begin(ctx, "solve");
-    rc = alg->solve(&g, fact, NULL, x);
+    rc = alg->solve(g, fact, NULL, x);
     hy_phase_end(ctx, "solve");
     if (rc != HY_OK) return rc;
   }
-  if (g.prec == GAUSS_MIXED && !fellback) {
+  if (g->prec == GAUSS_MIXED && !fellback) {
     /* iterative refinement in FP64 against the original matrix (gauss_refine.c) */
     hy_phase_begin(ctx, "refine");
-    rc = gauss_refine(&g, alg, fact, x, refine, (int)cfg_int(c, "gauss.max_refine"),
+    rc = gauss_refine(g, alg, fact, x, refine, (int)cfg_int(c, "gauss.max_refine"),
                       (int)cfg_int(c, "gauss.gmres_max"), cfg_real(c, "gauss.gmres_tol"),
                       cfg_is(c, "gauss.gmres_precond", "right"), thr, &rs);
     hy_phase_end(ctx, "refine");
@@ -503,22 +492,22 @@ static int gauss_run_body(hy_ctx *ctx) {
                  "to FP64\n", iters);
   }
   if (fellback) {
-    if (fact) alg->release(&g, fact);
+    if (fact) alg->release(g, fact);
     fact = NULL;
     hy_phase_begin(ctx, "factor64");
-    g.fact_sp = 0;
-    rc = alg->factor(&g, 0, 0, &fact);
+    g->fact_sp = 0;
+    rc = alg->factor(g, 0, 0, &fact);
     hy_phase_end(ctx, "factor64");
     if (rc != HY_OK) { free(x); free(r); free(d); return rc; }
     hy_phase_begin(ctx, "solve");
-    HY_CALL(alg->solve(&g, fact, NULL, x));
+    HY_CALL(alg->solve(g, fact, NULL, x));
     hy_phase_end(ctx, "solve");
     eps = DBL_EPSILON;
   }
   double t = hy_wtime() - t0;
   HY_MPI(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
   HY_MPI(MPI_Allreduce(MPI_IN_PLACE, &t_factor, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
-  if (fact) alg->release(&g, fact);
+  if (fact) alg->release(g, fact);
   if (t < best_t) best_t = t;
   if (t_factor < best_f) best_f = t_factor;
   if (rep > 0 || reps == 1) { sum_t += t; sum_f += t_factor; }
@@ -533,24 +522,24 @@ static int gauss_run_body(hy_ctx *ctx) {
   /* the check: HPL scaled residual against the original matrix in FP64 */
   hy_phase_begin(ctx, "check");
   double scaled, nr, nx;
-  HY_CALL(gauss_scaled(&g, x, r, eps, &scaled, &nr, &nx));
+  HY_CALL(gauss_scaled(g, x, r, eps, &scaled, &nr, &nx));
   hy_phase_end(ctx, "check");
   double flops = 2.0 / 3.0 * (double)n * n * n + 1.5 * (double)n * n;
   double gf = flops / t / 1e9;
   char tv[32];
-  snprintf(tv, sizeof tv, "%c%c%c%s", "NSB"[g.alg], "DSM"[g.prec], g.be->kind == K_CUDA ? 'G' : 'H',
+  snprintf(tv, sizeof tv, "%c%c%c%s", "NSB"[g->alg], "DSM"[g->prec], g->be->kind == K_CUDA ? 'G' : 'H',
            fellback ? "F" : "");
   hy_printf0(ctx, "================================================================================\n"
              "T/V                N    NB     P     Q               Time                 Gflops\n"
              "--------------------------------------------------------------------------------\n"
              "%-10s %9lld %5lld %5d %5d %18.6f %22.4e\n"
              "================================================================================\n",
-             tv, (long long)n, (long long)(g.alg == GAUSS_BLOCKED ? g.nb : 1), g.P, g.Q, t, gf);
+             tv, (long long)n, (long long)(g->alg == GAUSS_BLOCKED ? g->nb : 1), g->P, g->Q, t, gf);
   hy_printf0(ctx, "Gflops per %s: %.4e  (time %.6f s: factor %.6f s, %s)\n",
-             g.be->kind == K_CUDA ? "GPU" : "rank", gf / ctx->size, t, t_factor,
-             g.alg == GAUSS_BLOCKED ? "matrix resident on the device" : "includes the upload, as the seed's buffer version");
+             g->be->kind == K_CUDA ? "GPU" : "rank", gf / ctx->size, t, t_factor,
+             g->alg == GAUSS_BLOCKED ? "matrix resident on the device" : "includes the upload, as the seed's buffer version");
   static const char *rname[] = { "classic", "gmres", "auto" };
-  if (g.prec == GAUSS_MIXED)
+  if (g->prec == GAUSS_MIXED)
     hy_printf0(ctx, "mixed: %d refinement step(s) (refine %s: %d classic, %d GMRES-IR with %d GMRES "
                "iteration(s)%s)%s\n", iters, rname[refine], rs.classic_steps, rs.gmres_steps,
                rs.gmres_iters, rs.switched ? ", switched from classic" : "",
@@ -558,7 +547,7 @@ static int gauss_run_body(hy_ctx *ctx) {
   hy_printf0(ctx, "||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N) = %.7f ...... %s\n", scaled,
              scaled < thr ? "PASSED" : "FAILED");
   hy_printf0(ctx, "||Ax-b||_oo = %.6e, ||A||_oo = %.6e, ||x||_oo = %.6e, ||b||_oo = %.6e, eps = %.3e\n",
-             nr, g.normA, nx, g.normb, eps);
+             nr, g->normA, nx, g->normb, eps);
   if (compare) {
     double fl = 2.0 / 3.0 * (double)n * n * n;
     double ours = fl / t_factor / 1e12, ref = fl / t_ref_f / 1e12;
@@ -574,22 +563,22 @@ static int gauss_run_body(hy_ctx *ctx) {
     hy_metric_num(ctx, "fraction_of_dgemm", ours / gemm);
   }
   hy_metric_int(ctx, "n", n);
-  hy_metric_int(ctx, "nb", g.nb);
-  hy_metric_int(ctx, "P", g.P);
-  hy_metric_int(ctx, "Q", g.Q);
+  hy_metric_int(ctx, "nb", g->nb);
+  hy_metric_int(ctx, "P", g->P);
+  hy_metric_int(ctx, "Q", g->Q);
   hy_metric_str(ctx, "algorithm", alg->name);
-  hy_metric_str(ctx, "precision", pname[g.prec]);
+  hy_metric_str(ctx, "precision", pname[g->prec]);
   hy_metric_num(ctx, "time_seconds", t);
   hy_metric_num(ctx, "factor_seconds", t_factor);
   hy_metric_num(ctx, "gflops", gf);
   hy_metric_num(ctx, "gflops_per_device", gf / ctx->size);
   hy_metric_num(ctx, "residual_inf", nr);
-  hy_metric_num(ctx, "norm_A_inf", g.normA);
+  hy_metric_num(ctx, "norm_A_inf", g->normA);
   hy_metric_num(ctx, "norm_x_inf", nx);
-  hy_metric_num(ctx, "norm_b_inf", g.normb);
+  hy_metric_num(ctx, "norm_b_inf", g->normb);
   hy_metric_int(ctx, "refine_iterations", iters);
   hy_metric_int(ctx, "fp64_fallback", fellback);
-  if (g.prec == GAUSS_MIXED) {
+  if (g->prec == GAUSS_MIXED) {
     hy_metric_str(ctx, "refine_method", rname[refine]);
     hy_metric_int(ctx, "refine_classic_steps", rs.classic_steps);
     hy_metric_int(ctx, "refine_gmres_steps", rs.gmres_steps);
@@ -597,26 +586,28 @@ static int gauss_run_body(hy_ctx *ctx) {
     hy_metric_int(ctx, "refine_switched_to_gmres", rs.switched);
     if (rs.cond_lower > 0) hy_metric_num(ctx, "cond_inf_lower_bound", rs.cond_lower);
   }
-  if (g.mtype == GAUSS_ILLCOND) hy_metric_num(ctx, "cond", cfg_real(c, "gauss.cond"));
-  HY_CALL(gauss_outputs(&g, x));
+  if (g->mtype == GAUSS_ILLCOND) hy_metric_num(ctx, "cond", cfg_real(c, "gauss.cond"));
+  HY_CALL(gauss_outputs(g, x));
   int ok = scaled < thr;
   hy_validation(ctx, "HPL scaled residual", scaled, thr, ok);
-  hy_verdict(ctx, "gauss %s %s n=%lld: HPL scaled residual %.4g %s %g", alg->name, pname[g.prec],
+  hy_verdict(ctx, "gauss %s %s n=%lld: HPL scaled residual %.4g %s %g", alg->name, pname[g->prec],
              (long long)n, scaled, ok ? "<" : ">=", thr);
   free(x); free(r); free(d);
-  free(g.b);
-  free(g.fileA);
-  g.be->ops->free(g.be, g.a0);
-  if (g.mv_dx) g.be->ops->free(g.be, g.mv_dx);
-  if (g.mv_dy) g.be->ops->free(g.be, g.mv_dy);
+  free(g->b);
+  free(g->fileA);
+  g->be->ops->free(g->be, g->a0);
+  if (g->mv_dx) g->be->ops->free(g->be, g->mv_dx);
+  if (g->mv_dy) g->be->ops->free(g->be, g->mv_dy);
   return ok ? HY_OK : HY_EVALID;
 }
 
 /* The workload; the blocked LU's device communicators are freed on every way out.
  * Collective. */
 static int gauss_run(hy_ctx *ctx) {
-  int rc = gauss_run_body(ctx);
-  gauss_blocked_comm_free(&ctx->be, 0);
+  gauss_t g;
+  memset(&g, 0, sizeof g);
+  int rc = gauss_run_body(ctx, &g);
+  gauss_blocked_comm_free(&g);
   return rc;
 }
 

@@ -5,6 +5,7 @@
 
 #include "workload.h"
 #include "k_gauss.h"
+#include "comm/comm.h"
 
 enum { GAUSS_NAIVE = 0, GAUSS_STEPWISE = 1, GAUSS_BLOCKED = 2 };
 enum { GAUSS_DOUBLE = 0, GAUSS_SINGLE = 1, GAUSS_MIXED = 2 };
@@ -29,6 +30,9 @@ typedef struct gauss_t {
   int64_t a0_m, a0_n;       /* local rows / columns */
   double *a0;               /* device, column-major, ld = max(1, a0_m) */
   double *mv_dx, *mv_dy;    /* gauss_matvec's device vectors (a0_n + 1, a0_m + 1), freed at the end */
+  hy_grid grid;             /* blocked: the P x Q process grid (grid_made = 1 once made) */
+  int grid_made;
+  hy_bcast *bc;             /* blocked: its broadcast transport (app/comm), NULL before */
 } gauss_t;
 
 /* One algorithm: factor (collective; sp selects FP32 storage, keep: keep what a later solve
@@ -43,14 +47,14 @@ typedef struct {
 
 extern const gauss_alg gauss_rows_naive, gauss_rows_stepwise, gauss_blocked_alg;
 
-/* Blocked LU with more than one rank: choose how the L panels (along process rows) and U block
- * rows (down process columns) are broadcast (gauss.bcast: device collectives - NCCL on device
- * buffers - or MPI staged through pinned host memory), print the choice, and create the device
- * communicators once for the run.  Every rank takes the same path.  Collective. */
+/* Blocked LU: make the P x Q process grid and open its broadcast transport (app/comm:
+ * gauss.bcast = auto|nccl|mpi: device collectives - NCCL on device buffers - or MPI staged
+ * through pinned host memory) for the L panels (along process rows), U block rows and row
+ * swaps (down process columns); print the choice (more than one rank).  Every rank takes the
+ * same path.  Collective. */
 int gauss_blocked_comm_setup(gauss_t *g);
-/* Free the device communicators of gauss_blocked_comm_setup (if any); abort = 1: drop them
- * locally without waiting for the other ranks.  Collective (abort = 0) or local (abort = 1). */
-void gauss_blocked_comm_free(k_backend *be, int abort);
+/* Close the transport and free the grid of gauss_blocked_comm_setup (if made).  Collective. */
+void gauss_blocked_comm_free(gauss_t *g);
 
 /* Entry (i, j) of the original matrix.  Local. */
 double gauss_entry(const gauss_t *g, int64_t i, int64_t j);

@@ -31,7 +31,7 @@ typedef struct {
   int64_t mloc, nloc, lda;
   void *a;                    /* device, column-major mloc x nloc */
   int64_t *piv;               /* global: row i swapped with piv[i] (i = 0..n-1) */
-  MPI_Comm rowc, colc;        /* same p (varying q) / same q (varying p) */
+  MPI_Comm rowc, colc;        /* the grid's: same p (varying q) / same q (varying p) */
   void *swv, *sxb;            /* the solve's device vectors (mloc + 1, nb), kept for the next
                                * solve (refinement solves once per step / GMRES iteration) */
 } blk_fact;
@@ -42,7 +42,6 @@ typedef struct {
   size_t e;
   void *lbuf[2];              /* L panels received along the process row (mloc x nb) */
   void *ubuf;                 /* U block row received down the process column (nb x nloc) */
-  void *sbuf;                 /* device collectives: the L panel's rows packed on its owner */
   void *pbuf;                 /* gathered panel on the diagonal process (device) */
   void *pbuf2;                /* the panel's rows as gathered, by process (device, P > 1) */
   void *rbuf;                 /* rows for swaps: sent blocks, then received blocks (device) */
@@ -56,138 +55,37 @@ typedef struct {
   int *rows, *rows2;          /* host row lists */
 } blk_ws;
 
-/* The broadcast path of the run (gauss_blocked_comm_setup): device collectives or MPI, and
- * the device communicators along process rows (Q > 1) and columns (P > 1). */
-static struct {
-  int nccl;
-  void *row, *col;
-  const k_gauss_ops *ko;
-} blk_coll;
-
-/* Why device collectives cannot be used (bits of the OR over ranks), for the log.  Local. */
-static const char *blk_coll_why(int why) {
-  if (why & 1) return "host backend";
-  if (why & 2) return "this build has no NCCL (HYBRID_NCCL)";
-  if (why & 4) return "ranks share a device (NCCL needs one device per rank)";
-  if (why & 8) return "no NCCL communicator id (ncclGetUniqueId failed)";
-  if (why & 16) return "NCCL communicator set-up failed (message above)";
-  return "gauss.bcast = mpi";
-}
-
-/* Choose the broadcast path, print it, create the device communicators.  Collective. */
+/* Make the grid, open its transport, print the choice.  Collective. */
 int gauss_blocked_comm_setup(gauss_t *g) {
   hy_ctx *ctx = g->ctx;
-  k_backend *be = g->be;
-  const k_gauss_ops *ko = g->ko;
-  int want = cfg_enum(ctx->cfg, "gauss.bcast");   /* 0 auto, 1 nccl, 2 mpi */
+  int want = cfg_enum(ctx->cfg, "gauss.bcast");   /* 0 auto, 1 nccl, 2 mpi: as HY_BCAST_* */
   int P = g->P, Q = g->Q;
-  blk_coll.nccl = 0;
-  blk_coll.ko = ko;
-  if (ctx->size == 1) return HY_OK;
-  /* the same device twice in one NCCL communicator is an error: compare host + PCI bus id */
-  int why = 0;
-  if (ko->coll_id_bytes(be) == 0) why |= be->kind == K_CUDA ? 2 : 1;
-  enum { ID = MPI_MAX_PROCESSOR_NAME + 96 };
-  char me[ID], host[MPI_MAX_PROCESSOR_NAME];
-  int hl = 0;
-  HY_MPI(MPI_Get_processor_name(host, &hl));
-  memset(me, 0, sizeof me);
-  snprintf(me, sizeof me, "%s|%s|%d", host, be->device_id, be->device);
-  char *all = gauss_xmalloc((size_t)ID * (size_t)ctx->size);
-  HY_MPI(MPI_Allgather(me, ID, MPI_CHAR, all, ID, MPI_CHAR, ctx->comm));
-  int dup_with = -1;
-  for (int r = 0; r < ctx->size && dup_with < 0; r++)
-    if (r != ctx->rank && !strncmp(all + (size_t)r * ID, me, ID)) dup_with = r;
-  if (be->kind == K_CUDA && dup_with >= 0) why |= 4;
-  free(all);
-  HY_MPI(MPI_Allreduce(MPI_IN_PLACE, &why, 1, MPI_INT, MPI_BOR, ctx->comm));
-  if (want != 2 && why == 0) {
-    /* one id per communicator, made by its rank 0 and sent with MPI; a failure there is
-     * agreed on (auto: MPI instead) */
-    size_t idb = ko->coll_id_bytes(be);
-    unsigned char *id = gauss_xmalloc(idb);
-    int p = ctx->rank / Q, q = ctx->rank % Q;
-    for (int dir = 0; dir < 2 && why == 0; dir++) {
-      int nr = dir ? P : Q, mine = dir ? p : q;
-      if (nr < 2) continue;
-      MPI_Comm sub;
-      HY_MPI(MPI_Comm_split(ctx->comm, dir ? q : p, mine, &sub));
-      int rc = hy_agree(ctx->comm, mine == 0 ? ko->coll_id(be, id) : HY_OK), stage = 8;
-      if (rc == HY_OK) {
-        HY_MPI(MPI_Bcast(id, (int)idb, MPI_BYTE, 0, sub));
-        /* a set-up failure (NCCL init fails on every rank of a communicator, e.g. no usable
-         * transport) is agreed on: auto takes MPI, nccl stops the run */
-        rc = hy_agree(ctx->comm, ko->coll_init(be, id, nr, mine, dir ? &blk_coll.col : &blk_coll.row));
-        stage = 16;
-      }
-      if (rc != HY_OK) {  /* the id (8) or the communicator (16) failed */
-        gauss_blocked_comm_free(be, 1);
-        if (want == 1) { MPI_Comm_free(&sub); free(id); return rc; }
-        hy_printf0(ctx, "gauss: %s\n", hy_err_msg());
-        hy_err_clear();
-        why |= stage;
-      }
-      MPI_Comm_free(&sub);
-    }
-    free(id);
-    if (why) {
-      gauss_blocked_comm_free(be, 1);
-    } else {
-      /* NCCL connects lazily at a communicator's first collectives: warm both protocols up
-       * (a small and an 8 MiB broadcast) here, outside the timed factorization */
-      size_t wb = (size_t)8 << 20;
-      void *tmp = gauss_dalloc(g, wb);
-      GAUSS_K(be->ops->memset0(be, tmp, wb));
-      int rc = HY_OK;
-      for (int dir = 0; dir < 2 && rc == HY_OK; dir++) {
-        void *cm = dir ? blk_coll.col : blk_coll.row;
-        if (!cm) continue;
-        rc = ko->coll_bcast(be, cm, tmp, 4096, 0);
-        if (rc == HY_OK) rc = ko->coll_bcast(be, cm, tmp, wb, 0);
-      }
-      /* agreed before waiting: a rank whose broadcast was queued must not wait for a peer
-       * whose call failed (the communicators are aborted instead) */
-      rc = hy_agree(ctx->comm, rc);
-      if (rc != HY_OK) {
-        gauss_blocked_comm_free(be, 1);
-        if (want == 1) {
-          GAUSS_K(be->ops->free(be, tmp));
-          return rc;
-        }
-        hy_printf0(ctx, "gauss: %s\n", hy_err_msg());
-        hy_err_clear();
-        why |= 16;
-      }
-      GAUSS_K(be->ops->sync(be));
-      GAUSS_K(be->ops->free(be, tmp));
-    }
-  }
-  if (want == 1 && why)
-    return hy_err(HY_EUSAGE, "gauss.bcast = nccl: device collectives are not available here: %s "
-                  "(allowed here: auto or mpi)", blk_coll_why(why));
-  blk_coll.nccl = want != 2 && why == 0;
-  if (blk_coll.nccl)
+  HY_CALL(hy_grid_make(ctx->comm, P, Q, &g->grid));
+  g->grid_made = 1;
+  if (ctx->size == 1) return hy_bcast_open(&g->grid, g->be, HY_BCAST_MPI, "gauss.bcast", 0, &g->bc);
+  HY_CALL(hy_bcast_open(&g->grid, g->be, want, "gauss.bcast", ctx->debug.host_coll, &g->bc));
+  if (hy_bcast_note(g->bc)[0]) hy_printf0(ctx, "gauss: %s\n", hy_bcast_note(g->bc));
+  const char *name = hy_bcast_name(g->bc);
+  int emul = !strcmp(name, "emulated");
+  if (hy_bcast_is_device(g->bc))
     hy_printf0(ctx, "gauss: panel broadcasts: %s (%s; L along process rows of %d, U down process "
-               "columns of %d)%s\n", be->kind == K_CUDA ? "nccl" : "emulated",
-               be->kind == K_CUDA ? "device buffers on the GPU streams"
-               : "HYBRID_GAUSS_HOST_COLL test hook: device-collective path, MPI on the host", Q, P,
-               P > 1 ? (be->kind == K_CUDA ? "; row swaps: nccl, one exchange per panel; panel gather: mpi"
-                        : "; row swaps: emulated, one exchange per panel; panel gather: mpi") : "");
+               "columns of %d)%s%s%s\n", name,
+               emul ? "[debug] host_coll test hook: device-collective path, MPI on the host"
+                    : "device buffers on the GPU streams", Q, P,
+               P > 1 ? "; row swaps: " : "", P > 1 ? name : "",
+               P > 1 ? ", one exchange per panel; panel gather: mpi" : "");
   else
-    hy_printf0(ctx, "gauss: panel broadcasts: mpi (%s): %s\n",
-               be->kind == K_CUDA ? "host-staged" : "host memory",
-               want == 2 ? "gauss.bcast = mpi" : blk_coll_why(why));
-  hy_metric_str(ctx, "bcast", blk_coll.nccl ? "nccl" : "mpi");
+    hy_printf0(ctx, "gauss: panel broadcasts: mpi (%s): %s\n", hy_bcast_path(g->bc), hy_bcast_why(g->bc));
+  hy_metric_str(ctx, "bcast", hy_bcast_is_device(g->bc) ? "nccl" : "mpi");
   return HY_OK;
 }
 
-/* Free the device communicators (abort: locally, at once).  Collective over the ranks that
- * hold them (abort = 0) or local. */
-void gauss_blocked_comm_free(k_backend *be, int abort) {
-  if (blk_coll.row) GAUSS_K(blk_coll.ko->coll_free(be, blk_coll.row, abort));
-  if (blk_coll.col) GAUSS_K(blk_coll.ko->coll_free(be, blk_coll.col, abort));
-  blk_coll.row = blk_coll.col = NULL;
-  blk_coll.nccl = 0;
+/* Close the transport, free the grid.  Collective. */
+void gauss_blocked_comm_free(gauss_t *g) {
+  hy_bcast_close(g->bc);
+  g->bc = NULL;
+  if (g->grid_made) hy_grid_free(&g->grid);
+  g->grid_made = 0;
 }
 
 /* HYBRID_GAUSS_PROFILE=1: synchronised times of the parts of the factorization (rank 0 prints). */
@@ -296,18 +194,8 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
     *lp = w->lbuf[k & 1];
     *ldl = ldp;
   }
-  if (Q > 1 && mrows > 0) {
-    size_t bytes = (size_t)(mrows * jb) * w->e;
-    if (blk_coll.nccl) {
-      /* device to device, queued on this stream (the lookahead side stream after panel 0) */
-      if (f->q == qk) GAUSS_K(ko->copy_2d(be, sp, mrows, jb, *lp, *ldl, w->sbuf, ldp));
-      GAUSS_K(ko->coll_bcast(be, blk_coll.row, f->q == qk ? w->sbuf : *lp, bytes, qk));
-    } else {
-      if (f->q == qk) GAUSS_K(ko->d2h_2d(be, sp, mrows, jb, *lp, *ldl, w->hbuf, ldp));
-      HY_MPI(MPI_Bcast(w->hbuf, (int)bytes, MPI_BYTE, qk, f->rowc));
-      if (f->q != qk) GAUSS_K(ko->h2d_2d(be, sp, mrows, jb, w->hbuf, ldp, *lp, *ldl));
-    }
-  }
+  /* queued on this stream (the lookahead side stream after panel 0) by the device transport */
+  if (Q > 1 && mrows > 0) GAUSS_K(hy_bcast_2d(g->bc, HY_ROW, w->e, mrows, jb, *lp, *ldl, qk));
   return HY_OK;
 }
 
@@ -358,17 +246,11 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
     cm[ps * P + pr]++;
   }
   for (int pp = 0; pp < P; pp++) { scnt[pp] = cm[me * P + pp]; rcnt[pp] = cm[pp * P + me]; }
-  /* device collectives: each process broadcasts its blocks for the others down the column
-   * (P = 2: to the other process), received on the device; ctot: rows received so */
-  int64_t ctot = 0;
-  for (int ps = 0; ps < P && blk_coll.nccl; ps++)
-    for (int pr = 0; pr < P; pr++)
-      if (ps != me && pr != ps) ctot += cm[ps * P + pr];
   /* blocks by process, the other processes' first (contiguous, through the host), mine last */
   int so = 0, ro = 0;
   for (int pp = 0; pp < P; pp++)
     if (pp != me) { soff[pp] = so; so += scnt[pp]; roff[pp] = ro; ro += rcnt[pp]; }
-  int nsend = so, nrecv = ro;
+  int nrecv = ro;
   soff[me] = so;
   roff[me] = ro;
   int nmine = so + scnt[me];
@@ -382,21 +264,15 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
     if (ps == me) w->rows[soff[pr] + scnt[pr]++] = (int)((src / (nb * P)) * nb + src % nb);
     if (pr == me) w->rows2[roff[ps] + rcnt[ps]++] = (int)((r / (nb * P)) * nb + r % nb);
   }
-  /* the device buffer: the send blocks (scnt[pp] x ncols each, column-major), then the
-   * received blocks of the other processes; the host staging: the blocks sent, then those
-   * received (both sized for 2 nb rows, about twice the usual need; grown when short) */
-  size_t dneed = (size_t)((nmine + (blk_coll.nccl ? ctot : nrecv)) * ncols) * w->e;
-  size_t hneed = blk_coll.nccl ? 0 : (size_t)((int64_t)(nsend + nrecv) * ncols) * w->e;
+  /* the device buffer: the send blocks (scnt[pp] x ncols each, column-major, the other
+   * processes' first, mine last), then the received blocks of the other processes (grown when
+   * short: sized for 2 nb rows at the start, about twice the usual need) */
+  size_t dneed = (size_t)((nmine + nrecv) * ncols) * w->e;
   if (dneed > w->rbytes) {
     GAUSS_K(be->ops->sync(be));
     GAUSS_K(be->ops->free(be, w->rbuf));
     w->rbuf = gauss_dalloc(g, dneed);
     w->rbytes = dneed;
-  }
-  if (hneed > w->hbytes) {
-    GAUSS_K(be->ops->free_pinned(be, w->hbuf));
-    GAUSS_K(be->ops->alloc_pinned(be, (void **)&w->hbuf, hneed));
-    w->hbytes = hneed;
   }
   void *sd = w->rbuf, *rd = at(w, w->rbuf, (int64_t)nmine * ncols, 0, 1);
   if (ncols > 0) {
@@ -404,50 +280,29 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
       if (scnt[pp] > 0)
         GAUSS_K(ko->rows_get(be, sp, f->a, f->lda, ncols, scnt[pp], w->rows + soff[pp],
                              at(w, sd, (int64_t)soff[pp] * ncols, 0, 1)));
-    /* the blocks received from the others: device collectives, or MPI through the host */
-    void **rblk = gauss_xmalloc(sizeof(void *) * (size_t)P);
-    if (blk_coll.nccl) {
-      /* process ps broadcasts its blocks for the others (ordered by destination); mine from
-       * it lie after those for the processes before me; every rank queues the same sequence */
-      int64_t o = 0;
-      for (int ps = 0; ps < P; ps++) {
-        int64_t tot = 0, before = 0;
-        for (int pr = 0; pr < P; pr++)
-          if (pr != ps) { tot += cm[ps * P + pr]; if (pr < me) before += cm[ps * P + pr]; }
-        if (tot == 0) continue;
-        void *buf = ps == me ? sd : at(w, rd, o * ncols, 0, 1);
-        if (ps != me) { rblk[ps] = at(w, buf, before * ncols, 0, 1); o += tot; }
-        GAUSS_K(ko->coll_bcast(be, blk_coll.col, buf, (size_t)(tot * ncols) * w->e, ps));
-      }
-    } else {
-      /* one exchange with the other processes of the column (P = 2: one message each way) */
-      unsigned char *hs = w->hbuf, *hr = w->hbuf + (size_t)((int64_t)nsend * ncols) * w->e;
-      if (nsend > 0) GAUSS_K(be->ops->d2h(be, hs, sd, (size_t)((int64_t)nsend * ncols) * w->e));
-      int *sc = gauss_xmalloc(sizeof(int) * (size_t)(4 * P));
-      int *sdp = sc + P, *rc = sc + 2 * P, *rdp = sc + 3 * P;
-      for (int pp = 0; pp < P; pp++) {
-        sc[pp] = pp == me ? 0 : (int)(scnt[pp] * ncols);
-        sdp[pp] = pp == me ? 0 : (int)(soff[pp] * ncols);
-        rc[pp] = pp == me ? 0 : (int)(rcnt[pp] * ncols);
-        rdp[pp] = pp == me ? 0 : (int)(roff[pp] * ncols);
-      }
-      MPI_Datatype et = sp ? MPI_FLOAT : MPI_DOUBLE;
-      HY_MPI(MPI_Alltoallv(hs, sc, sdp, et, hr, rc, rdp, et, f->colc));
-      free(sc);
-      if (nrecv > 0) GAUSS_K(be->ops->h2d(be, rd, hr, (size_t)((int64_t)nrecv * ncols) * w->e));
-      for (int pp = 0; pp < P; pp++) rblk[pp] = at(w, rd, (int64_t)roff[pp] * ncols, 0, 1);
+    /* the blocks from / to the other processes of the column, through the transport (one
+     * exchange per panel: P = 2, one block each way) */
+    int64_t *xc = gauss_xmalloc(sizeof(int64_t) * (size_t)(P * P + 2 * P));
+    int64_t *xs = xc + P * P, *xr = xs + P;
+    size_t row = (size_t)ncols * w->e;
+    for (int pp = 0; pp < P * P; pp++) xc[pp] = (int64_t)(cm[pp] * row);
+    for (int pp = 0; pp < P; pp++) {
+      xs[pp] = (int64_t)(soff[pp] * row);
+      xr[pp] = (int64_t)(roff[pp] * row);
     }
+    GAUSS_K(hy_bcast_exchange(g->bc, HY_COL, xc, sd, xs, rd, xr));
+    free(xc);
     /* scatter into my rows: all columns in [c0, c1) except [x0, x1) */
     for (int pp = 0; pp < P; pp++) {
       int c = rcnt[pp];
       if (c == 0) continue;
-      void *blk = pp == me ? at(w, sd, (int64_t)soff[me] * ncols, 0, 1) : rblk[pp];
+      void *blk = pp == me ? at(w, sd, (int64_t)soff[me] * ncols, 0, 1)
+                           : at(w, rd, (int64_t)roff[pp] * ncols, 0, 1);
       const int *tr = w->rows2 + roff[pp];
       if (x0 > c0) GAUSS_K(ko->rows_put(be, sp, at(w, f->a, 0, c0, f->lda), f->lda, x0 - c0, c, tr, at(w, blk, 0, c0, c)));
       int64_t s = x1 > c0 ? x1 : c0;
       if (c1 > s) GAUSS_K(ko->rows_put(be, sp, at(w, f->a, 0, s, f->lda), f->lda, c1 - s, c, tr, at(w, blk, 0, s, c)));
     }
-    free(rblk);
   }
   free(scnt);
   for (int64_t i = 0; i < ns; i++) perm[set[i]] = -1;
@@ -478,8 +333,8 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   w.e = sp ? 4 : 8;
   f->a = gauss_dalloc(g, (size_t)(f->lda * (f->nloc > 0 ? f->nloc : 1)) * w.e);
   f->piv = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
-  HY_MPI(MPI_Comm_split(ctx->comm, f->p, f->q, &f->rowc));
-  HY_MPI(MPI_Comm_split(ctx->comm, f->q, f->p, &f->colc));
+  f->rowc = g->grid.row;
+  f->colc = g->grid.col;
   /* the matrix: a copy of the FP64 original (same distribution), converted for FP32 */
   if (sp) GAUSS_K(ko->convert(be, 1, f->mloc, f->nloc, g->a0, f->lda, f->a, f->lda));
   else GAUSS_K(be->ops->d2d(be, f->a, g->a0, (size_t)(f->mloc * f->nloc) * 8));
@@ -497,7 +352,10 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     w.rbytes = (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e;
     w.rbuf = gauss_dalloc(g, w.rbytes);
   }
-  if (Q > 1 && blk_coll.nccl) w.sbuf = gauss_dalloc(g, (size_t)(f->lda * nb) * w.e);
+  /* the transport's staging, once: L panels along the rows, U block rows down the columns */
+  GAUSS_K(hy_bcast_reserve(g->bc, HY_ROW, (size_t)(f->lda * nb) * w.e, (size_t)(f->lda * nb) * w.e));
+  GAUSS_K(hy_bcast_reserve(g->bc, HY_COL, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * w.e,
+                           (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e));
   w.perm = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
   for (int64_t i = 0; i < n; i++) w.perm[i] = -1;
   w.rows = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));
@@ -550,21 +408,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
       up = w.ubuf;
       ldu = jb;
     }
-    if (P > 1 && nt > 0) {
-      size_t bytes = (size_t)(jb * nt) * w.e;
-      if (blk_coll.nccl) {
-        /* packed in ubuf on the diagonal process row too, broadcast on the main stream */
-        if (f->p == pk) GAUSS_K(ko->copy_2d(be, sp, jb, nt, up, ldu, w.ubuf, jb));
-        GAUSS_K(ko->coll_bcast(be, blk_coll.col, w.ubuf, bytes, pk));
-      } else {
-        if (f->p == pk) {
-          GAUSS_K(ko->d2h_2d(be, sp, jb, nt, up, ldu, w.hbuf, jb));
-          GAUSS_K(be->ops->sync(be));
-        }
-        HY_MPI(MPI_Bcast(w.hbuf, (int)bytes, MPI_BYTE, pk, f->colc));
-        if (f->p != pk) GAUSS_K(ko->h2d_2d(be, sp, jb, nt, w.hbuf, jb, up, ldu));
-      }
-    }
+    if (P > 1 && nt > 0) GAUSS_K(hy_bcast_2d(g->bc, HY_COL, w.e, jb, nt, up, ldu, pk));
     prof_mark(g, 2, &tp);
     /* lookahead: update the next panel's columns, factor it, then the rest */
     int64_t mt = f->mloc - lr1;
@@ -610,7 +454,6 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   be->ops->free(be, w.pbuf2);
   if (w.hall) be->ops->free_pinned(be, w.hall);
   free(w.glist);
-  if (w.sbuf) be->ops->free(be, w.sbuf);
   if (w.hbuf) be->ops->free_pinned(be, w.hbuf);
   free(w.ipiv);
   free(w.perm);
@@ -620,8 +463,6 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   if (rc != HY_OK) {
     be->ops->free(be, f->a);
     free(f->piv);
-    MPI_Comm_free(&f->rowc);
-    MPI_Comm_free(&f->colc);
     free(f);
     *out = NULL;
   }
@@ -730,8 +571,6 @@ static void blk_release(gauss_t *g, void *fact) {
   if (f->swv) g->be->ops->free(g->be, f->swv);
   if (f->sxb) g->be->ops->free(g->be, f->sxb);
   free(f->piv);
-  MPI_Comm_free(&f->rowc);
-  MPI_Comm_free(&f->colc);
   free(f);
 }
 

@@ -3,9 +3,6 @@
  * TRSV, GEMV by cuBLAS.  Everything runs on the backend's stream (k_cuda_st(be)->stream). */
 #include "k_cuda.h"
 #include "k_gauss.h"
-#ifdef HYBRID_HAVE_NCCL
-#include <nccl.h>
-#endif
 
 #include <float.h>
 #include <math.h>
@@ -77,10 +74,12 @@ static int c_stream_ctl(k_backend *be, int what) {
   } else if (what == 1) {
     HY_CUDA(cudaStreamWaitEvent(g_ws.side, g_ws.ev_mark, 0));
     g_ws.cur_side = 1;
+    st->cur = g_ws.side;
   } else {
     HY_CUDA(cudaEventRecord(g_ws.ev_side, g_ws.side));
     HY_CUDA(cudaStreamWaitEvent(st->stream, g_ws.ev_side, 0));
     g_ws.cur_side = 0;
+    st->cur = NULL;
   }
   return HY_OK;
 }
@@ -650,95 +649,10 @@ static int c_copy_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a,
   return HY_OK;
 }
 
-#ifdef HYBRID_HAVE_NCCL
-/* NCCL's last error message (NCCL >= 2.13), or "". */
-#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= 21300
-#define HY_NCCL_LAST() ncclGetLastError(NULL)
-#else
-#define HY_NCCL_LAST() ""
-#endif
-/* Check an NCCL call: record the call, NCCL's error string and the last NCCL message. */
-#define HY_NCCL(expr)                                                                   \
-  do {                                                                                  \
-    ncclResult_t hy_nr_ = (expr);                                                       \
-    if (hy_nr_ != ncclSuccess)                                                          \
-      return hy_err(HY_ESYS, "NCCL: %s failed: %s (%s)", #expr, ncclGetErrorString(hy_nr_), \
-                    HY_NCCL_LAST());                                            \
-  } while (0)
-
-/* NVLink multicast (NVLS) stays off unless the environment asks for it (NCCL reads its
- * environment at the first call).  Local. */
-static void nccl_env(void) { setenv("NCCL_NVLS_ENABLE", "0", 0); }
-
-/* Bytes of an NCCL unique id.  Local. */
-static size_t c_coll_id_bytes(k_backend *be) { return sizeof(ncclUniqueId); }
-
-/* ncclGetUniqueId into id.  Local. */
-static int c_coll_id(k_backend *be, void *id) {
-  ncclUniqueId u;
-  nccl_env();
-  HY_NCCL(ncclGetUniqueId(&u));
-  memcpy(id, &u, sizeof u);
-  return HY_OK;
-}
-
-/* ncclCommInitRank on this backend's device.  Collective over the nranks ranks of id. */
-static int c_coll_init(k_backend *be, const void *id, int nranks, int rank, void **comm) {
-  ncclUniqueId u;
-  ncclComm_t c = NULL;
-  memcpy(&u, id, sizeof u);
-  *comm = NULL;
-  nccl_env();
-  HY_CUDA(cudaSetDevice(be->device));
-  HY_NCCL(ncclCommInitRank(&c, nranks, u, rank));
-  *comm = (void *)c;
-  return HY_OK;
-}
-
-/* Wait for this device's queued work, then destroy the communicator (every rank of it does);
- * abort: ncclCommAbort, local, never waits for the other ranks.  Local. */
-static int c_coll_free(k_backend *be, void *comm, int abort) {
-  if (!comm) return HY_OK;
-  if (abort) {
-    HY_NCCL(ncclCommAbort((ncclComm_t)comm));
-    return HY_OK;
-  }
-  HY_CUDA(cudaDeviceSynchronize());
-  HY_NCCL(ncclCommDestroy((ncclComm_t)comm));
-  return HY_OK;
-}
-
-/* ncclBroadcast in place (bytes as ncclUint8) on the current stream.  Local (queues a
- * collective every rank of comm queues too). */
-static int c_coll_bcast(k_backend *be, void *comm, void *buf, size_t bytes, int root) {
-  if (bytes == 0) return HY_OK;
-  HY_NCCL(ncclBroadcast(buf, buf, bytes, ncclUint8, root, (ncclComm_t)comm, strm(be)));
-  return HY_OK;
-}
-#else
-/* This build has no NCCL: no device collectives (the driver uses host-staged MPI).  Local. */
-static size_t c_coll_id_bytes(k_backend *be) { return 0; }
-/* Not available without NCCL.  Local. */
-static int c_coll_id(k_backend *be, void *id) {
-  return hy_err(HY_ESYS, "device collectives: this build has no NCCL (configure with -DHYBRID_NCCL=ON)");
-}
-/* Not available without NCCL.  Local. */
-static int c_coll_init(k_backend *be, const void *id, int nranks, int rank, void **comm) {
-  *comm = NULL;
-  return hy_err(HY_ESYS, "device collectives: this build has no NCCL (configure with -DHYBRID_NCCL=ON)");
-}
-/* Nothing to free.  Local. */
-static int c_coll_free(k_backend *be, void *comm, int abort) { return HY_OK; }
-/* Not available without NCCL.  Local. */
-static int c_coll_bcast(k_backend *be, void *comm, void *buf, size_t bytes, int root) {
-  return hy_err(HY_ESYS, "device collectives: this build has no NCCL (configure with -DHYBRID_NCCL=ON)");
-}
-#endif
-
 extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_row_scale, c_rank1, c_col_zero, c_col_absmax, c_swap,
   c_getrf, c_laswp, c_rows_perm, c_rows_get, c_rows_put, c_trsm_lunit, c_gemm_sub, c_trsv, c_gemv_add,
   c_d2h_2d, c_h2d_2d, c_convert, c_stream_ctl, c_tensor,
   c_mem_free, c_ref_lu, c_gemm_time,
-  c_coll_id_bytes, c_coll_id, c_coll_init, c_coll_free, c_coll_bcast, c_copy_2d,
+  c_copy_2d,
 };

@@ -49,8 +49,15 @@ typedef struct {
   double *scratch;          /* small device scratch (reductions) */
   double *scratch_host;     /* pinned host mirror */
   size_t scratch_bytes;
+  cudaStream_t cur;         /* the stream work is queued on now: NULL = stream, or a workload's
+                             * side stream while selected (gauss lookahead, k_gauss stream_ctl) */
 } k_cuda_state;
 
 static inline k_cuda_state *k_cuda_st(k_backend *be) { return (k_cuda_state *)be->impl; }
+/* The stream work is queued on now (the transports of k_comm use it).  Local. */
+static inline cudaStream_t k_cuda_cur(k_backend *be) {
+  k_cuda_state *st = k_cuda_st(be);
+  return st->cur ? st->cur : st->stream;
+}
 
 #endif

@@ -3,8 +3,6 @@
 #include "k_gauss.h"
 #include "hybrid.h"
 
-#include <mpi.h>
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,70 +356,10 @@ static int h_gemm_time(k_backend *be, int64_t n, double *seconds) {
   return rc;
 }
 
-/* Device collectives: none on the host backend (the driver uses MPI), except as a test hook:
- * HYBRID_GAUSS_HOST_COLL=1 emulates them with MPI on MPI_COMM_WORLD (ids: the creating world
- * rank and a counter; a communicator: MPI_Comm_split by id), so that CI runs the driver's
- * device-collective path (packing, ordering, set-up) without a GPU.  Local. */
-static int h_coll_on(void) {
-  const char *e = getenv("HYBRID_GAUSS_HOST_COLL");
-  return e && atoi(e) > 0;
-}
-/* 4 bytes with the test hook, else 0 (no device collectives).  Local. */
-static size_t h_coll_id_bytes(k_backend *be) { return h_coll_on() ? sizeof(int) : 0; }
-/* A new id: (world rank, counter) in 31 bits.  Local. */
-static int h_coll_id(k_backend *be, void *id) {
-  static int ctr;
-  int r = 0;
-  if (!h_coll_on()) return hy_err(HY_ESYS, "device collectives: not available on the host backend");
-  if (MPI_Comm_rank(MPI_COMM_WORLD, &r) != MPI_SUCCESS) return hy_err(HY_ESYS, "MPI_Comm_rank failed");
-  int v = (int)((((unsigned)r << 10) | (unsigned)(++ctr & 1023)) & 0x7fffffffu);
-  memcpy(id, &v, sizeof v);
-  return HY_OK;
-}
-/* Join communicator id: MPI_Comm_split of MPI_COMM_WORLD (every world rank joins one at the
- * same time, as the driver does).  Collective over MPI_COMM_WORLD. */
-static int h_coll_init(k_backend *be, const void *id, int nranks, int rank, void **comm) {
-  *comm = NULL;
-  if (!h_coll_on()) return hy_err(HY_ESYS, "device collectives: not available on the host backend");
-  int color = 0, size = 0;
-  memcpy(&color, id, sizeof color);
-  MPI_Comm *c = malloc(sizeof *c);
-  if (!c) return hy_err(HY_ESYS, "out of memory");
-  if (MPI_Comm_split(MPI_COMM_WORLD, color, rank, c) != MPI_SUCCESS || MPI_Comm_size(*c, &size) != MPI_SUCCESS) {
-    free(c);
-    return hy_err(HY_ESYS, "device collectives (host emulation): MPI_Comm_split failed");
-  }
-  if (size != nranks) {
-    MPI_Comm_free(c);
-    free(c);
-    return hy_err(HY_ESYS, "device collectives (host emulation): communicator of %d ranks, expected %d", size, nranks);
-  }
-  *comm = c;
-  return HY_OK;
-}
-/* Free an emulated communicator.  Local. */
-static int h_coll_free(k_backend *be, void *comm, int abort) {
-  if (!comm) return HY_OK;
-  MPI_Comm_free((MPI_Comm *)comm);
-  free(comm);
-  return HY_OK;
-}
-/* Broadcast through MPI (synchronous; chunks below INT_MAX bytes).  Collective over comm. */
-static int h_coll_bcast(k_backend *be, void *comm, void *buf, size_t bytes, int root) {
-  if (!comm) return hy_err(HY_ESYS, "device collectives: not available on the host backend");
-  const size_t chunk = (size_t)1 << 30;
-  for (size_t o = 0; o < bytes; o += chunk) {
-    size_t c = bytes - o < chunk ? bytes - o : chunk;
-    if (MPI_Bcast((char *)buf + o, (int)c, MPI_BYTE, root, *(MPI_Comm *)comm) != MPI_SUCCESS)
-      return hy_err(HY_ESYS, "device collectives (host emulation): MPI_Bcast failed");
-  }
-  return HY_OK;
-}
-
 const k_gauss_ops k_gauss_host_ops = {
   h_row_scale, h_rank1, h_col_zero, h_col_absmax, h_swap,
   h_getrf, h_laswp, h_rows_perm, h_rows_get, h_rows_put, h_trsm_lunit, h_gemm_sub, h_trsv, h_gemv_add,
   h_d2h_2d, h_h2d_2d, h_convert, h_stream_ctl, h_tensor,
   h_mem_free, h_ref_lu, h_gemm_time,
-  h_coll_id_bytes, h_coll_id, h_coll_init, h_coll_free, h_coll_bcast, h_copy_2d,
+  h_copy_2d,
 };

@@ -224,9 +224,9 @@ hy_case(NAME gauss_bad_illcond_n RANKS 1 EXIT 1 EXPECT "gauss.n' = 4096: matrix 
 
 # the blocked LU's broadcast paths on the host: MPI (what the host backend uses), the
 # device-collective path (NCCL on a GPU) run through the host backend's MPI emulation
-# (HYBRID_GAUSS_HOST_COLL=1, a test hook), grids 1x2, 2x1, 2x2, FP64 and mixed: the same x to
+# ([debug] host_coll = true, a test hook), grids 1x2, 2x1, 2x2, FP64 and mixed: the same x to
 # rounding level; gauss.bcast = nccl where there are no device collectives is a config error
-foreach(spec "2:1x2:double" "2:1x2:mixed" "2:2x1:double" "2:2x1:mixed" "4:2x2:double")
+foreach(spec "2:1x2:double" "2:1x2:mixed" "2:2x1:double" "2:2x1:mixed" "3:3x1:double" "4:2x2:double")
   string(REPLACE ":" ";" sp "${spec}")
   list(GET sp 0 np)
   list(GET sp 1 grid)
@@ -238,15 +238,15 @@ foreach(spec "2:1x2:double" "2:1x2:mixed" "2:2x1:double" "2:2x1:mixed" "4:2x2:do
             --runs "${np}:gauss.bcast=mpi" "${np}:gauss.bcast=auto"
             --expect "^gauss: panel broadcasts: (mpi|emulated) "
             -- run.workload=gauss run.backend=host gauss.algorithm=blocked gauss.precision=${prec}
-               gauss.grid=${grid} gauss.n=203 gauss.nb=16 gauss.repeat=2 run.seed=7)
+               gauss.grid=${grid} gauss.n=203 gauss.nb=16 gauss.repeat=2 run.seed=7 debug.host_coll=true)
   set_tests_properties(gauss_bcast_paths_${grid}_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120
-    PROCESSORS ${np} ENVIRONMENT "HYBRID_GAUSS_HOST_COLL=1")
+    PROCESSORS ${np})
 endforeach()
 foreach(grid 1x2 2x1)
   hy_case(NAME gauss_bcast_emulated_${grid} RANKS 2
-    EXPECT ${GAUSS_PASS} "^gauss: panel broadcasts: emulated \\(HYBRID_GAUSS_HOST_COLL"
-    ARGS run.workload=gauss run.backend=host gauss.n=203 gauss.nb=16 gauss.grid=${grid} gauss.bcast=nccl)
-  set_tests_properties(gauss_bcast_emulated_${grid} PROPERTIES ENVIRONMENT "HYBRID_GAUSS_HOST_COLL=1")
+    EXPECT ${GAUSS_PASS} "^gauss: panel broadcasts: emulated \\(\\[debug\\] host_coll test hook"
+    ARGS run.workload=gauss run.backend=host gauss.n=203 gauss.nb=16 gauss.grid=${grid} gauss.bcast=nccl
+         debug.host_coll=true)
 endforeach()
 hy_case(NAME gauss_bcast_mpi_host RANKS 2
   EXPECT ${GAUSS_PASS} "^gauss: panel broadcasts: mpi \\(host memory\\): host backend"
