@@ -7,7 +7,9 @@
 #   make clean   remove the build folder
 #
 # Variables: BUILD (build folder), NP (ranks for make run), CMAKE_ARGS (extra -D options),
-# CTEST_ARGS (e.g. -L unit), JOBS (parallel build jobs).
+# CTEST_ARGS (e.g. -L unit), JOBS (parallel build jobs).  A missing test fixture
+# (../shared/matrices, numpy/scipy/scikit-learn/matplotlib) fails make test; to let those
+# tests skip instead: make test CMAKE_ARGS=-DHYBRID_TEST_FIXTURES=optional
 
 BUILD      ?= build
 NP         ?= 2

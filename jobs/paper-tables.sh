@@ -13,7 +13,8 @@
 #   001 -> jobs/spai-tables.sh        (--small / --full as given)
 #   004 -> jobs/lle_experiments.py    (--small = --mode ci; --full = --mode full)
 # Each writes its tables and says where; this script finds it, passes the size and the binary
-# in the script's own terms, and exits with its exit code (1 when the script does not exist).
+# in the script's own terms, and exits with its exit code (1 when the script does not exist):
+# non-zero when a run inside the script failed (the table scripts exit non-zero then).
 # *.py scripts run with $HYBRID_PYTHON or python3.  As root, Open MPI's mpiexec is allowed to run
 # (OMPI_ALLOW_RUN_AS_ROOT=1, OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1).
 set -uo pipefail
@@ -99,6 +100,15 @@ if [ "$(id -u)" = 0 ]; then
 fi
 echo "paper-tables: seed $seed $size: $script ${pre[*]+"${pre[*]}"} ${args[*]+"${args[*]}"}"
 case "$script" in
-  *.py) exec "${HYBRID_PYTHON:-python3}" "$script" "${pre[@]+"${pre[@]}"}" "${args[@]+"${args[@]}"}" ;;
-  *) exec bash "$script" "${pre[@]+"${pre[@]}"}" "${args[@]+"${args[@]}"}" ;;
+  *.py) "${HYBRID_PYTHON:-python3}" "$script" "${pre[@]+"${pre[@]}"}" "${args[@]+"${args[@]}"}" ;;
+  *) bash "$script" "${pre[@]+"${pre[@]}"}" "${args[@]+"${args[@]}"}" ;;
 esac
+rc=$?
+# the table script's status is this command's: a run that failed inside it (the script exits
+# non-zero then) fails the table command, so a table with holes never passes for complete
+if [ "$rc" -ne 0 ]; then
+  echo "paper-tables: FAILED: seed $seed: $(basename "$script") exited $rc (a run inside it failed, or the script did)" >&2
+else
+  echo "paper-tables: seed $seed: $(basename "$script") done (exit 0)"
+fi
+exit "$rc"

@@ -27,6 +27,7 @@ add_test(NAME paper_tables_dispatch_000
     --expect "paper-tables: seed 000 --small: \\S+/jobs/gauss-seed-tables.sh --max 256 --reps 1 --bin \\S+"
     --expect "^ +32 \\|" --reject "^ +64 \\|"
     --expect-file tables/tables.txt --expect-file tables/times.csv ${HY_PAPER_PLOTS}
+    --expect "^paper-tables: seed 000: gauss-seed-tables.sh done \\(exit 0\\)"
     -- ${HY_PAPER_ENV} ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 000 --small --bin $<TARGET_FILE:hybrid> --max 32 --out tables)
 set_tests_properties(paper_tables_dispatch_000 PROPERTIES LABELS unit TIMEOUT 120)
 
@@ -48,3 +49,14 @@ add_test(NAME paper_tables_dispatch_004
     ${HY_PAPER_PLOTS_004}
     -- ${HY_PAPER_ENV} ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 004 --small --bin $<TARGET_FILE:hybrid>)
 set_tests_properties(paper_tables_dispatch_004 PROPERTIES LABELS "slow" TIMEOUT 600)
+
+# A table command fails when a run inside it fails: every run of the stand-in executable fails
+# (exit 4); the table script and jobs/paper-tables.sh must then exit non-zero and say so.
+add_test(NAME paper_tables_failed_run_004
+  COMMAND ${HY_RUNCASE} --workdir ${HY_TEST_OUT}/paper_tables_failed_run_004 --exit 4 --timeout 200
+    --expect "^FAILED: lle experiments, [1-9][0-9]* failed run"
+    --expect "^paper-tables: FAILED: seed 004: lle_experiments.py exited 4"
+    --reject "^PASSED"
+    -- ${HY_PAPER_ENV} ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 004 --small
+      --bin ${CMAKE_CURRENT_SOURCE_DIR}/report/failing_hybrid.sh)
+set_tests_properties(paper_tables_failed_run_004 PROPERTIES LABELS unit TIMEOUT 240)

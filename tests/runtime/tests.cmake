@@ -17,11 +17,16 @@ target_link_libraries(test_runtime PRIVATE hybrid_core)
 if(DEFINED HYBRID_WARN)
   target_compile_options(test_runtime PRIVATE ${HYBRID_WARN})
 endif()
+# The exit status and the summary line both count (a regular expression alone would pass a
+# crash after the summary): through runcase.py, not PASS_REGULAR_EXPRESSION.
 foreach(np 2 3)
   add_test(NAME runtime_unit_np${np}
-    COMMAND ${HY_MPIEXEC} ${np} ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:test_runtime>)
+    COMMAND ${HY_RUNCASE} --exit 0 --timeout 25
+      --expect "^${np} rank\\(s\\): PASSED \\([0-9]+ checks on rank 0, 0 failure\\(s\\) over all ranks\\)$"
+      --reject "FAILED"
+      -- ${HY_MPIEXEC} ${np} ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:test_runtime>)
   set_tests_properties(runtime_unit_np${np} PROPERTIES LABELS "unit;mpi" TIMEOUT 30
-    PROCESSORS ${np} PASS_REGULAR_EXPRESSION "${np} rank\\(s\\): PASSED")
+    PROCESSORS ${np})
 endforeach()
 
 # MPI_Abort(comm, code): MPICH's mpiexec (hydra) exits with the code; other launchers only
