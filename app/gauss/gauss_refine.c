@@ -16,6 +16,7 @@
  * auto:    classic while each step at least halves the scaled residual, then GMRES-IR from the
  *          best iterate; the caller falls back to FP64 when neither reaches the threshold. */
 #include "gauss/gauss.h"
+#include "krylov/krylov.h"
 
 #include <float.h>
 #include <math.h>
@@ -45,91 +46,72 @@ static int gauss_precond(gauss_t *g, const gauss_alg *alg, void *fact, const dou
   return HY_OK;
 }
 
-/* d ~ A^-1 r by GMRES(m) in FP64 from d = 0, modified Gram-Schmidt with one
- * reorthogonalisation, Givens rotations.  right = 0: left preconditioning, GMRES on
- * (LU)^-1 A d = (LU)^-1 r, stops when the preconditioned residual falls by tol; right = 1:
- * flexible GMRES (FGMRES) with the preconditioned vectors z_j = (LU)^-1 v_j kept, d = Z y,
- * minimising the true residual ||r - A d|| in FP64 (the FP32 solves need not be an exact linear
- * operator), stops when that falls by tol or below atol (2-norm).  Either: at most m iterations.  *its: iterations
- * done; *red: the reduction reached.  Collective. */
+/* GMRES-IR's operator and preconditioner for krylov_gmres (app/krylov): replicated FP64
+ * vectors of length n, A x by gauss_matvec, M = (LU)^-1 by gauss_precond. */
+typedef struct {
+  gauss_t *g;
+  const gauss_alg *alg;
+  void *fact;
+  double *tmp;
+} gauss_kry;
+
+/* A zeroed vector.  Local. */
+static int gk_vec_create(void *c, double **v) {
+  HY_CALLOC(*v, ((gauss_kry *)c)->g->n);
+  return HY_OK;
+}
+/* Free a vector.  Local. */
+static int gk_vec_free(void *c, double *v) {
+  free(v);
+  return HY_OK;
+}
+/* dst = src.  Local. */
+static int gk_vec_copy(void *c, const double *src, double *dst) {
+  memcpy(dst, src, sizeof(double) * (size_t)((gauss_kry *)c)->g->n);
+  return HY_OK;
+}
+/* y = A x in FP64.  Collective. */
+static int gk_matvec(void *c, double *x, double *y) { return gauss_matvec(((gauss_kry *)c)->g, x, y); }
+/* y = (LU)^-1 x with the low-precision factors.  Collective. */
+static int gk_precond(void *c, double *x, double *y) {
+  gauss_kry *k = c;
+  return gauss_precond(k->g, k->alg, k->fact, x, y, k->tmp);
+}
+/* z = a x + b y + c z (c == 0: z not read).  Local (replicated data). */
+static int gk_axpbypcz(void *c, double a, const double *x, double b, const double *y, double cz,
+                       double *z) {
+  int64_t n = ((gauss_kry *)c)->g->n;
+  if (cz == 0)
+    for (int64_t i = 0; i < n; i++) z[i] = a * x[i] + b * y[i];
+  else
+    for (int64_t i = 0; i < n; i++) z[i] = a * x[i] + b * y[i] + cz * z[i];
+  return HY_OK;
+}
+/* The dots of replicated vectors: the same sums on every rank without a reduction.  Local. */
+static int gk_dots(void *c, int npair, const double *const *x, const double *const *y, double *out) {
+  for (int p = 0; p < npair; p++) out[p] = gauss_dot(x[p], y[p], ((gauss_kry *)c)->g->n);
+  return HY_OK;
+}
+
+/* d ~ A^-1 r by krylov_gmres in FP64 from d = 0: right = 1 flexible GMRES (true residual,
+ * stops on tol or atol), 0 left-preconditioned GMRES (stops on tol); at most m iterations.
+ * *its: iterations done; *red: the reduction reached.  Collective. */
 static int gauss_gmres(gauss_t *g, const gauss_alg *alg, void *fact, const double *r, double *d,
                        int m, double tol, double atol, int right, int *its, double *red) {
-  int64_t n = g->n;
-  double *V = gauss_xmalloc(sizeof(double) * (size_t)n * (size_t)(m + 1));
-  double *Z = right ? gauss_xmalloc(sizeof(double) * (size_t)n * (size_t)m) : NULL;
-  double *H = calloc((size_t)(m + 1) * (size_t)m, sizeof(double));
-  double *cs = gauss_xmalloc(sizeof(double) * (size_t)(m + 1));
-  double *sn = gauss_xmalloc(sizeof(double) * (size_t)(m + 1));
-  double *gv = calloc((size_t)(m + 1), sizeof(double));
-  double *w = gauss_xmalloc(sizeof(double) * (size_t)n);
-  double *t = gauss_xmalloc(sizeof(double) * (size_t)n);
-  double *tmp = gauss_xmalloc(sizeof(double) * (size_t)n);
-  if (!H || !gv) hy_fatal(HY_ESYS, "out of memory (GMRES, m = %d)", m);
-#define HH(i, j) H[(i) + (size_t)(j) * (size_t)(m + 1)]
-  int k = 0;
-  *its = 0;
-  *red = 1;
-  for (int64_t i = 0; i < n; i++) d[i] = 0;
-  if (right) memcpy(w, r, sizeof(double) * (size_t)n);
-  else HY_CALL(gauss_precond(g, alg, fact, r, w, tmp));
-  double beta = sqrt(gauss_dot(w, w, n));
-  if (beta > 0 && isfinite(beta)) {
-    for (int64_t i = 0; i < n; i++) V[i] = w[i] / beta;
-    gv[0] = beta;
-    for (int j = 0; j < m; j++) {
-      double *vj = V + (size_t)j * (size_t)n;
-      if (right) {
-        double *zj = Z + (size_t)j * (size_t)n;
-        HY_CALL(gauss_precond(g, alg, fact, vj, zj, tmp));
-        HY_CALL(gauss_matvec(g, zj, w));
-      } else {
-        HY_CALL(gauss_matvec(g, vj, t));
-        HY_CALL(gauss_precond(g, alg, fact, t, w, tmp));
-      }
-      for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i <= j; i++) {
-          const double *vi = V + (size_t)i * (size_t)n;
-          double h = gauss_dot(w, vi, n);
-          HH(i, j) += h;
-          for (int64_t l = 0; l < n; l++) w[l] -= h * vi[l];
-        }
-      double hn = sqrt(gauss_dot(w, w, n));
-      HH(j + 1, j) = hn;
-      if (hn > 0 && isfinite(hn))
-        for (int64_t l = 0; l < n; l++) vj[n + l] = w[l] / hn;
-      for (int i = 0; i < j; i++) {
-        double a = HH(i, j), b = HH(i + 1, j);
-        HH(i, j) = cs[i] * a + sn[i] * b;
-        HH(i + 1, j) = -sn[i] * a + cs[i] * b;
-      }
-      double a = HH(j, j), b = HH(j + 1, j), h = hypot(a, b);
-      if (!(h > 0) || !isfinite(h)) break;  /* breakdown or NaN: keep the first j columns */
-      cs[j] = a / h;
-      sn[j] = b / h;
-      HH(j, j) = h;
-      HH(j + 1, j) = 0;
-      gv[j + 1] = -sn[j] * gv[j];
-      gv[j] = cs[j] * gv[j];
-      k = j + 1;
-      *red = fabs(gv[j + 1]) / beta;
-      if (*red <= tol || (right && fabs(gv[j + 1]) <= atol) || !(hn > 0) || !isfinite(hn)) break;
-    }
-    /* y = H^-1 g (upper triangular k x k), d = V y */
-    double *y = gauss_xmalloc(sizeof(double) * (size_t)(k + 1));
-    for (int i = k - 1; i >= 0; i--) {
-      double s = gv[i];
-      for (int l = i + 1; l < k; l++) s -= HH(i, l) * y[l];
-      y[i] = s / HH(i, i);
-    }
-    for (int i = 0; i < k; i++) {
-      const double *vi = (right ? Z : V) + (size_t)i * (size_t)n;
-      for (int64_t l = 0; l < n; l++) d[l] += y[i] * vi[l];
-    }
-    free(y);
-  }
-#undef HH
-  *its = k;
-  free(V); free(Z); free(H); free(cs); free(sn); free(gv); free(w); free(t); free(tmp);
+  gauss_kry k = { g, alg, fact, NULL };
+  HY_MALLOC(k.tmp, g->n);
+  krylov_ops o = { .ctx = &k, .n = g->n, .vec_create = gk_vec_create, .vec_free = gk_vec_free,
+                   .vec_copy = gk_vec_copy, .matvec = gk_matvec, .precond = gk_precond,
+                   .axpbypcz = gk_axpbypcz, .dots = gk_dots };
+  krylov_gmres_params par = { .m = m, .tol = tol, .atol = right ? atol : 0, .left = !right,
+                              .x0_zero = 1 };
+  krylov_result res;
+  for (int64_t i = 0; i < g->n; i++) d[i] = 0;
+  int rc = krylov_gmres(&o, &par, r, d, &res);
+  free(k.tmp);
+  HY_CALL(rc);
+  *its = res.iterations;
+  *red = res.relres;
   return HY_OK;
 }
 

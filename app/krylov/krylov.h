@@ -1,4 +1,4 @@
-/* krylov.h - a hypre-style BiCGSTAB that sees only function pointers: it never knows the
+/* krylov.h - hypre-style Krylov solvers (BiCGSTAB, GMRES / FGMRES) that see only function pointers: it never knows the
  * matrix format, the preconditioner or where the vectors live (host or device).  Vectors are
  * opaque double pointers made by vec_create; every reduction is global (the dots function
  * returns all-reduced values), so every rank takes the same branches and breakdowns are
@@ -50,5 +50,24 @@ typedef struct {
  * operation.  Collective (through ops). */
 int krylov_bicgstab(const krylov_ops *ops, const krylov_params *par, const double *b, double *x,
                     krylov_result *res);
+
+/* Parameters of krylov_gmres (app/krylov/fgmres.c). */
+typedef struct {
+  int m;            /* at most m iterations (one cycle, no restart) */
+  double tol;       /* stop when the tracked residual 2-norm has fallen by tol */
+  double atol;      /* flexible: also stop when it is <= atol (0: never) */
+  int left;         /* 1: left preconditioning, GMRES on M A x = M b (tracks the preconditioned
+                     * residual); 0: flexible GMRES, right preconditioning with the vectors
+                     * M v_j kept (tracks the true residual; M need not be a fixed operator) */
+  int x0_zero;      /* 1: x is zero on entry (the caller zeroed it): r = b, no first matvec */
+} krylov_gmres_params;
+
+/* GMRES(m) / FGMRES(m) for A x = b (modified Gram-Schmidt with one reorthogonalisation,
+ * Givens rotations): res->iterations, res->relres (the reduction of the tracked residual),
+ * res->status (converged: tol or atol reached; breakdown: a zero or non-finite norm, the first
+ * columns kept; else max_iter).  Uses vec_create, vec_free, vec_copy, matvec, precond (NULL:
+ * identity), axpbypcz, dots.  Collective (through ops). */
+int krylov_gmres(const krylov_ops *ops, const krylov_gmres_params *par, const double *b,
+                 double *x, krylov_result *res);
 
 #endif
