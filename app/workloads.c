@@ -7,6 +7,7 @@ extern const hy_workload spai_workload;
 extern const hy_workload selftest_workload;
 extern const hy_workload gauss_workload;
 extern const hy_workload lle_workload;
+extern const hy_workload sort_workload;
 
 /* Every workload of the executable.  The first one's embedded configuration runs when hybrid is
  * given no configuration file (make run). */
@@ -15,6 +16,7 @@ const hy_workload *const hy_workloads[] = {
   &selftest_workload,
   &gauss_workload,
   &lle_workload,
+  &sort_workload,
   NULL
 };
 

@@ -1,0 +1,119 @@
+/* sort_solve.c - stage "sort": the block goes to the device, is sorted there by the local
+ * variant of the backend's table, and with P > 1 comes back to pinned memory for the
+ * sample-sort exchange, goes up again and the P received runs are merged; the result comes
+ * back to the host.  "device time" is the whole of it (transfers and exchange included),
+ * "kernel time" the local sort and the merge as the backend timed them.  Also stage
+ * "vendor": the vendor's sorts on the same input keys. */
+#include "sort.h"
+
+#include <stdlib.h>
+
+/* Device buffers of at least n keys (and indices), grown when needed.  Local. */
+typedef struct {
+  void *k;
+  int64_t *i;
+  int64_t cap;
+} sort_dev;
+
+/* Make d hold n elements of kb bytes (indices when idx).  Local (aborts on failure). */
+static void sort_dev_reserve(k_backend *be, sort_dev *d, int64_t n, size_t kb, int idx) {
+  if (n <= d->cap && d->k) return;
+  if (d->k) be->ops->free(be, d->k);
+  if (d->i) be->ops->free(be, d->i);
+  d->k = NULL;
+  d->i = NULL;
+  HY_LOCAL(be->ops->alloc(be, &d->k, (size_t)n * kb + 8));
+  if (idx) HY_LOCAL(be->ops->alloc(be, (void **)&d->i, (size_t)n * 8 + 8));
+  d->cap = n;
+}
+
+/* Copy the block up (dir 0) or down (dir 1).  Local. */
+static void sort_dev_copy(k_backend *be, sort_dev *d, sort_block *b, int dir) {
+  if (!b->n) return;
+  if (dir == 0) {
+    HY_LOCAL(be->ops->h2d(be, d->k, b->keys, (size_t)b->n * b->kb));
+    if (b->idx) HY_LOCAL(be->ops->h2d(be, d->i, b->idx, (size_t)b->n * 8));
+  } else {
+    HY_LOCAL(be->ops->d2h(be, b->keys, d->k, (size_t)b->n * b->kb));
+    if (b->idx) HY_LOCAL(be->ops->d2h(be, b->idx, d->i, (size_t)b->n * 8));
+  }
+  HY_LOCAL(be->ops->sync(be));
+}
+
+/* The whole device sort of the block.  Collective. */
+int sort_solve(hy_ctx *ctx, const sort_opts *o, sort_block *b, sort_info *inf) {
+  k_backend *be = &ctx->be;
+  const k_sort_ops *ops = k_sort_ops_get(be);
+  k_sort_local_fn local = ops->local[o->local];
+  k_sort_args a = { b->type, o->merge_path_from };
+  sort_dev d = { NULL, NULL, 0 };
+  sort_dev_reserve(be, &d, b->n, b->kb, b->idx != NULL);
+  double tk_local = 0, tk_merge = 0, t_x = 0;
+  HY_MPI(MPI_Barrier(ctx->comm));
+  double t0 = hy_wtime();
+  hy_phase_begin(ctx, "sort.local");
+  sort_dev_copy(be, &d, b, 0);
+  hy_debug_point(ctx, "sort");
+  if (b->n) HY_LOCAL(local(be, &a, d.k, d.i, b->n, &tk_local));
+  hy_phase_end(ctx, "sort.local");
+  if (ctx->size > 1) {
+    sort_dev_copy(be, &d, b, 1);
+    double tx0 = hy_wtime();
+    hy_phase_begin(ctx, "sort.exchange");
+    int64_t *off = NULL;
+    HY_MALLOC(off, ctx->size + 1);
+    HY_CALL(sort_exchange(ctx, o, b, off));
+    hy_phase_end(ctx, "sort.exchange");
+    t_x = hy_wtime() - tx0;
+    hy_phase_begin(ctx, "sort.merge");
+    sort_dev_reserve(be, &d, b->n, b->kb, b->idx != NULL);
+    sort_dev_copy(be, &d, b, 0);
+    if (b->n) HY_LOCAL(ops->merge_runs(be, b->type, d.k, d.i, b->n, ctx->size, off, &tk_merge));
+    hy_phase_end(ctx, "sort.merge");
+    free(off);
+  }
+  sort_dev_copy(be, &d, b, 1);
+  double t_dev = hy_wtime() - t0;
+  be->ops->free(be, d.k);
+  be->ops->free(be, d.i);
+  double mine[4] = { t_dev, tk_local, tk_merge, t_x }, mx[4];
+  HY_MPI(MPI_Allreduce(mine, mx, 4, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  double tk = tk_local + tk_merge, tkmax = 0;
+  HY_MPI(MPI_Allreduce(&tk, &tkmax, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  inf->device_s = mx[0];
+  inf->kernel_local_s = mx[1];
+  inf->kernel_merge_s = mx[2];
+  inf->exchange_s = mx[3];
+  inf->kernel_s = tkmax;
+  int64_t nn[2] = { b->n, -b->n }, nx[2];
+  HY_MPI(MPI_Allreduce(nn, nx, 2, MPI_INT64_T, MPI_MAX, ctx->comm));
+  inf->nmax = nx[0];
+  inf->nmin = -nx[1];
+  inf->imbalance = b->n_global ? (double)inf->nmax / ((double)b->n_global / ctx->size) : 1.0;
+  return HY_OK;
+}
+
+/* The vendor's sorts of this rank's input keys on the device.  Collective. */
+int sort_vendor(hy_ctx *ctx, const sort_opts *o, const sort_block *in, sort_info *inf) {
+  k_backend *be = &ctx->be;
+  const k_sort_ops *ops = k_sort_ops_get(be);
+  inf->vendor_radix_s = inf->vendor_merge_s = -1;
+  inf->vendor_ok = 1;
+  if (!o->vendor || !ops->vendor_radix || !ops->vendor_merge) return HY_OK;
+  void *dk = NULL;
+  HY_LOCAL(be->ops->alloc(be, &dk, (size_t)in->n * in->kb + 8));
+  if (in->n) HY_LOCAL(be->ops->h2d(be, dk, in->keys, (size_t)in->n * in->kb));
+  double tr = 0, tm = 0;
+  int okr = 1, okm = 1;
+  if (in->n) HY_LOCAL(ops->vendor_radix(be, in->type, dk, in->n, &tr, &okr));
+  if (in->n) HY_LOCAL(ops->vendor_merge(be, in->type, dk, in->n, &tm, &okm));
+  be->ops->free(be, dk);
+  double t[2] = { tr, tm }, tx[2];
+  HY_MPI(MPI_Allreduce(t, tx, 2, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  int ok = okr && okm, okall = 0;
+  HY_MPI(MPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, ctx->comm));
+  inf->vendor_radix_s = tx[0];
+  inf->vendor_merge_s = tx[1];
+  inf->vendor_ok = okall;
+  return HY_OK;
+}

@@ -1,0 +1,338 @@
+/* sort_cuda.cu - the sort kernels on a CUDA device.
+ *  - local = merge: the seed's bottom-up merge sort, one level per launch, one merge per
+ *    thread (seed_level_kernel: the seed's kernel, with its final merge for sizes that are
+ *    not powers of two and ties taken from the left run so that it is stable, ping-ponging
+ *    between two buffers instead of the seed's per-thread temporary); from run width
+ *    merge_path_from on, a level is merged by merge path (path_level_kernel: every thread
+ *    finds where its MP_ITEMS outputs start on the merge path of its pair by binary search and
+ *    merges them), so the top levels are not left to a few threads;
+ *  - local = radix: CUB DeviceRadixSort (SortKeys / SortPairs with the int64 index, stable,
+ *    -0.0 and +0.0 equal as in `<`);
+ *  - merge of the received runs: pairwise rounds of merge-path merges;
+ *  - the vendor's sorts timed on a copy of the same keys: CUB DeviceRadixSort::SortKeys and
+ *    DeviceMergeSort::StableSortKeys.
+ * Same function as kernels/host/sort_host.c (stable, the order of `<`): the GPU tests compare
+ * the two.  Kernel times are cudaEvent-timed on the backend's stream. */
+#include "k_cuda.h"
+#include "k_sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
+
+#define SORT_THREADS 256
+#define MP_ITEMS 8          /* outputs per thread of a merge-path level */
+
+/* Events around a span of work on the stream. */
+typedef struct {
+  cudaEvent_t a, b;
+} sort_timer;
+
+/* Create and record the start.  Local. */
+static int st_begin(sort_timer *t, cudaStream_t s) {
+  HY_CUDA(cudaEventCreate(&t->a));
+  HY_CUDA(cudaEventCreate(&t->b));
+  HY_CUDA(cudaEventRecord(t->a, s));
+  return HY_OK;
+}
+
+/* Record the end, wait, add the seconds to *sec.  Local. */
+static int st_end(sort_timer *t, cudaStream_t s, double *sec) {
+  HY_CUDA(cudaEventRecord(t->b, s));
+  HY_CUDA(cudaEventSynchronize(t->b));
+  float ms = 0;
+  HY_CUDA(cudaEventElapsedTime(&ms, t->a, t->b));
+  *sec += 1e-3 * ms;
+  cudaEventDestroy(t->a);
+  cudaEventDestroy(t->b);
+  return HY_OK;
+}
+
+/* Blocks of SORT_THREADS for n threads.  Local. */
+static unsigned st_blocks(int64_t n) { return (unsigned)((n + SORT_THREADS - 1) / SORT_THREADS); }
+
+/* The seed's level: thread g merges [l, m) and [m, r) with l = 2 w g from src to dst, a tie
+ * from the left run.  Global kernel. */
+template <typename T>
+__global__ void seed_level_kernel(const T *__restrict__ sk, const int64_t *__restrict__ si, T *__restrict__ dk,
+                                  int64_t *__restrict__ di, int64_t n, int64_t w) {
+  int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t l = g * 2 * w;
+  if (l >= n) return;
+  int64_t m = l + w < n ? l + w : n, r = l + 2 * w < n ? l + 2 * w : n;
+  int64_t i = l, j = m, k = l;
+  while (i < m && j < r) {
+    bool b = sk[j] < sk[i];
+    int64_t s = b ? j++ : i++;
+    dk[k] = sk[s];
+    if (di) di[k] = si[s];
+    k++;
+  }
+  for (; i < m; i++, k++) { dk[k] = sk[i]; if (di) di[k] = si[i]; }
+  for (; j < r; j++, k++) { dk[k] = sk[j]; if (di) di[k] = si[j]; }
+}
+
+/* Outputs p0..p1-1 (offsets from l) of the stable merge of [l, m) and [m, r): the start on
+ * the merge path by binary search, then a sequential merge.  Device. */
+template <typename T>
+__device__ __forceinline__ void mp_chunk(const T *__restrict__ sk, const int64_t *__restrict__ si, T *__restrict__ dk,
+                                         int64_t *__restrict__ di, int64_t l, int64_t m, int64_t r, int64_t p0, int64_t p1) {
+  const T *a = sk + l, *b = sk + m;
+  int64_t na = m - l, nb = r - m;
+  int64_t lo = p0 > nb ? p0 - nb : 0, hi = p0 < na ? p0 : na;
+  while (lo < hi) {
+    int64_t mid = (lo + hi) >> 1;
+    if (!(b[p0 - 1 - mid] < a[mid])) lo = mid + 1;
+    else hi = mid;
+  }
+  int64_t i = lo, j = p0 - lo;
+  for (int64_t k = p0; k < p1; k++) {
+    bool fromb = i >= na || (j < nb && b[j] < a[i]);
+    int64_t s = fromb ? m + j++ : l + i++;
+    dk[l + k] = sk[s];
+    if (di) di[l + k] = si[s];
+  }
+}
+
+/* A merge-path level of width w (2 w a multiple of MP_ITEMS): thread g writes outputs
+ * [g MP_ITEMS, (g + 1) MP_ITEMS).  Global kernel. */
+template <typename T>
+__global__ void path_level_kernel(const T *__restrict__ sk, const int64_t *__restrict__ si, T *__restrict__ dk,
+                                  int64_t *__restrict__ di, int64_t n, int64_t w) {
+  int64_t p = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * MP_ITEMS;
+  if (p >= n) return;
+  int64_t l = p / (2 * w) * (2 * w);
+  int64_t m = l + w < n ? l + w : n, r = l + 2 * w < n ? l + 2 * w : n;
+  int64_t e = p + MP_ITEMS < r ? p + MP_ITEMS : r;
+  mp_chunk(sk, si, dk, di, l, m, r, p - l, e - l);
+}
+
+/* One merge-path merge of [l, m) and [m, r), threads over the outputs.  Global kernel. */
+template <typename T>
+__global__ void path_pair_kernel(const T *__restrict__ sk, const int64_t *__restrict__ si, T *__restrict__ dk,
+                                 int64_t *__restrict__ di, int64_t l, int64_t m, int64_t r) {
+  int64_t p = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * MP_ITEMS;
+  if (p >= r - l) return;
+  int64_t e = p + MP_ITEMS < r - l ? p + MP_ITEMS : r - l;
+  mp_chunk(sk, si, dk, di, l, m, r, p, e);
+}
+
+/* Scratch for ping-pong: n keys (and indices), stream-ordered.  Local. */
+template <typename T>
+static int cu_scratch(cudaStream_t s, int64_t n, bool idx, T **tk, int64_t **ti) {
+  *tk = NULL;
+  *ti = NULL;
+  HY_CUDA(cudaMallocAsync((void **)tk, (size_t)n * sizeof(T) + 8, s));
+  if (idx) HY_CUDA(cudaMallocAsync((void **)ti, (size_t)n * 8 + 8, s));
+  return HY_OK;
+}
+
+/* Copy the result back into the caller's buffers when it ended in the scratch.  Local. */
+template <typename T>
+static int cu_settle(cudaStream_t s, int64_t n, T *keys, int64_t *idx, T *cur, int64_t *curi) {
+  if (cur == keys) return HY_OK;
+  HY_CUDA(cudaMemcpyAsync(keys, cur, (size_t)n * sizeof(T), cudaMemcpyDeviceToDevice, s));
+  if (idx) HY_CUDA(cudaMemcpyAsync(idx, curi, (size_t)n * 8, cudaMemcpyDeviceToDevice, s));
+  return HY_OK;
+}
+
+/* Bottom-up merge sort: seed levels below from, merge-path levels from it on.  Local. */
+template <typename T>
+static int cu_merge_sort(k_backend *be, const k_sort_args *a, T *keys, int64_t *idx, int64_t n, double *kernel_s) {
+  cudaStream_t s = k_cuda_st(be)->stream;
+  T *tk;
+  int64_t *ti;
+  HY_CALL(cu_scratch(s, n, idx != NULL, &tk, &ti));
+  int64_t from = a->merge_path_from;
+  if (from > 0 && from < MP_ITEMS) from = MP_ITEMS;
+  sort_timer t;
+  HY_CALL(st_begin(&t, s));
+  T *sk = keys, *dk = tk;
+  int64_t *si = idx, *di = idx ? ti : NULL;
+  for (int64_t w = 1; w < n; w *= 2) {
+    if (from > 0 && w >= from) {
+      int64_t threads = (n + MP_ITEMS - 1) / MP_ITEMS;
+      path_level_kernel<T><<<st_blocks(threads), SORT_THREADS, 0, s>>>(sk, si, dk, di, n, w);
+    } else {
+      int64_t threads = (n + 2 * w - 1) / (2 * w);
+      seed_level_kernel<T><<<st_blocks(threads), SORT_THREADS, 0, s>>>(sk, si, dk, di, n, w);
+    }
+    HY_CUDA_LAUNCH();
+    T *x = sk; sk = dk; dk = x;
+    int64_t *y = si; si = di; di = y;
+  }
+  HY_CALL(cu_settle(s, n, keys, idx, sk, si));
+  HY_CALL(st_end(&t, s, kernel_s));
+  HY_CUDA(cudaFreeAsync(tk, s));
+  if (ti) HY_CUDA(cudaFreeAsync(ti, s));
+  return HY_OK;
+}
+
+/* CUB DeviceRadixSort on keys (and the index), double-buffered.  Local. */
+template <typename T>
+static int cu_radix_sort(k_backend *be, T *keys, int64_t *idx, int64_t n, double *kernel_s) {
+  cudaStream_t s = k_cuda_st(be)->stream;
+  T *tk;
+  int64_t *ti;
+  HY_CALL(cu_scratch(s, n, idx != NULL, &tk, &ti));
+  cub::DoubleBuffer<T> dk(keys, tk);
+  cub::DoubleBuffer<int64_t> dv(idx, ti);
+  size_t bytes = 0;
+  void *tmp = NULL;
+  if (idx) HY_CUDA(cub::DeviceRadixSort::SortPairs(NULL, bytes, dk, dv, n, 0, (int)(8 * sizeof(T)), s));
+  else HY_CUDA(cub::DeviceRadixSort::SortKeys(NULL, bytes, dk, n, 0, (int)(8 * sizeof(T)), s));
+  HY_CUDA(cudaMallocAsync(&tmp, bytes + 8, s));
+  sort_timer t;
+  HY_CALL(st_begin(&t, s));
+  if (idx) HY_CUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, dk, dv, n, 0, (int)(8 * sizeof(T)), s));
+  else HY_CUDA(cub::DeviceRadixSort::SortKeys(tmp, bytes, dk, n, 0, (int)(8 * sizeof(T)), s));
+  HY_CALL(cu_settle(s, n, keys, idx, dk.Current(), idx ? dv.Current() : NULL));
+  HY_CALL(st_end(&t, s, kernel_s));
+  HY_CUDA(cudaFreeAsync(tmp, s));
+  HY_CUDA(cudaFreeAsync(tk, s));
+  if (ti) HY_CUDA(cudaFreeAsync(ti, s));
+  return HY_OK;
+}
+
+/* Pairwise rounds of merge-path merges of the runs.  Local. */
+template <typename T>
+static int cu_merge_runs(k_backend *be, T *keys, int64_t *idx, int64_t n, int nruns, const int64_t *off0, double *kernel_s) {
+  cudaStream_t s = k_cuda_st(be)->stream;
+  T *tk;
+  int64_t *ti;
+  HY_CALL(cu_scratch(s, n, idx != NULL, &tk, &ti));
+  int64_t *off = (int64_t *)malloc((size_t)(nruns + 1) * sizeof *off);
+  if (!off) return hy_err(HY_ESYS, "out of memory");
+  memcpy(off, off0, (size_t)(nruns + 1) * sizeof *off);
+  sort_timer t;
+  HY_CALL(st_begin(&t, s));
+  T *sk = keys, *dk = tk;
+  int64_t *si = idx, *di = idx ? ti : NULL;
+  while (nruns > 1) {
+    int out = 0;
+    for (int r = 0; r < nruns; r += 2) {
+      int64_t l = off[r], m = off[r + 1], e = r + 2 <= nruns ? off[r + 2] : m;
+      if (e > l) {
+        path_pair_kernel<T><<<st_blocks((e - l + MP_ITEMS - 1) / MP_ITEMS), SORT_THREADS, 0, s>>>(sk, si, dk, di, l, m, e);
+        HY_CUDA_LAUNCH();
+      }
+      off[out++] = l;
+    }
+    off[out] = n;
+    nruns = out;
+    T *x = sk; sk = dk; dk = x;
+    int64_t *y = si; si = di; di = y;
+  }
+  free(off);
+  HY_CALL(cu_settle(s, n, keys, idx, sk, si));
+  HY_CALL(st_end(&t, s, kernel_s));
+  HY_CUDA(cudaFreeAsync(tk, s));
+  if (ti) HY_CUDA(cudaFreeAsync(ti, s));
+  return HY_OK;
+}
+
+/* Count i with k[i + 1] < k[i] into *bad.  Global kernel. */
+template <typename T>
+__global__ void inversions_kernel(const T *__restrict__ k, int64_t n, unsigned long long *bad) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i + 1 < n && k[i + 1] < k[i]) atomicAdd(bad, 1ULL);
+}
+
+/* Whether n device keys are sorted.  Local. */
+template <typename T>
+static int cu_is_sorted(cudaStream_t s, const T *k, int64_t n, int *ok) {
+  unsigned long long *d = NULL, h = 0;
+  HY_CUDA(cudaMallocAsync((void **)&d, sizeof *d, s));
+  HY_CUDA(cudaMemsetAsync(d, 0, sizeof *d, s));
+  inversions_kernel<T><<<st_blocks(n), SORT_THREADS, 0, s>>>(k, n, d);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, s));
+  HY_CUDA(cudaFreeAsync(d, s));
+  HY_CUDA(cudaStreamSynchronize(s));
+  *ok = h == 0;
+  return HY_OK;
+}
+
+/* Less-than for CUB's merge sort. */
+struct sort_less {
+  template <typename T>
+  __device__ bool operator()(const T &a, const T &b) const { return a < b; }
+};
+
+/* The vendor's radix sort (radix != 0) or merge sort on a copy of the keys, timed.  Local. */
+template <typename T>
+static int cu_vendor(k_backend *be, int radix, const T *keys, int64_t n, double *kernel_s, int *ok) {
+  cudaStream_t s = k_cuda_st(be)->stream;
+  T *a = NULL, *b = NULL;
+  void *tmp = NULL;
+  size_t bytes = 0;
+  HY_CUDA(cudaMallocAsync((void **)&a, (size_t)n * sizeof(T) + 8, s));
+  HY_CUDA(cudaMallocAsync((void **)&b, (size_t)n * sizeof(T) + 8, s));
+  HY_CUDA(cudaMemcpyAsync(a, keys, (size_t)n * sizeof(T), cudaMemcpyDeviceToDevice, s));
+  cub::DoubleBuffer<T> db(a, b);
+  if (radix) HY_CUDA(cub::DeviceRadixSort::SortKeys(NULL, bytes, db, n, 0, (int)(8 * sizeof(T)), s));
+  else HY_CUDA(cub::DeviceMergeSort::StableSortKeys(NULL, bytes, a, n, sort_less(), s));
+  HY_CUDA(cudaMallocAsync(&tmp, bytes + 8, s));
+  *kernel_s = 0;
+  sort_timer t;
+  HY_CALL(st_begin(&t, s));
+  if (radix) HY_CUDA(cub::DeviceRadixSort::SortKeys(tmp, bytes, db, n, 0, (int)(8 * sizeof(T)), s));
+  else HY_CUDA(cub::DeviceMergeSort::StableSortKeys(tmp, bytes, a, n, sort_less(), s));
+  HY_CALL(st_end(&t, s, kernel_s));
+  HY_CALL(cu_is_sorted(s, radix ? db.Current() : a, n, ok));
+  HY_CUDA(cudaFreeAsync(tmp, s));
+  HY_CUDA(cudaFreeAsync(a, s));
+  HY_CUDA(cudaFreeAsync(b, s));
+  HY_CUDA(cudaStreamSynchronize(s));
+  return HY_OK;
+}
+
+/* Dispatch on the key type: F is called with the typed pointer.  */
+#define SORT_BY_TYPE(t, CALL)                                  \
+  switch (t) {                                                 \
+  case K_SORT_I32: { typedef int32_t T; return CALL; }         \
+  case K_SORT_I64: { typedef long long T; return CALL; }       \
+  case K_SORT_F32: { typedef float T; return CALL; }           \
+  default: { typedef double T; return CALL; }                  \
+  }
+
+/* The table's entries.  Local. */
+static int cs_merge(k_backend *be, const k_sort_args *a, void *keys, int64_t *idx, int64_t n, double *kernel_s) {
+  *kernel_s = 0;
+  SORT_BY_TYPE(a->type, cu_merge_sort<T>(be, a, (T *)keys, idx, n, kernel_s))
+}
+static int cs_radix(k_backend *be, const k_sort_args *a, void *keys, int64_t *idx, int64_t n, double *kernel_s) {
+  *kernel_s = 0;
+  SORT_BY_TYPE(a->type, cu_radix_sort<T>(be, (T *)keys, idx, n, kernel_s))
+}
+static int cs_merge_runs(k_backend *be, k_sort_type t, void *keys, int64_t *idx, int64_t n, int nruns,
+                         const int64_t *off, double *kernel_s) {
+  *kernel_s = 0;
+  if (nruns <= 1 || n == 0) return HY_OK;
+  SORT_BY_TYPE(t, cu_merge_runs<T>(be, (T *)keys, idx, n, nruns, off, kernel_s))
+}
+static int cs_vendor_radix(k_backend *be, k_sort_type t, const void *keys, int64_t n, double *kernel_s, int *ok) {
+  SORT_BY_TYPE(t, cu_vendor<T>(be, 1, (const T *)keys, n, kernel_s, ok))
+}
+static int cs_vendor_merge(k_backend *be, k_sort_type t, const void *keys, int64_t n, double *kernel_s, int *ok) {
+  SORT_BY_TYPE(t, cu_vendor<T>(be, 0, (const T *)keys, n, kernel_s, ok))
+}
+
+/* Filled by index name (designated array initialisers are C only; the order of the enum). */
+static k_sort_ops cs_make_ops(void) {
+  k_sort_ops o;
+  memset(&o, 0, sizeof o);
+  o.name = "cuda";
+  o.local[K_SORT_LOCAL_MERGE] = cs_merge;
+  o.local[K_SORT_LOCAL_RADIX] = cs_radix;
+  o.local[K_SORT_LOCAL_QSORT] = NULL;
+  o.merge_runs = cs_merge_runs;
+  o.vendor_radix = cs_vendor_radix;
+  o.vendor_merge = cs_vendor_merge;
+  o.floor_rate = 4.25e12;   /* the H200's measured device copy rate (bytes/s) */
+  return o;
+}
+
+extern "C" const k_sort_ops k_sort_cuda_ops = cs_make_ops();

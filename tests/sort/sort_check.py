@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Checks of the sort workload against numpy (the reference), driven by ctest.
+
+sort_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR MODE [options]
+  ranks --type T   every distribution and local variant at 1, 2 and 3 ranks, n prime:
+                   keys == numpy.sort(input, kind="stable") bit for bit, with payload = index
+                   the indices == numpy.argsort(input, kind="stable") (stability), identical
+                   for every rank count, imbalance <= 1.05 (parsed from the output and the
+                   record), check figures 0
+  files            .npy input: a good file (dtype taken from it, -0.0/+0.0 and repeats) sorted
+                   like numpy; bad files (dtype, order, shape, overflow, truncated, NaN,
+                   magic) end with exit 2, a message naming the file and the fault, and no
+                   output file
+  gpu              CUDA against host: every type, local variant (merge with the seed's
+                   levels only and with merge path, radix), payload, at 1 and 2 ranks: the
+                   same bytes; CUB's line printed
+Exit 0 pass, 1 fail.
+"""
+import argparse, json, os, re, subprocess, sys
+
+import numpy as np
+
+DISTS = ["uniform", "normal", "sorted", "reverse", "few_unique", "zipf"]
+DTYPE = {"int32": "<i4", "int64": "<i8", "float": "<f4", "double": "<f8"}
+FAILS = []
+
+
+def fail(msg):
+    FAILS.append(msg)
+    print("FAIL: " + msg)
+
+
+def run(a, np_, args, wd, want_exit=0):
+    os.makedirs(wd, exist_ok=True)
+    cmd = [a.mpiexec, a.np_flag, str(np_)] + a.preflags.split() + [a.hybrid] + args
+    p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+    out = p.stdout.decode(errors="replace")
+    if p.returncode != want_exit:
+        print(out)
+        fail("%s: exit %d, expected %d" % (" ".join(cmd), p.returncode, want_exit))
+    return out
+
+
+def figure(out, regex, what):
+    m = re.search(regex, out, re.M)
+    if not m:
+        fail("no %s in the output" % what)
+        return None
+    return float(m.group(1))
+
+
+def newest_record(wd):
+    rd = os.path.join(wd, "results")
+    recs = sorted(f for f in os.listdir(rd) if f.endswith(".json"))
+    with open(os.path.join(rd, recs[-1])) as f:
+        return json.load(f)
+
+
+def check_sorted(tag, inp, keys, idx):
+    """keys/idx against numpy's stable sort of inp, bit for bit."""
+    order = np.argsort(inp, kind="stable")
+    want = inp[order]
+    if keys.dtype != inp.dtype or keys.shape != inp.shape:
+        fail("%s: output %s %s, input %s %s" % (tag, keys.dtype, keys.shape, inp.dtype, inp.shape))
+        return
+    if keys.tobytes() != want.tobytes():
+        kb, wb = keys.view(np.uint8).reshape(len(keys), -1), want.view(np.uint8).reshape(len(want), -1)
+        first = int(np.nonzero((kb != wb).any(axis=1))[0][0])
+        fail("%s: keys differ from numpy.sort, first at %d: %r vs %r" % (tag, first, keys[first], want[first]))
+    if idx is not None and not np.array_equal(idx, order):
+        first = int(np.nonzero(idx != order)[0][0])
+        fail("%s: index payload differs from numpy.argsort(kind='stable') at %d: %d vs %d" % (tag, first, idx[first], order[first]))
+
+
+def mode_ranks(a):
+    n = 10007
+    combos = []
+    for i, d in enumerate(DISTS):
+        for j, loc in enumerate(["merge", "radix", "qsort"]):
+            payload = "index" if (i + j) % 2 == 0 else "none"
+            combos.append((d, loc, payload))
+    for d, loc, payload in combos:
+        ref = None
+        for np_ in (1, 2, 3):
+            tag = "%s %s local=%s payload=%s np=%d" % (a.type, d, loc, payload, np_)
+            wd = os.path.join(a.workdir, "%s_%s_%s_%d" % (d, loc, payload, np_))
+            args = ["run.workload=sort", "sort.n=%d" % n, "sort.type=" + a.type, "sort.distribution=" + d,
+                    "sort.local=" + loc, "sort.payload=" + payload, "run.seed=5",
+                    "output.sort_keys=k.npy", "output.sort_input=in.npy"]
+            if payload == "index":
+                args.append("output.sort_index=i.npy")
+            out = run(a, np_, args, wd)
+            if "PASSED: sort" not in out:
+                fail("%s: no PASSED line" % tag)
+                continue
+            inp = np.load(os.path.join(wd, "in.npy"))
+            keys = np.load(os.path.join(wd, "k.npy"))
+            idx = np.load(os.path.join(wd, "i.npy")) if payload == "index" else None
+            check_sorted(tag, inp, keys, idx)
+            imb = figure(out, r"imbalance max/mean ([0-9.]+)", "imbalance")
+            if imb is not None and imb > 1.05:
+                fail("%s: imbalance %.4f > 1.05" % (tag, imb))
+            rec = newest_record(wd)
+            m = rec["metrics"]
+            if m["inversions"] != 0 or m["tie_inversions"] != 0 or m["multiset_preserved"] != 1 or m["n"] != n:
+                fail("%s: record metrics %r" % (tag, {k: m[k] for k in ("n", "inversions", "tie_inversions", "multiset_preserved")}))
+            if abs(m["imbalance"] - imb) > 1e-3:
+                fail("%s: record imbalance %r vs printed %r" % (tag, m["imbalance"], imb))
+            blob = (inp.tobytes(), keys.tobytes(), None if idx is None else idx.tobytes())
+            if ref is None:
+                ref = blob
+            elif blob != ref:
+                fail("%s: input or output differs from 1 rank" % tag)
+            print("ok   %s: imbalance %.4f" % (tag, imb))
+
+
+def npy_bytes(header, payload):
+    h = header.encode()
+    pad = (64 - (10 + len(h) + 1) % 64) % 64
+    h = h + b" " * pad + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h + payload
+
+
+def mode_files(a):
+    wd = a.workdir
+    os.makedirs(wd, exist_ok=True)
+    # a good file: doubles with -0.0/+0.0 and repeats, dtype taken from the file
+    rng = np.random.default_rng(3)
+    x = rng.choice(np.array([-0.0, 0.0, 1.5, -2.25, 7.0]), size=1009)
+    x[::7] = rng.normal(size=len(x[::7]))
+    good = os.path.join(wd, "good.npy")
+    np.save(good, x)
+    for np_ in (1, 3):
+        sub = os.path.join(wd, "good%d" % np_)
+        out = run(a, np_, ["run.workload=sort", "sort.distribution=file", "sort.file=" + good, "sort.payload=index",
+                           "sort.local=merge", "output.sort_keys=k.npy", "output.sort_index=i.npy"], sub)
+        if "double keys" not in out:
+            fail("good file at %d ranks: the file's dtype (double) not taken" % np_)
+        if "PASSED: sort" in out:
+            check_sorted("good.npy np=%d" % np_, x, np.load(os.path.join(sub, "k.npy")), np.load(os.path.join(sub, "i.npy")))
+    ints = np.arange(10, dtype="<i4").tobytes()
+    bad = {
+        "dtype_u4": (npy_bytes("{'descr': '<u4', 'fortran_order': False, 'shape': (10,), }", ints), r"dtype '<u4' is not allowed"),
+        "bigendian": (npy_bytes("{'descr': '>i4', 'fortran_order': False, 'shape': (10,), }", ints), r"dtype '>i4' is not allowed"),
+        "fortran": (npy_bytes("{'descr': '<i4', 'fortran_order': True, 'shape': (10,), }", ints), r"fortran_order is True"),
+        "twod": (npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (5, 2), }", ints), r"more than one dimension"),
+        "scalar": (npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (), }", ints[:4]), r"scalar"),
+        "overflow": (npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (99999999999999999999,), }", ints), r"shape overflows"),
+        "huge": (npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (4611686018427387903,), }", ints), r"header says 4611686018427387903 keys"),
+        "truncated": (npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (11,), }", ints), r"header says 11 keys \(44 bytes of data\) but the file holds 40"),
+        "trailing": (npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (9,), }", ints), r"header says 9 keys \(36 bytes of data\) but the file holds 40"),
+        "nokey": (npy_bytes("{'descr': '<i4', 'shape': (10,), }", ints), r"header lacks 'fortran_order'"),
+        "extra": (npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (10,), 'x': 1}", ints), r"unknown key 'x'"),
+        "magic": (b"NUMPY\x01\x00" + ints, r"not a \.npy file"),
+        "nan": (npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (10,), }",
+                          np.array([1, 2, 3, 4, 5, 6, 7, np.nan, 9, 10], dtype="<f4").tobytes()), r"key 7 is NaN"),
+        "empty": (npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }", b""), r"is empty"),
+    }
+    for name, (blob, msg) in bad.items():
+        path = os.path.join(wd, "bad_%s.npy" % name)
+        with open(path, "wb") as f:
+            f.write(blob)
+        sub = os.path.join(wd, "bad_" + name)
+        for np_ in (1, 2):
+            out = run(a, np_, ["run.workload=sort", "sort.distribution=file", "sort.file=" + path,
+                               "output.sort_keys=k.npy", "output.record=false"], sub, want_exit=2)
+            if not re.search(re.escape(path) + ".*" + msg, out):
+                print(out)
+                fail("bad file %s at %d ranks: no message matching %r naming the file" % (name, np_, msg))
+            left = [f for f in os.listdir(sub)]
+            if left:
+                fail("bad file %s: files written: %r" % (name, left))
+            else:
+                print("ok   bad file %s at %d ranks: exit 2, message, nothing written" % (name, np_))
+    # a typed file whose dtype disagrees with sort.type given
+    out = run(a, 1, ["run.workload=sort", "sort.distribution=file", "sort.file=" + good, "sort.type=int32",
+                     "output.record=false"], os.path.join(wd, "typeclash"), want_exit=2)
+    if not re.search(r"holds double keys but sort.type = int32", out):
+        fail("type clash: no message")
+
+
+def mode_gpu(a):
+    n = 1000003
+    for t in DTYPE:
+        for loc, extra in (("radix", []), ("merge", ["sort.merge_path_from=0"]), ("merge", ["sort.merge_path_from=256"])):
+            for payload in ("none", "index"):
+                for np_ in (1, 2):
+                    tag = "%s local=%s %s payload=%s np=%d" % (t, loc, " ".join(extra), payload, np_)
+                    blobs = {}
+                    for be in ("host", "cuda"):
+                        wd = os.path.join(a.workdir, "%s_%s_%s_%s_%d_%s" % (t, loc, "".join(extra).replace("=", ""), payload, np_, be))
+                        args = ["run.workload=sort", "run.backend=" + be, "sort.n=%d" % n, "sort.type=" + t, "sort.local=" + loc,
+                                "sort.payload=" + payload, "sort.distribution=" + ("few_unique" if payload == "index" else "uniform"),
+                                "output.sort_keys=k.npy"] + extra
+                        if payload == "index":
+                            args.append("output.sort_index=i.npy")
+                        out = run(a, np_, args, wd)
+                        if "PASSED: sort" not in out:
+                            fail("%s on %s: not PASSED" % (tag, be))
+                            continue
+                        if be == "cuda" and not re.search(r"CUB DeviceRadixSort::SortKeys [0-9.]+ ms", out):
+                            fail("%s: no CUB line on cuda" % tag)
+                        blobs[be] = open(os.path.join(wd, "k.npy"), "rb").read() + (
+                            open(os.path.join(wd, "i.npy"), "rb").read() if payload == "index" else b"")
+                    if len(blobs) == 2 and blobs["host"] != blobs["cuda"]:
+                        fail("%s: cuda output differs from host" % tag)
+                    elif len(blobs) == 2:
+                        print("ok   %s: cuda == host" % tag)
+    out = run(a, 1, ["run.workload=sort", "run.backend=cuda", "sort.local=qsort"], os.path.join(a.workdir, "qsort"), want_exit=1)
+    if "sort.local = qsort is not available on the cuda backend" not in out:
+        fail("local = qsort on cuda: no message")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hybrid", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--np-flag", default="-n")
+    ap.add_argument("--preflags", default="")
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--type", default="int32")
+    ap.add_argument("mode", choices=["ranks", "files", "gpu"])
+    a = ap.parse_args()
+    {"ranks": mode_ranks, "files": mode_files, "gpu": mode_gpu}[a.mode](a)
+    print("FAILED: %d check(s)" % len(FAILS) if FAILS else "PASSED: sort %s" % a.mode)
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
