@@ -52,7 +52,7 @@ const char *sort_local_name(int l) {
 }
 
 /* Cross-key rules.  Local (rank 0). */
-static int sort_check_cfg(hy_cfg *c) {
+static int sort_cfg_check(hy_cfg *c) {
   if (cfg_is(c, "sort.distribution", "file") && !cfg_str(c, "sort.file")[0])
     return cfg_err(c, "sort.file", "is required when sort.distribution = file");
   if (!cfg_is(c, "sort.distribution", "file") && cfg_str(c, "sort.file")[0])
@@ -167,5 +167,5 @@ static const char sort_default[] =
 
 const hy_workload sort_workload = {
   "sort", "distributed sample sort of int32/int64/float/double keys (seed 002's merge sort beside CUB)",
-  sort_keys, sort_check_cfg, sort_run, sort_default,
+  sort_keys, sort_cfg_check, sort_run, sort_default,
 };
