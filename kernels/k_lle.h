@@ -26,6 +26,9 @@ typedef struct {
 
 typedef struct {
   const char *name;
+  /* lle.knn = auto takes the host kd-tree for data of at most this dimension, where it beats
+   * this backend's brute force (host: 8; CUDA: 0, the GPU's brute force is faster) */
+  int kdtree_max_dim;
   /* neighbours of queries q0..q1-1: nbr[(q - q0) * k + j] ascending by (d2, index), d2 the
    * squared distance (FP64 direct form, or FP32 direct form when fp32) */
   int (*knn)(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int fp32,

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "io/io.h"
+#include "workload.h"
 
 /* numpy's legacy RandomState: MT19937 + its double and Gaussian transforms. */
 typedef struct {
@@ -67,17 +68,11 @@ typedef struct {
   int solve_threads;  /* bsvd: threads of the block solves and B^T B products */
 } lle_eig;
 void lle_eig_free(lle_eig *e);
-/* Shift-invert subspace iteration with a CHOLMOD factorisation of M + tau I.  Local. */
-int lle_eig_shift_invert(const hy_csr *m, int nev, double tol, int maxit, uint64_t seed, lle_eig *e);
-/* Subspace iteration with M^+ = B^+ B^+T, B = I - W, from one UMFPACK LU of B + e_k e_k^T
- * (no M assembled or factorised); M applied as B^T B.  Local. */
-int lle_eig_bsvd(int64_t n, int k, const int32_t *nbr, const double *w, const char *ordering, int nev, double tol, int maxit, uint64_t seed, lle_eig *e);
-/* Dense LAPACK eigensolver (reference for small n).  Local. */
-int lle_eig_dense(const hy_csr *m, int nev, lle_eig *e);
+/* The eigensolvers (bsvd, shift-invert, dense) are entries of one table: lle_eig.h. */
 /* Residuals ||M v - lambda v|| of every pair and ||M||_1.  Local. */
 void lle_eig_residuals(const hy_csr *m, lle_eig *e);
 /* Residuals ||M v - lambda v|| with M applied as B^T B, B = I - W (normm kept).  Local. */
-int lle_eig_residuals_w(int64_t n, int k, const int32_t *nbr, const double *w, lle_eig *e);
+int lle_eig_residuals_w(int64_t n, int k, const int32_t *nbr, const double *w, int threads, lle_eig *e);
 /* [debug] perturb: v_i *= 1 + rel * s_i (s_i seeded in [-1, 1)) for every vector.  Local. */
 void lle_eig_perturb(lle_eig *e, int64_t n, double rel, uint64_t seed);
 
@@ -90,5 +85,98 @@ int lle_write_plot(const char *path, int64_t n, int d, const double *y, const do
  * seeded sample of at most nsample query points (all when n <= nsample).  Local. */
 int lle_trustworthiness(const lle_data *d, int dd, const double *y, int kt, int64_t nsample,
                         uint64_t seed, double *trust);
+
+/* ---- the workload: typed options, the stages, what they hand to the report ---- */
+enum { LLE_SWISSROLL, LLE_SCURVE, LLE_UNIFORM, LLE_FILE };   /* lle.dataset */
+enum { LLE_STAGE_ALL, LLE_STAGE_KNN, LLE_STAGE_WEIGHTS };    /* lle.stage */
+enum { LLE_KNN_AUTO, LLE_KNN_BRUTE, LLE_KNN_KDTREE };        /* lle.knn */
+
+/* Every [lle] key and lle's [output] keys, read once by lle_opts_from_cfg. */
+typedef struct {
+  int dataset;                 /* LLE_SWISSROLL .. LLE_FILE */
+  const char *dataset_name;
+  const char *file;            /* dataset = file */
+  int color_last;              /* lle.color_column = last */
+  int64_t n;                   /* generated points */
+  double noise;
+  int ambient_dim;             /* 0: keep */
+  int stage;                   /* LLE_STAGE_* */
+  const char *stage_name;
+  int k, dim, nev;             /* neighbours, embedding dimension, nev = dim + 1 */
+  double reg;
+  int knn;                     /* LLE_KNN_* */
+  int fp32;                    /* lle.precision = fp32 */
+  const char *eigensolver;     /* bsvd | shift-invert | dense (the table's names) */
+  const char *ordering;        /* bsvd: UMFPACK ordering */
+  const char *chol_ordering;   /* shift-invert: CHOLMOD ordering */
+  const char *chol_supernodal; /* shift-invert: auto | simplicial | supernodal */
+  int threads;                 /* bsvd's column-parallel threads, 0 auto */
+  double tol;
+  int maxit;
+  int trust_k;
+  int64_t trust_sample, trust_max_n;
+  uint32_t seed;               /* run.seed */
+  const char *out_embedding, *out_plot, *out_matrix, *out_eigvecs, *out_eigvals;
+  const char *out_points, *out_neighbors;
+} lle_opts;
+
+/* Fill o from the (checked, broadcast) configuration.  Local. */
+void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o);
+
+/* What the stages found, for lle_report.c (rank 0 holds the gathered parts). */
+typedef struct {
+  lle_data data;               /* every rank: all points */
+  int use_kd;                  /* neighbours by the kd-tree */
+  const char *knn_how;         /* "host", "FP32 direct form", "FP64 direct form" */
+  int32_t *nbr;                /* rank 0: n x k neighbours (all rows of W) */
+  double *w;                   /* rank 0: n x k weights */
+  int64_t ndup, nbad;          /* zero-distance neighbours, singular local Gram matrices */
+  double t_knn, t_weights;     /* slowest rank */
+  uint64_t graph_digest;
+  /* solve (rank 0) */
+  hy_csr m;                    /* M, when assembled (m.nnz > 0) */
+  int m_first;                 /* M assembled before the solve (and listed in the summary) */
+  int perturbed;               /* [debug] perturb was applied */
+  lle_eig eig;
+  const struct lle_eigsolver *solver;   /* the solver whose result this is */
+  char solver_label[64];       /* its name, "(fallback)" added when it took over */
+  char fallback_msg[512];      /* why the first solver gave way, "" when it did not */
+  double cpu_assemble, cpu_eigen;
+  /* check (rank 0) */
+  double *emb;                 /* n x d, column-major */
+  uint64_t emb_digest;
+  double worst;                /* max ||M v - lambda v|| / ||M||_1 */
+  int passed;
+  int have_trust;
+  double trust;
+} lle_info;
+
+/* Stages (lle_load.c, lle_build.c, lle_solve.c, lle_check.c, lle_out.c). */
+/* Points into info->data: generated on every rank, or read by rank 0 and broadcast; lifted;
+ * output.points.  Collective. */
+int lle_load(hy_ctx *ctx, const lle_opts *o, lle_info *info);
+/* K nearest neighbours and weights of this rank's query block, W's rows gathered on rank 0,
+ * output.neighbors.  Collective. */
+int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info);
+/* Rank 0: M when needed, the nev smallest eigenpairs through the eigensolver table (and its
+ * fallback).  Local (rank 0; the caller agrees on the code). */
+int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info);
+/* Rank 0: [debug] perturb, sign convention, the eigen-residual verdict, the embedding and
+ * its digest, trustworthiness.  Local (rank 0). */
+int lle_check_result(hy_ctx *ctx, const lle_opts *o, lle_info *info);
+/* Rank 0: output.embedding, plot, matrix, eigvecs, eigvals.  Local (rank 0). */
+int lle_write_outputs(const lle_opts *o, const lle_info *info);
+/* Free what the stages allocated.  Local. */
+void lle_info_free(lle_info *info);
+
+/* Report (lle_report.c): every line lle prints, its metrics and the verdict.  Rank 0 prints;
+ * call on every rank. */
+void lle_report_data(hy_ctx *ctx, const lle_opts *o, const lle_info *info);
+void lle_report_build(hy_ctx *ctx, const lle_opts *o, const lle_info *info);
+void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info);
+void lle_report_trust(hy_ctx *ctx, const lle_opts *o, const lle_info *info);
+/* The verdict line and the validation of the record; returns HY_OK or HY_EVALID.  Collective
+ * (rank 0's verdict and figure are broadcast). */
+int lle_report_verdict(hy_ctx *ctx, const lle_opts *o, const lle_info *info);
 
 #endif

@@ -170,3 +170,21 @@ int lle_trustworthiness(const lle_data *d, int dd, const double *y, int kt, int6
   *trust = 1.0 - sum * scale * (2.0 / ((double)n * kt * (2.0 * n - 3.0 * kt - 1.0)));
   return HY_OK;
 }
+
+/* output.embedding, plot, eigvecs, eigvals of a solved run.  Local (rank 0). */
+int lle_write_outputs(const lle_opts *o, const lle_info *info) {
+  int64_t n = info->data.n;
+  int dd = o->dim;
+  if (o->out_embedding[0]) HY_CALL(lle_write_embedding(o->out_embedding, n, dd, info->emb));
+  if (o->out_plot[0]) {
+    int has_t = 0;
+    for (int64_t i = 0; i < n && !has_t; i++) has_t = !isnan(info->data.t[i]);
+    HY_CALL(lle_write_plot(o->out_plot, n, dd, info->emb, has_t ? info->data.t : NULL));
+  }
+  if (o->out_eigvecs[0]) {
+    hy_dense dv = { n, o->nev, info->eig.vec };
+    HY_CALL(io_mm_write_dense(o->out_eigvecs, &dv, "lle: eigenvectors of M, one per column, ascending eigenvalues"));
+  }
+  if (o->out_eigvals[0]) HY_CALL(io_mm_write_vec(o->out_eigvals, info->eig.val, o->nev, "lle: eigenvalues of M, ascending"));
+  return HY_OK;
+}

@@ -215,4 +215,13 @@ static int cuda_weights(k_backend *be, const k_lle_points *p, int64_t q0, int64_
   return HY_OK;
 }
 
-extern "C" const k_lle_ops k_lle_cuda_ops = { "cuda", cuda_knn, cuda_weights };
+/* The table, filled by field name (C++ before C++20 has no designated initialisers). */
+static k_lle_ops make_lle_cuda_ops(void) {
+  k_lle_ops o = {};
+  o.name = "cuda";
+  o.kdtree_max_dim = 0;   /* lle.knn = auto: the GPU's brute force at every dimension */
+  o.knn = cuda_knn;
+  o.weights = cuda_weights;
+  return o;
+}
+extern "C" const k_lle_ops k_lle_cuda_ops = make_lle_cuda_ops();

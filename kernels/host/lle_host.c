@@ -71,4 +71,6 @@ static int host_weights(k_backend *be, const k_lle_points *p, int64_t q0, int64_
   return HY_OK;
 }
 
-const k_lle_ops k_lle_host_ops = { "host", host_knn, host_weights };
+const k_lle_ops k_lle_host_ops = {
+  .name = "host", .kdtree_max_dim = 8, .knn = host_knn, .weights = host_weights,
+};

@@ -18,6 +18,10 @@ CHECK:
                (squared distances in the kernels' order, the query excluded by index, ties by
                index) on integer points with many exact ties and duplicated points, and on a
                noisy Swiss roll: brute and kdtree, 1, 2, 3 ranks; identical lists required
+  keys         the eigensolver keys that replaced environment variables: lle.threads = 1 gives
+               the default run's embedding (same digest) on 1 thread; lle.ordering = metis is
+               used; HYBRID_LLE_ORDERING / HYBRID_LLE_THREADS in the environment no longer beat
+               the keys; shift-invert's lle.cholmod_ordering / cholmod_supernodal are used
   verdict      the eigen-residual check decides: [debug] perturb = 1e-3 (the eigenvectors
                perturbed after the solve) must give exit 4, FAILED with the figure, the figure
                equal to max ||M v - lambda v|| / ||M||_1 recomputed here from the written M,
@@ -226,6 +230,38 @@ def check_knn(c):
     return rc
 
 
+def check_keys(c):
+    base = ["run.workload=lle", "lle.n=2000", "lle.k=10", "run.seed=2", "lle.trust_sample=0", "output.record=false"]
+    nt = min(os.cpu_count() or 1, 8)
+    rc = 0
+    saved = dict(os.environ)
+    try:
+        os.environ["HYBRID_LLE_ORDERING"] = "metis"
+        os.environ["HYBRID_LLE_THREADS"] = "3" if nt != 3 else "2"
+        _, out0 = run(c, 1, base, "keys_default_env")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    _, out1 = run(c, 1, base + ["lle.threads=1", "lle.ordering=metis"], "keys_threads1_metis")
+    _, out2 = run(c, 1, base + ["lle.threads=1"], "keys_threads1")
+    _, out3 = run(c, 1, base + ["lle.eigensolver=shift-invert", "lle.cholmod_ordering=metis",
+                                "lle.cholmod_supernodal=simplicial"], "keys_cholmod")
+    checks = [
+        ("environment ignored: ordering amd", "ordering amd" in out0),
+        ("environment ignored: %d threads" % nt, "(%d threads)" % nt in out0),
+        ("lle.ordering = metis used", "ordering metis" in out1 and "(1 threads)" in out1),
+        ("lle.threads = 1: the same embedding", digests(out2)[1] is not None and digests(out2)[1] == digests(out0)[1]
+         and "(1 threads)" in out2),
+        ("lle.cholmod_ordering = metis used (CHOLMOD ordering 3)", re.search(r"eigensolver shift-invert: .*ordering 3,", out3) is not None),
+    ]
+    for what, ok in checks:
+        print("%s keys: %s" % ("ok  " if ok else "FAIL", what))
+        rc |= 0 if ok else 1
+    for o in (out0, out1, out2, out3):
+        rc |= 0 if "PASSED: lle" in o else 1
+    return rc
+
+
 def max_rel_residual(wd):
     """max_j ||M v_j - lambda_j v_j|| / ||M||_1 from the files a run wrote."""
     import scipy.io
@@ -360,7 +396,7 @@ def main():
     c.allow_skip = a.allow_skip
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "knn": check_knn, "verdict": check_verdict,
+          "duplicates": check_duplicates, "gpu": check_gpu, "knn": check_knn, "verdict": check_verdict, "keys": check_keys,
           "validate": check_validate}[a.check]
     return fn(c)
 

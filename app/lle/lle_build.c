@@ -1,0 +1,109 @@
+/* lle_build.c - stages "knn", "weights" and "gather" of lle: the K nearest neighbours and the
+ * reconstruction weights of this rank's block of query points on its backend (brute force
+ * through the backend's table, or the host kd-tree), then W's rows gathered on rank 0. */
+#include "lle.h"
+#include "k_lle.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* FNV-1a 64 of bytes (digests that show the graph is the same for any rank count).  Local. */
+static uint64_t fnv64(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) { h ^= b[i]; h *= 0x100000001b3ULL; }
+  return h;
+}
+
+/* Write an n x k int32 array as .npy, atomically.  Local. */
+static int lle_write_npy_i32(const char *path, int64_t n, int k, const int32_t *a) {
+  char tmp[4096], hdr[128];
+  FILE *f = NULL;
+  HY_CALL(io_atomic_open(path, tmp, sizeof tmp, &f));
+  int hl = snprintf(hdr, sizeof hdr, "{'descr': '<i4', 'fortran_order': False, 'shape': (%lld, %d), }", (long long)n, k);
+  int pad = (64 - (10 + hl + 1) % 64) % 64;
+  unsigned len = (unsigned)(hl + pad + 1);
+  unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff), (unsigned char)(len >> 8) };
+  int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)hl, f) == (size_t)hl;
+  for (int i = 0; ok && i < pad; i++) ok = fputc(' ', f) != EOF;
+  ok = ok && fputc('\n', f) != EOF && fwrite(a, sizeof *a, (size_t)n * k, f) == (size_t)n * k;
+  HY_CALL(io_atomic_commit(path, tmp, f, ok));
+  return ok ? HY_OK : hy_err(HY_ESYS, "%s: write failed", path);
+}
+
+/* Gather the query blocks' rows (nq x k each) on rank 0 into *anbr, *aw (n x k); with one
+ * rank the block itself is handed over (N = 1M: 120 MB not copied).  Collective. */
+static int lle_gather_w(hy_ctx *ctx, int64_t n, int k, int32_t **nbr, double **w, int32_t **anbr, double **aw) {
+  if (ctx->size == 1) {
+    *anbr = *nbr; *aw = *w;
+    *nbr = NULL; *w = NULL;
+    return HY_OK;
+  }
+  int *cnt = NULL, *dsp = NULL;
+  int rc = n * k > INT32_MAX ? hy_err(HY_EUSAGE, "n * k = %lld exceeds the MPI count limit", (long long)(n * k)) : HY_OK;
+  HY_CALL(hy_agree(ctx->comm, rc));   /* every rank computes the same */
+  if (ctx->rank == 0) {
+    HY_MALLOC(*anbr, (size_t)n * k);
+    HY_MALLOC(*aw, (size_t)n * k);
+    HY_MALLOC(cnt, ctx->size);
+    HY_MALLOC(dsp, ctx->size);
+    for (int r = 0; r < ctx->size; r++) {
+      int64_t a = n * r / ctx->size, b = n * (r + 1) / ctx->size;
+      cnt[r] = (int)((b - a) * k);
+      dsp[r] = (int)(a * k);
+    }
+  }
+  int64_t q0 = n * ctx->rank / ctx->size, nq = n * (ctx->rank + 1) / ctx->size - q0;
+  HY_MPI(MPI_Gatherv(*nbr, (int)(nq * k), MPI_INT32_T, *anbr, cnt, dsp, MPI_INT32_T, 0, ctx->comm));
+  HY_MPI(MPI_Gatherv(*w, (int)(nq * k), MPI_DOUBLE, *aw, cnt, dsp, MPI_DOUBLE, 0, ctx->comm));
+  free(cnt); free(dsp);
+  return HY_OK;
+}
+
+/* Neighbours and weights of this rank's queries, W on rank 0.  Collective. */
+int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
+  const lle_data *d = &info->data;
+  int64_t n = d->n;
+  int k = o->k;
+  const k_lle_ops *ops = k_lle_ops_get(&ctx->be);
+  /* auto: the host kd-tree where the backend's brute force is not faster (its table says up
+   * to which dimension) */
+  info->use_kd = o->knn == LLE_KNN_KDTREE || (o->knn == LLE_KNN_AUTO && d->dim <= ops->kdtree_max_dim);
+  info->knn_how = info->use_kd ? "host" : (o->fp32 ? "FP32 direct form" : "FP64 direct form");
+  int64_t q0 = n * ctx->rank / ctx->size, q1 = n * (ctx->rank + 1) / ctx->size, nq = q1 - q0;
+  int32_t *nbr = NULL;
+  double *d2 = NULL, *w = NULL;
+  HY_MALLOC(nbr, (size_t)(nq ? nq : 1) * k);
+  HY_MALLOC(d2, (size_t)(nq ? nq : 1) * k);
+  HY_MALLOC(w, (size_t)(nq ? nq : 1) * k);
+  k_lle_points pts = { n, d->dim, d->x };
+  hy_phase_begin(ctx, "knn");
+  if (nq > 0) HY_LOCAL(info->use_kd ? k_lle_kdtree_knn(&pts, q0, q1, k, nbr, d2)
+                                    : ops->knn(&ctx->be, &pts, q0, q1, k, o->fp32, nbr, d2));
+  hy_debug_point(ctx, "knn");
+  hy_phase_end(ctx, "knn");
+  int64_t cnt[2] = { 0, 0 }, all[2] = { 0, 0 };   /* zero-distance neighbours, singular Gram */
+  for (int64_t i = 0; i < nq * k; i++) cnt[0] += d2[i] == 0;
+  hy_phase_begin(ctx, "weights");
+  if (nq > 0 && o->stage != LLE_STAGE_KNN) HY_LOCAL(ops->weights(&ctx->be, &pts, q0, q1, k, nbr, o->reg, w, &cnt[1]));
+  hy_debug_point(ctx, "weights");
+  hy_phase_end(ctx, "weights");
+  HY_MPI(MPI_Reduce(cnt, all, 2, MPI_INT64_T, MPI_SUM, 0, ctx->comm));
+  info->ndup = all[0];
+  info->nbad = all[1];
+  double tkw[2] = { hy_phase_seconds(ctx, "knn"), hy_phase_seconds(ctx, "weights") }, tkwmax[2];
+  HY_MPI(MPI_Allreduce(tkw, tkwmax, 2, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  info->t_knn = tkwmax[0];
+  info->t_weights = tkwmax[1];
+  free(d2);
+  hy_phase_begin(ctx, "gather");
+  HY_CALL(lle_gather_w(ctx, n, k, &nbr, &w, &info->nbr, &info->w));
+  hy_phase_end(ctx, "gather");
+  free(nbr); free(w);
+  int rc = HY_OK;
+  if (ctx->rank == 0) {
+    info->graph_digest = fnv64(0xcbf29ce484222325ULL, info->nbr, (size_t)n * k * sizeof *info->nbr);
+    if (o->out_neighbors[0]) rc = lle_write_npy_i32(o->out_neighbors, n, k, info->nbr);
+  }
+  HY_CALL(hy_agree(ctx->comm, rc));
+  return HY_OK;
+}

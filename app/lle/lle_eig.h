@@ -1,0 +1,76 @@
+/* lle_eig.h - the eigensolvers of the lle workload (private to app/lle/): one table entry per
+ * solver (lle_eig_bsvd.c, lle_eig_si.c, lle_eig_dense.c), each naming its fallback, and what
+ * they share (lle_eig_common.c): the column-parallel threads, the CSR products, the dense
+ * LAPACK helpers.  All of it is local work on the rank that solves (rank 0). */
+#ifndef HY_LLE_EIG_H
+#define HY_LLE_EIG_H
+
+#include "lle.h"
+
+struct hy_ctx;
+
+/* What an eigensolver gets: W's rows (every solver) and M (solvers with needs_m). */
+typedef struct {
+  int64_t n;
+  int k;
+  const int32_t *nbr;          /* n x k neighbour indices (W's pattern) */
+  const double *w;             /* n x k weights */
+  const hy_csr *m;             /* M = (I - W)^T (I - W), assembled when the solver needs it */
+  int nev;                     /* eigenpairs wanted (d + 1) */
+  double tol;                  /* converged: ||M v - lambda v|| <= tol ||M||_1 */
+  int maxit;                   /* subspace iterations at most */
+  uint64_t seed;               /* start block */
+  const char *ordering;        /* bsvd: UMFPACK ordering amd|metis|cholmod|best (lle.ordering) */
+  const char *chol_ordering;   /* shift-invert: CHOLMOD ordering auto|amd|metis|nesdis */
+  const char *chol_supernodal; /* shift-invert: auto|simplicial|supernodal */
+  int threads;                 /* threads of the column-parallel loops (lle.threads; 0: auto) */
+} lle_eig_in;
+
+/* One eigensolver.  A solver with a fallback is tried with at most stall_iters iterations;
+ * when it does not converge in them (and maxit allows more), or it meets HY_ENUMERIC, the
+ * fallback solver runs instead with the full maxit. */
+typedef struct lle_eigsolver {
+  const char *name;            /* the lle.eigensolver value */
+  int needs_m;                 /* 1: solve reads in->m (assembled before the call) */
+  int (*solve)(const lle_eig_in *in, lle_eig *e);
+  /* the solver's lines of the summary (lle_report.c) */
+  void (*report)(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
+  const char *fallback;        /* name of the solver that takes over, or NULL */
+  int stall_iters;             /* with a fallback: iterations before it counts as stalled */
+  const char *stall_why;       /* printed when it stalls */
+} lle_eigsolver;
+
+extern const lle_eigsolver lle_eig_bsvd_solver, lle_eig_si_solver, lle_eig_dense_solver;
+/* The solver of that name, or NULL.  Local. */
+const lle_eigsolver *lle_eigsolver_find(const char *name);
+
+/* Summary lines of the LU-based (bsvd) and Cholesky/LAPACK-based solvers.  Local (rank 0). */
+void lle_report_eig_lu(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
+void lle_report_eig_chol(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
+
+/* OpenBLAS threads for a factorisation of size n (OPENBLAS_NUM_THREADS wins); -1 untouched. */
+int lle_blas_threads(int64_t n);
+/* Threads of the column-parallel loops: want (1..8), or one per core up to 8 when 0.  Local. */
+int lle_threads(int want);
+/* fn(arg, c0, c1) over the columns [0, nc) split over at most nt threads.  Local. */
+void lle_parallel(int nt, int nc, void (*fn)(void *, int, int), void *arg);
+/* y = M x for nc columns (leading dimension n).  Local. */
+void lle_csr_mm(const hy_csr *m, int nc, const double *x, double *y);
+/* ||M||_1 (= ||M||_inf, M symmetric).  Local. */
+double lle_csr_norm1(const hy_csr *m);
+/* Orthonormalise the n x p block v in place (Householder QR).  Local. */
+int lle_orthonormalise(int64_t n, int p, double *v);
+/* Eigen-decomposition of the symmetric p x p matrix h (vectors overwrite h).  Local. */
+int lle_small_eig(int p, double *h, double *theta);
+
+/* LAPACK / BLAS (Fortran, hidden string lengths last) */
+extern void dsyevr_(const char *jobz, const char *range, const char *uplo, const int *n, double *a,
+                    const int *lda, const double *vl, const double *vu, const int *il,
+                    const int *iu, const double *abstol, int *m, double *w, double *z,
+                    const int *ldz, int *isuppz, double *work, const int *lwork, int *iwork,
+                    const int *liwork, int *info, size_t, size_t, size_t);
+extern void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+                   const double *alpha, const double *a, const int *lda, const double *b,
+                   const int *ldb, const double *beta, double *c, const int *ldc, size_t, size_t);
+
+#endif

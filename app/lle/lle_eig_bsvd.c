@@ -1,0 +1,686 @@
+/* lle_eig_bsvd.c - eigensolver bsvd (the default): subspace iteration with M^+ = B^+ B^+T
+ * from one UMFPACK LU of B = I - W (+ one diagonal entry), M never assembled; falls back to
+ * shift-invert when the kNN graph has several components.  N = 300k: 4e9 LU flops against
+ * 2.7e10 for the Cholesky of M. */
+#include "lle_eig.h"
+#include "hybrid.h"
+#include "runtime/rng.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+
+#include <pthread.h>
+#include <suitesparse/umfpack.h>
+
+/* ---------------------------------------------------------------------------------------
+ * eigensolver = bsvd: the eigenvectors of M = B^T B, B = I - W, are the right singular
+ * vectors of B, so M^-1 can be applied as B^-1 B^-T with a sparse LU of B (K + 1 nonzeros a
+ * row) instead of a Cholesky factorisation of M (~K^2 a row, far more fill: N = 100k, 4.5e9
+ * flops for M against ~1e8 for B); M itself is never assembled (applied as B^T (B x)).
+ *
+ * B is singular: its rows sum to 1 - sum_j W_ij = 0, so B e = 0 for the unit constant vector
+ * e; its left null vector q (B^T q = 0) is not known in advance.  We do not shift B (the
+ * singular vectors of B + sigma I are not those of B).  Instead factor the nonsingular
+ * rank-one modification C = B + delta e_k e_k^T (one diagonal entry changed) and use the
+ * exact identities, for x _|_ e (= range B^T) and y _|_ q (= range B):
+ *   C^-T x = B^+T x + beta q   (beta = -(B^+T x)_k / q_k)        so  B^+T x = P_q C^-T x
+ *   C^-1 y = B^+  y + alpha e  (alpha = -(B^+ y)_k / e_k)        so  B^+  y = P_e C^-1 y
+ * (check: C^T (B^+T x + beta q) = x + delta e_k ((B^+T x)_k + beta q_k) = x, using
+ * B^T B^+T x = x on range B^T and B^T q = 0; the same for C with B e = 0), with P_q, P_e
+ * the orthogonal projectors away from q and e.  And C^T q = delta q_k e_k, so q is C^-T e_k
+ * up to scale: one extra solve.  Hence M^+ x = P_e C^-1 P_q C^-T x exactly, the constant
+ * eigenvector (lambda = 0, dropped by LLE) is deflated explicitly, and the iteration runs on
+ * e^perp with the pseudo-inverse, i.e. shift-invert at sigma = 0 with no shift at all.
+ * C is singular exactly when q_k = 0 and ill-conditioned when |q_k| << rms(q) (beta is
+ * then large and cancels in P_q); k = argmax (W^T)^2 1 (a guess of argmax |q|, see
+ * bmat_pick_k), moved once to the computed argmax |q_i| if |q_k| < 0.1 rms(q).  delta = 1
+ * keeps C on the scale of B (unit diagonal).
+ * Conditioning: cond(C) ~ sqrt(cond(M + tau I)), and Rayleigh-Ritz uses M = B^T B itself, so
+ * the eigenvalues and the residuals ||M v - lambda v|| are those of M, as for shift-invert.
+ * --------------------------------------------------------------------------------------- */
+
+/* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC
+ * array it is B^T, the matrix given to UMFPACK. */
+typedef struct {
+  int64_t n;
+  int k1;                 /* entries a row: k + 1 */
+  SuiteSparse_long *p, *i;
+  double *x;
+} lle_bmat;
+
+/* Free B.  Local. */
+static void bmat_free(lle_bmat *b) {
+  free(b->p); free(b->i); free(b->x);
+  memset(b, 0, sizeof *b);
+}
+
+/* B = I - W from the neighbour lists (sorted columns, exact -w values).  Local. */
+static int bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, lle_bmat *b) {
+  memset(b, 0, sizeof *b);
+  b->n = n;
+  b->k1 = k + 1;
+  int64_t nnz = n * (k + 1);
+  b->p = malloc((size_t)(n + 1) * sizeof *b->p);
+  b->i = malloc((size_t)nnz * sizeof *b->i);
+  b->x = malloc((size_t)nnz * sizeof *b->x);
+  if (!b->p || !b->i || !b->x) { bmat_free(b); return hy_err(HY_ESYS, "out of memory for B = I - W (n = %lld)", (long long)n); }
+  for (int64_t r = 0; r < n; r++) {
+    SuiteSparse_long *ci = b->i + r * (k + 1);
+    double *cx = b->x + r * (k + 1);
+    int cnt = 0;
+    ci[cnt] = r; cx[cnt++] = 1.0;
+    for (int j = 0; j < k; j++) {
+      SuiteSparse_long c = nbr[r * k + j];
+      double v = -w[r * k + j];
+      int a = cnt++;             /* insertion sort by column; a neighbour is never r itself */
+      while (a > 0 && ci[a - 1] > c) { ci[a] = ci[a - 1]; cx[a] = cx[a - 1]; a--; }
+      ci[a] = c; cx[a] = v;
+    }
+    b->p[r] = r * (k + 1);
+  }
+  b->p[n] = nnz;
+  return HY_OK;
+}
+
+/* Y = B^T B X for nc columns (leading dimension n); t: n scratch.  Local. */
+static void bmat_btb(const lle_bmat *b, int nc, const double *x, double *y, double *t) {
+  int64_t n = b->n;
+  for (int c = 0; c < nc; c++) {
+    const double *xc = x + (size_t)c * n;
+    double *yc = y + (size_t)c * n;
+    for (int64_t r = 0; r < n; r++) {
+      double s = 0;
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) s += b->x[q] * xc[b->i[q]];
+      t[r] = s;
+    }
+    memset(yc, 0, (size_t)n * sizeof *yc);
+    for (int64_t r = 0; r < n; r++) {
+      double tr = t[r];
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) yc[b->i[q]] += b->x[q] * tr;
+    }
+  }
+}
+
+/* Arguments of Y = B^T B X split by columns over threads. */
+typedef struct {
+  const lle_bmat *b;
+  const double *x;
+  double *y, *t;   /* t: n scratch per column */
+} btb_job;
+
+/* Columns [c0, c1) of Y = B^T B X.  Local. */
+static void btb_part(void *arg, int c0, int c1) {
+  const btb_job *j = arg;
+  size_t n = (size_t)j->b->n;
+  bmat_btb(j->b, c1 - c0, j->x + c0 * n, j->y + c0 * n, j->t + c0 * n);
+}
+
+/* Y = B^T B X for nc columns on nt threads; t: n x nc scratch.  Local. */
+static void bmat_btb_par(const lle_bmat *b, int nt, int nc, const double *x, double *y, double *t) {
+  btb_job j = { b, x, y, t };
+  lle_parallel(nt, nc, btb_part, &j);
+}
+
+/* (index, value) of one contribution B_rj B_ri to M_ij, for bmat_btb_norm1. */
+typedef struct { int64_t i; double v; } lle_pair;
+
+/* lle_pair by index, then value (a total order: the same sums on every run).  Local. */
+static int cmp_pair(const void *a, const void *b) {
+  const lle_pair *x = a, *y = b;
+  if (x->i != y->i) return (x->i > y->i) - (x->i < y->i);
+  return (x->v > y->v) - (x->v < y->v);
+}
+
+/* ||B^T B||_1 exactly without storing M.  Summing every column of M costs a cache miss per
+ * (row of B, column) pair (N = 100k: 0.6 s); instead the upper bounds
+ * u_j = (|B|^T |B| 1)_j >= sum_i |M_ij| (two streaming sweeps) leave few columns that can
+ * attain the maximum: the column of the largest u_j gives a lower bound L, and only the
+ * columns with u_j > L are summed, up to 4096 at a time in one sweep over B that collects
+ * their contributions B_rj B_r: (N = 300k: 1 column).  Local. */
+static int bmat_btb_norm1(const lle_bmat *b, double *norm) {
+  enum { CHUNK = 4096 };
+  int64_t n = b->n;
+  double *u = malloc((size_t)n * sizeof *u), *t = malloc((size_t)n * sizeof *t);
+  int32_t *slot = malloc((size_t)n * sizeof *slot);
+  int64_t *off = malloc((CHUNK + 1) * sizeof *off), *fill = malloc(CHUNK * sizeof *fill);
+  int64_t *cand = malloc(CHUNK * sizeof *cand);
+  lle_pair *pr = NULL;
+  int rc = HY_OK;
+  double best = 0;
+  *norm = 0;
+  if (!u || !t || !slot || !off || !fill || !cand) rc = hy_err(HY_ESYS, "out of memory for ||M||_1 (n = %lld)", (long long)n);
+  int64_t jmax = 0;
+  if (rc == HY_OK) {
+    for (int64_t r = 0; r < n; r++) {
+      double s = 0;
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) s += fabs(b->x[q]);
+      t[r] = s;
+    }
+    memset(u, 0, (size_t)n * sizeof *u);
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) u[b->i[q]] += fabs(b->x[q]) * t[r];
+    for (int64_t j = 0; j < n; j++) { slot[j] = -1; if (u[j] > u[jmax]) jmax = j; }
+  }
+  int64_t next = 0;   /* columns below next have been considered */
+  int first = 1;
+  while (rc == HY_OK) {
+    /* this round's candidates: the column of max u first, then u_j > best */
+    int nc = 0;
+    if (first) cand[nc++] = jmax;
+    else
+      for (; next < n && nc < CHUNK; next++)
+        if (next != jmax && u[next] > best * (1 + 1e-12)) cand[nc++] = next;
+    if (nc == 0) break;
+    for (int c = 0; c < nc; c++) { slot[cand[c]] = c; off[c + 1] = 0; }
+    off[0] = 0;
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++)
+        if (slot[b->i[q]] >= 0) off[slot[b->i[q]] + 1] += b->p[r + 1] - b->p[r];
+    for (int c = 0; c < nc; c++) off[c + 1] += off[c];
+    free(pr);
+    pr = malloc((size_t)(off[nc] ? off[nc] : 1) * sizeof *pr);
+    if (!pr) { rc = hy_err(HY_ESYS, "out of memory for ||M||_1 (%lld terms)", (long long)off[nc]); break; }
+    for (int c = 0; c < nc; c++) fill[c] = off[c];
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) {
+        int32_t c = slot[b->i[q]];
+        if (c < 0) continue;
+        for (int64_t a = b->p[r]; a < b->p[r + 1]; a++) {
+          pr[fill[c]].i = b->i[a];
+          pr[fill[c]++].v = b->x[q] * b->x[a];
+        }
+      }
+    for (int c = 0; c < nc; c++) {
+      lle_pair *z = pr + off[c];
+      int64_t m = off[c + 1] - off[c];
+      qsort(z, (size_t)m, sizeof *z, cmp_pair);
+      double s = 0;
+      for (int64_t a = 0; a < m;) {
+        double e = 0;
+        int64_t i = z[a].i;
+        for (; a < m && z[a].i == i; a++) e += z[a].v;
+        s += fabs(e);
+      }
+      if (s > best) best = s;
+      slot[cand[c]] = -1;
+    }
+    first = 0;
+  }
+  *norm = best;
+  free(u); free(t); free(slot); free(off); free(fill); free(cand); free(pr);
+  return rc;
+}
+
+/* Remove the component along the unit vector u (or along e = 1/sqrt(n) when u is NULL) from
+ * the nc columns of v.  Local. */
+static void project_out(int64_t n, int nc, double *v, const double *u) {
+  for (int c = 0; c < nc; c++) {
+    double *vc = v + (size_t)c * n, s = 0;
+    if (u) {
+      for (int64_t i = 0; i < n; i++) s += u[i] * vc[i];
+      for (int64_t i = 0; i < n; i++) vc[i] -= s * u[i];
+    } else {
+      for (int64_t i = 0; i < n; i++) s += vc[i];
+      s /= (double)n;
+      for (int64_t i = 0; i < n; i++) vc[i] -= s;
+    }
+  }
+}
+
+/* A guess of argmax |q| for the left null vector q of B (q = W^T q): argmax of (W^T)^2 1.
+ * q is strongly localised (Swiss roll N = 100k: 92% of its entries below 0.1 of its rms),
+ * so an arbitrary k would often give a tiny q_k; two passes found an entry 2.3x the rms
+ * where the middle index had 0.017x.  s, t: n scratch.  Local. */
+static int64_t bmat_pick_k(const lle_bmat *b, double *s, double *t) {
+  int64_t n = b->n, best = 0;
+  for (int64_t i = 0; i < n; i++) s[i] = 1.0;
+  for (int pass = 0; pass < 2; pass++) {
+    memset(t, 0, (size_t)n * sizeof *t);
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t a = b->p[r]; a < b->p[r + 1]; a++)
+        if (b->i[a] != r) t[b->i[a]] -= b->x[a] * s[r];   /* W_rj = -B_rj off the diagonal */
+    memcpy(s, t, (size_t)n * sizeof *s);
+  }
+  for (int64_t i = 1; i < n; i++) if (fabs(s[i]) > fabs(s[best])) best = i;
+  return best;
+}
+
+/* UMFPACK LU of C^T = (B + delta e_k e_k^T)^T, and its factors extracted for solves with a
+ * block of right-hand sides: P R C^T Q = L U (L unit lower triangular by rows, U upper
+ * triangular by columns, diagonals last; R the row scaling; pivot row k is row pp[k], pivot
+ * column l is column qq[l]).  UMFPACK's own solve takes one vector at a time and reads all of
+ * L and U for each (N = 100k: 65 ms a vector); the block solves read them once for p vectors. */
+typedef struct {
+  void *sym, *num;
+  double *cx;             /* C's values in B's pattern (B's with delta added at (k, k)) */
+  double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
+  int64_t n;
+  SuiteSparse_long *lp, *lj, *up, *ui, *pp, *qq;
+  int32_t *lj32, *ui32;      /* lj, ui in 32 bits (n < 2^31): 12 bytes an entry per solve, not 16 */
+  double *lx, *ux, *r, *z;   /* z: n x nr interleaved scratch */
+  int nthreads;              /* threads of the block solves */
+} lle_lu;
+
+/* Free the factors.  Local. */
+static void lu_free(lle_lu *f) {
+  if (f->num) umfpack_dl_free_numeric(&f->num);
+  if (f->sym) umfpack_dl_free_symbolic(&f->sym);
+  free(f->cx); free(f->lp); free(f->lj); free(f->up); free(f->ui); free(f->pp); free(f->qq);
+  free(f->lx); free(f->ux); free(f->r); free(f->z); free(f->lj32); free(f->ui32);
+  f->lj32 = f->ui32 = NULL;
+  f->cx = f->lx = f->ux = f->r = f->z = NULL;
+  f->lp = f->lj = f->up = f->ui = f->pp = f->qq = NULL;
+}
+
+/* Copy L, U, P, Q, R out of the numeric object (then freed); scratch for nr vectors.  Local. */
+static int lu_extract(lle_lu *f, int64_t n, int nr) {
+  SuiteSparse_long lnz = 0, unz = 0, nrow = 0, ncol = 0, nzud = 0, recip = 0;
+  if (umfpack_dl_get_lunz(&lnz, &unz, &nrow, &ncol, &nzud, f->num) != UMFPACK_OK)
+    return hy_err(HY_ENUMERIC, "UMFPACK: cannot read the LU sizes of B");
+  free(f->lp); free(f->lj); free(f->up); free(f->ui); free(f->pp); free(f->qq);   /* a retry */
+  free(f->lx); free(f->ux); free(f->r); free(f->z); free(f->lj32); free(f->ui32);
+  f->lj32 = f->ui32 = NULL;
+  f->n = n;
+  f->lp = malloc((size_t)(n + 1) * sizeof *f->lp);
+  f->up = malloc((size_t)(n + 1) * sizeof *f->up);
+  f->lj = malloc((size_t)(lnz ? lnz : 1) * sizeof *f->lj);
+  f->ui = malloc((size_t)(unz ? unz : 1) * sizeof *f->ui);
+  f->lx = malloc((size_t)(lnz ? lnz : 1) * sizeof *f->lx);
+  f->ux = malloc((size_t)(unz ? unz : 1) * sizeof *f->ux);
+  f->pp = malloc((size_t)n * sizeof *f->pp);
+  f->qq = malloc((size_t)n * sizeof *f->qq);
+  f->r = malloc((size_t)n * sizeof *f->r);
+  f->z = malloc((size_t)n * nr * sizeof *f->z);
+  if (!f->lp || !f->up || !f->lj || !f->ui || !f->lx || !f->ux || !f->pp || !f->qq || !f->r || !f->z)
+    return hy_err(HY_ESYS, "out of memory for the LU factors of B (%.4g nonzeros)", (double)(lnz + unz));
+  if (umfpack_dl_get_numeric(f->lp, f->lj, f->lx, f->up, f->ui, f->ux, f->pp, f->qq, NULL, &recip, f->r, f->num) != UMFPACK_OK)
+    return hy_err(HY_ENUMERIC, "UMFPACK: cannot extract the LU factors of B");
+  if (!recip) for (int64_t i = 0; i < n; i++) f->r[i] = 1.0 / f->r[i];
+  for (int64_t j = 0; j < n; j++)   /* documented: diagonals last, U's nonzero (no singular warning) */
+    if (f->lp[j + 1] <= f->lp[j] || f->lj[f->lp[j + 1] - 1] != j || f->up[j + 1] <= f->up[j] ||
+        f->ui[f->up[j + 1] - 1] != j || f->ux[f->up[j + 1] - 1] == 0)
+      return hy_err(HY_ENUMERIC, "UMFPACK: unexpected factor layout at pivot %lld", (long long)j);
+  umfpack_dl_free_numeric(&f->num);
+  f->lj32 = malloc((size_t)(lnz ? lnz : 1) * sizeof *f->lj32);
+  f->ui32 = malloc((size_t)(unz ? unz : 1) * sizeof *f->ui32);
+  if (!f->lj32 || !f->ui32) return hy_err(HY_ESYS, "out of memory for the LU factors of B (%.4g nonzeros)", (double)(lnz + unz));
+  for (SuiteSparse_long a = 0; a < lnz; a++) f->lj32[a] = (int32_t)f->lj[a];
+  for (SuiteSparse_long a = 0; a < unz; a++) f->ui32[a] = (int32_t)f->ui[a];
+  free(f->lj); free(f->ui);
+  f->lj = f->ui = NULL;
+  return HY_OK;
+}
+
+/* X = (C^T)^-1 B (trans = 0) or C^-1 B (trans = 1) for nr columns (column-major, leading
+ * dimension n; x must not be b).  Inlined with a constant nr by lu_solve.  Local. */
+static inline __attribute__((always_inline)) void lu_solve_nr(const lle_lu *f, int trans, int nr, const double *b, double *x,
+                                                              double *restrict z) {
+  int64_t n = f->n;
+  const SuiteSparse_long *lp = f->lp, *up = f->up;
+  const int32_t *lj = f->lj32, *ui = f->ui32;
+  const double *lx = f->lx, *ux = f->ux;
+  if (!trans) {
+    /* L U (Q^T x) = P R b */
+    for (int64_t k = 0; k < n; k++) {
+      SuiteSparse_long i = f->pp[k];
+      for (int c = 0; c < nr; c++) z[k * nr + c] = f->r[i] * b[(size_t)c * n + i];
+    }
+    for (int64_t i = 0; i < n; i++) {
+      double *zi = z + i * nr;
+      for (SuiteSparse_long a = lp[i]; a < lp[i + 1] - 1; a++) {
+        const double *zj = z + (int64_t)lj[a] * nr, l = lx[a];
+        for (int c = 0; c < nr; c++) zi[c] -= l * zj[c];
+      }
+    }
+    for (int64_t j = n - 1; j >= 0; j--) {
+      double *zj = z + j * nr, d = 1.0 / ux[up[j + 1] - 1];
+      for (int c = 0; c < nr; c++) zj[c] *= d;
+      for (SuiteSparse_long a = up[j]; a < up[j + 1] - 1; a++) {
+        double *zi = z + (int64_t)ui[a] * nr, u = ux[a];
+        for (int c = 0; c < nr; c++) zi[c] -= u * zj[c];
+      }
+    }
+    for (int64_t l = 0; l < n; l++) {
+      SuiteSparse_long j = f->qq[l];
+      for (int c = 0; c < nr; c++) x[(size_t)c * n + j] = z[l * nr + c];
+    }
+  } else {
+    /* C = (C^T)^T = Q U^T L^T P R^-1: U^T L^T (P R^-1 x) = Q^T b */
+    for (int64_t l = 0; l < n; l++) {
+      SuiteSparse_long j = f->qq[l];
+      for (int c = 0; c < nr; c++) z[l * nr + c] = b[(size_t)c * n + j];
+    }
+    for (int64_t j = 0; j < n; j++) {
+      double *zj = z + j * nr;
+      for (SuiteSparse_long a = up[j]; a < up[j + 1] - 1; a++) {
+        const double *zi = z + (int64_t)ui[a] * nr, u = ux[a];
+        for (int c = 0; c < nr; c++) zj[c] -= u * zi[c];
+      }
+      double d = 1.0 / ux[up[j + 1] - 1];
+      for (int c = 0; c < nr; c++) zj[c] *= d;
+    }
+    for (int64_t i = n - 1; i >= 0; i--) {
+      const double *zi = z + i * nr;
+      for (SuiteSparse_long a = lp[i]; a < lp[i + 1] - 1; a++) {
+        double *zj = z + (int64_t)lj[a] * nr, l = lx[a];
+        for (int c = 0; c < nr; c++) zj[c] -= l * zi[c];
+      }
+    }
+    for (int64_t k = 0; k < n; k++) {
+      SuiteSparse_long i = f->pp[k];
+      for (int c = 0; c < nr; c++) x[(size_t)c * n + i] = f->r[i] * z[k * nr + c];
+    }
+  }
+}
+
+/* lu_solve_nr on nr columns with the widths in use compiled as constants; z: n x nr scratch.  Local. */
+static void lu_solve_cols(const lle_lu *f, int trans, int nr, const double *b, double *x, double *z) {
+  switch (nr) {
+  case 1: lu_solve_nr(f, trans, 1, b, x, z); break;
+  case 2: lu_solve_nr(f, trans, 2, b, x, z); break;
+  case 4: lu_solve_nr(f, trans, 4, b, x, z); break;
+  case 8: lu_solve_nr(f, trans, 8, b, x, z); break;
+  default: lu_solve_nr(f, trans, nr, b, x, z); break;
+  }
+}
+
+/* Arguments of one block solve split by columns over threads. */
+typedef struct {
+  const lle_lu *f;
+  int trans;
+  const double *b;
+  double *x;
+} lu_job;
+
+/* Columns [c0, c1) of a block solve (each range its own slice of the scratch).  Local. */
+static void lu_solve_part(void *arg, int c0, int c1) {
+  const lu_job *j = arg;
+  size_t n = (size_t)j->f->n;
+  lu_solve_cols(j->f, j->trans, c1 - c0, j->b + c0 * n, j->x + c0 * n, j->f->z + c0 * n);
+}
+
+/* X = (C^T)^-1 B (trans = 0) or C^-1 B (trans = 1), nr columns: each thread streams the
+ * factors for its columns (the solves are bound by memory traffic: L and U are read once per
+ * thread, the columns of a thread interleaved in its scratch).  Local. */
+static void lu_solve(lle_lu *f, int trans, int nr, const double *b, double *x) {
+  lu_job j = { f, trans, b, x };
+  int nt = f->nthreads;
+  /* whole columns per thread in the widths compiled above: 8 -> 2 x 4 or 4 x 2 or 8 x 1 */
+  if (nr == 8 && nt >= 2) nt = nt >= 8 ? 8 : nt >= 4 ? 4 : 2;
+  lle_parallel(nt, nr, lu_solve_part, &j);
+}
+
+/* Residuals ||B^T B v - lambda v|| (normm already set), the products on nt threads.  Local. */
+static int bmat_residuals(const lle_bmat *b, int nt, lle_eig *e) {
+  int64_t n = b->n;
+  double *y = malloc((size_t)n * e->nev * sizeof *y), *t = malloc((size_t)n * e->nev * sizeof *t);
+  if (!y || !t) { free(y); free(t); return hy_err(HY_ESYS, "out of memory for residuals"); }
+  bmat_btb_par(b, nt, e->nev, e->vec, y, t);
+  for (int j = 0; j < e->nev; j++) {
+    const double *v = e->vec + (size_t)j * n, *yj = y + (size_t)j * n;
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) { double r = yj[i] - e->val[j] * v[i]; s += r * r; }
+    e->res[j] = sqrt(s);
+  }
+  free(y); free(t);
+  return HY_OK;
+}
+
+/* Residuals with M applied as B^T B from the neighbour lists and weights.  Local. */
+int lle_eig_residuals_w(int64_t n, int k, const int32_t *nbr, const double *w, int threads, lle_eig *e) {
+  lle_bmat b;
+  HY_CALL(bmat_build(n, k, nbr, w, &b));
+  int rc = bmat_residuals(&b, lle_threads(threads), e);
+  bmat_free(&b);
+  return rc;
+}
+
+/* [debug] perturb of every eigenvector (a wrong result for the in-run check).  Local. */
+void lle_eig_perturb(lle_eig *e, int64_t n, double rel, uint64_t seed) {
+  for (int j = 0; j < e->nev; j++)
+    for (int64_t i = 0; i < n; i++)
+      e->vec[(size_t)j * n + i] *= 1.0 + rel * (2.0 * hy_rand_u01(seed, 0xbad0 + j, (uint64_t)i) - 1.0);
+}
+
+/* The work of bsvd that needs B but not its LU, run beside the (sequential) symbolic
+ * analysis and the factorisation. */
+typedef struct {
+  const lle_bmat *b;
+  int p, rc;
+  uint64_t seed;
+  double *v, *e0, *y, *t;   /* v: n x p start block; e0: the unit constant vector; y, t: n scratch */
+  double normm, lam0, res0;
+  char msg[512];            /* the thread's error message (its own hy_err record), for the caller */
+} bsvd_prep;
+
+/* ||M||_1, pair 0 (the constant vector: lambda_0 = e^T M e = ||B e||^2, rounding level, and
+ * its residual) and the seeded start block on e^perp (not yet orthonormal).  Local. */
+static void *bsvd_prep_run(void *arg) {
+  bsvd_prep *a = arg;
+  int64_t n = a->b->n;
+  a->rc = bmat_btb_norm1(a->b, &a->normm);
+  if (a->rc) {
+    snprintf(a->msg, sizeof a->msg, "%s", hy_err_msg());
+    return NULL;
+  }
+  for (int64_t i = 0; i < n; i++) a->e0[i] = 1.0 / sqrt((double)n);
+  bmat_btb(a->b, 1, a->e0, a->y, a->t);
+  double lam0 = 0, res0 = 0;
+  for (int64_t i = 0; i < n; i++) lam0 += a->e0[i] * a->y[i];
+  for (int64_t i = 0; i < n; i++) { double r = a->y[i] - lam0 * a->e0[i]; res0 += r * r; }
+  a->lam0 = lam0;
+  a->res0 = sqrt(res0);
+  for (int c = 0; c < a->p; c++)
+    for (int64_t i = 0; i < n; i++) a->v[(size_t)c * n + i] = hy_rand_u01(a->seed, 0x1e16 + c + 1, (uint64_t)i) - 0.5;
+  project_out(n, a->p, a->v, NULL);
+  return NULL;
+}
+
+/* bsvd's state between its steps: B, its LU, the block and scratch. */
+typedef struct {
+  lle_bmat b;
+  lle_lu f;
+  int p;                       /* block width on e^perp */
+  int64_t kk;                  /* the modified diagonal entry of C = B + e_k e_k^T */
+  const char *ordname;
+  double *v, *mv, *h, *theta, *tmp, *q, *y, *t;
+} bsvd_ws;
+
+/* B, UMFPACK's controls (ordering of B + B^T), the block and scratch.  Local. */
+static int bsvd_setup(const lle_eig_in *in, bsvd_ws *s, lle_eig *e) {
+  int64_t n = in->n;
+  int nev = in->nev;
+  memset(s, 0, sizeof *s);
+  s->p = nev - 1 + (nev > 6 ? nev : 6);   /* block on e^perp; with e: nev + max(nev, 6) as shift-invert */
+  if (s->p > n - 1) s->p = (int)(n - 1);
+  HY_CALL(bmat_build(n, in->k, in->nbr, in->w, &s->b));
+  e->blas_threads = lle_blas_threads(n);
+  umfpack_dl_defaults(s->f.control);
+  s->f.control[UMFPACK_IRSTEP] = 0;      /* the outer iteration corrects; refinement costs 2 SpMVs */
+  /* Ordering of B + B^T (UMFPACK's symmetric strategy, chosen by its pattern symmetry 0.86):
+   * AMD by default.  Swiss roll, this machine (reference BLAS): N = 300k AMD 4.7e9 flops,
+   * analysis 3.0 s, factorisation 9.5 s in all; METIS 4.0e9 flops but analysis 5.4 s, 11.3 s;
+   * N = 1M: METIS 28% fewer flops (2.6e10 against 3.6e10) for 2.6x the analysis time, which
+   * does not shrink with a faster BLAS.  A nested dissection of our own by BFS level sets
+   * (with CAMD below 256-vertex parts) was tried: N = 200k, 3x AMD's flops (Cholesky of
+   * B + B^T: 3.9e9 against 1.3e9).  lle.ordering (amd | metis | cholmod | best) chooses. */
+  s->ordname = in->ordering && *in->ordering ? in->ordering : "amd";
+  s->f.control[UMFPACK_STRATEGY] = UMFPACK_STRATEGY_SYMMETRIC;
+  s->f.nthreads = e->solve_threads = lle_threads(in->threads);
+  s->f.control[UMFPACK_ORDERING] = !strcmp(s->ordname, "amd") ? UMFPACK_ORDERING_AMD
+                                   : !strcmp(s->ordname, "cholmod") ? UMFPACK_ORDERING_CHOLMOD
+                                   : !strcmp(s->ordname, "best") ? UMFPACK_ORDERING_BEST : UMFPACK_ORDERING_METIS;
+  size_t np = (size_t)n * s->p;
+  HY_MALLOC(s->q, n); HY_MALLOC(s->y, n); HY_MALLOC(s->t, n);
+  HY_MALLOC(s->v, np); HY_MALLOC(s->mv, np); HY_MALLOC(s->tmp, np);
+  HY_MALLOC(s->h, (size_t)s->p * s->p); HY_MALLOC(s->theta, s->p);
+  e->nev = nev;
+  HY_MALLOC(e->val, nev); HY_MALLOC(e->vec, (size_t)n * nev); HY_MALLOC(e->res, nev);
+  HY_MALLOC(s->f.cx, s->b.p[n]);
+  return HY_OK;
+}
+
+/* Symbolic analysis and LU of C = B + delta e_k e_k^T, moving k once when the left null
+ * vector q = C^-T e_k is small at k; q normalised.  Local. */
+static int bsvd_factor(bsvd_ws *s, lle_eig *e, double t0) {
+  lle_bmat *b = &s->b;
+  lle_lu *f = &s->f;
+  int64_t n = b->n, nnzb = b->p[n];
+  const double delta = 1.0;
+  s->kk = bmat_pick_k(b, s->y, s->t);
+  SuiteSparse_long st = umfpack_dl_symbolic(n, n, b->p, b->i, b->x, &f->sym, f->control, f->info);
+  if (st != UMFPACK_OK) return hy_err(HY_ENUMERIC, "UMFPACK symbolic analysis of B failed (status %ld)", (long)st);
+  /* Numeric->Memory at the size of AMD's estimate of nnz(L + U) (in 8-byte units): UMFPACK's
+   * default first allocation is too small for this LU (N = 20k..1M: one costly reallocation
+   * of everything and one garbage collection); the estimate is ~2x the peak it reaches. */
+  if (f->info[UMFPACK_SYMMETRIC_LUNZ] > 0) f->control[UMFPACK_ALLOC_INIT] = -f->info[UMFPACK_SYMMETRIC_LUNZ];
+  e->t_analyze = MPI_Wtime() - t0;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    int64_t kk = s->kk;
+    memcpy(f->cx, b->x, (size_t)nnzb * sizeof *f->cx);
+    for (int64_t a = b->p[kk]; a < b->p[kk + 1]; a++) if (b->i[a] == kk) f->cx[a] += delta;
+    double tn = MPI_Wtime();
+    st = umfpack_dl_numeric(b->p, b->i, f->cx, f->sym, &f->num, f->control, f->info);
+    e->t_numeric += MPI_Wtime() - tn;
+    if (st != UMFPACK_OK && st != UMFPACK_WARNING_singular_matrix)
+      return hy_err(st == UMFPACK_ERROR_out_of_memory ? HY_ESYS : HY_ENUMERIC, "UMFPACK LU of B failed (status %ld)", (long)st);
+    int64_t next = (kk + n / 3 + 1) % n;
+    if (st == UMFPACK_OK) {
+      tn = MPI_Wtime();
+      int rc = lu_extract(f, n, s->p);
+      e->t_extract += MPI_Wtime() - tn;
+      if (rc) return rc;
+      /* q = C^-T e_k: the left null vector of B, up to scale */
+      double *q = s->q;
+      memset(s->y, 0, (size_t)n * sizeof *s->y);
+      s->y[kk] = 1.0;
+      lu_solve(f, 0, 1, s->y, q);
+      double qn = 0, qmax = 0;
+      for (int64_t i = 0; i < n; i++) {
+        qn += q[i] * q[i];
+        if (fabs(q[i]) > qmax) { qmax = fabs(q[i]); next = i; }
+      }
+      if (isfinite(qn) && qn > 0 && fabs(q[kk]) >= 0.1 * sqrt(qn / (double)n)) {
+        qn = 1.0 / sqrt(qn);
+        for (int64_t i = 0; i < n; i++) q[i] *= qn;
+        return HY_OK;
+      }
+      if (!isfinite(qn)) next = (kk + n / 3 + 1) % n;
+    }
+    if (attempt == 1) break;
+    if (f->num) umfpack_dl_free_numeric(&f->num);
+    s->kk = next;
+  }
+  return hy_err(HY_ENUMERIC, "B = I - W: B + e_k e_k^T singular or ill-conditioned for two k (last k = %lld): "
+                "W's rows are degenerate", (long long)s->kk);
+}
+
+/* Convergence of pairs 1..nev-1 (pair 0 is the constant vector, lam0/res0): residuals of
+ * the Ritz pairs in v, mv; returns the count of leading converged pairs.  Local. */
+static int bsvd_converged(const bsvd_ws *s, int64_t n, int nev, double tol, double lam0, double res0, lle_eig *e) {
+  e->val[0] = lam0;
+  e->res[0] = res0;
+  int conv = res0 <= tol * e->normm;
+  for (int j = 1; conv == j && j < nev; j++) {
+    double sum = 0;
+    for (int64_t r = 0; r < n; r++) {
+      double d = s->mv[(size_t)(j - 1) * n + r] - s->theta[j - 1] * s->v[(size_t)(j - 1) * n + r];
+      sum += d * d;
+    }
+    e->res[j] = sqrt(sum);
+    e->val[j] = s->theta[j - 1];
+    if (e->res[j] <= tol * e->normm) conv++;
+  }
+  return conv;
+}
+
+/* Subspace iteration V <- M^+ V = P_e C^-1 P_q C^-T V with Rayleigh-Ritz on M = B^T B.  Local. */
+static int bsvd_iterate(const lle_eig_in *in, bsvd_ws *s, double lam0, double res0, lle_eig *e) {
+  int64_t n = in->n;
+  int p = s->p, nn = (int)n;
+  double d1 = 1, d0 = 0;
+  HY_CALL(lle_orthonormalise(n, p, s->v));
+  for (int it = 1; it <= in->maxit; it++) {
+    double ts = MPI_Wtime();
+    lu_solve(&s->f, 0, p, s->v, s->tmp);
+    project_out(n, p, s->tmp, s->q);
+    lu_solve(&s->f, 1, p, s->tmp, s->v);
+    e->t_solve += MPI_Wtime() - ts;
+    project_out(n, p, s->v, NULL);
+    HY_CALL(lle_orthonormalise(n, p, s->v));
+    /* Rayleigh-Ritz with M = B^T B: H = V^T M V */
+    bmat_btb_par(&s->b, s->f.nthreads, p, s->v, s->mv, s->tmp);
+    double *h = s->h;
+    dgemm_("T", "N", &p, &p, &nn, &d1, s->v, &nn, s->mv, &nn, &d0, h, &p, 1, 1);
+    for (int i = 0; i < p; i++)
+      for (int j = 0; j < i; j++) {
+        double a = 0.5 * (h[(size_t)j * p + i] + h[(size_t)i * p + j]);
+        h[(size_t)j * p + i] = h[(size_t)i * p + j] = a;
+      }
+    HY_CALL(lle_small_eig(p, h, s->theta));
+    double *sw;   /* V <- V Y, MV <- MV Y through tmp, by pointer swaps */
+    dgemm_("N", "N", &nn, &p, &p, &d1, s->v, &nn, h, &p, &d0, s->tmp, &nn, 1, 1);
+    sw = s->v; s->v = s->tmp; s->tmp = sw;
+    dgemm_("N", "N", &nn, &p, &p, &d1, s->mv, &nn, h, &p, &d0, s->tmp, &nn, 1, 1);
+    sw = s->mv; s->mv = s->tmp; s->tmp = sw;
+    e->converged = bsvd_converged(s, n, in->nev, in->tol, lam0, res0, e);
+    e->iters = it;
+    if (e->converged == in->nev) break;
+  }
+  memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);
+  for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
+  return bmat_residuals(&s->b, s->f.nthreads, e);
+}
+
+/* Free bsvd's state.  Local. */
+static void bsvd_free(bsvd_ws *s) {
+  lu_free(&s->f);
+  bmat_free(&s->b);
+  free(s->v); free(s->mv); free(s->h); free(s->theta); free(s->tmp); free(s->q); free(s->y); free(s->t);
+}
+
+/* Subspace iteration with M^+ from an LU of B (see above); ||M||_1, pair 0 and the start block
+ * on a second thread during the analysis and the LU, whose error (its own record) is handed to
+ * this thread after the join.  Local. */
+static int bsvd_solve(const lle_eig_in *in, lle_eig *e) {
+  int64_t n = in->n;
+  memset(e, 0, sizeof *e);
+  if (n > INT32_MAX) return hy_err(HY_EUSAGE, "n = %lld exceeds the LAPACK 32-bit limit", (long long)n);
+  if (in->nev < 1 || in->nev >= n) return hy_err(HY_EUSAGE, "%d eigenpairs of an n = %lld matrix", in->nev, (long long)n);
+  double t0 = MPI_Wtime();
+  bsvd_ws s;
+  HY_CALL(bsvd_setup(in, &s, e));
+  bsvd_prep prep = { &s.b, s.p, HY_OK, in->seed, s.v, e->vec, s.mv, s.tmp, 0, 0, 0, "" };
+  pthread_t prep_th;
+  int prep_started = pthread_create(&prep_th, NULL, bsvd_prep_run, &prep) == 0;
+  if (!prep_started) bsvd_prep_run(&prep);
+  int rc = bsvd_factor(&s, e, t0);
+  if (prep_started) pthread_join(prep_th, NULL);
+  if (rc == HY_OK && prep.rc != HY_OK)
+    rc = prep_started ? hy_err(prep.rc, "%s", prep.msg) : prep.rc;  /* run here: recorded here */
+  e->t_factor = MPI_Wtime() - t0;
+  e->lnz = s.f.info[UMFPACK_LNZ] + s.f.info[UMFPACK_UNZ];
+  e->flops = s.f.info[UMFPACK_FLOPS];
+  e->ordering = (int)s.f.info[UMFPACK_ORDERING_USED];
+  e->shift = 0;
+  snprintf(e->method, sizeof e->method, "UMFPACK LU of B + e_k e_k^T, ordering %s", s.ordname);
+  t0 = MPI_Wtime();
+  e->normm = prep.normm;
+  if (rc == HY_OK) rc = bsvd_iterate(in, &s, prep.lam0, prep.res0, e);
+  e->t_iter = MPI_Wtime() - t0;
+  bsvd_free(&s);
+  if (rc != HY_OK) lle_eig_free(e);
+  return rc;
+}
+
+const lle_eigsolver lle_eig_bsvd_solver = {
+  .name = "bsvd", .needs_m = 0, .solve = bsvd_solve, .report = lle_report_eig_lu,
+  /* bsvd deflates one null vector of I - W; a kNN graph in several pieces has more (M then
+   * has several zero eigenvalues), C stays singular and the iteration stalls.  Its
+   * convergence rate is shift-invert's, so 50 iterations without convergence (normal runs:
+   * 2-4) or a singular C mean that: shift-invert, whose shift handles any null space, takes
+   * over. */
+  .fallback = "shift-invert", .stall_iters = 50, .stall_why = "several null vectors of I - W?",
+};

@@ -1,0 +1,87 @@
+/* lle_load.c - stage "data" of lle: the points on every rank (generated identically on every
+ * rank, or read by rank 0 and broadcast), lifted to ambient_dim, written to output.points. */
+#include "lle.h"
+#include "io/io.h"
+#include "runtime/rng.h"
+
+#include <stdlib.h>
+
+/* Rank 0 reads the file, every rank receives the points.  Collective. */
+static int lle_load_file(hy_ctx *ctx, const lle_opts *o, lle_data *d) {
+  int rc = HY_OK;
+  long long hdr[3] = { 0, 0, 0 };
+  if (ctx->rank == 0) {   /* rank 0's file, agreed right after */
+    rc = lle_read_points(o->file, o->color_last, d);
+    if (rc == HY_OK) { hdr[0] = d->n; hdr[1] = d->dim; }
+  }
+  HY_CALL(hy_agree(ctx->comm, rc));
+  HY_MPI(MPI_Bcast(hdr, 3, MPI_LONG_LONG, 0, ctx->comm));
+  if (ctx->rank != 0) {
+    d->n = hdr[0];
+    d->dim = (int)hdr[1];
+    HY_MALLOC(d->x, (size_t)d->n * d->dim);
+    HY_MALLOC(d->t, (size_t)d->n);
+  }
+  const size_t chunk = (size_t)1 << 27;
+  size_t tot = (size_t)d->n * d->dim;
+  for (size_t off = 0; off < tot; off += chunk)
+    HY_MPI(MPI_Bcast(d->x + off, (int)(tot - off < chunk ? tot - off : chunk), MPI_DOUBLE, 0, ctx->comm));
+  for (size_t off = 0; off < (size_t)d->n; off += chunk)
+    HY_MPI(MPI_Bcast(d->t + off, (int)((size_t)d->n - off < chunk ? (size_t)d->n - off : chunk), MPI_DOUBLE, 0, ctx->comm));
+  return HY_OK;
+}
+
+/* Write the points and their colour as CSV (header x1..xD,t), atomically.  Local. */
+static int lle_write_points(const char *path, const lle_data *d) {
+  char tmp[4096];
+  FILE *f = NULL;
+  HY_CALL(io_atomic_open(path, tmp, sizeof tmp, &f));
+  for (int c = 0; c < d->dim; c++) fprintf(f, "x%d,", c + 1);
+  fprintf(f, "t\n");
+  int ok = 1;
+  for (int64_t i = 0; ok && i < d->n; i++) {
+    for (int c = 0; c < d->dim; c++) fprintf(f, "%.17g,", d->x[i * d->dim + c]);
+    ok = fprintf(f, "%.17g\n", d->t[i]) > 0;
+  }
+  HY_CALL(io_atomic_commit(path, tmp, f, ok));
+  return ok ? HY_OK : hy_err(HY_ESYS, "%s: write failed", path);
+}
+
+/* Uniform points in [0,1)^D (KNN benchmarks), the colour their first coordinate.  Local. */
+static void lle_gen_uniform(lle_data *d, int64_t n, int D, uint32_t seed) {
+  d->n = n;
+  d->dim = D;
+  HY_MALLOC(d->x, (size_t)n * D);
+  HY_MALLOC(d->t, (size_t)n);
+  for (int64_t i = 0; i < n * D; i++) d->x[i] = hy_rand_u01(seed, 0x4e11, (uint64_t)i);
+  for (int64_t i = 0; i < n; i++) d->t[i] = d->x[i * D];
+}
+
+/* The points of the run into info->data.  Collective. */
+int lle_load(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
+  lle_data *d = &info->data;
+  hy_phase_begin(ctx, "data");
+  if (o->dataset == LLE_FILE) {
+    HY_CALL(lle_load_file(ctx, o, d));
+  } else if (o->dataset == LLE_UNIFORM) {
+    lle_gen_uniform(d, o->n, o->ambient_dim ? o->ambient_dim : 3, o->seed);
+  } else {
+    HY_LOCAL(o->dataset == LLE_SWISSROLL ? lle_gen_swissroll(d, o->n, o->noise, o->seed)
+                                         : lle_gen_scurve(d, o->n, o->noise, o->seed));
+  }
+  if (o->ambient_dim > 0 && o->dataset != LLE_UNIFORM) {   /* the same data on every rank */
+    if (o->ambient_dim < d->dim)
+      return hy_err(HY_EUSAGE, "lle.ambient_dim = %d is below the data dimension %d", o->ambient_dim, d->dim);
+    HY_LOCAL(lle_lift(d, o->ambient_dim, o->seed));
+  }
+  hy_phase_end(ctx, "data");
+  if (o->out_points[0]) {
+    int rc = ctx->rank == 0 ? lle_write_points(o->out_points, d) : HY_OK;
+    HY_CALL(hy_agree(ctx->comm, rc));
+  }
+  if (o->k >= d->n)
+    return hy_err(HY_EINPUT, "lle.k = %d neighbours need more than %lld points (the data has %lld)", o->k,
+                  (long long)o->k, (long long)d->n);
+  if (d->n > INT32_MAX) return hy_err(HY_EINPUT, "%lld points exceed 2^31 - 1", (long long)d->n);
+  return HY_OK;
+}

@@ -1,0 +1,115 @@
+/* lle_report.c - everything lle prints (rank 0), its figures for the results record and the
+ * verdict, from the lle_info the stages filled; numerics stay testable without stdout. */
+#include "lle.h"
+#include "lle_eig.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* The data line.  Call on every rank. */
+void lle_report_data(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
+  hy_printf0(ctx, "lle: %s, n = %lld points in %d dimensions, k = %d, d = %d, reg = %g\n",
+             o->dataset_name, (long long)info->data.n, info->data.dim, o->k, o->dim, o->reg);
+}
+
+/* The neighbour search and graph lines and metrics; the stage-only figures.  Call on every
+ * rank. */
+void lle_report_build(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
+  int64_t n = info->data.n;
+  hy_printf0(ctx, "lle: neighbours by %s (%s), weights on %s, %d rank(s) with query blocks\n",
+             info->use_kd ? "kdtree" : "brute force", info->knn_how, ctx->be.name, ctx->size);
+  hy_printf0(ctx, "lle: knn graph digest %016llx, %lld zero-distance neighbour(s) (duplicates), "
+             "%lld point(s) with a singular local Gram matrix\n", (unsigned long long)info->graph_digest,
+             (long long)info->ndup, (long long)info->nbad);
+  hy_metric_str(ctx, "knn", info->use_kd ? "kdtree" : "brute");
+  hy_metric_int(ctx, "duplicate_neighbours", info->ndup);
+  hy_metric_int(ctx, "singular_gram", info->nbad);
+  if (o->stage == LLE_STAGE_ALL) return;
+  double tk = info->t_knn;
+  hy_printf0(ctx, "lle: stage %s: knn %.6f s (%.3g queries/s), weights %.6f s, knn+weights %.6f s "
+             "(slowest rank)\n", o->stage_name, tk, n / (tk > 0 ? tk : 1e-30), info->t_weights, tk + info->t_weights);
+  hy_metric_num(ctx, "knn_seconds", tk);
+  hy_metric_num(ctx, "weights_seconds", info->t_weights);
+}
+
+/* bsvd's lines: the LU and its parts.  Local (rank 0). */
+void lle_report_eig_lu(const hy_ctx *ctx, const char *label, const lle_eig *e) {
+  hy_printf0(ctx, "lle: eigensolver %s (%s): factorisation %.3f s (analysis %.3f s; nnz(L+U) %.4g, "
+             "%.4g flops, BLAS threads %d), %d iteration(s) %.3f s, ||M||_1 = %.4g\n",
+             label, e->method, e->t_factor, e->t_analyze, e->lnz, e->flops, e->blas_threads, e->iters,
+             e->t_iter, e->normm);
+  hy_printf0(ctx, "lle: bsvd parts: B and symbolic analysis %.3f s, numeric LU %.3f s, factor extraction %.3f s, "
+             "block solves %.3f s of the iterations (%d threads)\n", e->t_analyze, e->t_numeric,
+             e->t_extract, e->t_solve, e->solve_threads);
+}
+
+/* shift-invert's and dense's line: the shift and the factorisation.  Local (rank 0). */
+void lle_report_eig_chol(const hy_ctx *ctx, const char *label, const lle_eig *e) {
+  hy_printf0(ctx, "lle: eigensolver %s: shift %.3g, factorisation %.3f s (analysis %.3f s; nnz(L) %.4g, "
+             "%.4g flops, ordering %d, BLAS threads %d), %d iteration(s) %.3f s, ||M||_1 = %.4g\n",
+             label, e->shift, e->t_factor, e->t_analyze, e->lnz, e->flops,
+             e->ordering, e->blas_threads, e->iters, e->t_iter, e->normm);
+}
+
+/* M, the fallback, the solver's lines, the eigenpairs table and metrics, the embedding
+ * digest.  Local (rank 0). */
+void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
+  const lle_eig *e = &info->eig;
+  int64_t n = info->data.n;
+  if (info->m_first)
+    hy_printf0(ctx, "lle: M = (I - W)^T (I - W): %lld x %lld, %lld nonzeros\n", (long long)n, (long long)n,
+               (long long)info->m.nnz);
+  if (info->fallback_msg[0]) hy_printf0(ctx, "%s", info->fallback_msg);
+  if (info->perturbed)
+    hy_printf0(ctx, "lle: [debug] perturb = %g: eigenvectors perturbed after the solve, residuals recomputed\n",
+               ctx->debug.perturb);
+  info->solver->report(ctx, info->solver_label, e);
+  hy_printf0(ctx, "lle: CPU time of this process: assemble %.3f s, eigen %.3f s\n", info->cpu_assemble, info->cpu_eigen);
+  hy_metric_num(ctx, "eigen_cpu_seconds", info->cpu_eigen);
+  hy_printf0(ctx, "  %3s %24s %12s %12s\n", "j", "eigenvalue", "residual", "res/||M||");
+  char buf[2048];
+  int pos = snprintf(buf, sizeof buf, "[");
+  for (int j = 0; j < o->nev; j++) {
+    hy_printf0(ctx, "  %3d %24.16e %12.3e %12.3e%s\n", j, e->val[j], e->res[j], e->res[j] / e->normm,
+               j == 0 ? "  (constant vector, dropped)" : "");
+    pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "%s{\"lambda\": %.17g, \"residual\": %.6g}", j ? ", " : "",
+                    e->val[j], e->res[j]);
+  }
+  snprintf(buf + pos, sizeof buf - (size_t)pos, "]");
+  hy_metric_json(ctx, "eigenpairs", buf);
+  hy_metric_int(ctx, "eigen_iterations", e->iters);
+  hy_metric_num(ctx, "eigen_shift", e->shift);
+  hy_metric_num(ctx, "normM", e->normm);
+  if (info->m.nnz) hy_metric_int(ctx, "nnz_M", info->m.nnz);
+  hy_metric_num(ctx, "eigen_factor_seconds", e->t_factor);
+  hy_metric_num(ctx, "eigen_iter_seconds", e->t_iter);
+  hy_printf0(ctx, "lle: embedding digest %016llx\n", (unsigned long long)info->emb_digest);
+}
+
+/* The trustworthiness line and metric.  Local (rank 0). */
+void lle_report_trust(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
+  if (!info->have_trust) return;
+  hy_printf0(ctx, "lle: trustworthiness %.6f (n_neighbors = %d, %s)\n", info->trust, o->trust_k,
+             info->data.n <= o->trust_sample ? "all points" : "seeded sample of query points");
+  hy_metric_num(ctx, "trustworthiness", info->trust);
+}
+
+/* The record's validation and the last line.  Collective. */
+int lle_report_verdict(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
+  if (o->stage != LLE_STAGE_ALL) {
+    hy_validation(ctx, "stage only (no eigenproblem)", 0, 0, 1);
+    hy_verdict(ctx, "lle: stage %s only, %d rank(s)", o->stage_name, ctx->size);
+    return HY_OK;
+  }
+  int passed = info->passed;
+  double worst = info->worst;
+  HY_MPI(MPI_Bcast(&passed, 1, MPI_INT, 0, ctx->comm));
+  HY_MPI(MPI_Bcast(&worst, 1, MPI_DOUBLE, 0, ctx->comm));
+  hy_validation(ctx, "max eigen-residual / ||M||_1", worst, o->tol, passed);
+  if (!passed) {
+    hy_verdict(ctx, "lle: eigenpairs not converged: max ||M v - lambda v|| / ||M||_1 = %.3e > %.1e", worst, o->tol);
+    return HY_EVALID;
+  }
+  hy_verdict(ctx, "lle: %d eigenpairs converged, max ||M v - lambda v|| / ||M||_1 = %.3e <= %.1e", o->nev, worst, o->tol);
+  return HY_OK;
+}

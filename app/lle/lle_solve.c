@@ -1,0 +1,72 @@
+/* lle_solve.c - stages "assemble" and "eigen" of lle (rank 0): M = (I - W)^T (I - W) where the
+ * chosen eigensolver or output.matrix needs it, then the nev smallest eigenpairs through the
+ * eigensolver table (lle_eig.h), the solver's fallback taking over where it stalls. */
+#include "lle.h"
+#include "lle_eig.h"
+
+#include <stdio.h>
+#include <time.h>
+
+/* CPU seconds of this process (the phase table is wall time; on a shared machine the two
+ * differ).  Local. */
+static double lle_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Run solver s; where it stalls (no convergence in stall_iters iterations while maxit allows
+ * more) or meets HY_ENUMERIC, its fallback runs with the full maxit (M assembled for it if
+ * needed) and the reason goes to info->fallback_msg.  Local. */
+static int lle_eig_with_fallback(const lle_eigsolver *s, lle_eig_in *in, lle_info *info) {
+  lle_eig_in first = *in;
+  if (s->fallback && first.maxit > s->stall_iters) first.maxit = s->stall_iters;
+  info->solver = s;
+  snprintf(info->solver_label, sizeof info->solver_label, "%s", s->name);
+  int rc = s->solve(&first, &info->eig);
+  int stalled = rc == HY_OK && info->eig.converged < in->nev && in->maxit > first.maxit;
+  if (!s->fallback || !(stalled || rc == HY_ENUMERIC)) return rc;
+  if (stalled)
+    snprintf(info->fallback_msg, sizeof info->fallback_msg,
+             "lle: %s: %d of %d eigenpairs after %d iterations (%s): falling back to %s\n", s->name,
+             info->eig.converged, in->nev, first.maxit, s->stall_why, s->fallback);
+  else
+    snprintf(info->fallback_msg, sizeof info->fallback_msg, "lle: %s: %s: falling back to %s\n", s->name,
+             hy_err_msg(), s->fallback);
+  hy_err_clear();
+  lle_eig_free(&info->eig);
+  const lle_eigsolver *fb = lle_eigsolver_find(s->fallback);
+  if (fb->needs_m && !info->m.nnz) HY_CALL(lle_build_m(in->n, in->k, in->nbr, in->w, &info->m));
+  in->m = &info->m;
+  info->solver = fb;
+  snprintf(info->solver_label, sizeof info->solver_label, "%s (fallback)", fb->name);
+  return fb->solve(in, &info->eig);
+}
+
+/* M where needed, output.matrix, the eigenpairs.  Local (rank 0). */
+int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
+  int64_t n = info->data.n;
+  const lle_eigsolver *s = lle_eigsolver_find(o->eigensolver);
+  if (!s) return hy_err(HY_EUSAGE, "lle.eigensolver = %s: no such solver", o->eigensolver);
+  double cpu0 = lle_cpu();
+  if (s->needs_m || o->out_matrix[0]) {   /* bsvd never needs M itself */
+    hy_phase_begin(ctx, "assemble");
+    HY_CALL(lle_build_m(n, o->k, info->nbr, info->w, &info->m));
+    hy_phase_end(ctx, "assemble");
+    info->m_first = 1;
+  }
+  info->cpu_assemble = lle_cpu() - cpu0;
+  if (o->out_matrix[0]) HY_CALL(io_write_csr(o->out_matrix, &info->m, "lle: M = (I - W)^T (I - W)"));
+  lle_eig_in in = {
+    .n = n, .k = o->k, .nbr = info->nbr, .w = info->w, .m = &info->m, .nev = o->nev, .tol = o->tol,
+    .maxit = o->maxit, .seed = o->seed, .ordering = o->ordering, .chol_ordering = o->chol_ordering,
+    .chol_supernodal = o->chol_supernodal, .threads = o->threads,
+  };
+  cpu0 = lle_cpu();
+  hy_phase_begin(ctx, "eigen");
+  hy_debug_point(ctx, "eigen");
+  int rc = lle_eig_with_fallback(s, &in, info);
+  hy_phase_end(ctx, "eigen");
+  info->cpu_eigen = lle_cpu() - cpu0;
+  return rc;
+}
