@@ -13,7 +13,8 @@ sort_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR MODE [
                    output file
   gpu              CUDA against host: every type, local variant (merge with the seed's
                    levels only and with merge path, radix), payload, at 1 and 2 ranks: the
-                   same bytes; CUB's line printed
+                   same bytes; CUB's line printed; a float file of -0.0/+0.0/repeats on CUDA
+                   equal to numpy's stable sort (keys and indices); qsort refused on CUDA
 Exit 0 pass, 1 fail.
 """
 import argparse, json, os, re, subprocess, sys
@@ -206,6 +207,20 @@ def mode_gpu(a):
                         fail("%s: cuda output differs from host" % tag)
                     elif len(blobs) == 2:
                         print("ok   %s: cuda == host" % tag)
+    # -0.0 and +0.0 (equal under <, kept in index order) and repeats from a file
+    rng = np.random.default_rng(4)
+    x = rng.choice(np.array([-0.0, 0.0, 1.5, -2.25]), size=300007).astype("<f4")
+    path = os.path.join(a.workdir, "zeros.npy")
+    np.save(path, x)
+    for loc in ("radix", "merge"):
+        for np_ in (1, 2):
+            sub = os.path.join(a.workdir, "zeros_%s_%d" % (loc, np_))
+            out = run(a, np_, ["run.workload=sort", "run.backend=cuda", "sort.distribution=file", "sort.file=" + path,
+                               "sort.local=" + loc, "sort.payload=index", "output.sort_keys=k.npy", "output.sort_index=i.npy"], sub)
+            if "PASSED: sort" in out:
+                check_sorted("zeros.npy cuda local=%s np=%d" % (loc, np_), x, np.load(os.path.join(sub, "k.npy")),
+                             np.load(os.path.join(sub, "i.npy")))
+                print("ok   zeros.npy cuda local=%s np=%d: == numpy stable sort" % (loc, np_))
     out = run(a, 1, ["run.workload=sort", "run.backend=cuda", "sort.local=qsort"], os.path.join(a.workdir, "qsort"), want_exit=1)
     if "sort.local = qsort is not available on the cuda backend" not in out:
         fail("local = qsort on cuda: no message")
@@ -221,6 +236,7 @@ def main():
     ap.add_argument("--type", default="int32")
     ap.add_argument("mode", choices=["ranks", "files", "gpu"])
     a = ap.parse_args()
+    a.hybrid = os.path.abspath(a.hybrid)
     {"ranks": mode_ranks, "files": mode_files, "gpu": mode_gpu}[a.mode](a)
     print("FAILED: %d check(s)" % len(FAILS) if FAILS else "PASSED: sort %s" % a.mode)
     return 1 if FAILS else 0

@@ -41,6 +41,11 @@ foreach(np 1 2)
     RUNCASE --json-field metrics.multiset_preserved=0
     ARGS run.workload=sort sort.n=50021 sort.type=double debug.perturb=0.25)
 endforeach()
+# a perturbation too small to break the order: only the multiset digest can see it
+hy_case(NAME sort_perturb_digest_only RANKS 2 EXIT 4 JSON
+  EXPECT "^FAILED: sort: 0 key\\(s\\) out of order, 0 tie\\(s\\) out of index order, 0 boundary\\(ies\\) out of order, multiset changed"
+  RUNCASE --json-field metrics.multiset_preserved=0 --json-field metrics.inversions=0
+  ARGS run.workload=sort sort.n=50021 sort.type=double sort.payload=index debug.perturb=1e-9)
 # one rank fails inside the sort stage: the job ends within 10 s with its code
 foreach(np 2 3)
   hy_case(NAME sort_fail_stage_np${np} RANKS ${np} EXIT 3 TIMEOUT 30
