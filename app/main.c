@@ -18,10 +18,13 @@ static void print_help(void) {
   printf("hybrid %s (%s): one MPI executable, one rank per GPU\n\n"
          "usage: mpiexec -n N hybrid [CONFIG.ini] [section.key=value ...]\n"
          "       hybrid --help | --version | --inspect FILE\n\n"
-         "Without CONFIG, the embedded default configuration of the first workload runs.\n"
-         "section.key=value arguments override the file.  --inspect reads a matrix or vector\n"
-         "file (Matrix Market, optionally gzip'ed, or PETSc binary) and prints its size.\n\n"
-         "workloads ([run] workload = NAME):\n", hy_version(), hy_git_id());
+         "Without CONFIG, the embedded default configuration of the first registered workload\n"
+         "(%s) runs; keys of other workloads given with it are not read (a warning names them).\n"
+         "A CONFIG that names no [run] workload runs '%s'.  section.key=value arguments\n"
+         "override the file.  --inspect reads a matrix or vector file (Matrix Market,\n"
+         "optionally gzip'ed, or PETSc binary) and prints its size.\n\n"
+         "workloads ([run] workload = NAME):\n", hy_version(), hy_git_id(), hy_workloads[0]->name,
+         cfg_default("run.workload"));
   for (int i = 0; hy_workloads[i]; i++)
     printf("  %-10s %s\n", hy_workloads[i]->name, hy_workloads[i]->summary);
   printf("\nsections and keys (type, default, allowed values):\n");
@@ -94,6 +97,55 @@ static int config_from_args(hy_cfg *cfg, int argc, char **argv) {
   return HY_OK;
 }
 
+/* The core's keys ([run], [output], [debug]) into ctx, read once; the selected workload and
+ * whether a record is wanted.  Local. */
+static void core_opts_from_cfg(const hy_cfg *c, hy_ctx *ctx, const hy_workload **wl, int *record) {
+  *wl = hy_workload_find(cfg_str(c, "run.workload"));
+  snprintf(ctx->backend, sizeof ctx->backend, "%s", cfg_str(c, "run.backend"));
+  snprintf(ctx->out_dir, sizeof ctx->out_dir, "%s", cfg_str(c, "output.dir"));
+  *record = cfg_bool(c, "output.record");
+  ctx->progress_interval = (int)cfg_int(c, "run.progress");
+  ctx->debug.fail_rank = (int)cfg_int(c, "debug.fail_rank");
+  ctx->debug.fail_code = (int)cfg_int(c, "debug.fail_code");
+  snprintf(ctx->debug.fail_stage, sizeof ctx->debug.fail_stage, "%s", cfg_str(c, "debug.fail_stage"));
+  ctx->debug.perturb = cfg_real(c, "debug.perturb");
+  ctx->debug.host_coll = cfg_bool(c, "debug.host_coll");
+}
+
+/* Keys set that the workload does not read: ctx->unused_keys_json (always an array) and, on
+ * rank 0, one warning naming each with where it was set.  Local (every rank holds the same
+ * configuration). */
+static void unused_keys(hy_ctx *ctx, const hy_workload *wl) {
+  const hy_cfg *c = ctx->cfg;
+  int *idx = NULL;
+  HY_MALLOC(idx, c->nkeys);
+  int n = cfg_unused(c, wl->keys, idx, c->nkeys);
+  size_t cap = 16 + (size_t)n * 160;
+  char *json = NULL, *msg = NULL;
+  HY_MALLOC(json, cap);
+  HY_MALLOC(msg, cap + (size_t)n * 1100);
+  size_t lj = (size_t)snprintf(json, cap, "[");
+  size_t lm = 0;
+  msg[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    const cfg_key *k = c->keys[idx[i]];
+    char name[160], where[1100];
+    snprintf(name, sizeof name, "%s.%s", k->section, k->key);
+    lj += (size_t)snprintf(json + lj, cap - lj, "%s\"%s\"", i ? ", " : "", name);
+    lm += (size_t)sprintf(msg + lm, "%s%s (%s)", i ? ", " : "", name,
+                          cfg_where(c, name, where, sizeof where));
+  }
+  snprintf(json + lj, cap - lj, "]");
+  if (n && ctx->rank == 0) {
+    fprintf(stderr, "hybrid: warning: %d key(s) set but not read by workload %s: %s\n", n,
+            wl->name, msg);
+    fflush(stderr);
+  }
+  ctx->unused_keys_json = json;
+  free(msg);
+  free(idx);
+}
+
 /* Print the final line, and the error on stderr.  Local (rank 0). */
 static void final_line(const hy_ctx *ctx, int rc) {
   if (ctx->rank != 0) return;
@@ -110,6 +162,61 @@ static void final_line(const hy_ctx *ctx, int rc) {
   fflush(stderr);
 }
 
+/* --help, --version, --inspect: handled here (1, with the exit code in *rc), else 0.  Collective. */
+static int early_options(int argc, char **argv, MPI_Comm comm, int rank, int *rc) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      if (rank == 0) print_help();
+      *rc = 0;
+      return 1;
+    }
+    if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
+      if (rank == 0) printf("hybrid %s (git %s)\n", hy_version(), hy_git_id());
+      *rc = 0;
+      return 1;
+    }
+    if (!strcmp(argv[i], "--inspect")) {
+      if (i + 1 < argc) *rc = inspect(comm, rank, argv[i + 1]);
+      else {
+        if (rank == 0) fprintf(stderr, "hybrid: error: --inspect needs a FILE\n");
+        *rc = HY_EUSAGE;
+      }
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The record (rank 0) and the last line; the exit code every rank returns.  Collective. */
+static int finish(hy_ctx *ctx, const hy_workload *wl, int rc, int want_record) {
+  char *devices = NULL, *phases = NULL;
+  if (ctx->be.ops) {
+    if (rt_devices_json(ctx, &devices) != HY_OK) hy_abort_recorded(HY_ESYS);
+    if (rt_phases_json(ctx, &phases, 1) != HY_OK) hy_abort_recorded(HY_ESYS);
+  }
+  if (ctx->rank == 0 && want_record) {
+    char path[1400];
+    char errmsg[2100] = "";
+    if (rc != HY_OK && rc != HY_EVALID) snprintf(errmsg, sizeof errmsg, "%s", hy_err_msg());
+    hy_err_clear(); /* the record's own error must not hide behind the run's (first wins) */
+    int wrc = rt_record_write(ctx, wl->name, rc, devices, phases, errmsg, path, sizeof path);
+    if (wrc == HY_OK) printf("record: %s\n", path);
+    if (wrc != HY_OK && rc == HY_OK) {
+      rc = wrc; /* final_line prints the record's error (once), not the passed verdict */
+      ctx->verdict[0] = '\0';
+    } else {
+      if (wrc != HY_OK) fprintf(stderr, "hybrid: error: %s\n", hy_err_msg());
+      hy_err_clear();
+      if (errmsg[0]) hy_err(rc, "%s", errmsg); /* the run's error again, for final_line */
+    }
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, ctx->comm);
+  final_line(ctx, rc);
+  free(devices);
+  free(phases);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
     fprintf(stderr, "hybrid: MPI_Init failed\n");
@@ -117,26 +224,11 @@ int main(int argc, char **argv) {
   }
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  int rank;
+  int rank, rc = HY_OK;
   MPI_Comm_rank(comm, &rank);
-
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      if (rank == 0) print_help();
-      MPI_Finalize();
-      return 0;
-    }
-    if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
-      if (rank == 0) printf("hybrid %s (git %s)\n", hy_version(), hy_git_id());
-      MPI_Finalize();
-      return 0;
-    }
-    if (!strcmp(argv[i], "--inspect")) {
-      int rc = i + 1 < argc ? inspect(comm, rank, argv[i + 1])
-                            : (rank == 0 ? fprintf(stderr, "hybrid: error: --inspect needs a FILE\n") : 0, HY_EUSAGE);
-      MPI_Finalize();
-      return rc;
-    }
+  if (early_options(argc, argv, comm, rank, &rc)) {
+    MPI_Finalize();
+    return rc;
   }
 
   hy_cfg cfg;
@@ -148,7 +240,6 @@ int main(int argc, char **argv) {
   ctx.rank = rank;
 
   /* rank 0 reads and checks the configuration, the verdict is shared, then the values */
-  int rc = HY_OK;
   if (rank == 0) rc = config_from_args(&cfg, argc, argv);
   else rc = cfg_init(&cfg);
   MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
@@ -162,18 +253,11 @@ int main(int argc, char **argv) {
     return rc;
   }
   if (cfg_bcast(&cfg, comm) != HY_OK) hy_abort_recorded(HY_ESYS);
-
-  const hy_workload *wl = hy_workload_find(cfg_str(&cfg, "run.workload"));
-  snprintf(ctx.out_dir, sizeof ctx.out_dir, "%s", cfg_str(&cfg, "output.dir"));
-  ctx.progress_interval = (int)cfg_int(&cfg, "run.progress");
-  ctx.debug.fail_rank = (int)cfg_int(&cfg, "debug.fail_rank");
-  ctx.debug.fail_code = (int)cfg_int(&cfg, "debug.fail_code");
-  snprintf(ctx.debug.fail_stage, sizeof ctx.debug.fail_stage, "%s", cfg_str(&cfg, "debug.fail_stage"));
-  ctx.debug.perturb = cfg_real(&cfg, "debug.perturb");
-  ctx.debug.host_coll = cfg_bool(&cfg, "debug.host_coll");
+  const hy_workload *wl;
+  int want_record;
+  core_opts_from_cfg(&cfg, &ctx, &wl, &want_record);
 
   rc = rt_topology(&ctx);
-  int want_record = cfg_bool(&cfg, "output.record");
   if (rc == HY_OK && want_record) {
     rc = rt_record_dir_check(&ctx);
     if (rc != HY_OK) want_record = 0; /* nowhere to write it */
@@ -185,6 +269,7 @@ int main(int argc, char **argv) {
     printf("MPI: %s\nconfig: %s\n", rt_mpi_library(), cfg.file);
     fflush(stdout);
   }
+  unused_keys(&ctx, wl);
 
   if (rc == HY_OK) {
     if (ctx.debug.fail_rank == rank && !ctx.debug.fail_stage[0]) {
@@ -196,34 +281,10 @@ int main(int argc, char **argv) {
     rc = wl->run(&ctx);
     rc = hy_agree(comm, rc);
   }
-
-  char *devices = NULL, *phases = NULL;
-  if (ctx.be.ops) {
-    if (rt_devices_json(&ctx, &devices) != HY_OK) hy_abort_recorded(HY_ESYS);
-    if (rt_phases_json(&ctx, &phases, 1) != HY_OK) hy_abort_recorded(HY_ESYS);
-  }
-  if (rank == 0 && want_record) {
-    char path[1400];
-    char errmsg[2100] = "";
-    if (rc != HY_OK && rc != HY_EVALID) snprintf(errmsg, sizeof errmsg, "%s", hy_err_msg());
-    hy_err_clear(); /* the record's own error must not hide behind the run's (first wins) */
-    int wrc = rt_record_write(&ctx, wl->name, rc, devices, phases, errmsg, path, sizeof path);
-    if (wrc == HY_OK) printf("record: %s\n", path);
-    if (wrc != HY_OK && rc == HY_OK) {
-      rc = wrc; /* final_line prints the record's error (once), not the passed verdict */
-      ctx.verdict[0] = '\0';
-    } else {
-      if (wrc != HY_OK) fprintf(stderr, "hybrid: error: %s\n", hy_err_msg());
-      hy_err_clear();
-      if (errmsg[0]) hy_err(rc, "%s", errmsg); /* the run's error again, for final_line */
-    }
-  }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
-  final_line(&ctx, rc);
-  free(devices);
-  free(phases);
+  rc = finish(&ctx, wl, rc, want_record);
   for (int i = 0; i < ctx.nmetrics; i++) free(ctx.metrics[i].json);
   free(ctx.validation_json);
+  free(ctx.unused_keys_json);
   k_backend_close(&ctx.be);
   cfg_free(&cfg);
   MPI_Comm_free(&comm);

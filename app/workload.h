@@ -58,6 +58,8 @@ typedef struct hy_ctx {
   char verdict[512];         /* the deciding check for the last line */
   int progress_interval;     /* seconds between progress lines in batch logs; 0 off */
   hy_debug debug;            /* [debug] test hooks */
+  char backend[16];          /* [run] backend as configured: auto, cuda or host */
+  char *unused_keys_json;    /* keys set that the workload does not read: a JSON array */
   double t_start;
 } hy_ctx;
 

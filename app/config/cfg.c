@@ -14,7 +14,7 @@
 /* The core's own keys. */
 static const cfg_key core_keys[] = {
   { "run", "workload", CFG_STR, "selftest", 0, 0, NULL,
-    "workload to run (see the list of workloads above)" },
+    "workload to run (see the list of workloads above) when a configuration file names none" },
   { "run", "backend", CFG_ENUM, "auto", 0, 0, "auto|cuda|host",
     "auto: CUDA when compiled in and a device is visible, else host" },
   { "run", "seed", CFG_INT, "42", 0, 4294967295.0, NULL,
@@ -587,6 +587,36 @@ int cfg_err(const hy_cfg *c, const char *name, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   return hy_err(HY_EUSAGE, "%s: key '%s' %s", cfg_where(c, name, where, sizeof where), name, msg);
+}
+
+/* 1 when table t declares section.key.  Local. */
+static int in_table(const cfg_key *t, const cfg_key *k) {
+  for (; t && t->section; t++)
+    if (!strcasecmp(t->section, k->section) && !strcasecmp(t->key, k->key)) return 1;
+  return 0;
+}
+
+/* Keys given that neither the core nor the selected workload reads.  Local. */
+int cfg_unused(const hy_cfg *c, const cfg_key *used, int *idx, int max) {
+  int n = 0;
+  for (int i = 0; i < c->nkeys; i++) {
+    if (!c->set[i] || in_table(core_keys, c->keys[i]) || in_table(used, c->keys[i])) continue;
+    if (n < max) idx[n] = i;
+    n++;
+  }
+  return n;
+}
+
+/* The declared default of a key.  Local. */
+const char *cfg_default(const char *name) {
+  const char *dot = strchr(name, '.');
+  if (!dot) return NULL;
+  size_t ls = (size_t)(dot - name);
+  for (int w = -1; w < 0 || hy_workloads[w]; w++)
+    for (const cfg_key *t = w < 0 ? core_keys : hy_workloads[w]->keys; t && t->section; t++)
+      if (strlen(t->section) == ls && !strncasecmp(t->section, name, ls) && !strcasecmp(t->key, dot + 1))
+        return t->def;
+  return NULL;
 }
 
 static const char *type_name(cfg_type t) {

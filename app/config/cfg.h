@@ -94,6 +94,14 @@ const char *cfg_where(const hy_cfg *c, const char *name, char *buf, int len);
 int cfg_err(const hy_cfg *c, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Keys set in the file or on the command line that neither the core's table nor `used` (the
+ * selected workload's key table) declares: nobody reads them.  Their indices into c->keys go
+ * to idx (at most max); returns how many there are.  Local. */
+int cfg_unused(const hy_cfg *c, const cfg_key *used, int *idx, int max);
+
+/* The declared default of "section.key" (core or any workload), or NULL.  Local. */
+const char *cfg_default(const char *name);
+
 /* Print every section and key with type, default and help (for --help).  Local. */
 void cfg_print_help(FILE *out);
 

@@ -293,6 +293,7 @@ int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char
     fprintf(f, "%s\n    \"%s\": %s", i ? "," : "", ctx->metrics[i].name, ctx->metrics[i].json);
   fprintf(f, "%s},\n", ctx->nmetrics ? "\n  " : "");
   fprintf(f, "  \"validation\": %s,\n", ctx->validation_json ? ctx->validation_json : "null");
+  fprintf(f, "  \"unused_keys\": %s,\n", ctx->unused_keys_json ? ctx->unused_keys_json : "[]");
   fprintf(f, "  \"verdict\": \"");
   hy_json_escape(f, ctx->verdict);
   fprintf(f, "\",\n  \"error\": ");

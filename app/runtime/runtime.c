@@ -24,7 +24,7 @@ int rt_topology(hy_ctx *ctx) {
 
 /* Choose device and backend; agree on failures.  Collective. */
 int rt_backend_open(hy_ctx *ctx) {
-  const char *want = cfg_str(ctx->cfg, "run.backend");
+  const char *want = ctx->backend;
   int ndev = k_cuda_device_count();
   int use_cuda = 0, rc = HY_OK;
   char where[1100];

@@ -77,10 +77,10 @@ foreach(np 1 2 3)
   hy_case(NAME config_selftest_np${np} RANKS ${np} EXIT 0 JSON TIMEOUT 60
     EXPECT "workload selftest, ${np} rank\\(s\\)" "^config: .*config/selftest\\.ini$"
     "^record: results/selftest-[0-9-]+\\.json$" "^PASSED: selftest: 4 checks on ${np} rank"
-    REJECT "FAILED" "hybrid: error"
+    REJECT "FAILED" "hybrid: error" "warning: .*not read"
     RUNCASE --json-field ranks=${np} --json-field workload=selftest
     --json-field validation.passed=true --json-field config.run.workload=selftest
-    --json-field config.selftest.copy_mib=16
+    --json-field config.selftest.copy_mib=16 --json-field unused_keys=[]
     ARGS ${HY_SELFTEST_INI})
 endforeach()
 
@@ -105,6 +105,8 @@ hy_case(NAME config_help RANKS 1 EXIT 0 TIMEOUT 30
   EXPECT "^usage: mpiexec -n N hybrid \\[CONFIG\\.ini\\] \\[section\\.key=value \\.\\.\\.\\]"
   "^  selftest +check an allocation" "^  \\[run\\]$" "^  \\[output\\]$" "^  \\[debug\\]$"
   "^  \\[selftest\\]$" "^    workload +text +default 'selftest'"
+  "(?s)embedded default configuration of the first registered workload\n\\(([a-z]+)\\) runs.*^workloads \\(\\[run\\] workload = NAME\\):\n  \\1 "
+  "^A CONFIG that names no \\[run\\] workload runs 'selftest'"
   "^    backend +enum +default 'auto'. one of auto\\|cuda\\|host"
   "^    n +int +default '1000000'. an integer in \\[1, 10000000000\\]"
   "^    record +bool +default 'true'" "^  0  ok" "^  1  usage or configuration error"
@@ -124,3 +126,30 @@ add_executable(test_keyranges ${HY_CFG_DIR}/test_keyranges.c)
 target_link_libraries(test_keyranges PRIVATE hybrid_core)
 add_test(NAME config_key_ranges COMMAND test_keyranges)
 set_tests_properties(config_key_ranges PROPERTIES LABELS unit TIMEOUT 30)
+
+# Keys nobody reads: for every workload of the registry, the other workloads' keys set in a file
+# or on the command line are reported (cfg_unused), its own and the core's are not.
+add_executable(test_unused ${HY_CFG_DIR}/test_unused.c)
+target_link_libraries(test_unused PRIVATE hybrid_core)
+add_test(NAME config_unused_keys_unit COMMAND test_unused)
+set_tests_properties(config_unused_keys_unit PROPERTIES LABELS unit TIMEOUT 30)
+
+# Keys nobody reads, end to end: a warning on rank 0 before the run naming each key and where it
+# was set, the list in the record (unused_keys, always present); the run itself is unchanged.
+hy_case(NAME config_unused_cmdline_np2 RANKS 2 EXIT 0 JSON TIMEOUT 60
+  EXPECT "^hybrid: warning: 2 key\\(s\\) set but not read by workload selftest: gauss\\.n \\(command line\\), lle\\.k \\(command line\\)$"
+  "^PASSED: selftest: 4 checks on 2 rank"
+  REJECT "warning:[^\n]*\n(.*\n)*.*warning:"
+  RUNCASE "--json-field=unused_keys=[\"gauss.n\", \"lle.k\"]" --json-field config.gauss.n=10
+  ARGS ${HY_SELFTEST_INI} selftest.n=1000 selftest.copy_mib=1 gauss.n=10 lle.k=5)
+hy_case(NAME config_unused_file_np1 RANKS 1 EXIT 0 JSON TIMEOUT 60
+  EXPECT "^hybrid: warning: 2 key\\(s\\) set but not read by workload selftest: spai\\.tau \\([^ ]*unused_keys\\.ini:10\\), lle\\.k \\([^ ]*unused_keys\\.ini:12\\)$"
+  "^PASSED: selftest"
+  RUNCASE "--json-field=unused_keys=[\"spai.tau\", \"lle.k\"]"
+  ARGS ${HY_CFG_DIR}/unused_keys.ini)
+# `hybrid gauss.n=10`: no file, so the first registered workload's embedded default runs
+hy_case(NAME config_unused_default_np1 RANKS 1 EXIT 0 JSON TIMEOUT 60
+  EXPECT "^hybrid: warning: 1 key\\(s\\) set but not read by workload [a-z]+: gauss\\.n \\(command line\\)$"
+  "^config: \\(embedded default\\)$" "^PASSED"
+  RUNCASE "--json-field=unused_keys=[\"gauss.n\"]"
+  ARGS gauss.n=10)
