@@ -31,7 +31,7 @@ static const cfg_key core_keys[] = {
   { "debug", "fail_stage", CFG_STR, "", 0, 0, NULL,
     "tests: where fail_rank fails: a workload's stage name (see its README section); empty: before the run" },
   { "debug", "perturb", CFG_REAL, "0", -1e6, 1e6, NULL,
-    "tests: relative perturbation of the result after the computation, before the in-run check (0: none)" },
+    "tests: relative perturbation of the result after the computation, before the in-run check (0: none; selftest: > 0 the daxpy result and the copies, < 0 the dot and the copies)" },
   { "debug", "host_coll", CFG_BOOL, "false", 0, 0, NULL,
     "tests: on the host backend the device-collective transport (app/comm) runs with MPI underneath, so CI runs that path" },
   CFG_END
@@ -225,7 +225,7 @@ static int check_value(const cfg_key *k, const char *v, const char *where) {
     if (end == v || *end || errno == ERANGE || !isfinite(d))
       return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not a finite number; allowed: %s",
                     where, k->section, k->key, v, allow);
-    if (d < k->min || d > k->max)
+    if (d < k->min || k->max < d)
       return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is out of range; allowed: %s", where,
                     k->section, k->key, v, allow);
     return HY_OK;

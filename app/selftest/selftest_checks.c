@@ -142,8 +142,8 @@ static double ddot_error(int64_t n, const double *x, const double *y, double dot
   return (double)(fabsl((long double)dot - dref) / (sabs > 0 ? sabs : 1));
 }
 
-/* daxpy and dot on the backend, checked against kernel_errors' loop.  [debug] perturb scales
- * the results before the check.  Collective. */
+/* daxpy and dot on the backend, checked against long-double loops.  [debug] perturb scales the
+ * daxpy result (perturb > 0) or the dot (perturb < 0) before the check.  Collective. */
 int selftest_kernel(hy_ctx *ctx, const selftest_opts *o, selftest_info *info) {
   int64_t n = o->n;
   k_backend *be = &ctx->be;
@@ -168,10 +168,11 @@ int selftest_kernel(hy_ctx *ctx, const selftest_opts *o, selftest_info *info) {
   HY_LOCAL(be->ops->ddot(be, n, dx, dy, &dot));
   HY_LOCAL(be->ops->d2h(be, y, dy, (size_t)n * sizeof *y));
   hy_debug_point(ctx, "kernel");
-  /* [debug] perturb: the dot, then y, scaled before their checks */
+  /* [debug] perturb p scales one result before its check: p > 0 the daxpy result y, p < 0 the
+   * dot (by 1 + |p|), so that each half of the check is seen to fail alone */
   double p = ctx->debug.perturb, e[3];
-  e[1] = ddot_error(n, x, y, dot * (1 + p)); /* the dot of x with the y the backend holds */
-  if (p != 0)
+  e[1] = ddot_error(n, x, y, p < 0 ? dot * (1 - p) : dot); /* x with the y the backend holds */
+  if (p > 0)
     for (int64_t i = 0; i < n; i++) y[i] *= 1 + p;
   e[0] = daxpy_error(n, a, x, y0, y);
   e[2] = t;

@@ -135,11 +135,21 @@ hy_case(NAME selftest_perturb_copies_np2 RANKS 2 EXIT 4 JSON TIMEOUT 60
   --json-num metrics.copy_max_reldiff=9.9e-4:1.01e-3 --json-field validation.passed=false
   --json-num metrics.checks_failed=2:2
   ARGS debug.perturb=1e-3 ${HY_RT_SMALL})
-hy_case(NAME selftest_perturb_kernel_np2 RANKS 2 EXIT 4 JSON TIMEOUT 60
-  EXPECT "^FAILED: .* also: kernel: daxpy on host vs a long-double loop"
-  REJECT "^PASSED"
-  RUNCASE "--expect-num=1.9e-3:2.1e-3:^FAILED: .*kernel: daxpy on host vs a long-double loop, n = 10000: relative error ([0-9.e+-]+)"
-  "--expect-num=1e-12::^FAILED: .*kernel: .*dot error ([0-9.e+-]+) \\(<= 1e-13"
-  --json-num metrics.daxpy_relerr=1.9e-3:2.1e-3 --json-num metrics.ddot_relerr=1e-12:
-  --json-field validation.passed=false
-  ARGS debug.perturb=-2e-3 ${HY_RT_SMALL})
+# perturb > 0: the daxpy half of the kernel check fails (the dot half passes); perturb < 0: the dot
+foreach(sign pos neg)
+  if(sign STREQUAL pos)
+    set(p 2e-3)
+    set(fig "relative error ([0-9.e+-]+) \\(<= 4e-16\\), dot error [0-9.e+-]+ \\(<= 1e-13")
+    set(nums --json-num metrics.daxpy_relerr=1.9e-3:2.1e-3 --json-num metrics.ddot_relerr=:1e-13)
+  else()
+    set(p -2e-3)
+    set(fig "relative error [0-9.e+-]+ \\(<= 4e-16\\), dot error ([0-9.e+-]+) \\(<= 1e-13")
+    set(nums --json-num metrics.daxpy_relerr=:4e-16 --json-num metrics.ddot_relerr=1e-12:)
+  endif()
+  hy_case(NAME selftest_perturb_kernel_${sign}_np2 RANKS 2 EXIT 4 JSON TIMEOUT 60
+    EXPECT "^FAILED: 2 check\\(s\\) failed, first: copies: .* also: kernel: daxpy on host vs a long-double loop"
+    REJECT "^PASSED"
+    RUNCASE "--expect-num=1e-12::^FAILED: .*kernel: daxpy on host vs a long-double loop, n = 10000: ${fig}"
+    ${nums} --json-field validation.passed=false --json-num metrics.checks_failed=2:2
+    ARGS debug.perturb=${p} ${HY_RT_SMALL})
+endforeach()
