@@ -27,7 +27,9 @@
 #define VALIDATE_SUBCOMMANDS(X)                                                            \
   X(solve, "solve A x = b with a PETSc direct solver (LU) and compare with a given x")     \
   X(lle, "smallest eigenpairs of the LLE matrix M by SLEPc (Krylov-Schur, sinvert) vs a run's") \
-  X(spai, "BiCGSTAB with the run's SPAI M (PCMAT) vs its iterations; Table 5: ParaSails, ILU(0), Jacobi, none")
+  X(spai, "BiCGSTAB with the run's SPAI M (PCMAT) vs its iterations; Table 5: ParaSails, ILU(0), Jacobi, none") \
+  X(sort, "a sort run's output vs PETSc's PetscSortInt/PetscParallelSortInt/PetscSortInt64/PetscSortReal of its input")
+
 
 /* subcommand entry points: int validate_NAME(int argc, char **argv) */
 #define VALIDATE_DECLARE_(name, help) int validate_##name(int argc, char **argv);

@@ -15,6 +15,9 @@ sort_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR MODE [
                    levels only and with merge path, radix), payload, at 1 and 2 ranks: the
                    same bytes; CUB's line printed; a float file of -0.0/+0.0/repeats on CUDA
                    equal to numpy's stable sort (keys and indices); qsort refused on CUDA
+  validate         runs at 3 ranks of every type (payload index) checked by hybrid-validate
+                   sort (PETSc), which must pass, and must fail (exit 4) on the output with two
+                   keys swapped and on the index with two tied entries swapped
 Exit 0 pass, 1 fail.
 """
 import argparse, json, os, re, subprocess, sys
@@ -226,6 +229,55 @@ def mode_gpu(a):
         fail("local = qsort on cuda: no message")
 
 
+def validate(a, args, wd, want_exit):
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    p = subprocess.run([a.validate, "sort"] + args, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
+    out = p.stdout.decode(errors="replace")
+    if p.returncode != want_exit:
+        print(out)
+        fail("hybrid-validate sort %s: exit %d, expected %d" % (" ".join(args), p.returncode, want_exit))
+    return out
+
+
+def mode_validate(a):
+    for t, d in (("int32", "few_unique"), ("int64", "zipf"), ("float", "normal"), ("double", "zipf")):
+        wd = os.path.join(a.workdir, t)
+        out = run(a, 3, ["run.workload=sort", "sort.n=30011", "sort.type=" + t, "sort.distribution=" + d, "sort.payload=index",
+                         "sort.local=merge", "output.sort_keys=k.npy", "output.sort_index=i.npy", "output.sort_input=in.npy"], wd)
+        if "PASSED: sort" not in out:
+            fail("%s: the run did not pass" % t)
+            continue
+        v = validate(a, ["-input", "in.npy", "-output", "k.npy", "-index", "i.npy"], wd, 0)
+        if not re.search(r"^PASSED: sort of 30011 %s keys: 0 difference\(s\) from Petsc" % t, v, re.M):
+            fail("%s: validator did not pass" % t)
+        else:
+            print("ok   %s %s: hybrid-validate sort PASSED" % (t, d))
+        # planted faults the validator must see: two keys swapped, two tied indices swapped
+        k = np.load(os.path.join(wd, "k.npy"))
+        i = np.load(os.path.join(wd, "i.npy"))
+        steps = np.nonzero(k[1:] != k[:-1])[0]
+        j = int(steps[len(steps) // 3])
+        k2 = k.copy()
+        k2[j], k2[j + 1] = k[j + 1], k[j]
+        np.save(os.path.join(wd, "k_swapped.npy"), k2)
+        v = validate(a, ["-input", "in.npy", "-output", "k_swapped.npy"], wd, 4)
+        if not re.search(r"2 position\(s\) differ", v) or "FAILED: sort" not in v:
+            fail("%s: swapped keys not found by the validator" % t)
+        ties = np.nonzero(k[1:] == k[:-1])[0]
+        if len(ties) == 0:
+            fail("%s %s: no tied keys to plant a fault in" % (t, d))
+            continue
+        e = int(ties[0])
+        i2 = i.copy()
+        i2[e], i2[e + 1] = i[e + 1], i[e]
+        np.save(os.path.join(wd, "i_swapped.npy"), i2)
+        v = validate(a, ["-input", "in.npy", "-output", "k.npy", "-index", "i_swapped.npy"], wd, 4)
+        if not re.search(r"[1-9][0-9]* tie\(s\) out of input order", v):
+            fail("%s: swapped tie indices not found by the validator" % t)
+        else:
+            print("ok   %s: swapped keys and swapped tie indices FAILED by the validator" % t)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hybrid", required=True)
@@ -234,10 +286,11 @@ def main():
     ap.add_argument("--preflags", default="")
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--type", default="int32")
-    ap.add_argument("mode", choices=["ranks", "files", "gpu"])
+    ap.add_argument("--validate", default=None, help="hybrid-validate (mode validate)")
+    ap.add_argument("mode", choices=["ranks", "files", "gpu", "validate"])
     a = ap.parse_args()
     a.hybrid = os.path.abspath(a.hybrid)
-    {"ranks": mode_ranks, "files": mode_files, "gpu": mode_gpu}[a.mode](a)
+    {"ranks": mode_ranks, "files": mode_files, "gpu": mode_gpu, "validate": mode_validate}[a.mode](a)
     print("FAILED: %d check(s)" % len(FAILS) if FAILS else "PASSED: sort %s" % a.mode)
     return 1 if FAILS else 0
 

@@ -61,3 +61,11 @@ if(HYBRID_GPU_TESTS)
     EXPECT ${SORT_PASS} "CUB DeviceRadixSort::SortKeys [0-9.]+ ms" "floor: the radix passes move"
     ARGS ${CMAKE_SOURCE_DIR}/config/bench-sort.ini run.backend=cuda sort.n=16777219)
 endif()
+
+# hybrid-validate sort: PETSc's sorts of the run's input against its output (3 ranks, every
+# type, payload index), and planted faults the validator must report (exit 4)
+if(TARGET hybrid-validate)
+  add_test(NAME sort_validate_petsc COMMAND ${SORT_CHECK} --validate=$<TARGET_FILE:hybrid-validate>
+    --workdir ${HY_TEST_OUT}/sort_validate validate)
+  set_tests_properties(sort_validate_petsc PROPERTIES LABELS "validate;mpi" TIMEOUT 300 PROCESSORS 3)
+endif()
