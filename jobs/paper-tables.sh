@@ -4,13 +4,15 @@
 #   jobs/paper-tables.sh SEED [--small|--full] [--bin PATH] [ARGS ...]
 #   jobs/paper-tables.sh --list
 #
-# SEED: 000 (gauss, Gaussian elimination), 001 (spai, SPAI + BiCGSTAB), 004 (lle, locally linear
-# embedding); the workload names are accepted too.  --small (the default) runs the reduced sizes
+# SEED: 000 (gauss, Gaussian elimination), 001 (spai, SPAI + BiCGSTAB), 002 (gemm, sort, conv:
+# the oneAPI homework), 004 (lle, locally linear embedding); the workload names are accepted too.  --small (the default) runs the reduced sizes
 # that fit a workstation or CI; --full the paper's sizes (the GPU machine; hours).  --bin: the
 # hybrid executable (default $HYBRID_BIN, else build-gpu/hybrid or build/hybrid under the project
 # root).  The workload's own table script does the work; ARGS go to it unchanged:
 #   000 -> jobs/gauss-seed-tables.sh  (--small = --max 256 --reps 1; --full = its defaults, n <= 1024)
 #   001 -> jobs/spai-tables.sh        (--small / --full as given)
+#   002 -> jobs/seed002-tables.py     (--small / --full as given; one module per workload in
+#                                      jobs/seed002/<wl>.py; gemm/sort/conv select one: --only sort)
 #   004 -> jobs/lle_experiments.py    (--small = --mode ci; --full = --mode full)
 # Each writes its tables and says where; this script finds it, passes the size and the binary
 # in the script's own terms, and exits with its exit code (1 when the script does not exist):
@@ -29,6 +31,7 @@ script_for() {
   case "$1" in
     000|0|gauss) c="gauss-seed-tables.sh" ;;
     001|1|spai) c="spai-tables.sh" ;;
+    002|2|gemm|sort|conv) c="seed002-tables.py" ;;
     004|4|lle) c="lle-tables.sh lle-tables.py lle_experiments.py" ;;
     *) return 1 ;;
   esac
@@ -42,14 +45,14 @@ script_for() {
 case "$1" in
   -h|--help) usage 0 ;;
   --list)
-    for s in 000 001 004; do
+    for s in 000 001 002 004; do
       f=$(script_for $s)
       if [ -f "$f" ]; then echo "$s  $f"; else echo "$s  (missing: $f)"; fi
     done
     exit 0 ;;
 esac
 seed=$1; shift
-script=$(script_for "$seed") || { echo "paper-tables: error: unknown seed '$seed'; usage: jobs/paper-tables.sh 000|001|004 [--small|--full] [--bin PATH] [ARGS ...]" >&2; exit 1; }
+script=$(script_for "$seed") || { echo "paper-tables: error: unknown seed '$seed'; usage: jobs/paper-tables.sh 000|001|002|004 [--small|--full] [--bin PATH] [ARGS ...]" >&2; exit 1; }
 size=--small
 bin=${HYBRID_BIN:-}
 args=()
@@ -86,6 +89,10 @@ case "$(basename "$script")" in
   lle_experiments.py)
     if [ "$size" = --small ]; then pre+=(--mode ci); else pre+=(--mode full); fi
     given --hybrid || pre+=(--hybrid "$bin") ;;
+  seed002-tables.py)
+    pre+=("$size")
+    given --hybrid || pre+=(--hybrid "$bin")
+    case "$seed" in gemm|sort|conv) given --only || pre+=(--only "$seed") ;; esac ;;
   *)
     if grep -q -e '--small' "$script" && grep -q -e '--full' "$script"; then
       pre+=("$size")

@@ -69,3 +69,18 @@ if(TARGET hybrid-validate)
     --workdir ${HY_TEST_OUT}/sort_validate validate)
   set_tests_properties(sort_validate_petsc PROPERTIES LABELS "validate;mpi" TIMEOUT 300 PROCESSORS 3)
 endif()
+
+# seed 002's sort tables (jobs/paper-tables.sh sort --small: host sizes): both tables, a PNG,
+# every cell a number; a table whose runs fail must fail the command
+add_test(NAME sort_paper_tables_small COMMAND ${HY_RUNCASE} --exit 0 --workdir ${HY_TEST_OUT}/sort_tables
+  --expect "^\\| 1048583 \\| n/a \\(figure lost\\) \\| n/a \\(figure lost\\) \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\|"
+  --expect "^\\| few_unique \\| [0-9.]+ / 1\\.0000 \\| [0-9.]+ / 1\\.0[0-4][0-9]+ \\| [0-9.]+ / 1\\.0[0-4][0-9]+ \\|$"
+  --expect "seed002: PASSED: tables sort-sizes, sort-ranks" --reject "FAILED"
+  --expect-file seed002-tables/seed002-sort-sizes.png
+  -- bash ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh sort --small --bin $<TARGET_FILE:hybrid>)
+set_tests_properties(sort_paper_tables_small PROPERTIES LABELS "slow;mpi" TIMEOUT 600 PROCESSORS 3)
+add_test(NAME sort_paper_tables_failed_run COMMAND ${HY_RUNCASE} --exit 1 --workdir ${HY_TEST_OUT}/sort_tables_failed
+  --expect "seed002: run sizes_65536_seed FAILED" --expect "seed002: FAILED: [0-9]+ run"
+  --expect "paper-tables: FAILED: seed sort"
+  -- bash ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh sort --small --bin /bin/false)
+set_tests_properties(sort_paper_tables_failed_run PROPERTIES LABELS "unit" TIMEOUT 120)
