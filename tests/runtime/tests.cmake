@@ -153,3 +153,17 @@ foreach(sign pos neg)
     ${nums} --json-field validation.passed=false --json-num metrics.checks_failed=2:2
     ARGS debug.perturb=${p} ${HY_RT_SMALL})
 endforeach()
+
+# selftest: one rank fails alone inside its longest stage (copies) and inside the kernel stage:
+# the job ends within 10 s with that rank's message and the code, no record, no PASSED.
+foreach(np 2 3)
+  math(EXPR last "${np} - 1")
+  hy_case(NAME selftest_fail_copies_rank${last}_np${np} RANKS ${np} EXIT ${HY_ABORT5} TIMEOUT 30
+    EXPECT "hybrid: rank ${last} on [^ :]+: injected failure \\(\\[debug\\] fail_rank = ${last}, fail_stage = copies\\)"
+    REJECT "^PASSED" "^record:" RUNCASE --timeout 10
+    ARGS debug.fail_rank=${last} debug.fail_stage=copies ${HY_RT_SMALL})
+  hy_case(NAME selftest_fail_kernel_rank0_np${np} RANKS ${np} EXIT ${HY_ABORT3} TIMEOUT 30
+    EXPECT "hybrid: rank 0 on [^ :]+: injected failure \\(\\[debug\\] fail_rank = 0, fail_stage = kernel\\)"
+    REJECT "^PASSED" "^record:" RUNCASE --timeout 10
+    ARGS debug.fail_rank=0 debug.fail_code=3 debug.fail_stage=kernel ${HY_RT_SMALL})
+endforeach()
