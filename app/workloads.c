@@ -8,6 +8,7 @@ extern const hy_workload selftest_workload;
 extern const hy_workload gauss_workload;
 extern const hy_workload lle_workload;
 extern const hy_workload sort_workload;
+extern const hy_workload conv_workload;
 
 /* Every workload of the executable.  The first one's embedded configuration runs when hybrid is
  * given no configuration file (make run). */
@@ -17,6 +18,7 @@ const hy_workload *const hy_workloads[] = {
   &gauss_workload,
   &lle_workload,
   &sort_workload,
+  &conv_workload,
   NULL
 };
 
