@@ -71,9 +71,10 @@ typedef struct {
   const char *fft_name;      /* the FFT library of the fft variant ("cuFFT", "FFTW"), or NULL */
   double floor_bw;           /* bytes/s of the memory floor printed beside the kernels (the GPU:
                                 the H200's 4.25 TB/s); 0: none (the host) */
-  /* A plan for tile g with the ks x ks weights w (row-major, double; rounded to the element
-   * type once) and, for separable kernels, the 1D factor w1 (w = w1 w1^T; NULL otherwise). */
-  int (*plan_create)(k_backend *be, const k_conv_geom *g, const double *w, const double *w1,
+  /* A plan for tile g and variant v (K_CONV_*: what it sets up, e.g. library plans) with the
+   * ks x ks weights w (row-major, double; rounded to the element type once) and, for
+   * separable kernels, the 1D factor w1 (w = w1 w1^T; NULL otherwise). */
+  int (*plan_create)(k_backend *be, const k_conv_geom *g, int v, const double *w, const double *w1,
                      k_conv_plan **out);
   void (*plan_destroy)(k_conv_plan *p);
   /* Host rows (th x tw x C elements of the element type, row length ld elements) into the

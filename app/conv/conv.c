@@ -40,6 +40,7 @@ static const cfg_key conv_keys[] = {
 };
 
 const char *const conv_variant_names[K_CONV_NVAR] = { "naive", "tiled", "separable", "fft", "vendor" };
+static const char *const conv_kernel_names[] = { "sharpen", "box", "gaussian", "laplacian", "file" };
 
 /* Index of a variant name, -1 if none.  Local. */
 static int conv_variant_index(const char *s, size_t n) {
@@ -105,10 +106,10 @@ static int conv_check_cfg(hy_cfg *c) {
                    o.P, o.Q, o.P * o.Q, size, size);
   if (o.algorithm == K_CONV_SEPARABLE && o.kernel != CONV_K_BOX && o.kernel != CONV_K_GAUSSIAN)
     return cfg_err(c, "conv.algorithm", "= separable needs a separable kernel (allowed: kernel = box or gaussian; "
-                   "here kernel = %s)", cfg_str(c, "conv.kernel"));
+                   "here kernel = %s)", conv_kernel_names[o.kernel]);
   if (o.compare[K_CONV_SEPARABLE] && o.kernel != CONV_K_BOX && o.kernel != CONV_K_GAUSSIAN)
     return cfg_err(c, "conv.compare", "names separable, which needs kernel = box or gaussian (here %s)",
-                   cfg_str(c, "conv.kernel"));
+                   conv_kernel_names[o.kernel]);
   return HY_OK;
 }
 

@@ -46,7 +46,7 @@ int conv_solve(hy_ctx *ctx, const conv_opts *o, const conv_grid *gr, const conv_
   run->variant = v;
   k_conv_plan *p = NULL;
   conv_halo *h = NULL;
-  int rc = ops->plan_create(&ctx->be, g, f->w, f->separable ? f->w1 : NULL, &p);
+  int rc = ops->plan_create(&ctx->be, g, v, f->w, f->separable ? f->w1 : NULL, &p);
   if (rc == HY_OK) rc = conv_halo_create(&ctx->be, gr, o->boundary, &h);
   HY_CALL(hy_agree(ctx->comm, rc));
   HY_MPI(MPI_Barrier(gr->cart));

@@ -157,7 +157,7 @@ static void host_plan_destroy(k_conv_plan *p) {
 }
 
 /* A plan: two padded buffers (zeroed), the weights in both types, the prefix sums.  Local. */
-static int host_plan_create(k_backend *be, const k_conv_geom *g, const double *w, const double *w1,
+static int host_plan_create(k_backend *be, const k_conv_geom *g, int v, const double *w, const double *w1,
                             k_conv_plan **out) {
   k_conv_plan *p = NULL;
   HY_CALLOC(p, 1);

@@ -45,10 +45,8 @@ hy_case(NAME conv_bad_tile_smaller_than_halo RANKS 2 EXIT 1
   RUNCASE --no-files ARGS ${CONV_SMALL} conv.ksize=63 output.record=false output.npy=o.npy)
 hy_case(NAME conv_bad_file_missing_key EXIT 1 EXPECT "conv.file' is required when conv.image = file"
   RUNCASE --no-files ARGS run.workload=conv conv.image=file output.record=false)
-if(NOT HYBRID_HAVE_CUDA)
-  hy_case(NAME conv_bad_fft_on_host EXIT 1 EXPECT "conv.algorithm = fft is not available on the host backend"
-    ARGS ${CONV_SMALL} conv.algorithm=fft output.record=false)
-endif()
+hy_case(NAME conv_bad_fft_on_host EXIT 1 EXPECT "conv.algorithm = fft is not available on the host backend"
+  ARGS ${CONV_SMALL} run.backend=host conv.algorithm=fft output.record=false)
 
 # bad input files: exit 2 naming the file and what was wrong, nothing written under the output names
 hy_case(NAME conv_bad_png_missing RANKS 2 EXIT 2 EXPECT "/nonexistent/x.png: cannot open the image"
