@@ -67,10 +67,12 @@ static double sort_zipf(uint64_t seed, uint64_t i, double s) {
 static void sort_gen_one(const sort_opts *o, int64_t n, int64_t i, double *dv, int64_t *iv) {
   uint64_t s = o->seed, ui = (uint64_t)i;
   switch (o->dist) {
-  case SORT_UNIFORM:
-    *iv = (int64_t)hy_rand_u64(s, 0x5011, ui);
-    *dv = 2.0 * hy_rand_u01(s, 0x5011, ui) - 1.0;
+  case SORT_UNIFORM: {
+    uint64_t r = hy_rand_u64(s, 0x5011, ui);
+    *iv = (int64_t)r;
+    *dv = 2.0 * ((double)(r >> 11) * 0x1.0p-53) - 1.0;   /* = 2 hy_rand_u01 - 1 */
     break;
+  }
   case SORT_NORMAL: *dv = sort_normal(s, ui); *iv = (int64_t)llround(*dv * 1048576.0); break;
   case SORT_SORTED: *iv = i - n / 2; *dv = (double)*iv; break;
   case SORT_REVERSE: *iv = (n - 1 - i) - n / 2; *dv = (double)*iv; break;
