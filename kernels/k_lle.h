@@ -38,7 +38,17 @@ typedef struct {
    * *nbad counts points whose G was not positive definite even so (w set to 1/k there). */
   int (*weights)(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k,
                  const int32_t *nbr, double reg, double *w, int64_t *nbad);
+  /* the local k x k blocks of those queries for lle.method = ltsa | hessian (method
+   * K_LLE_LTSA / K_LLE_HESSIAN, d the embedding dimension, htol hessian_tol):
+   * blk[(q - q0) * k * k + a * k + b], each k_lle_point_block; *nbad counts points whose
+   * local eigen-decomposition did not converge */
+  int (*blocks)(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k,
+                const int32_t *nbr, int method, int d, double htol, double *blk, int64_t *nbad);
 } k_lle_ops;
+
+enum { K_LLE_LTSA = 1, K_LLE_HESSIAN = 2 };   /* methods with local blocks */
+/* Scratch doubles a point's block needs (k_lle_point_block).  Local. */
+#define K_LLE_BLOCK_SCRATCH(k) (3 * (k) * (k) + 2 * (k))
 
 /* The table of the backend's kind.  Local. */
 const k_lle_ops *k_lle_ops_get(const k_backend *be);
@@ -112,6 +122,177 @@ static inline K_LLE_HD int k_lle_point_weights(const double *x, int dim, int64_t
   for (int a = 0; a < k; a++) w[a] /= sum;
   return 0;
 #undef g
+}
+
+/* Eigen-decomposition of the symmetric k x k matrix a (entry (i,j) at a[(i*k+j)*gs]) by
+ * cyclic Jacobi rotations: the eigenvalues end on a's diagonal, the eigenvectors in the
+ * columns of v (same layout).  Returns 0, or 1 when 60 sweeps left the off-diagonal above
+ * 1e-10 of the diagonal (in norm).  Local. */
+static inline K_LLE_HD int k_lle_jacobi(int k, double *a0, double *v0, int64_t gs) {
+#define A(i, j) a0[((int64_t)(i) * k + (j)) * gs]
+#define V(i, j) v0[((int64_t)(i) * k + (j)) * gs]
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < k; j++) V(i, j) = i == j ? 1.0 : 0.0;
+  for (int sweep = 0; sweep < 60; sweep++) {
+    double off = 0, diag = 0;
+    for (int i = 0; i < k; i++) {
+      diag += A(i, i) * A(i, i);
+      for (int j = i + 1; j < k; j++) off += A(i, j) * A(i, j);
+    }
+    if (!(off > 1e-28 * diag)) return 0;   /* sums of squares: 1e-14 relative, rounding level */
+    for (int p = 0; p < k - 1; p++)
+      for (int q = p + 1; q < k; q++) {
+        double apq = A(p, q);
+        if (apq == 0) continue;
+        double theta = (A(q, q) - A(p, p)) / (2 * apq);
+        double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
+        double c = 1 / sqrt(t * t + 1), sn = t * c;
+        for (int r = 0; r < k; r++) {   /* A <- A J (columns p, q) */
+          double arp = A(r, p), arq = A(r, q);
+          A(r, p) = c * arp - sn * arq;
+          A(r, q) = sn * arp + c * arq;
+        }
+        for (int r = 0; r < k; r++) {   /* A <- J^T A (rows p, q) */
+          double apr = A(p, r), aqr = A(q, r);
+          A(p, r) = c * apr - sn * aqr;
+          A(q, r) = sn * apr + c * aqr;
+        }
+        A(p, q) = A(q, p) = 0;
+        for (int r = 0; r < k; r++) {
+          double vrp = V(r, p), vrq = V(r, q);
+          V(r, p) = c * vrp - sn * vrq;
+          V(r, q) = sn * vrp + c * vrq;
+        }
+      }
+  }
+  double off = 0, diag = 0;
+  for (int i = 0; i < k; i++) {
+    diag += A(i, i) * A(i, i);
+    for (int j = i + 1; j < k; j++) off += A(i, j) * A(i, j);
+  }
+  return off > 1e-20 * diag;
+#undef A
+#undef V
+}
+
+/* The local block of point q for LTSA or Hessian LLE, as scikit-learn's
+ * locally_linear_embedding builds it (the neighbourhood is the k neighbours, the point itself
+ * not included): U = the d leading left singular vectors of the centred neighbours (the
+ * leading eigenvectors of the centred Gram matrix, by Jacobi);
+ *   ltsa:    blk = I - G G^T, G = [1/sqrt(k), U];
+ *   hessian: Y = [1, U, U_i * U_j (i <= j)], Q (k x k) from Householder QR of Y (LAPACK's
+ *            dgeqrf reflector convention), w = Q's columns d + 1 .. k - 1 (as scikit-learn's
+ *            Q[:, n_components + 1:]), each divided by its sum unless |sum| < htol,
+ *            blk = w w^T.
+ * blk: k x k (entry (a,b) at blk0[(a*k+b)*gs]); s0: K_LLE_BLOCK_SCRATCH(k) doubles (stride
+ * gs).  Returns 0, or 1 when the local eigen-decomposition did not converge.  Local. */
+static inline K_LLE_HD int k_lle_point_block(const double *x, int dim, int64_t q, int k, const int32_t *nbr,
+                                             int method, int d, double htol, double *s0, int64_t gs,
+                                             double *blk0) {
+#define G(i, j) s0[((int64_t)(i) * k + (j)) * gs]
+#define V(i, j) s0[((int64_t)k * k + (int64_t)(i) * k + (j)) * gs]
+#define Y(i, j) s0[((int64_t)2 * k * k + (int64_t)(i) * k + (j)) * gs]
+#define U(i, j) Y(i, 1 + (j))
+#define T(i) s0[((int64_t)3 * k * k + (i)) * gs]
+#define SEL(i) s0[((int64_t)3 * k * k + k + (i)) * gs]
+#define B(i, j) blk0[((int64_t)(i) * k + (j)) * gs]
+  const double *xq = x + q * dim;
+  /* G0 = (x_a - x_q).(x_b - x_q), then the centred Gram J G0 J */
+  for (int a = 0; a < k; a++) {
+    const double *xa = x + (int64_t)nbr[a] * dim;
+    for (int b = 0; b <= a; b++) {
+      const double *xb = x + (int64_t)nbr[b] * dim;
+      double sum = 0;
+      for (int c = 0; c < dim; c++) sum += (xa[c] - xq[c]) * (xb[c] - xq[c]);
+      G(a, b) = G(b, a) = sum;
+    }
+  }
+  double all = 0;
+  for (int a = 0; a < k; a++) {
+    double r = 0;
+    for (int b = 0; b < k; b++) r += G(a, b);
+    T(a) = r / k;
+    all += r;
+  }
+  all /= (double)k * k;
+  for (int a = 0; a < k; a++)
+    for (int b = 0; b < k; b++) G(a, b) = G(a, b) - T(a) - T(b) + all;
+  int bad = k_lle_jacobi(k, s0, s0 + (int64_t)k * k * gs, gs);
+  /* the d leading eigenvectors (descending eigenvalue, ties by index) into U = Y's columns 1..d */
+  for (int a = 0; a < k; a++) SEL(a) = 0;
+  for (int j = 0; j < d; j++) {
+    int best = -1;
+    for (int a = 0; a < k; a++)
+      if (SEL(a) == 0 && (best < 0 || G(a, a) > G(best, best))) best = a;
+    SEL(best) = 1;
+    for (int a = 0; a < k; a++) U(a, j) = V(a, best);
+  }
+  if (method == K_LLE_LTSA) {
+    for (int a = 0; a < k; a++)
+      for (int b = 0; b < k; b++) {
+        double sum = 1.0 / k;
+        for (int j = 0; j < d; j++) sum += U(a, j) * U(b, j);
+        B(a, b) = (a == b ? 1.0 : 0.0) - sum;
+      }
+    return bad;
+  }
+  /* Hessian: Y = [1, U, products], nc columns */
+  int nc = 1 + d + d * (d + 1) / 2;
+  for (int a = 0; a < k; a++) {
+    Y(a, 0) = 1.0;
+    int col = 1 + d;
+    for (int i = 0; i < d; i++)
+      for (int j = i; j < d; j++) Y(a, col++) = U(a, i) * U(a, j);
+  }
+  /* Householder QR of Y (k x nc) in place, reflector j below the diagonal, tau_j in T(j) */
+  for (int j = 0; j < nc; j++) {
+    double alpha = Y(j, j), xn = 0;
+    for (int i = j + 1; i < k; i++) xn += Y(i, j) * Y(i, j);
+    xn = sqrt(xn);
+    if (xn == 0) { T(j) = 0; continue; }
+    double beta = -copysign(sqrt(alpha * alpha + xn * xn), alpha);
+    T(j) = (beta - alpha) / beta;
+    double sc = 1.0 / (alpha - beta);
+    for (int i = j + 1; i < k; i++) Y(i, j) *= sc;
+    Y(j, j) = beta;
+    for (int c = j + 1; c < nc; c++) {
+      double sum = Y(j, c);
+      for (int i = j + 1; i < k; i++) sum += Y(i, j) * Y(i, c);
+      sum *= T(j);
+      Y(j, c) -= sum;
+      for (int i = j + 1; i < k; i++) Y(i, c) -= sum * Y(i, j);
+    }
+  }
+  /* w = Q e_c for c = d+1..k-1 (Q = H_0 ... H_{nc-1}, the full k x k Q: scikit-learn's
+   * Q[:, d + 1:]) into V's columns, each scaled by 1/sum */
+  for (int c = d + 1; c < k; c++) {
+    for (int a = 0; a < k; a++) V(a, c) = a == c ? 1.0 : 0.0;
+    for (int j = nc - 1; j >= 0; j--) {
+      double sum = V(j, c);
+      for (int i = j + 1; i < k; i++) sum += Y(i, j) * V(i, c);
+      sum *= T(j);
+      V(j, c) -= sum;
+      for (int i = j + 1; i < k; i++) V(i, c) -= sum * Y(i, j);
+    }
+    double cs = 0;
+    for (int a = 0; a < k; a++) cs += V(a, c);
+    if (fabs(cs) < htol) cs = 1;
+    for (int a = 0; a < k; a++) V(a, c) /= cs;
+  }
+  for (int a = 0; a < k; a++)
+    for (int b = 0; b < k; b++) {
+      double sum = 0;
+      for (int c = d + 1; c < k; c++) sum += V(a, c) * V(b, c);
+      B(a, b) = sum;
+    }
+  return bad;
+#undef G
+#undef V
+#undef Y
+#undef U
+#undef T
+#undef SEL
+#undef B
 }
 
 #ifdef __cplusplus

@@ -25,6 +25,9 @@ static const cfg_key lle_keys[] = {
     "lift the points into this many dimensions by a seeded random orthonormal map (0: keep)" },
   { "lle", "k", CFG_INT, "10", 1, 64, NULL, "neighbours per point (K)" },
   { "lle", "dim", CFG_INT, "2", 1, 32, NULL, "embedding dimension d (< k)" },
+  { "lle", "method", CFG_ENUM, "standard", 0, 0, "standard|ltsa|hessian",
+    "scikit-learn's LocallyLinearEmbedding methods: standard (barycentric weights, M = (I - W)^T (I - W)), ltsa (local tangent space alignment), hessian (Hessian eigenmaps, needs k > d (d + 3) / 2); ltsa and hessian assemble M from one k x k block per point" },
+  { "lle", "hessian_tol", CFG_REAL, "1e-4", 0, 1e6, NULL, "method = hessian: a local null-space column whose sum is below this in magnitude is not normalised (scikit-learn's hessian_tol)" },
   { "lle", "reg", CFG_REAL, "1e-3", 0, 1e6, NULL, "regularisation of the local Gram matrix: reg * trace(G) (reg when the trace is 0)" },
   { "lle", "knn", CFG_ENUM, "auto", 0, 0, "auto|brute|kdtree",
     "neighbour search: brute (backend kernel, query blocks over ranks), kdtree (host), auto: kdtree on the host backend for dimension <= 8, else brute" },
@@ -72,6 +75,9 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->dim = (int)cfg_int(c, "lle.dim");
   o->nev = o->dim + 1;
   o->reg = cfg_real(c, "lle.reg");
+  o->method = cfg_enum(c, "lle.method");
+  o->method_name = cfg_str(c, "lle.method");
+  o->hessian_tol = cfg_real(c, "lle.hessian_tol");
   o->knn = cfg_enum(c, "lle.knn");
   o->fp32 = cfg_is(c, "lle.precision", "fp32");
   o->eigensolver = cfg_str(c, "lle.eigensolver");
@@ -99,6 +105,9 @@ static int lle_check(hy_cfg *c) {
   lle_opts o;
   lle_opts_from_cfg(c, &o);
   if (o.dim >= o.k) return cfg_err(c, "lle.dim", "= %d must be below lle.k = %d (the local weights span at most k - 1 directions)", o.dim, o.k);
+  if (o.method == LLE_HESSIAN && o.k <= o.dim * (o.dim + 3) / 2)
+    return cfg_err(c, "lle.k", "= %d: lle.method = hessian needs k > d (d + 3) / 2 = %d (d = lle.dim = %d)", o.k,
+                   o.dim * (o.dim + 3) / 2, o.dim);
   if (o.dataset == LLE_FILE && !o.file[0]) return cfg_err(c, "lle.file", "is required when lle.dataset = file");
   if (o.dataset != LLE_FILE) {
     if (o.k >= o.n) return cfg_err(c, "lle.k", "= %d must be below lle.n = %lld", o.k, (long long)o.n);

@@ -30,31 +30,35 @@ static int lle_write_npy_i32(const char *path, int64_t n, int k, const int32_t *
   return ok ? HY_OK : hy_err(HY_ESYS, "%s: write failed", path);
 }
 
-/* Gather the query blocks' rows (nq x k each) on rank 0 into *anbr, *aw (n x k); with one
- * rank the block itself is handed over (N = 1M: 120 MB not copied).  Collective. */
-static int lle_gather_w(hy_ctx *ctx, int64_t n, int k, int32_t **nbr, double **w, int32_t **anbr, double **aw) {
+/* Gather the query blocks' rows on rank 0 into *anbr (n x k) and *aw (n x wk: the weights,
+ * wk = k, or the local blocks, wk = k * k); with one rank the block itself is handed over
+ * (N = 1M: 120 MB not copied).  Collective. */
+static int lle_gather_w(hy_ctx *ctx, int64_t n, int k, int wk, int32_t **nbr, double **w, int32_t **anbr, double **aw) {
   if (ctx->size == 1) {
     *anbr = *nbr; *aw = *w;
     *nbr = NULL; *w = NULL;
     return HY_OK;
   }
   int *cnt = NULL, *dsp = NULL;
-  int rc = n * k > INT32_MAX ? hy_err(HY_EUSAGE, "n * k = %lld exceeds the MPI count limit", (long long)(n * k)) : HY_OK;
+  int rc = n * wk > INT32_MAX ? hy_err(HY_EUSAGE, "n * %d = %lld exceeds the MPI count limit", wk, (long long)(n * wk)) : HY_OK;
   HY_CALL(hy_agree(ctx->comm, rc));   /* every rank computes the same */
   if (ctx->rank == 0) {
     HY_MALLOC(*anbr, (size_t)n * k);
-    HY_MALLOC(*aw, (size_t)n * k);
-    HY_MALLOC(cnt, ctx->size);
-    HY_MALLOC(dsp, ctx->size);
+    HY_MALLOC(*aw, (size_t)n * wk);
+    HY_MALLOC(cnt, 2 * ctx->size);
+    HY_MALLOC(dsp, 2 * ctx->size);
     for (int r = 0; r < ctx->size; r++) {
       int64_t a = n * r / ctx->size, b = n * (r + 1) / ctx->size;
       cnt[r] = (int)((b - a) * k);
       dsp[r] = (int)(a * k);
+      cnt[ctx->size + r] = (int)((b - a) * wk);
+      dsp[ctx->size + r] = (int)(a * wk);
     }
   }
   int64_t q0 = n * ctx->rank / ctx->size, nq = n * (ctx->rank + 1) / ctx->size - q0;
   HY_MPI(MPI_Gatherv(*nbr, (int)(nq * k), MPI_INT32_T, *anbr, cnt, dsp, MPI_INT32_T, 0, ctx->comm));
-  HY_MPI(MPI_Gatherv(*w, (int)(nq * k), MPI_DOUBLE, *aw, cnt, dsp, MPI_DOUBLE, 0, ctx->comm));
+  HY_MPI(MPI_Gatherv(*w, (int)(nq * wk), MPI_DOUBLE, *aw, cnt ? cnt + ctx->size : NULL, dsp ? dsp + ctx->size : NULL,
+                     MPI_DOUBLE, 0, ctx->comm));
   free(cnt); free(dsp);
   return HY_OK;
 }
@@ -70,11 +74,12 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   info->use_kd = o->knn == LLE_KNN_KDTREE || (o->knn == LLE_KNN_AUTO && d->dim <= ops->kdtree_max_dim);
   info->knn_how = info->use_kd ? "host" : (o->fp32 ? "FP32 direct form" : "FP64 direct form");
   int64_t q0 = n * ctx->rank / ctx->size, q1 = n * (ctx->rank + 1) / ctx->size, nq = q1 - q0;
+  int wk = o->method == LLE_STANDARD ? k : k * k;   /* weights, or a k x k block, per query */
   int32_t *nbr = NULL;
   double *d2 = NULL, *w = NULL;
   HY_MALLOC(nbr, (size_t)(nq ? nq : 1) * k);
   HY_MALLOC(d2, (size_t)(nq ? nq : 1) * k);
-  HY_MALLOC(w, (size_t)(nq ? nq : 1) * k);
+  HY_MALLOC(w, (size_t)(nq ? nq : 1) * wk);
   k_lle_points pts = { n, d->dim, d->x };
   hy_phase_begin(ctx, "knn");
   if (nq > 0) HY_LOCAL(info->use_kd ? k_lle_kdtree_knn(&pts, q0, q1, k, nbr, d2)
@@ -84,7 +89,10 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   int64_t cnt[2] = { 0, 0 }, all[2] = { 0, 0 };   /* zero-distance neighbours, singular Gram */
   for (int64_t i = 0; i < nq * k; i++) cnt[0] += d2[i] == 0;
   hy_phase_begin(ctx, "weights");
-  if (nq > 0 && o->stage != LLE_STAGE_KNN) HY_LOCAL(ops->weights(&ctx->be, &pts, q0, q1, k, nbr, o->reg, w, &cnt[1]));
+  if (nq > 0 && o->stage != LLE_STAGE_KNN && o->method == LLE_STANDARD)
+    HY_LOCAL(ops->weights(&ctx->be, &pts, q0, q1, k, nbr, o->reg, w, &cnt[1]));
+  else if (nq > 0 && o->stage != LLE_STAGE_KNN)
+    HY_LOCAL(ops->blocks(&ctx->be, &pts, q0, q1, k, nbr, o->method, o->dim, o->hessian_tol, w, &cnt[1]));
   hy_debug_point(ctx, "weights");
   hy_phase_end(ctx, "weights");
   HY_MPI(MPI_Reduce(cnt, all, 2, MPI_INT64_T, MPI_SUM, 0, ctx->comm));
@@ -96,7 +104,7 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   info->t_weights = tkwmax[1];
   free(d2);
   hy_phase_begin(ctx, "gather");
-  HY_CALL(lle_gather_w(ctx, n, k, &nbr, &w, &info->nbr, &info->w));
+  HY_CALL(lle_gather_w(ctx, n, k, wk, &nbr, &w, &info->nbr, o->method == LLE_STANDARD ? &info->w : &info->blk));
   hy_phase_end(ctx, "gather");
   free(nbr); free(w);
   int rc = HY_OK;

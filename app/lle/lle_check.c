@@ -22,7 +22,8 @@ int lle_check_result(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   int nev = o->nev, dd = o->dim;
   if (ctx->debug.perturb != 0) {   /* test hook: a wrong result for the check */
     lle_eig_perturb(e, n, ctx->debug.perturb, o->seed);
-    HY_CALL(lle_eig_residuals_w(n, o->k, info->nbr, info->w, o->threads, e));
+    if (info->w) HY_CALL(lle_eig_residuals_w(n, o->k, info->nbr, info->w, o->threads, e));
+    else lle_eig_residuals(&info->m, e);
     info->perturbed = 1;
   }
   /* sign convention: the largest-magnitude entry of each vector is positive */
@@ -53,8 +54,8 @@ int lle_check_result(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
 
 /* Free what the stages allocated (the scalars stay for the verdict).  Local. */
 void lle_info_free(lle_info *info) {
-  free(info->nbr); free(info->w); free(info->emb);
-  info->nbr = NULL; info->w = NULL; info->emb = NULL;
+  free(info->nbr); free(info->w); free(info->blk); free(info->emb);
+  info->nbr = NULL; info->w = NULL; info->blk = NULL; info->emb = NULL;
   io_csr_free(&info->m);
   lle_eig_free(&info->eig);
   lle_data_free(&info->data);

@@ -32,6 +32,8 @@ typedef struct {
 typedef struct lle_eigsolver {
   const char *name;            /* the lle.eigensolver value */
   int needs_m;                 /* 1: solve reads in->m (assembled before the call) */
+  int needs_w;                 /* 1: solve reads W (in->w: method = standard only); without W
+                                  the fallback runs instead */
   int (*solve)(const lle_eig_in *in, lle_eig *e);
   /* the solver's lines of the summary (lle_report.c) */
   void (*report)(const struct hy_ctx *ctx, const char *label, const lle_eig *e);

@@ -676,7 +676,7 @@ static int bsvd_solve(const lle_eig_in *in, lle_eig *e) {
 }
 
 const lle_eigsolver lle_eig_bsvd_solver = {
-  .name = "bsvd", .needs_m = 0, .solve = bsvd_solve, .report = lle_report_eig_lu,
+  .name = "bsvd", .needs_m = 0, .needs_w = 1, .solve = bsvd_solve, .report = lle_report_eig_lu,
   /* bsvd deflates one null vector of I - W; a kNN graph in several pieces has more (M then
    * has several zero eigenvalues), C stays singular and the iteration stalls.  Its
    * convergence rate is shift-invert's, so 50 iterations without convergence (normal runs:

@@ -296,3 +296,47 @@ const lle_eigsolver *lle_eigsolver_find(const char *name) {
     if (!strcmp(all[i]->name, name)) return all[i];
   return NULL;
 }
+
+/* One contribution blk_i(a, b) to M(nbr_i[a], nbr_i[b]), for lle_build_m_blocks. */
+typedef struct { int32_t r, c; int64_t i; double v; } lle_coo;
+
+/* By row, column, then point index (the order in which the entry is summed).  Local. */
+static int cmp_coo(const void *a, const void *b) {
+  const lle_coo *x = a, *y = b;
+  if (x->r != y->r) return (x->r > y->r) - (x->r < y->r);
+  if (x->c != y->c) return (x->c > y->c) - (x->c < y->c);
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* M from the local blocks (LTSA, Hessian): sorted contributions summed in point order, so
+ * (r, c) and (c, r) add the same numbers in the same order.  Local. */
+int lle_build_m_blocks(int64_t n, int k, const int32_t *nbr, const double *blk, hy_csr *m) {
+  memset(m, 0, sizeof *m);
+  int64_t kk = (int64_t)k * k, ne = n * kk;
+  lle_coo *e = NULL;
+  HY_MALLOC(e, ne);
+  for (int64_t i = 0; i < n; i++)
+    for (int a = 0; a < k; a++)
+      for (int b = 0; b < k; b++) {
+        lle_coo *t = e + i * kk + (int64_t)a * k + b;
+        t->r = nbr[i * k + a]; t->c = nbr[i * k + b]; t->i = i; t->v = blk[i * kk + (int64_t)a * k + b];
+      }
+  qsort(e, (size_t)ne, sizeof *e, cmp_coo);
+  HY_CALLOC(m->rowptr, n + 1);
+  HY_MALLOC(m->colind, ne);
+  HY_MALLOC(m->val, ne);
+  int64_t nnz = 0;
+  for (int64_t p = 0; p < ne;) {
+    int32_t r = e[p].r, c = e[p].c;
+    double s = 0;
+    for (; p < ne && e[p].r == r && e[p].c == c; p++) s += e[p].v;
+    m->colind[nnz] = c;
+    m->val[nnz++] = s;
+    m->rowptr[r + 1] = nnz;
+  }
+  for (int64_t i = 0; i < n; i++) if (m->rowptr[i + 1] < m->rowptr[i]) m->rowptr[i + 1] = m->rowptr[i];
+  free(e);
+  m->m = m->n = n;
+  m->nnz = nnz;
+  return HY_OK;
+}

@@ -8,19 +8,27 @@
 
 /* The data line.  Call on every rank. */
 void lle_report_data(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
-  hy_printf0(ctx, "lle: %s, n = %lld points in %d dimensions, k = %d, d = %d, reg = %g\n",
-             o->dataset_name, (long long)info->data.n, info->data.dim, o->k, o->dim, o->reg);
+  if (o->method == LLE_STANDARD)
+    hy_printf0(ctx, "lle: %s, n = %lld points in %d dimensions, k = %d, d = %d, reg = %g\n",
+               o->dataset_name, (long long)info->data.n, info->data.dim, o->k, o->dim, o->reg);
+  else
+    hy_printf0(ctx, "lle: %s, n = %lld points in %d dimensions, k = %d, d = %d, method %s%s\n",
+               o->dataset_name, (long long)info->data.n, info->data.dim, o->k, o->dim, o->method_name,
+               o->method == LLE_HESSIAN ? " (hessian_tol as scikit-learn's)" : "");
+  hy_metric_str(ctx, "method", o->method_name);
 }
 
 /* The neighbour search and graph lines and metrics; the stage-only figures.  Call on every
  * rank. */
 void lle_report_build(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   int64_t n = info->data.n;
-  hy_printf0(ctx, "lle: neighbours by %s (%s), weights on %s, %d rank(s) with query blocks\n",
-             info->use_kd ? "kdtree" : "brute force", info->knn_how, ctx->be.name, ctx->size);
+  const char *local = o->method == LLE_STANDARD ? "weights" : o->method == LLE_LTSA ? "ltsa blocks" : "hessian blocks";
+  hy_printf0(ctx, "lle: neighbours by %s (%s), %s on %s, %d rank(s) with query blocks\n",
+             info->use_kd ? "kdtree" : "brute force", info->knn_how, local, ctx->be.name, ctx->size);
   hy_printf0(ctx, "lle: knn graph digest %016llx, %lld zero-distance neighbour(s) (duplicates), "
-             "%lld point(s) with a singular local Gram matrix\n", (unsigned long long)info->graph_digest,
-             (long long)info->ndup, (long long)info->nbad);
+             "%lld point(s) with a %s\n", (unsigned long long)info->graph_digest,
+             (long long)info->ndup, (long long)info->nbad,
+             o->method == LLE_STANDARD ? "singular local Gram matrix" : "local eigen-decomposition not converged");
   hy_metric_str(ctx, "knn", info->use_kd ? "kdtree" : "brute");
   hy_metric_int(ctx, "duplicate_neighbours", info->ndup);
   hy_metric_int(ctx, "singular_gram", info->nbad);
@@ -57,7 +65,8 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   const lle_eig *e = &info->eig;
   int64_t n = info->data.n;
   if (info->m_first)
-    hy_printf0(ctx, "lle: M = (I - W)^T (I - W): %lld x %lld, %lld nonzeros\n", (long long)n, (long long)n,
+    hy_printf0(ctx, "lle: M = %s: %lld x %lld, %lld nonzeros\n",
+               o->method == LLE_STANDARD ? "(I - W)^T (I - W)" : "sum of the local blocks", (long long)n, (long long)n,
                (long long)info->m.nnz);
   if (info->fallback_msg[0]) hy_printf0(ctx, "%s", info->fallback_msg);
   if (info->perturbed)
@@ -83,6 +92,11 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   if (info->m.nnz) hy_metric_int(ctx, "nnz_M", info->m.nnz);
   hy_metric_num(ctx, "eigen_factor_seconds", e->t_factor);
   hy_metric_num(ctx, "eigen_iter_seconds", e->t_iter);
+  double rerr = 0;   /* scikit-learn's reconstruction_error_: the sum of the d kept eigenvalues */
+  for (int j = 1; j < o->nev; j++) rerr += e->val[j];
+  hy_printf0(ctx, "lle: reconstruction error %.6e (sum of the %d kept eigenvalues, scikit-learn's reconstruction_error_)\n",
+             rerr, o->dim);
+  hy_metric_num(ctx, "reconstruction_error", rerr);
   hy_printf0(ctx, "lle: embedding digest %016llx\n", (unsigned long long)info->emb_digest);
 }
 

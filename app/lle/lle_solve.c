@@ -22,7 +22,7 @@ static int lle_eig_with_fallback(const lle_eigsolver *s, lle_eig_in *in, lle_inf
   lle_eig_in first = *in;
   if (s->fallback && first.maxit > s->stall_iters) first.maxit = s->stall_iters;
   info->solver = s;
-  snprintf(info->solver_label, sizeof info->solver_label, "%s", s->name);
+  snprintf(info->solver_label, sizeof info->solver_label, "%s%s", s->name, info->solver_note);
   int rc = s->solve(&first, &info->eig);
   int stalled = rc == HY_OK && info->eig.converged < in->nev && in->maxit > first.maxit;
   if (!s->fallback || !(stalled || rc == HY_ENUMERIC)) return rc;
@@ -48,10 +48,15 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   int64_t n = info->data.n;
   const lle_eigsolver *s = lle_eigsolver_find(o->eigensolver);
   if (!s) return hy_err(HY_EUSAGE, "lle.eigensolver = %s: no such solver", o->eigensolver);
+  if (s->needs_w && !info->w) {   /* ltsa, hessian: M from blocks, no W = I - B */
+    snprintf(info->solver_note, sizeof info->solver_note, " (%s needs method = standard)", s->name);
+    s = lle_eigsolver_find(s->fallback);
+  }
   double cpu0 = lle_cpu();
   if (s->needs_m || o->out_matrix[0]) {   /* bsvd never needs M itself */
     hy_phase_begin(ctx, "assemble");
-    HY_CALL(lle_build_m(n, o->k, info->nbr, info->w, &info->m));
+    if (info->w) HY_CALL(lle_build_m(n, o->k, info->nbr, info->w, &info->m));
+    else HY_CALL(lle_build_m_blocks(n, o->k, info->nbr, info->blk, &info->m));
     hy_phase_end(ctx, "assemble");
     info->m_first = 1;
   }

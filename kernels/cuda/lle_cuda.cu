@@ -215,6 +215,71 @@ static int cuda_weights(k_backend *be, const k_lle_points *p, int64_t q0, int64_
   return HY_OK;
 }
 
+/* One thread per query: its LTSA / Hessian block (k_lle_point_block, the host's function). */
+__global__ void blocks_kernel(const double *__restrict__ x, int dim, int64_t c0, int64_t c1, int k,
+                              const int32_t *__restrict__ nbr, int method, int d, double htol, double *s,
+                              int64_t gs, double *__restrict__ blk, unsigned long long *nbad) {
+  int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t q = c0 + t;
+  if (q >= c1) return;
+  int32_t nb[K_LLE_KMAX];
+  for (int j = 0; j < k; j++) nb[j] = nbr[(q - c0) * k + j];
+  int bad = k_lle_point_block(x, dim, q, k, nb, method, d, htol, s + t, gs, blk + t);
+  if (bad) atomicAdd(nbad, 1ULL);
+}
+
+/* Transpose the chunk's blocks from the kernel's interleaved layout (entry e of query t at
+ * e * gs + t) to query-major (t * k * k + e).  One thread per entry. */
+__global__ void blocks_untangle(const double *__restrict__ in, int64_t nq, int64_t gs, int kk, double *__restrict__ out) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nq * kk) return;
+  int64_t t = i / kk, e = i % kk;
+  out[i] = in[e * gs + t];
+}
+
+/* LTSA / Hessian blocks on the device, in chunks bounding the scratch to 256 MiB.  Local. */
+static int cuda_blocks(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, const int32_t *nbr,
+                       int method, int d, double htol, double *blk, int64_t *nbad) {
+  cudaStream_t st = k_cuda_st(be)->stream;
+  int64_t nq = q1 - q0, m = p->n * p->dim, kk = (int64_t)k * k;
+  int64_t per = K_LLE_BLOCK_SCRATCH(k) + 2 * kk;   /* scratch, interleaved block, its transpose */
+  int64_t chunk = ((int64_t)256 << 20) / (per * 8);
+  if (chunk > nq) chunk = nq;
+  if (chunk < 1) chunk = 1;
+  double *dx = NULL, *ds = NULL, *db = NULL, *dt = NULL;
+  int32_t *dnbr = NULL;
+  unsigned long long *dbad = NULL, hbad = 0;
+  HY_CUDA(cudaMallocAsync((void **)&dx, (size_t)m * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&ds, (size_t)chunk * K_LLE_BLOCK_SCRATCH(k) * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&db, (size_t)chunk * kk * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&dt, (size_t)chunk * kk * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&dnbr, (size_t)nq * k * sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&dbad, sizeof *dbad, st));
+  HY_CUDA(cudaMemsetAsync(dbad, 0, sizeof *dbad, st));
+  HY_CUDA(cudaMemcpyAsync(dx, p->x, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, st));
+  HY_CUDA(cudaMemcpyAsync(dnbr, nbr, (size_t)nq * k * sizeof(int32_t), cudaMemcpyHostToDevice, st));
+  for (int64_t c0 = q0; c0 < q1; c0 += chunk) {
+    int64_t c1 = c0 + chunk < q1 ? c0 + chunk : q1;
+    blocks_kernel<<<(unsigned)((c1 - c0 + 127) / 128), 128, 0, st>>>(dx, p->dim, c0, c1, k, dnbr + (c0 - q0) * k,
+                                                                     method, d, htol, ds, chunk, db, dbad);
+    HY_CUDA_LAUNCH();
+    blocks_untangle<<<(unsigned)(((c1 - c0) * kk + 255) / 256), 256, 0, st>>>(db, c1 - c0, chunk, (int)kk, dt);
+    HY_CUDA_LAUNCH();
+    HY_CUDA(cudaMemcpyAsync(blk + (c0 - q0) * kk, dt, (size_t)(c1 - c0) * kk * sizeof(double),
+                            cudaMemcpyDeviceToHost, st));
+  }
+  HY_CUDA(cudaMemcpyAsync(&hbad, dbad, sizeof hbad, cudaMemcpyDeviceToHost, st));
+  HY_CUDA(cudaFreeAsync(dx, st));
+  HY_CUDA(cudaFreeAsync(ds, st));
+  HY_CUDA(cudaFreeAsync(db, st));
+  HY_CUDA(cudaFreeAsync(dt, st));
+  HY_CUDA(cudaFreeAsync(dnbr, st));
+  HY_CUDA(cudaFreeAsync(dbad, st));
+  HY_CUDA(cudaStreamSynchronize(st));
+  *nbad = (int64_t)hbad;
+  return HY_OK;
+}
+
 /* The table, filled by field name (C++ before C++20 has no designated initialisers). */
 static k_lle_ops make_lle_cuda_ops(void) {
   k_lle_ops o = {};
@@ -222,6 +287,7 @@ static k_lle_ops make_lle_cuda_ops(void) {
   o.kdtree_max_dim = 0;   /* lle.knn = auto: the GPU's brute force at every dimension */
   o.knn = cuda_knn;
   o.weights = cuda_weights;
+  o.blocks = cuda_blocks;
   return o;
 }
 extern "C" const k_lle_ops k_lle_cuda_ops = make_lle_cuda_ops();

@@ -71,6 +71,18 @@ static int host_weights(k_backend *be, const k_lle_points *p, int64_t q0, int64_
   return HY_OK;
 }
 
+/* LTSA / Hessian blocks of queries q0..q1-1.  Local. */
+static int host_blocks(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, const int32_t *nbr,
+                       int method, int d, double htol, double *blk, int64_t *nbad) {
+  double s[K_LLE_BLOCK_SCRATCH(K_LLE_KMAX)];
+  int64_t bad = 0;
+  for (int64_t q = q0; q < q1; q++)
+    bad += k_lle_point_block(p->x, p->dim, q, k, nbr + (q - q0) * k, method, d, htol, s, 1,
+                             blk + (q - q0) * k * k);
+  *nbad = bad;
+  return HY_OK;
+}
+
 const k_lle_ops k_lle_host_ops = {
-  .name = "host", .kdtree_max_dim = 8, .knn = host_knn, .weights = host_weights,
+  .name = "host", .kdtree_max_dim = 8, .knn = host_knn, .weights = host_weights, .blocks = host_blocks,
 };

@@ -18,6 +18,12 @@ CHECK:
                (squared distances in the kernels' order, the query excluded by index, ties by
                index) on integer points with many exact ties and duplicated points, and on a
                noisy Swiss roll: brute and kdtree, 1, 2, 3 ranks; identical lists required
+  methods      lle.method = ltsa | hessian against scikit-learn's LocallyLinearEmbedding (same
+               method, eigen_solver='dense', same data) on a Swiss roll, an S-curve and a noisy
+               Swiss roll: Procrustes disparity <= 1e-6 with eigensolver = dense at 1 rank, the
+               same embedding digest at 2 and 3 ranks, the default solver (bsvd, which needs
+               W: shift-invert instead) also <= 1e-6; reconstruction error against
+               scikit-learn's reconstruction_error_ (relative 1e-6)
   keys         the eigensolver keys that replaced environment variables: lle.threads = 1 gives
                the default run's embedding (same digest) on 1 thread; lle.ordering = metis is
                used; HYBRID_LLE_ORDERING / HYBRID_LLE_THREADS in the environment no longer beat
@@ -131,14 +137,19 @@ def check_sklearn(c):
                              "output.plot=emb.png"], "sklearn_" + solver)
         Y = read_csv(os.path.join(wd, "emb.csv"))
         X, t = make_swiss_roll(2000, random_state=0)
-        ref = LocallyLinearEmbedding(n_neighbors=10, n_components=2, eigen_solver="arpack", tol=1e-14, max_iter=10000, random_state=0).fit_transform(X)
+        sk = LocallyLinearEmbedding(n_neighbors=10, n_components=2, eigen_solver="arpack", tol=1e-14, max_iter=10000, random_state=0)
+        ref = sk.fit_transform(X)
+        m = re.search(r"reconstruction error ([0-9.eE+-]+)", out)
+        rerr = float(m.group(1)) if m else float("nan")
         disp = procrustes_disparity(ref, Y)
         tw_ref = trustworthiness(X, Y, n_neighbors=5)
         m = re.search(r"trustworthiness ([0-9.]+)", out)
         tw = float(m.group(1)) if m else float("nan")
         ok = disp < 1e-6 and abs(tw - tw_ref) < 1e-6 and os.path.getsize(os.path.join(wd, "emb.png")) > 1000
+        ok = ok and abs(rerr - sk.reconstruction_error_) <= 1e-4 * abs(sk.reconstruction_error_) + 1e-14
         print("%s %s: Procrustes disparity vs scikit-learn %.3e (< 1e-6), trustworthiness %.6f "
-              "(scikit-learn on our embedding %.6f)" % ("ok  " if ok else "FAIL", solver, disp, tw, tw_ref))
+              "(scikit-learn on our embedding %.6f), reconstruction error %.6e (scikit-learn %.6e)" % (
+              "ok  " if ok else "FAIL", solver, disp, tw, tw_ref, rerr, sk.reconstruction_error_))
         rc |= 0 if ok else 1
     return rc
 
@@ -226,6 +237,50 @@ def check_knn(c):
                 print("%s knn %s %s %d rank(s): n = %d, k = %d, %d duplicate neighbours, lists %s%s" % (
                     "ok  " if ok else "FAIL", name, knn, r, len(X), k, ndup,
                     "identical to the reference" if ok else "DIFFERENT", msg))
+                rc |= 0 if ok else 1
+    return rc
+
+
+def check_methods(c):
+    try:
+        from sklearn.datasets import make_swiss_roll, make_s_curve
+        from sklearn.manifold import LocallyLinearEmbedding
+    except ImportError:
+        if c.allow_skip:
+            print("SKIP: scikit-learn not importable (opt-out: missing fixtures allowed)")
+            return 77
+        print("FAIL: scikit-learn not importable (or -DHYBRID_TEST_FIXTURES=optional)")
+        return 1
+    rc = 0
+    n, k = 600, 10
+    for ds, noise, seed in (("swissroll", 0.0, 0), ("scurve", 0.0, 1), ("swissroll", 0.3, 2)):
+        f = make_swiss_roll if ds == "swissroll" else make_s_curve
+        X, _ = f(n, noise=noise, random_state=seed)
+        for method in ("ltsa", "hessian"):
+            lle = LocallyLinearEmbedding(n_neighbors=k, n_components=2, method=method, eigen_solver="dense")
+            ref = lle.fit_transform(X)
+            base = ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=%d" % k,
+                    "lle.noise=%r" % noise, "run.seed=%d" % seed, "lle.method=" + method,
+                    "lle.trust_sample=0", "output.embedding=emb.npy", "output.record=false"]
+            dig = None
+            for r, solver in ((1, "dense"), (2, "dense"), (3, "dense"), (1, "bsvd")):
+                name = "methods_%s_%g_%s_%s_%d" % (ds, noise, method, solver, r)
+                wd, out = run(c, r, base + ["lle.eigensolver=" + solver], name)
+                Y = np.load(os.path.join(wd, "emb.npy"))
+                disp = procrustes_disparity(ref, Y)
+                m = re.search(r"reconstruction error ([0-9.eE+-]+)", out)
+                rerr = float(m.group(1)) if m else float("nan")
+                e = digests(out)[1]
+                ok = disp <= 1e-6 and "PASSED: lle" in out and abs(rerr - lle.reconstruction_error_) <= 1e-6 * abs(lle.reconstruction_error_) + 1e-15
+                if solver == "dense" and r == 1:
+                    dig = e
+                elif solver == "dense":
+                    ok = ok and e == dig and e is not None
+                else:
+                    ok = ok and "eigensolver shift-invert (bsvd needs method = standard)" in out
+                print("%s methods %s noise %g %s, %s, %d rank(s): disparity vs scikit-learn %.2e, reconstruction "
+                      "error %.6e (scikit-learn %.6e), embedding %s" % ("ok  " if ok else "FAIL", ds, noise, method,
+                      solver, r, disp, rerr, lle.reconstruction_error_, e))
                 rc |= 0 if ok else 1
     return rc
 
@@ -396,7 +451,7 @@ def main():
     c.allow_skip = a.allow_skip
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "knn": check_knn, "verdict": check_verdict, "keys": check_keys,
+          "duplicates": check_duplicates, "gpu": check_gpu, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods,
           "validate": check_validate}[a.check]
     return fn(c)
 

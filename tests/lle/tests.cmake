@@ -10,11 +10,11 @@ endif()
 set(LLE_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/lle_check.py --hybrid $<TARGET_FILE:hybrid>
   --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--preflags=${MPIEXEC_PREFLAGS}"
   ${LLE_ALLOW_SKIP})
-foreach(chk generators sklearn ranks duplicates knn verdict keys)
+foreach(chk generators sklearn ranks duplicates knn verdict keys methods)
   add_test(NAME lle_${chk} COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_${chk} ${chk})
   set_tests_properties(lle_${chk} PROPERTIES LABELS "unit" TIMEOUT 300 SKIP_RETURN_CODE 77)
 endforeach()
-set_tests_properties(lle_ranks lle_knn PROPERTIES LABELS "unit;mpi" PROCESSORS 3)
+set_tests_properties(lle_ranks lle_knn lle_methods PROPERTIES LABELS "unit;mpi" PROCESSORS 3)
 
 # One rank fails alone inside a stage ([debug] fail_rank + fail_stage, hy_debug_point): the
 # job ends within 10 s with that rank's message and the code.  eigen is the longest stage (rank
@@ -46,6 +46,11 @@ hy_case(NAME lle_lifted RANKS 1 EXPECT "in 16 dimensions" "PASSED: lle"
   ARGS run.workload=lle lle.n=800 lle.ambient_dim=16 lle.knn=brute lle.precision=fp32)
 hy_case(NAME lle_bad_k_ge_n RANKS 1 EXIT 1 EXPECT "lle.k.*must be below lle.n"
   ARGS run.workload=lle lle.n=10 lle.k=10)
+hy_case(NAME lle_bad_hessian_k RANKS 1 EXIT 1
+  EXPECT "key 'lle.k'.*= 5: lle.method = hessian needs k > d \\(d \\+ 3\\) / 2 = 5 \\(d = lle.dim = 2\\)"
+  ARGS run.workload=lle lle.method=hessian lle.k=5 lle.dim=2)
+hy_case(NAME lle_hessian_k_min RANKS 1 EXPECT "PASSED: lle" "hessian blocks on"
+  ARGS run.workload=lle lle.method=hessian lle.k=6 lle.dim=2 lle.n=600 lle.trust_sample=0)
 hy_case(NAME lle_bad_d_ge_k RANKS 1 EXIT 1 EXPECT "lle.dim.*must be below lle.k"
   ARGS run.workload=lle lle.k=3 lle.dim=3)
 hy_case(NAME lle_bad_file_nan RANKS 2 EXIT 2 EXPECT "nan.csv:3: column 2 is nan"
