@@ -28,7 +28,8 @@
   X(solve, "solve A x = b with a PETSc direct solver (LU) and compare with a given x")     \
   X(lle, "smallest eigenpairs of the LLE matrix M by SLEPc (Krylov-Schur, sinvert) vs a run's") \
   X(spai, "BiCGSTAB with the run's SPAI M (PCMAT) vs its iterations; Table 5: ParaSails, ILU(0), Jacobi, none") \
-  X(sort, "a sort run's output vs PETSc's PetscSortInt/PetscParallelSortInt/PetscSortInt64/PetscSortReal of its input")
+  X(sort, "a sort run's output vs PETSc's PetscSortInt/PetscParallelSortInt/PetscSortInt64/PetscSortReal of its input") \
+  X(conv, "a conv run's output vs N PETSc MatMults of the sparse convolution matrix (boundary rule in the weights)")
 
 
 /* subcommand entry points: int validate_NAME(int argc, char **argv) */

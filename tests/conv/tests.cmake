@@ -82,6 +82,13 @@ foreach(np 2 3)
     ARGS run.workload=conv conv.width=301 conv.height=203 conv.passes=200 debug.fail_rank=1 debug.fail_stage=solve debug.fail_code=3)
 endforeach()
 
+if(TARGET hybrid-validate)
+  add_test(NAME conv_validate_petsc COMMAND ${CONV_CHECK} --validate=$<TARGET_FILE:hybrid-validate>
+    --workdir ${HY_TEST_OUT}/conv_validate validate)
+  set_tests_properties(conv_validate_petsc PROPERTIES LABELS "validate;mpi" TIMEOUT 300 PROCESSORS 2
+    SKIP_RETURN_CODE 77 PASS_REGULAR_EXPRESSION "PASSED: conv validate")
+endif()
+
 if(HYBRID_GPU_TESTS)
   add_test(NAME conv_gpu_vs_host COMMAND ${CONV_CHECK} --workdir ${HY_TEST_OUT}/conv_gpu gpu)
   set_tests_properties(conv_gpu_vs_host PROPERTIES LABELS "gpu" TIMEOUT 600 PASS_REGULAR_EXPRESSION "PASSED: conv gpu")
