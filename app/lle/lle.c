@@ -20,6 +20,7 @@ static const cfg_key lle_keys[] = {
   { "lle", "file", CFG_STR, "", 0, 0, NULL, "dataset = file: CSV (optional header line) or .npy (float32/float64)" },
   { "lle", "color_column", CFG_ENUM, "none", 0, 0, "none|last", "dataset = file: the last column is a colour for the plot" },
   { "lle", "n", CFG_INT, "2000", 3, 2e9, NULL, "number of generated points" },
+  { "lle", "hole", CFG_BOOL, "false", 0, 0, NULL, "dataset = swissroll: scikit-learn's make_swiss_roll(hole=True) (same values for the same seed)" },
   { "lle", "noise", CFG_REAL, "0", 0, 1e6, NULL, "standard deviation of the generators' Gaussian noise" },
   { "lle", "ambient_dim", CFG_INT, "0", 0, 4096, NULL,
     "lift the points into this many dimensions by a seeded random orthonormal map (0: keep)" },
@@ -68,6 +69,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->color_last = cfg_is(c, "lle.color_column", "last");
   o->n = cfg_int(c, "lle.n");
   o->noise = cfg_real(c, "lle.noise");
+  o->hole = cfg_bool(c, "lle.hole");
   o->ambient_dim = (int)cfg_int(c, "lle.ambient_dim");
   o->stage = cfg_enum(c, "lle.stage");
   o->stage_name = cfg_str(c, "lle.stage");
@@ -108,6 +110,8 @@ static int lle_check(hy_cfg *c) {
   if (o.method == LLE_HESSIAN && o.k <= o.dim * (o.dim + 3) / 2)
     return cfg_err(c, "lle.k", "= %d: lle.method = hessian needs k > d (d + 3) / 2 = %d (d = lle.dim = %d)", o.k,
                    o.dim * (o.dim + 3) / 2, o.dim);
+  if (o.hole && o.dataset != LLE_SWISSROLL)
+    return cfg_err(c, "lle.hole", "= true needs lle.dataset = swissroll (it is %s)", o.dataset_name);
   if (o.dataset == LLE_FILE && !o.file[0]) return cfg_err(c, "lle.file", "is required when lle.dataset = file");
   if (o.dataset != LLE_FILE) {
     if (o.k >= o.n) return cfg_err(c, "lle.k", "= %d must be below lle.n = %lld", o.k, (long long)o.n);

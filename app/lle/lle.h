@@ -38,6 +38,8 @@ void lle_data_free(lle_data *d);
 /* make_swiss_roll(n, noise, random_state=seed) / make_s_curve: identical values.  Local. */
 int lle_gen_swissroll(lle_data *d, int64_t n, double noise, uint32_t seed);
 int lle_gen_scurve(lle_data *d, int64_t n, double noise, uint32_t seed);
+/* make_swiss_roll(n, noise, random_state=seed, hole=True): identical values.  Local. */
+int lle_gen_swissroll_hole(lle_data *d, int64_t n, double noise, uint32_t seed);
 /* Lift points into D >= dim dimensions by a seeded random orthonormal map.  Local. */
 int lle_lift(lle_data *d, int D, uint64_t seed);
 /* Read points from CSV (optional header line) or .npy (float32/float64, 2-D); color_last:
@@ -104,6 +106,7 @@ typedef struct {
   int color_last;              /* lle.color_column = last */
   int64_t n;                   /* generated points */
   double noise;
+  int hole;                    /* swissroll with scikit-learn's hole = True */
   int ambient_dim;             /* 0: keep */
   int stage;                   /* LLE_STAGE_* */
   const char *stage_name;

@@ -121,6 +121,36 @@ int lle_gen_swissroll(lle_data *d, int64_t n, double noise, uint32_t seed) {
   return HY_OK;
 }
 
+/* sklearn.datasets.make_swiss_roll(n, noise=noise, random_state=seed, hole=True): each point
+ * in one of the 8 outer cells of a 3 x 3 grid over (t, y) in [1.5 pi, 4.5 pi) x [0, 21)
+ * (choice(8, n): legacy randint(0, 8), one masked 32-bit draw each), then uniform offsets
+ * (pi, 7) inside the cell, noise as for hole = False.  Local. */
+int lle_gen_swissroll_hole(lle_data *d, int64_t n, double noise, uint32_t seed) {
+  HY_CALL(data_alloc(d, n, 3));
+  lle_mt r;
+  lle_mt_seed(&r, seed);
+  double ct[8], cy[8];
+  for (int i = 0, c = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      if (i == 1 && j == 1) continue;   /* np.delete(corners, 4, axis=0): the middle cell */
+      ct[c] = M_PI * (1.5 + i);
+      cy[c++] = j * 7.0;
+    }
+  int32_t *ci = NULL;
+  HY_MALLOC(ci, n);
+  for (int64_t i = 0; i < n; i++) ci[i] = (int32_t)(lle_mt_u32(&r) & 7u);
+  for (int64_t i = 0; i < n; i++) d->t[i] = ct[ci[i]] + lle_mt_double(&r) * M_PI;
+  for (int64_t i = 0; i < n; i++) d->x[i * 3 + 1] = cy[ci[i]] + lle_mt_double(&r) * 7;
+  free(ci);
+  for (int64_t i = 0; i < n; i++) {
+    double t = d->t[i];
+    d->x[i * 3 + 0] = t * cos(t);
+    d->x[i * 3 + 2] = t * sin(t);
+  }
+  add_noise(d, &r, noise);
+  return HY_OK;
+}
+
 /* sklearn.datasets.make_s_curve(n, noise=noise, random_state=seed).  Local. */
 int lle_gen_scurve(lle_data *d, int64_t n, double noise, uint32_t seed) {
   HY_CALL(data_alloc(d, n, 3));

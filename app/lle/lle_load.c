@@ -66,8 +66,9 @@ int lle_load(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   } else if (o->dataset == LLE_UNIFORM) {
     lle_gen_uniform(d, o->n, o->ambient_dim ? o->ambient_dim : 3, o->seed);
   } else {
-    HY_LOCAL(o->dataset == LLE_SWISSROLL ? lle_gen_swissroll(d, o->n, o->noise, o->seed)
-                                         : lle_gen_scurve(d, o->n, o->noise, o->seed));
+    HY_LOCAL(o->dataset == LLE_SCURVE ? lle_gen_scurve(d, o->n, o->noise, o->seed)
+             : o->hole                ? lle_gen_swissroll_hole(d, o->n, o->noise, o->seed)
+                                      : lle_gen_swissroll(d, o->n, o->noise, o->seed));
   }
   if (o->ambient_dim > 0 && o->dataset != LLE_UNIFORM) {   /* the same data on every rank */
     if (o->ambient_dim < d->dim)

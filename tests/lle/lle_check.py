@@ -5,7 +5,8 @@ lle_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR CHECK
 
 CHECK:
   generators   points of swissroll / scurve equal scikit-learn's make_swiss_roll / make_s_curve
-               (reference values computed with scikit-learn 1.9 and stored below)
+               (reference values computed with scikit-learn 1.9 and stored below), and the
+               Swiss roll with lle.hole = true equal to make_swiss_roll(hole=True) bit for bit
   sklearn      Swiss roll n = 2000, k = 10: Procrustes disparity of the embedding against
                scikit-learn's LocallyLinearEmbedding (arpack, shift-invert at 0, tol 1e-14) < 1e-6
                (scikit-learn not importable: a failure, or skip 77 with --allow-skip, the
@@ -35,6 +36,7 @@ CHECK:
                with its figure <= tol, also recomputed here
   duplicates   duplicated points: the point itself is excluded by index, the run converges
   gpu          CUDA backend against the host backend: graph identical, weights/embedding close
+               (standard, and the ltsa / hessian local blocks computed on the device)
 Exit 0 pass, 1 fail, 77 skipped.
 """
 import argparse, os, re, shutil, subprocess, sys
@@ -109,6 +111,26 @@ def check_generators(c):
                     print("ok   %s seed %d noise %g: all 1000 points bit-identical to scikit-learn" % (ds, seed, noise))
             except ImportError:
                 print("ok   %s seed %d: stored points match (scikit-learn absent)" % (ds, seed))
+    # the hole (scikit-learn's make_swiss_roll(hole=True)), against scikit-learn itself
+    try:
+        from sklearn.datasets import make_swiss_roll
+    except ImportError:
+        if not c.allow_skip:
+            print("FAIL: scikit-learn not importable (or -DHYBRID_TEST_FIXTURES=optional)")
+            return 1
+        print("SKIP hole: scikit-learn not importable")
+        return 1 if bad else 0
+    for seed, noise in ((0, 0.0), (42, 0.05), (7, 0.3)):
+        wd, out = run(c, 1, ["run.workload=lle", "lle.dataset=swissroll", "lle.hole=true", "lle.n=1000", "lle.k=10",
+                             "lle.noise=%r" % noise, "run.seed=%d" % seed, "lle.trust_sample=0",
+                             "output.points=pts.csv", "output.record=false"], "gen_hole_%d" % seed)
+        P = read_csv(os.path.join(wd, "pts.csv"))
+        X, t = make_swiss_roll(1000, noise=noise, random_state=seed, hole=True)
+        same = np.array_equal(X, P[:, :3]) and np.array_equal(t, P[:, 3])
+        print("%s swissroll hole seed %d noise %g: %s" % ("ok  " if same else "FAIL", seed, noise,
+              "all 1000 points bit-identical to scikit-learn" if same else
+              "max |diff| %g" % np.abs(X - P[:, :3]).max()))
+        bad += 0 if same and "PASSED: lle" in out else 1
     return 1 if bad else 0
 
 
@@ -394,12 +416,13 @@ def check_duplicates(c):
 
 def check_gpu(c):
     rc = 0
-    for ds, n, extra in (("swissroll", 20000, []), ("scurve", 5000, ["lle.ambient_dim=32"])):
+    for ds, n, extra in (("swissroll", 20000, []), ("scurve", 5000, ["lle.ambient_dim=32"]),
+                         ("swissroll", 5000, ["lle.method=ltsa"]), ("scurve", 5000, ["lle.method=hessian"])):
         outs = {}
         for be in ("host", "cuda"):
             wd, out = run(c, 1, ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=10",
                                  "lle.knn=brute", "run.backend=" + be, "lle.trust_sample=0",
-                                 "output.embedding=emb.npy"] + extra, "gpu_%s_%s" % (ds, be))
+                                 "output.embedding=emb.npy"] + extra, "gpu_%s_%s_%s" % (ds, "_".join(extra), be))
             outs[be] = (digests(out), np.load(os.path.join(wd, "emb.npy")))
         same = outs["host"][0][0] == outs["cuda"][0][0]
         Yh, Yc = outs["host"][1], outs["cuda"][1]

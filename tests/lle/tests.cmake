@@ -51,6 +51,8 @@ hy_case(NAME lle_bad_hessian_k RANKS 1 EXIT 1
   ARGS run.workload=lle lle.method=hessian lle.k=5 lle.dim=2)
 hy_case(NAME lle_hessian_k_min RANKS 1 EXPECT "PASSED: lle" "hessian blocks on"
   ARGS run.workload=lle lle.method=hessian lle.k=6 lle.dim=2 lle.n=600 lle.trust_sample=0)
+hy_case(NAME lle_bad_hole_scurve RANKS 1 EXIT 1 EXPECT "key 'lle.hole'.*needs lle.dataset = swissroll \\(it is scurve\\)"
+  ARGS run.workload=lle lle.dataset=scurve lle.hole=true)
 hy_case(NAME lle_bad_d_ge_k RANKS 1 EXIT 1 EXPECT "lle.dim.*must be below lle.k"
   ARGS run.workload=lle lle.k=3 lle.dim=3)
 hy_case(NAME lle_bad_file_nan RANKS 2 EXIT 2 EXPECT "nan.csv:3: column 2 is nan"
