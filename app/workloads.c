@@ -9,6 +9,7 @@ extern const hy_workload gauss_workload;
 extern const hy_workload lle_workload;
 extern const hy_workload sort_workload;
 extern const hy_workload conv_workload;
+extern const hy_workload gemm_workload;
 
 /* Every workload of the executable.  The first one's embedded configuration runs when hybrid is
  * given no configuration file (make run). */
@@ -19,6 +20,7 @@ const hy_workload *const hy_workloads[] = {
   &lle_workload,
   &sort_workload,
   &conv_workload,
+  &gemm_workload,
   NULL
 };
 

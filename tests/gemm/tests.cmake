@@ -1,0 +1,139 @@
+# gemm: dense C = alpha A B + beta C by SUMMA (app/gemm).  Host backend in CI; CUDA vs host
+# only with -DHYBRID_GPU_TESTS=ON (tests/gpu).  Sizes are primes (97 x 89 x 101) that neither
+# nb = 16, nor the tiles, nor the grids divide; <= 3 ranks, well under a second each.
+set(GEMM_T ${CMAKE_CURRENT_LIST_DIR})
+set(GEMM_CHECK ${Python3_EXECUTABLE} ${GEMM_T}/gemm_check.py)
+set(GEMM_PRIMES gemm.m=97 gemm.n=89 gemm.k=101 gemm.nb=16)
+set(GEMM_PASS "Freivalds \\(2 vectors\\) ratio [0-9.]+e[-+][0-9]+, full product vs host BLAS ratio [0-9.]+e[-+][0-9]+"
+              "^PASSED: gemm: error ratio [0-9.]+e[-+][0-9]+ <= 1")
+set(GEMM_NONAN "(^|[^_a-zA-Z])([Nn]a[Nn]|[Ii]nf)([^a-zA-Z]|$)")
+
+# every kernel at 1, 2 (both grids) and 3 ranks: PASSED, both times, a JSON record with the figures
+foreach(kern naive tiled vendor)
+  foreach(spec "1:1x1" "2:1x2" "2:2x1" "3:1x3")
+    string(REPLACE ":" ";" sp "${spec}")
+    list(GET sp 0 np)
+    list(GET sp 1 grid)
+    hy_case(NAME gemm_${kern}_${grid} RANKS ${np} JSON
+      EXPECT ${GEMM_PASS} "device time [0-9.]+ ms \\(upload" "kernel time [0-9.]+ ms"
+             "rate [0-9.]+ GFLOP/s by kernel time"
+      REJECT ${GEMM_NONAN} "vendor \\(BLAS\\) rate" "target:"
+      RUNCASE --json-field metrics.kernel=${kern} --json-field metrics.m=97
+      ARGS run.workload=gemm ${GEMM_PRIMES} gemm.kernel=${kern} gemm.grid=${grid} run.seed=3)
+  endforeach()
+endforeach()
+
+# against numpy's FP64 product of the A, B, C0 the run wrote: every precision, beta != 0, at
+# 1 / 2 / 2 / 3 ranks; the inputs identical for every grid; C identical bit for bit (panels of
+# nb on every grid, the same summation order)
+foreach(prec float double tf32 bf16 fp16)
+  foreach(kern naive tiled vendor)
+    add_test(NAME gemm_ranks_${prec}_${kern}
+      COMMAND ${GEMM_CHECK} ranks --bin ${HY_BIN} --mpiexec ${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+              --workdir ${HY_TEST_OUT}/gemm_ranks_${prec}_${kern} --identical
+              --runs "1:gemm.grid=1x1" "2:gemm.grid=1x2" "2:gemm.grid=2x1" "3:gemm.grid=1x3" --
+              run.workload=gemm ${GEMM_PRIMES} gemm.precision=${prec} gemm.kernel=${kern} gemm.tile=13
+              gemm.alpha=-1.5 gemm.beta=0.75 gemm.whole_k=false run.seed=11)
+    set_tests_properties(gemm_ranks_${prec}_${kern} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 3)
+  endforeach()
+endforeach()
+# one local GEMM over all of k on 1x1 (the default), tiles 8 and 32, a 2x2 grid: within the bound
+add_test(NAME gemm_ranks_wholek_tiles
+  COMMAND ${GEMM_CHECK} ranks --bin ${HY_BIN} --mpiexec ${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+          --workdir ${HY_TEST_OUT}/gemm_ranks_wholek_tiles
+          --runs "1:gemm.tile=8" "1:gemm.tile=32" "4:gemm.grid=2x2 gemm.tile=32" "1:gemm.kernel=naive" --
+          run.workload=gemm ${GEMM_PRIMES} gemm.kernel=tiled gemm.beta=-2 run.seed=12)
+set_tests_properties(gemm_ranks_wholek_tiles PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 4)
+
+# files in (Matrix Market, written by a random run): the same C bit for bit, at 1 and 2 ranks
+foreach(np 1 2)
+  add_test(NAME gemm_file_np${np}
+    COMMAND ${GEMM_CHECK} file --bin ${HY_BIN} --mpiexec ${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+            --workdir ${HY_TEST_OUT}/gemm_file_np${np} --np ${np} --
+            run.workload=gemm ${GEMM_PRIMES} gemm.beta=0.5 gemm.precision=double run.seed=13)
+  set_tests_properties(gemm_file_np${np} PROPERTIES LABELS "unit" TIMEOUT 120 PROCESSORS ${np})
+endforeach()
+
+# the variants alone in the same run (the seed's table columns), host: no GPU figures
+hy_case(NAME gemm_compare_host JSON
+  EXPECT "alone on 97 x 89 x 101: naive kernel time [0-9.]+ ms"
+         "alone on 97 x 89 x 101: tiled kernel time [0-9.]+ ms"
+         "alone on 97 x 89 x 101: vendor BLAS kernel time [0-9.]+ ms"
+         "tiled takes [0-9.]+% of naive's kernel time" ${GEMM_PASS}
+  REJECT "target:" "TFLOP/s"
+  RUNCASE --json-field metrics.kernel=tiled
+  ARGS run.workload=gemm ${GEMM_PRIMES} gemm.compare=true gemm.reps=1)
+
+# debug.perturb: the check must fail (exit 4, FAILED with the deciding figure)
+hy_case(NAME gemm_perturb_fails RANKS 2 EXIT 4 JSON
+  EXPECT "^FAILED: gemm: error ratio [0-9.]+e[-+][0-9]+ > 1 \\(Freivalds [0-9.]+e[-+][0-9]+"
+  REJECT "^PASSED"
+  ARGS run.workload=gemm ${GEMM_PRIMES} gemm.precision=double debug.perturb=1e-9)
+# large sizes skip the full product: Freivalds alone still catches the perturbation
+hy_case(NAME gemm_perturb_freivalds_only EXIT 4 JSON
+  EXPECT "full product skipped" "^FAILED: gemm: error ratio [0-9.]+e[-+][0-9]+ > 1"
+  ARGS run.workload=gemm ${GEMM_PRIMES} gemm.full_check_max=1000 debug.perturb=1e-3)
+hy_case(NAME gemm_freivalds_only_passes JSON
+  EXPECT "full product skipped" "^PASSED: gemm: error ratio [0-9.]+e[-+][0-9]+ <= 1 \\(Freivalds\\)"
+  ARGS run.workload=gemm ${GEMM_PRIMES} gemm.full_check_max=1000)
+
+# one rank failing inside the SUMMA loop ends the job within 10 s (2 and 3 ranks); MPICH's
+# hydra exits with MPI_Abort's code, other launchers only promise a nonzero exit
+set(GEMM_ABORT3 nonzero)
+if(HY_MPIEXEC_VERSION MATCHES "HYDRA")
+  set(GEMM_ABORT3 3)
+endif()
+foreach(np 2 3)
+  hy_case(NAME gemm_fail_summa_np${np} RANKS ${np} EXIT ${GEMM_ABORT3} TIMEOUT 30
+    EXPECT "hybrid: rank 1 on [^ :]+: injected failure \\(\\[debug\\] fail_rank = 1, fail_stage = summa\\)"
+    REJECT "^PASSED" "^record:" RUNCASE --timeout 10
+    ARGS run.workload=gemm ${GEMM_PRIMES} debug.fail_rank=1 debug.fail_stage=summa debug.fail_code=3)
+endforeach()
+
+# bad configurations: exit 1, the key and what is allowed named, nothing written
+set(GEMM_BADCFG
+  "grid:gemm.grid=2x2:key 'gemm.grid' = 2x2 needs 4 ranks, but the run has 1"
+  "tile:gemm.tile=7:key 'gemm.tile'.*out of range"
+  "prec:gemm.precision=half:key 'gemm.precision'.*float\\|double\\|tf32\\|bf16\\|fp16"
+  "nofile:gemm.source=file:key 'gemm.source' = file needs gemm.a_file = PATH"
+  "nocfile:gemm.source=file gemm.a_file=a.mtx gemm.b_file=b.mtx gemm.beta=1:key 'gemm.beta' = 1 with source = file needs gemm.c_file"
+  "sizes_with_file:gemm.source=file gemm.a_file=a.mtx gemm.b_file=b.mtx gemm.m=5:key 'gemm.m' is set, but source = file"
+  "file_with_random:gemm.a_file=a.mtx:key 'gemm.a_file' is set, but gemm.source = random"
+  "c0_beta0:output.c0=c0.mtx:key 'output.c0' is set, but gemm.beta = 0")
+foreach(spec IN LISTS GEMM_BADCFG)
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 name)
+  list(GET sp 1 args)
+  list(GET sp 2 msg)
+  separate_arguments(args)
+  hy_case(NAME gemm_badcfg_${name} EXIT 1
+    EXPECT "${msg}" REJECT "^PASSED" RUNCASE --no-files
+    ARGS run.workload=gemm output.record=false output.c=c.mtx ${args})
+endforeach()
+hy_case(NAME gemm_badcfg_compare_np2 RANKS 2 EXIT 1
+  EXPECT "key 'gemm.compare' = true times every kernel alone on one device: run it with 1 rank"
+  RUNCASE --no-files ARGS run.workload=gemm output.record=false gemm.compare=true)
+
+# bad input files: exit 2 naming the file (and what is wrong), nothing written under output.c
+set(GEMM_DATA ${GEMM_T}/data)
+set(GEMM_BADFILE
+  "missing:gemm.a_file=${GEMM_DATA}/none.mtx gemm.b_file=${GEMM_DATA}/b_3x2.mtx:none\\.mtx"
+  "shape:gemm.a_file=${GEMM_DATA}/a_2x3.mtx gemm.b_file=${GEMM_DATA}/a_2x3.mtx:a_2x3\\.mtx: B is 2 x 3, but A .* is 2 x 3: B needs 3 rows"
+  "malformed:gemm.a_file=${GEMM_DATA}/bad_value.mtx gemm.b_file=${GEMM_DATA}/b_3x2.mtx:bad_value\\.mtx:[0-9]+"
+  "c0shape:gemm.a_file=${GEMM_DATA}/a_2x3.mtx gemm.b_file=${GEMM_DATA}/b_3x2.mtx gemm.beta=1 gemm.c_file=${GEMM_DATA}/b_3x2.mtx:b_3x2\\.mtx: C is 3 x 2, but A B is 2 x 2")
+foreach(spec IN LISTS GEMM_BADFILE)
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 name)
+  list(GET sp 1 args)
+  list(GET sp 2 msg)
+  separate_arguments(args)
+  foreach(np 1 2)
+    hy_case(NAME gemm_badfile_${name}_np${np} RANKS ${np} EXIT 2
+      EXPECT "${msg}" REJECT "^PASSED" RUNCASE --no-files
+      ARGS run.workload=gemm output.record=false output.c=c.mtx gemm.source=file ${args})
+  endforeach()
+endforeach()
+# a good pair of files: C = A B checked (2 x 3 times 3 x 2, exact small integers)
+hy_case(NAME gemm_file_small JSON
+  EXPECT "m x n x k = 2 x 2 x 3" "full product vs host BLAS ratio 0\\.000e\\+00" "^PASSED"
+  ARGS run.workload=gemm gemm.source=file gemm.a_file=${GEMM_DATA}/a_2x3.mtx gemm.b_file=${GEMM_DATA}/b_3x2.mtx)
