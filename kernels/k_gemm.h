@@ -51,6 +51,12 @@ typedef struct {
   /* The three variants: the seed's naive kernel (one thread per element of C), the seed's tiled
    * kernel (shared-memory tiles of ws's tile edge; any m, n, k), the vendor library. */
   k_gemm_fn naive, tiled, vendor;
+  /* Streams of the SUMMA overlap: what = 0 marks the work queued so far on the main stream
+   * (the GEMMs' stream); 1 sends the work that follows (the broadcasts of app/comm, which
+   * queue on the backend's current stream) to a side stream, which first waits for the mark;
+   * 2 makes the main stream wait for everything queued on the side and selects the main stream
+   * again.  Host: nothing (everything is synchronous). */
+  int (*stream_ctl)(k_backend *be, k_gemm_ws *ws, int what);
   /* Seconds of kernel time accumulated in ws since the last reset (waits for queued work);
    * reset = 1 starts a new accumulation. */
   int (*ktime)(k_backend *be, k_gemm_ws *ws, int reset, double *seconds);
@@ -64,6 +70,8 @@ typedef struct {
 /* The table of this backend.  Local. */
 const k_gemm_ops *k_gemm_ops_get(const k_backend *be);
 
+/* The host table is also the drivers' FP64 reference on any backend: its functions never use
+ * their k_backend argument (NULL is allowed). */
 extern const k_gemm_ops k_gemm_host_ops;
 #ifdef HYBRID_HAVE_CUDA
 extern const k_gemm_ops k_gemm_cuda_ops;

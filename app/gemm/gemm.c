@@ -34,8 +34,10 @@ static const cfg_key gemm_keys[] = {
   { "gemm", "c_file", CFG_STR, "", 0, 0, NULL, "source = file, beta != 0: the C that beta scales" },
   { "gemm", "alpha", CFG_REAL, "1", -1e30, 1e30, NULL, "C = alpha A B + beta C" },
   { "gemm", "beta", CFG_REAL, "0", -1e30, 1e30, NULL, "C = alpha A B + beta C (random C0 when source = random)" },
-  { "gemm", "bcast", CFG_ENUM, "auto", 0, 0, "auto|mpi",
-    "> 1 rank: panel broadcasts; mpi: staged through pinned host memory (auto: mpi)" },
+  { "gemm", "bcast", CFG_ENUM, "auto", 0, 0, "auto|nccl|mpi",
+    "> 1 rank: panel broadcasts: nccl (device buffers, CUDA backend built with NCCL, one device "
+    "per rank; on a side stream, overlapping the GEMM), mpi (staged through pinned host memory), "
+    "auto (nccl when possible, else mpi)" },
   { "gemm", "whole_k", CFG_BOOL, "true", 0, 0, NULL,
     "1x1 grid: one local GEMM over all of k (false: panels of nb, as on a larger grid)" },
   { "gemm", "threshold", CFG_REAL, "1", 0, 1e30, NULL,
@@ -53,7 +55,7 @@ static const cfg_key gemm_keys[] = {
 };
 
 /* Cross-key checks (rank 0, before the run).  Local. */
-static int gemm_check_cfg(hy_cfg *c) {
+static int gemm_cfg_check(hy_cfg *c) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int P = 0, Q = 0;
@@ -104,7 +106,7 @@ static void gemm_opts_from_cfg(const hy_cfg *c, gemm_opts *o) {
   o->alpha = cfg_real(c, "gemm.alpha");
   o->beta = cfg_real(c, "gemm.beta");
   o->seed = (uint64_t)cfg_int(c, "run.seed");
-  o->bcast = cfg_is(c, "gemm.bcast", "mpi") ? GEMM_BCAST_MPI : GEMM_BCAST_AUTO;
+  o->bcast = cfg_enum(c, "gemm.bcast");   /* auto|nccl|mpi: HY_BCAST_AUTO / DEVICE / MPI */
   o->whole_k = cfg_bool(c, "gemm.whole_k");
   o->threshold = cfg_real(c, "gemm.threshold");
   o->full_max = cfg_real(c, "gemm.full_check_max");
@@ -126,7 +128,6 @@ static int gemm_run(hy_ctx *ctx) {
   g.o = &o;
   g.be = &ctx->be;
   g.ko = k_gemm_ops_get(&ctx->be);
-  g.rowc = g.colc = MPI_COMM_NULL;
   gemm_info info;
   memset(&info, 0, sizeof info);
   for (int v = 0; v < K_GEMM_NKERNELS; v++) info.k_sec[v] = -1;
@@ -162,5 +163,5 @@ static const char gemm_default[] =
 
 const hy_workload gemm_workload = {
   "gemm", "dense C = alpha A B + beta C over a 2D grid (SUMMA): the seed's naive / tiled kernels and the vendor's",
-  gemm_keys, gemm_check_cfg, gemm_run, gemm_default,
+  gemm_keys, gemm_cfg_check, gemm_run, gemm_default,
 };

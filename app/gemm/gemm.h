@@ -11,9 +11,9 @@
 #include "workload.h"
 #include "k_gemm.h"
 #include "io/io.h"
+#include "comm/comm.h"
 
 enum { GEMM_RANDOM = 0, GEMM_FILE = 1 };
-enum { GEMM_BCAST_AUTO = 0, GEMM_BCAST_MPI = 1 };
 
 /* Every key, read once by gemm_opts_from_cfg (app/gemm/gemm.c). */
 typedef struct {
@@ -26,7 +26,7 @@ typedef struct {
   char afile[1024], bfile[1024], cfile[1024];
   double alpha, beta;
   uint64_t seed;
-  int bcast;                /* GEMM_BCAST_* */
+  int bcast;                /* HY_BCAST_AUTO / DEVICE / MPI (app/comm) */
   int whole_k;              /* 1x1 grid: one local GEMM over all of k (else panels of nb) */
   double threshold;         /* pass when both check ratios are <= threshold */
   double full_max;          /* also the full host-BLAS comparison when m n k <= full_max */
@@ -53,12 +53,9 @@ static inline int64_t gemm_l2g(int64_t l, int64_t nb, int p, int P) {
 typedef struct {
   int64_t rows, cols, ld;
   double *h;                /* host FP64 copy of the values used (rounded inputs / C0 / result) */
-  void *hs;                 /* A, B: host copy in the input format (pinned; the MPI transport
-                             * sends from it) */
+  void *hs;                 /* host copy in the storage format (pinned; uploaded from) */
   void *d;                  /* device copy (input format for A, B; C's format for C) */
 } gemm_block;
-
-typedef struct gemm_bc gemm_bc;
 
 /* The run. */
 typedef struct {
@@ -68,8 +65,10 @@ typedef struct {
   const k_gemm_ops *ko;
   k_gemm_fn kern;           /* the chosen variant */
   k_gemm_ws *ws;
-  int P, Q, p, q;
-  MPI_Comm rowc, colc;      /* same p (varying q) / same q (varying p) */
+  hy_grid grid;             /* the process grid (app/comm) */
+  int grid_made;
+  int P, Q, p, q;           /* copies of grid's */
+  hy_bcast *bc;             /* the panel broadcasts' transport */
   int64_t m, n, k;          /* global sizes (from the files when source = file) */
   hy_dense fa, fb, fc;      /* source = file: the whole matrices, every rank */
   gemm_block A, B, C;
@@ -79,11 +78,13 @@ typedef struct {
 /* Figures of the run, filled by the stages, printed by gemm_report. */
 typedef struct {
   int64_t steps;            /* SUMMA steps (local GEMM calls) */
-  const char *bcast;        /* transport name */
+  const char *bcast;        /* transport name ("nccl", "emulated", "mpi") */
+  int bcast_dev;            /* 1: device collectives */
+  const char *bcast_path, *bcast_why;   /* MPI: how it reaches the data, why not device */
   double t_upload, t_summa, t_download;   /* max over ranks, seconds */
   double t_device;          /* upload + summa + download (max over ranks) */
   double t_kernel;          /* kernel time (max over ranks) */
-  double t_bcast_wait;      /* time waiting for panels (max over ranks) */
+  double t_bcast_wait;      /* host time in the next panels' broadcasts (max over ranks) */
   double freivalds;         /* ||C r - (alpha A (B r) + beta C0 r)|| ratio (max of 2 vectors) */
   double full;              /* full comparison ratio, or -1 when not done */
   double cnorm;             /* ||C||_F */
@@ -109,7 +110,7 @@ int gemm_compare(gemm_t *g, gemm_info *info);
 /* Every printed line, metric and the verdict.  Collective (reductions done); returns HY_OK or
  * HY_EVALID. */
 int gemm_report(gemm_t *g, const gemm_info *info);
-/* Free everything of the run.  Local. */
+/* Free everything of the run.  Collective (the transport and the grid). */
 void gemm_free(gemm_t *g);
 
 /* Value (i, j) of the A / B / C0 used: rounded input (A, B), C0 as given (which = 0, 1, 2). */
@@ -117,31 +118,5 @@ double gemm_entry(const gemm_t *g, int which, int64_t i, int64_t j);
 /* Gather a C-distributed local block (host FP64) into the whole m x n matrix on rank 0 (out:
  * allocated there, NULL elsewhere).  Collective. */
 int gemm_gather_c(gemm_t *g, const double *loc, double **out);
-
-/* ---- panel broadcasts: one dispatcher (gemm_bcast.c), one file per transport ---- */
-typedef struct {
-  const char *name;
-  /* Buffers for panels of width <= w.  Collective. */
-  int (*open)(gemm_t *g, gemm_bc *bc, int64_t w);
-  /* Start the broadcasts of step s (A's columns k0.., B's rows k0.., width w).  Collective
-   * on the process row / column. */
-  int (*post)(gemm_t *g, gemm_bc *bc, int64_t s, int64_t k0, int64_t w);
-  /* Finish step s: device pointers of the A panel (m_loc x w) and the B panel (w x n_loc). */
-  int (*wait)(gemm_t *g, gemm_bc *bc, int64_t s, int64_t k0, int64_t w, const void **a,
-              int64_t *lda, const void **b, int64_t *ldb);
-  void (*close)(gemm_t *g, gemm_bc *bc);
-} gemm_transport;
-
-struct gemm_bc {
-  const gemm_transport *t;
-  void *hbuf[2][2];         /* [A/B][step parity] pinned host panels */
-  void *dbuf[2][2];         /* [A/B][step parity] device panels */
-  MPI_Request req[2];
-  double t_wait;
-};
-
-extern const gemm_transport gemm_bc_mpi;
-/* Choose the transport (gemm.bcast), open it.  Collective. */
-int gemm_bc_open(gemm_t *g, gemm_bc *bc, int64_t w);
 
 #endif

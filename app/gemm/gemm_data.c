@@ -8,15 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Most square grid P x Q = size with P <= Q.  Local. */
-static void gemm_grid_auto(int size, int *P, int *Q) {
-  int p = 1;
-  for (int d = 1; d * d <= size; d++)
-    if (size % d == 0) p = d;
-  *P = p;
-  *Q = size / p;
-}
-
 /* Value (i, j) of A (which 0), B (1) or C0 (2) as the run uses it.  Local. */
 double gemm_entry(const gemm_t *g, int which, int64_t i, int64_t j) {
   const gemm_opts *o = g->o;
@@ -115,15 +106,14 @@ static void gemm_block_fill(gemm_t *g, gemm_block *b, int which, int64_t rows, i
 int gemm_load(gemm_t *g) {
   hy_ctx *ctx = g->ctx;
   const gemm_opts *o = g->o;
-  g->P = o->P;
-  g->Q = o->Q;
-  if (g->P == 0) gemm_grid_auto(ctx->size, &g->P, &g->Q);
-  g->p = ctx->rank / g->Q;
-  g->q = ctx->rank % g->Q;
-  if (ctx->size > 1) {
-    HY_MPI(MPI_Comm_split(ctx->comm, g->p, g->q, &g->rowc));
-    HY_MPI(MPI_Comm_split(ctx->comm, g->q, g->p, &g->colc));
-  }
+  int P = o->P, Q = o->Q;
+  if (P == 0) hy_grid_auto(ctx->size, &P, &Q);
+  HY_CALL(hy_grid_make(ctx->comm, P, Q, &g->grid));
+  g->grid_made = 1;
+  g->P = g->grid.P;
+  g->Q = g->grid.Q;
+  g->p = g->grid.p;
+  g->q = g->grid.q;
   g->kern = o->kernel == K_GEMM_NAIVE ? g->ko->naive : o->kernel == K_GEMM_TILED ? g->ko->tiled
                                                                                  : g->ko->vendor;
   HY_CALL(hy_agree(ctx->comm, g->ko->ws_open(g->be, o->tile, &g->ws)));
@@ -213,7 +203,7 @@ static void gemm_block_free(gemm_t *g, gemm_block *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* Free the run.  Local. */
+/* Free the run.  Collective (the grid's communicators). */
 void gemm_free(gemm_t *g) {
   gemm_block_free(g, &g->A);
   gemm_block_free(g, &g->B);
@@ -223,6 +213,8 @@ void gemm_free(gemm_t *g) {
   io_dense_free(&g->fc);
   if (g->ws) g->ko->ws_close(g->be, g->ws);
   g->ws = NULL;
-  if (g->rowc != MPI_COMM_NULL) MPI_Comm_free(&g->rowc);
-  if (g->colc != MPI_COMM_NULL) MPI_Comm_free(&g->colc);
+  if (g->bc) hy_bcast_close(g->bc);
+  g->bc = NULL;
+  if (g->grid_made) hy_grid_free(&g->grid);
+  g->grid_made = 0;
 }

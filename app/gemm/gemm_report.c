@@ -20,9 +20,13 @@ static void gemm_report_run(gemm_t *g, const gemm_info *in, double flops) {
              "kernel %s%s, alpha %g, beta %g, %s inputs\n", (long long)g->m, (long long)g->n,
              (long long)g->k, gemm_prec_names[o->prec], gemm_kernel_names[o->kernel], tile, o->alpha, o->beta,
              o->source == GEMM_FILE ? "file" : "random");
-  hy_printf0(ctx, "gemm: grid %dx%d, nb %lld, %lld SUMMA step(s), panel broadcasts: %s (waited "
-             "%.3f ms)\n", g->P, g->Q, (long long)o->nb, (long long)in->steps,
-             ctx->size == 1 ? "none (1 rank)" : in->bcast, in->t_bcast_wait * 1e3);
+  char how[256];
+  if (ctx->size == 1) snprintf(how, sizeof how, "none (1 rank)");
+  else if (in->bcast_dev) snprintf(how, sizeof how, "%s (device buffers, side stream overlapping the GEMM)", in->bcast);
+  else snprintf(how, sizeof how, "mpi (%s): %s", in->bcast_path, in->bcast_why);
+  hy_printf0(ctx, "gemm: grid %dx%d, nb %lld, %lld SUMMA step(s), panel broadcasts: %s; host "
+             "time in broadcasts %.3f ms\n", g->P, g->Q, (long long)o->nb, (long long)in->steps,
+             how, in->t_bcast_wait * 1e3);
   hy_printf0(ctx, "gemm: device time %.3f ms (upload %.3f, summa %.3f, download %.3f; transfers "
              "included), kernel time %.3f ms (slowest rank)\n", in->t_device * 1e3,
              in->t_upload * 1e3, in->t_summa * 1e3, in->t_download * 1e3, in->t_kernel * 1e3);

@@ -42,33 +42,81 @@ static void gemm_download(gemm_t *g) {
   }
 }
 
-/* The SUMMA loop.  Collective. */
+/* The panels of step s (k-range k0 .. k0 + w, block column / row kb = k0 / nb): broadcast A's
+ * from process column kb % Q along the process rows and B's from process row kb % P down the
+ * columns (into the receive buffers of step parity par); on return *a, *b point at them (the
+ * owner's own blocks in place).  Collective on the process row and column. */
+static int gemm_panels(gemm_t *g, void *const rbuf[2][2], int64_t s, int64_t k0, int64_t w,
+                       const void **a, int64_t *lda, const void **b, int64_t *ldb) {
+  int64_t nb = g->o->nb, kb = k0 / nb;
+  int par = (int)(s & 1), qk = (int)(kb % g->Q), pk = (int)(kb % g->P);
+  void *pa = rbuf[0][par], *pb = rbuf[1][par];
+  int64_t la = g->A.ld, lb = w;
+  if (g->q == qk) pa = (char *)g->A.d + (size_t)((g->Q == 1 ? k0 : (kb / g->Q) * nb) * g->A.ld) * g->ein;
+  if (g->p == pk) {
+    pb = (char *)g->B.d + (size_t)(g->P == 1 ? k0 : (kb / g->P) * nb) * g->ein;
+    lb = g->B.ld;
+  }
+  HY_LOCAL(hy_bcast_2d(g->bc, HY_ROW, g->ein, g->A.rows, w, pa, la, qk));
+  HY_LOCAL(hy_bcast_2d(g->bc, HY_COL, g->ein, w, g->B.cols, pb, lb, pk));
+  *a = pa;
+  *lda = la;
+  *b = pb;
+  *ldb = lb;
+  return HY_OK;
+}
+
+/* The SUMMA loop: step s + 1's broadcasts are queued on the side stream (ko->stream_ctl)
+ * after step s's GEMM is queued on the main one, so they overlap it (device collectives: on
+ * the GPU; MPI: the host sends while the GPU computes).  Collective. */
 static int gemm_steps(gemm_t *g, gemm_info *info) {
   const gemm_opts *o = g->o;
-  int whole = o->whole_k && g->P == 1 && g->Q == 1;
+  const k_gemm_ops *ko = g->ko;
+  int whole = o->whole_k && g->P == 1 && g->Q == 1, multi = g->ctx->size > 1;
   int64_t w0 = whole ? g->k : o->nb, steps = (g->k + w0 - 1) / w0;
-  gemm_bc bc;
-  memset(&bc, 0, sizeof bc);
-  HY_CALL(gemm_bc_open(g, &bc, w0));
-  info->bcast = bc.t->name;
+  void *rbuf[2][2] = { { NULL, NULL }, { NULL, NULL } };   /* [A / B][step parity] */
+  size_t bytes[2] = { (size_t)(g->A.rows * w0) * g->ein, (size_t)(w0 * g->B.cols) * g->ein };
+  for (int x = 0; x < 2; x++)
+    for (int par = 0; par < 2 && (x ? g->P : g->Q) > 1; par++)
+      HY_LOCAL(g->be->ops->alloc(g->be, &rbuf[x][par], bytes[x] + 8));
+  HY_LOCAL(hy_bcast_reserve(g->bc, HY_ROW, bytes[0], bytes[0]));
+  HY_LOCAL(hy_bcast_reserve(g->bc, HY_COL, bytes[1], bytes[1]));
   info->steps = steps;
-  HY_CALL(bc.t->post(g, &bc, 0, 0, g->k < w0 ? g->k : w0));
+  const void *a, *b, *na = NULL, *nbp = NULL;
+  int64_t lda, ldb, nlda = 0, nldb = 0;
+  HY_CALL(gemm_panels(g, rbuf, 0, 0, g->k < w0 ? g->k : w0, &a, &lda, &b, &ldb));
+  double tw = 0;
   for (int64_t s = 0; s < steps; s++) {
     int64_t k0 = s * w0, w = g->k - k0 < w0 ? g->k - k0 : w0;
-    const void *a, *b;
-    int64_t lda, ldb;
-    HY_CALL(bc.t->wait(g, &bc, s, k0, w, &a, &lda, &b, &ldb));
-    if (s + 1 < steps) {
-      int64_t k1 = k0 + w0;
-      HY_CALL(bc.t->post(g, &bc, s + 1, k1, g->k - k1 < w0 ? g->k - k1 : w0));
-    }
+    if (multi) HY_LOCAL(ko->stream_ctl(g->be, g->ws, 0));   /* GEMM s - 1 and panels s queued */
     if (s == steps / 2) hy_debug_point(g->ctx, "summa");
     if (g->C.rows > 0 && g->C.cols > 0)
       HY_LOCAL(g->kern(g->be, g->ws, o->prec, g->C.rows, g->C.cols, w, o->alpha, a, lda, b, ldb,
                        s == 0 ? o->beta : 1.0, g->C.d, g->C.ld));
+    if (s + 1 < steps) {
+      int64_t k1 = k0 + w0;
+      double t0 = hy_wtime();
+      if (multi) HY_LOCAL(ko->stream_ctl(g->be, g->ws, 1));
+      HY_CALL(gemm_panels(g, rbuf, s + 1, k1, g->k - k1 < w0 ? g->k - k1 : w0, &na, &nlda, &nbp, &nldb));
+      if (multi) HY_LOCAL(ko->stream_ctl(g->be, g->ws, 2));
+      tw += hy_wtime() - t0;
+      a = na; lda = nlda; b = nbp; ldb = nldb;
+    }
   }
-  info->t_bcast_wait = bc.t_wait;
-  bc.t->close(g, &bc);
+  info->t_bcast_wait = tw;
+  HY_LOCAL(g->be->ops->sync(g->be));
+  for (int x = 0; x < 2; x++)
+    for (int par = 0; par < 2; par++)
+      if (rbuf[x][par]) HY_LOCAL(g->be->ops->free(g->be, rbuf[x][par]));
+  return HY_OK;
+}
+
+/* Open the panel broadcasts' transport (gemm.bcast; one rank: MPI, never used).  Collective. */
+static int gemm_bcast_open(gemm_t *g) {
+  hy_ctx *ctx = g->ctx;
+  if (ctx->size == 1) return hy_bcast_open(&g->grid, g->be, HY_BCAST_MPI, "gemm.bcast", 0, &g->bc);
+  HY_CALL(hy_bcast_open(&g->grid, g->be, g->o->bcast, "gemm.bcast", ctx->debug.host_coll, &g->bc));
+  if (hy_bcast_note(g->bc)[0]) hy_printf0(ctx, "gemm: %s\n", hy_bcast_note(g->bc));
   return HY_OK;
 }
 
@@ -76,6 +124,11 @@ static int gemm_steps(gemm_t *g, gemm_info *info) {
 int gemm_summa(gemm_t *g, gemm_info *info) {
   hy_ctx *ctx = g->ctx;
   double ksec = 0;
+  HY_CALL(gemm_bcast_open(g));
+  info->bcast = hy_bcast_name(g->bc);
+  info->bcast_dev = hy_bcast_is_device(g->bc);
+  info->bcast_path = hy_bcast_path(g->bc);
+  info->bcast_why = hy_bcast_why(g->bc);
   HY_MPI(MPI_Barrier(ctx->comm));
   double t0 = hy_wtime();
   hy_phase_begin(ctx, "upload");

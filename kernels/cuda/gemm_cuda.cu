@@ -21,6 +21,9 @@ struct k_gemm_ws {
   int tile;
   cudaEvent_t *ev;            /* pairs (start, stop) of the launches since the last reset */
   int used, cap;              /* pairs recorded / allocated */
+  int side_on;                /* the side stream and its events exist */
+  cudaStream_t side;          /* SUMMA broadcasts (stream_ctl), high priority */
+  cudaEvent_t ev_mark, ev_side;
 };
 
 static inline cudaStream_t gstream(k_backend *be) { return k_cuda_st(be)->stream; }
@@ -221,6 +224,30 @@ static int c_vendor(k_backend *be, k_gemm_ws *ws, int prec, int64_t m, int64_t n
   return gws_mark(be, ws, 1);
 }
 
+/* Main / side stream switching of the SUMMA overlap (k_gemm.h).  Local. */
+static int c_stream_ctl(k_backend *be, k_gemm_ws *ws, int what) {
+  k_cuda_state *st = k_cuda_st(be);
+  if (!ws->side_on) {
+    int lo = 0, hi = 0;
+    HY_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+    HY_CUDA(cudaStreamCreateWithPriority(&ws->side, cudaStreamNonBlocking, hi));
+    HY_CUDA(cudaEventCreateWithFlags(&ws->ev_mark, cudaEventDisableTiming));
+    HY_CUDA(cudaEventCreateWithFlags(&ws->ev_side, cudaEventDisableTiming));
+    ws->side_on = 1;
+  }
+  if (what == 0) {
+    HY_CUDA(cudaEventRecord(ws->ev_mark, st->stream));
+  } else if (what == 1) {
+    HY_CUDA(cudaStreamWaitEvent(ws->side, ws->ev_mark, 0));
+    st->cur = ws->side;
+  } else {
+    HY_CUDA(cudaEventRecord(ws->ev_side, ws->side));
+    HY_CUDA(cudaStreamWaitEvent(st->stream, ws->ev_side, 0));
+    st->cur = NULL;
+  }
+  return HY_OK;
+}
+
 /* Per-run state.  Local. */
 static int c_ws_open(k_backend *be, int tile, k_gemm_ws **ws) {
   *ws = (k_gemm_ws *)calloc(1, sizeof **ws);
@@ -230,6 +257,13 @@ static int c_ws_open(k_backend *be, int tile, k_gemm_ws **ws) {
 }
 static int c_ws_close(k_backend *be, k_gemm_ws *ws) {
   cudaStreamSynchronize(gstream(be));
+  if (ws->side_on) {
+    cudaStreamSynchronize(ws->side);
+    k_cuda_st(be)->cur = NULL;
+    cudaEventDestroy(ws->ev_mark);
+    cudaEventDestroy(ws->ev_side);
+    cudaStreamDestroy(ws->side);
+  }
   for (int x = 0; x < 2 * ws->cap; x++) cudaEventDestroy(ws->ev[x]);
   free(ws->ev);
   free(ws);
@@ -345,5 +379,6 @@ static int c_bench(k_backend *be, k_gemm_ws *ws, int prec, int kernel, int64_t m
 }
 
 extern "C" const k_gemm_ops k_gemm_cuda_ops = {
-  "cuBLAS", 1, c_ws_open, c_ws_close, c_in_bytes, c_pack, c_naive, c_tiled, c_vendor, c_ktime, c_bench,
+  "cuBLAS", 1, c_ws_open, c_ws_close, c_in_bytes, c_pack, c_naive, c_tiled, c_vendor,
+  c_stream_ctl, c_ktime, c_bench,
 };

@@ -149,6 +149,9 @@ static int hg_vendor(k_backend *be, k_gemm_ws *ws, int prec, int64_t m, int64_t 
   return HY_OK;
 }
 
+/* No streams on the host: nothing to order.  Local. */
+static int hg_stream_ctl(k_backend *be, k_gemm_ws *ws, int what) { return HY_OK; }
+
 /* Kernel seconds since the last reset.  Local. */
 static int hg_ktime(k_backend *be, k_gemm_ws *ws, int reset, double *seconds) {
   *seconds = ws->ksec;
@@ -188,5 +191,5 @@ static int hg_bench(k_backend *be, k_gemm_ws *ws, int prec, int kernel, int64_t 
 
 const k_gemm_ops k_gemm_host_ops = {
   "BLAS", 0, hg_ws_open, hg_ws_close, hg_in_bytes, hg_pack, hg_naive, hg_tiled, hg_vendor,
-  hg_ktime, hg_bench,
+  hg_stream_ctl, hg_ktime, hg_bench,
 };

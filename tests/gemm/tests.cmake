@@ -137,3 +137,20 @@ endforeach()
 hy_case(NAME gemm_file_small JSON
   EXPECT "m x n x k = 2 x 2 x 3" "full product vs host BLAS ratio 0\\.000e\\+00" "^PASSED"
   ARGS run.workload=gemm gemm.source=file gemm.a_file=${GEMM_DATA}/a_2x3.mtx gemm.b_file=${GEMM_DATA}/b_3x2.mtx)
+
+# the device-collective transport path ([debug] host_coll: MPI underneath) at 2 and 3 ranks,
+# both grids of 2: the same C as the MPI transport (inputs and C identical)
+add_test(NAME gemm_ranks_devpath
+  COMMAND ${GEMM_CHECK} ranks --bin ${HY_BIN} --mpiexec ${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+          --workdir ${HY_TEST_OUT}/gemm_ranks_devpath --identical
+          --runs "1:gemm.grid=1x1" "2:gemm.grid=1x2 debug.host_coll=true" "2:gemm.grid=2x1 debug.host_coll=true"
+                 "3:gemm.grid=1x3 debug.host_coll=true" --
+          run.workload=gemm ${GEMM_PRIMES} gemm.kernel=vendor gemm.precision=double gemm.beta=0.5 gemm.whole_k=false run.seed=14)
+set_tests_properties(gemm_ranks_devpath PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 3)
+hy_case(NAME gemm_devpath_printed RANKS 2 JSON
+  EXPECT "panel broadcasts: emulated \\(device buffers" ${GEMM_PASS}
+  RUNCASE --json-field metrics.bcast=emulated
+  ARGS run.workload=gemm ${GEMM_PRIMES} debug.host_coll=true)
+hy_case(NAME gemm_bcast_nccl_host RANKS 2 EXIT 1
+  EXPECT "gemm.bcast = nccl: device collectives are not available here: host backend"
+  REJECT "^PASSED" ARGS run.workload=gemm ${GEMM_PRIMES} gemm.bcast=nccl output.record=false)
