@@ -13,6 +13,21 @@
 extern "C" {
 #endif
 
+#ifdef __CUDACC__
+#define K_SPAI_HD __host__ __device__
+#else
+#define K_SPAI_HD
+#endif
+
+/* Eq. 3 of HybridSPAI, the one definition every pattern builder (host and device) uses: keep
+ * an entry of magnitude v = |a_ij| when v > (1 - tau) m, where m is the largest magnitude of its
+ * row (max_j |a_ij|; or of its column with [spai] threshold = column), and v != 0.  The
+ * comparison is strict: an entry exactly at (1 - tau) m is dropped.  (The diagonal is added by
+ * the builders whatever its value.)  Local. */
+static inline K_SPAI_HD int k_spai_keep(double v, double m, double tau) {
+  return v > (1.0 - tau) * m && v > 0;
+}
+
 /* This rank's SPAI columns, described in host memory.  Column c (0 <= c < ncols) is column
  * kglob[c] of M; its pattern J_c is jloc[jptr[c] .. jptr[c+1]), indices of rows of B (sorted by
  * the global index they stand for, jglob); B's rows are columns of A: row r holds the global
@@ -60,6 +75,8 @@ typedef struct {
 } k_spai_stats;
 
 typedef struct k_spai_ops {
+  const char *spmv_name;      /* the SpMV's library, for the report ("cuSPARSE", "host") */
+  int gpu;                    /* 1: a GPU, whose targets and floors (H200 rates) are printed */
   /* Upload / keep the description; *state is backend-private.  imax: output |I_c| (host). */
   int (*cols_setup)(k_backend *be, const k_spai_cols *d, void **state);
   /* Index sets: I_c for every column; isize[c] = |I_c| on the host. */

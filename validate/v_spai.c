@@ -1,7 +1,7 @@
 /* v_spai.c - hybrid-validate spai: the spai workload's preconditioner and iteration count
  * against PETSc, and the paper's Table 5 (preconditioner comparison) for the same A and b.
  *
- *   hybrid-validate spai -A A.petsc -b b.mtx -M M.mtx [-iters N] [-slack S] [-tol 1e-7]
+ *   hybrid-validate spai -A A.petsc -b b.mtx -M M.mtx [-iters N] [-slack S | -exact] [-tol 1e-7]
  *                        [-maxit 10000] [-only-m] [-- PETSc options]
  *
  * For each preconditioner: PETSc KSPBCGS with right preconditioning (A M y = b, x = M y; the
@@ -14,7 +14,8 @@
  *   none     PCNONE
  * Check (with -iters, the app's iteration count): |its(PETSc, M) - iters| <= max(-slack, 10%
  * of iters) (default slack 3) and PETSc converged iff the app did (-iters > 0 and < maxit);
- * without -iters: PETSc with M converges. */
+ * -exact: the counts must be equal (pins where the app's BiCGSTAB stops: the same convergence
+ * test, ||r_k|| <= tol ||b||, at the same iteration); without -iters: PETSc with M converges. */
 #include "validate.h"
 
 #include <math.h>
@@ -26,6 +27,7 @@ typedef struct {
   long long iters, maxit, slack;
   double tol;
   int only_m;
+  int exact;            /* -exact: iterations equal, no slack */
 } spai_vopts;
 
 typedef struct {
@@ -189,7 +191,8 @@ static int spai_vrun(const spai_vopts *o, spai_vobjs *s, int *passed, char *why,
   }
   int ours_conv = o->iters < o->maxit;
   long long slack = o->slack;
-  if (0.1 * o->iters > slack) slack = (long long)(0.1 * o->iters);
+  if (o->exact) slack = 0;
+  else if (0.1 * o->iters > slack) slack = (long long)(0.1 * o->iters);
   long long d = (long long)rows[0].its - o->iters;
   if (d < 0) d = -d;
   *passed = (pconv == ours_conv) && (!pconv || d <= slack);
@@ -201,7 +204,7 @@ static int spai_vrun(const spai_vopts *o, spai_vobjs *s, int *passed, char *why,
 
 /* The subcommand.  Local. */
 int validate_spai(int argc, char **argv) {
-  spai_vopts o = { NULL, NULL, NULL, -1, 10000, 3, 1e-7, 0 };
+  spai_vopts o = { .iters = -1, .maxit = 10000, .slack = 3, .tol = 1e-7 };
   const validate_opt opts[] = {
     { "A", VALIDATE_OPT_STR, &o.a_path, 1, "FILE", "the matrix (the run's [output] matrix)" },
     { "b", VALIDATE_OPT_STR, &o.b_path, 1, "FILE", "the right-hand side ([output] rhs)" },
@@ -211,11 +214,12 @@ int validate_spai(int argc, char **argv) {
     { "tol", VALIDATE_OPT_REAL, &o.tol, 0, "T", "relative residual (default 1e-7, the app's)" },
     { "maxit", VALIDATE_OPT_INT, &o.maxit, 0, "N", "iteration limit (default 10000)" },
     { "only-m", VALIDATE_OPT_FLAG, &o.only_m, 0, NULL, "only our M (no comparison table)" },
+    { "exact", VALIDATE_OPT_FLAG, &o.exact, 0, NULL, "-iters must equal PETSc's count (no slack)" },
     { NULL, 0, NULL, 0, NULL, NULL }
   };
   int rc = validate_args_parse(argc, argv, opts,
-                               "spai -A FILE -b FILE -M FILE [-iters N] [-slack S] [-tol T] "
-                               "[-maxit N] [-only-m]");
+                               "spai -A FILE -b FILE -M FILE [-iters N] [-slack S | -exact] "
+                               "[-tol T] [-maxit N] [-only-m]");
   if (rc != HY_OK) return rc;
   if (!(o.tol > 0 && o.tol < 1)) return hy_err(HY_EUSAGE, "spai: -tol %g is not in (0, 1)", o.tol);
   if (o.maxit < 1) return hy_err(HY_EUSAGE, "spai: -maxit %lld is not positive", o.maxit);

@@ -14,18 +14,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "la/la_csr.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Compressed sparse rows, 0-based, column indices sorted within a row, no duplicates. */
-typedef struct {
-  int64_t m, n;       /* rows, columns */
-  int64_t nnz;        /* rowptr[m] */
-  int64_t *rowptr;    /* m + 1 */
-  int32_t *colind;    /* nnz */
-  double *val;        /* nnz */
-} hy_csr;
+/* hy_csr (compressed sparse rows) is the shared matrix type of app/la (la/la_csr.h). */
 
 /* Dense matrix, column-major, leading dimension m. */
 typedef struct {

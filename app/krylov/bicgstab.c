@@ -1,15 +1,42 @@
 /* bicgstab.c - right-preconditioned BiCGSTAB (van der Vorst 1992) on function pointers.
  * Three global reductions per iteration: (rhat, v); (t, s), (t, t), (s, s); (rhat, r), (r, r),
- * the last one in the same pass as the update of r when the ops fuse them (axpbypcz_dots). */
+ * the last one in the same pass as the update of r when the ops fuse them (axpbypcz_dots).
+ * It stops when the recursive residual ||r_k|| <= tol ||b|| (PETSc KSPBCGS's default test with
+ * the unpreconditioned norm and x0 = 0), or ||s|| <= tol ||b|| halfway through an iteration.
+ * Numerical trouble is read off the globally reduced values (a zero or non-finite rho, (rhat, v),
+ * (t, t), omega or residual): every rank sees the same values and stops with the same status
+ * (PETSc's KSPCheckDot idea); the ops end the job on a local failure, so an error code returned
+ * here is one every rank holds. */
 #include "krylov/krylov.h"
 #include "hybrid.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+/* The solver's vectors. */
+typedef struct {
+  double *r, *rh, *p, *v, *ph, *s, *sh, *t;
+} bcgs_vecs;
+
+/* The scalars carried from one iteration to the next. */
+typedef struct {
+  double bnorm, rho, rho_old, alpha, omega;
+} bcgs_state;
+
 /* "= 0" or "is not finite (overflow)" for a breakdown message.  Local. */
 static const char *why(double v) { return isfinite(v) ? "= 0" : "is not finite (overflow)"; }
+
+/* Record a breakdown; returns KRYLOV_BREAKDOWN.  Local. */
+static int breakdown(krylov_result *res, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(res->breakdown, sizeof res->breakdown, fmt, ap);
+  va_end(ap);
+  res->status = KRYLOV_BREAKDOWN;
+  return KRYLOV_BREAKDOWN;
+}
 
 /* z = a x + b y + c z, then the npair global dots of the updated vectors: the fused op when
  * the ops have one, else the two separate calls.  Collective. */
@@ -27,122 +54,130 @@ static int apply_m(const krylov_ops *o, double *x, double *y) {
   return o->vec_copy(o->ctx, x, y);
 }
 
-/* The solver.  Collective. */
+/* r = b - A x, rhat = r, ||b||, rho = (r, r); res->status set when already converged or the
+ * residual is not finite (*stop = 1).  Collective. */
+static int bcgs_start(const krylov_ops *o, const krylov_params *par, const double *b, double *x,
+                      bcgs_vecs *w, bcgs_state *st, krylov_result *res, int *stop) {
+  double d1[2];
+  *stop = 1;
+  /* the matvec input must be a solver vector (ghost space): copy x to ph */
+  HY_CALL(o->vec_copy(o->ctx, x, w->ph));
+  HY_CALL(o->matvec(o->ctx, w->ph, w->t));
+  HY_CALL(o->axpbypcz(o->ctx, 1.0, b, -1.0, w->t, 0.0, w->r));
+  HY_CALL(o->vec_copy(o->ctx, w->r, w->rh));
+  const double *xa[2] = { b, w->r }, *ya[2] = { b, w->r };
+  HY_CALL(o->dots(o->ctx, 2, xa, ya, d1));
+  st->bnorm = sqrt(d1[0]);
+  if (st->bnorm == 0) st->bnorm = 1;  /* b = 0: absolute residual */
+  st->rho = d1[1];                    /* (rhat, r) with rhat = r */
+  st->alpha = st->omega = st->rho_old = 1;
+  res->relres = sqrt(d1[1]) / st->bnorm;
+  if (o->monitor) o->monitor(o->ctx, 0, res->relres);
+  if (!isfinite(res->relres)) {
+    breakdown(res, "non-finite initial residual");
+    return HY_OK;
+  }
+  if (res->relres <= par->tol) {
+    res->status = KRYLOV_CONVERGED;
+    return HY_OK;
+  }
+  *stop = 0;
+  return HY_OK;
+}
+
+/* Iteration it: p, v = A M p, alpha, s, t = A M s, omega, x and r.  *stop = 1 when it converged
+ * or broke down (res->status set).  Collective. */
+static int bcgs_step(const krylov_ops *o, const krylov_params *par, int it, double *x,
+                     bcgs_vecs *w, bcgs_state *st, krylov_result *res, int *stop) {
+  *stop = 1;
+  if (st->rho == 0 || !isfinite(st->rho))
+    return breakdown(res, "rho = (rhat, r) %s at iteration %d", why(st->rho), it), HY_OK;
+  if (it == 1) {
+    HY_CALL(o->vec_copy(o->ctx, w->r, w->p));
+  } else {
+    double beta = (st->rho / st->rho_old) * (st->alpha / st->omega);
+    /* p = r + beta (p - omega v) */
+    HY_CALL(o->axpbypcz(o->ctx, 1.0, w->r, -beta * st->omega, w->v, beta, w->p));
+  }
+  HY_CALL(apply_m(o, w->p, w->ph));
+  HY_CALL(o->matvec(o->ctx, w->ph, w->v));
+  double rv;
+  const double *xa1[1] = { w->rh }, *ya1[1] = { w->v };
+  HY_CALL(o->dots(o->ctx, 1, xa1, ya1, &rv));
+  if (rv == 0 || !isfinite(rv))
+    return breakdown(res, "(rhat, v) %s at iteration %d", why(rv), it), HY_OK;
+  st->alpha = st->rho / rv;
+  if (!isfinite(st->alpha))
+    return breakdown(res, "alpha = rho / (rhat, v) is not finite at iteration %d", it), HY_OK;
+  /* s = r - alpha v */
+  HY_CALL(o->axpbypcz(o->ctx, 1.0, w->r, -st->alpha, w->v, 0.0, w->s));
+  HY_CALL(apply_m(o, w->s, w->sh));
+  HY_CALL(o->matvec(o->ctx, w->sh, w->t));
+  double d3[3];
+  const double *xa3[3] = { w->t, w->t, w->s }, *ya3[3] = { w->s, w->t, w->s };
+  HY_CALL(o->dots(o->ctx, 3, xa3, ya3, d3));
+  double snorm = sqrt(d3[2]);
+  if (snorm / st->bnorm <= par->tol) {
+    /* x = x + alpha phat */
+    HY_CALL(o->axpbypcz(o->ctx, st->alpha, w->ph, 0.0, w->ph, 1.0, x));
+    res->relres = snorm / st->bnorm;
+    res->status = KRYLOV_CONVERGED;
+    if (o->monitor) o->monitor(o->ctx, it, res->relres);
+    return HY_OK;
+  }
+  if (d3[1] == 0 || !isfinite(d3[1]) || !isfinite(d3[0]) || !isfinite(d3[2]))
+    return breakdown(res, "(t, t) %s at iteration %d",
+                     isfinite(d3[0]) && isfinite(d3[2]) ? why(d3[1]) : "is not finite (overflow)",
+                     it), HY_OK;
+  st->omega = d3[0] / d3[1];
+  if (st->omega == 0 || !isfinite(st->omega))
+    return breakdown(res, "omega = (t, s) / (t, t) %s at iteration %d", why(st->omega), it), HY_OK;
+  /* x = x + alpha phat + omega shat; r = s - omega t with (rhat, r), (r, r) in the same pass */
+  HY_CALL(o->axpbypcz(o->ctx, st->alpha, w->ph, st->omega, w->sh, 1.0, x));
+  double d2[2];
+  const double *xa2[2] = { w->rh, w->r }, *ya2[2] = { w->r, w->r };
+  HY_CALL(update_dots(o, 1.0, w->s, -st->omega, w->t, 0.0, w->r, 2, xa2, ya2, d2));
+  st->rho_old = st->rho;
+  st->rho = d2[0];
+  double prev = res->relres;
+  res->relres = sqrt(d2[1]) / st->bnorm;
+  if (o->monitor) o->monitor(o->ctx, it, res->relres);
+  if (!isfinite(res->relres) || !isfinite(st->rho)) {
+    res->relres = prev;
+    return breakdown(res, "residual is not finite (overflow) at iteration %d", it), HY_OK;
+  }
+  if (res->relres <= par->tol) {
+    res->status = KRYLOV_CONVERGED;
+    return HY_OK;
+  }
+  *stop = 0;
+  return HY_OK;
+}
+
+/* The solver: start, then iterations until converged, broken down or max_iter.  Collective. */
+static int bcgs_run(const krylov_ops *o, const krylov_params *par, const double *b, double *x,
+                    bcgs_vecs *w, krylov_result *res) {
+  bcgs_state st;
+  int stop = 0;
+  HY_CALL(bcgs_start(o, par, b, x, w, &st, res, &stop));
+  for (int it = 1; !stop && it <= par->max_iter; it++) {
+    res->iterations = it;
+    HY_CALL(bcgs_step(o, par, it, x, w, &st, res, &stop));
+  }
+  if (!stop) res->status = KRYLOV_MAXIT;
+  return HY_OK;
+}
+
+/* Allocate the vectors, run, free them.  Collective. */
 int krylov_bicgstab(const krylov_ops *o, const krylov_params *par, const double *b, double *x,
                     krylov_result *res) {
   memset(res, 0, sizeof *res);
-  double *r = NULL, *rh = NULL, *p = NULL, *v = NULL, *ph = NULL, *s = NULL, *sh = NULL, *t = NULL;
+  bcgs_vecs w;
+  memset(&w, 0, sizeof w);
+  double **all[] = { &w.r, &w.rh, &w.p, &w.v, &w.ph, &w.s, &w.sh, &w.t };
   int rc = HY_OK;
-  double **all[] = { &r, &rh, &p, &v, &ph, &s, &sh, &t };
   for (int i = 0; i < 8 && rc == HY_OK; i++) rc = o->vec_create(o->ctx, all[i]);
-  if (rc != HY_OK) goto done;
-  /* r = b - A x; the matvec input must be a solver vector (ghost space): copy x to ph */
-  double d1[2];
-  if ((rc = o->vec_copy(o->ctx, x, ph)) != HY_OK) goto done;
-  if ((rc = o->matvec(o->ctx, ph, t)) != HY_OK) goto done;
-  if ((rc = o->axpbypcz(o->ctx, 1.0, b, -1.0, t, 0.0, r)) != HY_OK) goto done;
-  if ((rc = o->vec_copy(o->ctx, r, rh)) != HY_OK) goto done;
-  {
-    const double *xa[2] = { b, r }, *ya[2] = { b, r };
-    if ((rc = o->dots(o->ctx, 2, xa, ya, d1)) != HY_OK) goto done;
-  }
-  double bnorm = sqrt(d1[0]), rnorm = sqrt(d1[1]);
-  if (bnorm == 0) bnorm = 1;  /* b = 0: absolute residual */
-  double rho = d1[1];         /* (rhat, r) with rhat = r */
-  double alpha = 1, omega = 1, rho_old = 1;
-  res->relres = rnorm / bnorm;
-  if (!isfinite(res->relres)) {
-    res->status = KRYLOV_BREAKDOWN;
-    snprintf(res->breakdown, sizeof res->breakdown, "non-finite initial residual");
-    goto done;
-  }
-  if (res->relres <= par->tol) { res->status = KRYLOV_CONVERGED; goto done; }
-  for (int it = 1; it <= par->max_iter; it++) {
-    res->iterations = it;
-    if (rho == 0 || !isfinite(rho)) {
-      res->status = KRYLOV_BREAKDOWN;
-      snprintf(res->breakdown, sizeof res->breakdown, "rho = (rhat, r) %s at iteration %d", why(rho), it);
-      goto done;
-    }
-    if (it == 1) {
-      if ((rc = o->vec_copy(o->ctx, r, p)) != HY_OK) goto done;
-    } else {
-      double beta = (rho / rho_old) * (alpha / omega);
-      /* p = r + beta (p - omega v) */
-      if ((rc = o->axpbypcz(o->ctx, 1.0, r, -beta * omega, v, beta, p)) != HY_OK) goto done;
-    }
-    if ((rc = apply_m(o, p, ph)) != HY_OK) goto done;
-    if ((rc = o->matvec(o->ctx, ph, v)) != HY_OK) goto done;
-    double rv;
-    {
-      const double *xa[1] = { rh }, *ya[1] = { v };
-      if ((rc = o->dots(o->ctx, 1, xa, ya, &rv)) != HY_OK) goto done;
-    }
-    if (rv == 0 || !isfinite(rv)) {
-      res->status = KRYLOV_BREAKDOWN;
-      snprintf(res->breakdown, sizeof res->breakdown, "(rhat, v) %s at iteration %d", why(rv), it);
-      goto done;
-    }
-    alpha = rho / rv;
-    if (!isfinite(alpha)) {
-      res->status = KRYLOV_BREAKDOWN;
-      snprintf(res->breakdown, sizeof res->breakdown, "alpha = rho / (rhat, v) is not finite at "
-               "iteration %d", it);
-      goto done;
-    }
-    /* s = r - alpha v */
-    if ((rc = o->axpbypcz(o->ctx, 1.0, r, -alpha, v, 0.0, s)) != HY_OK) goto done;
-    if ((rc = apply_m(o, s, sh)) != HY_OK) goto done;
-    if ((rc = o->matvec(o->ctx, sh, t)) != HY_OK) goto done;
-    double d3[3];
-    {
-      const double *xa[3] = { t, t, s }, *ya[3] = { s, t, s };
-      if ((rc = o->dots(o->ctx, 3, xa, ya, d3)) != HY_OK) goto done;
-    }
-    double snorm = sqrt(d3[2]);
-    if (snorm / bnorm <= par->tol) {
-      /* x = x + alpha phat */
-      if ((rc = o->axpbypcz(o->ctx, alpha, ph, 0.0, ph, 1.0, x)) != HY_OK) goto done;
-      res->relres = snorm / bnorm;
-      res->status = KRYLOV_CONVERGED;
-      if (o->monitor) o->monitor(o->ctx, it, res->relres);
-      goto done;
-    }
-    if (d3[1] == 0 || !isfinite(d3[1]) || !isfinite(d3[0]) || !isfinite(d3[2])) {
-      res->status = KRYLOV_BREAKDOWN;
-      snprintf(res->breakdown, sizeof res->breakdown, "(t, t) %s at iteration %d",
-               isfinite(d3[0]) && isfinite(d3[2]) ? why(d3[1]) : "is not finite (overflow)", it);
-      goto done;
-    }
-    omega = d3[0] / d3[1];
-    if (omega == 0 || !isfinite(omega)) {
-      res->status = KRYLOV_BREAKDOWN;
-      snprintf(res->breakdown, sizeof res->breakdown, "omega = (t, s) / (t, t) %s at iteration %d",
-               why(omega), it);
-      goto done;
-    }
-    /* x = x + alpha phat + omega shat; r = s - omega t with (rhat, r), (r, r) in the same pass */
-    if ((rc = o->axpbypcz(o->ctx, alpha, ph, omega, sh, 1.0, x)) != HY_OK) goto done;
-    double d2[2];
-    {
-      const double *xa[2] = { rh, r }, *ya[2] = { r, r };
-      if ((rc = update_dots(o, 1.0, s, -omega, t, 0.0, r, 2, xa, ya, d2)) != HY_OK) goto done;
-    }
-    rho_old = rho;
-    rho = d2[0];
-    double prev = res->relres;
-    res->relres = sqrt(d2[1]) / bnorm;
-    if (o->monitor) o->monitor(o->ctx, it, res->relres);
-    if (!isfinite(res->relres) || !isfinite(rho)) {
-      res->status = KRYLOV_BREAKDOWN;
-      snprintf(res->breakdown, sizeof res->breakdown, "residual is not finite (overflow) at iteration %d", it);
-      res->relres = prev;
-      goto done;
-    }
-    if (res->relres <= par->tol) { res->status = KRYLOV_CONVERGED; goto done; }
-  }
-  res->status = KRYLOV_MAXIT;
-done:
+  if (rc == HY_OK) rc = bcgs_run(o, par, b, x, &w, res);
   for (int i = 0; i < 8; i++)
     if (*all[i]) o->vec_free(o->ctx, *all[i]);
   return rc;

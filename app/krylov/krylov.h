@@ -21,7 +21,8 @@ typedef struct {
                   double *z);
   /* out[p] = global (x[p], y[p]) for p < npair (<= 4), one reduction */
   int (*dots)(void *ctx, int npair, const double *const *x, const double *const *y, double *out);
-  /* called every iteration with the relative residual estimate (may be NULL) */
+  /* called with the relative residual estimate before the first iteration (it = 0) and after
+   * every iteration (may be NULL) */
   void (*monitor)(void *ctx, int it, double relres);
   /* Optional (NULL: axpbypcz, then dots): z = a x + b y + c z, then out[p] = global
    * (dx[p], dy[p]) for p < npair (<= 4) of the updated vectors, in one pass over the data and

@@ -4,8 +4,6 @@
  * BiCGSTAB on A x = b preconditioned on the right by M; reports nnz(M), ||AM - I||_F, column
  * residuals, setup phases, iterations and the true residual. */
 #include "spai/spai.h"
-#include "gen/gen.h"
-#include "runtime/rng.h"
 #include "krylov/krylov.h"
 
 #include <math.h>
@@ -52,6 +50,9 @@ static const cfg_key spai_keys[] = {
     "not change, else exit 4; the iterations are reported); the first run is the cold one (first library "
     "calls, module loading, first allocations): > 1 prints cold and warm figures, and the target "
     "and floor lines use the fastest warm run; the lines and the phase split are the last run's" },
+  { "spai", "check", CFG_BOOL, "true", 0, 0, NULL,
+    "recompute ||A m_k - e_k|| for every column from the assembled M and require it to match the "
+    "least-squares residual (the in-run check of M; exit 4 otherwise)" },
   { "spai", "gpu_setup", CFG_ENUM, "device", 0, 0, "device|host",
     "cuda, 1 rank, levels 1, filter 0: device = B = A^T, the pattern and M's rows built on the GPU "
     "(cuSPARSE csr2csc, A uploaded once); host = built on the host and uploaded (same M)" },
@@ -61,6 +62,8 @@ static const cfg_key spai_keys[] = {
     "right preconditioner of BiCGSTAB" },
   { "solver", "tol", CFG_REAL, "1e-7", 1e-16, 1, NULL, "relative residual ||r|| / ||b||" },
   { "solver", "max_iter", CFG_INT, "10000", 1, 1e9, NULL, "iteration limit" },
+  { "solver", "monitor", CFG_BOOL, "false", 0, 0, NULL,
+    "print one line per iteration: k and the recursive ||r|| / ||b|| (PETSc's -ksp_monitor)" },
   { "output", "solution", CFG_STR, "", 0, 0, NULL,
     "write x here (.petsc/.bin/.dat: PETSc binary, else Matrix Market array)" },
   { "output", "preconditioner", CFG_STR, "", 0, 0, NULL, "write M here (format by extension)" },
@@ -70,7 +73,7 @@ static const cfg_key spai_keys[] = {
 };
 
 /* Cross-key rules.  Local (rank 0). */
-static int spai_check(hy_cfg *c) {
+static int spai_cfg_check(hy_cfg *c) {
   if (!cfg_is(c, "run.workload", "spai")) return HY_OK;
   if (cfg_is(c, "matrix.source", "file") && !cfg_str(c, "matrix.file")[0])
     return cfg_err(c, "matrix.source", "is 'file' but [matrix] file is not set");
@@ -81,487 +84,166 @@ static int spai_check(hy_cfg *c) {
   return HY_OK;
 }
 
-/* A from a file: rank 0 reads, rows are scattered by even blocks.  Collective. */
-static int load_file(hy_ctx *ctx, const char *path, spai_part *pr, hy_csr *a) {
-  hy_csr all;
-  memset(&all, 0, sizeof all);
-  memset(a, 0, sizeof *a);
-  int rc = HY_OK;
-  int64_t n = 0;
-  if (ctx->rank == 0) {
-    rc = io_read_csr(path, &all);
-    if (rc == HY_OK && all.m != all.n)
-      rc = hy_err(HY_EINPUT, "%s: matrix is %lld x %lld; spai needs a square matrix", path,
-                  (long long)all.m, (long long)all.n);
-    if (rc == HY_OK && all.m < 1) rc = hy_err(HY_EINPUT, "%s: empty matrix", path);
-    n = all.m;
-  }
-  HY_CALL(hy_agree(ctx->comm, rc));
-  HY_MPI(MPI_Bcast(&n, 1, MPI_INT64_T, 0, ctx->comm));
-  HY_CALL(spai_part_even(pr, ctx->size, n));
-  int64_t r0 = pr->start[ctx->rank], m = pr->start[ctx->rank + 1] - r0;
-  int *rc_cnt = NULL, *rc_dsp = NULL, *e_cnt = NULL, *e_dsp = NULL;
-  int64_t *lens = NULL;
-  if (ctx->rank == 0) {
-    HY_MALLOC(rc_cnt, ctx->size); HY_MALLOC(rc_dsp, ctx->size);
-    HY_MALLOC(e_cnt, ctx->size); HY_MALLOC(e_dsp, ctx->size);
-    HY_MALLOC(lens, n);
-    for (int64_t i = 0; i < n; i++) lens[i] = all.rowptr[i + 1] - all.rowptr[i];
-    for (int q = 0; q < ctx->size; q++) {
-      rc_cnt[q] = (int)(pr->start[q + 1] - pr->start[q]);
-      rc_dsp[q] = (int)pr->start[q];
-      e_cnt[q] = (int)(all.rowptr[pr->start[q + 1]] - all.rowptr[pr->start[q]]);
-      e_dsp[q] = (int)all.rowptr[pr->start[q]];
-    }
-  }
-  a->m = m;
-  a->n = n;
-  HY_MALLOC(a->rowptr, m + 1);
-  HY_MPI(MPI_Scatterv(lens, rc_cnt, rc_dsp, MPI_INT64_T, a->rowptr + 1, (int)m, MPI_INT64_T, 0,
-                      ctx->comm));
-  a->rowptr[0] = 0;
-  for (int64_t i = 0; i < m; i++) a->rowptr[i + 1] += a->rowptr[i];
-  a->nnz = a->rowptr[m];
-  HY_MALLOC(a->colind, a->nnz + 1);
-  HY_MALLOC(a->val, a->nnz + 1);
-  HY_MPI(MPI_Scatterv(all.colind, e_cnt, e_dsp, MPI_INT32_T, a->colind, (int)a->nnz, MPI_INT32_T, 0,
-                      ctx->comm));
-  HY_MPI(MPI_Scatterv(all.val, e_cnt, e_dsp, MPI_DOUBLE, a->val, (int)a->nnz, MPI_DOUBLE, 0,
-                      ctx->comm));
-  io_csr_free(&all);
-  free(rc_cnt); free(rc_dsp); free(e_cnt); free(e_dsp); free(lens);
+/* Typed options from the (checked, broadcast) configuration.  Local. */
+int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->from_file = cfg_is(c, "matrix.source", "file");
+  o->file = cfg_str(c, "matrix.file");
+  o->generator = cfg_str(c, "matrix.generator");
+  o->size = cfg_int(c, "matrix.size");
+  o->peclet = cfg_real(c, "matrix.peclet");
+  o->rhs_name = cfg_str(c, "matrix.rhs");
+  o->rhs = cfg_is(c, "matrix.rhs", "ones") ? SPAI_RHS_ONES
+           : cfg_is(c, "matrix.rhs", "random") ? SPAI_RHS_RANDOM : SPAI_RHS_FILE;
+  o->rhs_file = cfg_str(c, "matrix.rhs_file");
+  o->seed = (uint64_t)cfg_int(c, "run.seed");
+  spai_setup_opts *s = &o->setup;
+  s->tau = cfg_real(c, "spai.tau");
+  s->levels = (int)cfg_int(c, "spai.levels");
+  s->max_col = (int)cfg_int(c, "spai.max_col");
+  s->filter = cfg_real(c, "spai.filter");
+  s->colthr = cfg_is(c, "spai.threshold", "column");
+  s->scale = cfg_is(c, "spai.scale", "diag");
+  s->workspace = cfg_int(c, "spai.workspace_mb") << 20;
+  s->small_rows = (int)cfg_int(c, "spai.gpu_small_rows");
+  s->small_cols = (int)cfg_int(c, "spai.gpu_small_cols");
+  s->block_threads = (int)cfg_int(c, "spai.gpu_block");
+  s->medium_elems = cfg_int(c, "spai.gpu_medium_elems");
+  s->device_setup = cfg_is(c, "spai.gpu_setup", "device");
+  o->repeat = (int)cfg_int(c, "spai.repeat");
+  o->check = cfg_bool(c, "spai.check");
+  o->solve = cfg_bool(c, "solver.solve");
+  o->pc_name = cfg_str(c, "solver.precond");
+  o->pc = !strcmp(o->pc_name, "spai") ? SPAI_PC_SPAI
+          : !strcmp(o->pc_name, "jacobi") ? SPAI_PC_JACOBI : SPAI_PC_NONE;
+  o->perturb = dbg->perturb;
+  o->solver.tol = cfg_real(c, "solver.tol");
+  o->solver.max_iter = (int)cfg_int(c, "solver.max_iter");
+  o->solver.use_m = o->pc != SPAI_PC_NONE;
+  o->solver.monitor = cfg_bool(c, "solver.monitor");
+  o->solver.perturb = o->perturb;
+  o->out_solution = cfg_str(c, "output.solution");
+  o->out_precond = cfg_str(c, "output.preconditioner");
+  o->out_matrix = cfg_str(c, "output.matrix");
+  o->out_rhs = cfg_str(c, "output.rhs");
   return HY_OK;
 }
 
-/* b: ones, random (same for any rank count) or from a file.  Collective. */
-static int load_rhs(hy_ctx *ctx, const spai_part *pr, double *b) {
-  int64_t r0 = pr->start[ctx->rank], m = pr->start[ctx->rank + 1] - r0;
-  hy_cfg *c = ctx->cfg;
-  if (cfg_is(c, "matrix.rhs", "ones")) {
-    for (int64_t i = 0; i < m; i++) b[i] = 1.0;
-    return HY_OK;
-  }
-  if (cfg_is(c, "matrix.rhs", "random")) {
-    uint64_t seed = (uint64_t)cfg_int(c, "run.seed");
-    for (int64_t i = 0; i < m; i++) b[i] = 2 * hy_rand_u01(seed, 11, (uint64_t)(r0 + i)) - 1;
-    return HY_OK;
-  }
-  const char *path = cfg_str(c, "matrix.rhs_file");
-  double *all = NULL;
-  int64_t n = 0;
-  int rc = HY_OK;
-  if (ctx->rank == 0) {
-    rc = io_read_vec(path, &all, &n);
-    if (rc == HY_OK && n != pr->n)
-      rc = hy_err(HY_EINPUT, "%s: right-hand side has %lld entries, the matrix %lld rows", path,
-                  (long long)n, (long long)pr->n);
-  }
-  HY_CALL(hy_agree(ctx->comm, rc));
-  int *cnt = NULL, *dsp = NULL;
-  if (ctx->rank == 0) {
-    HY_MALLOC(cnt, ctx->size);
-    HY_MALLOC(dsp, ctx->size);
-    for (int q = 0; q < ctx->size; q++) {
-      cnt[q] = (int)(pr->start[q + 1] - pr->start[q]);
-      dsp[q] = (int)pr->start[q];
-    }
-  }
-  HY_MPI(MPI_Scatterv(all, cnt, dsp, MPI_DOUBLE, b, (int)m, MPI_DOUBLE, 0, ctx->comm));
-  free(all); free(cnt); free(dsp);
+/* One run's preconditioner into m: SPAI (timed: the setup seconds and phases of this run,
+ * slowest rank), Jacobi, or none (m empty).  Collective. */
+static int spai_precond(hy_ctx *ctx, const spai_opts *o, spai_problem *p, hy_csr *m,
+                        spai_info *in, int rep) {
+  static const char *ph[] = { "spai pattern", "spai distribute", "spai index sets",
+                              "spai submatrices", "spai qr+solve", "spai assembly" };
+  memset(m, 0, sizeof *m);
+  if (o->pc == SPAI_PC_JACOBI) return spai_jacobi(&p->pr, ctx->rank, &p->a, m);
+  if (o->pc != SPAI_PC_SPAI) return HY_OK;
+  double before[6], mine[6];
+  for (int i = 0; i < 6; i++) before[i] = hy_phase_seconds(ctx, ph[i]);
+  spai_setup_info_free(&in->setup);
+  HY_MPI(MPI_Barrier(ctx->comm));
+  double t0 = hy_wtime();
+  HY_CALL(spai_build(ctx, &p->pr, &p->a, &o->setup, m, &in->setup));
+  double t = hy_wtime() - t0;
+  HY_MPI(MPI_Allreduce(&t, &in->t_setup, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  /* this run's phases (the timers accumulate over the runs) */
+  for (int i = 0; i < 6; i++) mine[i] = hy_phase_seconds(ctx, ph[i]) - before[i];
+  HY_MPI(MPI_Allreduce(mine, in->phases, 6, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  in->rep.setup[rep] = in->t_setup;
   return HY_OK;
 }
 
-/* Gather a distributed matrix / vector and write it on rank 0 (MPI_Gatherv).  Collective. */
-static int write_csr(hy_ctx *ctx, const spai_part *pr, const hy_csr *loc, const char *path,
-                     const char *what) {
-  hy_csr all;
-  HY_CALL(spai_gather_csr(ctx->comm, pr, loc, &all));
-  int rc = HY_OK;
-  if (ctx->rank == 0) {
-    all.n = pr->n;
-    rc = io_write_csr(path, &all, what);
-    if (rc == HY_OK) printf("wrote %s: %s (%lld x %lld, nnz %lld)\n", what, path, (long long)all.m,
-                            (long long)all.n, (long long)all.nnz);
-  }
-  io_csr_free(&all);
-  return hy_agree(ctx->comm, rc);
-}
-static int write_vec(hy_ctx *ctx, const spai_part *pr, const double *x, const char *path,
-                     const char *what) {
-  int *cnt = NULL, *dsp = NULL;
-  double *all = NULL;
-  if (ctx->rank == 0) {
-    HY_MALLOC(cnt, ctx->size);
-    HY_MALLOC(dsp, ctx->size);
-    HY_MALLOC(all, pr->n);
-    for (int q = 0; q < ctx->size; q++) {
-      cnt[q] = (int)(pr->start[q + 1] - pr->start[q]);
-      dsp[q] = (int)pr->start[q];
-    }
-  }
-  int m = (int)(pr->start[ctx->rank + 1] - pr->start[ctx->rank]);
-  HY_MPI(MPI_Gatherv(x, m, MPI_DOUBLE, all, cnt, dsp, MPI_DOUBLE, 0, ctx->comm));
-  int rc = HY_OK;
-  if (ctx->rank == 0) {
-    rc = io_write_vec(path, all, pr->n, what);
-    if (rc == HY_OK) printf("wrote %s: %s (%lld entries)\n", what, path, (long long)pr->n);
-  }
-  free(cnt); free(dsp); free(all);
-  return hy_agree(ctx->comm, rc);
+/* spai.repeat: keep run 1's M in m0, compare the later ones with it exactly (the run number
+ * into in->repeat_differs when one differs: exit 4).  Collective. */
+static int spai_repeat_same(hy_ctx *ctx, const spai_opts *o, const hy_csr *m, hy_csr *m0,
+                            int rep, spai_info *in) {
+  if (!o->solver.use_m || o->repeat < 2) return HY_OK;
+  if (rep == 0) return la_csr_copy(m, m0);
+  int64_t at = la_csr_differs(m0, m);
+  int rc = at >= 0 ? hy_err(HY_EVALID, "spai.repeat: run %d of %d built a different M than "
+                            "run 1 (local row %lld on rank %d): the repeats must be identical",
+                            rep + 1, o->repeat, (long long)at, ctx->rank) : HY_OK;
+  rc = hy_agree(ctx->comm, rc);
+  if (rc != HY_OK) in->repeat_differs = rep + 1;
+  return rc;
 }
 
-/* spai.repeat: per-run figures and their cold / warm summary. */
-typedef struct {
-  int n;                        /* runs; the first is the cold one */
-  double *setup, *iter;         /* per run: setup seconds (slowest rank), seconds per iteration */
-  double setup_mean, setup_fast, iter_mean, iter_fast;   /* over the warm runs 2..n */
-  int its_min, its_max;         /* BiCGSTAB iterations over the runs */
-} spai_rep;
-
-/* Mean and fastest of the warm runs (runs 2..n; with one run, that run).  Local. */
-static void spai_rep_stats(spai_rep *r) {
-  int from = r->n > 1 ? 1 : 0;
-  r->setup_mean = r->iter_mean = 0;
-  r->setup_fast = r->setup[from];
-  r->iter_fast = r->iter[from];
-  for (int i = from; i < r->n; i++) {
-    r->setup_mean += r->setup[i] / (r->n - from);
-    r->iter_mean += r->iter[i] / (r->n - from);
-    if (r->setup[i] < r->setup_fast) r->setup_fast = r->setup[i];
-    if (r->iter[i] < r->iter_fast) r->iter_fast = r->iter[i];
-  }
-}
-
-/* Deep copy of a CSR matrix.  Local. */
-static int spai_csr_copy(const hy_csr *s, hy_csr *d) {
-  memset(d, 0, sizeof *d);
-  d->m = s->m;
-  d->n = s->n;
-  d->nnz = s->nnz;
-  HY_MALLOC(d->rowptr, s->m + 1);
-  HY_MALLOC(d->colind, s->nnz + 1);
-  HY_MALLOC(d->val, s->nnz + 1);
-  memcpy(d->rowptr, s->rowptr, (size_t)(s->m + 1) * sizeof *d->rowptr);
-  if (s->nnz) {
-    memcpy(d->colind, s->colind, (size_t)s->nnz * sizeof *d->colind);
-    memcpy(d->val, s->val, (size_t)s->nnz * sizeof *d->val);
-  }
+/* One BiCGSTAB solve from x = 0 (the solve renumbers A's columns in place: earlier runs solve
+ * with a copy, the last with A itself); the iteration figures of the repeats.  Collective. */
+static int spai_solve_once(hy_ctx *ctx, const spai_opts *o, spai_problem *p, hy_csr *m,
+                           double *x, int rep, spai_info *in) {
+  int last = rep == o->repeat - 1;
+  hy_csr aw;
+  memset(&aw, 0, sizeof aw);
+  if (!last) HY_CALL(la_csr_copy(&p->a, &aw));
+  memset(x, 0, (size_t)(p->a.m + 1) * sizeof *x);
+  HY_CALL(spai_solve(ctx, &p->pr, last ? &p->a : &aw, m, p->b, x, &o->solver, &in->solve));
+  io_csr_free(&aw);
+  in->solved = 1;
+  const spai_solve_info *sv = &in->solve;
+  in->rep.iter[rep] = sv->iterations ? sv->seconds / sv->iterations : 0;
+  /* M is checked bit for bit; the iteration count may still move by a few on the GPU, whose
+   * SpMV (cuSPARSE CSR_ALG1) does not fix its summation order: reported, not an error */
+  if (rep == 0 || sv->iterations < in->rep.its_min) in->rep.its_min = sv->iterations;
+  if (rep == 0 || sv->iterations > in->rep.its_max) in->rep.its_max = sv->iterations;
   return HY_OK;
 }
 
-/* The first local row where x and y differ (pattern or value, exactly), -1 if identical.  Local. */
-static int64_t spai_csr_differs(const hy_csr *x, const hy_csr *y) {
-  if (x->m != y->m || x->nnz != y->nnz) return 0;
-  for (int64_t i = 0; i < x->m; i++) {
-    if (x->rowptr[i + 1] != y->rowptr[i + 1]) return i;
-    for (int64_t e = x->rowptr[i]; e < x->rowptr[i + 1]; e++)
-      if (x->colind[e] != y->colind[e] || x->val[e] != y->val[e]) return i;
-  }
-  return -1;
-}
-
-/* The preconditioner's lines and metrics (the last run's; the target line uses the fastest
- * warm run when repeat > 1).  Collective. */
-static int spai_report_setup(hy_ctx *ctx, const char *pc, const spai_opts *o, const spai_info *si,
-                             const double *phs, double t_setup, long long nnz_a, spai_rep *rp) {
-  if (!strcmp(pc, "jacobi")) {
-    hy_printf0(ctx, "precond: jacobi, M = diag(1 / a_ii)\n");
-    return HY_OK;
-  }
-  if (strcmp(pc, "spai")) {
-    hy_printf0(ctx, "precond: none\n");
-    return HY_OK;
-  }
-  hy_printf0(ctx, "spai: tau %g (%s), levels %d, max_col %d, filter %g, scale %s: nnz(M) = %lld, "
-             "nnz(M)/nnz(A) = %.3f, max |I| = %lld, max |J| = %lld\n", o->tau,
-             o->colthr ? "column" : "row", o->levels, o->max_col, o->filter,
-             o->scale ? "diag" : "none", (long long)si->nnz_m, (double)si->nnz_m / nnz_a,
-             (long long)si->max_i, (long long)si->max_j);
-  hy_printf0(ctx, "spai: ||%sAM - I||_F = %.6e; column residuals ||A m_k - e_k||: min %.3e, "
-             "median %.3e, max %.3e; %lld rank-deficient column(s)\n", o->scale ? "scaled " : "",
-             si->frob, si->res_min, si->res_med, si->res_max, (long long)si->rank_deficient);
-  hy_printf0(ctx, "spai: setup %.4f s (slowest rank), cost imbalance max/mean %.3f, kernel "
-             "classes small/medium/large %lld/%lld/%lld%s\n", t_setup, si->cost_imbalance,
-             (long long)si->ncols_small, (long long)si->ncols_medium, (long long)si->ncols_large,
-             si->dropped_filter ? ", filtered entries dropped" : "");
-  hy_metric_int(ctx, "nnz_M", si->nnz_m);
-  hy_metric_num(ctx, "nnz_ratio", (double)si->nnz_m / nnz_a);
-  hy_metric_num(ctx, "AM_I_frobenius", si->frob);
-  hy_metric_num(ctx, "colres_min", si->res_min);
-  hy_metric_num(ctx, "colres_median", si->res_med);
-  hy_metric_num(ctx, "colres_max", si->res_max);
-  hy_metric_int(ctx, "rank_deficient_columns", si->rank_deficient);
-  hy_metric_int(ctx, "filter_dropped", si->dropped_filter);
-  hy_metric_num(ctx, "cost_imbalance", si->cost_imbalance);
-  hy_metric_int(ctx, "cols_small", si->ncols_small);
-  hy_metric_int(ctx, "cols_medium", si->ncols_medium);
-  hy_metric_int(ctx, "cols_large", si->ncols_large);
-  static const char *keys[] = { "setup_pattern_s", "setup_distribute_s", "setup_index_sets_s",
-                                "setup_submatrices_s", "setup_qr_solve_s", "setup_assembly_s" };
-  for (int i = 0; i < 6; i++) hy_metric_num(ctx, keys[i], phs[i]);
-  hy_printf0(ctx, "spai: setup phases (ms, slowest rank%s): pattern %.2f, distribute %.2f, index "
-             "sets %.2f, submatrices %.2f, qr+solve %.2f, assembly %.2f; pattern and M's rows built "
-             "on the %s\n", rp->n > 1 ? ", last run" : "", 1e3 * phs[0], 1e3 * phs[1],
-             1e3 * phs[2], 1e3 * phs[3], 1e3 * phs[4], 1e3 * phs[5],
-             si->device_setup ? "device" : "host");
-  spai_rep_stats(rp);
-  double ts = rp->n > 1 ? rp->setup_fast : t_setup;
-  char warm[64] = "";
-  if (rp->n > 1) snprintf(warm, sizeof warm, " (warm, fastest of %d)", rp->n - 1);
-  hy_printf0(ctx, "spai: setup %.2f ms%s against the target <= 20 ms (cfd2's size, nnz(M) ~ "
-             "nnz(A), one H200): ratio %.2f\n", 1e3 * ts, warm, 1e3 * ts / 20.0);
-  hy_metric_int(ctx, "setup_on_device", si->device_setup);
+/* The last run's M: [debug] perturb, the column check, the setup lines, [output]
+ * preconditioner.  Collective. */
+static int spai_check_m(hy_ctx *ctx, const spai_opts *o, spai_problem *p, hy_csr *m,
+                        spai_info *in) {
+  if (o->pc == SPAI_PC_SPAI && o->perturb != 0) spai_perturb_m(m, o->perturb);
+  if (o->pc == SPAI_PC_SPAI && o->check)
+    HY_CALL(spai_verify(ctx, &p->pr, &p->a, m, &in->setup, &in->check));
+  spai_report_setup(ctx, o, p, in);
+  if (o->solver.use_m && o->out_precond[0])
+    HY_CALL(spai_write_csr(ctx, &p->pr, m, o->out_precond, "preconditioner M"));
   return HY_OK;
 }
 
-/* repeat > 1: the cold run against the warm runs (setup and us per iteration), printed and in
- * the record.  Collective (rank 0 prints). */
-static void spai_report_repeat(hy_ctx *ctx, spai_rep *rp, int have_setup, int have_solve,
-                               int iters) {
-  if (rp->n < 2) return;
-  spai_rep_stats(rp);
-  char s1[256] = "", s2[256] = "";
-  if (have_setup) {
-    snprintf(s1, sizeof s1, "setup cold %.2f ms, warm mean %.2f ms, fastest %.2f ms",
-             1e3 * rp->setup[0], 1e3 * rp->setup_mean, 1e3 * rp->setup_fast);
-    hy_metric_num(ctx, "setup_cold_s", rp->setup[0]);
-    hy_metric_num(ctx, "setup_warm_mean_s", rp->setup_mean);
-    hy_metric_num(ctx, "setup_warm_s", rp->setup_fast);
-  }
-  if (have_solve) {
-    char its[96];
-    if (rp->its_min == rp->its_max)
-      snprintf(its, sizeof its, "%d iterations in every run", iters);
-    else
-      snprintf(its, sizeof its, "iterations %d..%d over the runs", rp->its_min, rp->its_max);
-    snprintf(s2, sizeof s2, "bicgstab cold %.2f us/it, warm mean %.2f us/it, fastest %.2f us/it "
-             "(%s)", 1e6 * rp->iter[0], 1e6 * rp->iter_mean, 1e6 * rp->iter_fast, its);
-    hy_metric_int(ctx, "iterations_min", rp->its_min);
-    hy_metric_int(ctx, "iterations_max", rp->its_max);
-    hy_metric_num(ctx, "iter_us_cold", 1e6 * rp->iter[0]);
-    hy_metric_num(ctx, "iter_us_warm_mean", 1e6 * rp->iter_mean);
-    hy_metric_num(ctx, "iter_us_warm", 1e6 * rp->iter_fast);
-  }
-  hy_printf0(ctx, "spai: repeat %d: %s%s%s\n", rp->n, s1, s1[0] && s2[0] ? "; " : "",
-             s1[0] || s2[0] ? s2 : "(nothing timed)");
-}
-/* The workload.  Collective. */
+/* The workload: load -> (build -> check -> solve) x repeat -> report.  Collective. */
 static int spai_run(hy_ctx *ctx) {
-  hy_cfg *c = ctx->cfg;
-  spai_part pr;
-  hy_csr a;
-  char desc[1200];
-  hy_phase_begin(ctx, "matrix");
-  if (cfg_is(c, "matrix.source", "generate")) {
-    gen_kind kind;
-    HY_CALL(gen_kind_from_name(cfg_str(c, "matrix.generator"), &kind));
-    int64_t side, n;
-    int dim;
-    gen_grid(kind, cfg_int(c, "matrix.size"), &side, &dim, &n);
-    if (n > INT32_MAX) return hy_err(HY_EUSAGE, "matrix.size: %lld rows exceed 32-bit indices", (long long)n);
-    HY_CALL(spai_part_even(&pr, ctx->size, n));
-    int rc = gen_rows(kind, side, dim, cfg_real(c, "matrix.peclet"), pr.start[ctx->rank],
-                      pr.start[ctx->rank + 1], &a);
-    HY_CALL(hy_agree(ctx->comm, rc));
-    snprintf(desc, sizeof desc, "%s on a %lld^%d grid, peclet %g", cfg_str(c, "matrix.generator"),
-             (long long)side, dim, cfg_real(c, "matrix.peclet"));
-  } else {
-    HY_CALL(load_file(ctx, cfg_str(c, "matrix.file"), &pr, &a));
-    snprintf(desc, sizeof desc, "%s", cfg_str(c, "matrix.file"));
-  }
-  int64_t n = pr.n, m = a.m;
-  long long nnz_loc = a.nnz, nnz_a = 0;
-  HY_MPI(MPI_Allreduce(&nnz_loc, &nnz_a, 1, MPI_LONG_LONG, MPI_SUM, ctx->comm));
-  double *b = NULL, *x = NULL;
-  HY_MALLOC(b, m + 1);
-  HY_CALLOC(x, m + 1);
-  HY_CALL(load_rhs(ctx, &pr, b));
-  hy_phase_end(ctx, "matrix");
-  hy_printf0(ctx, "matrix: %s: n = %lld, nnz(A) = %lld (%.2f per row), rhs %s\n", desc,
-             (long long)n, nnz_a, (double)nnz_a / n, cfg_str(c, "matrix.rhs"));
-  hy_metric_int(ctx, "n", n);
-  hy_metric_int(ctx, "nnz_A", nnz_a);
-  if (cfg_str(c, "output.matrix")[0]) HY_CALL(write_csr(ctx, &pr, &a, cfg_str(c, "output.matrix"), "matrix A"));
-  if (cfg_str(c, "output.rhs")[0]) HY_CALL(write_vec(ctx, &pr, b, cfg_str(c, "output.rhs"), "rhs b"));
+  spai_opts o;
+  HY_CALL(spai_opts_from_cfg(ctx->cfg, &ctx->debug, &o));
+  spai_problem p;
+  HY_CALL(spai_load(ctx, &o, &p));
+  spai_report_matrix(ctx, &o, &p);
+  if (o.out_matrix[0]) HY_CALL(spai_write_csr(ctx, &p.pr, &p.a, o.out_matrix, "matrix A"));
+  if (o.out_rhs[0]) HY_CALL(spai_write_vec(ctx, &p.pr, p.b, o.out_rhs, "rhs b"));
 
-  /* ---- preconditioner and solve, spai.repeat times on the same A and b (the first run is the
-   * cold one; the printed lines are the last run's, the target and floor lines use the fastest
-   * warm run when repeat > 1) ---- */
-  const char *pc = cfg_str(c, "solver.precond");
-  int use_m = strcmp(pc, "none") != 0, is_spai = !strcmp(pc, "spai");
-  int solve = cfg_bool(c, "solver.solve");
-  int reps = (int)cfg_int(c, "spai.repeat");
-  spai_opts o = { cfg_real(c, "spai.tau"), (int)cfg_int(c, "spai.levels"),
-                  (int)cfg_int(c, "spai.max_col"), cfg_real(c, "spai.filter"),
-                  cfg_is(c, "spai.threshold", "column"), cfg_is(c, "spai.scale", "diag"),
-                  cfg_int(c, "spai.workspace_mb") << 20, (int)cfg_int(c, "spai.gpu_small_rows"),
-                  (int)cfg_int(c, "spai.gpu_small_cols"), (int)cfg_int(c, "spai.gpu_block"),
-                  cfg_int(c, "spai.gpu_medium_elems"), cfg_is(c, "spai.gpu_setup", "device") };
-  spai_solve_opts so = { cfg_real(c, "solver.tol"), (int)cfg_int(c, "solver.max_iter"), use_m };
-  const char *ph[] = { "spai pattern", "spai distribute", "spai index sets", "spai submatrices",
-                       "spai qr+solve", "spai assembly" };
-  hy_csr mm, m0;
-  memset(&mm, 0, sizeof mm);
+  spai_info in;
+  memset(&in, 0, sizeof in);
+  in.rep.n = o.repeat;
+  HY_CALLOC(in.rep.setup, o.repeat);
+  HY_CALLOC(in.rep.iter, o.repeat);
+  double *x = NULL;
+  HY_CALLOC(x, p.a.m + 1);
+  hy_csr m, m0;
+  memset(&m, 0, sizeof m);
   memset(&m0, 0, sizeof m0);
-  spai_info si;
-  memset(&si, 0, sizeof si);
-  spai_solve_info sv;
-  memset(&sv, 0, sizeof sv);
-  spai_rep rp;
-  memset(&rp, 0, sizeof rp);
-  rp.n = reps;
-  HY_CALLOC(rp.setup, reps);
-  HY_CALLOC(rp.iter, reps);
-  double t_setup = 0, phs[6] = { 0 };
-  for (int rep = 0; rep < reps; rep++) {
-    int last = rep == reps - 1;
-    memset(&mm, 0, sizeof mm);
-    if (is_spai) {
-      double before[6];
-      for (int i = 0; i < 6; i++) before[i] = hy_phase_seconds(ctx, ph[i]);
-      HY_MPI(MPI_Barrier(ctx->comm));
-      double t0 = hy_wtime();
-      HY_CALL(spai_build(ctx, &pr, &a, &o, &mm, &si));
-      double t = hy_wtime() - t0;
-      HY_MPI(MPI_Allreduce(&t, &t_setup, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
-      /* this run's phases (the timers accumulate over the runs) */
-      double mine[6];
-      for (int i = 0; i < 6; i++) mine[i] = hy_phase_seconds(ctx, ph[i]) - before[i];
-      HY_MPI(MPI_Allreduce(mine, phs, 6, MPI_DOUBLE, MPI_MAX, ctx->comm));
-      rp.setup[rep] = t_setup;
-    } else if (!strcmp(pc, "jacobi")) {
-      HY_CALL(spai_jacobi(&pr, ctx->rank, &a, &mm));
-    }
-    if (use_m && reps > 1) {
-      if (rep == 0) {
-        HY_CALL(spai_csr_copy(&mm, &m0));
-      } else {
-        int64_t at = spai_csr_differs(&m0, &mm);
-        int rc = at >= 0 ? hy_err(HY_EVALID, "spai.repeat: run %d of %d built a different M than "
-                                  "run 1 (local row %lld on rank %d): the repeats must be identical",
-                                  rep + 1, reps, (long long)at, ctx->rank) : HY_OK;
-        rc = hy_agree(ctx->comm, rc);
-        if (rc != HY_OK) {
-          hy_verdict(ctx, "spai.repeat: run %d of %d built a different preconditioner M than run 1",
-                     rep + 1, reps);
-          return rc;
-        }
-      }
-    }
-    if (last) HY_CALL(spai_report_setup(ctx, pc, &o, &si, phs, t_setup, nnz_a, &rp));
-    if (last && use_m && cfg_str(c, "output.preconditioner")[0])
-      HY_CALL(write_csr(ctx, &pr, &mm, cfg_str(c, "output.preconditioner"), "preconditioner M"));
-    if (!solve) {
-      if (!last) io_csr_free(&mm);
-      continue;
-    }
-    /* BiCGSTAB from x = 0; the solve renumbers A's columns in place: earlier runs solve with a
-     * copy, the last with A itself */
-    hy_csr aw;
-    memset(&aw, 0, sizeof aw);
-    if (!last) HY_CALL(spai_csr_copy(&a, &aw));
-    memset(x, 0, (size_t)(m + 1) * sizeof *x);
-    HY_CALL(spai_solve(ctx, &pr, last ? &a : &aw, &mm, b, x, &so, &sv));
-    rp.iter[rep] = sv.iterations ? sv.seconds / sv.iterations : 0;
-    if (!last) {
-      io_csr_free(&aw);
-      io_csr_free(&mm);
-    }
-    /* M is checked bit for bit above; the iteration count may still move by a few on the GPU,
-     * whose SpMV (cuSPARSE CSR_ALG1) does not fix its summation order: reported, not an error */
-    if (rep == 0 || sv.iterations < rp.its_min) rp.its_min = sv.iterations;
-    if (rep == 0 || sv.iterations > rp.its_max) rp.its_max = sv.iterations;
+  int rc = HY_OK;
+  for (int rep = 0; rep < o.repeat && rc == HY_OK; rep++) {
+    int last = rep == o.repeat - 1;
+    HY_CALL(spai_precond(ctx, &o, &p, &m, &in, rep));
+    rc = spai_repeat_same(ctx, &o, &m, &m0, rep, &in);
+    if (rc == HY_OK && last) rc = spai_check_m(ctx, &o, &p, &m, &in);
+    if (rc == HY_OK && o.solve && !(in.check.done && !in.check.passed))
+      rc = spai_solve_once(ctx, &o, &p, &m, x, rep, &in);
+    if (!last) io_csr_free(&m);
   }
+  if (rc == HY_OK || in.repeat_differs) rc = spai_report_result(ctx, &o, &p, &in);
+  if ((rc == HY_OK || rc == HY_EVALID) && in.solved && in.solve.status != KRYLOV_BREAKDOWN &&
+      o.out_solution[0])
+    HY_CALL(spai_write_vec(ctx, &p.pr, x, o.out_solution, "solution x"));
   io_csr_free(&m0);
-  spai_rep_stats(&rp);
-  hy_metric_num(ctx, "setup_s", t_setup);
-  hy_metric_int(ctx, "repeat", reps);
-
-  if (!solve) {
-    spai_report_repeat(ctx, &rp, is_spai, 0, 0);
-    free(rp.setup);
-    free(rp.iter);
-    io_csr_free(&a);
-    io_csr_free(&mm);
-    free(b);
-    free(x);
-    spai_part_free(&pr);
-    hy_validation(ctx, "preconditioner built (solver.solve = false)", t_setup, 0, 1);
-    hy_verdict(ctx, "preconditioner %s built in %.4f s (no solve: solver.solve = false), n = %lld, "
-               "%d rank(s), backend %s", pc, t_setup, (long long)n, ctx->size, ctx->be.name);
-    return HY_OK;
-  }
-
-  /* ---- BiCGSTAB (the last run's lines; us per iteration against the floor: the fastest warm
-   * run when repeat > 1) ---- */
-  double per_it_last = sv.iterations ? sv.seconds / sv.iterations : 0;
-  double per_it = reps > 1 ? rp.iter_fast : per_it_last;
-  double floor_it = sv.bytes_per_iter / 4.25e12;
-  char warm[64] = "";
-  if (reps > 1) snprintf(warm, sizeof warm, " (warm, fastest of %d)", reps - 1);
-  hy_printf0(ctx, "bicgstab (%s, right preconditioning): %d iteration(s), %.4f s, recursive "
-             "residual %.3e, true residual ||b - Ax||/||b|| = %.3e\n", pc, sv.iterations,
-             sv.seconds, sv.relres, sv.true_relres);
-  hy_printf0(ctx, "bicgstab: %.2f us per iteration%s; floor %.2f us (%.2f MB per iteration on the "
-             "busiest rank at 4.25 TB/s, H200 copy rate): ratio %.2f%s\n", per_it * 1e6, warm,
-             floor_it * 1e6, sv.bytes_per_iter / 1e6, floor_it > 0 ? per_it / floor_it : 0,
-             ctx->be.kind == K_CUDA ? "" : " (host backend: the floor is the GPU's)");
-  if (sv.spmv_a_s > 0)
-    hy_printf0(ctx, "spmv (%s library, alone): A %.2f us (%.0f GB/s of its minimum bytes), M %.2f us "
-               "(%.0f GB/s); 2 A + %s per iteration = %.2f us of the %.2f\n",
-               ctx->be.kind == K_CUDA ? "cuSPARSE" : "host", sv.spmv_a_s * 1e6,
-               sv.spmv_a_bytes / sv.spmv_a_s / 1e9, sv.spmv_m_s * 1e6,
-               sv.spmv_m_s > 0 ? sv.spmv_m_bytes / sv.spmv_m_s / 1e9 : 0, use_m ? "2 M" : "0 M",
-               (2 * sv.spmv_a_s + 2 * sv.spmv_m_s) * 1e6, per_it * 1e6);
-  spai_report_repeat(ctx, &rp, is_spai, 1, sv.iterations);
-  free(rp.setup);
-  free(rp.iter);
-  hy_metric_num(ctx, "spmv_A_us", sv.spmv_a_s * 1e6);
-  hy_metric_num(ctx, "spmv_M_us", sv.spmv_m_s * 1e6);
-  hy_printf0(ctx, "total: setup + solve = %.4f s\n", t_setup + sv.seconds);
-  hy_metric_int(ctx, "iterations", sv.iterations);
-  hy_metric_num(ctx, "solve_s", sv.seconds);
-  hy_metric_num(ctx, "total_s", t_setup + sv.seconds);
-  hy_metric_num(ctx, "relres", sv.relres);
-  hy_metric_num(ctx, "true_relres", sv.true_relres);
-  hy_metric_num(ctx, "iter_us", per_it_last * 1e6);
-  hy_metric_num(ctx, "iter_floor_us", floor_it * 1e6);
-  hy_metric_num(ctx, "iter_floor_ratio", floor_it > 0 ? per_it / floor_it : 0);
-  hy_metric_str(ctx, "precond", pc);
-
-  if (cfg_str(c, "output.solution")[0] && sv.status != KRYLOV_BREAKDOWN)
-    HY_CALL(write_vec(ctx, &pr, x, cfg_str(c, "output.solution"), "solution x"));
-  io_csr_free(&a);
-  io_csr_free(&mm);
-  free(b);
+  io_csr_free(&m);
   free(x);
-  spai_part_free(&pr);
-  double tol = so.tol;
-  if (sv.status == KRYLOV_BREAKDOWN) {
-    hy_metric_str(ctx, "verdict", "breakdown");
-    hy_verdict(ctx, "BiCGSTAB breakdown: %s (residual %.3e)", sv.breakdown, sv.relres);
-    return hy_err(HY_ENUMERIC, "BiCGSTAB breakdown: %s", sv.breakdown);
-  }
-  if (sv.status == KRYLOV_MAXIT) {
-    hy_metric_str(ctx, "verdict", "not converged");
-    hy_validation(ctx, "BiCGSTAB relative residual", sv.relres, tol, 0);
-    hy_verdict(ctx, "BiCGSTAB (%s) not converged after %d iterations: residual %.3e > tol %.1e "
-               "(true residual %.3e)", pc, sv.iterations, sv.relres, tol, sv.true_relres);
-    return HY_EVALID;
-  }
-  /* converged: the true residual must confirm it (10x tol allows recursive-residual drift) */
-  int ok = sv.true_relres <= 10 * tol;
-  hy_metric_str(ctx, "verdict", ok ? "converged" : "true residual too large");
-  hy_validation(ctx, "true relative residual ||b - Ax||/||b||", sv.true_relres, 10 * tol, ok);
-  if (!ok) {
-    hy_verdict(ctx, "BiCGSTAB (%s) converged in %d iterations but the true residual %.3e > "
-               "10 tol = %.1e", pc, sv.iterations, sv.true_relres, 10 * tol);
-    return HY_EVALID;
-  }
-  hy_verdict(ctx, "BiCGSTAB (%s) converged in %d iterations: true residual %.3e <= %.1e, n = %lld, "
-             "%d rank(s), backend %s", pc, sv.iterations, sv.true_relres, 10 * tol, (long long)n,
-             ctx->size, ctx->be.name);
-  return HY_OK;
+  free(in.rep.setup);
+  free(in.rep.iter);
+  spai_setup_info_free(&in.setup);
+  spai_problem_free(&p);
+  return rc;
 }
 
 static const char spai_default[] =
@@ -573,6 +255,10 @@ static const char spai_default[] =
   "[solver]\nprecond = spai\ntol = 1e-7\nmax_iter = 10000\n";
 
 const hy_workload spai_workload = {
-  "spai", "HybridSPAI: sparse approximate inverse + BiCGSTAB (seed 001)", spai_keys, spai_check,
-  spai_run, spai_default,
+  .name = "spai",
+  .summary = "HybridSPAI: sparse approximate inverse + BiCGSTAB (seed 001)",
+  .keys = spai_keys,
+  .check = spai_cfg_check,
+  .run = spai_run,
+  .default_config = spai_default,
 };

@@ -1,7 +1,13 @@
 /* spai_solve.c - the distributed BiCGSTAB of the spai workload: A and M by row blocks on the
  * rank's backend, halo exchange of only the vector entries each rank needs (plan built once,
  * staged through pinned host buffers), dot products by one all-reduce per group.  The Krylov
- * method itself (app/krylov) sees only the function pointers set up here. */
+ * method itself (app/krylov) sees only the function pointers set up here; the vector
+ * operations are the shared ones of kernels/k_vec.h.
+ *
+ * The error rule inside the solve: a local failure (a kernel, a copy, an allocation) ends the
+ * job at once (HY_LOCAL), so no rank ever waits in an all-reduce for one that left; numerical
+ * trouble travels in the all-reduced dots themselves (a NaN or Inf is seen by every rank and
+ * ends the iteration as a breakdown everywhere, PETSc's KSPCheckDot idea). */
 #include "spai/spai.h"
 #include "krylov/krylov.h"
 #include "k_vec.h"
@@ -15,24 +21,25 @@ typedef struct {
   k_backend *be;
   const k_spai_ops *ko;
   k_vec vec;                   /* the shared vector operations (and their reduction scratch) */
-  hy_progress *pg;             /* iterations progress */
+  hy_progress *pg;             /* progress toward tol */
+  double log_tol;              /* -log10(tol): the progress scale */
+  int monitor;                 /* print ||r|| / ||b|| every iteration */
   int64_t nloc, cap;
   void *amat, *mmat;
-  spai_halo ha, hm;
+  la_halo ha, hm;
   int32_t *d_sidx_a, *d_sidx_m;
   double *d_sbuf, *h_sbuf, *h_rbuf;
   int64_t sbuf_n, rbuf_n;
   MPI_Request *req;
   MPI_Status *sts;
-  int64_t matvecs;
 } solve_ctx;
 
 /* Fill x's ghost entries for plan h.  Collective over neighbours. */
-static int halo_exchange(solve_ctx *s, const spai_halo *h, const int32_t *d_sidx, double *x) {
+static int halo_exchange(solve_ctx *s, const la_halo *h, const int32_t *d_sidx, double *x) {
   k_backend *be = s->be;
   if (h->nsend + h->nrecv == 0) return HY_OK;
-  HY_CALL(s->vec.ops->gather(&s->vec, h->nsidx, d_sidx, x, s->d_sbuf));
-  HY_CALL(be->ops->d2h(be, s->h_sbuf, s->d_sbuf, h->nsidx * sizeof(double)));
+  HY_LOCAL(s->vec.ops->gather(&s->vec, h->nsidx, d_sidx, x, s->d_sbuf));
+  HY_LOCAL(be->ops->d2h(be, s->h_sbuf, s->d_sbuf, h->nsidx * sizeof(double)));
   int nr = 0;
   for (int i = 0; i < h->nrecv; i++)
     HY_MPI(MPI_Irecv(s->h_rbuf + h->recv_off[i], (int)(h->recv_off[i + 1] - h->recv_off[i]),
@@ -41,14 +48,16 @@ static int halo_exchange(solve_ctx *s, const spai_halo *h, const int32_t *d_sidx
     HY_MPI(MPI_Isend(s->h_sbuf + h->send_off[i], (int)(h->send_off[i + 1] - h->send_off[i]),
                      MPI_DOUBLE, h->send_rank[i], 77, s->ctx->comm, &s->req[nr++]));
   HY_MPI(MPI_Waitall(nr, s->req, s->sts));
-  HY_CALL(be->ops->h2d(be, x + s->nloc, s->h_rbuf, h->nghost * sizeof(double)));
+  HY_LOCAL(be->ops->h2d(be, x + s->nloc, s->h_rbuf, h->nghost * sizeof(double)));
   return HY_OK;
 }
 
+/* The krylov_ops of the solver (local work through HY_LOCAL; MPI through HY_MPI). */
 static int v_create(void *c, double **v) {
   solve_ctx *s = c;
-  HY_CALL(s->be->ops->alloc(s->be, (void **)v, (size_t)s->cap * sizeof(double)));
-  return s->be->ops->memset0(s->be, *v, (size_t)s->cap * sizeof(double));
+  HY_LOCAL(s->be->ops->alloc(s->be, (void **)v, (size_t)s->cap * sizeof(double)));
+  HY_LOCAL(s->be->ops->memset0(s->be, *v, (size_t)s->cap * sizeof(double)));
+  return HY_OK;
 }
 static int v_free(void *c, double *v) {
   solve_ctx *s = c;
@@ -56,28 +65,31 @@ static int v_free(void *c, double *v) {
 }
 static int v_copy(void *c, const double *src, double *dst) {
   solve_ctx *s = c;
-  return s->be->ops->d2d(s->be, dst, src, (size_t)s->nloc * sizeof(double));
+  HY_LOCAL(s->be->ops->d2d(s->be, dst, src, (size_t)s->nloc * sizeof(double)));
+  return HY_OK;
 }
 static int v_matvec(void *c, double *x, double *y) {
   solve_ctx *s = c;
   HY_CALL(halo_exchange(s, &s->ha, s->d_sidx_a, x));
-  s->matvecs++;
-  return s->ko->mat_spmv(s->be, s->amat, x, y);
+  HY_LOCAL(s->ko->mat_spmv(s->be, s->amat, x, y));
+  return HY_OK;
 }
 static int v_precond(void *c, double *x, double *y) {
   solve_ctx *s = c;
   HY_CALL(halo_exchange(s, &s->hm, s->d_sidx_m, x));
-  return s->ko->mat_spmv(s->be, s->mmat, x, y);
+  HY_LOCAL(s->ko->mat_spmv(s->be, s->mmat, x, y));
+  return HY_OK;
 }
 static int v_axpbypcz(void *c, double a, const double *x, double b, const double *y, double cc,
                       double *z) {
   solve_ctx *s = c;
-  return s->vec.ops->axpbypcz(&s->vec, s->nloc, a, x, b, y, cc, z);
+  HY_LOCAL(s->vec.ops->axpbypcz(&s->vec, s->nloc, a, x, b, y, cc, z));
+  return HY_OK;
 }
 static int v_dots(void *c, int np, const double *const *x, const double *const *y, double *out) {
   solve_ctx *s = c;
-  double loc[4];
-  HY_CALL(s->vec.ops->dots(&s->vec, s->nloc, np, x, y, loc));
+  double loc[K_VEC_MAXDOTS];
+  HY_LOCAL(s->vec.ops->dots(&s->vec, s->nloc, np, x, y, loc));
   HY_MPI(MPI_Allreduce(loc, out, np, MPI_DOUBLE, MPI_SUM, s->ctx->comm));
   return HY_OK;
 }
@@ -87,17 +99,21 @@ static int v_axpbypcz_dots(void *c, double a, const double *x, double b, const d
                            double cc, double *z, int np, const double *const *dx,
                            const double *const *dy, double *out) {
   solve_ctx *s = c;
-  double loc[4];
-  HY_CALL(s->vec.ops->axpbypcz_dots(&s->vec, s->nloc, a, x, b, y, cc, z, np, dx, dy, loc));
+  double loc[K_VEC_MAXDOTS];
+  HY_LOCAL(s->vec.ops->axpbypcz_dots(&s->vec, s->nloc, a, x, b, y, cc, z, np, dx, dy, loc));
   HY_MPI(MPI_Allreduce(loc, out, np, MPI_DOUBLE, MPI_SUM, s->ctx->comm));
   return HY_OK;
 }
 
-/* Progress of the iterations.  Local (rank 0 prints). */
+/* Every iteration: the monitor line (solver.monitor, PETSc's -ksp_monitor: k and the
+ * recursive ||r|| / ||b||) and the progress toward tol on a log scale.  Local (rank 0 prints). */
 static void v_monitor(void *c, int it, double relres) {
   solve_ctx *s = c;
-  (void)relres;
-  if (s->pg) hy_progress_update(s->pg, it);
+  if (s->monitor) hy_printf0(s->ctx, "%5d KSP relative residual %.12e\n", it, relres);
+  if (s->pg && relres > 0 && isfinite(relres)) {
+    double done = -log10(relres);
+    hy_progress_update(s->pg, done < 0 ? 0 : done > s->log_tol ? s->log_tol : done);
+  }
 }
 
 /* Bytes a CSR SpMV must move at least: values, column indices, row offsets, x and y.  Local. */
@@ -106,19 +122,153 @@ static double spmv_bytes(const hy_csr *a) {
 }
 
 /* Upload a renumbered matrix and its halo indices.  Local. */
-static int upload(solve_ctx *s, const hy_csr *a, const spai_halo *h, void **mat, int32_t **d_sidx) {
+static void upload(solve_ctx *s, const hy_csr *a, const la_halo *h, void **mat, int32_t **d_sidx) {
   k_backend *be = s->be;
-  HY_CALL(s->ko->mat_create(be, a->m, a->n, a->rowptr, a->colind, a->val, mat));
+  HY_LOCAL(s->ko->mat_create(be, a->m, a->n, a->rowptr, a->colind, a->val, mat));
   *d_sidx = NULL;
   if (h->nsidx) {
-    HY_CALL(be->ops->alloc(be, (void **)d_sidx, h->nsidx * sizeof(int32_t)));
-    HY_CALL(be->ops->h2d(be, *d_sidx, h->sidx, h->nsidx * sizeof(int32_t)));
+    HY_LOCAL(be->ops->alloc(be, (void **)d_sidx, h->nsidx * sizeof(int32_t)));
+    HY_LOCAL(be->ops->h2d(be, *d_sidx, h->sidx, h->nsidx * sizeof(int32_t)));
+  }
+}
+
+/* Halo plans (A's columns, and M's, renumbered to local), the matrices and the staging buffers
+ * on the backend, b and x uploaded.  Collective. */
+static int solve_setup(solve_ctx *s, const la_part *pr, hy_csr *a, hy_csr *m, const double *b,
+                       const double *x, const spai_solve_opts *opt, double **db, double **dx) {
+  hy_ctx *ctx = s->ctx;
+  k_backend *be = s->be;
+  hy_phase_begin(ctx, "solve setup");
+  HY_CALL(la_halo_build(ctx->comm, pr, ctx->rank, a, &s->ha));
+  if (opt->use_m) HY_CALL(la_halo_build(ctx->comm, pr, ctx->rank, m, &s->hm));
+  s->nloc = s->ha.nloc;
+  int64_t gmax = s->ha.nghost > s->hm.nghost ? s->ha.nghost : s->hm.nghost;
+  s->cap = s->nloc + gmax + 1;
+  s->sbuf_n = (s->ha.nsidx > s->hm.nsidx ? s->ha.nsidx : s->hm.nsidx) + 1;
+  s->rbuf_n = gmax + 1;
+  HY_LOCAL(k_vec_open(be, &s->vec));
+  upload(s, a, &s->ha, &s->amat, &s->d_sidx_a);
+  if (opt->use_m) upload(s, m, &s->hm, &s->mmat, &s->d_sidx_m);
+  HY_LOCAL(be->ops->alloc_pinned(be, (void **)&s->h_sbuf, s->sbuf_n * sizeof(double)));
+  HY_LOCAL(be->ops->alloc_pinned(be, (void **)&s->h_rbuf, s->rbuf_n * sizeof(double)));
+  HY_LOCAL(be->ops->alloc(be, (void **)&s->d_sbuf, s->sbuf_n * sizeof(double)));
+  HY_MALLOC(s->req, ctx->size * 2 + 2);
+  HY_MALLOC(s->sts, ctx->size * 2 + 2);
+  v_create(s, db);
+  v_create(s, dx);
+  HY_LOCAL(be->ops->h2d(be, *db, b, s->nloc * sizeof(double)));
+  HY_LOCAL(be->ops->h2d(be, *dx, x, s->nloc * sizeof(double)));
+  hy_phase_end(ctx, "solve setup");
+  return HY_OK;
+}
+
+/* BiCGSTAB from x (the progress toward tol, the monitor), timed on the slowest rank.
+ * Collective. */
+static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, double *dx,
+                         spai_solve_info *info) {
+  hy_ctx *ctx = s->ctx;
+  krylov_ops ko = { .ctx = s, .n = s->nloc, .vec_create = v_create, .vec_free = v_free,
+                    .vec_copy = v_copy, .matvec = v_matvec,
+                    .precond = opt->use_m ? v_precond : NULL, .axpbypcz = v_axpbypcz,
+                    .dots = v_dots, .monitor = v_monitor,
+                    .axpbypcz_dots = s->vec.ops->axpbypcz_dots ? v_axpbypcz_dots : NULL };
+  krylov_params par = { .tol = opt->tol, .max_iter = opt->max_iter };
+  krylov_result kr;
+  hy_progress pg;
+  s->log_tol = -log10(opt->tol);
+  s->monitor = opt->monitor;
+  hy_progress_begin(&pg, ctx, "bicgstab (log10 of the residual, toward tol)", s->log_tol);
+  s->pg = &pg;
+  HY_MPI(MPI_Barrier(ctx->comm));
+  hy_phase_begin(ctx, "bicgstab");
+  double t0 = hy_wtime();
+  HY_CALL(krylov_bicgstab(&ko, &par, db, dx, &kr));
+  HY_LOCAL(s->be->ops->sync(s->be));
+  double t = hy_wtime() - t0;
+  hy_phase_end(ctx, "bicgstab");
+  s->pg = NULL;
+  hy_progress_end(&pg);
+  HY_MPI(MPI_Allreduce(&t, &info->seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  info->status = kr.status;
+  info->iterations = kr.iterations;
+  info->relres = kr.relres;
+  snprintf(info->breakdown, sizeof info->breakdown, "%s", kr.breakdown);
+  return HY_OK;
+}
+
+/* ||b - A x|| / ||b|| recomputed (x first perturbed by [debug] perturb: x_i *= 1 + p (-1)^i of
+ * the global index), x back to the host.  Collective. */
+static int solve_true_residual(solve_ctx *s, const la_part *pr, const spai_solve_opts *opt,
+                               double *db, double *dx, double *x, double **dt, double **dr,
+                               spai_solve_info *info) {
+  hy_ctx *ctx = s->ctx;
+  k_backend *be = s->be;
+  hy_phase_begin(ctx, "true residual");
+  if (opt->perturb != 0) {
+    HY_LOCAL(be->ops->d2h(be, x, dx, s->nloc * sizeof(double)));
+    int64_t r0 = pr->start[ctx->rank];
+    for (int64_t i = 0; i < s->nloc; i++) x[i] *= 1.0 + (((r0 + i) & 1) ? -opt->perturb : opt->perturb);
+    HY_LOCAL(be->ops->h2d(be, dx, x, s->nloc * sizeof(double)));
+  }
+  v_create(s, dr);
+  v_create(s, dt);
+  v_copy(s, dx, *dt);
+  HY_CALL(v_matvec(s, *dt, *dr));
+  v_axpbypcz(s, 1.0, db, -1.0, *dr, 0.0, *dr);
+  double nn[2] = { 0, 0 };
+  const double *xa[2] = { *dr, db }, *ya[2] = { *dr, db };
+  HY_CALL(v_dots(s, 2, xa, ya, nn));
+  HY_LOCAL(be->ops->d2h(be, x, dx, s->nloc * sizeof(double)));
+  hy_phase_end(ctx, "true residual");
+  info->true_relres = sqrt(nn[0]) / (nn[1] > 0 ? sqrt(nn[1]) : 1.0);
+  return HY_OK;
+}
+
+/* The backend library's SpMV alone (cuSPARSE on CUDA), for the floor comparison: 20 products
+ * of A and of M, slowest rank.  Collective. */
+static int solve_spmv_alone(solve_ctx *s, const hy_csr *a, const hy_csr *m, double *dt,
+                            double *dr, spai_solve_info *info) {
+  k_backend *be = s->be;
+  for (int w = 0; w < 2; w++) {
+    void *mat = w == 0 ? s->amat : s->mmat;
+    if (!mat) continue;
+    const int reps = 20;
+    HY_LOCAL(s->ko->mat_spmv(be, mat, dt, dr));
+    HY_LOCAL(be->ops->sync(be));
+    double t1 = hy_wtime();
+    for (int r = 0; r < reps; r++) HY_LOCAL(s->ko->mat_spmv(be, mat, dt, dr));
+    HY_LOCAL(be->ops->sync(be));
+    double ts = (hy_wtime() - t1) / reps, tm = 0;
+    double by = spmv_bytes(w == 0 ? a : m), bm = 0;
+    HY_MPI(MPI_Allreduce(&ts, &tm, 1, MPI_DOUBLE, MPI_MAX, s->ctx->comm));
+    HY_MPI(MPI_Allreduce(&by, &bm, 1, MPI_DOUBLE, MPI_MAX, s->ctx->comm));
+    if (w == 0) { info->spmv_a_s = tm; info->spmv_a_bytes = bm; }
+    else { info->spmv_m_s = tm; info->spmv_m_bytes = bm; }
   }
   return HY_OK;
 }
 
-/* The solve.  Collective. */
-int spai_solve(hy_ctx *ctx, const spai_part *pr, hy_csr *a, hy_csr *m, const double *b,
+/* Release the solver's device data.  Local. */
+static void solve_free(solve_ctx *s, double **vecs, int nv) {
+  k_backend *be = s->be;
+  for (int i = 0; i < nv; i++)
+    if (vecs[i]) v_free(s, vecs[i]);
+  s->ko->mat_free(be, s->amat);
+  if (s->mmat) s->ko->mat_free(be, s->mmat);
+  be->ops->free(be, s->d_sidx_a);
+  be->ops->free(be, s->d_sidx_m);
+  be->ops->free(be, s->d_sbuf);
+  be->ops->free_pinned(be, s->h_sbuf);
+  be->ops->free_pinned(be, s->h_rbuf);
+  k_vec_close(&s->vec);
+  free(s->req);
+  free(s->sts);
+  la_halo_free(&s->ha);
+  la_halo_free(&s->hm);
+}
+
+/* The solve: setup -> iterate -> true residual -> SpMV alone.  Collective. */
+int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, hy_csr *m, const double *b,
                double *x, const spai_solve_opts *opt, spai_solve_info *info) {
   memset(info, 0, sizeof *info);
   solve_ctx s;
@@ -126,111 +276,18 @@ int spai_solve(hy_ctx *ctx, const spai_part *pr, hy_csr *a, hy_csr *m, const dou
   s.ctx = ctx;
   s.be = &ctx->be;
   s.ko = k_spai_ops_get(s.be);
-  k_backend *be = s.be;
-  HY_LOCAL(k_vec_open(be, &s.vec));
-  hy_phase_begin(ctx, "solve setup");
-  HY_CALL(spai_halo_build(ctx->comm, pr, ctx->rank, a, &s.ha));
-  if (opt->use_m) HY_CALL(spai_halo_build(ctx->comm, pr, ctx->rank, m, &s.hm));
-  s.nloc = s.ha.nloc;
-  int64_t gmax = s.ha.nghost > s.hm.nghost ? s.ha.nghost : s.hm.nghost;
-  s.cap = s.nloc + gmax + 1;
-  s.sbuf_n = (s.ha.nsidx > s.hm.nsidx ? s.ha.nsidx : s.hm.nsidx) + 1;
-  s.rbuf_n = gmax + 1;
-  int rc = upload(&s, a, &s.ha, &s.amat, &s.d_sidx_a);
-  if (rc == HY_OK && opt->use_m) rc = upload(&s, m, &s.hm, &s.mmat, &s.d_sidx_m);
-  if (rc == HY_OK) rc = be->ops->alloc_pinned(be, (void **)&s.h_sbuf, s.sbuf_n * sizeof(double));
-  if (rc == HY_OK) rc = be->ops->alloc_pinned(be, (void **)&s.h_rbuf, s.rbuf_n * sizeof(double));
-  if (rc == HY_OK) rc = be->ops->alloc(be, (void **)&s.d_sbuf, s.sbuf_n * sizeof(double));
-  s.req = malloc(sizeof(MPI_Request) * (size_t)(ctx->size * 2 + 2));
-  s.sts = malloc(sizeof(MPI_Status) * (size_t)(ctx->size * 2 + 2));
-  if ((!s.req || !s.sts) && rc == HY_OK) rc = hy_err(HY_ESYS, "out of memory");
-  double *db = NULL, *dx = NULL;
-  if (rc == HY_OK) rc = v_create(&s, &db);
-  if (rc == HY_OK) rc = v_create(&s, &dx);
-  if (rc == HY_OK) rc = be->ops->h2d(be, db, b, s.nloc * sizeof(double));
-  if (rc == HY_OK) rc = be->ops->h2d(be, dx, x, s.nloc * sizeof(double));
-  hy_phase_end(ctx, "solve setup");
-  HY_CALL(hy_agree(ctx->comm, rc));
-
+  double *db = NULL, *dx = NULL, *dr = NULL, *dt = NULL;
+  HY_CALL(solve_setup(&s, pr, a, m, b, x, opt, &db, &dx));
   /* vectors read or written per iteration: 20, or 19 when the update of r and its dots share
    * a pass (r is not read back) */
   double nvec = s.vec.ops->axpbypcz_dots ? 19.0 : 20.0;
   double bytes = 2 * spmv_bytes(a) + (opt->use_m ? 2 * spmv_bytes(m) : 16.0 * s.nloc) +
                  nvec * 8.0 * (double)s.nloc;
   HY_MPI(MPI_Allreduce(&bytes, &info->bytes_per_iter, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
-
-  krylov_ops ko = { &s, s.nloc, v_create, v_free, v_copy, v_matvec, opt->use_m ? v_precond : NULL,
-                    v_axpbypcz, v_dots, v_monitor,
-                    s.vec.ops->axpbypcz_dots ? v_axpbypcz_dots : NULL };
-  krylov_params par = { opt->tol, opt->max_iter };
-  krylov_result kr;
-  hy_progress pg;
-  hy_progress_begin(&pg, ctx, "bicgstab iterations", opt->max_iter);
-  s.pg = &pg;
-  MPI_Barrier(ctx->comm);
-  hy_phase_begin(ctx, "bicgstab");
-  double t0 = hy_wtime();
-  rc = krylov_bicgstab(&ko, &par, db, dx, &kr);
-  if (rc == HY_OK) rc = be->ops->sync(be);
-  double t = hy_wtime() - t0;
-  hy_phase_end(ctx, "bicgstab");
-  s.pg = NULL;
-  hy_progress_end(&pg);
-  HY_CALL(hy_agree(ctx->comm, rc));
-  HY_MPI(MPI_Allreduce(&t, &info->seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
-  info->status = kr.status;
-  info->iterations = kr.iterations;
-  info->relres = kr.relres;
-  snprintf(info->breakdown, sizeof info->breakdown, "%s", kr.breakdown);
-
-  /* true residual ||b - A x|| / ||b|| */
-  hy_phase_begin(ctx, "true residual");
-  double *dr = NULL, *dt = NULL;
-  rc = v_create(&s, &dr);
-  if (rc == HY_OK) rc = v_create(&s, &dt);
-  if (rc == HY_OK) rc = v_copy(&s, dx, dt);
-  if (rc == HY_OK) rc = v_matvec(&s, dt, dr);
-  if (rc == HY_OK) rc = v_axpbypcz(&s, 1.0, db, -1.0, dr, 0.0, dr);
-  double nn[2] = { 0, 0 };
-  if (rc == HY_OK) {
-    const double *xa[2] = { dr, db }, *ya[2] = { dr, db };
-    rc = v_dots(&s, 2, xa, ya, nn);
-  }
-  if (rc == HY_OK) rc = be->ops->d2h(be, x, dx, s.nloc * sizeof(double));
-  hy_phase_end(ctx, "true residual");
-  HY_CALL(hy_agree(ctx->comm, rc));
-  /* the backend library's SpMV alone (cuSPARSE on CUDA), for the floor comparison */
-  for (int w = 0; w < 2 && rc == HY_OK; w++) {
-    void *mat = w == 0 ? s.amat : s.mmat;
-    if (!mat) continue;
-    const int reps = 20;
-    rc = s.ko->mat_spmv(be, mat, dt, dr);
-    if (rc == HY_OK) rc = be->ops->sync(be);
-    double t1 = hy_wtime();
-    for (int r = 0; r < reps && rc == HY_OK; r++) rc = s.ko->mat_spmv(be, mat, dt, dr);
-    if (rc == HY_OK) rc = be->ops->sync(be);
-    double ts = (hy_wtime() - t1) / reps, tm = 0;
-    double by = spmv_bytes(w == 0 ? a : m), bm = 0;
-    HY_MPI(MPI_Allreduce(&ts, &tm, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
-    HY_MPI(MPI_Allreduce(&by, &bm, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
-    if (w == 0) { info->spmv_a_s = tm; info->spmv_a_bytes = bm; }
-    else { info->spmv_m_s = tm; info->spmv_m_bytes = bm; }
-  }
-  HY_CALL(hy_agree(ctx->comm, rc));
-  info->true_relres = sqrt(nn[0]) / (nn[1] > 0 ? sqrt(nn[1]) : 1.0);
-
-  v_free(&s, dr); v_free(&s, dt); v_free(&s, db); v_free(&s, dx);
-  s.ko->mat_free(be, s.amat);
-  if (s.mmat) s.ko->mat_free(be, s.mmat);
-  be->ops->free(be, s.d_sidx_a);
-  be->ops->free(be, s.d_sidx_m);
-  be->ops->free(be, s.d_sbuf);
-  k_vec_close(&s.vec);
-  be->ops->free_pinned(be, s.h_sbuf);
-  be->ops->free_pinned(be, s.h_rbuf);
-  free(s.req);
-  free(s.sts);
-  spai_halo_free(&s.ha);
-  spai_halo_free(&s.hm);
+  HY_CALL(solve_iterate(&s, opt, db, dx, info));
+  HY_CALL(solve_true_residual(&s, pr, opt, db, dx, x, &dt, &dr, info));
+  HY_CALL(solve_spmv_alone(&s, a, m, dt, dr, info));
+  double *vecs[] = { dr, dt, db, dx };
+  solve_free(&s, vecs, 4);
   return HY_OK;
 }

@@ -496,7 +496,7 @@ __global__ void k_jsets(int64_t n, const int64_t *__restrict__ bptr, const int32
   if (k >= n) return;
   int64_t nz = FILL ? jptr[k] : 0;
   int diag = 0;
-  const double ck = cmax ? cmax[k] : 0, ct = (1.0 - tau) * ck;
+  const double ck = cmax ? cmax[k] : 0;
   for (int64_t e = bptr[k]; e < bptr[k + 1]; e++) {
     int32_t i = bcol[e];
     if (!diag && i > k) {
@@ -511,7 +511,7 @@ __global__ void k_jsets(int64_t n, const int64_t *__restrict__ bptr, const int32
       continue;
     }
     double v = fabs(bval[e]), m = cmax ? ck : mx[i];
-    if (v > (cmax ? ct : (1.0 - tau) * m) && v > 0) {
+    if (k_spai_keep(v, m, tau)) {
       if (FILL) jloc[nz] = i;
       nz++;
     }
@@ -839,6 +839,8 @@ static int c_mat_spmv(k_backend *be, void *mat, const double *x, double *y) {
 }
 
 extern "C" const k_spai_ops k_spai_cuda_ops = {
+  .spmv_name = "cuSPARSE",
+  .gpu = 1,
   .cols_setup = c_cols_setup,
   .cols_index = c_cols_index,
   .cols_submat = c_cols_submat,

@@ -7,8 +7,9 @@ modes:
   same-m      M written at 1, 2 and 3 ranks (--ranks) is the same matrix: same pattern, values
               within --rtol (default 1e-13) relative to the column's largest entry
   fewer-iters BiCGSTAB with SPAI takes fewer iterations than without preconditioner
-  verdict     one run ends with a clear verdict and no NaN: exit 0 (converged), 4 (not converged
-              after N iterations with the residual reached) or 3 (breakdown naming the iteration)
+  verdict     one run ends with its one expected verdict (--exit: 0 converged, 4 not converged
+              after N iterations with the residual reached, 3 breakdown naming the iteration) and
+              no NaN
   validate    a run writes A, b and M; hybrid-validate spai (--validator) runs PETSc BiCGSTAB
               with that M and checks the iteration count (and prints the Table 5 comparison)
   gpu-backends the cuda backend's M and iterations against the host backend's, at --ranks
@@ -16,6 +17,20 @@ modes:
               --same-iters)
   solver-backends the BiCGSTAB of the cuda backend against the host backend's, at --ranks: both
               converge with the true residual check passed, iterations within 2
+  pattern     at each of --ranks: M's pattern and values against an independent computation with
+              numpy from the A the run wrote: J_k = {i : |a_ik| > (1 - tau) max_j |a_ij|} (or
+              the column maxima), the diagonal always, S^levels; m_k = argmin ||A(:, J_k) m - e_k||
+              by numpy's lstsq; the pattern exactly, values within --rtol (default 1e-10) of the
+              column's largest, ||AM - I||_F of the record within 1e-8; --expect-nnz N pins nnz(M)
+  stop        where BiCGSTAB stops: exit 0, the recursive residual of the record (and of the
+              printed line) <= solver.tol, the monitor's last line the same figure, the one before
+              it > tol; --expect-iters N: the iteration count equals N (PETSc KSPBCGS's on the same
+              system, stored); with --validator also PETSc's live count, exactly (-exact)
+  perturb     an in-run check made to fail: the run with [debug] perturb = --perturb exits 4 with
+              FAILED naming the check (--check REGEX, whose group 1 is the deciding figure and
+              group 2 its threshold), the figure parsed > threshold, equal to the record's
+              validation value; the same run without the perturbation passes the same check with
+              its figure <= threshold
   repeat      spai.repeat = 3 against one run at --ranks: the "spai: repeat 3:" line (cold,
               warm mean, fastest), the same iterations and the same M (exactly) as the single run,
               the target and floor lines on the fastest warm run, the warm metrics in the record
@@ -72,10 +87,169 @@ def compare_m(pa, pb, rtol):
     return None if worst <= rtol else "values differ by %.3e > %.1e" % (worst, rtol)
 
 
+
+def arg(a, key, default):
+    """The value of section.key=V among the hybrid arguments, else default."""
+    for x in a.args:
+        if x.startswith(key + "="):
+            return x.split("=", 1)[1]
+    return default
+
+
+def reference_m(A, tau, levels, colthr):
+    """M by the paper's definition, computed independently: pattern S (eq. 3 with a strict >,
+    plus the diagonal), P = S^levels, column k of M = argmin ||A[:, J_k] m - e_k|| (lstsq)."""
+    import numpy as np
+    n = A.shape[0]
+    absA = np.abs(A)
+    if colthr:
+        thr = (1.0 - tau) * absA.max(axis=0)[None, :]
+    else:
+        thr = (1.0 - tau) * absA.max(axis=1)[:, None]
+    S = (absA > thr) & (absA != 0)
+    S |= np.eye(n, dtype=bool)
+    P = S.copy()
+    for _ in range(levels - 1):
+        P = (P.astype(np.int64) @ S.astype(np.int64)) > 0
+    M = np.zeros((n, n))
+    for k in range(n):
+        J = np.nonzero(P[:, k])[0]
+        e = np.zeros(n)
+        e[k] = 1.0
+        m, *_ = np.linalg.lstsq(A[:, J], e, rcond=None)
+        M[J, k] = m
+    return P, M
+
+
+def check_pattern(a):
+    import numpy as np
+    fails = []
+    tau = float(arg(a, "spai.tau", "0.8"))
+    levels = int(arg(a, "spai.levels", "1"))
+    colthr = arg(a, "spai.threshold", "row") == "column"
+    max_col = int(arg(a, "spai.max_col", "64"))
+    if arg(a, "spai.scale", "none") != "none" or float(arg(a, "spai.filter", "0")) != 0:
+        return ["pattern mode: scale and filter are not modelled"]
+    rtol = a.rtol if a.rtol is not None else 1e-10
+    ref = None
+    for r in a.ranks:
+        rc, out, rec, wd = run(a, r, ["solver.solve=false", "output.matrix=A.mtx",
+                                      "output.preconditioner=M.mtx"], "r%d" % r)
+        if rc != 0 or not rec:
+            fails.append("run at %d ranks exited %d" % (r, rc))
+            continue
+        (n, _), ea = read_mm(os.path.join(wd, "A.mtx"))
+        (_, _), em = read_mm(os.path.join(wd, "M.mtx"))
+        if ref is None:
+            A = np.zeros((n, n))
+            for (i, j), v in ea.items():
+                A[i - 1, j - 1] = v
+            P, M = reference_m(A, tau, levels, colthr)
+            if P.sum(axis=0).max() > max_col:
+                return ["pattern mode: a column has %d > max_col entries (the cap is not modelled)"
+                        % P.sum(axis=0).max()]
+            ref = (A, P, M)
+            print("reference: n = %d, nnz(M) = %d, diagonal entries of A %d, ||AM - I||_F = %.12e"
+                  % (n, P.sum(), np.count_nonzero(np.diag(A)), np.linalg.norm(A @ M - np.eye(n))))
+        A, P, M = ref
+        got = set((i - 1, j - 1) for (i, j) in em)
+        want = set(zip(*np.nonzero(P)))
+        if got != want:
+            miss, extra = sorted(want - got), sorted(got - want)
+            fails.append("%d ranks: pattern of M differs from eq. 3 + diagonal: %d missing (e.g. %s), "
+                         "%d extra (e.g. %s)" % (r, len(miss), miss[:4], len(extra), extra[:4]))
+            continue
+        if a.expect_nnz is not None and len(got) != a.expect_nnz:
+            fails.append("%d ranks: nnz(M) = %d, expected %d" % (r, len(got), a.expect_nnz))
+        if rec["metrics"].get("nnz_M") != len(want):
+            fails.append("%d ranks: record nnz_M %r, reference %d" % (r, rec["metrics"].get("nnz_M"), len(want)))
+        colmax = np.abs(M).max(axis=0)
+        worst = max(abs(v - M[i - 1, j - 1]) / colmax[j - 1] for (i, j), v in em.items())
+        frob = np.linalg.norm(A @ M - np.eye(n))
+        fr = rec["metrics"]["AM_I_frobenius"]
+        print("%d ranks: pattern equal (%d entries), values within %.3e of the column's largest "
+              "(<= %.1e), ||AM - I||_F %.12e vs reference %.12e" % (r, len(got), worst, rtol, fr, frob))
+        if not worst <= rtol:
+            fails.append("%d ranks: values of M differ from lstsq by %.3e > %.1e" % (r, worst, rtol))
+        if not abs(fr - frob) <= 1e-8 * max(frob, 1e-300):
+            fails.append("%d ranks: ||AM - I||_F %r vs reference %r" % (r, fr, frob))
+    return fails
+
+
+def check_stop(a):
+    fails = []
+    tol = float(arg(a, "solver.tol", "1e-7"))
+    extra = ["solver.monitor=true"]
+    if a.validator:
+        extra += ["output.matrix=A.petsc", "output.rhs=b.petsc", "output.preconditioner=M.mtx"]
+    rc, out, rec, wd = run(a, a.ranks[0], extra, "run")
+    if rc != 0 or not rec:
+        return ["hybrid exited %d (expected 0: converged)" % rc]
+    m = rec["metrics"]
+    its, relres = m["iterations"], m["relres"]
+    line = re.search(r"^bicgstab \(\w+, right preconditioning\): (\d+) iteration\(s\), [0-9.]+ s, "
+                     r"recursive residual ([0-9.e+-]+)", out, re.M)
+    mon = [(int(k), float(v)) for k, v in
+           re.findall(r"^\s*(\d+) KSP relative residual ([0-9.e+-]+)$", out, re.M)]
+    print("stop: %d iterations, recursive residual %.6e (tol %.1e); monitor: %s" % (
+        its, relres, tol, ", ".join("%d %.3e" % kv for kv in mon[-3:])))
+    if not line or int(line.group(1)) != its or abs(float(line.group(2)) - relres) > 5e-4 * relres:
+        fails.append("printed line %r does not match the record (%d, %r)" % (line and line.group(0), its, relres))
+    if not relres <= tol:
+        fails.append("recursive residual at exit %.6e > tol %.1e: the iteration stopped early" % (relres, tol))
+    if len(mon) < 2 or mon[-1][0] != its or abs(mon[-1][1] - relres) > 1e-11 * relres:
+        fails.append("monitor's last line %r is not iteration %d at %r" % (mon[-1:] or None, its, relres))
+    else:
+        prev = [v for k, v in mon if k == its - 1]
+        if not prev or not prev[-1] > tol:
+            fails.append("monitor: iteration %d already had %r <= tol %.1e" % (its - 1, prev, tol))
+    if a.expect_iters is not None and its != a.expect_iters:
+        fails.append("%d iterations, PETSc KSPBCGS takes %d on this system" % (its, a.expect_iters))
+    if a.validator:
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        cmd = [a.validator, "spai", "-A", "A.petsc", "-b", "b.petsc", "-M", "M.mtx", "-iters", str(its),
+               "-exact", "-only-m", "-tol", repr(tol)]
+        p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600, env=env)
+        vout = p.stdout.decode(errors="replace")
+        print("---- %s (exit %d)\n%s" % (" ".join(cmd), p.returncode, vout))
+        if p.returncode != 0 or not re.search(r"^PASSED: iterations with our M", vout, re.M):
+            fails.append("PETSc KSPBCGS stops at another iteration (hybrid-validate exited %d)" % p.returncode)
+    return fails
+
+
+def check_perturb(a):
+    fails = []
+    if not a.check:
+        return ["perturb mode needs --check REGEX"]
+    pat = re.compile(a.check, re.M)
+    for p in [0.0, a.perturb]:
+        rc, out, rec, wd = run(a, a.ranks[0], ["debug.perturb=%r" % p], "p%g" % p)
+        want = 4 if p else 0
+        mt = pat.search(out)
+        print("perturb %g: exit %d, check line %r" % (p, rc, mt and mt.group(0)))
+        if rc != want:
+            fails.append("perturb %g: exit %d, expected %d" % (p, rc, want))
+            continue
+        if not mt:
+            fails.append("perturb %g: no line matching %r" % (p, a.check))
+            continue
+        fig, thr = float(mt.group(1)), float(mt.group(2))
+        if p and not re.search(r"^FAILED: .*" + re.escape(mt.group(1)), out, re.M):
+            fails.append("perturb %g: the FAILED line does not name the figure %s" % (p, mt.group(1)))
+        if (fig > thr) != bool(p):
+            fails.append("perturb %g: figure %r vs threshold %r" % (p, fig, thr))
+        v = (rec or {}).get("validation") or {}
+        # the deciding check of the failed run is this one (unperturbed, a later check decides)
+        if p and (not isinstance(v, dict) or not abs(v.get("value", float("nan")) - fig) <= 1e-3 * abs(fig)
+                  or v.get("passed") is not False):
+            fails.append("perturb %g: record validation %r does not hold the figure %r" % (p, v, fig))
+    return fails
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends",
-                                     "solver-backends", "repeat"])
+                                     "solver-backends", "repeat", "pattern", "stop", "perturb"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
@@ -84,6 +258,11 @@ def main():
     ap.add_argument("--rtol", type=float, default=None)
     ap.add_argument("--validator", default=None)
     ap.add_argument("--same-iters", action="store_true")
+    ap.add_argument("--exit", type=int, default=None, dest="want_exit")
+    ap.add_argument("--expect-nnz", type=int, default=None)
+    ap.add_argument("--expect-iters", type=int, default=None)
+    ap.add_argument("--perturb", type=float, default=1e-3)
+    ap.add_argument("--check", default=None)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
@@ -111,8 +290,10 @@ def main():
         pats = {0: r"^PASSED: BiCGSTAB \(\w+\) converged in \d+ iterations",
                 4: r"^FAILED: BiCGSTAB \(\w+\) not converged after \d+ iterations: residual [0-9.e+-]+",
                 3: r"^FAILED: numerical failure .*BiCGSTAB breakdown: .* at iteration \d+"}
-        if rc not in pats:
-            fails.append("exit %d is none of 0, 3, 4" % rc)
+        if a.want_exit is None or a.want_exit not in pats:
+            fails.append("verdict mode needs --exit 0, 3 or 4 (the case's one expected outcome)")
+        elif rc != a.want_exit:
+            fails.append("exit %d, expected %d" % (rc, a.want_exit))
         elif not re.search(pats[rc], out, re.M):
             fails.append("exit %d without its verdict line %r" % (rc, pats[rc]))
         else:
@@ -123,6 +304,12 @@ def main():
         if rec is None or not all(isinstance(v, (int, float, str)) and str(v).lower() != "nan"
                                   for v in rec["metrics"].values()):
             fails.append("record missing or with a NaN metric")
+    elif a.mode == "pattern":
+        fails += check_pattern(a)
+    elif a.mode == "stop":
+        fails += check_stop(a)
+    elif a.mode == "perturb":
+        fails += check_perturb(a)
     elif a.mode == "validate":
         rc, out, rec, wd = run(a, a.ranks[0], ["output.matrix=A.petsc", "output.rhs=b.petsc",
                                                "output.preconditioner=M.mtx"], "run")
@@ -258,17 +445,28 @@ def main():
                 for w, mean in [("setup_warm_s", "setup_warm_mean_s"), ("iter_us_warm", "iter_us_warm_mean")]:
                     if w in m3 and m3[w] > m3[mean] * (1 + 1e-12):
                         fails.append("%s %r > %s %r" % (w, m3[w], mean, m3[mean]))
-                # the floor line (and the target line) on the fastest warm run
-                fl = re.search(r"^bicgstab: %s us per iteration \(warm, fastest of 2\); floor %s us" % (num, num),
+                # the floor line (and the target line) on the fastest warm run; GPU figures (the
+                # floor at the H200's rate, the 20 ms target) only on the CUDA backend
+                gpu = "run.backend=cuda" in a.args
+                fl = re.search(r"^bicgstab: %s us per iteration \(warm, fastest of 2\)(; floor %s us)?" % (num, num),
                                o3, re.M)
                 if not fl or abs(float(fl.group(1)) - m3.get("iter_us_warm", -1)) > 0.006:
-                    fails.append("floor line not on the fastest warm run: %r" % (fl and fl.group(0)))
+                    fails.append("per-iteration line not on the fastest warm run: %r" % (fl and fl.group(0)))
+                elif bool(fl.group(2)) != gpu:
+                    fails.append("floor figure %s on the %s backend" % ("printed" if fl.group(2) else "missing",
+                                                                         "cuda" if gpu else "host"))
                 elif abs(m3["iter_floor_ratio"] - m3["iter_us_warm"] / m3["iter_floor_us"]) > 1e-9 * m3["iter_floor_ratio"]:
                     fails.append("iter_floor_ratio %r is not iter_us_warm / iter_floor_us" % m3["iter_floor_ratio"])
+                if not gpu and re.search(r"H200|TB/s|target", o3):
+                    fails.append("GPU figures printed on the host backend: %r"
+                                 % re.search(r".*(H200|TB/s|target).*", o3).group(0))
                 if spai:
-                    tl = re.search(r"^spai: setup %s ms \(warm, fastest of 2\) against the target" % num, o3, re.M)
+                    tl = re.search(r"^spai: setup %s ms \(warm, fastest of 2\)( against the target)?" % num, o3, re.M)
                     if not tl or abs(float(tl.group(1)) - 1e3 * m3.get("setup_warm_s", -1)) > 0.006:
-                        fails.append("target line not on the fastest warm run: %r" % (tl and tl.group(0)))
+                        fails.append("setup line not on the fastest warm run: %r" % (tl and tl.group(0)))
+                    elif bool(tl.group(2)) != gpu:
+                        fails.append("setup target %s on the %s backend" % ("printed" if tl.group(2) else "missing",
+                                                                             "cuda" if gpu else "host"))
             # the last run's M and figures are the single run's
             e = compare_m(p1, p3, 0.0)
             if e:

@@ -6,9 +6,10 @@ set(SPAI_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/spai_check.py)
 set(SPAI_MPI "${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}")
 set(M ${HY_SHARED_MATRICES})
 
-# a spai_check.py mode as a test (exit 77 = skipped: a needed file is absent)
+# a spai_check.py mode as a test (exit 77 = skipped: a needed file is absent); OPTS: further
+# options of spai_check.py (--exit N, --expect-iters N, --check REGEX, ...)
 function(spai_multi NAME MODE)
-  cmake_parse_arguments(S "SAME_ITERS" "TIMEOUT;RTOL" "RANKS;NEED;LABELS;ARGS" ${ARGN})
+  cmake_parse_arguments(S "SAME_ITERS" "TIMEOUT;RTOL" "RANKS;NEED;LABELS;OPTS;ARGS" ${ARGN})
   if(NOT S_TIMEOUT)
     set(S_TIMEOUT 180)
   endif()
@@ -26,6 +27,7 @@ function(spai_multi NAME MODE)
   if(S_SAME_ITERS)
     list(APPEND vopt --same-iters)
   endif()
+  list(APPEND vopt ${S_OPTS})
   if(TARGET hybrid-validate)
     list(APPEND vopt --validator $<TARGET_FILE:hybrid-validate>)
   endif()
@@ -110,16 +112,88 @@ spai_multi(spai_fewer_iters_convdiff2d fewer-iters RANKS 1
 spai_multi(spai_fewer_iters_convdiff3d_r2 fewer-iters RANKS 2
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=2)
 
-# ---- matrices with missing diagonal entries: a clear verdict, no NaN
-spai_multi(spai_verdict_rajat19 verdict RANKS 1 NEED ${M}/rajat19.mtx
+# ---- matrices with missing diagonal entries: each case's one verdict (rajat19: not converged,
+# exit 4; e05r0100 with SPAI: breakdown by overflow, exit 3; without: not converged), no NaN
+spai_multi(spai_verdict_rajat19 verdict RANKS 1 NEED ${M}/rajat19.mtx OPTS --exit 4
   ARGS run.backend=host matrix.source=file matrix.file=${M}/rajat19.mtx)
-spai_multi(spai_verdict_rajat19_r2 verdict RANKS 2 NEED ${M}/rajat19.mtx
+spai_multi(spai_verdict_rajat19_r2 verdict RANKS 2 NEED ${M}/rajat19.mtx OPTS --exit 4
   ARGS run.backend=host matrix.source=file matrix.file=${M}/rajat19.mtx solver.max_iter=300)
-spai_multi(spai_verdict_e05r0100 verdict RANKS 1 NEED ${M}/e05r0100.mtx.gz
+spai_multi(spai_verdict_e05r0100 verdict RANKS 1 NEED ${M}/e05r0100.mtx.gz OPTS --exit 3
   ARGS run.backend=host matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
-spai_multi(spai_verdict_e05r0100_none_r2 verdict RANKS 2 NEED ${M}/e05r0100.mtx.gz
+spai_multi(spai_verdict_e05r0100_none_r2 verdict RANKS 2 NEED ${M}/e05r0100.mtx.gz OPTS --exit 4
   ARGS run.backend=host matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.precond=none
        solver.max_iter=500)
+
+# ---- the pattern of eq. 3 against an independent computation (numpy in spai_check.py): ties at
+# the threshold (integer matrices: poisson2d's 4 / -1 at tau = 0.75 put (1 - tau) max = 1 exactly
+# on every off-diagonal entry; the comparison is strict, so only the diagonal stays) and the
+# diagonal added where A's is absent or below the threshold (zerodiag24.mtx); every builder:
+# one rank (single), P ranks (cols), levels 2 (power), the column threshold
+spai_multi(spai_pattern_ties_poisson2d pattern RANKS 1 2 3 OPTS --expect-nnz 400
+  ARGS run.backend=host matrix.generator=poisson2d matrix.size=400 spai.tau=0.75)
+spai_multi(spai_pattern_ties_column pattern RANKS 1 2 OPTS --expect-nnz 400
+  ARGS run.backend=host matrix.generator=poisson2d matrix.size=400 spai.tau=0.75
+       spai.threshold=column)
+spai_multi(spai_pattern_ties_levels2 pattern RANKS 1 2 OPTS --expect-nnz 144
+  ARGS run.backend=host matrix.generator=poisson2d matrix.size=144 spai.tau=0.75 spai.levels=2)
+spai_multi(spai_pattern_above_ties_poisson2d pattern RANKS 1 2
+  ARGS run.backend=host matrix.generator=poisson2d matrix.size=400 spai.tau=0.7500001)
+spai_multi(spai_pattern_zerodiag pattern RANKS 1 2 3
+  ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx)
+spai_multi(spai_pattern_zerodiag_ties pattern RANKS 1 3 OPTS --expect-nnz 72
+  ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx spai.tau=0.75)
+spai_multi(spai_pattern_zerodiag_levels2 pattern RANKS 1 2
+  ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx spai.tau=0.6
+       spai.levels=2)
+spai_multi(spai_pattern_zerodiag_column pattern RANKS 1 2
+  ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx spai.tau=0.6
+       spai.threshold=column)
+
+# ---- where BiCGSTAB stops: the recursive residual at exit <= solver.tol (the iteration before
+# > tol, from the monitor) and the iteration count PETSc's KSPBCGS takes on the same system
+# (right preconditioning, unpreconditioned norm, rtol 1e-7, x0 = 0: counts stored from
+# hybrid-validate spai -exact; the systems chosen where the count does not move with summation
+# order), so stopping at 3 x or 5 x tol (iteration K - 1 had 1.3 .. 1.8 x tol) fails
+spai_multi(spai_stop_convdiff3d_r1 stop RANKS 1 OPTS --expect-iters 22
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1)
+spai_multi(spai_stop_convdiff3d_r3 stop RANKS 3 OPTS --expect-iters 22 LABELS unit mpi
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1)
+spai_multi(spai_stop_convdiff2d stop RANKS 1 OPTS --expect-iters 49
+  ARGS run.backend=host matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=0.5)
+spai_multi(spai_stop_watt_2 stop RANKS 1 OPTS --expect-iters 55 NEED ${M}/watt_2.mtx
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/watt_2.mtx)
+
+# ---- the in-run checks made to fail ([debug] perturb after the computation, before the check):
+# exit 4, FAILED with the deciding figure, parsed and compared with its threshold and the
+# record's validation; unperturbed the same check passes.  The column check of M (spai: M's values
+# perturbed, ||A m_k - e_k|| recomputed from M no longer the least-squares residual) and the true
+# residual of BiCGSTAB (x perturbed before ||b - A x|| / ||b|| is recomputed)
+foreach(r 1 2)
+  spai_multi(spai_perturb_colcheck_r${r} perturb RANKS ${r} LABELS unit
+    OPTS --check "^spai: column check: .* max difference ([0-9.e+-]+) \\(relative to .*\\) (?:<=|>) ([0-9.e+-]+)$"
+    ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400)
+  spai_multi(spai_perturb_true_residual_r${r} perturb RANKS ${r} LABELS unit
+    OPTS --check "^(?:PASSED|FAILED): BiCGSTAB \\(jacobi\\) converged in [0-9]+ iterations:? (?:but )?(?:the )?true residual ([0-9.e+-]+) (?:<=|> 10 tol =) ([0-9.e+-]+)"
+    ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400 solver.precond=jacobi)
+endforeach()
+
+# ---- one rank fails locally inside the longest stage (the SPAI columns: [debug] fail_stage =
+# spai_setup): the job ends within 10 s with that rank's message and the exit code
+foreach(r 2 3)
+  math(EXPR last "${r} - 1")
+  hy_case(NAME spai_fail_setup_r${r} RANKS ${r} EXIT 5 TIMEOUT 30 RUNCASE --timeout 10
+    ARGS run.backend=host matrix.generator=convdiff3d matrix.size=8000 debug.fail_rank=${last}
+         debug.fail_code=5 debug.fail_stage=spai_setup
+    EXPECT "hybrid: rank ${last} on [^:]+: injected failure \\(\\[debug\\] fail_rank = ${last}, fail_stage = spai_setup\\)")
+endforeach()
+
+# ---- solver.monitor: one line per iteration from 0, k and ||r|| / ||b||, the last one the
+# recursive residual of the record
+hy_case(NAME spai_monitor RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.monitor=true
+  EXPECT "^    0 KSP relative residual 1\\.000000000000e\\+00$" "^   22 KSP relative residual 7\\.[0-9]+e-09$"
+         "^PASSED: BiCGSTAB \\(spai\\) converged in 22 iterations"
+  REJECT "^   23 KSP")
 
 # ---- file formats: symmetric and integer Matrix Market, real matrices at 1-3 ranks
 hy_case(NAME spai_int_sym RANKS 1 JSON
@@ -209,7 +283,15 @@ if(HYBRID_GPU_TESTS)
   spai_multi(spai_gpu_solver_cfd27_r2 solver-backends RANKS 2 LABELS gpu
     ARGS matrix.generator=convdiff3d27 matrix.size=13824 spai.tau=0.99 matrix.rhs=random
          run.seed=27183)
-  spai_multi(spai_gpu_verdict_e05r0100 verdict RANKS 1 LABELS gpu NEED ${M}/e05r0100.mtx.gz
+  # the device pattern (k_jsets through k_spai_keep, one rank) at a tie and with absent diagonals
+  spai_multi(spai_gpu_pattern_ties pattern RANKS 1 LABELS gpu OPTS --expect-nnz 400
+    ARGS run.backend=cuda matrix.generator=poisson2d matrix.size=400 spai.tau=0.75)
+  spai_multi(spai_gpu_pattern_zerodiag pattern RANKS 1 2 LABELS gpu
+    ARGS run.backend=cuda matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx)
+  spai_multi(spai_gpu_perturb_colcheck perturb RANKS 1 LABELS gpu
+    OPTS --check "^spai: column check: .* max difference ([0-9.e+-]+) \\(relative to .*\\) (?:<=|>) ([0-9.e+-]+)$"
+    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99)
+  spai_multi(spai_gpu_verdict_e05r0100 verdict RANKS 1 LABELS gpu NEED ${M}/e05r0100.mtx.gz OPTS --exit 3
     ARGS run.backend=cuda matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
   # spai.repeat on the device (device setup at 1 rank, columns on the GPU at 2): every run the
   # same M (exit 4 otherwise), iterations equal to a single run's (or, where the GPU's SpMV moves
@@ -231,6 +313,11 @@ if(TARGET hybrid-validate)
     ARGS run.backend=host matrix.source=file matrix.file=${M}/orsirr_1.mtx)
   spai_multi(spai_validate_sherman5 validate RANKS 1 LABELS validate NEED ${M}/sherman5.mtx
     ARGS run.backend=host matrix.source=file matrix.file=${M}/sherman5.mtx)
+  # the stop pinned live: PETSc KSPBCGS's count on the same A, b, M equals ours exactly (-exact)
+  spai_multi(spai_validate_stop_convdiff3d_r2 stop RANKS 2 LABELS validate
+    ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1)
+  spai_multi(spai_validate_stop_watt_2 stop RANKS 1 LABELS validate NEED ${M}/watt_2.mtx
+    ARGS run.backend=host matrix.source=file matrix.file=${M}/watt_2.mtx)
   spai_multi(spai_validate_convdiff3d27_r3 validate RANKS 3 LABELS validate TIMEOUT 240
     ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99)
 endif()

@@ -1,13 +1,14 @@
-/* spai_dist.c - partitions, distributed transpose, remote row fetch, halo plans, gathers. */
-#include "spai/spai_dist.h"
+/* la_dist.c - partitions, distributed transpose, remote row fetch, halo plans, gathers (app/la: shared numerics). */
+#include "la/la_dist.h"
 #include "hybrid.h"
+#include "io/io.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Even split by rows.  Local. */
-int spai_part_even(spai_part *p, int size, int64_t n) {
+int la_part_even(la_part *p, int size, int64_t n) {
   p->size = size;
   p->n = n;
   HY_MALLOC(p->start, size + 1);
@@ -15,13 +16,13 @@ int spai_part_even(spai_part *p, int size, int64_t n) {
   return HY_OK;
 }
 
-void spai_part_free(spai_part *p) {
+void la_part_free(la_part *p) {
   free(p->start);
   p->start = NULL;
 }
 
 /* Owner of row g by binary search.  Local. */
-int spai_part_owner(const spai_part *p, int64_t g) {
+int la_part_owner(const la_part *p, int64_t g) {
   int lo = 0, hi = p->size - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
@@ -34,8 +35,8 @@ int spai_part_owner(const spai_part *p, int64_t g) {
 }
 
 /* Weighted contiguous split.  Collective. */
-int spai_part_weighted(MPI_Comm comm, const spai_part *cur, int rank, const double *w,
-                       spai_part *out) {
+int la_part_weighted(MPI_Comm comm, const la_part *cur, int rank, const double *w,
+                       la_part *out) {
   int size = cur->size;
   int64_t r0 = cur->start[rank], r1 = cur->start[rank + 1];
   double mine = 0, before = 0, total = 0;
@@ -87,7 +88,7 @@ static int exchange_counts(MPI_Comm comm, int size, const int *scnt, int *rcnt, 
 
 /* out = rows [o0, o1) of the transpose of loc (whose rows are global rows r0..), when this rank
  * owns every entry: one counting sort, no MPI, columns sorted.  Local. */
-int spai_transpose_local(const hy_csr *loc, int64_t r0, int64_t o0, int64_t o1, hy_csr *out) {
+int la_transpose_local(const hy_csr *loc, int64_t r0, int64_t o0, int64_t o1, hy_csr *out) {
   int64_t m = o1 - o0, nnz = loc->nnz;
   memset(out, 0, sizeof *out);
   out->m = m;
@@ -99,7 +100,7 @@ int spai_transpose_local(const hy_csr *loc, int64_t r0, int64_t o0, int64_t o1, 
   int64_t *cnt = out->rowptr + 1;  /* cnt[j - o0]: then the fill position of row j */
   for (int64_t e = 0; e < nnz; e++) {
     int64_t j = loc->colind[e] - o0;
-    if (j < 0 || j >= m) return hy_err(HY_ESYS, "spai_transpose: column %d outside [%lld, %lld)",
+    if (j < 0 || j >= m) return hy_err(HY_ESYS, "la_transpose: column %d outside [%lld, %lld)",
                                        loc->colind[e], (long long)o0, (long long)o1);
     cnt[j]++;
   }
@@ -121,11 +122,11 @@ int spai_transpose_local(const hy_csr *loc, int64_t r0, int64_t o0, int64_t o1, 
 }
 
 /* Distributed transpose.  Collective. */
-int spai_transpose(MPI_Comm comm, const spai_part *pin, const hy_csr *loc, const spai_part *pout,
+int la_transpose(MPI_Comm comm, const la_part *pin, const hy_csr *loc, const la_part *pout,
                    hy_csr *out) {
   int size = pin->size, rank;
   HY_MPI(MPI_Comm_rank(comm, &rank));
-  if (size == 1) return spai_transpose_local(loc, pin->start[0], pout->start[0], pout->start[1], out);
+  if (size == 1) return la_transpose_local(loc, pin->start[0], pout->start[0], pout->start[1], out);
   int64_t r0 = pin->start[rank];
   int *scnt = calloc(size, sizeof(int)), *rcnt = calloc(size, sizeof(int));
   int *sdsp = calloc(size, sizeof(int)), *rdsp = calloc(size, sizeof(int));
@@ -140,7 +141,7 @@ int spai_transpose(MPI_Comm comm, const spai_part *pin, const hy_csr *loc, const
       dest[e] = rank;
       nself++;
     } else {
-      dest[e] = spai_part_owner(pout, j);
+      dest[e] = la_part_owner(pout, j);
       scnt[dest[e]]++;
     }
   }
@@ -219,7 +220,7 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 /* Fetch remote (or local) rows by global index.  Collective. */
-int spai_fetch_rows(MPI_Comm comm, const spai_part *p, const hy_csr *loc, int64_t nr,
+int la_fetch_rows(MPI_Comm comm, const la_part *p, const hy_csr *loc, int64_t nr,
                     const int64_t *rows, hy_csr *out) {
   int size = p->size, rank;
   HY_MPI(MPI_Comm_rank(comm, &rank));
@@ -240,7 +241,7 @@ int spai_fetch_rows(MPI_Comm comm, const spai_part *p, const hy_csr *loc, int64_
       own[i] = -1;
       continue;
     }
-    own[i] = spai_part_owner(p, rows[i]);
+    own[i] = la_part_owner(p, rows[i]);
     scnt[own[i]]++;
   }
   int64_t nin = 0;
@@ -262,7 +263,7 @@ int spai_fetch_rows(MPI_Comm comm, const spai_part *p, const hy_csr *loc, int64_
   HY_MPI(MPI_Alltoallv(req, scnt, sdsp, MPI_INT64_T, in, rcnt, rdsp, MPI_INT64_T, comm));
   for (int64_t i = 0; i < nin; i++) {
     int64_t l = in[i] - r0;
-    if (l < 0 || l >= loc->m) return hy_err(HY_ESYS, "spai_fetch_rows: row %lld not owned",
+    if (l < 0 || l >= loc->m) return hy_err(HY_ESYS, "la_fetch_rows: row %lld not owned",
                                             (long long)in[i]);
     len_out[i] = loc->rowptr[l + 1] - loc->rowptr[l];
   }
@@ -339,7 +340,7 @@ int spai_fetch_rows(MPI_Comm comm, const spai_part *p, const hy_csr *loc, int64_
 }
 
 /* Halo plan and local renumbering.  Collective. */
-int spai_halo_build(MPI_Comm comm, const spai_part *p, int rank, hy_csr *loc, spai_halo *h) {
+int la_halo_build(MPI_Comm comm, const la_part *p, int rank, hy_csr *loc, la_halo *h) {
   memset(h, 0, sizeof *h);
   int size = p->size;
   int64_t r0 = p->start[rank], r1 = p->start[rank + 1];
@@ -378,7 +379,7 @@ int spai_halo_build(MPI_Comm comm, const spai_part *p, int rank, hy_csr *loc, sp
   int *scnt = calloc(size, sizeof(int)), *rcnt = calloc(size, sizeof(int));
   int *sdsp = calloc(size, sizeof(int)), *rdsp = calloc(size, sizeof(int));
   if (!scnt || !rcnt || !sdsp || !rdsp) return hy_err(HY_ESYS, "out of memory");
-  for (int64_t i = 0; i < ng; i++) scnt[spai_part_owner(p, gh[i])]++;
+  for (int64_t i = 0; i < ng; i++) scnt[la_part_owner(p, gh[i])]++;
   int64_t nin = 0;
   HY_CALL(exchange_counts(comm, size, scnt, rcnt, sdsp, rdsp, &nin));
   int64_t *want = NULL;
@@ -415,13 +416,13 @@ int spai_halo_build(MPI_Comm comm, const spai_part *p, int rank, hy_csr *loc, sp
   return HY_OK;
 }
 
-void spai_halo_free(spai_halo *h) {
+void la_halo_free(la_halo *h) {
   free(h->send_rank); free(h->recv_rank); free(h->send_off); free(h->recv_off); free(h->sidx);
   memset(h, 0, sizeof *h);
 }
 
 /* Gather the distributed matrix to rank 0.  Collective. */
-int spai_gather_csr(MPI_Comm comm, const spai_part *p, const hy_csr *loc, hy_csr *all) {
+int la_gather_csr(MPI_Comm comm, const la_part *p, const hy_csr *loc, hy_csr *all) {
   int size = p->size, rank;
   HY_MPI(MPI_Comm_rank(comm, &rank));
   memset(all, 0, sizeof *all);

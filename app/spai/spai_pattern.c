@@ -1,0 +1,505 @@
+/* spai_pattern.c - the pattern of M: the J sets of the local columns (rows of the transposed
+ * pattern) and B = A^T's rows, by one of four builders behind one table (spai_patterns[]):
+ *   device  one rank, levels 1, no filter: the backend builds B, J and the |I| bounds from A on
+ *           its device (k_spai_ops.single_setup; declines when a J set exceeds max_col)
+ *   single  one rank, levels 1: B and J in one pass over A (a counting sort)
+ *   cols    P ranks, levels 1: J straight from B's rows (remote row maxima fetched)
+ *   power   levels > 1: S = thresholded A (eq. 3 + the diagonal), P = S^levels, J = P^T
+ * The threshold is k_spai_keep (kernels/k_spai.h), the one definition of eq. 3.  Every builder
+ * gives the same sets and ranking values; J sets longer than max_col are then capped (the
+ * diagonal, then the largest ranking values). */
+#include "spai/spai.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void csr_clear(hy_csr *a) { io_csr_free(a); }
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* S: keep (i, j) with |a_ij| > (1 - tau) max_j |a_ij|, and the diagonal; values |a_ij| / max
+ * (the diagonal ranks first: value 1 + its own).  Local. */
+static int pattern_threshold(const la_part *pr, int rank, const hy_csr *a, double tau,
+                             const double *cmax, hy_csr *s) {
+  int64_t r0 = pr->start[rank];
+  memset(s, 0, sizeof *s);
+  s->m = a->m;
+  s->n = a->n;
+  HY_MALLOC(s->rowptr, a->m + 1);
+  HY_MALLOC(s->colind, a->nnz + a->m + 1);
+  HY_MALLOC(s->val, a->nnz + a->m + 1);
+  int64_t nz = 0;
+  s->rowptr[0] = 0;
+  for (int64_t i = 0; i < a->m; i++) {
+    double mx = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
+      if (fabs(a->val[e]) > mx) mx = fabs(a->val[e]);
+    int64_t g = r0 + i;
+    int diag = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
+      int32_t j = a->colind[e];
+      if (!diag && j > g) {  /* structural diagonal where A has none */
+        s->colind[nz] = (int32_t)g;
+        s->val[nz++] = 2.0;
+        diag = 1;
+      }
+      if (j == g) {
+        s->colind[nz] = j;
+        s->val[nz++] = 2.0;
+        diag = 1;
+      } else if (cmax) {  /* per column: max_i |a_ij| */
+        double v = fabs(a->val[e]);
+        if (k_spai_keep(v, cmax[j], tau)) {
+          s->colind[nz] = j;
+          s->val[nz++] = v / cmax[j];
+        }
+      } else if (k_spai_keep(fabs(a->val[e]), mx, tau)) {
+        s->colind[nz] = j;
+        s->val[nz++] = fabs(a->val[e]) / mx;
+      }
+    }
+    if (!diag) {
+      s->colind[nz] = (int32_t)g;
+      s->val[nz++] = 2.0;
+    }
+    s->rowptr[i + 1] = nz;
+  }
+  s->nnz = nz;
+  return HY_OK;
+}
+
+/* P = P * S (pattern with summed products of the ranking values): a dense accumulator over the
+ * global columns (each product added in the order of its row, the same sums for any rank
+ * count), the distinct columns of a row sorted once.  Collective. */
+static int pattern_power(MPI_Comm comm, const la_part *pr, const hy_csr *s, hy_csr *p) {
+  int size = pr->size;
+  /* rows of S for every column of the local P (one rank: S itself) */
+  int64_t nc = p->nnz, u = 0;
+  int64_t *need = NULL;
+  hy_csr sr;
+  memset(&sr, 0, sizeof sr);
+  if (size > 1) {
+    HY_MALLOC(need, nc + 1);
+    for (int64_t e = 0; e < nc; e++) need[e] = p->colind[e];
+    qsort(need, nc, sizeof *need, cmp_i64);
+    for (int64_t i = 0; i < nc; i++)
+      if (u == 0 || need[i] != need[u - 1]) need[u++] = need[i];
+    HY_CALL(la_fetch_rows(comm, pr, s, u, need, &sr));
+  }
+  const hy_csr *src = size > 1 ? &sr : s;
+  int64_t n = pr->n;
+  double *acc = NULL;
+  int64_t *last = NULL;   /* last[c]: the row of P that c was last seen in, or -1 */
+  HY_MALLOC(acc, n + 1);
+  HY_MALLOC(last, n + 1);
+  for (int64_t c = 0; c <= n; c++) last[c] = -1;
+  hy_csr q;
+  memset(&q, 0, sizeof q);
+  q.m = p->m;
+  q.n = p->n;
+  HY_MALLOC(q.rowptr, p->m + 1);
+  int64_t cap = p->nnz * 4 + 16, nz = 0;
+  HY_MALLOC(q.colind, cap);
+  HY_MALLOC(q.val, cap);
+  q.rowptr[0] = 0;
+  for (int64_t i = 0; i < p->m; i++) {
+    int64_t t0 = nz;
+    for (int64_t e = p->rowptr[i]; e < p->rowptr[i + 1]; e++) {
+      int64_t g = p->colind[e], lo = g;
+      if (size > 1) {
+        int64_t l = 0, hi = u - 1;
+        while (l < hi) {
+          int64_t mid = (l + hi) / 2;
+          if (need[mid] < g) l = mid + 1;
+          else hi = mid;
+        }
+        lo = l;
+      }
+      int64_t len = src->rowptr[lo + 1] - src->rowptr[lo];
+      if (nz + len > cap) {
+        cap = (nz + len) * 2;
+        int32_t *nc2 = realloc(q.colind, cap * sizeof *q.colind);
+        if (nc2) q.colind = nc2;
+        double *nv2 = realloc(q.val, cap * sizeof *q.val);
+        if (nv2) q.val = nv2;
+        if (!nc2 || !nv2) return hy_err(HY_ESYS, "out of memory in the pattern power");
+      }
+      for (int64_t f = src->rowptr[lo]; f < src->rowptr[lo + 1]; f++) {
+        int32_t c = src->colind[f];
+        double v = p->val[e] * src->val[f];
+        if (last[c] == i) {
+          acc[c] += v;
+        } else {
+          last[c] = i;
+          acc[c] = v;
+          q.colind[nz++] = c;
+        }
+      }
+    }
+    /* distinct columns: any O(len log len) sort gives the same row */
+    io_sort_pairs(q.colind + t0, q.val + t0, nz - t0);
+    for (int64_t k = t0; k < nz; k++) q.val[k] = acc[q.colind[k]];
+    q.rowptr[i + 1] = nz;
+  }
+  q.nnz = nz;
+  free(acc); free(last); free(need);
+  csr_clear(&sr);
+  csr_clear(p);
+  *p = q;
+  return HY_OK;
+}
+
+typedef struct {
+  double v;
+  int32_t c;
+} rank_ent;
+/* Larger ranking value first, ties: smaller index.  Local. */
+static int cmp_rank(const void *a, const void *b) {
+  const rank_ent *x = a, *y = b;
+  if (x->v != y->v) return x->v > y->v ? -1 : 1;
+  return x->c < y->c ? -1 : x->c > y->c;
+}
+
+/* Cap each row of pt (J sets) at max_col entries: the diagonal, then the largest ranking
+ * values (ties: smaller index); O(len log len) per long row.  Local. */
+static int pattern_cap(hy_csr *pt, int64_t r0, int max_col) {
+  int64_t nz = 0, start = 0, lmax = 0;
+  for (int64_t k = 0; k < pt->m; k++)
+    if (pt->rowptr[k + 1] - pt->rowptr[k] > lmax) lmax = pt->rowptr[k + 1] - pt->rowptr[k];
+  if (lmax <= max_col) return HY_OK;
+  rank_ent *tmp = NULL;
+  HY_MALLOC(tmp, lmax);
+  for (int64_t k = 0; k < pt->m; k++) {
+    int64_t b = start, e = pt->rowptr[k + 1], len = e - b;
+    start = e;
+    int32_t *col = pt->colind + b;
+    double *val = pt->val + b;
+    if (len > max_col) {
+      for (int64_t t = 0; t < len; t++) {
+        tmp[t].c = col[t];
+        tmp[t].v = col[t] == r0 + k ? INFINITY : val[t];
+      }
+      qsort(tmp, len, sizeof *tmp, cmp_rank);
+      len = max_col;
+      for (int64_t t = 0; t < len; t++) {
+        col[t] = tmp[t].c;
+        val[t] = tmp[t].v;
+      }
+      io_sort_pairs(col, val, len);  /* distinct indices */
+    }
+    memmove(pt->colind + nz, col, len * sizeof *col);
+    memmove(pt->val + nz, val, len * sizeof *val);
+    pt->rowptr[k] = nz;
+    nz += len;
+  }
+  pt->rowptr[pt->m] = nz;
+  pt->nnz = nz;
+  free(tmp);
+  return HY_OK;
+}
+
+/* One rank owns A: B = A^T by a counting sort that also takes the row maxima (two passes over A),
+ * then the J sets of levels = 1 (S^T, S = A thresholded as in eq. 3, with the diagonal) by one
+ * sequential pass over B; the same sets and ranking values as pattern_from_columns.  When the
+ * threshold keeps every entry, every diagonal is there and no column exceeds max_col, the J sets
+ * are B's rows: pt shares bt's column indices (*shared = 1; its values are left unset: nothing
+ * ranks them) and the pass is skipped.  Local. */
+static int pattern_single(const hy_csr *a, double tau, const double *cmax, int max_col, hy_csr *bt,
+                          hy_csr *pt, int *shared) {
+  int64_t n = a->m, nnz = a->nnz;
+  memset(bt, 0, sizeof *bt);
+  memset(pt, 0, sizeof *pt);
+  bt->m = pt->m = n;
+  bt->n = pt->n = n;
+  double *mx = NULL;
+  HY_MALLOC(mx, n + 1);
+  HY_CALLOC(bt->rowptr, n + 2);
+  int64_t *cb = bt->rowptr + 1;
+  int all = 1;   /* every entry kept, every diagonal present */
+  for (int64_t i = 0; i < n; i++) {
+    double m = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
+      if (fabs(a->val[e]) > m) m = fabs(a->val[e]);
+      cb[a->colind[e]]++;
+    }
+    mx[i] = m;
+    if (!all) continue;
+    int diag = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
+      int32_t j = a->colind[e];
+      double v = fabs(a->val[e]);
+      if (j == i) diag = 1;
+      else if (!k_spai_keep(v, cmax ? cmax[j] : m, tau)) all = 0;
+    }
+    all &= diag;
+  }
+  int64_t sb = 0;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t x = cb[j];
+    if (x > max_col) all = 0;
+    cb[j] = sb;
+    sb += x;
+  }
+  bt->nnz = nnz;
+  HY_MALLOC(bt->colind, nnz + 1);
+  HY_MALLOC(bt->val, nnz + 1);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++) {
+      int64_t at = cb[a->colind[e]]++;
+      bt->colind[at] = (int32_t)i;
+      bt->val[at] = a->val[e];
+    }
+  bt->rowptr[0] = 0;
+  *shared = all;
+  if (all) {
+    HY_MALLOC(pt->rowptr, n + 1);
+    memcpy(pt->rowptr, bt->rowptr, (size_t)(n + 1) * sizeof *pt->rowptr);
+    pt->colind = bt->colind;
+    HY_MALLOC(pt->val, nnz + 1);
+    pt->nnz = nnz;
+    free(mx);
+    return HY_OK;
+  }
+  /* J_k: rows i of A's column k (B's row k) above the threshold, and k itself, in order */
+  HY_MALLOC(pt->rowptr, n + 1);
+  HY_MALLOC(pt->colind, nnz + n + 1);
+  HY_MALLOC(pt->val, nnz + n + 1);
+  int64_t nz = 0;
+  pt->rowptr[0] = 0;
+  for (int64_t k = 0; k < n; k++) {
+    int diag = 0;
+    double ck = cmax ? cmax[k] : 0;
+    for (int64_t e = bt->rowptr[k]; e < bt->rowptr[k + 1]; e++) {
+      int32_t i = bt->colind[e];
+      if (!diag && i > k) {  /* structural diagonal where A has none */
+        pt->colind[nz] = (int32_t)k;
+        pt->val[nz++] = 2.0;
+        diag = 1;
+      }
+      if (i == k) {
+        pt->colind[nz] = i;
+        pt->val[nz++] = 2.0;
+        diag = 1;
+        continue;
+      }
+      double v = fabs(bt->val[e]), m = cmax ? ck : mx[i];
+      if (k_spai_keep(v, m, tau)) {
+        pt->colind[nz] = i;
+        pt->val[nz++] = v / m;
+      }
+    }
+    if (!diag) {
+      pt->colind[nz] = (int32_t)k;
+      pt->val[nz++] = 2.0;
+    }
+    pt->rowptr[k + 1] = nz;
+  }
+  pt->nnz = nz;
+  free(mx);
+  return HY_OK;
+}
+
+/* Row maxima max_j |a_ij| of the local rows as a one-column distributed matrix (so that remote
+ * ones can be fetched).  Local. */
+static void row_maxima(const hy_csr *a, hy_csr *rm) {
+  memset(rm, 0, sizeof *rm);
+  rm->m = a->m;
+  rm->n = 1;
+  rm->nnz = a->m;
+  HY_MALLOC(rm->rowptr, a->m + 1);
+  HY_MALLOC(rm->colind, a->m + 1);
+  HY_MALLOC(rm->val, a->m + 1);
+  for (int64_t i = 0; i < a->m; i++) {
+    double mx = 0;
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
+      if (fabs(a->val[e]) > mx) mx = fabs(a->val[e]);
+    rm->rowptr[i] = i;
+    rm->colind[i] = 0;
+    rm->val[i] = mx;
+  }
+  rm->rowptr[a->m] = a->m;
+}
+
+/* The global rows outside [r0, r1) that bt's entries name, sorted and unique: marked over their
+ * index range (one pass, no sort of the nnz references).  *gh (malloc'd), *u of them.  Local. */
+static void ghost_rows(const hy_csr *bt, int64_t n, int64_t r0, int64_t r1, int64_t **gh_out,
+                       int64_t *u_out) {
+  int64_t u = 0, gmin = n, gmax = -1;
+  int64_t *gh = NULL;
+  for (int64_t e = 0; e < bt->nnz; e++) {
+    int64_t g = bt->colind[e];
+    if (g >= r0 && g < r1) continue;
+    if (g < gmin) gmin = g;
+    if (g > gmax) gmax = g;
+  }
+  int64_t range = gmax >= gmin ? gmax - gmin + 1 : 0;
+  unsigned char *seen = NULL;
+  HY_CALLOC(seen, range + 1);
+  for (int64_t e = 0; e < bt->nnz && range; e++) {
+    int64_t g = bt->colind[e];
+    if (g < r0 || g >= r1) seen[g - gmin] = 1;
+  }
+  for (int64_t t = 0; t < range; t++) u += seen[t];
+  HY_MALLOC(gh, u + 1);
+  u = 0;
+  for (int64_t t = 0; t < range; t++)
+    if (seen[t]) gh[u++] = gmin + t;
+  free(seen);
+  *gh_out = gh;
+  *u_out = u;
+}
+
+/* The J sets of the local columns (rows of P^T) for levels = 1, from B = A^T's local rows: in
+ * column k of A keep row i when |a_ik| > (1 - tau) max_j |a_ij| (row maxima of other ranks'
+ * rows are fetched), and k itself; the same sets and ranking values as thresholding A by rows
+ * and transposing.  Collective. */
+static int pattern_from_columns(MPI_Comm comm, const la_part *pr, int rank, const hy_csr *a,
+                                const hy_csr *bt, double tau, const double *cmax, hy_csr *pt) {
+  int64_t r0 = pr->start[rank], r1 = pr->start[rank + 1];
+  hy_csr rm;
+  row_maxima(a, &rm);
+  /* remote rows referenced by B's rows; none with column maxima (they replace the rows') */
+  int64_t u = 0, *gh = NULL;
+  if (cmax) HY_CALLOC(gh, 1);
+  else ghost_rows(bt, pr->n, r0, r1, &gh, &u);
+  hy_csr rg;
+  HY_CALL(la_fetch_rows(comm, pr, &rm, u, gh, &rg));
+  memset(pt, 0, sizeof *pt);
+  pt->m = bt->m;
+  pt->n = bt->n;
+  HY_MALLOC(pt->rowptr, bt->m + 1);
+  HY_MALLOC(pt->colind, bt->nnz + bt->m + 1);
+  HY_MALLOC(pt->val, bt->nnz + bt->m + 1);
+  int64_t nz = 0;
+  pt->rowptr[0] = 0;
+  for (int64_t k = 0; k < bt->m; k++) {
+    int64_t g = r0 + k;
+    int diag = 0;
+    for (int64_t e = bt->rowptr[k]; e < bt->rowptr[k + 1]; e++) {
+      int32_t i = bt->colind[e];
+      double v = fabs(bt->val[e]);
+      if (!diag && i > g) {
+        pt->colind[nz] = (int32_t)g;
+        pt->val[nz++] = 2.0;
+        diag = 1;
+      }
+      if (i == g) {
+        pt->colind[nz] = i;
+        pt->val[nz++] = 2.0;
+        diag = 1;
+        continue;
+      }
+      double mx;
+      if (cmax) {
+        mx = cmax[g];  /* per column */
+      } else if (i >= r0 && i < r1) {
+        mx = rm.val[i - r0];
+      } else {
+        int64_t lo = 0, hi = u - 1;
+        while (lo < hi) {
+          int64_t mid = (lo + hi) / 2;
+          if (gh[mid] < i) lo = mid + 1;
+          else hi = mid;
+        }
+        mx = rg.val[rg.rowptr[lo]];
+      }
+      if (k_spai_keep(v, mx, tau)) {
+        pt->colind[nz] = i;
+        pt->val[nz++] = v / mx;
+      }
+    }
+    if (!diag) {
+      pt->colind[nz] = (int32_t)g;
+      pt->val[nz++] = 2.0;
+    }
+    pt->rowptr[k + 1] = nz;
+  }
+  pt->nnz = nz;
+  free(gh);
+  csr_clear(&rm);
+  csr_clear(&rg);
+  return HY_OK;
+}
+
+/* ---- the builders ---- */
+
+/* device: one rank, levels 1, no filter, [spai] gpu_setup = device and a backend that has it.  Local. */
+static int pat_device_usable(const spai_pattern_st *s) {
+  return s->pr->size == 1 && s->opt->levels == 1 && s->opt->filter <= 0 && s->opt->device_setup &&
+         s->ko->single_setup != NULL;
+}
+/* A uploaded once; B = A^T, J and the |I| bounds stay on the device (declines, dev = 0, when a
+ * J set exceeds max_col: the host pattern caps it).  Local (one rank). */
+static int pat_device(spai_pattern_st *s) {
+  const spai_setup_opts *o = s->opt;
+  const hy_csr *a = s->a;
+  k_spai_single in = { .n = a->m, .rowptr = a->rowptr, .colind = a->colind, .val = a->val,
+                       .tau = o->tau, .cmax = s->cmax, .max_col = o->max_col,
+                       .small_rows = o->small_rows, .small_cols = o->small_cols,
+                       .medium_elems = o->medium_elems, .block_threads = o->block_threads };
+  HY_LOCAL(s->ko->single_setup(&s->ctx->be, &in, &s->st, &s->djptr, &s->dev));
+  return HY_OK;
+}
+
+/* single: one rank, levels 1.  Local. */
+static int pat_single_usable(const spai_pattern_st *s) {
+  return s->pr->size == 1 && s->opt->levels == 1;
+}
+static int pat_single(spai_pattern_st *s) {
+  return pattern_single(s->a, s->opt->tau, s->cmax, s->opt->max_col, &s->bt, &s->pt, &s->shared);
+}
+
+/* cols: levels 1 on P ranks: B = A^T by rows (the columns of A the index sets are made of), J
+ * from B's rows (one transpose serves the pattern and the columns).  Collective. */
+static int pat_cols_usable(const spai_pattern_st *s) { return s->opt->levels == 1; }
+static int pat_cols(spai_pattern_st *s) {
+  MPI_Comm comm = s->ctx->comm;
+  HY_CALL(la_transpose(comm, s->pr, s->a, s->pr, &s->bt));
+  return pattern_from_columns(comm, s->pr, s->ctx->rank, s->a, &s->bt, s->opt->tau, s->cmax, &s->pt);
+}
+
+/* power: levels > 1: S thresholded, P = S^levels, J = P^T; B = A^T.  Collective. */
+static int pat_power_usable(const spai_pattern_st *s) { return s->opt->levels > 1; }
+static int pat_power(spai_pattern_st *s) {
+  MPI_Comm comm = s->ctx->comm;
+  HY_CALL(la_transpose(comm, s->pr, s->a, s->pr, &s->bt));
+  hy_csr sm, p;
+  HY_CALL(pattern_threshold(s->pr, s->ctx->rank, s->a, s->opt->tau, s->cmax, &sm));
+  HY_CALL(la_csr_copy(&sm, &p));
+  for (int l = 1; l < s->opt->levels; l++) HY_CALL(pattern_power(comm, s->pr, &sm, &p));
+  csr_clear(&sm);
+  HY_CALL(la_transpose(comm, s->pr, &p, s->pr, &s->pt));
+  csr_clear(&p);
+  return HY_OK;
+}
+
+const spai_pattern_alg spai_patterns[] = {
+  { .name = "device", .usable = pat_device_usable, .build = pat_device },
+  { .name = "single", .usable = pat_single_usable, .build = pat_single },
+  { .name = "cols", .usable = pat_cols_usable, .build = pat_cols },
+  { .name = "power", .usable = pat_power_usable, .build = pat_power },
+  { .name = NULL },
+};
+
+/* The first usable builder that does not decline, then the cap of the J sets.  Every rank
+ * takes the same builder (usable depends on options and rank count only; only the one-rank
+ * device builder declines).  Collective. */
+int spai_pattern_build(spai_pattern_st *s, const char **name) {
+  *name = NULL;
+  for (const spai_pattern_alg *b = spai_patterns; b->name; b++) {
+    if (!b->usable(s)) continue;
+    HY_CALL(b->build(s));
+    if (s->dev || s->pt.rowptr) {
+      *name = b->name;
+      break;
+    }
+  }
+  if (!*name) return hy_err(HY_ESYS, "spai: no pattern builder applies (levels %d, %d ranks)",
+                            s->opt->levels, s->pr->size);
+  if (!s->dev) HY_CALL(pattern_cap(&s->pt, s->pr->start[s->ctx->rank], s->opt->max_col));
+  return HY_OK;
+}

@@ -1,0 +1,249 @@
+/* spai_report.c - the report stage of spai: every line it prints, every metric of its record and
+ * the verdict, from the spai_info the stages filled (the last run's figures; with spai.repeat the
+ * cold / warm summary).  GPU figures (the 20 ms setup target, the iteration floor at the H200's
+ * copy rate) are printed on a GPU backend only (the kernel table's `gpu` field); the record keeps
+ * the floor figures on every backend. */
+#include "spai/spai.h"
+#include "krylov/krylov.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The H200's copy rate: the floor of a memory-bound iteration. */
+#define SPAI_H200_BW 4.25e12
+
+/* Mean and fastest of the warm runs (runs 2..n; with one run, that run).  Local. */
+void spai_rep_stats(spai_rep *r) {
+  int from = r->n > 1 ? 1 : 0;
+  r->setup_mean = r->iter_mean = 0;
+  r->setup_fast = r->setup[from];
+  r->iter_fast = r->iter[from];
+  for (int i = from; i < r->n; i++) {
+    r->setup_mean += r->setup[i] / (r->n - from);
+    r->iter_mean += r->iter[i] / (r->n - from);
+    if (r->setup[i] < r->setup_fast) r->setup_fast = r->setup[i];
+    if (r->iter[i] < r->iter_fast) r->iter_fast = r->iter[i];
+  }
+}
+
+/* The matrix line.  Local (rank 0 prints). */
+void spai_report_matrix(hy_ctx *ctx, const spai_opts *o, const spai_problem *p) {
+  hy_printf0(ctx, "matrix: %s: n = %lld, nnz(A) = %lld (%.2f per row), rhs %s\n", p->desc,
+             (long long)p->n, p->nnz_a, (double)p->nnz_a / p->n, o->rhs_name);
+  hy_metric_int(ctx, "n", p->n);
+  hy_metric_int(ctx, "nnz_A", p->nnz_a);
+}
+
+/* The figures of M as metrics.  Local. */
+static void report_setup_metrics(hy_ctx *ctx, const spai_problem *p, const spai_info *in) {
+  const spai_setup_info *si = &in->setup;
+  hy_metric_int(ctx, "nnz_M", si->nnz_m);
+  hy_metric_num(ctx, "nnz_ratio", (double)si->nnz_m / p->nnz_a);
+  hy_metric_num(ctx, "AM_I_frobenius", si->frob);
+  hy_metric_num(ctx, "colres_min", si->res_min);
+  hy_metric_num(ctx, "colres_median", si->res_med);
+  hy_metric_num(ctx, "colres_max", si->res_max);
+  hy_metric_int(ctx, "rank_deficient_columns", si->rank_deficient);
+  hy_metric_int(ctx, "filter_dropped", si->dropped_filter);
+  hy_metric_num(ctx, "cost_imbalance", si->cost_imbalance);
+  hy_metric_int(ctx, "cols_small", si->ncols_small);
+  hy_metric_int(ctx, "cols_medium", si->ncols_medium);
+  hy_metric_int(ctx, "cols_large", si->ncols_large);
+  hy_metric_str(ctx, "pattern_builder", si->pattern ? si->pattern : "");
+  static const char *keys[] = { "setup_pattern_s", "setup_distribute_s", "setup_index_sets_s",
+                                "setup_submatrices_s", "setup_qr_solve_s", "setup_assembly_s" };
+  for (int i = 0; i < 6; i++) hy_metric_num(ctx, keys[i], in->phases[i]);
+  hy_metric_int(ctx, "setup_on_device", si->device_setup);
+  if (in->check.done) {
+    hy_metric_num(ctx, "colres_check", in->check.worst);
+    hy_metric_num(ctx, "colres_check_threshold", in->check.threshold);
+  }
+}
+
+/* The preconditioner's lines and metrics (the last run's; the target line uses the fastest
+ * warm run when repeat > 1).  Local (rank 0 prints). */
+void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, spai_info *in) {
+  if (o->pc == SPAI_PC_JACOBI) {
+    hy_printf0(ctx, "precond: jacobi, M = diag(1 / a_ii)\n");
+    return;
+  }
+  if (o->pc == SPAI_PC_NONE) {
+    hy_printf0(ctx, "precond: none\n");
+    return;
+  }
+  const spai_setup_opts *s = &o->setup;
+  const spai_setup_info *si = &in->setup;
+  const double *phs = in->phases;
+  hy_printf0(ctx, "spai: tau %g (%s), levels %d, max_col %d, filter %g, scale %s: nnz(M) = %lld, "
+             "nnz(M)/nnz(A) = %.3f, max |I| = %lld, max |J| = %lld\n", s->tau,
+             s->colthr ? "column" : "row", s->levels, s->max_col, s->filter,
+             s->scale ? "diag" : "none", (long long)si->nnz_m, (double)si->nnz_m / p->nnz_a,
+             (long long)si->max_i, (long long)si->max_j);
+  hy_printf0(ctx, "spai: ||%sAM - I||_F = %.6e; column residuals ||A m_k - e_k||: min %.3e, "
+             "median %.3e, max %.3e; %lld rank-deficient column(s)\n", s->scale ? "scaled " : "",
+             si->frob, si->res_min, si->res_med, si->res_max, (long long)si->rank_deficient);
+  if (in->check.done)
+    hy_printf0(ctx, "spai: column check: ||A m_k - e_k|| recomputed from M vs the least-squares "
+               "residual: max difference %.3e (relative to 1 + || |A| |m_k| ||, column %lld) %s "
+               "%.1e\n", in->check.worst, (long long)in->check.column,
+               in->check.passed ? "<=" : ">", in->check.threshold);
+  hy_printf0(ctx, "spai: setup %.4f s (slowest rank), cost imbalance max/mean %.3f, kernel "
+             "classes small/medium/large %lld/%lld/%lld%s\n", in->t_setup, si->cost_imbalance,
+             (long long)si->ncols_small, (long long)si->ncols_medium, (long long)si->ncols_large,
+             si->dropped_filter ? ", filtered entries dropped" : "");
+  report_setup_metrics(ctx, p, in);
+  hy_printf0(ctx, "spai: setup phases (ms, slowest rank%s): pattern %.2f, distribute %.2f, index "
+             "sets %.2f, submatrices %.2f, qr+solve %.2f, assembly %.2f; pattern and M's rows built "
+             "on the %s (%s pattern)\n", in->rep.n > 1 ? ", last run" : "", 1e3 * phs[0],
+             1e3 * phs[1], 1e3 * phs[2], 1e3 * phs[3], 1e3 * phs[4], 1e3 * phs[5],
+             si->device_setup ? "device" : "host", si->pattern ? si->pattern : "?");
+  spai_rep_stats(&in->rep);
+  double ts = in->rep.n > 1 ? in->rep.setup_fast : in->t_setup;
+  char warm[64] = "";
+  if (in->rep.n > 1) snprintf(warm, sizeof warm, " (warm, fastest of %d)", in->rep.n - 1);
+  if (k_spai_ops_get(&ctx->be)->gpu)
+    hy_printf0(ctx, "spai: setup %.2f ms%s against the target <= 20 ms (cfd2's size, nnz(M) ~ "
+               "nnz(A), one H200): ratio %.2f\n", 1e3 * ts, warm, 1e3 * ts / 20.0);
+  else
+    hy_printf0(ctx, "spai: setup %.2f ms%s on the host backend\n", 1e3 * ts, warm);
+}
+
+/* repeat > 1: the cold run against the warm runs (setup and us per iteration), printed and in
+ * the record.  Local (rank 0 prints). */
+static void report_repeat(hy_ctx *ctx, spai_rep *rp, int have_setup, int have_solve, int iters) {
+  if (rp->n < 2) return;
+  spai_rep_stats(rp);
+  char s1[256] = "", s2[256] = "";
+  if (have_setup) {
+    snprintf(s1, sizeof s1, "setup cold %.2f ms, warm mean %.2f ms, fastest %.2f ms",
+             1e3 * rp->setup[0], 1e3 * rp->setup_mean, 1e3 * rp->setup_fast);
+    hy_metric_num(ctx, "setup_cold_s", rp->setup[0]);
+    hy_metric_num(ctx, "setup_warm_mean_s", rp->setup_mean);
+    hy_metric_num(ctx, "setup_warm_s", rp->setup_fast);
+  }
+  if (have_solve) {
+    char its[96];
+    if (rp->its_min == rp->its_max)
+      snprintf(its, sizeof its, "%d iterations in every run", iters);
+    else
+      snprintf(its, sizeof its, "iterations %d..%d over the runs", rp->its_min, rp->its_max);
+    snprintf(s2, sizeof s2, "bicgstab cold %.2f us/it, warm mean %.2f us/it, fastest %.2f us/it "
+             "(%s)", 1e6 * rp->iter[0], 1e6 * rp->iter_mean, 1e6 * rp->iter_fast, its);
+    hy_metric_int(ctx, "iterations_min", rp->its_min);
+    hy_metric_int(ctx, "iterations_max", rp->its_max);
+    hy_metric_num(ctx, "iter_us_cold", 1e6 * rp->iter[0]);
+    hy_metric_num(ctx, "iter_us_warm_mean", 1e6 * rp->iter_mean);
+    hy_metric_num(ctx, "iter_us_warm", 1e6 * rp->iter_fast);
+  }
+  hy_printf0(ctx, "spai: repeat %d: %s%s%s\n", rp->n, s1, s1[0] && s2[0] ? "; " : "",
+             s1[0] || s2[0] ? s2 : "(nothing timed)");
+}
+
+/* The BiCGSTAB lines and metrics (us per iteration against the floor: the fastest warm run
+ * when repeat > 1).  Local (rank 0 prints). */
+static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
+  const spai_solve_info *sv = &in->solve;
+  const k_spai_ops *ko = k_spai_ops_get(&ctx->be);
+  int reps = in->rep.n;
+  double per_it_last = sv->iterations ? sv->seconds / sv->iterations : 0;
+  double per_it = reps > 1 ? in->rep.iter_fast : per_it_last;
+  double floor_it = sv->bytes_per_iter / SPAI_H200_BW;
+  char warm[64] = "";
+  if (reps > 1) snprintf(warm, sizeof warm, " (warm, fastest of %d)", reps - 1);
+  hy_printf0(ctx, "bicgstab (%s, right preconditioning): %d iteration(s), %.4f s, recursive "
+             "residual %.3e, true residual ||b - Ax||/||b|| = %.3e\n", o->pc_name, sv->iterations,
+             sv->seconds, sv->relres, sv->true_relres);
+  if (ko->gpu)
+    hy_printf0(ctx, "bicgstab: %.2f us per iteration%s; floor %.2f us (%.2f MB per iteration on "
+               "the busiest rank at 4.25 TB/s, H200 copy rate): ratio %.2f\n", per_it * 1e6, warm,
+               floor_it * 1e6, sv->bytes_per_iter / 1e6, floor_it > 0 ? per_it / floor_it : 0);
+  else
+    hy_printf0(ctx, "bicgstab: %.2f us per iteration%s (%.2f MB per iteration on the busiest "
+               "rank; host backend)\n", per_it * 1e6, warm, sv->bytes_per_iter / 1e6);
+  if (sv->spmv_a_s > 0)
+    hy_printf0(ctx, "spmv (%s library, alone): A %.2f us (%.0f GB/s of its minimum bytes), M %.2f us "
+               "(%.0f GB/s); 2 A + %s per iteration = %.2f us of the %.2f\n", ko->spmv_name,
+               sv->spmv_a_s * 1e6, sv->spmv_a_bytes / sv->spmv_a_s / 1e9, sv->spmv_m_s * 1e6,
+               sv->spmv_m_s > 0 ? sv->spmv_m_bytes / sv->spmv_m_s / 1e9 : 0,
+               o->solver.use_m ? "2 M" : "0 M", (2 * sv->spmv_a_s + 2 * sv->spmv_m_s) * 1e6,
+               per_it * 1e6);
+  report_repeat(ctx, &in->rep, o->pc == SPAI_PC_SPAI, 1, sv->iterations);
+  hy_metric_num(ctx, "spmv_A_us", sv->spmv_a_s * 1e6);
+  hy_metric_num(ctx, "spmv_M_us", sv->spmv_m_s * 1e6);
+  hy_printf0(ctx, "total: setup + solve = %.4f s\n", in->t_setup + sv->seconds);
+  hy_metric_int(ctx, "iterations", sv->iterations);
+  hy_metric_num(ctx, "solve_s", sv->seconds);
+  hy_metric_num(ctx, "total_s", in->t_setup + sv->seconds);
+  hy_metric_num(ctx, "relres", sv->relres);
+  hy_metric_num(ctx, "true_relres", sv->true_relres);
+  hy_metric_num(ctx, "iter_us", per_it_last * 1e6);
+  hy_metric_num(ctx, "iter_floor_us", floor_it * 1e6);
+  hy_metric_num(ctx, "iter_floor_ratio", floor_it > 0 ? per_it / floor_it : 0);
+  hy_metric_str(ctx, "precond", o->pc_name);
+}
+
+/* The verdict of a run without a solve, or whose M failed its check.  Local. */
+static int verdict_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, spai_info *in) {
+  const spai_check_info *ck = &in->check;
+  if (ck->done && !ck->passed) {
+    hy_metric_str(ctx, "verdict", "column check failed");
+    hy_validation(ctx, "||A m_k - e_k|| recomputed from M vs the least-squares residual",
+                  ck->worst, ck->threshold, 0);
+    hy_verdict(ctx, "SPAI column check: ||A m_k - e_k|| recomputed from M differs from the "
+               "least-squares residual by %.3e > %.1e (relative to 1 + || |A| |m_k| ||) at column %lld",
+               ck->worst, ck->threshold, (long long)ck->column);
+    return HY_EVALID;
+  }
+  report_repeat(ctx, &in->rep, o->pc == SPAI_PC_SPAI, 0, 0);
+  if (ck->done)
+    hy_validation(ctx, "||A m_k - e_k|| recomputed from M vs the least-squares residual",
+                  ck->worst, ck->threshold, 1);
+  else
+    hy_validation(ctx, "preconditioner built (solver.solve = false)", in->t_setup, 0, 1);
+  hy_verdict(ctx, "preconditioner %s built in %.4f s (no solve: solver.solve = false), n = %lld, "
+             "%d rank(s), backend %s", o->pc_name, in->t_setup, (long long)p->n, ctx->size,
+             ctx->be.name);
+  return HY_OK;
+}
+
+/* The solve's lines, the validation and the verdict; the exit code.  Local (the same figures
+ * on every rank, so the same code). */
+int spai_report_result(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, spai_info *in) {
+  if (in->repeat_differs) {
+    hy_verdict(ctx, "spai.repeat: run %d of %d built a different preconditioner M than run 1",
+               in->repeat_differs, o->repeat);
+    return HY_EVALID;
+  }
+  spai_rep_stats(&in->rep);
+  hy_metric_num(ctx, "setup_s", in->t_setup);
+  hy_metric_int(ctx, "repeat", o->repeat);
+  if (!in->solved) return verdict_setup(ctx, o, p, in);
+  report_solve(ctx, o, in);
+  const spai_solve_info *sv = &in->solve;
+  double tol = o->solver.tol;
+  if (sv->status == KRYLOV_BREAKDOWN) {
+    hy_metric_str(ctx, "verdict", "breakdown");
+    hy_verdict(ctx, "BiCGSTAB breakdown: %s (residual %.3e)", sv->breakdown, sv->relres);
+    return hy_err(HY_ENUMERIC, "BiCGSTAB breakdown: %s", sv->breakdown);
+  }
+  if (sv->status == KRYLOV_MAXIT) {
+    hy_metric_str(ctx, "verdict", "not converged");
+    hy_validation(ctx, "BiCGSTAB relative residual", sv->relres, tol, 0);
+    hy_verdict(ctx, "BiCGSTAB (%s) not converged after %d iterations: residual %.3e > tol %.1e "
+               "(true residual %.3e)", o->pc_name, sv->iterations, sv->relres, tol, sv->true_relres);
+    return HY_EVALID;
+  }
+  /* converged: the true residual must confirm it (10x tol allows recursive-residual drift) */
+  int ok = sv->true_relres <= 10 * tol;
+  hy_metric_str(ctx, "verdict", ok ? "converged" : "true residual too large");
+  hy_validation(ctx, "true relative residual ||b - Ax||/||b||", sv->true_relres, 10 * tol, ok);
+  if (!ok) {
+    hy_verdict(ctx, "BiCGSTAB (%s) converged in %d iterations but the true residual %.3e > "
+               "10 tol = %.1e", o->pc_name, sv->iterations, sv->true_relres, 10 * tol);
+    return HY_EVALID;
+  }
+  hy_verdict(ctx, "BiCGSTAB (%s) converged in %d iterations: true residual %.3e <= %.1e, n = %lld, "
+             "%d rank(s), backend %s", o->pc_name, sv->iterations, sv->true_relres, 10 * tol,
+             (long long)p->n, ctx->size, ctx->be.name);
+  return HY_OK;
+}
