@@ -6,6 +6,16 @@ set(SPAI_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/spai_check.py)
 set(SPAI_MPI "${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG}")
 set(M ${HY_SHARED_MATRICES})
 
+# the shared vector operations (kernels/k_vec.h) against long double references written in the test
+add_executable(test_vec ${CMAKE_CURRENT_LIST_DIR}/test_vec.c)
+target_link_libraries(test_vec PRIVATE hybrid_core)
+add_test(NAME vec_host_reference COMMAND test_vec host)
+set_tests_properties(vec_host_reference PROPERTIES LABELS unit TIMEOUT 60)
+if(HYBRID_GPU_TESTS)
+  add_test(NAME vec_cuda_reference COMMAND test_vec cuda)
+  set_tests_properties(vec_cuda_reference PROPERTIES LABELS gpu TIMEOUT 60 SKIP_RETURN_CODE 77)
+endif()
+
 # a spai_check.py mode as a test (exit 77 = skipped: a needed file is absent); OPTS: further
 # options of spai_check.py (--exit N, --expect-iters N, --check REGEX, ...)
 function(spai_multi NAME MODE)
