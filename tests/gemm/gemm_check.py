@@ -8,7 +8,9 @@ gemm_check.py ranks --bin HYBRID --mpiexec MPIEXEC --npflag -n --workdir DIR
   ratio printed and <= 1; A and B hold values of the precision's input format (rounded once);
   every element of C within its rounding-error bound ((k + 4) u + (2 k + 8) eps_64) (|alpha| |A|
   |B| + |beta| |C0|) of alpha A B + beta C0 computed here; A, B, C0 identical in every run (the
-  inputs do not depend on the rank count); --identical: C identical bit for bit in every run.
+  inputs do not depend on the rank count); --identical: C identical bit for bit in every run;
+  --agree: every run's C within twice the bound of run 0's (CUDA against host); --need-gpus N:
+  exit 77 (skipped) when nvidia-smi lists fewer than N GPUs.
 
 gemm_check.py file --bin ... --workdir DIR --np N -- COMMON-ARGS...
   Runs once with random inputs writing A, B (C0), then with gemm.source = file on those files:
@@ -80,6 +82,24 @@ def one_run(a, np_, extra, wd, common):
     return res, fails
 
 
+def bound_of(r):
+    """The rounding-error bound of every element of C (the in-run check's formula)."""
+    A, B = r["A"], r["B"]
+    k = A.shape[1]
+    bnd = abs(r["alpha"]) * (np.abs(A) @ np.abs(B))
+    if r["beta"]:
+        bnd = bnd + abs(r["beta"]) * np.abs(r["C0"])
+    return ((k + 4) * UNIT[r["prec"]] + (2 * k + 8) * 2.0 ** -53) * bnd
+
+
+def gpus():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
+    except OSError:
+        return 0
+    return sum(1 for l in out.splitlines() if l.startswith("GPU "))
+
+
 def check_product(r, label):
     A, B, C = r["A"], r["B"], r["C"]
     al, be, prec = r["alpha"], r["beta"], r["prec"]
@@ -121,6 +141,15 @@ def cmd_ranks(a, common):
         for name in ("A", "B", "C0"):
             if name in r and not np.array_equal(r[name], first[name]):
                 fails.append("%s: %s differs from run 0's (the inputs must not depend on the grid)" % (label, name))
+        if a.agree:
+            diff = np.abs(r["C"] - first["C"])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                bnd = bound_of(first)
+                q = np.where(bnd > 0, diff / bnd, np.where(diff == 0, 0.0, np.inf))
+            worst = float(np.max(q)) if q.size else 0.0
+            print("%s: |C - C of run 0| / bound = %.3e" % (label, worst))
+            if not worst <= 2.0:
+                fails.append("%s: C differs from run 0's by %.3e x the bound (> 2)" % (label, worst))
         if a.identical and not np.array_equal(r["C"], first["C"]):
             d = np.max(np.abs(r["C"] - first["C"]))
             fails.append("%s: C differs from run 0's (max |difference| %.3e), expected identical" % (label, d))
@@ -156,10 +185,15 @@ def main():
     ap.add_argument("--runs", nargs="+", default=["1:"])
     ap.add_argument("--np", type=int, default=1)
     ap.add_argument("--identical", action="store_true")
+    ap.add_argument("--agree", action="store_true")
+    ap.add_argument("--need-gpus", type=int, default=0)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
     common = argv[cut + 1:]
+    if a.need_gpus and gpus() < a.need_gpus:
+        print("SKIP: needs %d GPUs, nvidia-smi lists %d" % (a.need_gpus, gpus()))
+        return 77
     fails = cmd_ranks(a, common) if a.mode == "ranks" else cmd_file(a, common)
     for f in fails:
         print("FAIL: " + f)

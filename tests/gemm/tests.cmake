@@ -154,3 +154,56 @@ hy_case(NAME gemm_devpath_printed RANKS 2 JSON
 hy_case(NAME gemm_bcast_nccl_host RANKS 2 EXIT 1
   EXPECT "gemm.bcast = nccl: device collectives are not available here: host backend"
   REJECT "^PASSED" ARGS run.workload=gemm ${GEMM_PRIMES} gemm.bcast=nccl output.record=false)
+
+# ---- GPU (label gpu, -DHYBRID_GPU_TESTS=ON): CUDA against host, every kernel and precision, at
+# primes that no tile divides (97 x 89 x 101 and 509 x 503 x 521), 1 rank and 2 ranks sharing the
+# GPU (MPI transport, both grids); each C within its bound of numpy's FP64 product and within
+# twice the bound of the host's C; the inputs identical
+if(HYBRID_GPU_TESTS)
+  foreach(prec float double tf32 bf16 fp16)
+    foreach(kern naive tiled vendor)
+      foreach(sz "97:89:101" "509:503:521")
+        string(REPLACE ":" ";" d "${sz}")
+        list(GET d 0 mm)
+        list(GET d 1 nn)
+        list(GET d 2 kk)
+        set(nm gpu_gemm_${prec}_${kern}_${mm})
+        add_test(NAME ${nm}
+          COMMAND ${GEMM_CHECK} ranks --bin ${HY_BIN} --mpiexec ${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+                  --workdir ${HY_TEST_OUT}/${nm} --agree
+                  --runs "1:run.backend=host" "1:run.backend=cuda" "2:run.backend=cuda gemm.grid=1x2"
+                         "2:run.backend=cuda gemm.grid=2x1" --
+                  run.workload=gemm gemm.m=${mm} gemm.n=${nn} gemm.k=${kk} gemm.nb=64 gemm.precision=${prec}
+                  gemm.kernel=${kern} gemm.alpha=1.25 gemm.beta=-0.5 gemm.whole_k=false run.seed=21)
+        set_tests_properties(${nm} PROPERTIES LABELS "gpu;mpi" TIMEOUT 300 PROCESSORS 2)
+      endforeach()
+    endforeach()
+  endforeach()
+  # tiles 8, 13 (divides nothing), 32 of the tiled kernel, FP32, one GPU against host
+  add_test(NAME gpu_gemm_tiles
+    COMMAND ${GEMM_CHECK} ranks --bin ${HY_BIN} --mpiexec ${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+            --workdir ${HY_TEST_OUT}/gpu_gemm_tiles --agree
+            --runs "1:run.backend=host" "1:run.backend=cuda gemm.tile=8" "1:run.backend=cuda gemm.tile=13"
+                   "1:run.backend=cuda gemm.tile=32" --
+            run.workload=gemm gemm.m=509 gemm.n=503 gemm.k=521 gemm.kernel=tiled run.seed=22)
+  set_tests_properties(gpu_gemm_tiles PROPERTIES LABELS "gpu" TIMEOUT 300)
+  # the device figures on the CUDA backend: vendor rate, floor, targets; compare prints all three
+  hy_case(NAME gpu_gemm_compare JSON LABELS gpu
+    EXPECT "alone on 1031 x 1031 x 1031: naive kernel time" "alone on 1031 x 1031 x 1031: vendor cuBLAS kernel time"
+           "vendor \\(cuBLAS\\) rate in this run [0-9.]+ TFLOP/s" "target: tiled >= 0.5 x vendor: [0-9.]+ x"
+           "^PASSED"
+    RUNCASE --json-field backend=cuda --json-num metrics.vendor_tflops=0.1:1000
+    ARGS run.workload=gemm run.backend=cuda gemm.m=1031 gemm.n=1031 gemm.k=1031 gemm.compare=true)
+  hy_case(NAME gpu_gemm_perturb EXIT 4 JSON LABELS gpu
+    EXPECT "^FAILED: gemm: error ratio [0-9.]+e[-+][0-9]+ > 1"
+    ARGS run.workload=gemm run.backend=cuda gemm.m=509 gemm.n=503 gemm.k=521 gemm.precision=double debug.perturb=1e-9)
+  # two GPUs: the NCCL transport (skips on one GPU), against the 1-GPU C
+  add_test(NAME gpu_gemm_nccl_np2
+    COMMAND ${GEMM_CHECK} ranks --bin ${HY_BIN} --mpiexec ${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+            --workdir ${HY_TEST_OUT}/gpu_gemm_nccl_np2 --agree --need-gpus 2
+            --runs "1:run.backend=cuda" "2:run.backend=cuda gemm.bcast=nccl gemm.grid=1x2"
+                   "2:run.backend=cuda gemm.bcast=nccl gemm.grid=2x1" --
+            run.workload=gemm gemm.m=1031 gemm.n=1009 gemm.k=1021 gemm.nb=128 gemm.kernel=vendor
+            gemm.precision=double gemm.beta=0.5 run.seed=23)
+  set_tests_properties(gpu_gemm_nccl_np2 PROPERTIES LABELS "gpu;mpi" TIMEOUT 300 PROCESSORS 2 SKIP_RETURN_CODE 77)
+endif()
