@@ -50,6 +50,16 @@ typedef struct {
    * sorted sequence in place, stably (an element of an earlier run first on ties) */
   int (*merge_runs)(k_backend *be, k_sort_type t, void *keys, int64_t *idx, int64_t n, int nruns,
                     const int64_t *off, double *kernel_s);
+  /* copy the elements at positions pos[0..cnt) (host) of the device arrays keys (and idx) to
+   * the host: hk (cnt keys) and hi (cnt indices, or the positions themselves when idx is
+   * NULL) */
+  int (*pick)(k_backend *be, k_sort_type t, const void *keys, const int64_t *idx, const int64_t *pos,
+              int cnt, void *hk, int64_t *hi);
+  /* for each of the ns splitters (host: keys sk, indices si) the first position of the sorted
+   * device arrays (keys, idx; n elements) whose element is not below the splitter in the
+   * (key, index) order, into cut[0..ns) (host); idx NULL: by key alone */
+  int (*cuts)(k_backend *be, k_sort_type t, const void *keys, const int64_t *idx, int64_t n,
+              const void *sk, const int64_t *si, int ns, int64_t *cut);
   /* the vendor's sorts on a copy of keys (keys are left as they are): the kernel seconds of
    * CUB DeviceRadixSort::SortKeys and DeviceMergeSort::StableSortKeys, and whether the copy
    * came out sorted (*ok); NULL on the host backend */

@@ -30,6 +30,9 @@ static const cfg_key sort_keys[] = {
     "one merge per thread at every level (the host merges one run at a time either way)" },
   { "sort", "oversample", CFG_INT, "1024", 1, 1e6, NULL, "regular samples per rank for the splitters (imbalance ~ P / oversample at worst)" },
   { "sort", "vendor", CFG_BOOL, "true", 0, 0, NULL, "time the vendor's sorts on the same keys in the same run (CUDA: CUB radix and merge sort)" },
+  { "sort", "exchange", CFG_ENUM, "auto", 0, 0, "auto|nccl|mpi",
+    "P > 1: the keys' transport: nccl (device to device; needs a GPU per rank), mpi (MPI_Alltoallv through pinned "
+    "memory), auto: nccl when usable, else mpi" },
   { "sort", "zipf_s", CFG_REAL, "1.2", 0.01, 10, NULL, "exponent of the zipf distribution" },
   { "output", "sort_keys", CFG_STR, "", 0, 0, NULL, "sort: write the sorted keys here (1-D .npy, in global order)" },
   { "output", "sort_index", CFG_STR, "", 0, 0, NULL, "sort: with payload = index, the original index of each sorted key (.npy, int64)" },
@@ -66,7 +69,8 @@ static int sort_cfg_check(hy_cfg *c) {
 }
 
 /* The typed options (the only place that reads [sort]).  Local. */
-static void sort_opts_from_cfg(const hy_cfg *c, sort_opts *o) {
+static void sort_opts_from_cfg(const hy_ctx *ctx, sort_opts *o) {
+  const hy_cfg *c = ctx->cfg;
   memset(o, 0, sizeof *o);
   o->type = (k_sort_type)cfg_enum(c, "sort.type");
   o->type_given = cfg_given(c, "sort.type");
@@ -79,10 +83,12 @@ static void sort_opts_from_cfg(const hy_cfg *c, sort_opts *o) {
   o->oversample = (int)cfg_int(c, "sort.oversample");
   o->vendor = cfg_bool(c, "sort.vendor");
   o->zipf_s = cfg_real(c, "sort.zipf_s");
+  o->xchg = cfg_enum(c, "sort.exchange");   /* 0 auto, 1 nccl, 2 mpi: as HY_BCAST_* */
   o->seed = (uint64_t)cfg_int(c, "run.seed");
   snprintf(o->out_keys, sizeof o->out_keys, "%s", cfg_str(c, "output.sort_keys"));
   snprintf(o->out_index, sizeof o->out_index, "%s", cfg_str(c, "output.sort_index"));
   snprintf(o->out_input, sizeof o->out_input, "%s", cfg_str(c, "output.sort_input"));
+  o->host_coll = ctx->debug.host_coll;
 }
 
 /* The figures that follow from the options and the table (floor of the radix passes).  Local. */
@@ -120,7 +126,7 @@ static int sort_output(hy_ctx *ctx, const sort_opts *o, const sort_block *b) {
 /* The workload: load -> vendor -> sort -> check -> report -> output.  Collective. */
 static int sort_run(hy_ctx *ctx) {
   sort_opts o;
-  sort_opts_from_cfg(ctx->cfg, &o);
+  sort_opts_from_cfg(ctx, &o);
   const k_sort_ops *ops = k_sort_ops_get(&ctx->be);
   if (!ops->local[o.local])
     return hy_err(HY_EUSAGE, "sort.local = %s is not available on the %s backend (allowed there: %s%s%s)",

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "workload.h"
 #include "k_sort.h"
+#include "comm/comm.h"
 
 enum { SORT_UNIFORM = 0, SORT_NORMAL, SORT_SORTED, SORT_REVERSE, SORT_FEW_UNIQUE, SORT_ZIPF, SORT_FILE };
 
@@ -23,6 +24,8 @@ typedef struct {
   int64_t merge_path_from;  /* merge: run width from which merge path takes over (0 never) */
   int oversample;           /* regular samples per rank for the splitters */
   int vendor;               /* time the vendor's sorts on the same keys (where the backend has them) */
+  int xchg;                 /* sort.exchange: HY_BCAST_AUTO | HY_BCAST_DEVICE (nccl) | HY_BCAST_MPI */
+  int host_coll;            /* [debug] host_coll: the device transport with MPI underneath (host) */
   double zipf_s;            /* exponent of the zipf distribution */
   uint64_t seed;            /* [run] seed */
   char out_keys[1024];      /* [output] sort_keys: the sorted keys, .npy */
@@ -39,6 +42,18 @@ typedef struct {
   void *keys;
   int64_t *idx;             /* NULL, or the original global index of each key */
 } sort_block;
+
+/* Device buffers of a block: keys and (or NULL) indices, room for cap elements. */
+typedef struct {
+  void *k;
+  int64_t *i;
+  int64_t cap;
+} sort_dev;
+
+/* Make d hold n elements of kb bytes (and indices when idx); a failure ends the job.  Local. */
+void sort_dev_reserve(k_backend *be, sort_dev *d, int64_t n, size_t kb, int idx);
+/* Free them.  Local. */
+void sort_dev_free(k_backend *be, sort_dev *d);
 
 /* Order-independent digest of a multiset of keys (and indices): count, sum and xor of a mixed
  * hash per element.  Combined over ranks by sum / sum / xor. */
@@ -69,6 +84,7 @@ typedef struct {
   sort_digest before, after;
   int passed;
   int perturbed;
+  char xchg[160];           /* the exchange's transport and why ("" with one rank) */
 } sort_info;
 
 /* Names of the options' values.  Local. */
@@ -95,9 +111,10 @@ void sort_block_free(hy_ctx *ctx, sort_block *b);
 /* Stage sort: upload, local sort, (P > 1) regular samples, splitters, counts, keys by
  * MPI_Alltoallv through pinned memory, merge of the P received runs, download.  Collective. */
 int sort_solve(hy_ctx *ctx, const sort_opts *o, sort_block *b, sort_info *inf);
-/* The sample-sort exchange of a locally sorted block (host memory): b becomes this rank's
- * range; off[0..P] the offsets of the runs received from each rank.  Collective. */
-int sort_exchange(hy_ctx *ctx, const sort_opts *o, sort_block *b, int64_t *off);
+/* The sample-sort exchange of the locally sorted device block d (b: its sizes): samples,
+ * splitters, cuts on the device, counts, keys and indices through the transport xc; d becomes
+ * the P received runs, off[0..P] their offsets, b->n their total.  Collective. */
+int sort_exchange(hy_ctx *ctx, const sort_opts *o, hy_bcast *xc, sort_block *b, sort_dev *d, int64_t *off);
 
 /* Stage vendor: the vendor's radix and merge sorts on this rank's input keys (CUDA: CUB),
  * kernel seconds into inf (negative when the backend has none).  Collective. */

@@ -66,6 +66,10 @@ int sort_report(hy_ctx *ctx, const sort_info *f) {
   hy_printf0(ctx, "sort: device time %.3f ms (upload .. download, exchange included), kernel time %.3f ms "
              "(local sort %.3f ms, merge of runs %.3f ms), exchange %.3f ms (slowest rank)\n",
              f->device_s * 1e3, f->kernel_s * 1e3, f->kernel_local_s * 1e3, f->kernel_merge_s * 1e3, f->exchange_s * 1e3);
+  if (f->xchg[0]) {
+    hy_printf0(ctx, "sort: exchange: %s\n", f->xchg);
+    hy_metric_str(ctx, "exchange", f->xchg);
+  }
   double rate_dev = f->device_s > 0 ? (double)f->n / f->device_s : 0;
   double rate_ker = f->kernel_s > 0 ? (double)f->n / f->kernel_s / f->P : 0;
   hy_printf0(ctx, "sort: rate %.4f Gkeys/s (device time), %.4f Gkeys/s per rank (kernel time)\n", rate_dev / 1e9, rate_ker / 1e9);

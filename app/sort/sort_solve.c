@@ -1,30 +1,30 @@
-/* sort_solve.c - stage "sort": the block goes to the device, is sorted there by the local
- * variant of the backend's table, and with P > 1 comes back to pinned memory for the
- * sample-sort exchange, goes up again and the P received runs are merged; the result comes
- * back to the host.  "device time" is the whole of it (transfers and exchange included),
- * "kernel time" the local sort and the merge as the backend timed them.  Also stage
- * "vendor": the vendor's sorts on the same input keys. */
+/* sort_solve.c - stage "sort": the block goes to the device and is sorted there by the local
+ * variant of the backend's table; with P > 1 the sample-sort exchange moves the pieces between
+ * the devices (sort_exchange.c, through app/comm's transport) and the P received runs are
+ * merged on the device; the result comes back to the host.  "device time" is the whole of it
+ * (transfers and exchange included), "kernel time" the local sort and the merge as the backend
+ * timed them.  Also stage "vendor": the vendor's sorts on the same input keys. */
 #include "sort.h"
 
 #include <stdlib.h>
-
-/* Device buffers of at least n keys (and indices), grown when needed.  Local. */
-typedef struct {
-  void *k;
-  int64_t *i;
-  int64_t cap;
-} sort_dev;
+#include <string.h>
 
 /* Make d hold n elements of kb bytes (indices when idx).  Local (aborts on failure). */
-static void sort_dev_reserve(k_backend *be, sort_dev *d, int64_t n, size_t kb, int idx) {
-  if (n <= d->cap && d->k) return;
+void sort_dev_reserve(k_backend *be, sort_dev *d, int64_t n, size_t kb, int idx) {
+  if (n <= d->cap && d->k && (!idx || d->i)) return;
+  sort_dev_free(be, d);
+  HY_LOCAL(be->ops->alloc(be, &d->k, (size_t)n * kb + 8));
+  if (idx) HY_LOCAL(be->ops->alloc(be, (void **)&d->i, (size_t)n * 8 + 8));
+  d->cap = n;
+}
+
+/* Free the device buffers.  Local. */
+void sort_dev_free(k_backend *be, sort_dev *d) {
   if (d->k) be->ops->free(be, d->k);
   if (d->i) be->ops->free(be, d->i);
   d->k = NULL;
   d->i = NULL;
-  HY_LOCAL(be->ops->alloc(be, &d->k, (size_t)n * kb + 8));
-  if (idx) HY_LOCAL(be->ops->alloc(be, (void **)&d->i, (size_t)n * 8 + 8));
-  d->cap = n;
+  d->cap = 0;
 }
 
 /* Copy the block up (dir 0) or down (dir 1).  Local. */
@@ -40,45 +40,34 @@ static void sort_dev_copy(k_backend *be, sort_dev *d, sort_block *b, int dir) {
   HY_LOCAL(be->ops->sync(be));
 }
 
-/* The whole device sort of the block.  Collective. */
-int sort_solve(hy_ctx *ctx, const sort_opts *o, sort_block *b, sort_info *inf) {
+/* The host buffers of the block for n elements (after the exchange).  Local. */
+static void sort_host_resize(hy_ctx *ctx, sort_block *b, int64_t n) {
   k_backend *be = &ctx->be;
-  const k_sort_ops *ops = k_sort_ops_get(be);
-  k_sort_local_fn local = ops->local[o->local];
-  k_sort_args a = { b->type, o->merge_path_from };
-  sort_dev d = { NULL, NULL, 0 };
-  sort_dev_reserve(be, &d, b->n, b->kb, b->idx != NULL);
-  double tk_local = 0, tk_merge = 0, t_x = 0;
-  HY_MPI(MPI_Barrier(ctx->comm));
-  double t0 = hy_wtime();
-  hy_phase_begin(ctx, "sort.local");
-  sort_dev_copy(be, &d, b, 0);
-  hy_debug_point(ctx, "sort");
-  if (b->n) HY_LOCAL(local(be, &a, d.k, d.i, b->n, &tk_local));
-  hy_phase_end(ctx, "sort.local");
-  if (ctx->size > 1) {
-    sort_dev_copy(be, &d, b, 1);
-    double tx0 = hy_wtime();
-    hy_phase_begin(ctx, "sort.exchange");
-    int64_t *off = NULL;
-    HY_MALLOC(off, ctx->size + 1);
-    HY_CALL(sort_exchange(ctx, o, b, off));
-    hy_phase_end(ctx, "sort.exchange");
-    t_x = hy_wtime() - tx0;
-    hy_phase_begin(ctx, "sort.merge");
-    sort_dev_reserve(be, &d, b->n, b->kb, b->idx != NULL);
-    sort_dev_copy(be, &d, b, 0);
-    if (b->n) HY_LOCAL(ops->merge_runs(be, b->type, d.k, d.i, b->n, ctx->size, off, &tk_merge));
-    hy_phase_end(ctx, "sort.merge");
-    free(off);
-  }
-  sort_dev_copy(be, &d, b, 1);
-  double t_dev = hy_wtime() - t0;
-  be->ops->free(be, d.k);
-  be->ops->free(be, d.i);
-  double mine[4] = { t_dev, tk_local, tk_merge, t_x }, mx[4];
-  HY_MPI(MPI_Allreduce(mine, mx, 4, MPI_DOUBLE, MPI_MAX, ctx->comm));
-  double tk = tk_local + tk_merge, tkmax = 0;
+  int idx = b->idx != NULL;
+  sort_block_free(ctx, b);
+  HY_LOCAL(be->ops->alloc_pinned(be, &b->keys, (size_t)n * b->kb + 8));
+  if (idx) HY_LOCAL(be->ops->alloc_pinned(be, (void **)&b->idx, (size_t)n * 8 + 8));
+}
+
+/* The transport of the exchange (P > 1), its description for the report.  Collective. */
+static int sort_xchg_open(hy_ctx *ctx, const sort_opts *o, hy_grid *g, hy_bcast **xc, sort_info *inf) {
+  HY_CALL(hy_grid_make(ctx->comm, 1, ctx->size, g));
+  HY_CALL(hy_bcast_open(g, &ctx->be, o->xchg, "sort.exchange", o->host_coll, xc));
+  if (hy_bcast_is_device(*xc))
+    snprintf(inf->xchg, sizeof inf->xchg, "%s (%s)%s%s", hy_bcast_name(*xc),
+             strcmp(hy_bcast_name(*xc), "emulated") ? "device to device"
+                                                      : "[debug] host_coll test hook: the device path, MPI on the host",
+             hy_bcast_note(*xc)[0] ? "; " : "", hy_bcast_note(*xc));
+  else
+    snprintf(inf->xchg, sizeof inf->xchg, "mpi (%s): %s%s%s", hy_bcast_path(*xc), hy_bcast_why(*xc),
+             hy_bcast_note(*xc)[0] ? "; " : "", hy_bcast_note(*xc));
+  return HY_OK;
+}
+
+/* The slowest rank's times and the balance into inf.  Collective. */
+static int sort_solve_figures(hy_ctx *ctx, const sort_block *b, const double *t, sort_info *inf) {
+  double mx[4], tk = t[1] + t[2], tkmax = 0;
+  HY_MPI(MPI_Allreduce(t, mx, 4, MPI_DOUBLE, MPI_MAX, ctx->comm));
   HY_MPI(MPI_Allreduce(&tk, &tkmax, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
   inf->device_s = mx[0];
   inf->kernel_local_s = mx[1];
@@ -91,6 +80,48 @@ int sort_solve(hy_ctx *ctx, const sort_opts *o, sort_block *b, sort_info *inf) {
   inf->nmin = -nx[1];
   inf->imbalance = b->n_global ? (double)inf->nmax / ((double)b->n_global / ctx->size) : 1.0;
   return HY_OK;
+}
+
+/* The whole device sort of the block.  Collective. */
+int sort_solve(hy_ctx *ctx, const sort_opts *o, sort_block *b, sort_info *inf) {
+  k_backend *be = &ctx->be;
+  const k_sort_ops *ops = k_sort_ops_get(be);
+  k_sort_args a = { b->type, o->merge_path_from };
+  hy_grid g;
+  hy_bcast *xc = NULL;
+  if (ctx->size > 1) HY_CALL(sort_xchg_open(ctx, o, &g, &xc, inf));
+  sort_dev d = { NULL, NULL, 0 };
+  sort_dev_reserve(be, &d, b->n, b->kb, b->idx != NULL);
+  double t[4] = { 0, 0, 0, 0 };   /* device, local kernels, merge kernels, exchange */
+  HY_MPI(MPI_Barrier(ctx->comm));
+  double t0 = hy_wtime();
+  hy_phase_begin(ctx, "sort.local");
+  sort_dev_copy(be, &d, b, 0);
+  hy_debug_point(ctx, "sort");
+  if (b->n) HY_LOCAL(ops->local[o->local](be, &a, d.k, d.i, b->n, &t[1]));
+  hy_phase_end(ctx, "sort.local");
+  if (xc) {
+    double tx0 = hy_wtime();
+    hy_phase_begin(ctx, "sort.exchange");
+    int64_t *off = NULL;
+    HY_MALLOC(off, ctx->size + 1);
+    HY_CALL(sort_exchange(ctx, o, xc, b, &d, off));
+    hy_phase_end(ctx, "sort.exchange");
+    t[3] = hy_wtime() - tx0;
+    hy_phase_begin(ctx, "sort.merge");
+    if (b->n) HY_LOCAL(ops->merge_runs(be, b->type, d.k, d.i, b->n, ctx->size, off, &t[2]));
+    hy_phase_end(ctx, "sort.merge");
+    free(off);
+    sort_host_resize(ctx, b, b->n);
+  }
+  sort_dev_copy(be, &d, b, 1);
+  t[0] = hy_wtime() - t0;
+  sort_dev_free(be, &d);
+  if (xc) {
+    hy_bcast_close(xc);
+    hy_grid_free(&g);
+  }
+  return sort_solve_figures(ctx, b, t, inf);
 }
 
 /* The vendor's sorts of this rank's input keys on the device.  Collective. */
@@ -108,8 +139,8 @@ int sort_vendor(hy_ctx *ctx, const sort_opts *o, const sort_block *in, sort_info
   if (in->n) HY_LOCAL(ops->vendor_radix(be, in->type, dk, in->n, &tr, &okr));
   if (in->n) HY_LOCAL(ops->vendor_merge(be, in->type, dk, in->n, &tm, &okm));
   be->ops->free(be, dk);
-  double t[2] = { tr, tm }, tx[2];
-  HY_MPI(MPI_Allreduce(t, tx, 2, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  double tv[2] = { tr, tm }, tx[2];
+  HY_MPI(MPI_Allreduce(tv, tx, 2, MPI_DOUBLE, MPI_MAX, ctx->comm));
   int ok = okr && okm, okall = 0;
   HY_MPI(MPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, ctx->comm));
   inf->vendor_radix_s = tx[0];

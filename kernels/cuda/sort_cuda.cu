@@ -9,6 +9,9 @@
  *  - local = radix: CUB DeviceRadixSort (SortKeys / SortPairs with the int64 index, stable,
  *    -0.0 and +0.0 equal as in `<`);
  *  - merge of the received runs: pairwise rounds of merge-path merges;
+ *  - the sample sort's device parts: the samples gathered (pick) and the blocks cut at the
+ *    splitters by binary search in the (key, index) order (cuts), so the keys stay on the
+ *    device for the exchange;
  *  - the vendor's sorts timed on a copy of the same keys: CUB DeviceRadixSort::SortKeys and
  *    DeviceMergeSort::StableSortKeys.
  * Same function as kernels/host/sort_host.c (stable, the order of `<`): the GPU tests compare
@@ -255,6 +258,74 @@ static int cu_is_sorted(cudaStream_t s, const T *k, int64_t n, int *ok) {
   return HY_OK;
 }
 
+/* Elements at pos[j] gathered into hk/hi (device scratch).  Global kernel. */
+template <typename T>
+__global__ void pick_kernel(const T *__restrict__ k, const int64_t *__restrict__ idx, const int64_t *__restrict__ pos,
+                            int cnt, T *__restrict__ ok, int64_t *__restrict__ oi) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= cnt) return;
+  ok[j] = k[pos[j]];
+  oi[j] = idx ? idx[pos[j]] : pos[j];
+}
+
+/* Thread s: the lower bound of splitter (sk[s], si[s]) in the (key, index) order.  Global kernel. */
+template <typename T>
+__global__ void cuts_kernel(const T *__restrict__ k, const int64_t *__restrict__ idx, int64_t n,
+                            const T *__restrict__ sk, const int64_t *__restrict__ si, int ns, int64_t *__restrict__ cut) {
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= ns) return;
+  T b = sk[s];
+  int64_t bi = si[s], lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    T a = k[mid];
+    bool below = a < b || (!(b < a) && idx && idx[mid] < bi);
+    if (below) lo = mid + 1;
+    else hi = mid;
+  }
+  cut[s] = lo;
+}
+
+/* pick: positions up, a gather kernel, the elements down.  Local. */
+template <typename T>
+static int cu_pick(k_backend *be, const T *keys, const int64_t *idx, const int64_t *pos, int cnt, T *hk, int64_t *hi) {
+  cudaStream_t s = k_cuda_st(be)->stream;
+  if (cnt <= 0) return HY_OK;
+  char *w = NULL;
+  size_t pb = (size_t)cnt * 8, kb = (size_t)cnt * sizeof(T);
+  HY_CUDA(cudaMallocAsync((void **)&w, 2 * pb + kb + 8, s));
+  int64_t *dpos = (int64_t *)w, *dix = (int64_t *)(w + pb);
+  T *dk = (T *)(w + 2 * pb);
+  HY_CUDA(cudaMemcpyAsync(dpos, pos, pb, cudaMemcpyHostToDevice, s));
+  pick_kernel<T><<<st_blocks(cnt), SORT_THREADS, 0, s>>>(keys, idx, dpos, cnt, dk, dix);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(hk, dk, kb, cudaMemcpyDeviceToHost, s));
+  HY_CUDA(cudaMemcpyAsync(hi, dix, pb, cudaMemcpyDeviceToHost, s));
+  HY_CUDA(cudaFreeAsync(w, s));
+  HY_CUDA(cudaStreamSynchronize(s));
+  return HY_OK;
+}
+
+/* cuts: splitters up, one thread per splitter, the positions down.  Local. */
+template <typename T>
+static int cu_cuts(k_backend *be, const T *keys, const int64_t *idx, int64_t n, const T *sk, const int64_t *si, int ns, int64_t *cut) {
+  cudaStream_t s = k_cuda_st(be)->stream;
+  if (ns <= 0) return HY_OK;
+  char *w = NULL;
+  size_t pb = (size_t)ns * 8, kb = (size_t)ns * sizeof(T);
+  HY_CUDA(cudaMallocAsync((void **)&w, 2 * pb + kb + 8, s));
+  int64_t *dsi = (int64_t *)w, *dcut = (int64_t *)(w + pb);
+  T *dsk = (T *)(w + 2 * pb);
+  HY_CUDA(cudaMemcpyAsync(dsi, si, pb, cudaMemcpyHostToDevice, s));
+  HY_CUDA(cudaMemcpyAsync(dsk, sk, kb, cudaMemcpyHostToDevice, s));
+  cuts_kernel<T><<<st_blocks(ns), SORT_THREADS, 0, s>>>(keys, idx, n, dsk, dsi, ns, dcut);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(cut, dcut, pb, cudaMemcpyDeviceToHost, s));
+  HY_CUDA(cudaFreeAsync(w, s));
+  HY_CUDA(cudaStreamSynchronize(s));
+  return HY_OK;
+}
+
 /* Less-than for CUB's merge sort. */
 struct sort_less {
   template <typename T>
@@ -313,6 +384,14 @@ static int cs_merge_runs(k_backend *be, k_sort_type t, void *keys, int64_t *idx,
   if (nruns <= 1 || n == 0) return HY_OK;
   SORT_BY_TYPE(t, cu_merge_runs<T>(be, (T *)keys, idx, n, nruns, off, kernel_s))
 }
+static int cs_pick(k_backend *be, k_sort_type t, const void *keys, const int64_t *idx, const int64_t *pos, int cnt,
+                   void *hk, int64_t *hi) {
+  SORT_BY_TYPE(t, cu_pick<T>(be, (const T *)keys, idx, pos, cnt, (T *)hk, hi))
+}
+static int cs_cuts(k_backend *be, k_sort_type t, const void *keys, const int64_t *idx, int64_t n, const void *sk,
+                   const int64_t *si, int ns, int64_t *cut) {
+  SORT_BY_TYPE(t, cu_cuts<T>(be, (const T *)keys, idx, n, (const T *)sk, si, ns, cut))
+}
 static int cs_vendor_radix(k_backend *be, k_sort_type t, const void *keys, int64_t n, double *kernel_s, int *ok) {
   SORT_BY_TYPE(t, cu_vendor<T>(be, 1, (const T *)keys, n, kernel_s, ok))
 }
@@ -329,6 +408,8 @@ static k_sort_ops cs_make_ops(void) {
   o.local[K_SORT_LOCAL_RADIX] = cs_radix;
   o.local[K_SORT_LOCAL_QSORT] = NULL;
   o.merge_runs = cs_merge_runs;
+  o.pick = cs_pick;
+  o.cuts = cs_cuts;
   o.vendor_radix = cs_vendor_radix;
   o.vendor_merge = cs_vendor_merge;
   o.floor_rate = 4.25e12;   /* the H200's measured device copy rate (bytes/s) */

@@ -233,6 +233,50 @@ static int hs_merge_runs(k_backend *be, k_sort_type t, void *keys, int64_t *idx,
   return HY_OK;
 }
 
+/* Key i of a as int64 (integer types) or double (real types), for the comparisons below.  Local. */
+static void hs_key(k_sort_type t, const void *a, int64_t i, int64_t *ki, double *kd) {
+  *ki = 0;
+  *kd = 0;
+  switch (t) {
+  case K_SORT_I32: *ki = ((const int32_t *)a)[i]; break;
+  case K_SORT_I64: *ki = ((const int64_t *)a)[i]; break;
+  case K_SORT_F32: *kd = ((const float *)a)[i]; break;
+  case K_SORT_F64: *kd = ((const double *)a)[i]; break;
+  }
+}
+
+/* The elements at pos to the host arrays.  Local. */
+static int hs_pick(k_backend *be, k_sort_type t, const void *keys, const int64_t *idx, const int64_t *pos,
+                   int cnt, void *hk, int64_t *hi) {
+  size_t kb = k_sort_key_bytes(t);
+  for (int j = 0; j < cnt; j++) {
+    memcpy((char *)hk + (size_t)j * kb, (const char *)keys + (size_t)pos[j] * kb, kb);
+    hi[j] = idx ? idx[pos[j]] : pos[j];
+  }
+  return HY_OK;
+}
+
+/* Lower bounds of the splitters in the (key, index) order by binary search.  Local. */
+static int hs_cuts(k_backend *be, k_sort_type t, const void *keys, const int64_t *idx, int64_t n,
+                   const void *sk, const int64_t *si, int ns, int64_t *cut) {
+  for (int s = 0; s < ns; s++) {
+    int64_t bi;
+    double bd;
+    hs_key(t, sk, s, &bi, &bd);
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2, ai;
+      double ad;
+      hs_key(t, keys, mid, &ai, &ad);
+      int below = ai != bi ? ai < bi : ad < bd ? 1 : bd < ad ? 0 : (idx && idx[mid] < si[s]);
+      if (below) lo = mid + 1;
+      else hi = mid;
+    }
+    cut[s] = lo;
+  }
+  return HY_OK;
+}
+
 const k_sort_ops k_sort_host_ops = {
   .name = "host",
   .local = {
@@ -241,6 +285,8 @@ const k_sort_ops k_sort_host_ops = {
     [K_SORT_LOCAL_QSORT] = hs_qsort,
   },
   .merge_runs = hs_merge_runs,
+  .pick = hs_pick,
+  .cuts = hs_cuts,
   .vendor_radix = NULL,
   .vendor_merge = NULL,
   .floor_rate = 0,

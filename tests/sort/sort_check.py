@@ -2,7 +2,9 @@
 """Checks of the sort workload against numpy (the reference), driven by ctest.
 
 sort_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR MODE [options]
-  ranks --type T   every distribution and local variant at 1, 2 and 3 ranks, n prime:
+  ranks --type T   every distribution and local variant at 1, 2 and 3 ranks, n prime (and
+                   with local = merge once more through the device transport's code path,
+                   [debug] host_coll):
                    keys == numpy.sort(input, kind="stable") bit for bit, with payload = index
                    the indices == numpy.argsort(input, kind="stable") (stability), identical
                    for every rank count, imbalance <= 1.05 (parsed from the output and the
@@ -14,7 +16,8 @@ sort_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR MODE [
   gpu              CUDA against host: every type, local variant (merge with the seed's
                    levels only and with merge path, radix), payload, at 1 and 2 ranks: the
                    same bytes; CUB's line printed; a float file of -0.0/+0.0/repeats on CUDA
-                   equal to numpy's stable sort (keys and indices); qsort refused on CUDA
+                   equal to numpy's stable sort (keys and indices); qsort refused on CUDA;
+                   with 2 GPUs the NCCL exchange at 2 ranks equal to the host's MPI one
   validate         runs at 3 ranks of every type (payload index) checked by hybrid-validate
                    sort (PETSc), which must pass, and must fail (exit 4) on the output with two
                    keys swapped and on the index with two tied entries swapped
@@ -83,14 +86,17 @@ def mode_ranks(a):
         for j, loc in enumerate(["merge", "radix", "qsort"]):
             payload = "index" if (i + j) % 2 == 0 else "none"
             combos.append((d, loc, payload))
-    for d, loc, payload in combos:
+    for c, (d, loc, payload) in enumerate(combos):
         ref = None
-        for np_ in (1, 2, 3):
-            tag = "%s %s local=%s payload=%s np=%d" % (a.type, d, loc, payload, np_)
-            wd = os.path.join(a.workdir, "%s_%s_%s_%d" % (d, loc, payload, np_))
+        # and at 2 or 3 ranks through the device transport's code ([debug] host_coll: MPI
+        # underneath), for one local variant of each distribution
+        emul = [(2 + c % 2, True)] if loc == "merge" else []
+        for np_, em in [(1, False), (2, False), (3, False)] + emul:
+            tag = "%s %s local=%s payload=%s np=%d%s" % (a.type, d, loc, payload, np_, " host_coll" if em else "")
+            wd = os.path.join(a.workdir, "%s_%s_%s_%d%s" % (d, loc, payload, np_, "e" if em else ""))
             args = ["run.workload=sort", "sort.n=%d" % n, "sort.type=" + a.type, "sort.distribution=" + d,
                     "sort.local=" + loc, "sort.payload=" + payload, "run.seed=5",
-                    "output.sort_keys=k.npy", "output.sort_input=in.npy"]
+                    "output.sort_keys=k.npy", "output.sort_input=in.npy"] + (["debug.host_coll=true"] if em else [])
             if payload == "index":
                 args.append("output.sort_index=i.npy")
             out = run(a, np_, args, wd)
@@ -101,6 +107,10 @@ def mode_ranks(a):
             keys = np.load(os.path.join(wd, "k.npy"))
             idx = np.load(os.path.join(wd, "i.npy")) if payload == "index" else None
             check_sorted(tag, inp, keys, idx)
+            if np_ > 1:
+                want = "emulated" if em else "mpi"
+                if not re.search(r"^sort: exchange: %s " % want, out, re.M):
+                    fail("%s: the exchange is not %s" % (tag, want))
             imb = figure(out, r"imbalance max/mean ([0-9.]+)", "imbalance")
             if imb is not None and imb > 1.05:
                 fail("%s: imbalance %.4f > 1.05" % (tag, imb))
@@ -183,6 +193,14 @@ def mode_files(a):
         fail("type clash: no message")
 
 
+def gpu_count():
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60)
+        return sum(1 for l in p.stdout.decode().splitlines() if l.startswith("GPU "))
+    except (OSError, subprocess.SubprocessError):
+        return 0
+
+
 def mode_gpu(a):
     n = 1000003
     for t in DTYPE:
@@ -224,6 +242,26 @@ def mode_gpu(a):
                 check_sorted("zeros.npy cuda local=%s np=%d" % (loc, np_), x, np.load(os.path.join(sub, "k.npy")),
                              np.load(os.path.join(sub, "i.npy")))
                 print("ok   zeros.npy cuda local=%s np=%d: == numpy stable sort" % (loc, np_))
+    # two GPUs: the exchange by NCCL device to device (skipped with one GPU: the ranks share it)
+    ngpu = gpu_count()
+    if ngpu >= 2:
+        for t in ("int32", "double"):
+            blobs = {}
+            for be, x in (("host", "mpi"), ("cuda", "nccl")):
+                wd = os.path.join(a.workdir, "nccl_%s_%s" % (t, be))
+                out = run(a, 2, ["run.workload=sort", "run.backend=" + be, "sort.n=4000037", "sort.type=" + t,
+                                 "sort.exchange=" + x, "sort.payload=index", "sort.distribution=zipf",
+                                 "output.sort_keys=k.npy", "output.sort_index=i.npy"], wd)
+                if be == "cuda" and not re.search(r"^sort: exchange: nccl \(device to device\)", out, re.M):
+                    fail("2 GPUs %s: the exchange is not nccl" % t)
+                if "PASSED: sort" in out:
+                    blobs[be] = open(os.path.join(wd, "k.npy"), "rb").read() + open(os.path.join(wd, "i.npy"), "rb").read()
+            if len(blobs) == 2 and blobs["host"] != blobs["cuda"]:
+                fail("2 GPUs %s: nccl output differs from host" % t)
+            elif len(blobs) == 2:
+                print("ok   2 GPUs %s: nccl exchange == host" % t)
+    else:
+        print("note: %d GPU(s): the NCCL exchange (2 GPUs) not tested here" % ngpu)
     out = run(a, 1, ["run.workload=sort", "run.backend=cuda", "sort.local=qsort"], os.path.join(a.workdir, "qsort"), want_exit=1)
     if "sort.local = qsort is not available on the cuda backend" not in out:
         fail("local = qsort on cuda: no message")

@@ -31,6 +31,9 @@ hy_case(NAME sort_bad_type RANKS 1 EXIT 1 EXPECT "key 'sort.type' = 'int16'.*int
   ARGS run.workload=sort sort.type=int16)
 hy_case(NAME sort_bad_index_output RANKS 1 EXIT 1 EXPECT "key 'output.sort_index' needs sort.payload = index"
   ARGS run.workload=sort output.sort_index=i.npy)
+hy_case(NAME sort_bad_exchange_nccl_host RANKS 2 EXIT 1
+  EXPECT "sort.exchange = nccl: device collectives are not available here: host backend \\(allowed here: auto or mpi\\)"
+  ARGS run.workload=sort run.backend=host sort.exchange=nccl sort.n=1000)
 hy_case(NAME sort_bad_file_missing RANKS 2 EXIT 2 EXPECT "/nonexistent/k.npy: cannot open the key file"
   RUNCASE --no-files ARGS run.workload=sort sort.distribution=file sort.file=/nonexistent/k.npy output.record=false output.sort_keys=k.npy)
 # [debug] perturb: the in-run check must fail (exit 4, FAILED naming the figures)
