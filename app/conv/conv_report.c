@@ -87,7 +87,6 @@ int conv_report(hy_ctx *ctx, const conv_info *in) {
     hy_printf0(ctx, "conv: vendor %s kernel time %.3f ms; best of ours (%s) %.3f ms: %.2f x the vendor's speed\n",
                in->vendor_name, vendor->kernel_s * 1e3, conv_variant_names[best->variant], best->kernel_s * 1e3,
                vendor->kernel_s / best->kernel_s);
-    hy_metric_num(ctx, "vendor_kernel_s", vendor->kernel_s);
     hy_metric_num(ctx, "best_vs_vendor", vendor->kernel_s / best->kernel_s);
   }
   if (in->perturb != 0) hy_printf0(ctx, "conv: [debug] perturb = %g applied to the result before its check\n", in->perturb);

@@ -48,7 +48,8 @@ struct k_conv_plan {
 #ifdef HYBRID_HAVE_CUFFT
   cufftHandle fwd, inv;
   int fft_ready;
-  void *spec, *kspec, *fout;  /* complex spectrum of the tile, of the kernel; real result */
+  int fn0, fn1;               /* transform size: >= the padded tile, 2^a 3^b 5^c 7^d */
+  void *fin, *spec, *kspec, *fout;  /* real input (zero beyond the tile), spectra, real result */
 #endif
 #ifdef HYBRID_HAVE_CUDNN
   cudnnHandle_t dnn;
@@ -385,12 +386,28 @@ static int conv_copy_out(k_conv_plan *p, const void *src, int64_t sld, double sc
     if (hy_fr_ != CUFFT_SUCCESS) return hy_err(HY_ESYS, "cuFFT: %s failed: %d", #expr, (int)hy_fr_); \
   } while (0)
 
-/* cuFFT plans for the padded tile (channels batched) and the kernel's spectrum.  Local. */
+/* The smallest 2^a 3^b 5^c 7^d >= n (a size cuFFT transforms without Bluestein).  Local. */
+static int fft_nice(int n) {
+  for (int m = n;; m++) {
+    int t = m;
+    for (int f = 2; f <= 7; f++)
+      while (t % f == 0) t /= f;
+    if (t == 1) return m;
+  }
+}
+
+/* cuFFT plans for the padded tile zero-extended to a nice size (channels batched, strided:
+ * a circular correlation of that size equals the direct one on the owned pixels), and the
+ * kernel's spectrum.  Local. */
 static int fft_setup(k_conv_plan *p, const double *w) {
   const k_conv_geom *g = &p->g;
-  int n[2] = { g->th + 2 * g->r, g->tw + 2 * g->r }, C = g->C;
+  p->fn0 = fft_nice(g->th + 2 * g->r);
+  p->fn1 = fft_nice(g->tw + 2 * g->r);
+  int n[2] = { p->fn0, p->fn1 }, C = g->C;
   int64_t nc = (int64_t)n[0] * (n[1] / 2 + 1), nr = (int64_t)n[0] * n[1];
   size_t cs = p->es * 2;
+  HY_CUDA(cudaMalloc(&p->fin, (size_t)nr * C * p->es));
+  HY_CUDA(cudaMemset(p->fin, 0, (size_t)nr * C * p->es));
   HY_CUDA(cudaMalloc(&p->spec, (size_t)nc * C * cs));
   HY_CUDA(cudaMalloc(&p->kspec, (size_t)nc * cs));
   HY_CUDA(cudaMalloc(&p->fout, (size_t)nr * C * p->es));
@@ -400,7 +417,8 @@ static int fft_setup(k_conv_plan *p, const double *w) {
   HY_CUFFT(cufftPlanMany(&p->inv, 2, n, onembed, 1, (int)nc, inembed, C, 1, b, C));
   HY_CUFFT(cufftSetStream(p->fwd, p->cs));
   HY_CUFFT(cufftSetStream(p->inv, p->cs));
-  /* the kernel zero-padded to the tile, one channel */
+  p->fft_ready = 1;
+  /* the kernel zero-padded to the transform size, one channel */
   cufftHandle kp;
   HY_CUFFT(cufftPlan2d(&kp, n[0], n[1], f));
   HY_CUFFT(cufftSetStream(kp, p->cs));
@@ -421,25 +439,26 @@ static int fft_setup(k_conv_plan *p, const double *w) {
   free(hk);
   cudaFree(kr);
   cufftDestroy(kp);
-  p->fft_ready = 1;
   return HY_OK;
 }
 
-/* The fft variant on the whole tile.  Local. */
+/* The fft variant on the whole tile: the padded tile into the transform's input, R2C,
+ * times conj(K), C2R, the owned pixels copied out (scaled, divided if renormalising).  Local. */
 static int cuda_fft(k_conv_plan *p, const k_conv_rect *rc) {
   const k_conv_geom *g = &p->g;
-  int n0 = g->th + 2 * g->r, n1 = g->tw + 2 * g->r;
-  int64_t nc = (int64_t)n0 * (n1 / 2 + 1);
+  int64_t nc = (int64_t)p->fn0 * (p->fn1 / 2 + 1), fl = (int64_t)p->fn1 * g->C;
   HY_CALL(conv_begin(p));
-  if (g->fp64) HY_CUFFT(cufftExecD2Z(p->fwd, (cufftDoubleReal *)p->in, (cufftDoubleComplex *)p->spec));
-  else HY_CUFFT(cufftExecR2C(p->fwd, (cufftReal *)p->in, (cufftComplex *)p->spec));
+  HY_CUDA(cudaMemcpy2DAsync(p->fin, fl * p->es, p->in, p->ld * p->es, p->ld * p->es, g->th + 2 * g->r,
+                            cudaMemcpyDeviceToDevice, p->cs));
+  if (g->fp64) HY_CUFFT(cufftExecD2Z(p->fwd, (cufftDoubleReal *)p->fin, (cufftDoubleComplex *)p->spec));
+  else HY_CUFFT(cufftExecR2C(p->fwd, (cufftReal *)p->fin, (cufftComplex *)p->spec));
   unsigned nb = (unsigned)((nc * g->C + 255) / 256);
   if (g->fp64) spec_mul_kernel<cufftDoubleComplex><<<nb, 256, 0, p->cs>>>((cufftDoubleComplex *)p->spec, (const cufftDoubleComplex *)p->kspec, nc, g->C);
   else spec_mul_kernel<cufftComplex><<<nb, 256, 0, p->cs>>>((cufftComplex *)p->spec, (const cufftComplex *)p->kspec, nc, g->C);
   HY_CUDA_LAUNCH();
   if (g->fp64) HY_CUFFT(cufftExecZ2D(p->inv, (cufftDoubleComplex *)p->spec, (cufftDoubleReal *)p->fout));
   else HY_CUFFT(cufftExecC2R(p->inv, (cufftComplex *)p->spec, (cufftReal *)p->fout));
-  HY_CALL(conv_copy_out(p, p->fout, p->ld, 1.0 / ((double)n0 * n1)));
+  HY_CALL(conv_copy_out(p, p->fout, fl, 1.0 / ((double)p->fn0 * p->fn1)));
   return conv_end(p);
 }
 #endif
@@ -517,7 +536,7 @@ static void cuda_plan_destroy(k_conv_plan *p) {
   cudaFree(p->in); cudaFree(p->out); cudaFree(p->tmp); cudaFree(p->w); cudaFree(p->w1); cudaFree(p->P);
 #ifdef HYBRID_HAVE_CUFFT
   if (p->fft_ready) { cufftDestroy(p->fwd); cufftDestroy(p->inv); }
-  cudaFree(p->spec); cudaFree(p->kspec); cudaFree(p->fout);
+  cudaFree(p->fin); cudaFree(p->spec); cudaFree(p->kspec); cudaFree(p->fout);
 #endif
 #ifdef HYBRID_HAVE_CUDNN
   if (p->dnn) {

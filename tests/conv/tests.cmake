@@ -96,3 +96,19 @@ if(HYBRID_GPU_TESTS)
     EXPECT "conv: tiled .*kernel at [0-9.]+ x the memory floor" "vendor cuDNN kernel time" "PASSED: conv"
     ARGS ${CMAKE_SOURCE_DIR}/config/bench-conv.ini conv.width=4096 conv.height=4096)
 endif()
+
+# seed 002's conv tables (jobs/paper-tables.sh conv --small: host sizes): the three tables, a
+# PNG, every measured cell a number, the ranks table identical; a failing run fails the command
+add_test(NAME conv_paper_tables_small COMMAND ${HY_RUNCASE} --exit 0 --workdir ${HY_TEST_OUT}/conv_tables
+  --expect "^\\| 1031 x 769 \\| n/a \\(figure lost\\) \\| n/a \\(figure lost\\) \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\|"
+  --expect "^\\| 31 \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| n/a"
+  --expect "^\\| 3 \\| 1x3 \\| [0-9.]+ \\| [0-9.]+ \\| yes \\|$"
+  --expect "seed002: PASSED: tables conv-seed, conv-ksize, conv-ranks" --reject "FAILED"
+  --expect-file seed002-tables/seed002-conv-ksize.png
+  -- bash ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh conv --small --bin $<TARGET_FILE:hybrid>)
+set_tests_properties(conv_paper_tables_small PROPERTIES LABELS "slow;mpi" TIMEOUT 600 PROCESSORS 3)
+add_test(NAME conv_paper_tables_failed_run COMMAND ${HY_RUNCASE} --exit 1 --workdir ${HY_TEST_OUT}/conv_tables_failed
+  --expect "seed002: run seed_256x256 FAILED" --expect "seed002: FAILED: [0-9]+ run"
+  --expect "paper-tables: FAILED: seed conv"
+  -- bash ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh conv --small --bin /bin/false)
+set_tests_properties(conv_paper_tables_failed_run PROPERTIES LABELS "unit" TIMEOUT 120)
