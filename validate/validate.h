@@ -29,7 +29,8 @@
   X(lle, "smallest eigenpairs of the LLE matrix M by SLEPc (Krylov-Schur, sinvert) vs a run's") \
   X(spai, "BiCGSTAB with the run's SPAI M (PCMAT) vs its iterations; Table 5: ParaSails, ILU(0), Jacobi, none") \
   X(sort, "a sort run's output vs PETSc's PetscSortInt/PetscParallelSortInt/PetscSortInt64/PetscSortReal of its input") \
-  X(conv, "a conv run's output vs N PETSc MatMults of the sparse convolution matrix (boundary rule in the weights)")
+  X(conv, "a conv run's output vs N PETSc MatMults of the sparse convolution matrix (boundary rule in the weights)") \
+  X(gemm, "a gemm run's C vs PETSc's MatMatMult of its A and B on MATSEQDENSE (+ beta C0), elementwise bound")
 
 
 /* subcommand entry points: int validate_NAME(int argc, char **argv) */

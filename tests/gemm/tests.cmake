@@ -207,3 +207,38 @@ if(HYBRID_GPU_TESTS)
             gemm.precision=double gemm.beta=0.5 run.seed=23)
   set_tests_properties(gpu_gemm_nccl_np2 PROPERTIES LABELS "gpu;mpi" TIMEOUT 300 PROCESSORS 2 SKIP_RETURN_CODE 77)
 endif()
+
+# ---- hybrid-validate gemm (label validate): the run's C against PETSc's MatMatMult.  The data:
+# a 2-rank bf16 run with beta != 0 writes A, B, C0, C; a perturbed run (exit 4) writes its C.
+if(TARGET hybrid-validate)
+  set(GEMM_VD ${HY_TEST_OUT}/gemm_validate_data)
+  set(GEMM_VENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+  set(GEMM_VRUN run.workload=gemm ${GEMM_PRIMES} gemm.precision=bf16 gemm.alpha=2 gemm.beta=0.5
+      run.seed=31 output.record=false)
+  add_test(NAME gemm_validate_gen
+    COMMAND ${CMAKE_COMMAND} -E chdir ${HY_TEST_OUT} ${HY_RUNCASE} --exit 0 --workdir ${GEMM_VD} --expect "^PASSED"
+            -- ${HY_MPIEXEC} 2 ${HY_MPIEXEC_PREFLAGS} ${HY_BIN} ${GEMM_VRUN}
+            output.a=A.mtx output.b=B.mtx output.c=C.mtx output.c0=C0.petsc)
+  add_test(NAME gemm_validate_gen_perturbed
+    COMMAND ${HY_RUNCASE} --exit 4 --workdir ${GEMM_VD}_p --expect "^FAILED"
+            -- ${HY_MPIEXEC} 2 ${HY_MPIEXEC_PREFLAGS} ${HY_BIN} ${GEMM_VRUN} output.c=C.mtx debug.perturb=1e-4)
+  set_tests_properties(gemm_validate_gen gemm_validate_gen_perturbed PROPERTIES LABELS "validate;mpi"
+    TIMEOUT 60 PROCESSORS 2 FIXTURES_SETUP gemm_vdata)
+  set(GEMM_VARGS -A ${GEMM_VD}/A.mtx -B ${GEMM_VD}/B.mtx -C0 ${GEMM_VD}/C0.petsc -alpha 2 -beta 0.5)
+  function(gemm_vcase name code msg)
+    add_test(NAME gemm_validate_${name}
+      COMMAND ${HY_RUNCASE} --exit ${code} --no-files --workdir ${HY_TEST_OUT}/gemm_validate_${name}
+              --expect "${msg}" -- $<TARGET_FILE:hybrid-validate> gemm ${ARGN})
+    set_tests_properties(gemm_validate_${name} PROPERTIES LABELS validate TIMEOUT 60
+      FIXTURES_REQUIRED gemm_vdata ENVIRONMENT "${GEMM_VENV}")
+  endfunction()
+  gemm_vcase(petsc 0 "^PASSED: gemm: max \\|C - R\\| / bound = [0-9.]+e[-+][0-9]+ <= 1 "
+    ${GEMM_VARGS} -C ${GEMM_VD}/C.mtx -prec bf16)
+  # the bf16 result judged by FP64's bound: must fail (the check can fail)
+  gemm_vcase(too_strict 4 "^FAILED: gemm: max \\|C - R\\| / bound = [0-9.]+e[-+][0-9]+ > 1 .*double"
+    ${GEMM_VARGS} -C ${GEMM_VD}/C.mtx -prec double)
+  gemm_vcase(perturbed 4 "^FAILED: gemm: max \\|C - R\\| / bound = [0-9.]+e[-+][0-9]+ > 1 "
+    ${GEMM_VARGS} -C ${GEMM_VD}_p/C.mtx -prec bf16)
+  gemm_vcase(shape 2 "B is 97 x 89, but A .* is 97 x 101: B needs 101 rows"
+    -A ${GEMM_VD}/A.mtx -B ${GEMM_VD}/C.mtx -C ${GEMM_VD}/C.mtx)
+endif()
