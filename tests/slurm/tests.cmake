@@ -126,7 +126,7 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
 
   # the workloads: run once config/<w>.ini exists, with the small overrides in
   # tests/slurm/<w>.small (skipped while either is missing)
-  foreach(w gauss spai lle sort conv)
+  foreach(w gauss spai lle sort conv gemm)
     hy_slurm_test(NAME slurm_${w} TIMEOUT 120 ARGS job --script ${w}.slurm
       --require ${CMAKE_SOURCE_DIR}/config/${w}.ini --require ${HY_SLURM_DIR}/${w}.small
       --args-file ${HY_SLURM_DIR}/${w}.small --env HYBRID_SHOW_BINDING=1
