@@ -57,6 +57,13 @@ extern const k_lle_ops k_lle_host_ops;
 extern const k_lle_ops k_lle_cuda_ops;
 #endif
 
+/* New points (transform): the K nearest of the queries xq (nq x dim, row-major) among p's
+ * points by brute force (FP64 direct form, ties by index, nothing excluded: a query equal
+ * to a point has it at distance 0) and their weights (k_lle_point_weights_at).  Host.
+ * Local. */
+int k_lle_host_queries(const k_lle_points *p, const double *xq, int64_t nq, int k, double reg,
+                       int32_t *nbr, double *w, int64_t *nbad);
+
 /* Exact K nearest neighbours by a KD-tree on the host (same order and tie rule as knn).
  * For low dimensions.  Local. */
 int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2);
@@ -71,11 +78,21 @@ int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32
 /* Weights of point q from its k neighbours: g (k*k scratch, entry (a,b) at g[(a*k+b)*gs], gs
  * the stride: 1 on the host, the thread count on the GPU for coalesced access), w (k out).
  * Returns 0, or 1 when G + R I was not positive definite (w = 1/k then).  Local. */
+static inline K_LLE_HD int k_lle_point_weights_at(const double *x, int dim, const double *xq, int k,
+                                                  const int32_t *nbr, double reg, double *g0,
+                                                  int64_t gs, double *w);
 static inline K_LLE_HD int k_lle_point_weights(const double *x, int dim, int64_t q, int k,
                                                const int32_t *nbr, double reg, double *g0,
                                                int64_t gs, double *w) {
+  return k_lle_point_weights_at(x, dim, x + q * dim, k, nbr, reg, g0, gs, w);
+}
+
+/* The same for a query xq (dim coordinates) that need not be one of the points (transform of
+ * new points, as scikit-learn's barycenter_weights).  Local. */
+static inline K_LLE_HD int k_lle_point_weights_at(const double *x, int dim, const double *xq, int k,
+                                                  const int32_t *nbr, double reg, double *g0,
+                                                  int64_t gs, double *w) {
 #define g(i) g0[(int64_t)(i) * gs]
-  const double *xq = x + q * dim;
   double tr = 0;
   for (int a = 0; a < k; a++) {
     const double *xa = x + (int64_t)nbr[a] * dim;

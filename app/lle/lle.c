@@ -50,6 +50,9 @@ static const cfg_key lle_keys[] = {
   { "lle", "trust_sample", CFG_INT, "1000", 0, 1e9, NULL,
     "trustworthiness over this many seeded query points (all when n is smaller; 0: not computed)" },
   { "lle", "trust_max_n", CFG_INT, "200000", 0, 2e9, NULL, "skip trustworthiness above this n (it costs sample x n)" },
+  { "lle", "transform", CFG_STR, "", 0, 0, NULL,
+    "embed these new points (CSV with an optional header line, or .npy) as scikit-learn's transform does: barycentric weights (reg as in training) on their k nearest training points, applied to the embedding; written to output.transformed" },
+  { "output", "transformed", CFG_STR, "", 0, 0, NULL, "lle: the lle.transform points' embedding (CSV with a header line, or .npy by extension)" },
   { "output", "embedding", CFG_STR, "", 0, 0, NULL, "lle: write the n x d embedding here (CSV with a header line, or .npy by extension)" },
   { "output", "plot", CFG_STR, "", 0, 0, NULL, "lle: scatter plot PNG of the embedding coloured by the manifold parameter" },
   { "output", "matrix", CFG_STR, "", 0, 0, NULL, "write the workload's matrix here (PETSc binary by extension .petsc/.bin/.dat, else Matrix Market)" },
@@ -93,6 +96,8 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->trust_sample = cfg_int(c, "lle.trust_sample");
   o->trust_max_n = cfg_int(c, "lle.trust_max_n");
   o->seed = (uint32_t)cfg_int(c, "run.seed");
+  o->transform = cfg_str(c, "lle.transform");
+  o->out_transformed = cfg_str(c, "output.transformed");
   o->out_embedding = cfg_str(c, "output.embedding");
   o->out_plot = cfg_str(c, "output.plot");
   o->out_matrix = cfg_str(c, "output.matrix");
@@ -112,6 +117,10 @@ static int lle_check(hy_cfg *c) {
                    o.dim * (o.dim + 3) / 2, o.dim);
   if (o.hole && o.dataset != LLE_SWISSROLL)
     return cfg_err(c, "lle.hole", "= true needs lle.dataset = swissroll (it is %s)", o.dataset_name);
+  if (o.out_transformed[0] && !o.transform[0])
+    return cfg_err(c, "output.transformed", "needs lle.transform (the points to embed)");
+  if (o.transform[0] && o.stage != LLE_STAGE_ALL)
+    return cfg_err(c, "lle.transform", "needs lle.stage = all (it uses the embedding)");
   if (o.dataset == LLE_FILE && !o.file[0]) return cfg_err(c, "lle.file", "is required when lle.dataset = file");
   if (o.dataset != LLE_FILE) {
     if (o.k >= o.n) return cfg_err(c, "lle.k", "= %d must be below lle.n = %lld", o.k, (long long)o.n);

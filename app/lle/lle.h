@@ -129,6 +129,7 @@ typedef struct {
   uint32_t seed;               /* run.seed */
   const char *out_embedding, *out_plot, *out_matrix, *out_eigvecs, *out_eigvals;
   const char *out_points, *out_neighbors;
+  const char *transform, *out_transformed;   /* new points to embed, and where */
 } lle_opts;
 
 /* Fill o from the (checked, broadcast) configuration.  Local. */
@@ -137,6 +138,12 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o);
 /* What the stages found, for lle_report.c (rank 0 holds the gathered parts). */
 typedef struct {
   lle_data data;               /* every rank: all points */
+  lle_data tdata;              /* every rank: the lle.transform points (n = 0: none) */
+  int32_t *tnbr;               /* rank 0: tdata.n x k nearest training points */
+  double *tw;                  /* rank 0: their weights */
+  int64_t tbad;                /* transform points with a singular local Gram matrix */
+  double *temb;                /* rank 0: tdata.n x d embedding of the new points, column-major */
+  uint64_t temb_digest;
   int use_kd;                  /* neighbours by the kd-tree */
   const char *knn_how;         /* "host", "FP32 direct form", "FP64 direct form" */
   int32_t *nbr;                /* rank 0: n x k neighbours (all rows of W) */

@@ -63,6 +63,26 @@ static int lle_gather_w(hy_ctx *ctx, int64_t n, int k, int wk, int32_t **nbr, do
   return HY_OK;
 }
 
+/* lle.transform: the new points' nearest training points and weights, a block of the new
+ * points per rank, gathered on rank 0.  Collective. */
+static int lle_build_transform(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
+  int64_t nt = info->tdata.n, t0 = nt * ctx->rank / ctx->size, tq = nt * (ctx->rank + 1) / ctx->size - t0;
+  int k = o->k;
+  int32_t *tn = NULL;
+  double *tw = NULL;
+  HY_MALLOC(tn, (size_t)(tq ? tq : 1) * k);
+  HY_MALLOC(tw, (size_t)(tq ? tq : 1) * k);
+  k_lle_points pts = { info->data.n, info->data.dim, info->data.x };
+  int64_t bad = 0;
+  hy_phase_begin(ctx, "transform");
+  if (tq > 0) HY_LOCAL(k_lle_host_queries(&pts, info->tdata.x + t0 * info->tdata.dim, tq, k, o->reg, tn, tw, &bad));
+  hy_phase_end(ctx, "transform");
+  HY_MPI(MPI_Reduce(&bad, &info->tbad, 1, MPI_INT64_T, MPI_SUM, 0, ctx->comm));
+  HY_CALL(lle_gather_w(ctx, nt, k, k, &tn, &tw, &info->tnbr, &info->tw));
+  free(tn); free(tw);
+  return HY_OK;
+}
+
 /* Neighbours and weights of this rank's queries, W on rank 0.  Collective. */
 int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   const lle_data *d = &info->data;
@@ -107,6 +127,7 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   HY_CALL(lle_gather_w(ctx, n, k, wk, &nbr, &w, &info->nbr, o->method == LLE_STANDARD ? &info->w : &info->blk));
   hy_phase_end(ctx, "gather");
   free(nbr); free(w);
+  if (info->tdata.n > 0 && o->stage == LLE_STAGE_ALL) HY_CALL(lle_build_transform(ctx, o, info));
   int rc = HY_OK;
   if (ctx->rank == 0) {
     info->graph_digest = fnv64(0xcbf29ce484222325ULL, info->nbr, (size_t)n * k * sizeof *info->nbr);

@@ -42,6 +42,17 @@ int lle_check_result(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   HY_MALLOC(info->emb, (size_t)n * dd);
   memcpy(info->emb, e->vec + (size_t)n, (size_t)n * dd * sizeof *info->emb);
   info->emb_digest = fnv64(0xcbf29ce484222325ULL, info->emb, (size_t)n * dd * sizeof *info->emb);
+  if (info->tnbr) {   /* lle.transform: y_new = sum_j w_j y[nbr_j], as scikit-learn's transform */
+    int64_t nt = info->tdata.n;
+    HY_MALLOC(info->temb, (size_t)nt * dd);
+    for (int c = 0; c < dd; c++)
+      for (int64_t i = 0; i < nt; i++) {
+        double s = 0;
+        for (int j = 0; j < o->k; j++) s += info->tw[i * o->k + j] * info->emb[(size_t)c * n + info->tnbr[i * o->k + j]];
+        info->temb[(size_t)c * nt + i] = s;
+      }
+    info->temb_digest = fnv64(0xcbf29ce484222325ULL, info->temb, (size_t)nt * dd * sizeof *info->temb);
+  }
   /* quality: trustworthiness (costs sample x n distances) */
   if (o->trust_sample > 0 && n <= o->trust_max_n && (int64_t)o->trust_k < n / 2) {
     hy_phase_begin(ctx, "quality");
@@ -56,6 +67,9 @@ int lle_check_result(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
 void lle_info_free(lle_info *info) {
   free(info->nbr); free(info->w); free(info->blk); free(info->emb);
   info->nbr = NULL; info->w = NULL; info->blk = NULL; info->emb = NULL;
+  free(info->tnbr); free(info->tw); free(info->temb);
+  info->tnbr = NULL; info->tw = NULL; info->temb = NULL;
+  lle_data_free(&info->tdata);
   io_csr_free(&info->m);
   lle_eig_free(&info->eig);
   lle_data_free(&info->data);

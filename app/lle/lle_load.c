@@ -6,12 +6,12 @@
 
 #include <stdlib.h>
 
-/* Rank 0 reads the file, every rank receives the points.  Collective. */
-static int lle_load_file(hy_ctx *ctx, const lle_opts *o, lle_data *d) {
+/* Rank 0 reads the point file, every rank receives the points.  Collective. */
+static int lle_load_file(hy_ctx *ctx, const char *path, int color_last, lle_data *d) {
   int rc = HY_OK;
   long long hdr[3] = { 0, 0, 0 };
   if (ctx->rank == 0) {   /* rank 0's file, agreed right after */
-    rc = lle_read_points(o->file, o->color_last, d);
+    rc = lle_read_points(path, color_last, d);
     if (rc == HY_OK) { hdr[0] = d->n; hdr[1] = d->dim; }
   }
   HY_CALL(hy_agree(ctx->comm, rc));
@@ -62,7 +62,7 @@ int lle_load(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   lle_data *d = &info->data;
   hy_phase_begin(ctx, "data");
   if (o->dataset == LLE_FILE) {
-    HY_CALL(lle_load_file(ctx, o, d));
+    HY_CALL(lle_load_file(ctx, o->file, o->color_last, d));
   } else if (o->dataset == LLE_UNIFORM) {
     lle_gen_uniform(d, o->n, o->ambient_dim ? o->ambient_dim : 3, o->seed);
   } else {
@@ -84,5 +84,11 @@ int lle_load(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     return hy_err(HY_EINPUT, "lle.k = %d neighbours need more than %lld points (the data has %lld)", o->k,
                   (long long)o->k, (long long)d->n);
   if (d->n > INT32_MAX) return hy_err(HY_EINPUT, "%lld points exceed 2^31 - 1", (long long)d->n);
+  if (o->transform[0]) {   /* the new points of lle.transform, the same on every rank */
+    HY_CALL(lle_load_file(ctx, o->transform, 0, &info->tdata));
+    if (info->tdata.dim != d->dim)
+      return hy_err(HY_EINPUT, "%s: lle.transform points have %d coordinates, the training points %d%s", o->transform,
+                    info->tdata.dim, d->dim, o->ambient_dim ? " (after lle.ambient_dim)" : "");
+  }
   return HY_OK;
 }

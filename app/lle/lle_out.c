@@ -176,6 +176,7 @@ int lle_write_outputs(const lle_opts *o, const lle_info *info) {
   int64_t n = info->data.n;
   int dd = o->dim;
   if (o->out_embedding[0]) HY_CALL(lle_write_embedding(o->out_embedding, n, dd, info->emb));
+  if (o->out_transformed[0]) HY_CALL(lle_write_embedding(o->out_transformed, info->tdata.n, dd, info->temb));
   if (o->out_plot[0]) {
     int has_t = 0;
     for (int64_t i = 0; i < n && !has_t; i++) has_t = !isnan(info->data.t[i]);

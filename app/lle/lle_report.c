@@ -98,6 +98,12 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
              rerr, o->dim);
   hy_metric_num(ctx, "reconstruction_error", rerr);
   hy_printf0(ctx, "lle: embedding digest %016llx\n", (unsigned long long)info->emb_digest);
+  if (info->temb) {
+    hy_printf0(ctx, "lle: transform: %lld new point(s) embedded (barycentric weights on their %d nearest training "
+               "points, reg %g; %lld with a singular local Gram matrix), digest %016llx\n", (long long)info->tdata.n,
+               o->k, o->reg, (long long)info->tbad, (unsigned long long)info->temb_digest);
+    hy_metric_int(ctx, "transformed_points", info->tdata.n);
+  }
 }
 
 /* The trustworthiness line and metric.  Local (rank 0). */

@@ -71,6 +71,29 @@ static int host_weights(k_backend *be, const k_lle_points *p, int64_t q0, int64_
   return HY_OK;
 }
 
+/* K nearest points and weights of external queries (transform).  Local. */
+int k_lle_host_queries(const k_lle_points *p, const double *xq, int64_t nq, int k, double reg,
+                       int32_t *nbr, double *w, int64_t *nbad) {
+  if (k > K_LLE_KMAX) return hy_err(HY_EUSAGE, "k = %d exceeds the kernels' limit %d", k, K_LLE_KMAX);
+  const int dim = p->dim;
+  double dl[K_LLE_KMAX], g[K_LLE_KMAX * K_LLE_KMAX];
+  int64_t bad = 0;
+  for (int64_t q = 0; q < nq; q++) {
+    const double *xqq = xq + q * dim;
+    int32_t *il = nbr + q * k;
+    for (int j = 0; j < k; j++) { dl[j] = INFINITY; il[j] = INT32_MAX; }
+    for (int64_t j = 0; j < p->n; j++) {
+      const double *xj = p->x + j * dim;
+      double s = 0;
+      for (int c = 0; c < dim; c++) { double t = xj[c] - xqq[c]; s += t * t; }
+      knn_insert(dl, il, k, s, (int32_t)j);
+    }
+    bad += k_lle_point_weights_at(p->x, dim, xqq, k, il, reg, g, 1, w + q * k);
+  }
+  *nbad = bad;
+  return HY_OK;
+}
+
 /* LTSA / Hessian blocks of queries q0..q1-1.  Local. */
 static int host_blocks(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, const int32_t *nbr,
                        int method, int d, double htol, double *blk, int64_t *nbad) {

@@ -25,6 +25,12 @@ CHECK:
                same embedding digest at 2 and 3 ranks, the default solver (bsvd, which needs
                W: shift-invert instead) also <= 1e-6; reconstruction error against
                scikit-learn's reconstruction_error_ (relative 1e-6)
+  transform    lle.transform = FILE (held-out points) against scikit-learn's transform (same
+               method, eigen_solver='dense', fitted on the same data): our transformed points
+               equal scikit-learn's transform applied with our embedding (<= 1e-12), and
+               scikit-learn's own transform after the orthogonal Procrustes map between the two
+               training embeddings (<= 1e-8); standard and ltsa, dense and bsvd, 1/2/3 ranks
+               (the same digest)
   keys         the eigensolver keys that replaced environment variables: lle.threads = 1 gives
                the default run's embedding (same digest) on 1 thread; lle.ordering = metis is
                used; HYBRID_LLE_ORDERING / HYBRID_LLE_THREADS in the environment no longer beat
@@ -307,6 +313,53 @@ def check_methods(c):
     return rc
 
 
+def check_transform(c):
+    try:
+        from sklearn.datasets import make_swiss_roll
+        from sklearn.manifold import LocallyLinearEmbedding
+        from scipy.linalg import orthogonal_procrustes
+    except ImportError:
+        if c.allow_skip:
+            print("SKIP: scikit-learn not importable (opt-out: missing fixtures allowed)")
+            return 77
+        print("FAIL: scikit-learn not importable (or -DHYBRID_TEST_FIXTURES=optional)")
+        return 1
+    n, k, seed = 1000, 10, 0
+    X, _ = make_swiss_roll(n, random_state=seed)
+    Xn, _ = make_swiss_roll(150, noise=0.1, random_state=99)
+    path = os.path.join(c.workdir, "new.csv")
+    np.savetxt(path, Xn, delimiter=",", header="x,y,z", comments="", fmt="%.17g")
+    rc = 0
+    for method in ("standard", "ltsa"):
+        sk = LocallyLinearEmbedding(n_neighbors=k, n_components=2, method=method, eigen_solver="dense").fit(X)
+        T_sk = sk.transform(Xn)
+        dig = None
+        for r, solver in ((1, "dense"), (2, "dense"), (3, "dense"), (1, "bsvd")):
+            wd, out = run(c, r, ["run.workload=lle", "lle.n=%d" % n, "lle.k=%d" % k, "run.seed=%d" % seed,
+                                 "lle.method=" + method, "lle.eigensolver=" + solver, "lle.trust_sample=0",
+                                 "lle.transform=" + path, "output.transformed=t.npy", "output.embedding=e.npy",
+                                 "output.record=false"], "transform_%s_%s_%d" % (method, solver, r))
+            Y, T = np.load(os.path.join(wd, "e.npy")), np.load(os.path.join(wd, "t.npy"))
+            emb = sk.embedding_
+            sk.embedding_ = Y                      # scikit-learn's transform with our embedding
+            d_ours = np.abs(sk.transform(Xn) - T).max()
+            sk.embedding_ = emb
+            R, _ = orthogonal_procrustes(Y, emb)   # our training embedding onto scikit-learn's
+            d_sk = np.abs(T @ R - T_sk).max()
+            m = re.search(r"transform: (\d+) new point.*digest ([0-9a-f]+)", out)
+            ok = m is not None and int(m.group(1)) == len(Xn) and T.shape == (len(Xn), 2)
+            ok = ok and d_ours <= 1e-12 and d_sk <= 1e-8 and "PASSED: lle" in out
+            if solver == "dense" and r > 1:
+                ok = ok and m.group(2) == dig
+            if m and solver == "dense" and r == 1:
+                dig = m.group(2)
+            print("%s transform %s %s %d rank(s): %d points, vs scikit-learn's transform on our embedding %.2e, "
+                  "vs scikit-learn's own (Procrustes-aligned) %.2e, digest %s" % ("ok  " if ok else "FAIL", method,
+                  solver, r, len(T), d_ours, d_sk, m.group(2) if m else None))
+            rc |= 0 if ok else 1
+    return rc
+
+
 def check_keys(c):
     base = ["run.workload=lle", "lle.n=2000", "lle.k=10", "run.seed=2", "lle.trust_sample=0", "output.record=false"]
     nt = min(os.cpu_count() or 1, 8)
@@ -474,7 +527,7 @@ def main():
     c.allow_skip = a.allow_skip
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods,
+          "duplicates": check_duplicates, "gpu": check_gpu, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
           "validate": check_validate}[a.check]
     return fn(c)
 

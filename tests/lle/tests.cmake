@@ -10,11 +10,11 @@ endif()
 set(LLE_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/lle_check.py --hybrid $<TARGET_FILE:hybrid>
   --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--preflags=${MPIEXEC_PREFLAGS}"
   ${LLE_ALLOW_SKIP})
-foreach(chk generators sklearn ranks duplicates knn verdict keys methods)
+foreach(chk generators sklearn ranks duplicates knn verdict keys methods transform)
   add_test(NAME lle_${chk} COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_${chk} ${chk})
   set_tests_properties(lle_${chk} PROPERTIES LABELS "unit" TIMEOUT 300 SKIP_RETURN_CODE 77)
 endforeach()
-set_tests_properties(lle_ranks lle_knn lle_methods PROPERTIES LABELS "unit;mpi" PROCESSORS 3)
+set_tests_properties(lle_ranks lle_knn lle_methods lle_transform PROPERTIES LABELS "unit;mpi" PROCESSORS 3)
 
 # One rank fails alone inside a stage ([debug] fail_rank + fail_stage, hy_debug_point): the
 # job ends within 10 s with that rank's message and the code.  eigen is the longest stage (rank
@@ -53,6 +53,11 @@ hy_case(NAME lle_hessian_k_min RANKS 1 EXPECT "PASSED: lle" "hessian blocks on"
   ARGS run.workload=lle lle.method=hessian lle.k=6 lle.dim=2 lle.n=600 lle.trust_sample=0)
 hy_case(NAME lle_bad_hole_scurve RANKS 1 EXIT 1 EXPECT "key 'lle.hole'.*needs lle.dataset = swissroll \\(it is scurve\\)"
   ARGS run.workload=lle lle.dataset=scurve lle.hole=true)
+hy_case(NAME lle_bad_transformed_alone RANKS 1 EXIT 1 EXPECT "key 'output.transformed'.*needs lle.transform"
+  ARGS run.workload=lle output.transformed=t.csv)
+hy_case(NAME lle_bad_transform_dims RANKS 2 EXIT 2
+  EXPECT "small.csv: lle.transform points have 2 coordinates, the training points 3"
+  ARGS run.workload=lle lle.n=500 lle.transform=${CMAKE_CURRENT_LIST_DIR}/data/small.csv)
 hy_case(NAME lle_bad_d_ge_k RANKS 1 EXIT 1 EXPECT "lle.dim.*must be below lle.k"
   ARGS run.workload=lle lle.k=3 lle.dim=3)
 hy_case(NAME lle_bad_file_nan RANKS 2 EXIT 2 EXPECT "nan.csv:3: column 2 is nan"
