@@ -242,3 +242,18 @@ if(TARGET hybrid-validate)
   gemm_vcase(shape 2 "B is 97 x 89, but A .* is 97 x 101: B needs 101 rows"
     -A ${GEMM_VD}/A.mtx -B ${GEMM_VD}/C.mtx -C ${GEMM_VD}/C.mtx)
 endif()
+
+# seed 002's gemm tables (jobs/paper-tables.sh gemm --small: host sizes): both tables, the PNG,
+# every cell of the prime row a number (the seed's own lost); failing runs fail the command
+add_test(NAME gemm_paper_tables_small COMMAND ${HY_RUNCASE} --exit 0 --workdir ${HY_TEST_OUT}/gemm_tables
+  --expect "^\\| 131 \\| n/a \\(figure lost\\) \\| n/a \\(figure lost\\) \\| n/a \\(figure lost\\)( \\| [0-9.]+){7} \\| [0-9.]+% \\|$"
+  --expect "^\\| 1x3 \\(3\\) \\| [0-9.]+ \\| [0-9.]+ \\| 5 \\|$"
+  --expect "seed002: PASSED: tables gemm-sizes, gemm-ranks" --reject "FAILED"
+  --expect-file seed002-tables/seed002-gemm-sizes.png
+  -- bash ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh gemm --small --bin $<TARGET_FILE:hybrid>)
+set_tests_properties(gemm_paper_tables_small PROPERTIES LABELS "slow;mpi" TIMEOUT 600 PROCESSORS 3)
+add_test(NAME gemm_paper_tables_failed_run COMMAND ${HY_RUNCASE} --exit 1 --workdir ${HY_TEST_OUT}/gemm_tables_failed
+  --expect "seed002: run n64_naive FAILED" --expect "seed002: FAILED: [0-9]+ run"
+  --expect "paper-tables: FAILED: seed gemm"
+  -- bash ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh gemm --small --bin /bin/false)
+set_tests_properties(gemm_paper_tables_failed_run PROPERTIES LABELS "unit" TIMEOUT 120)
