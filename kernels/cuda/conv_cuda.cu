@@ -11,7 +11,7 @@
  *    conjugate spectrum of the kernel, C2R, the valid region copied out (a circular correlation
  *    of the padded tile equals the direct one on the owned pixels);
  *  - vendor: cuDNN's convolution forward (cross-correlation, C groups of one channel, the padded
- *    tile as a packed NHWC tensor, the algorithm cuDNN ranks first).
+ *    tile as a packed NHWC tensor, the algorithm cuDNN ranks first, FMA math: no TF32).
  * Arithmetic of the exact variants uses explicitly rounded operations (__fmul_rn / __fadd_rn,
  * __dmul_rn / __dadd_rn), so no fused multiply-add makes them differ from the host.
  * Two streams: the filter kernels on one (cudaEvent-timed), halo copies and boundary fills on
@@ -115,18 +115,22 @@ template <typename T, int C, int PY>
 __global__ void tiled_kernel(conv_args a, const T *__restrict__ in, const T *__restrict__ w, T *out) {
   extern __shared__ unsigned char smem_raw[];
   T *sw = (T *)smem_raw;                              /* ks * ks weights */
-  T *st = sw + a.ks * a.ks;                           /* (8 PY + 2r) rows x (32 + 2r) pixels x C */
+  T *st = sw + ((a.ks * a.ks + 3) & ~3);              /* (8 PY + 2r) rows x (32 + 2r) pixels x C */
   const int r = a.r, ks = a.ks, OH = TILE_BY * PY, SW = TILE_BX + 2 * r, SH = OH + 2 * r;
   const int bx = a.x0 + blockIdx.x * TILE_BX, by = a.y0 + blockIdx.y * OH;
   const int tid = threadIdx.y * TILE_BX + threadIdx.x, nt = TILE_BX * TILE_BY;
   for (int e = tid; e < ks * ks; e += nt) sw[e] = w[e];
   /* stage padded rows by .. by + OH + 2r - 1, columns bx .. bx + 32 + 2r - 1 (padded coords),
-   * clipped to the padded buffer (values beyond are never used by a valid output) */
-  const int rowsmax = a.th + 2 * r, colsmax = a.tw + 2 * r;
-  for (int e = tid; e < SH * SW * C; e += nt) {
-    int yy = e / (SW * C), rem = e % (SW * C), xx = rem / C, c = rem % C;
-    int gy = by + yy, gx = bx + xx;
-    st[e] = (gy < rowsmax && gx < colsmax) ? in[(int64_t)gy * a.ld + (int64_t)gx * C + c] : (T)0;
+   * clipped to the padded buffer (values beyond are never used by a valid output); a row's
+   * elements are contiguous in global memory: warp-wide coalesced loads, no division */
+  const int rowsmax = a.th + 2 * r;
+  const int64_t rowlen = (int64_t)(a.tw + 2 * r) * C, e0 = (int64_t)bx * C;
+  for (int yy = threadIdx.y; yy < SH; yy += TILE_BY) {
+    int gy = by + yy;
+    const T *src = in + (int64_t)gy * a.ld + e0;
+    T *dst = st + (int64_t)yy * SW * C;
+    for (int e = threadIdx.x; e < SW * C; e += TILE_BX)
+      dst[e] = (gy < rowsmax && e0 + e < rowlen) ? src[e] : (T)0;
   }
   __syncthreads();
   const int x = bx + threadIdx.x, ty = threadIdx.y * PY;
@@ -301,7 +305,7 @@ static int cuda_naive(k_conv_plan *p, const k_conv_rect *rc) {
 /* Shared bytes of a tiled block.  Local. */
 static size_t tiled_smem(const k_conv_plan *p, int py) {
   size_t r = p->g.r;
-  return ((size_t)p->g.ks * p->g.ks + (TILE_BY * py + 2 * r) * (TILE_BX + 2 * r) * p->g.C) * p->es;
+  return ((((size_t)p->g.ks * p->g.ks + 3) & ~(size_t)3) + (TILE_BY * py + 2 * r) * (TILE_BX + 2 * r) * p->g.C) * p->es;
 }
 
 /* Launch tiled_kernel<T, C, PY>.  Local. */
@@ -487,6 +491,8 @@ static int dnn_setup(k_conv_plan *p, const double *w) {
   HY_CUDNN(cudnnSetFilter4dDescriptor(p->filt, dt, CUDNN_TENSOR_NHWC, g->C, 1, g->ks, g->ks));
   HY_CUDNN(cudnnSetConvolution2dDescriptor(p->cdesc, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, dt));
   HY_CUDNN(cudnnSetConvolutionGroupCount(p->cdesc, g->C));
+  /* no tensor cores: CUDNN_DEFAULT_MATH would let FP32 run as TF32 (10-bit mantissa) */
+  HY_CUDNN(cudnnSetConvolutionMathType(p->cdesc, CUDNN_FMA_MATH));
   cudnnConvolutionFwdAlgoPerf_t perf[8];
   int got = 0;
   HY_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(p->dnn, p->tin, p->filt, p->cdesc, p->tout, 8, &got, perf));
