@@ -144,7 +144,7 @@ static int cu_settle(cudaStream_t s, int64_t n, T *keys, int64_t *idx, T *cur, i
 /* Bottom-up merge sort: seed levels below from, merge-path levels from it on.  Local. */
 template <typename T>
 static int cu_merge_sort(k_backend *be, const k_sort_args *a, T *keys, int64_t *idx, int64_t n, double *kernel_s) {
-  cudaStream_t s = k_cuda_st(be)->stream;
+  cudaStream_t s = k_cuda_cur(be);
   T *tk;
   int64_t *ti;
   HY_CALL(cu_scratch(s, n, idx != NULL, &tk, &ti));
@@ -176,7 +176,7 @@ static int cu_merge_sort(k_backend *be, const k_sort_args *a, T *keys, int64_t *
 /* CUB DeviceRadixSort on keys (and the index), double-buffered.  Local. */
 template <typename T>
 static int cu_radix_sort(k_backend *be, T *keys, int64_t *idx, int64_t n, double *kernel_s) {
-  cudaStream_t s = k_cuda_st(be)->stream;
+  cudaStream_t s = k_cuda_cur(be);
   T *tk;
   int64_t *ti;
   HY_CALL(cu_scratch(s, n, idx != NULL, &tk, &ti));
@@ -202,7 +202,7 @@ static int cu_radix_sort(k_backend *be, T *keys, int64_t *idx, int64_t n, double
 /* Pairwise rounds of merge-path merges of the runs.  Local. */
 template <typename T>
 static int cu_merge_runs(k_backend *be, T *keys, int64_t *idx, int64_t n, int nruns, const int64_t *off0, double *kernel_s) {
-  cudaStream_t s = k_cuda_st(be)->stream;
+  cudaStream_t s = k_cuda_cur(be);
   T *tk;
   int64_t *ti;
   HY_CALL(cu_scratch(s, n, idx != NULL, &tk, &ti));
@@ -289,7 +289,7 @@ __global__ void cuts_kernel(const T *__restrict__ k, const int64_t *__restrict__
 /* pick: positions up, a gather kernel, the elements down.  Local. */
 template <typename T>
 static int cu_pick(k_backend *be, const T *keys, const int64_t *idx, const int64_t *pos, int cnt, T *hk, int64_t *hi) {
-  cudaStream_t s = k_cuda_st(be)->stream;
+  cudaStream_t s = k_cuda_cur(be);
   if (cnt <= 0) return HY_OK;
   char *w = NULL;
   size_t pb = (size_t)cnt * 8, kb = (size_t)cnt * sizeof(T);
@@ -309,7 +309,7 @@ static int cu_pick(k_backend *be, const T *keys, const int64_t *idx, const int64
 /* cuts: splitters up, one thread per splitter, the positions down.  Local. */
 template <typename T>
 static int cu_cuts(k_backend *be, const T *keys, const int64_t *idx, int64_t n, const T *sk, const int64_t *si, int ns, int64_t *cut) {
-  cudaStream_t s = k_cuda_st(be)->stream;
+  cudaStream_t s = k_cuda_cur(be);
   if (ns <= 0) return HY_OK;
   char *w = NULL;
   size_t pb = (size_t)ns * 8, kb = (size_t)ns * sizeof(T);
@@ -335,7 +335,7 @@ struct sort_less {
 /* The vendor's radix sort (radix != 0) or merge sort on a copy of the keys, timed.  Local. */
 template <typename T>
 static int cu_vendor(k_backend *be, int radix, const T *keys, int64_t n, double *kernel_s, int *ok) {
-  cudaStream_t s = k_cuda_st(be)->stream;
+  cudaStream_t s = k_cuda_cur(be);
   T *a = NULL, *b = NULL;
   void *tmp = NULL;
   size_t bytes = 0;
