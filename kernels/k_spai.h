@@ -109,6 +109,16 @@ typedef struct k_spai_ops {
   int (*mat_free)(k_backend *be, void *mat);
   /* y[0..rows) = mat * x (x has cols entries; device vectors). */
   int (*mat_spmv)(k_backend *be, void *mat, const double *x, double *y);
+
+  /* ILU(0) (solver.precond = ilu0): the incomplete LU factors of a local n x n CSR (sorted
+   * columns, local indices, every row with its diagonal) in A's pattern, kept by the backend
+   * (host: the IKJ row-wise elimination in C; CUDA: cusparseDcsrilu02, triangular solves by
+   * cusparseSpSV).  A zero or non-finite pivot: HY_ENUMERIC naming the local row. */
+  int (*ilu_create)(k_backend *be, int64_t n, const int64_t *rowptr, const int32_t *colind,
+                    const double *val, void **ilu);
+  /* y[0..n) = (L U)^-1 x (L unit lower, U upper; device vectors). */
+  int (*ilu_apply)(k_backend *be, void *ilu, const double *x, double *y);
+  int (*ilu_free)(k_backend *be, void *ilu);
 } k_spai_ops;
 
 /* The table of be's kind.  Local. */

@@ -58,8 +58,9 @@ static const cfg_key spai_keys[] = {
     "(cuSPARSE csr2csc, A uploaded once); host = built on the host and uploaded (same M)" },
   { "solver", "solve", CFG_BOOL, "true", 0, 0, NULL,
     "false: build the preconditioner only (setup benchmarks, M comparisons)" },
-  { "solver", "precond", CFG_ENUM, "spai", 0, 0, "spai|jacobi|none",
-    "right preconditioner of BiCGSTAB" },
+  { "solver", "precond", CFG_ENUM, "spai", 0, 0, "spai|jacobi|none|ilu0",
+    "right preconditioner of BiCGSTAB (ilu0: ILU(0) of each rank's diagonal block, block Jacobi "
+    "over the ranks; one rank: ILU(0) of A; cuSPARSE csrilu02 + SpSV on CUDA)" },
   { "solver", "tol", CFG_REAL, "1e-7", 1e-16, 1, NULL, "relative residual ||r|| / ||b||" },
   { "solver", "max_iter", CFG_INT, "10000", 1, 1e9, NULL, "iteration limit" },
   { "solver", "monitor", CFG_BOOL, "false", 0, 0, NULL,
@@ -115,11 +116,13 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solve = cfg_bool(c, "solver.solve");
   o->pc_name = cfg_str(c, "solver.precond");
   o->pc = !strcmp(o->pc_name, "spai") ? SPAI_PC_SPAI
-          : !strcmp(o->pc_name, "jacobi") ? SPAI_PC_JACOBI : SPAI_PC_NONE;
+          : !strcmp(o->pc_name, "jacobi") ? SPAI_PC_JACOBI
+          : !strcmp(o->pc_name, "ilu0") ? SPAI_PC_ILU0 : SPAI_PC_NONE;
   o->perturb = dbg->perturb;
   o->solver.tol = cfg_real(c, "solver.tol");
   o->solver.max_iter = (int)cfg_int(c, "solver.max_iter");
-  o->solver.use_m = o->pc != SPAI_PC_NONE;
+  o->solver.use_m = o->pc == SPAI_PC_SPAI || o->pc == SPAI_PC_JACOBI;
+  o->solver.ilu = o->pc == SPAI_PC_ILU0;
   o->solver.monitor = cfg_bool(c, "solver.monitor");
   o->solver.perturb = o->perturb;
   o->out_solution = cfg_str(c, "output.solution");

@@ -17,7 +17,7 @@
 #include "io/io.h"
 #include "k_spai.h"
 
-typedef enum { SPAI_PC_SPAI = 0, SPAI_PC_JACOBI = 1, SPAI_PC_NONE = 2 } spai_pc_kind;
+typedef enum { SPAI_PC_SPAI = 0, SPAI_PC_JACOBI = 1, SPAI_PC_NONE = 2, SPAI_PC_ILU0 = 3 } spai_pc_kind;
 typedef enum { SPAI_RHS_ONES = 0, SPAI_RHS_RANDOM = 1, SPAI_RHS_FILE = 2 } spai_rhs_kind;
 
 /* The options of the SPAI setup ([spai]). */
@@ -39,7 +39,8 @@ typedef struct {
 typedef struct {
   double tol;
   int max_iter;
-  int use_m;                   /* 0: no preconditioner */
+  int use_m;                   /* 1: the preconditioner is the matrix M (spai, jacobi) */
+  int ilu;                     /* 1: ILU(0) of each rank's diagonal block (block Jacobi) */
   int monitor;                 /* 1: one line per iteration, k and ||r|| / ||b|| */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
@@ -61,7 +62,7 @@ typedef struct {
   /* [solver] */
   int solve;
   spai_pc_kind pc;
-  const char *pc_name;         /* "spai", "jacobi", "none" */
+  const char *pc_name;         /* "spai", "jacobi", "none", "ilu0" */
   spai_solve_opts solver;
   /* [output] ("" = not written) */
   const char *out_solution, *out_precond, *out_matrix, *out_rhs;
@@ -180,6 +181,8 @@ typedef struct {
   double bytes_per_iter;       /* minimum bytes per iteration on the slowest rank */
   double spmv_a_s, spmv_m_s;   /* one local SpMV of A / M alone (slowest rank; backend library) */
   double spmv_a_bytes, spmv_m_bytes;
+  double ilu_s;                /* ILU(0) factorisation (slowest rank), ilu0 */
+  int64_t ilu_nnz;             /* nnz of the factored diagonal blocks (all ranks) */
   char breakdown[128];
 } spai_solve_info;
 

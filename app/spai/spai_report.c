@@ -71,6 +71,11 @@ void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, s
     hy_printf0(ctx, "precond: none\n");
     return;
   }
+  if (o->pc == SPAI_PC_ILU0) {
+    hy_printf0(ctx, "precond: ilu0, %s (factored in the solve setup)\n", ctx->size > 1 ?
+               "block Jacobi: ILU(0) of each rank's diagonal block" : "ILU(0) of A");
+    return;
+  }
   const spai_setup_opts *s = &o->setup;
   const spai_setup_info *si = &in->setup;
   const double *phs = in->phases;
@@ -167,6 +172,13 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
                sv->spmv_m_s > 0 ? sv->spmv_m_bytes / sv->spmv_m_s / 1e9 : 0,
                o->solver.use_m ? "2 M" : "0 M", (2 * sv->spmv_a_s + 2 * sv->spmv_m_s) * 1e6,
                per_it * 1e6);
+  if (o->solver.ilu) {
+    hy_printf0(ctx, "ilu0: %lld entries in the factors (%s), factorisation %.3f ms (slowest rank)\n",
+               (long long)sv->ilu_nnz, ctx->size > 1 ? "diagonal blocks" : "pattern of A",
+               1e3 * sv->ilu_s);
+    hy_metric_num(ctx, "ilu_factor_s", sv->ilu_s);
+    hy_metric_int(ctx, "ilu_nnz", sv->ilu_nnz);
+  }
   report_repeat(ctx, &in->rep, o->pc == SPAI_PC_SPAI, 1, sv->iterations);
   hy_metric_num(ctx, "spmv_A_us", sv->spmv_a_s * 1e6);
   hy_metric_num(ctx, "spmv_M_us", sv->spmv_m_s * 1e6);

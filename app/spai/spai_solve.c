@@ -26,6 +26,8 @@ typedef struct {
   int monitor;                 /* print ||r|| / ||b|| every iteration */
   int64_t nloc, cap;
   void *amat, *mmat;
+  void *ilu;                   /* ILU(0) factors of the diagonal block (ilu0) */
+  hy_csr blk;                  /* that block (local columns < nloc, sorted) */
   la_halo ha, hm;
   int32_t *d_sidx_a, *d_sidx_m;
   double *d_sbuf, *h_sbuf, *h_rbuf;
@@ -80,6 +82,11 @@ static int v_precond(void *c, double *x, double *y) {
   HY_LOCAL(s->ko->mat_spmv(s->be, s->mmat, x, y));
   return HY_OK;
 }
+static int v_ilu(void *c, double *x, double *y) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->ko->ilu_apply(s->be, s->ilu, x, y));
+  return HY_OK;
+}
 static int v_axpbypcz(void *c, double a, const double *x, double b, const double *y, double cc,
                       double *z) {
   solve_ctx *s = c;
@@ -132,10 +139,47 @@ static void upload(solve_ctx *s, const hy_csr *a, const la_halo *h, void **mat, 
   }
 }
 
+/* The diagonal block of the renumbered local A (columns < nloc, sorted), factored by the
+ * backend's ILU(0); a zero pivot on any rank is agreed (exit 3 everywhere).  Collective. */
+static int solve_ilu(solve_ctx *s, const hy_csr *a, spai_solve_info *info) {
+  hy_ctx *ctx = s->ctx;
+  hy_csr *b = &s->blk;
+  int64_t n = s->nloc;
+  b->m = b->n = n;
+  HY_MALLOC(b->rowptr, n + 1);
+  HY_MALLOC(b->colind, a->nnz + 1);
+  HY_MALLOC(b->val, a->nnz + 1);
+  int64_t nz = 0;
+  b->rowptr[0] = 0;
+  for (int64_t i = 0; i < n; i++) {
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
+      if (a->colind[e] < n) {
+        b->colind[nz] = a->colind[e];
+        b->val[nz++] = a->val[e];
+      }
+    io_sort_pairs(b->colind + b->rowptr[i], b->val + b->rowptr[i], nz - b->rowptr[i]);
+    b->rowptr[i + 1] = nz;
+  }
+  b->nnz = nz;
+  if (!s->ko->ilu_create)
+    return hy_err(HY_EUSAGE, "solver.precond = ilu0: the %s backend has no ILU(0)", s->be->name);
+  double t0 = hy_wtime();
+  int rc = s->ko->ilu_create(s->be, n, b->rowptr, b->colind, b->val, &s->ilu);
+  if (rc == HY_OK) rc = s->be->ops->sync(s->be);
+  double t = hy_wtime() - t0;
+  HY_CALL(hy_agree(ctx->comm, rc));
+  long long lnz = nz, gnz = 0;
+  HY_MPI(MPI_Allreduce(&t, &info->ilu_s, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  HY_MPI(MPI_Allreduce(&lnz, &gnz, 1, MPI_LONG_LONG, MPI_SUM, ctx->comm));
+  info->ilu_nnz = gnz;
+  return HY_OK;
+}
+
 /* Halo plans (A's columns, and M's, renumbered to local), the matrices and the staging buffers
  * on the backend, b and x uploaded.  Collective. */
 static int solve_setup(solve_ctx *s, const la_part *pr, hy_csr *a, hy_csr *m, const double *b,
-                       const double *x, const spai_solve_opts *opt, double **db, double **dx) {
+                       const double *x, const spai_solve_opts *opt, double **db, double **dx,
+                       spai_solve_info *info) {
   hy_ctx *ctx = s->ctx;
   k_backend *be = s->be;
   hy_phase_begin(ctx, "solve setup");
@@ -158,6 +202,7 @@ static int solve_setup(solve_ctx *s, const la_part *pr, hy_csr *a, hy_csr *m, co
   v_create(s, dx);
   HY_LOCAL(be->ops->h2d(be, *db, b, s->nloc * sizeof(double)));
   HY_LOCAL(be->ops->h2d(be, *dx, x, s->nloc * sizeof(double)));
+  if (opt->ilu) HY_CALL(solve_ilu(s, a, info));
   hy_phase_end(ctx, "solve setup");
   return HY_OK;
 }
@@ -169,7 +214,8 @@ static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, d
   hy_ctx *ctx = s->ctx;
   krylov_ops ko = { .ctx = s, .n = s->nloc, .vec_create = v_create, .vec_free = v_free,
                     .vec_copy = v_copy, .matvec = v_matvec,
-                    .precond = opt->use_m ? v_precond : NULL, .axpbypcz = v_axpbypcz,
+                    .precond = opt->use_m ? v_precond : opt->ilu ? v_ilu : NULL,
+                    .axpbypcz = v_axpbypcz,
                     .dots = v_dots, .monitor = v_monitor,
                     .axpbypcz_dots = s->vec.ops->axpbypcz_dots ? v_axpbypcz_dots : NULL };
   krylov_params par = { .tol = opt->tol, .max_iter = opt->max_iter };
@@ -255,6 +301,8 @@ static void solve_free(solve_ctx *s, double **vecs, int nv) {
     if (vecs[i]) v_free(s, vecs[i]);
   s->ko->mat_free(be, s->amat);
   if (s->mmat) s->ko->mat_free(be, s->mmat);
+  if (s->ilu) s->ko->ilu_free(be, s->ilu);
+  io_csr_free(&s->blk);
   be->ops->free(be, s->d_sidx_a);
   be->ops->free(be, s->d_sidx_m);
   be->ops->free(be, s->d_sbuf);
@@ -277,11 +325,12 @@ int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, hy_csr *m, const doubl
   s.be = &ctx->be;
   s.ko = k_spai_ops_get(s.be);
   double *db = NULL, *dx = NULL, *dr = NULL, *dt = NULL;
-  HY_CALL(solve_setup(&s, pr, a, m, b, x, opt, &db, &dx));
+  HY_CALL(solve_setup(&s, pr, a, m, b, x, opt, &db, &dx, info));
   /* vectors read or written per iteration: 20, or 19 when the update of r and its dots share
    * a pass (r is not read back) */
   double nvec = s.vec.ops->axpbypcz_dots ? 19.0 : 20.0;
-  double bytes = 2 * spmv_bytes(a) + (opt->use_m ? 2 * spmv_bytes(m) : 16.0 * s.nloc) +
+  double bytes = 2 * spmv_bytes(a) + (opt->use_m ? 2 * spmv_bytes(m) :
+                                       opt->ilu ? 2 * spmv_bytes(&s.blk) : 16.0 * s.nloc) +
                  nvec * 8.0 * (double)s.nloc;
   HY_MPI(MPI_Allreduce(&bytes, &info->bytes_per_iter, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
   HY_CALL(solve_iterate(&s, opt, db, dx, info));

@@ -838,6 +838,12 @@ static int c_mat_spmv(k_backend *be, void *mat, const double *x, double *y) {
   return HY_OK;
 }
 
+/* ILU(0) (spai_ilu_cuda.cu). */
+int k_spai_cuda_ilu_create(k_backend *be, int64_t n, const int64_t *rowptr, const int32_t *colind,
+                           const double *val, void **ilu);
+int k_spai_cuda_ilu_apply(k_backend *be, void *ilu, const double *x, double *y);
+int k_spai_cuda_ilu_free(k_backend *be, void *ilu);
+
 extern "C" const k_spai_ops k_spai_cuda_ops = {
   .spmv_name = "cuSPARSE",
   .gpu = 1,
@@ -852,4 +858,7 @@ extern "C" const k_spai_ops k_spai_cuda_ops = {
   .mat_create = c_mat_create,
   .mat_free = c_mat_free,
   .mat_spmv = c_mat_spmv,
+  .ilu_create = k_spai_cuda_ilu_create,
+  .ilu_apply = k_spai_cuda_ilu_apply,
+  .ilu_free = k_spai_cuda_ilu_free,
 };

@@ -7,6 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ILU(0) (spai_ilu_host.c). */
+int k_spai_host_ilu_create(k_backend *be, int64_t n, const int64_t *rowptr, const int32_t *colind,
+                           const double *val, void **ilu);
+int k_spai_host_ilu_apply(k_backend *be, void *ilu, const double *x, double *y);
+int k_spai_host_ilu_free(k_backend *be, void *ilu);
+
 /* LAPACK (Fortran interface; hidden string lengths last). */
 extern void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau,
                     double *work, const int *lwork, int *info);
@@ -287,4 +293,7 @@ const k_spai_ops k_spai_host_ops = {
   .mat_create = h_mat_create,
   .mat_free = h_mat_free,
   .mat_spmv = h_mat_spmv,
+  .ilu_create = k_spai_host_ilu_create,
+  .ilu_apply = k_spai_host_ilu_apply,
+  .ilu_free = k_spai_host_ilu_free,
 };

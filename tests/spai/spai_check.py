@@ -31,6 +31,9 @@ modes:
               group 2 its threshold), the figure parsed > threshold, equal to the record's
               validation value; the same run without the perturbation passes the same check with
               its figure <= threshold
+  ilu-petsc   solver.precond = ilu0 at one rank against PETSc's PCILU (0 levels) in hybrid-validate's
+              Table 5 on the same A and b: the same iteration count (--slack, default 0), both
+              converged; with --ranks 2..: block Jacobi converges too (the count is printed)
   repeat      spai.repeat = 3 against one run at --ranks: the "spai: repeat 3:" line (cold,
               warm mean, fastest), the same iterations and the same M (exactly) as the single run,
               the target and floor lines on the fastest warm run, the warm metrics in the record
@@ -246,10 +249,47 @@ def check_perturb(a):
     return fails
 
 
+def check_ilu_petsc(a):
+    fails = []
+    its = {}
+    for r in a.ranks:
+        extra = ["solver.precond=ilu0"]
+        if r == a.ranks[0]:
+            extra += ["output.matrix=A.petsc", "output.rhs=b.petsc"]
+        rc, out, rec, wd = run(a, r, extra, "r%d" % r)
+        if rc != 0 or not rec or rec["metrics"].get("precond") != "ilu0":
+            fails.append("ilu0 at %d ranks exited %d" % (r, rc))
+            continue
+        its[r] = rec["metrics"]["iterations"]
+        if r == a.ranks[0]:
+            wd0 = wd
+    if fails or not a.validator:
+        return fails or ["ilu-petsc needs --validator"]
+    # M for the validator's own row: the SPAI of the same run (only its ILU(0) column is compared)
+    rc, out, rec, wd = run(a, a.ranks[0], ["output.preconditioner=M.mtx", "solver.solve=false"], "m")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    cmd = [a.validator, "spai", "-A", os.path.join(wd0, "A.petsc"), "-b", os.path.join(wd0, "b.petsc"),
+           "-M", os.path.join(wd, "M.mtx")]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600, env=env)
+    vout = p.stdout.decode(errors="replace")
+    print("---- %s (exit %d)\n%s" % (" ".join(cmd), p.returncode, vout[-2500:]))
+    head = re.search(r"^\s+SPAI \(ours, PCMAT\)\s+ParaSails\s+ILU\(0\)", vout, re.M)
+    row = re.search(r"^iterations\s+(\S+)\s+(\S+)\s+(\S+)", vout, re.M)
+    if not head or not row:
+        return fails + ["no Table 5 iterations row from hybrid-validate"]
+    petsc = row.group(3)
+    print("ilu0 iterations: ours %s, PETSc PCILU %s" % (its, petsc))
+    if not petsc.isdigit():
+        fails.append("PETSc's ILU(0) did not converge (%s)" % petsc)
+    elif abs(its[a.ranks[0]] - int(petsc)) > a.slack:
+        fails.append("ilu0: %d iterations, PETSc PCILU %s (slack %d)" % (its[a.ranks[0]], petsc, a.slack))
+    return fails
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends",
-                                     "solver-backends", "repeat", "pattern", "stop", "perturb"])
+                                     "solver-backends", "repeat", "pattern", "stop", "perturb", "ilu-petsc"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
@@ -263,6 +303,7 @@ def main():
     ap.add_argument("--expect-iters", type=int, default=None)
     ap.add_argument("--perturb", type=float, default=1e-3)
     ap.add_argument("--check", default=None)
+    ap.add_argument("--slack", type=int, default=0)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
@@ -310,6 +351,8 @@ def main():
         fails += check_stop(a)
     elif a.mode == "perturb":
         fails += check_perturb(a)
+    elif a.mode == "ilu-petsc":
+        fails += check_ilu_petsc(a)
     elif a.mode == "validate":
         rc, out, rec, wd = run(a, a.ranks[0], ["output.matrix=A.petsc", "output.rhs=b.petsc",
                                                "output.preconditioner=M.mtx"], "run")

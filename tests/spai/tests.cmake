@@ -205,6 +205,24 @@ hy_case(NAME spai_monitor RANKS 1 JSON
          "^PASSED: BiCGSTAB \\(spai\\) converged in 22 iterations"
   REJECT "^   23 KSP")
 
+# ---- solver.precond = ilu0: ILU(0) (one rank: of A, as PETSc's PCILU with 0 levels; P ranks:
+# block Jacobi, ILU(0) of each rank's diagonal block); the iteration count stored from PETSc
+# (hybrid-validate's Table 5 on the same A and b: 10), block Jacobi converges, a zero pivot (a
+# row without its diagonal, on rank 0) is exit 3 on every rank
+hy_case(NAME spai_ilu0_convdiff3d27_r1 RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=8000 solver.precond=ilu0
+  EXPECT "^precond: ilu0, ILU\\(0\\) of A" "^ilu0: 195112 entries in the factors"
+         "^PASSED: BiCGSTAB \\(ilu0\\) converged in 10 iterations"
+  RUNCASE --json-field metrics.iterations=10 --json-field metrics.precond=ilu0)
+hy_case(NAME spai_ilu0_blockjacobi_r3 RANKS 3 JSON
+  ARGS run.backend=host matrix.generator=convdiff2d matrix.size=1600 matrix.peclet=1 solver.precond=ilu0
+  EXPECT "^precond: ilu0, block Jacobi" "^PASSED: BiCGSTAB \\(ilu0\\) converged in 23 iterations")
+foreach(r 1 2)
+  hy_case(NAME spai_ilu0_zero_pivot_r${r} RANKS ${r} EXIT 3
+    ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx solver.precond=ilu0
+    EXPECT "ILU\\(0\\): row 0 has no diagonal entry \\(zero pivot\\)" "^FAILED: numerical")
+endforeach()
+
 # ---- file formats: symmetric and integer Matrix Market, real matrices at 1-3 ranks
 hy_case(NAME spai_int_sym RANKS 1 JSON
   ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/lap4x4_int_sym.mtx
@@ -301,6 +319,12 @@ if(HYBRID_GPU_TESTS)
   spai_multi(spai_gpu_perturb_colcheck perturb RANKS 1 LABELS gpu
     OPTS --check "^spai: column check: .* max difference ([0-9.e+-]+) \\(relative to .*\\) (?:<=|>) ([0-9.e+-]+)$"
     ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99)
+  # ILU(0) by cuSPARSE (csrilu02 + SpSV) against the host's: both converge, iterations within 2
+  foreach(r 1 2)
+    spai_multi(spai_gpu_ilu0_cfd27_r${r} solver-backends RANKS ${r} LABELS gpu
+      ARGS matrix.generator=convdiff3d27 matrix.size=21952 solver.precond=ilu0 matrix.rhs=random
+           run.seed=1701${r})
+  endforeach()
   spai_multi(spai_gpu_verdict_e05r0100 verdict RANKS 1 LABELS gpu NEED ${M}/e05r0100.mtx.gz OPTS --exit 3
     ARGS run.backend=cuda matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
   # spai.repeat on the device (device setup at 1 rank, columns on the GPU at 2): every run the
@@ -328,6 +352,11 @@ if(TARGET hybrid-validate)
     ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1)
   spai_multi(spai_validate_stop_watt_2 stop RANKS 1 LABELS validate NEED ${M}/watt_2.mtx
     ARGS run.backend=host matrix.source=file matrix.file=${M}/watt_2.mtx)
+  # ILU(0) against PETSc's PCILU on the same A and b (one rank: the same count; 2-3: block Jacobi)
+  spai_multi(spai_validate_ilu0_sherman5 ilu-petsc RANKS 1 2 LABELS validate NEED ${M}/sherman5.mtx
+    ARGS run.backend=host matrix.source=file matrix.file=${M}/sherman5.mtx)
+  spai_multi(spai_validate_ilu0_convdiff2d ilu-petsc RANKS 1 3 LABELS validate
+    ARGS run.backend=host matrix.generator=convdiff2d matrix.size=1600 matrix.peclet=1)
   spai_multi(spai_validate_convdiff3d27_r3 validate RANKS 3 LABELS validate TIMEOUT 240
     ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99)
 endif()
