@@ -5,7 +5,9 @@
  *    between two buffers instead of the seed's per-thread temporary); from run width
  *    merge_path_from on, a level is merged by merge path (path_level_kernel: every thread
  *    finds where its MP_ITEMS outputs start on the merge path of its pair by binary search and
- *    merges them), so the top levels are not left to a few threads;
+ *    merges them), so the top levels are not left to a few threads; from run width
+ *    MP_TILE / 2 on, the level is tiled (tile_level_kernel: a block's MP_TILE outputs merged
+ *    from shared memory, loads and stores coalesced);
  *  - local = radix: CUB DeviceRadixSort (SortKeys / SortPairs with the int64 index, stable,
  *    -0.0 and +0.0 equal as in `<`);
  *  - merge of the received runs: pairwise rounds of merge-path merges;
@@ -112,6 +114,74 @@ __global__ void path_level_kernel(const T *__restrict__ sk, const int64_t *__res
   mp_chunk(sk, si, dk, di, l, m, r, p - l, e - l);
 }
 
+#define MP_TILE (SORT_THREADS * MP_ITEMS)   /* outputs per block of a tiled merge-path level */
+
+/* Elements of a (na) taken among the first diag outputs of the stable merge of a and b (nb):
+ * the merge path's crossing of diagonal diag, by binary search.  Device. */
+template <typename T>
+__device__ __forceinline__ int64_t mp_search(const T *a, int64_t na, const T *b, int64_t nb, int64_t diag) {
+  int64_t lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+  while (lo < hi) {
+    int64_t mid = (lo + hi) >> 1;
+    if (!(b[diag - 1 - mid] < a[mid])) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* A tiled merge-path level of width w (2 w a multiple of MP_TILE): block g writes outputs
+ * [g MP_TILE, (g + 1) MP_TILE) of its pair; two threads find where the tile starts and ends
+ * on the merge path, the block loads those pieces of both runs into shared memory
+ * (coalesced), every thread merges its MP_ITEMS outputs there, the tile is stored coalesced.
+ * Same outputs as path_level_kernel.  Global kernel. */
+template <typename T>
+__global__ void tile_level_kernel(const T *__restrict__ sk, const int64_t *__restrict__ si, T *__restrict__ dk,
+                                  int64_t *__restrict__ di, int64_t n, int64_t w) {
+  __shared__ T ks[MP_TILE];
+  __shared__ int64_t xs[MP_TILE];
+  __shared__ int64_t bnd[2];
+  int64_t p0 = (int64_t)blockIdx.x * MP_TILE;
+  if (p0 >= n) return;
+  int64_t l = p0 / (2 * w) * (2 * w);
+  int64_t m = l + w < n ? l + w : n, r = l + 2 * w < n ? l + 2 * w : n;
+  int64_t p1 = p0 + MP_TILE < r ? p0 + MP_TILE : r;
+  if (threadIdx.x < 2) bnd[threadIdx.x] = mp_search(sk + l, m - l, sk + m, r - m, (threadIdx.x ? p1 : p0) - l);
+  __syncthreads();
+  int64_t a0 = bnd[0], b0 = (p0 - l) - a0;
+  int la = (int)(bnd[1] - a0), tot = (int)(p1 - p0), lb = tot - la;
+  for (int t = threadIdx.x; t < tot; t += blockDim.x) {
+    int64_t src = t < la ? l + a0 + t : m + b0 + (t - la);
+    ks[t] = sk[src];
+    if (si) xs[t] = si[src];
+  }
+  __syncthreads();
+  T rk[MP_ITEMS];
+  int64_t rx[MP_ITEMS];
+  int d0 = threadIdx.x * MP_ITEMS, cnt = 0;
+  if (d0 < tot) {
+    int i = (int)mp_search(ks, la, ks + la, lb, d0), j = d0 - i;
+    cnt = tot - d0 < MP_ITEMS ? tot - d0 : MP_ITEMS;
+#pragma unroll
+    for (int q = 0; q < MP_ITEMS; q++) {
+      if (q < cnt) {
+        bool fromb = i >= la || (j < lb && ks[la + j] < ks[i]);
+        int s = fromb ? la + j++ : i++;
+        rk[q] = ks[s];
+        rx[q] = si ? xs[s] : 0;
+      }
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < MP_ITEMS; q++)
+    if (q < cnt) { ks[d0 + q] = rk[q]; xs[d0 + q] = rx[q]; }
+  __syncthreads();
+  for (int t = threadIdx.x; t < tot; t += blockDim.x) {
+    dk[p0 + t] = ks[t];
+    if (di) di[p0 + t] = xs[t];
+  }
+}
+
 /* One merge-path merge of [l, m) and [m, r), threads over the outputs.  Global kernel. */
 template <typename T>
 __global__ void path_pair_kernel(const T *__restrict__ sk, const int64_t *__restrict__ si, T *__restrict__ dk,
@@ -155,7 +225,9 @@ static int cu_merge_sort(k_backend *be, const k_sort_args *a, T *keys, int64_t *
   T *sk = keys, *dk = tk;
   int64_t *si = idx, *di = idx ? ti : NULL;
   for (int64_t w = 1; w < n; w *= 2) {
-    if (from > 0 && w >= from) {
+    if (from > 0 && w >= from && (2 * w) % MP_TILE == 0) {
+      tile_level_kernel<T><<<(unsigned)((n + MP_TILE - 1) / MP_TILE), SORT_THREADS, 0, s>>>(sk, si, dk, di, n, w);
+    } else if (from > 0 && w >= from) {
       int64_t threads = (n + MP_ITEMS - 1) / MP_ITEMS;
       path_level_kernel<T><<<st_blocks(threads), SORT_THREADS, 0, s>>>(sk, si, dk, di, n, w);
     } else {

@@ -14,7 +14,8 @@ sort_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR MODE [
                    magic) end with exit 2, a message naming the file and the fault, and no
                    output file
   gpu              CUDA against host: every type, local variant (merge with the seed's
-                   levels only and with merge path, radix), payload, at 1 and 2 ranks: the
+                   levels only, with merge path from width 8 or 256 (per-thread levels below
+                   width 1024, tiled from it), radix), payload, at 1 and 2 ranks: the
                    same bytes; CUB's line printed; a float file of -0.0/+0.0/repeats on CUDA
                    equal to numpy's stable sort (keys and indices); qsort refused on CUDA;
                    with 2 GPUs the NCCL exchange at 2 ranks equal to the host's MPI one
@@ -204,7 +205,8 @@ def gpu_count():
 def mode_gpu(a):
     n = 1000003
     for t in DTYPE:
-        for loc, extra in (("radix", []), ("merge", ["sort.merge_path_from=0"]), ("merge", ["sort.merge_path_from=256"])):
+        for loc, extra in (("radix", []), ("merge", ["sort.merge_path_from=0"]), ("merge", ["sort.merge_path_from=8"]),
+                           ("merge", ["sort.merge_path_from=256"])):
             for payload in ("none", "index"):
                 for np_ in (1, 2):
                     tag = "%s local=%s %s payload=%s np=%d" % (t, loc, " ".join(extra), payload, np_)
