@@ -2,7 +2,7 @@
 """Mutation testing: plant one small bug at a time and see whether the tests catch it.
 
     tests/tools/mutate.py [--list] [--only NAME,...] [--match REGEX] [--jobs N] [--keep]
-                          [--scratch DIR] [--no-baseline] [--timeout S] [MUTATIONS]
+                          [--scratch DIR] [--no-baseline] [--all-failures] [--timeout S] [MUTATIONS]
 
 MUTATIONS (default tests/tools/mutations.txt) holds one mutation a line, fields separated by
 " ||| ":
@@ -106,6 +106,8 @@ def main():
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per ctest subset")
     ap.add_argument("--cmake-args", default="", help="extra configure options")
+    ap.add_argument("--all-failures", action="store_true",
+                    help="run a mutation's whole subset (default: stop at the first failing test)")
     a = ap.parse_args()
     muts = parse(a.mutations)
     if a.only:
@@ -143,7 +145,10 @@ def main():
     if rc != 0:
         print(out[-3000:])
         sys.exit("mutate: the unmutated copy does not configure/build (see %s)" % log)
-    ctest = lambda subset: ["ctest", "-j", str(a.jobs), "--timeout", "300"] + shlex.split(subset)
+    base = ["ctest", "-j", str(a.jobs), "--timeout", "300"]
+    # a mutation is killed by its first failing test: stop there (unless --all-failures)
+    mut_ctest = lambda subset: base + ([] if a.all_failures else ["--stop-on-failure"]) + shlex.split(subset)
+    ctest = lambda subset: base + shlex.split(subset)
     bad_base = {}
     if not a.no_baseline:
         for subset in sorted(set(m["subset"] for m in live)):
@@ -167,7 +172,7 @@ def main():
             if rc != 0:
                 res, why = "build-error", ""
             else:
-                rc, out = run(ctest(m["subset"]), bld, a.timeout, log)
+                rc, out = run(mut_ctest(m["subset"]), bld, a.timeout, log)
                 fl = failing(out)
                 res, why = ("killed", " ".join(fl[:3]) + (" +%d" % (len(fl) - 3) if len(fl) > 3 else "")) \
                     if rc != 0 else ("SURVIVED", "")
