@@ -19,6 +19,15 @@ extern "C" {
 #endif
 
 typedef struct {
+  /* ---- what the backend is, for the driver's choices and its output (no kind tests) ---- */
+  int gpu;                  /* 1: a GPU (GPU figures - targets at the H200's rates - print) */
+  char tv;                  /* the device letter of HPL's T/V code: 'G' (GPU) or 'H' (host) */
+  const char *unit;         /* what one rank drives, for "Gflops per ...": "GPU" or "rank" */
+  const char *vendor_lu;    /* the vendor LU of ref_lu: "cuSOLVER" or "LAPACK" */
+  const char *vendor_blas;  /* the BLAS of gemm_time: "cuBLAS" or "BLAS" */
+  /* The block size that gauss.nb = 0 (auto) means for order n (>= 1). */
+  int64_t (*nb_auto)(int64_t n);
+
   /* ---- the seed's three per-step kernels (row-major rows) ---- */
   /* row[0] = 1 and row[j] /= pivot for 0 < j < len (the seed's first kernel). */
   int (*row_scale)(k_backend *be, int sp, void *row, int64_t len, double pivot);
@@ -87,14 +96,17 @@ typedef struct {
   /* ---- services ---- */
   /* Bytes of device memory free now (host: available physical memory). */
   int (*mem_free)(k_backend *be, size_t *bytes);
-  /* The vendor's reference in FP64: LU of the n x n matrix a (overwritten), then solve with b
-   * (overwritten by x); times in seconds of the factorization and of the solve; info as
-   * getrf. */
-  int (*ref_lu)(k_backend *be, int64_t n, double *a, double *b, double *t_factor,
-                double *t_solve, int *info);
-  /* Seconds of one n x n x n DGEMM (after a warm-up). */
-  int (*gemm_time)(k_backend *be, int64_t n, double *seconds);
+  /* The vendor's reference in FP64 (cuSOLVER / LAPACK getrf + getrs) on the n x n matrix a0
+   * (device, column-major, ld n; not changed) and b (device; not changed): one untimed warm-up
+   * run, then reps timed runs, each the LU of a fresh copy of a0 and the solve; x (device, n):
+   * the last run's solution; tf, ts: best [0] and mean [1] seconds of the factorization and of
+   * the solve over the timed runs; info as getrf (the last run). */
+  int (*ref_lu)(k_backend *be, int64_t n, const double *a0, const double *b, double *x, int reps,
+                double tf[2], double ts[2], int *info);
+  /* An n x n x n DGEMM: one warm-up, then reps timed; t[0] best, t[1] mean seconds. */
+  int (*gemm_time)(k_backend *be, int64_t n, int reps, double t[2]);
 
+  /* ---- device-to-device copies ---- */
   /* Copy an m x n column-major block between device buffers (lda -> ldb), queued on the
    * current gauss stream. */
   int (*copy_2d)(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda, void *b,

@@ -11,9 +11,47 @@ enum { GAUSS_NAIVE = 0, GAUSS_STEPWISE = 1, GAUSS_BLOCKED = 2 };
 enum { GAUSS_DOUBLE = 0, GAUSS_SINGLE = 1, GAUSS_MIXED = 2 };
 enum { GAUSS_RANDOM = 0, GAUSS_DIAGDOM = 1, GAUSS_FILE = 2, GAUSS_ILLCOND = 3 };
 enum { GAUSS_REFINE_CLASSIC = 0, GAUSS_REFINE_GMRES = 1, GAUSS_REFINE_AUTO = 2 };
+enum { GAUSS_RHS_RANDOM = 0, GAUSS_RHS_ONES = 1, GAUSS_RHS_FILE = 2 };
+
+/* The [gauss] keys (and the core and [output] keys gauss uses), read once by
+ * gauss_opts_from_cfg after rank 0's checks and the broadcast. */
+typedef struct {
+  int64_t n;                /* gauss.n (matrix = file: the file's order, set by the load) */
+  int n_given;              /* gauss.n was set (file or command line) */
+  int64_t nb;               /* gauss.nb (0: the backend's auto block size) */
+  int P, Q;                 /* gauss.grid (0 x 0: auto) */
+  int alg;                  /* GAUSS_NAIVE / STEPWISE / BLOCKED (gauss.algorithm) */
+  int prec;                 /* GAUSS_DOUBLE / SINGLE / MIXED (gauss.precision) */
+  int managed;              /* gauss.memory = managed */
+  int mtype;                /* GAUSS_RANDOM / DIAGDOM / FILE / ILLCOND (gauss.matrix) */
+  const char *matrix_name;  /* gauss.matrix as written */
+  double cond;              /* gauss.cond */
+  const char *file;         /* gauss.file */
+  int rhs;                  /* GAUSS_RHS_* (gauss.rhs) */
+  const char *rhs_name;     /* gauss.rhs as written */
+  const char *rhs_file;     /* gauss.rhs_file */
+  int tf32;                 /* gauss.tensor = tf32 */
+  int max_refine;           /* gauss.max_refine */
+  int refine;               /* GAUSS_REFINE_* (gauss.refine) */
+  int gmres_max;            /* gauss.gmres_max */
+  int gmres_right;          /* gauss.gmres_precond = right */
+  double gmres_tol;         /* gauss.gmres_tol */
+  int bcast;                /* gauss.bcast: 0 auto, 1 nccl, 2 mpi (the HY_BCAST_* values) */
+  double threshold;         /* gauss.threshold */
+  int compare;              /* gauss.compare_cusolver */
+  int repeat;               /* gauss.repeat */
+  int64_t gemm_n;           /* gauss.gemm_n */
+  int profile;              /* gauss.profile: synchronised split of the blocked factor time */
+  uint64_t seed;            /* run.seed */
+  const char *out_matrix, *out_rhs, *out_solution;   /* [output] matrix, rhs, solution */
+} gauss_opts;
+
+/* The options from the configuration.  Local. */
+void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o);
 
 typedef struct gauss_t {
   hy_ctx *ctx;
+  const gauss_opts *o;
   k_backend *be;
   const k_gauss_ops *ko;
   int64_t n, nb;
@@ -33,6 +71,8 @@ typedef struct gauss_t {
   hy_grid grid;             /* blocked: the P x Q process grid (grid_made = 1 once made) */
   int grid_made;
   hy_bcast *bc;             /* blocked: its broadcast transport (app/comm), NULL before */
+  double prof[5];           /* gauss.profile: panel, swaps, TRSM + U broadcast, lookahead GEMM,
+                             * rest of the trailing GEMM (seconds, rank 0's, last factorization) */
 } gauss_t;
 
 /* One algorithm: factor (collective; sp selects FP32 storage, keep: keep what a later solve
@@ -116,17 +156,54 @@ int gauss_refine(gauss_t *g, const gauss_alg *alg, void *fact, double *x, int me
  * matrix for any rank count).  Collective. */
 int gauss_illcond_make(gauss_t *g, double cond);
 
-/* A kernel or allocation failure on one rank cannot be agreed on inside the algorithms'
- * collectives: report it with rank and place and abort (DESIGN.md rule 2). */
-#define GAUSS_K(expr)                                   \
-  do {                                                  \
-    int gk_rc_ = (expr);                                \
-    if (gk_rc_ != HY_OK) {                              \
-      hy_err_trace(__FILE__, __LINE__);                 \
-      hy_abort_recorded(gk_rc_);                        \
-    }                                                   \
-  } while (0)
 /* malloc that aborts on failure (local). */
 void *gauss_xmalloc(size_t bytes);
 /* Device allocation that aborts on failure (local). */
 void *gauss_dalloc(gauss_t *g, size_t bytes);
+
+/* What the stages found, for the report (every rank holds the same values unless said). */
+typedef struct {
+  const gauss_alg *alg;
+  /* reference (gauss.compare_cusolver, 1 rank): after a warm-up, as many timed runs as ours */
+  int ref_reps;             /* timed runs of the vendor's LU and DGEMM */
+  double ref_f[2], ref_s[2];  /* vendor getrf / getrs seconds: [0] best, [1] mean */
+  int ref_info;             /* vendor getrf info */
+  double ref_scaled;        /* HPL scaled residual of the vendor's x */
+  double gemm_s[2];         /* seconds of one gemm_n^3 DGEMM: best, mean */
+  /* solve (gauss.repeat runs) */
+  int reps, nt;             /* runs; timed runs (the first warms up when reps > 1) */
+  double t, t_factor;       /* mean over the timed runs: solve (factor .. refine / fallback),
+                             * factor alone (slowest rank) */
+  double best_t, best_f;    /* fastest run */
+  int iters, fellback;      /* refinement steps; FP64 fallback (last run) */
+  gauss_refine_stats rs;    /* the last run's refinement */
+  double eps;               /* eps of the check (FP32 eps for single) */
+  /* check */
+  double perturb;           /* [debug] perturb applied to x before the check (0: none) */
+  double scaled, nr, nx;    /* HPL scaled residual, ||Ax - b||_inf, ||x||_inf */
+  int ok;                   /* scaled < threshold */
+} gauss_info;
+
+/* The stages of gauss_run (gauss_data.c, gauss_solve.c, gauss_report.c).  Each is collective
+ * and returns a code every rank holds. */
+/* Set up g from the options, read / make the inputs (files on rank 0, broadcast; b), the grid
+ * and its transport, the FP64 matrix on the device and ||A||_inf. */
+int gauss_load(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info);
+/* The vendor's LU and a DGEMM on this rank's device (compare_cusolver). */
+int gauss_reference(gauss_t *g, gauss_info *info);
+/* gauss.repeat times: factor, solve, refine (mixed), FP64 fallback; x the last run's. */
+int gauss_solve(gauss_t *g, gauss_info *info, double *x);
+/* [debug] perturb on x, then HPL's scaled residual against the original matrix in FP64. */
+int gauss_verify(gauss_t *g, gauss_info *info, double *x);
+/* Every printed line, metric and the verdict; [output] files.  HY_EVALID when the check
+ * failed. */
+int gauss_report(gauss_t *g, const gauss_info *info, const double *x);
+/* Free what gauss_load made (the transport and grid too).  Collective. */
+void gauss_free(gauss_t *g);
+/* The report's pieces printed during the stages (gauss_report.c).  Local. */
+void gauss_report_setup(const gauss_t *g, const gauss_info *info);
+void gauss_report_bcast(const gauss_t *g);
+void gauss_report_norms(const gauss_t *g);
+void gauss_report_reference(const gauss_t *g, const gauss_info *info);
+/* Write A, b and x as [output] asks (rank 0).  Collective (agreed outcome). */
+int gauss_outputs(gauss_t *g, const double *x);

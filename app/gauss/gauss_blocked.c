@@ -58,25 +58,11 @@ typedef struct {
 /* Make the grid, open its transport, print the choice.  Collective. */
 int gauss_blocked_comm_setup(gauss_t *g) {
   hy_ctx *ctx = g->ctx;
-  int want = cfg_enum(ctx->cfg, "gauss.bcast");   /* 0 auto, 1 nccl, 2 mpi: as HY_BCAST_* */
-  int P = g->P, Q = g->Q;
-  HY_CALL(hy_grid_make(ctx->comm, P, Q, &g->grid));
+  HY_CALL(hy_grid_make(ctx->comm, g->P, g->Q, &g->grid));
   g->grid_made = 1;
   if (ctx->size == 1) return hy_bcast_open(&g->grid, g->be, HY_BCAST_MPI, "gauss.bcast", 0, &g->bc);
-  HY_CALL(hy_bcast_open(&g->grid, g->be, want, "gauss.bcast", ctx->debug.host_coll, &g->bc));
-  if (hy_bcast_note(g->bc)[0]) hy_printf0(ctx, "gauss: %s\n", hy_bcast_note(g->bc));
-  const char *name = hy_bcast_name(g->bc);
-  int emul = !strcmp(name, "emulated");
-  if (hy_bcast_is_device(g->bc))
-    hy_printf0(ctx, "gauss: panel broadcasts: %s (%s; L along process rows of %d, U down process "
-               "columns of %d)%s%s%s\n", name,
-               emul ? "[debug] host_coll test hook: device-collective path, MPI on the host"
-                    : "device buffers on the GPU streams", Q, P,
-               P > 1 ? "; row swaps: " : "", P > 1 ? name : "",
-               P > 1 ? ", one exchange per panel; panel gather: mpi" : "");
-  else
-    hy_printf0(ctx, "gauss: panel broadcasts: mpi (%s): %s\n", hy_bcast_path(g->bc), hy_bcast_why(g->bc));
-  hy_metric_str(ctx, "bcast", hy_bcast_is_device(g->bc) ? "nccl" : "mpi");
+  HY_CALL(hy_bcast_open(&g->grid, g->be, g->o->bcast, "gauss.bcast", ctx->debug.host_coll, &g->bc));
+  gauss_report_bcast(g);
   return HY_OK;
 }
 
@@ -88,14 +74,13 @@ void gauss_blocked_comm_free(gauss_t *g) {
   g->grid_made = 0;
 }
 
-/* HYBRID_GAUSS_PROFILE=1: synchronised times of the parts of the factorization (rank 0 prints). */
-static double prof_t[6];
-static int prof_on = -1;
+/* gauss.profile: synchronised times of the parts of the factorization into g->prof (slot
+ * < 0: start the clock).  Local. */
 static void prof_mark(gauss_t *g, int slot, double *t) {
-  if (!prof_on) return;
-  GAUSS_K(g->be->ops->sync(g->be));
+  if (!g->o->profile) return;
+  HY_LOCAL(g->be->ops->sync(g->be));
   double now = hy_wtime();
-  if (slot >= 0) prof_t[slot] += now - *t;
+  if (slot >= 0) g->prof[slot] += now - *t;
   *t = now;
 }
 
@@ -125,7 +110,7 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
     if (P == 1) {
       int info = 0;
       int64_t mi = 0;
-      GAUSS_K(ko->getrf(be, sp, mrows, jb, pan, f->lda, ip, &info, &minpiv, &mi));
+      HY_LOCAL(ko->getrf(be, sp, mrows, jb, pan, f->lda, ip, &info, &minpiv, &mi));
       ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
     } else {
       /* gather the panel's rows to the diagonal process of this column: one message per
@@ -139,7 +124,7 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
         hy_fatal(HY_EUSAGE, "gauss: panel of %lld x %lld elements exceeds the 32-bit MPI counts",
                  (long long)m, (long long)jb);
       int mycount = (int)(mrows * jb);
-      GAUSS_K(ko->d2h_2d(be, sp, mrows, jb, pan, f->lda, w->hbuf, mrows > 0 ? mrows : 1));
+      HY_LOCAL(ko->d2h_2d(be, sp, mrows, jb, pan, f->lda, w->hbuf, mrows > 0 ? mrows : 1));
       unsigned char *all = w->hall;
       if (f->p == pk) {
         cnt = gauss_xmalloc(sizeof(int) * (size_t)P);
@@ -158,23 +143,23 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
       HY_MPI(MPI_Gatherv(w->hbuf, mycount, et, all, cnt, dsp, et, pk, f->colc));
       if (f->p == pk) {
         /* assemble in global row order, factor on the device, split again */
-        GAUSS_K(ko->h2d_2d(be, sp, m * jb, 1, all, m * jb, w->pbuf2, m * jb));
+        HY_LOCAL(ko->h2d_2d(be, sp, m * jb, 1, all, m * jb, w->pbuf2, m * jb));
         for (int pp = 0; pp < P; pp++)
           if (cnt[pp] > 0)
-            GAUSS_K(ko->rows_put(be, sp, w->pbuf, m, jb, cnt[pp] / (int)jb, w->glist + dsp[pp] / jb,
+            HY_LOCAL(ko->rows_put(be, sp, w->pbuf, m, jb, cnt[pp] / (int)jb, w->glist + dsp[pp] / jb,
                                  at(w, w->pbuf2, dsp[pp], 0, 1)));
         int info = 0;
         int64_t mi = 0;
-        GAUSS_K(ko->getrf(be, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
+        HY_LOCAL(ko->getrf(be, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
         ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
         for (int pp = 0; pp < P; pp++)
           if (cnt[pp] > 0)
-            GAUSS_K(ko->rows_get(be, sp, w->pbuf, m, jb, cnt[pp] / (int)jb, w->glist + dsp[pp] / jb,
+            HY_LOCAL(ko->rows_get(be, sp, w->pbuf, m, jb, cnt[pp] / (int)jb, w->glist + dsp[pp] / jb,
                                  at(w, w->pbuf2, dsp[pp], 0, 1)));
-        GAUSS_K(ko->d2h_2d(be, sp, m * jb, 1, w->pbuf2, m * jb, all, m * jb));
+        HY_LOCAL(ko->d2h_2d(be, sp, m * jb, 1, w->pbuf2, m * jb, all, m * jb));
       }
       HY_MPI(MPI_Scatterv(all, cnt, dsp, et, w->hbuf, mycount, et, pk, f->colc));
-      GAUSS_K(ko->h2d_2d(be, sp, mrows, jb, w->hbuf, mrows > 0 ? mrows : 1, pan, f->lda));
+      HY_LOCAL(ko->h2d_2d(be, sp, mrows, jb, w->hbuf, mrows > 0 ? mrows : 1, pan, f->lda));
       free(cnt); free(dsp);
     }
   }
@@ -195,7 +180,7 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
     *ldl = ldp;
   }
   /* queued on this stream (the lookahead side stream after panel 0) by the device transport */
-  if (Q > 1 && mrows > 0) GAUSS_K(hy_bcast_2d(g->bc, HY_ROW, w->e, mrows, jb, *lp, *ldl, qk));
+  if (Q > 1 && mrows > 0) HY_LOCAL(hy_bcast_2d(g->bc, HY_ROW, w->e, mrows, jb, *lp, *ldl, qk));
   return HY_OK;
 }
 
@@ -215,7 +200,7 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
     int *ip = w->ipiv;
     for (int64_t i = 0; i < jb; i++) ip[i] = (int)(f->piv[k0 + i] - k0);
     int64_t s0 = x1 > c0 ? x1 : c0;
-    if (c1 > s0) GAUSS_K(ko->laswp(be, sp, at(w, f->a, k0, s0, f->lda), f->lda, c1 - s0, (int)jb, ip));
+    if (c1 > s0) HY_LOCAL(ko->laswp(be, sp, at(w, f->a, k0, s0, f->lda), f->lda, c1 - s0, (int)jb, ip));
     return HY_OK;
   }
   /* the set S of touched rows, and which row's content ends at each */
@@ -269,8 +254,8 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
    * short: sized for 2 nb rows at the start, about twice the usual need) */
   size_t dneed = (size_t)((nmine + nrecv) * ncols) * w->e;
   if (dneed > w->rbytes) {
-    GAUSS_K(be->ops->sync(be));
-    GAUSS_K(be->ops->free(be, w->rbuf));
+    HY_LOCAL(be->ops->sync(be));
+    HY_LOCAL(be->ops->free(be, w->rbuf));
     w->rbuf = gauss_dalloc(g, dneed);
     w->rbytes = dneed;
   }
@@ -278,7 +263,7 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
   if (ncols > 0) {
     for (int pp = 0; pp < P; pp++)
       if (scnt[pp] > 0)
-        GAUSS_K(ko->rows_get(be, sp, f->a, f->lda, ncols, scnt[pp], w->rows + soff[pp],
+        HY_LOCAL(ko->rows_get(be, sp, f->a, f->lda, ncols, scnt[pp], w->rows + soff[pp],
                              at(w, sd, (int64_t)soff[pp] * ncols, 0, 1)));
     /* the blocks from / to the other processes of the column, through the transport (one
      * exchange per panel: P = 2, one block each way) */
@@ -290,7 +275,7 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
       xs[pp] = (int64_t)(soff[pp] * row);
       xr[pp] = (int64_t)(roff[pp] * row);
     }
-    GAUSS_K(hy_bcast_exchange(g->bc, HY_COL, xc, sd, xs, rd, xr));
+    HY_LOCAL(hy_bcast_exchange(g->bc, HY_COL, xc, sd, xs, rd, xr));
     free(xc);
     /* scatter into my rows: all columns in [c0, c1) except [x0, x1) */
     for (int pp = 0; pp < P; pp++) {
@@ -299,9 +284,9 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
       void *blk = pp == me ? at(w, sd, (int64_t)soff[me] * ncols, 0, 1)
                            : at(w, rd, (int64_t)roff[pp] * ncols, 0, 1);
       const int *tr = w->rows2 + roff[pp];
-      if (x0 > c0) GAUSS_K(ko->rows_put(be, sp, at(w, f->a, 0, c0, f->lda), f->lda, x0 - c0, c, tr, at(w, blk, 0, c0, c)));
+      if (x0 > c0) HY_LOCAL(ko->rows_put(be, sp, at(w, f->a, 0, c0, f->lda), f->lda, x0 - c0, c, tr, at(w, blk, 0, c0, c)));
       int64_t s = x1 > c0 ? x1 : c0;
-      if (c1 > s) GAUSS_K(ko->rows_put(be, sp, at(w, f->a, 0, s, f->lda), f->lda, c1 - s, c, tr, at(w, blk, 0, s, c)));
+      if (c1 > s) HY_LOCAL(ko->rows_put(be, sp, at(w, f->a, 0, s, f->lda), f->lda, c1 - s, c, tr, at(w, blk, 0, s, c)));
     }
   }
   free(scnt);
@@ -310,15 +295,17 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
   return HY_OK;
 }
 
-/* Blocked LU.  Collective. */
-static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
+/* The factors' storage (a copy of the FP64 original in this rank's distribution, FP32 when
+ * sp) and the factorization's workspaces: panels, U rows, gathers, swaps, pinned staging, the
+ * transport's reserve.  Local (allocation failures abort). */
+static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   hy_ctx *ctx = g->ctx;
   k_backend *be = g->be;
   const k_gauss_ops *ko = g->ko;
   int P = g->P, Q = g->Q;
   int64_t n = g->n, nb = g->nb;
-  blk_fact *f = calloc(1, sizeof *f);
-  if (!f) hy_fatal(HY_ESYS, "out of memory");
+  blk_fact *f;
+  HY_CALLOC(f, 1);
   f->sp = sp;
   f->deferred = P == 1;
   f->p = ctx->rank / Q;
@@ -326,54 +313,157 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   f->mloc = gauss_numroc(n, nb, f->p, P);
   f->nloc = gauss_numroc(n, nb, f->q, Q);
   f->lda = f->mloc > 0 ? f->mloc : 1;
-  blk_ws w;
-  memset(&w, 0, sizeof w);
-  w.g = g;
-  w.f = f;
-  w.e = sp ? 4 : 8;
-  f->a = gauss_dalloc(g, (size_t)(f->lda * (f->nloc > 0 ? f->nloc : 1)) * w.e);
+  memset(w, 0, sizeof *w);
+  w->g = g;
+  w->f = f;
+  w->e = sp ? 4 : 8;
+  f->a = gauss_dalloc(g, (size_t)(f->lda * (f->nloc > 0 ? f->nloc : 1)) * w->e);
   f->piv = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
   f->rowc = g->grid.row;
   f->colc = g->grid.col;
   /* the matrix: a copy of the FP64 original (same distribution), converted for FP32 */
-  if (sp) GAUSS_K(ko->convert(be, 1, f->mloc, f->nloc, g->a0, f->lda, f->a, f->lda));
-  else GAUSS_K(be->ops->d2d(be, f->a, g->a0, (size_t)(f->mloc * f->nloc) * 8));
+  if (sp) HY_LOCAL(ko->convert(be, 1, f->mloc, f->nloc, g->a0, f->lda, f->a, f->lda));
+  else HY_LOCAL(be->ops->d2d(be, f->a, g->a0, (size_t)(f->mloc * f->nloc) * 8));
   /* workspaces */
   if (Q > 1) {
-    w.lbuf[0] = gauss_dalloc(g, (size_t)(f->lda * nb) * w.e);
-    w.lbuf[1] = gauss_dalloc(g, (size_t)(f->lda * nb) * w.e);
+    w->lbuf[0] = gauss_dalloc(g, (size_t)(f->lda * nb) * w->e);
+    w->lbuf[1] = gauss_dalloc(g, (size_t)(f->lda * nb) * w->e);
   }
   if (P > 1) {
-    w.ubuf = gauss_dalloc(g, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * w.e);
-    w.pbuf = gauss_dalloc(g, (size_t)(n * nb) * w.e);
-    w.pbuf2 = gauss_dalloc(g, (size_t)(n * nb) * w.e);
+    w->ubuf = gauss_dalloc(g, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * w->e);
+    w->pbuf = gauss_dalloc(g, (size_t)(n * nb) * w->e);
+    w->pbuf2 = gauss_dalloc(g, (size_t)(n * nb) * w->e);
   }
   if (P > 1) {
-    w.rbytes = (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e;
-    w.rbuf = gauss_dalloc(g, w.rbytes);
+    w->rbytes = (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w->e;
+    w->rbuf = gauss_dalloc(g, w->rbytes);
   }
   /* the transport's staging, once: L panels along the rows, U block rows down the columns */
-  GAUSS_K(hy_bcast_reserve(g->bc, HY_ROW, (size_t)(f->lda * nb) * w.e, (size_t)(f->lda * nb) * w.e));
-  GAUSS_K(hy_bcast_reserve(g->bc, HY_COL, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * w.e,
-                           (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w.e));
-  w.perm = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
-  for (int64_t i = 0; i < n; i++) w.perm[i] = -1;
-  w.rows = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));
-  w.rows2 = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));
+  HY_LOCAL(hy_bcast_reserve(g->bc, HY_ROW, (size_t)(f->lda * nb) * w->e, (size_t)(f->lda * nb) * w->e));
+  HY_LOCAL(hy_bcast_reserve(g->bc, HY_COL, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * w->e,
+                           (size_t)(2 * nb * (f->nloc > 0 ? f->nloc : 1)) * w->e));
+  w->perm = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) w->perm[i] = -1;
+  w->rows = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));
+  w->rows2 = gauss_xmalloc(sizeof(int) * (size_t)(2 * nb + 2));
   int64_t mx = f->mloc * nb, ux = 2 * nb * f->nloc;
-  w.hbytes = (size_t)((mx > ux ? mx : ux) + nb + 16) * w.e;
-  if (ctx->size > 1) GAUSS_K(be->ops->alloc_pinned(be, (void **)&w.hbuf, w.hbytes));
+  w->hbytes = (size_t)((mx > ux ? mx : ux) + nb + 16) * w->e;
+  if (ctx->size > 1) HY_LOCAL(be->ops->alloc_pinned(be, (void **)&w->hbuf, w->hbytes));
   if (P > 1) {
-    GAUSS_K(be->ops->alloc_pinned(be, (void **)&w.hall, (size_t)(n * nb) * w.e));
-    w.glist = gauss_xmalloc(sizeof(int) * (size_t)n);
+    HY_LOCAL(be->ops->alloc_pinned(be, (void **)&w->hall, (size_t)(n * nb) * w->e));
+    w->glist = gauss_xmalloc(sizeof(int) * (size_t)n);
   }
-  w.ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
+  w->ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
 
+  return f;
+}
+
+/* Step k of the blocked LU (panel k already factored and broadcast: lp, ldl): row swaps,
+ * U block row (TRSM, broadcast down the columns), the next panel's columns updated, the next
+ * panel factored on the side stream (lp, ldl: it) while the rest of the trailing update runs.
+ * Returns the next panel's code (a singular column: agreed).  Collective. */
+static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldlp, double *tpp) {
+  gauss_t *g = w->g;
+  blk_fact *f = w->f;
+  k_backend *be = g->be;
+  const k_gauss_ops *ko = g->ko;
+  int P = g->P, Q = g->Q;
+  int64_t n = g->n, nb = g->nb;
+  void *lp = *lpp;
+  int64_t ldl = *ldlp;
+  double tp = *tpp;
+  int rc = HY_OK, sp = f->sp;
+  int64_t k0 = k * nb, jb = n - k0 < nb ? n - k0 : nb;
+  int pk = (int)(k % P), qk = (int)(k % Q);
+  int64_t lr0 = gauss_numroc(k0, nb, f->p, P), lc0 = gauss_numroc(k0, nb, f->q, Q);
+  int64_t lr1 = gauss_numroc(k0 + jb, nb, f->p, P), lt = gauss_numroc(k0 + jb, nb, f->q, Q);
+  /* my columns of the next panel: [lt, split) (empty when another process column owns it) */
+  int64_t split = lt;
+  if (k + 1 < nblk && f->q == (int)((k + 1) % Q))
+    split = lt + (n - (k0 + jb) < nb ? n - (k0 + jb) : nb);
+  /* row swaps on all my columns except the panel's; one process row (no communication):
+   * first only the next panel's columns, the rest after the lookahead mark below, so that
+   * the next panel's factorization waits for as little as possible */
+  int64_t x0 = f->q == qk ? lc0 : 0, x1 = f->q == qk ? lc0 + jb : 0;
+  HY_CALL(blk_swap(w, k, P == 1 ? lt : 0, P == 1 ? split : f->nloc, x0, x1));
+  prof_mark(g, 1, &tp);
+  /* U block row: TRSM on the diagonal process row (P = 1: the next panel's columns first),
+   * broadcast down the columns */
+  int64_t nt = f->nloc - lt, nt1 = P == 1 ? split - lt : nt;
+  void *up = NULL;
+  int64_t ldu = 0;
+  if (f->p == pk) {
+    if (nt1 > 0) HY_LOCAL(ko->trsm_lunit(be, sp, jb, nt1, lp, ldl, at(w, f->a, lr0, lt, f->lda), f->lda));
+    up = at(w, f->a, lr0, lt, f->lda);
+    ldu = f->lda;
+  } else {
+    up = w->ubuf;
+    ldu = jb;
+  }
+  if (P > 1 && nt > 0) HY_LOCAL(hy_bcast_2d(g->bc, HY_COL, w->e, jb, nt, up, ldu, pk));
+  prof_mark(g, 2, &tp);
+  /* lookahead: update the next panel's columns, factor it, then the rest */
+  int64_t mt = f->mloc - lr1;
+  void *lcur = lp;
+  int64_t ldcur = ldl;
+  if (k + 1 < nblk) {
+    if (split > lt && mt > 0)
+      HY_LOCAL(ko->gemm_sub(be, sp, mt, split - lt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, at(w, f->a, lr1, lt, f->lda), f->lda));
+    prof_mark(g, 3, &tp);
+  }
+  /* the rest of the trailing update is queued on the main stream; the next panel is factored
+   * on the side stream (and communicated) meanwhile */
+  HY_LOCAL(ko->stream_ctl(be, 0));
+  int64_t nr = f->nloc - split;
+  if (P == 1 && nr > 0) {
+    HY_CALL(blk_swap(w, k, split, f->nloc, x0, x1));
+    HY_LOCAL(ko->trsm_lunit(be, sp, jb, nr, lcur, ldcur, at(w, f->a, lr0, split, f->lda), f->lda));
+  }
+  if (mt > 0 && nr > 0)
+    HY_LOCAL(ko->gemm_sub(be, sp, mt, nr, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur,
+                         at(w, up, 0, split - lt, ldu), ldu, at(w, f->a, lr1, split, f->lda), f->lda));
+  if (k + 1 < nblk) {
+    HY_LOCAL(ko->stream_ctl(be, 1));
+    rc = blk_panel(w, k + 1, &lp, &ldl);
+    HY_LOCAL(ko->stream_ctl(be, 2));
+    prof_mark(g, 0, &tp);
+  }
+  *lpp = lp;
+  *ldlp = ldl;
+  *tpp = tp;
+  return rc;
+}
+
+/* Free the workspaces of blk_alloc (after the device finished with them).  Local. */
+static void blk_ws_free(blk_ws *w) {
+  k_backend *be = w->g->be;
+  HY_LOCAL(be->ops->sync(be));
+  be->ops->free(be, w->lbuf[0]);
+  be->ops->free(be, w->lbuf[1]);
+  be->ops->free(be, w->ubuf);
+  be->ops->free(be, w->rbuf);
+  be->ops->free(be, w->pbuf);
+  be->ops->free(be, w->pbuf2);
+  if (w->hall) be->ops->free_pinned(be, w->hall);
+  free(w->glist);
+  if (w->hbuf) be->ops->free_pinned(be, w->hbuf);
+  free(w->ipiv);
+  free(w->perm);
+  free(w->rows);
+  free(w->rows2);
+}
+
+/* Blocked LU.  Collective. */
+static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
+  hy_ctx *ctx = g->ctx;
+  k_backend *be = g->be;
+  int64_t n = g->n, nb = g->nb;
+  blk_ws w;
+  blk_fact *f = blk_alloc(g, sp, &w);
   int64_t nblk = (n + nb - 1) / nb;
   void *lp = NULL;
   int64_t ldl = 0;
-  if (prof_on < 0) prof_on = getenv("HYBRID_GAUSS_PROFILE") && atoi(getenv("HYBRID_GAUSS_PROFILE")) > 0;
-  memset(prof_t, 0, sizeof prof_t);
+  memset(g->prof, 0, sizeof g->prof);
   double tp = 0;
   prof_mark(g, -1, &tp);
   int rc = blk_panel(&w, 0, &lp, &ldl);
@@ -381,84 +471,14 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   hy_progress prog;
   hy_progress_begin(&prog, ctx, "blocked LU", (double)nblk);
   for (int64_t k = 0; k < nblk && rc == HY_OK; k++) {
-    int64_t k0 = k * nb, jb = n - k0 < nb ? n - k0 : nb;
-    int pk = (int)(k % P), qk = (int)(k % Q);
-    int64_t lr0 = gauss_numroc(k0, nb, f->p, P), lc0 = gauss_numroc(k0, nb, f->q, Q);
-    int64_t lr1 = gauss_numroc(k0 + jb, nb, f->p, P), lt = gauss_numroc(k0 + jb, nb, f->q, Q);
-    /* my columns of the next panel: [lt, split) (empty when another process column owns it) */
-    int64_t split = lt;
-    if (k + 1 < nblk && f->q == (int)((k + 1) % Q))
-      split = lt + (n - (k0 + jb) < nb ? n - (k0 + jb) : nb);
-    /* row swaps on all my columns except the panel's; one process row (no communication):
-     * first only the next panel's columns, the rest after the lookahead mark below, so that
-     * the next panel's factorization waits for as little as possible */
-    int64_t x0 = f->q == qk ? lc0 : 0, x1 = f->q == qk ? lc0 + jb : 0;
-    HY_CALL(blk_swap(&w, k, P == 1 ? lt : 0, P == 1 ? split : f->nloc, x0, x1));
-    prof_mark(g, 1, &tp);
-    /* U block row: TRSM on the diagonal process row (P = 1: the next panel's columns first),
-     * broadcast down the columns */
-    int64_t nt = f->nloc - lt, nt1 = P == 1 ? split - lt : nt;
-    void *up = NULL;
-    int64_t ldu = 0;
-    if (f->p == pk) {
-      if (nt1 > 0) GAUSS_K(ko->trsm_lunit(be, sp, jb, nt1, lp, ldl, at(&w, f->a, lr0, lt, f->lda), f->lda));
-      up = at(&w, f->a, lr0, lt, f->lda);
-      ldu = f->lda;
-    } else {
-      up = w.ubuf;
-      ldu = jb;
-    }
-    if (P > 1 && nt > 0) GAUSS_K(hy_bcast_2d(g->bc, HY_COL, w.e, jb, nt, up, ldu, pk));
-    prof_mark(g, 2, &tp);
-    /* lookahead: update the next panel's columns, factor it, then the rest */
-    int64_t mt = f->mloc - lr1;
-    void *lcur = lp;
-    int64_t ldcur = ldl;
-    if (k + 1 < nblk) {
-      if (split > lt && mt > 0)
-        GAUSS_K(ko->gemm_sub(be, sp, mt, split - lt, jb, at(&w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, at(&w, f->a, lr1, lt, f->lda), f->lda));
-      prof_mark(g, 3, &tp);
-    }
-    /* the rest of the trailing update is queued on the main stream; the next panel is factored
-     * on the side stream (and communicated) meanwhile */
-    GAUSS_K(ko->stream_ctl(be, 0));
-    int64_t nr = f->nloc - split;
-    if (P == 1 && nr > 0) {
-      HY_CALL(blk_swap(&w, k, split, f->nloc, x0, x1));
-      GAUSS_K(ko->trsm_lunit(be, sp, jb, nr, lcur, ldcur, at(&w, f->a, lr0, split, f->lda), f->lda));
-    }
-    if (mt > 0 && nr > 0)
-      GAUSS_K(ko->gemm_sub(be, sp, mt, nr, jb, at(&w, lcur, lr1 - lr0, 0, ldcur), ldcur,
-                           at(&w, up, 0, split - lt, ldu), ldu, at(&w, f->a, lr1, split, f->lda), f->lda));
-    if (k + 1 < nblk) {
-      GAUSS_K(ko->stream_ctl(be, 1));
-      rc = blk_panel(&w, k + 1, &lp, &ldl);
-      GAUSS_K(ko->stream_ctl(be, 2));
-      prof_mark(g, 0, &tp);
-      if (rc != HY_OK) break;
-    }
+    if (k == nblk / 2) hy_debug_point(ctx, "factor");
+    rc = blk_step(&w, k, nblk, &lp, &ldl, &tp);
+    if (rc != HY_OK) break;
     prof_mark(g, 4, &tp);   /* (the trailing update waited for here only when profiling) */
     hy_progress_update(&prog, (double)(k + 1));
   }
   hy_progress_end(&prog);
-  if (prof_on)
-    hy_printf0(ctx, "profile (rank 0, synchronised): panel %.3f ms, swaps %.3f ms, trsm+U %.3f ms, "
-               "lookahead gemm %.3f ms, rest of the trailing gemm after the panel %.3f ms\n", prof_t[0] * 1e3,
-               prof_t[1] * 1e3, prof_t[2] * 1e3, prof_t[3] * 1e3, prof_t[4] * 1e3);
-  GAUSS_K(be->ops->sync(be));
-  be->ops->free(be, w.lbuf[0]);
-  be->ops->free(be, w.lbuf[1]);
-  be->ops->free(be, w.ubuf);
-  be->ops->free(be, w.rbuf);
-  be->ops->free(be, w.pbuf);
-  be->ops->free(be, w.pbuf2);
-  if (w.hall) be->ops->free_pinned(be, w.hall);
-  free(w.glist);
-  if (w.hbuf) be->ops->free_pinned(be, w.hbuf);
-  free(w.ipiv);
-  free(w.perm);
-  free(w.rows);
-  free(w.rows2);
+  blk_ws_free(&w);
   *out = f;
   if (rc != HY_OK) {
     be->ops->free(be, f->a);
@@ -496,7 +516,7 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
   if (!z) hy_fatal(HY_ESYS, "out of memory");
   for (int pass = 0; pass < 2; pass++) {
     int upper = pass == 1;
-    GAUSS_K(be->ops->memset0(be, wv, (size_t)(f->mloc + 1) * e));
+    HY_LOCAL(be->ops->memset0(be, wv, (size_t)(f->mloc + 1) * e));
     for (int64_t s = 0; s < nblk; s++) {
       int64_t J = upper ? nblk - 1 - s : s;
       int64_t j0 = J * nb, jb = n - j0 < nb ? n - j0 : nb;
@@ -510,13 +530,13 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
           ipl[i] = (int)(p - j0);
           if (p != j0 + i) { double t = y[j0 + i]; y[j0 + i] = y[p]; y[p] = t; }
         }
-        GAUSS_K(ko->laswp(be, sp, (char *)wv + (size_t)j0 * e, f->mloc, 1, (int)jb, ipl));
+        HY_LOCAL(ko->laswp(be, sp, (char *)wv + (size_t)j0 * e, f->mloc, 1, (int)jb, ipl));
       }
       if (f->p == pj) {
         /* partial sums of block J's rows, reduced to the diagonal process */
         void *hv = hx;
-        GAUSS_K(be->ops->d2h(be, hv, (char *)wv + (size_t)lrJ * e, (size_t)jb * e));
-        GAUSS_K(be->ops->sync(be));
+        HY_LOCAL(be->ops->d2h(be, hv, (char *)wv + (size_t)lrJ * e, (size_t)jb * e));
+        HY_LOCAL(be->ops->sync(be));
         for (int64_t i = 0; i < jb; i++) hw[i] = sp ? (double)((float *)hv)[i] : ((double *)hv)[i];
         if (Q > 1) HY_MPI(MPI_Reduce(hw, red, (int)jb, MPI_DOUBLE, MPI_SUM, qj, f->rowc));
         else memcpy(red, hw, sizeof(double) * (size_t)jb);
@@ -527,27 +547,27 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
             if (sp) ((float *)hx)[i] = (float)v;
             else ((double *)hx)[i] = v;
           }
-          GAUSS_K(be->ops->h2d(be, xb, hx, (size_t)jb * e));
-          GAUSS_K(ko->trsv(be, sp, upper, jb, (char *)f->a + (size_t)(lrJ + lcJ * f->lda) * e, f->lda, xb));
+          HY_LOCAL(be->ops->h2d(be, xb, hx, (size_t)jb * e));
+          HY_LOCAL(ko->trsv(be, sp, upper, jb, (char *)f->a + (size_t)(lrJ + lcJ * f->lda) * e, f->lda, xb));
         }
       }
       if (f->q == qj) {
         if (P > 1) {
           if (diag) {
-            GAUSS_K(be->ops->d2h(be, hx, xb, (size_t)jb * e));
-            GAUSS_K(be->ops->sync(be));
+            HY_LOCAL(be->ops->d2h(be, hx, xb, (size_t)jb * e));
+            HY_LOCAL(be->ops->sync(be));
           }
           HY_MPI(MPI_Bcast(hx, (int)(jb * (int64_t)e), MPI_BYTE, pj, f->colc));
-          if (!diag) GAUSS_K(be->ops->h2d(be, xb, hx, (size_t)jb * e));
+          if (!diag) HY_LOCAL(be->ops->h2d(be, xb, hx, (size_t)jb * e));
         } else {
-          GAUSS_K(be->ops->d2h(be, hx, xb, (size_t)jb * e));
-          GAUSS_K(be->ops->sync(be));
+          HY_LOCAL(be->ops->d2h(be, hx, xb, (size_t)jb * e));
+          HY_LOCAL(be->ops->sync(be));
         }
         for (int64_t i = 0; i < jb; i++) z[j0 + i] = sp ? (double)((float *)hx)[i] : ((double *)hx)[i];
         /* rows below (forward) or above (back) the block */
         int64_t r0 = upper ? 0 : gauss_numroc(j0 + jb, nb, f->p, P);
         int64_t r1 = upper ? lrJ : f->mloc;
-        if (r1 > r0) GAUSS_K(ko->gemv_add(be, sp, r1 - r0, jb, (char *)f->a + (size_t)(r0 + lcJ * f->lda) * e, f->lda, xb, (char *)wv + (size_t)r0 * e));
+        if (r1 > r0) HY_LOCAL(ko->gemv_add(be, sp, r1 - r0, jb, (char *)f->a + (size_t)(r0 + lcJ * f->lda) * e, f->lda, xb, (char *)wv + (size_t)r0 * e));
       }
     }
   }

@@ -1,0 +1,264 @@
+/* gauss_data.c - gauss's data: the options turned into the run state, the inputs (generated,
+ * or files read on rank 0 and broadcast), the original matrix in FP64 on the device (this
+ * rank's part of its distribution) and ||A||_inf, the [output] files; the load stage and the
+ * clean-up. */
+#include "gauss/gauss.h"
+#include "io/io.h"
+#include "runtime/rng.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* malloc or a local fatal error (rank and place printed, MPI_Abort).  Local. */
+void *gauss_xmalloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p) hy_fatal(HY_ESYS, "out of memory allocating %zu bytes", bytes);
+  return p;
+}
+
+/* Backend allocation or a local fatal error.  Local. */
+void *gauss_dalloc(gauss_t *g, size_t bytes) {
+  void *p = NULL;
+  HY_LOCAL(g->be->ops->alloc(g->be, &p, bytes ? bytes : 8));
+  return p;
+}
+
+/* Entry (i, j) of the original matrix.  Local. */
+double gauss_entry(const gauss_t *g, int64_t i, int64_t j) {
+  if (g->mtype == GAUSS_FILE || g->mtype == GAUSS_ILLCOND) return g->fileA[i + j * g->n];
+  double v = hy_rand_u01(g->seed, 1, (uint64_t)i * (uint64_t)g->n + (uint64_t)j) - 0.5;
+  if (g->mtype == GAUSS_DIAGDOM && i == j) v += (double)g->n;
+  return v;
+}
+
+/* Smallest acceptable pivot: eps * ||A||_inf; the FP32 factors of precision = mixed only need
+ * to precondition the refinement (GMRES-IR reaches kappa ~ 1 / u_32^2, the FP64 fallback
+ * catches the rest): eps_32^2 * ||A||_inf there.  Local. */
+double gauss_tiny(const gauss_t *g, int sp) {
+  double eps = sp ? FLT_EPSILON : DBL_EPSILON;
+  if (sp && g->prec == GAUSS_MIXED) eps = (double)FLT_EPSILON * FLT_EPSILON;
+  double na = g->normA > 0 ? g->normA : 1;
+  return eps * na;
+}
+
+/* The agreed numerical failure.  Local. */
+int gauss_singular(const gauss_t *g, const char *what, int64_t col, double piv) {
+  return hy_err(HY_ENUMERIC, "matrix is %s singular at column %lld (0-based): %s = %.3e <= %.3e "
+                "(%s * ||A||_inf)%s", piv == 0 ? "exactly" : "numerically", (long long)col, what,
+                fabs(piv), gauss_tiny(g, g->fact_sp),
+                !g->fact_sp ? "eps" : g->prec == GAUSS_MIXED ? "eps_32^2" : "eps_32",
+                g->alg == GAUSS_NAIVE ? "; naive elimination does not pivot: use algorithm = "
+                "stepwise or blocked" : "");
+}
+
+/* Broadcast a long double array from root in chunks below INT_MAX.  Collective. */
+static int gauss_bcast_big(double *p, int64_t n, MPI_Comm comm) {
+  const int64_t chunk = 1 << 26;
+  for (int64_t o = 0; o < n; o += chunk) {
+    int c = (int)(n - o < chunk ? n - o : chunk);
+    HY_MPI(MPI_Bcast(p + o, c, MPI_DOUBLE, 0, comm));
+  }
+  return HY_OK;
+}
+
+/* Read matrix / rhs files on rank 0 and broadcast them; build b.  Collective. */
+static int gauss_inputs(gauss_t *g) {
+  hy_ctx *ctx = g->ctx;
+  hy_cfg *c = ctx->cfg;
+  int rc = HY_OK;
+  int64_t n = g->n;
+  if (g->mtype == GAUSS_FILE) {
+    hy_dense d = { 0 };
+    if (ctx->rank == 0) {
+      const char *path = g->o->file;
+      rc = io_read_dense(path, &d);
+      if (rc == HY_OK && d.m != d.n)
+        rc = hy_err(HY_EINPUT, "%s: matrix is %lld x %lld, gauss needs a square matrix", path,
+                    (long long)d.m, (long long)d.n);
+      if (rc == HY_OK && g->o->n_given && d.n != g->n) {
+        char w[1100];
+        rc = hy_err(HY_EUSAGE, "%s: key 'gauss.n' = %lld, but %s holds a %lld x %lld matrix (leave "
+                    "n out with matrix = file)", cfg_where(c, "gauss.n", w, sizeof w), (long long)g->n,
+                    path, (long long)d.m, (long long)d.n);
+      }
+      n = d.n;
+    }
+    HY_CALL(hy_agree(ctx->comm, rc));
+    HY_MPI(MPI_Bcast(&n, 1, MPI_INT64_T, 0, ctx->comm));
+    g->n = n;
+    if (ctx->rank == 0) g->fileA = d.a;
+    else g->fileA = gauss_xmalloc((size_t)(n * n) * sizeof(double));
+    HY_CALL(gauss_bcast_big(g->fileA, n * n, ctx->comm));
+  } else if (g->mtype == GAUSS_ILLCOND) {
+    HY_CALL(gauss_illcond_make(g, g->o->cond));
+  }
+  g->b = gauss_xmalloc((size_t)n * sizeof(double));
+  if (g->o->rhs == GAUSS_RHS_FILE) {
+    if (ctx->rank == 0) {
+      double *v = NULL;
+      int64_t m = 0;
+      const char *path = g->o->rhs_file;
+      rc = io_read_vec(path, &v, &m);
+      if (rc == HY_OK && m != n)
+        rc = hy_err(HY_EINPUT, "%s: vector has %lld entries, the matrix has order %lld", path,
+                    (long long)m, (long long)n);
+      if (rc == HY_OK) memcpy(g->b, v, (size_t)n * sizeof(double));
+      free(v);
+    }
+    HY_CALL(hy_agree(ctx->comm, rc));
+    HY_CALL(gauss_bcast_big(g->b, n, ctx->comm));
+  } else if (g->o->rhs == GAUSS_RHS_ONES) {
+    for (int64_t i = 0; i < n; i++) g->b[i] = 1;
+  } else {
+    for (int64_t i = 0; i < n; i++) g->b[i] = hy_rand_u01(g->seed, 2, (uint64_t)i) - 0.5;
+  }
+  g->normb = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (fabs(g->b[i]) > g->normb || isnan(g->b[i])) g->normb = fabs(g->b[i]);
+  return HY_OK;
+}
+
+/* Generate this rank's part of the original matrix in FP64 on the device and ||A||_inf.
+ * Collective. */
+static int gauss_a0_make(gauss_t *g) {
+  hy_ctx *ctx = g->ctx;
+  int64_t n = g->n;
+  g->a0_m = gauss_numroc(n, g->a0_mb, g->a0_p, g->a0_P);
+  g->a0_n = gauss_numroc(n, g->a0_nb, g->a0_q, g->a0_Q);
+  int64_t ld = g->a0_m > 0 ? g->a0_m : 1;
+  g->a0 = gauss_dalloc(g, (size_t)(ld * (g->a0_n > 0 ? g->a0_n : 1)) * sizeof(double));
+  double *rows = calloc((size_t)n, sizeof(double));
+  if (!rows) hy_fatal(HY_ESYS, "out of memory (row sums, n = %lld)", (long long)n);
+  int64_t cc = g->a0_n < 256 ? (g->a0_n > 0 ? g->a0_n : 1) : 256;
+  double *h = gauss_xmalloc((size_t)(ld * cc) * sizeof(double));
+  int64_t *gi = gauss_xmalloc((size_t)ld * sizeof(int64_t));
+  for (int64_t i = 0; i < g->a0_m; i++) gi[i] = gauss_l2g(i, g->a0_mb, g->a0_p, g->a0_P);
+  for (int64_t j0 = 0; j0 < g->a0_n; j0 += cc) {
+    int64_t w = g->a0_n - j0 < cc ? g->a0_n - j0 : cc;
+    for (int64_t j = 0; j < w; j++) {
+      int64_t gj = gauss_l2g(j0 + j, g->a0_nb, g->a0_q, g->a0_Q);
+      for (int64_t i = 0; i < g->a0_m; i++) {
+        double v = gauss_entry(g, gi[i], gj);
+        h[i + j * ld] = v;
+        rows[gi[i]] += fabs(v);
+      }
+    }
+    HY_LOCAL(g->ko->h2d_2d(g->be, 0, g->a0_m, w, h, ld, g->a0 + j0 * ld, ld));
+  }
+  HY_LOCAL(g->be->ops->sync(g->be));
+  free(h);
+  free(gi);
+  if (ctx->size > 1) HY_MPI(MPI_Allreduce(MPI_IN_PLACE, rows, (int)n, MPI_DOUBLE, MPI_SUM, ctx->comm));
+  g->normA = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (rows[i] > g->normA || isnan(rows[i])) g->normA = rows[i];
+  free(rows);
+  return HY_OK;
+}
+
+/* Write A, b and x as asked in [output] (rank 0; A is regenerated or the file's).  Collective
+ * (agreed outcome). */
+int gauss_outputs(gauss_t *g, const double *x) {
+  hy_ctx *ctx = g->ctx;
+  int rc = HY_OK;
+  if (ctx->rank == 0) {
+    const char *pa = g->o->out_matrix, *pb = g->o->out_rhs, *px = g->o->out_solution;
+    char comment[256];
+    snprintf(comment, sizeof comment, "hybrid gauss: n = %lld, matrix %s, seed %llu",
+             (long long)g->n, g->o->matrix_name, (unsigned long long)g->seed);
+    if (pa[0]) {
+      hy_dense d = { g->n, g->n, NULL };
+      d.a = malloc((size_t)(g->n * g->n) * sizeof(double));
+      if (!d.a) rc = hy_err(HY_ESYS, "out of memory writing %s", pa);
+      for (int64_t j = 0; rc == HY_OK && j < g->n; j++)
+        for (int64_t i = 0; i < g->n; i++) d.a[i + j * g->n] = gauss_entry(g, i, j);
+      const char *ext = strrchr(pa, '.');
+      int petsc = ext && (!strcasecmp(ext, ".petsc") || !strcasecmp(ext, ".bin") || !strcasecmp(ext, ".dat"));
+      if (rc == HY_OK && petsc) {
+        hy_csr s = { 0 };
+        rc = io_dense_to_csr(&d, &s);
+        if (rc == HY_OK) rc = io_write_csr(pa, &s, comment);
+        io_csr_free(&s);
+      } else if (rc == HY_OK) {
+        rc = io_mm_write_dense(pa, &d, comment);
+      }
+      free(d.a);
+      if (rc == HY_OK) printf("wrote matrix %s\n", pa);
+    }
+    if (rc == HY_OK && pb[0]) {
+      rc = io_write_vec(pb, g->b, g->n, comment);
+      if (rc == HY_OK) printf("wrote rhs %s\n", pb);
+    }
+    if (rc == HY_OK && px[0]) {
+      rc = io_write_vec(px, x, g->n, comment);
+      if (rc == HY_OK) printf("wrote solution %s\n", px);
+    }
+  }
+  return hy_agree(ctx->comm, rc);
+}
+
+
+/* The run state from the options: sizes, distribution, algorithm.  Local. */
+static void gauss_setup(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info) {
+  g->ctx = ctx;
+  g->o = o;
+  g->be = &ctx->be;
+  g->ko = k_gauss_ops_get(g->be);
+  g->n = o->n;
+  g->alg = o->alg;
+  g->prec = o->prec;
+  g->managed = o->managed;
+  g->mtype = o->mtype;
+  g->seed = o->seed;
+  g->nb = o->nb ? o->nb : g->ko->nb_auto(g->n);
+  if (g->alg == GAUSS_BLOCKED) {
+    g->P = o->P;
+    g->Q = o->Q;
+    if (g->P == 0) hy_grid_auto(ctx->size, &g->P, &g->Q);
+    g->a0_mb = g->a0_nb = g->nb;
+    g->a0_P = g->P;
+    g->a0_Q = g->Q;
+    g->a0_p = ctx->rank / g->Q;
+    g->a0_q = ctx->rank % g->Q;
+  } else {
+    g->P = ctx->size;
+    g->Q = 1;
+    g->a0_mb = 1;
+    g->a0_nb = g->n;
+    g->a0_P = ctx->size;
+    g->a0_Q = 1;
+    g->a0_p = ctx->rank;
+    g->a0_q = 0;
+  }
+  info->alg = g->alg == GAUSS_NAIVE ? &gauss_rows_naive
+              : g->alg == GAUSS_STEPWISE ? &gauss_rows_stepwise : &gauss_blocked_alg;
+}
+
+/* The load stage (see gauss.h).  Collective. */
+int gauss_load(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info) {
+  gauss_setup(g, ctx, o, info);
+  HY_CALL(gauss_inputs(g));
+  gauss_report_setup(g, info);
+  if (g->alg == GAUSS_BLOCKED) HY_CALL(gauss_blocked_comm_setup(g));
+  hy_phase_begin(ctx, "generate");
+  HY_CALL(gauss_a0_make(g));
+  hy_phase_end(ctx, "generate");
+  gauss_report_norms(g);
+  return HY_OK;
+}
+
+/* Free the run state.  Collective (the transport). */
+void gauss_free(gauss_t *g) {
+  gauss_blocked_comm_free(g);
+  free(g->b);
+  free(g->fileA);
+  if (g->be) {
+    if (g->a0) g->be->ops->free(g->be, g->a0);
+    if (g->mv_dx) g->be->ops->free(g->be, g->mv_dx);
+    if (g->mv_dy) g->be->ops->free(g->be, g->mv_dy);
+  }
+  memset(g, 0, sizeof *g);
+}

@@ -1,0 +1,189 @@
+/* gauss_report.c - every line gauss prints (but the refinement's per-step monitor lines in
+ * gauss_refine.c and the fallback notes of the solve), every metric of its record and the
+ * verdict, from gauss_t (the set-up) and gauss_info (what the stages found).  GPU figures
+ * (targets at the H200's rates) print on a GPU backend only (k_gauss_ops.gpu).  Rank 0 prints;
+ * every rank may call these. */
+#include "gauss/gauss.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const gauss_pname[] = { "double", "single", "mixed" };
+static const char *const gauss_rname[] = { "classic", "gmres", "auto" };
+
+/* The run's first line: size, algorithm, precision, data, backend, distribution.  Local. */
+void gauss_report_setup(const gauss_t *g, const gauss_info *info) {
+  const gauss_opts *o = g->o;
+  hy_ctx *ctx = g->ctx;
+  hy_printf0(ctx, "gauss: n = %lld, algorithm %s, precision %s, matrix %s, rhs %s, backend %s, "
+             "%d rank(s)", (long long)g->n, info->alg->name, gauss_pname[g->prec], o->matrix_name,
+             o->rhs_name, g->be->name, ctx->size);
+  if (g->alg == GAUSS_BLOCKED) hy_printf0(ctx, ", grid %dx%d, nb %lld\n", g->P, g->Q, (long long)g->nb);
+  else hy_printf0(ctx, ", rows cyclic, memory %s\n", g->managed ? "managed" : "device");
+}
+
+/* The broadcast path of the blocked LU (more than one rank) and its metric.  Local. */
+void gauss_report_bcast(const gauss_t *g) {
+  hy_ctx *ctx = g->ctx;
+  int P = g->P, Q = g->Q;
+  if (hy_bcast_note(g->bc)[0]) hy_printf0(ctx, "gauss: %s\n", hy_bcast_note(g->bc));
+  const char *name = hy_bcast_name(g->bc);
+  int emul = !strcmp(name, "emulated");
+  if (hy_bcast_is_device(g->bc))
+    hy_printf0(ctx, "gauss: panel broadcasts: %s (%s; L along process rows of %d, U down process "
+               "columns of %d)%s%s%s\n", name,
+               emul ? "[debug] host_coll test hook: device-collective path, MPI on the host"
+                    : "device buffers on the GPU streams", Q, P,
+               P > 1 ? "; row swaps: " : "", P > 1 ? name : "",
+               P > 1 ? ", one exchange per panel; panel gather: mpi" : "");
+  else
+    hy_printf0(ctx, "gauss: panel broadcasts: mpi (%s): %s\n", hy_bcast_path(g->bc), hy_bcast_why(g->bc));
+  hy_metric_str(ctx, "bcast", hy_bcast_is_device(g->bc) ? "nccl" : "mpi");
+}
+
+/* ||A||, ||b|| and the illcond construction.  Local. */
+void gauss_report_norms(const gauss_t *g) {
+  hy_printf0(g->ctx, "||A||_inf = %.6e, ||b||_inf = %.6e\n", g->normA, g->normb);
+  if (g->mtype == GAUSS_ILLCOND)
+    hy_printf0(g->ctx, "illcond: A = U diag(sigma) V^T, kappa_2(A) = %.3g (sigma geometric from 1 "
+               "to %.3g)\n", g->o->cond, 1 / g->o->cond);
+}
+
+/* The vendor's figures (compare_cusolver): best and mean of the timed runs after a warm-up,
+ * and their metrics (the best under the old names).  Local. */
+void gauss_report_reference(const gauss_t *g, const gauss_info *info) {
+  hy_ctx *ctx = g->ctx;
+  double n = (double)g->n, gn = (double)g->o->gemm_n;
+  double fl = 2.0 / 3.0 * n * n * n, gfl = 2.0 * gn * gn * gn;
+  hy_printf0(ctx, "reference: %s dgetrf %.3f ms (%.3f TFLOP/s), dgetrs %.3f ms, info %d, scaled "
+             "residual %.4g (best of %d after a warm-up; mean dgetrf %.3f ms, dgetrs %.3f ms)\n",
+             g->ko->vendor_lu, info->ref_f[0] * 1e3, fl / info->ref_f[0] / 1e12, info->ref_s[0] * 1e3,
+             info->ref_info, info->ref_scaled, info->ref_reps, info->ref_f[1] * 1e3,
+             info->ref_s[1] * 1e3);
+  hy_printf0(ctx, "reference: %s DGEMM n = %lld: %.3f ms, %.3f TFLOP/s (best of %d after a warm-up; "
+             "mean %.3f ms)\n", g->ko->vendor_blas, (long long)g->o->gemm_n, info->gemm_s[0] * 1e3,
+             gfl / info->gemm_s[0] / 1e12, info->ref_reps, info->gemm_s[1] * 1e3);
+  hy_metric_num(ctx, "ref_getrf_seconds", info->ref_f[0]);
+  hy_metric_num(ctx, "ref_getrs_seconds", info->ref_s[0]);
+  hy_metric_num(ctx, "ref_getrf_seconds_mean", info->ref_f[1]);
+  hy_metric_num(ctx, "ref_getrs_seconds_mean", info->ref_s[1]);
+  hy_metric_int(ctx, "ref_timed_runs", info->ref_reps);
+  hy_metric_num(ctx, "ref_getrf_tflops", fl / info->ref_f[0] / 1e12);
+  hy_metric_num(ctx, "ref_scaled_residual", info->ref_scaled);
+  hy_metric_num(ctx, "dgemm_tflops", gfl / info->gemm_s[0] / 1e12);
+  hy_metric_num(ctx, "dgemm_seconds_mean", info->gemm_s[1]);
+}
+
+/* HPL's result table, the rate per device, the refinement summary and the residual lines.
+ * Local. */
+static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf) {
+  hy_ctx *ctx = g->ctx;
+  char tv[32];
+  snprintf(tv, sizeof tv, "%c%c%c%s", "NSB"[g->alg], "DSM"[g->prec], g->ko->tv,
+           info->fellback ? "F" : "");
+  if (info->reps > 1)
+    hy_printf0(ctx, "repeat: %d timed run(s) after a warm-up: mean %.6f s, fastest %.6f s (factor: "
+               "mean %.6f s, fastest %.6f s)\n", info->nt, info->t, info->best_t, info->t_factor,
+               info->best_f);
+  hy_printf0(ctx, "================================================================================\n"
+             "T/V                N    NB     P     Q               Time                 Gflops\n"
+             "--------------------------------------------------------------------------------\n"
+             "%-10s %9lld %5lld %5d %5d %18.6f %22.4e\n"
+             "================================================================================\n",
+             tv, (long long)g->n, (long long)(g->alg == GAUSS_BLOCKED ? g->nb : 1), g->P, g->Q,
+             info->t, gf);
+  hy_printf0(ctx, "Gflops per %s: %.4e  (time %.6f s: factor %.6f s, %s)\n", g->ko->unit,
+             gf / ctx->size, info->t, info->t_factor,
+             g->alg == GAUSS_BLOCKED ? "matrix resident on the device"
+                                     : "includes the upload, as the seed's buffer version");
+  if (g->o->profile && g->alg == GAUSS_BLOCKED)
+    hy_printf0(ctx, "profile (rank 0, synchronised, last factorization): panel %.3f ms, swaps %.3f "
+               "ms, trsm+U %.3f ms, lookahead gemm %.3f ms, rest of the trailing gemm after the "
+               "panel %.3f ms\n", g->prof[0] * 1e3, g->prof[1] * 1e3, g->prof[2] * 1e3,
+               g->prof[3] * 1e3, g->prof[4] * 1e3);
+  const gauss_refine_stats *rs = &info->rs;
+  if (g->prec == GAUSS_MIXED)
+    hy_printf0(ctx, "mixed: %d refinement step(s) (refine %s: %d classic, %d GMRES-IR with %d GMRES "
+               "iteration(s)%s)%s\n", info->iters, gauss_rname[g->o->refine], rs->classic_steps,
+               rs->gmres_steps, rs->gmres_iters, rs->switched ? ", switched from classic" : "",
+               info->fellback ? ", then FP64 fallback" : "");
+  if (info->perturb != 0)
+    hy_printf0(ctx, "[debug] perturb = %g: x scaled by 1 + perturb before the check\n", info->perturb);
+  hy_printf0(ctx, "||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N) = %.7f ...... %s\n",
+             info->scaled, info->ok ? "PASSED" : "FAILED");
+  hy_printf0(ctx, "||Ax-b||_oo = %.6e, ||A||_oo = %.6e, ||x||_oo = %.6e, ||b||_oo = %.6e, eps = %.3e\n",
+             info->nr, g->normA, info->nx, g->normb, info->eps);
+}
+
+/* Ours against the vendor's (compare_cusolver), best against best and mean against mean
+ * over the same number of timed runs; the targets only on a GPU.  Local. */
+static void gauss_report_compare(const gauss_t *g, const gauss_info *info) {
+  hy_ctx *ctx = g->ctx;
+  double n = (double)g->n;
+  double fl = 2.0 / 3.0 * n * n * n;
+  double ours = fl / info->t_factor / 1e12, ref = fl / info->ref_f[1] / 1e12;
+  double ours_b = fl / info->best_f / 1e12, ref_b = fl / info->ref_f[0] / 1e12;
+  double gemm = 2.0 * pow((double)g->o->gemm_n, 3) / info->gemm_s[0] / 1e12;
+  double vt = info->ref_f[1] + info->ref_s[1], vtb = info->ref_f[0] + info->ref_s[0];
+  int gpu = g->ko->gpu;
+  hy_printf0(ctx, "compare: %s factor %.3f TFLOP/s vs vendor dgetrf %.3f TFLOP/s (means of %d "
+             "timed runs): ratio %.3f; best %.3f vs %.3f: ratio %.3f%s; DGEMM %.3f TFLOP/s, ours "
+             "= %.3f of DGEMM\n", info->alg->name, ours, ref, info->nt, ours / ref, ours_b, ref_b,
+             ours_b / ref_b, gpu ? " (target >= 1.15 for double)" : "", gemm, ours_b / gemm);
+  hy_printf0(ctx, "compare: %s solve time %.3f ms vs vendor dgetrf+dgetrs %.3f ms (means): ratio "
+             "%.3f; best %.3f ms vs %.3f ms: ratio %.3f%s\n", info->alg->name, info->t * 1e3,
+             vt * 1e3, info->t / vt, info->best_t * 1e3, vtb * 1e3, info->best_t / vtb,
+             gpu ? " (mixed target <= 0.4)" : "");
+  hy_metric_num(ctx, "ratio_factor_rate_vs_ref", ours / ref);
+  hy_metric_num(ctx, "ratio_factor_rate_vs_ref_best", ours_b / ref_b);
+  hy_metric_num(ctx, "ratio_time_vs_ref_solve", info->t / vt);
+  hy_metric_num(ctx, "ratio_time_vs_ref_solve_best", info->best_t / vtb);
+  hy_metric_num(ctx, "fraction_of_dgemm", ours_b / gemm);
+}
+
+/* The record's figures.  Local. */
+static void gauss_report_metrics(const gauss_t *g, const gauss_info *info, double gf) {
+  hy_ctx *ctx = g->ctx;
+  const gauss_refine_stats *rs = &info->rs;
+  hy_metric_int(ctx, "n", g->n);
+  hy_metric_int(ctx, "nb", g->nb);
+  hy_metric_int(ctx, "P", g->P);
+  hy_metric_int(ctx, "Q", g->Q);
+  hy_metric_str(ctx, "algorithm", info->alg->name);
+  hy_metric_str(ctx, "precision", gauss_pname[g->prec]);
+  hy_metric_num(ctx, "time_seconds", info->t);
+  hy_metric_num(ctx, "factor_seconds", info->t_factor);
+  hy_metric_num(ctx, "gflops", gf);
+  hy_metric_num(ctx, "gflops_per_device", gf / ctx->size);
+  hy_metric_num(ctx, "residual_inf", info->nr);
+  hy_metric_num(ctx, "norm_A_inf", g->normA);
+  hy_metric_num(ctx, "norm_x_inf", info->nx);
+  hy_metric_num(ctx, "norm_b_inf", g->normb);
+  hy_metric_int(ctx, "refine_iterations", info->iters);
+  hy_metric_int(ctx, "fp64_fallback", info->fellback);
+  if (g->prec == GAUSS_MIXED) {
+    hy_metric_str(ctx, "refine_method", gauss_rname[g->o->refine]);
+    hy_metric_int(ctx, "refine_classic_steps", rs->classic_steps);
+    hy_metric_int(ctx, "refine_gmres_steps", rs->gmres_steps);
+    hy_metric_int(ctx, "gmres_iterations", rs->gmres_iters);
+    hy_metric_int(ctx, "refine_switched_to_gmres", rs->switched);
+    if (rs->cond_lower > 0) hy_metric_num(ctx, "cond_inf_lower_bound", rs->cond_lower);
+  }
+  if (g->mtype == GAUSS_ILLCOND) hy_metric_num(ctx, "cond", g->o->cond);
+  if (info->perturb != 0) hy_metric_num(ctx, "debug_perturb", info->perturb);
+}
+
+/* The report stage (see gauss.h).  Collective ([output] files: an agreed outcome). */
+int gauss_report(gauss_t *g, const gauss_info *info, const double *x) {
+  hy_ctx *ctx = g->ctx;
+  double n = (double)g->n, thr = g->o->threshold;
+  double gf = (2.0 / 3.0 * n * n * n + 1.5 * n * n) / info->t / 1e9;
+  gauss_report_hpl(g, info, gf);
+  if (g->o->compare) gauss_report_compare(g, info);
+  gauss_report_metrics(g, info, gf);
+  HY_CALL(gauss_outputs(g, x));
+  hy_validation(ctx, "HPL scaled residual", info->scaled, thr, info->ok);
+  hy_verdict(ctx, "gauss %s %s n=%lld: HPL scaled residual %.4g %s %g", info->alg->name,
+             gauss_pname[g->prec], (long long)g->n, info->scaled, info->ok ? "<" : ">=", thr);
+  return info->ok ? HY_OK : HY_EVALID;
+}
