@@ -13,6 +13,9 @@
 # Writes DIR/tables.txt (the printed tables), DIR/times.csv (n, seed and our figures in ms) and,
 # when python3 has matplotlib, DIR/times.png (time against n) and DIR/speedup.png (serial time
 # over GPU time against n, the seed's curve beside ours).
+# Exit status: 0 when every run passed; 1 on a usage error; 4 when any run failed (its cell
+# says FAIL, its log is kept in DIR, and the last line names the failed runs).  The GPU probe
+# run only decides whether the GPU columns are measured (n/a without a GPU).
 set -u
 BIN=build/hybrid
 MAX=1024
@@ -28,7 +31,7 @@ while [ $# -gt 0 ]; do
     --precision) PREC=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --mpiexec) MPIEXEC=$2; shift 2 ;;
-    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
     *) echo "gauss-seed-tables.sh: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
 done
@@ -40,13 +43,22 @@ declare -A SEED_SER=([16]=0.470433 [32]=0.812061 [64]=6.41777 [128]=50.598 [256]
 declare -A SEED_BUF=([16]=1.42439 [32]=2.292 [64]=4.03059 [128]=5.60625 [256]=7.42548 [512]=75.7885 [1024]=590.462)
 declare -A SEED_USM=([16]=1.59059 [32]=2.02017 [64]=2.9549 [128]=4.81008 [256]=5.91026 [512]=89.6216 [1024]=616.103)
 
-# one run: prints the time in ms, or "n/a" (and keeps the log) when it did not pass
+# one run: prints the time in ms, or "FAIL" when it did not pass (exit code not 0, no PASSED
+# line or no HPL line); the log is kept and the run's name added to DIR/failed.txt
+FAILED_LIST="$OUT/failed.txt"
+: > "$FAILED_LIST"
 one() {
   local log=$1; shift
   $MPIEXEC "$BIN" run.workload=gauss output.record=false run.progress=0 "$@" > "$log" 2>&1
   local rc=$?
-  if [ $rc -ne 0 ] || ! grep -q '^PASSED' "$log"; then echo "n/a"; return; fi
-  awk '/^[NSB][DSM][HG]F? /{printf "%.4f\n", $6 * 1000; exit}' "$log"
+  local ms
+  ms=$(awk '/^[NSB][DSM][HG]F? /{printf "%.4f\n", $6 * 1000; exit}' "$log")
+  if [ $rc -ne 0 ] || ! grep -q '^PASSED' "$log" || [ -z "$ms" ]; then
+    echo "$(basename "$log" .log) (exit $rc)" >> "$FAILED_LIST"
+    echo "FAIL"
+    return
+  fi
+  echo "$ms"
 }
 # mean of REPS runs after one warm-up run, all in one process (gauss.repeat)
 timed() {
@@ -55,7 +67,8 @@ timed() {
 }
 
 GPU=0
-if [ "$(one "$OUT/probe.log" run.backend=cuda gauss.algorithm=naive gauss.n=16 gauss.matrix=diagdom)" != "n/a" ]; then GPU=1; fi
+if [ "$(one "$OUT/probe.log" run.backend=cuda gauss.algorithm=naive gauss.n=16 gauss.matrix=diagdom)" != "FAIL" ]; then GPU=1; fi
+: > "$FAILED_LIST"   # the probe decides the GPU columns; it is not a run of the tables
 echo "gauss seed tables: $BIN, precision $PREC, matrix diagdom, mean of $REPS run(s) after a warm-up; GPU: $([ $GPU = 1 ] && echo yes || echo 'none (GPU columns n/a)')"
 COMMON="gauss.matrix=diagdom gauss.precision=$PREC"
 declare -A SER BUF USM BLK
@@ -154,3 +167,8 @@ plt.close(fig)
 print("plots: %s, %s" % (os.path.join(out, "times.png"), os.path.join(out, "speedup.png")))
 PY
 echo "logs, tables.txt, times.csv and plots in $OUT/; tables done"
+NFAIL=$(wc -l < "$FAILED_LIST")
+if [ "$NFAIL" -gt 0 ]; then
+  echo "gauss-seed-tables.sh: $NFAIL run(s) failed (FAIL in the tables; logs in $OUT/): $(tr '\n' ' ' < "$FAILED_LIST")" >&2
+  exit 4
+fi

@@ -257,12 +257,22 @@ hy_case(NAME gauss_bcast_nccl_host RANKS 2 EXIT 1
   REJECT "^PASSED"
   ARGS run.workload=gauss run.backend=host gauss.n=203 gauss.nb=16 gauss.grid=1x2 gauss.bcast=nccl)
 
-# the seed's tables, CI size (host: GPU columns n/a)
+# the seed's tables, CI size (host: GPU columns n/a): the script's exit code (0: every run
+# passed) and its figures, parsed (tests/gauss/seed_tables_check.py); with every gauss run made
+# to fail ([debug] perturb through tests/gauss/perturbed_bin.sh) the script exits 4 and names them
 add_test(NAME gauss_seed_tables
-  COMMAND bash ${CMAKE_SOURCE_DIR}/jobs/gauss-seed-tables.sh --bin ${HY_BIN} --max 128 --reps 1
-          --out ${HY_TEST_OUT}/gauss_seed_tables)
-set_tests_properties(gauss_seed_tables PROPERTIES LABELS "unit" TIMEOUT 120
-  PASS_REGULAR_EXPRESSION "n/a.*\n(.|\n)*tables done" FAIL_REGULAR_EXPRESSION "FAILED|error")
+  COMMAND ${HY_RUNCASE} --exit 0 --expect "tables done" --expect "seed_tables_check: ok" --reject "FAIL"
+          -- sh -c "bash \"$0\" --bin \"$1\" --max 128 --reps 1 --out \"$2\" && \"$3\" \"$4\" \"$2\" 128"
+             ${CMAKE_SOURCE_DIR}/jobs/gauss-seed-tables.sh ${HY_BIN} ${HY_TEST_OUT}/gauss_seed_tables
+             ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/seed_tables_check.py)
+set_tests_properties(gauss_seed_tables PROPERTIES LABELS "unit" TIMEOUT 120)
+add_test(NAME gauss_seed_tables_failed_runs
+  COMMAND ${HY_RUNCASE} --exit 4 --expect "tables done" --expect "\\| +FAIL +"
+          --expect "gauss-seed-tables.sh: 6 run\\(s\\) failed .*serial\\.16 \\(exit 4\\)"
+          -- bash ${CMAKE_SOURCE_DIR}/jobs/gauss-seed-tables.sh --bin ${CMAKE_CURRENT_LIST_DIR}/perturbed_bin.sh
+             --max 64 --reps 1 --out ${HY_TEST_OUT}/gauss_seed_tables_failed_runs)
+set_tests_properties(gauss_seed_tables_failed_runs PROPERTIES LABELS "unit" TIMEOUT 120
+  ENVIRONMENT "HY_REAL_BIN=$<TARGET_FILE:hybrid>")
 
 # against PETSc (validate/ builds hybrid-validate when PETSc is found); the validator is
 # OpenMPI-linked: run directly (singleton), never through this build's mpiexec
@@ -394,3 +404,82 @@ if(HYBRID_GPU_TESTS)
     ARGS run.workload=gauss run.backend=cuda gauss.precision=mixed gauss.tensor=tf32
          gauss.refine=auto gauss.n=8192)
 endif()
+
+# ---- tests that bite (issue 24) ----
+# The host gauss kernels and transport copies against references written in the test (an
+# unblocked LU with partial pivoting, loops, exact data moves): tests/gauss/test_gauss_host.c.
+add_executable(test_gauss_host ${CMAKE_CURRENT_LIST_DIR}/test_gauss_host.c)
+target_link_libraries(test_gauss_host PRIVATE hybrid_core)
+add_test(NAME gauss_kernels_host_unit COMMAND ${HY_RUNCASE} --exit 0
+  --expect "^PASSED: ([0-9]+) of \\1 checks passed" --reject "^FAILED" -- $<TARGET_FILE:test_gauss_host>)
+set_tests_properties(gauss_kernels_host_unit PROPERTIES LABELS unit TIMEOUT 30)
+
+# Pivoting decides the answer: a permuted triangle (one candidate row per step), a negative
+# largest entry among tiny positive ones, swaps at known steps; x against LAPACK (numpy) to
+# 1e-10, stepwise at 1/2/3 ranks, blocked (nb 8: swaps within and across panels and process
+# rows) on 1x1, 2x1, 3x1, 1x2 (tests/gauss/pivot_check.py)
+foreach(spec "stepwise:1:auto" "stepwise:2:auto" "stepwise:3:auto" "blocked:1:1x1" "blocked:2:2x1"
+             "blocked:3:3x1" "blocked:2:1x2")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 alg)
+  list(GET sp 1 np)
+  list(GET sp 2 grid)
+  set(name gauss_pivot_${alg}_np${np})
+  if(NOT grid STREQUAL "auto")
+    set(name gauss_pivot_${alg}_${grid})
+  endif()
+  add_test(NAME ${name}
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/pivot_check.py --mpiexec ${MPIEXEC_EXECUTABLE}
+            --npflag=${MPIEXEC_NUMPROC_FLAG} --ranks ${np} --bin ${HY_BIN} --workdir ${HY_TEST_OUT}/${name}
+            -- run.backend=host gauss.algorithm=${alg} gauss.grid=${grid} gauss.nb=8)
+  set(lab unit)
+  if(np GREATER 1)
+    set(lab mpi)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS "${lab}" TIMEOUT 120 PROCESSORS ${np})
+endforeach()
+
+# A wrong solution fed to the verdict ([debug] perturb = 1e-3 scales x after the solve): FAILED,
+# exit 4, and the figure that decided is HPL's scaled residual, parsed from the residual line,
+# the verdict and the record (>= 16), while the unscaled ||Ax - b||_inf stays below 16 (so a
+# verdict on the unscaled residual would pass)
+foreach(spec "blocked:1" "blocked:3" "stepwise:2" "naive:2")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 alg)
+  list(GET sp 1 np)
+  hy_case(NAME gauss_perturb_${alg}_np${np} RANKS ${np} EXIT 4 JSON
+    EXPECT "^\\[debug\\] perturb = 0\\.001: x scaled by 1 \\+ perturb before the check"
+           "^FAILED: gauss ${alg} double n=300: HPL scaled residual [0-9.e+]+ >= 16$"
+    REJECT "^PASSED"
+    RUNCASE --expect-num "16::^\\|\\|Ax-b\\|\\|_oo/\\(eps\\*\\(\\|\\|A\\|\\|_oo\\*\\|\\|x\\|\\|_oo\\+\\|\\|b\\|\\|_oo\\)\\*N\\) = ([0-9.]+) \\.+ FAILED$"
+            --expect-num "16::^FAILED: .*HPL scaled residual ([0-9.e+]+) >= 16$"
+            --expect-num ":16:^\\|\\|Ax-b\\|\\|_oo = ([0-9.e+-]+),"
+            --json-num validation.value=16: --json-field validation.passed=false
+            --json-field validation.threshold=16
+    ARGS run.workload=gauss run.backend=host gauss.algorithm=${alg} gauss.matrix=diagdom gauss.n=300
+         debug.perturb=1e-3)
+endforeach()
+
+# One rank fails alone inside the factor stage (the longest; [debug] fail_rank + fail_stage =
+# factor, hy_debug_point half-way through the elimination / blocked LU): the job ends within
+# 10 s with that rank's message and the code (MPICH's mpiexec returns MPI_Abort's code)
+if(HY_MPIEXEC_VERSION MATCHES "HYDRA")
+  set(GAUSS_ABORT5 5)
+  set(GAUSS_ABORT3 3)
+else()
+  set(GAUSS_ABORT5 nonzero)
+  set(GAUSS_ABORT3 nonzero)
+endif()
+foreach(np 2 3)
+  math(EXPR last "${np} - 1")
+  hy_case(NAME gauss_fail_factor_blocked_np${np} RANKS ${np} EXIT ${GAUSS_ABORT5} TIMEOUT 30
+    EXPECT "hybrid: rank ${last} on [^ :]+: injected failure \\(\\[debug\\] fail_rank = ${last}, fail_stage = factor\\)"
+    REJECT "^PASSED" "^FAILED" "^record:" RUNCASE --timeout 10
+    ARGS run.workload=gauss run.backend=host gauss.algorithm=blocked gauss.n=600 gauss.nb=16
+         debug.fail_rank=${last} debug.fail_stage=factor)
+  hy_case(NAME gauss_fail_factor_stepwise_np${np} RANKS ${np} EXIT ${GAUSS_ABORT3} TIMEOUT 30
+    EXPECT "hybrid: rank 0 on [^ :]+: injected failure \\(\\[debug\\] fail_rank = 0, fail_stage = factor\\)"
+    REJECT "^PASSED" "^FAILED" "^record:" RUNCASE --timeout 10
+    ARGS run.workload=gauss run.backend=host gauss.algorithm=stepwise gauss.n=120
+         debug.fail_rank=0 debug.fail_stage=factor debug.fail_code=3)
+endforeach()

@@ -1,0 +1,274 @@
+/* test_gauss_host.c - the host backend's gauss kernels (kernels/host/gauss_host.c) and its
+ * transport copies (kernels/host/comm_host.c) against references written here: plain loops
+ * (an unblocked LU with partial pivoting, triangular solves, products, row moves), exact
+ * comparisons where the operation is a data move or the same arithmetic, a stated tolerance
+ * where LAPACK/BLAS may order the sums differently.  Not through the driver, not through
+ * another backend.  Exit 0 when every check passes, 1 otherwise; each failed check is printed. */
+#include "k_comm.h"
+#include "k_gauss.h"
+#include "hybrid.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int nchecks, nfailed;
+
+/* Count a check; print it when it failed.  Local. */
+static void ok(int cond, const char *what, double fig) {
+  nchecks++;
+  if (!cond) {
+    nfailed++;
+    printf("FAILED: %s (figure %.3e)\n", what, fig);
+  }
+}
+
+/* A deterministic value in [-1, 1) for index i of stream s (not the library's generator). */
+static double val(uint64_t s, uint64_t i) {
+  uint64_t z = (s * 0x9E3779B97F4A7C15ull) ^ (i + 0x632BE59BD9B4E5ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (double)(z >> 11) / 4503599627370496.0 - 1.0;
+}
+
+/* Fill an m x n column-major matrix from stream s.  Local. */
+static double *mat(uint64_t s, int64_t m, int64_t n, int64_t ld) {
+  double *a = calloc((size_t)(ld * n + 1), sizeof *a);
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) a[i + j * ld] = val(s, (uint64_t)(i + j * ld));
+  return a;
+}
+
+/* max |a - b| over an m x n block, relative to max |b|.  Local. */
+static double rdiff(const double *a, const double *b, int64_t m, int64_t n, int64_t ld) {
+  double e = 0, s = 0;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      double d = fabs(a[i + j * ld] - b[i + j * ld]);
+      if (d > e || isnan(d)) e = isnan(d) ? INFINITY : d;
+      if (fabs(b[i + j * ld]) > s) s = fabs(b[i + j * ld]);
+    }
+  return e / (s > 0 ? s : 1);
+}
+
+/* The reference LU: unblocked, right-looking, partial pivoting on the largest magnitude (the
+ * first of equals), on an m x n block.  Local. */
+static void ref_getrf(int64_t m, int64_t n, double *a, int64_t lda, int *ipiv) {
+  int64_t d = m < n ? m : n;
+  for (int64_t k = 0; k < d; k++) {
+    int64_t p = k;
+    for (int64_t i = k + 1; i < m; i++)
+      if (fabs(a[i + k * lda]) > fabs(a[p + k * lda])) p = i;
+    ipiv[k] = (int)p;
+    if (p != k)
+      for (int64_t j = 0; j < n; j++) {
+        double t = a[k + j * lda];
+        a[k + j * lda] = a[p + j * lda];
+        a[p + j * lda] = t;
+      }
+    double piv = a[k + k * lda];
+    if (piv == 0) continue;
+    for (int64_t i = k + 1; i < m; i++) a[i + k * lda] /= piv;
+    for (int64_t j = k + 1; j < n; j++)
+      for (int64_t i = k + 1; i < m; i++) a[i + j * lda] -= a[i + k * lda] * a[k + j * lda];
+  }
+}
+
+/* getrf against the reference: pivots exactly, factors to 1e-13 (sums ordered differently),
+ * info and the smallest |u_kk|; tall, square and a matrix needing a swap at every step.
+ * Local. */
+static void check_getrf(const k_gauss_ops *ko, k_backend *be) {
+  int64_t shapes[][2] = { { 37, 37 }, { 53, 16 }, { 16, 16 }, { 1, 1 } };
+  for (int s = 0; s < 4; s++) {
+    int64_t m = shapes[s][0], n = shapes[s][1], lda = m + 3;
+    double *a = mat(10 + (uint64_t)s, m, n, lda), *r = malloc(sizeof *r * (size_t)(lda * n + 1));
+    /* s == 2: the largest entry of every column k lies in the last row, negative */
+    if (s == 2)
+      for (int64_t j = 0; j < n; j++) a[(m - 1 - j) + j * lda] = -4.0 - (double)j;
+    memcpy(r, a, sizeof *r * (size_t)(lda * n));
+    int ip[64], rp[64], info = -1;
+    double minpiv = -1;
+    int64_t mi = -1;
+    ok(ko->getrf(be, 0, m, n, a, lda, ip, &info, &minpiv, &mi) == HY_OK, "getrf returns HY_OK", 0);
+    ref_getrf(m, n, r, lda, rp);
+    int64_t d = m < n ? m : n, same = 1;
+    for (int64_t k = 0; k < d; k++) same &= ip[k] == rp[k];
+    char w[160];
+    snprintf(w, sizeof w, "getrf %lld x %lld: the pivot rows of partial pivoting", (long long)m, (long long)n);
+    ok(same, w, 0);
+    double e = rdiff(a, r, m, n, lda);
+    snprintf(w, sizeof w, "getrf %lld x %lld: L and U as the unblocked LU (1e-13)", (long long)m, (long long)n);
+    ok(e <= 1e-13, w, e);
+    double mp = INFINITY;
+    int64_t mk = 0;
+    for (int64_t k = 0; k < d; k++)
+      if (fabs(r[k + k * lda]) < mp) { mp = fabs(r[k + k * lda]); mk = k; }
+    snprintf(w, sizeof w, "getrf %lld x %lld: info 0, smallest |u_kk| and its column", (long long)m, (long long)n);
+    ok(info == 0 && fabs(minpiv - mp) <= 1e-13 * (mp > 0 ? mp : 1) && mi == mk, w, minpiv - mp);
+    free(a);
+    free(r);
+  }
+  /* an exactly singular column: info = 1 + that column */
+  double z[9] = { 1, 2, 3, 0, 0, 0, 4, 5, 7 };
+  int ip[3], info = 0;
+  double mp = 0;
+  int64_t mi = 0;
+  ko->getrf(be, 0, 3, 3, z, 3, ip, &info, &mp, &mi);
+  ok(info == 2, "getrf: a zero column 1 gives info = 2", info);
+}
+
+/* laswp, rows_perm, rows_get, rows_put, swap, copies and convert: exact data moves.  Local. */
+static void check_moves(const k_gauss_ops *ko, const k_comm_ops *kc, k_backend *be) {
+  int64_t m = 19, n = 7, ld = 23;
+  double *a = mat(20, m, n, ld), *r = malloc(sizeof *r * (size_t)(ld * n + 1));
+  memcpy(r, a, sizeof *r * (size_t)(ld * n));
+  int ip[5] = { 3, 1, 18, 3, 4 };   /* row i <-> row ip[i], in order */
+  ko->laswp(be, 0, a, ld, n, 5, ip);
+  for (int i = 0; i < 5; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double t = r[i + j * ld];
+      r[i + j * ld] = r[ip[i] + j * ld];
+      r[ip[i] + j * ld] = t;
+    }
+  ok(rdiff(a, r, m, n, ld) == 0, "laswp: the swaps in order", rdiff(a, r, m, n, ld));
+  int rows[4] = { 2, 17, 5, 9 }, src[4] = { 3, 0, 1, 2 };
+  double old[4][7];
+  for (int r0 = 0; r0 < 4; r0++)
+    for (int64_t j = 0; j < n; j++) old[r0][j] = r[rows[r0] + j * ld];
+  for (int r0 = 0; r0 < 4; r0++)
+    for (int64_t j = 0; j < n; j++) r[rows[r0] + j * ld] = old[src[r0]][j];
+  ko->rows_perm(be, 0, a, ld, n, 4, rows, src);
+  ok(rdiff(a, r, m, n, ld) == 0, "rows_perm: row hrows[r] gets row hrows[hsrc[r]]", rdiff(a, r, m, n, ld));
+  double buf[4 * 7], want[4 * 7];
+  ko->rows_get(be, 0, a, ld, n, 4, rows, buf);
+  for (int r0 = 0; r0 < 4; r0++)
+    for (int64_t j = 0; j < n; j++) want[r0 + j * 4] = r[rows[r0] + j * ld];
+  ok(memcmp(buf, want, sizeof buf) == 0, "rows_get: buf[r + j nrows] = a[hrows[r] + j lda]", 0);
+  for (int k = 0; k < 28; k++) buf[k] = -100.0 - k;
+  ko->rows_put(be, 0, a, ld, n, 4, rows, buf);
+  for (int r0 = 0; r0 < 4; r0++)
+    for (int64_t j = 0; j < n; j++) r[rows[r0] + j * ld] = buf[r0 + j * 4];
+  ok(rdiff(a, r, m, n, ld) == 0, "rows_put: a[hrows[r] + j lda] = buf[r + j nrows]", rdiff(a, r, m, n, ld));
+  double x[6] = { 1, 2, 3, 4, 5, 6 }, y[6] = { -1, -2, -3, -4, -5, -6 };
+  ko->swap(be, 0, x, y, 5);
+  ok(x[0] == -1 && x[4] == -5 && y[4] == 5 && x[5] == 6 && y[5] == -6, "swap: len elements, no more", 0);
+  double c[23 * 7];
+  memset(c, 0, sizeof c);
+  ko->copy_2d(be, 0, m, n, a, ld, c, ld);
+  ok(rdiff(c, a, m, n, ld) == 0, "gauss copy_2d", 0);
+  double h[19 * 7];
+  kc->d2h_2d(be, 8, m, n, a, ld, h, m);
+  kc->h2d_2d(be, 8, m, n, h, m, c, ld);
+  kc->copy_2d(be, 8, m, n, c, ld, r, ld);
+  ok(rdiff(r, a, m, n, ld) == 0 && h[m] == a[ld], "k_comm d2h_2d / h2d_2d / copy_2d (esz 8)", 0);
+  float f[19 * 7];
+  ko->convert(be, 1, m, n, a, ld, f, m);
+  int same = 1;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) same &= f[i + j * m] == (float)a[i + j * ld];
+  ok(same, "convert to FP32: (float) of every element", 0);
+  free(a);
+  free(r);
+}
+
+/* trsm_lunit, gemm_sub, trsv (both), gemv_add against loops (1e-13), FP64.  Local. */
+static void check_blas(const k_gauss_ops *ko, k_backend *be) {
+  int64_t m = 13, n = 9, k = 6, ld = 17;
+  double *l = mat(30, m, m, ld), *b = mat(31, m, n, ld), *r = malloc(sizeof *r * (size_t)(ld * n + 1));
+  memcpy(r, b, sizeof *r * (size_t)(ld * n));
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t p = 0; p < i; p++) r[i + j * ld] -= l[i + p * ld] * r[p + j * ld];
+  ko->trsm_lunit(be, 0, m, n, l, ld, b, ld);
+  ok(rdiff(b, r, m, n, ld) <= 1e-13, "trsm_lunit: B = L^-1 B, L unit lower", rdiff(b, r, m, n, ld));
+  double *A = mat(32, m, k, ld), *B = mat(33, k, n, ld), *C = mat(34, m, n, ld);
+  memcpy(r, C, sizeof *r * (size_t)(ld * n));
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t p = 0; p < k; p++) r[i + j * ld] -= A[i + p * ld] * B[p + j * ld];
+  ko->gemm_sub(be, 0, m, n, k, A, ld, B, ld, C, ld);
+  ok(rdiff(C, r, m, n, ld) <= 1e-13, "gemm_sub: C -= A B", rdiff(C, r, m, n, ld));
+  double x[13], xr[13], y[13], yr[13];
+  for (int upper = 0; upper < 2; upper++) {
+    for (int i = 0; i < m; i++) x[i] = xr[i] = val(35, (uint64_t)i);
+    double *t = mat(36, m, m, ld);
+    for (int i = 0; i < m; i++) t[i + i * ld] = 2 + val(37, (uint64_t)i);
+    if (!upper)
+      for (int i = 0; i < m; i++)
+        for (int p = 0; p < i; p++) xr[i] -= t[i + p * ld] * xr[p];
+    else
+      for (int i = (int)m - 1; i >= 0; i--) {
+        for (int p = i + 1; p < m; p++) xr[i] -= t[i + p * ld] * xr[p];
+        xr[i] /= t[i + i * ld];
+      }
+    ko->trsv(be, 0, upper, m, t, ld, x);
+    ok(rdiff(x, xr, m, 1, m) <= 1e-13, upper ? "trsv upper non-unit" : "trsv lower unit", rdiff(x, xr, m, 1, m));
+    free(t);
+  }
+  for (int i = 0; i < m; i++) y[i] = yr[i] = val(38, (uint64_t)i);
+  for (int i = 0; i < m; i++)
+    for (int p = 0; p < k; p++) yr[i] += A[i + p * ld] * x[p];
+  ko->gemv_add(be, 0, m, k, A, ld, x, y);
+  ok(rdiff(y, yr, m, 1, m) <= 1e-13, "gemv_add: y += A x", rdiff(y, yr, m, 1, m));
+  free(l); free(b); free(r); free(A); free(B); free(C);
+}
+
+/* The seed's row kernels (row-major) and the pivot search: the same arithmetic as the loops
+ * here (exact), col_absmax on magnitudes with the first of equals.  Local. */
+static void check_rows(const k_gauss_ops *ko, k_backend *be) {
+  int64_t m = 6, ncol = 9, lda = 10;
+  double a[60], r[60], prow[9];
+  for (int i = 0; i < 60; i++) a[i] = r[i] = val(40, (uint64_t)i);
+  for (int j = 0; j < 9; j++) prow[j] = val(41, (uint64_t)j);
+  int64_t k = 2;
+  ko->rank1(be, 0, a, lda, m, k, ncol, prow);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = k + 1; j < ncol; j++) r[i * lda + j] -= r[i * lda + k] * prow[j - k];
+  ok(memcmp(a, r, sizeof a) == 0, "rank1: a[i][j] -= a[i][k] prow[j - k] for k < j < ncols", 0);
+  double l[60];
+  memset(l, 0, sizeof l);
+  ko->col_zero(be, 0, a, lda, m, k, l, lda);
+  int good = 1;
+  for (int64_t i = 0; i < m; i++) good &= a[i * lda + k] == 0 && l[i * lda + k] == r[i * lda + k];
+  ok(good, "col_zero: the multipliers kept, the column zeroed", 0);
+  double row[7] = { 3, 6, -9, 12, 1, 2, 99 };
+  ko->row_scale(be, 0, row, 6, 3.0);
+  ok(row[0] == 1 && row[1] == 2 && row[2] == -3 && row[3] == 4 && row[4] == 1.0 / 3 && row[6] == 99,
+     "row_scale: row[0] = 1, row[j] /= pivot for j < len", 0);
+  double c[5 * 4] = { 0 };
+  double colv[5] = { 0.5, -3.0, 2.0, 3.0, -1.0 };
+  for (int i = 0; i < 5; i++) c[i * 4 + 1] = colv[i];
+  double v = 0;
+  int64_t idx = -7;
+  ko->col_absmax(be, 0, c, 4, 5, 1, &v, &idx);
+  ok(v == 3.0 && idx == 1, "col_absmax: largest magnitude (negative), first of equals", (double)idx);
+  ko->col_absmax(be, 0, c + 8, 4, 3, 1, &v, &idx);
+  ok(v == 3.0 && idx == 1, "col_absmax on rows 2..4: |3| at row 1 of them (the last is not skipped)", (double)idx);
+  c[4 * 4 + 1] = -7.5;
+  ko->col_absmax(be, 0, c, 4, 5, 1, &v, &idx);
+  ok(v == 7.5 && idx == 4, "col_absmax: the maximum in the last row", (double)idx);
+  ko->col_absmax(be, 0, c, 4, 0, 1, &v, &idx);
+  ok(v == -1 && idx == 0, "col_absmax: m = 0 gives -1 and index 0 (as documented)", (double)idx);
+}
+
+int main(void) {
+  k_backend be;
+  memset(&be, 0, sizeof be);
+  if (k_backend_open(&be, K_HOST, -1) != HY_OK) {
+    printf("FAILED: the host backend does not open: %s\n", hy_err_msg());
+    return 1;
+  }
+  const k_gauss_ops *ko = k_gauss_ops_get(&be);
+  const k_comm_ops *kc = k_comm_ops_get(&be);
+  check_getrf(ko, &be);
+  check_moves(ko, kc, &be);
+  check_blas(ko, &be);
+  check_rows(ko, &be);
+  ok(kc->coll_id_bytes(&be) == 0 && kc->no_coll != NULL, "host: no device collectives", 0);
+  k_backend_close(&be);
+  printf("%s: %d of %d checks passed\n", nfailed ? "FAILED" : "PASSED", nchecks - nfailed, nchecks);
+  return nfailed ? 1 : 0;
+}
