@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Per-process scratch (one backend per rank): cuSOLVER workspace, pivots, info, row lists. */
-static struct {
+/* The gauss kernels' workspace, one per backend (k_cuda_state.gauss_ws, made at first use,
+ * freed by k_cuda_close): cuSOLVER workspace, pivots, info, row lists, the lookahead stream. */
+typedef struct {
   void *work;
   size_t work_bytes;
   int *ipiv;
@@ -29,7 +30,40 @@ static struct {
   cublasHandle_t cb_side;
   cusolverDnHandle_t cs_side;
   cudaEvent_t ev_mark, ev_side;
-} g_ws;
+} gauss_cuda_ws;
+
+/* Free a workspace (k_cuda_close, after the stream is idle).  Local. */
+static void gauss_ws_free(void *p) {
+  gauss_cuda_ws *w = (gauss_cuda_ws *)p;
+  cudaDeviceSynchronize();
+  if (w->work) cudaFree(w->work);
+  if (w->ipiv) cudaFree(w->ipiv);
+  if (w->info) cudaFree(w->info);
+  if (w->rows) cudaFree(w->rows);
+  if (w->red) cudaFree(w->red);
+  if (w->linv) cudaFree(w->linv);
+  if (w->tmp) cudaFree(w->tmp);
+  if (w->side_on) {
+    cublasDestroy(w->cb_side);
+    cusolverDnDestroy(w->cs_side);
+    cudaEventDestroy(w->ev_mark);
+    cudaEventDestroy(w->ev_side);
+    cudaStreamDestroy(w->side);
+  }
+  free(w);
+}
+
+/* This backend's workspace (made at the first call).  Local; aborts when out of memory. */
+static gauss_cuda_ws *gw(k_backend *be) {
+  k_cuda_state *st = k_cuda_st(be);
+  if (!st->gauss_ws) {
+    gauss_cuda_ws *w = (gauss_cuda_ws *)calloc(1, sizeof *w);
+    if (!w) hy_fatal(HY_ESYS, "out of memory (gauss CUDA workspace)");
+    st->gauss_ws = w;
+    st->gauss_ws_free = gauss_ws_free;
+  }
+  return (gauss_cuda_ws *)st->gauss_ws;
+}
 
 /* Grow a device buffer to at least bytes.  Local. */
 static int grow(void **p, size_t *have, size_t bytes) {
@@ -42,43 +76,43 @@ static int grow(void **p, size_t *have, size_t bytes) {
 }
 
 /* Make sure the small scratch exists.  Local. */
-static int scratch(void) {
-  if (!g_ws.info) HY_CUDA(cudaMalloc((void **)&g_ws.info, sizeof(int)));
-  if (!g_ws.red) HY_CUDA(cudaMalloc((void **)&g_ws.red, 4 * sizeof(double)));
+static int scratch(k_backend *be) {
+  if (!gw(be)->info) HY_CUDA(cudaMalloc((void **)&gw(be)->info, sizeof(int)));
+  if (!gw(be)->red) HY_CUDA(cudaMalloc((void **)&gw(be)->red, 4 * sizeof(double)));
   return HY_OK;
 }
 
 /* The stream and handles gauss calls use now (main, or the lookahead side stream).  Local. */
-static inline cudaStream_t strm(k_backend *be) { return g_ws.cur_side ? g_ws.side : k_cuda_st(be)->stream; }
-static inline cublasHandle_t cur_cublas(k_backend *be) { return g_ws.cur_side ? g_ws.cb_side : k_cuda_st(be)->cublas; }
-static inline cusolverDnHandle_t cur_cusolver(k_backend *be) { return g_ws.cur_side ? g_ws.cs_side : k_cuda_st(be)->cusolver; }
+static inline cudaStream_t strm(k_backend *be) { return gw(be)->cur_side ? gw(be)->side : k_cuda_st(be)->stream; }
+static inline cublasHandle_t cur_cublas(k_backend *be) { return gw(be)->cur_side ? gw(be)->cb_side : k_cuda_st(be)->cublas; }
+static inline cusolverDnHandle_t cur_cusolver(k_backend *be) { return gw(be)->cur_side ? gw(be)->cs_side : k_cuda_st(be)->cusolver; }
 
 /* Mark / enter / leave the side stream.  Local. */
 static int c_stream_ctl(k_backend *be, int what) {
   k_cuda_state *st = k_cuda_st(be);
-  if (!g_ws.side_on) {
+  if (!gw(be)->side_on) {
     /* the panel's many small kernels must not wait behind the trailing GEMM's blocks */
     int lo = 0, hi = 0;
     HY_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
-    HY_CUDA(cudaStreamCreateWithPriority(&g_ws.side, cudaStreamNonBlocking, hi));
-    HY_CUBLAS(cublasCreate(&g_ws.cb_side));
-    HY_CUBLAS(cublasSetStream(g_ws.cb_side, g_ws.side));
-    HY_CUSOLVER(cusolverDnCreate(&g_ws.cs_side));
-    HY_CUSOLVER(cusolverDnSetStream(g_ws.cs_side, g_ws.side));
-    HY_CUDA(cudaEventCreateWithFlags(&g_ws.ev_mark, cudaEventDisableTiming));
-    HY_CUDA(cudaEventCreateWithFlags(&g_ws.ev_side, cudaEventDisableTiming));
-    g_ws.side_on = 1;
+    HY_CUDA(cudaStreamCreateWithPriority(&gw(be)->side, cudaStreamNonBlocking, hi));
+    HY_CUBLAS(cublasCreate(&gw(be)->cb_side));
+    HY_CUBLAS(cublasSetStream(gw(be)->cb_side, gw(be)->side));
+    HY_CUSOLVER(cusolverDnCreate(&gw(be)->cs_side));
+    HY_CUSOLVER(cusolverDnSetStream(gw(be)->cs_side, gw(be)->side));
+    HY_CUDA(cudaEventCreateWithFlags(&gw(be)->ev_mark, cudaEventDisableTiming));
+    HY_CUDA(cudaEventCreateWithFlags(&gw(be)->ev_side, cudaEventDisableTiming));
+    gw(be)->side_on = 1;
   }
   if (what == 0) {
-    HY_CUDA(cudaEventRecord(g_ws.ev_mark, st->stream));
+    HY_CUDA(cudaEventRecord(gw(be)->ev_mark, st->stream));
   } else if (what == 1) {
-    HY_CUDA(cudaStreamWaitEvent(g_ws.side, g_ws.ev_mark, 0));
-    g_ws.cur_side = 1;
-    st->cur = g_ws.side;
+    HY_CUDA(cudaStreamWaitEvent(gw(be)->side, gw(be)->ev_mark, 0));
+    gw(be)->cur_side = 1;
+    st->cur = gw(be)->side;
   } else {
-    HY_CUDA(cudaEventRecord(g_ws.ev_side, g_ws.side));
-    HY_CUDA(cudaStreamWaitEvent(st->stream, g_ws.ev_side, 0));
-    g_ws.cur_side = 0;
+    HY_CUDA(cudaEventRecord(gw(be)->ev_side, gw(be)->side));
+    HY_CUDA(cudaStreamWaitEvent(st->stream, gw(be)->ev_side, 0));
+    gw(be)->cur_side = 0;
     st->cur = NULL;
   }
   return HY_OK;
@@ -189,13 +223,13 @@ __global__ void absmax_k(const T *a, int64_t stride, int64_t m, double *out) {
 /* Largest |a[i][k]| and its first row.  Local. */
 static int c_col_absmax(k_backend *be, int sp, const void *a, int64_t lda, int64_t m, int64_t k,
                         double *val, int64_t *idx) {
-  HY_CALL(scratch());
+  HY_CALL(scratch(be));
   if (m <= 0) { *val = -1; *idx = 0; return HY_OK; }
-  if (sp) absmax_k<float><<<1, 1024, 0, strm(be)>>>((const float *)a + k, lda, m, g_ws.red);
-  else absmax_k<double><<<1, 1024, 0, strm(be)>>>((const double *)a + k, lda, m, g_ws.red);
+  if (sp) absmax_k<float><<<1, 1024, 0, strm(be)>>>((const float *)a + k, lda, m, gw(be)->red);
+  else absmax_k<double><<<1, 1024, 0, strm(be)>>>((const double *)a + k, lda, m, gw(be)->red);
   HY_CUDA_LAUNCH();
   double h[2];
-  HY_CUDA(cudaMemcpyAsync(h, g_ws.red, 2 * sizeof(double), cudaMemcpyDeviceToHost, strm(be)));
+  HY_CUDA(cudaMemcpyAsync(h, gw(be)->red, 2 * sizeof(double), cudaMemcpyDeviceToHost, strm(be)));
   HY_CUDA(cudaStreamSynchronize(strm(be)));
   *val = isinf(h[0]) ? NAN : h[0];
   *idx = (int64_t)h[1];
@@ -253,7 +287,7 @@ __global__ void diagmin_k(const T *a, int64_t lda, int64_t d, double *out) {
 /* cuSOLVER getrf of a panel; pivots to the host, 0-based.  Local. */
 static int c_getrf(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *hipiv,
                    int *info, double *minpiv, int64_t *minidx) {
-  HY_CALL(scratch());
+  HY_CALL(scratch(be));
   cusolverDnHandle_t cs = cur_cusolver(be);
   cudaStream_t stream = strm(be);
   if (m > 2147483647LL || lda > 2147483647LL)
@@ -261,22 +295,22 @@ static int c_getrf(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t
   int im = (int)m, in = (int)n, il = (int)lda, lwork = 0;
   if (sp) HY_CUSOLVER(cusolverDnSgetrf_bufferSize(cs, im, in, (float *)a, il, &lwork));
   else HY_CUSOLVER(cusolverDnDgetrf_bufferSize(cs, im, in, (double *)a, il, &lwork));
-  HY_CALL(grow(&g_ws.work, &g_ws.work_bytes, (size_t)(lwork > 0 ? lwork : 1) * (sp ? 4 : 8)));
+  HY_CALL(grow(&gw(be)->work, &gw(be)->work_bytes, (size_t)(lwork > 0 ? lwork : 1) * (sp ? 4 : 8)));
   int d = im < in ? im : in;
-  if (g_ws.ipiv_n < d) {
-    if (g_ws.ipiv) HY_CUDA(cudaFree(g_ws.ipiv));
-    HY_CUDA(cudaMalloc((void **)&g_ws.ipiv, sizeof(int) * (size_t)(d > 0 ? d : 1)));
-    g_ws.ipiv_n = d;
+  if (gw(be)->ipiv_n < d) {
+    if (gw(be)->ipiv) HY_CUDA(cudaFree(gw(be)->ipiv));
+    HY_CUDA(cudaMalloc((void **)&gw(be)->ipiv, sizeof(int) * (size_t)(d > 0 ? d : 1)));
+    gw(be)->ipiv_n = d;
   }
-  if (sp) HY_CUSOLVER(cusolverDnSgetrf(cs, im, in, (float *)a, il, (float *)g_ws.work, g_ws.ipiv, g_ws.info));
-  else HY_CUSOLVER(cusolverDnDgetrf(cs, im, in, (double *)a, il, (double *)g_ws.work, g_ws.ipiv, g_ws.info));
-  if (sp) diagmin_k<float><<<1, 512, 0, stream>>>((const float *)a, lda, d, g_ws.red + 2);
-  else diagmin_k<double><<<1, 512, 0, stream>>>((const double *)a, lda, d, g_ws.red + 2);
+  if (sp) HY_CUSOLVER(cusolverDnSgetrf(cs, im, in, (float *)a, il, (float *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
+  else HY_CUSOLVER(cusolverDnDgetrf(cs, im, in, (double *)a, il, (double *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
+  if (sp) diagmin_k<float><<<1, 512, 0, stream>>>((const float *)a, lda, d, gw(be)->red + 2);
+  else diagmin_k<double><<<1, 512, 0, stream>>>((const double *)a, lda, d, gw(be)->red + 2);
   HY_CUDA_LAUNCH();
   double h[2];
-  HY_CUDA(cudaMemcpyAsync(hipiv, g_ws.ipiv, sizeof(int) * (size_t)d, cudaMemcpyDeviceToHost, stream));
-  HY_CUDA(cudaMemcpyAsync(info, g_ws.info, sizeof(int), cudaMemcpyDeviceToHost, stream));
-  HY_CUDA(cudaMemcpyAsync(h, g_ws.red + 2, 2 * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  HY_CUDA(cudaMemcpyAsync(hipiv, gw(be)->ipiv, sizeof(int) * (size_t)d, cudaMemcpyDeviceToHost, stream));
+  HY_CUDA(cudaMemcpyAsync(info, gw(be)->info, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  HY_CUDA(cudaMemcpyAsync(h, gw(be)->red + 2, 2 * sizeof(double), cudaMemcpyDeviceToHost, stream));
   HY_CUDA(cudaStreamSynchronize(stream));
   if (*info < 0) return hy_err(HY_ESYS, "cuSOLVER getrf: argument %d illegal", -*info);
   for (int j = 0; j < d; j++) hipiv[j] -= 1;
@@ -287,12 +321,12 @@ static int c_getrf(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t
 
 /* Upload a host int list to the device scratch.  Local. */
 static int rows_upload(k_backend *be, const int *h, int n) {
-  if (g_ws.rows_n < n) {
-    if (g_ws.rows) HY_CUDA(cudaFree(g_ws.rows));
-    HY_CUDA(cudaMalloc((void **)&g_ws.rows, sizeof(int) * (size_t)n));
-    g_ws.rows_n = n;
+  if (gw(be)->rows_n < n) {
+    if (gw(be)->rows) HY_CUDA(cudaFree(gw(be)->rows));
+    HY_CUDA(cudaMalloc((void **)&gw(be)->rows, sizeof(int) * (size_t)n));
+    gw(be)->rows_n = n;
   }
-  HY_CUDA(cudaMemcpyAsync(g_ws.rows, h, sizeof(int) * (size_t)n, cudaMemcpyHostToDevice, strm(be)));
+  HY_CUDA(cudaMemcpyAsync(gw(be)->rows, h, sizeof(int) * (size_t)n, cudaMemcpyHostToDevice, strm(be)));
   HY_CUDA(cudaStreamSynchronize(strm(be)));   /* h may be reused by the caller */
   return HY_OK;
 }
@@ -314,8 +348,8 @@ static int c_laswp(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, i
                    const int *hipiv) {
   if (ncols <= 0 || nswap <= 0) return HY_OK;
   HY_CALL(rows_upload(be, hipiv, nswap));
-  if (sp) laswp_k<float><<<nblocks(ncols, 128), 128, 0, strm(be)>>>((float *)a, lda, ncols, nswap, g_ws.rows);
-  else laswp_k<double><<<nblocks(ncols, 128), 128, 0, strm(be)>>>((double *)a, lda, ncols, nswap, g_ws.rows);
+  if (sp) laswp_k<float><<<nblocks(ncols, 128), 128, 0, strm(be)>>>((float *)a, lda, ncols, nswap, gw(be)->rows);
+  else laswp_k<double><<<nblocks(ncols, 128), 128, 0, strm(be)>>>((double *)a, lda, ncols, nswap, gw(be)->rows);
   HY_CUDA_LAUNCH();
   return HY_OK;
 }
@@ -357,8 +391,8 @@ static int c_rows_perm(k_backend *be, int sp, void *a, int64_t lda, int64_t ncol
   size_t shm = (size_t)ns * ct * e;
   if (shm > 48 * 1024) return hy_err(HY_EUSAGE, "row permutation of %d rows exceeds shared memory", ns);
   unsigned nbk = (unsigned)((ncols + ct - 1) / ct);
-  if (sp) rows_perm_k<float><<<nbk, 256, shm, strm(be)>>>((float *)a, lda, ncols, ns, ct, g_ws.rows, g_ws.rows + ns);
-  else rows_perm_k<double><<<nbk, 256, shm, strm(be)>>>((double *)a, lda, ncols, ns, ct, g_ws.rows, g_ws.rows + ns);
+  if (sp) rows_perm_k<float><<<nbk, 256, shm, strm(be)>>>((float *)a, lda, ncols, ns, ct, gw(be)->rows, gw(be)->rows + ns);
+  else rows_perm_k<double><<<nbk, 256, shm, strm(be)>>>((double *)a, lda, ncols, ns, ct, gw(be)->rows, gw(be)->rows + ns);
   HY_CUDA_LAUNCH();
   return HY_OK;
 }
@@ -380,8 +414,8 @@ static int c_rows_get(k_backend *be, int sp, const void *a, int64_t lda, int64_t
   if (ncols <= 0 || nrows <= 0) return HY_OK;
   HY_CALL(rows_upload(be, hrows, nrows));
   int64_t tot = ncols * nrows;
-  if (sp) rows_move_k<float><<<nblocks(tot, 256), 256, 0, strm(be)>>>((float *)a, lda, ncols, nrows, g_ws.rows, (float *)buf, 0);
-  else rows_move_k<double><<<nblocks(tot, 256), 256, 0, strm(be)>>>((double *)a, lda, ncols, nrows, g_ws.rows, (double *)buf, 0);
+  if (sp) rows_move_k<float><<<nblocks(tot, 256), 256, 0, strm(be)>>>((float *)a, lda, ncols, nrows, gw(be)->rows, (float *)buf, 0);
+  else rows_move_k<double><<<nblocks(tot, 256), 256, 0, strm(be)>>>((double *)a, lda, ncols, nrows, gw(be)->rows, (double *)buf, 0);
   HY_CUDA_LAUNCH();
   return HY_OK;
 }
@@ -392,8 +426,8 @@ static int c_rows_put(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols
   if (ncols <= 0 || nrows <= 0) return HY_OK;
   HY_CALL(rows_upload(be, hrows, nrows));
   int64_t tot = ncols * nrows;
-  if (sp) rows_move_k<float><<<nblocks(tot, 256), 256, 0, strm(be)>>>((float *)a, lda, ncols, nrows, g_ws.rows, (float *)buf, 1);
-  else rows_move_k<double><<<nblocks(tot, 256), 256, 0, strm(be)>>>((double *)a, lda, ncols, nrows, g_ws.rows, (double *)buf, 1);
+  if (sp) rows_move_k<float><<<nblocks(tot, 256), 256, 0, strm(be)>>>((float *)a, lda, ncols, nrows, gw(be)->rows, (float *)buf, 1);
+  else rows_move_k<double><<<nblocks(tot, 256), 256, 0, strm(be)>>>((double *)a, lda, ncols, nrows, gw(be)->rows, (double *)buf, 1);
   HY_CUDA_LAUNCH();
   return HY_OK;
 }
@@ -414,25 +448,25 @@ static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void 
   cublasHandle_t h = cur_cublas(be);
   size_t e = sp ? 4 : 8;
   if (m >= 128 && n >= 2 * m) {
-    HY_CALL(grow(&g_ws.linv, &g_ws.linv_bytes, (size_t)(m * m) * e));
-    HY_CALL(grow(&g_ws.tmp, &g_ws.tmp_bytes, (size_t)(m * n) * e));
-    if (sp) eye_k<float><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((float *)g_ws.linv, m);
-    else eye_k<double><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((double *)g_ws.linv, m);
+    HY_CALL(grow(&gw(be)->linv, &gw(be)->linv_bytes, (size_t)(m * m) * e));
+    HY_CALL(grow(&gw(be)->tmp, &gw(be)->tmp_bytes, (size_t)(m * n) * e));
+    if (sp) eye_k<float><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((float *)gw(be)->linv, m);
+    else eye_k<double><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((double *)gw(be)->linv, m);
     HY_CUDA_LAUNCH();
     if (sp) {
       float one = 1, zero = 0;
       HY_CUBLAS(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
-                            (int)m, (int)m, &one, (const float *)l, (int)ldl, (float *)g_ws.linv, (int)m));
-      HY_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const float *)g_ws.linv,
-                            (int)m, (const float *)b, (int)ldb, &zero, (float *)g_ws.tmp, (int)m));
+                            (int)m, (int)m, &one, (const float *)l, (int)ldl, (float *)gw(be)->linv, (int)m));
+      HY_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const float *)gw(be)->linv,
+                            (int)m, (const float *)b, (int)ldb, &zero, (float *)gw(be)->tmp, (int)m));
     } else {
       double one = 1, zero = 0;
       HY_CUBLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
-                            (int)m, (int)m, &one, (const double *)l, (int)ldl, (double *)g_ws.linv, (int)m));
-      HY_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const double *)g_ws.linv,
-                            (int)m, (const double *)b, (int)ldb, &zero, (double *)g_ws.tmp, (int)m));
+                            (int)m, (int)m, &one, (const double *)l, (int)ldl, (double *)gw(be)->linv, (int)m));
+      HY_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const double *)gw(be)->linv,
+                            (int)m, (const double *)b, (int)ldb, &zero, (double *)gw(be)->tmp, (int)m));
     }
-    HY_CUDA(cudaMemcpy2DAsync(b, (size_t)ldb * e, g_ws.tmp, (size_t)m * e, (size_t)m * e, (size_t)n,
+    HY_CUDA(cudaMemcpy2DAsync(b, (size_t)ldb * e, gw(be)->tmp, (size_t)m * e, (size_t)m * e, (size_t)n,
                               cudaMemcpyDeviceToDevice, strm(be)));
     return HY_OK;
   }
@@ -539,8 +573,8 @@ static int c_convert(k_backend *be, int to_sp, int64_t m, int64_t n, const void 
 static int c_tensor(k_backend *be, int on) {
   cublasMath_t m = on ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
   HY_CUBLAS(cublasSetMathMode(k_cuda_st(be)->cublas, m));
-  if (!g_ws.side_on) HY_CALL(c_stream_ctl(be, 0));
-  HY_CUBLAS(cublasSetMathMode(g_ws.cb_side, m));
+  if (!gw(be)->side_on) HY_CALL(c_stream_ctl(be, 0));
+  HY_CUBLAS(cublasSetMathMode(gw(be)->cb_side, m));
   return HY_OK;
 }
 

@@ -155,6 +155,7 @@ extern "C" int k_cuda_close(k_backend *be) {
   k_cuda_state *st = k_cuda_st(be);
   if (!st) return HY_OK;
   cudaStreamSynchronize(st->stream);
+  if (st->gauss_ws && st->gauss_ws_free) st->gauss_ws_free(st->gauss_ws);
   if (st->cusparse) cusparseDestroy(st->cusparse);
   if (st->cusolver) cusolverDnDestroy(st->cusolver);
   if (st->cublas) cublasDestroy(st->cublas);

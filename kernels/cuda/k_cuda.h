@@ -51,6 +51,8 @@ typedef struct {
   size_t scratch_bytes;
   cudaStream_t cur;         /* the stream work is queued on now: NULL = stream, or a workload's
                              * side stream while selected (gauss lookahead, k_gauss stream_ctl) */
+  void *gauss_ws;           /* the gauss kernels' workspace (gauss_cuda.cu: made at first use) */
+  void (*gauss_ws_free)(void *ws);   /* and how k_cuda_close frees it */
 } k_cuda_state;
 
 static inline k_cuda_state *k_cuda_st(k_backend *be) { return (k_cuda_state *)be->impl; }
