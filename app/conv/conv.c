@@ -163,8 +163,9 @@ static int conv_main(hy_ctx *ctx) {
   memset(&info, 0, sizeof info);
   const k_conv_ops *ops = k_conv_ops_get(&ctx->be);
   if (!ops->v[o.algorithm].run)
-    return hy_err(HY_EUSAGE, "conv.algorithm = %s is not available on the %s backend (allowed there: naive, "
-                  "tiled, separable, vendor)", conv_variant_names[o.algorithm], ops->name);
+    return hy_err(HY_EUSAGE, "conv.algorithm = %s is not available on the %s backend (this build has no %s "
+                  "library for it)", conv_variant_names[o.algorithm], ops->name,
+                  o.algorithm == K_CONV_FFT ? "FFT" : "vendor");
   for (int v = 0; v < K_CONV_NVAR; v++)
     if (o.compare[v] && !ops->v[v].run)
       return hy_err(HY_EUSAGE, "conv.compare names %s, which the %s backend does not have", conv_variant_names[v], ops->name);

@@ -25,9 +25,9 @@ static int conv_pass(conv_halo *h, const k_conv_ops *ops, const k_conv_variant *
                      const k_conv_geom *g, double *halo_s) {
   k_conv_rect part[5], whole = { 0, g->th, 0, g->tw };
   conv_parts(g, part);
-  HY_CALL(conv_halo_begin(h, ops, p));
+  HY_LOCAL(conv_halo_begin(h, ops, p));
   if (var->any_rect) HY_LOCAL(var->run(p, &part[0]));
-  HY_CALL(conv_halo_end(h, ops, p, halo_s));
+  HY_LOCAL(conv_halo_end(h, ops, p, halo_s));
   if (var->any_rect)
     for (int k = 1; k < 5; k++) HY_LOCAL(var->run(p, &part[k]));
   else

@@ -1,14 +1,19 @@
 /* conv_host.c - the conv kernels on the host: naive (the seed's loop: one pixel at a time, all
  * channels), tiled (the same per-pixel order, cache-blocked: a strip of pixels accumulated
- * together tap by tap), separable (a vertical then a horizontal 1D pass) and vendor (the
- * naive C loop: the host has no vendor library).  No fft on the host (NULL entry).  The serial
- * baseline of the seed's tables; the CUDA backend computes the same function. */
+ * together tap by tap), separable (a vertical then a horizontal 1D pass), fft (FFTW, when the
+ * build found it: the padded tile zero-extended to a 2^a 3^b 5^c 7^d size, channels batched,
+ * times the kernel's conjugate spectrum; else a NULL entry) and vendor (the naive C loop: the
+ * host has no vendor library).  The serial baseline of the seed's tables; the CUDA backend
+ * computes the same function. */
 #include "k_conv.h"
 #include "hybrid.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef HYBRID_HAVE_FFTW
+#include <fftw3.h>
+#endif
 
 struct k_conv_plan {
   k_conv_geom g;
@@ -20,6 +25,10 @@ struct k_conv_plan {
   double *wd, *w1d;     /* weights in double */
   double *P;            /* prefix sums of w (inside weight) */
   double kernel_s;      /* compute seconds not yet handed out by finish */
+  int fn0, fn1;         /* fft: transform size */
+  void *fin, *fout;     /* fft: real input (zero beyond the tile) and result */
+  void *spec, *kspec;   /* fft: spectra of the tile (C batched) and of the kernel */
+  void *fwd, *inv;      /* fft: FFTW plans (fftw_plan or fftwf_plan) */
 };
 
 /* Monotonic seconds.  Local. */
@@ -148,9 +157,102 @@ static int host_separable(k_conv_plan *p, const k_conv_rect *rc) {
   return HY_OK;
 }
 
+
+#ifdef HYBRID_HAVE_FFTW
+/* The smallest 2^a 3^b 5^c 7^d >= n.  Local. */
+static int fft_nice(int n) {
+  for (int m = n;; m++) {
+    int t = m;
+    for (int f = 2; f <= 7; f++)
+      while (t % f == 0) t /= f;
+    if (t == 1) return m;
+  }
+}
+
+/* FFTW plans and the kernel's spectrum for element type T with FFTW prefix PX.  Local. */
+#define DEFINE_FFT(T, SFX, PX)                                                                 \
+  static int fft_setup_##SFX(k_conv_plan *p, const double *w) {                               \
+    const k_conv_geom *g = &p->g;                                                             \
+    int n[2] = { p->fn0, p->fn1 }, C = g->C;                                                  \
+    size_t nc = (size_t)n[0] * (n[1] / 2 + 1), nr = (size_t)n[0] * n[1];                      \
+    p->fin = PX##_malloc(nr * C * sizeof(T));                                                 \
+    p->fout = PX##_malloc(nr * C * sizeof(T));                                                \
+    p->spec = PX##_malloc(nc * C * sizeof(PX##_complex));                                     \
+    p->kspec = PX##_malloc(nc * sizeof(PX##_complex));                                        \
+    T *kr = PX##_malloc(nr * sizeof(T));                                                      \
+    if (!p->fin || !p->fout || !p->spec || !p->kspec || !kr)                                  \
+      return hy_err(HY_ESYS, "conv: out of memory for the fft of a %d x %d tile", n[0], n[1]); \
+    int onembed[2] = { n[0], n[1] / 2 + 1 };                                                  \
+    p->fwd = PX##_plan_many_dft_r2c(2, n, C, (T *)p->fin, n, C, 1, (PX##_complex *)p->spec,   \
+                                    onembed, 1, (int)nc, FFTW_ESTIMATE);                      \
+    p->inv = PX##_plan_many_dft_c2r(2, n, C, (PX##_complex *)p->spec, onembed, 1, (int)nc,    \
+                                    (T *)p->fout, n, C, 1, FFTW_ESTIMATE);                    \
+    PX##_plan kp = PX##_plan_dft_r2c_2d(n[0], n[1], kr, (PX##_complex *)p->kspec, FFTW_ESTIMATE); \
+    if (!p->fwd || !p->inv || !kp) return hy_err(HY_ESYS, "conv: FFTW could not plan a %d x %d transform", n[0], n[1]); \
+    memset(p->fin, 0, nr * C * sizeof(T));                                                    \
+    memset(kr, 0, nr * sizeof(T));                                                            \
+    for (int i = 0; i < g->ks; i++)                                                           \
+      for (int j = 0; j < g->ks; j++) kr[(size_t)i * n[1] + j] = (T)w[i * g->ks + j];         \
+    PX##_execute(kp);                                                                         \
+    PX##_destroy_plan(kp);                                                                    \
+    PX##_free(kr);                                                                            \
+    return HY_OK;                                                                             \
+  }                                                                                           \
+  static void fft_run_##SFX(k_conv_plan *p) {                                                 \
+    const k_conv_geom *g = &p->g;                                                             \
+    const int C = g->C, r = g->r;                                                             \
+    size_t nc = (size_t)p->fn0 * (p->fn1 / 2 + 1), fl = (size_t)p->fn1 * C;                   \
+    for (int y = 0; y < g->th + 2 * r; y++)                                                   \
+      memcpy((T *)p->fin + y * fl, (const T *)p->in + (size_t)y * p->ld, (size_t)p->ld * sizeof(T)); \
+    PX##_execute((PX##_plan)p->fwd);                                                          \
+    PX##_complex *sp = (PX##_complex *)p->spec, *ks = (PX##_complex *)p->kspec;              \
+    for (size_t e = 0; e < nc * C; e++) {                                                     \
+      T ar = sp[e][0], ai = sp[e][1], br = ks[e % nc][0], bi = ks[e % nc][1];                 \
+      sp[e][0] = ar * br + ai * bi;                                                           \
+      sp[e][1] = ai * br - ar * bi;                                                           \
+    }                                                                                         \
+    PX##_execute((PX##_plan)p->inv);                                                          \
+    T scale = (T)(1.0 / ((double)p->fn0 * p->fn1));                                           \
+    T *out = (T *)p->out;                                                                     \
+    for (int y = 0; y < g->th; y++)                                                           \
+      for (int x = 0; x < g->tw; x++) {                                                       \
+        const T *src = (const T *)p->fout + y * fl + (size_t)x * C;                           \
+        T *o = out + pix(p, y, x);                                                            \
+        T wt = g->renorm ? (T)k_conv_inside_weight(p->P, g->ks, r, g->H, g->W, g->gy + y, g->gx + x) : (T)1; \
+        for (int c = 0; c < C; c++) o[c] = g->renorm ? src[c] * scale / wt : src[c] * scale;   \
+      }                                                                                       \
+  }
+DEFINE_FFT(float, f, fftwf)
+DEFINE_FFT(double, d, fftw)
+
+/* The fft variant on the whole tile.  Local. */
+static int host_fft(k_conv_plan *p, const k_conv_rect *rc) {
+  double t0 = host_now();
+  if (p->g.fp64) fft_run_d(p);
+  else fft_run_f(p);
+  p->kernel_s += host_now() - t0;
+  return HY_OK;
+}
+#define HOST_FFT_FN host_fft
+#define HOST_FFT_NAME "FFTW"
+#else
+#define HOST_FFT_FN NULL
+#define HOST_FFT_NAME NULL
+#endif
+
 /* Free a plan.  Local. */
 static void host_plan_destroy(k_conv_plan *p) {
   if (!p) return;
+#ifdef HYBRID_HAVE_FFTW
+  if (p->g.fp64) {
+    if (p->fwd) fftw_destroy_plan((fftw_plan)p->fwd);
+    if (p->inv) fftw_destroy_plan((fftw_plan)p->inv);
+  } else {
+    if (p->fwd) fftwf_destroy_plan((fftwf_plan)p->fwd);
+    if (p->inv) fftwf_destroy_plan((fftwf_plan)p->inv);
+  }
+  fftw_free(p->fin); fftw_free(p->fout); fftw_free(p->spec); fftw_free(p->kspec);
+#endif
   free(p->in); free(p->out); free(p->tmp);
   free(p->wf); free(p->w1f); free(p->wd); free(p->w1d); free(p->P);
   free(p);
@@ -184,6 +286,17 @@ static int host_plan_create(k_backend *be, const k_conv_geom *g, int v, const do
     for (int i = 0; i < g->ks; i++) { p->w1d[i] = w1[i]; p->w1f[i] = (float)w1[i]; }
   }
   k_conv_prefix(w, g->ks, p->P);
+#ifdef HYBRID_HAVE_FFTW
+  if (v == K_CONV_FFT) {
+    p->fn0 = fft_nice(g->th + 2 * g->r);
+    p->fn1 = fft_nice(g->tw + 2 * g->r);
+    int rc = g->fp64 ? fft_setup_d(p, w) : fft_setup_f(p, w);
+    if (rc != HY_OK) {
+      host_plan_destroy(p);
+      return rc;
+    }
+  }
+#endif
   *out = p;
   return HY_OK;
 }
@@ -270,7 +383,7 @@ static int host_finish(k_conv_plan *p, double *kernel_s) {
 const k_conv_ops k_conv_host_ops = {
   .name = "host",
   .vendor_name = NULL,
-  .fft_name = NULL,
+  .fft_name = HOST_FFT_NAME,
   .floor_bw = 0,
   .plan_create = host_plan_create,
   .plan_destroy = host_plan_destroy,
@@ -285,7 +398,7 @@ const k_conv_ops k_conv_host_ops = {
     [K_CONV_NAIVE] = { .name = "naive", .run = host_naive, .any_rect = 1, .exact = 1 },
     [K_CONV_TILED] = { .name = "tiled", .run = host_tiled, .any_rect = 1, .exact = 1 },
     [K_CONV_SEPARABLE] = { .name = "separable", .run = host_separable, .any_rect = 1, .exact = 1 },
-    [K_CONV_FFT] = { .name = "fft", .run = NULL, .any_rect = 0, .exact = 0 },
+    [K_CONV_FFT] = { .name = "fft", .run = HOST_FFT_FN, .any_rect = 0, .exact = 0 },
     [K_CONV_VENDOR] = { .name = "vendor", .run = host_naive, .any_rect = 1, .exact = 1 },
   },
 };

@@ -45,8 +45,19 @@ hy_case(NAME conv_bad_tile_smaller_than_halo RANKS 2 EXIT 1
   RUNCASE --no-files ARGS ${CONV_SMALL} conv.ksize=63 output.record=false output.npy=o.npy)
 hy_case(NAME conv_bad_file_missing_key EXIT 1 EXPECT "conv.file' is required when conv.image = file"
   RUNCASE --no-files ARGS run.workload=conv conv.image=file output.record=false)
-hy_case(NAME conv_bad_fft_on_host EXIT 1 EXPECT "conv.algorithm = fft is not available on the host backend"
-  ARGS ${CONV_SMALL} run.backend=host conv.algorithm=fft output.record=false)
+if(HYBRID_HAVE_FFTW)
+  # the host's fft (FFTW) within its tolerance of the reference, beside tiled, 2 ranks, every boundary
+  foreach(b renormalise zero clamp reflect)
+    hy_case(NAME conv_fft_host_${b} RANKS 2 JSON EXPECT "conv: fft .*check: max error" "PASSED: conv: fft"
+      REJECT "FAILED" ARGS ${CONV_SMALL} run.backend=host conv.algorithm=fft conv.compare=tiled conv.kernel=gaussian
+      conv.ksize=7 conv.passes=3 conv.boundary=${b})
+  endforeach()
+  hy_case(NAME conv_fft_host_double RANKS 1 JSON EXPECT "PASSED: conv: fft" ARGS ${CONV_SMALL} run.backend=host
+    conv.algorithm=fft conv.precision=double conv.kernel=file conv.kernel_file=${CONV_DATA}/emboss.csv conv.boundary=clamp)
+else()
+  hy_case(NAME conv_bad_fft_on_host EXIT 1 EXPECT "conv.algorithm = fft is not available on the host backend"
+    ARGS ${CONV_SMALL} run.backend=host conv.algorithm=fft output.record=false)
+endif()
 
 # bad input files: exit 2 naming the file and what was wrong, nothing written under the output names
 hy_case(NAME conv_bad_png_missing RANKS 2 EXIT 2 EXPECT "/nonexistent/x.png: cannot open the image"
