@@ -146,6 +146,71 @@ static int mm_data_line(mm_file *f, char **line) {
   }
 }
 
+/* The banner's words after "%%MatrixMarket" (object, format, field, symmetry) into in; an
+ * error names line 1 of path.  Local. */
+static int mm_banner(const char *path, char *line, io_mm_info *in) {
+  int rc;
+  char obj[32], fmt[32], field[32], sym[32], extra[32];
+  char *p = line + 14;
+  p = mm_word(p, obj, sizeof obj);
+  p = mm_word(p, fmt, sizeof fmt);
+  p = mm_word(p, field, sizeof field);
+  p = mm_word(p, sym, sizeof sym);
+  mm_word(p, extra, sizeof extra);
+  if (strcmp(obj, "matrix") != 0) {
+    rc = hy_err(HY_EINPUT, "%s:1: bad banner: object '%s' is not supported (only 'matrix')",
+                path, obj);
+    return rc;
+  }
+  if (strcmp(fmt, "coordinate") == 0) in->coordinate = 1;
+  else if (strcmp(fmt, "array") == 0) in->coordinate = 0;
+  else {
+    rc = hy_err(HY_EINPUT, "%s:1: bad banner: unknown format '%s' (expected coordinate or array)",
+                path, fmt);
+    return rc;
+  }
+  if (strcmp(field, "real") == 0 || strcmp(field, "double") == 0) in->field = IO_FIELD_REAL;
+  else if (strcmp(field, "integer") == 0) in->field = IO_FIELD_INTEGER;
+  else if (strcmp(field, "pattern") == 0) in->field = IO_FIELD_PATTERN;
+  else if (strcmp(field, "complex") == 0) {
+    rc = hy_err(HY_EINPUT, "%s:1: field 'complex' is not supported (only real, integer and "
+                "pattern matrices)", path);
+    return rc;
+  } else {
+    rc = hy_err(HY_EINPUT, "%s:1: bad banner: unknown field '%s' (expected real, integer or "
+                "pattern)", path, field);
+    return rc;
+  }
+  if (strcmp(sym, "general") == 0) in->symmetry = IO_SYM_GENERAL;
+  else if (strcmp(sym, "symmetric") == 0) in->symmetry = IO_SYM_SYMMETRIC;
+  else if (strcmp(sym, "skew-symmetric") == 0) in->symmetry = IO_SYM_SKEW;
+  else if (strcmp(sym, "hermitian") == 0) {
+    rc = hy_err(HY_EINPUT, "%s:1: symmetry 'hermitian' is not supported (only general, "
+                "symmetric and skew-symmetric)", path);
+    return rc;
+  } else {
+    rc = hy_err(HY_EINPUT, "%s:1: bad banner: unknown symmetry '%s' (expected general, symmetric "
+                "or skew-symmetric)", path, sym);
+    return rc;
+  }
+  if (extra[0]) {
+    rc = hy_err(HY_EINPUT, "%s:1: bad banner: unexpected word '%s' after the symmetry", path,
+                extra);
+    return rc;
+  }
+  if (!in->coordinate && in->field == IO_FIELD_PATTERN) {
+    rc = hy_err(HY_EINPUT, "%s:1: bad banner: field 'pattern' is only allowed with the "
+                "coordinate format", path);
+    return rc;
+  }
+  if (in->symmetry == IO_SYM_SKEW && in->field == IO_FIELD_PATTERN) {
+    rc = hy_err(HY_EINPUT, "%s:1: bad banner: a pattern matrix cannot be skew-symmetric", path);
+    return rc;
+  }
+
+  return HY_OK;
+}
+
 /* Open a Matrix Market file and read its banner and size line.  Local. */
 static int mm_open(const char *path, mm_file *f) {
   memset(f, 0, sizeof *f);
@@ -164,64 +229,8 @@ static int mm_open(const char *path, mm_file *f) {
                 line);
     goto fail;
   }
-  char obj[32], fmt[32], field[32], sym[32], extra[32];
-  char *p = line + 14;
-  p = mm_word(p, obj, sizeof obj);
-  p = mm_word(p, fmt, sizeof fmt);
-  p = mm_word(p, field, sizeof field);
-  p = mm_word(p, sym, sizeof sym);
-  mm_word(p, extra, sizeof extra);
   io_mm_info *in = &f->info;
-  if (strcmp(obj, "matrix") != 0) {
-    rc = hy_err(HY_EINPUT, "%s:1: bad banner: object '%s' is not supported (only 'matrix')",
-                path, obj);
-    goto fail;
-  }
-  if (strcmp(fmt, "coordinate") == 0) in->coordinate = 1;
-  else if (strcmp(fmt, "array") == 0) in->coordinate = 0;
-  else {
-    rc = hy_err(HY_EINPUT, "%s:1: bad banner: unknown format '%s' (expected coordinate or array)",
-                path, fmt);
-    goto fail;
-  }
-  if (strcmp(field, "real") == 0 || strcmp(field, "double") == 0) in->field = IO_FIELD_REAL;
-  else if (strcmp(field, "integer") == 0) in->field = IO_FIELD_INTEGER;
-  else if (strcmp(field, "pattern") == 0) in->field = IO_FIELD_PATTERN;
-  else if (strcmp(field, "complex") == 0) {
-    rc = hy_err(HY_EINPUT, "%s:1: field 'complex' is not supported (only real, integer and "
-                "pattern matrices)", path);
-    goto fail;
-  } else {
-    rc = hy_err(HY_EINPUT, "%s:1: bad banner: unknown field '%s' (expected real, integer or "
-                "pattern)", path, field);
-    goto fail;
-  }
-  if (strcmp(sym, "general") == 0) in->symmetry = IO_SYM_GENERAL;
-  else if (strcmp(sym, "symmetric") == 0) in->symmetry = IO_SYM_SYMMETRIC;
-  else if (strcmp(sym, "skew-symmetric") == 0) in->symmetry = IO_SYM_SKEW;
-  else if (strcmp(sym, "hermitian") == 0) {
-    rc = hy_err(HY_EINPUT, "%s:1: symmetry 'hermitian' is not supported (only general, "
-                "symmetric and skew-symmetric)", path);
-    goto fail;
-  } else {
-    rc = hy_err(HY_EINPUT, "%s:1: bad banner: unknown symmetry '%s' (expected general, symmetric "
-                "or skew-symmetric)", path, sym);
-    goto fail;
-  }
-  if (extra[0]) {
-    rc = hy_err(HY_EINPUT, "%s:1: bad banner: unexpected word '%s' after the symmetry", path,
-                extra);
-    goto fail;
-  }
-  if (!in->coordinate && in->field == IO_FIELD_PATTERN) {
-    rc = hy_err(HY_EINPUT, "%s:1: bad banner: field 'pattern' is only allowed with the "
-                "coordinate format", path);
-    goto fail;
-  }
-  if (in->symmetry == IO_SYM_SKEW && in->field == IO_FIELD_PATTERN) {
-    rc = hy_err(HY_EINPUT, "%s:1: bad banner: a pattern matrix cannot be skew-symmetric", path);
-    goto fail;
-  }
+  if ((rc = mm_banner(path, line, in)) != HY_OK) goto fail;
 
   /* size line */
   rc = mm_data_line(f, &line);
@@ -232,7 +241,7 @@ static int mm_open(const char *path, mm_file *f) {
     goto fail;
   }
   int64_t m, n, nz = 0;
-  p = line;
+  char *p = line;
   const char *want = in->coordinate ? "'rows columns entries'" : "'rows columns'";
   if (mm_parse_int(&p, &m) != 0 || mm_parse_int(&p, &n) != 0 ||
       (in->coordinate && mm_parse_int(&p, &nz) != 0) || *mm_ws(p) != '\0') {
