@@ -75,8 +75,6 @@ typedef struct {
 } k_spai_stats;
 
 typedef struct k_spai_ops {
-  const char *spmv_name;      /* the SpMV's library, for the report ("cuSPARSE", "host") */
-  int gpu;                    /* 1: a GPU, whose targets and floors (H200 rates) are printed */
   /* Upload / keep the description; *state is backend-private.  imax: output |I_c| (host). */
   int (*cols_setup)(k_backend *be, const k_spai_cols *d, void **state);
   /* Index sets: I_c for every column; isize[c] = |I_c| on the host. */

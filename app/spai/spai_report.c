@@ -1,7 +1,7 @@
 /* spai_report.c - the report stage of spai: every line it prints, every metric of its record and
  * the verdict, from the spai_info the stages filled (the last run's figures; with spai.repeat the
  * cold / warm summary).  GPU figures (the 20 ms setup target, the iteration floor at the H200's
- * copy rate) are printed on a GPU backend only (the kernel table's `gpu` field); the record keeps
+ * copy rate) are printed on a GPU backend only (k_backend's `gpu` field); the record keeps
  * the floor figures on every backend. */
 #include "spai/spai.h"
 #include "krylov/krylov.h"
@@ -106,7 +106,7 @@ void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, s
   double ts = in->rep.n > 1 ? in->rep.setup_fast : in->t_setup;
   char warm[64] = "";
   if (in->rep.n > 1) snprintf(warm, sizeof warm, " (warm, fastest of %d)", in->rep.n - 1);
-  if (k_spai_ops_get(&ctx->be)->gpu)
+  if (ctx->be.gpu)
     hy_printf0(ctx, "spai: setup %.2f ms%s against the target <= 20 ms (cfd2's size, nnz(M) ~ "
                "nnz(A), one H200): ratio %.2f\n", 1e3 * ts, warm, 1e3 * ts / 20.0);
   else
@@ -148,7 +148,6 @@ static void report_repeat(hy_ctx *ctx, spai_rep *rp, int have_setup, int have_so
  * when repeat > 1).  Local (rank 0 prints). */
 static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
   const spai_solve_info *sv = &in->solve;
-  const k_spai_ops *ko = k_spai_ops_get(&ctx->be);
   int reps = in->rep.n;
   double per_it_last = sv->iterations ? sv->seconds / sv->iterations : 0;
   double per_it = reps > 1 ? in->rep.iter_fast : per_it_last;
@@ -158,7 +157,7 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
   hy_printf0(ctx, "bicgstab (%s, right preconditioning): %d iteration(s), %.4f s, recursive "
              "residual %.3e, true residual ||b - Ax||/||b|| = %.3e\n", o->pc_name, sv->iterations,
              sv->seconds, sv->relres, sv->true_relres);
-  if (ko->gpu)
+  if (ctx->be.gpu)
     hy_printf0(ctx, "bicgstab: %.2f us per iteration%s; floor %.2f us (%.2f MB per iteration on "
                "the busiest rank at 4.25 TB/s, H200 copy rate): ratio %.2f\n", per_it * 1e6, warm,
                floor_it * 1e6, sv->bytes_per_iter / 1e6, floor_it > 0 ? per_it / floor_it : 0);
@@ -167,7 +166,7 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
                "rank; host backend)\n", per_it * 1e6, warm, sv->bytes_per_iter / 1e6);
   if (sv->spmv_a_s > 0)
     hy_printf0(ctx, "spmv (%s library, alone): A %.2f us (%.0f GB/s of its minimum bytes), M %.2f us "
-               "(%.0f GB/s); 2 A + %s per iteration = %.2f us of the %.2f\n", ko->spmv_name,
+               "(%.0f GB/s); 2 A + %s per iteration = %.2f us of the %.2f\n", ctx->be.vendor_sparse,
                sv->spmv_a_s * 1e6, sv->spmv_a_bytes / sv->spmv_a_s / 1e9, sv->spmv_m_s * 1e6,
                sv->spmv_m_s > 0 ? sv->spmv_m_bytes / sv->spmv_m_s / 1e9 : 0,
                o->solver.use_m ? "2 M" : "0 M", (2 * sv->spmv_a_s + 2 * sv->spmv_m_s) * 1e6,

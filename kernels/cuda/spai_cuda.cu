@@ -845,8 +845,6 @@ int k_spai_cuda_ilu_apply(k_backend *be, void *ilu, const double *x, double *y);
 int k_spai_cuda_ilu_free(k_backend *be, void *ilu);
 
 extern "C" const k_spai_ops k_spai_cuda_ops = {
-  .spmv_name = "cuSPARSE",
-  .gpu = 1,
   .cols_setup = c_cols_setup,
   .cols_index = c_cols_index,
   .cols_submat = c_cols_submat,

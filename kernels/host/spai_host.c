@@ -281,8 +281,6 @@ static int h_mat_spmv(k_backend *be, void *mat, const double *x, double *y) {
 }
 
 const k_spai_ops k_spai_host_ops = {
-  .spmv_name = "host",
-  .gpu = 0,
   .cols_setup = h_cols_setup,
   .cols_index = h_cols_index,
   .cols_submat = h_cols_submat,
