@@ -38,17 +38,25 @@ typedef struct {
    * *nbad counts points whose G was not positive definite even so (w set to 1/k there). */
   int (*weights)(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k,
                  const int32_t *nbr, double reg, double *w, int64_t *nbad);
-  /* the local k x k blocks of those queries for lle.method = ltsa | hessian (method
-   * K_LLE_LTSA / K_LLE_HESSIAN, d the embedding dimension, htol hessian_tol):
-   * blk[(q - q0) * k * k + a * k + b], each k_lle_point_block; *nbad counts points whose
+  /* the local blocks of those queries for lle.method = ltsa | hessian | modified (method
+   * K_LLE_LTSA / K_LLE_HESSIAN / K_LLE_MODIFIED, d the embedding dimension, tol hessian_tol
+   * or modified_tol, eta modified's median ratio), K_LLE_BLOCK_VALS(k, method) values a
+   * query at blk[(q - q0) * K_LLE_BLOCK_VALS(k, method)], each k_lle_point_block
+   * (K_LLE_MODIFIED_RHO: the one ratio rho of the point, for eta); *nbad counts points whose
    * local eigen-decomposition did not converge */
   int (*blocks)(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k,
-                const int32_t *nbr, int method, int d, double htol, double *blk, int64_t *nbad);
+                const int32_t *nbr, int method, int d, double tol, double eta, double *blk, int64_t *nbad);
 } k_lle_ops;
 
-enum { K_LLE_LTSA = 1, K_LLE_HESSIAN = 2 };   /* methods with local blocks */
+/* methods with local blocks (= lle.method's index), and modified's first pass */
+enum { K_LLE_LTSA = 1, K_LLE_HESSIAN = 2, K_LLE_MODIFIED = 3, K_LLE_MODIFIED_RHO = 4 };
 /* Scratch doubles a point's block needs (k_lle_point_block).  Local. */
-#define K_LLE_BLOCK_SCRATCH(k) (3 * (k) * (k) + 2 * (k))
+#define K_LLE_BLOCK_SCRATCH(k) (3 * (k) * (k) + 6 * (k))
+/* Side of a point's block (the point itself added for modified) and the values a point
+ * writes (one rho in modified's first pass). */
+#define K_LLE_BLOCK_DIM(k, method) ((method) == K_LLE_MODIFIED ? (k) + 1 : (k))
+#define K_LLE_BLOCK_VALS(k, method) \
+  ((method) == K_LLE_MODIFIED_RHO ? 1 : K_LLE_BLOCK_DIM(k, method) * K_LLE_BLOCK_DIM(k, method))
 
 /* The table of the backend's kind.  Local. */
 const k_lle_ops *k_lle_ops_get(const k_backend *be);
@@ -192,6 +200,114 @@ static inline K_LLE_HD int k_lle_jacobi(int k, double *a0, double *v0, int64_t g
 #undef V
 }
 
+/* Modified LLE's local part of point q, as scikit-learn's (method='modified'): C = the Gram
+ * matrix of the neighbours relative to x_q, its eigenpairs descending (Jacobi), nev =
+ * min(dim, k) eigenvalues kept; rho = sum(ev[d:nev]) / sum(ev[:d]) (rho_only: *out = rho);
+ * else s = (k - nev) + #{m: sum of the last m + 1 kept ev / the rest < eta}, V_s the s
+ * bottom eigenvectors, w_reg = (C + 1e-3 tr(C) I)^-1 1 normalised (through the eigenpairs),
+ * alpha = |V_s^T 1| / sqrt(s), h the Householder vector (0 when |h| < tol), W = V_s -
+ * 2 (V_s h) h^T + (1 - alpha) w_reg 1^T and the (k+1) x (k+1) block over [nbr, q]:
+ * [W W^T, -W 1; -(W 1)^T, s].  Scratch as k_lle_point_block.  Local. */
+static inline K_LLE_HD int k_lle_point_modified(const double *x, int dim, int64_t q, int k, const int32_t *nbr,
+                                                int d, double tol, double eta, int rho_only, double *s0,
+                                                int64_t gs, double *out0) {
+#define G(i, j) s0[((int64_t)(i) * k + (j)) * gs]
+#define V(i, j) s0[((int64_t)k * k + (int64_t)(i) * k + (j)) * gs]
+#define W(i, j) s0[((int64_t)2 * k * k + (int64_t)(i) * k + (j)) * gs]
+#define VEC(m, i) s0[((int64_t)3 * k * k + (int64_t)(m) * k + (i)) * gs]
+#define EV(i) G(ord(i), ord(i))
+#define ord(i) ((int)VEC(0, i))
+  const double *xq = x + q * dim;
+  double tr = 0;
+  for (int a = 0; a < k; a++) {
+    const double *xa = x + (int64_t)nbr[a] * dim;
+    for (int b = 0; b <= a; b++) {
+      const double *xb = x + (int64_t)nbr[b] * dim;
+      double sum = 0;
+      for (int c = 0; c < dim; c++) sum += (xa[c] - xq[c]) * (xb[c] - xq[c]);
+      G(a, b) = G(b, a) = sum;
+    }
+    tr += G(a, a);
+  }
+  int bad = k_lle_jacobi(k, s0, s0 + (int64_t)k * k * gs, gs);
+  /* VEC(0, .): eigenvalue order, descending (ties by index) */
+  for (int a = 0; a < k; a++) VEC(1, a) = 0;
+  for (int j = 0; j < k; j++) {
+    int best = -1;
+    for (int a = 0; a < k; a++)
+      if (VEC(1, a) == 0 && (best < 0 || G(a, a) > G(best, best))) best = a;
+    VEC(1, best) = 1;
+    VEC(0, j) = best;
+  }
+  int nev = dim < k ? dim : k;
+  double top = 0, rest = 0;
+  for (int j = 0; j < nev; j++) { if (j < d) top += EV(j); else rest += EV(j); }
+  if (rho_only) { out0[0] = rest / top; return bad; }
+  /* s: the null space plus the trailing kept eigenvalues whose share stays below eta */
+  int cnt = 0;
+  double total = 0;
+  for (int j = 0; j < nev; j++) total += EV(j);
+  for (int m = 0; m < nev - 1; m++) {
+    double cum = 0;
+    for (int j = 0; j < nev - 1 - m; j++) cum += EV(j);
+    if (total / cum - 1 < eta) cnt++;
+  }
+  int s = cnt + k - nev;
+  /* w_reg = V diag(1 / (ev + r)) V^T 1 (ev = 0 beyond nev), r = 1e-3 tr(C), normalised */
+  double r = 1e-3 * tr, wsum = 0;
+  for (int j = 0; j < k; j++) {
+    double t = 0;
+    for (int a = 0; a < k; a++) t += V(a, ord(j));
+    VEC(2, j) = t / ((j < nev ? EV(j) : 0) + r);
+  }
+  for (int a = 0; a < k; a++) {
+    double t = 0;
+    for (int j = 0; j < k; j++) t += V(a, ord(j)) * VEC(2, j);
+    VEC(3, a) = t;
+    wsum += t;
+  }
+  for (int a = 0; a < k; a++) VEC(3, a) /= wsum;
+  /* V_s = columns ord(k - s .. k - 1); u = V_s^T 1, alpha, h */
+  double un = 0;
+  for (int c = 0; c < s; c++) {
+    double t = 0;
+    for (int a = 0; a < k; a++) t += V(a, ord(k - s + c));
+    VEC(4, c) = t;
+    un += t * t;
+  }
+  double alpha = sqrt(un) / sqrt((double)s), hn = 0;
+  for (int c = 0; c < s; c++) { VEC(2, c) = alpha - VEC(4, c); hn += VEC(2, c) * VEC(2, c); }
+  hn = sqrt(hn);
+  for (int c = 0; c < s; c++) VEC(2, c) = hn < tol ? 0 : VEC(2, c) / hn;
+  /* W = V_s - 2 (V_s h) h^T + (1 - alpha) w_reg 1^T */
+  for (int a = 0; a < k; a++) {
+    double vh = 0;
+    for (int c = 0; c < s; c++) vh += V(a, ord(k - s + c)) * VEC(2, c);
+    for (int c = 0; c < s; c++) W(a, c) = V(a, ord(k - s + c)) - 2 * vh * VEC(2, c) + (1 - alpha) * VEC(3, a);
+  }
+  int kb = k + 1;
+#define O(i, j) out0[((int64_t)(i) * kb + (j)) * gs]
+  for (int a = 0; a < k; a++) {
+    double rs = 0;
+    for (int c = 0; c < s; c++) rs += W(a, c);
+    O(a, k) = O(k, a) = -rs;
+    for (int b = 0; b < k; b++) {
+      double sum = 0;
+      for (int c = 0; c < s; c++) sum += W(a, c) * W(b, c);
+      O(a, b) = sum;
+    }
+  }
+  O(k, k) = s;
+  return bad;
+#undef O
+#undef G
+#undef V
+#undef W
+#undef VEC
+#undef EV
+#undef ord
+}
+
 /* The local block of point q for LTSA or Hessian LLE, as scikit-learn's
  * locally_linear_embedding builds it (the neighbourhood is the k neighbours, the point itself
  * not included): U = the d leading left singular vectors of the centred neighbours (the
@@ -201,11 +317,14 @@ static inline K_LLE_HD int k_lle_jacobi(int k, double *a0, double *v0, int64_t g
  *            dgeqrf reflector convention), w = Q's columns d + 1 .. k - 1 (as scikit-learn's
  *            Q[:, n_components + 1:]), each divided by its sum unless |sum| < htol,
  *            blk = w w^T.
+ * Modified (K_LLE_MODIFIED, K_LLE_MODIFIED_RHO, tol = modified_tol, eta): k_lle_point_modified.
  * blk: k x k (entry (a,b) at blk0[(a*k+b)*gs]); s0: K_LLE_BLOCK_SCRATCH(k) doubles (stride
  * gs).  Returns 0, or 1 when the local eigen-decomposition did not converge.  Local. */
 static inline K_LLE_HD int k_lle_point_block(const double *x, int dim, int64_t q, int k, const int32_t *nbr,
-                                             int method, int d, double htol, double *s0, int64_t gs,
-                                             double *blk0) {
+                                             int method, int d, double htol, double eta, double *s0,
+                                             int64_t gs, double *blk0) {
+  if (method == K_LLE_MODIFIED || method == K_LLE_MODIFIED_RHO)
+    return k_lle_point_modified(x, dim, q, k, nbr, d, htol, eta, method == K_LLE_MODIFIED_RHO, s0, gs, blk0);
 #define G(i, j) s0[((int64_t)(i) * k + (j)) * gs]
 #define V(i, j) s0[((int64_t)k * k + (int64_t)(i) * k + (j)) * gs]
 #define Y(i, j) s0[((int64_t)2 * k * k + (int64_t)(i) * k + (j)) * gs]

@@ -26,8 +26,9 @@ static const cfg_key lle_keys[] = {
     "lift the points into this many dimensions by a seeded random orthonormal map (0: keep)" },
   { "lle", "k", CFG_INT, "10", 1, 64, NULL, "neighbours per point (K)" },
   { "lle", "dim", CFG_INT, "2", 1, 32, NULL, "embedding dimension d (< k)" },
-  { "lle", "method", CFG_ENUM, "standard", 0, 0, "standard|ltsa|hessian",
-    "scikit-learn's LocallyLinearEmbedding methods: standard (barycentric weights, M = (I - W)^T (I - W)), ltsa (local tangent space alignment), hessian (Hessian eigenmaps, needs k > d (d + 3) / 2); ltsa and hessian assemble M from one k x k block per point" },
+  { "lle", "method", CFG_ENUM, "standard", 0, 0, "standard|ltsa|hessian|modified",
+    "scikit-learn's LocallyLinearEmbedding methods: standard (barycentric weights, M = (I - W)^T (I - W)), ltsa (local tangent space alignment), hessian (Hessian eigenmaps, needs k > d (d + 3) / 2), modified (multiple weights per point); ltsa, hessian and modified assemble M from one local block per point" },
+  { "lle", "modified_tol", CFG_REAL, "1e-12", 0, 1e6, NULL, "method = modified: a Householder vector shorter than this is taken as 0 (scikit-learn's modified_tol)" },
   { "lle", "hessian_tol", CFG_REAL, "1e-4", 0, 1e6, NULL, "method = hessian: a local null-space column whose sum is below this in magnitude is not normalised (scikit-learn's hessian_tol)" },
   { "lle", "reg", CFG_REAL, "1e-3", 0, 1e6, NULL, "regularisation of the local Gram matrix: reg * trace(G) (reg when the trace is 0)" },
   { "lle", "knn", CFG_ENUM, "auto", 0, 0, "auto|brute|kdtree",
@@ -83,6 +84,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->method = cfg_enum(c, "lle.method");
   o->method_name = cfg_str(c, "lle.method");
   o->hessian_tol = cfg_real(c, "lle.hessian_tol");
+  o->modified_tol = cfg_real(c, "lle.modified_tol");
   o->knn = cfg_enum(c, "lle.knn");
   o->fp32 = cfg_is(c, "lle.precision", "fp32");
   o->eigensolver = cfg_str(c, "lle.eigensolver");

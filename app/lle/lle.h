@@ -49,10 +49,10 @@ int lle_read_points(const char *path, int color_last, lle_data *d);
 /* M = (I - W)^T (I - W) from the K neighbours and weights of every point (row i of W has
  * nbr[i*k + j] -> w[i*k + j]).  Symmetric CSR with sorted columns.  Local. */
 int lle_build_m(int64_t n, int k, const int32_t *nbr, const double *w, hy_csr *m);
-/* M = sum over points i of block_i (k x k, blk + i k^2) at the rows and columns nbr[i*k ..]:
- * each entry summed over i ascending (exactly symmetric).  Symmetric CSR, sorted columns.
- * Local. */
-int lle_build_m_blocks(int64_t n, int k, const int32_t *nbr, const double *blk, hy_csr *m);
+/* M = sum over points i of block_i (kb x kb, blk + i kb^2) at the rows and columns
+ * idx[i*kb ..]: each entry summed over i ascending (exactly symmetric).  Symmetric CSR,
+ * sorted columns.  Local. */
+int lle_build_m_blocks(int64_t n, int kb, const int32_t *idx, const double *blk, hy_csr *m);
 
 /* The nev smallest eigenpairs of M (ascending), FP64. */
 typedef struct {
@@ -96,7 +96,7 @@ int lle_trustworthiness(const lle_data *d, int dd, const double *y, int kt, int6
 enum { LLE_SWISSROLL, LLE_SCURVE, LLE_UNIFORM, LLE_FILE };   /* lle.dataset */
 enum { LLE_STAGE_ALL, LLE_STAGE_KNN, LLE_STAGE_WEIGHTS };    /* lle.stage */
 enum { LLE_KNN_AUTO, LLE_KNN_BRUTE, LLE_KNN_KDTREE };        /* lle.knn */
-enum { LLE_STANDARD, LLE_LTSA, LLE_HESSIAN };                 /* lle.method (= K_LLE_LTSA, K_LLE_HESSIAN) */
+enum { LLE_STANDARD, LLE_LTSA, LLE_HESSIAN, LLE_MODIFIED };   /* lle.method (= K_LLE_LTSA ...) */
 
 /* Every [lle] key and lle's [output] keys, read once by lle_opts_from_cfg. */
 typedef struct {
@@ -114,7 +114,7 @@ typedef struct {
   double reg;
   int method;                  /* LLE_STANDARD | LLE_LTSA | LLE_HESSIAN */
   const char *method_name;
-  double hessian_tol;
+  double hessian_tol, modified_tol;
   int knn;                     /* LLE_KNN_* */
   int fp32;                    /* lle.precision = fp32 */
   const char *eigensolver;     /* bsvd | shift-invert | dense (the table's names) */
@@ -148,7 +148,8 @@ typedef struct {
   const char *knn_how;         /* "host", "FP32 direct form", "FP64 direct form" */
   int32_t *nbr;                /* rank 0: n x k neighbours (all rows of W) */
   double *w;                   /* rank 0: n x k weights (method = standard), else NULL */
-  double *blk;                 /* rank 0: n x k x k local blocks (ltsa, hessian), else NULL */
+  double *blk;                 /* rank 0: n local blocks (ltsa, hessian: k x k; modified: (k+1)^2), else NULL */
+  double eta;                  /* modified: the median ratio of small to large local eigenvalues */
   int64_t ndup, nbad;          /* zero-distance neighbours, singular local Gram matrices */
   double t_knn, t_weights;     /* slowest rank */
   uint64_t graph_digest;

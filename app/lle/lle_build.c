@@ -14,6 +14,12 @@ static uint64_t fnv64(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
+/* Ascending doubles for qsort.  Local. */
+static int lle_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 /* Write an n x k int32 array as .npy, atomically.  Local. */
 static int lle_write_npy_i32(const char *path, int64_t n, int k, const int32_t *a) {
   char tmp[4096], hdr[128];
@@ -83,6 +89,30 @@ static int lle_build_transform(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   return HY_OK;
 }
 
+/* Modified LLE's eta: the median over all points of rho (the local ratio of small to large
+ * eigenvalues), each rank its queries' rho, all of them on every rank (np.median: the mean
+ * of the two middle values for even n).  Collective. */
+static int lle_modified_eta(hy_ctx *ctx, const k_lle_ops *ops, const k_lle_points *pts, int64_t q0, int64_t q1,
+                            int k, const int32_t *nbr, int d, double *eta) {
+  int64_t n = pts->n, nq = q1 - q0, nbad = 0;
+  double *rho = NULL, *all = NULL;
+  int *cnt = NULL, *dsp = NULL;
+  HY_MALLOC(rho, nq ? nq : 1);
+  HY_MALLOC(all, n);
+  HY_MALLOC(cnt, ctx->size);
+  HY_MALLOC(dsp, ctx->size);
+  if (nq > 0) HY_LOCAL(ops->blocks(&ctx->be, pts, q0, q1, k, nbr, K_LLE_MODIFIED_RHO, d, 0, 0, rho, &nbad));
+  for (int r = 0; r < ctx->size; r++) {
+    dsp[r] = (int)(n * r / ctx->size);
+    cnt[r] = (int)(n * (r + 1) / ctx->size) - dsp[r];
+  }
+  HY_MPI(MPI_Allgatherv(rho, (int)nq, MPI_DOUBLE, all, cnt, dsp, MPI_DOUBLE, ctx->comm));
+  qsort(all, (size_t)n, sizeof *all, lle_cmp_double);
+  *eta = n % 2 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2;
+  free(rho); free(all); free(cnt); free(dsp);
+  return HY_OK;
+}
+
 /* Neighbours and weights of this rank's queries, W on rank 0.  Collective. */
 int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   const lle_data *d = &info->data;
@@ -94,7 +124,7 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   info->use_kd = o->knn == LLE_KNN_KDTREE || (o->knn == LLE_KNN_AUTO && d->dim <= ops->kdtree_max_dim);
   info->knn_how = info->use_kd ? "host" : (o->fp32 ? "FP32 direct form" : "FP64 direct form");
   int64_t q0 = n * ctx->rank / ctx->size, q1 = n * (ctx->rank + 1) / ctx->size, nq = q1 - q0;
-  int wk = o->method == LLE_STANDARD ? k : k * k;   /* weights, or a k x k block, per query */
+  int wk = o->method == LLE_STANDARD ? k : K_LLE_BLOCK_VALS(k, o->method);   /* weights or a block a query */
   int32_t *nbr = NULL;
   double *d2 = NULL, *w = NULL;
   HY_MALLOC(nbr, (size_t)(nq ? nq : 1) * k);
@@ -111,8 +141,12 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   hy_phase_begin(ctx, "weights");
   if (nq > 0 && o->stage != LLE_STAGE_KNN && o->method == LLE_STANDARD)
     HY_LOCAL(ops->weights(&ctx->be, &pts, q0, q1, k, nbr, o->reg, w, &cnt[1]));
-  else if (nq > 0 && o->stage != LLE_STAGE_KNN)
-    HY_LOCAL(ops->blocks(&ctx->be, &pts, q0, q1, k, nbr, o->method, o->dim, o->hessian_tol, w, &cnt[1]));
+  else if (o->stage != LLE_STAGE_KNN) {
+    double tol = o->method == LLE_MODIFIED ? o->modified_tol : o->hessian_tol, eta = 0;
+    if (o->method == LLE_MODIFIED) HY_CALL(lle_modified_eta(ctx, ops, &pts, q0, q1, k, nbr, o->dim, &eta));
+    info->eta = eta;
+    if (nq > 0) HY_LOCAL(ops->blocks(&ctx->be, &pts, q0, q1, k, nbr, o->method, o->dim, tol, eta, w, &cnt[1]));
+  }
   hy_debug_point(ctx, "weights");
   hy_phase_end(ctx, "weights");
   HY_MPI(MPI_Reduce(cnt, all, 2, MPI_INT64_T, MPI_SUM, 0, ctx->comm));

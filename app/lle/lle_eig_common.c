@@ -311,6 +311,7 @@ static int cmp_coo(const void *a, const void *b) {
 /* M from the local blocks (LTSA, Hessian): sorted contributions summed in point order, so
  * (r, c) and (c, r) add the same numbers in the same order.  Local. */
 int lle_build_m_blocks(int64_t n, int k, const int32_t *nbr, const double *blk, hy_csr *m) {
+  /* k: the block side kb, nbr: the index lists idx (n x kb) */
   memset(m, 0, sizeof *m);
   int64_t kk = (int64_t)k * k, ne = n * kk;
   lle_coo *e = NULL;

@@ -22,7 +22,8 @@ void lle_report_data(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
  * rank. */
 void lle_report_build(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   int64_t n = info->data.n;
-  const char *local = o->method == LLE_STANDARD ? "weights" : o->method == LLE_LTSA ? "ltsa blocks" : "hessian blocks";
+  static const char *const local_name[] = { "weights", "ltsa blocks", "hessian blocks", "modified blocks" };
+  const char *local = local_name[o->method];
   hy_printf0(ctx, "lle: neighbours by %s (%s), %s on %s, %d rank(s) with query blocks\n",
              info->use_kd ? "kdtree" : "brute force", info->knn_how, local, ctx->be.name, ctx->size);
   hy_printf0(ctx, "lle: knn graph digest %016llx, %lld zero-distance neighbour(s) (duplicates), "
@@ -98,6 +99,7 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
              rerr, o->dim);
   hy_metric_num(ctx, "reconstruction_error", rerr);
   hy_printf0(ctx, "lle: embedding digest %016llx\n", (unsigned long long)info->emb_digest);
+  if (o->method == LLE_MODIFIED) hy_printf0(ctx, "lle: modified: eta = %.6e (median of the local eigenvalue ratios)\n", info->eta);
   if (info->temb) {
     hy_printf0(ctx, "lle: transform: %lld new point(s) embedded (barycentric weights on their %d nearest training "
                "points, reg %g; %lld with a singular local Gram matrix), digest %016llx\n", (long long)info->tdata.n,

@@ -5,6 +5,8 @@
 #include "lle_eig.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* CPU seconds of this process (the phase table is wall time; on a shared machine the two
@@ -56,7 +58,17 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   if (s->needs_m || o->out_matrix[0]) {   /* bsvd never needs M itself */
     hy_phase_begin(ctx, "assemble");
     if (info->w) HY_CALL(lle_build_m(n, o->k, info->nbr, info->w, &info->m));
-    else HY_CALL(lle_build_m_blocks(n, o->k, info->nbr, info->blk, &info->m));
+    else if (o->method != LLE_MODIFIED) HY_CALL(lle_build_m_blocks(n, o->k, info->nbr, info->blk, &info->m));
+    else {   /* modified: the block covers the neighbours and the point itself, last */
+      int32_t *idx = NULL;
+      HY_MALLOC(idx, (size_t)n * (o->k + 1));
+      for (int64_t i = 0; i < n; i++) {
+        memcpy(idx + i * (o->k + 1), info->nbr + i * o->k, (size_t)o->k * sizeof *idx);
+        idx[i * (o->k + 1) + o->k] = (int32_t)i;
+      }
+      HY_CALL(lle_build_m_blocks(n, o->k + 1, idx, info->blk, &info->m));
+      free(idx);
+    }
     hy_phase_end(ctx, "assemble");
     info->m_first = 1;
   }

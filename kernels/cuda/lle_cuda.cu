@@ -217,14 +217,14 @@ static int cuda_weights(k_backend *be, const k_lle_points *p, int64_t q0, int64_
 
 /* One thread per query: its LTSA / Hessian block (k_lle_point_block, the host's function). */
 __global__ void blocks_kernel(const double *__restrict__ x, int dim, int64_t c0, int64_t c1, int k,
-                              const int32_t *__restrict__ nbr, int method, int d, double htol, double *s,
+                              const int32_t *__restrict__ nbr, int method, int d, double htol, double eta, double *s,
                               int64_t gs, double *__restrict__ blk, unsigned long long *nbad) {
   int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   int64_t q = c0 + t;
   if (q >= c1) return;
   int32_t nb[K_LLE_KMAX];
   for (int j = 0; j < k; j++) nb[j] = nbr[(q - c0) * k + j];
-  int bad = k_lle_point_block(x, dim, q, k, nb, method, d, htol, s + t, gs, blk + t);
+  int bad = k_lle_point_block(x, dim, q, k, nb, method, d, htol, eta, s + t, gs, blk + t);
   if (bad) atomicAdd(nbad, 1ULL);
 }
 
@@ -237,11 +237,11 @@ __global__ void blocks_untangle(const double *__restrict__ in, int64_t nq, int64
   out[i] = in[e * gs + t];
 }
 
-/* LTSA / Hessian blocks on the device, in chunks bounding the scratch to 256 MiB.  Local. */
+/* LTSA / Hessian / modified blocks on the device, in chunks bounding the scratch to 256 MiB.  Local. */
 static int cuda_blocks(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, const int32_t *nbr,
-                       int method, int d, double htol, double *blk, int64_t *nbad) {
+                       int method, int d, double htol, double eta, double *blk, int64_t *nbad) {
   cudaStream_t st = k_cuda_st(be)->stream;
-  int64_t nq = q1 - q0, m = p->n * p->dim, kk = (int64_t)k * k;
+  int64_t nq = q1 - q0, m = p->n * p->dim, kk = K_LLE_BLOCK_VALS(k, method);   /* values a query */
   int64_t per = K_LLE_BLOCK_SCRATCH(k) + 2 * kk;   /* scratch, interleaved block, its transpose */
   int64_t chunk = ((int64_t)256 << 20) / (per * 8);
   if (chunk > nq) chunk = nq;
@@ -261,7 +261,7 @@ static int cuda_blocks(k_backend *be, const k_lle_points *p, int64_t q0, int64_t
   for (int64_t c0 = q0; c0 < q1; c0 += chunk) {
     int64_t c1 = c0 + chunk < q1 ? c0 + chunk : q1;
     blocks_kernel<<<(unsigned)((c1 - c0 + 127) / 128), 128, 0, st>>>(dx, p->dim, c0, c1, k, dnbr + (c0 - q0) * k,
-                                                                     method, d, htol, ds, chunk, db, dbad);
+                                                                     method, d, htol, eta, ds, chunk, db, dbad);
     HY_CUDA_LAUNCH();
     blocks_untangle<<<(unsigned)(((c1 - c0) * kk + 255) / 256), 256, 0, st>>>(db, c1 - c0, chunk, (int)kk, dt);
     HY_CUDA_LAUNCH();

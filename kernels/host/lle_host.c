@@ -94,14 +94,14 @@ int k_lle_host_queries(const k_lle_points *p, const double *xq, int64_t nq, int 
   return HY_OK;
 }
 
-/* LTSA / Hessian blocks of queries q0..q1-1.  Local. */
+/* LTSA / Hessian / modified blocks of queries q0..q1-1.  Local. */
 static int host_blocks(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, const int32_t *nbr,
-                       int method, int d, double htol, double *blk, int64_t *nbad) {
+                       int method, int d, double tol, double eta, double *blk, int64_t *nbad) {
   double s[K_LLE_BLOCK_SCRATCH(K_LLE_KMAX)];
-  int64_t bad = 0;
+  int64_t bad = 0, vals = K_LLE_BLOCK_VALS(k, method);
   for (int64_t q = q0; q < q1; q++)
-    bad += k_lle_point_block(p->x, p->dim, q, k, nbr + (q - q0) * k, method, d, htol, s, 1,
-                             blk + (q - q0) * k * k);
+    bad += k_lle_point_block(p->x, p->dim, q, k, nbr + (q - q0) * k, method, d, tol, eta, s, 1,
+                             blk + (q - q0) * vals);
   *nbad = bad;
   return HY_OK;
 }

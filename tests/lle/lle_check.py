@@ -19,7 +19,7 @@ CHECK:
                (squared distances in the kernels' order, the query excluded by index, ties by
                index) on integer points with many exact ties and duplicated points, and on a
                noisy Swiss roll: brute and kdtree, 1, 2, 3 ranks; identical lists required
-  methods      lle.method = ltsa | hessian against scikit-learn's LocallyLinearEmbedding (same
+  methods      lle.method = ltsa | hessian | modified against scikit-learn's LocallyLinearEmbedding (same
                method, eigen_solver='dense', same data) on a Swiss roll, an S-curve and a noisy
                Swiss roll: Procrustes disparity <= 1e-6 with eigensolver = dense at 1 rank, the
                same embedding digest at 2 and 3 ranks, the default solver (bsvd, which needs
@@ -280,11 +280,11 @@ def check_methods(c):
         print("FAIL: scikit-learn not importable (or -DHYBRID_TEST_FIXTURES=optional)")
         return 1
     rc = 0
-    n, k = 600, 10
+    n, k = 500, 10
     for ds, noise, seed in (("swissroll", 0.0, 0), ("scurve", 0.0, 1), ("swissroll", 0.3, 2)):
         f = make_swiss_roll if ds == "swissroll" else make_s_curve
         X, _ = f(n, noise=noise, random_state=seed)
-        for method in ("ltsa", "hessian"):
+        for method in ("ltsa", "hessian", "modified"):
             lle = LocallyLinearEmbedding(n_neighbors=k, n_components=2, method=method, eigen_solver="dense")
             ref = lle.fit_transform(X)
             base = ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=%d" % k,
@@ -330,7 +330,7 @@ def check_transform(c):
     path = os.path.join(c.workdir, "new.csv")
     np.savetxt(path, Xn, delimiter=",", header="x,y,z", comments="", fmt="%.17g")
     rc = 0
-    for method in ("standard", "ltsa"):
+    for method in ("standard", "ltsa", "modified"):
         sk = LocallyLinearEmbedding(n_neighbors=k, n_components=2, method=method, eigen_solver="dense").fit(X)
         T_sk = sk.transform(Xn)
         dig = None
@@ -470,7 +470,8 @@ def check_duplicates(c):
 def check_gpu(c):
     rc = 0
     for ds, n, extra in (("swissroll", 20000, []), ("scurve", 5000, ["lle.ambient_dim=32"]),
-                         ("swissroll", 5000, ["lle.method=ltsa"]), ("scurve", 5000, ["lle.method=hessian"])):
+                         ("swissroll", 5000, ["lle.method=ltsa"]), ("scurve", 5000, ["lle.method=hessian"]),
+                         ("swissroll", 5000, ["lle.method=modified"])):
         outs = {}
         for be in ("host", "cuda"):
             wd, out = run(c, 1, ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=10",
