@@ -11,12 +11,18 @@
    D = 32 (seed figure 7), end to end = sum of the phases data..eigen (slowest rank).
 4. Embedding plots at several N for both data sets (seed figures 8 and 9), written by hybrid
    itself ([output] plot, libpng).
+5. scikit-learn's methods (lle.method = standard | ltsa | hessian | modified) on the Swiss roll,
+   the S-curve and a noisy Swiss roll: time, trustworthiness, Procrustes disparity to
+   scikit-learn's LocallyLinearEmbedding (dense eigensolver, same data) and scikit-learn's own
+   time in the same run ("-" without scikit-learn).
 --backends auto (the default): host, and cuda too when a small probe run on the CUDA backend
 passes (a usable GPU).  --mode ci uses small sizes (minutes on 2 CPU cores, host backend); --mode full the seed's sizes
 and more, on the GPU machine.  Writes DIR/tables.md, DIR/*.png (matplotlib, when importable),
 DIR/embed_*.png and prints the tables.  Exit 0 when every run passed.
 """
-import argparse, os, re, subprocess, sys
+import argparse, os, re, subprocess, sys, time
+
+import numpy as np
 
 # The host KNN runs on one core per rank: above this N a brute-force (or, in D = 16, kd-tree)
 # host run takes minutes, and the tables show "-" (not run) there.
@@ -78,6 +84,51 @@ def plot(path, title, xlabel, xs, series, logy=True):
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+def procrustes(a, b):
+    """Procrustes disparity of two n x d embeddings (scipy.spatial.procrustes's figure)."""
+    a = a - a.mean(0); b = b - b.mean(0)
+    a = a / np.linalg.norm(a); b = b / np.linalg.norm(b)
+    return 1.0 - np.linalg.svd(b.T @ a)[1].sum() ** 2
+
+
+def methods_table(a, backend, n):
+    """lle.method x dataset: our time (phases data..eigen, slowest rank), trustworthiness, the
+    Procrustes disparity to scikit-learn's LocallyLinearEmbedding (same method, dense
+    eigensolver, same data) and scikit-learn's time, measured in this run."""
+    try:
+        from sklearn.datasets import make_swiss_roll, make_s_curve
+        from sklearn.manifold import LocallyLinearEmbedding
+    except ImportError:
+        LocallyLinearEmbedding = None
+    rows, failed = [], 0
+    for ds, noise in (("swissroll", 0.0), ("scurve", 0.0), ("swissroll", 0.3)):
+        for method in ("standard", "ltsa", "hessian", "modified"):
+            name = "method_%s_%g_%s" % (ds, noise, method)
+            emb = os.path.join(a.out, "runs", name + ".npy")
+            ph = run(a, ["lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=10", "lle.noise=%r" % noise, "run.seed=0",
+                         "lle.method=" + method, "run.backend=" + backend, "lle.trust_sample=1000",
+                         "output.embedding=" + emb], name)
+            failed += ph is None
+            t = sum(ph.get(k, 0) for k in ("data", "knn", "weights", "gather", "assemble", "eigen")) if ph else None
+            log = open(os.path.join(a.out, "runs", name + ".log")).read()
+            m = re.search(r"trustworthiness ([0-9.]+)", log)
+            disp = tsk = None
+            if ph and LocallyLinearEmbedding is not None:
+                f = make_swiss_roll if ds == "swissroll" else make_s_curve
+                X, _ = f(n, noise=noise, random_state=0)
+                t0 = time.time()
+                ref = LocallyLinearEmbedding(n_neighbors=10, n_components=2, method=method,
+                                             eigen_solver="dense").fit_transform(X)
+                tsk = time.time() - t0
+                disp = procrustes(ref, np.load(emb))
+            rows.append([ds + (" noise %g" % noise if noise else ""), method, fmt(t), m.group(1) if m else "-",
+                         "%.2e" % disp if disp is not None else "-", fmt(tsk)])
+    return table("scikit-learn's methods, N = %d, K = 10, d = 2, backend %s: time (s, data..eigen), trustworthiness "
+                 "(k = 5), Procrustes disparity to scikit-learn (dense eigensolver, same data), scikit-learn's time (s)"
+                 % (n, backend), ["data", "method", "time", "trustworthiness", "disparity", "scikit-learn time"],
+                 rows), failed
 
 
 def main():
@@ -184,6 +235,10 @@ def main():
                 tw = m.group(1)
             lines.append([ds, str(n), os.path.basename(png), tw])
     md += table("Embeddings (seed figures 8, 9), K = 9, d = 2", ["data", "N", "plot", "trustworthiness (k = 5)"], lines)
+    # 5. scikit-learn's methods (issue 16): method x dataset against scikit-learn in the same run
+    md_m, f_m = methods_table(a, bks[-1], 2000 if full else 500)
+    md += md_m
+    failed += f_m
     with open(os.path.join(a.out, "tables.md"), "w") as f:
         f.write(md)
     print("tables: %s, plots in %s" % (os.path.join(a.out, "tables.md"), a.out))
