@@ -89,7 +89,10 @@ if(HYBRID_GPU_TESTS)
     ARGS run.workload=lle run.backend=cuda lle.n=100000 lle.k=10 lle.trust_sample=0)
 endif()
 
-# the seed's experiments in CI mode (small sizes, host): tables + PNG
-add_test(NAME lle_experiments_ci COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/jobs/lle_experiments.py
-  --hybrid $<TARGET_FILE:hybrid> --mode ci --out ${HY_TEST_OUT}/lle_experiments)
-set_tests_properties(lle_experiments_ci PROPERTIES LABELS "slow" TIMEOUT 600 PASS_REGULAR_EXPRESSION "PASSED: lle experiments")
+# the seed's experiments in CI mode (small sizes, host): tables + PNG; the exit code decides (a
+# failed run, or a method's disparity to scikit-learn above 1e-6, exits 4)
+add_test(NAME lle_experiments_ci COMMAND ${HY_RUNCASE} --exit 0 --expect "PASSED: lle experiments, 0 failed run"
+  --expect "scikit-learn's methods, N = 500" --workdir ${HY_TEST_OUT}/lle_experiments_ci
+  -- ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/jobs/lle_experiments.py
+  --hybrid $<TARGET_FILE:hybrid> --mode ci --out ${HY_TEST_OUT}/lle_experiments_ci/out)
+set_tests_properties(lle_experiments_ci PROPERTIES LABELS "slow" TIMEOUT 600)
