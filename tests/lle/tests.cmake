@@ -87,6 +87,9 @@ if(HYBRID_GPU_TESTS)
   set_tests_properties(lle_gpu_vs_host PROPERTIES LABELS "gpu" TIMEOUT 600)
   hy_case(NAME lle_gpu_2ranks RANKS 2 LABELS gpu EXPECT "PASSED: lle" "weights on cuda"
     ARGS run.workload=lle run.backend=cuda lle.n=100000 lle.k=10 lle.trust_sample=0)
+  hy_case(NAME lle_gpu_modified_2ranks RANKS 2 LABELS gpu EXPECT "PASSED: lle" "modified blocks on cuda" "transform: 2000 new point"
+    ARGS run.workload=lle run.backend=cuda lle.n=20000 lle.k=10 lle.method=modified lle.trust_sample=0
+    lle.transform=${CMAKE_CURRENT_LIST_DIR}/data/new2000.csv)
 endif()
 
 # the seed's experiments in CI mode (small sizes, host): tables + PNG; the exit code decides (a
