@@ -111,6 +111,14 @@ typedef struct {
    * current gauss stream. */
   int (*copy_2d)(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda, void *b,
                  int64_t ldb);
+
+  /* ---- low-precision GEMM (HPL-MxP's trailing updates) ---- */
+  /* C -= A B on FP32 data (A m x k, B k x n, C m x n) with the inputs A and B rounded to low
+   * (1: TF32, 2: BF16, 3: FP16, round to nearest even; 0: exact FP32) and the products summed in
+   * FP32.  GPU: tensor cores (cublasGemmEx); host: the rounding of the inputs emulated, then
+   * SGEMM. */
+  int (*gemm_sub_low)(k_backend *be, int low, int64_t m, int64_t n, int64_t k, const float *a,
+                      int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc);
 } k_gauss_ops;
 
 /* The table of this backend.  Local. */

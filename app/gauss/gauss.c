@@ -23,14 +23,19 @@ static const cfg_key gauss_keys[] = {
     "blocked: process grid PxQ (P * Q = ranks); auto: the most square with P <= Q" },
   { "gauss", "memory", CFG_ENUM, "device", 0, 0, "device|managed",
     "naive/stepwise: device memory + explicit copies (seed: buffer) or managed memory (seed: USM)" },
-  { "gauss", "matrix", CFG_ENUM, "random", 0, 0, "random|diagdom|file|illcond",
+  { "gauss", "matrix", CFG_ENUM, "random", 0, 0, "random|diagdom|file|illcond|hplmxp",
     "random: uniform in [-0.5, 0.5]; diagdom: random + n on the diagonal; file: gauss.file; "
-    "illcond: U diag(sigma) V^T, sigma geometric from 1 to 1/cond (n <= 2048)" },
+    "illcond: U diag(sigma) V^T, sigma geometric from 1 to 1/cond (n <= 2048); hplmxp: HPL-MxP's "
+    "matrix, random off the diagonal, a_ii = sum of |a_ij| over j != i" },
   { "gauss", "cond", CFG_REAL, "1e8", 1, 1e15, NULL,
     "matrix = illcond: 2-norm condition number of A" },
   { "gauss", "file", CFG_STR, "", 0, 0, NULL, "matrix = file: Matrix Market (dense or sparse) or PETSc binary" },
   { "gauss", "rhs", CFG_ENUM, "random", 0, 0, "random|ones|file", "right-hand side b" },
   { "gauss", "rhs_file", CFG_STR, "", 0, 0, NULL, "rhs = file: Matrix Market or PETSc binary vector" },
+  { "gauss", "low", CFG_ENUM, "fp32", 0, 0, "fp32|tf32|bf16|fp16",
+    "single/mixed, blocked: the inputs of the trailing-update GEMMs rounded to this format with "
+    "FP32 accumulation (GPU: tensor cores, cublasGemmEx; host: the rounding emulated), the panel "
+    "and TRSM in FP32 (tensor = tf32 instead: cuBLAS's TF32 math mode for GEMM and TRSM)" },
   { "gauss", "tensor", CFG_ENUM, "none", 0, 0, "none|tf32",
     "single/mixed on a GPU: FP32 GEMMs through TF32 tensor cores (mixed refines to FP64 or falls back)" },
   { "gauss", "max_refine", CFG_INT, "30", 1, 1000, NULL,
@@ -86,6 +91,10 @@ static int gauss_cfg_check(hy_cfg *c) {
   if (cfg_is(c, "gauss.matrix", "illcond") && cfg_int(c, "gauss.n") > 2048)
     return cfg_err(c, "gauss.n", "= %lld: matrix = illcond is built on one rank in O(n^3) and kept "
                    "whole on every rank (allowed: n <= 2048)", (long long)cfg_int(c, "gauss.n"));
+  if (cfg_enum(c, "gauss.low") != GAUSS_LOW_FP32 &&
+      (cfg_is(c, "gauss.precision", "double") || !cfg_is(c, "gauss.algorithm", "blocked")))
+    return cfg_err(c, "gauss.low", "= %s rounds the blocked LU's FP32 GEMM inputs: it needs "
+                   "algorithm = blocked and precision = single or mixed", cfg_str(c, "gauss.low"));
   if (cfg_bool(c, "gauss.compare_cusolver") && size != 1)
     return cfg_err(c, "gauss.compare_cusolver", "= true times the vendor LU on one device: run it "
                    "with 1 rank (this run has %d)", size);
@@ -109,6 +118,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->rhs = cfg_enum(c, "gauss.rhs");
   o->rhs_name = cfg_str(c, "gauss.rhs");
   o->rhs_file = cfg_str(c, "gauss.rhs_file");
+  o->low = cfg_enum(c, "gauss.low");
   o->tf32 = cfg_is(c, "gauss.tensor", "tf32");
   o->max_refine = (int)cfg_int(c, "gauss.max_refine");
   o->refine = cfg_enum(c, "gauss.refine");

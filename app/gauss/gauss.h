@@ -9,7 +9,9 @@
 
 enum { GAUSS_NAIVE = 0, GAUSS_STEPWISE = 1, GAUSS_BLOCKED = 2 };
 enum { GAUSS_DOUBLE = 0, GAUSS_SINGLE = 1, GAUSS_MIXED = 2 };
-enum { GAUSS_RANDOM = 0, GAUSS_DIAGDOM = 1, GAUSS_FILE = 2, GAUSS_ILLCOND = 3 };
+enum { GAUSS_RANDOM = 0, GAUSS_DIAGDOM = 1, GAUSS_FILE = 2, GAUSS_ILLCOND = 3, GAUSS_HPLMXP = 4 };
+/* gauss.low: the format of the blocked LU's GEMM inputs (k_gauss_ops gemm_sub_low) */
+enum { GAUSS_LOW_FP32 = 0, GAUSS_LOW_TF32 = 1, GAUSS_LOW_BF16 = 2, GAUSS_LOW_FP16 = 3 };
 enum { GAUSS_REFINE_CLASSIC = 0, GAUSS_REFINE_GMRES = 1, GAUSS_REFINE_AUTO = 2 };
 enum { GAUSS_RHS_RANDOM = 0, GAUSS_RHS_ONES = 1, GAUSS_RHS_FILE = 2 };
 
@@ -30,7 +32,8 @@ typedef struct {
   int rhs;                  /* GAUSS_RHS_* (gauss.rhs) */
   const char *rhs_name;     /* gauss.rhs as written */
   const char *rhs_file;     /* gauss.rhs_file */
-  int tf32;                 /* gauss.tensor = tf32 */
+  int tf32;                 /* gauss.tensor = tf32 (cuBLAS TF32 math mode) */
+  int low;                  /* GAUSS_LOW_* (gauss.low) */
   int max_refine;           /* gauss.max_refine */
   int refine;               /* GAUSS_REFINE_* (gauss.refine) */
   int gmres_max;            /* gauss.gmres_max */
@@ -61,6 +64,7 @@ typedef struct gauss_t {
   uint64_t seed;
   double *fileA;            /* matrix = file / illcond: the whole matrix, column-major, every rank */
   double *b;                /* right-hand side, every rank (length n) */
+  double *diag;             /* matrix = hplmxp: the diagonal (sum of |a_ij|, j != i), every rank */
   double normA, normb;      /* ||A||_inf, ||b||_inf */
   /* the original matrix in FP64 on the device, for residuals: this rank's block-cyclic part */
   int64_t a0_mb, a0_nb;     /* row / column block sizes of that distribution */

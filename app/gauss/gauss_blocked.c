@@ -358,6 +358,17 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   return f;
 }
 
+/* A trailing update C -= A B in the factors' precision; FP32 factors with gauss.low = tf32,
+ * bf16 or fp16 round the inputs to it (tensor cores, FP32 sums: HPL-MxP's updates).  Local. */
+static void blk_gemm(blk_ws *w, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
+                     const void *b, int64_t ldb, void *c, int64_t ldc) {
+  gauss_t *g = w->g;
+  if (w->f->sp && g->o->low != GAUSS_LOW_FP32)
+    HY_LOCAL(g->ko->gemm_sub_low(g->be, g->o->low, m, n, k, a, lda, b, ldb, c, ldc));
+  else
+    HY_LOCAL(g->ko->gemm_sub(g->be, w->f->sp, m, n, k, a, lda, b, ldb, c, ldc));
+}
+
 /* Step k of the blocked LU (panel k already factored and broadcast: lp, ldl): row swaps,
  * U block row (TRSM, broadcast down the columns), the next panel's columns updated, the next
  * panel factored on the side stream (lp, ldl: it) while the rest of the trailing update runs.
@@ -408,7 +419,7 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
   int64_t ldcur = ldl;
   if (k + 1 < nblk) {
     if (split > lt && mt > 0)
-      HY_LOCAL(ko->gemm_sub(be, sp, mt, split - lt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, at(w, f->a, lr1, lt, f->lda), f->lda));
+      blk_gemm(w, mt, split - lt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, at(w, f->a, lr1, lt, f->lda), f->lda);
     prof_mark(g, 3, &tp);
   }
   /* the rest of the trailing update is queued on the main stream; the next panel is factored
@@ -420,8 +431,8 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
     HY_LOCAL(ko->trsm_lunit(be, sp, jb, nr, lcur, ldcur, at(w, f->a, lr0, split, f->lda), f->lda));
   }
   if (mt > 0 && nr > 0)
-    HY_LOCAL(ko->gemm_sub(be, sp, mt, nr, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur,
-                         at(w, up, 0, split - lt, ldu), ldu, at(w, f->a, lr1, split, f->lda), f->lda));
+    blk_gemm(w, mt, nr, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, at(w, up, 0, split - lt, ldu), ldu,
+             at(w, f->a, lr1, split, f->lda), f->lda);
   if (k + 1 < nblk) {
     HY_LOCAL(ko->stream_ctl(be, 1));
     rc = blk_panel(w, k + 1, &lp, &ldl);

@@ -29,6 +29,7 @@ void *gauss_dalloc(gauss_t *g, size_t bytes) {
 /* Entry (i, j) of the original matrix.  Local. */
 double gauss_entry(const gauss_t *g, int64_t i, int64_t j) {
   if (g->mtype == GAUSS_FILE || g->mtype == GAUSS_ILLCOND) return g->fileA[i + j * g->n];
+  if (g->mtype == GAUSS_HPLMXP && i == j) return g->diag ? g->diag[i] : 0;
   double v = hy_rand_u01(g->seed, 1, (uint64_t)i * (uint64_t)g->n + (uint64_t)j) - 0.5;
   if (g->mtype == GAUSS_DIAGDOM && i == j) v += (double)g->n;
   return v;
@@ -201,6 +202,28 @@ int gauss_outputs(gauss_t *g, const double *x) {
 }
 
 
+/* matrix = hplmxp (HPL-MxP's generator: uniform off the diagonal, each diagonal entry the sum
+ * of the magnitudes of its row's others): every rank sums its part of each row, an all-reduce
+ * gives the diagonal to all.  Collective. */
+static int gauss_hplmxp_diag(gauss_t *g) {
+  int64_t n = g->n;
+  int64_t m = gauss_numroc(n, g->a0_mb, g->a0_p, g->a0_P), nc = gauss_numroc(n, g->a0_nb, g->a0_q, g->a0_Q);
+  HY_CALLOC(g->diag, n);
+  double *d;
+  HY_CALLOC(d, n);
+  for (int64_t jl = 0; jl < nc; jl++) {
+    int64_t gj = gauss_l2g(jl, g->a0_nb, g->a0_q, g->a0_Q);
+    for (int64_t il = 0; il < m; il++) {
+      int64_t gi = gauss_l2g(il, g->a0_mb, g->a0_p, g->a0_P);
+      if (gi != gj) d[gi] += fabs(gauss_entry(g, gi, gj));
+    }
+  }
+  if (g->ctx->size > 1) HY_MPI(MPI_Allreduce(d, g->diag, (int)n, MPI_DOUBLE, MPI_SUM, g->ctx->comm));
+  else memcpy(g->diag, d, sizeof(double) * (size_t)n);
+  free(d);
+  return HY_OK;
+}
+
 /* The run state from the options: sizes, distribution, algorithm.  Local. */
 static void gauss_setup(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info) {
   g->ctx = ctx;
@@ -244,6 +267,7 @@ int gauss_load(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info) {
   gauss_report_setup(g, info);
   if (g->alg == GAUSS_BLOCKED) HY_CALL(gauss_blocked_comm_setup(g));
   hy_phase_begin(ctx, "generate");
+  if (g->mtype == GAUSS_HPLMXP) HY_CALL(gauss_hplmxp_diag(g));
   HY_CALL(gauss_a0_make(g));
   hy_phase_end(ctx, "generate");
   gauss_report_norms(g);
@@ -255,6 +279,7 @@ void gauss_free(gauss_t *g) {
   gauss_blocked_comm_free(g);
   free(g->b);
   free(g->fileA);
+  free(g->diag);
   if (g->be) {
     if (g->a0) g->be->ops->free(g->be, g->a0);
     if (g->mv_dx) g->be->ops->free(g->be, g->mv_dx);

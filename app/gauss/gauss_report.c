@@ -10,6 +10,7 @@
 
 static const char *const gauss_pname[] = { "double", "single", "mixed" };
 static const char *const gauss_rname[] = { "classic", "gmres", "auto" };
+static const char *const gauss_lname[] = { "fp32", "tf32", "bf16", "fp16" };
 
 /* The run's first line: size, algorithm, precision, data, backend, distribution.  Local. */
 void gauss_report_setup(const gauss_t *g, const gauss_info *info) {
@@ -107,6 +108,14 @@ static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf
                "iteration(s)%s)%s\n", info->iters, gauss_rname[g->o->refine], rs->classic_steps,
                rs->gmres_steps, rs->gmres_iters, rs->switched ? ", switched from classic" : "",
                info->fellback ? ", then FP64 fallback" : "");
+  if (g->prec == GAUSS_MIXED && (g->mtype == GAUSS_HPLMXP || g->o->low != GAUSS_LOW_FP32)) {
+    double n = (double)g->n, lu = 2.0 / 3.0 * n * n * n / info->t_factor / 1e9;
+    hy_printf0(ctx, "hpl-mxp: low %s, matrix %s: %.4e Gflops as HPL-MxP reports it ((2/3 n^3 + 3/2 "
+               "n^2) over LU + refinement, %.6f s), LU alone %.4e Gflops (%.6f s); %d refinement "
+               "step(s), %d GMRES iteration(s)%s\n", gauss_lname[g->o->low], g->o->matrix_name, gf,
+               info->t, lu, info->t_factor, info->iters, rs->gmres_iters,
+               info->fellback ? "; FP64 fallback: not a mixed-precision result" : "");
+  }
   if (info->perturb != 0)
     hy_printf0(ctx, "[debug] perturb = %g: x scaled by 1 + perturb before the check\n", info->perturb);
   hy_printf0(ctx, "||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N) = %.7f ...... %s\n",
@@ -170,6 +179,12 @@ static void gauss_report_metrics(const gauss_t *g, const gauss_info *info, doubl
     if (rs->cond_lower > 0) hy_metric_num(ctx, "cond_inf_lower_bound", rs->cond_lower);
   }
   if (g->mtype == GAUSS_ILLCOND) hy_metric_num(ctx, "cond", g->o->cond);
+  if (g->prec != GAUSS_DOUBLE) hy_metric_str(ctx, "low", gauss_lname[g->o->low]);
+  if (g->prec == GAUSS_MIXED && (g->mtype == GAUSS_HPLMXP || g->o->low != GAUSS_LOW_FP32)) {
+    double n = (double)g->n;
+    hy_metric_num(ctx, "hplmxp_gflops", gf);
+    hy_metric_num(ctx, "lu_gflops", 2.0 / 3.0 * n * n * n / info->t_factor / 1e9);
+  }
   if (info->perturb != 0) hy_metric_num(ctx, "debug_perturb", info->perturb);
 }
 

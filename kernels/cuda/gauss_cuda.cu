@@ -4,6 +4,9 @@
 #include "k_cuda.h"
 #include "k_gauss.h"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +27,8 @@ typedef struct {
   size_t linv_bytes;
   void *tmp;
   size_t tmp_bytes;
+  void *lowa, *lowb;  /* gemm_sub_low: A and B rounded to BF16 / FP16 */
+  size_t lowa_bytes, lowb_bytes;
   /* lookahead: a side stream with its own cuBLAS / cuSOLVER handles */
   int side_on, cur_side;
   cudaStream_t side;
@@ -43,6 +48,8 @@ static void gauss_ws_free(void *p) {
   if (w->red) cudaFree(w->red);
   if (w->linv) cudaFree(w->linv);
   if (w->tmp) cudaFree(w->tmp);
+  if (w->lowa) cudaFree(w->lowa);
+  if (w->lowb) cudaFree(w->lowb);
   if (w->side_on) {
     cublasDestroy(w->cb_side);
     cusolverDnDestroy(w->cs_side);
@@ -570,6 +577,51 @@ static int c_convert(k_backend *be, int to_sp, int64_t m, int64_t n, const void 
 }
 
 /* TF32 tensor-core math for FP32 cuBLAS calls on both handles.  Local. */
+/* A rows x cols FP32 block to a packed BF16 (T = __nv_bfloat16) or FP16 (__half) copy, round to
+ * nearest even.  Device. */
+__device__ inline void put_low(__half *r, float v) { *r = __float2half_rn(v); }
+__device__ inline void put_low(__nv_bfloat16 *r, float v) { *r = __float2bfloat16_rn(v); }
+template <typename T>
+__global__ void to_low_k(int64_t rows, int64_t cols, const float *a, int64_t lda, T *r) {
+  int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (t >= rows * cols) return;
+  int64_t i = t % rows, j = t / rows;
+  put_low(r + t, a[i + j * lda]);
+}
+
+/* C -= A B, FP32 data, the inputs rounded to low: TF32 through cublasGemmEx's TF32 compute
+ * type; BF16 / FP16 converted to packed copies then cublasGemmEx with FP32 accumulation (tensor
+ * cores); low = 0: exact FP32 (c_gemm_sub).  Local. */
+static int c_gemm_sub_low(k_backend *be, int low, int64_t m, int64_t n, int64_t k, const float *a,
+                          int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return HY_OK;
+  if (low == 0) return c_gemm_sub(be, 1, m, n, k, a, lda, b, ldb, c, ldc);
+  cublasHandle_t h = cur_cublas(be);
+  float mone = -1, one = 1;
+  if (low == 1) {
+    HY_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &mone, a, CUDA_R_32F,
+                           (int)lda, b, CUDA_R_32F, (int)ldb, &one, c, CUDA_R_32F, (int)ldc,
+                           CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+    return HY_OK;
+  }
+  gauss_cuda_ws *w = gw(be);
+  HY_CALL(grow(&w->lowa, &w->lowa_bytes, (size_t)(m * k) * 2));
+  HY_CALL(grow(&w->lowb, &w->lowb_bytes, (size_t)(k * n) * 2));
+  cudaDataType_t t = low == 2 ? CUDA_R_16BF : CUDA_R_16F;
+  if (low == 2) {
+    to_low_k<__nv_bfloat16><<<nblocks(m * k, 256), 256, 0, strm(be)>>>(m, k, a, lda, (__nv_bfloat16 *)w->lowa);
+    to_low_k<__nv_bfloat16><<<nblocks(k * n, 256), 256, 0, strm(be)>>>(k, n, b, ldb, (__nv_bfloat16 *)w->lowb);
+  } else {
+    to_low_k<__half><<<nblocks(m * k, 256), 256, 0, strm(be)>>>(m, k, a, lda, (__half *)w->lowa);
+    to_low_k<__half><<<nblocks(k * n, 256), 256, 0, strm(be)>>>(k, n, b, ldb, (__half *)w->lowb);
+  }
+  HY_CUDA_LAUNCH();
+  HY_CUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &mone, w->lowa, t,
+                         (int)m, w->lowb, t, (int)k, &one, c, CUDA_R_32F, (int)ldc,
+                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return HY_OK;
+}
+
 static int c_tensor(k_backend *be, int on) {
   cublasMath_t m = on ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
   HY_CUBLAS(cublasSetMathMode(k_cuda_st(be)->cublas, m));
@@ -699,5 +751,5 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_getrf, c_laswp, c_rows_perm, c_rows_get, c_rows_put, c_trsm_lunit, c_gemm_sub, c_trsv, c_gemv_add,
   c_d2h_2d, c_h2d_2d, c_convert, c_stream_ctl, c_tensor,
   c_mem_free, c_ref_lu, c_gemm_time,
-  c_copy_2d,
+  c_copy_2d, c_gemm_sub_low,
 };

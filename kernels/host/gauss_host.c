@@ -377,6 +377,43 @@ static int h_gemm_time(k_backend *be, int64_t n, int reps, double t[2]) {
   return rc;
 }
 
+/* x rounded to nearest even with a significand of bits bits (the implicit one included) and,
+ * fp16, IEEE half's range (subnormals below 2^-14, 65520 and beyond to infinity).  Local. */
+static float h_round(float x, int bits, int fp16) {
+  if (!isfinite(x) || x == 0) return x;
+  float ax = fabsf(x);
+  if (fp16 && ax >= 65520.0f) return copysignf(INFINITY, x);
+  int e = 0;
+  frexpf(ax, &e);
+  if (fp16 && e < -13) e = -13;            /* subnormal half: quantum 2^-24 */
+  float q = ldexpf(1.0f, e - bits);
+  if (q == 0) return x;                     /* deep in FP32's subnormals (not in half) */
+  return copysignf(nearbyintf(ax / q) * q, x);
+}
+
+/* A rows x cols block rounded to low (TF32: 11 bits, BF16: 8 bits, FP16: 11 bits and half's
+ * range) into a packed copy.  Local. */
+static float *h_round_block(int low, int64_t rows, int64_t cols, const float *a, int64_t lda) {
+  float *r = NULL;
+  HY_MALLOC(r, rows * cols + 1);
+  int bits = low == 2 ? 8 : 11, fp16 = low == 3;
+  for (int64_t j = 0; j < cols; j++)
+    for (int64_t i = 0; i < rows; i++) r[i + j * rows] = h_round(a[i + j * lda], bits, fp16);
+  return r;
+}
+
+/* C -= A B with the inputs rounded to low, FP32 products and sums (SGEMM).  Local. */
+static int h_gemm_sub_low(k_backend *be, int low, int64_t m, int64_t n, int64_t k, const float *a,
+                          int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return HY_OK;
+  if (low == 0) return h_gemm_sub(be, 1, m, n, k, a, lda, b, ldb, c, ldc);
+  float *ar = h_round_block(low, m, k, a, lda), *br = h_round_block(low, k, n, b, ldb);
+  int rc = h_gemm_sub(be, 1, m, n, k, ar, m, br, k, c, ldc);
+  free(ar);
+  free(br);
+  return rc;
+}
+
 /* auto block size on the host: 64 (BLAS-3 sized for a CPU cache).  Local. */
 static int64_t h_nb_auto(int64_t n) { return 64; }
 
@@ -389,4 +426,5 @@ const k_gauss_ops k_gauss_host_ops = {
   .gemm_sub = h_gemm_sub, .trsv = h_trsv, .gemv_add = h_gemv_add, .d2h_2d = h_d2h_2d,
   .h2d_2d = h_h2d_2d, .convert = h_convert, .stream_ctl = h_stream_ctl, .tensor = h_tensor,
   .mem_free = h_mem_free, .ref_lu = h_ref_lu, .gemm_time = h_gemm_time, .copy_2d = h_copy_2d,
+  .gemm_sub_low = h_gemm_sub_low,
 };

@@ -254,6 +254,37 @@ static void check_rows(const k_gauss_ops *ko, k_backend *be) {
   ok(v == -1 && idx == 0, "col_absmax: m = 0 gives -1 and index 0 (as documented)", (double)idx);
 }
 
+/* gemm_sub_low on 1 x 1 x 1 products with b = 1: c = -round(a) for known roundings (nearest,
+ * ties to even; half's range and subnormals); and FP32 sums of the rounded inputs.  Local. */
+static void check_low(const k_gauss_ops *ko, k_backend *be) {
+  struct { int low; float a, want; const char *what; } t[] = {
+    { 3, 1.0f + 0x1p-11f, 1.0f, "fp16: 1 + 2^-11 ties to 1" },
+    { 3, 1.0f + 3 * 0x1p-11f, 1.0f + 0x1p-9f, "fp16: 1 + 3 2^-11 ties up to 1 + 2^-9" },
+    { 3, 65519.0f, 65504.0f, "fp16: 65519 to the largest half 65504" },
+    { 3, 65520.0f, INFINITY, "fp16: 65520 overflows to infinity" },
+    { 3, 0x1p-25f, 0.0f, "fp16: 2^-25 (half the smallest subnormal) ties to 0" },
+    { 3, 3 * 0x1p-25f, 0x1p-23f, "fp16: 3 2^-25 to 2^-23 (subnormal, tie to even)" },
+    { 3, 0.1f, 0.0999755859375f, "fp16: 0.1 to 0.0999755859375" },
+    { 2, 1.0f + 0x1p-8f, 1.0f, "bf16: 1 + 2^-8 ties to 1" },
+    { 2, 1.0f + 3 * 0x1p-8f, 1.0f + 0x1p-6f, "bf16: 1 + 3 2^-8 ties up to 1 + 2^-6" },
+    { 2, 0.1f, 0.10009765625f, "bf16: 0.1 to 0.10009765625" },
+    { 2, 3e38f, 0x1.c4p+127f, "bf16: 3e38 to 0x1.c4p+127, finite (FP32's range)" },
+    { 1, 1.0f + 0x1p-11f, 1.0f, "tf32: 1 + 2^-11 ties to 1" },
+    { 1, 1.0f + 3 * 0x1p-11f, 1.0f + 0x1p-9f, "tf32: 1 + 3 2^-11 ties up to 1 + 2^-9" },
+    { 1, 1e30f, 0x1.94p+99f, "tf32: 1e30 to 0x1.94p+99 (FP32's range)" },
+    { 0, 1.0f + 0x1p-11f, 1.0f + 0x1p-11f, "fp32: exact" },
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    float a = t[i].a, b = 1.0f, c = 0.0f;
+    ko->gemm_sub_low(be, t[i].low, 1, 1, 1, &a, 1, &b, 1, &c, 1);
+    ok(-c == t[i].want, t[i].what, (double)-c - (double)t[i].want);
+  }
+  /* the sum in FP32 of rounded products: (1 + 2^-11) rounds to 1 in fp16, twice: c = -2 */
+  float a2[2] = { 1.0f + 0x1p-11f, 1.0f + 0x1p-11f }, b2[2] = { 1.0f, 1.0f }, c2 = 0.0f;
+  ko->gemm_sub_low(be, 3, 1, 1, 2, a2, 1, b2, 2, &c2, 1);
+  ok(c2 == -2.0f, "fp16 gemm_sub_low: the rounded inputs summed (k = 2)", c2);
+}
+
 int main(void) {
   k_backend be;
   memset(&be, 0, sizeof be);
@@ -267,6 +298,7 @@ int main(void) {
   check_moves(ko, kc, &be);
   check_blas(ko, &be);
   check_rows(ko, &be);
+  check_low(ko, &be);
   ok(kc->coll_id_bytes(&be) == 0 && kc->no_coll != NULL, "host: no device collectives", 0);
   k_backend_close(&be);
   printf("%s: %d of %d checks passed\n", nfailed ? "FAILED" : "PASSED", nchecks - nfailed, nchecks);

@@ -403,6 +403,22 @@ if(HYBRID_GPU_TESTS)
     RUNCASE --json-field metrics.fp64_fallback=0
     ARGS run.workload=gauss run.backend=cuda gauss.precision=mixed gauss.tensor=tf32
          gauss.refine=auto gauss.n=8192)
+  # HPL-MxP on the device: the trailing GEMMs on tensor cores (cublasGemmEx: FP16 / BF16 inputs,
+  # FP32 sums; TF32 compute type), GMRES-IR to FP64 without the fallback; the device's x agrees
+  # with the host emulation's within HPL's threshold (both pass), the rate line is printed
+  foreach(low fp16 bf16 tf32)
+    hy_case(NAME gauss_gpu_hplmxp_${low} RANKS 1 LABELS gpu JSON TIMEOUT 300
+      EXPECT ${GAUSS_PASS} "backend cuda" "^hpl-mxp: low ${low}, matrix hplmxp: [0-9.e+-]+ Gflops"
+      REJECT "fallback" "falling back"
+      RUNCASE --json-field metrics.fp64_fallback=0 --json-field metrics.low=${low}
+      ARGS run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed
+           gauss.low=${low} gauss.refine=gmres gauss.n=8192)
+  endforeach()
+  hy_case(NAME gauss_gpu_hplmxp_fp16_2gpu RANKS 2 LABELS gpu JSON TIMEOUT 300
+    EXPECT ${GAUSS_PASS} "backend cuda" "^hpl-mxp: low fp16"
+    REJECT "fallback" "falling back"
+    ARGS run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed
+         gauss.low=fp16 gauss.refine=gmres gauss.n=8192 gauss.grid=2x1)
 endif()
 
 # ---- tests that bite (issue 24) ----
@@ -483,3 +499,28 @@ foreach(np 2 3)
     ARGS run.workload=gauss run.backend=host gauss.algorithm=stepwise gauss.n=120
          debug.fail_rank=0 debug.fail_stage=factor debug.fail_code=3)
 endforeach()
+
+# HPL-MxP on the host: matrix = hplmxp (diagonally dominant as HPL-MxP's generator), the blocked
+# LU in FP32 with its trailing GEMMs' inputs rounded to low (the host emulates the rounding,
+# FP32 sums), GMRES-IR in FP64 to HPL's threshold without the FP64 fallback.  The first residual
+# (of the low-precision LU's x) is pinned on both sides: fp32 below 4e6, the rounded formats
+# above (fp16 / tf32 ~5.2e6, bf16 ~2.4e7), so skipping the rounding fails them
+foreach(spec "fp32:1:1x1::4e6" "fp16:1:1x1:4e6:" "bf16:2:2x1:1e7:" "tf32:3:1x3:4e6:")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 low)
+  list(GET sp 1 np)
+  list(GET sp 2 grid)
+  list(GET sp 3 lo)
+  list(GET sp 4 hi)
+  hy_case(NAME gauss_hplmxp_${low}_${grid} RANKS ${np} JSON
+    EXPECT ${GAUSS_PASS} "^hpl-mxp: low ${low}, matrix hplmxp: [0-9.e+-]+ Gflops as HPL-MxP reports it"
+    REJECT "fallback" "falling back"
+    RUNCASE --expect-num "${lo}:${hi}:^mixed: GMRES-IR step 0: scaled residual ([0-9.e+]+)"
+            --json-field metrics.fp64_fallback=0 --json-field metrics.low=${low}
+            --json-num metrics.hplmxp_gflops=0: --json-num validation.value=0:16
+    ARGS run.workload=gauss run.backend=host gauss.matrix=hplmxp gauss.precision=mixed
+         gauss.low=${low} gauss.grid=${grid} gauss.refine=gmres gauss.n=400 gauss.nb=32)
+endforeach()
+hy_case(NAME gauss_bad_low RANKS 1 EXIT 1
+  EXPECT "key 'gauss.low' = fp16 rounds the blocked LU's FP32 GEMM inputs: it needs algorithm = blocked and precision = single or mixed"
+  ARGS run.workload=gauss gauss.algorithm=stepwise gauss.precision=mixed gauss.low=fp16)
