@@ -183,6 +183,7 @@ static int spai_solve_once(hy_ctx *ctx, const spai_opts *o, spai_problem *p, hy_
   HY_CALL(spai_solve(ctx, &p->pr, last ? &p->a : &aw, m, p->b, x, &o->solver, &in->solve));
   io_csr_free(&aw);
   in->solved = 1;
+  if (o->solver.ilu) in->t_setup = in->rep.setup[rep] = in->solve.ilu_s;   /* its setup */
   const spai_solve_info *sv = &in->solve;
   in->rep.iter[rep] = sv->iterations ? sv->seconds / sv->iterations : 0;
   /* M is checked bit for bit; the iteration count may still move by a few on the GPU, whose

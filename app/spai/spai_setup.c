@@ -306,9 +306,15 @@ static void build_solve_columns(build_st *b) {
   HY_LOCAL(b->ko->cols_index(be, b->ps.st, b->isize));
   hy_phase_end(ctx, "spai index sets");
   memset(&b->ks, 0, sizeof b->ks);
+  /* progress of the columns (rank 0's; a line once the setup runs longer than [run] progress
+   * seconds): on the host the chunks are also bounded to 1/32 of the columns so that it
+   * advances; a GPU takes the whole workspace per chunk (fewer launches) */
+  int64_t cap = ctx->be.gpu ? b->ncol : (b->ncol / 32 > 4096 ? b->ncol / 32 : 4096);
+  hy_progress pg;
+  hy_progress_begin(&pg, ctx, "spai setup (columns)", (double)b->ncol);
   for (int64_t c = 0; c < b->ncol;) {
     int64_t e = c, bytes = 0;
-    while (e < b->ncol) {
+    while (e < b->ncol && e - c < cap) {
       int64_t nb = (int64_t)b->isize[e] * (jp[e + 1] - jp[e]) * 8;
       if (e > c && bytes + nb > opt->workspace) break;
       bytes += nb;
@@ -322,7 +328,9 @@ static void build_solve_columns(build_st *b) {
     HY_LOCAL(b->ko->cols_solve(be, b->ps.st, c, e, &b->ks));
     hy_phase_end(ctx, "spai qr+solve");
     c = e;
+    hy_progress_update(&pg, (double)c);
   }
+  hy_progress_end(&pg);
   if (b->ncol == 0) hy_debug_point(ctx, "spai_setup");
 }
 
