@@ -2,7 +2,8 @@
 """Checks of the sort workload against numpy (the reference), driven by ctest.
 
 sort_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR MODE [options]
-  ranks --type T   every distribution and local variant at 1, 2 and 3 ranks, n prime (and
+  ranks --type T   every distribution (the local variant and payload rotating with the type:
+                   the four types cover every pair) at 1, 2 and 3 ranks, n prime (and
                    with local = merge once more through the device transport's code path,
                    [debug] host_coll):
                    keys == numpy.sort(input, kind="stable") bit for bit, with payload = index
@@ -82,11 +83,13 @@ def check_sorted(tag, inp, keys, idx):
 
 def mode_ranks(a):
     n = 10007
+    # every distribution once per type, the local variant and the payload rotating with the
+    # type, so that the four types together cover every (distribution, local variant) pair
+    ti = list(DTYPE).index(a.type)
     combos = []
     for i, d in enumerate(DISTS):
-        for j, loc in enumerate(["merge", "radix", "qsort"]):
-            payload = "index" if (i + j) % 2 == 0 else "none"
-            combos.append((d, loc, payload))
+        loc = ["merge", "radix", "qsort"][(i + ti) % 3]
+        combos.append((d, loc, "index" if (i + ti) % 2 == 0 else "none"))
     for c, (d, loc, payload) in enumerate(combos):
         ref = None
         # and at 2 or 3 ranks through the device transport's code ([debug] host_coll: MPI
