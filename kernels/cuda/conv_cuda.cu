@@ -3,7 +3,8 @@
  *  - naive: the seed's kernel, one thread per pixel, all channels, weights read from global
  *    memory;
  *  - tiled: a block stages its output tile plus the halo (all channels) and the weights in
- *    shared memory; each thread computes PY vertically adjacent pixels, every staged value
+ *    shared memory; each thread computes PY (8, or fewer when shared memory is short)
+ *    vertically adjacent pixels, every staged value
  *    read once per tap column and used by the PY outputs that need it (the per-pixel order of
  *    the taps stays row-major: bit-identical to naive);
  *  - separable: a vertical 1D pass into a scratch buffer, then a horizontal one;
@@ -330,22 +331,25 @@ static int tiled_c(k_conv_plan *p, const conv_args &a, size_t smem) {
   }
 }
 
-/* The tiled variant on a rect: 4, 2 or 1 rows per thread, whichever tile fits in shared memory
+/* The tiled variant on a rect: 8, 4, 2 or 1 rows per thread (a 32 x 64 .. 32 x 8 output tile:
+ * the more rows, the less halo staged per output), whichever tile fits in shared memory
  * (none fits: the naive kernel, same pixels).  Local. */
 static int cuda_tiled(k_conv_plan *p, const k_conv_rect *rc) {
   if (rc->y1 <= rc->y0 || rc->x1 <= rc->x0) return HY_OK;
-  int py = 4;
+  int py = 8;
   while (py > 1 && tiled_smem(p, py) > (size_t)p->smem_optin) py /= 2;
   if (tiled_smem(p, py) > (size_t)p->smem_optin) return cuda_naive(p, rc);
   conv_args a = conv_args_of(p, rc);
   size_t smem = tiled_smem(p, py);
   HY_CALL(conv_begin(p));
   if (p->g.fp64) {
-    if (py == 4) HY_CALL((tiled_c<double, 4>(p, a, smem)));
+    if (py == 8) HY_CALL((tiled_c<double, 8>(p, a, smem)));
+    else if (py == 4) HY_CALL((tiled_c<double, 4>(p, a, smem)));
     else if (py == 2) HY_CALL((tiled_c<double, 2>(p, a, smem)));
     else HY_CALL((tiled_c<double, 1>(p, a, smem)));
   } else {
-    if (py == 4) HY_CALL((tiled_c<float, 4>(p, a, smem)));
+    if (py == 8) HY_CALL((tiled_c<float, 8>(p, a, smem)));
+    else if (py == 4) HY_CALL((tiled_c<float, 4>(p, a, smem)));
     else if (py == 2) HY_CALL((tiled_c<float, 2>(p, a, smem)));
     else HY_CALL((tiled_c<float, 1>(p, a, smem)));
   }
