@@ -1,7 +1,8 @@
 /* gemm_cuda.cu - the gemm kernels on the CUDA backend: the seed's naive kernel (one thread per
  * element of C), the seed's tiled kernel (shared-memory tiles; here each of the tile x tile
- * threads of a block also keeps a 4 x 4 block of C in registers, so a block covers 4 tile x
- * 4 tile of C and walks k in steps of tile), and cuBLAS (cublasDgemm / cublasGemmEx: FP32
+ * threads of a block also keeps an R x R block of C in registers, R = 8 for the FP32-accumulating
+ * precisions with tile <= 16, else 4, so a block covers R tile x R tile of C and walks k in steps
+ * of tile), and cuBLAS (cublasDgemm / cublasGemmEx: FP32
  * without TF32, TF32 / BF16 / FP16 tensor cores with FP32 accumulation).  Every variant sums
  * each element of C over l ascending from the same rounded inputs; edges that the tile does not
  * divide are padded with zeros in shared memory (adding exact zeros changes no sum).  Kernel
@@ -56,7 +57,10 @@ __global__ void gemm_naive_kernel(int64_t m, int64_t n, int64_t k, TA alpha, con
   *cp = beta == (TA)0 ? alpha * s : alpha * s + beta * *cp;
 }
 
-#define GT_R 4   /* elements of C per thread in each direction */
+/* Elements of C per thread in each direction: 8 for the FP32-accumulating precisions with
+ * tiles up to 16 (256 threads, a 128 x 128 block of C), else 4 (registers: 1024 threads of
+ * tile 32, or FP64). */
+static inline int gt_r(int prec, int T) { return prec != K_GEMM_DOUBLE && T <= 16 ? 8 : 4; }
 
 /* Four consecutive accumulation values from 16-byte aligned shared memory (one or two 128-bit
  * loads instead of four). */
@@ -70,11 +74,11 @@ __device__ __forceinline__ void gld4(const double *p, double v[4]) {
 }
 
 /* The tiled kernel: T x T threads (T = blockDim.x = blockDim.y); the block's W x W tile of C,
- * W = 4T; per step of T along k the A tile (W x T, column-major, ld W) and the B tile (T x W,
+ * W = R T (R = GT_R); per step of T along k the A tile (W x T, column-major, ld W) and the B tile (T x W,
  * stored row-major with ld W + 4) in shared memory, zero-padded at the edges; thread (tx, ty)
- * accumulates rows 4 tx .. 4 tx + 3 and columns 4 ty .. 4 ty + 3 in registers, reading each
- * step's 4 + 4 values with 128-bit loads. */
-template <typename TI, typename TA>
+ * accumulates rows R tx .. R tx + R - 1 and columns R ty .. R ty + R - 1 in registers, reading
+ * each step's R + R values with 128-bit loads. */
+template <typename TI, typename TA, int GT_R>
 __global__ void gemm_tiled_kernel(int64_t m, int64_t n, int64_t k, TA alpha, const TI *__restrict__ a,
                                   int64_t lda, const TI *__restrict__ b, int64_t ldb, TA beta,
                                   TA *__restrict__ c, int64_t ldc) {
@@ -99,8 +103,11 @@ __global__ void gemm_tiled_kernel(int64_t m, int64_t n, int64_t k, TA alpha, con
     __syncthreads();
     for (int ll = 0; ll < T; ll++) {
       TA av[GT_R], bv[GT_R];
-      gld4(As + GT_R * tx + ll * W, av);
-      gld4(Bs + ll * LB + GT_R * ty, bv);
+#pragma unroll
+      for (int q = 0; q < GT_R; q += 4) {
+        gld4(As + GT_R * tx + q + ll * W, av + q);
+        gld4(Bs + ll * LB + GT_R * ty + q, bv + q);
+      }
 #pragma unroll
       for (int r = 0; r < GT_R; r++)
 #pragma unroll
@@ -135,39 +142,45 @@ static int gws_mark(k_backend *be, k_gemm_ws *ws, int which) {
   return HY_OK;
 }
 
+/* Launch the tiled kernel with register tile R.  Local. */
+template <typename TI, typename TA, int R>
+static int gtiled(k_backend *be, k_gemm_ws *ws, int64_t m, int64_t n, int64_t k, double alpha,
+                  const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
+                  int64_t ldc) {
+  int T = ws->tile, W = R * T;
+  dim3 blk(T, T), grd((unsigned)((m + W - 1) / W), (unsigned)((n + W - 1) / W));
+  size_t smem = (size_t)(W * T + T * (W + 4)) * sizeof(TA);
+  cudaFuncAttributes fa;
+  HY_CUDA(cudaFuncGetAttributes(&fa, gemm_tiled_kernel<TI, TA, R>));
+  if (T * T > fa.maxThreadsPerBlock)
+    return hy_err(HY_EUSAGE, "gemm.tile = %d: the tiled kernel of this precision runs at most %d "
+                  "threads per block here (%d registers each), a tile needs %d; allowed: tile <= %d",
+                  T, fa.maxThreadsPerBlock, fa.numRegs, T * T, (int)sqrt((double)fa.maxThreadsPerBlock));
+  HY_CUDA(cudaFuncSetAttribute(gemm_tiled_kernel<TI, TA, R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               (int)smem));
+  if (grd.y > 65535) return hy_err(HY_ESYS, "gemm kernel: n = %lld needs more than 65535 blocks", (long long)n);
+  HY_CALL(gws_mark(be, ws, 0));
+  gemm_tiled_kernel<TI, TA, R><<<grd, blk, smem, gstream(be)>>>(m, n, k, (TA)alpha, (const TI *)a, lda,
+                                                                 (const TI *)b, ldb, (TA)beta, (TA *)c, ldc);
+  HY_CUDA_LAUNCH();
+  return gws_mark(be, ws, 1);
+}
+
 /* Launch a variant's kernel for the input type TI.  Local. */
 template <typename TI, typename TA>
-static int glaunch(k_backend *be, k_gemm_ws *ws, int tiled, int64_t m, int64_t n, int64_t k,
+static int glaunch(k_backend *be, k_gemm_ws *ws, int tiled, int prec, int64_t m, int64_t n, int64_t k,
                    double alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
                    double beta, void *c, int64_t ldc) {
   if (m <= 0 || n <= 0) return HY_OK;
-  dim3 blk, grd;
-  size_t smem = 0;
-  if (tiled) {
-    int T = ws->tile, W = GT_R * T;
-    blk = dim3(T, T);
-    grd = dim3((unsigned)((m + W - 1) / W), (unsigned)((n + W - 1) / W));
-    smem = (size_t)(W * T + T * (W + 4)) * sizeof(TA);
-    cudaFuncAttributes fa;
-    HY_CUDA(cudaFuncGetAttributes(&fa, gemm_tiled_kernel<TI, TA>));
-    if (T * T > fa.maxThreadsPerBlock)
-      return hy_err(HY_EUSAGE, "gemm.tile = %d: the tiled kernel of this precision runs at most %d "
-                    "threads per block here (%d registers each), a tile needs %d; allowed: tile <= %d",
-                    T, fa.maxThreadsPerBlock, fa.numRegs, T * T, (int)sqrt((double)fa.maxThreadsPerBlock));
-    HY_CUDA(cudaFuncSetAttribute(gemm_tiled_kernel<TI, TA>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)smem));
-  } else {
-    blk = dim3(32, 8);
-    grd = dim3((unsigned)((m + 31) / 32), (unsigned)((n + 7) / 8));
-  }
+  if (tiled)
+    return gt_r(prec, ws->tile) == 8
+               ? gtiled<TI, TA, 8>(be, ws, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+               : gtiled<TI, TA, 4>(be, ws, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  dim3 blk(32, 8), grd((unsigned)((m + 31) / 32), (unsigned)((n + 7) / 8));
   if (grd.y > 65535) return hy_err(HY_ESYS, "gemm kernel: n = %lld needs more than 65535 blocks", (long long)n);
   HY_CALL(gws_mark(be, ws, 0));
-  if (tiled)
-    gemm_tiled_kernel<TI, TA><<<grd, blk, smem, gstream(be)>>>(m, n, k, (TA)alpha, (const TI *)a, lda,
-                                                                (const TI *)b, ldb, (TA)beta, (TA *)c, ldc);
-  else
-    gemm_naive_kernel<TI, TA><<<grd, blk, 0, gstream(be)>>>(m, n, k, (TA)alpha, (const TI *)a, lda,
-                                                             (const TI *)b, ldb, (TA)beta, (TA *)c, ldc);
+  gemm_naive_kernel<TI, TA><<<grd, blk, 0, gstream(be)>>>(m, n, k, (TA)alpha, (const TI *)a, lda,
+                                                           (const TI *)b, ldb, (TA)beta, (TA *)c, ldc);
   HY_CUDA_LAUNCH();
   return gws_mark(be, ws, 1);
 }
@@ -177,10 +190,10 @@ static int gseed(k_backend *be, k_gemm_ws *ws, int tiled, int prec, int64_t m, i
                  double alpha, const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
                  void *c, int64_t ldc) {
   switch (prec) {
-  case K_GEMM_DOUBLE: return glaunch<double, double>(be, ws, tiled, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  case K_GEMM_BF16: return glaunch<__nv_bfloat16, float>(be, ws, tiled, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  case K_GEMM_FP16: return glaunch<__half, float>(be, ws, tiled, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  default: return glaunch<float, float>(be, ws, tiled, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  case K_GEMM_DOUBLE: return glaunch<double, double>(be, ws, tiled, prec, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  case K_GEMM_BF16: return glaunch<__nv_bfloat16, float>(be, ws, tiled, prec, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  case K_GEMM_FP16: return glaunch<__half, float>(be, ws, tiled, prec, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  default: return glaunch<float, float>(be, ws, tiled, prec, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
 }
 
