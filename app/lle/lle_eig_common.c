@@ -297,46 +297,61 @@ const lle_eigsolver *lle_eigsolver_find(const char *name) {
   return NULL;
 }
 
-/* One contribution blk_i(a, b) to M(nbr_i[a], nbr_i[b]), for lle_build_m_blocks. */
-typedef struct { int32_t r, c; int64_t i; double v; } lle_coo;
-
-/* By row, column, then point index (the order in which the entry is summed).  Local. */
-static int cmp_coo(const void *a, const void *b) {
-  const lle_coo *x = a, *y = b;
-  if (x->r != y->r) return (x->r > y->r) - (x->r < y->r);
-  if (x->c != y->c) return (x->c > y->c) - (x->c < y->c);
-  return (x->i > y->i) - (x->i < y->i);
-}
-
-/* M from the local blocks (LTSA, Hessian): sorted contributions summed in point order, so
- * (r, c) and (c, r) add the same numbers in the same order.  Local. */
-int lle_build_m_blocks(int64_t n, int k, const int32_t *nbr, const double *blk, hy_csr *m) {
-  /* k: the block side kb, nbr: the index lists idx (n x kb) */
+/* M from the local blocks (LTSA, Hessian, modified): row r gathers the blocks of the points
+ * whose index list holds r (in ascending point order, an incidence list built once), so every
+ * entry is summed over the points in ascending order from 0, and (r, c), (c, r) add the same
+ * numbers in the same order: M exactly symmetric, the same for any rank count.  O(n kb^2)
+ * work, O(n kb) memory beside M.  Local. */
+int lle_build_m_blocks(int64_t n, int kb, const int32_t *idx, const double *blk, hy_csr *m) {
   memset(m, 0, sizeof *m);
-  int64_t kk = (int64_t)k * k, ne = n * kk;
-  lle_coo *e = NULL;
-  HY_MALLOC(e, ne);
-  for (int64_t i = 0; i < n; i++)
-    for (int a = 0; a < k; a++)
-      for (int b = 0; b < k; b++) {
-        lle_coo *t = e + i * kk + (int64_t)a * k + b;
-        t->r = nbr[i * k + a]; t->c = nbr[i * k + b]; t->i = i; t->v = blk[i * kk + (int64_t)a * k + b];
+  if (n < 1 || n > INT32_MAX || kb < 1 || kb > 65)
+    return hy_err(HY_EUSAGE, "M from blocks: n = %lld, block side %d out of range", (long long)n, kb);
+  int64_t kk = (int64_t)kb * kb, ne = n * kb;
+  int64_t *ip = NULL;          /* incidences of row r: ip[r] .. ip[r+1]-1 in ii (point * kb + a) */
+  int64_t *ii = NULL, *fill = NULL;
+  HY_CALLOC(ip, n + 1);
+  for (int64_t e = 0; e < ne; e++) ip[idx[e] + 1]++;
+  for (int64_t r = 0; r < n; r++) ip[r + 1] += ip[r];
+  HY_MALLOC(ii, ne);
+  HY_MALLOC(fill, n);
+  for (int64_t r = 0; r < n; r++) fill[r] = ip[r];
+  for (int64_t e = 0; e < ne; e++) ii[fill[idx[e]]++] = e;   /* e ascending: points in order */
+  free(fill);
+  double *acc = NULL;
+  int32_t *mark = NULL, *list = NULL;
+  HY_MALLOC(acc, n);
+  HY_MALLOC(mark, n);
+  HY_MALLOC(list, n);
+  for (int64_t r = 0; r < n; r++) mark[r] = -1;
+  int64_t cap = ne * 4 > 16 ? ne * 4 : 16, nnz = 0;
+  HY_MALLOC(m->rowptr, n + 1);
+  HY_MALLOC(m->colind, cap);
+  HY_MALLOC(m->val, cap);
+  m->rowptr[0] = 0;
+  for (int64_t r = 0; r < n; r++) {
+    int cnt = 0;
+    for (int64_t q = ip[r]; q < ip[r + 1]; q++) {
+      int64_t i = ii[q] / kb, a = ii[q] % kb;
+      const double *row = blk + i * kk + a * kb;
+      for (int b = 0; b < kb; b++) {
+        int32_t c = idx[i * kb + b];
+        if (mark[c] != (int32_t)r) { mark[c] = (int32_t)r; acc[c] = 0; list[cnt++] = c; }
+        acc[c] += row[b];
       }
-  qsort(e, (size_t)ne, sizeof *e, cmp_coo);
-  HY_CALLOC(m->rowptr, n + 1);
-  HY_MALLOC(m->colind, ne);
-  HY_MALLOC(m->val, ne);
-  int64_t nnz = 0;
-  for (int64_t p = 0; p < ne;) {
-    int32_t r = e[p].r, c = e[p].c;
-    double s = 0;
-    for (; p < ne && e[p].r == r && e[p].c == c; p++) s += e[p].v;
-    m->colind[nnz] = c;
-    m->val[nnz++] = s;
+    }
+    qsort(list, (size_t)cnt, sizeof *list, cmp_i32);
+    if (nnz + cnt > cap) {
+      while (nnz + cnt > cap) cap *= 2;
+      int32_t *ci = realloc(m->colind, (size_t)cap * sizeof *ci);
+      double *cv = ci ? realloc(m->val, (size_t)cap * sizeof *cv) : NULL;
+      if (!ci || !cv) hy_fatal(HY_ESYS, "out of memory assembling M (%lld entries)", (long long)cap);
+      m->colind = ci;
+      m->val = cv;
+    }
+    for (int q = 0; q < cnt; q++) { m->colind[nnz] = list[q]; m->val[nnz++] = acc[list[q]]; }
     m->rowptr[r + 1] = nnz;
   }
-  for (int64_t i = 0; i < n; i++) if (m->rowptr[i + 1] < m->rowptr[i]) m->rowptr[i + 1] = m->rowptr[i];
-  free(e);
+  free(ip); free(ii); free(acc); free(mark); free(list);
   m->m = m->n = n;
   m->nnz = nnz;
   return HY_OK;
