@@ -61,10 +61,10 @@ def load(path):
     return np.asarray(scipy.io.mmread(path), dtype=np.float64)
 
 
-def one_run(a, np_, extra, wd, common):
+def one_run(a, np_, extra, wd, common, ext=".mtx"):
     args = common + extra.split()
     beta = float(arg_value(args, "gemm.beta", "0"))
-    outs = ["output.a=A.mtx", "output.b=B.mtx", "output.c=C.mtx"] + (["output.c0=C0.mtx"] if beta else [])
+    outs = ["output.a=A" + ext, "output.b=B" + ext, "output.c=C.mtx"] + (["output.c0=C0" + ext] if beta else [])
     cmd = [a.mpiexec, a.npflag, str(np_), a.bin] + args + outs + ["output.record=false"]
     rc, out = run(cmd, wd)
     fails = []
@@ -75,7 +75,9 @@ def one_run(a, np_, extra, wd, common):
     m = re.search(r"Freivalds \(2 vectors\) ratio ([0-9.eE+-]+|nan|inf)", out)
     if not m or not float(m.group(1)) <= 1.0:
         fails.append("run %s: Freivalds ratio missing or > 1: %r" % (wd, m.group(1) if m else None))
-    res = {k: load(os.path.join(wd, k + ".mtx")) for k in ["A", "B", "C"] + (["C0"] if beta else [])}
+    res = {k: load(os.path.join(wd, k + ".mtx")) for k in ["C"]}
+    if ext == ".mtx":
+        res.update({k: load(os.path.join(wd, k + ".mtx")) for k in ["A", "B"] + (["C0"] if beta else [])})
     res["alpha"] = float(arg_value(args, "gemm.alpha", "1"))
     res["beta"] = beta
     res["prec"] = arg_value(args, "gemm.precision", "float")
@@ -158,12 +160,21 @@ def cmd_ranks(a, common):
 
 def cmd_file(a, common):
     wd1, wd2 = os.path.join(a.workdir, "random"), os.path.join(a.workdir, "file")
+    # the inputs written in the format asked (--ext .petsc: PETSc binary), plus Matrix Market
+    # copies from a second identical run for the reference
     r1, fails = one_run(a, a.np, "", wd1, common)
     if r1 is None:
         return fails
-    extra = "gemm.source=file gemm.a_file=%s gemm.b_file=%s" % (os.path.join(wd1, "A.mtx"), os.path.join(wd1, "B.mtx"))
+    src = wd1
+    if a.ext != ".mtx":
+        src = os.path.join(a.workdir, "random_" + a.ext.strip("."))
+        r0, f = one_run(a, a.np, "", src, common, ext=a.ext)
+        fails += f
+        if r0 is not None and not np.array_equal(r0["C"], r1["C"]):
+            fails.append("the run writing %s files computed another C" % a.ext)
+    extra = "gemm.source=file gemm.a_file=%s gemm.b_file=%s" % (os.path.join(src, "A" + a.ext), os.path.join(src, "B" + a.ext))
     if r1["beta"]:
-        extra += " gemm.c_file=%s" % os.path.join(wd1, "C0.mtx")
+        extra += " gemm.c_file=%s" % os.path.join(src, "C0" + a.ext)
     common2 = [x for x in common if not re.match(r"gemm\.(m|n|k)=", x)]
     r2, f = one_run(a, a.np, extra, wd2, common2)
     fails += f
@@ -184,6 +195,7 @@ def main():
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--runs", nargs="+", default=["1:"])
     ap.add_argument("--np", type=int, default=1)
+    ap.add_argument("--ext", default=".mtx", help="file mode: format of the input files (.mtx or .petsc)")
     ap.add_argument("--identical", action="store_true")
     ap.add_argument("--agree", action="store_true")
     ap.add_argument("--need-gpus", type=int, default=0)

@@ -53,6 +53,12 @@ foreach(np 1 2)
             run.workload=gemm ${GEMM_PRIMES} gemm.beta=0.5 gemm.precision=double run.seed=13)
   set_tests_properties(gemm_file_np${np} PROPERTIES LABELS "unit" TIMEOUT 120 PROCESSORS ${np})
 endforeach()
+# PETSc binary inputs (A, B, C0 written as .petsc by a run, read back by source = file)
+add_test(NAME gemm_file_petsc_np2
+  COMMAND ${GEMM_CHECK} file --bin ${HY_BIN} --mpiexec ${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+          --workdir ${HY_TEST_OUT}/gemm_file_petsc_np2 --np 2 --ext .petsc --
+          run.workload=gemm ${GEMM_PRIMES} gemm.beta=0.5 gemm.precision=double run.seed=15)
+set_tests_properties(gemm_file_petsc_np2 PROPERTIES LABELS "unit" TIMEOUT 120 PROCESSORS 2)
 
 # the variants alone in the same run (the seed's table columns), host: no GPU figures
 hy_case(NAME gemm_compare_host JSON
