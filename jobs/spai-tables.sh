@@ -9,8 +9,12 @@
 #   the generated analogues of the paper's matrices at 1/100 of their rows, ranks "1 2".
 # --full (the GPU machine): generated analogues at the paper's sizes (Table 2), ranks "1 2 4 8"
 #   (more ranks than GPUs share devices; that is reported by hybrid).
-# Analogues: venkat01, cfd2 -> convdiff3d27; imagesensor, t2em -> convdiff2d; apache2 ->
-#   poisson3d; thermal2, G3_circuit -> poisson2d (rows rounded down to a square/cube grid).
+# Analogues (generated matrices with the paper's rows and about its nonzeros per row, not the
+#   paper's matrices): venkat01 (27.5 per row), cfd2 (25.0) -> convdiff3d27 (~26-27), cfd2 at
+#   peclet 1 and venkat01 at 0.5 so that they differ at every size; t2em (5.0) -> convdiff2d;
+#   apache2 (6.7), thermal2 (7.0) -> poisson3d (~7); G3_circuit (4.8) -> poisson2d (~5);
+#   imagesensor (12.2) -> convdiff2d (5: no 13-point generator yet); rows rounded down to a
+#   square/cube grid.
 # Table 3: BiCGSTAB without / with SPAI (iterations, solve seconds).  Table 4: SPAI setup, solve
 #   and total seconds over the rank counts.  Table 5: preconditioners (setup, solve, iterations,
 #   total): ours (SPAI, Jacobi, none, ILU(0), SPAI with levels 2 + diagonal scaling) from hybrid,
@@ -69,7 +73,7 @@ SEED = {
  "imagesensor": dict(n=118758, nnz=1446396, gen="convdiff2d", t3=(">10000", None, 52, 1.036),
    t4=([0.228, 0.227, 0.179, 0.103, 0.104], [0.808, 0.785, 0.767, 0.745, 0.713]),
    t5=([None, None, 0.228, 0.104], [None, None, 0.808, 0.713], [">10000", ">10000", 52, 52], [None, None, 1.036, 0.817])),
- "cfd2": dict(n=123440, nnz=3085406, gen="convdiff3d27", t3=(7768, 5.167, 1613, 3.518),
+ "cfd2": dict(n=123440, nnz=3085406, gen="convdiff3d27", pe=1.0, t3=(7768, 5.167, 1613, 3.518),
    t4=([1.187, 1.191, 0.631, 0.356, 0.224], [2.331, 2.231, 2.294, 2.178, 2.101]),
    t5=([None, None, 1.187, 0.224], [None, None, 2.331, 2.101], [">10000", ">10000", 1613, 1613], [None, None, 3.518, 2.325])),
  "apache2": dict(n=715176, nnz=4817870, gen="poisson3d", t3=(5813, 8.061, 1106, 3.032),
@@ -78,7 +82,7 @@ SEED = {
  "t2em": dict(n=921632, nnz=4590832, gen="convdiff2d", t3=(1661, 3.122, 768, 2.338),
    t4=([0.075, 0.070, 0.060, 0.064, 0.103], [2.263, 2.253, 2.241, 2.231, 2.268]),
    t5=([19.884, None, 0.075, 0.064], [2998.63, None, 2.263, 2.231], [427, ">10000", 768, 768], [3018.514, None, 2.338, 2.295])),
- "thermal2": dict(n=1228045, nnz=8580313, gen="poisson2d", t3=(4095, 9.771, 2584, 9.748),
+ "thermal2": dict(n=1228045, nnz=8580313, gen="poisson3d", t3=(4095, 9.771, 2584, 9.748),
    t4=([0.332, 0.329, 0.201, 0.165, 0.164], [9.416, 9.443, 9.367, 9.369, 9.187]),
    t5=([5.502, None, 0.332, 0.164], [45.008, None, 9.416, 9.187], [1619, ">10000", 2584, 2584], [50.510, None, 9.748, 9.351])),
  "G3_circuit": dict(n=1585478, nnz=7660826, gen="poisson2d", t3=(">10000", None, 475, 2.530),
@@ -93,7 +97,7 @@ for name, s in SEED.items():
     tau = E.get("TAU") or "0.99"
     cases.append(("%s~%s" % (s["gen"], name), name,
                   ["matrix.source=generate", "matrix.generator=" + s["gen"], "matrix.size=%d" % rows,
-                   "matrix.peclet=0.5", "spai.tau=" + tau]))
+                   "matrix.peclet=%g" % s.get("pe", 0.5), "spai.tau=" + tau]))
 if mode == "small" and os.path.isdir(E["MATRICES"]):
     for f in REAL:
         p = os.path.join(E["MATRICES"], f)
