@@ -18,17 +18,11 @@ static double conv_px(const conv_image *img, size_t e) {
 
 /* Write an H x W x C .npy.  Local. */
 int conv_write_npy(const char *path, const conv_image *img) {
-  char tmp[4096], hdr[160];
+  char tmp[4096];
   FILE *f = NULL;
   HY_CALL(io_atomic_open(path, tmp, sizeof tmp, &f));
-  int hl = snprintf(hdr, sizeof hdr, "{'descr': '<f%d', 'fortran_order': False, 'shape': (%d, %d, %d), }",
-                    img->fp64 ? 8 : 4, img->H, img->W, img->C);
-  int pad = (64 - (10 + hl + 1) % 64) % 64;
-  unsigned short len = (unsigned short)(hl + pad + 1);
-  unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff), (unsigned char)(len >> 8) };
-  int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)hl, f) == (size_t)hl;
-  for (int i = 0; ok && i < pad; i++) ok = fputc(' ', f) != EOF;
-  ok = ok && fputc('\n', f) != EOF;
+  int64_t shape[3] = { img->H, img->W, img->C };
+  int ok = io_npy_write_header(f, img->fp64 ? "<f8" : "<f4", 3, shape);
   size_t ne = (size_t)img->H * img->W * img->C;   /* little-endian host assumed (x86-64, aarch64) */
   ok = ok && fwrite(img->px, img->fp64 ? 8 : 4, ne, f) == ne;
   HY_CALL(io_atomic_commit(path, tmp, f, ok));

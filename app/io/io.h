@@ -5,7 +5,7 @@
  * naming the file and the line (Matrix Market) or byte offset (PETSc binary) and what was
  * wrong; I/O failures (cannot open, cannot write) yield HY_ESYS, except a missing input
  * file, which is HY_EINPUT.  Sizes read from a file are checked against io_mem_limit()
- * before anything is allocated.  Writers write to "PATH.tmp.PID" and rename, so that a failed
+ * before anything is allocated.  Writers write to "PATH.tmp.XXXXXXXX" and rename, so that a failed
  * write never leaves a partial file at PATH. */
 #ifndef HY_IO_H
 #define HY_IO_H
@@ -104,8 +104,37 @@ int io_write_vec(const char *path, const double *x, int64_t n, const char *comme
 int io_csr_to_dense(const hy_csr *a, hy_dense *d);
 int io_dense_to_csr(const hy_dense *d, hy_csr *a);
 
-/* Open PATH.tmp.PID for writing / rename it to PATH (or remove it on failure).  These are
- * the atomic-write helpers every output file of the project goes through.  Local. */
+/* .npy files (format 1.0-3.0): what a header says.  descr is the dtype string ("<f8", "<i4",
+ * ...: byte order, kind f/i/u/b, element size); count = product of the shape; bytes = count *
+ * elem; data_off = where the data starts. */
+#define IO_NPY_MAXDIM 8
+typedef struct {
+  char descr[16];
+  size_t elem;
+  int fortran, ndim;
+  int64_t shape[IO_NPY_MAXDIM];
+  uint64_t count, bytes;
+  long data_off;
+} io_npy_info;
+
+/* Read a .npy header strictly (a real dict parser: exactly descr / fortran_order / shape;
+ * structured dtypes refused; shape products that overflow refused; the data must fill the
+ * rest of the file exactly; noun names the elements in that message: "keys", "values").  The
+ * caller checks dtype and rank.  HY_EINPUT on a malformed file.  Local. */
+int io_npy_read_header(const char *path, const char *noun, io_npy_info *info);
+/* Write a .npy 1.0 header of a C-order array of the given dtype and shape to f; nonzero when
+ * written (on failure errno tells why and nothing is printed).  Local. */
+int io_npy_write_header(FILE *f, const char *descr, int ndim, const int64_t *shape);
+
+/* Create a temporary file PATH.tmp.XXXXXXXX (8 random characters) in PATH's folder with
+ * O_CREAT | O_EXCL | O_NOFOLLOW (never an existing file, never through a symlink); *fd is open
+ * for writing.  The first call ignores SIGXFSZ, so that a file-size limit is a write error
+ * (EFBIG), not a kill.  Local. */
+int io_tmp_create(const char *path, char *tmp, size_t tmplen, int *fd);
+/* Open a temporary file next to PATH (io_tmp_create) / rename it over PATH (or remove it on
+ * failure: with !ok and a write error on fp, an HY_ESYS naming PATH and errno is returned;
+ * with !ok and no write error, HY_OK).  These are the atomic-write helpers every output file
+ * of the project goes through.  Local. */
 int io_atomic_open(const char *path, char *tmp, size_t tmplen, FILE **fp_out);
 int io_atomic_commit(const char *path, const char *tmp, FILE *fp, int ok);
 

@@ -1,7 +1,7 @@
 /* io_common.c - what the readers and writers share: the memory limit, frees, conversions,
  * dispatch by content or extension, the line reader, the atomic writer. */
 #ifndef _DEFAULT_SOURCE
-#define _DEFAULT_SOURCE 1 /* sysconf(_SC_PHYS_PAGES), fileno, fsync, dup */
+#define _DEFAULT_SOURCE 1 /* sysconf(_SC_PHYS_PAGES), fileno, fsync, dup, getrandom */
 #endif
 #include "io/io_internal.h"
 
@@ -10,6 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define IO_LR_START (1u << 20)      /* first line buffer: 1 MiB */
@@ -67,14 +72,22 @@ int io_has_suffix(const char *path, const char *suffix) {
   return lp >= ls && strcasecmp(path + lp - ls, suffix) == 0;
 }
 
-/* Open an input file: missing -> HY_EINPUT, other failures -> HY_ESYS.  Local. */
+/* Open an input file: what the user named wrongly (missing, a directory, a symlink loop, no
+ * permission, name too long) -> HY_EINPUT; other failures (EMFILE, EIO, ...) -> HY_ESYS.
+ * Local. */
 int io_open_read(const char *path, FILE **fp) {
   *fp = fopen(path, "rb");
   if (!*fp) {
     int e = errno;
-    if (e == ENOENT || e == ENOTDIR)
+    if (e == ENOENT || e == ENOTDIR || e == ELOOP || e == EACCES || e == EISDIR || e == ENAMETOOLONG)
       return hy_err(HY_EINPUT, "%s: cannot open: %s", path, strerror(e));
     return hy_err(HY_ESYS, "%s: cannot open: %s", path, strerror(e));
+  }
+  struct stat st;
+  if (fstat(fileno(*fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(*fp);
+    *fp = NULL;
+    return hy_err(HY_EINPUT, "%s: cannot open: is a directory, not a file", path);
   }
   return HY_OK;
 }
@@ -224,13 +237,64 @@ void io_lr_close(io_lr *r) {
 
 /* ------------------------------------------------------------------ atomic writing */
 
-/* Open PATH.tmp.PID for writing.  Local. */
+/* Ignore SIGXFSZ once, so that a file-size limit (ulimit -f) makes write() fail with EFBIG
+ * (an error message, exit 5, the temporary file removed) instead of killing the process.
+ * Local. */
+static void io_ignore_sigxfsz(void) {
+  static volatile sig_atomic_t done = 0;
+  if (!done) {
+    signal(SIGXFSZ, SIG_IGN);
+    done = 1;
+  }
+}
+
+/* 48 unpredictable bits as 8 characters of [A-Za-z0-9_-].  Local. */
+static void io_tmp_suffix(char out[9]) {
+  static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+  unsigned char r[8];
+  if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)r;
+    for (int i = 0; i < 8; i++, x = x * 6364136223846793005ull + 1442695040888963407ull) r[i] = (unsigned char)(x >> 56);
+  }
+  for (int i = 0; i < 8; i++) out[i] = al[r[i] & 63];
+  out[8] = '\0';
+}
+
+/* Create PATH.tmp.XXXXXXXX (random) with O_CREAT | O_EXCL | O_NOFOLLOW: never an existing
+ * file, never through a planted symlink.  Local. */
+int io_tmp_create(const char *path, char *tmp, size_t tmplen, int *fd_out) {
+  io_ignore_sigxfsz();
+  *fd_out = -1;
+  for (int k = 0; k < 100; k++) {
+    char sfx[9];
+    io_tmp_suffix(sfx);
+    int n = snprintf(tmp, tmplen, "%s.tmp.%s", path, sfx);
+    if (n < 0 || (size_t)n >= tmplen)
+      return hy_err(HY_EUSAGE, "%s: path too long (%zu characters at most)", path, tmplen - 14);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      *fd_out = fd;
+      return HY_OK;
+    }
+    if (errno != EEXIST) return hy_err(HY_ESYS, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+  }
+  return hy_err(HY_ESYS, "%s: cannot create a temporary file next to it: 100 names taken", path);
+}
+
+/* Open a fresh temporary file next to PATH for writing.  Local. */
 int io_atomic_open(const char *path, char *tmp, size_t tmplen, FILE **fp_out) {
   *fp_out = NULL;
-  int n = snprintf(tmp, tmplen, "%s.tmp.%ld", path, (long)getpid());
-  if (n < 0 || (size_t)n >= tmplen) return hy_err(HY_ESYS, "%s: path too long", path);
-  FILE *fp = fopen(tmp, "wb");
-  if (!fp) return hy_err(HY_ESYS, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+  int fd;
+  HY_CALL(io_tmp_create(path, tmp, tmplen, &fd));
+  FILE *fp = fdopen(fd, "wb");
+  if (!fp) {
+    int e = errno;
+    close(fd);
+    unlink(tmp);
+    return hy_err(HY_ESYS, "%s: cannot open %s: %s", path, tmp, strerror(e));
+  }
   *fp_out = fp;
   return HY_OK;
 }
@@ -238,8 +302,10 @@ int io_atomic_open(const char *path, char *tmp, size_t tmplen, FILE **fp_out) {
 /* Flush, sync, close and rename TMP to PATH when ok; else close and remove TMP.  Local. */
 int io_atomic_commit(const char *path, const char *tmp, FILE *fp, int ok) {
   if (!ok) {
+    int e = errno, werr = fp && ferror(fp);   /* a failed write: errno is still its reason */
     if (fp) fclose(fp);
-    remove(tmp);
+    unlink(tmp);
+    if (werr) return hy_err(HY_ESYS, "%s: cannot write %s: %s", path, tmp, strerror(e ? e : EIO));
     return HY_OK;
   }
   int e = 0;
@@ -498,6 +564,10 @@ int io_file_kind(const char *path, int *kind) {
   int binary;
   *kind = IO_KIND_MM;
   HY_CALL(io_sniff(path, &id, &binary));
+  if (id == 0x507B1200u || id == 0x4E7B1200u)   /* 1211216 / 1211214 with the bytes swapped */
+    return hy_err(HY_EINPUT, "%s: looks like a byte-swapped PETSc binary %s (little-endian classid %s); PETSc "
+                  "binary files are big-endian (write them with PETSc's viewer, or swap the bytes)",
+                  path, id == 0x507B1200u ? "Mat" : "Vec", id == 0x507B1200u ? "1211216" : "1211214");
   if (id == 1211214u) *kind = IO_KIND_PETSC_VEC;
   else if (id == 1211216u || binary) *kind = IO_KIND_PETSC_MAT;
   return HY_OK;

@@ -40,7 +40,7 @@ int io_lr_next(io_lr *r, char **line, size_t *len);
 /* Close the reader.  Local. */
 void io_lr_close(io_lr *r);
 
-/* Buffered atomic writer (PATH.tmp.PID renamed to PATH on success), plain or gzip. */
+/* Buffered atomic writer (PATH.tmp.XXXXXXXX renamed to PATH on success), plain or gzip. */
 typedef struct {
   const char *path;
   char tmp[4096];

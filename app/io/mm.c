@@ -320,6 +320,21 @@ static int mm_too_many(mm_file *f) {
                 f->lr.line, (long long)f->stored);
 }
 
+/* A symmetric / skew-symmetric file stores one triangle only: an entry on the other side of
+ * the diagonal than an earlier one is refused (else both would be summed), naming both lines.
+ * side_line: first line of an entry below / above.  Local. */
+static int mm_one_side(mm_file *f, int32_t i, int32_t j, long long side_line[2]) {
+  if (f->info.symmetry == IO_SYM_GENERAL || i == j) return HY_OK;
+  long long *first = i > j ? &side_line[0] : &side_line[1];
+  if (!*first) *first = f->lr.line;
+  if (!side_line[0] || !side_line[1]) return HY_OK;
+  return hy_err(HY_EINPUT, "%s:%lld: %s matrix stores entry (%d,%d) %s the diagonal, but line %lld stored "
+                "one %s it: the format stores one triangle only (the entries would be summed)",
+                f->lr.path, f->lr.line, f->info.symmetry == IO_SYM_SKEW ? "skew-symmetric" : "symmetric",
+                i + 1, j + 1, i > j ? "below" : "above", i > j ? side_line[1] : side_line[0],
+                i > j ? "above" : "below");
+}
+
 /* Read the entries of an open coordinate file into CSR (sorted, duplicates summed).  Local. */
 static int mm_read_coord(mm_file *f, hy_csr *a) {
   const io_mm_info *in = &f->info;
@@ -348,6 +363,7 @@ static int mm_read_coord(mm_file *f, hy_csr *a) {
   int64_t k = 0, e = 0;
   char *line;
   int pattern = in->field == IO_FIELD_PATTERN;
+  long long side_line[2] = { 0, 0 };   /* first line of an entry below / above the diagonal */
   for (;;) {
     if ((rc = mm_data_line(f, &line)) != HY_OK) goto done;
     if (!line) break;
@@ -382,6 +398,7 @@ static int mm_read_coord(mm_file *f, hy_csr *a) {
                   "(%d,%d) = %.17g", f->lr.path, f->lr.line, i + 1, j + 1, v);
       goto done;
     }
+    if ((rc = mm_one_side(f, i, j, side_line)) != HY_OK) goto done;
     ti[e] = i;
     tj[e] = j;
     tv[e] = v;

@@ -22,16 +22,11 @@ static int lle_cmp_double(const void *a, const void *b) {
 
 /* Write an n x k int32 array as .npy, atomically.  Local. */
 static int lle_write_npy_i32(const char *path, int64_t n, int k, const int32_t *a) {
-  char tmp[4096], hdr[128];
+  char tmp[4096];
   FILE *f = NULL;
   HY_CALL(io_atomic_open(path, tmp, sizeof tmp, &f));
-  int hl = snprintf(hdr, sizeof hdr, "{'descr': '<i4', 'fortran_order': False, 'shape': (%lld, %d), }", (long long)n, k);
-  int pad = (64 - (10 + hl + 1) % 64) % 64;
-  unsigned len = (unsigned)(hl + pad + 1);
-  unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff), (unsigned char)(len >> 8) };
-  int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)hl, f) == (size_t)hl;
-  for (int i = 0; ok && i < pad; i++) ok = fputc(' ', f) != EOF;
-  ok = ok && fputc('\n', f) != EOF && fwrite(a, sizeof *a, (size_t)n * k, f) == (size_t)n * k;
+  int64_t shape[2] = { n, k };
+  int ok = io_npy_write_header(f, "<i4", 2, shape) && fwrite(a, sizeof *a, (size_t)n * k, f) == (size_t)n * k;
   HY_CALL(io_atomic_commit(path, tmp, f, ok));
   return ok ? HY_OK : hy_err(HY_ESYS, "%s: write failed", path);
 }

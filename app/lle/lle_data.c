@@ -5,6 +5,7 @@
 #include "lle.h"
 #include "hybrid.h"
 #include "runtime/rng.h"
+#include "io/io.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -262,7 +263,9 @@ static int read_csv(const char *path, int color_last, lle_data *d) {
     int col = 0, nonnum = 0;
     int c = csv_parse(s, tmp, 4096, &col, &nonnum);
     if (c < 0) {
-      if (nrow == 0 && ncol < 0) { ncol = -2; continue; } /* header line */
+      /* a header line: only the first line, and only when its first field is not a number
+       * (a malformed first data row such as "1,,3" is an error, not a header) */
+      if (nrow == 0 && ncol == -1 && col == 1) { ncol = -2; continue; }
       rc = hy_err(HY_EINPUT, "%s:%lld: column %d is not a number", path, (long long)lineno, col);
       break;
     }
@@ -303,47 +306,27 @@ static int read_csv(const char *path, int color_last, lle_data *d) {
   return rc;
 }
 
-/* Read a .npy file (float32 / float64, little-endian, 2-D, C or Fortran order).  Local. */
+/* Read a .npy file (float32 / float64, little-endian, 1-D or 2-D, C or Fortran order) through
+ * the shared strict header reader of app/io.  Local. */
 static int read_npy(const char *path, int color_last, lle_data *d) {
+  io_npy_info h;
+  HY_CALL(io_npy_read_header(path, "values", &h));
+  int f8 = !strcmp(h.descr, "<f8"), f4 = !strcmp(h.descr, "<f4"), fortran = h.fortran;
+  if (!(f8 || f4) || h.ndim < 1 || h.ndim > 2 || h.count == 0)
+    return hy_err(HY_EINPUT, "%s: .npy must hold a non-empty 2-D little-endian float32 or float64 array "
+                  "(it holds dtype '%s', %d dimension(s), %llu elements)", path, h.descr, h.ndim, (unsigned long long)h.count);
+  long long r = h.shape[0], c = h.ndim == 2 ? h.shape[1] : 1;
+  int dim = (int)(c > INT32_MAX ? -1 : c - (color_last ? 1 : 0));
+  if (dim < 1) return hy_err(HY_EINPUT, "%s: %lld column(s), no coordinates", path, c);
+  size_t cnt = (size_t)h.count, es = h.elem;
+  if (cnt > io_mem_limit() / 8) return hy_err(HY_EINPUT, "%s: %lld x %lld array exceeds the memory limit", path, r, c);
   FILE *f = fopen(path, "rb");
   if (!f) return hy_err(HY_EINPUT, "%s: cannot open the point file: %s", path, strerror(errno));
-  unsigned char mag[10];
-  int rc = HY_OK;
-  if (fread(mag, 1, 8, f) != 8 || memcmp(mag, "\x93NUMPY", 6)) {
-    fclose(f);
-    return hy_err(HY_EINPUT, "%s: not a .npy file (bad magic bytes)", path);
-  }
-  uint32_t hlen = 0;
-  unsigned char lb[4] = { 0 };
-  int nlb = mag[6] == 1 ? 2 : 4;
-  if (fread(lb, 1, nlb, f) != (size_t)nlb) { fclose(f); return hy_err(HY_EINPUT, "%s: truncated .npy header", path); }
-  hlen = lb[0] | (uint32_t)lb[1] << 8 | (uint32_t)lb[2] << 16 | (uint32_t)lb[3] << 24;
-  if (hlen > 65536) { fclose(f); return hy_err(HY_EINPUT, "%s: .npy header of %u bytes", path, hlen); }
-  char hdr[65537];
-  if (fread(hdr, 1, hlen, f) != hlen) { fclose(f); return hy_err(HY_EINPUT, "%s: truncated .npy header", path); }
-  hdr[hlen] = 0;
-  int f8 = strstr(hdr, "'<f8'") != NULL, f4 = strstr(hdr, "'<f4'") != NULL;
-  int fortran = strstr(hdr, "'fortran_order': True") != NULL;
-  char *sh = strstr(hdr, "'shape': (");
-  long long r = -1, c = -1;
-  if (sh) {
-    sh += 10;
-    r = strtoll(sh, &sh, 10);
-    if (*sh == ',') { sh++; c = strtoll(sh, &sh, 10); }
-    if (*sh != ')' || c < 0) { if (c < 0 && *sh == ')') c = 1; else c = -1; }
-  }
-  if (!(f8 || f4) || r < 1 || c < 1) {
-    fclose(f);
-    return hy_err(HY_EINPUT, "%s: .npy must hold a 2-D little-endian float32 or float64 array "
-                  "(header: %.200s)", path, hdr);
-  }
-  int dim = (int)c - (color_last ? 1 : 0);
-  if (dim < 1) { fclose(f); return hy_err(HY_EINPUT, "%s: %lld column(s), no coordinates", path, c); }
-  size_t cnt = (size_t)r * c, es = f8 ? 8 : 4;
-  if (cnt * 8 > io_mem_limit()) { fclose(f); return hy_err(HY_EINPUT, "%s: %lld x %lld array exceeds the memory limit", path, r, c); }
   unsigned char *buf = malloc(cnt * es);
   if (!buf) { fclose(f); return hy_err(HY_ESYS, "out of memory reading %s", path); }
-  if (fread(buf, es, cnt, f) != cnt) rc = hy_err(HY_EINPUT, "%s: truncated data (%lld x %lld expected)", path, r, c);
+  int rc = HY_OK;
+  if (fseek(f, h.data_off, SEEK_SET) != 0 || fread(buf, es, cnt, f) != cnt)
+    rc = hy_err(HY_EINPUT, "%s: truncated data (%lld x %lld expected)", path, r, c);
   fclose(f);
   if (rc == HY_OK) rc = data_alloc(d, r, dim);
   for (long long i = 0; rc == HY_OK && i < r; i++)
@@ -366,10 +349,25 @@ static int read_npy(const char *path, int color_last, lle_data *d) {
   return rc;
 }
 
-/* Read points by extension: .npy, else CSV.  Local. */
+/* Points whose largest |coordinate| lies outside [2^-250, 2^250] are scaled by a power of two
+ * (exact) so that it is in [1, 2): squared distances would otherwise overflow to inf or
+ * underflow to 0 and the neighbour graph would become index order.  The neighbours, the
+ * weights and so the embedding do not depend on the scale.  Local. */
+static void lle_points_rescale(lle_data *d) {
+  double mx = 0;
+  size_t tot = (size_t)d->n * d->dim;
+  for (size_t i = 0; i < tot; i++) mx = fmax(mx, fabs(d->x[i]));
+  if (mx == 0 || (mx <= 0x1p250 && mx >= 0x1p-250)) return;
+  int e;
+  frexp(mx, &e);
+  for (size_t i = 0; i < tot; i++) d->x[i] = ldexp(d->x[i], 1 - e);
+}
+
+/* Read points by extension: .npy, else CSV; rescaled by a power of two when extreme.  Local. */
 int lle_read_points(const char *path, int color_last, lle_data *d) {
   size_t l = strlen(path);
   memset(d, 0, sizeof *d);
-  if (l >= 4 && !strcmp(path + l - 4, ".npy")) return read_npy(path, color_last, d);
-  return read_csv(path, color_last, d);
+  int rc = l >= 4 && !strcmp(path + l - 4, ".npy") ? read_npy(path, color_last, d) : read_csv(path, color_last, d);
+  if (rc == HY_OK) lle_points_rescale(d);
+  return rc;
 }

@@ -25,16 +25,8 @@ int lle_write_embedding(const char *path, int64_t n, int d, const double *y) {
   HY_CALL(io_atomic_open(path, tmp, sizeof tmp, &f));
   int ok = 1;
   if (ends_with(path, ".npy")) {
-    char hdr[128];
-    int hl = snprintf(hdr, sizeof hdr, "{'descr': '<f8', 'fortran_order': False, 'shape': (%lld, %d), }",
-                      (long long)n, d);
-    int total = 10 + hl + 1;
-    int pad = (64 - total % 64) % 64;
-    unsigned short len = (unsigned short)(hl + pad + 1);
-    unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff), (unsigned char)(len >> 8) };
-    ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)hl, f) == (size_t)hl;
-    for (int i = 0; ok && i < pad; i++) ok = fputc(' ', f) != EOF;
-    ok = ok && fputc('\n', f) != EOF;
+    int64_t shape[2] = { n, d };
+    ok = io_npy_write_header(f, "<f8", 2, shape);
     for (int64_t i = 0; ok && i < n; i++)
       for (int c = 0; ok && c < d; c++) {
         double v = y[(size_t)c * n + i];   /* little-endian host assumed (x86-64, aarch64) */

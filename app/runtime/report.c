@@ -1,5 +1,6 @@
 /* report.c - phase timers, progress lines, metrics and the JSON results record. */
 #include "runtime/runtime.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -242,14 +243,12 @@ int rt_record_dir_check(hy_ctx *ctx) {
       rc = hy_err(HY_ESYS, "[output] dir '%s': cannot create the folder: %s", ctx->out_dir,
                   strerror(errno));
     } else {
-      char probe[1200];
-      snprintf(probe, sizeof probe, "%s/.probe.tmp.%ld", ctx->out_dir, (long)getpid());
-      FILE *f = fopen(probe, "w");
-      if (!f)
-        rc = hy_err(HY_ESYS, "[output] dir '%s': cannot write there: %s", ctx->out_dir,
-                    strerror(errno));
-      else {
-        fclose(f);
+      char base[1200], probe[1300];
+      snprintf(base, sizeof base, "%s/.probe", ctx->out_dir);
+      int fd = -1;
+      rc = io_tmp_create(base, probe, sizeof probe, &fd);
+      if (rc == HY_OK) {
+        close(fd);
         unlink(probe);
       }
     }
@@ -264,11 +263,18 @@ int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char
   const char *dir = ctx->out_dir;
   if (mkdirs(dir) != 0)
     return hy_err(HY_ESYS, "[output] dir '%s': cannot create the folder: %s", dir, strerror(errno));
-  char tmp[1200];
-  /* host and pid: two jobs on different nodes may share a results folder and a pid */
-  snprintf(tmp, sizeof tmp, "%s/.record.tmp.%.64s.%ld", dir, ctx->host, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) return hy_err(HY_ESYS, "%s: cannot write the results record: %s", tmp, strerror(errno));
+  char tbase[1200], tmp[1300];
+  /* a random name opened O_EXCL | O_NOFOLLOW: jobs sharing the folder never collide */
+  snprintf(tbase, sizeof tbase, "%s/.record", dir);
+  int fd = -1;
+  HY_CALL(io_tmp_create(tbase, tmp, sizeof tmp, &fd));
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    unlink(tmp);
+    return hy_err(HY_ESYS, "%s: cannot write the results record: %s", tmp, strerror(e));
+  }
   const char *status = exit_code == HY_OK ? "passed" : exit_code == HY_EVALID ? "failed" : "error";
   time_t now = time(NULL);
   struct tm tmv;
@@ -305,10 +311,13 @@ int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char
     fputs("null", f);
   }
   fprintf(f, ",\n  \"wall_seconds\": %.6f\n}\n", hy_wtime() - ctx->t_start);
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
+  int e = 0;
+  if (fflush(f) != 0 || ferror(f)) e = errno ? errno : EIO;
+  if (!e && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) e = errno;
+  if (fclose(f) != 0 && !e) e = errno;
+  if (e) {
     unlink(tmp);
-    return hy_err(HY_ESYS, "%s: writing the results record failed", tmp);
+    return hy_err(HY_ESYS, "%s: writing the results record failed: %s", tmp, strerror(e));
   }
   /* a name that never replaces an earlier record: link() fails if it exists */
   char base[128], path[1400];
@@ -323,7 +332,7 @@ int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char
     }
     if (errno != EEXIST) break;
   }
-  int e = errno;
+  e = errno;
   unlink(tmp);
   return hy_err(HY_ESYS, "%s: cannot create the results record: %s", path, strerror(e));
 }

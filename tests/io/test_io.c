@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static int fails, checks;
@@ -699,6 +700,19 @@ static int io_gen(const char *dir) {
   vh[1] = -5;
   k = io_be32s(b, 0, vh, 2);
   bad |= io_gen_put(dir, "petsc_vec_negative.petsc", b, k);
+  /* a little-endian (byte-swapped) Mat; a 0 x 0 Mat; a symbolic link to itself */
+  k = io_gen_mat(b, 1211216, 3, 3, 4, lens, cols, vals);
+  for (size_t q = 0; q + 4 <= 16 + 12 + 16; q += 4) {
+    unsigned char t0 = b[q], t1 = b[q + 1];
+    b[q] = b[q + 3], b[q + 1] = b[q + 2], b[q + 2] = t1, b[q + 3] = t0;
+  }
+  bad |= io_gen_put(dir, "petsc_le.petsc", b, k);
+  k = io_gen_mat(b, 1211216, 0, 0, 0, lens, cols, vals);
+  bad |= io_gen_put(dir, "petsc_empty.petsc", b, 16);
+  char lp[4096];
+  io_join(lp, sizeof lp, dir, "loop.mtx");
+  remove(lp);
+  bad |= symlink("loop.mtx", lp) != 0;
 
   /* gzip: truncated stream, damaged header (compression method), damaged CRC trailer */
   char text[8192];

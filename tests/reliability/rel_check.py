@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Reliability checks (issue 20), driven by ctest.
+
+rel_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] [--preflags ..] --workdir DIR MODE
+  npy       .npy points for lle (through the shared strict reader of app/io): shapes whose
+            element count overflows (exit 2, no crash); 'fortran_order':True written without
+            blanks read as Fortran order (the same neighbour lists as the C-order file);
+            structured dtypes, also with field names containing '<f8', refused (exit 2)
+  csv       a malformed first CSV row ("1,,3") is an error naming line 1, not a header
+  scale     lle on coordinates scaled by 1e160 and 1e-160: the same neighbour lists as unscaled
+  fsize     a file-size limit (RLIMIT_FSIZE) during every output a workload writes (table
+            OUTPUTS): exit 5, a message naming the file and errno ("File too large"), no file
+            under the final name, no *.tmp* left, an earlier record intact
+  symlink   symlinks planted at the old predictable temporary names (NAME.tmp.PID,
+            .record.tmp.HOST.PID) do not make hybrid write outside the output folder
+Exit 0 pass, 1 fail.
+"""
+import argparse, glob, os, re, resource, shutil, socket, subprocess, sys
+
+import numpy as np
+
+FAILS = []
+
+
+def fail(msg):
+    FAILS.append(msg)
+    print("FAIL: " + msg)
+
+
+def ok(msg):
+    print("ok   " + msg)
+
+
+# UCX (MPICH's netmod) fills shared-memory files in /dev/shm at MPI_Init, which a file-size
+# limit would hit before hybrid runs, and so does MPICH its own shared-memory file: the fsize
+# runs use no node-local shared memory (NOLOCAL) and UCX over TCP
+NO_SHM_FILES = {"UCX_TLS": "self,tcp,sysv", "MPIR_CVAR_NOLOCAL": "1"}
+
+
+def run(a, np_, args, wd, want_exit=0, fsize=None, direct=False, shell_prefix=None, env=None):
+    os.makedirs(wd, exist_ok=True)
+    cmd = [a.hybrid] + args if direct else [a.mpiexec, a.np_flag, str(np_)] + a.preflags.split() + [a.hybrid] + args
+    pre = None
+    if fsize is not None:
+        def pre():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    if shell_prefix:
+        cmd = ["sh", "-c", shell_prefix + ' exec "$@"', "sh"] + cmd
+    p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120, preexec_fn=pre,
+                       env=dict(os.environ, **(env or {})))
+    out = p.stdout.decode(errors="replace")
+    if want_exit is not None and p.returncode != want_exit:
+        print(out)
+        fail("%s (in %s): exit %d, expected %d" % (" ".join(cmd), wd, p.returncode, want_exit))
+    return p.returncode, out
+
+
+def npy_bytes(header, data):
+    h = header.encode()
+    pad = (64 - (10 + len(h) + 1) % 64) % 64
+    h = h + b" " * pad + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h + data
+
+
+def points(n=60, seed=3):
+    rng = np.random.default_rng(seed)
+    t = rng.uniform(0, 3 * np.pi, n)
+    return np.column_stack([t * np.cos(t), rng.uniform(0, 5, n), t * np.sin(t)])
+
+
+def knn(a, path, wd, extra=()):
+    rc, out = run(a, 1, ["run.workload=lle", "lle.dataset=file", "lle.file=" + path, "lle.k=6",
+                         "lle.stage=knn", "output.neighbors=nbr.npy", "output.record=false"] + list(extra), wd)
+    f = os.path.join(wd, "nbr.npy")
+    return np.load(f) if rc == 0 and os.path.exists(f) else None
+
+
+def mode_npy(a):
+    wd = a.workdir
+    X = points()
+    good = os.path.join(wd, "c.npy")
+    np.save(good, X)
+    ref = knn(a, good, os.path.join(wd, "c"))
+    fpath = os.path.join(wd, "fortran_noblank.npy")
+    with open(fpath, "wb") as f:
+        f.write(npy_bytes("{'descr':'<f8','fortran_order':True,'shape':(%d,3)}" % len(X), X.T.copy().tobytes()))
+    got = knn(a, fpath, os.path.join(wd, "f"))
+    if ref is None or got is None or not np.array_equal(ref, got):
+        fail("'fortran_order':True without blanks: neighbour lists differ from the C-order file's")
+    else:
+        ok("'fortran_order':True without blanks read as Fortran order")
+    data = X.tobytes()
+    bad = {
+        "overflow_2p62x4": ("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, 4), }" % 2**62, data,
+                            r"header says \d+ values|product of the dimensions overflows"),
+        "overflow_2p61p1": ("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, 1), }" % (2**61 + 1), data,
+                            r"header says \d+ values|product of the dimensions overflows"),
+        "overflow_product": ("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }" % (2**40, 2**40), data,
+                             r"product of the dimensions overflows"),
+        "structured": ("{'descr': [('a', '<f8'), ('b', '<i4')], 'fortran_order': False, 'shape': (5,), }", data[:60],
+                       r"structured dtype"),
+        "field_f8": ("{'descr': [('<f8', '<f8')], 'fortran_order': False, 'shape': (60, 3), }", data,
+                     r"structured dtype"),
+        "void": ("{'descr': '|V8', 'fortran_order': False, 'shape': (60, 3), }", data, r"not a plain numeric dtype"),
+        "descr_twice": ("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (60, 3), }", data,
+                        r"given twice"),
+        "int_dtype": ("{'descr': '<i8', 'fortran_order': False, 'shape': (60, 3), }", data, r"float32 or float64"),
+    }
+    for name, (hdr, blob, msg) in bad.items():
+        path = os.path.join(wd, "bad_%s.npy" % name)
+        with open(path, "wb") as f:
+            f.write(npy_bytes(hdr, blob))
+        rc, out = run(a, 1, ["run.workload=lle", "lle.dataset=file", "lle.file=" + path, "lle.k=6",
+                             "lle.stage=knn", "output.record=false"], os.path.join(wd, "bad_" + name), want_exit=2)
+        if rc == 2 and re.search(re.escape(path) + ".*" + msg, out):
+            ok("bad .npy %s: exit 2, message" % name)
+        else:
+            print(out)
+            fail("bad .npy %s: exit %d, no message matching %r naming the file" % (name, rc, msg))
+
+
+def mode_csv(a):
+    wd = a.workdir
+    X = points(30)
+    cases = {"first_row_empty_field": "1,,3\n", "first_row_junk": "1,2,x\n"}
+    for name, first in cases.items():
+        path = os.path.join(wd, name + ".csv")
+        with open(path, "w") as f:
+            f.write(first)
+            np.savetxt(f, X, delimiter=",", fmt="%.17g")
+        rc, out = run(a, 1, ["run.workload=lle", "lle.dataset=file", "lle.file=" + path, "lle.k=6",
+                             "lle.stage=knn", "output.record=false"], os.path.join(wd, name), want_exit=2)
+        if rc == 2 and re.search(re.escape(path) + r":1: column \d is not a number", out):
+            ok("CSV %s: exit 2 naming line 1" % name)
+        else:
+            print(out)
+            fail("CSV %s: the malformed first row was not refused naming line 1 (exit %d)" % (name, rc))
+    path = os.path.join(wd, "header.csv")
+    np.savetxt(path, X, delimiter=",", header="x,y,z", comments="", fmt="%.17g")
+    if knn(a, path, os.path.join(wd, "header")) is None:
+        fail("CSV with a header line no longer read")
+    else:
+        ok("CSV with a header line still read")
+
+
+def mode_scale(a):
+    wd = a.workdir
+    X = points(80)
+    ref = None
+    for s in ("1", "1e160", "1e-160"):
+        path = os.path.join(wd, "x%s.npy" % s)
+        np.save(path, X * float(s))
+        got = knn(a, path, os.path.join(wd, "s" + s))
+        if s == "1":
+            ref = got
+        elif ref is None or got is None or not np.array_equal(ref, got):
+            fail("coordinates scaled by %s: neighbour lists differ from the unscaled ones" % s)
+        else:
+            ok("coordinates scaled by %s: same neighbour lists" % s)
+
+
+# workload, arguments, the output key and the file it names (table of every output written)
+G = ["run.workload=gauss", "gauss.n=300"]
+S = ["run.workload=spai", "matrix.size=400"]
+L = ["run.workload=lle", "lle.n=400", "lle.k=8"]
+OUTPUTS = [
+    ("gauss", G, "output.solution", "x.mtx"),
+    ("gauss", G, "output.matrix", "a.mtx"),
+    ("gauss", G, "output.rhs", "b.petsc"),
+    ("spai", S, "output.solution", "x.mtx"),
+    ("spai", S, "output.preconditioner", "m.mtx"),
+    ("lle", L, "output.embedding", "e.csv"),
+    ("lle", L, "output.embedding", "e.npy"),
+    ("lle", L, "output.matrix", "m.mtx"),
+    ("lle", L, "output.points", "p.csv"),
+    ("lle", L, "output.neighbors", "n.npy"),
+    ("lle", L, "output.eigvecs", "v.mtx"),
+    ("sort", ["run.workload=sort", "sort.n=20000"], "output.sort_keys", "k.npy"),
+    ("sort", ["run.workload=sort", "sort.n=20000"], "output.sort_input", "i.npy"),
+    ("conv", ["run.workload=conv", "conv.width=80", "conv.height=60"], "output.npy", "c.npy"),
+    ("gemm", ["run.workload=gemm", "gemm.m=120", "gemm.n=110", "gemm.k=100"], "output.c", "c.mtx"),
+    ("gemm", ["run.workload=gemm", "gemm.m=120", "gemm.n=110", "gemm.k=100"], "output.a", "a.mtx"),
+    ("record", G, None, None),
+]
+LIMIT = 2048   # bytes: below every output of the table
+
+
+def mode_fsize(a):
+    for wl, args, key, name in OUTPUTS:
+        tag = "%s %s" % (wl, key or "record")
+        wd = os.path.join(a.workdir, "%s_%s" % (wl, (key or "record").replace(".", "_") + "_" + (name or "")))
+        shutil.rmtree(wd, ignore_errors=True)
+        rd = os.path.join(wd, "results")
+        os.makedirs(rd)
+        earlier = os.path.join(rd, "earlier.json")
+        with open(earlier, "w") as f:
+            f.write('{"earlier": true}\n')
+        extra = ["output.dir=results"]
+        if key:
+            extra.append("%s=%s" % (key, name))
+        else:
+            extra += ["gauss.n=40", "run.name=" + "r" * 3000]   # a record larger than the limit
+        rc, out = run(a, 2, args + extra, wd, want_exit=None, fsize=LIMIT, env=NO_SHM_FILES)
+        target = name if key else "results/.record"
+        errs = []
+        if rc != 5:
+            errs.append("exit %d, expected 5" % rc)
+        if not re.search(re.escape(target) + r".*File too large", out):
+            errs.append("no message naming %s and 'File too large'" % target)
+        if key and os.path.exists(os.path.join(wd, name)):
+            errs.append("a file %s under the final name" % name)
+        left = glob.glob(os.path.join(wd, "**", "*.tmp*"), recursive=True) + glob.glob(os.path.join(wd, "**", ".*.tmp*"), recursive=True)
+        if left:
+            errs.append("temporary files left: %r" % left)
+        if open(earlier).read() != '{"earlier": true}\n':
+            errs.append("the earlier record changed")
+        if not key and [f for f in os.listdir(rd) if f != "earlier.json"]:
+            errs.append("a partial record left: %r" % os.listdir(rd))
+        if errs:
+            print(out)
+            fail("file-size limit, %s: %s" % (tag, "; ".join(errs)))
+        else:
+            ok("file-size limit, %s: exit 5, message with errno, nothing partial left" % tag)
+
+
+def mode_symlink(a):
+    wd = a.workdir
+    shutil.rmtree(wd, ignore_errors=True)
+    outside = os.path.join(wd, "outside")
+    run_dir = os.path.join(wd, "run")
+    os.makedirs(outside)
+    os.makedirs(os.path.join(run_dir, "results"))
+    victims = {n: os.path.join(outside, n) for n in ("v1", "v2")}
+    for v in victims.values():
+        with open(v, "w") as f:
+            f.write("precious\n")
+    host = socket.gethostname()
+    # the shell's pid becomes hybrid's (exec): plant links at every name the old code predicted
+    plant = ('ln -s %s x.mtx.tmp.$$; ln -s %s "results/.record.tmp.%s.$$";' % (victims["v1"], victims["v2"], host[:64]))
+    rc, out = run(a, 1, ["run.workload=gauss", "gauss.n=50", "output.dir=results", "output.solution=x.mtx"], run_dir,
+                  direct=True, shell_prefix=plant)
+    changed = [n for n, v in victims.items() if open(v).read() != "precious\n"]
+    if changed or os.listdir(outside) != sorted(victims) and sorted(os.listdir(outside)) != sorted(victims):
+        fail("planted symlinks: files outside the output folder changed: %r" % changed)
+    elif rc != 0 or not os.path.isfile(os.path.join(run_dir, "x.mtx")) or os.path.islink(os.path.join(run_dir, "x.mtx")):
+        fail("planted symlinks: the run did not write x.mtx as a plain file (exit %d)" % rc)
+    else:
+        ok("planted symlinks at the old temporary names: nothing outside the folder changed")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hybrid", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--np-flag", default="-n")
+    ap.add_argument("--preflags", default="")
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink"])
+    a = ap.parse_args()
+    os.makedirs(a.workdir, exist_ok=True)
+    globals()["mode_" + a.mode](a)
+    print("%d failure(s)" % len(FAILS))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+# reliability (issue 20): hostile inputs, file-size limits, planted symlinks.  Driven by
+# rel_check.py (modes documented there); host backend, at most 2 ranks, small sizes.
+set(REL_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/rel_check.py --hybrid $<TARGET_FILE:hybrid>
+  --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--preflags=${MPIEXEC_PREFLAGS}")
+foreach(m npy csv scale symlink)
+  add_test(NAME rel_${m} COMMAND ${REL_CHECK} --workdir ${HY_TEST_OUT}/rel_${m} ${m})
+  set_tests_properties(rel_${m} PROPERTIES LABELS unit TIMEOUT 300)
+endforeach()
+add_test(NAME rel_fsize COMMAND ${REL_CHECK} --workdir ${HY_TEST_OUT}/rel_fsize fsize)
+set_tests_properties(rel_fsize PROPERTIES LABELS mpi TIMEOUT 600 PROCESSORS 2)
+
+# an empty system (0 x 0 matrix, Matrix Market array or coordinate, or PETSc binary) is input
+# error 2 for every gauss algorithm (it was SIGFPE in gauss_numroc, or exit 4 with residual inf)
+foreach(alg naive stepwise blocked)
+  foreach(f empty.mtx empty_coord.mtx)
+    hy_case(NAME rel_gauss_empty_${alg}_${f} RANKS 1 EXIT 2 EXPECT "${f}: matrix is 0 x 0 \\(an empty system\\)"
+      RUNCASE --no-files ARGS run.workload=gauss gauss.algorithm=${alg} gauss.matrix=file
+      gauss.file=${CMAKE_CURRENT_LIST_DIR}/data/${f} output.record=false)
+  endforeach()
+  hy_case(NAME rel_gauss_empty_${alg}_petsc RANKS 2 EXIT 2 EXPECT "petsc_empty.petsc: matrix is 0 x 0"
+    RUNCASE --no-files ARGS run.workload=gauss gauss.algorithm=${alg} gauss.matrix=file
+    gauss.file=${HY_IO_GEN}/petsc_empty.petsc output.record=false)
+  set_tests_properties(rel_gauss_empty_${alg}_petsc PROPERTIES FIXTURES_REQUIRED io_gen_bad)
+endforeach()
