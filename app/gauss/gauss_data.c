@@ -79,6 +79,7 @@ static int gauss_inputs(gauss_t *g) {
       if (rc == HY_OK && d.m != d.n)
         rc = hy_err(HY_EINPUT, "%s: matrix is %lld x %lld, gauss needs a square matrix", path,
                     (long long)d.m, (long long)d.n);
+      if (rc == HY_OK && d.n == 0) rc = hy_err(HY_EINPUT, "%s: matrix is 0 x 0 (an empty system); gauss needs n >= 1", path);
       if (rc == HY_OK && g->o->n_given && d.n != g->n) {
         char w[1100];
         rc = hy_err(HY_EUSAGE, "%s: key 'gauss.n' = %lld, but %s holds a %lld x %lld matrix (leave "
