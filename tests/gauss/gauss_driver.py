@@ -120,7 +120,17 @@ def main():
     ap.add_argument("--reject", action="append", default=[])
     ap.add_argument("--ranks", default="1")
     ap.add_argument("--ext", default=".mtx")
+    ap.add_argument("--need-gpus", type=int, default=0)
     a = ap.parse_args(argv)
+    if a.need_gpus:
+        try:
+            smi = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+        except OSError:
+            smi = b""
+        n = sum(1 for l in smi.decode(errors="replace").splitlines() if l.startswith("GPU "))
+        if n < a.need_gpus:
+            print("SKIP: needs %d GPUs, nvidia-smi lists %d" % (a.need_gpus, n))
+            return 77
     a.mpiexec = [a.mpiexec, a.npflag]
     if a.mode == "compare":
         d = rel_diff(read_vec(a.files[0]), read_vec(a.files[1]))

@@ -16,6 +16,7 @@ JSON and has the required fields.  Prints what it checked; exit 0 pass, 1 fail.
   --expect-num LO:HI:REGEX  REGEX (with one group) matches the output and every match's group,
                   parsed as a number, lies in [LO, HI] (an empty LO or HI: no bound).
   --json-num P=LO:HI  every record's number at the dotted path P lies in [LO, HI].
+  --need-gpus N   skip (exit 77, ctest SKIP_RETURN_CODE) when nvidia-smi lists fewer than N GPUs.
 """
 import argparse, json, os, re, shutil, subprocess, sys, time
 
@@ -101,6 +102,15 @@ def json_num(path, spec):
     return None
 
 
+def gpu_count():
+    """GPUs that nvidia-smi lists (0 without a driver)."""
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    return sum(1 for l in p.stdout.decode(errors="replace").splitlines() if l.startswith("GPU "))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exit", default="0")
@@ -116,8 +126,12 @@ def main():
     ap.add_argument("--json-num", action="append", default=[])
     ap.add_argument("--expect-file", action="append", default=[],
                     help="a file (relative to the workdir) that must exist and not be empty; a .png must be a PNG")
+    ap.add_argument("--need-gpus", type=int, default=0)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    if a.need_gpus and gpu_count() < a.need_gpus:
+        print("SKIP: needs %d GPUs, nvidia-smi lists %d" % (a.need_gpus, gpu_count()))
+        return 77
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     wd = a.workdir or os.getcwd()
     if a.workdir:
