@@ -31,6 +31,8 @@ modes:
               group 2 its threshold), the figure parsed > threshold, equal to the record's
               validation value; the same run without the perturbation passes the same check with
               its figure <= threshold
+  jacobi-m    solver.precond = jacobi at each of --ranks: the M written is diag(1 / a_ii) of the A
+              written (1 where a_ii = 0 or absent), exactly
   ilu-petsc   solver.precond = ilu0 at one rank against PETSc's PCILU (0 levels) in hybrid-validate's
               Table 5 on the same A and b: the same iteration count (--slack, default 0), both
               converged; with --ranks 2..: block Jacobi converges too (the count is printed)
@@ -249,6 +251,24 @@ def check_perturb(a):
     return fails
 
 
+def check_jacobi_m(a):
+    fails = []
+    for r in a.ranks:
+        rc, out, rec, wd = run(a, r, ["solver.precond=jacobi", "solver.solve=false", "output.matrix=A.mtx",
+                                      "output.preconditioner=M.mtx"], "r%d" % r)
+        if rc != 0:
+            fails.append("jacobi at %d ranks exited %d" % (r, rc))
+            continue
+        (n, _), ea = read_mm(os.path.join(wd, "A.mtx"))
+        (_, _), em = read_mm(os.path.join(wd, "M.mtx"))
+        want = {(i, i): (1.0 / ea[(i, i)] if ea.get((i, i), 0.0) != 0 else 1.0) for i in range(1, n + 1)}
+        bad = [(k, em.get(k), v) for k, v in want.items() if em.get(k) != v]
+        extra = set(em) - set(want)
+        print("%d ranks: M has %d entries, %d differ from 1 / a_ii, %d off the diagonal" % (r, len(em), len(bad), len(extra)))
+        if bad or extra:
+            fails.append("%d ranks: M is not diag(1 / a_ii): e.g. %r" % (r, (bad[:3], sorted(extra)[:3])))
+    return fails
+
 def check_ilu_petsc(a):
     fails = []
     its = {}
@@ -289,7 +309,7 @@ def check_ilu_petsc(a):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends",
-                                     "solver-backends", "repeat", "pattern", "stop", "perturb", "ilu-petsc"])
+                                     "solver-backends", "repeat", "pattern", "stop", "perturb", "ilu-petsc", "jacobi-m"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
@@ -351,6 +371,8 @@ def main():
         fails += check_stop(a)
     elif a.mode == "perturb":
         fails += check_perturb(a)
+    elif a.mode == "jacobi-m":
+        fails += check_jacobi_m(a)
     elif a.mode == "ilu-petsc":
         fails += check_ilu_petsc(a)
     elif a.mode == "validate":

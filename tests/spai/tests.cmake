@@ -79,6 +79,11 @@ hy_case(NAME spai_poisson2d_jacobi_r2 RANKS 2 JSON TIMEOUT 90
   ARGS run.backend=host matrix.generator=poisson2d matrix.size=400 solver.precond=jacobi
        matrix.rhs=random
   EXPECT "^precond: jacobi" "^PASSED: BiCGSTAB \\(jacobi\\) converged")
+# the Jacobi M itself: diag(1 / a_ii) of the A written (1 where the diagonal is absent), exactly
+spai_multi(spai_jacobi_m_zerodiag jacobi-m RANKS 1 3
+  ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx)
+spai_multi(spai_jacobi_m_sherman5 jacobi-m RANKS 2 NEED ${M}/sherman5.mtx
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/sherman5.mtx)
 hy_case(NAME spai_poisson3d_none_r1 RANKS 1 JSON
   ARGS run.backend=host matrix.generator=poisson3d matrix.size=1000 solver.precond=none
   EXPECT "^precond: none" "^PASSED: BiCGSTAB \\(none\\) converged")
