@@ -29,8 +29,8 @@ modes:
   perturb     an in-run check made to fail: the run with [debug] perturb = --perturb exits 4 with
               FAILED naming the check (--check REGEX, whose group 1 is the deciding figure and
               group 2 its threshold), the figure parsed > threshold, equal to the record's
-              validation value; the same run without the perturbation passes the same check with
-              its figure <= threshold
+              validation value (--threshold: the printed threshold must be that one); the same
+              run without the perturbation passes the same check with its figure <= threshold
   jacobi-m    solver.precond = jacobi at each of --ranks: the M written is diag(1 / a_ii) of the A
               written (1 where a_ii = 0 or absent), exactly
   ilu-petsc   solver.precond = ilu0 at one rank against PETSc's PCILU (0 levels) in hybrid-validate's
@@ -239,6 +239,8 @@ def check_perturb(a):
             fails.append("perturb %g: no line matching %r" % (p, a.check))
             continue
         fig, thr = float(mt.group(1)), float(mt.group(2))
+        if a.threshold is not None and thr != a.threshold:
+            fails.append("perturb %g: threshold %r, the documented one is %r" % (p, thr, a.threshold))
         if p and not re.search(r"^FAILED: .*" + re.escape(mt.group(1)), out, re.M):
             fails.append("perturb %g: the FAILED line does not name the figure %s" % (p, mt.group(1)))
         if (fig > thr) != bool(p):
@@ -324,6 +326,7 @@ def main():
     ap.add_argument("--perturb", type=float, default=1e-3)
     ap.add_argument("--check", default=None)
     ap.add_argument("--slack", type=int, default=0)
+    ap.add_argument("--threshold", type=float, default=None)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
