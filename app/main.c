@@ -89,7 +89,7 @@ static int config_from_args(hy_cfg *cfg, int argc, char **argv) {
     HY_CALL(cfg_parse_file(cfg, file));
   } else {
     const hy_workload *w = hy_workloads[0];
-    HY_CALL(cfg_parse_text(cfg, "(embedded default)", w->default_config ? w->default_config : ""));
+    HY_CALL(cfg_parse_text(cfg, CFG_EMBEDDED_NAME, w->default_config ? w->default_config : ""));
   }
   for (int i = 1; i < argc; i++)
     if (strchr(argv[i], '=')) HY_CALL(cfg_override(cfg, argv[i]));

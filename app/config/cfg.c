@@ -596,11 +596,15 @@ static int in_table(const cfg_key *t, const cfg_key *k) {
   return 0;
 }
 
-/* Keys given that neither the core nor the selected workload reads.  Local. */
+/* Keys given that neither the core nor the selected workload reads.  Keys that only the
+ * embedded default configuration set (no file given: the first workload's text) are not the
+ * user's: `hybrid run.workload=gauss` does not warn about spai's defaults.  Local. */
 int cfg_unused(const hy_cfg *c, const cfg_key *used, int *idx, int max) {
   int n = 0;
+  int embedded = !strcmp(c->file, CFG_EMBEDDED_NAME);
   for (int i = 0; i < c->nkeys; i++) {
     if (!c->set[i] || in_table(core_keys, c->keys[i]) || in_table(used, c->keys[i])) continue;
+    if (embedded && c->line[i] > 0) continue;
     if (n < max) idx[n] = i;
     n++;
   }

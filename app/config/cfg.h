@@ -42,6 +42,9 @@ typedef struct {
 /* The registry's size is not fixed: cfg_init counts the keys of the core and of every
  * workload and allocates the arrays below (up to CFG_MAX_KEYS, a sanity bound only; more is a
  * clear error naming the count). */
+/* The name cfg_parse_text is given for the embedded default configuration. */
+#define CFG_EMBEDDED_NAME "(embedded default)"
+
 #define CFG_MAX_KEYS 100000
 
 typedef struct {

@@ -153,3 +153,10 @@ hy_case(NAME config_unused_default_np1 RANKS 1 EXIT 0 JSON TIMEOUT 60
   "^config: \\(embedded default\\)$" "^PASSED"
   RUNCASE "--json-field=unused_keys=[\"gauss.n\"]"
   ARGS gauss.n=10)
+# no file and another workload selected: the embedded default's keys (the first workload's)
+# are not the user's, so nothing is reported
+hy_case(NAME config_unused_embedded_other_np1 RANKS 1 EXIT 0 JSON TIMEOUT 60
+  EXPECT "^config: \\(embedded default\\)$" "^PASSED: selftest"
+  REJECT "set but not read"
+  RUNCASE "--json-field=unused_keys=[]"
+  ARGS run.workload=selftest selftest.n=1000 selftest.copy_mib=1)
