@@ -123,16 +123,25 @@ static int conv_variants(hy_ctx *ctx, const conv_opts *o, const conv_grid *gr, c
   for (int v = 0; v < K_CONV_NVAR; v++)
     if (v != o->algorithm && (o->compare[v] || (o->compare_auto && v == K_CONV_VENDOR && ops->vendor_name)))
       list[n++] = v;
+  int m = 0;
   for (int k = 0; k < n; k++) {
-    conv_run *run = &info->runs[k];
+    conv_run *run = &info->runs[m];
     hy_phase_begin(ctx, "solve");
-    HY_CALL(conv_solve(ctx, o, gr, f, list[k], tile, otile, run));
+    int src = conv_solve(ctx, o, gr, f, list[k], tile, otile, run);
     hy_phase_end(ctx, "solve");
+    if (src != HY_OK && k > 0 && !o->compare[list[k]]) {
+      /* compare = auto: the vendor library refused this tile (every rank agreed): say so, go on */
+      hy_printf0(ctx, "conv: %s (compare = auto) not run: %s\n", ops->vendor_name, hy_err_msg());
+      hy_metric_str(ctx, "vendor_skipped", hy_err_msg());
+      hy_err_clear();
+      continue;
+    }
+    HY_CALL(src);
     hy_phase_begin(ctx, "check");
     HY_CALL(conv_gather(ctx, gr, otile, res));
     int rc = HY_OK;
     if (ctx->rank == 0) {
-      if (k == 0 && ctx->debug.perturb != 0) {   /* [debug] perturb: the result, before its check */
+      if (m == 0 && ctx->debug.perturb != 0) {   /* [debug] perturb: the result, before its check */
         size_t ne = (size_t)res->H * res->W * res->C;
         for (size_t e = 0; e < ne; e++) {
           if (res->fp64) ((double *)res->px)[e] *= 1 + ctx->debug.perturb;
@@ -140,14 +149,15 @@ static int conv_variants(hy_ctx *ctx, const conv_opts *o, const conv_grid *gr, c
         }
       }
       rc = conv_check(o, f, img, res, run, info->samples_desc, sizeof info->samples_desc);
-      if (rc == HY_OK && k == 0 && o->out_png[0]) rc = conv_write_png(o->out_png, res);
-      if (rc == HY_OK && k == 0 && o->out_npy[0]) rc = conv_write_npy(o->out_npy, res);
+      if (rc == HY_OK && m == 0 && o->out_png[0]) rc = conv_write_png(o->out_png, res);
+      if (rc == HY_OK && m == 0 && o->out_npy[0]) rc = conv_write_npy(o->out_npy, res);
     }
     HY_CALL(hy_agree(ctx->comm, rc));
     HY_MPI(MPI_Bcast(run, (int)sizeof *run, MPI_BYTE, 0, ctx->comm));
     hy_phase_end(ctx, "check");
+    m++;
   }
-  info->nruns = n;
+  info->nruns = m;
   return HY_OK;
 }
 

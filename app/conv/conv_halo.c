@@ -18,10 +18,11 @@ struct conv_halo {
   conv_xfer x;
 };
 
-/* Buffers and the transport for the grid's tile.  Local. */
+/* Buffers and the transport for the grid's tile (*out is set first, also on failure).  Local. */
 int conv_halo_create(k_backend *be, const conv_grid *gr, int boundary, conv_halo **out) {
   conv_halo *h = NULL;
   HY_CALLOC(h, 1);
+  *out = h;   /* on a failure below the caller frees it (conv_halo_free) */
   h->gr = gr;
   h->be = be;
   h->tr = &conv_transport_mpi;
@@ -39,7 +40,6 @@ int conv_halo_create(k_backend *be, const conv_grid *gr, int boundary, conv_halo
     HY_CALL(be->ops->alloc_pinned(be, &h->send[s], mx));
     HY_CALL(be->ops->alloc_pinned(be, &h->recv[s], mx));
   }
-  *out = h;
   return HY_OK;
 }
 

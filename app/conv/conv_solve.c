@@ -48,7 +48,12 @@ int conv_solve(hy_ctx *ctx, const conv_opts *o, const conv_grid *gr, const conv_
   conv_halo *h = NULL;
   int rc = ops->plan_create(&ctx->be, g, v, f->w, f->separable ? f->w1 : NULL, &p);
   if (rc == HY_OK) rc = conv_halo_create(&ctx->be, gr, o->boundary, &h);
-  HY_CALL(hy_agree(ctx->comm, rc));
+  rc = hy_agree(ctx->comm, rc);
+  if (rc != HY_OK) {   /* some rank could not set up: free what this one made, every rank returns */
+    conv_halo_free(h);
+    if (p) ops->plan_destroy(p);
+    return rc;
+  }
   HY_MPI(MPI_Barrier(gr->cart));
   double t0 = hy_wtime(), kernel_s = 0, halo_s = 0;
   HY_LOCAL(ops->put(p, tile, (int64_t)g->tw * g->C));
