@@ -20,6 +20,7 @@
 #   spai      matrix.size   linear (e=1)   rows of the generated sparse matrix ~ columns of M per GPU
 #   lle       lle.n         linear (e=1)   points; KNN work per GPU ~ n^2/P, so this is memory-weak
 #   selftest  selftest.n    linear (e=1)   vector length of the kernel check
+#   conv      conv.height   linear (e=1)   image rows at a fixed width: pixels (tiles) per GPU constant
 # --key and --law override the table (e.g. another generator's size key).
 #
 # --dry-run prints the sbatch commands (and sizes) without submitting anything.
@@ -77,6 +78,7 @@ case "$workload" in
   spai) dkey=matrix.size; dlaw=linear ;;
   lle) dkey=lle.n; dlaw=linear ;;
   selftest) dkey=selftest.n; dlaw=linear ;;
+  conv) dkey=conv.height; dlaw=linear ;;
   *) dkey=""; dlaw=linear ;;
 esac
 key=${key:-$dkey}
