@@ -222,7 +222,8 @@ static int check_value(const cfg_key *k, const char *v, const char *where) {
     errno = 0;
     double d = strtod(v, &end);
     while (isspace((unsigned char)*end)) end++;
-    if (end == v || *end || errno == ERANGE || !isfinite(d))
+    /* ERANGE on underflow is fine: a denormal such as 1e-320 is a finite number */
+    if (end == v || *end || !isfinite(d))
       return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not a finite number; allowed: %s",
                     where, k->section, k->key, v, allow);
     if (d < k->min || k->max < d)
@@ -250,6 +251,9 @@ static int check_value(const cfg_key *k, const char *v, const char *where) {
     return HY_OK;
   }
   default:
+    if (strlen(v) > CFG_STR_MAX)
+      return hy_err(HY_EUSAGE, "%s: key '%s.%s' holds %zu characters; at most %d are allowed (a "
+                    "longer value is refused, never truncated)", where, k->section, k->key, strlen(v), CFG_STR_MAX);
     return HY_OK;
   }
 }
@@ -273,6 +277,10 @@ static int set_value(hy_cfg *c, const char *section, const char *key, const char
                   c->keys[i]->section, key, c->line[i]);
   /* values are trimmed by inih; strip quotes around text */
   char v[4096];
+  if (strlen(value) >= sizeof v)
+    return hy_err(HY_EUSAGE, "%s: key '%s.%s' holds %zu characters; at most %d are allowed (a "
+                  "longer value is refused, never truncated)", where, c->keys[i]->section, key,
+                  strlen(value), CFG_STR_MAX);
   snprintf(v, sizeof v, "%s", value);
   size_t l = strlen(v);
   if (l >= 2 && ((v[0] == '"' && v[l - 1] == '"') || (v[0] == '\'' && v[l - 1] == '\''))) {

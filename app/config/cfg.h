@@ -36,6 +36,10 @@ typedef struct {
   const char *help;      /* one line for --help */
 } cfg_key;
 
+/* Longest text value (CFG_STR) accepted, in bytes: the options' path buffers hold 1024 bytes;
+ * a longer value is a configuration error naming the key and this limit, never truncated. */
+#define CFG_STR_MAX 1023
+
 /* A key table ends with an entry whose section is NULL. */
 #define CFG_END { NULL, NULL, CFG_STR, NULL, 0, 0, NULL, NULL }
 
