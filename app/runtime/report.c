@@ -128,15 +128,32 @@ void hy_progress_end(hy_progress *p) {
 
 /* ---------------------------------------------------------------- metrics */
 
-/* JSON-escape s.  Local. */
-void hy_json_escape(FILE *out, const char *s) {
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
+/* Length of the valid UTF-8 sequence at s (2..4), or 0 when s does not start one (a stray
+ * continuation byte, an overlong form, a surrogate, beyond U+10FFFF, cut short).  Local. */
+static int utf8_len(const unsigned char *s) {
+  int n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : 0;
+  if (s[0] >= 0xF5) n = 0;
+  for (int i = 1; i < n; i++)
+    if ((s[i] & 0xC0) != 0x80) return 0;
+  if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
+  if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
+  return n;
+}
+
+/* Write s as the inside of a JSON string: quotes, backslashes and control characters escaped;
+ * valid UTF-8 copied; every byte that is not valid UTF-8 written as \u00XX (its Latin-1
+ * reading), so that the record stays valid JSON whatever a value holds.  Local. */
+void hy_json_escape(FILE *out, const char *str) {
+  const unsigned char *s = (const unsigned char *)str;
+  while (*s) {
+    unsigned char ch = *s;
+    int n = ch >= 0x80 ? utf8_len(s) : 1;
     if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
     else if (ch == '\n') fputs("\\n", out);
     else if (ch == '\t') fputs("\\t", out);
-    else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
-    else fputc(ch, out);
+    else if (ch < 0x20 || ch == 0x7f || n == 0) fprintf(out, "\\u%04x", ch);
+    else fwrite(s, 1, (size_t)n, out);
+    s += n ? n : 1;
   }
 }
 

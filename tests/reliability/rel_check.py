@@ -11,11 +11,15 @@ rel_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] [--preflags ..] --wor
   fsize     a file-size limit (RLIMIT_FSIZE) during every output a workload writes (table
             OUTPUTS): exit 5, a message naming the file and errno ("File too large"), no file
             under the final name, no *.tmp* left, an earlier record intact
+  config    long values refused, never truncated (run.name of 5000 characters, output.dir of
+            1303, a path key of 1100; 1023 characters accepted and kept whole); non-UTF-8 bytes in
+            a value written as \\u00XX so that the record is valid JSON (valid UTF-8 kept); a
+            denormal (1e-320) inside a key's range accepted
   symlink   symlinks planted at the old predictable temporary names (NAME.tmp.PID,
             .record.tmp.HOST.PID) do not make hybrid write outside the output folder
 Exit 0 pass, 1 fail.
 """
-import argparse, glob, os, re, resource, shutil, socket, subprocess, sys
+import argparse, glob, json, os, re, resource, shutil, socket, subprocess, sys
 
 import numpy as np
 
@@ -223,6 +227,72 @@ def mode_fsize(a):
             ok("file-size limit, %s: exit 5, message with errno, nothing partial left" % tag)
 
 
+def newest_record(wd):
+    rd = os.path.join(wd, "results")
+    fs = sorted(glob.glob(os.path.join(rd, "*.json")), key=os.path.getmtime)
+    return fs[-1] if fs else None
+
+
+def run_bytes(a, args, wd):
+    """One rank, arguments as bytes (non-UTF-8 allowed); exit code and output."""
+    os.makedirs(wd, exist_ok=True)
+    cmd = [a.mpiexec.encode(), a.np_flag.encode(), b"1"] + [x.encode() for x in a.preflags.split()] + [a.hybrid.encode()] + args
+    p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    return p.returncode, p.stdout.decode(errors="replace")
+
+
+def mode_config(a):
+    wd = a.workdir
+    knn_args = ["run.workload=lle", "lle.n=60", "lle.k=6", "lle.stage=knn"]
+    long_cases = [("run.name", "n" * 5000, 5000), ("output.dir", "d" * 1303, 1303),
+                  ("lle.file", "/tmp/" + "f" * 1095, 1100)]
+    for key, val, n in long_cases:
+        extra = ["lle.dataset=file"] if key == "lle.file" else []
+        rc, out = run(a, 1, knn_args + extra + ["%s=%s" % (key, val)], os.path.join(wd, "long_" + key), want_exit=1)
+        m = re.search(r"key '%s' holds (\d+) characters; at most (\d+) are allowed" % re.escape(key), out)
+        if rc == 1 and m and int(m.group(1)) == n and int(m.group(2)) == 1023:
+            ok("%s of %d characters refused naming the key and the limit 1023" % (key, n))
+        else:
+            print(out[-2000:])
+            fail("%s of %d characters: not refused with the key, its length and the limit (exit %d)" % (key, n, rc))
+    sub = os.path.join(wd, "name1023")
+    shutil.rmtree(sub, ignore_errors=True)
+    name = "x" * 1023
+    rc, out = run(a, 1, knn_args + ["run.name=" + name], sub)
+    rec = newest_record(sub)
+    got = json.load(open(rec))["config"]["run"]["name"] if rec else None
+    if rc != 0 or got != name:
+        fail("run.name of 1023 characters: exit %d, record holds %r characters" % (rc, None if got is None else len(got)))
+    else:
+        ok("run.name of 1023 characters accepted and kept whole")
+    cases = [(b"abc\xff\xfe", "abc\u00ff\u00fe"), (b"over\xc0\xaf", "over\u00c0\u00af"),
+             (b"cut\xe2\x82", "cut\u00e2\u0082"), (b"surr\xed\xa0\x80", "surr\u00ed\u00a0\u0080"),
+             ("caf\u00e9 \u2713 \U0001f600".encode(), "caf\u00e9 \u2713 \U0001f600")]
+    for i, (raw, want) in enumerate(cases):
+        sub = os.path.join(wd, "utf8_%d" % i)
+        shutil.rmtree(sub, ignore_errors=True)
+        rc, out = run_bytes(a, [x.encode() for x in knn_args] + [b"run.name=" + raw], sub)
+        rec = newest_record(sub)
+        try:
+            doc = json.loads(open(rec, "rb").read().decode("utf-8")) if rec else None
+            got = doc["config"]["run"]["name"] if doc else None
+        except (ValueError, UnicodeDecodeError) as e:
+            got = "invalid record: %s" % e
+        if rc == 0 and got == want:
+            ok("run.name %r: record is valid JSON holding %r" % (raw, want))
+        else:
+            fail("run.name %r: exit %d, record value %r, expected %r" % (raw, rc, got, want))
+    sub = os.path.join(wd, "denormal")
+    shutil.rmtree(sub, ignore_errors=True)
+    rc, out = run(a, 1, knn_args + ["lle.noise=1e-320"], sub)
+    rec = newest_record(sub)
+    got = json.load(open(rec))["config"]["lle"]["noise"] if rec else None
+    if rc != 0 or got is None or float(got) != 1e-320:
+        fail("lle.noise = 1e-320 (a denormal inside [0, 1e6]): exit %d, record %r" % (rc, got))
+    else:
+        ok("a denormal (1e-320) inside the key's range accepted")
+
+
 def mode_symlink(a):
     wd = a.workdir
     shutil.rmtree(wd, ignore_errors=True)
@@ -255,7 +325,7 @@ def main():
     ap.add_argument("--np-flag", default="-n")
     ap.add_argument("--preflags", default="")
     ap.add_argument("--workdir", required=True)
-    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink"])
+    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink", "config"])
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     globals()["mode_" + a.mode](a)
