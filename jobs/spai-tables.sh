@@ -89,7 +89,8 @@ SEED = {
    t4=([0.167, 0.156, 0.113, 0.094, 0.115], [2.363, 2.302, 2.321, 2.329, 2.290]),
    t5=([5.245, None, 0.167, 0.115], [12.475, None, 2.363, 2.290], [257, ">10000", 475, 475], [17.720, None, 2.530, 2.405])),
 }
-REAL = ["494_bus.mtx", "orsirr_1.mtx", "sherman5.mtx", "watt_2.mtx", "cryg2500.mtx", "rajat19.mtx", "e05r0100.mtx.gz"]
+REAL = ["494_bus.mtx", "orsirr_1.mtx", "sherman5.mtx", "watt_2.mtx", "cryg2500.mtx", "rajat19.mtx", "e05r0100.mtx.gz",
+        "bcsstk13.mtx"]  # every matrix of ../shared/matrices
 
 cases = []  # (label, seed name or None, args)
 for name, s in SEED.items():
