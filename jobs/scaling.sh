@@ -2,7 +2,7 @@
 # jobs/scaling.sh - a strong or weak scaling study under Slurm: one job per GPU count, then a report.
 #
 #   jobs/scaling.sh WORKLOAD --gpus 1,2,4,8 --mode strong|weak [--size N] [--config FILE]
-#                   [--law linear|sqrt|cbrt] [--key section.key] [--out DIR] [--wait]
+#                   [--nodes 1,1,1,2] [--law linear|sqrt|cbrt] [--key section.key] [--out DIR] [--wait]
 #                   [--repeat K] [--timeout S] [--sbatch "OPTIONS"] [--dry-run]
 #                   [-- section.key=value ...]
 #
@@ -10,6 +10,9 @@
 # task) from the current directory, which must be the submit dir the job scripts expect (the project
 # root: build/hybrid, config/).  Every job gets run.name=WORKLOAD-MODE-scaling, the size override
 # below and the overrides after "--"; its log goes to DIR/logs/ and its record to DIR/records/JOBID/.
+# --nodes N1,N2,...: the job for the i-th GPU count P_i runs on N_i nodes (sbatch --nodes=N_i
+# --ntasks=P_i --ntasks-per-node=P_i/N_i; N_i must divide P_i); one N applies to every P.  The report's nodes
+# column shows each run's node count (from its record).
 #
 # Sizes.  strong: the same problem for every P (--size N sets the size key, else the config's).
 #         weak:   work per GPU held constant: size(P) = round(N * P^e), N = --size (the size for
@@ -39,11 +42,12 @@ usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-1}"; }
 [ $# -ge 1 ] || usage 1
 case "$1" in -h|--help) usage 0 ;; esac
 workload=$1; shift
-gpus="" mode="" size="" config="" law="" key="" out="" wait=0 timeout=0 sbatch_opts="" repeat=1 dry=0
+gpus="" nodes="" mode="" size="" config="" law="" key="" out="" wait=0 timeout=0 sbatch_opts="" repeat=1 dry=0
 overrides=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpus) gpus=${2:-}; shift 2 ;;
+    --nodes) nodes=${2:-}; shift 2 ;;
     --mode) mode=${2:-}; shift 2 ;;
     --size) size=${2:-}; shift 2 ;;
     --config) config=${2:-}; shift 2 ;;
@@ -65,6 +69,27 @@ script=$here/$workload.slurm
 [ -r "$script" ] || die "no job script $script for workload '$workload' (have: $(cd "$here" && ls *.slurm | sed 's/\.slurm//' | tr '\n' ' '))"
 case "$mode" in strong|weak) ;; *) die "--mode must be strong or weak (got '${mode}')" ;; esac
 [[ "$gpus" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--gpus must be a comma-separated list of positive counts, e.g. 1,2,4,8 (got '$gpus')"
+IFS=, read -r -a plist <<< "$gpus"
+nlist=()
+if [ -n "$nodes" ]; then
+  [[ "$nodes" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--nodes must be a comma-separated list of positive counts, e.g. 1,2 (got '$nodes')"
+  IFS=, read -r -a nlist <<< "$nodes"
+  if [ "${#nlist[@]}" = 1 ]; then
+    for ((i = 1; i < ${#plist[@]}; i++)); do nlist+=("${nlist[0]}"); done
+  fi
+  [ "${#nlist[@]}" = "${#plist[@]}" ] || die "--nodes has ${#nlist[@]} counts, --gpus ${#plist[@]} (give one node count, or one per GPU count)"
+  for ((i = 0; i < ${#plist[@]}; i++)); do
+    [ $(( plist[i] % nlist[i] )) = 0 ] || die "--nodes: ${nlist[i]} node(s) do not divide ${plist[i]} GPU(s) evenly"
+  done
+fi
+# the sbatch options placing P_i ranks: --ntasks=P, or --nodes=N --ntasks=P --ntasks-per-node=P/N
+place() {
+  if [ ${#nlist[@]} -gt 0 ]; then
+    echo "--nodes=${nlist[$1]} --ntasks=${plist[$1]} --ntasks-per-node=$(( plist[$1] / nlist[$1] ))"
+  else
+    echo "--ntasks=${plist[$1]}"
+  fi
+}
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat must be a positive integer (got '$repeat')"
 [[ "$timeout" =~ ^[0-9]+$ ]] || die "--timeout must be whole seconds (got '$timeout')"
 [ -z "$size" ] || [[ "$size" =~ ^[1-9][0-9]*$ ]] || die "--size must be a positive integer (got '$size')"
@@ -119,12 +144,12 @@ name="$workload-$mode-scaling"
 stamp=$(date -u +%Y%m%d-%H%M%S)
 out=${out:-results/scaling-$workload-$mode-$stamp}
 if [ "$dry" = 1 ]; then
-  IFS=, read -r -a plist <<< "$gpus"
-  for p in "${plist[@]}"; do
+  for i in "${!plist[@]}"; do
+    p=${plist[i]}
     sz=()
     if [ "$mode" = weak ]; then sz=("$key=$(size_for "$p")"); elif [ -n "$size" ]; then sz=("$key=$size"); fi
     for ((k = 0; k < repeat; k++)); do
-      echo "HYBRID_RESULTS=$out/records sbatch --parsable --ntasks=$p --job-name=hybrid-$workload-g$p" \
+      echo "HYBRID_RESULTS=$out/records sbatch --parsable $(place "$i") --job-name=hybrid-$workload-g$p" \
            "--output=$out/logs/%x-%j.out${sbatch_opts:+ $sbatch_opts} $script $config ${sz[*]+"${sz[*]} "}run.name=$name" \
            "${overrides[*]+"${overrides[*]}"}"
     done
@@ -137,8 +162,8 @@ out=$(cd "$out" && pwd)
 echo "scaling: $workload, $mode scaling over GPUs $gpus, config $config${key:+, size key $key}" \
      "$( [ "$mode" = weak ] && echo "(weak: $key = $size * P^e, law $law)")"
 ids=()
-IFS=, read -r -a plist <<< "$gpus"
-for p in "${plist[@]}"; do
+for i in "${!plist[@]}"; do
+  p=${plist[i]}
   args=("$config")
   n=""
   if [ "$mode" = weak ]; then
@@ -152,13 +177,13 @@ for p in "${plist[@]}"; do
   args+=("run.name=$name" "${overrides[@]+"${overrides[@]}"}")
   for ((k = 0; k < repeat; k++)); do
     # shellcheck disable=SC2086
-    id=$(HYBRID_RESULTS="$out/records" sbatch --parsable --ntasks="$p" --job-name="hybrid-$workload-g$p" \
+    id=$(HYBRID_RESULTS="$out/records" sbatch --parsable $(place "$i") --job-name="hybrid-$workload-g$p" \
            --output="$out/logs/%x-%j.out" $sbatch_opts "$script" "${args[@]}") \
       || die "sbatch failed for $p GPU(s)${ids[*]:+ (jobs already submitted: ${ids[*]})}"
     id=${id%%;*}
     ids+=("$id")
     echo "$p $id ${n:-config}" >> "$out/jobs.txt"
-    echo "scaling: $p GPU(s): job $id${n:+, $key=$n}"
+    echo "scaling: $p GPU(s): job $id${n:+, $key=$n}${nlist[i]:+, ${nlist[i]} node(s)}"
   done
 done
 

@@ -5,9 +5,12 @@ slurmtest.py job   --cluster DIR --src SRC --bindir BUILD --workdir W --script N
                    [--require FILE]... [--args-file FILE] [--write NAME=TEXT]... [--env K=V]...
                    [--no-build-link] [--build-hello MPICC] [--sbatch OPT]... [--state S] [--exit A:B | --exit-nonzero]
                    [--expect REGEX]... [--records N] [--record-status S] [--ranks R]
-                   [--record-key section.key=value]... [--gpus N] [--timeout S] [-- JOB ARGS...]
+                   [--record-key section.key=value]... [--gpus N] [--timeout S]
+                   [--nodes N] [--same-as SBATCH_OPT]... [--rtol R] [--atol A] [--within S]
+                   [--host-in-log RANK:HOST]... [-- JOB ARGS...]
 slurmtest.py study --cluster DIR --src SRC --bindir BUILD --workdir W --gpus 1,2,4
                    [--study-exit N] [--rows LIST] [--records N] [--expect REGEX]...
+                   [--nodes-col LIST]
                    [--timeout S] -- SCALING ARGS...
 
 job: submits SRC/jobs/NAME.slurm with sbatch from the fresh folder W exactly as a user submits
@@ -20,6 +23,12 @@ e.g. a workload's config that has not landed yet.  --args-file: extra job argume
 line (# comments), appended after the ones given on the command line.
 study: runs SRC/jobs/scaling.sh SCALING ARGS --gpus LIST --wait --out W/study in W and checks the
 records, report.md/.csv (one row per GPU count, or per --rows) and the two PNG plots.
+Two-node cluster (cluster.py start --nodes 2): every client command runs in its first namespace
+(nsenter --net, from CLUSTER/netns); --nodes 2 checks the log's and the record's node count and
+that each host's ranks have node-local ranks 0..k-1 (record devices, selftest table); --same-as
+runs the job a second time with other sbatch options (-N 1 --ntasks=4) and requires the same
+metrics and validation figures (timings aside; floats within --rtol) and the same output files
+(.npy within --rtol/--atol, others byte-identical).
 Exit 0 pass, 1 fail, 77 skipped.  Every wait has a timeout; a job still running at the timeout
 is cancelled.
 """
@@ -43,7 +52,11 @@ def env_for(a, extra=()):
     return e
 
 
+PREFIX = []  # nsenter into the two-node cluster's first namespace (cluster.py prefix)
+
+
 def run(cmd, cwd, env, timeout):
+    cmd = PREFIX + cmd
     try:
         p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            stdin=subprocess.DEVNULL, timeout=timeout)
@@ -113,6 +126,112 @@ def check_records(a, jobid, log):
     return recs
 
 
+def submit(a, sbatch, args, env):
+    """sbatch the job script from W, wait for the end; returns (jobid, info, log, log path)"""
+    script = os.path.join(os.path.abspath(a.src), "jobs", a.script)
+    cmd = ["sbatch", "--parsable"] + sbatch + [script] + args
+    print("run: (cd %s && %s)" % (a.workdir, " ".join(cmd)))
+    rc, out = run(cmd, a.workdir, env, 30)
+    if rc != 0:
+        raise Fail("sbatch exited %d: %s" % (rc, out))
+    jobid = out.strip().split(";")[0].splitlines()[-1]
+    info, dt = wait_job(jobid, a, env)
+    log_path = info.get("StdOut", "")
+    try:
+        with open(log_path, errors="replace") as f:
+            log = f.read()
+    except OSError as e:
+        raise Fail("job %s: cannot read its log %r: %s" % (jobid, log_path, e))
+    print("---- %s" % log_path)
+    print(log.rstrip())
+    print("----")
+    print("job %s: JobState=%s ExitCode=%s after %.1f s" % (jobid, info.get("JobState"),
+                                                         info.get("ExitCode"), dt))
+    if a.within is not None and dt > a.within:
+        raise Fail("job %s took %.1f s, expected at most %.0f s" % (jobid, dt, a.within))
+    return jobid, info, log, log_path
+
+
+def check_nodes(a, recs, log):
+    """--nodes: the log's job line, the record's nodes field, and binding by node-local rank
+    (each host's ranks have node_rank 0..k-1 in the record; in the selftest table too)"""
+    want = "on %d node(s)" % a.nodes
+    if not re.search(r"^job: .* task\(s\) %s" % re.escape(want), log, re.M):
+        raise Fail("log's job line does not say '%s'" % want)
+    for path in recs:
+        with open(path) as f:
+            rec = json.load(f)
+        if rec.get("nodes") != a.nodes:
+            raise Fail("record %s: nodes %r, expected %d" % (path, rec.get("nodes"), a.nodes))
+        by_host = {}
+        for dev in rec.get("devices") or []:
+            by_host.setdefault(dev["host"], []).append(dev["node_rank"])
+        if len(by_host) != a.nodes or any(sorted(v) != list(range(len(v)))
+                                          for v in by_host.values()):
+            raise Fail("record %s: node-local ranks per host %s (expected 0..k-1 on each of %d "
+                       "hosts)" % (path, by_host, a.nodes))
+        print("ok: record says %d nodes; node-local ranks per host %s" % (a.nodes, by_host))
+    table = re.findall(r"^\s+(\d+)\s+(\S+)\s+(\d+)\s+\S+\s+-?\d+\s", log.split(
+        "ranks ", 1)[1], re.M) if re.search(r"^ranks \d+ on \d+ node", log, re.M) else None
+    if table is not None:
+        by_host = {}
+        for rank, host, local in table:
+            by_host.setdefault(host, []).append(int(local))
+        if len(by_host) != a.nodes or any(sorted(v) != list(range(len(v)))
+                                          for v in by_host.values()):
+            raise Fail("selftest rank table: node-local ranks per host %s" % by_host)
+        print("ok: selftest table: node-local ranks per host %s" % by_host)
+
+
+# timings and rates (and spai's iteration time over its floor) vary from run to run
+TIMING = re.compile(r"seconds|time|gflops|gb_?ps|_s$|_us$|per_s|floor|bandwidth|rate|wall", re.I)
+
+
+def close(x, y, rtol):
+    if isinstance(x, bool) or isinstance(y, bool) or not isinstance(x, (int, float)):
+        return x == y
+    if isinstance(x, int) and isinstance(y, int):
+        return x == y
+    return abs(x - y) <= rtol * max(abs(x), abs(y)) or x == y
+
+
+def compare_runs(a, rec_a, rec_b, dir_a, dir_b):
+    """the two-node run against the one-node run: metrics (timings aside), the validation value
+    and every output file (.npy within --rtol, others byte-identical)"""
+    with open(rec_a) as f:
+        ra = json.load(f)
+    with open(rec_b) as f:
+        rb = json.load(f)
+    n = 0
+    for sec in ("metrics", "validation"):
+        ma, mb = ra.get(sec) or {}, rb.get(sec) or {}
+        for k in sorted(set(ma) | set(mb)):
+            if TIMING.search(k):
+                continue
+            if not close(ma.get(k), mb.get(k), a.rtol):
+                raise Fail("%s.%s: %r on %d nodes, %r on 1 node (rtol %g)" % (
+                    sec, k, ma.get(k), a.nodes, mb.get(k), a.rtol))
+            n += 1
+    files = lambda d: sorted(f for f in os.listdir(d) if not f.endswith(".json"))
+    fa, fb = files(dir_a), files(dir_b)
+    if [re.sub(r"\d{8}-\d{6}", "T", f) for f in fa] != [re.sub(r"\d{8}-\d{6}", "T", f) for f in fb]:
+        raise Fail("output files differ: %s vs %s" % (fa, fb))
+    for x, y in zip(fa, fb):
+        px, py = os.path.join(dir_a, x), os.path.join(dir_b, y)
+        if x.endswith(".npy"):
+            import numpy
+            u, v = numpy.load(px), numpy.load(py)
+            if u.shape != v.shape or u.dtype != v.dtype or not numpy.allclose(
+                    u, v, rtol=a.rtol, atol=a.atol, equal_nan=True):
+                raise Fail("%s and %s differ beyond rtol %g atol %g" % (px, py, a.rtol, a.atol))
+        else:
+            with open(px, "rb") as f1, open(py, "rb") as f2:
+                if f1.read() != f2.read():
+                    raise Fail("%s and %s are not identical" % (px, py))
+    print("ok: same result as on one node: %d metric/validation figures (rtol %g), %d output "
+          "file(s) %s" % (n, a.rtol, len(fa), ", ".join(fa)))
+
+
 def cmd_job(a):
     for req in a.require:
         if not os.path.exists(req):
@@ -136,25 +255,7 @@ def cmd_job(a):
             raise Fail("%s %s failed: %s" % (a.build_hello, src, out))
         extra.append("HYBRID_BIN=" + hello)
     env = env_for(a, extra)
-    script = os.path.join(os.path.abspath(a.src), "jobs", a.script)
-    cmd = ["sbatch", "--parsable"] + a.sbatch + [script] + args
-    print("run: (cd %s && %s)" % (a.workdir, " ".join(cmd)))
-    rc, out = run(cmd, a.workdir, env, 30)
-    if rc != 0:
-        raise Fail("sbatch exited %d: %s" % (rc, out))
-    jobid = out.strip().split(";")[0].splitlines()[-1]
-    info, dt = wait_job(jobid, a, env)
-    log_path = info.get("StdOut", "")
-    try:
-        with open(log_path, errors="replace") as f:
-            log = f.read()
-    except OSError as e:
-        raise Fail("job %s: cannot read its log %r: %s" % (jobid, log_path, e))
-    print("---- %s" % log_path)
-    print(log.rstrip())
-    print("----")
-    print("job %s: JobState=%s ExitCode=%s after %.1f s" % (jobid, info.get("JobState"),
-                                                         info.get("ExitCode"), dt))
+    jobid, info, log, log_path = submit(a, a.sbatch, args, env)
     if not re.fullmatch(r"hybrid-[a-z]+-%s\.out" % jobid, os.path.basename(log_path)):
         raise Fail("log %s is not named <job name>-<job id>.out" % log_path)
     if info.get("JobState") != a.state:
@@ -170,11 +271,30 @@ def cmd_job(a):
             raise Fail("log lacks /%s/" % rx)
         print("ok: log has /%s/" % rx)
     if a.gpus is not None:
-        devs = re.findall(r"^job:\s+task \d+ on \S+ CUDA_VISIBLE_DEVICES=(\S+)", log, re.M)
+        # distinct per host: on two nodes each node's tasks get that node's devices
+        devs = re.findall(r"^job:\s+task \d+ on (\S+): CUDA_VISIBLE_DEVICES=(\S+)", log, re.M)
         if len(set(devs)) != a.gpus or len(devs) != a.gpus:
             raise Fail("binding lines show devices %s, expected %d distinct" % (devs, a.gpus))
-        print("ok: %d tasks with distinct CUDA_VISIBLE_DEVICES %s" % (len(devs), ",".join(devs)))
-    check_records(a, jobid, log)
+        print("ok: %d tasks with distinct CUDA_VISIBLE_DEVICES %s" % (
+            len(devs), ",".join("%s:%s" % d for d in devs)))
+    for h in a.host_in_log:
+        rx = r"rank %s on %s\b" % tuple(h.split(":", 1))
+        if not re.search(rx, log, re.M):
+            raise Fail("log lacks the failing rank's host: /%s/" % rx)
+        print("ok: log has /%s/" % rx)
+    recs = check_records(a, jobid, log)
+    if a.nodes is not None:
+        check_nodes(a, recs, log)
+    if a.same_as:
+        args2 = [x for x in args]
+        jid2, info2, log2, _ = submit(a, a.same_as, args2, env)
+        if info2.get("JobState") != "COMPLETED" or len(recs) != 1:
+            raise Fail("reference job %s: %s" % (jid2, info2.get("JobState")))
+        recs2 = sorted(glob.glob(os.path.join(a.workdir, "results", jid2, "*.json")))
+        if len(recs2) != 1:
+            raise Fail("reference job %s: %d records" % (jid2, len(recs2)))
+        compare_runs(a, recs[0], recs2[0], os.path.join(a.workdir, "results", jobid),
+                     os.path.join(a.workdir, "results", jid2))
     return 0
 
 
@@ -212,6 +332,12 @@ def cmd_study(a):
     got = [int(r["gpus"]) for r in rows]
     if got != plist:
         raise Fail("report.csv has GPU counts %s, expected %s" % (got, plist))
+    if a.nodes_col:
+        want_n = [int(x) for x in a.nodes_col.split(",")]
+        got_n = [int(r["nodes"]) for r in rows]
+        if got_n != want_n:
+            raise Fail("report.csv has node counts %s, expected %s" % (got_n, want_n))
+        print("ok: report.csv nodes column %s" % got_n)
     if any(int(r["runs"]) != repeat or int(r["passed"]) != repeat for r in rows):
         raise Fail("report.csv: runs/passed per GPU count are not %d/%d" % (repeat, repeat))
     base = rows[0]
@@ -237,9 +363,11 @@ def cmd_study(a):
         if not re.search(rx, md, re.M):
             raise Fail("report.md lacks /%s/" % rx)
         print("ok: report.md has /%s/" % rx)
-    for p in plist:
-        if not re.search(r"^\| %d \|" % p, md, re.M):
-            raise Fail("report.md has no row for %d GPU(s)" % p)
+    for i, p in enumerate(plist):
+        rx = r"^\| %d \|" % p if not a.nodes_col else r"^\| %d \| %s \|" % (
+            p, a.nodes_col.split(",")[i])
+        if not re.search(rx, md, re.M):
+            raise Fail("report.md has no row /%s/" % rx)
     for png in ("report-time.png", "report-efficiency.png"):
         if not is_png(os.path.join(out, png)):
             raise Fail("%s is missing or not a PNG" % png)
@@ -275,12 +403,28 @@ def main(argv):
     ap.add_argument("--size-key", action="append", default=[])
     ap.add_argument("--study-exit", type=int, default=0, help="study: scaling.sh's exit code")
     ap.add_argument("--md-expect", action="append", default=[], help="study: regex in report.md")
+    ap.add_argument("--nodes-col", help="study: the report's nodes column, e.g. 1,2")
     ap.add_argument("--rows", help="study: GPU counts expected in the report (default --gpus)")
     ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--nodes", type=int, help="job: the record's and log's node count, and "
+                    "binding by node-local rank")
+    ap.add_argument("--same-as", action="append", default=[], metavar="SBATCH_OPT",
+                    help="job: run again with these sbatch options (e.g. -N1 --ntasks=4) and "
+                    "compare the results")
+    ap.add_argument("--rtol", type=float, default=0.0)
+    ap.add_argument("--atol", type=float, default=0.0)
+    ap.add_argument("--within", type=float, help="job: the job must end within S seconds")
+    ap.add_argument("--host-in-log", action="append", default=[], metavar="RANK:HOST",
+                    help="job: the log has 'rank RANK on HOST'")
     # everything after the first "--" goes to the job (or to scaling.sh) untouched
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
     a.jobargs = argv[cut + 1:]
+    try:
+        with open(os.path.join(a.cluster, "netns")) as f:
+            PREFIX[:] = ["nsenter", "--net=/run/netns/" + f.read().split()[0]]
+    except OSError:
+        pass
     try:
         if a.action == "job":
             a.gpus = int(a.gpus) if a.gpus else None

@@ -40,19 +40,26 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
   add_test(NAME slurm_cluster_stop COMMAND ${Python3_EXECUTABLE} ${HY_SLURM_DIR}/cluster.py stop ${HY_CLUSTER})
   set_tests_properties(slurm_cluster_stop PROPERTIES FIXTURES_CLEANUP slurm_cluster LABELS slurm TIMEOUT 60)
 
-  # hy_slurm_test(NAME name TIMEOUT s ARGS slurmtest.py-arguments...)
+  # hy_slurm_test(NAME name TIMEOUT s [TWO_NODES] ARGS slurmtest.py-arguments...)
+  # TWO_NODES: on the two-node cluster (fixture slurm_cluster2) instead of the one-node one
   function(hy_slurm_test)
-    cmake_parse_arguments(S "" "NAME;TIMEOUT" "ARGS" ${ARGN})
+    cmake_parse_arguments(S "TWO_NODES" "NAME;TIMEOUT" "ARGS" ${ARGN})
     if(NOT S_TIMEOUT)
       set(S_TIMEOUT 90)
+    endif()
+    set(cluster ${HY_CLUSTER})
+    set(fixture slurm_cluster)
+    if(S_TWO_NODES)
+      set(cluster ${HY_CLUSTER2})
+      set(fixture slurm_cluster2)
     endif()
     math(EXPR inner "${S_TIMEOUT} - 20")
     add_test(NAME ${S_NAME}
       COMMAND ${Python3_EXECUTABLE} ${HY_SLURM_DIR}/slurmtest.py
-        --cluster ${HY_CLUSTER} --src ${CMAKE_SOURCE_DIR} --bindir $<TARGET_FILE_DIR:hybrid>
+        --cluster ${cluster} --src ${CMAKE_SOURCE_DIR} --bindir $<TARGET_FILE_DIR:hybrid>
         --workdir ${HY_SLURM_OUT}/${S_NAME} --timeout ${inner} ${S_ARGS})
     # RUN_SERIAL: the jobs share the cluster's 4 GPUs and the machine's cores
-    set_tests_properties(${S_NAME} PROPERTIES FIXTURES_REQUIRED slurm_cluster LABELS slurm
+    set_tests_properties(${S_NAME} PROPERTIES FIXTURES_REQUIRED ${fixture} LABELS slurm
       TIMEOUT ${S_TIMEOUT} SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
   endfunction()
 
@@ -150,6 +157,60 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
       --env HYBRID_PYTHON=${HY_PLOT_PYTHON} --study-exit 1
       --expect "2 GPU\\(s\\): job [0-9]+ FAILED" --expect "some jobs did not complete" --md-expect "^- 2 GPU\\(s\\): job [0-9]+ FAILED, log "
       -- selftest --mode strong -- selftest.copy_mib=1 selftest.n=10000 debug.fail_rank=1)
+  endif()
+
+  # Two nodes for real (issue 21): cluster.py --nodes 2 makes two network namespaces joined by
+  # a veth pair (10.251.0.1/2, nowhere else), host names nodeA/nodeB (UTS namespaces), slurmctld
+  # + slurmd nodeA in the first, slurmd nodeB in the second, 4 CPUs and 4 fake GPUs each; MPI
+  # crosses over TCP.  Every job runs -N 2 --ntasks-per-node=2 and again -N 1 --ntasks=4
+  # (--same-as): the two must agree.  HYBRID_SLURM_2NODE_TESTS: AUTO (with the other Slurm
+  # tests when ip, nsenter and unshare exist), ON, OFF.
+  set(HYBRID_SLURM_2NODE_TESTS AUTO CACHE STRING "two-node Slurm tests (network namespaces): AUTO, ON or OFF")
+  find_program(HY_IP ip PATHS /usr/sbin /sbin)
+  find_program(HY_NSENTER nsenter)
+  find_program(HY_UNSHARE unshare)
+  if(HYBRID_SLURM_2NODE_TESTS STREQUAL "ON" AND NOT (HY_IP AND HY_NSENTER AND HY_UNSHARE))
+    message(FATAL_ERROR "HYBRID_SLURM_2NODE_TESTS=ON needs ip (iproute2), nsenter and unshare (util-linux)")
+  endif()
+  if(NOT HYBRID_SLURM_2NODE_TESTS STREQUAL "OFF" AND HY_IP AND HY_NSENTER AND HY_UNSHARE)
+    set(HY_CLUSTER2 ${CMAKE_CURRENT_BINARY_DIR}/slurm-cluster2)
+    add_test(NAME slurm2_cluster_start
+      COMMAND ${Python3_EXECUTABLE} ${HY_SLURM_DIR}/cluster.py start ${HY_CLUSTER2} --nodes 2
+        --cpus 4 --gpus 4 --lifetime 600)
+    set_tests_properties(slurm2_cluster_start PROPERTIES FIXTURES_SETUP slurm_cluster2 LABELS slurm
+      TIMEOUT 60)
+    add_test(NAME slurm2_cluster_stop COMMAND ${Python3_EXECUTABLE} ${HY_SLURM_DIR}/cluster.py stop ${HY_CLUSTER2})
+    set_tests_properties(slurm2_cluster_stop PROPERTIES FIXTURES_CLEANUP slurm_cluster2 LABELS slurm
+      TIMEOUT 60)
+    set(_two --sbatch=-N2 --sbatch=--ntasks-per-node=2 --nodes 2 --ranks 4 --records 1
+      --record-status passed --same-as=-N1 --same-as=--ntasks=4)
+    # the allocation check: 2 nodes, node-local ranks 0,1 on each, 4 distinct (host, GPU) pairs
+    hy_slurm_test(NAME slurm2_selftest TWO_NODES ARGS job --script selftest.slurm ${_two}
+      --gpus 4 --expect "^ranks 4 on 2 node\\(s\\)" --expect "^PASSED: selftest: 4 checks on 4 rank"
+      -- config/selftest.ini selftest.copy_mib=1 selftest.n=20000)
+    # every workload at its small size; floats within 1e-9 relative of the one-node run
+    # (reduction orders may differ between the transports), output files likewise
+    foreach(w gauss spai lle sort conv gemm)
+      hy_slurm_test(NAME slurm2_${w} TWO_NODES TIMEOUT 120 ARGS job --script ${w}.slurm ${_two}
+        --require ${CMAKE_SOURCE_DIR}/config/${w}.ini --require ${HY_SLURM_DIR}/${w}.small
+        --args-file ${HY_SLURM_DIR}/${w}.small --env HYBRID_SHOW_BINDING=1 --gpus 4
+        --rtol 1e-9 --atol 1e-12 --expect "^PASSED:" --expect "^job: hybrid exited 0"
+        -- config/${w}.ini)
+    endforeach()
+    # rank 3 (on nodeB) fails alone: the whole job ends FAILED within 10 s, the log has that
+    # rank's message with its host and MPICH's abort with the code
+    hy_slurm_test(NAME slurm2_rank_abort TWO_NODES ARGS job --script selftest.slurm
+      --sbatch=-N2 --sbatch=--ntasks-per-node=2 --env HYBRID_SHOW_BINDING=0
+      --state FAILED --exit-nonzero --within 10 --records 0 --host-in-log 3:nodeB
+      --expect "injected failure \\(\\[debug\\] fail_rank = 3"
+      --expect "MPI_Abort\\(MPI_COMM_WORLD, 3\\)"
+      -- config/selftest.ini selftest.copy_mib=1 debug.fail_rank=3 debug.fail_code=3)
+    # scaling.sh --nodes: 2 ranks on one node, 4 on two; the report's nodes column says 1, 2
+    if(HY_PLOT_PYTHON)
+      hy_slurm_test(NAME slurm2_scaling_nodes TWO_NODES ARGS study --gpus 2,4 --nodes-col 1,2
+        --env HYBRID_PYTHON=${HY_PLOT_PYTHON} --size-key selftest.n=50000
+        -- selftest --nodes 1,2 --mode weak --size 50000 -- selftest.copy_mib=1)
+    endif()
   endif()
 elseif(NOT _hy_slurm_ok)
   message(STATUS "hybrid: Slurm tests not registered: they need slurmctld, slurmd and sbatch "
