@@ -60,3 +60,11 @@ add_test(NAME paper_tables_failed_run_004
     -- ${HY_PAPER_ENV} ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 004 --small
       --bin ${CMAKE_CURRENT_SOURCE_DIR}/report/failing_hybrid.sh)
 set_tests_properties(paper_tables_failed_run_004 PROPERTIES LABELS unit TIMEOUT 240)
+add_test(NAME paper_tables_failed_run_000
+  COMMAND ${HY_RUNCASE} --workdir ${HY_TEST_OUT}/paper_tables_failed_run_000 --exit 4 --timeout 100
+    --expect "^gauss-seed-tables.sh: [1-9][0-9]* run\\(s\\) failed"
+    --expect "^paper-tables: FAILED: seed 000: gauss-seed-tables.sh exited 4"
+    --reject "^paper-tables: seed 000: .* done"
+    -- ${HY_PAPER_ENV} ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 000 --small
+      --bin ${CMAKE_CURRENT_SOURCE_DIR}/report/failing_hybrid.sh --max 32 --out tables)
+set_tests_properties(paper_tables_failed_run_000 PROPERTIES LABELS unit TIMEOUT 120)
