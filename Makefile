@@ -4,9 +4,11 @@
 #   make build   configure and build build/hybrid (CUDA backend when the toolkit is found)
 #   make run     deps + build + the default job: 2 ranks on the embedded default config
 #   make test    deps + test deps (PETSc/SLEPc, Slurm, Python packages) + build + ctest
+#   make install build, then install into PREFIX (default /usr/local): bin/hybrid,
+#                bin/hybrid-validate, share/hybrid/{config,jobs}, share/man/man1/hybrid.1
 #   make clean   remove the build folder
 #
-# Variables: BUILD (build folder), NP (ranks for make run), CMAKE_ARGS (extra -D options),
+# Variables: BUILD (build folder), PREFIX (make install), NP (ranks for make run), CMAKE_ARGS (extra -D options),
 # CTEST_ARGS (e.g. -L unit), JOBS (parallel build jobs).  A missing test fixture
 # (../shared/matrices, numpy/scipy/scikit-learn/matplotlib) fails make test; to let those
 # tests skip instead: make test CMAKE_ARGS=-DHYBRID_TEST_FIXTURES=optional
@@ -17,6 +19,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 CTEST_ARGS ?=
 MPIEXEC    ?= mpiexec
+PREFIX     ?= /usr/local
 
 # Debian/Ubuntu packages: to build and run, and in addition to test.
 DEPS_RUN  = build-essential cmake pkg-config mpich libmpich-dev libinih-dev libblas-dev \
@@ -27,7 +30,7 @@ DEPS_TEST = petsc-dev slepc-dev openmpi-bin slurm-wlm python3-numpy python3-scip
 PY_MODULES = numpy scipy sklearn matplotlib
 PY_PIP     = numpy scipy scikit-learn matplotlib
 
-.PHONY: all deps test-deps build run test clean
+.PHONY: all deps test-deps build run test install clean
 
 all: build
 
@@ -83,6 +86,9 @@ test: test-deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) > /dev/null
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --output-on-failure --timeout 900 $(CTEST_ARGS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)

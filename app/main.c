@@ -21,7 +21,9 @@ static void print_help(void) {
          "Without CONFIG, the embedded default configuration of the first registered workload\n"
          "(%s) runs; keys of other workloads given with it are not read (a warning names them).\n"
          "A CONFIG that names no [run] workload runs '%s'.  section.key=value arguments\n"
-         "override the file.  --inspect reads a matrix or vector file (Matrix Market,\n"
+         "override the file.  A CONFIG given as a bare name (spai.ini) is looked up in the\n"
+         "current directory, then $HYBRID_DATADIR (and $HYBRID_DATADIR/config), then the\n"
+         "install's share/hybrid/config.  --inspect reads a matrix or vector file (Matrix Market,\n"
          "optionally gzip'ed, or PETSc binary) and prints its size.\n\n"
          "workloads ([run] workload = NAME):\n", hy_version(), hy_git_id(), hy_workloads[0]->name,
          cfg_default("run.workload"));
@@ -86,7 +88,9 @@ static int config_from_args(hy_cfg *cfg, int argc, char **argv) {
     }
   }
   if (file) {
-    HY_CALL(cfg_parse_file(cfg, file));
+    char path[4096];
+    HY_CALL(cfg_find_file(file, path, sizeof path));
+    HY_CALL(cfg_parse_file(cfg, path));
   } else {
     const hy_workload *w = hy_workloads[0];
     HY_CALL(cfg_parse_text(cfg, CFG_EMBEDDED_NAME, w->default_config ? w->default_config : ""));

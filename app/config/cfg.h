@@ -70,6 +70,10 @@ void cfg_free(hy_cfg *c);
 int cfg_parse_file(hy_cfg *c, const char *path);
 int cfg_parse_text(hy_cfg *c, const char *name, const char *text);
 
+/* Resolve a configuration file name: as given when it has a '/' or exists here, else in
+ * $HYBRID_DATADIR, then the install's share/hybrid/config (cfg_path.c).  Local. */
+int cfg_find_file(const char *name, char *out, size_t n);
+
 /* Apply one "section.key=value" override.  Local (rank 0). */
 int cfg_override(hy_cfg *c, const char *arg);
 

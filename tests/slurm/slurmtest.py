@@ -3,7 +3,7 @@
 
 slurmtest.py job   --cluster DIR --src SRC --bindir BUILD --workdir W --script NAME.slurm
                    [--require FILE]... [--args-file FILE] [--write NAME=TEXT]... [--env K=V]...
-                   [--no-build-link] [--build-hello MPICC] [--sbatch OPT]... [--state S] [--exit A:B | --exit-nonzero]
+                   [--no-build-link] [--no-config-link] [--build-hello MPICC] [--sbatch OPT]... [--state S] [--exit A:B | --exit-nonzero]
                    [--expect REGEX]... [--records N] [--record-status S] [--ranks R]
                    [--record-key section.key=value]... [--gpus N] [--timeout S]
                    [--nodes N] [--same-as SBATCH_OPT]... [--rtol R] [--atol A] [--within S]
@@ -71,7 +71,8 @@ def fresh_workdir(a):
     os.makedirs(a.workdir)
     if not getattr(a, "no_build_link", False):
         os.symlink(os.path.abspath(a.bindir), os.path.join(a.workdir, "build"))
-    os.symlink(os.path.join(os.path.abspath(a.src), "config"), os.path.join(a.workdir, "config"))
+    if not getattr(a, "no_config_link", False):
+        os.symlink(os.path.join(os.path.abspath(a.src), "config"), os.path.join(a.workdir, "config"))
 
 
 def job_info(jobid, a, env):
@@ -388,6 +389,8 @@ def main(argv):
     ap.add_argument("--write", action="append", default=[])
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--no-build-link", action="store_true")
+    ap.add_argument("--no-config-link", action="store_true",
+                    help="no W/config link (an installed job script finds its config itself)")
     ap.add_argument("--build-hello", metavar="MPICC",
                     help="compile tests/slurm/mpi_hello.c with MPICC and run it (HYBRID_BIN)")
     ap.add_argument("--sbatch", action="append", default=[])

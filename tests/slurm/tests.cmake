@@ -70,6 +70,15 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
     --expect "^job: srun --mpi=\\S+ \\S+/build/hybrid config/selftest.ini output.dir=results/[0-9]+"
     --expect "^PASSED: selftest"
     --expect "^job: hybrid exited 0")
+  # the installed job script (tests/install: install_prefix installs into its prefix), submitted
+  # from a folder with neither build/ nor config/: PREFIX/bin/hybrid, PREFIX's selftest.ini
+  set(_hy_prefix ${HY_TEST_OUT}/install_prefix/prefix)
+  hy_slurm_test(NAME slurm_installed_job ARGS job --src ${_hy_prefix}/share/hybrid
+    --no-build-link --no-config-link --script selftest.slurm --records 1 --record-status passed --ranks 4
+    --expect "^job: executable ${_hy_prefix}/bin/hybrid$"
+    --expect "^job: config ${_hy_prefix}/share/hybrid/config/selftest.ini"
+    --expect "^PASSED: selftest" --expect "^job: hybrid exited 0")
+  set_tests_properties(slurm_installed_job PROPERTIES FIXTURES_REQUIRED "slurm_cluster;hybrid_installed")
   # a config path plus overrides, sbatch options overriding the script's #SBATCH lines
   hy_slurm_test(NAME slurm_selftest_overrides ARGS job --script selftest.slurm
     --sbatch=--ntasks=2 --gpus 2 --records 1 --record-status passed --ranks 2

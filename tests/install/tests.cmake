@@ -1,0 +1,9 @@
+# Install tests (label unit): `cmake --install` into a temporary prefix, then the installed
+# binary run from another directory with a configuration named by a bare name (found in the
+# prefix's share/hybrid/config, or in $HYBRID_DATADIR), the man page, and the installed job
+# script run from another submit directory (without Slurm: bash + HYBRID_LAUNCHER=mpiexec;
+# tests/slurm's slurm_installed_job submits it with sbatch).
+add_test(NAME install_prefix
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install/install_test.sh ${CMAKE_BINARY_DIR}
+          ${HY_TEST_OUT}/install_prefix ${MPIEXEC_EXECUTABLE})
+set_tests_properties(install_prefix PROPERTIES LABELS unit TIMEOUT 120 FIXTURES_SETUP hybrid_installed)
