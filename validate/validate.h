@@ -1,6 +1,6 @@
 /* validate.h - hybrid-validate: the PETSc/SLEPc reference checker.
  *
- * A separate executable (built with mpicc.openmpi against Debian's PETSc/SLEPc, never with
+ * A separate executable (built with PETSc's own compiler, Debian: mpicc.openmpi, against PETSc/SLEPc, never with
  * the app's MPICH) that reads the same files as the app through app/io and recomputes a
  * result with PETSc or SLEPc.  One subcommand per check:
  *

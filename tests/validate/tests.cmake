@@ -1,11 +1,16 @@
 # tests/validate: hybrid-validate (validate/), label validate.  Registered only when the
-# validator is built (PETSc, SLEPc and mpicc.openmpi found; validate/CMakeLists.txt says why
+# validator is built (PETSc, SLEPc and PETSc's compiler found; validate/CMakeLists.txt says why
 # not otherwise).  The validator runs as a singleton (no mpiexec), through tools/runcase.py.
 # Data: gen_systems.py writes seeded random systems (x_true drawn, b = A x_true computed in
 # Python, independently of app/io) to ${HY_TEST_OUT}/validate_data (fixture validate_data).
 if(NOT TARGET hybrid-validate)
   return()
 endif()
+
+# the validator links the MPI library that libpetsc links (built with PETSc's own compiler)
+add_test(NAME validate_build_mpi
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/build_mpi.sh $<TARGET_FILE:hybrid-validate> ${HYBRID_PETSC_LIBRARY_DIRS})
+set_tests_properties(validate_build_mpi PROPERTIES LABELS "validate;unit" TIMEOUT 30)
 
 set(HYV_DATA ${HY_TEST_OUT}/validate_data)
 set(HYV_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
