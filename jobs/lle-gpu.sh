@@ -4,7 +4,7 @@
 # with scikit-learn's time from the same call, KNN N = 100,000 D = 32 against torch.cdist+topk,
 # and KNN+weights on 2 GPUs against 1 at N = 1,000,000.  Logs in $OUT (default ./lle-gpu-out).
 #
-#   jobs/lle-gpu.sh [build|test|bench|all]      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
+#   jobs/lle-gpu.sh [build|test|bench|grid|all]   (grid: only the KNN grid-vs-brute figures)      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build-gpu}
@@ -49,7 +49,33 @@ run() {
         tgt == "" ? "" : sprintf(" (target <= %s s: %s)", tgt, s <= tgt + 0 ? "met" : "NOT met")}' "$OUT/$name.log"
 }
 
+# KNN N = 1M, D = 3, K = 10 on one GPU: the grid search against brute force (target <= 0.2 s),
+# Swiss roll and uniform in [0,1)^3, neighbour lists compared (they must be identical).
+do_grid() {
+  for ds in "swissroll" "uniform lle.ambient_dim=3"; do
+    tag=${ds%% *}
+    log "KNN N=1000000 D=3 K=10 $tag: grid vs brute force on CUDA (target grid <= 0.2 s)"
+    for m in grid brute grid; do   # the first grid run warms the device
+      run knn1m-$tag-$m 1 run.workload=lle lle.dataset=$ds lle.n=1000000 lle.k=10 run.backend=cuda \
+        lle.stage=knn lle.knn=$m output.neighbors="$OUT/knn1m-$tag-$m.npy" output.record=false > /dev/null
+    done
+    python3 - "$OUT" "$tag" <<'PY' | tee -a "$OUT/lle.log"
+import re, sys
+import numpy as np
+out, tag = sys.argv[1:]
+t = {m: float(re.search(r"stage knn: knn ([0-9.]+) s", open("%s/knn1m-%s-%s.log" % (out, tag, m)).read()).group(1))
+     for m in ("grid", "brute")}
+a, b = (np.load("%s/knn1m-%s-%s.npy" % (out, tag, m)) for m in ("grid", "brute"))
+nd = int((a != b).any(axis=1).sum()) if a.shape == b.shape else -1
+print("   KNN N=1M D=3 K=10 %s: grid %.3f s, brute force %.3f s (%.1fx), target grid <= 0.2 s: %s; lists differing: %d%s"
+      % (tag, t["grid"], t["brute"], t["brute"] / t["grid"], "met" if t["grid"] <= 0.2 else "NOT met", nd,
+         "" if nd == 0 else "  <-- MUST BE 0"))
+PY
+  done
+}
+
 do_bench() {
+  do_grid
   log "Swiss roll N=20000 K=10 d=2, CUDA (target <= 0.2 s end to end)"
   run sr20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0
   TARGET=0.2 run sr20k 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 output.plot="$OUT/sr20k.png"
@@ -89,6 +115,7 @@ case "$what" in
   build) do_build ;;
   test) do_test ;;
   bench) do_bench ;;
+  grid) do_grid ;;
   all) do_build && { do_test; do_bench; } ;;
-  *) echo "usage: $0 [build|test|bench|all]"; exit 1 ;;
+  *) echo "usage: $0 [build|test|bench|grid|all]"; exit 1 ;;
 esac

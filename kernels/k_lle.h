@@ -29,6 +29,10 @@ typedef struct {
   /* lle.knn = auto takes the host kd-tree for data of at most this dimension, where it beats
    * this backend's brute force (host: 8; CUDA: 0, the GPU's brute force is faster) */
   int kdtree_max_dim;
+  /* lle.knn = auto takes this backend's grid search for data of at most grid_max_dim
+   * dimensions and at least grid_min_n points (0: never) */
+  int grid_max_dim;
+  int64_t grid_min_n;
   /* neighbours of queries q0..q1-1: nbr[(q - q0) * k + j] ascending by (d2, index), d2 the
    * squared distance (FP64 direct form, or FP32 direct form when fp32) */
   int (*knn)(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int fp32,
@@ -36,6 +40,10 @@ typedef struct {
   /* weights of those queries: G = C C^T with C = x[nbr] - x[q], G += R I with R = reg *
    * trace(G) (reg when the trace is 0), solve G w = 1 by Cholesky, w /= sum(w).
    * *nbad counts points whose G was not positive definite even so (w set to 1/k there). */
+  /* the same neighbours by the exact uniform-grid search (k_lle_grid_query over the cells of
+   * k_lle_grid_plan, FP64 direct form); NULL where the backend has none */
+  int (*grid_knn)(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k,
+                  int32_t *nbr, double *d2);
   int (*weights)(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k,
                  const int32_t *nbr, double reg, double *w, int64_t *nbad);
   /* the local blocks of those queries for lle.method = ltsa | hessian | modified (method
@@ -82,6 +90,139 @@ int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32
 #else
 #define K_LLE_HD
 #endif
+
+/* ---- exact uniform-grid (cell list) K nearest neighbours, shared by the host and CUDA ---- */
+#define K_LLE_GRID_MAXD 8   /* the grid search takes data of at most this many dimensions */
+
+/* The cells: cubes of side h from lo, nc[c] along coordinate c (a cell index clamped into
+ * 0..nc[c]-1), cell id = sum_c cell_c * stride[c]; the points sorted by cell id (stable: by
+ * index within a cell): idx[s] the point at sorted position s, xs its coordinates (n x dim),
+ * start[cell]..start[cell+1]-1 a cell's positions.  slack: the absolute error allowed for in
+ * a distance to a cell face (rounding of lo + m h), so that a stop is never premature. */
+typedef struct {
+  int dim;
+  int64_t n, ncell;
+  int32_t nc[K_LLE_GRID_MAXD];
+  int64_t stride[K_LLE_GRID_MAXD];
+  double lo[K_LLE_GRID_MAXD];
+  double h, inv_h, slack;
+  const int32_t *start, *idx;   /* ncell + 1, n (host or device memory) */
+  const double *xs;             /* n x dim, sorted (host or device memory) */
+} k_lle_grid;
+
+/* Choose lo, h, nc, stride for p's points (about K_LLE_GRID_FILL points a cell on average over
+ * the bounding box, at most 2 n + 64 cells); start/idx/xs left NULL.  Host.  Local. */
+#define K_LLE_GRID_FILL 3.0
+int k_lle_grid_plan(const k_lle_points *p, k_lle_grid *g);
+/* Neighbours of queries q0..q1-1 by the grid on the host: cells by a counting sort.  Local. */
+int k_lle_grid_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2);
+
+/* FP64 operations rounded one by one (no fused multiply-add on the device, where nvcc would
+ * contract a * b + c), so that host and device distances agree bit for bit. */
+#if defined(__CUDA_ARCH__)
+#define K_LLE_SUB(a, b) __dsub_rn(a, b)
+#define K_LLE_ADD(a, b) __dadd_rn(a, b)
+#define K_LLE_MUL(a, b) __dmul_rn(a, b)
+#else
+#define K_LLE_SUB(a, b) ((a) - (b))
+#define K_LLE_ADD(a, b) ((a) + (b))
+#define K_LLE_MUL(a, b) ((a) * (b))
+#endif
+
+/* Cell index of coordinate v along axis c (clamped).  Local. */
+static inline K_LLE_HD int32_t k_lle_grid_axis(const k_lle_grid *g, int c, double v) {
+  double t = floor((v - g->lo[c]) * g->inv_h);
+  if (!(t >= 0)) return 0;
+  return t >= g->nc[c] - 1 ? g->nc[c] - 1 : (int32_t)t;
+}
+
+/* Cell id of point coordinates xp.  Local. */
+static inline K_LLE_HD int64_t k_lle_grid_cell(const k_lle_grid *g, const double *xp) {
+  int64_t id = 0;
+  for (int c = 0; c < g->dim; c++) id += (int64_t)k_lle_grid_axis(g, c, xp[c]) * g->stride[c];
+  return id;
+}
+
+/* Offer the points of one cell to the ascending (distance, index) list dl/il of length k,
+ * point q itself excluded by index.  Local. */
+static inline K_LLE_HD void k_lle_grid_cell_scan(const k_lle_grid *g, int64_t cell, const double *xq, int64_t q,
+                                                 int k, double *dl, int32_t *il) {
+  int dim = g->dim;
+  for (int32_t s = g->start[cell], e = g->start[cell + 1]; s < e; s++) {
+    int32_t j = g->idx[s];
+    const double *xj = g->xs + (int64_t)s * dim;
+    double sum = 0;
+    for (int c = 0; c < dim; c++) {
+      double t = K_LLE_SUB(xj[c], xq[c]);
+      sum = K_LLE_ADD(sum, K_LLE_MUL(t, t));
+    }
+    if (j == q || sum > dl[k - 1] || (sum == dl[k - 1] && j > il[k - 1])) continue;
+    int p = k - 1;
+    while (p > 0 && (dl[p - 1] > sum || (dl[p - 1] == sum && il[p - 1] > j))) {
+      dl[p] = dl[p - 1]; il[p] = il[p - 1]; p--;
+    }
+    dl[p] = sum; il[p] = j;
+  }
+}
+
+/* The K nearest points of query q (coordinates xq, excluded by index; q < 0: nothing
+ * excluded) into dl/il ascending by (distance, index): rings r = 0, 1, ... of cells around
+ * the query's cell (Chebyshev cell distance r), until the K-th distance is below the distance
+ * from xq to the part of the grid not visited yet (minus g->slack), or everything is visited.
+ * Exact: an unvisited point lies beyond a face of the visited box.  Local. */
+static inline K_LLE_HD void k_lle_grid_query(const k_lle_grid *g, const double *xq, int64_t q, int k,
+                                             double *dl, int32_t *il) {
+  int dim = g->dim;
+  int32_t cq[K_LLE_GRID_MAXD], off[K_LLE_GRID_MAXD];
+  int32_t rmax = 0;
+  for (int j = 0; j < k; j++) { dl[j] = INFINITY; il[j] = INT32_MAX; }
+  for (int c = 0; c < dim; c++) {
+    cq[c] = k_lle_grid_axis(g, c, xq[c]);
+    int32_t m = cq[c] > g->nc[c] - 1 - cq[c] ? cq[c] : g->nc[c] - 1 - cq[c];
+    if (m > rmax) rmax = m;
+  }
+  for (int32_t r = 0; r <= rmax; r++) {
+    /* the shell: axes 0..dim-2 over the box (clipped) by an odometer, the last axis its full
+     * range where an earlier offset is at +-r, else its two ends */
+    int last = dim - 1;
+    for (int c = 0; c < last; c++) off[c] = -r;
+    for (;;) {
+      int edge = 0, inside = 1;
+      int64_t base = 0;
+      for (int c = 0; c < last; c++) {
+        int32_t v = cq[c] + off[c];
+        if (v < 0 || v >= g->nc[c]) { inside = 0; break; }
+        base += (int64_t)v * g->stride[c];
+        if (off[c] == -r || off[c] == r) edge = 1;
+      }
+      if (inside) {
+        int32_t a = cq[last] - r, b = cq[last] + r, step = edge || r == 0 ? 1 : 2 * r;
+        for (int32_t v = a; v <= b; v += step)
+          if (v >= 0 && v < g->nc[last]) k_lle_grid_cell_scan(g, base + (int64_t)v * g->stride[last], xq, q, k, dl, il);
+      }
+      int c = 0;
+      while (c < last && off[c] == r) off[c++] = -r;
+      if (c == last) break;
+      off[c]++;
+    }
+    /* distance from xq to the unvisited cells: the nearest face of the visited box that has
+     * cells beyond it */
+    double bnd = INFINITY;
+    for (int c = 0; c < dim; c++) {
+      if (cq[c] - r > 0) {
+        double t = xq[c] - (g->lo[c] + (double)(cq[c] - r) * g->h);
+        if (t < bnd) bnd = t;
+      }
+      if (cq[c] + r < g->nc[c] - 1) {
+        double t = g->lo[c] + (double)(cq[c] + r + 1) * g->h - xq[c];
+        if (t < bnd) bnd = t;
+      }
+    }
+    if (bnd == INFINITY) break;
+    bnd -= g->slack;
+    if (bnd > 0 && dl[k - 1] < bnd * bnd * (1 - 1e-12)) break;
+  }
+}
 
 /* Weights of point q from its k neighbours: g (k*k scratch, entry (a,b) at g[(a*k+b)*gs], gs
  * the stride: 1 on the host, the thread count on the GPU for coalesced access), w (k out).

@@ -95,7 +95,7 @@ int lle_trustworthiness(const lle_data *d, int dd, const double *y, int kt, int6
 /* ---- the workload: typed options, the stages, what they hand to the report ---- */
 enum { LLE_SWISSROLL, LLE_SCURVE, LLE_UNIFORM, LLE_FILE };   /* lle.dataset */
 enum { LLE_STAGE_ALL, LLE_STAGE_KNN, LLE_STAGE_WEIGHTS };    /* lle.stage */
-enum { LLE_KNN_AUTO, LLE_KNN_BRUTE, LLE_KNN_KDTREE };        /* lle.knn */
+enum { LLE_KNN_AUTO, LLE_KNN_BRUTE, LLE_KNN_KDTREE, LLE_KNN_GRID };   /* lle.knn */
 enum { LLE_STANDARD, LLE_LTSA, LLE_HESSIAN, LLE_MODIFIED };   /* lle.method (= K_LLE_LTSA ...) */
 
 /* Every [lle] key and lle's [output] keys, read once by lle_opts_from_cfg. */
@@ -144,7 +144,9 @@ typedef struct {
   int64_t tbad;                /* transform points with a singular local Gram matrix */
   double *temb;                /* rank 0: tdata.n x d embedding of the new points, column-major */
   uint64_t temb_digest;
-  int use_kd;                  /* neighbours by the kd-tree */
+  int knn_used;                /* LLE_KNN_BRUTE, _KDTREE or _GRID (auto resolved) */
+  const char *knn_name;        /* "brute force", "kdtree", "grid" */
+  const char *knn_metric;      /* record field knn: "brute", "kdtree", "grid" */
   const char *knn_how;         /* "host", "FP32 direct form", "FP64 direct form" */
   int32_t *nbr;                /* rank 0: n x k neighbours (all rows of W) */
   double *w;                   /* rank 0: n x k weights (method = standard), else NULL */

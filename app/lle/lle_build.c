@@ -1,6 +1,6 @@
 /* lle_build.c - stages "knn", "weights" and "gather" of lle: the K nearest neighbours and the
  * reconstruction weights of this rank's block of query points on its backend (brute force
- * through the backend's table, or the host kd-tree), then W's rows gathered on rank 0. */
+ * or the uniform grid through the backend's table, or the host kd-tree), then W's rows gathered on rank 0. */
 #include "lle.h"
 #include "k_lle.h"
 
@@ -108,16 +108,36 @@ static int lle_modified_eta(hy_ctx *ctx, const k_lle_ops *ops, const k_lle_point
   return HY_OK;
 }
 
+/* Which neighbour search runs: lle.knn, auto resolved by the backend table's capabilities
+ * (the grid where its dimension and size limits say it is faster, else the host kd-tree up to
+ * kdtree_max_dim, else brute force); names for the report.  Every rank decides the same (all
+ * hold the data); knn = grid beyond K_LLE_GRID_MAXD dimensions is a configuration error.
+ * Collective. */
+static int lle_knn_pick(hy_ctx *ctx, const lle_opts *o, const k_lle_ops *ops, const lle_data *d, lle_info *info) {
+  int m = o->knn;
+  if (m == LLE_KNN_AUTO)
+    m = ops->grid_knn && d->dim <= ops->grid_max_dim && d->n >= ops->grid_min_n ? LLE_KNN_GRID
+        : d->dim <= ops->kdtree_max_dim ? LLE_KNN_KDTREE : LLE_KNN_BRUTE;
+  int rc = HY_OK;
+  if (m == LLE_KNN_GRID && (!ops->grid_knn || d->dim > K_LLE_GRID_MAXD))
+    rc = hy_err(HY_EUSAGE, "key 'lle.knn' = grid: the data has %d dimensions, the grid search takes at most %d%s "
+                "(use brute or kdtree)", d->dim, K_LLE_GRID_MAXD, ops->grid_knn ? "" : " and this backend has none");
+  HY_CALL(hy_agree(ctx->comm, rc));
+  static const char *const name[] = { "", "brute force", "kdtree", "grid" }, *const metric[] = { "", "brute", "kdtree", "grid" };
+  info->knn_used = m;
+  info->knn_name = name[m];
+  info->knn_metric = metric[m];
+  info->knn_how = m == LLE_KNN_KDTREE ? "host" : m == LLE_KNN_GRID || !o->fp32 ? "FP64 direct form" : "FP32 direct form";
+  return HY_OK;
+}
+
 /* Neighbours and weights of this rank's queries, W on rank 0.  Collective. */
 int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   const lle_data *d = &info->data;
   int64_t n = d->n;
   int k = o->k;
   const k_lle_ops *ops = k_lle_ops_get(&ctx->be);
-  /* auto: the host kd-tree where the backend's brute force is not faster (its table says up
-   * to which dimension) */
-  info->use_kd = o->knn == LLE_KNN_KDTREE || (o->knn == LLE_KNN_AUTO && d->dim <= ops->kdtree_max_dim);
-  info->knn_how = info->use_kd ? "host" : (o->fp32 ? "FP32 direct form" : "FP64 direct form");
+  HY_CALL(lle_knn_pick(ctx, o, ops, d, info));
   int64_t q0 = n * ctx->rank / ctx->size, q1 = n * (ctx->rank + 1) / ctx->size, nq = q1 - q0;
   int wk = o->method == LLE_STANDARD ? k : K_LLE_BLOCK_VALS(k, o->method);   /* weights or a block a query */
   int32_t *nbr = NULL;
@@ -127,8 +147,9 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   HY_MALLOC(w, (size_t)(nq ? nq : 1) * wk);
   k_lle_points pts = { n, d->dim, d->x };
   hy_phase_begin(ctx, "knn");
-  if (nq > 0) HY_LOCAL(info->use_kd ? k_lle_kdtree_knn(&pts, q0, q1, k, nbr, d2)
-                                    : ops->knn(&ctx->be, &pts, q0, q1, k, o->fp32, nbr, d2));
+  if (nq > 0) HY_LOCAL(info->knn_used == LLE_KNN_KDTREE ? k_lle_kdtree_knn(&pts, q0, q1, k, nbr, d2)
+                       : info->knn_used == LLE_KNN_GRID ? ops->grid_knn(&ctx->be, &pts, q0, q1, k, nbr, d2)
+                       : ops->knn(&ctx->be, &pts, q0, q1, k, o->fp32, nbr, d2));
   hy_debug_point(ctx, "knn");
   hy_phase_end(ctx, "knn");
   int64_t cnt[2] = { 0, 0 }, all[2] = { 0, 0 };   /* zero-distance neighbours, singular Gram */

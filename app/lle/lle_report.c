@@ -25,12 +25,12 @@ void lle_report_build(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   static const char *const local_name[] = { "weights", "ltsa blocks", "hessian blocks", "modified blocks" };
   const char *local = local_name[o->method];
   hy_printf0(ctx, "lle: neighbours by %s (%s), %s on %s, %d rank(s) with query blocks\n",
-             info->use_kd ? "kdtree" : "brute force", info->knn_how, local, ctx->be.name, ctx->size);
+             info->knn_name, info->knn_how, local, ctx->be.name, ctx->size);
   hy_printf0(ctx, "lle: knn graph digest %016llx, %lld zero-distance neighbour(s) (duplicates), "
              "%lld point(s) with a %s\n", (unsigned long long)info->graph_digest,
              (long long)info->ndup, (long long)info->nbad,
              o->method == LLE_STANDARD ? "singular local Gram matrix" : "local eigen-decomposition not converged");
-  hy_metric_str(ctx, "knn", info->use_kd ? "kdtree" : "brute");
+  hy_metric_str(ctx, "knn", info->knn_metric);
   hy_metric_int(ctx, "duplicate_neighbours", info->ndup);
   hy_metric_int(ctx, "singular_gram", info->nbad);
   if (o->stage == LLE_STAGE_ALL) return;

@@ -8,6 +8,8 @@
 #include "k_lle.h"
 
 #include <math.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
 
 #define KNN_THREADS 128
 #define KNN_TILE_BYTES 32768
@@ -162,6 +164,105 @@ static int cuda_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1
   return HY_OK;
 }
 
+/* ---- the uniform-grid search: cells by CUB's radix sort, k_lle_grid_query per query ---- */
+
+/* Cell id and index of point i.  Global kernel. */
+__global__ void grid_cells(k_lle_grid g, const double *__restrict__ x, uint32_t *key, int32_t *val) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= g.n) return;
+  key[i] = (uint32_t)k_lle_grid_cell(&g, x + i * g.dim);
+  val[i] = (int32_t)i;
+}
+
+/* Cell starts from the sorted keys (position s opens the cells after key[s-1] up to key[s];
+ * s = n closes the rest), the sorted coordinates, and the flags of this rank's queries.
+ * Global kernel. */
+__global__ void grid_starts(k_lle_grid g, const double *__restrict__ x, const uint32_t *__restrict__ key,
+                            const int32_t *__restrict__ idx, int32_t *start, double *xs, int64_t q0, int64_t q1,
+                            char *flag, int32_t *iota) {
+  int64_t s = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s > g.n) return;
+  int64_t cur = s < g.n ? (int64_t)key[s] : g.ncell, prev = s > 0 ? (int64_t)key[s - 1] : -1;
+  for (int64_t c = prev + 1; c <= cur; c++) start[c] = (int32_t)s;
+  if (s == g.n) return;
+  int32_t j = idx[s];
+  for (int c = 0; c < g.dim; c++) xs[s * g.dim + c] = x[(int64_t)j * g.dim + c];
+  flag[s] = j >= q0 && j < q1;
+  iota[s] = (int32_t)s;
+}
+
+/* Neighbours of the queries at sorted positions pos[0..m-1] (this rank's, in cell order so
+ * that a warp's queries are close together).  Global kernel. */
+__global__ void grid_query(k_lle_grid g, const int32_t *__restrict__ pos, const int32_t *__restrict__ m, int64_t q0,
+                           int k, int32_t *__restrict__ nbr, double *__restrict__ d2) {
+  int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= *m) return;
+  int32_t s = pos[t], q = g.idx[s];
+  double dl[K_LLE_KMAX], xq[K_LLE_GRID_MAXD];
+  int32_t il[K_LLE_KMAX];
+  for (int c = 0; c < g.dim; c++) xq[c] = g.xs[(int64_t)s * g.dim + c];
+  k_lle_grid_query(&g, xq, q, k, dl, il);
+  int64_t r = (int64_t)(q - q0) * k;
+  for (int j = 0; j < k; j++) { nbr[r + j] = il[j]; d2[r + j] = dl[j]; }
+}
+
+/* Grid neighbours on the device: the plan on the host (k_lle_grid_plan, as the host table),
+ * keys sorted by cub::DeviceRadixSort (stable: by index within a cell, as the host's counting
+ * sort), this rank's queries selected in cell order (positions 0..n-1 written into the sort's spare
+ * value buffer, filtered by cub::DeviceSelect::Flagged), one thread a query.  Local. */
+static int cuda_grid_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr,
+                         double *d2) {
+  if (k > K_LLE_KMAX) return hy_err(HY_EUSAGE, "k = %d exceeds the kernels' limit %d", k, K_LLE_KMAX);
+  k_lle_grid g;
+  HY_CALL(k_lle_grid_plan(p, &g));
+  if (g.ncell >= (int64_t)UINT32_MAX) return hy_err(HY_EUSAGE, "grid KNN on CUDA: %lld cells exceed 32-bit keys", (long long)g.ncell);
+  cudaStream_t st = k_cuda_st(be)->stream;
+  int64_t n = p->n, nq = q1 - q0, m = n * p->dim;
+  int bits = 1;
+  while (bits < 32 && ((int64_t)1 << bits) <= g.ncell) bits++;
+  double *dx = NULL, *dxs = NULL, *dd2 = NULL;
+  uint32_t *key = NULL, *key2 = NULL;
+  int32_t *val = NULL, *val2 = NULL, *start = NULL, *pos = NULL, *dm = NULL, *dnbr = NULL;
+  char *flag = NULL;
+  void *tmp = NULL;
+  size_t tb = 0, tb2 = 0;
+  HY_CUDA(cudaMallocAsync((void **)&dx, (size_t)m * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&dxs, (size_t)m * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&key, (size_t)n * sizeof(uint32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&key2, (size_t)n * sizeof(uint32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&val, (size_t)n * sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&val2, (size_t)n * sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&start, (size_t)(g.ncell + 1) * sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&pos, (size_t)n * sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&flag, (size_t)n, st));
+  HY_CUDA(cudaMallocAsync((void **)&dm, sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&dnbr, (size_t)nq * k * sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&dd2, (size_t)nq * k * sizeof(double), st));
+  HY_CUDA(cudaMemcpyAsync(dx, p->x, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, st));
+  unsigned nb = (unsigned)((n + 256) / 256);
+  grid_cells<<<nb, 256, 0, st>>>(g, dx, key, val);
+  HY_CUDA_LAUNCH();
+  cub::DoubleBuffer<uint32_t> dk(key, key2);
+  cub::DoubleBuffer<int32_t> dv(val, val2);
+  HY_CUDA(cub::DeviceRadixSort::SortPairs(NULL, tb, dk, dv, (int)n, 0, bits, st));
+  HY_CUDA(cub::DeviceSelect::Flagged(NULL, tb2, val2, flag, pos, dm, (int)n, st));
+  if (tb2 > tb) tb = tb2;
+  HY_CUDA(cudaMallocAsync(&tmp, tb, st));
+  HY_CUDA(cub::DeviceRadixSort::SortPairs(tmp, tb, dk, dv, (int)n, 0, bits, st));
+  grid_starts<<<nb, 256, 0, st>>>(g, dx, dk.Current(), dv.Current(), start, dxs, q0, q1, flag, dv.Alternate());
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cub::DeviceSelect::Flagged(tmp, tb, dv.Alternate(), flag, pos, dm, (int)n, st));
+  g.start = start; g.idx = dv.Current(); g.xs = dxs;
+  grid_query<<<(unsigned)((nq + KNN_THREADS - 1) / KNN_THREADS), KNN_THREADS, 0, st>>>(g, pos, dm, q0, k, dnbr, dd2);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(nbr, dnbr, (size_t)nq * k * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
+  HY_CUDA(cudaMemcpyAsync(d2, dd2, (size_t)nq * k * sizeof(double), cudaMemcpyDeviceToHost, st));
+  void *bufs[] = { dx, dxs, key, key2, val, val2, start, pos, flag, dm, dnbr, dd2, tmp };
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) HY_CUDA(cudaFreeAsync(bufs[i], st));
+  HY_CUDA(cudaStreamSynchronize(st));
+  return HY_OK;
+}
+
 /* Weights of a chunk of queries, one thread each; g interleaved with stride = chunk.  Global. */
 __global__ void weights_kernel(const double *__restrict__ x, int dim, int64_t c0, int64_t c1, int k,
                                const int32_t *__restrict__ nbr, double reg, double *g, int64_t gs,
@@ -284,8 +385,11 @@ static int cuda_blocks(k_backend *be, const k_lle_points *p, int64_t q0, int64_t
 static k_lle_ops make_lle_cuda_ops(void) {
   k_lle_ops o = {};
   o.name = "cuda";
-  o.kdtree_max_dim = 0;   /* lle.knn = auto: the GPU's brute force at every dimension */
+  o.kdtree_max_dim = 0;   /* lle.knn = auto: the GPU's brute force or grid at every dimension */
+  o.grid_max_dim = 3;     /* auto: the grid for D <= 3 and n >= 100000 (jobs/lle-gpu.sh bench: grid vs brute) */
+  o.grid_min_n = 100000;
   o.knn = cuda_knn;
+  o.grid_knn = cuda_grid_knn;
   o.weights = cuda_weights;
   o.blocks = cuda_blocks;
   return o;

@@ -106,6 +106,12 @@ static int host_blocks(k_backend *be, const k_lle_points *p, int64_t q0, int64_t
   return HY_OK;
 }
 
+/* The grid search on the host (kernels/host/lle_grid.c).  Local. */
+static int host_grid_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2) {
+  (void)be;
+  return k_lle_grid_knn(p, q0, q1, k, nbr, d2);
+}
+
 const k_lle_ops k_lle_host_ops = {
-  .name = "host", .kdtree_max_dim = 8, .knn = host_knn, .weights = host_weights, .blocks = host_blocks,
+  .name = "host", .kdtree_max_dim = 8, .grid_max_dim = 0, .grid_min_n = 0, .knn = host_knn, .grid_knn = host_grid_knn, .weights = host_weights, .blocks = host_blocks,
 };

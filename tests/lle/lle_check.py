@@ -245,14 +245,17 @@ def check_knn(c):
     t = 1.5 * np.pi * (1 + 2 * rng.uniform(size=300))
     Xs = np.c_[t * np.cos(t), 21 * rng.uniform(size=300), t * np.sin(t)] + 0.05 * rng.normal(size=(300, 3))
     Xs = np.r_[Xs, Xs[:20]]
+    # a plane lattice with every point 1-3 times: ties at the K-th distance on cell faces
+    g2 = np.array([(a, b) for a in range(12) for b in range(9)], dtype=float)
+    Xp = np.r_[g2, g2[::3], g2[::7]] * 0.25
     rc = 0
-    for name, X, k in (("integer grid", Xi, 10), ("swiss roll", Xs, 8)):
+    for name, X, k in (("integer grid", Xi, 10), ("swiss roll", Xs, 8), ("plane lattice", Xp, 12)):
         path = os.path.join(c.workdir, "knn_%s.csv" % name.split()[0])
         np.savetxt(path, X, delimiter=",", header=",".join("x%d" % i for i in range(X.shape[1])),
                    comments="", fmt="%.17g")
         ref = knn_reference(np.loadtxt(path, delimiter=",", skiprows=1), k)
         ndup = sum(1 for q in range(len(X)) for j in ref[q] if np.array_equal(X[q], X[j]))
-        for knn in ("brute", "kdtree"):
+        for knn in ("brute", "kdtree", "grid"):
             for r in (1, 2, 3):
                 wd, out = run(c, r, ["run.workload=lle", "lle.dataset=file", "lle.file=" + path,
                                      "lle.k=%d" % k, "lle.knn=" + knn, "lle.stage=knn",
@@ -452,7 +455,7 @@ def check_duplicates(c):
     np.savetxt(path, X, delimiter=",", header="x,y,z", comments="")
     rc = 0
     dig = []
-    for knn in ("brute", "kdtree"):
+    for knn in ("brute", "kdtree", "grid"):
         for r in (1, 2):
             wd, out = run(c, r, ["run.workload=lle", "lle.dataset=file", "lle.file=" + path, "lle.k=8",
                                  "lle.knn=" + knn, "output.embedding=emb.csv"], "dups_%s_%d" % (knn, r))
@@ -487,6 +490,44 @@ def check_gpu(c):
         print("%s gpu %s n=%d: graph %s, embedding Procrustes disparity cuda vs host %.2e" %
               ("ok  " if ok else "FAIL", ds, n, "identical" if same else "DIFFERENT", disp))
         rc |= 0 if ok else 1
+    return rc
+
+
+def check_gpu_grid(c):
+    """lle.knn = grid on CUDA: neighbour lists identical to CUDA's brute force and to the host
+    grid (itself checked equal to a numpy brute force in check_knn), at 1 and 2 ranks (the two
+    sharing the device); a tie-heavy lattice against the numpy reference."""
+    rc = 0
+    g = np.array([(a, b, z) for a in range(9) for b in range(9) for z in range(5)], dtype=float)
+    os.makedirs(c.workdir, exist_ok=True)
+    path = os.path.join(c.workdir, "lattice.csv")
+    np.savetxt(path, np.r_[g, g[::4]], delimiter=",", header="x,y,z", comments="", fmt="%.17g")
+    ref = knn_reference(np.loadtxt(path, delimiter=",", skiprows=1), 10)
+    cases = (("swissroll 200000", ["lle.dataset=swissroll", "lle.n=200000", "lle.k=10"]),
+             ("uniform D=2 100000", ["lle.dataset=uniform", "lle.ambient_dim=2", "lle.n=100000", "lle.k=16"]),
+             ("uniform D=4 100000", ["lle.dataset=uniform", "lle.ambient_dim=4", "lle.n=100000", "lle.k=10"]),
+             ("lattice", ["lle.dataset=file", "lle.file=" + path, "lle.k=10"]))
+    for name, args in cases:
+        got = {}
+        for tag, be, knn, r in (("cuda grid", "cuda", "grid", 1), ("cuda grid 2 ranks", "cuda", "grid", 2),
+                                ("cuda brute", "cuda", "brute", 1), ("host grid", "host", "grid", 1)):
+            if name == "lattice" and tag != "cuda grid" and tag != "cuda grid 2 ranks":
+                continue
+            wd, out = run(c, r, ["run.workload=lle", "run.backend=" + be, "lle.knn=" + knn, "lle.stage=knn",
+                                 "output.neighbors=nbr.npy", "output.record=false"] + args,
+                          "gpugrid_%s_%s" % (name.replace(" ", "_").replace("=", ""), tag.replace(" ", "_")))
+            got[tag] = np.load(os.path.join(wd, "nbr.npy"))
+            m = re.search(r"stage knn: knn ([0-9.]+) s", out)
+            print("     %s %s: knn %s s" % (name, tag, m.group(1) if m else "?"))
+        base = ref if name == "lattice" else got["cuda brute"]
+        for tag, a in sorted(got.items()):
+            if name != "lattice" and tag == "cuda brute":
+                continue
+            nd = int((a != base).any(axis=1).sum()) if a.shape == base.shape else len(base)
+            ok = nd == 0
+            print("%s gpu grid %s: %s lists vs %s: %d of %d differ" % ("ok  " if ok else "FAIL", name, tag,
+                  "the numpy reference" if name == "lattice" else "cuda brute", nd, len(base)))
+            rc |= 0 if ok else 1
     return rc
 
 
@@ -530,7 +571,7 @@ def main():
     c.allow_skip = a.allow_skip
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
+          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
           "validate": check_validate}[a.check]
     return fn(c)
 

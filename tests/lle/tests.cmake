@@ -44,6 +44,12 @@ hy_case(NAME lle_scurve_2ranks RANKS 2 JSON EXPECT "PASSED: lle" "scurve, n = 12
   ARGS run.workload=lle lle.dataset=scurve lle.n=1200 lle.k=9 lle.knn=brute)
 hy_case(NAME lle_lifted RANKS 1 EXPECT "in 16 dimensions" "PASSED: lle"
   ARGS run.workload=lle lle.n=800 lle.ambient_dim=16 lle.knn=brute lle.precision=fp32)
+hy_case(NAME lle_grid_2ranks RANKS 2 JSON EXPECT "neighbours by grid \\(FP64 direct form\\)" "PASSED: lle"
+  ARGS run.workload=lle lle.n=3000 lle.knn=grid lle.trust_sample=0)
+hy_case(NAME lle_bad_grid_dim RANKS 2 EXIT 1
+  EXPECT "key 'lle.knn' = grid: the data has 16 dimensions, the grid search takes at most 8"
+  REJECT "^PASSED"
+  ARGS run.workload=lle lle.n=500 lle.ambient_dim=16 lle.knn=grid)
 hy_case(NAME lle_bad_k_ge_n RANKS 1 EXIT 1 EXPECT "lle.k.*must be below lle.n"
   ARGS run.workload=lle lle.n=10 lle.k=10)
 hy_case(NAME lle_bad_hessian_k RANKS 1 EXIT 1
@@ -85,6 +91,8 @@ endif()
 if(HYBRID_GPU_TESTS)
   add_test(NAME lle_gpu_vs_host COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu gpu)
   set_tests_properties(lle_gpu_vs_host PROPERTIES LABELS "gpu" TIMEOUT 600)
+  add_test(NAME lle_gpu_grid COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_grid gpu_grid)
+  set_tests_properties(lle_gpu_grid PROPERTIES LABELS "gpu" TIMEOUT 600)
   hy_case(NAME lle_gpu_2ranks RANKS 2 LABELS gpu EXPECT "PASSED: lle" "weights on cuda"
     ARGS run.workload=lle run.backend=cuda lle.n=100000 lle.k=10 lle.trust_sample=0)
   hy_case(NAME lle_gpu_modified_2ranks RANKS 2 LABELS gpu EXPECT "PASSED: lle" "modified blocks on cuda" "transform: 2000 new point"
