@@ -32,7 +32,7 @@ static const cfg_key lle_keys[] = {
   { "lle", "hessian_tol", CFG_REAL, "1e-4", 0, 1e6, NULL, "method = hessian: a local null-space column whose sum is below this in magnitude is not normalised (scikit-learn's hessian_tol)" },
   { "lle", "reg", CFG_REAL, "1e-3", 0, 1e6, NULL, "regularisation of the local Gram matrix: reg * trace(G) (reg when the trace is 0)" },
   { "lle", "knn", CFG_ENUM, "auto", 0, 0, "auto|brute|kdtree|grid",
-    "neighbour search: brute (backend kernel, query blocks over ranks), kdtree (host), grid (exact uniform-grid cell search on the backend, dimension <= 8), auto: grid on CUDA for dimension <= 3 and n >= 100000, kdtree on the host backend for dimension <= 8, else brute" },
+    "neighbour search: brute (backend kernel, query blocks over ranks), kdtree (host), grid (exact uniform-grid cell search on the backend, dimension <= 8), auto: grid for dimension <= 3 and n >= 100000 on CUDA, dimension <= 4 and n >= 50000 on the host backend, else kdtree on the host backend for dimension <= 8, else brute" },
   { "lle", "precision", CFG_ENUM, "fp64", 0, 0, "fp64|fp32", "brute-force distances: FP64 or FP32, both in the direct form sum (x - y)^2" },
   { "lle", "eigensolver", CFG_ENUM, "bsvd", 0, 0, "bsvd|shift-invert|dense",
     "bsvd: UMFPACK LU of B = I - W (+ one diagonal entry), M^+ = B^+ B^+T with the constant vector deflated, subspace iteration, M never assembled; "

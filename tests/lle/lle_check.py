@@ -14,12 +14,13 @@ CHECK:
   validate     hybrid-validate lle (SLEPc Krylov-Schur + sinvert) on the M, eigenvectors and
                eigenvalues a 2-rank run wrote: eigenvalues to 1e-6, subspace angle < 1e-6 rad
   ranks        same KNN graph digest and the same embedding (bit for bit, the same digest) at
-               1, 2, 3 ranks, brute force and kdtree; and the brute-force graph equal to the
-               kdtree graph
+               1, 2, 3 ranks, brute force, kdtree and grid; and the brute-force graph equal to
+               the kdtree and grid graphs
   knn          the neighbour lists (output.neighbors) against a numpy brute force written here
                (squared distances in the kernels' order, the query excluded by index, ties by
                index) on integer points with many exact ties and duplicated points, and on a
-               noisy Swiss roll: brute and kdtree, 1, 2, 3 ranks; identical lists required
+               noisy Swiss roll and a plane lattice with repeated points: brute, kdtree and
+               grid, 1, 2, 3 ranks; identical lists required
   methods      lle.method = ltsa | hessian | modified against scikit-learn's LocallyLinearEmbedding (same
                method, eigen_solver='dense', same data) on a Swiss roll, an S-curve and a noisy
                Swiss roll: Procrustes disparity <= 1e-6 with eigensolver = dense at 1 rank, the
@@ -192,7 +193,7 @@ def digests(out):
 def check_ranks(c):
     rc = 0
     graphs = {}
-    for knn in ("brute", "kdtree"):
+    for knn in ("brute", "kdtree", "grid"):
         base = None
         for r in (1, 2, 3):
             wd, out = run(c, r, ["run.workload=lle", "lle.dataset=scurve", "lle.n=1500", "lle.k=10",
@@ -213,9 +214,9 @@ def check_ranks(c):
             print("%s %s %d ranks: graph %s (%s), embedding digest %s, max |diff| (column signs aligned) %.2e" %
                   ("ok  " if ok else "FAIL", knn, r, dg[0], "same" if same_graph else "DIFFERENT", dg[1], diff))
             rc |= 0 if ok else 1
-    # brute force and kdtree give the same graph (ties by index in both)
+    # brute force, kdtree and grid give the same graph (ties by index in all)
     same = graphs[("brute", 1)] is not None and len(set(graphs.values())) == 1
-    print("%s brute force vs kdtree: graph digests %s" % ("ok  " if same else "FAIL",
+    print("%s brute force vs kdtree vs grid: graph digests %s" % ("ok  " if same else "FAIL",
           "all equal" if same else "DIFFER: %r" % graphs))
     rc |= 0 if same else 1
     return rc

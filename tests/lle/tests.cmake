@@ -46,6 +46,13 @@ hy_case(NAME lle_lifted RANKS 1 EXPECT "in 16 dimensions" "PASSED: lle"
   ARGS run.workload=lle lle.n=800 lle.ambient_dim=16 lle.knn=brute lle.precision=fp32)
 hy_case(NAME lle_grid_2ranks RANKS 2 JSON EXPECT "neighbours by grid \\(FP64 direct form\\)" "PASSED: lle"
   ARGS run.workload=lle lle.n=3000 lle.knn=grid lle.trust_sample=0)
+# lle.knn = auto on the host: the grid from D <= 4, N >= 50,000 (the kd-tree below, brute force above D = 8)
+hy_case(NAME lle_auto_grid RANKS 1 EXPECT "lle: neighbours by grid \\(FP64 direct form\\), weights on host" "PASSED: lle"
+  ARGS run.workload=lle lle.dataset=uniform lle.ambient_dim=4 lle.n=50000 lle.stage=knn)
+hy_case(NAME lle_auto_kdtree RANKS 1 EXPECT "lle: neighbours by kdtree \\(host\\)" "PASSED: lle"
+  ARGS run.workload=lle lle.dataset=uniform lle.ambient_dim=4 lle.n=49999 lle.stage=knn)
+hy_case(NAME lle_auto_kdtree_d5 RANKS 1 EXPECT "lle: neighbours by kdtree \\(host\\)" "PASSED: lle"
+  ARGS run.workload=lle lle.dataset=uniform lle.ambient_dim=5 lle.n=50000 lle.stage=knn)
 hy_case(NAME lle_bad_grid_dim RANKS 2 EXIT 1
   EXPECT "key 'lle.knn' = grid: the data has 16 dimensions, the grid search takes at most 8"
   REJECT "^PASSED"
