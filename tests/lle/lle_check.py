@@ -20,7 +20,11 @@ CHECK:
                (squared distances in the kernels' order, the query excluded by index, ties by
                index) on integer points with many exact ties and duplicated points, and on a
                noisy Swiss roll and a plane lattice with repeated points: brute, kdtree and
-               grid, 1, 2, 3 ranks; identical lists required
+               grid, 1, 2, 3 ranks; identical lists required; and the grid on edge cases
+               (knn_edge_sets: D = 1, a flat axis at 1e6, n = K + 1, far clusters, D = 8)
+  gpu_grid     (GPU) lle.knn = grid on CUDA: lists identical to CUDA's brute force and the host
+               grid (N = 200k Swiss roll, uniform D = 2 and 4 at 100k), at 1 and 2 ranks, and to
+               the numpy reference on a tied lattice and the edge cases
   methods      lle.method = ltsa | hessian | modified against scikit-learn's LocallyLinearEmbedding (same
                method, eigen_solver='dense', same data) on a Swiss roll, an S-curve and a noisy
                Swiss roll: Procrustes disparity <= 1e-6 with eigensolver = dense at 1 rank, the
@@ -238,6 +242,42 @@ def knn_reference(X, k):
     return out
 
 
+def knn_edge_sets():
+    """Point sets at the grid search's edges, with their K: one dimension with repeats, a flat
+    axis far from the origin, n = K + 1, two tiny clusters far apart (most cells empty, many
+    rings), eight dimensions of a 3-level lattice (the grid's limit, heavy ties)."""
+    rng = np.random.RandomState(5)
+    return (("line 1d", np.r_[rng.randint(0, 30, size=(150, 1)).astype(float), np.arange(40.)[:, None] * 0.5], 7),
+            ("flat offset", np.c_[1e6 + rng.uniform(size=(200, 2)) * 1e-3, np.full(200, 5.0)], 9),
+            ("tiny", rng.uniform(size=(6, 3)), 5),
+            ("clusters", np.r_[rng.normal(size=(100, 3)) * 1e-6, rng.normal(size=(100, 3)) * 1e-6 + 100, [[50, 50, 50]]], 10),
+            ("lattice 8d", rng.randint(0, 3, size=(150, 8)).astype(float), 12))
+
+
+def check_knn_sets(c, sets, methods, ranks, extra, tag):
+    """Each set written as CSV, each method at each rank count against knn_reference.  Returns
+    the failure flag."""
+    rc = 0
+    os.makedirs(c.workdir, exist_ok=True)
+    for name, X, k in sets:
+        path = os.path.join(c.workdir, "knn_%s.csv" % name.replace(" ", "_"))
+        np.savetxt(path, X, delimiter=",", header=",".join("x%d" % i for i in range(X.shape[1])),
+                   comments="", fmt="%.17g")
+        ref = knn_reference(np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2), k)
+        for knn in methods:
+            for r in ranks:
+                wd, out = run(c, r, ["run.workload=lle", "lle.dataset=file", "lle.file=" + path, "lle.dim=1",
+                                     "lle.k=%d" % k, "lle.knn=" + knn, "lle.stage=knn",
+                                     "output.neighbors=nbr.npy", "output.record=false"] + extra,
+                              "%s_%s_%s_%d" % (tag, name.replace(" ", "_"), knn, r))
+                got = np.load(os.path.join(wd, "nbr.npy"))
+                nd = int((got != ref).any(axis=1).sum()) if got.shape == ref.shape else len(ref)
+                print("%s %s %s %s %d rank(s): n = %d, D = %d, k = %d: %d lists differ from the reference" % (
+                    "ok  " if nd == 0 else "FAIL", tag, name, knn, r, len(X), X.shape[1], k, nd))
+                rc |= 0 if nd == 0 else 1
+    return rc
+
+
 def check_knn(c):
     rng = np.random.RandomState(11)
     g = np.array([(a, b, z) for a in range(5) for b in range(5) for z in range(4)], dtype=float)
@@ -272,6 +312,7 @@ def check_knn(c):
                     "ok  " if ok else "FAIL", name, knn, r, len(X), k, ndup,
                     "identical to the reference" if ok else "DIFFERENT", msg))
                 rc |= 0 if ok else 1
+    rc |= check_knn_sets(c, knn_edge_sets(), ("grid",), (1, 2), [], "knn edge")
     return rc
 
 
@@ -529,6 +570,7 @@ def check_gpu_grid(c):
             print("%s gpu grid %s: %s lists vs %s: %d of %d differ" % ("ok  " if ok else "FAIL", name, tag,
                   "the numpy reference" if name == "lattice" else "cuda brute", nd, len(base)))
             rc |= 0 if ok else 1
+    rc |= check_knn_sets(c, knn_edge_sets(), ("grid",), (1, 2), ["run.backend=cuda"], "gpu grid edge")
     return rc
 
 
