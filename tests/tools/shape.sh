@@ -14,9 +14,11 @@
 #     a hy_cfg), and in app/config/ itself (cfg_err and cfg_where only name a key in a message);
 #  3. app/ testing the backend's kind (`->kind` / `.kind` on a backend, K_CUDA, K_HOST)
 #     outside app/runtime/ (which opens the backend): drivers ask the k_backend table instead;
-#  4. getenv("HYBRID_...") outside the documented test hooks below.
-# Documented test hooks read from the environment (a key could not say them):
-#   HYBRID_IO_MEM_LIMIT   app/io: the memory limit of the matrix readers (tests/io, bad inputs)
+#  4. getenv("HYBRID_...") other than the documented ones below (none overrides a key).
+# Documented environment variables read by app/ and kernels/ (a key could not say them):
+#   HYBRID_IO_MEM_LIMIT   app/io: the memory limit of the matrix readers (test hook: tests/io)
+#   HYBRID_DATADIR        app/config/cfg_path.c: where bare configuration file names are looked
+#                         up before the install's share/hybrid/config (README "Running")
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 exec "${PYTHON:-python3}" - "$root" <<'EOF'
@@ -24,7 +26,7 @@ import os, re, sys
 
 root = sys.argv[1]
 MAX_LINES = 120
-ENV_HOOKS = {"HYBRID_IO_MEM_LIMIT"}
+ENV_HOOKS = {"HYBRID_IO_MEM_LIMIT", "HYBRID_DATADIR"}
 LOOKUP = re.compile(r"\bcfg_(int|real|bool|str|enum|is|given|grid)\s*\(")
 KIND = re.compile(r"(->|\.)\s*kind\b(?!\s*\()|\bK_(CUDA|HOST)\b")
 GETENV = re.compile(r"\bgetenv\s*\(\s*\"(HYBRID_[A-Za-z0-9_]*)\"")
