@@ -198,13 +198,21 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
       --gpus 4 --expect "^ranks 4 on 2 node\\(s\\)" --expect "^PASSED: selftest: 4 checks on 4 rank"
       -- config/selftest.ini selftest.copy_mib=1 selftest.n=20000)
     # every workload at its small size; floats within 1e-9 relative of the one-node run
-    # (reduction orders may differ between the transports), output files likewise
+    # (reduction orders may differ between the transports), and its result written by each run
+    # to out-2nodes/ and out-1node/ ({run}) and compared likewise: x, M, embedding, sorted
+    # keys, pixels, C
+    set(_out_gauss output.solution={run}/x.mtx)
+    set(_out_spai output.solution={run}/x.mtx output.preconditioner={run}/M.mtx)
+    set(_out_lle output.embedding={run}/embedding.npy)
+    set(_out_sort output.sort_keys={run}/keys.npy output.sort_index={run}/index.npy)
+    set(_out_conv output.npy={run}/pixels.npy)
+    set(_out_gemm output.c={run}/c.mtx)
     foreach(w gauss spai lle sort conv gemm)
       hy_slurm_test(NAME slurm2_${w} TWO_NODES TIMEOUT 120 ARGS job --script ${w}.slurm ${_two}
         --require ${CMAKE_SOURCE_DIR}/config/${w}.ini --require ${HY_SLURM_DIR}/${w}.small
         --args-file ${HY_SLURM_DIR}/${w}.small --env HYBRID_SHOW_BINDING=1 --gpus 4
         --rtol 1e-9 --atol 1e-12 --expect "^PASSED:" --expect "^job: hybrid exited 0"
-        -- config/${w}.ini)
+        -- config/${w}.ini ${_out_${w}})
     endforeach()
     # rank 3 (on nodeB) fails alone: the whole job ends FAILED within 10 s, the log has that
     # rank's message with its host and MPICH's abort with the code
