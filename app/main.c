@@ -270,7 +270,9 @@ int main(int argc, char **argv) {
   if (rc == HY_OK && rank == 0) {
     printf("hybrid %s (%s): workload %s, %d rank(s) on %d node(s), backend %s\n", hy_version(),
            hy_git_id(), wl->name, ctx.size, ctx.nnodes, ctx.be.name);
-    printf("MPI: %s\nconfig: %s\n", rt_mpi_library(), cfg.file);
+    printf("MPI: %s\nBLAS: %s, %d thread(s); %d thread(s) per rank (%s)\ncompiler: %s\nconfig: %s\n",
+           rt_mpi_library(), ctx.blas, ctx.blas_threads, ctx.threads, ctx.threads_why, rt_compiler(),
+           cfg.file);
     fflush(stdout);
   }
   unused_keys(&ctx, wl);

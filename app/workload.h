@@ -44,6 +44,10 @@ typedef struct hy_ctx {
   int rank, size;
   int node_rank, node_size;  /* position among the ranks of this node */
   int nnodes;                /* distinct hosts */
+  int threads;               /* threads this rank may use (rt_threads_choose; lle's default) */
+  const char *threads_why;   /* where that figure came from */
+  char blas[512];            /* the BLAS library linked (rt_blas_library) */
+  int blas_threads;          /* its thread count (set to threads at start-up) */
   char host[256];
   hy_cfg *cfg;
   k_backend be;              /* this rank's backend */

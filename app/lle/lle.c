@@ -40,7 +40,7 @@ static const cfg_key lle_keys[] = {
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
     "bsvd: UMFPACK's fill-reducing ordering of B + B^T: amd (fast analysis) or metis (fewer flops, N = 1M: 28% fewer, 2.6x the analysis time); cholmod, best: UMFPACK's own choices (experiments)" },
   { "lle", "threads", CFG_INT, "0", 0, 8, NULL,
-    "bsvd: threads of the block solves and B^T B products (0: one per core, at most 8)" },
+    "bsvd: threads of the block solves and B^T B products (0: the rank's threads: OMP_NUM_THREADS, SLURM_CPUS_PER_TASK or its CPU affinity; at most 8)" },
   { "lle", "cholmod_ordering", CFG_ENUM, "auto", 0, 0, "auto|amd|metis|nesdis",
     "shift-invert: CHOLMOD's ordering of M (auto: CHOLMOD's default choice; experiments)" },
   { "lle", "cholmod_supernodal", CFG_ENUM, "auto", 0, 0, "auto|simplicial|supernodal",

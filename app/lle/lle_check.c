@@ -22,7 +22,7 @@ int lle_check_result(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   int nev = o->nev, dd = o->dim;
   if (ctx->debug.perturb != 0) {   /* test hook: a wrong result for the check */
     lle_eig_perturb(e, n, ctx->debug.perturb, o->seed);
-    if (info->w) HY_CALL(lle_eig_residuals_w(n, o->k, info->nbr, info->w, o->threads, e));
+    if (info->w) HY_CALL(lle_eig_residuals_w(n, o->k, info->nbr, info->w, o->threads > 0 ? o->threads : ctx->threads, e));
     else lle_eig_residuals(&info->m, e);
     info->perturbed = 1;
   }

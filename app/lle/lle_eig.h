@@ -50,9 +50,11 @@ const lle_eigsolver *lle_eigsolver_find(const char *name);
 void lle_report_eig_lu(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
 void lle_report_eig_chol(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
 
-/* OpenBLAS threads for a factorisation of size n (OPENBLAS_NUM_THREADS wins); -1 untouched. */
-int lle_blas_threads(int64_t n);
-/* Threads of the column-parallel loops: want (1..8), or one per core up to 8 when 0.  Local. */
+/* OpenBLAS threads for a factorisation of size n, at most cap (OPENBLAS_NUM_THREADS wins);
+ * 1 for a single-threaded BLAS. */
+int lle_blas_threads(int64_t n, int cap);
+/* Threads of the column-parallel loops: want clamped to 1..8 (callers pass ctx->threads for
+ * lle.threads = 0).  Local. */
 int lle_threads(int want);
 /* fn(arg, c0, c1) over the columns [0, nc) split over at most nt threads.  Local. */
 void lle_parallel(int nt, int nc, void (*fn)(void *, int, int), void *arg);

@@ -16,23 +16,22 @@
 
 /* OpenBLAS (when it is the BLAS behind CHOLMOD) defaults to one thread per core; on a 32-core
  * host the thread start-up and spinning cost more than the flops of small supernodes (N = 20k:
- * 1.5-3 s with 32 threads, 0.09 s with 4).  Set its thread count by problem size unless
- * OPENBLAS_NUM_THREADS is set (its value is returned then); looked up at run time, so no
- * link dependency.  Local. */
-int lle_blas_threads(int64_t n) {
+ * 1.5-3 s with 32 threads, 0.09 s with 4).  Set its thread count by problem size, at most cap
+ * (the rank's threads, ctx->threads), unless OPENBLAS_NUM_THREADS is set (its value is returned
+ * then); looked up at run time, so no link dependency; 1 for a single-threaded BLAS.  Local. */
+int lle_blas_threads(int64_t n, int cap) {
   const char *env = getenv("OPENBLAS_NUM_THREADS");
   if (env && *env) return atoi(env);   /* the user's choice, reported */
   void *self = dlopen(NULL, RTLD_LAZY);
-  if (!self) return -1;
+  if (!self) return 1;
   void (*set)(int) = NULL;
   *(void **)&set = dlsym(self, "openblas_set_num_threads");
-  int nt = -1;
+  int nt = 1;
   if (set) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     nt = (int)(n / 5000);
     if (nt < 1) nt = 1;
     if (nt > 16) nt = 16;
-    if (cores > 0 && nt > cores) nt = (int)cores;
+    if (cap > 0 && nt > cap) nt = cap;
     set(nt);
   }
   dlclose(self);
@@ -40,10 +39,10 @@ int lle_blas_threads(int64_t n) {
 }
 
 /* Threads for the column-parallel loops of bsvd (block solves, B^T B products): want
- * (lle.threads), or one per core when 0; at most 8 (the block width).  Local. */
+ * (lle.threads, or the rank's threads ctx->threads when the key is 0: lle_solve passes it);
+ * at least 1, at most 8 (the block width).  Local. */
 int lle_threads(int want) {
-  long nt = want > 0 ? want : sysconf(_SC_NPROCESSORS_ONLN);
-  if (nt < 1) nt = 1;
+  long nt = want > 0 ? want : 1;
   if (nt > 8) nt = 8;
   return (int)nt;
 }

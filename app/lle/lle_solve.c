@@ -77,7 +77,7 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   lle_eig_in in = {
     .n = n, .k = o->k, .nbr = info->nbr, .w = info->w, .m = &info->m, .nev = o->nev, .tol = o->tol,
     .maxit = o->maxit, .seed = o->seed, .ordering = o->ordering, .chol_ordering = o->chol_ordering,
-    .chol_supernodal = o->chol_supernodal, .threads = o->threads,
+    .chol_supernodal = o->chol_supernodal, .threads = o->threads > 0 ? o->threads : ctx->threads,
   };
   cpu0 = lle_cpu();
   hy_phase_begin(ctx, "eigen");

@@ -303,7 +303,13 @@ int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char
   fprintf(f, "  \"version\": \"%s (%s)\",\n  \"date\": \"%s\",\n  \"mpi_library\": \"", hy_version(),
           hy_git_id(), stamp);
   hy_json_escape(f, rt_mpi_library());
-  fprintf(f, "\",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"backend\": \"%s\",\n", ctx->size, ctx->nnodes,
+  fprintf(f, "\",\n  \"compiler\": \"");
+  hy_json_escape(f, rt_compiler());
+  fprintf(f, "\",\n  \"blas\": {\"library\": \"");
+  hy_json_escape(f, ctx->blas);
+  fprintf(f, "\", \"threads\": %d},\n  \"threads\": {\"per_rank\": %d, \"from\": \"%s\"},\n",
+          ctx->blas_threads, ctx->threads, ctx->threads_why ? ctx->threads_why : "");
+  fprintf(f, "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"backend\": \"%s\",\n", ctx->size, ctx->nnodes,
           ctx->be.name ? ctx->be.name : "none");
   fprintf(f, "  \"devices\": %s,\n", devices ? devices : "[]");
   fprintf(f, "  \"config_file\": \"");

@@ -40,6 +40,13 @@ const char *hy_git_id(void);
 /* The MPI library's version string.  Local. */
 const char *rt_mpi_library(void);
 
+/* sysinfo.c: threads per rank (OMP_NUM_THREADS, SLURM_CPUS_PER_TASK, CPU affinity shared among
+ * the node's ranks), the BLAS library (name and path) and its threads, the compiler.  Local. */
+int rt_threads_choose(int node_size, const char **why);
+void rt_blas_library(char *out, size_t n);
+int rt_blas_threads_set(int nt);
+const char *rt_compiler(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -167,3 +167,10 @@ foreach(np 2 3)
     REJECT "^PASSED" "^record:" RUNCASE --timeout 10
     ARGS debug.fail_rank=0 debug.fail_code=3 debug.fail_stage=kernel ${HY_RT_SMALL})
 endforeach()
+
+# threads per rank (taskset, SLURM_CPUS_PER_TASK, OMP_NUM_THREADS, shared among unbound ranks),
+# the BLAS library and its threads, the compiler: header and record (tests/runtime/sysinfo_test.py)
+add_test(NAME runtime_sysinfo
+  COMMAND ${Python3_EXECUTABLE} ${HY_RT_DIR}/sysinfo_test.py $<TARGET_FILE:hybrid> ${MPIEXEC_EXECUTABLE}
+          ${HY_TEST_OUT}/runtime_sysinfo)
+set_tests_properties(runtime_sysinfo PROPERTIES LABELS "unit;mpi" TIMEOUT 90 PROCESSORS 2)

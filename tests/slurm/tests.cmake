@@ -79,6 +79,11 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
     --expect "^job: config ${_hy_prefix}/share/hybrid/config/selftest.ini"
     --expect "^PASSED: selftest" --expect "^job: hybrid exited 0")
   set_tests_properties(slurm_installed_job PROPERTIES FIXTURES_REQUIRED "slurm_cluster;hybrid_installed")
+  # --cpus-per-task reaches the ranks (SRUN_CPUS_PER_TASK): hybrid's threads per rank follow it
+  hy_slurm_test(NAME slurm_selftest_cpus ARGS job --script selftest.slurm --sbatch=--cpus-per-task=2
+    --sbatch=--ntasks=2 --records 1 --record-status passed --ranks 2
+    --expect "^BLAS: .* 2 thread\\(s\\) per rank \\(SLURM_CPUS_PER_TASK\\)$"
+    --expect "^PASSED: selftest")
   # a config path plus overrides, sbatch options overriding the script's #SBATCH lines
   hy_slurm_test(NAME slurm_selftest_overrides ARGS job --script selftest.slurm
     --sbatch=--ntasks=2 --gpus 2 --records 1 --record-status passed --ranks 2
