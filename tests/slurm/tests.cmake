@@ -227,6 +227,15 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
       --expect "injected failure \\(\\[debug\\] fail_rank = 3"
       --expect "MPI_Abort\\(MPI_COMM_WORLD, 3\\)"
       -- config/selftest.ini selftest.copy_mib=1 debug.fail_rank=3 debug.fail_code=3)
+    # the same mid-run: rank 2 (nodeB) stops inside selftest's kernel stage while the others go
+    # on to the next collective; they must not hang
+    hy_slurm_test(NAME slurm2_rank_abort_stage TWO_NODES ARGS job --script selftest.slurm
+      --sbatch=-N2 --sbatch=--ntasks-per-node=2 --env HYBRID_SHOW_BINDING=0
+      --state FAILED --exit-nonzero --within 10 --records 0 --host-in-log 2:nodeB
+      --expect "injected failure \\(\\[debug\\] fail_rank = 2, fail_stage = kernel\\)"
+      --expect "MPI_Abort\\(MPI_COMM_WORLD, 5\\)"
+      -- config/selftest.ini selftest.copy_mib=1 debug.fail_rank=2 debug.fail_stage=kernel
+         debug.fail_code=5)
     # scaling.sh --nodes: 2 ranks on one node, 4 on two; the report's nodes column says 1, 2
     if(HY_PLOT_PYTHON)
       hy_slurm_test(NAME slurm2_scaling_nodes TWO_NODES ARGS study --gpus 2,4 --nodes-col 1,2
