@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # lint.sh SRC - static checks of the job scripts (no cluster needed): every jobs/*.slurm and
 # jobs/*.sh parses, has the #SBATCH lines the README promises and the same common body (the part
-# below the "common body" marker); scaling.sh and report.py reject bad arguments with a message.
+# below the "common body" marker); scaling.sh and report.py reject bad arguments with a message;
+# scaling.sh --nodes places each job's ranks (--dry-run).
 set -uo pipefail
 src=${1:?usage: lint.sh SRC}
 fail=0
@@ -68,6 +69,22 @@ expect_sizes "selftest.n=777 selftest.n=777 " \
 expect_sizes "" jobs/scaling.sh selftest --gpus 1,2 --mode strong --dry-run
 expect_err "weak scaling needs --size N" \
   jobs/scaling.sh lle --config config/selftest.ini --gpus 1,2 --mode weak --dry-run
+# --nodes: the placement options of each job (--dry-run), and its errors
+expect_place() { # "want" command...
+  local want=$1; shift
+  local got
+  got=$("$@" 2>&1 | grep -oE -- '--nodes=[0-9]+ --ntasks=[0-9]+ --ntasks-per-node=[0-9]+|--ntasks=[0-9]+ --job' | tr '\n' ';')
+  if [ "$got" = "$want" ]; then echo "ok: $* -> $got"; else bad "'$*' gave placements '$got', expected '$want'"; fi
+}
+expect_place "--nodes=1 --ntasks=2 --ntasks-per-node=2;--nodes=2 --ntasks=8 --ntasks-per-node=4;" \
+  jobs/scaling.sh selftest --gpus 2,8 --nodes 1,2 --mode strong --dry-run
+expect_place "--nodes=2 --ntasks=2 --ntasks-per-node=1;--nodes=2 --ntasks=4 --ntasks-per-node=2;" \
+  jobs/scaling.sh selftest --gpus 2,4 --nodes 2 --mode strong --dry-run
+expect_place "--ntasks=1 --job;--ntasks=2 --job;" jobs/scaling.sh selftest --gpus 1,2 --mode strong --dry-run
+expect_err "--nodes: 2 node\(s\) do not divide 3 GPU\(s\) evenly" \
+  jobs/scaling.sh selftest --gpus 2,3 --nodes 2 --mode strong --dry-run
+expect_err "--nodes has 3 counts, --gpus 2" jobs/scaling.sh selftest --gpus 2,4 --nodes 1,2,2 --mode strong --dry-run
+expect_err "--nodes must be a comma-separated list" jobs/scaling.sh selftest --gpus 2 --nodes 0 --mode strong --dry-run
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
