@@ -262,6 +262,7 @@ int main(int argc, char **argv) {
   core_opts_from_cfg(&cfg, &ctx, &wl, &want_record);
 
   rc = rt_topology(&ctx);
+  if (rc == HY_OK) rc = rt_output_paths_check(&ctx);
   if (rc == HY_OK && want_record) {
     rc = rt_record_dir_check(&ctx);
     if (rc != HY_OK) want_record = 0; /* nowhere to write it */

@@ -30,6 +30,11 @@ int rt_phases_json(hy_ctx *ctx, char **json, int print);
 int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char *devices,
                     const char *phases, const char *errmsg, char *path_out, size_t path_len);
 
+/* Refuse (exit 1, naming both keys) an [output] file key that names the same file as another
+ * output key or as a text key naming an existing input file (same path, or same inode).
+ * Before the run.  Collective. */
+int rt_output_paths_check(hy_ctx *ctx);
+
 /* Create [output] dir and check it is writable (before the run).  Collective. */
 int rt_record_dir_check(hy_ctx *ctx);
 

@@ -15,6 +15,9 @@ rel_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] [--preflags ..] --wor
             1303, a path key of 1100; 1023 characters accepted and kept whole); non-UTF-8 bytes in
             a value written as \\u00XX so that the record is valid JSON (valid UTF-8 kept); a
             denormal (1e-320) inside a key's range accepted
+  same      an output naming an input file (same string, another spelling of the path, a hard
+            link, a symlink) or two outputs naming one file: exit 1 naming both keys, the input
+            unchanged, nothing written; distinct names still run
   symlink   symlinks planted at the old predictable temporary names (NAME.tmp.PID,
             .record.tmp.HOST.PID) do not make hybrid write outside the output folder
 Exit 0 pass, 1 fail.
@@ -293,6 +296,58 @@ def mode_config(a):
         ok("a denormal (1e-320) inside the key's range accepted")
 
 
+def mode_same(a):
+    wd = a.workdir
+    shutil.rmtree(wd, ignore_errors=True)
+    os.makedirs(os.path.join(wd, "sub"))
+    inp = os.path.join(wd, "in.mtx")
+    n = 12
+    with open(inp, "w") as f:
+        f.write("%%%%MatrixMarket matrix array real general\n%d %d\n" % (n, n))
+        for j in range(n):
+            for i in range(n):
+                f.write("%d\n" % ((4 if i == j else 1) * (1 + i)))
+    os.link(inp, os.path.join(wd, "hard.mtx"))
+    os.symlink("in.mtx", os.path.join(wd, "soft.mtx"))
+    for name in ("o1.mtx", "o1hard.mtx"):
+        pass
+    with open(os.path.join(wd, "o1.mtx"), "w") as f:
+        f.write("old output\n")
+    os.link(os.path.join(wd, "o1.mtx"), os.path.join(wd, "o1hard.mtx"))
+    before = open(inp).read()
+    G = ["run.workload=gauss", "gauss.matrix=file", "gauss.file=in.mtx", "output.record=false"]
+    cases = [
+        ("same_string", ["output.solution=in.mtx"], "output.solution", "gauss.file"),
+        ("other_spelling", ["output.solution=sub/../in.mtx"], "output.solution", "gauss.file"),
+        ("hard_link", ["output.solution=hard.mtx"], "output.solution", "gauss.file"),
+        ("symlink", ["output.solution=soft.mtx"], "output.solution", "gauss.file"),
+        ("matrix_output", ["output.matrix=./in.mtx"], "output.matrix", "gauss.file"),
+        ("two_outputs", ["output.solution=x.mtx", "output.rhs=x.mtx"], "output.rhs", "output.solution"),
+        ("two_outputs_inode", ["output.solution=o1.mtx", "output.matrix=o1hard.mtx"], "output.matrix", "output.solution"),
+    ]
+    for name, extra, k1, k2 in cases:
+        listing = sorted(os.listdir(wd))
+        rc, out = run(a, 1, G + extra, wd, want_exit=1)
+        named = re.search(r"key '(%s|%s)' = .* and .*key '(%s|%s)' = .* name the same file" % (k1, k2, k1, k2), out)
+        errs = []
+        if rc != 1 or not named or named.group(1) == named.group(2):
+            errs.append("exit %d, both keys %s and %s not named" % (rc, k1, k2))
+        if open(inp).read() != before:
+            errs.append("the input changed")
+        if sorted(os.listdir(wd)) != listing or open(os.path.join(wd, "o1.mtx")).read() != "old output\n":
+            errs.append("files written")
+        if errs:
+            print(out[-1500:])
+            fail("outputs naming the same file, %s: %s" % (name, "; ".join(errs)))
+        else:
+            ok("outputs naming the same file, %s: exit 1 naming %s and %s, nothing changed" % (name, k1, k2))
+    rc, out = run(a, 1, G + ["output.solution=x.mtx", "output.rhs=b.mtx", "output.matrix=a.mtx"], wd)
+    if rc == 0 and all(os.path.exists(os.path.join(wd, f)) for f in ("x.mtx", "b.mtx", "a.mtx")):
+        ok("distinct output names: the run writes all three")
+    else:
+        fail("distinct output names: exit %d" % rc)
+
+
 def mode_symlink(a):
     wd = a.workdir
     shutil.rmtree(wd, ignore_errors=True)
@@ -325,7 +380,7 @@ def main():
     ap.add_argument("--np-flag", default="-n")
     ap.add_argument("--preflags", default="")
     ap.add_argument("--workdir", required=True)
-    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink", "config"])
+    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink", "config", "same"])
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     globals()["mode_" + a.mode](a)
