@@ -55,7 +55,7 @@ int k_lle_grid_plan(const k_lle_points *p, k_lle_grid *g) {
     g->stride[c] = g->ncell;
     g->ncell *= g->nc[c];
   }
-  g->slack = 1e-10 * (amax + h);
+  g->slack = 1e-12 * (amax + h);   /* the rounding of lo + m h and of the cell index: a few ulps of amax */
   return HY_OK;
 }
 

@@ -245,13 +245,18 @@ def knn_reference(X, k):
 def knn_edge_sets():
     """Point sets at the grid search's edges, with their K: one dimension with repeats, a flat
     axis far from the origin, n = K + 1, two tiny clusters far apart (most cells empty, many
-    rings), eight dimensions of a 3-level lattice (the grid's limit, heavy ties)."""
+    rings), eight dimensions of a 3-level lattice (the grid's limit, heavy ties), a tie at the
+    distance of a cell face."""
     rng = np.random.RandomState(5)
     return (("line 1d", np.r_[rng.randint(0, 30, size=(150, 1)).astype(float), np.arange(40.)[:, None] * 0.5], 7),
             ("flat offset", np.c_[1e6 + rng.uniform(size=(200, 2)) * 1e-3, np.full(200, 5.0)], 9),
             ("tiny", rng.uniform(size=(6, 3)), 5),
             ("clusters", np.r_[rng.normal(size=(100, 3)) * 1e-6, rng.normal(size=(100, 3)) * 1e-6 + 100, [[50, 50, 50]]], 10),
-            ("lattice 8d", rng.randint(0, 3, size=(150, 8)).astype(float), 12))
+            ("lattice 8d", rng.randint(0, 3, size=(150, 8)).astype(float), 12),
+            # 0..20 descending, 1 twice, n = 30: the plan's cell side is exactly 2 (3 points a
+            # cell), so the query 1's K-th distance (1, to 0) equals the distance to the face
+            # at 2, and the point 2 beyond it has the smaller index: a stop at <= misses it
+            ("face tie", np.r_[np.arange(20, -1, -1.0), [1.0], np.arange(10, 18.0)][:, None], 2))
 
 
 def check_knn_sets(c, sets, methods, ranks, extra, tag):
