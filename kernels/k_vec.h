@@ -57,6 +57,19 @@ struct k_vec_ops {
   int (*axpbypcz_dots)(k_vec *v, int64_t n, double a, const double *x, double b,
                        const double *y, double c, double *z, int npair, const double *const *dx,
                        const double *const *dy, double *out);
+  /* Optional, all four or none (NULL: not offered): the same operations with their scalars
+   * in a block sc of backend memory (k_vec_bcgs.h's slots), queued without waiting for the
+   * host.  Each does nothing while sc[gate] == 0.  axpbypcz_s: z = sc[ia] x + sc[ib] y + sc[ic] z
+   * (sc[ic] == 0: z not read); dots_s: sc[slot + p] = the local dots; axpbypcz_dots_s: both in
+   * one pass, as axpbypcz_dots; bcgs_step: one scalar step of BiCGSTAB (k_bcgs_step) on sc. */
+  int (*axpbypcz_s)(k_vec *v, int64_t n, const double *sc, int ia, int ib, int ic, int gate,
+                    const double *x, const double *y, double *z);
+  int (*dots_s)(k_vec *v, int64_t n, int npair, const double *const *x,
+                const double *const *y, double *sc, int slot, int gate);
+  int (*axpbypcz_dots_s)(k_vec *v, int64_t n, double *sc, int ia, int ib, int ic, int gate,
+                         const double *x, const double *y, double *z, int npair,
+                         const double *const *dx, const double *const *dy, int slot);
+  int (*bcgs_step)(k_vec *v, double *sc, int step, int it, double tol);
 };
 
 /* Open a handle on be's vector operations (be must stay open while v is).  Local. */

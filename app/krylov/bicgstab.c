@@ -9,6 +9,7 @@
  * here is one every rank holds. */
 #include "krylov/krylov.h"
 #include "hybrid.h"
+#include "k_vec_bcgs.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -168,6 +169,85 @@ static int bcgs_run(const krylov_ops *o, const krylov_params *par, const double 
   return HY_OK;
 }
 
+/* One iteration of the device loop, queued: the same operations as bcgs_step with the scalars
+ * in sc; once a step stops the iteration, the gated updates leave x and r alone.  Collective
+ * (one rank). */
+static int bcgs_step_dev(const krylov_ops *o, double tol, int it, double *x, bcgs_vecs *w,
+                         double *sc) {
+  void *c = o->ctx;
+  HY_CALL(o->s_step(c, sc, K_BSTEP_BETA, it, tol));
+  /* p = r + beta (p - omega v); it = 1: p = r + 0 v (v is still zero) */
+  HY_CALL(o->s_axpbypcz(c, sc, K_BS_ONE, K_BS_NEG_BETA_OMEGA, K_BS_BETA, K_BS_RUN, w->r, w->v,
+                        w->p));
+  HY_CALL(apply_m(o, w->p, w->ph));
+  HY_CALL(o->matvec(c, w->ph, w->v));
+  const double *xa1[1] = { w->rh }, *ya1[1] = { w->v };
+  HY_CALL(o->s_dots(c, 1, xa1, ya1, sc, K_BS_RV, K_BS_RUN));
+  HY_CALL(o->s_step(c, sc, K_BSTEP_ALPHA, it, tol));
+  HY_CALL(o->s_axpbypcz(c, sc, K_BS_ONE, K_BS_NEG_ALPHA, K_BS_ZERO, K_BS_RUN, w->r, w->v, w->s));
+  HY_CALL(apply_m(o, w->s, w->sh));
+  HY_CALL(o->matvec(c, w->sh, w->t));
+  const double *xa3[3] = { w->t, w->t, w->s }, *ya3[3] = { w->s, w->t, w->s };
+  HY_CALL(o->s_dots(c, 3, xa3, ya3, sc, K_BS_TS, K_BS_RUN));
+  HY_CALL(o->s_step(c, sc, K_BSTEP_OMEGA, it, tol));
+  /* x = x + alpha phat + omega shat (omega_x = 0 when converged on ||s||) */
+  HY_CALL(o->s_axpbypcz(c, sc, K_BS_ALPHA, K_BS_OMEGA_X, K_BS_ONE, K_BS_RUNX, w->ph, w->sh, x));
+  const double *xa2[2] = { w->rh, w->r }, *ya2[2] = { w->r, w->r };
+  HY_CALL(o->s_axpbypcz_dots(c, sc, K_BS_ONE, K_BS_NEG_OMEGA, K_BS_ZERO, K_BS_RUN, w->s, w->t,
+                             w->r, 2, xa2, ya2, K_BS_RHO_NEW));
+  return o->s_step(c, sc, K_BSTEP_RHO, it, tol);
+}
+
+/* The result of the device loop from the scalar block h read at its end (it: the last
+ * iteration queued): status, iterations, relres and bicgstab.c's breakdown message.  Local. */
+static void bcgs_result_dev(const double *h, int it, krylov_result *res) {
+  res->relres = h[K_BS_RELRES];
+  res->iterations = h[K_BS_STATUS] != 0 ? (int)h[K_BS_ITER] : it;
+  int i = res->iterations;
+  double v = h[K_BS_BVAL];
+  if (h[K_BS_STATUS] == 0) res->status = KRYLOV_MAXIT;
+  else if (h[K_BS_STATUS] == 1) res->status = KRYLOV_CONVERGED;
+  else if (h[K_BS_BKIND] == K_BK_RHO) breakdown(res, "rho = (rhat, r) %s at iteration %d", why(v), i);
+  else if (h[K_BS_BKIND] == K_BK_RV) breakdown(res, "(rhat, v) %s at iteration %d", why(v), i);
+  else if (h[K_BS_BKIND] == K_BK_ALPHA)
+    breakdown(res, "alpha = rho / (rhat, v) is not finite at iteration %d", i);
+  else if (h[K_BS_BKIND] == K_BK_TT) breakdown(res, "(t, t) %s at iteration %d", why(v), i);
+  else if (h[K_BS_BKIND] == K_BK_OMEGA)
+    breakdown(res, "omega = (t, s) / (t, t) %s at iteration %d", why(v), i);
+  else breakdown(res, "residual is not finite (overflow) at iteration %d", i);
+}
+
+/* The device loop (one rank): start as bcgs_run, then iterations queued with the scalars in
+ * the block sc, the block read every check_every iterations (the monitor sees those reads).
+ * Collective (one rank). */
+static int bcgs_run_dev(const krylov_ops *o, const krylov_params *par, const double *b,
+                        double *x, bcgs_vecs *w, krylov_result *res) {
+  bcgs_state st;
+  int stop = 0;
+  HY_CALL(bcgs_start(o, par, b, x, w, &st, res, &stop));
+  if (stop) return HY_OK;
+  double *sc = NULL, h[K_BS_NSLOT] = { 0 };
+  HY_CALL(o->s_create(o->ctx, &sc));
+  h[K_BS_RUN] = h[K_BS_ONE] = 1;
+  h[K_BS_BNORM] = st.bnorm;
+  h[K_BS_RHO] = st.rho;
+  h[K_BS_RHO_OLD] = h[K_BS_ALPHA] = h[K_BS_OMEGA] = 1;
+  h[K_BS_RELRES] = res->relres;
+  int rc = o->s_put(o->ctx, sc, h, K_BS_NSLOT);
+  int every = par->check_every > 0 ? par->check_every : 1, it = 0;
+  while (rc == HY_OK && it < par->max_iter) {
+    rc = bcgs_step_dev(o, par->tol, ++it, x, w, sc);
+    if (rc != HY_OK || (it % every && it < par->max_iter)) continue;
+    rc = o->s_get(o->ctx, sc, h, K_BS_NSLOT);
+    if (rc == HY_OK && o->monitor)
+      o->monitor(o->ctx, h[K_BS_STATUS] != 0 ? (int)h[K_BS_ITER] : it, h[K_BS_RELRES]);
+    if (h[K_BS_STATUS] != 0) break;
+  }
+  if (rc == HY_OK) bcgs_result_dev(h, it, res);
+  o->vec_free(o->ctx, sc);
+  return rc;
+}
+
 /* Allocate the vectors, run, free them.  Collective. */
 int krylov_bicgstab(const krylov_ops *o, const krylov_params *par, const double *b, double *x,
                     krylov_result *res) {
@@ -177,7 +257,9 @@ int krylov_bicgstab(const krylov_ops *o, const krylov_params *par, const double 
   double **all[] = { &w.r, &w.rh, &w.p, &w.v, &w.ph, &w.s, &w.sh, &w.t };
   int rc = HY_OK;
   for (int i = 0; i < 8 && rc == HY_OK; i++) rc = o->vec_create(o->ctx, all[i]);
-  if (rc == HY_OK) rc = bcgs_run(o, par, b, x, &w, res);
+  if (rc == HY_OK)
+    rc = par->device_loop && o->s_step ? bcgs_run_dev(o, par, b, x, &w, res)
+                                       : bcgs_run(o, par, b, x, &w, res);
   for (int i = 0; i < 8; i++)
     if (*all[i]) o->vec_free(o->ctx, *all[i]);
   return rc;

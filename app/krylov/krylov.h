@@ -30,11 +30,32 @@ typedef struct {
   int (*axpbypcz_dots)(void *ctx, double a, const double *x, double b, const double *y, double c,
                        double *z, int npair, const double *const *dx, const double *const *dy,
                        double *out);
+  /* Optional device loop of BiCGSTAB (all or none; NULL: the host loop), for a single rank:
+   * the scalars live in a block sc of K_BS_NSLOT doubles where the vectors live (slots of
+   * kernels/k_vec_bcgs.h) and the operations below read and write them there, so nothing
+   * waits for the host between checks.  s_create: a zeroed block (freed by vec_free); s_put /
+   * s_get: copy n slots from / to the host (s_get waits for the queued work); s_axpbypcz,
+   * s_dots (local = global dots: one rank), s_axpbypcz_dots: as k_vec.h's *_s forms; s_step:
+   * one scalar step (k_bcgs_step). */
+  int (*s_create)(void *ctx, double **sc);
+  int (*s_put)(void *ctx, double *sc, const double *h, int n);
+  int (*s_get)(void *ctx, const double *sc, double *h, int n);
+  int (*s_axpbypcz)(void *ctx, const double *sc, int ia, int ib, int ic, int gate,
+                    const double *x, const double *y, double *z);
+  int (*s_dots)(void *ctx, int npair, const double *const *x, const double *const *y,
+                double *sc, int slot, int gate);
+  int (*s_axpbypcz_dots)(void *ctx, double *sc, int ia, int ib, int ic, int gate,
+                         const double *x, const double *y, double *z, int npair,
+                         const double *const *dx, const double *const *dy, int slot);
+  int (*s_step)(void *ctx, double *sc, int step, int it, double tol);
 } krylov_ops;
 
 typedef struct {
   double tol;       /* relative residual ||r|| / ||b|| */
   int max_iter;
+  int device_loop;  /* 1: BiCGSTAB's device loop when the ops have it (s_step != NULL) */
+  int check_every;  /* device loop: read the convergence flag every check_every iterations;
+                     * the result is the first converged iteration's whatever the value */
 } krylov_params;
 
 typedef enum { KRYLOV_CONVERGED = 0, KRYLOV_MAXIT = 1, KRYLOV_BREAKDOWN = 2 } krylov_status;

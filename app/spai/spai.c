@@ -65,6 +65,13 @@ static const cfg_key spai_keys[] = {
   { "solver", "max_iter", CFG_INT, "10000", 1, 1e9, NULL, "iteration limit" },
   { "solver", "monitor", CFG_BOOL, "false", 0, 0, NULL,
     "print one line per iteration: k and the recursive ||r|| / ||b|| (PETSc's -ksp_monitor)" },
+  { "solver", "device_loop", CFG_BOOL, "false", 0, 0, NULL,
+    "one rank: BiCGSTAB with its scalars in backend memory (alpha, beta, omega, rho, the "
+    "residual), no host round trip between checks; the same iterations and x (more than one "
+    "rank: the usual loop)" },
+  { "solver", "check_every", CFG_INT, "10", 1, 1e6, NULL,
+    "device_loop: read the convergence flag every check_every iterations (the iterate is the "
+    "first converged one whatever the value; the monitor prints at these reads)" },
   { "output", "solution", CFG_STR, "", 0, 0, NULL,
     "write x here (.petsc/.bin/.dat: PETSc binary, else Matrix Market array)" },
   { "output", "preconditioner", CFG_STR, "", 0, 0, NULL, "write M here (format by extension)" },
@@ -124,6 +131,8 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.use_m = o->pc == SPAI_PC_SPAI || o->pc == SPAI_PC_JACOBI;
   o->solver.ilu = o->pc == SPAI_PC_ILU0;
   o->solver.monitor = cfg_bool(c, "solver.monitor");
+  o->solver.device_loop = cfg_bool(c, "solver.device_loop");
+  o->solver.check_every = (int)cfg_int(c, "solver.check_every");
   o->solver.perturb = o->perturb;
   o->out_solution = cfg_str(c, "output.solution");
   o->out_precond = cfg_str(c, "output.preconditioner");

@@ -42,6 +42,8 @@ typedef struct {
   int use_m;                   /* 1: the preconditioner is the matrix M (spai, jacobi) */
   int ilu;                     /* 1: ILU(0) of each rank's diagonal block (block Jacobi) */
   int monitor;                 /* 1: one line per iteration, k and ||r|| / ||b|| */
+  int device_loop;             /* 1: BiCGSTAB's device loop at one rank (solver.device_loop) */
+  int check_every;             /* its convergence read every check_every iterations */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
 
@@ -183,6 +185,7 @@ typedef struct {
   double spmv_a_bytes, spmv_m_bytes;
   double ilu_s;                /* ILU(0) factorisation (slowest rank), ilu0 */
   int64_t ilu_nnz;             /* nnz of the factored diagonal blocks (all ranks) */
+  int device_loop;             /* 1: the device loop ran (solver.device_loop, one rank) */
   char breakdown[128];
 } spai_solve_info;
 

@@ -157,6 +157,14 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
   hy_printf0(ctx, "bicgstab (%s, right preconditioning): %d iteration(s), %.4f s, recursive "
              "residual %.3e, true residual ||b - Ax||/||b|| = %.3e\n", o->pc_name, sv->iterations,
              sv->seconds, sv->relres, sv->true_relres);
+  if (sv->device_loop)
+    hy_printf0(ctx, "bicgstab: device loop (scalars in backend memory, convergence read every %d "
+               "iteration(s))\n", o->solver.check_every);
+  else if (o->solver.device_loop)
+    hy_printf0(ctx, "bicgstab: solver.device_loop = true ignored: it needs one rank and a "
+               "backend with the scalar-block vector operations (%d ranks, %s backend)\n",
+               ctx->size, ctx->be.name);
+  hy_metric_int(ctx, "device_loop", sv->device_loop);
   if (ctx->be.gpu)
     hy_printf0(ctx, "bicgstab: %.2f us per iteration%s; floor %.2f us (%.2f MB per iteration on "
                "the busiest rank at 4.25 TB/s, H200 copy rate): ratio %.2f\n", per_it * 1e6, warm,

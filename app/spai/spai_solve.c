@@ -11,6 +11,7 @@
 #include "spai/spai.h"
 #include "krylov/krylov.h"
 #include "k_vec.h"
+#include "k_vec_bcgs.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -110,6 +111,66 @@ static int v_axpbypcz_dots(void *c, double a, const double *x, double b, const d
   HY_LOCAL(s->vec.ops->axpbypcz_dots(&s->vec, s->nloc, a, x, b, y, cc, z, np, dx, dy, loc));
   HY_MPI(MPI_Allreduce(loc, out, np, MPI_DOUBLE, MPI_SUM, s->ctx->comm));
   return HY_OK;
+}
+
+/* The device loop's ops (one rank: local dots are the global ones), k_vec's *_s forms.
+ * Local. */
+static int v_s_create(void *c, double **sc) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->be->ops->alloc(s->be, (void **)sc, K_BS_NSLOT * sizeof(double)));
+  HY_LOCAL(s->be->ops->memset0(s->be, *sc, K_BS_NSLOT * sizeof(double)));
+  return HY_OK;
+}
+static int v_s_put(void *c, double *sc, const double *h, int n) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->be->ops->h2d(s->be, sc, h, (size_t)n * sizeof(double)));
+  return HY_OK;
+}
+static int v_s_get(void *c, const double *sc, double *h, int n) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->be->ops->d2h(s->be, h, sc, (size_t)n * sizeof(double)));
+  return HY_OK;
+}
+static int v_s_axpbypcz(void *c, const double *sc, int ia, int ib, int ic, int gate,
+                        const double *x, const double *y, double *z) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->vec.ops->axpbypcz_s(&s->vec, s->nloc, sc, ia, ib, ic, gate, x, y, z));
+  return HY_OK;
+}
+static int v_s_dots(void *c, int np, const double *const *x, const double *const *y, double *sc,
+                    int slot, int gate) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->vec.ops->dots_s(&s->vec, s->nloc, np, x, y, sc, slot, gate));
+  return HY_OK;
+}
+static int v_s_axpbypcz_dots(void *c, double *sc, int ia, int ib, int ic, int gate,
+                             const double *x, const double *y, double *z, int np,
+                             const double *const *dx, const double *const *dy, int slot) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->vec.ops->axpbypcz_dots_s(&s->vec, s->nloc, sc, ia, ib, ic, gate, x, y, z, np, dx,
+                                       dy, slot));
+  return HY_OK;
+}
+static int v_s_step(void *c, double *sc, int step, int it, double tol) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->vec.ops->bcgs_step(&s->vec, sc, step, it, tol));
+  return HY_OK;
+}
+
+/* Fill the device-loop entries of ko when solver.device_loop asks for it, the run has one
+ * rank and the backend's vector table has the scalar-block forms; info->device_loop says
+ * whether it did.  Local (the same on every rank). */
+static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_ops *ko,
+                              spai_solve_info *info) {
+  info->device_loop = opt->device_loop && s->ctx->size == 1 && s->vec.ops->bcgs_step;
+  if (!info->device_loop) return;
+  ko->s_create = v_s_create;
+  ko->s_put = v_s_put;
+  ko->s_get = v_s_get;
+  ko->s_axpbypcz = v_s_axpbypcz;
+  ko->s_dots = v_s_dots;
+  ko->s_axpbypcz_dots = v_s_axpbypcz_dots;
+  ko->s_step = v_s_step;
 }
 
 /* Every iteration: the monitor line (solver.monitor, PETSc's -ksp_monitor: k and the
@@ -218,7 +279,9 @@ static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, d
                     .axpbypcz = v_axpbypcz,
                     .dots = v_dots, .monitor = v_monitor,
                     .axpbypcz_dots = s->vec.ops->axpbypcz_dots ? v_axpbypcz_dots : NULL };
-  krylov_params par = { .tol = opt->tol, .max_iter = opt->max_iter };
+  solve_device_loop(s, opt, &ko, info);
+  krylov_params par = { .tol = opt->tol, .max_iter = opt->max_iter,
+                        .device_loop = info->device_loop, .check_every = opt->check_every };
   krylov_result kr;
   hy_progress pg;
   s->log_tol = -log10(opt->tol);

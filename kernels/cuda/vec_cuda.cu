@@ -6,6 +6,7 @@
  * All work is queued on the backend's stream. */
 #include "k_cuda.h"
 #include "k_vec.h"
+#include "k_vec_bcgs.h"
 
 #include <stdlib.h>
 
@@ -40,6 +41,30 @@ static __global__ void kv_axpbypcz(int64_t n, double a, const double *__restrict
   }
 }
 
+/* z = sc[ia] x + sc[ib] y + sc[ic] z, nothing while sc[gate] == 0 (the device loop). */
+static __global__ void kv_axpbypcz_s(int64_t n, const double *sc, int ia, int ib, int ic, int gate,
+                                     const double *__restrict__ x, const double *y, double *z) {
+  if (sc[gate] == 0) return;
+  double a = sc[ia], b = sc[ib], c = sc[ic];
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    double v = a * x[i] + b * y[i];
+    if (c != 0.0) v += c * z[i];
+    z[i] = v;
+  }
+}
+
+/* One scalar step of BiCGSTAB on the scalar block (one thread). */
+static __global__ void kv_bcgs_step(double *sc, int step, int it, double tol) {
+  k_bcgs_step(sc, step, it, tol);
+}
+
+/* The scalars of one dots pass read from device memory (the device loop): a = sc[ia], b =
+ * sc[ib], c = sc[ic], nothing while sc[gate] == 0; sc NULL: the values passed. */
+struct vec_scal {
+  const double *sc;
+  int ia, ib, ic, gate;
+};
+
 /* The pairs of one dots pass (passed by value). */
 struct vec_pairs {
   const double *x[K_VEC_MAXDOTS], *y[K_VEC_MAXDOTS];
@@ -52,9 +77,17 @@ struct vec_pairs {
 template <bool UPD>
 static __global__ void kv_dots(int64_t n, double a, const double *x, double b, const double *y,
                                double c, double *z, int np, vec_pairs dp, double *part,
-                               unsigned *count, double *out) {
+                               unsigned *count, double *out, vec_scal vs) {
   __shared__ double red[DOT_THREADS / 32][K_VEC_MAXDOTS];
   __shared__ bool last;
+  if (vs.sc) {
+    if (vs.sc[vs.gate] == 0) return;   /* every block returns: the counter stays 0 */
+    if (UPD) {
+      a = vs.sc[vs.ia];
+      b = vs.sc[vs.ib];
+      c = vs.sc[vs.ic];
+    }
+  }
   double s[K_VEC_MAXDOTS] = { 0, 0, 0, 0 };
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
     double zi = 0;
@@ -150,9 +183,9 @@ static int c_axpbypcz(k_vec *v, int64_t n, double a, const double *x, double b, 
 
 /* The dots of np pairs (after z = a x + b y + c z when upd): one launch, one stream
  * synchronisation, results read from pinned memory.  Local. */
-static int dots_pass(k_vec *v, int64_t n, bool upd, double a, const double *x, double b,
-                     const double *y, double c, double *z, int np, const double *const *dx,
-                     const double *const *dy, double *out) {
+static int dots_launch(k_vec *v, int64_t n, bool upd, double a, const double *x, double b,
+                       const double *y, double c, double *z, int np, const double *const *dx,
+                       const double *const *dy, double *dout, vec_scal vs) {
   k_cuda_state *st = k_cuda_st(v->be);
   vec_scratch *s = (vec_scratch *)v->impl;
   if (np < 1 || np > K_VEC_MAXDOTS)
@@ -167,12 +200,24 @@ static int dots_pass(k_vec *v, int64_t n, bool upd, double a, const double *x, d
   }
   if (upd)
     kv_dots<true><<<blocks, DOT_THREADS, 0, st->stream>>>(n, a, x, b, y, c, z, np, dp, s->part,
-                                                          s->count, s->out_dev);
+                                                          s->count, dout, vs);
   else
     kv_dots<false><<<blocks, DOT_THREADS, 0, st->stream>>>(n, 0, NULL, 0, NULL, 0, NULL, np, dp,
-                                                           s->part, s->count, s->out_dev);
+                                                           s->part, s->count, dout, vs);
   HY_CUDA_LAUNCH();
-  HY_CUDA(cudaStreamSynchronize(st->stream));
+  return HY_OK;
+}
+
+/* dots_launch into the mapped pinned results, one stream synchronisation, read on the host.
+ * Local. */
+static int dots_pass(k_vec *v, int64_t n, bool upd, double a, const double *x, double b,
+                     const double *y, double c, double *z, int np, const double *const *dx,
+                     const double *const *dy, double *out) {
+  vec_scratch *s = (vec_scratch *)v->impl;
+  vec_scal none = { NULL, 0, 0, 0, 0 };
+  int rc = dots_launch(v, n, upd, a, x, b, y, c, z, np, dx, dy, s->out_dev, none);
+  if (rc != HY_OK) return rc;
+  HY_CUDA(cudaStreamSynchronize(k_cuda_st(v->be)->stream));
   for (int p = 0; p < np; p++) out[p] = ((volatile double *)s->out_host)[p];
   return HY_OK;
 }
@@ -190,6 +235,34 @@ static int c_axpbypcz_dots(k_vec *v, int64_t n, double a, const double *x, doubl
   return dots_pass(v, n, true, a, x, b, y, c, z, np, dx, dy, out);
 }
 
+/* The scalar-block forms (k_vec.h), queued on the stream with no synchronisation.  Local. */
+static int c_axpbypcz_s(k_vec *v, int64_t n, const double *sc, int ia, int ib, int ic, int gate,
+                        const double *x, const double *y, double *z) {
+  if (n <= 0) return HY_OK;
+  int blocks = (int)((n + 255) / 256);
+  int cap = v->be->sm_count * 8;
+  if (blocks > cap) blocks = cap;
+  kv_axpbypcz_s<<<blocks, 256, 0, k_cuda_st(v->be)->stream>>>(n, sc, ia, ib, ic, gate, x, y, z);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+static int c_dots_s(k_vec *v, int64_t n, int np, const double *const *x, const double *const *y,
+                    double *sc, int slot, int gate) {
+  vec_scal vs = { sc, 0, 0, 0, gate };
+  return dots_launch(v, n, false, 0, NULL, 0, NULL, 0, NULL, np, x, y, sc + slot, vs);
+}
+static int c_axpbypcz_dots_s(k_vec *v, int64_t n, double *sc, int ia, int ib, int ic, int gate,
+                             const double *x, const double *y, double *z, int np,
+                             const double *const *dx, const double *const *dy, int slot) {
+  vec_scal vs = { sc, ia, ib, ic, gate };
+  return dots_launch(v, n, true, 0, x, 0, y, 0, z, np, dx, dy, sc + slot, vs);
+}
+static int c_bcgs_step(k_vec *v, double *sc, int step, int it, double tol) {
+  kv_bcgs_step<<<1, 1, 0, k_cuda_st(v->be)->stream>>>(sc, step, it, tol);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
 /* (the fields in declaration order, named: C++ takes designators in that order) */
 extern "C" const k_vec_ops k_vec_cuda_ops = {
   .open = c_open,
@@ -198,4 +271,8 @@ extern "C" const k_vec_ops k_vec_cuda_ops = {
   .axpbypcz = c_axpbypcz,
   .dots = c_dots,
   .axpbypcz_dots = c_axpbypcz_dots,
+  .axpbypcz_s = c_axpbypcz_s,
+  .dots_s = c_dots_s,
+  .axpbypcz_dots_s = c_axpbypcz_dots_s,
+  .bcgs_step = c_bcgs_step,
 };

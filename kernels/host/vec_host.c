@@ -3,6 +3,7 @@
  * update + dots keeps that order, so it gives the separate calls' values bit for bit. */
 #include "k_vec.h"
 #include "hybrid.h"
+#include "k_vec_bcgs.h"
 
 #define VEC_CHUNK 1024
 
@@ -82,6 +83,31 @@ static int h_axpbypcz_dots(k_vec *v, int64_t n, double a, const double *x, doubl
   return HY_OK;
 }
 
+/* The scalar-block forms (k_vec.h): the same loops, the scalars read from sc, nothing while
+ * sc[gate] == 0.  They let the device loop of BiCGSTAB run (and be tested) on the host; the
+ * results are those of the host loop bit for bit.  Local. */
+static int h_axpbypcz_s(k_vec *v, int64_t n, const double *sc, int ia, int ib, int ic, int gate,
+                        const double *x, const double *y, double *z) {
+  if (sc[gate] == 0) return HY_OK;
+  return h_axpbypcz(v, n, sc[ia], x, sc[ib], y, sc[ic], z);
+}
+static int h_dots_s(k_vec *v, int64_t n, int npair, const double *const *x,
+                    const double *const *y, double *sc, int slot, int gate) {
+  if (sc[gate] == 0) return HY_OK;
+  return h_dots(v, n, npair, x, y, sc + slot);
+}
+static int h_axpbypcz_dots_s(k_vec *v, int64_t n, double *sc, int ia, int ib, int ic, int gate,
+                             const double *x, const double *y, double *z, int npair,
+                             const double *const *dx, const double *const *dy, int slot) {
+  if (sc[gate] == 0) return HY_OK;
+  return h_axpbypcz_dots(v, n, sc[ia], x, sc[ib], y, sc[ic], z, npair, dx, dy, sc + slot);
+}
+static int h_bcgs_step(k_vec *v, double *sc, int step, int it, double tol) {
+  (void)v;
+  k_bcgs_step(sc, step, it, tol);
+  return HY_OK;
+}
+
 const k_vec_ops k_vec_host_ops = {
   .open = h_open,
   .close = h_close,
@@ -89,4 +115,8 @@ const k_vec_ops k_vec_host_ops = {
   .axpbypcz = h_axpbypcz,
   .dots = h_dots,
   .axpbypcz_dots = h_axpbypcz_dots,
+  .axpbypcz_s = h_axpbypcz_s,
+  .dots_s = h_dots_s,
+  .axpbypcz_dots_s = h_axpbypcz_dots_s,
+  .bcgs_step = h_bcgs_step,
 };

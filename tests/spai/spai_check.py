@@ -39,6 +39,10 @@ modes:
   repeat      spai.repeat = 3 against one run at --ranks: the "spai: repeat 3:" line (cold,
               warm mean, fastest), the same iterations and the same M (exactly) as the single run,
               the target and floor lines on the fastest warm run, the warm metrics in the record
+  device-loop solver.device_loop = true with solver.check_every in --every (default 1 7 1000)
+              against false, on each of --backends (default host): the same exit, iterations,
+              breakdown message, relres and x (within --rtol, default 0: bit for bit), the
+              loop reported used; two backends: their loop-off runs within 10% + 2 iterations
 Exit 0 pass, 1 fail, 77 skip (a --need file is absent).
 """
 import argparse, glob, json, os, re, shlex, shutil, subprocess, sys
@@ -222,6 +226,79 @@ def check_stop(a):
     return fails
 
 
+def read_vec(path):
+    """Matrix Market array (one column) -> list of floats; None when absent."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        lines = [l for l in f if not l.startswith("%")]
+    m, n = map(int, lines[0].split()[:2])
+    v = [float(l) for l in lines[1:1 + m * n]]
+    return v if len(v) == m * n else None
+
+
+def loop_run(a, be, extra, tag):
+    """One run of the device-loop check: exit code, record metrics, breakdown text, x, output."""
+    rc, out, rec, wd = run(a, a.ranks[0], ["run.backend=" + be, "output.solution=x.mtx"] + extra, tag)
+    bk = re.search(r"BiCGSTAB breakdown: (.*)$", out, re.M)
+    return dict(rc=rc, m=rec["metrics"] if rec else None, bk=bk.group(1) if bk else None,
+                x=read_vec(os.path.join(wd, "x.mtx")), out=out)
+
+
+def check_device_loop(a):
+    """solver.device_loop = true (check_every in --every) against false on each of --backends:
+    the same exit, iterations, breakdown message, relres and x (within --rtol, default 0: bit
+    for bit), the device loop reported as used; more than one backend: their loop-off runs
+    within 10% + 2 iterations and the same exit."""
+    fails, off = [], {}
+    rtol = a.rtol if a.rtol is not None else 0.0
+    for be in a.backends:
+        ref = off[be] = loop_run(a, be, ["solver.device_loop=false"], be + "-off")
+        if ref["m"] is None or ref["rc"] not in (0, 3, 4):
+            fails.append("%s, device_loop off: exit %d, no record" % (be, ref["rc"]))
+            continue
+        if ref["m"].get("device_loop") != 0:
+            fails.append("%s, device_loop off: record says device_loop = %r" % (be, ref["m"].get("device_loop")))
+        for k in a.every:
+            tag = "%s-on%d" % (be, k)
+            r = loop_run(a, be, ["solver.device_loop=true", "solver.check_every=%d" % k], tag)
+            if r["m"] is None:
+                fails.append("%s: exit %d, no record" % (tag, r["rc"]))
+                continue
+            used = re.search(r"^bicgstab: device loop \(scalars in backend memory, convergence read "
+                             r"every (\d+) iteration", r["out"], re.M)
+            if r["m"].get("device_loop") != 1 or not used or int(used.group(1)) != k:
+                fails.append("%s: the device loop was not used (record %r, line %r)" % (
+                    tag, r["m"].get("device_loop"), used and used.group(0)))
+            mi, mr = ref["m"]["iterations"], r["m"]["iterations"]
+            dx = None
+            if ref["x"] is not None and r["x"] is not None and len(ref["x"]) == len(r["x"]):
+                scale = max(max(abs(v) for v in ref["x"]), 1e-300)
+                dx = max(abs(u - v) for u, v in zip(ref["x"], r["x"])) / scale
+            print("%s: exit %d, %d iterations, relres %r, breakdown %r; off: exit %d, %d, %r, %r; "
+                  "x difference %s (<= %g)" % (tag, r["rc"], mr, r["m"]["relres"], r["bk"], ref["rc"], mi,
+                                              ref["m"]["relres"], ref["bk"], dx, rtol))
+            if r["rc"] != ref["rc"] or mr != mi or r["bk"] != ref["bk"]:
+                fails.append("%s: exit %d, %d iterations, breakdown %r; off: exit %d, %d, %r" % (
+                    tag, r["rc"], mr, r["bk"], ref["rc"], mi, ref["bk"]))
+            rr, r0 = r["m"]["relres"], ref["m"]["relres"]
+            if rr != r0 and not abs(rr - r0) <= 1e3 * rtol * abs(r0):
+                fails.append("%s: relres %r, off %r" % (tag, r["m"]["relres"], ref["m"]["relres"]))
+            if (ref["x"] is None) != (r["x"] is None):
+                fails.append("%s: x written by one run only" % tag)
+            elif dx is not None and not dx <= rtol:
+                fails.append("%s: x differs by %.3e of max |x| > %g" % (tag, dx, rtol))
+            elif ref["x"] is not None and dx is None:
+                fails.append("%s: x of another length" % tag)
+    if len(off) > 1 and not fails:
+        bs = list(off)
+        i0, i1 = off[bs[0]]["m"]["iterations"], off[bs[1]]["m"]["iterations"]
+        if off[bs[0]]["rc"] != off[bs[1]]["rc"] or abs(i0 - i1) > 0.1 * i0 + 2:
+            fails.append("%s vs %s (loop off): exit %d / %d, iterations %d / %d" % (
+                bs[0], bs[1], off[bs[0]]["rc"], off[bs[1]]["rc"], i0, i1))
+    return fails
+
+
 def check_perturb(a):
     fails = []
     if not a.check:
@@ -311,7 +388,8 @@ def check_ilu_petsc(a):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends",
-                                     "solver-backends", "repeat", "pattern", "stop", "perturb", "ilu-petsc", "jacobi-m"])
+                                     "solver-backends", "repeat", "pattern", "stop", "perturb", "ilu-petsc", "jacobi-m",
+                                     "device-loop"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
@@ -327,6 +405,8 @@ def main():
     ap.add_argument("--check", default=None)
     ap.add_argument("--slack", type=int, default=0)
     ap.add_argument("--threshold", type=float, default=None)
+    ap.add_argument("--backends", nargs="+", default=["host"])
+    ap.add_argument("--every", type=int, nargs="+", default=[1, 7, 1000])
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
@@ -378,6 +458,8 @@ def main():
         fails += check_jacobi_m(a)
     elif a.mode == "ilu-petsc":
         fails += check_ilu_petsc(a)
+    elif a.mode == "device-loop":
+        fails += check_device_loop(a)
     elif a.mode == "validate":
         rc, out, rec, wd = run(a, a.ranks[0], ["output.matrix=A.petsc", "output.rhs=b.petsc",
                                                "output.preconditioner=M.mtx"], "run")

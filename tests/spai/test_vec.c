@@ -4,7 +4,8 @@
  * For n in a set of sizes around the host's 1024-term blocks: gather (exact), axpbypcz with
  * c = 0 and c != 0 (within 2 ulps of the long double value), dots of 1..4 pairs (within
  * 1e-13 of sum |x_i y_i|), the fused axpbypcz_dots (equal to axpbypcz then dots: bit for bit
- * on the host, within 1e-13 on CUDA; a product may name z), and 5 pairs refused.  Exit 0 pass,
+ * on the host, within 1e-13 on CUDA; a product may name z), 5 pairs refused, and the
+ * scalar-block forms of the device loop against the plain ones (and gated off: no write).  Exit 0 pass,
  * 1 fail, 77 skip (cuda asked for, none here). */
 #include "k_vec.h"
 #include "hybrid.h"
@@ -112,6 +113,52 @@ static void check_n(k_backend *be, k_vec *v, int64_t n, int host) {
   free(x); free(y); free(z); free(w); free(r); free(idx);
 }
 
+/* The scalar-block forms (axpbypcz_s, dots_s, axpbypcz_dots_s) against the plain ones with
+ * the same scalars: equal (bit for bit on the host, within 1e-13 on CUDA), and nothing written
+ * (z and the result slots untouched) while the gate slot is 0.  Local. */
+static void check_scalar_forms(k_backend *be, k_vec *v, int64_t n, int host) {
+  if (!v->ops->bcgs_step) return;
+  double *x, *y, *z, *r1, *r2, h[16], hs[16];
+  HY_MALLOC(x, n + 1); HY_MALLOC(y, n + 1); HY_MALLOC(z, n + 1); HY_MALLOC(r1, n + 1); HY_MALLOC(r2, n + 1);
+  for (int64_t i = 0; i < n; i++) { x[i] = val(i, 4); y[i] = val(i, 5); z[i] = val(i, 6); }
+  const double a = -0.625, b = 1.5, c = 0.25;
+  for (int k = 0; k < 16; k++) h[k] = 12345.0 + k;
+  h[0] = 1; h[1] = 0; h[2] = a; h[3] = b; h[4] = c; h[5] = 0;   /* gates 0 (on) and 1 (off) */
+  double *dx = up(be, x, n), *dy = up(be, y, n), *sc = up(be, h, 16);
+  for (int gate = 0; gate < 2; gate++)
+    for (int pass = 0; pass < 2; pass++) {          /* pass 0: c = 0 (slot 5), 1: c != 0 */
+      double *d1 = up(be, z, n), *d2 = up(be, z, n), *e1 = up(be, z, n), *e2 = up(be, z, n);
+      double cc = pass ? c : 0, f[4], g[4];
+      HY_LOCAL(v->ops->axpbypcz_s(v, n, sc, 2, 3, pass ? 4 : 5, gate, dx, dy, d1));
+      HY_LOCAL(v->ops->axpbypcz(v, n, a, dx, b, dy, cc, d2));
+      const double *px[4] = { dx, dy, d1, dx }, *py[4] = { dy, d1, d1, dx };
+      HY_LOCAL(v->ops->dots_s(v, n, 4, px, py, sc, 8, gate));
+      HY_LOCAL(v->ops->dots(v, n, 4, px, py, g));
+      const double *fx[2] = { e1, dx }, *fy[2] = { e1, e1 }, *gx[2] = { e2, dx }, *gy[2] = { e2, e2 };
+      HY_LOCAL(v->ops->axpbypcz_dots_s(v, n, sc, 2, 3, pass ? 4 : 5, gate, dx, dy, e1, 2, fx, fy, 12));
+      HY_LOCAL(v->ops->axpbypcz_dots(v, n, a, dx, b, dy, cc, e2, 2, gx, gy, f));
+      down(be, hs, sc, 16);
+      down(be, r1, d1, n);
+      down(be, r2, gate ? d1 : d2, n);
+      for (int64_t i = 0; i < n; i++) {
+        double want = gate ? z[i] : r2[i];
+        int ok = host || gate ? r1[i] == want : fabs(r1[i] - want) <= 1e-15 * (fabs(want) + 1);
+        if (!ok) { bad(gate ? "axpbypcz_s gated off wrote z" : "axpbypcz_s vs axpbypcz", n, r1[i], want); break; }
+      }
+      for (int p = 0; p < 6; p++) {
+        double got = hs[8 + p], want = gate ? 12345.0 + 8 + p : p < 4 ? g[p] : f[p - 4];
+        int ok = host || gate ? got == want : fabs(got - want) <= 1e-13 * (fabs(want) + 1);
+        if (!ok) bad(gate ? "scalar-block dots gated off wrote a slot" : "scalar-block dots vs plain", n, got, want);
+      }
+      if (hs[2] != a || hs[3] != b || hs[4] != c || hs[0] != 1 || hs[1] != 0) bad("scalar slots changed", n, hs[2], a);
+      for (int k = 8; k < 14; k++) h[k] = 12345.0 + k;    /* reset the result slots */
+      HY_LOCAL(be->ops->h2d(be, sc, h, 16 * sizeof *h));
+      be->ops->free(be, d1); be->ops->free(be, d2); be->ops->free(be, e1); be->ops->free(be, e2);
+    }
+  be->ops->free(be, dx); be->ops->free(be, dy); be->ops->free(be, sc);
+  free(x); free(y); free(z); free(r1); free(r2);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int cuda = argc > 1 && !strcmp(argv[1], "cuda");
@@ -126,7 +173,10 @@ int main(int argc, char **argv) {
   k_vec v;
   HY_LOCAL(k_vec_open(&be, &v));
   const int64_t sizes[] = { 0, 1, 2, 31, 1023, 1024, 1025, 4097, 70001 };
-  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) check_n(&be, &v, sizes[i], !cuda);
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    check_n(&be, &v, sizes[i], !cuda);
+    check_scalar_forms(&be, &v, sizes[i], !cuda);
+  }
   k_vec_close(&v);
   k_backend_close(&be);
   printf("%s: k_vec on the %s backend, %zu sizes\n", fails ? "FAIL" : "PASS", cuda ? "cuda" : "host",

@@ -210,6 +210,30 @@ hy_case(NAME spai_monitor RANKS 1 JSON
          "^PASSED: BiCGSTAB \\(spai\\) converged in 22 iterations"
   REJECT "^   23 KSP")
 
+# ---- solver.device_loop: BiCGSTAB with its scalars in backend memory (one rank), the
+# convergence read every check_every iterations (1; 7, not a divisor of the count; 1000, past
+# it): the same exit, iterations, breakdown message and x as the usual loop, bit for bit on the
+# host (spai, no preconditioner, ilu0, breakdown by overflow, max_iter at 10 reached between
+# two reads); more than one rank: the key is ignored, said so, the usual loop runs
+spai_multi(spai_device_loop_host_cfd27 device-loop RANKS 1
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random run.seed=4711)
+spai_multi(spai_device_loop_host_none device-loop RANKS 1
+  ARGS matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=1 solver.precond=none)
+spai_multi(spai_device_loop_host_ilu0 device-loop RANKS 1 OPTS --every 7
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 solver.precond=ilu0)
+spai_multi(spai_device_loop_host_maxit device-loop RANKS 1 OPTS --every 1 3 7
+  ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10)
+spai_multi(spai_device_loop_host_e05r0100 device-loop RANKS 1 NEED ${M}/e05r0100.mtx.gz
+  OPTS --every 1 7
+  ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
+hy_case(NAME spai_device_loop_r2_ignored RANKS 2 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+       solver.device_loop=true
+  EXPECT "^bicgstab: solver.device_loop = true ignored: it needs one rank .*\\(2 ranks, host backend\\)$"
+         "^PASSED: BiCGSTAB \\(spai\\) converged in 22 iterations"
+  REJECT "^bicgstab: device loop"
+  RUNCASE --json-field metrics.device_loop=0 --json-field metrics.iterations=22)
+
 # ---- solver.precond = ilu0: ILU(0) (one rank: of A, as PETSc's PCILU with 0 levels; P ranks:
 # block Jacobi, ILU(0) of each rank's diagonal block); the iteration count stored from PETSc
 # (hybrid-validate's Table 5 on the same A and b: 10), block Jacobi converges, a zero pivot (a
@@ -316,6 +340,23 @@ if(HYBRID_GPU_TESTS)
   spai_multi(spai_gpu_solver_cfd27_r2 solver-backends RANKS 2 LABELS gpu
     ARGS matrix.generator=convdiff3d27 matrix.size=13824 spai.tau=0.99 matrix.rhs=random
          run.seed=27183)
+  # solver.device_loop on the CUDA backend (one rank): check_every 1, 7, 10 and 1000 against the
+  # usual loop on CUDA (the same exit and iterations, x within 1e-12 of max |x|) and the usual
+  # loop on CUDA against the host's (iterations within 10% + 2): cfd2's size, no preconditioner,
+  # a shared matrix, ilu0
+  spai_multi(spai_gpu_device_loop_cfd2size device-loop RANKS 1 LABELS gpu RTOL 1e-12
+    OPTS --backends cuda host --every 1 7 10 1000
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99)
+  spai_multi(spai_gpu_device_loop_none device-loop RANKS 1 LABELS gpu RTOL 1e-12
+    OPTS --backends cuda host --every 1 10
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=31337)
+  spai_multi(spai_gpu_device_loop_sherman5 device-loop RANKS 1 LABELS gpu RTOL 1e-12
+    NEED ${M}/sherman5.mtx OPTS --backends cuda host --every 1 10
+    ARGS matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6)
+  spai_multi(spai_gpu_device_loop_ilu0 device-loop RANKS 1 LABELS gpu RTOL 1e-12
+    OPTS --backends cuda --every 10
+    ARGS matrix.generator=convdiff3d27 matrix.size=21952 solver.precond=ilu0)
   # the device pattern (k_jsets through k_spai_keep, one rank) at a tie and with absent diagonals
   spai_multi(spai_gpu_pattern_ties pattern RANKS 1 LABELS gpu OPTS --expect-nnz 400
     ARGS run.backend=cuda matrix.generator=poisson2d matrix.size=400 spai.tau=0.75)

@@ -1,0 +1,108 @@
+/* k_vec_bcgs.h - the scalar steps of BiCGSTAB on a block of scalars in backend memory (the
+ * device loop of app/krylov/bicgstab_dev.c): alpha, beta, omega, rho, the residual, the
+ * convergence and breakdown tests, written once and compiled for the host (vec_host.c) and for
+ * one CUDA thread (vec_cuda.cu), so both run the same arithmetic as app/krylov/bicgstab.c.
+ * Once a step stops the iteration (converged or broken down) it clears K_BS_RUN, and every
+ * gated vector operation of k_vec.h (axpbypcz_s, dots_s, axpbypcz_dots_s) leaves its outputs
+ * alone from then on: x and r stay those of the stopping iteration. */
+#ifndef HY_K_VEC_BCGS_H
+#define HY_K_VEC_BCGS_H
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define K_HD __host__ __device__
+#else
+#define K_HD
+#endif
+
+/* The slots of the scalar block. */
+enum {
+  K_BS_RUN,        /* 1 while iterating: gates every update and dot */
+  K_BS_RUNX,       /* 1 when this iteration's x update runs */
+  K_BS_ONE, K_BS_ZERO,
+  K_BS_BNORM, K_BS_RHO, K_BS_RHO_OLD, K_BS_ALPHA, K_BS_OMEGA,
+  K_BS_NEG_ALPHA, K_BS_BETA, K_BS_NEG_BETA_OMEGA, K_BS_NEG_OMEGA, K_BS_OMEGA_X,
+  K_BS_RV,                         /* (rhat, v) */
+  K_BS_TS, K_BS_TT, K_BS_SS,       /* (t, s), (t, t), (s, s) */
+  K_BS_RHO_NEW, K_BS_RR,           /* (rhat, r), (r, r) */
+  K_BS_RELRES,
+  K_BS_STATUS,     /* 0 iterating, 1 converged, 2 breakdown */
+  K_BS_ITER,       /* the iteration that stopped */
+  K_BS_BKIND,      /* which breakdown (K_BK_*) */
+  K_BS_BVAL,       /* the value that broke down */
+  K_BS_NSLOT
+};
+
+/* Breakdown kinds (the messages of bicgstab.c). */
+enum { K_BK_RHO = 1, K_BK_RV, K_BK_ALPHA, K_BK_TT, K_BK_OMEGA, K_BK_RESIDUAL };
+
+/* The steps, in the order of one iteration. */
+enum { K_BSTEP_BETA, K_BSTEP_ALPHA, K_BSTEP_OMEGA, K_BSTEP_RHO };
+
+/* Stop at iteration it with a breakdown of kind k on value val.  Local. */
+K_HD static inline void k_bcgs_break(double *sc, int it, int k, double val) {
+  sc[K_BS_RUN] = 0;
+  sc[K_BS_RUNX] = 0;
+  sc[K_BS_STATUS] = 2;
+  sc[K_BS_ITER] = it;
+  sc[K_BS_BKIND] = k;
+  sc[K_BS_BVAL] = val;
+}
+
+/* One scalar step of iteration it (nothing once stopped).  Local. */
+K_HD static inline void k_bcgs_step(double *sc, int step, int it, double tol) {
+  if (sc[K_BS_RUN] == 0) {
+    sc[K_BS_RUNX] = 0;
+    return;
+  }
+  if (step == K_BSTEP_BETA) {
+    double rho = sc[K_BS_RHO];
+    if (rho == 0 || !isfinite(rho)) { k_bcgs_break(sc, it, K_BK_RHO, rho); return; }
+    double beta = 0;
+    if (it > 1) beta = (rho / sc[K_BS_RHO_OLD]) * (sc[K_BS_ALPHA] / sc[K_BS_OMEGA]);
+    sc[K_BS_BETA] = beta;                        /* it = 1: p = r + 0 v + 0 p (p not read) */
+    sc[K_BS_NEG_BETA_OMEGA] = it > 1 ? -beta * sc[K_BS_OMEGA] : 0.0;
+  } else if (step == K_BSTEP_ALPHA) {
+    double rv = sc[K_BS_RV];
+    if (rv == 0 || !isfinite(rv)) { k_bcgs_break(sc, it, K_BK_RV, rv); return; }
+    double alpha = sc[K_BS_RHO] / rv;
+    if (!isfinite(alpha)) { k_bcgs_break(sc, it, K_BK_ALPHA, alpha); return; }
+    sc[K_BS_ALPHA] = alpha;
+    sc[K_BS_NEG_ALPHA] = -alpha;
+  } else if (step == K_BSTEP_OMEGA) {
+    double ts = sc[K_BS_TS], tt = sc[K_BS_TT], ss = sc[K_BS_SS];
+    double snorm = sqrt(ss);
+    if (snorm / sc[K_BS_BNORM] <= tol) {         /* converged halfway: x += alpha phat */
+      sc[K_BS_RELRES] = snorm / sc[K_BS_BNORM];
+      sc[K_BS_RUN] = 0;
+      sc[K_BS_RUNX] = 1;
+      sc[K_BS_OMEGA_X] = 0;
+      sc[K_BS_STATUS] = 1;
+      sc[K_BS_ITER] = it;
+      return;
+    }
+    if (tt == 0 || !isfinite(tt) || !isfinite(ts) || !isfinite(ss))
+      { k_bcgs_break(sc, it, K_BK_TT, isfinite(ts) && isfinite(ss) ? tt : INFINITY); return; }
+    double omega = ts / tt;
+    if (omega == 0 || !isfinite(omega)) { k_bcgs_break(sc, it, K_BK_OMEGA, omega); return; }
+    sc[K_BS_OMEGA] = omega;
+    sc[K_BS_OMEGA_X] = omega;
+    sc[K_BS_NEG_OMEGA] = -omega;
+    sc[K_BS_RUNX] = 1;
+  } else {
+    sc[K_BS_RHO_OLD] = sc[K_BS_RHO];
+    sc[K_BS_RHO] = sc[K_BS_RHO_NEW];
+    double relres = sqrt(sc[K_BS_RR]) / sc[K_BS_BNORM];
+    if (!isfinite(relres) || !isfinite(sc[K_BS_RHO]))
+      { k_bcgs_break(sc, it, K_BK_RESIDUAL, relres); return; }   /* K_BS_RELRES keeps the last */
+    sc[K_BS_RELRES] = relres;
+    if (relres <= tol) {
+      sc[K_BS_RUN] = 0;
+      sc[K_BS_STATUS] = 1;
+      sc[K_BS_ITER] = it;
+    }
+  }
+}
+
+#endif
