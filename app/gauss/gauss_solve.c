@@ -179,6 +179,12 @@ int gauss_verify(gauss_t *g, gauss_info *info, double *x) {
   int rc = gauss_scaled(g, x, r, info->eps, &info->scaled, &info->nr, &info->nx);
   free(r);
   HY_CALL(rc);
+  /* a solution that overflowed (or came out NaN) is a numerical failure (exit 3), not a
+   * validation verdict; x is the same on every rank, hy_agree makes it collective anyway */
+  if (info->perturb == 0 && !isfinite(info->nx))
+    rc = hy_err(HY_ENUMERIC, "the solution x holds inf or NaN (||x||_inf = %g, ||A||_inf = %g, ||b||_inf = %g): "
+                "it overflowed the double range", info->nx, g->normA, g->normb);
+  HY_CALL(hy_agree(g->ctx->comm, rc));
   info->ok = info->scaled < g->o->threshold;
   return HY_OK;
 }

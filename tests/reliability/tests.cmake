@@ -22,3 +22,13 @@ foreach(alg naive stepwise blocked)
     gauss.file=${HY_IO_GEN}/petsc_empty.petsc output.record=false)
   set_tests_properties(rel_gauss_empty_${alg}_petsc PROPERTIES FIXTURES_REQUIRED io_gen_bad)
 endforeach()
+
+# a solution that overflows the double range (A = 1e-300 I, b = 1e10) is a numerical failure
+# (exit 3) naming ||x||, not a validation verdict (was exit 4 with a scaled residual of inf)
+foreach(alg naive stepwise blocked)
+  hy_case(NAME rel_gauss_overflow_${alg} RANKS 2 EXIT 3
+    EXPECT "the solution x holds inf or NaN \\(\\|\\|x\\|\\|_inf = (inf|nan)" REJECT "PASSED"
+    RUNCASE --no-files ARGS run.workload=gauss gauss.algorithm=${alg} gauss.matrix=file
+    gauss.file=${CMAKE_CURRENT_LIST_DIR}/data/tiny_diag.mtx gauss.rhs=file
+    gauss.rhs_file=${CMAKE_CURRENT_LIST_DIR}/data/rhs_1e10.mtx output.record=false)
+endforeach()
