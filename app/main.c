@@ -260,6 +260,8 @@ int main(int argc, char **argv) {
   const hy_workload *wl;
   int want_record;
   core_opts_from_cfg(&cfg, &ctx, &wl, &want_record);
+  ctx.argc = argc;
+  ctx.argv = argv;
 
   rc = rt_topology(&ctx);
   if (rc == HY_OK) rc = rt_output_paths_check(&ctx);

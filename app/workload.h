@@ -48,6 +48,8 @@ typedef struct hy_ctx {
   const char *threads_why;   /* where that figure came from */
   char blas[512];            /* the BLAS library linked (rt_blas_library) */
   int blas_threads;          /* its thread count (set to threads at start-up) */
+  int argc;                  /* the command line, for the record (rank 0's) */
+  char **argv;
   char host[256];
   hy_cfg *cfg;
   k_backend be;              /* this rank's backend */

@@ -662,6 +662,29 @@ void cfg_print_help(FILE *out) {
 }
 
 /* The effective configuration as JSON.  Local. */
+/* One value typed: integers and reals as JSON numbers (an empty or non-finite value as
+ * null), booleans as true/false, the rest as strings.  Local. */
+static void write_json_value(const hy_cfg *c, int j, FILE *out) {
+  const cfg_key *k = c->keys[j];
+  char name[160];
+  snprintf(name, sizeof name, "%s.%s", k->section, k->key);
+  if ((k->type == CFG_INT || k->type == CFG_REAL || k->type == CFG_BOOL) && !c->val[j][0]) {
+    fputs("null", out);
+  } else if (k->type == CFG_INT) {
+    fprintf(out, "%lld", (long long)cfg_int(c, name));
+  } else if (k->type == CFG_REAL) {
+    double v = cfg_real(c, name);
+    if (isfinite(v)) fprintf(out, "%.17g", v);
+    else fputs("null", out);
+  } else if (k->type == CFG_BOOL) {
+    fputs(cfg_bool(c, name) ? "true" : "false", out);
+  } else {
+    fputc('"', out);
+    hy_json_escape(out, c->val[j]);
+    fputc('"', out);
+  }
+}
+
 void cfg_write_json(const hy_cfg *c, FILE *out, int indent) {
   fprintf(out, "{");
   const char *prev = NULL;
@@ -678,9 +701,8 @@ void cfg_write_json(const hy_cfg *c, FILE *out, int indent) {
     int first = 1;
     for (int j = i; j < c->nkeys; j++) {
       if (strcasecmp(c->keys[j]->section, sec)) continue;
-      fprintf(out, "%s\"%s\": \"", first ? "" : ", ", c->keys[j]->key);
-      hy_json_escape(out, c->val[j]);
-      fprintf(out, "\"");
+      fprintf(out, "%s\"%s\": ", first ? "" : ", ", c->keys[j]->key);
+      write_json_value(c, j, out);
       first = 0;
     }
     fprintf(out, "}");

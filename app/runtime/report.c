@@ -273,6 +273,52 @@ int rt_record_dir_check(hy_ctx *ctx) {
   return hy_agree(ctx->comm, rc);
 }
 
+/* A JSON string, or null when s is NULL or empty.  Local. */
+static void json_str_or_null(FILE *f, const char *s) {
+  if (!s || !*s) {
+    fputs("null", f);
+    return;
+  }
+  fputc('"', f);
+  hy_json_escape(f, s);
+  fputc('"', f);
+}
+
+/* The record's build and run context: CUDA runtime and driver, NCCL (from the backend table;
+ * null on the host backend / without NCCL), argv, the Slurm job and step.  Local (rank 0). */
+static void write_build_run(FILE *f, const hy_ctx *ctx) {
+  fprintf(f, "  \"cuda\": ");
+  if (ctx->be.runtime_version[0]) {
+    fprintf(f, "{\"runtime\": ");
+    json_str_or_null(f, ctx->be.runtime_version);
+    fprintf(f, ", \"driver\": ");
+    json_str_or_null(f, ctx->be.driver_version);
+    fputc('}', f);
+  } else {
+    fputs("null", f);
+  }
+  fprintf(f, ",\n  \"nccl\": ");
+  json_str_or_null(f, ctx->be.nccl_version);
+  fprintf(f, ",\n  \"argv\": [");
+  for (int i = 0; i < ctx->argc && ctx->argv; i++) {
+    fprintf(f, "%s\"", i ? ", " : "");
+    hy_json_escape(f, ctx->argv[i]);
+    fputc('"', f);
+  }
+  fprintf(f, "],\n  \"slurm\": ");
+  const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+  if (job && *job) {
+    fprintf(f, "{\"job_id\": ");
+    json_str_or_null(f, job);
+    fprintf(f, ", \"step_id\": ");
+    json_str_or_null(f, step);
+    fputc('}', f);
+  } else {
+    fputs("null", f);
+  }
+  fputs(",\n", f);
+}
+
 /* Write the record under a temporary name and link it to a name that does not exist yet.
  * Local (rank 0). */
 int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char *devices,
@@ -309,6 +355,7 @@ int rt_record_write(hy_ctx *ctx, const char *workload, int exit_code, const char
   hy_json_escape(f, ctx->blas);
   fprintf(f, "\", \"threads\": %d},\n  \"threads\": {\"per_rank\": %d, \"from\": \"%s\"},\n",
           ctx->blas_threads, ctx->threads, ctx->threads_why ? ctx->threads_why : "");
+  write_build_run(f, ctx);
   fprintf(f, "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"backend\": \"%s\",\n", ctx->size, ctx->nnodes,
           ctx->be.name ? ctx->be.name : "none");
   fprintf(f, "  \"devices\": %s,\n", devices ? devices : "[]");

@@ -3,6 +3,9 @@
 #include "k_cuda.h"
 
 #include <stdio.h>
+#ifdef HYBRID_HAVE_NCCL
+#include <nccl.h>
+#endif
 #include <string.h>
 
 /* CUDA devices visible; 0 when no driver or device (never an error).  Local. */
@@ -135,6 +138,16 @@ extern "C" int k_cuda_open(k_backend *be, int dev) {
            prop.pciDeviceID);
   be->device_mem = prop.totalGlobalMem;
   be->sm_count = prop.multiProcessorCount;
+  int rtv = 0, drv = 0;
+  HY_CUDA(cudaRuntimeGetVersion(&rtv));
+  HY_CUDA(cudaDriverGetVersion(&drv));
+  snprintf(be->runtime_version, sizeof be->runtime_version, "%d.%d", rtv / 1000, rtv % 1000 / 10);
+  snprintf(be->driver_version, sizeof be->driver_version, "%d.%d", drv / 1000, drv % 1000 / 10);
+#ifdef HYBRID_HAVE_NCCL
+  int ncv = 0;
+  if (ncclGetVersion(&ncv) == ncclSuccess)   /* 2.19+: major*10000 + minor*100 + patch */
+    snprintf(be->nccl_version, sizeof be->nccl_version, "%d.%d.%d", ncv / 10000, ncv % 10000 / 100, ncv % 100);
+#endif
   k_cuda_state *st = (k_cuda_state *)calloc(1, sizeof *st);
   if (!st) return hy_err(HY_ESYS, "out of memory");
   be->impl = st;

@@ -112,8 +112,13 @@ int main(int argc, char **argv) {
   FILE *m = open_memstream(&js, &jl);
   cfg_write_json(&c, m, 2);
   fclose(m);
-  ok(js && strstr(js, "\"count\": \"9\"") && strstr(js, "\"label\": \"a=b\"") &&
+  ok(js && strstr(js, "\"count\": 9,") && strstr(js, "\"label\": \"a=b\"") &&
      strstr(js, "\"cfgtest\": {") && strstr(js, "\"selftest\": {"), "cfg_write_json has the values");
+  /* typed: integers and reals as JSON numbers, booleans as booleans, text as strings */
+  ok(js && strstr(js, "\"ratio\": 1,") && strstr(js, "\"record\": false") &&
+     strstr(js, "\"flag\": true") && strstr(js, "\"seed\": 1000,") &&
+     strstr(js, "\"backend\": \"host\"") && strstr(js, "\"grid\": \"2X3\""),
+     "cfg_write_json: numbers as numbers, booleans as booleans");
   free(js);
   cfg_override(&c, "cfgtest.label=q\"b\\s\tt");
   js = NULL;

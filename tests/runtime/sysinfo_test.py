@@ -7,7 +7,8 @@ the header and in the record (parsed and compared, not matched as text):
   OMP_NUM_THREADS=2 (+ SLURM=3)   -> 2, from "OMP_NUM_THREADS"
   mpiexec -n 2, no binding        -> affinity CPUs // 2 (at least 1): the node's cores shared
   blas.library names the library that `ldd` shows providing the BLAS; blas.threads is 1 for the
-  reference BLAS, the per-rank count for OpenBLAS; compiler is "gcc|clang VERSION"."""
+  reference BLAS, the per-rank count for OpenBLAS; compiler is "gcc|clang VERSION";
+  argv, slurm (job and step id; null outside Slurm), typed config values, cuda/nccl null on host."""
 import glob, json, os, re, shutil, subprocess, sys
 
 exe, mpiexec, work = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -87,6 +88,25 @@ if rec is not None:
     if not re.match(r"^(gcc|clang|icx) \d+\.\d+", comp):
         fails.append("record compiler %r is not 'gcc|clang VERSION'" % comp)
     print("ok? blas %r, compiler %r" % (b, comp))
+
+# the run's context in the record: argv, the Slurm job and step, typed config values, the
+# CUDA runtime/driver and NCCL (null on the host backend)
+rec, out = run("context", [], {"SLURM_JOB_ID": "4711", "SLURM_STEP_ID": "3"})
+if rec is not None:
+    if rec.get("argv") != [exe] + small + ["output.dir=r"]:
+        fails.append("record argv %r, want the command line" % rec.get("argv"))
+    if rec.get("slurm") != {"job_id": "4711", "step_id": "3"}:
+        fails.append("record slurm %r, want job 4711 step 3" % rec.get("slurm"))
+    c = rec.get("config", {})
+    n, recd, be = c.get("selftest", {}).get("n"), c.get("output", {}).get("record"), c.get("run", {}).get("backend")
+    if not (type(n) is int and n == 1000 and recd is True and be == "host"):
+        fails.append("record config not typed: selftest.n %r, output.record %r, run.backend %r" % (n, recd, be))
+    if rec.get("backend") == "host" and (rec.get("cuda", 0) is not None or rec.get("nccl", 0) is not None):
+        fails.append("host backend: cuda %r, nccl %r (want null)" % (rec.get("cuda", 0), rec.get("nccl", 0)))
+    print("ok? argv %r slurm %r" % (rec.get("argv"), rec.get("slurm")))
+rec, out = run("noslurm", [], {})
+if rec is not None and rec.get("slurm", 0) is not None:
+    fails.append("outside Slurm the record's slurm is %r (want null)" % rec.get("slurm", 0))
 
 for f in fails:
     print("FAIL: " + f)
