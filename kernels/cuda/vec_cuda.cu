@@ -3,6 +3,9 @@
  * such an update in the same kernel) with a fixed-order reduction finished by the last block
  * (bitwise reproducible), the results in mapped pinned memory (one stream synchronisation, no
  * copy).  The reduction scratch lives in the k_vec handle (vec_scratch), never at file scope.
+ * The scalar-block forms of the device loop (axpbypcz_s, dots_s, axpbypcz_dots_s, bcgs_step)
+ * are the same kernels reading their scalars from, and writing their dots to, device memory,
+ * with no synchronisation; a gate slot at 0 makes every block return at once.
  * All work is queued on the backend's stream. */
 #include "k_cuda.h"
 #include "k_vec.h"

@@ -240,7 +240,7 @@ def read_vec(path):
 def loop_run(a, be, extra, tag):
     """One run of the device-loop check: exit code, record metrics, breakdown text, x, output."""
     rc, out, rec, wd = run(a, a.ranks[0], ["run.backend=" + be, "output.solution=x.mtx"] + extra, tag)
-    bk = re.search(r"BiCGSTAB breakdown: (.*)$", out, re.M)
+    bk = re.search(r"^FAILED: .*BiCGSTAB breakdown: (.*)$", out, re.M)
     return dict(rc=rc, m=rec["metrics"] if rec else None, bk=bk.group(1) if bk else None,
                 x=read_vec(os.path.join(wd, "x.mtx")), out=out)
 
