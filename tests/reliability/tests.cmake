@@ -7,7 +7,7 @@ foreach(m npy csv scale symlink config same)
   set_tests_properties(rel_${m} PROPERTIES LABELS unit TIMEOUT 300)
 endforeach()
 add_test(NAME rel_fsize COMMAND ${REL_CHECK} --workdir ${HY_TEST_OUT}/rel_fsize fsize)
-set_tests_properties(rel_fsize PROPERTIES LABELS mpi TIMEOUT 600 PROCESSORS 2)
+set_tests_properties(rel_fsize PROPERTIES LABELS unit TIMEOUT 600)
 
 # an empty system (0 x 0 matrix, Matrix Market array or coordinate, or PETSc binary) is input
 # error 2 for every gauss algorithm (it was SIGFPE in gauss_numroc, or exit 4 with residual inf)
