@@ -2,16 +2,20 @@
 """report.py - turn a folder of hybrid JSON records into scaling tables and plots.
 
     jobs/report.py DIR|FILE [...] [--out PREFIX] [--mode auto|strong|weak] [--workload W]
-                   [--name NAME] [--all] [--no-plots]
+                   [--name NAME] [--all] [--no-plots] [--force] [--size-key section.key]...
 
 Reads every *.json record under the DIRs (recursively) and the FILEs given (files that are not hybrid records are
-skipped with a warning), groups them by workload and run.name, and for each group writes
+skipped with a warning), groups them by workload, run.name and configuration without the size key
+(SIZE_KEYS below, as jobs/scaling.sh scales them; --size-key overrides), and for each group writes
   PREFIX.md      a markdown table: GPUs, the sizes that vary, time per phase, total, speedup,
                  efficiency (one section per group)
   PREFIX.csv     the same numbers, one row per GPU count (columns workload and name first)
   PREFIX-time.png, PREFIX-efficiency.png   time and parallel efficiency against GPUs
 (with several groups the plots are PREFIX-<workload>[-<name>]-time.png ...).  PREFIX defaults to
-DIR/report.  GPUs = ranks (one rank drives one GPU).
+DIR/report.  GPUs = ranks (one rank drives one GPU); on the host backend the tables and plots say
+"ranks".  Records of one workload and run.name whose configurations differ in any key other than
+the size key, output.dir and run.name are not one study: report.py refuses them (exit 1, naming
+the keys), or with --force warns and reports each configuration as its own group.
 
 Numbers: a phase's time is its slowest rank's time (the "max" column of the record); the total is
 the sum over phases.  With several passed runs at one GPU count the fastest is used (best of k).
@@ -19,6 +23,8 @@ Only passed runs enter the table unless --all is given (failed runs are listed b
 Speedup and efficiency are relative to the smallest GPU count P0 that has a passed run:
   strong: speedup = T(P0) / T(P), efficiency = speedup * P0 / P
   weak:   efficiency = T(P0) / T(P), (scaled) speedup = efficiency * P / P0
+  gauss weak (HPL's convention): efficiency = rate per GPU / rate per GPU at P0, the rate
+          (2/3 n^3 + 3/2 n^2) / T(P) in Gflop/s (column "Gflops/GPU"), since n grows with sqrt(P)
 --mode auto takes the mode from run.name (jobs/scaling.sh sets WORKLOAD-MODE-scaling); failing
 that it is weak when the runs' configurations differ in any key other than output.dir and
 run.name, else strong.  Exit codes: 0 written, 1 usage or no records, 2 matplotlib missing
@@ -28,6 +34,10 @@ import argparse, csv, json, math, os, re, sys
 
 REQUIRED = ("workload", "status", "ranks", "phases", "config")
 IGNORED_KEYS = ("output.dir", "run.name")
+# the size keys of a scaling study (jobs/scaling.sh's table): a study varies these and nothing else
+SIZE_KEYS = {"gauss": ("gauss.n",), "spai": ("matrix.size",), "lle": ("lle.n",),
+             "selftest": ("selftest.n",), "conv": ("conv.height", "conv.width"),
+             "sort": ("sort.n",), "gemm": ("gemm.m", "gemm.n", "gemm.k")}
 
 
 def warn(msg):
@@ -68,6 +78,22 @@ def flat_config(r):
             for k, v in keys.items():
                 out["%s.%s" % (sec, k)] = str(v)
     return out
+
+
+def study_config(r, size_keys):
+    """The configuration that must be the same across one study: without the size key(s)."""
+    skip = set(IGNORED_KEYS) | set(size_keys.get(r["workload"], ()))
+    return tuple(sorted((k, v) for k, v in flat_config(r).items() if k not in skip))
+
+
+def gauss_gflops(r):
+    """HPL's rate of a gauss run: (2/3 n^3 + 3/2 n^2) / total time, in Gflop/s; None without n."""
+    try:
+        n = float(flat_config(r)["gauss.n"])
+    except (KeyError, ValueError):
+        return None
+    t = total_time(r)
+    return (2.0 / 3.0 * n ** 3 + 1.5 * n ** 2) / t / 1e9 if t > 0 else None
 
 
 def total_time(r):
@@ -119,6 +145,7 @@ def build_rows(recs, mode, include_failed):
             "phases": {ph: (float(best["phases"][ph]["max"]) if ph in best["phases"] else None)
                        for ph in phases},
             "total": total_time(best), "wall": best.get("wall_seconds"),
+            "gflops_gpu": (gauss_gflops(best) / p) if best["workload"] == "gauss" and gauss_gflops(best) else None,
             "path": best["_path"],
         })
     base = next((row for row in rows if row["status"] == "passed" and row["total"] > 0), None)
@@ -130,6 +157,9 @@ def build_rows(recs, mode, include_failed):
         if mode == "strong":
             row["speedup"] = t0 / row["total"]
             row["efficiency"] = row["speedup"] * p0 / row["gpus"]
+        elif row["gflops_gpu"] is not None and base["gflops_gpu"]:
+            row["efficiency"] = row["gflops_gpu"] / base["gflops_gpu"]   # gauss: HPL's rate per GPU
+            row["speedup"] = row["efficiency"] * row["gpus"] / p0
         else:
             row["efficiency"] = t0 / row["total"]
             row["speedup"] = row["efficiency"] * row["gpus"] / p0
@@ -144,23 +174,41 @@ def fmt(x, digits=4):
     return str(x)
 
 
+def units(rows):
+    """What one rank drives: "GPUs", or "ranks" when every row ran on the host backend."""
+    return "ranks" if rows and all(r["backend"] == "host" for r in rows) else "GPUs"
+
+
+def colours(n):
+    """n distinct colours (tab10, tab20, then evenly spaced hues)."""
+    import matplotlib
+    if n <= 10:
+        return [matplotlib.colormaps["tab10"](i) for i in range(n)]
+    if n <= 20:
+        return [matplotlib.colormaps["tab20"](i) for i in range(n)]
+    return [matplotlib.colormaps["hsv"](i / float(n)) for i in range(n)]
+
+
 def markdown(group, rows, phases, vary, base, mode, recs):
     wl, name = group
     lines = ["## %s%s: %s scaling" % (wl, " (%s)" % name if name else "", mode), ""]
     if base is None:
         lines += ["No passed run: no speedup or efficiency.", ""]
     else:
-        lines += ["Baseline: %d GPU(s), %.4g s. Time = sum over phases of the slowest rank's "
-                  "time, in seconds; best of the passed runs at each GPU count." % (
+        lines += [("Baseline: %d " + units(rows).rstrip("s") + "(s), %.4g s. Time = sum over phases of the slowest rank's "
+                  "time, in seconds; best of the passed runs at each GPU count.") % (
                       base["gpus"], base["total"]), ""]
-    head = ["GPUs", "nodes", "backend"] + vary + phases + ["total (s)", "speedup", "efficiency",
-                                                           "runs"]
+    unit = units(rows)
+    gfl = any(r["gflops_gpu"] is not None for r in rows)
+    head = [unit, "nodes", "backend"] + vary + phases + ["total (s)"] + (
+        ["Gflops/%s" % unit.rstrip("s")] if gfl else []) + ["speedup", "efficiency", "runs"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join("---:" if i != 2 else "---" for i in range(len(head))) + "|")
     for r in rows:
         cells = [str(r["gpus"]), str(r["nodes"]), r["backend"]] + [r["vary"][k] for k in vary]
         cells += [fmt(r["phases"][ph]) for ph in phases]
-        cells += [fmt(r["total"]), fmt(r["speedup"], 3), fmt(r["efficiency"], 3),
+        cells += [fmt(r["total"])] + ([fmt(r["gflops_gpu"])] if gfl else [])
+        cells += [fmt(r["speedup"], 3), fmt(r["efficiency"], 3),
                   "%d/%d passed" % (r["passed"], r["runs"])]
         lines.append("| " + " | ".join(cells) + " |")
     failed = [r for r in recs if r.get("status") != "passed"]
@@ -184,12 +232,13 @@ def plots(prefix, group, rows, phases, mode):
     xs = [r["gpus"] for r in ok]
     files = []
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    unit = units(rows)
     ax.plot(xs, [r["total"] for r in ok], "o-", lw=2, color="black", label="total")
-    for ph in phases:
+    for ph, col in zip(phases, colours(len(phases))):
         pts = [(r["gpus"], r["phases"][ph]) for r in ok if r["phases"][ph]]
         if pts:
-            ax.plot([p for p, _ in pts], [t for _, t in pts], ".--", label=ph)
-    if ok:
+            ax.plot([p for p, _ in pts], [t for _, t in pts], ".--", color=col, label=ph)
+    if len(xs) > 1:   # no "ideal" for a single point
         p0, t0 = ok[0]["gpus"], ok[0]["total"]
         ideal = [t0 * p0 / x for x in xs] if mode == "strong" else [t0 for _ in xs]
         ax.plot(xs, ideal, ":", color="gray", label="ideal")
@@ -197,36 +246,67 @@ def plots(prefix, group, rows, phases, mode):
     ax.set_yscale("log")
     ax.set_xticks(xs)
     ax.set_xticklabels([str(x) for x in xs])
-    ax.set_xlabel("GPUs (ranks)")
+    ax.set_xlabel(unit if unit == "ranks" else "GPUs (ranks)")
     ax.set_ylabel("time (s), slowest rank")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     files.append(prefix + "-time.png")
-    fig.savefig(files[-1], dpi=100)
+    fig.savefig(files[-1], dpi=100, bbox_inches="tight")
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     eff = [(r["gpus"], r["efficiency"]) for r in ok if r["efficiency"] is not None]
     ax.plot([p for p, _ in eff], [e for _, e in eff], "o-", lw=2, color="tab:blue",
             label="efficiency")
-    ax.axhline(1.0, ls=":", color="gray", label="ideal")
+    if len(eff) > 1:
+        ax.axhline(1.0, ls=":", color="gray", label="ideal")
     ax.set_xscale("log", base=2)
     if xs:
         ax.set_xticks(xs)
         ax.set_xticklabels([str(x) for x in xs])
     top = max([1.1] + [e * 1.1 for _, e in eff])
     ax.set_ylim(0, top)
-    ax.set_xlabel("GPUs (ranks)")
-    ax.set_ylabel("parallel efficiency (%s)" % mode)
+    ax.set_xlabel(unit if unit == "ranks" else "GPUs (ranks)")
+    ax.set_ylabel("parallel efficiency (%s%s)" % (mode, ", Gflops per GPU" if any(
+        r["gflops_gpu"] is not None for r in ok) and mode == "weak" else ""))
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     files.append(prefix + "-efficiency.png")
-    fig.savefig(files[-1], dpi=100)
+    fig.savefig(files[-1], dpi=100, bbox_inches="tight")
     plt.close(fig)
     return files
+
+
+def split_studies(recs, size_keys, force):
+    """Groups (workload, name[, configuration]) -> records; None after the error when one
+    workload + run.name holds several configurations and not force."""
+    studies = {}
+    for r in recs:
+        studies.setdefault((r["workload"], flat_config(r).get("run.name", "")), []).append(r)
+    groups = {}
+    for (wl, name), rs in sorted(studies.items()):
+        cfgs = {}
+        for r in rs:
+            cfgs.setdefault(study_config(r, size_keys), []).append(r)
+        if len(cfgs) == 1:
+            groups[(wl, name)] = rs
+            continue
+        dicts = [dict(c) for c in cfgs]
+        keys = sorted(k for k in set().union(*dicts) if len({d.get(k) for d in dicts}) > 1)
+        msg = ("%d records of workload %s%s have %d different configurations (differing in %s, "
+               "besides the size key %s): not one study" % (
+                   len(rs), wl, " (run.name %r)" % name if name else "", len(cfgs), ", ".join(keys),
+                   "/".join(size_keys.get(wl, ())) or "(none)"))
+        if not force:
+            print("report: error: %s; report them separately (--workload, --name, other folders) or "
+                  "pass --force to report each configuration as its own group" % msg, file=sys.stderr)
+            return None
+        warn(msg + "; --force: one group per configuration")
+        for c, crs in cfgs.items():
+            label = ",".join("%s=%s" % (k, dict(c).get(k, "")) for k in keys)
+            groups[(wl, (name + " " if name else "") + label)] = crs
+    return groups
 
 
 def slug(s):
@@ -243,6 +323,11 @@ def main(argv):
     ap.add_argument("--name", help="only records with this run.name")
     ap.add_argument("--all", action="store_true", help="show failed runs where no run passed")
     ap.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib needed)")
+    ap.add_argument("--force", action="store_true",
+                    help="records of one study with differing configurations: warn and report "
+                         "each configuration as its own group (default: refuse, exit 1)")
+    ap.add_argument("--size-key", action="append", default=[], metavar="section.key",
+                    help="the size key(s) a study varies (default: the workload's, as scaling.sh)")
     a = ap.parse_args(argv)
     recs = load_records(a.dirs)
     if a.workload:
@@ -257,9 +342,12 @@ def main(argv):
     prefix = a.out or os.path.join(first, "report")
     if os.path.dirname(prefix):
         os.makedirs(os.path.dirname(prefix), exist_ok=True)
-    groups = {}
-    for r in recs:
-        groups.setdefault((r["workload"], flat_config(r).get("run.name", "")), []).append(r)
+    size_keys = dict(SIZE_KEYS)
+    if a.size_key:
+        size_keys = {w: tuple(a.size_key) for w in {r["workload"] for r in recs}}
+    groups = split_studies(recs, size_keys, a.force)
+    if groups is None:
+        return 1
     md = ["# hybrid scaling report", "",
           "%d record(s) from %s." % (len(recs), ", ".join(a.dirs)), ""]
     csv_rows, plot_jobs = [], []

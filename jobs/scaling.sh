@@ -188,6 +188,7 @@ for i in "${!plist[@]}"; do
 done
 
 report_cmd=("${HYBRID_PYTHON:-python3}" "$here/report.py" "$out/records" --out "$out/report" --mode "$mode")
+[ -n "$key" ] && report_cmd+=(--size-key "$key")
 if [ "$wait" = 0 ]; then
   echo "scaling: submitted ${ids[*]}; records go to $out/records"
   echo "scaling: when they have ended: ${report_cmd[*]}"

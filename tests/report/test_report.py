@@ -117,8 +117,58 @@ for r in lle:
 rc, out, err = run(d, "--workload", "gauss", "--mode", "weak", "--out", os.path.join(WORK, "g"),
                    "--no-plots")
 rs = rows(os.path.join(WORK, "g"))
+# gauss weak is judged by the rate per GPU (HPL): n fixed, T = 1/P -> the same rate per GPU
 check(rc == 0 and len(rs) == 3 and all(r["mode"] == "weak" for r in rs) and
-      abs(float(rs[2]["efficiency"]) - 4.0) < 1e-9, "--workload filters, --mode forces weak")
+      abs(float(rs[2]["efficiency"]) - 1.0) < 1e-9, "--workload filters, --mode forces weak (gauss: Gflops per GPU)")
+
+# ---- gauss weak scaling (n = n0 sqrt(P)): efficiency = Gflops per GPU / Gflops per GPU at P0
+dd = os.path.join(WORK, "gweak")
+gt = {}
+for p in (1, 4, 16):
+    n = 4096 * int(round(p ** 0.5))
+    gt[p] = (n, rng.uniform(1.0, 3.0) * p ** 0.5)
+    record(dd, "g%d.json" % p, "gauss", p, {"factor": gt[p][1] * 0.9, "solve": gt[p][1] * 0.1},
+           name="gauss-weak-scaling", size=n)
+rc, out, err = run(dd, "--out", os.path.join(WORK, "gw"), "--no-plots")
+rs = rows(os.path.join(WORK, "gw"))
+rate = {p: (2.0 / 3.0 * n ** 3 + 1.5 * n ** 2) / t / p for p, (n, t) in gt.items()}
+check(rc == 0 and [int(r["gpus"]) for r in rs] == [1, 4, 16], "gauss weak: 3 rows (exit %d: %s)" % (rc, err))
+for r in rs:
+    p = int(r["gpus"])
+    want = rate[p] / rate[1]
+    check(abs(float(r["efficiency"]) - want) < 1e-9 * want,
+          "gauss weak P=%d: efficiency %s = rate per GPU ratio %.6g (time ratio would be %.6g)" % (
+              p, r["efficiency"], want, gt[1][1] / gt[p][1]))
+md = open(os.path.join(WORK, "gw.md")).read()
+check("| ranks |" in md and "Gflops/rank" in md, "host backend: the table says ranks, with a Gflops column")
+
+# ---- differing configurations are not one study: refused, or with --force one group each
+dd = os.path.join(WORK, "mixed")
+for i, mat in enumerate(("a.mtx", "b.mtx", "c.mtx")):
+    for p in (1, 2):
+        r = record(dd, "s%d-%d.json" % (i, p), "spai", p, {"solve": 1.0 / p})
+        r["config"]["matrix"] = {"file": mat, "size": 1000}
+        with open(os.path.join(dd, "s%d-%d.json" % (i, p)), "w") as f:
+            json.dump(r, f)
+rc, out, err = run(dd, "--out", os.path.join(WORK, "mx"), "--no-plots")
+check(rc == 1 and "6 records of workload spai have 3 different configurations (differing in matrix.file"
+      in err and not os.path.exists(os.path.join(WORK, "mx.csv")),
+      "differing configurations: refused with exit 1 naming the key (exit %d: %s)" % (rc, err.strip()[-300:]))
+rc, out, err = run(dd, "--out", os.path.join(WORK, "mxf"), "--no-plots", "--force")
+rs = rows(os.path.join(WORK, "mxf"))
+check(rc == 0 and "warning: 6 records of workload spai" in err and len(rs) == 6 and
+      len({r["name"] for r in rs}) == 3 and all(abs(float(r["efficiency"]) - 1.0) < 1e-9 for r in rs),
+      "--force: a warning, 3 groups of 2 rows, each its own baseline")
+# the size key alone varying is one study (weak)
+dd = os.path.join(WORK, "sized")
+for p in (1, 2):
+    r = record(dd, "z%d.json" % p, "spai", p, {"solve": 1.0})
+    r["config"]["matrix"] = {"file": "", "size": 1000 * p}
+    with open(os.path.join(dd, "z%d.json" % p), "w") as f:
+        json.dump(r, f)
+rc, out, err = run(dd, "--out", os.path.join(WORK, "sz"), "--no-plots")
+rs = rows(os.path.join(WORK, "sz"))
+check(rc == 0 and len(rs) == 2 and all(r["mode"] == "weak" for r in rs), "only the size key varies: one weak study")
 
 # ---- record files named one by one (no folder walk)
 files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("lle-"))
