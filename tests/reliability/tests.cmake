@@ -32,3 +32,9 @@ foreach(alg naive stepwise blocked)
     gauss.file=${CMAKE_CURRENT_LIST_DIR}/data/tiny_diag.mtx gauss.rhs=file
     gauss.rhs_file=${CMAKE_CURRENT_LIST_DIR}/data/rhs_1e10.mtx output.record=false)
 endforeach()
+
+# gauss.n = 2147483647 (inside the key's range) is refused before any allocation with the
+# memory a rank needs and has (exit 5), instead of filling n-vectors until the OOM killer
+hy_case(NAME rel_gauss_n_too_big RANKS 2 EXIT 5 TIMEOUT 30
+  EXPECT "gauss.n = 2147483647 needs about [0-9.e+]+ GiB of host memory per rank .* but a rank has [0-9.e+]+ GiB here"
+  RUNCASE --no-files ARGS run.workload=gauss gauss.n=2147483647 output.record=false)
