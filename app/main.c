@@ -109,6 +109,8 @@ static void core_opts_from_cfg(const hy_cfg *c, hy_ctx *ctx, const hy_workload *
   snprintf(ctx->out_dir, sizeof ctx->out_dir, "%s", cfg_str(c, "output.dir"));
   *record = cfg_bool(c, "output.record");
   ctx->progress_interval = (int)cfg_int(c, "run.progress");
+  const char *pm = cfg_str(c, "run.progress_mode");
+  ctx->progress_mode = !strcmp(pm, "bar") ? 1 : !strcmp(pm, "lines") ? 2 : !strcmp(pm, "off") ? 3 : 0;
   ctx->debug.fail_rank = (int)cfg_int(c, "debug.fail_rank");
   ctx->debug.fail_code = (int)cfg_int(c, "debug.fail_code");
   snprintf(ctx->debug.fail_stage, sizeof ctx->debug.fail_stage, "%s", cfg_str(c, "debug.fail_stage"));

@@ -63,6 +63,7 @@ typedef struct hy_ctx {
   char *validation_json;     /* "validation" object, or NULL */
   char verdict[512];         /* the deciding check for the last line */
   int progress_interval;     /* seconds between progress lines in batch logs; 0 off */
+  int progress_mode;         /* run.progress_mode: 0 auto, 1 bar, 2 lines, 3 off */
   hy_debug debug;            /* [debug] test hooks */
   char backend[16];          /* [run] backend as configured: auto, cuda or host */
   char *unused_keys_json;    /* keys set that the workload does not read: a JSON array */

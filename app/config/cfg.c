@@ -21,6 +21,9 @@ static const cfg_key core_keys[] = {
     "seed of every random generator (same data for any rank count)" },
   { "run", "progress", CFG_INT, "10", 0, 86400, NULL,
     "seconds between progress lines in batch logs (0: none); a bar on a terminal" },
+  { "run", "progress_mode", CFG_ENUM, "auto", 0, 0, "auto|bar|lines|off",
+    "auto: a bar when stderr is a terminal, else lines every run.progress seconds; bar: the bar "
+    "also into a pipe (mpiexec, tee); lines: lines also on a terminal; off: nothing" },
   { "run", "name", CFG_STR, "", 0, 0, NULL, "free label copied into the results record" },
   { "output", "dir", CFG_STR, "results", 0, 0, NULL,
     "folder of the JSON results records (created if missing)" },

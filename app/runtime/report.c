@@ -88,8 +88,10 @@ void hy_progress_begin(hy_progress *p, const hy_ctx *ctx, const char *label, dou
   snprintf(p->label, sizeof p->label, "%s", label);
   p->total = total > 0 ? total : 1;
   p->t0 = p->last = hy_wtime();
-  p->tty = isatty(STDERR_FILENO);
-  p->active = ctx->rank == 0 && (p->tty || ctx->progress_interval > 0);
+  /* run.progress_mode: auto (a bar on a terminal, else lines), bar, lines, off */
+  int mode = ctx->progress_mode;
+  p->tty = mode == 1 ? 1 : mode == 0 ? isatty(STDERR_FILENO) : 0;
+  p->active = ctx->rank == 0 && mode != 3 && (p->tty || ctx->progress_interval > 0);
 }
 
 /* Report done out of total: a bar on a terminal (at most 10 updates a second), a line every

@@ -174,3 +174,9 @@ add_test(NAME runtime_sysinfo
   COMMAND ${Python3_EXECUTABLE} ${HY_RT_DIR}/sysinfo_test.py $<TARGET_FILE:hybrid> ${MPIEXEC_EXECUTABLE}
           ${HY_TEST_OUT}/runtime_sysinfo)
 set_tests_properties(runtime_sysinfo PROPERTIES LABELS "unit;mpi" TIMEOUT 90 PROCESSORS 2)
+
+# run.progress_mode = auto|bar|lines|off with run.progress (the interval), into a pipe and on a
+# pseudo-terminal (tests/runtime/progress_test.py; a gauss run of more than 2 s)
+add_test(NAME runtime_progress
+  COMMAND ${Python3_EXECUTABLE} ${HY_RT_DIR}/progress_test.py $<TARGET_FILE:hybrid> ${HY_TEST_OUT}/runtime_progress)
+set_tests_properties(runtime_progress PROPERTIES LABELS unit TIMEOUT 120)

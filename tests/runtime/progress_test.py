@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""progress_test.py HYBRID WORKDIR - run.progress_mode on a gauss stepwise elimination (host):
+
+  auto, stderr a pipe, run.progress = 1, a run of > 2 s  -> lines "hybrid: LABEL: P% after T s
+        (eta E s)", P increasing in (0, 100], T increasing and >= 1 s apart, no bar
+  bar, stderr a pipe (as under mpiexec)                  -> the bar ("\\r LABEL [###...] P%")
+  auto, stderr a terminal (pty)                          -> the bar; lines on a terminal -> lines
+  off                                                    -> neither
+Numbers are parsed and compared.  Exit 0 pass, 1 fail."""
+import os, pty, re, subprocess, sys, time
+
+exe, work = os.path.abspath(sys.argv[1]), sys.argv[2]
+os.makedirs(work, exist_ok=True)
+fails = []
+base = ["run.workload=gauss", "gauss.algorithm=stepwise", "run.backend=host", "output.record=false"]
+LINE = re.compile(r"^hybrid: stepwise elimination: ([0-9.]+)% after ([0-9.]+) s \(eta ([0-9.]+) s\)$", re.M)
+BAR = re.compile(r"\rstepwise elimination +\[[#.]{40}\] +([0-9.]+)%")
+
+
+def run_pipe(args):
+    t0 = time.time()
+    p = subprocess.run([exe] + base + args, cwd=work, capture_output=True, timeout=120)
+    err = p.stderr.decode(errors="replace")   # bytes: text mode would turn the bar's \r into \n
+    if p.returncode != 0:
+        fails.append("%s: exit %d: %s" % (args, p.returncode, err[-500:]))
+    return err, time.time() - t0
+
+
+def run_pty(args):
+    """stderr on a pseudo-terminal; returns what was written there."""
+    m, s = pty.openpty()
+    p = subprocess.Popen([exe] + base + args, cwd=work, stdout=subprocess.DEVNULL, stderr=s)
+    os.close(s)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(m, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait(timeout=120)
+    os.close(m)
+    if p.returncode != 0:
+        fails.append("pty %s: exit %d" % (args, p.returncode))
+    return out.decode(errors="replace")
+
+
+err, wall = run_pipe(["gauss.n=2000", "run.progress=1"])
+lines = [(float(a), float(b)) for a, b, _ in LINE.findall(err)]
+if wall <= 2.0:
+    print("note: the lines run took only %.2f s" % wall)
+if len(lines) < int(wall) - 1 or (wall >= 1.5 and not lines):
+    fails.append("auto into a pipe, %.1f s run: no progress line:\n%s" % (wall, err[-400:]))
+else:
+    ps, ts = [p for p, _ in lines], [t for _, t in lines]
+    if not all(0 < p <= 100 for p in ps) or ps != sorted(ps) or any(b - a < 0.99 for a, b in zip(ts, ts[1:])) or ts[0] < 0.99:
+        fails.append("progress lines not increasing / not 1 s apart: %r" % lines)
+if BAR.search(err):
+    fails.append("auto into a pipe drew the bar")
+print("ok? auto/pipe: %d line(s) %r in %.1f s" % (len(lines), lines, wall))
+
+err, _ = run_pipe(["gauss.n=1000", "run.progress_mode=bar"])
+bars = [float(x) for x in BAR.findall(err)]
+if not bars or bars != sorted(bars) or not all(0 < b <= 100 for b in bars):
+    fails.append("bar into a pipe: no increasing bar: %r %r" % (bars, err[-300:]))
+print("ok? bar/pipe: %d update(s)" % len(bars))
+
+out = run_pty(["gauss.n=1000"])
+if not BAR.search(out):
+    fails.append("auto on a terminal: no bar: %r" % out[-300:])
+out = run_pty(["gauss.n=2000", "run.progress=1", "run.progress_mode=lines"])
+if BAR.search(out) or not LINE.search(out.replace("\r\n", "\n")):
+    fails.append("lines on a terminal: want lines, no bar: %r" % out[-300:])
+
+err, _ = run_pipe(["gauss.n=1000", "run.progress=1", "run.progress_mode=off"])
+if BAR.search(err) or LINE.search(err):
+    fails.append("off: progress output: %r" % err[-300:])
+
+for f in fails:
+    print("FAIL: " + f)
+print("ok: run.progress_mode auto/bar/lines/off" if not fails else "%d failure(s)" % len(fails))
+sys.exit(1 if fails else 0)
