@@ -79,6 +79,13 @@ hy_case(NAME gemm_perturb_fails RANKS 2 EXIT 4 JSON
 hy_case(NAME gemm_perturb_freivalds_only EXIT 4 JSON
   EXPECT "full product skipped" "^FAILED: gemm: error ratio [0-9.]+e[-+][0-9]+ > 1"
   ARGS run.workload=gemm ${GEMM_PRIMES} gemm.full_check_max=1000 debug.perturb=1e-3)
+# a perturbation that Freivalds' loose bound lets through but the full product does not: the
+# verdict must take both (kills gemm_full_check_ignored in tests/tools/mutations.txt)
+hy_case(NAME gemm_perturb_full_only EXIT 4 JSON
+  EXPECT "^FAILED: gemm: error ratio [0-9.]+e[-+][0-9]+ > 1 \\(Freivalds "
+  RUNCASE "--expect-num=0:0.7:Freivalds \\(2 vectors\\) ratio ([0-9.]+e[-+][0-9]+)"
+          "--expect-num=2::full product vs host BLAS ratio ([0-9.]+e[-+][0-9]+)"
+  ARGS run.workload=gemm gemm.m=97 gemm.n=89 gemm.k=101 gemm.precision=double debug.perturb=5e-13)
 hy_case(NAME gemm_freivalds_only_passes JSON
   EXPECT "full product skipped" "^PASSED: gemm: error ratio [0-9.]+e[-+][0-9]+ <= 1 \\(Freivalds\\)"
   ARGS run.workload=gemm ${GEMM_PRIMES} gemm.full_check_max=1000)
