@@ -65,6 +65,14 @@ typedef struct {
    * vendor's figure of the same run).  Frees what it allocated. */
   int (*bench)(k_backend *be, k_gemm_ws *ws, int prec, int kernel, int64_t m, int64_t n,
                int64_t k, int reps, double *seconds);
+  /* Warm-up before the timed SUMMA: run variant `kernel` once on the shape m x n x k with
+   * this beta and these operands (their values do not matter; c is overwritten), so that what
+   * a first call costs (loading the kernel's module; the vendor library's heuristics and
+   * workspace, per shape) falls outside the timed region; not added to the kernel timer.
+   * NULL where a first call costs nothing extra (the host). */
+  int (*warm)(k_backend *be, k_gemm_ws *ws, int prec, int kernel, int64_t m, int64_t n, int64_t k,
+              double beta, const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
+              int64_t ldc);
 } k_gemm_ops;
 
 /* The table of this backend.  Local. */

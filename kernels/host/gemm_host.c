@@ -191,5 +191,5 @@ static int hg_bench(k_backend *be, k_gemm_ws *ws, int prec, int kernel, int64_t 
 
 const k_gemm_ops k_gemm_host_ops = {
   "BLAS", 0, hg_ws_open, hg_ws_close, hg_in_bytes, hg_pack, hg_naive, hg_tiled, hg_vendor,
-  hg_stream_ctl, hg_ktime, hg_bench,
+  hg_stream_ctl, hg_ktime, hg_bench, NULL,
 };
