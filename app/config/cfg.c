@@ -149,6 +149,13 @@ static void allowed(const cfg_key *k, char *buf, size_t len) {
   case CFG_BOOL: snprintf(buf, len, "true or false"); break;
   case CFG_ENUM: snprintf(buf, len, "one of %s", k->choices); break;
   case CFG_GRID: snprintf(buf, len, "auto or PxQ (P, Q >= 1)"); break;
+  case CFG_INT_LIST:
+    snprintf(buf, len, "1 to %d comma-separated integers, each in [%.15g, %.15g]", CFG_LIST_MAX,
+             k->min, k->max);
+    break;
+  case CFG_GRID_LIST:
+    snprintf(buf, len, "1 to %d comma-separated grids, each auto or PxQ (P, Q >= 1)", CFG_LIST_MAX);
+    break;
   default: snprintf(buf, len, "text"); break;
   }
 }
@@ -205,19 +212,23 @@ static int parse_grid(const char *s, int *p, int *q) {
   return 0;
 }
 
-/* Check one value against its key; message with where ("FILE:LINE").  Local. */
-static int check_value(const cfg_key *k, const char *v, const char *where) {
-  char allow[256];
-  allowed(k, allow, sizeof allow);
-  switch (k->type) {
+/* The type one element of a key's value has (a list's element type, else the key's).  Local. */
+static cfg_type elem_type(cfg_type t) {
+  return t == CFG_INT_LIST ? CFG_INT : t == CFG_GRID_LIST ? CFG_GRID : t;
+}
+
+/* Check one value v of type t against key k; head names it in a message ("key 's.k' = 'v'",
+ * or for a list's element "key 's.k' = 'a, b': element 2 ('b')"), where is "FILE:LINE".
+ * Local. */
+static int check_one(const cfg_key *k, cfg_type t, const char *v, const char *where,
+                     const char *head, const char *allow) {
+  switch (t) {
   case CFG_INT: {
     double d;
     if (!parse_int(v, &d))
-      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not an integer; allowed: %s", where,
-                    k->section, k->key, v, allow);
+      return hy_err(HY_EUSAGE, "%s: %s is not an integer; allowed: %s", where, head, allow);
     if (d < k->min || d > k->max)
-      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is out of range; allowed: %s", where,
-                    k->section, k->key, v, allow);
+      return hy_err(HY_EUSAGE, "%s: %s is out of range; allowed: %s", where, head, allow);
     return HY_OK;
   }
   case CFG_REAL: {
@@ -227,30 +238,25 @@ static int check_value(const cfg_key *k, const char *v, const char *where) {
     while (isspace((unsigned char)*end)) end++;
     /* ERANGE on underflow is fine: a denormal such as 1e-320 is a finite number */
     if (end == v || *end || !isfinite(d))
-      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not a finite number; allowed: %s",
-                    where, k->section, k->key, v, allow);
+      return hy_err(HY_EUSAGE, "%s: %s is not a finite number; allowed: %s", where, head, allow);
     if (d < k->min || k->max < d)
-      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is out of range; allowed: %s", where,
-                    k->section, k->key, v, allow);
+      return hy_err(HY_EUSAGE, "%s: %s is out of range; allowed: %s", where, head, allow);
     return HY_OK;
   }
   case CFG_BOOL: {
     int b;
     if (!parse_bool(v, &b))
-      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not a boolean; allowed: %s", where,
-                    k->section, k->key, v, allow);
+      return hy_err(HY_EUSAGE, "%s: %s is not a boolean; allowed: %s", where, head, allow);
     return HY_OK;
   }
   case CFG_ENUM:
     if (enum_index(k->choices, v) < 0)
-      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not allowed; allowed: %s", where,
-                    k->section, k->key, v, allow);
+      return hy_err(HY_EUSAGE, "%s: %s is not allowed; allowed: %s", where, head, allow);
     return HY_OK;
   case CFG_GRID: {
     int p, q;
     if (!parse_grid(v, &p, &q))
-      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s' is not a process grid; allowed: %s",
-                    where, k->section, k->key, v, allow);
+      return hy_err(HY_EUSAGE, "%s: %s is not a process grid; allowed: %s", where, head, allow);
     return HY_OK;
   }
   default:
@@ -259,6 +265,56 @@ static int check_value(const cfg_key *k, const char *v, const char *where) {
                     "longer value is refused, never truncated)", where, k->section, k->key, strlen(v), CFG_STR_MAX);
     return HY_OK;
   }
+}
+
+/* Element i (0-based) of a comma-separated list, blanks around it trimmed, into buf; 0 when
+ * the list has fewer elements.  Local. */
+static int list_elem(const char *v, int i, char *buf, size_t len) {
+  const char *p = v;
+  for (; i > 0; i--) {
+    p = strchr(p, ',');
+    if (!p) return 0;
+    p++;
+  }
+  while (isspace((unsigned char)*p)) p++;
+  size_t l = strcspn(p, ",");
+  while (l > 0 && isspace((unsigned char)p[l - 1])) l--;
+  snprintf(buf, len, "%.*s", (int)(l < len ? l : len - 1), p);
+  return 1;
+}
+
+/* Number of elements of a comma-separated list.  Local. */
+static int list_count(const char *v) {
+  int n = 1;
+  for (const char *p = v; *p; p++) n += *p == ',';
+  return n;
+}
+
+/* Check one value against its key (each element of a list); message with where ("FILE:LINE").
+ * Local. */
+static int check_value(const cfg_key *k, const char *v, const char *where) {
+  char allow[256], head[4400];
+  allowed(k, allow, sizeof allow);
+  cfg_type t = elem_type(k->type);
+  if (t == k->type) {
+    snprintf(head, sizeof head, "key '%s.%s' = '%s'", k->section, k->key, v);
+    return check_one(k, t, v, where, head, allow);
+  }
+  int n = list_count(v);
+  if (n > CFG_LIST_MAX)
+    return hy_err(HY_EUSAGE, "%s: key '%s.%s' holds %d elements; allowed: %s", where, k->section,
+                  k->key, n, allow);
+  for (int i = 0; i < n; i++) {
+    char e[4096];
+    list_elem(v, i, e, sizeof e);
+    if (!e[0])
+      return hy_err(HY_EUSAGE, "%s: key '%s.%s' = '%s': element %d is empty; allowed: %s", where,
+                    k->section, k->key, v, i + 1, allow);
+    snprintf(head, sizeof head, "key '%s.%s' = '%s': element %d ('%s')", k->section, k->key, v,
+             i + 1, e);
+    HY_CALL(check_one(k, t, e, where, head, allow));
+  }
+  return HY_OK;
 }
 
 /* Set section.key = value coming from where/line.  Local. */
@@ -549,9 +605,23 @@ static int must_find(const hy_cfg *c, const char *name) {
 }
 
 int64_t cfg_int(const hy_cfg *c, const char *name) {
-  double d = 0;
-  parse_int(c->val[must_find(c, name)], &d);
-  return (int64_t)d;
+  int64_t v = 0;
+  cfg_int_list(c, name, &v, 1);
+  return v;
+}
+
+/* Every element of an integer (list) key.  Local. */
+int cfg_int_list(const hy_cfg *c, const char *name, int64_t *out, int max) {
+  const char *v = c->val[must_find(c, name)];
+  int n = list_count(v);
+  for (int i = 0; i < n && i < max; i++) {
+    char e[4096];
+    double d = 0;
+    list_elem(v, i, e, sizeof e);
+    parse_int(e, &d);
+    out[i] = (int64_t)d;
+  }
+  return n;
 }
 
 double cfg_real(const hy_cfg *c, const char *name) {
@@ -578,8 +648,20 @@ int cfg_is(const hy_cfg *c, const char *name, const char *s) {
 int cfg_given(const hy_cfg *c, const char *name) { return c->set[must_find(c, name)]; }
 
 void cfg_grid(const hy_cfg *c, const char *name, int *p, int *q) {
-  *p = *q = 0;
-  parse_grid(c->val[must_find(c, name)], p, q);
+  cfg_grid_list(c, name, p, q, 1);
+}
+
+/* Every element of a grid (list) key; auto is 0 x 0.  Local. */
+int cfg_grid_list(const hy_cfg *c, const char *name, int *p, int *q, int max) {
+  const char *v = c->val[must_find(c, name)];
+  int n = list_count(v);
+  for (int i = 0; i < n && i < max; i++) {
+    char e[4096];
+    p[i] = q[i] = 0;
+    list_elem(v, i, e, sizeof e);
+    parse_grid(e, &p[i], &q[i]);
+  }
+  return n;
 }
 
 const char *cfg_where(const hy_cfg *c, const char *name, char *buf, int len) {
@@ -641,6 +723,8 @@ static const char *type_name(cfg_type t) {
   case CFG_BOOL: return "bool";
   case CFG_ENUM: return "enum";
   case CFG_GRID: return "grid";
+  case CFG_INT_LIST: return "ints";
+  case CFG_GRID_LIST: return "grids";
   default: return "text";
   }
 }
@@ -681,6 +765,25 @@ static void write_json_value(const hy_cfg *c, int j, FILE *out) {
     else fputs("null", out);
   } else if (k->type == CFG_BOOL) {
     fputs(cfg_bool(c, name) ? "true" : "false", out);
+  } else if ((k->type == CFG_INT_LIST || k->type == CFG_GRID_LIST) && list_count(c->val[j]) > 1) {
+    /* several elements: a JSON array (integers as numbers, grids as strings); one element
+     * is written as the single-valued type is */
+    int n = list_count(c->val[j]);
+    fputc('[', out);
+    for (int i = 0; i < n; i++) {
+      char e[4096];
+      list_elem(c->val[j], i, e, sizeof e);
+      double d = 0;
+      if (k->type == CFG_INT_LIST && parse_int(e, &d)) fprintf(out, "%s%lld", i ? ", " : "", (long long)d);
+      else {
+        fprintf(out, "%s\"", i ? ", " : "");
+        hy_json_escape(out, e);
+        fputc('"', out);
+      }
+    }
+    fputc(']', out);
+  } else if (k->type == CFG_INT_LIST) {
+    fprintf(out, "%lld", (long long)cfg_int(c, name));
   } else {
     fputc('"', out);
     hy_json_escape(out, c->val[j]);

@@ -23,8 +23,14 @@ typedef enum {
   CFG_BOOL,   /* true/false, yes/no, on/off, 1/0 */
   CFG_ENUM,   /* one of choices, "a|b|c" */
   CFG_STR,    /* any text (paths, names) */
-  CFG_GRID    /* "auto" or "PxQ" */
+  CFG_GRID,   /* "auto" or "PxQ" */
+  CFG_INT_LIST,   /* "a, b, c": 1..CFG_LIST_MAX integers, each as CFG_INT in [min, max] */
+  CFG_GRID_LIST   /* "1x2, 2x1, auto": 1..CFG_LIST_MAX grids, each as CFG_GRID */
 } cfg_type;
+
+/* Most elements of a list-valued key (CFG_INT_LIST, CFG_GRID_LIST).  An element that fails
+ * its check is named in the error by number and text ("element 2 ('0') is out of range"). */
+#define CFG_LIST_MAX 64
 
 typedef struct {
   const char *section;
@@ -97,6 +103,11 @@ int cfg_is(const hy_cfg *c, const char *name, const char *s);
 int cfg_given(const hy_cfg *c, const char *name);
 /* CFG_GRID: 0 and 0 for auto. */
 void cfg_grid(const hy_cfg *c, const char *name, int *p, int *q);
+/* List-valued keys: cfg_int (CFG_INT_LIST) and cfg_grid (CFG_GRID_LIST) read the first
+ * element; these read them all, in order, into out / p, q (at most max) and return how many
+ * the value holds (1..CFG_LIST_MAX). */
+int cfg_int_list(const hy_cfg *c, const char *name, int64_t *out, int max);
+int cfg_grid_list(const hy_cfg *c, const char *name, int *p, int *q, int max);
 /* "FILE:LINE" (or "command line" / "default") where the key's value came from. */
 const char *cfg_where(const hy_cfg *c, const char *name, char *buf, int len);
 

@@ -16,11 +16,12 @@ static const cfg_key gauss_keys[] = {
     "naive: the seed (no pivoting); stepwise: + partial pivoting; blocked: 2D block-cyclic LU" },
   { "gauss", "precision", CFG_ENUM, "double", 0, 0, "double|single|mixed",
     "arithmetic of the factorization; mixed: FP32 factors + FP64 iterative refinement" },
-  { "gauss", "n", CFG_INT, "1000", 1, 2147483647.0, NULL, "matrix order (matrix = file: from the file)" },
-  { "gauss", "nb", CFG_INT, "0", 0, 65536, NULL,
-    "blocked: block size (0: auto: 512 on a GPU, n when n <= 1024; 64 on the host)" },
-  { "gauss", "grid", CFG_GRID, "auto", 0, 0, NULL,
-    "blocked: process grid PxQ (P * Q = ranks); auto: the most square with P <= Q" },
+  { "gauss", "n", CFG_INT_LIST, "1000", 1, 2147483647.0, NULL,
+    "matrix order (matrix = file: from the file); a list (16384, 32768) sweeps HPL.dat-style" },
+  { "gauss", "nb", CFG_INT_LIST, "0", 0, 65536, NULL,
+    "blocked: block size (0: auto: 512 on a GPU, n when n <= 1024; 64 on the host); a list sweeps" },
+  { "gauss", "grid", CFG_GRID_LIST, "auto", 0, 0, NULL,
+    "blocked: process grid PxQ (P * Q = ranks); auto: the most square with P <= Q; a list sweeps" },
   { "gauss", "memory", CFG_ENUM, "device", 0, 0, "device|managed",
     "naive/stepwise: device memory + explicit copies (seed: buffer) or managed memory (seed: USM)" },
   { "gauss", "matrix", CFG_ENUM, "random", 0, 0, "random|diagdom|file|illcond|hplmxp",
@@ -77,20 +78,39 @@ static int gauss_cfg_check(hy_cfg *c) {
     return cfg_err(c, "gauss.matrix", "= file needs gauss.file = PATH");
   if (cfg_is(c, "gauss.rhs", "file") && !cfg_str(c, "gauss.rhs_file")[0])
     return cfg_err(c, "gauss.rhs", "= file needs gauss.rhs_file = PATH");
-  int P = 0, Q = 0;
-  cfg_grid(c, "gauss.grid", &P, &Q);
-  if (P > 0 && P * Q != size)
-    return cfg_err(c, "gauss.grid", "= %dx%d needs %d ranks, but the run has %d (allowed: PxQ with "
-                   "P * Q = %d, or auto)", P, Q, P * Q, size, size);
-  if (P > 0 && !cfg_is(c, "gauss.algorithm", "blocked") && Q != 1)
-    return cfg_err(c, "gauss.grid", "= %dx%d: algorithm %s distributes rows only (allowed: auto or "
-                   "%dx1)", P, Q, cfg_str(c, "gauss.algorithm"), size);
+  int Ps[CFG_LIST_MAX], Qs[CFG_LIST_MAX];
+  int ng = cfg_grid_list(c, "gauss.grid", Ps, Qs, CFG_LIST_MAX);
+  for (int i = 0; i < ng; i++) {
+    int P = Ps[i], Q = Qs[i];
+    char el[32] = "";
+    if (ng > 1) snprintf(el, sizeof el, "element %d ", i + 1);
+    if (P > 0 && P * Q != size)
+      return cfg_err(c, "gauss.grid", "%s= %dx%d needs %d ranks, but the run has %d (allowed: PxQ "
+                     "with P * Q = %d, or auto)", el, P, Q, P * Q, size, size);
+    if (P > 0 && !cfg_is(c, "gauss.algorithm", "blocked") && Q != 1)
+      return cfg_err(c, "gauss.grid", "%s= %dx%d: algorithm %s distributes rows only (allowed: "
+                     "auto or %dx1)", el, P, Q, cfg_str(c, "gauss.algorithm"), size);
+  }
+  int64_t ns[CFG_LIST_MAX], nbs[CFG_LIST_MAX];
+  int nn = cfg_int_list(c, "gauss.n", ns, CFG_LIST_MAX);
+  int nnb = cfg_int_list(c, "gauss.nb", nbs, CFG_LIST_MAX);
+  if (cfg_is(c, "gauss.matrix", "file") && nn > 1)
+    return cfg_err(c, "gauss.n", "= %s: a list of orders needs a generated matrix (matrix = file "
+                   "has the file's order)", cfg_str(c, "gauss.n"));
+  if ((long long)ng * nn * nnb > 1)
+    for (const char *const *k = (const char *const[]){ "output.matrix", "output.rhs",
+                                                         "output.solution", NULL }; *k; k++)
+      if (cfg_str(c, *k)[0])
+        return cfg_err(c, *k, "= %s: one file, but the sweep (gauss.n / nb / grid lists) solves "
+                       "%lld systems (allowed: a single combination)", cfg_str(c, *k),
+                       (long long)ng * nn * nnb);
+  for (int i = 0; i < nn && cfg_is(c, "gauss.matrix", "illcond"); i++)
+    if (ns[i] > 2048)
+      return cfg_err(c, "gauss.n", "= %lld: matrix = illcond is built on one rank in O(n^3) and "
+                     "kept whole on every rank (allowed: n <= 2048)", (long long)ns[i]);
   if (cfg_is(c, "gauss.memory", "managed") && cfg_is(c, "gauss.algorithm", "blocked"))
     return cfg_err(c, "gauss.memory", "= managed applies to algorithm naive or stepwise (the seed's "
                    "USM variant); blocked keeps its matrix in device memory");
-  if (cfg_is(c, "gauss.matrix", "illcond") && cfg_int(c, "gauss.n") > 2048)
-    return cfg_err(c, "gauss.n", "= %lld: matrix = illcond is built on one rank in O(n^3) and kept "
-                   "whole on every rank (allowed: n <= 2048)", (long long)cfg_int(c, "gauss.n"));
   if (cfg_enum(c, "gauss.low") != GAUSS_LOW_FP32 &&
       (cfg_is(c, "gauss.precision", "double") || !cfg_is(c, "gauss.algorithm", "blocked")))
     return cfg_err(c, "gauss.low", "= %s rounds the blocked LU's FP32 GEMM inputs: it needs "
@@ -104,10 +124,15 @@ static int gauss_cfg_check(hy_cfg *c) {
 /* The typed options, read once.  Local. */
 void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   memset(o, 0, sizeof *o);
-  o->n = cfg_int(c, "gauss.n");
+  o->n_count = cfg_int_list(c, "gauss.n", o->ns, CFG_LIST_MAX);
+  o->nb_count = cfg_int_list(c, "gauss.nb", o->nbs, CFG_LIST_MAX);
+  o->grid_count = cfg_grid_list(c, "gauss.grid", o->Ps, o->Qs, CFG_LIST_MAX);
+  o->sweep = o->n_count * o->nb_count * o->grid_count > 1;
+  o->n = o->ns[0];
   o->n_given = cfg_given(c, "gauss.n");
-  o->nb = cfg_int(c, "gauss.nb");
-  cfg_grid(c, "gauss.grid", &o->P, &o->Q);
+  o->nb = o->nbs[0];
+  o->P = o->Ps[0];
+  o->Q = o->Qs[0];
   o->alg = cfg_enum(c, "gauss.algorithm");
   o->prec = cfg_enum(c, "gauss.precision");
   o->managed = cfg_is(c, "gauss.memory", "managed");
@@ -140,7 +165,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
 /* The stages in order; the first failure (a code every rank holds) ends the story.
  * Collective. */
 static int gauss_stages(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info,
-                        double **x) {
+                        double **x, gauss_line *line) {
   /* load: inputs, grid and transport, the FP64 matrix on the device */
   hy_phase_begin(ctx, "generate");
   HY_CALL(gauss_load(g, ctx, o, info));
@@ -159,22 +184,54 @@ static int gauss_stages(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info
   HY_CALL(gauss_verify(g, info, *x));
   hy_phase_end(ctx, "check");
   /* report: lines, metrics, verdict, output files */
-  return gauss_report(g, info, *x);
+  return gauss_report(g, info, *x, line);
 }
 
-/* The workload: load -> (reference) -> solve -> check -> report; everything freed on every
- * way out.  Collective. */
-static int gauss_run(hy_ctx *ctx) {
-  gauss_opts o;
-  gauss_opts_from_cfg(ctx->cfg, &o);
+/* One combination of gauss.n / nb / grid (the whole of a run without a sweep): the stages
+ * with this combination's options, everything freed on every way out.  Collective. */
+static int gauss_one(hy_ctx *ctx, const gauss_opts *o, gauss_line *line) {
   gauss_t g;
   gauss_info info;
   memset(&g, 0, sizeof g);
   memset(&info, 0, sizeof info);
   double *x = NULL;
-  int rc = gauss_stages(&g, ctx, &o, &info, &x);
+  int rc = gauss_stages(&g, ctx, o, &info, &x, line);
   free(x);
   gauss_free(&g);
+  return rc;
+}
+
+/* The workload: for every combination of the lists (HPL's order: grid, then n, then nb; one
+ * without lists) load -> (reference) -> solve -> check -> report; a sweep then reports every
+ * line again with its verdict.  A failed check goes on to the next combination (exit 4 at the
+ * end, as HPL does); any other failure ends the run with its code.  Collective. */
+static int gauss_run(hy_ctx *ctx) {
+  gauss_opts o;
+  gauss_opts_from_cfg(ctx->cfg, &o);
+  int total = o.grid_count * o.n_count * o.nb_count, k = 0, rc = HY_OK;
+  gauss_line *lines;
+  HY_CALLOC(lines, total);
+  for (int gi = 0; gi < o.grid_count; gi++)
+    for (int ni = 0; ni < o.n_count; ni++)
+      for (int bi = 0; bi < o.nb_count && (rc == HY_OK || rc == HY_EVALID); bi++) {
+        gauss_opts one = o;
+        one.P = o.Ps[gi];
+        one.Q = o.Qs[gi];
+        one.n = o.ns[ni];
+        one.nb = o.nbs[bi];
+        if (o.sweep && one.P)
+          hy_printf0(ctx, "sweep: combination %d of %d: n = %lld, nb = %lld, grid %dx%d\n", k + 1,
+                     total, (long long)one.n, (long long)one.nb, one.P, one.Q);
+        else if (o.sweep)
+          hy_printf0(ctx, "sweep: combination %d of %d: n = %lld, nb = %lld, grid auto\n", k + 1,
+                     total, (long long)one.n, (long long)one.nb);
+        int r = gauss_one(ctx, &one, &lines[k]);
+        k += r == HY_OK || r == HY_EVALID;
+        if (rc == HY_OK) rc = r;
+        else if (r != HY_OK && r != HY_EVALID) rc = r;
+      }
+  if (o.sweep && (rc == HY_OK || rc == HY_EVALID)) rc = gauss_report_sweep(ctx, &o, lines, k);
+  free(lines);
   return rc;
 }
 

@@ -18,10 +18,17 @@ enum { GAUSS_RHS_RANDOM = 0, GAUSS_RHS_ONES = 1, GAUSS_RHS_FILE = 2 };
 /* The [gauss] keys (and the core and [output] keys gauss uses), read once by
  * gauss_opts_from_cfg after rank 0's checks and the broadcast. */
 typedef struct {
-  int64_t n;                /* gauss.n (matrix = file: the file's order, set by the load) */
+  int64_t n;                /* gauss.n (matrix = file: the file's order, set by the load); a
+                             * sweep: this combination's */
   int n_given;              /* gauss.n was set (file or command line) */
-  int64_t nb;               /* gauss.nb (0: the backend's auto block size) */
-  int P, Q;                 /* gauss.grid (0 x 0: auto) */
+  int64_t nb;               /* gauss.nb (0: the backend's auto block size); a sweep: this one's */
+  int P, Q;                 /* gauss.grid (0 x 0: auto); a sweep: this combination's */
+  /* HPL.dat-style sweep: the lists gauss.n, gauss.nb, gauss.grid (CFG_INT_LIST / GRID_LIST);
+   * one run factors every combination (grid outermost, then n, then nb: HPL's order) */
+  int n_count, nb_count, grid_count;
+  int64_t ns[CFG_LIST_MAX], nbs[CFG_LIST_MAX];
+  int Ps[CFG_LIST_MAX], Qs[CFG_LIST_MAX];
+  int sweep;                /* more than one combination: the record holds the list "sweep" */
   int alg;                  /* GAUSS_NAIVE / STEPWISE / BLOCKED (gauss.algorithm) */
   int prec;                 /* GAUSS_DOUBLE / SINGLE / MIXED (gauss.precision) */
   int managed;              /* gauss.memory = managed */
@@ -188,6 +195,15 @@ typedef struct {
   int ok;                   /* scaled < threshold */
 } gauss_info;
 
+/* One HPL result line (one combination of a sweep) and its verdict. */
+typedef struct {
+  char tv[16];              /* the T/V code (gauss_report.c) */
+  int64_t n, nb;            /* nb: 1 for the rows algorithms */
+  int P, Q;
+  double t, t_factor, gflops, scaled;
+  int ok;                   /* scaled < threshold */
+} gauss_line;
+
 /* The stages of gauss_run (gauss_data.c, gauss_solve.c, gauss_report.c).  Each is collective
  * and returns a code every rank holds. */
 /* Set up g from the options, read / make the inputs (files on rank 0, broadcast; b), the grid
@@ -201,7 +217,11 @@ int gauss_solve(gauss_t *g, gauss_info *info, double *x);
 int gauss_verify(gauss_t *g, gauss_info *info, double *x);
 /* Every printed line, metric and the verdict; [output] files.  HY_EVALID when the check
  * failed. */
-int gauss_report(gauss_t *g, const gauss_info *info, const double *x);
+int gauss_report(gauss_t *g, const gauss_info *info, const double *x, gauss_line *line);
+/* A sweep (gauss.sweep): every combination's line again with its verdict, HPL's closing
+ * count, the record's "sweep" list, the validation (the worst scaled residual) and the verdict.
+ * HY_EVALID when a line failed.  Local (rank 0 prints; every rank holds the lines). */
+int gauss_report_sweep(hy_ctx *ctx, const gauss_opts *o, const gauss_line *lines, int k);
 /* Free what gauss_load made (the transport and grid too).  Collective. */
 void gauss_free(gauss_t *g);
 /* The report's pieces printed during the stages (gauss_report.c).  Local. */

@@ -6,6 +6,8 @@
 #include "gauss/gauss.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const gauss_pname[] = { "double", "single", "mixed" };
@@ -64,6 +66,7 @@ void gauss_report_reference(const gauss_t *g, const gauss_info *info) {
   hy_printf0(ctx, "reference: %s DGEMM n = %lld: %.3f ms, %.3f TFLOP/s (best of %d after a warm-up; "
              "mean %.3f ms)\n", g->ko->vendor_blas, (long long)g->o->gemm_n, info->gemm_s[0] * 1e3,
              gfl / info->gemm_s[0] / 1e12, info->ref_reps, info->gemm_s[1] * 1e3);
+  if (g->o->sweep) return;
   hy_metric_num(ctx, "ref_getrf_seconds", info->ref_f[0]);
   hy_metric_num(ctx, "ref_getrs_seconds", info->ref_s[0]);
   hy_metric_num(ctx, "ref_getrf_seconds_mean", info->ref_f[1]);
@@ -77,11 +80,8 @@ void gauss_report_reference(const gauss_t *g, const gauss_info *info) {
 
 /* HPL's result table, the rate per device, the refinement summary and the residual lines.
  * Local. */
-static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf) {
+static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf, const char *tv) {
   hy_ctx *ctx = g->ctx;
-  char tv[32];
-  snprintf(tv, sizeof tv, "%c%c%c%s", "NSB"[g->alg], "DSM"[g->prec], g->ko->tv,
-           info->fellback ? "F" : "");
   if (info->reps > 1)
     hy_printf0(ctx, "repeat: %d timed run(s) after a warm-up: mean %.6f s, fastest %.6f s (factor: "
                "mean %.6f s, fastest %.6f s)\n", info->nt, info->t, info->best_t, info->t_factor,
@@ -143,6 +143,7 @@ static void gauss_report_compare(const gauss_t *g, const gauss_info *info) {
              "%.3f; best %.3f ms vs %.3f ms: ratio %.3f%s\n", info->alg->name, info->t * 1e3,
              vt * 1e3, info->t / vt, info->best_t * 1e3, vtb * 1e3, info->best_t / vtb,
              gpu ? " (mixed target <= 0.4)" : "");
+  if (g->o->sweep) return;   /* one set of vendor fields: a single combination's */
   hy_metric_num(ctx, "ratio_factor_rate_vs_ref", ours / ref);
   hy_metric_num(ctx, "ratio_factor_rate_vs_ref_best", ours_b / ref_b);
   hy_metric_num(ctx, "ratio_time_vs_ref_solve", info->t / vt);
@@ -189,16 +190,84 @@ static void gauss_report_metrics(const gauss_t *g, const gauss_info *info, doubl
 }
 
 /* The report stage (see gauss.h).  Collective ([output] files: an agreed outcome). */
-int gauss_report(gauss_t *g, const gauss_info *info, const double *x) {
+int gauss_report(gauss_t *g, const gauss_info *info, const double *x, gauss_line *line) {
   hy_ctx *ctx = g->ctx;
   double n = (double)g->n, thr = g->o->threshold;
   double gf = (2.0 / 3.0 * n * n * n + 1.5 * n * n) / info->t / 1e9;
-  gauss_report_hpl(g, info, gf);
+  /* T/V: algorithm (Naive, Stepwise, Blocked), precision (Double, Single, Mixed), device
+   * (G, H), F when the mixed run fell back to FP64 (README, gauss) */
+  memset(line, 0, sizeof *line);
+  snprintf(line->tv, sizeof line->tv, "%c%c%c%s", "NSB"[g->alg], "DSM"[g->prec], g->ko->tv,
+           info->fellback ? "F" : "");
+  line->n = g->n;
+  line->nb = g->alg == GAUSS_BLOCKED ? g->nb : 1;
+  line->P = g->P;
+  line->Q = g->Q;
+  line->t = info->t;
+  line->t_factor = info->t_factor;
+  line->gflops = gf;
+  line->scaled = info->scaled;
+  line->ok = info->ok;
+  gauss_report_hpl(g, info, gf, line->tv);
   if (g->o->compare) gauss_report_compare(g, info);
-  gauss_report_metrics(g, info, gf);
   HY_CALL(gauss_outputs(g, x));
+  if (g->o->sweep) return info->ok ? HY_OK : HY_EVALID;   /* the record: gauss_report_sweep */
+  gauss_report_metrics(g, info, gf);
   hy_validation(ctx, "HPL scaled residual", info->scaled, thr, info->ok);
   hy_verdict(ctx, "gauss %s %s n=%lld: HPL scaled residual %.4g %s %g", info->alg->name,
              gauss_pname[g->prec], (long long)g->n, info->scaled, info->ok ? "<" : ">=", thr);
   return info->ok ? HY_OK : HY_EVALID;
+}
+
+/* The sweep's summary (see gauss.h): HPL's table with every combination's line followed by its
+ * residual verdict, HPL's closing count, the record's "sweep" list (one object per line; a
+ * non-finite scaled residual is written as -1, never passed) and counts, the validation on
+ * the worst scaled residual and the verdict.  Local. */
+int gauss_report_sweep(hy_ctx *ctx, const gauss_opts *o, const gauss_line *lines, int k) {
+  int passed = 0;
+  double worst = 0;
+  hy_printf0(ctx, "sweep: %d combination(s) of gauss.grid (%d) x n (%d) x nb (%d), in that order\n"
+             "================================================================================\n"
+             "T/V                N    NB     P     Q               Time                 Gflops\n",
+             k, o->grid_count, o->n_count, o->nb_count);
+  char *js = NULL;
+  size_t jl = 0;
+  FILE *m = ctx->rank == 0 ? open_memstream(&js, &jl) : NULL;
+  if (m) fputc('[', m);
+  for (int i = 0; i < k; i++) {
+    const gauss_line *l = &lines[i];
+    passed += l->ok;
+    if (!(l->scaled <= worst)) worst = l->scaled;
+    hy_printf0(ctx, "--------------------------------------------------------------------------------\n"
+               "%-10s %9lld %5lld %5d %5d %18.6f %22.4e\n"
+               "||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N) = %.7f ...... %s\n", l->tv,
+               (long long)l->n, (long long)l->nb, l->P, l->Q, l->t, l->gflops, l->scaled,
+               l->ok ? "PASSED" : "FAILED");
+    if (m)
+      fprintf(m, "%s{\"tv\": \"%s\", \"n\": %lld, \"nb\": %lld, \"P\": %d, \"Q\": %d, "
+              "\"time_seconds\": %.9g, \"factor_seconds\": %.9g, \"gflops\": %.9g, "
+              "\"scaled_residual\": %.9g, \"passed\": %s}", i ? ", " : "", l->tv, (long long)l->n,
+              (long long)l->nb, l->P, l->Q, l->t, l->t_factor, l->gflops,
+              isfinite(l->scaled) ? l->scaled : -1, l->ok ? "true" : "false");
+  }
+  hy_printf0(ctx, "================================================================================\n"
+             "Finished %6d tests with the following results:\n"
+             "         %6d tests completed and passed residual checks,\n"
+             "         %6d tests completed and failed residual checks,\n"
+             "         %6d tests skipped because of illegal input values.\n", k, passed, k - passed, 0);
+  if (m) {
+    fputc(']', m);
+    fclose(m);
+    hy_metric_json(ctx, "sweep", js);
+    free(js);
+  }
+  hy_metric_int(ctx, "sweep_tests", k);
+  hy_metric_int(ctx, "sweep_passed", passed);
+  hy_metric_int(ctx, "sweep_failed", k - passed);
+  hy_metric_str(ctx, "precision", gauss_pname[o->prec]);
+  int ok = passed == k && k > 0;
+  hy_validation(ctx, "HPL scaled residual (worst line of the sweep)", worst, o->threshold, ok);
+  hy_verdict(ctx, "gauss sweep %s: %d of %d line(s) passed, worst HPL scaled residual %.4g %s %g",
+             gauss_pname[o->prec], passed, k, worst, ok ? "<" : ">=", o->threshold);
+  return ok ? HY_OK : HY_EVALID;
 }

@@ -1,7 +1,7 @@
 /* cfgtest.c - the workload registry of the test executable hybrid_cfgtest (app/main.c linked
  * with this file instead of app/workloads.c) and of the unit test test_cfg: the selftest plus
  * the test workload "cfgtest", whose [cfgtest] section declares a key of every type (int,
- * real, bool, enum, text, grid).  The core and the selftest have no real or grid key, so the
+ * real, bool, enum, text, grid, int list, grid list).  The core and the selftest have no real or grid key, so the
  * parser's messages for those types are tested through this table; its run checks the sum of
  * 1..ranks against [cfgtest] expect, so a wrong expect gives a genuine FAILED run (exit 4)
  * through main.c, and a grid that does not match the rank count a collective config error. */
@@ -20,6 +20,8 @@ static const cfg_key cfgtest_keys[] = {
   { "cfgtest", "grid", CFG_GRID, "auto", 0, 0, NULL, "PxQ must equal the rank count" },
   { "cfgtest", "expect", CFG_INT, "-1", -1, 1e9, NULL,
     "expected sum of 1..ranks (-1: the right one); another value fails the check (exit 4)" },
+  { "cfgtest", "sizes", CFG_INT_LIST, "8", 1, 1000, NULL, "a list of integers, each in [1, 1000]" },
+  { "cfgtest", "grids", CFG_GRID_LIST, "auto", 0, 0, NULL, "a list of grids (auto or PxQ)" },
   CFG_END
 };
 

@@ -176,6 +176,56 @@ int main(int argc, char **argv) {
   bad(NULL, "cfgtest.count=0", "command line 'cfgtest.count=0': key 'cfgtest.count' = '0' is out of range");
   bad(NULL, "run.workload=nosuch", "command line: key 'run.workload' = 'nosuch' is not a workload");
 
+  /* list-valued keys: every element read back in order, blanks trimmed; the first for
+   * cfg_int / cfg_grid; JSON: one element as the single type, several as an array */
+  cfg_init(&c);
+  hy_err_clear();
+  rc = cfg_parse_text(&c, "list.ini", "[cfgtest]\nsizes = 16, 1k ,1000\ngrids = 1x2, auto,3X1\n");
+  ok(rc == HY_OK, rc == HY_OK ? "lists parse" : hy_err_msg());
+  {
+    int64_t v[4] = { 0 };
+    int gp[4] = { -1, -1, -1, -1 }, gq[4] = { -1, -1, -1, -1 };
+    int nv = cfg_int_list(&c, "cfgtest.sizes", v, 4), ng = cfg_grid_list(&c, "cfgtest.grids", gp, gq, 4);
+    ok(nv == 3 && v[0] == 16 && v[1] == 1000 && v[2] == 1000, "int list 16, 1k ,1000 -> 16 1000 1000");
+    ok(ng == 3 && gp[0] == 1 && gq[0] == 2 && gp[1] == 0 && gq[1] == 0 && gp[2] == 3 && gq[2] == 1,
+       "grid list 1x2, auto,3X1 -> 1x2 0x0 3x1");
+    ok(cfg_int(&c, "cfgtest.sizes") == 16, "cfg_int of a list: the first element");
+    ok(cfg_int_list(&c, "cfgtest.sizes", v, 1) == 3 && v[1] == 1000, "max caps what is written, not the count");
+    cfg_grid(&c, "cfgtest.grids", &p, &q);
+    ok(p == 1 && q == 2, "cfg_grid of a list: the first element");
+    js = NULL;
+    m = open_memstream(&js, &jl);
+    cfg_write_json(&c, m, 0);
+    fclose(m);
+    ok(js && strstr(js, "\"sizes\": [16, 1000, 1000]") && strstr(js, "\"grids\": [\"1x2\", \"auto\", \"3X1\"]"),
+       "cfg_write_json: lists as arrays");
+    free(js);
+    ok(cfg_override(&c, "cfgtest.sizes=7") == HY_OK && cfg_int_list(&c, "cfgtest.sizes", v, 4) == 1 &&
+       v[0] == 7, "a one-element list");
+    js = NULL;
+    m = open_memstream(&js, &jl);
+    cfg_write_json(&c, m, 0);
+    fclose(m);
+    ok(js && strstr(js, "\"sizes\": 7,"), "cfg_write_json: a one-element list as a number");
+    free(js);
+  }
+  cfg_free(&c);
+  bad("[cfgtest]\nsizes = 16, 0, 8\n", NULL,
+      "bad.ini:2: key 'cfgtest.sizes' = '16, 0, 8': element 2 ('0') is out of range; allowed: 1 to 64 "
+      "comma-separated integers, each in [1, 1000]");
+  bad("[cfgtest]\nsizes = 16, 2x\n", NULL, "element 2 ('2x') is not an integer");
+  bad("[cfgtest]\nsizes = 16,,8\n", NULL, "key 'cfgtest.sizes' = '16,,8': element 2 is empty");
+  bad("[cfgtest]\nsizes = 16,\n", NULL, "element 2 is empty");
+  bad("[cfgtest]\nsizes = 1001\n", NULL, "element 1 ('1001') is out of range");
+  bad(NULL, "cfgtest.grids=1x2,0x1", "command line 'cfgtest.grids=1x2,0x1': key 'cfgtest.grids' = "
+      "'1x2,0x1': element 2 ('0x1') is not a process grid; allowed: 1 to 64 comma-separated grids");
+  bad(NULL, "cfgtest.count=1,2", "key 'cfgtest.count' = '1,2' is not an integer");
+  {
+    char many[400] = "cfgtest.sizes=1";
+    for (int i = 1; i < 65; i++) strcat(many, ",1");
+    bad(NULL, many, "key 'cfgtest.sizes' holds 65 elements; allowed: 1 to 64");
+  }
+
   printf("%d of %d checks passed\n", checks - fails, checks);
   MPI_Finalize();
   return fails ? 1 : 0;

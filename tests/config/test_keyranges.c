@@ -6,7 +6,9 @@
  *   real: min and max accepted (read back exactly), the next representable double past each
  *         refused (past 0: 1e-300, since strtod refuses subnormals for another reason);
  *   enum: every choice accepted (and read back), an unknown one refused;
- *   bool: every spelling accepted, another refused; grid: auto and PxQ accepted, 0xQ refused.
+ *   bool: every spelling accepted, another refused; grid: auto and PxQ accepted, 0xQ refused;
+ *   lists: both ends accepted and read back, a list with an element past an end refused
+ *         naming element 2; a grid list with 0xQ second refused so.
  * A refusal must be the range/value message (HY_EUSAGE, "out of range" / "is not allowed"),
  * not another error.  Exit 0 when every check passes, 1 otherwise (each failure printed). */
 #include "config/cfg.h"
@@ -120,6 +122,40 @@ static void key_ends(hy_cfg *c, const cfg_key *k, int *counts) {
     try_value(c, name, "0x2", 0, "is not a process grid");
     break;
   }
+  case CFG_INT_LIST: {
+    /* each end alone and both in one list, read back; a list whose second element is past
+     * an end refused naming that element */
+    counts[5]++;
+    char list[160], v2[64];
+    for (int end = 0; end < 2; end++) {
+      double b = end ? k->max : k->min;
+      if (try_value(c, name, num(v, b, 1), 1, ""))
+        readback(cfg_int(c, name) == (int64_t)b, name, v, "another integer");
+      snprintf(list, sizeof list, "%s, %s", num(v, k->min, 1), num(v2, end ? b + 1 : b - 1, 1));
+      try_value(c, name, list, 0, "element 2");
+      try_value(c, name, list, 0, "out of range");
+    }
+    snprintf(list, sizeof list, "%s, %s", num(v, k->min, 1), num(v2, k->max, 1));
+    if (try_value(c, name, list, 1, "")) {
+      int64_t got[2] = { 0, 0 };
+      int cnt = cfg_int_list(c, name, got, 2);
+      readback(cnt == 2 && got[0] == (int64_t)k->min && got[1] == (int64_t)k->max, name, list,
+               "other integers");
+    }
+    break;
+  }
+  case CFG_GRID_LIST: {
+    counts[5]++;
+    int p[2], q[2];
+    if (try_value(c, name, "3x5, auto", 1, "")) {
+      int cnt = cfg_grid_list(c, name, p, q, 2);
+      readback(cnt == 2 && p[0] == 3 && q[0] == 5 && p[1] == 0 && q[1] == 0, name, "3x5, auto",
+               "other grids");
+    }
+    try_value(c, name, "auto", 1, "");
+    try_value(c, name, "1x1, 0x2", 0, "element 2 ('0x2') is not a process grid");
+    break;
+  }
   default:
     break;
   }
@@ -132,7 +168,7 @@ int main(int argc, char **argv) {
     printf("FAILED: cfg_init: %s\n", hy_err_msg());
     return 1;
   }
-  int counts[5] = { 0 };
+  int counts[6] = { 0 };
   for (int i = 0; i < c.nkeys; i++) key_ends(&c, c.keys[i], counts);
   /* every workload's section is in the registry the test iterated */
   printf("keyranges: workloads");
@@ -141,8 +177,9 @@ int main(int argc, char **argv) {
     for (const cfg_key *k = hy_workloads[w]->keys; k && k->section; k++) mine++;
     printf(" %s (%d keys)", hy_workloads[w]->name, mine);
   }
-  printf("\nkeyranges: %d keys: %d int, %d real, %d enum, %d bool, %d grid; %d checks, %d failed: %s\n",
-         c.nkeys, counts[0], counts[1], counts[2], counts[3], counts[4], nchecks, nfailed,
+  printf("\nkeyranges: %d keys: %d int, %d real, %d enum, %d bool, %d grid, %d list; %d checks, %d "
+         "failed: %s\n", c.nkeys, counts[0], counts[1], counts[2], counts[3], counts[4], counts[5],
+         nchecks, nfailed,
          nfailed ? "FAILED" : "PASSED");
   cfg_free(&c);
   MPI_Finalize();

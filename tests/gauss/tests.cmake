@@ -540,3 +540,49 @@ endforeach()
 hy_case(NAME gauss_bad_low RANKS 1 EXIT 1
   EXPECT "key 'gauss.low' = fp16 rounds the blocked LU's FP32 GEMM inputs: it needs algorithm = blocked and precision = single or mixed"
   ARGS run.workload=gauss gauss.algorithm=stepwise gauss.precision=mixed gauss.low=fp16)
+
+# HPL.dat-style sweeps (gauss.n / nb / grid lists): one run factors every combination in HPL's
+# order (grid, n, nb); tests/gauss/sweep_check.py parses every HPL line of the summary and of
+# each combination's own block (N NB P Q as asked, Gflops from Time, PASSED exactly when the
+# parsed residual < 16), HPL's closing count, the record's "sweep" list field by field and its
+# counts and validation, and runs one combination alone: the same residual and line to the
+# printed digits and the old single-run record fields.  1, 2 and 3 ranks, n not a multiple of nb
+set(GAUSS_SWEEP ${Python3_EXECUTABLE} ${GAUSS_T}/sweep_check.py --mpiexec=${MPIEXEC_EXECUTABLE}
+    --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN})
+foreach(spec "1|97,130|16,32|1x1|3" "2|97,130|16|1x2,2x1|2" "3|101|8,16|1x3,auto,3x1|5")
+  string(REPLACE "|" ";" sp "${spec}")
+  list(GET sp 0 np)
+  list(GET sp 1 ns)
+  list(GET sp 2 nbs)
+  list(GET sp 3 grids)
+  list(GET sp 4 one)
+  set(name gauss_sweep_np${np})
+  add_test(NAME ${name} COMMAND ${GAUSS_SWEEP} --ranks ${np} --workdir ${HY_TEST_OUT}/${name}
+    --n ${ns} --nb ${nbs} --grid ${grids} --single ${one} --
+    run.workload=gauss run.backend=host gauss.algorithm=blocked run.seed=5)
+  set_tests_properties(${name} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS ${np})
+endforeach()
+# every line of a sweep fails ([debug] perturb): each residual line FAILED, exit 4, the
+# closing count and record say so, the verdict names the worst residual
+add_test(NAME gauss_sweep_perturb_np2 COMMAND ${GAUSS_SWEEP} --ranks 2 --exit 4
+  --workdir ${HY_TEST_OUT}/gauss_sweep_perturb_np2 --n 150,200 --nb 16 --grid 1x2 --
+  run.workload=gauss run.backend=host gauss.matrix=diagdom debug.perturb=1e-3)
+set_tests_properties(gauss_sweep_perturb_np2 PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2
+  PASS_REGULAR_EXPRESSION "FAILED: gauss sweep double: 0 of 2 line\\(s\\) passed, worst HPL scaled residual [0-9.e+]+ >= 16\n.*sweep_check: 2 line\\(s\\), ok")
+# a list's bad element is named; a sweep refuses what only a single system can do
+foreach(spec
+    "grid_elem|2|gauss.grid=1x2,2x2|key 'gauss.grid' element 2 = 2x2 needs 4 ranks, but the run has 2"
+    "nb_elem|1|gauss.nb=16,0x|key 'gauss.nb' = '16,0x': element 2 \\('0x'\\) is not an integer; allowed: 1 to 64 comma-separated integers, each in \\[0, 65536\\]"
+    "n_empty|1|gauss.n=100,,200|key 'gauss.n' = '100,,200': element 2 is empty"
+    "output|1|gauss.n=64,96 output.solution=x.mtx|key 'output.solution' = x.mtx: one file, but the sweep \\(gauss.n / nb / grid lists\\) solves 2 systems"
+    "file|1|gauss.n=64,96 gauss.matrix=file gauss.file=x.mtx|key 'gauss.n' = 64,96: a list of orders needs a generated matrix"
+    "illcond|1|gauss.n=64,4000 gauss.matrix=illcond|key 'gauss.n' = 4000: matrix = illcond")
+  string(REPLACE "|" ";" sp "${spec}")
+  list(GET sp 0 what)
+  list(GET sp 1 np)
+  list(GET sp 2 args)
+  list(GET sp 3 msg)
+  separate_arguments(args)
+  hy_case(NAME gauss_sweep_bad_${what} RANKS ${np} EXIT 1 TIMEOUT 30 EXPECT "${msg}" REJECT "^PASSED"
+    ARGS run.workload=gauss run.backend=host ${args})
+endforeach()
