@@ -6,7 +6,9 @@
  *    shared memory; each thread computes PY (8, or fewer when shared memory is short)
  *    vertically adjacent pixels, every staged value
  *    read once per tap column and used by the PY outputs that need it (the per-pixel order of
- *    the taps stays row-major: bit-identical to naive);
+ *    the taps stays row-major: bit-identical to naive); RGBA float with ksize 3, 5, 7 takes a
+ *    fast path (tiled4_kernel: float4 pixels loaded, staged and stored in one 16-byte access,
+ *    weights in registers, one inside weight per interior block);
  *  - separable: a vertical 1D pass into a scratch buffer, then a horizontal one;
  *  - fft: cuFFT R2C of the whole padded tile (the channels batched, strided), times the
  *    conjugate spectrum of the kernel, C2R, the valid region copied out (a circular correlation
@@ -165,6 +167,73 @@ __global__ void tiled_kernel(conv_args a, const T *__restrict__ in, const T *__r
 #pragma unroll
       for (int c = 0; c < C; c++) s[c] = acc[p][c];
       conv_store(a, out, y, x, s);
+    }
+  }
+}
+
+/* Rows per thread of the RGBA fast path (a 32 x 32 output tile per block of 32 x 8). */
+#define T4_PY 4
+
+/* One pixel's four channels: acc += wij * v, each channel rounded as tiled_kernel's.  Device. */
+__device__ __forceinline__ void t4_fma(float4 &acc, float wij, const float4 &v) {
+  acc.x = add_rn(acc.x, mul_rn(wij, v.x));
+  acc.y = add_rn(acc.y, mul_rn(wij, v.y));
+  acc.z = add_rn(acc.z, mul_rn(wij, v.z));
+  acc.w = add_rn(acc.w, mul_rn(wij, v.w));
+}
+
+/* The tiled variant's fast path for RGBA float (C = 4) and ksize KS = 3, 5, 7: a pixel is one
+ * 16-byte float4 (every padded row and pixel starts on a multiple of 4 floats of a cudaMalloc'd
+ * buffer), the block's tile and halo staged once with 16-byte loads (consecutive threads,
+ * consecutive pixels) and read back as float4 (conflict-free), the KS x KS weights in
+ * registers, the loops unrolled; each thread computes T4_PY vertically adjacent pixels and
+ * stores each as one float4.  Renormalising: a block whose pixels all lie r inside the image
+ * divides by the one inside weight they share, computed once (the same double as per pixel).
+ * Per pixel the taps are added in tiled_kernel's order (row i ascending, column j inner, no
+ * FMA): bit-identical to it and to the host.  Global. */
+template <int KS>
+__global__ void __launch_bounds__(TILE_BX * TILE_BY) tiled4_kernel(conv_args a, const float4 *__restrict__ in,
+                                                                   const float *__restrict__ w, float4 *out) {
+  constexpr int R = KS / 2, OH = TILE_BY * T4_PY, SW = TILE_BX + 2 * R, SH = OH + 2 * R;
+  __shared__ float4 st[SH][SW];
+  const int bx = a.x0 + blockIdx.x * TILE_BX, by = a.y0 + blockIdx.y * OH;
+  const int tid = threadIdx.y * TILE_BX + threadIdx.x;
+  const int64_t ld4 = a.ld / 4;
+  const int rowsmax = a.th + 2 * R, rowpx = a.tw + 2 * R;
+  for (int e = tid; e < SH * SW; e += TILE_BX * TILE_BY) {
+    int yy = e / SW, xx = e - yy * SW, gy = by + yy, gx = bx + xx;
+    st[yy][xx] = gy < rowsmax && gx < rowpx ? __ldg(in + gy * ld4 + gx) : make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+  float wr[KS * KS];
+#pragma unroll
+  for (int e = 0; e < KS * KS; e++) wr[e] = __ldg(w + e);
+  __syncthreads();
+  const int ty = threadIdx.y * T4_PY;
+  float4 acc[T4_PY];
+#pragma unroll
+  for (int p = 0; p < T4_PY; p++) acc[p] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+  for (int yy = 0; yy < T4_PY + 2 * R; yy++)
+#pragma unroll
+    for (int j = 0; j < KS; j++) {
+      const float4 v = st[ty + yy][threadIdx.x + j];
+#pragma unroll
+      for (int p = 0; p < T4_PY; p++)
+        if (yy - p >= 0 && yy - p < KS) t4_fma(acc[p], wr[(yy - p) * KS + j], v);
+    }
+  const int x = bx + threadIdx.x, Y0 = a.gy + by, X0 = a.gx + bx;
+  const bool inner = Y0 >= R && Y0 + OH - 1 + R <= a.H - 1 && X0 >= R && X0 + TILE_BX - 1 + R <= a.W - 1;
+  const float wblk = a.renorm && inner ? (float)k_conv_inside_weight(a.P, KS, R, a.H, a.W, Y0, X0) : 1.f;
+#pragma unroll
+  for (int p = 0; p < T4_PY; p++) {
+    int y = by + ty + p;
+    if (x < a.x1 && y < a.y1) {
+      float4 s = acc[p];
+      if (a.renorm) {
+        float wt = inner ? wblk : (float)k_conv_inside_weight(a.P, KS, R, a.H, a.W, a.gy + y, a.gx + x);
+        s.x = div_rn(s.x, wt); s.y = div_rn(s.y, wt); s.z = div_rn(s.z, wt); s.w = div_rn(s.w, wt);
+      }
+      out[(int64_t)(y + R) * ld4 + x + R] = s;
     }
   }
 }
@@ -331,11 +400,30 @@ static int tiled_c(k_conv_plan *p, const conv_args &a, size_t smem) {
   }
 }
 
+/* The RGBA float fast path of the tiled variant (tiled4_kernel) on a rect.  Local. */
+static int tiled4(k_conv_plan *p, const k_conv_rect *rc) {
+  conv_args a = conv_args_of(p, rc);
+  dim3 block(TILE_BX, TILE_BY);
+  dim3 grid((unsigned)((a.x1 - a.x0 + TILE_BX - 1) / TILE_BX),
+            (unsigned)((a.y1 - a.y0 + TILE_BY * T4_PY - 1) / (TILE_BY * T4_PY)));
+  const float4 *in = (const float4 *)p->in;
+  float4 *out = (float4 *)p->out;
+  const float *w = (const float *)p->w;
+  HY_CALL(conv_begin(p));
+  switch (p->g.ks) {
+  case 3: tiled4_kernel<3><<<grid, block, 0, p->cs>>>(a, in, w, out); break;
+  case 5: tiled4_kernel<5><<<grid, block, 0, p->cs>>>(a, in, w, out); break;
+  default: tiled4_kernel<7><<<grid, block, 0, p->cs>>>(a, in, w, out); break;
+  }
+  return conv_end(p);
+}
+
 /* The tiled variant on a rect: 8, 4, 2 or 1 rows per thread (a 32 x 64 .. 32 x 8 output tile:
  * the more rows, the less halo staged per output), whichever tile fits in shared memory
  * (none fits: the naive kernel, same pixels).  Local. */
 static int cuda_tiled(k_conv_plan *p, const k_conv_rect *rc) {
   if (rc->y1 <= rc->y0 || rc->x1 <= rc->x0) return HY_OK;
+  if (!p->g.fp64 && p->g.C == 4 && (p->g.ks == 3 || p->g.ks == 5 || p->g.ks == 7)) return tiled4(p, rc);
   int py = 8;
   while (py > 1 && tiled_smem(p, py) > (size_t)p->smem_optin) py /= 2;
   if (tiled_smem(p, py) > (size_t)p->smem_optin) return cuda_naive(p, rc);

@@ -16,6 +16,11 @@ CHECK:
            which is parsed: above the tolerance, and the record's validation holds it.
   gpu      the CUDA backend against the host: naive, tiled, separable bit-identical, fft and
            vendor within their tolerance; 2 ranks sharing one GPU identical to 1 rank.
+  gpu_rgba the tiled variant's RGBA float fast path (ksize 3, 5, 7) against the host: every
+           boundary rule, an asymmetric kernel whose weights do not sum to 1 (a wrong inside
+           weight, a transposed tap or a shifted pixel shows), 389 x 257 (no 32 x 32 tile
+           divides it: border tiles and clipped tiles), 2 passes, at 1 rank and 2 ranks sharing
+           the GPU (interior and border rects): the .npy bit-identical to the host's.
   validate hybrid-validate conv (PETSc MatMult of the sparse convolution matrix) on the input,
            kernel and output of runs at 1 and 2 ranks, every boundary (double: within 1e-13).
 Exit 0 pass, 1 fail, 77 skipped.
@@ -320,6 +325,34 @@ def check_gpu():
     print("PASSED: conv gpu")
 
 
+def check_gpu_rgba():
+    for ks in (3, 5, 7):
+        kf = os.path.join(A.workdir, "asym%d.csv" % ks)
+        os.makedirs(A.workdir, exist_ok=True)
+        with open(kf, "w") as f:
+            for i in range(ks):
+                f.write(",".join("%g" % ((1 + (3 * i + 5 * j) % 7) / 8.0) for j in range(ks)) + "\n")
+        for bnd in ("renormalise", "zero", "clamp", "reflect"):
+            base = ["run.workload=conv", "conv.width=389", "conv.height=257", "conv.channels=4",
+                    "conv.precision=float", "conv.kernel=file", "conv.kernel_file=" + kf,
+                    "conv.ksize=%d" % ks, "conv.boundary=" + bnd, "conv.passes=2",
+                    "conv.algorithm=tiled", "conv.compare=none", "output.npy=out.npy"]
+            runs = [(1, "host"), (1, "cuda")] + ([(2, "cuda")] if ks == 3 or bnd == "renormalise" else [])
+            res = []
+            for np_, be in runs:
+                wd = os.path.join(A.workdir, "rgba-%d-%s-%s-np%d" % (ks, bnd, be, np_))
+                run(np_, base + ["run.backend=" + be], wd, tag="gpu_rgba ks%d %s %s np%d" % (ks, bnd, be, np_))
+                res.append(np.load(os.path.join(wd, "out.npy")))
+            for (np_, be), got in zip(runs[1:], res[1:]):
+                if got.shape != res[0].shape or not np.array_equal(res[0].view(np.uint8), got.view(np.uint8)):
+                    n = int(np.sum(res[0] != got)) if got.shape == res[0].shape else -1
+                    raise SystemExit("FAIL: gpu_rgba ks%d %s %s np%d: %d values differ from the host"
+                                     % (ks, bnd, be, np_, n))
+            print("ok   gpu_rgba ks%d %s: %s bit-identical to the host" % (ks, bnd, ", ".join(
+                "%s np%d" % (be, n) for n, be in runs[1:])))
+    print("PASSED: conv gpu_rgba")
+
+
 def check_validate():
     for bnd in ("renormalise", "zero", "clamp", "reflect"):
         for np_ in (1, 2):
@@ -350,11 +383,11 @@ def main():
     ap.add_argument("--preflags", default="")
     ap.add_argument("--validate", default="")
     ap.add_argument("--workdir", required=True)
-    ap.add_argument("check", choices=["ranks", "png", "perturb", "gpu", "validate"])
+    ap.add_argument("check", choices=["ranks", "png", "perturb", "gpu", "gpu_rgba", "validate"])
     A = ap.parse_args()
     os.makedirs(A.workdir, exist_ok=True)
     {"ranks": check_ranks, "png": check_png, "perturb": check_perturb, "gpu": check_gpu,
-     "validate": check_validate}[A.check]()
+     "gpu_rgba": check_gpu_rgba, "validate": check_validate}[A.check]()
 
 
 if __name__ == "__main__":

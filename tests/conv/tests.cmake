@@ -103,6 +103,10 @@ endif()
 if(HYBRID_GPU_TESTS)
   add_test(NAME conv_gpu_vs_host COMMAND ${CONV_CHECK} --workdir ${HY_TEST_OUT}/conv_gpu gpu)
   set_tests_properties(conv_gpu_vs_host PROPERTIES LABELS "gpu" TIMEOUT 600 PASS_REGULAR_EXPRESSION "PASSED: conv gpu")
+  # the tiled variant's RGBA float fast path (ksize 3, 5, 7, every boundary, 1 and 2 ranks)
+  add_test(NAME conv_gpu_tiled_rgba COMMAND ${CONV_CHECK} --workdir ${HY_TEST_OUT}/conv_gpu_rgba gpu_rgba)
+  set_tests_properties(conv_gpu_tiled_rgba PROPERTIES LABELS "gpu;mpi" TIMEOUT 600 PROCESSORS 2
+    PASS_REGULAR_EXPRESSION "PASSED: conv gpu_rgba")
   hy_case(NAME conv_gpu_bench_small RANKS 1 LABELS gpu JSON
     EXPECT "conv: tiled .*kernel at [0-9.]+ x the memory floor" "vendor cuDNN kernel time" "PASSED: conv"
     ARGS ${CMAKE_SOURCE_DIR}/config/bench-conv.ini conv.width=4096 conv.height=4096)
