@@ -105,8 +105,12 @@ typedef struct k_spai_ops {
   int (*mat_create)(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,
                     const int32_t *colind, const double *val, void **mat);
   int (*mat_free)(k_backend *be, void *mat);
-  /* y[0..rows) = mat * x (x has cols entries; device vectors). */
+  /* y[0..rows) = mat * x (x has cols entries; device vectors): the backend library's SpMV on
+   * CUDA (cuSPARSE), the C loop on the host. */
   int (*mat_spmv)(k_backend *be, void *mat, const double *x, double *y);
+  /* Optional (NULL: only mat_spmv): the same product by our own kernel (CUDA: tpr threads per
+   * row, a power of 2 up to 32; 0: chosen from the mean row length), a fixed summation order. */
+  int (*mat_spmv_own)(k_backend *be, void *mat, int tpr, const double *x, double *y);
 
   /* ILU(0) (solver.precond = ilu0): the incomplete LU factors of a local n x n CSR (sorted
    * columns, local indices, every row with its diagonal) in A's pattern, kept by the backend

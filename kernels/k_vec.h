@@ -60,17 +60,35 @@ struct k_vec_ops {
   /* Optional, all four or none (NULL: not offered): the same operations with their scalars
    * in a block sc of backend memory (k_vec_bcgs.h's slots), queued without waiting for the
    * host.  Each does nothing while sc[gate] == 0.  axpbypcz_s: z = sc[ia] x + sc[ib] y + sc[ic] z
-   * (sc[ic] == 0: z not read); dots_s: sc[slot + p] = the local dots; axpbypcz_dots_s: both in
-   * one pass, as axpbypcz_dots; bcgs_step: one scalar step of BiCGSTAB (k_bcgs_step) on sc. */
+   * (sc[ic] == 0: z not read); dots_s: sc[slot + p] = the local dots, then (step >= 0) the
+   * scalar step k_bcgs_step(sc, step, tol) in the same launch, whatever the gate (gate =
+   * K_BS_RUN: the step's own test); axpbypcz_dots_s: both in one pass, as axpbypcz_dots, then
+   * the step the same way; bcgs_step: one scalar step of BiCGSTAB (k_bcgs_step) on sc;
+   * s_read: h[0..n) = sc[0..n) (n <= K_VEC_READMAX) once the queued work is done (CUDA: one
+   * kernel copies them into mapped pinned memory, one stream synchronisation). */
   int (*axpbypcz_s)(k_vec *v, int64_t n, const double *sc, int ia, int ib, int ic, int gate,
                     const double *x, const double *y, double *z);
   int (*dots_s)(k_vec *v, int64_t n, int npair, const double *const *x,
-                const double *const *y, double *sc, int slot, int gate);
+                const double *const *y, double *sc, int slot, int gate, int step, double tol);
   int (*axpbypcz_dots_s)(k_vec *v, int64_t n, double *sc, int ia, int ib, int ic, int gate,
                          const double *x, const double *y, double *z, int npair,
-                         const double *const *dx, const double *const *dy, int slot);
-  int (*bcgs_step)(k_vec *v, double *sc, int step, int it, double tol);
+                         const double *const *dx, const double *const *dy, int slot, int step,
+                         double tol);
+  int (*bcgs_step)(k_vec *v, double *sc, int step, double tol);
+  int (*s_read)(k_vec *v, const double *sc, double *h, int n);
+  /* Optional, all three or none (NULL: work runs as it is queued): rec_create records the
+   * work fn(arg) queues on this backend as one batch without running it (CUDA: a graph
+   * captured from the backend's stream, instantiated once; host: fn and arg kept); rec_run
+   * runs the batch, queued like one operation (CUDA: one graph launch, the same kernels with
+   * the same arguments and pointers every time; host: fn(arg) again, so arg must stay as it
+   * was); rec_free releases it.  A failure inside fn is returned (the capture ended). */
+  int (*rec_create)(k_vec *v, int (*fn)(void *arg), void *arg, void **rec);
+  int (*rec_run)(k_vec *v, void *rec);
+  int (*rec_free)(k_vec *v, void *rec);
 };
+
+/* The most slots s_read reads at once. */
+#define K_VEC_READMAX 32
 
 /* Open a handle on be's vector operations (be must stay open while v is).  Local. */
 int k_vec_open(k_backend *be, k_vec *v);

@@ -1,5 +1,5 @@
 /* k_vec_bcgs.h - the scalar steps of BiCGSTAB on a block of scalars in backend memory (the
- * device loop of app/krylov/bicgstab_dev.c): alpha, beta, omega, rho, the residual, the
+ * device loop of app/krylov/bicgstab.c): alpha, beta, omega, rho, the residual, the
  * convergence and breakdown tests, written once and compiled for the host (vec_host.c) and for
  * one CUDA thread (vec_cuda.cu), so both run the same arithmetic as app/krylov/bicgstab.c.
  * Once a step stops the iteration (converged or broken down) it clears K_BS_RUN, and every
@@ -31,6 +31,8 @@ enum {
   K_BS_ITER,       /* the iteration that stopped */
   K_BS_BKIND,      /* which breakdown (K_BK_*) */
   K_BS_BVAL,       /* the value that broke down */
+  K_BS_IT,         /* the iteration running (counted here by the first step, so that a
+                    * recorded batch of iterations is the same at every replay) */
   K_BS_NSLOT
 };
 
@@ -50,12 +52,15 @@ K_HD static inline void k_bcgs_break(double *sc, int it, int k, double val) {
   sc[K_BS_BVAL] = val;
 }
 
-/* One scalar step of iteration it (nothing once stopped).  Local. */
-K_HD static inline void k_bcgs_step(double *sc, int step, int it, double tol) {
+/* One scalar step of the running iteration (nothing once stopped; K_BSTEP_BETA starts the
+ * next iteration: sc[K_BS_IT] + 1).  Local. */
+K_HD static inline void k_bcgs_step(double *sc, int step, double tol) {
   if (sc[K_BS_RUN] == 0) {
     sc[K_BS_RUNX] = 0;
     return;
   }
+  if (step == K_BSTEP_BETA) sc[K_BS_IT] += 1;
+  int it = (int)sc[K_BS_IT];
   if (step == K_BSTEP_BETA) {
     double rho = sc[K_BS_RHO];
     if (rho == 0 || !isfinite(rho)) { k_bcgs_break(sc, it, K_BK_RHO, rho); return; }

@@ -170,32 +170,46 @@ static int bcgs_run(const krylov_ops *o, const krylov_params *par, const double 
 }
 
 /* One iteration of the device loop, queued: the same operations as bcgs_step with the scalars
- * in sc; once a step stops the iteration, the gated updates leave x and r alone.  Collective
- * (one rank). */
-static int bcgs_step_dev(const krylov_ops *o, double tol, int it, double *x, bcgs_vecs *w,
-                         double *sc) {
+ * in sc (the iteration counted there, so that every iteration queues the same calls with the
+ * same arguments: a batch of them can be recorded once and replayed); the scalar steps after
+ * a dot pass run in that pass; once a step stops the iteration, the gated updates leave x and
+ * r alone.  Collective (one rank). */
+static int bcgs_step_dev(const krylov_ops *o, double tol, double *x, bcgs_vecs *w, double *sc) {
   void *c = o->ctx;
-  HY_CALL(o->s_step(c, sc, K_BSTEP_BETA, it, tol));
+  HY_CALL(o->s_step(c, sc, K_BSTEP_BETA, tol));
   /* p = r + beta (p - omega v); it = 1: p = r + 0 v (v is still zero) */
   HY_CALL(o->s_axpbypcz(c, sc, K_BS_ONE, K_BS_NEG_BETA_OMEGA, K_BS_BETA, K_BS_RUN, w->r, w->v,
                         w->p));
   HY_CALL(apply_m(o, w->p, w->ph));
   HY_CALL(o->matvec(c, w->ph, w->v));
   const double *xa1[1] = { w->rh }, *ya1[1] = { w->v };
-  HY_CALL(o->s_dots(c, 1, xa1, ya1, sc, K_BS_RV, K_BS_RUN));
-  HY_CALL(o->s_step(c, sc, K_BSTEP_ALPHA, it, tol));
+  HY_CALL(o->s_dots(c, 1, xa1, ya1, sc, K_BS_RV, K_BS_RUN, K_BSTEP_ALPHA, tol));
   HY_CALL(o->s_axpbypcz(c, sc, K_BS_ONE, K_BS_NEG_ALPHA, K_BS_ZERO, K_BS_RUN, w->r, w->v, w->s));
   HY_CALL(apply_m(o, w->s, w->sh));
   HY_CALL(o->matvec(c, w->sh, w->t));
   const double *xa3[3] = { w->t, w->t, w->s }, *ya3[3] = { w->s, w->t, w->s };
-  HY_CALL(o->s_dots(c, 3, xa3, ya3, sc, K_BS_TS, K_BS_RUN));
-  HY_CALL(o->s_step(c, sc, K_BSTEP_OMEGA, it, tol));
+  HY_CALL(o->s_dots(c, 3, xa3, ya3, sc, K_BS_TS, K_BS_RUN, K_BSTEP_OMEGA, tol));
   /* x = x + alpha phat + omega shat (omega_x = 0 when converged on ||s||) */
   HY_CALL(o->s_axpbypcz(c, sc, K_BS_ALPHA, K_BS_OMEGA_X, K_BS_ONE, K_BS_RUNX, w->ph, w->sh, x));
   const double *xa2[2] = { w->rh, w->r }, *ya2[2] = { w->r, w->r };
-  HY_CALL(o->s_axpbypcz_dots(c, sc, K_BS_ONE, K_BS_NEG_OMEGA, K_BS_ZERO, K_BS_RUN, w->s, w->t,
-                             w->r, 2, xa2, ya2, K_BS_RHO_NEW));
-  return o->s_step(c, sc, K_BSTEP_RHO, it, tol);
+  return o->s_axpbypcz_dots(c, sc, K_BS_ONE, K_BS_NEG_OMEGA, K_BS_ZERO, K_BS_RUN, w->s, w->t,
+                            w->r, 2, xa2, ya2, K_BS_RHO_NEW, K_BSTEP_RHO, tol);
+}
+
+/* A batch of n device-loop iterations (the argument of s_record and of the direct queueing). */
+typedef struct {
+  const krylov_ops *o;
+  double tol;
+  int n;
+  double *x, *sc;
+  bcgs_vecs *w;
+} bcgs_batch;
+
+/* Queue the batch's n iterations.  Collective (one rank). */
+static int bcgs_batch_queue(void *arg) {
+  const bcgs_batch *b = arg;
+  for (int i = 0; i < b->n; i++) HY_CALL(bcgs_step_dev(b->o, b->tol, b->x, b->w, b->sc));
+  return HY_OK;
 }
 
 /* The result of the device loop from the scalar block h read at its end (it: the last
@@ -219,7 +233,8 @@ static void bcgs_result_dev(const double *h, int it, krylov_result *res) {
 
 /* The device loop (one rank): start as bcgs_run, then iterations queued with the scalars in
  * the block sc, the block read every check_every iterations (the monitor sees those reads).
- * Collective (one rank). */
+ * With s_record, check_every iterations are recorded once and that batch is replayed (a last
+ * shorter batch before max_iter is queued directly).  Collective (one rank). */
 static int bcgs_run_dev(const krylov_ops *o, const krylov_params *par, const double *b,
                         double *x, bcgs_vecs *w, krylov_result *res) {
   bcgs_state st;
@@ -235,15 +250,21 @@ static int bcgs_run_dev(const krylov_ops *o, const krylov_params *par, const dou
   h[K_BS_RELRES] = res->relres;
   int rc = o->s_put(o->ctx, sc, h, K_BS_NSLOT);
   int every = par->check_every > 0 ? par->check_every : 1, it = 0;
+  if (every > par->max_iter) every = par->max_iter;
+  bcgs_batch full = { o, par->tol, every, x, sc, w }, part = full;
+  void *rec = NULL;
+  if (rc == HY_OK && o->s_record) rc = o->s_record(o->ctx, bcgs_batch_queue, &full, &rec);
   while (rc == HY_OK && it < par->max_iter) {
-    rc = bcgs_step_dev(o, par->tol, ++it, x, w, sc);
-    if (rc != HY_OK || (it % every && it < par->max_iter)) continue;
-    rc = o->s_get(o->ctx, sc, h, K_BS_NSLOT);
+    part.n = par->max_iter - it < every ? par->max_iter - it : every;
+    rc = rec && part.n == every ? o->s_replay(o->ctx, rec) : bcgs_batch_queue(&part);
+    it += part.n;
+    if (rc == HY_OK) rc = o->s_get(o->ctx, sc, h, K_BS_NSLOT);
     if (rc == HY_OK && o->monitor)
       o->monitor(o->ctx, h[K_BS_STATUS] != 0 ? (int)h[K_BS_ITER] : it, h[K_BS_RELRES]);
     if (h[K_BS_STATUS] != 0) break;
   }
   if (rc == HY_OK) bcgs_result_dev(h, it, res);
+  if (rec) o->s_unrecord(o->ctx, rec);
   o->vec_free(o->ctx, sc);
   return rc;
 }

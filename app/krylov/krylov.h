@@ -35,19 +35,26 @@ typedef struct {
    * kernels/k_vec_bcgs.h) and the operations below read and write them there, so nothing
    * waits for the host between checks.  s_create: a zeroed block (freed by vec_free); s_put /
    * s_get: copy n slots from / to the host (s_get waits for the queued work); s_axpbypcz,
-   * s_dots (local = global dots: one rank), s_axpbypcz_dots: as k_vec.h's *_s forms; s_step:
-   * one scalar step (k_bcgs_step). */
+   * s_dots (local = global dots: one rank), s_axpbypcz_dots: as k_vec.h's *_s forms (with the
+   * scalar step that follows the dots in the same launch, step < 0: none); s_step: one scalar
+   * step (k_bcgs_step).  Optional among them (NULL: every iteration queued anew): s_record
+   * records what fn(arg) queues as one batch without running it, s_replay queues the batch
+   * again, s_unrecord frees it (k_vec.h's rec_create / rec_run / rec_free: a CUDA graph). */
   int (*s_create)(void *ctx, double **sc);
   int (*s_put)(void *ctx, double *sc, const double *h, int n);
   int (*s_get)(void *ctx, const double *sc, double *h, int n);
   int (*s_axpbypcz)(void *ctx, const double *sc, int ia, int ib, int ic, int gate,
                     const double *x, const double *y, double *z);
   int (*s_dots)(void *ctx, int npair, const double *const *x, const double *const *y,
-                double *sc, int slot, int gate);
+                double *sc, int slot, int gate, int step, double tol);
   int (*s_axpbypcz_dots)(void *ctx, double *sc, int ia, int ib, int ic, int gate,
                          const double *x, const double *y, double *z, int npair,
-                         const double *const *dx, const double *const *dy, int slot);
-  int (*s_step)(void *ctx, double *sc, int step, int it, double tol);
+                         const double *const *dx, const double *const *dy, int slot, int step,
+                         double tol);
+  int (*s_step)(void *ctx, double *sc, int step, double tol);
+  int (*s_record)(void *ctx, int (*fn)(void *arg), void *arg, void **rec);
+  int (*s_replay)(void *ctx, void *rec);
+  int (*s_unrecord)(void *ctx, void *rec);
 } krylov_ops;
 
 typedef struct {
@@ -55,7 +62,8 @@ typedef struct {
   int max_iter;
   int device_loop;  /* 1: BiCGSTAB's device loop when the ops have it (s_step != NULL) */
   int check_every;  /* device loop: read the convergence flag every check_every iterations;
-                     * the result is the first converged iteration's whatever the value */
+                     * the result is the first converged iteration's whatever the value (with
+                     * s_record: check_every iterations recorded once and replayed) */
 } krylov_params;
 
 typedef enum { KRYLOV_CONVERGED = 0, KRYLOV_MAXIT = 1, KRYLOV_BREAKDOWN = 2 } krylov_status;

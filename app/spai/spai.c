@@ -72,6 +72,14 @@ static const cfg_key spai_keys[] = {
   { "solver", "check_every", CFG_INT, "10", 1, 1e6, NULL,
     "device_loop: read the convergence flag every check_every iterations (the iterate is the "
     "first converged one whatever the value; the monitor prints at these reads)" },
+  { "solver", "device_graph", CFG_BOOL, "true", 0, 0, NULL,
+    "device_loop on a backend that can record work (cuda: a CUDA graph): check_every iterations "
+    "recorded once and replayed, no launch per kernel; false: queued anew every iteration "
+    "(same iterations and x)" },
+  { "solver", "spmv", CFG_ENUM, "auto", 0, 0, "auto|own|library",
+    "SpMV of A and M in BiCGSTAB: own = our CSR kernel (cuda: a few threads per row, fixed "
+    "summation order), library = the backend library's (cuSPARSE); auto = own where the backend "
+    "has one (the host has only its C loop)" },
   { "output", "solution", CFG_STR, "", 0, 0, NULL,
     "write x here (.petsc/.bin/.dat: PETSc binary, else Matrix Market array)" },
   { "output", "preconditioner", CFG_STR, "", 0, 0, NULL, "write M here (format by extension)" },
@@ -133,6 +141,8 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.monitor = cfg_bool(c, "solver.monitor");
   o->solver.device_loop = cfg_bool(c, "solver.device_loop");
   o->solver.check_every = (int)cfg_int(c, "solver.check_every");
+  o->solver.device_graph = cfg_bool(c, "solver.device_graph");
+  o->solver.spmv_own = !cfg_is(c, "solver.spmv", "library");
   o->solver.perturb = o->perturb;
   o->out_solution = cfg_str(c, "output.solution");
   o->out_precond = cfg_str(c, "output.preconditioner");

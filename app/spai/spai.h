@@ -44,6 +44,8 @@ typedef struct {
   int monitor;                 /* 1: one line per iteration, k and ||r|| / ||b|| */
   int device_loop;             /* 1: BiCGSTAB's device loop at one rank (solver.device_loop) */
   int check_every;             /* its convergence read every check_every iterations */
+  int device_graph;            /* 1: record check_every iterations once, replay (solver.device_graph) */
+  int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
 
@@ -183,6 +185,10 @@ typedef struct {
   double bytes_per_iter;       /* minimum bytes per iteration on the slowest rank */
   double spmv_a_s, spmv_m_s;   /* one local SpMV of A / M alone (slowest rank; backend library) */
   double spmv_a_bytes, spmv_m_bytes;
+  double own_a_s, own_m_s;     /* the same by our SpMV (mat_spmv_own; 0: none) */
+  double own_tpr_a_s[6];       /* our SpMV of A with 1, 2, 4, .. 32 threads per row */
+  int spmv_own;                /* 1: BiCGSTAB ran on our SpMV */
+  int device_graph;            /* 1: the device loop replayed a recorded batch */
   double ilu_s;                /* ILU(0) factorisation (slowest rank), ilu0 */
   int64_t ilu_nnz;             /* nnz of the factored diagonal blocks (all ranks) */
   int device_loop;             /* 1: the device loop ran (solver.device_loop, one rank) */

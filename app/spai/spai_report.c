@@ -159,12 +159,16 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
              sv->seconds, sv->relres, sv->true_relres);
   if (sv->device_loop)
     hy_printf0(ctx, "bicgstab: device loop (scalars in backend memory, convergence read every %d "
-               "iteration(s))\n", o->solver.check_every);
+               "iteration(s))%s\n", o->solver.check_every,
+               sv->device_graph ? ", the iterations between reads recorded once and replayed "
+                                  "(solver.device_graph)" : "");
   else if (o->solver.device_loop)
     hy_printf0(ctx, "bicgstab: solver.device_loop = true ignored: it needs one rank and a "
                "backend with the scalar-block vector operations (%d ranks, %s backend)\n",
                ctx->size, ctx->be.name);
   hy_metric_int(ctx, "device_loop", sv->device_loop);
+  hy_metric_int(ctx, "device_graph", sv->device_graph);
+  hy_metric_int(ctx, "spmv_own", sv->spmv_own);
   if (ctx->be.gpu)
     hy_printf0(ctx, "bicgstab: %.2f us per iteration%s; floor %.2f us (%.2f MB per iteration on "
                "the busiest rank at 4.25 TB/s, H200 copy rate): ratio %.2f\n", per_it * 1e6, warm,
@@ -179,6 +183,17 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
                sv->spmv_m_s > 0 ? sv->spmv_m_bytes / sv->spmv_m_s / 1e9 : 0,
                o->solver.use_m ? "2 M" : "0 M", (2 * sv->spmv_a_s + 2 * sv->spmv_m_s) * 1e6,
                per_it * 1e6);
+  if (sv->own_a_s > 0) {
+    const double *t = sv->own_tpr_a_s;
+    hy_printf0(ctx, "spmv (ours, alone): A %.2f us (%.0f GB/s of its minimum bytes), M %.2f us "
+               "(%.0f GB/s); A with 1/2/4/8/16/32 threads per row: %.2f/%.2f/%.2f/%.2f/%.2f/%.2f "
+               "us; bicgstab used %s\n", sv->own_a_s * 1e6, sv->spmv_a_bytes / sv->own_a_s / 1e9,
+               sv->own_m_s * 1e6, sv->own_m_s > 0 ? sv->spmv_m_bytes / sv->own_m_s / 1e9 : 0,
+               t[0] * 1e6, t[1] * 1e6, t[2] * 1e6, t[3] * 1e6, t[4] * 1e6, t[5] * 1e6,
+               sv->spmv_own ? "ours" : "the library's (solver.spmv = library)");
+    hy_metric_num(ctx, "spmv_own_A_us", sv->own_a_s * 1e6);
+    hy_metric_num(ctx, "spmv_own_M_us", sv->own_m_s * 1e6);
+  }
   if (o->solver.ilu) {
     hy_printf0(ctx, "ilu0: %lld entries in the factors (%s), factorisation %.3f ms (slowest rank)\n",
                (long long)sv->ilu_nnz, ctx->size > 1 ? "diagonal blocks" : "pattern of A",

@@ -35,7 +35,14 @@ typedef struct {
   int64_t sbuf_n, rbuf_n;
   MPI_Request *req;
   MPI_Status *sts;
+  int own;                     /* 1: the SpMVs by the table's mat_spmv_own */
 } solve_ctx;
+
+/* y = mat x by the SpMV chosen at setup (ours or the backend library's).  Local. */
+static int mat_mul(solve_ctx *s, void *mat, const double *x, double *y) {
+  if (s->own) return s->ko->mat_spmv_own(s->be, mat, 0, x, y);
+  return s->ko->mat_spmv(s->be, mat, x, y);
+}
 
 /* Fill x's ghost entries for plan h.  Collective over neighbours. */
 static int halo_exchange(solve_ctx *s, const la_halo *h, const int32_t *d_sidx, double *x) {
@@ -74,13 +81,13 @@ static int v_copy(void *c, const double *src, double *dst) {
 static int v_matvec(void *c, double *x, double *y) {
   solve_ctx *s = c;
   HY_CALL(halo_exchange(s, &s->ha, s->d_sidx_a, x));
-  HY_LOCAL(s->ko->mat_spmv(s->be, s->amat, x, y));
+  HY_LOCAL(mat_mul(s, s->amat, x, y));
   return HY_OK;
 }
 static int v_precond(void *c, double *x, double *y) {
   solve_ctx *s = c;
   HY_CALL(halo_exchange(s, &s->hm, s->d_sidx_m, x));
-  HY_LOCAL(s->ko->mat_spmv(s->be, s->mmat, x, y));
+  HY_LOCAL(mat_mul(s, s->mmat, x, y));
   return HY_OK;
 }
 static int v_ilu(void *c, double *x, double *y) {
@@ -128,7 +135,10 @@ static int v_s_put(void *c, double *sc, const double *h, int n) {
 }
 static int v_s_get(void *c, const double *sc, double *h, int n) {
   solve_ctx *s = c;
-  HY_LOCAL(s->be->ops->d2h(s->be, h, sc, (size_t)n * sizeof(double)));
+  if (s->vec.ops->s_read)
+    HY_LOCAL(s->vec.ops->s_read(&s->vec, sc, h, n));
+  else
+    HY_LOCAL(s->be->ops->d2h(s->be, h, sc, (size_t)n * sizeof(double)));
   return HY_OK;
 }
 static int v_s_axpbypcz(void *c, const double *sc, int ia, int ib, int ic, int gate,
@@ -138,22 +148,39 @@ static int v_s_axpbypcz(void *c, const double *sc, int ia, int ib, int ic, int g
   return HY_OK;
 }
 static int v_s_dots(void *c, int np, const double *const *x, const double *const *y, double *sc,
-                    int slot, int gate) {
+                    int slot, int gate, int step, double tol) {
   solve_ctx *s = c;
-  HY_LOCAL(s->vec.ops->dots_s(&s->vec, s->nloc, np, x, y, sc, slot, gate));
+  HY_LOCAL(s->vec.ops->dots_s(&s->vec, s->nloc, np, x, y, sc, slot, gate, step, tol));
   return HY_OK;
 }
 static int v_s_axpbypcz_dots(void *c, double *sc, int ia, int ib, int ic, int gate,
                              const double *x, const double *y, double *z, int np,
-                             const double *const *dx, const double *const *dy, int slot) {
+                             const double *const *dx, const double *const *dy, int slot,
+                             int step, double tol) {
   solve_ctx *s = c;
   HY_LOCAL(s->vec.ops->axpbypcz_dots_s(&s->vec, s->nloc, sc, ia, ib, ic, gate, x, y, z, np, dx,
-                                       dy, slot));
+                                       dy, slot, step, tol));
   return HY_OK;
 }
-static int v_s_step(void *c, double *sc, int step, int it, double tol) {
+static int v_s_step(void *c, double *sc, int step, double tol) {
   solve_ctx *s = c;
-  HY_LOCAL(s->vec.ops->bcgs_step(&s->vec, sc, step, it, tol));
+  HY_LOCAL(s->vec.ops->bcgs_step(&s->vec, sc, step, tol));
+  return HY_OK;
+}
+/* Record / replay / free a batch of device-loop iterations (k_vec's rec_*: a CUDA graph). */
+static int v_s_record(void *c, int (*fn)(void *arg), void *arg, void **rec) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->vec.ops->rec_create(&s->vec, fn, arg, rec));
+  return HY_OK;
+}
+static int v_s_replay(void *c, void *rec) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->vec.ops->rec_run(&s->vec, rec));
+  return HY_OK;
+}
+static int v_s_unrecord(void *c, void *rec) {
+  solve_ctx *s = c;
+  HY_LOCAL(s->vec.ops->rec_free(&s->vec, rec));
   return HY_OK;
 }
 
@@ -171,6 +198,12 @@ static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_o
   ko->s_dots = v_s_dots;
   ko->s_axpbypcz_dots = v_s_axpbypcz_dots;
   ko->s_step = v_s_step;
+  if (opt->device_graph && s->vec.ops->rec_create) {
+    ko->s_record = v_s_record;
+    ko->s_replay = v_s_replay;
+    ko->s_unrecord = v_s_unrecord;
+    info->device_graph = 1;
+  }
 }
 
 /* Every iteration: the monitor line (solver.monitor, PETSc's -ksp_monitor: k and the
@@ -333,26 +366,50 @@ static int solve_true_residual(solve_ctx *s, const la_part *pr, const spai_solve
   return HY_OK;
 }
 
-/* The backend library's SpMV alone (cuSPARSE on CUDA), for the floor comparison: 20 products
- * of A and of M, slowest rank.  Collective. */
+/* Seconds of one y = mat x, the mean of 20 after a first one: the library's SpMV (tpr < 0) or
+ * ours with tpr threads per row (0: its choice).  Local. */
+static double spmv_time(solve_ctx *s, void *mat, int tpr, double *dt, double *dr) {
+  k_backend *be = s->be;
+  const int reps = 20;
+  double t1 = 0;
+  for (int r = -1; r < reps; r++) {
+    if (r == 0) {
+      HY_LOCAL(be->ops->sync(be));
+      t1 = hy_wtime();
+    }
+    if (tpr < 0) HY_LOCAL(s->ko->mat_spmv(be, mat, dt, dr));
+    else HY_LOCAL(s->ko->mat_spmv_own(be, mat, tpr, dt, dr));
+  }
+  HY_LOCAL(be->ops->sync(be));
+  return (hy_wtime() - t1) / reps;
+}
+
+/* The SpMVs alone, for the floor comparison: the backend library's (cuSPARSE on CUDA) and, where
+ * the table has one, ours (its own choice, and for A every threads-per-row count), 20 products
+ * each of A and of M, slowest rank.  Collective. */
 static int solve_spmv_alone(solve_ctx *s, const hy_csr *a, const hy_csr *m, double *dt,
                             double *dr, spai_solve_info *info) {
-  k_backend *be = s->be;
+  int own = s->ko->mat_spmv_own != NULL;
   for (int w = 0; w < 2; w++) {
     void *mat = w == 0 ? s->amat : s->mmat;
     if (!mat) continue;
-    const int reps = 20;
-    HY_LOCAL(s->ko->mat_spmv(be, mat, dt, dr));
-    HY_LOCAL(be->ops->sync(be));
-    double t1 = hy_wtime();
-    for (int r = 0; r < reps; r++) HY_LOCAL(s->ko->mat_spmv(be, mat, dt, dr));
-    HY_LOCAL(be->ops->sync(be));
-    double ts = (hy_wtime() - t1) / reps, tm = 0;
+    /* library, ours, then (A) ours with 1, 2, .. 32 threads per row */
+    double t[8] = { 0 }, tm[8] = { 0 };
+    int nt = w == 0 && own ? 8 : own ? 2 : 1;
+    for (int k = 0; k < nt; k++) t[k] = spmv_time(s, mat, k == 0 ? -1 : k == 1 ? 0 : 1 << (k - 2), dt, dr);
     double by = spmv_bytes(w == 0 ? a : m), bm = 0;
-    HY_MPI(MPI_Allreduce(&ts, &tm, 1, MPI_DOUBLE, MPI_MAX, s->ctx->comm));
+    HY_MPI(MPI_Allreduce(t, tm, 8, MPI_DOUBLE, MPI_MAX, s->ctx->comm));
     HY_MPI(MPI_Allreduce(&by, &bm, 1, MPI_DOUBLE, MPI_MAX, s->ctx->comm));
-    if (w == 0) { info->spmv_a_s = tm; info->spmv_a_bytes = bm; }
-    else { info->spmv_m_s = tm; info->spmv_m_bytes = bm; }
+    if (w == 0) {
+      info->spmv_a_s = tm[0];
+      info->own_a_s = tm[1];
+      info->spmv_a_bytes = bm;
+      for (int k = 0; k < 6; k++) info->own_tpr_a_s[k] = tm[2 + k];
+    } else {
+      info->spmv_m_s = tm[0];
+      info->own_m_s = tm[1];
+      info->spmv_m_bytes = bm;
+    }
   }
   return HY_OK;
 }
@@ -387,6 +444,8 @@ int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, hy_csr *m, const doubl
   s.ctx = ctx;
   s.be = &ctx->be;
   s.ko = k_spai_ops_get(s.be);
+  s.own = opt->spmv_own && s.ko->mat_spmv_own;
+  info->spmv_own = s.own;
   double *db = NULL, *dx = NULL, *dr = NULL, *dt = NULL;
   HY_CALL(solve_setup(&s, pr, a, m, b, x, opt, &db, &dx, info));
   /* vectors read or written per iteration: 20, or 19 when the update of r and its dots share

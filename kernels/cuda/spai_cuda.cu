@@ -8,7 +8,8 @@
  *                thread block per column, in three classes chosen by (|I_c|, |J_c|): a warp (32
  *                threads) in shared memory for small columns, a block in shared memory for medium
  *                ones, a block on the global-memory slot for large ones (thresholds: config keys).
- * Solver: cuSPARSE SpMV (generic API, CSR ALG1 after cusparseSpMV_preprocess); the vector
+ * Solver: our CSR SpMV (mat_spmv_own: a few threads per row, chosen by the mean row length) or
+ * cuSPARSE SpMV (mat_spmv: generic API, CSR ALG1 after cusparseSpMV_preprocess); the vector
  * operations are the shared ones of k_vec.h (vec_cuda.cu).  All work is queued on the backend's
  * stream. */
 #include "k_cuda.h"
@@ -766,7 +767,36 @@ typedef struct {
   cusparseSpMatDescr_t descr;
   void *buf;
   size_t buf_bytes;
+  int tpr;                     /* our SpMV: threads per row (a power of 2, 2..32) */
 } c_mat;
+
+/* Our SpMV's threads per row for a mean row length (nonzeros per row): the power of 2 at or
+ * above half of it, 2..32, so that each thread takes about two entries of its row.  Local. */
+static int mat_tpr(double mean) {
+  int t = 2;
+  while (t < 32 && t < mean / 2) t *= 2;
+  return t;
+}
+
+/* y = A x, T threads per row (T a power of 2 <= 32): each thread sums the row's entries
+ * lane, lane + T, ... (values and column indices read through the read-only path, x by
+ * __ldg), the T partial sums combined by shuffles in a fixed pattern: deterministic.  Every
+ * lane takes part in the shuffles (rows past the end add zeros). */
+template <int T>
+static __global__ void k_csr_spmv(int64_t rows, const int32_t *__restrict__ rp,
+                                  const int32_t *__restrict__ ci, const double *__restrict__ va,
+                                  const double *__restrict__ x, double *__restrict__ y) {
+  int64_t row = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / T;
+  int lane = threadIdx.x & (T - 1);
+  double sum = 0;
+  if (row < rows) {
+    int e1 = __ldg(rp + row + 1);
+    for (int e = __ldg(rp + row) + lane; e < e1; e += T) sum += __ldg(va + e) * __ldg(x + __ldg(ci + e));
+  }
+#pragma unroll
+  for (int o = T / 2; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  if (lane == 0 && row < rows) y[row] = sum;
+}
 
 static int c_mat_create(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,
                         const int32_t *colind, const double *val, void **mat) {
@@ -780,6 +810,7 @@ static int c_mat_create(k_backend *be, int64_t rows, int64_t cols, const int64_t
   a->rows = rows;
   a->cols = cols;
   a->nnz = nnz;
+  a->tpr = mat_tpr(rows > 0 ? (double)nnz / (double)rows : 1.0);
   std::vector<int32_t> rp((size_t)rows + 1);
   for (int64_t i = 0; i <= rows; i++) rp[i] = (int32_t)rowptr[i];
   UPLOAD(a->rowptr, rp.data(), rows + 1);
@@ -838,6 +869,29 @@ static int c_mat_spmv(k_backend *be, void *mat, const double *x, double *y) {
   return HY_OK;
 }
 
+/* y = mat x by our CSR kernel with tpr threads per row (0: the matrix's choice, mat_tpr).
+ * Local. */
+static int c_mat_spmv_own(k_backend *be, void *mat, int tpr, const double *x, double *y) {
+  c_mat *a = (c_mat *)mat;
+  if (a->rows == 0) return HY_OK;
+  int t = tpr > 0 ? tpr : a->tpr;
+  const int threads = 256;
+  int64_t blocks = (a->rows * t + threads - 1) / threads;
+  cudaStream_t st = k_cuda_st(be)->stream;
+#define SPMV_T(T)                                                                              \
+  case T:                                                                                      \
+    k_csr_spmv<T><<<(unsigned)blocks, threads, 0, st>>>(a->rows, a->rowptr, a->colind, a->val, \
+                                                        x, y);                                 \
+    break;
+  switch (t) {
+    SPMV_T(1) SPMV_T(2) SPMV_T(4) SPMV_T(8) SPMV_T(16) SPMV_T(32)
+    default: return hy_err(HY_ESYS, "spai cuda: %d threads per row (1, 2, 4, .. 32)", t);
+  }
+#undef SPMV_T
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
 /* ILU(0) (spai_ilu_cuda.cu). */
 int k_spai_cuda_ilu_create(k_backend *be, int64_t n, const int64_t *rowptr, const int32_t *colind,
                            const double *val, void **ilu);
@@ -856,6 +910,7 @@ extern "C" const k_spai_ops k_spai_cuda_ops = {
   .mat_create = c_mat_create,
   .mat_free = c_mat_free,
   .mat_spmv = c_mat_spmv,
+  .mat_spmv_own = c_mat_spmv_own,
   .ilu_create = k_spai_cuda_ilu_create,
   .ilu_apply = k_spai_cuda_ilu_apply,
   .ilu_free = k_spai_cuda_ilu_free,

@@ -5,13 +5,19 @@
  * copy).  The reduction scratch lives in the k_vec handle (vec_scratch), never at file scope.
  * The scalar-block forms of the device loop (axpbypcz_s, dots_s, axpbypcz_dots_s, bcgs_step)
  * are the same kernels reading their scalars from, and writing their dots to, device memory,
- * with no synchronisation; a gate slot at 0 makes every block return at once.
+ * with no synchronisation; a gate slot at 0 makes every block return at once; the last block
+ * of a dots pass may run the next scalar step (one launch fewer).  A batch of queued work is
+ * recorded once as a CUDA graph (rec_create) and replayed (rec_run); s_read reads the scalar
+ * block through mapped pinned memory.
  * All work is queued on the backend's stream. */
 #include "k_cuda.h"
 #include "k_vec.h"
 #include "k_vec_bcgs.h"
 
 #include <stdlib.h>
+
+static_assert(K_BS_NSLOT <= K_VEC_READMAX, "the scalar block fits the s_read scratch");
+static_assert(K_VEC_MAXDOTS <= K_VEC_READMAX, "the dots fit the result scratch");
 
 #define DOT_BLOCKS 1024
 #define DOT_THREADS 256
@@ -57,15 +63,23 @@ static __global__ void kv_axpbypcz_s(int64_t n, const double *sc, int ia, int ib
 }
 
 /* One scalar step of BiCGSTAB on the scalar block (one thread). */
-static __global__ void kv_bcgs_step(double *sc, int step, int it, double tol) {
-  k_bcgs_step(sc, step, it, tol);
+static __global__ void kv_bcgs_step(double *sc, int step, double tol) {
+  k_bcgs_step(sc, step, tol);
+}
+
+/* out[i] = sc[i] for i < n (out: mapped pinned host memory; one warp). */
+static __global__ void kv_read(const double *sc, double *out, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = sc[i];
 }
 
 /* The scalars of one dots pass read from device memory (the device loop): a = sc[ia], b =
- * sc[ib], c = sc[ic], nothing while sc[gate] == 0; sc NULL: the values passed. */
+ * sc[ib], c = sc[ic], nothing while sc[gate] == 0, and (step >= 0) the scalar step
+ * k_bcgs_step(sc, step, tol) run by the last block once the dots are in sc; sc NULL: the
+ * values passed. */
 struct vec_scal {
-  const double *sc;
-  int ia, ib, ic, gate;
+  double *sc;
+  int ia, ib, ic, gate, step;
+  double tol;
 };
 
 /* The pairs of one dots pass (passed by value). */
@@ -84,7 +98,11 @@ static __global__ void kv_dots(int64_t n, double a, const double *x, double b, c
   __shared__ double red[DOT_THREADS / 32][K_VEC_MAXDOTS];
   __shared__ bool last;
   if (vs.sc) {
-    if (vs.sc[vs.gate] == 0) return;   /* every block returns: the counter stays 0 */
+    if (vs.sc[vs.gate] == 0) {         /* every block returns: the counter stays 0 */
+      /* the step runs whatever the gate, as a separate bcgs_step would (stopped: RUNX = 0) */
+      if (vs.step >= 0 && blockIdx.x == 0 && threadIdx.x == 0) k_bcgs_step(vs.sc, vs.step, vs.tol);
+      return;
+    }
     if (UPD) {
       a = vs.sc[vs.ia];
       b = vs.sc[vs.ib];
@@ -134,6 +152,10 @@ static __global__ void kv_dots(int64_t n, double a, const double *x, double b, c
     if (lane == 0) out[p] = v;
   }
   if (threadIdx.x == 0) *count = 0;
+  if (vs.sc && vs.step >= 0) {
+    __syncthreads();                       /* the dots are in sc (out = sc + slot) */
+    if (threadIdx.x == 0) k_bcgs_step(vs.sc, vs.step, vs.tol);
+  }
 }
 
 /* Free whatever part of the scratch exists.  Local. */
@@ -156,7 +178,7 @@ static int c_open(k_vec *v) {
   v->impl = s;
   HY_CUDA(cudaMalloc((void **)&s->count, sizeof(unsigned)));
   HY_CUDA(cudaMemsetAsync(s->count, 0, sizeof(unsigned), st->stream));
-  HY_CUDA(cudaHostAlloc((void **)&s->out_host, K_VEC_MAXDOTS * sizeof(double), cudaHostAllocMapped));
+  HY_CUDA(cudaHostAlloc((void **)&s->out_host, K_VEC_READMAX * sizeof(double), cudaHostAllocMapped));
   HY_CUDA(cudaHostGetDevicePointer((void **)&s->out_dev, s->out_host, 0));
   HY_CUDA(cudaMalloc((void **)&s->part, DOT_BLOCKS * K_VEC_MAXDOTS * sizeof(double)));
   return HY_OK;
@@ -217,7 +239,7 @@ static int dots_pass(k_vec *v, int64_t n, bool upd, double a, const double *x, d
                      const double *y, double c, double *z, int np, const double *const *dx,
                      const double *const *dy, double *out) {
   vec_scratch *s = (vec_scratch *)v->impl;
-  vec_scal none = { NULL, 0, 0, 0, 0 };
+  vec_scal none = { NULL, 0, 0, 0, 0, -1, 0 };
   int rc = dots_launch(v, n, upd, a, x, b, y, c, z, np, dx, dy, s->out_dev, none);
   if (rc != HY_OK) return rc;
   HY_CUDA(cudaStreamSynchronize(k_cuda_st(v->be)->stream));
@@ -250,19 +272,68 @@ static int c_axpbypcz_s(k_vec *v, int64_t n, const double *sc, int ia, int ib, i
   return HY_OK;
 }
 static int c_dots_s(k_vec *v, int64_t n, int np, const double *const *x, const double *const *y,
-                    double *sc, int slot, int gate) {
-  vec_scal vs = { sc, 0, 0, 0, gate };
+                    double *sc, int slot, int gate, int step, double tol) {
+  vec_scal vs = { sc, 0, 0, 0, gate, step, tol };
   return dots_launch(v, n, false, 0, NULL, 0, NULL, 0, NULL, np, x, y, sc + slot, vs);
 }
 static int c_axpbypcz_dots_s(k_vec *v, int64_t n, double *sc, int ia, int ib, int ic, int gate,
                              const double *x, const double *y, double *z, int np,
-                             const double *const *dx, const double *const *dy, int slot) {
-  vec_scal vs = { sc, ia, ib, ic, gate };
+                             const double *const *dx, const double *const *dy, int slot, int step,
+                             double tol) {
+  vec_scal vs = { sc, ia, ib, ic, gate, step, tol };
   return dots_launch(v, n, true, 0, x, 0, y, 0, z, np, dx, dy, sc + slot, vs);
 }
-static int c_bcgs_step(k_vec *v, double *sc, int step, int it, double tol) {
-  kv_bcgs_step<<<1, 1, 0, k_cuda_st(v->be)->stream>>>(sc, step, it, tol);
+static int c_bcgs_step(k_vec *v, double *sc, int step, double tol) {
+  kv_bcgs_step<<<1, 1, 0, k_cuda_st(v->be)->stream>>>(sc, step, tol);
   HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* h = sc[0..n) once the queued work is done: one kernel into the mapped pinned scratch, one
+ * stream synchronisation (no copy call).  Local. */
+static int c_s_read(k_vec *v, const double *sc, double *h, int n) {
+  vec_scratch *s = (vec_scratch *)v->impl;
+  if (n < 0 || n > K_VEC_READMAX)
+    return hy_err(HY_ESYS, "vec cuda: %d slots read at once (0..%d)", n, K_VEC_READMAX);
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  kv_read<<<1, 32, 0, st>>>(sc, s->out_dev, n);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaStreamSynchronize(st));
+  for (int i = 0; i < n; i++) h[i] = ((volatile double *)s->out_host)[i];
+  return HY_OK;
+}
+
+/* Record what fn(arg) queues on the backend's stream as a CUDA graph (captured, not run;
+ * relaxed mode: the library calls inside may allocate), instantiated once.  Local. */
+static int c_rec_create(k_vec *v, int (*fn)(void *arg), void *arg, void **rec) {
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  *rec = NULL;
+  HY_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
+  int rc = fn(arg);
+  cudaGraph_t g = NULL;
+  cudaError_t ce = cudaStreamEndCapture(st, &g);
+  if (rc == HY_OK && ce != cudaSuccess)
+    rc = hy_err(HY_ESYS, "CUDA: recording the device loop as a graph failed: %s (%s)",
+                cudaGetErrorString(ce), cudaGetErrorName(ce));
+  cudaGraphExec_t ge = NULL;
+  if (rc == HY_OK) {
+    ce = cudaGraphInstantiate(&ge, g, 0);
+    if (ce != cudaSuccess)
+      rc = hy_err(HY_ESYS, "CUDA: cudaGraphInstantiate failed: %s (%s)", cudaGetErrorString(ce),
+                  cudaGetErrorName(ce));
+  }
+  if (g) cudaGraphDestroy(g);
+  if (rc == HY_OK) *rec = (void *)ge;
+  return rc;
+}
+/* One launch of the recorded graph on the stream.  Local. */
+static int c_rec_run(k_vec *v, void *rec) {
+  HY_CUDA(cudaGraphLaunch((cudaGraphExec_t)rec, k_cuda_st(v->be)->stream));
+  return HY_OK;
+}
+static int c_rec_free(k_vec *v, void *rec) {
+  (void)v;
+  if (rec) HY_CUDA(cudaGraphExecDestroy((cudaGraphExec_t)rec));
   return HY_OK;
 }
 
@@ -278,4 +349,8 @@ extern "C" const k_vec_ops k_vec_cuda_ops = {
   .dots_s = c_dots_s,
   .axpbypcz_dots_s = c_axpbypcz_dots_s,
   .bcgs_step = c_bcgs_step,
+  .s_read = c_s_read,
+  .rec_create = c_rec_create,
+  .rec_run = c_rec_run,
+  .rec_free = c_rec_free,
 };

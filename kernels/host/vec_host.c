@@ -5,6 +5,9 @@
 #include "hybrid.h"
 #include "k_vec_bcgs.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define VEC_CHUNK 1024
 
 /* Nothing to allocate on the host.  Local. */
@@ -92,19 +95,57 @@ static int h_axpbypcz_s(k_vec *v, int64_t n, const double *sc, int ia, int ib, i
   return h_axpbypcz(v, n, sc[ia], x, sc[ib], y, sc[ic], z);
 }
 static int h_dots_s(k_vec *v, int64_t n, int npair, const double *const *x,
-                    const double *const *y, double *sc, int slot, int gate) {
-  if (sc[gate] == 0) return HY_OK;
-  return h_dots(v, n, npair, x, y, sc + slot);
+                    const double *const *y, double *sc, int slot, int gate, int step, double tol) {
+  int rc = sc[gate] == 0 ? HY_OK : h_dots(v, n, npair, x, y, sc + slot);
+  if (rc == HY_OK && step >= 0) k_bcgs_step(sc, step, tol);   /* whatever the gate */
+  return rc;
 }
 static int h_axpbypcz_dots_s(k_vec *v, int64_t n, double *sc, int ia, int ib, int ic, int gate,
                              const double *x, const double *y, double *z, int npair,
-                             const double *const *dx, const double *const *dy, int slot) {
-  if (sc[gate] == 0) return HY_OK;
-  return h_axpbypcz_dots(v, n, sc[ia], x, sc[ib], y, sc[ic], z, npair, dx, dy, sc + slot);
+                             const double *const *dx, const double *const *dy, int slot, int step,
+                             double tol) {
+  int rc = sc[gate] == 0 ? HY_OK
+                         : h_axpbypcz_dots(v, n, sc[ia], x, sc[ib], y, sc[ic], z, npair, dx, dy,
+                                           sc + slot);
+  if (rc == HY_OK && step >= 0) k_bcgs_step(sc, step, tol);   /* whatever the gate */
+  return rc;
 }
-static int h_bcgs_step(k_vec *v, double *sc, int step, int it, double tol) {
+static int h_bcgs_step(k_vec *v, double *sc, int step, double tol) {
   (void)v;
-  k_bcgs_step(sc, step, it, tol);
+  k_bcgs_step(sc, step, tol);
+  return HY_OK;
+}
+static int h_s_read(k_vec *v, const double *sc, double *h, int n) {
+  (void)v;
+  if (n < 0 || n > K_VEC_READMAX)
+    return hy_err(HY_ESYS, "vec host: %d slots read at once (0..%d)", n, K_VEC_READMAX);
+  memcpy(h, sc, (size_t)n * sizeof *h);
+  return HY_OK;
+}
+
+/* A recorded batch on the host: the function that queues it and its argument, called again
+ * at each run (the host runs work as it is queued, so recording runs nothing).  Local. */
+typedef struct {
+  int (*fn)(void *arg);
+  void *arg;
+} h_rec;
+static int h_rec_create(k_vec *v, int (*fn)(void *arg), void *arg, void **rec) {
+  (void)v;
+  h_rec *r = malloc(sizeof *r);
+  if (!r) return hy_err(HY_ESYS, "out of memory");
+  r->fn = fn;
+  r->arg = arg;
+  *rec = r;
+  return HY_OK;
+}
+static int h_rec_run(k_vec *v, void *rec) {
+  (void)v;
+  h_rec *r = rec;
+  return r->fn(r->arg);
+}
+static int h_rec_free(k_vec *v, void *rec) {
+  (void)v;
+  free(rec);
   return HY_OK;
 }
 
@@ -119,4 +160,8 @@ const k_vec_ops k_vec_host_ops = {
   .dots_s = h_dots_s,
   .axpbypcz_dots_s = h_axpbypcz_dots_s,
   .bcgs_step = h_bcgs_step,
+  .s_read = h_s_read,
+  .rec_create = h_rec_create,
+  .rec_run = h_rec_run,
+  .rec_free = h_rec_free,
 };

@@ -5,10 +5,13 @@
  * c = 0 and c != 0 (within 2 ulps of the long double value), dots of 1..4 pairs (within
  * 1e-13 of sum |x_i y_i|), the fused axpbypcz_dots (equal to axpbypcz then dots: bit for bit
  * on the host, within 1e-13 on CUDA; a product may name z), 5 pairs refused, and the
- * scalar-block forms of the device loop against the plain ones (and gated off: no write).  Exit 0 pass,
+ * scalar-block forms of the device loop against the plain ones (and gated off: no write), the
+ * dots passes with BiCGSTAB's scalar step fused against the pass then the step, s_read, and a
+ * recorded batch (CUDA: a graph) run twice against the same work queued twice.  Exit 0 pass,
  * 1 fail, 77 skip (cuda asked for, none here). */
 #include "k_vec.h"
 #include "hybrid.h"
+#include "k_vec_bcgs.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -132,10 +135,11 @@ static void check_scalar_forms(k_backend *be, k_vec *v, int64_t n, int host) {
       HY_LOCAL(v->ops->axpbypcz_s(v, n, sc, 2, 3, pass ? 4 : 5, gate, dx, dy, d1));
       HY_LOCAL(v->ops->axpbypcz(v, n, a, dx, b, dy, cc, d2));
       const double *px[4] = { dx, dy, d1, dx }, *py[4] = { dy, d1, d1, dx };
-      HY_LOCAL(v->ops->dots_s(v, n, 4, px, py, sc, 8, gate));
+      HY_LOCAL(v->ops->dots_s(v, n, 4, px, py, sc, 8, gate, -1, 0));
       HY_LOCAL(v->ops->dots(v, n, 4, px, py, g));
       const double *fx[2] = { e1, dx }, *fy[2] = { e1, e1 }, *gx[2] = { e2, dx }, *gy[2] = { e2, e2 };
-      HY_LOCAL(v->ops->axpbypcz_dots_s(v, n, sc, 2, 3, pass ? 4 : 5, gate, dx, dy, e1, 2, fx, fy, 12));
+      HY_LOCAL(v->ops->axpbypcz_dots_s(v, n, sc, 2, 3, pass ? 4 : 5, gate, dx, dy, e1, 2, fx, fy, 12,
+                                       -1, 0));
       HY_LOCAL(v->ops->axpbypcz_dots(v, n, a, dx, b, dy, cc, e2, 2, gx, gy, f));
       down(be, hs, sc, 16);
       down(be, r1, d1, n);
@@ -159,6 +163,122 @@ static void check_scalar_forms(k_backend *be, k_vec *v, int64_t n, int host) {
   free(x); free(y); free(z); free(r1); free(r2);
 }
 
+/* A BiCGSTAB scalar block mid-solve (iteration 3 running), tol as given.  Local. */
+static void bcgs_block(double *h) {
+  memset(h, 0, K_BS_NSLOT * sizeof *h);
+  h[K_BS_RUN] = h[K_BS_ONE] = 1;
+  h[K_BS_BNORM] = 2;
+  h[K_BS_RHO] = 0.7; h[K_BS_RHO_OLD] = 0.3; h[K_BS_ALPHA] = 0.9; h[K_BS_OMEGA] = 0.4;
+  h[K_BS_NEG_OMEGA] = -0.4;
+  h[K_BS_IT] = 3;
+}
+
+/* Compare two scalar blocks slot by slot (bit for bit on the host, 1e-15 on CUDA).  Local. */
+static void same_block(const char *what, int64_t n, const double *a, const double *b, int host) {
+  for (int k = 0; k < K_BS_NSLOT; k++) {
+    int ok = host ? a[k] == b[k] || (isnan(a[k]) && isnan(b[k]))
+                  : fabs(a[k] - b[k]) <= 1e-15 * (fabs(b[k]) + 1) || (isnan(a[k]) && isnan(b[k]));
+    if (!ok) { bad(what, n, a[k], b[k]); return; }
+  }
+}
+
+/* The dots passes with their scalar step in the same launch (step >= 0) against the pass
+ * without (-1) followed by bcgs_step: the same block after each (alpha after (rhat, v),
+ * omega after (t, s), (t, t), (s, s), rho after the update of r with (rhat, r), (r, r)), for a
+ * tolerance that stops nothing, one that stops at once (converged), and a zero vector (a
+ * breakdown); s_read gives the block's values exactly.  Local. */
+static void check_fused_steps(k_backend *be, k_vec *v, int64_t n, int host) {
+  if (!v->ops->bcgs_step || n == 0) return;
+  double *x, *y, h[K_BS_NSLOT], h1[K_BS_NSLOT], h2[K_BS_NSLOT], h3[K_BS_NSLOT];
+  HY_MALLOC(x, n); HY_MALLOC(y, n);
+  for (int64_t i = 0; i < n; i++) { x[i] = val(i, 7); y[i] = val(i, 8); }
+  const double tols[3] = { 1e-300, 1e300, 1e-300 };
+  for (int sc = 0; sc < 3; sc++) {
+    if (sc == 2) memset(y, 0, (size_t)n * sizeof *y);
+    double *dx = up(be, x, n), *dy = up(be, y, n), *dz1 = up(be, x, n), *dz2 = up(be, x, n);
+    bcgs_block(h);
+    double *s1 = up(be, h, K_BS_NSLOT), *s2 = up(be, h, K_BS_NSLOT);
+    const double *p1x[1] = { dx }, *p1y[1] = { dy };
+    HY_LOCAL(v->ops->dots_s(v, n, 1, p1x, p1y, s1, K_BS_RV, K_BS_RUN, K_BSTEP_ALPHA, tols[sc]));
+    HY_LOCAL(v->ops->dots_s(v, n, 1, p1x, p1y, s2, K_BS_RV, K_BS_RUN, -1, 0));
+    HY_LOCAL(v->ops->bcgs_step(v, s2, K_BSTEP_ALPHA, tols[sc]));
+    down(be, h1, s1, K_BS_NSLOT); down(be, h2, s2, K_BS_NSLOT);
+    same_block("dots_s + alpha step fused vs separate", n, h1, h2, host);
+    const double *p3x[3] = { dx, dx, dy }, *p3y[3] = { dy, dx, dy };
+    HY_LOCAL(v->ops->dots_s(v, n, 3, p3x, p3y, s1, K_BS_TS, K_BS_RUN, K_BSTEP_OMEGA, tols[sc]));
+    HY_LOCAL(v->ops->dots_s(v, n, 3, p3x, p3y, s2, K_BS_TS, K_BS_RUN, -1, 0));
+    HY_LOCAL(v->ops->bcgs_step(v, s2, K_BSTEP_OMEGA, tols[sc]));
+    down(be, h1, s1, K_BS_NSLOT); down(be, h2, s2, K_BS_NSLOT);
+    same_block("dots_s + omega step fused vs separate", n, h1, h2, host);
+    const double *q1[2] = { dx, dz1 }, *q2[2] = { dx, dz2 }, *r1[2] = { dz1, dz1 }, *r2[2] = { dz2, dz2 };
+    HY_LOCAL(v->ops->axpbypcz_dots_s(v, n, s1, K_BS_ONE, K_BS_NEG_OMEGA, K_BS_ZERO, K_BS_RUN, dx, dy,
+                                     dz1, 2, q1, r1, K_BS_RHO_NEW, K_BSTEP_RHO, tols[sc]));
+    HY_LOCAL(v->ops->axpbypcz_dots_s(v, n, s2, K_BS_ONE, K_BS_NEG_OMEGA, K_BS_ZERO, K_BS_RUN, dx, dy,
+                                     dz2, 2, q2, r2, K_BS_RHO_NEW, -1, 0));
+    HY_LOCAL(v->ops->bcgs_step(v, s2, K_BSTEP_RHO, tols[sc]));
+    down(be, h1, s1, K_BS_NSLOT); down(be, h2, s2, K_BS_NSLOT);
+    same_block("axpbypcz_dots_s + rho step fused vs separate", n, h1, h2, host);
+    int want_status = sc == 0 ? 0 : sc == 1 ? 1 : 2;
+    if (h1[K_BS_STATUS] != want_status) bad("status after the three steps", n, h1[K_BS_STATUS], want_status);
+    HY_LOCAL(v->ops->s_read(v, s1, h3, K_BS_NSLOT));
+    for (int k = 0; k < K_BS_NSLOT; k++)
+      if (!(h3[k] == h1[k] || (isnan(h3[k]) && isnan(h1[k])))) { bad("s_read vs d2h", n, h3[k], h1[k]); break; }
+    be->ops->free(be, dx); be->ops->free(be, dy); be->ops->free(be, dz1); be->ops->free(be, dz2);
+    be->ops->free(be, s1); be->ops->free(be, s2);
+  }
+  free(x); free(y);
+}
+
+/* The work a recorded batch queues: z = x + 0.5 y + z, then sc[4] = (z, z).  Local. */
+typedef struct {
+  k_vec *v;
+  int64_t n;
+  double *sc, *x, *y, *z;
+} rec_arg;
+static int rec_fn(void *p) {
+  rec_arg *a = p;
+  HY_CALL(a->v->ops->axpbypcz_s(a->v, a->n, a->sc, 0, 1, 0, 0, a->x, a->y, a->z));
+  const double *dz[1] = { a->z };
+  return a->v->ops->dots_s(a->v, a->n, 1, dz, dz, a->sc, 4, 0, -1, 0);
+}
+
+/* rec_create records without running (z unchanged), each rec_run runs the batch once: after
+ * two runs z and (z, z) equal the same operations queued twice directly (bit for bit on the
+ * host, 1e-15 / 1e-13 on CUDA).  Local. */
+static void check_record(k_backend *be, k_vec *v, int64_t n, int host) {
+  if (!v->ops->rec_create || n == 0) return;
+  double *x, *y, *z, *r1, *r2, h[8] = { 1, 0.5, 0, 0, -1, 0, 0, 0 }, g1[8], g2[8];
+  HY_MALLOC(x, n); HY_MALLOC(y, n); HY_MALLOC(z, n); HY_MALLOC(r1, n); HY_MALLOC(r2, n);
+  for (int64_t i = 0; i < n; i++) { x[i] = val(i, 9); y[i] = val(i, 10); z[i] = val(i, 11); }
+  double *dx = up(be, x, n), *dy = up(be, y, n), *z1 = up(be, z, n), *z2 = up(be, z, n);
+  double *s1 = up(be, h, 8), *s2 = up(be, h, 8);
+  rec_arg a1 = { v, n, s1, dx, dy, z1 }, a2 = { v, n, s2, dx, dy, z2 };
+  void *rec = NULL;
+  HY_LOCAL(v->ops->rec_create(v, rec_fn, &a1, &rec));
+  HY_LOCAL(be->ops->sync(be));
+  down(be, r1, z1, n);
+  down(be, g1, s1, 8);
+  for (int64_t i = 0; i < n; i++)
+    if (r1[i] != z[i]) { bad("rec_create ran the work", n, r1[i], z[i]); break; }
+  if (g1[4] != -1) bad("rec_create wrote the dot", n, g1[4], -1);
+  for (int k = 0; k < 2; k++) {
+    HY_LOCAL(v->ops->rec_run(v, rec));
+    HY_LOCAL(rec_fn(&a2));
+  }
+  down(be, r1, z1, n); down(be, r2, z2, n);
+  down(be, g1, s1, 8); down(be, g2, s2, 8);
+  for (int64_t i = 0; i < n; i++) {
+    int ok = host ? r1[i] == r2[i] : fabs(r1[i] - r2[i]) <= 1e-15 * (fabs(r2[i]) + 1);
+    if (!ok) { bad("z after 2 runs of the batch vs queued twice", n, r1[i], r2[i]); break; }
+  }
+  if (!(host ? g1[4] == g2[4] : fabs(g1[4] - g2[4]) <= 1e-13 * fabs(g2[4])))
+    bad("(z, z) of the batch vs queued", n, g1[4], g2[4]);
+  HY_LOCAL(v->ops->rec_free(v, rec));
+  be->ops->free(be, dx); be->ops->free(be, dy); be->ops->free(be, z1); be->ops->free(be, z2);
+  be->ops->free(be, s1); be->ops->free(be, s2);
+  free(x); free(y); free(z); free(r1); free(r2);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int cuda = argc > 1 && !strcmp(argv[1], "cuda");
@@ -176,6 +296,8 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     check_n(&be, &v, sizes[i], !cuda);
     check_scalar_forms(&be, &v, sizes[i], !cuda);
+    check_fused_steps(&be, &v, sizes[i], !cuda);
+    check_record(&be, &v, sizes[i], !cuda);
   }
   k_vec_close(&v);
   k_backend_close(&be);
