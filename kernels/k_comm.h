@@ -19,6 +19,15 @@
 extern "C" {
 #endif
 
+/* One message of a grouped point-to-point exchange (coll_sendrecv): bytes of device memory at
+ * buf sent to (send = 1) or received from (send = 0) rank peer of the communicator. */
+typedef struct {
+  int peer;
+  int send;
+  void *buf;
+  size_t bytes;
+} k_comm_msg;
+
 typedef struct {
   /* NULL when this backend has device collectives ("nccl"), else why not, for the log
    * ("host backend", "this build has no NCCL (HYBRID_NCCL)"). */
@@ -42,6 +51,11 @@ typedef struct {
   /* Broadcast bytes of device memory buf from rank root of comm into buf on every rank,
    * queued on the current stream (asynchronous). */
   int (*coll_bcast)(k_backend *be, void *comm, void *buf, size_t bytes, int root);
+  /* The nmsg sends and receives of msg as one group, queued on the current stream
+   * (asynchronous; NCCL: ncclGroupStart, ncclSend / ncclRecv, ncclGroupEnd).  Every peer
+   * queues the matching messages; at most one send and one receive per peer.  NULL when the
+   * backend has no device collectives. */
+  int (*coll_sendrecv)(k_backend *be, void *comm, int nmsg, const k_comm_msg *msg);
   /* b = a, device to device (lda -> ldb), queued on the current stream. */
   int (*copy_2d)(k_backend *be, size_t esz, int64_t m, int64_t n, const void *a, int64_t lda,
                  void *b, int64_t ldb);

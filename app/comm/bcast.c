@@ -81,7 +81,6 @@ void hy_bcast_close(hy_bcast *b) {
     if (b->dstage[d]) b->be->ops->free(b->be, b->dstage[d]);
     if (b->hstage[d]) b->be->ops->free_pinned(b->be, b->hstage[d]);
   }
-  if (b->xstage) b->be->ops->free(b->be, b->xstage);
   free(b);
 }
 

@@ -1,6 +1,8 @@
 /* bcast_dev.c - the device transport: broadcasts of device buffers by the backend's device
- * collectives (NCCL), queued on its current stream; with [debug] host_coll on the host
+ * collectives (NCCL), the exchange by grouped point-to-point (ncclSend / ncclRecv), queued on
+ * its current stream; with [debug] host_coll on the host
  * backend, the same code with MPI_Bcast underneath (synchronous), so that CI runs it. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,39 +32,55 @@ static int dev_bcast_2d(hy_bcast *b, int dir, size_t esz, int64_t m, int64_t n, 
   return HY_OK;
 }
 
-/* The exchange as N broadcasts: rank s broadcasts its blocks for the others (by destination
- * rank) packed in the staging; each receiver copies its own block out.  Every rank queues the
- * same sequence.  Collective over the ranks of dir. */
+/* The messages by MPI point-to-point on host memory (the emulated device transport, [debug]
+ * host_coll): each message in chunks below 2^30 bytes, chunk c with tag c.  Collective
+ * between the peers. */
+static int dev_p2p_mpi(MPI_Comm comm, int nmsg, const k_comm_msg *msg) {
+  const size_t chunk = (size_t)1 << 30;
+  int nreq = 0;
+  for (int i = 0; i < nmsg; i++) nreq += (int)((msg[i].bytes + chunk - 1) / chunk);
+  MPI_Request *req;
+  HY_MALLOC(req, (size_t)(nreq ? nreq : 1));
+  nreq = 0;
+  for (int pass = 0; pass < 2; pass++)   /* receives first, then sends */
+    for (int i = 0; i < nmsg; i++) {
+      if (msg[i].send != pass) continue;
+      for (size_t o = 0, c = 0; o < msg[i].bytes; o += chunk, c++) {
+        int len = (int)(msg[i].bytes - o < chunk ? msg[i].bytes - o : chunk);
+        char *p = (char *)msg[i].buf + o;
+        if (pass) HY_MPI(MPI_Isend(p, len, MPI_BYTE, msg[i].peer, (int)c, comm, &req[nreq++]));
+        else HY_MPI(MPI_Irecv(p, len, MPI_BYTE, msg[i].peer, (int)c, comm, &req[nreq++]));
+      }
+    }
+  int rc = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+  free(req);
+  HY_MPI(rc);
+  return HY_OK;
+}
+
+/* The exchange as one group of point-to-point messages (NCCL ncclSend / ncclRecv between
+ * device buffers, queued on the current stream): to each other rank its block, from each its
+ * block, nothing staged.  Collective over the ranks of dir. */
 static int dev_exchange(hy_bcast *b, int dir, const int64_t *cnt, const void *sbuf,
                         const int64_t *sdsp, void *rbuf, const int64_t *rdsp) {
-  int N = hy_bcast_size(b, dir), me = hy_bcast_me(b, dir);
-  int64_t most = 0;
-  for (int s = 0; s < N; s++) {
-    int64_t tot = 0;
-    for (int r = 0; r < N; r++)
-      if (r != s) tot += cnt[s * N + r];
-    if (tot > most) most = tot;
+  int N = hy_bcast_size(b, dir), me = hy_bcast_me(b, dir), n = 0;
+  k_comm_msg *msg;
+  HY_MALLOC(msg, (size_t)(2 * N));
+  for (int r = 0; r < N; r++) {
+    if (r == me) continue;
+    if (cnt[r * N + me] > 0)
+      msg[n++] = (k_comm_msg){ r, 0, (char *)rbuf + rdsp[r], (size_t)cnt[r * N + me] };
+    if (cnt[me * N + r] > 0)
+      msg[n++] = (k_comm_msg){ r, 1, (char *)(uintptr_t)sbuf + sdsp[r], (size_t)cnt[me * N + r] };
   }
-  if (most == 0) return HY_OK;
-  HY_CALL(hy_bcast_dgrow(b, &b->xstage, &b->xbytes, (size_t)most));
-  char *x = b->xstage;
-  for (int s = 0; s < N; s++) {
-    int64_t tot = 0, before = 0;
-    for (int r = 0; r < N; r++)
-      if (r != s) {
-        if (s == me && cnt[s * N + r] > 0)
-          HY_CALL(b->kc->copy_2d(b->be, 1, cnt[s * N + r], 1, (const char *)sbuf + sdsp[r],
-                                 cnt[s * N + r], x + tot, cnt[s * N + r]));
-        if (r < me) before += cnt[s * N + r];
-        tot += cnt[s * N + r];
-      }
-    if (tot == 0) continue;
-    HY_CALL(dev_coll(b, dir, x, (size_t)tot, s));
-    if (s != me && cnt[s * N + me] > 0)
-      HY_CALL(b->kc->copy_2d(b->be, 1, cnt[s * N + me], 1, x + before, cnt[s * N + me],
-                             (char *)rbuf + rdsp[s], cnt[s * N + me]));
-  }
-  return HY_OK;
+  int rc = HY_OK;
+  if (n > 0 && !b->emulate && !b->kc->coll_sendrecv)
+    rc = hy_err(HY_ESYS, "device exchange: the backend's collectives have no point-to-point");
+  else if (n > 0)
+    rc = b->emulate ? dev_p2p_mpi(hy_bcast_comm(b, dir), n, msg)
+                    : b->kc->coll_sendrecv(b->be, b->dc[dir], n, msg);
+  free(msg);
+  return rc;
 }
 
 const hy_bcast_transport hy_bcast_dev_transport = {

@@ -24,8 +24,6 @@ struct hy_bcast {
   void *dc[2];                  /* device communicators along rows / down columns (or NULL) */
   void *dstage[2];              /* device staging per direction (packing) */
   size_t dbytes[2];
-  void *xstage;                 /* device staging of the exchange */
-  size_t xbytes;
   unsigned char *hstage[2];     /* pinned host staging per direction (MPI) */
   size_t hbytes[2];
   char why[160];                /* why not the device transport ("" when it is used) */

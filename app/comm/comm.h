@@ -7,7 +7,7 @@
  *   bcast_mpi.c   MPI, the data staged through pinned host buffers (device memory), or used in
  *                 place (host backend); synchronous
  *   bcast_dev.c   device collectives on device buffers (NCCL through the backend's k_comm table,
- *                 kernels/k_comm.h), queued on the backend's current stream (asynchronous:
+ *                 kernels/k_comm.h; the exchange by grouped ncclSend / ncclRecv), queued on the backend's current stream (asynchronous:
  *                 ordered with the kernels queued there, so a broadcast can overlap a GEMM queued
  *                 on another stream); on the host backend, as a test hook ([debug] host_coll = 1),
  *                 the same code with MPI underneath, so CI runs this path without a GPU
@@ -117,7 +117,8 @@ int hy_bcast_2d(hy_bcast *b, int dir, size_t esz, int64_t m, int64_t n, void *a,
  * every rank (entries s == r are ignored: a rank's own data stays put).  sbuf + sdsp[r]
  * (local, device): the cnt[me * N + r] bytes for rank r; rbuf + rdsp[s] (local, device): where
  * the cnt[s * N + me] bytes from rank s go.  Send and receive regions must not overlap.
- * Device transport: queued on the current stream; MPI: one MPI_Alltoallv through pinned
+ * Device transport: one group of point-to-point messages (ncclSend / ncclRecv, device to
+ * device, nothing staged) queued on the current stream; MPI: one MPI_Alltoallv through pinned
  * memory, complete on return.  Collective over the ranks of dir. */
 int hy_bcast_exchange(hy_bcast *b, int dir, const int64_t *cnt, const void *sbuf,
                       const int64_t *sdsp, void *rbuf, const int64_t *rdsp);

@@ -75,6 +75,28 @@ static int c_bcast(k_backend *be, void *comm, void *buf, size_t bytes, int root)
   HY_NCCL(ncclBroadcast(buf, buf, bytes, ncclUint8, root, (ncclComm_t)comm, k_cuda_cur(be)));
   return HY_OK;
 }
+
+/* The messages as one NCCL group on the current stream.  Local (queues point-to-point work
+ * that the peers queue too). */
+static int c_sendrecv(k_backend *be, void *comm, int nmsg, const k_comm_msg *msg) {
+  if (nmsg <= 0) return HY_OK;
+  cudaStream_t s = k_cuda_cur(be);
+  HY_NCCL(ncclGroupStart());
+  for (int i = 0; i < nmsg; i++) {
+    ncclResult_t r = msg[i].send
+        ? ncclSend(msg[i].buf, msg[i].bytes, ncclUint8, msg[i].peer, (ncclComm_t)comm, s)
+        : ncclRecv(msg[i].buf, msg[i].bytes, ncclUint8, msg[i].peer, (ncclComm_t)comm, s);
+    if (r != ncclSuccess) {
+      ncclGroupEnd();
+      return hy_err(HY_ESYS, "NCCL: %s of %zu bytes with rank %d failed: %s (%s)",
+                    msg[i].send ? "ncclSend" : "ncclRecv", msg[i].bytes, msg[i].peer,
+                    ncclGetErrorString(r), HY_NCCL_LAST());
+    }
+  }
+  HY_NCCL(ncclGroupEnd());
+  return HY_OK;
+}
+#define C_SENDRECV c_sendrecv
 #define C_NO_COLL NULL
 #define C_COLL_NAME "nccl"
 #else
@@ -95,6 +117,7 @@ static int c_free(k_backend *be, void *comm, int abort) { return HY_OK; }
 static int c_bcast(k_backend *be, void *comm, void *buf, size_t bytes, int root) {
   return hy_err(HY_ESYS, "device collectives: this build has no NCCL (configure with -DHYBRID_NCCL=ON)");
 }
+#define C_SENDRECV NULL
 #define C_NO_COLL "this build has no NCCL (HYBRID_NCCL)"
 #define C_COLL_NAME NULL
 #endif
@@ -138,6 +161,6 @@ static int c_sync_all(k_backend *be) {
 
 extern "C" const k_comm_ops k_comm_cuda_ops = {
   C_NO_COLL, C_COLL_NAME, "host-staged",
-  c_id_bytes, c_id, c_init, c_free, c_bcast,
+  c_id_bytes, c_id, c_init, c_free, c_bcast, C_SENDRECV,
   c_copy, c_d2h, c_h2d, c_sync_all,
 };

@@ -57,6 +57,7 @@ const k_comm_ops k_comm_host_ops = {
   .coll_init = h_init,
   .coll_free = h_free,
   .coll_bcast = h_bcast,
+  .coll_sendrecv = NULL,
   .copy_2d = h_copy,
   .d2h_2d = h_d2h,
   .h2d_2d = h_h2d,
