@@ -85,27 +85,24 @@ void hy_err_clear(void);
   } while (0)
 
 /* Allocate n elements of type for ptr; an allocation failure is local: it ends the job with
- * "out of memory allocating B bytes for ptr" (rank, host, file:line), never returns. */
-#define HY_MALLOC(ptr, n)                                                         \
-  do {                                                                            \
-    size_t hy_n_ = (size_t)(n);                                                   \
-    (ptr) = hy_n_ ? malloc(hy_n_ * sizeof(*(ptr))) : NULL;                        \
-    if (hy_n_ && !(ptr))                                                          \
-      hy_fatal(HY_ESYS, "out of memory allocating %zu bytes for %s",              \
-               hy_n_ * sizeof(*(ptr)), #ptr);                                     \
-  } while (0)
-#define HY_CALLOC(ptr, n)                                                         \
-  do {                                                                            \
-    size_t hy_n_ = (size_t)(n);                                                   \
-    (ptr) = hy_n_ ? calloc(hy_n_, sizeof(*(ptr))) : NULL;                         \
-    if (hy_n_ && !(ptr))                                                          \
-      hy_fatal(HY_ESYS, "out of memory allocating %zu bytes for %s",              \
-               hy_n_ * sizeof(*(ptr)), #ptr);                                     \
-  } while (0)
+ * "out of memory allocating B bytes for ptr" (rank, host, file:line), never returns.  An
+ * element count whose byte size overflows size_t is such a failure too. */
+#define HY_MALLOC(ptr, n) ((ptr) = hy_alloc_at((size_t)(n), sizeof(*(ptr)), 0, #ptr, __FILE__, __LINE__))
+#define HY_CALLOC(ptr, n) ((ptr) = hy_alloc_at((size_t)(n), sizeof(*(ptr)), 1, #ptr, __FILE__, __LINE__))
+
+/* n * size bytes (zeroed when zero), NULL for n == 0; on failure (or a [debug] fail_alloc
+ * refusal) the local fatal error above, naming what and the bytes.  Local. */
+void *hy_alloc_at(size_t n, size_t size, int zero, const char *what, const char *file, int line);
+
+/* [debug] fail_alloc on this rank: every allocation of at least bytes (HY_MALLOC / HY_CALLOC
+ * and the backend's alloc entries, see rt_backend_open) fails as if memory were exhausted;
+ * 0 turns it off.  hy_alloc_refused(b) is 1 when an allocation of b bytes is to fail.  Local. */
+void hy_alloc_fail_set(size_t bytes);
+int hy_alloc_refused(size_t bytes);
 
 /* Make a local code collective: every rank gets the largest code of any rank on comm, and
  * the message of the lowest rank that failed is carried to rank 0 of comm so that it can
- * print it.  Collective on comm. */
+ * print it, as "(rank R on HOST) message".  Collective on comm. */
 int hy_agree(MPI_Comm comm, int rc);
 
 /* A local fatal error: print "hybrid: rank R on HOST: message (file:line)" to stderr and

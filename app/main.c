@@ -114,6 +114,7 @@ static void core_opts_from_cfg(const hy_cfg *c, hy_ctx *ctx, const hy_workload *
   ctx->debug.fail_rank = (int)cfg_int(c, "debug.fail_rank");
   ctx->debug.fail_code = (int)cfg_int(c, "debug.fail_code");
   snprintf(ctx->debug.fail_stage, sizeof ctx->debug.fail_stage, "%s", cfg_str(c, "debug.fail_stage"));
+  ctx->debug.fail_alloc = cfg_int(c, "debug.fail_alloc");
   ctx->debug.perturb = cfg_real(c, "debug.perturb");
   ctx->debug.host_coll = cfg_bool(c, "debug.host_coll");
 }
@@ -283,7 +284,7 @@ int main(int argc, char **argv) {
   unused_keys(&ctx, wl);
 
   if (rc == HY_OK) {
-    if (ctx.debug.fail_rank == rank && !ctx.debug.fail_stage[0]) {
+    if (ctx.debug.fail_rank == rank && !ctx.debug.fail_stage[0] && !ctx.debug.fail_alloc) {
       struct timespec ts = { 0, 200000000 };
       nanosleep(&ts, NULL);
       hy_fatal(ctx.debug.fail_code,

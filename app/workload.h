@@ -35,6 +35,7 @@ typedef struct {
   int fail_rank;             /* this rank fails alone (local fatal error); -1 none */
   int fail_code;             /* exit code of that failure */
   char fail_stage[64];       /* stage where it fails (hy_debug_point); "" before the run */
+  long long fail_alloc;      /* fail_rank's allocations of at least this many bytes fail; 0 off */
   double perturb;            /* relative perturbation of the result before the check; 0 none */
   int host_coll;             /* host backend: device-collective transport, MPI underneath */
 } hy_debug;

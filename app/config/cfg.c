@@ -33,6 +33,8 @@ static const cfg_key core_keys[] = {
   { "debug", "fail_code", CFG_INT, "5", 1, 5, NULL, "tests: exit code of that failure" },
   { "debug", "fail_stage", CFG_STR, "", 0, 0, NULL,
     "tests: where fail_rank fails: a workload's stage name (see its README section); empty: before the run" },
+  { "debug", "fail_alloc", CFG_INT, "0", 0, 1e15, NULL,
+    "tests: with fail_rank, that rank's allocations of at least this many bytes (HY_MALLOC and the backend's alloc) fail as if memory were exhausted, instead of the failure before the run; 0: off" },
   { "debug", "perturb", CFG_REAL, "0", -1e6, 1e6, NULL,
     "tests: relative perturbation of the result after the computation, before the in-run check (0: none; selftest: > 0 the daxpy result and the copies, < 0 the dot and the copies)" },
   { "debug", "host_coll", CFG_BOOL, "false", 0, 0, NULL,

@@ -48,7 +48,8 @@ void hy_err_clear(void) {
   err_code = HY_OK;
 }
 
-/* Largest code over comm; the first failing rank's message travels to rank 0.  Collective. */
+/* Largest code over comm; the first failing rank's message ("(rank R on HOST) message") travels
+ * to rank 0.  Collective. */
 int hy_agree(MPI_Comm comm, int rc) {
   int rank, all = rc, first, mine;
   MPI_Comm_rank(comm, &rank);
@@ -59,19 +60,22 @@ int hy_agree(MPI_Comm comm, int rc) {
   mine = rc != HY_OK ? rank : size;
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
   if (first != 0 && first < size) {
-    /* carry the failing rank's message and origin to rank 0 */
-    char buf[HY_MSG_MAX + 256];
+    /* carry the failing rank's message, origin and host to rank 0 */
+    char buf[HY_MSG_MAX + 512];
     if (rank == first) {
       snprintf(buf, sizeof buf, "%s", err_msg);
       memcpy(buf + HY_MSG_MAX, err_where, 256);
       buf[HY_MSG_MAX + 255] = '\0';
+      if (gethostname(buf + HY_MSG_MAX + 256, 255) != 0) strcpy(buf + HY_MSG_MAX + 256, "?");
+      buf[HY_MSG_MAX + 511] = '\0';
       MPI_Send(buf, (int)sizeof buf, MPI_CHAR, 0, 9901, comm);
     } else if (rank == 0) {
       MPI_Recv(buf, (int)sizeof buf, MPI_CHAR, first, 9901, comm, MPI_STATUS_IGNORE);
       buf[HY_MSG_MAX - 1] = '\0';
+      buf[HY_MSG_MAX + 511] = '\0';
       hy_err_clear();
-      snprintf(err_msg, sizeof err_msg, "(rank %d) %.2030s", first, buf);
-      snprintf(err_where, sizeof err_where, "%s", buf + HY_MSG_MAX);
+      snprintf(err_msg, sizeof err_msg, "(rank %d on %.200s) %.1800s", first, buf + HY_MSG_MAX + 256, buf);
+      snprintf(err_where, sizeof err_where, "%.255s", buf + HY_MSG_MAX);
       err_code = all;
     }
   }
@@ -116,6 +120,30 @@ void hy_abort_recorded(int code) {
   if (err_trace[0])
     hy_fatal_at(code, where, line, "%s [trace %s]", err_msg[0] ? err_msg : "error", err_trace);
   hy_fatal_at(code, where, line, "%s", err_msg[0] ? err_msg : "error");
+}
+
+/* the [debug] fail_alloc threshold of this rank (0: off); set once by main */
+static size_t alloc_fail_bytes;
+
+/* Set the [debug] fail_alloc threshold.  Local. */
+void hy_alloc_fail_set(size_t bytes) { alloc_fail_bytes = bytes; }
+
+/* 1 when [debug] fail_alloc refuses an allocation of bytes.  Local. */
+int hy_alloc_refused(size_t bytes) { return alloc_fail_bytes && bytes >= alloc_fail_bytes; }
+
+/* HY_MALLOC / HY_CALLOC: n * size bytes or the local fatal error naming what.  Local. */
+void *hy_alloc_at(size_t n, size_t size, int zero, const char *what, const char *file, int line) {
+  if (n == 0) return NULL;
+  if (size && n > SIZE_MAX / size)
+    hy_fatal_at(HY_ESYS, file, line, "out of memory allocating %zu x %zu bytes for %s (more than "
+                "the address space)", n, size, what);
+  size_t bytes = n * size;
+  if (hy_alloc_refused(bytes))
+    hy_fatal_at(HY_ESYS, file, line, "out of memory allocating %zu bytes for %s ([debug] fail_alloc = %zu)",
+                bytes, what, alloc_fail_bytes);
+  void *p = zero ? calloc(n, size) : malloc(bytes);
+  if (!p) hy_fatal_at(HY_ESYS, file, line, "out of memory allocating %zu bytes for %s", bytes, what);
+  return p;
 }
 
 /* Name of an exit code.  Local. */

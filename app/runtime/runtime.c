@@ -26,6 +26,39 @@ int rt_topology(hy_ctx *ctx) {
   return HY_OK;
 }
 
+/* [debug] fail_alloc: the backend's table with its alloc entries refusing large sizes (this
+ * rank only; app state, the backend itself is untouched) */
+static k_ops fail_ops;
+static const k_ops *real_ops;
+
+/* One allocation through the real table unless [debug] fail_alloc refuses its size.  Local. */
+static int fail_alloc_one(k_backend *be, void **p, size_t bytes,
+                          int (*real)(k_backend *, void **, size_t), const char *kind) {
+  if (hy_alloc_refused(bytes))
+    return hy_err(HY_ESYS, "%s backend: out of memory allocating %zu bytes of %s memory ([debug] fail_alloc)",
+                  be->name, bytes, kind);
+  return real(be, p, bytes);
+}
+static int fail_alloc(k_backend *be, void **p, size_t b) { return fail_alloc_one(be, p, b, real_ops->alloc, "device"); }
+static int fail_alloc_managed(k_backend *be, void **p, size_t b) {
+  return fail_alloc_one(be, p, b, real_ops->alloc_managed, "managed");
+}
+static int fail_alloc_pinned(k_backend *be, void **p, size_t b) {
+  return fail_alloc_one(be, p, b, real_ops->alloc_pinned, "pinned host");
+}
+
+/* Arm [debug] fail_alloc on fail_rank: HY_MALLOC and the backend's alloc entries.  Local. */
+static void rt_fail_alloc_arm(hy_ctx *ctx) {
+  if (ctx->debug.fail_alloc <= 0 || ctx->debug.fail_rank != ctx->rank) return;
+  hy_alloc_fail_set((size_t)ctx->debug.fail_alloc);
+  real_ops = ctx->be.ops;
+  fail_ops = *real_ops;
+  fail_ops.alloc = fail_alloc;
+  fail_ops.alloc_managed = fail_alloc_managed;
+  fail_ops.alloc_pinned = fail_alloc_pinned;
+  ctx->be.ops = &fail_ops;
+}
+
 /* Choose device and backend; agree on failures.  Collective. */
 int rt_backend_open(hy_ctx *ctx) {
   const char *want = ctx->backend;
@@ -56,6 +89,7 @@ int rt_backend_open(hy_ctx *ctx) {
   }
   rc = k_backend_open(&ctx->be, all_cuda ? K_CUDA : K_HOST, dev);
   HY_CALL(hy_agree(ctx->comm, rc));
+  rt_fail_alloc_arm(ctx);
   int shared = ctx->shared_device, any_shared = 0;
   HY_MPI(MPI_Allreduce(&shared, &any_shared, 1, MPI_INT, MPI_MAX, ctx->comm));
   if (any_shared && ctx->rank == 0)

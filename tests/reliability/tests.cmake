@@ -38,3 +38,30 @@ endforeach()
 hy_case(NAME rel_gauss_n_too_big RANKS 2 EXIT 5 TIMEOUT 30
   EXPECT "gauss.n = 2147483647 needs about [0-9.e+]+ GiB of host memory per rank .* but a rank has [0-9.e+]+ GiB here"
   RUNCASE --no-files ARGS run.workload=gauss gauss.n=2147483647 output.record=false)
+
+# one rank of 2 runs out of memory in the workload's biggest allocation ([debug] fail_alloc on
+# fail_rank 1: its HY_MALLOC / backend allocations of at least that many bytes fail as if memory
+# were exhausted; each threshold is ~90% of rank 1's largest allocation at that size): the job
+# ends within 10 s, exit 5, rank 1's message with its host and the bytes (its own abort
+# "hybrid: rank 1 on HOST: ..." or, where the allocation is agreed on, rank 0's "(rank 1 on
+# HOST) ..."), no output file left
+set(HY_REL_OOM
+  "gauss|14000000|run.workload=gauss gauss.n=2000 output.solution=x.mtx"
+  "spai|420000|run.workload=spai matrix.size=20000 output.solution=x.mtx output.preconditioner=m.mtx"
+  "lle|108000|run.workload=lle lle.n=3000 output.embedding=e.npy"
+  "sort|7200000|run.workload=sort sort.n=2000000 output.sort_keys=k.npy"
+  "conv|7200000|run.workload=conv conv.width=1000 conv.height=1000 output.npy=c.npy"
+  "gemm|3500000|run.workload=gemm gemm.m=1000 gemm.n=1000 gemm.k=1000 output.c=c.mtx"
+  "selftest|60000000|run.workload=selftest")
+foreach(c IN LISTS HY_REL_OOM)
+  string(REPLACE "|" ";" c "${c}")
+  list(GET c 0 wl)
+  list(GET c 1 thr)
+  list(GET c 2 args)
+  separate_arguments(args)
+  hy_case(NAME rel_oom_rank1_${wl} RANKS 2 EXIT 5 TIMEOUT 60
+    EXPECT "rank 1 on [^ :)]+[:)] .*out of memory allocating [0-9]+ bytes"
+    REJECT "PASSED"
+    RUNCASE --timeout 10 --no-files "--expect-num=${thr}::out of memory allocating ([0-9]+) bytes"
+    ARGS ${args} debug.fail_rank=1 debug.fail_alloc=${thr} output.record=false)
+endforeach()

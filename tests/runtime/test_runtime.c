@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size, fails, checks;
 
@@ -26,6 +27,15 @@ static int ends_with(const char *s, const char *suffix) {
 }
 
 /* A failure recorded two calls deep, to see the trace and the origin.  Local. */
+/* "(rank R on HOST) msg", the form hy_agree gives rank 0 (one host: every rank's) */
+static const char *fromhost(int r, const char *msg) {
+  static char buf[600];
+  char host[256] = "?";
+  gethostname(host, sizeof host - 1);
+  snprintf(buf, sizeof buf, "(rank %d on %s) %s", r, host, msg);
+  return buf;
+}
+
 static int inner(int code) { return hy_err(code, "inner failed with %d", code); }
 static int outer(int code) {
   HY_CALL(inner(code));
@@ -80,7 +90,7 @@ int main(int argc, char **argv) {
     char where[64];
     snprintf(where, sizeof where, "test_runtime.c:%d", line);
     snprintf(what, sizeof what, "rank 0 got '%s' from '%s'", hy_err_msg(), hy_err_where());
-    ok(!strcmp(hy_err_msg(), "(rank 1) rank one: bad thing 42") && ends_with(hy_err_where(), where), what);
+    ok(!strcmp(hy_err_msg(), fromhost(1, "rank one: bad thing 42")) && ends_with(hy_err_where(), where), what);
   } else if (rank == 1) {
     ok(!strcmp(hy_err_msg(), "rank one: bad thing 42"), "rank 1 keeps its own message");
   } else {
@@ -97,7 +107,7 @@ int main(int argc, char **argv) {
   int want = size > 2 ? HY_ESYS : HY_ENUMERIC;
   snprintf(what, sizeof what, "hy_agree: ranks 1 and %d fail -> code %d (want %d)", size - 1, rc, want);
   ok(rc == want, what);
-  if (rank == 0) ok(!strcmp(hy_err_msg(), "(rank 1) rank one: breakdown"), "rank 0 gets the lowest failing rank's message");
+  if (rank == 0) ok(!strcmp(hy_err_msg(), fromhost(1, "rank one: breakdown")), "rank 0 gets the lowest failing rank's message");
 
   /* rank 0 fails too: it keeps its own message */
   hy_err_clear();
@@ -111,7 +121,7 @@ int main(int argc, char **argv) {
   rc = hy_agree(comm, rank == size - 1 ? hy_err(HY_EVALID, "last rank: check failed") : HY_OK);
   ok(rc == HY_EVALID, "hy_agree: last rank fails -> 4");
   if (rank == 0) {
-    snprintf(what, sizeof what, "(rank %d) last rank: check failed", size - 1);
+    snprintf(what, sizeof what, "%s", fromhost(size - 1, "last rank: check failed"));
     ok(!strcmp(hy_err_msg(), what), what);
   }
   hy_err_clear();
