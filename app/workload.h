@@ -63,7 +63,7 @@ typedef struct hy_ctx {
   hy_metric metrics[HY_MAX_METRICS];
   char *validation_json;     /* "validation" object, or NULL */
   char verdict[512];         /* the deciding check for the last line */
-  int progress_interval;     /* seconds between progress lines in batch logs; 0 off */
+  double progress_interval;  /* seconds between progress lines in batch logs; 0 off */
   int progress_mode;         /* run.progress_mode: 0 auto, 1 bar, 2 lines, 3 off */
   hy_debug debug;            /* [debug] test hooks */
   char backend[16];          /* [run] backend as configured: auto, cuda or host */
@@ -100,12 +100,22 @@ typedef struct {
   const hy_ctx *ctx;
   char label[64];
   double total, t0, last;
+  double v0, best;             /* hy_progress_toward: the first value, the best fraction so far */
   int tty, active, width_done;
 } hy_progress;
-/* Start, update (done out of total), finish.  Call on every rank; only rank 0 prints. */
+/* Start, update (done out of total), finish.  Local (no communication): a phase that runs on
+ * rank 0 only may call them there; only rank 0 prints.  Update and end accept p = NULL. */
 void hy_progress_begin(hy_progress *p, const hy_ctx *ctx, const char *label, double total);
 void hy_progress_update(hy_progress *p, double done);
 void hy_progress_end(hy_progress *p);
+/* Update for an iteration that drives a value (a residual) down to target: the fraction is
+ * log(v0 / v) / log(v0 / target) of the first value v0 passed, never decreasing; begin with
+ * total 1.  Local; p may be NULL. */
+void hy_progress_toward(hy_progress *p, double v, double target);
+/* Work of the first j of n elimination steps of an LU (or Gaussian elimination) as a share of
+ * n^3: n^3 - (n - j)^3, so progress and its ETA follow the flops, not the steps (the first
+ * steps hold most of the work).  Begin with total (double)n * n * n.  Local. */
+double hy_lu_work_done(int64_t n, int64_t j);
 
 /* ---- figures for the results record (kept on rank 0; calls on other ranks are ignored) ---- */
 void hy_metric_num(hy_ctx *ctx, const char *name, double v);

@@ -19,8 +19,8 @@ static const cfg_key core_keys[] = {
     "auto: CUDA when compiled in and a device is visible, else host" },
   { "run", "seed", CFG_INT, "42", 0, 4294967295.0, NULL,
     "seed of every random generator (same data for any rank count)" },
-  { "run", "progress", CFG_INT, "10", 0, 86400, NULL,
-    "seconds between progress lines in batch logs (0: none); a bar on a terminal" },
+  { "run", "progress", CFG_REAL, "10", 0, 86400, NULL,
+    "seconds between progress lines in batch logs (0: none; fractions allowed); a bar on a terminal" },
   { "run", "progress_mode", CFG_ENUM, "auto", 0, 0, "auto|bar|lines|off",
     "auto: a bar when stderr is a terminal, else lines every run.progress seconds; bar: the bar "
     "also into a pipe (mpiexec, tee); lines: lines also on a terminal; off: nothing" },

@@ -480,13 +480,13 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   int rc = blk_panel(&w, 0, &lp, &ldl);
   prof_mark(g, 0, &tp);
   hy_progress prog;
-  hy_progress_begin(&prog, ctx, "blocked LU", (double)nblk);
+  hy_progress_begin(&prog, ctx, "blocked LU", (double)n * n * n);
   for (int64_t k = 0; k < nblk && rc == HY_OK; k++) {
     if (k == nblk / 2) hy_debug_point(ctx, "factor");
     rc = blk_step(&w, k, nblk, &lp, &ldl, &tp);
     if (rc != HY_OK) break;
     prof_mark(g, 4, &tp);   /* (the trailing update waited for here only when profiling) */
-    hy_progress_update(&prog, (double)(k + 1));
+    hy_progress_update(&prog, hy_lu_work_done(n, (k + 1) * nb));
   }
   hy_progress_end(&prog);
   blk_ws_free(&w);

@@ -147,7 +147,7 @@ static int rows_factor(gauss_t *g, int sp, int keep, void **out, int pivoting) {
   HY_LOCAL(be->ops->alloc_pinned(be, (void **)&hb, 8 + (size_t)(f->ld + n) * e));
   double tiny = gauss_tiny(g, sp);
   hy_progress prog;
-  hy_progress_begin(&prog, ctx, pivoting ? "stepwise elimination" : "naive elimination", (double)n);
+  hy_progress_begin(&prog, ctx, pivoting ? "stepwise elimination" : "naive elimination", (double)n * n * n);
   int rc = HY_OK;
   for (int64_t k = 0; k < n; k++) {
     int owner = (int)(k % P);
@@ -195,7 +195,7 @@ static int rows_factor(gauss_t *g, int sp, int keep, void **out, int pivoting) {
       HY_LOCAL(ko->col_zero(be, sp, rows_at(f->a, l0 * f->ld, sp), f->ld, f->nloc - l0, k,
                            keep ? rows_at(f->l, l0 * n, sp) : NULL, n));
     }
-    if ((k & 63) == 0) hy_progress_update(&prog, (double)k);
+    if ((k & 63) == 0) hy_progress_update(&prog, hy_lu_work_done(n, k));
   }
   hy_progress_end(&prog);
   HY_LOCAL(be->ops->sync(be));

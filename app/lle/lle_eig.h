@@ -24,6 +24,7 @@ typedef struct {
   const char *chol_ordering;   /* shift-invert: CHOLMOD ordering auto|amd|metis|nesdis */
   const char *chol_supernodal; /* shift-invert: auto|simplicial|supernodal */
   int threads;                 /* threads of the column-parallel loops (lle.threads; 0: auto) */
+  hy_progress *prog;           /* progress of the iterations (hy_progress_toward), or NULL */
 } lle_eig_in;
 
 /* One eigensolver.  A solver with a fallback is tried with at most stall_iters iterations;

@@ -627,6 +627,7 @@ static int bsvd_iterate(const lle_eig_in *in, bsvd_ws *s, double lam0, double re
     sw = s->mv; s->mv = s->tmp; s->tmp = sw;
     e->converged = bsvd_converged(s, n, in->nev, in->tol, lam0, res0, e);
     e->iters = it;
+    hy_progress_toward(in->prog, e->res[e->converged < in->nev ? e->converged : in->nev - 1], in->tol * e->normm);
     if (e->converged == in->nev) break;
   }
   memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);

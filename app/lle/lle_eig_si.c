@@ -185,6 +185,7 @@ static int si_solve(const lle_eig_in *in, lle_eig *e) {
     }
     e->converged = conv;
     e->iters = it;
+    hy_progress_toward(in->prog, e->res[e->converged < in->nev ? e->converged : in->nev - 1], in->tol * e->normm);
     if (conv == nev) break;
   }
   if (rc == HY_OK) {

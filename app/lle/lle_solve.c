@@ -82,7 +82,11 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   cpu0 = lle_cpu();
   hy_phase_begin(ctx, "eigen");
   hy_debug_point(ctx, "eigen");
+  hy_progress pg;
+  hy_progress_begin(&pg, ctx, "lle eigen (log10 of the residual, toward tol)", 1);
+  in.prog = &pg;
   int rc = lle_eig_with_fallback(s, &in, info);
+  hy_progress_end(&pg);
   hy_phase_end(ctx, "eigen");
   info->cpu_eigen = lle_cpu() - cpu0;
   return rc;

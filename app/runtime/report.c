@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,7 @@ void hy_progress_begin(hy_progress *p, const hy_ctx *ctx, const char *label, dou
 /* Report done out of total: a bar on a terminal (at most 10 updates a second), a line every
  * progress seconds otherwise.  Local. */
 void hy_progress_update(hy_progress *p, double done) {
-  if (!p->active) return;
+  if (!p || !p->active) return;
   double now = hy_wtime();
   double frac = done / p->total;
   if (frac > 1) frac = 1;
@@ -122,10 +123,29 @@ void hy_progress_update(hy_progress *p, double done) {
 
 /* Finish the report (clears the bar).  Local. */
 void hy_progress_end(hy_progress *p) {
-  if (!p->active) return;
+  if (!p || !p->active) return;
   if (p->tty && p->width_done) fprintf(stderr, "\r%-90s\r", "");
   fflush(stderr);
   p->active = 0;
+}
+
+/* Progress of a value driven down toward target, on a log scale from the first value.  Local. */
+void hy_progress_toward(hy_progress *p, double v, double target) {
+  if (!p || !p->active) return;
+  if (!(v > 0) || !(target > 0) || !isfinite(v)) return;
+  if (p->v0 == 0) p->v0 = v;
+  double f = p->v0 > target && v < p->v0 ? log(p->v0 / v) / log(p->v0 / target) : 0;
+  if (f > 1 || v <= target) f = 1;
+  if (f > p->best) p->best = f;
+  hy_progress_update(p, p->best * p->total);
+}
+
+/* Work of the first j of n elimination steps, n^3 - (n - j)^3.  Local. */
+double hy_lu_work_done(int64_t n, int64_t j) {
+  if (j > n) j = n;
+  if (j < 0) j = 0;
+  double r = (double)(n - j);
+  return (double)n * n * n - r * r * r;
 }
 
 /* ---------------------------------------------------------------- metrics */

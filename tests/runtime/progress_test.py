@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """progress_test.py HYBRID WORKDIR - run.progress_mode on a gauss stepwise elimination (host):
 
-  auto, stderr a pipe, run.progress = 1, a run of > 2 s  -> lines "hybrid: LABEL: P% after T s
+  auto, stderr a pipe, run.progress = 1, a run of > 2 s (n grown until it is, whatever the
+        machine and its BLAS)                            -> lines "hybrid: LABEL: P% after T s
         (eta E s)", P increasing in (0, 100], T increasing and >= 1 s apart, no bar
   bar, stderr a pipe (as under mpiexec)                  -> the bar ("\\r LABEL [###...] P%")
   auto, stderr a terminal (pty)                          -> the bar; lines on a terminal -> lines
@@ -47,11 +48,20 @@ def run_pty(args):
     return out.decode(errors="replace")
 
 
-err, wall = run_pipe(["gauss.n=2000", "run.progress=1"])
+# The lines need a run of more than 2 s whatever the machine and its BLAS: grow n (the work
+# goes with n^3) until one is, at most three times.
+n_long = 2000
+for attempt in range(4):
+    err, wall = run_pipe(["gauss.n=%d" % n_long, "run.progress=1"])
+    if wall > 2.5 or attempt == 3:
+        break
+    n_long = int(n_long * max(1.25, min(2.0, (3.5 / max(wall, 0.05)) ** (1 / 3.0))))
 lines = [(float(a), float(b)) for a, b, _ in LINE.findall(err)]
 if wall <= 2.0:
-    print("note: the lines run took only %.2f s" % wall)
-if len(lines) < int(wall) - 1 or (wall >= 1.5 and not lines):
+    fails.append("the lines run (gauss.n=%d) took only %.2f s, not more than 2 s" % (n_long, wall))
+# at least two lines, at most one a second (the lines come at the elimination's updates, every
+# 64 rows: on a loaded machine fewer than one a second)
+if len(lines) < 2 or len(lines) > wall + 1:
     fails.append("auto into a pipe, %.1f s run: no progress line:\n%s" % (wall, err[-400:]))
 else:
     ps, ts = [p for p, _ in lines], [t for _, t in lines]
@@ -59,7 +69,7 @@ else:
         fails.append("progress lines not increasing / not 1 s apart: %r" % lines)
 if BAR.search(err):
     fails.append("auto into a pipe drew the bar")
-print("ok? auto/pipe: %d line(s) %r in %.1f s" % (len(lines), lines, wall))
+print("ok? auto/pipe, gauss.n=%d: %d line(s) %r in %.1f s" % (n_long, len(lines), lines, wall))
 
 err, _ = run_pipe(["gauss.n=1000", "run.progress_mode=bar"])
 bars = [float(x) for x in BAR.findall(err)]
@@ -70,7 +80,7 @@ print("ok? bar/pipe: %d update(s)" % len(bars))
 out = run_pty(["gauss.n=1000"])
 if not BAR.search(out):
     fails.append("auto on a terminal: no bar: %r" % out[-300:])
-out = run_pty(["gauss.n=2000", "run.progress=1", "run.progress_mode=lines"])
+out = run_pty(["gauss.n=%d" % n_long, "run.progress=1", "run.progress_mode=lines"])
 if BAR.search(out) or not LINE.search(out.replace("\r\n", "\n")):
     fails.append("lines on a terminal: want lines, no bar: %r" % out[-300:])
 

@@ -180,3 +180,10 @@ set_tests_properties(runtime_sysinfo PROPERTIES LABELS "unit;mpi" TIMEOUT 90 PRO
 add_test(NAME runtime_progress
   COMMAND ${Python3_EXECUTABLE} ${HY_RT_DIR}/progress_test.py $<TARGET_FILE:hybrid> ${HY_TEST_OUT}/runtime_progress)
 set_tests_properties(runtime_progress PROPERTIES LABELS unit TIMEOUT 120)
+
+# Progress lines of every phase that can run long, in a batch log (stderr a pipe): gauss
+# blocked and stepwise (with an ETA by flops), spai setup and BiCGSTAB, lle KNN and the
+# eigensolver's iterations; sizes grow on a fast machine (tests/runtime/progress_phases.py)
+add_test(NAME runtime_progress_phases
+  COMMAND ${Python3_EXECUTABLE} ${HY_RT_DIR}/progress_phases.py $<TARGET_FILE:hybrid> ${HY_TEST_OUT}/runtime_progress_phases)
+set_tests_properties(runtime_progress_phases PROPERTIES LABELS unit TIMEOUT 300)
