@@ -13,8 +13,8 @@ T increasing:
 
 A phase with too few lines (gauss: 5, so that one comes early) is rerun larger (twice: a faster
 machine), then fails.  A third argument (comma-separated case names) runs only those.
-gauss's ETA follows the flops: the first line with P >= 5% predicts a total T + E within
-[0.5, 2] of the factor phase's time in the phase table (a progress by steps predicts ~3x).
+gauss's ETA follows the flops: the first line with P >= 10% predicts a total T + E within
+[0.4, 2] of the factor phase's time in the phase table (a progress by steps predicts ~2.5-3x).
 The whole set runs for more than 2 s.  Numbers are parsed and compared.  Exit 0 pass, 1 fail."""
 import os, re, subprocess, sys, time
 
@@ -78,16 +78,16 @@ for name, key, size, grow, want, keys, labels in CASES:
     if name.startswith("gauss") and rc == 0 and not missing:
         ph = {m[0].strip(): float(m[3]) for m in PHASE.findall(out)}
         lab = labels[0]
-        first = [(float(p), float(t), float(e)) for p, t, e in got[lab] if float(p) >= 5.0]
+        first = [(float(p), float(t), float(e)) for p, t, e in got[lab] if float(p) >= 10.0]
         if "factor" not in ph or not first:
-            fails.append("%s: no factor phase time or no line >= 5%%: %r %r" % (name, sorted(ph), got[lab]))
+            fails.append("%s: no factor phase time or no line >= 10%%: %r %r" % (name, sorted(ph), got[lab]))
             continue
         p, t, e = first[0]
         ratio = (t + e) / ph["factor"]
         print("%s: first line %.1f%% after %.2f s predicts %.2f s, factor took %.2f s (ratio %.2f)" %
               (name, p, t, t + e, ph["factor"], ratio))
-        if not 0.5 <= ratio <= 2.0:
-            fails.append("%s: ETA of the first line is %.2f x the factor time (want within [0.5, 2])" % (name, ratio))
+        if not 0.4 <= ratio <= 2.0:
+            fails.append("%s: ETA of the first line is %.2f x the factor time (want within [0.4, 2]; by steps it is ~2.5-3)" % (name, ratio))
 
 if total_wall <= 2.0:
     fails.append("the runs took %.1f s in all, not more than 2 s" % total_wall)
