@@ -67,6 +67,29 @@ typedef struct {
   int block_threads;
 } k_spai_single;
 
+/* P ranks, levels 1: this rank's columns r0 .. r0 + nloc - 1 of M from B's rows in host memory:
+ * rows 0 .. nloc - 1 are B's local rows (A's columns r0 + k), rows nloc .. nloc + nghost - 1 the
+ * rows of the other ranks that B's local rows name (A's columns ghost[t], sorted ascending; every
+ * global index in a local row outside [r0, r0 + nloc) is among them); bcol: global row indices of
+ * A, sorted in each row.  mxb[p] = max_j |a_gj| of the row g that B row p stands for (eq. 3 by
+ * row maxima), or cmax (nloc entries: the column maxima of the local columns) when not NULL;
+ * plus the kernel choice of k_spai_cols.  The J sets are those of the host pattern (the diagonal
+ * added in order). */
+typedef struct {
+  int64_t nloc, r0, nghost;
+  const int32_t *ghost;       /* nghost global indices */
+  const int64_t *bptr;        /* nloc + nghost + 1 */
+  const int32_t *bcol;
+  const double *bval;
+  const double *mxb;          /* nloc + nghost entries, or NULL with cmax */
+  const double *cmax;         /* nloc entries or NULL */
+  double tau;
+  int max_col;
+  int small_rows, small_cols;
+  int64_t medium_elems;
+  int block_threads;
+} k_spai_dist;
+
 /* Kernel statistics of one batch (columns per class, time is measured by the caller). */
 typedef struct {
   int64_t ncols_small, ncols_medium, ncols_large;
@@ -100,6 +123,14 @@ typedef struct k_spai_ops {
    * residual (-1: none). */
   int (*single_rows)(k_backend *be, void *state, int64_t **rowptr, int32_t **colind, double **val,
                      double *res, int64_t *bad);
+
+  /* Optional (NULL: the driver's host pattern).  P ranks, levels 1: the J sets of the local
+   * columns (as B rows, and *jglob: their global indices, host, malloc'd here with *jptr, the
+   * nloc + 1 offsets) and the |I| bounds built by the backend from B's rows (uploaded once), kept
+   * in a state ready for cols_index (whose results come back by cols_result, in jptr order).
+   * *fits = 0 and *state = NULL when a J set exceeds max_col (the host pattern caps it). */
+  int (*dist_setup)(k_backend *be, const k_spai_dist *in, void **state, int64_t **jptr,
+                    int32_t **jglob, int *fits);
 
   /* A local sparse matrix in CSR (rows x cols, local column indices), on the device. */
   int (*mat_create)(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,

@@ -53,9 +53,12 @@ static const cfg_key spai_keys[] = {
   { "spai", "check", CFG_BOOL, "true", 0, 0, NULL,
     "recompute ||A m_k - e_k|| for every column from the assembled M and require it to match the "
     "least-squares residual (the in-run check of M; exit 4 otherwise)" },
-  { "spai", "gpu_setup", CFG_ENUM, "device", 0, 0, "device|host",
-    "cuda, 1 rank, levels 1, filter 0: device = B = A^T, the pattern and M's rows built on the GPU "
-    "(cuSPARSE csr2csc, A uploaded once); host = built on the host and uploaded (same M)" },
+  { "spai", "gpu_setup", CFG_ENUM, "auto", 0, 0, "auto|device|host",
+    "levels 1, filter 0: device = the pattern (J sets, |I| bounds) built by the backend (cuda: on "
+    "the GPU; 1 rank: also B = A^T and M's rows by cuSPARSE csr2csc from A uploaded once; P ranks: "
+    "from B's local rows and the rows fetched once from other ranks), also on the host backend at "
+    "P ranks (its C version); host = the host pattern, uploaded (same M); auto = device on a GPU "
+    "backend, host otherwise" },
   { "solver", "solve", CFG_BOOL, "true", 0, 0, NULL,
     "false: build the preconditioner only (setup benchmarks, M comparisons)" },
   { "solver", "precond", CFG_ENUM, "spai", 0, 0, "spai|jacobi|none|ilu0",
@@ -125,7 +128,8 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   s->small_cols = (int)cfg_int(c, "spai.gpu_small_cols");
   s->block_threads = (int)cfg_int(c, "spai.gpu_block");
   s->medium_elems = cfg_int(c, "spai.gpu_medium_elems");
-  s->device_setup = cfg_is(c, "spai.gpu_setup", "device");
+  s->device_setup = cfg_is(c, "spai.gpu_setup", "device") ? SPAI_SETUP_DEVICE
+                    : cfg_is(c, "spai.gpu_setup", "auto") ? SPAI_SETUP_AUTO : SPAI_SETUP_HOST;
   o->repeat = (int)cfg_int(c, "spai.repeat");
   o->check = cfg_bool(c, "spai.check");
   o->solve = cfg_bool(c, "solver.solve");

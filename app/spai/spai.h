@@ -18,6 +18,7 @@
 #include "k_spai.h"
 
 typedef enum { SPAI_PC_SPAI = 0, SPAI_PC_JACOBI = 1, SPAI_PC_NONE = 2, SPAI_PC_ILU0 = 3 } spai_pc_kind;
+typedef enum { SPAI_SETUP_HOST = 0, SPAI_SETUP_AUTO = 1, SPAI_SETUP_DEVICE = 2 } spai_setup_where;
 typedef enum { SPAI_RHS_ONES = 0, SPAI_RHS_RANDOM = 1, SPAI_RHS_FILE = 2 } spai_rhs_kind;
 
 /* The options of the SPAI setup ([spai]). */
@@ -31,8 +32,9 @@ typedef struct {
   int64_t workspace;   /* bytes of submatrices per chunk */
   int small_rows, small_cols, block_threads;
   int64_t medium_elems;
-  int device_setup;    /* 1: one rank, levels 1, no filter: pattern and M's rows by the backend
-                        * where it has them (cuda) */
+  int device_setup;    /* spai_setup_where ([spai] gpu_setup); levels 1, no filter: the pattern
+                        * by the backend where it has the entries (single_setup at one rank,
+                        * dist_setup at P ranks): auto on a GPU backend, device also on the host */
 } spai_setup_opts;
 
 /* The options of the distributed BiCGSTAB ([solver]). */
@@ -107,7 +109,8 @@ typedef struct {
   int64_t max_i, max_j;
   int64_t dropped_filter;      /* entries removed by the filter */
   double cost_imbalance;       /* max / mean of the ranks' estimated cost */
-  int device_setup;            /* pattern and M's rows were built by the backend (single_setup) */
+  int device_setup;            /* the pattern was built by the backend (single_setup: and M's
+                                * rows; dist_setup) */
   const char *pattern;         /* the pattern builder that made the J sets */
   la_part pc;                  /* the column partition of the least-squares problems */
   double *res;                 /* this rank's column residuals ||A m_k - e_k|| (under pc) */

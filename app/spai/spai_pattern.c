@@ -1,7 +1,10 @@
 /* spai_pattern.c - the pattern of M: the J sets of the local columns (rows of the transposed
- * pattern) and B = A^T's rows, by one of four builders behind one table (spai_patterns[]):
+ * pattern) and B = A^T's rows, by one of five builders behind one table (spai_patterns[]):
  *   device  one rank, levels 1, no filter: the backend builds B, J and the |I| bounds from A on
  *           its device (k_spai_ops.single_setup; declines when a J set exceeds max_col)
+ *   dist    P ranks, levels 1, no filter: B's local rows by the distributed transpose, the rows
+ *           of B they name on other ranks fetched once, the backend builds J and the |I| bounds
+ *           (k_spai_ops.dist_setup; declines on every rank when a J set exceeds max_col)
  *   single  one rank, levels 1: B and J in one pass over A (a counting sort)
  *   cols    P ranks, levels 1: J straight from B's rows (remote row maxima fetched)
  *   power   levels > 1: S = thresholded A (eq. 3 + the diagonal), P = S^levels, J = P^T
@@ -427,10 +430,11 @@ static int pattern_from_columns(MPI_Comm comm, const la_part *pr, int rank, cons
 
 /* ---- the builders ---- */
 
-/* device: one rank, levels 1, no filter, [spai] gpu_setup = device and a backend that has it.  Local. */
+/* device: one rank, levels 1, no filter, [spai] gpu_setup = auto|device and a backend that has
+ * it.  Local. */
 static int pat_device_usable(const spai_pattern_st *s) {
-  return s->pr->size == 1 && s->opt->levels == 1 && s->opt->filter <= 0 && s->opt->device_setup &&
-         s->ko->single_setup != NULL;
+  return s->pr->size == 1 && s->opt->levels == 1 && s->opt->filter <= 0 &&
+         s->opt->device_setup != SPAI_SETUP_HOST && s->ko->single_setup != NULL;
 }
 /* A uploaded once; B = A^T, J and the |I| bounds stay on the device (declines, dev = 0, when a
  * J set exceeds max_col: the host pattern caps it).  Local (one rank). */
@@ -442,6 +446,97 @@ static int pat_device(spai_pattern_st *s) {
                        .small_rows = o->small_rows, .small_cols = o->small_cols,
                        .medium_elems = o->medium_elems, .block_threads = o->block_threads };
   HY_LOCAL(s->ko->single_setup(&s->ctx->be, &in, &s->st, &s->djptr, &s->dev));
+  return HY_OK;
+}
+
+/* dist: P ranks, levels 1, no filter, a backend with dist_setup and [spai] gpu_setup = device,
+ * or auto on a GPU backend.  Local (the same answer on every rank). */
+static int pat_dist_usable(const spai_pattern_st *s) {
+  int where = s->opt->device_setup;
+  return s->pr->size > 1 && s->opt->levels == 1 && s->opt->filter <= 0 &&
+         s->ko->dist_setup != NULL &&
+         (where == SPAI_SETUP_DEVICE || (where == SPAI_SETUP_AUTO && s->ctx->be.gpu));
+}
+
+/* bt = bt's local rows, then the fetched rows gx after them (rows m.. of bt).  Local. */
+static void append_rows(hy_csr *bt, hy_csr *gx) {
+  int64_t m = bt->m, tot = bt->nnz + gx->nnz;
+  int64_t *rp = realloc(bt->rowptr, (size_t)(m + gx->m + 1) * sizeof *rp);
+  if (rp) bt->rowptr = rp;
+  int32_t *ci = realloc(bt->colind, (size_t)(tot + 1) * sizeof *ci);
+  if (ci) bt->colind = ci;
+  double *cv = realloc(bt->val, (size_t)(tot + 1) * sizeof *cv);
+  if (cv) bt->val = cv;
+  if (!rp || !ci || !cv) hy_fatal(HY_ESYS, "out of memory for the rows of B");
+  for (int64_t t = 0; t < gx->m; t++) bt->rowptr[m + t + 1] = bt->nnz + gx->rowptr[t + 1];
+  if (gx->nnz) {
+    memcpy(bt->colind + bt->nnz, gx->colind, (size_t)gx->nnz * sizeof *bt->colind);
+    memcpy(bt->val + bt->nnz, gx->val, (size_t)gx->nnz * sizeof *bt->val);
+  }
+  bt->m = m + gx->m;
+  bt->nnz = tot;
+}
+
+/* P ranks: B = A^T's local rows (the distributed transpose), the rows of B that they name on
+ * other ranks fetched once (a superset of the J sets' rows: J_k lies in B's row k and k) with
+ * their rows' maxima, and the backend builds the J sets and |I| bounds from them (s->bt keeps
+ * the local rows, then the fetched ones); s->pt = the J sets (global indices).  Declines on
+ * every rank (dev = 0, bt cleared) when a J set exceeds max_col on one.  Collective. */
+static int pat_dist(spai_pattern_st *s) {
+  MPI_Comm comm = s->ctx->comm;
+  const la_part *pr = s->pr;
+  int rank = s->ctx->rank;
+  int64_t r0 = pr->start[rank], r1 = pr->start[rank + 1], nloc = r1 - r0, u = 0, *gh = NULL;
+  HY_CALL(la_transpose(comm, pr, s->a, pr, &s->bt));
+  ghost_rows(&s->bt, pr->n, r0, r1, &gh, &u);
+  hy_csr gx, rm, rg;
+  memset(&rg, 0, sizeof rg);
+  HY_CALL(la_fetch_rows(comm, pr, &s->bt, u, gh, &gx));
+  double *mxb = NULL;
+  if (!s->cmax) {  /* the row maxima of the local rows, then of the fetched ones */
+    row_maxima(s->a, &rm);
+    HY_CALL(la_fetch_rows(comm, pr, &rm, u, gh, &rg));
+    HY_MALLOC(mxb, nloc + u + 1);
+    memcpy(mxb, rm.val, (size_t)nloc * sizeof *mxb);
+    for (int64_t t = 0; t < u; t++) mxb[nloc + t] = rg.val[rg.rowptr[t]];
+    csr_clear(&rm);
+    csr_clear(&rg);
+  }
+  append_rows(&s->bt, &gx);
+  csr_clear(&gx);
+  int32_t *g32 = NULL, *jglob = NULL;
+  HY_MALLOC(g32, u + 1);
+  for (int64_t t = 0; t < u; t++) g32[t] = (int32_t)gh[t];
+  const spai_setup_opts *o = s->opt;
+  k_spai_dist in = { .nloc = nloc, .r0 = r0, .nghost = u, .ghost = g32, .bptr = s->bt.rowptr,
+                     .bcol = s->bt.colind, .bval = s->bt.val, .mxb = mxb,
+                     .cmax = s->cmax ? s->cmax + r0 : NULL, .tau = o->tau, .max_col = o->max_col,
+                     .small_rows = o->small_rows, .small_cols = o->small_cols,
+                     .medium_elems = o->medium_elems, .block_threads = o->block_threads };
+  int fits = 0, all = 0;
+  HY_LOCAL(s->ko->dist_setup(&s->ctx->be, &in, &s->st, &s->djptr, &jglob, &fits));
+  free(g32);
+  free(mxb);
+  free(gh);
+  HY_MPI(MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, comm));
+  if (!all) {  /* one rank has a J set over max_col: every rank takes the host pattern */
+    if (s->st) s->ko->cols_free(&s->ctx->be, s->st);
+    s->st = NULL;
+    free(s->djptr);
+    s->djptr = NULL;
+    free(jglob);
+    csr_clear(&s->bt);
+    return HY_OK;
+  }
+  s->dev = 1;
+  memset(&s->pt, 0, sizeof s->pt);
+  s->pt.m = nloc;
+  s->pt.n = pr->n;
+  s->pt.nnz = s->djptr[nloc];
+  HY_MALLOC(s->pt.rowptr, nloc + 1);
+  memcpy(s->pt.rowptr, s->djptr, (size_t)(nloc + 1) * sizeof *s->pt.rowptr);
+  s->pt.colind = jglob;
+  HY_MALLOC(s->pt.val, s->pt.nnz + 1);   /* M's values, by cols_result */
   return HY_OK;
 }
 
@@ -479,6 +574,7 @@ static int pat_power(spai_pattern_st *s) {
 
 const spai_pattern_alg spai_patterns[] = {
   { .name = "device", .usable = pat_device_usable, .build = pat_device },
+  { .name = "dist", .usable = pat_dist_usable, .build = pat_dist },
   { .name = "single", .usable = pat_single_usable, .build = pat_single },
   { .name = "cols", .usable = pat_cols_usable, .build = pat_cols },
   { .name = "power", .usable = pat_power_usable, .build = pat_power },
@@ -486,8 +582,8 @@ const spai_pattern_alg spai_patterns[] = {
 };
 
 /* The first usable builder that does not decline, then the cap of the J sets.  Every rank
- * takes the same builder (usable depends on options and rank count only; only the one-rank
- * device builder declines).  Collective. */
+ * takes the same builder (usable depends on options and rank count only; the device
+ * builders decline, dist on every rank together).  Collective. */
 int spai_pattern_build(spai_pattern_st *s, const char **name) {
   *name = NULL;
   for (const spai_pattern_alg *b = spai_patterns; b->name; b++) {

@@ -97,11 +97,16 @@ void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, s
              (long long)si->ncols_small, (long long)si->ncols_medium, (long long)si->ncols_large,
              si->dropped_filter ? ", filtered entries dropped" : "");
   report_setup_metrics(ctx, p, in);
+  /* where the pattern and M's rows were made: one rank's device setup does both on the device,
+   * P ranks' the pattern (M's rows: the distributed transpose); "by the backend" on the host's */
+  const char *where = !si->device_setup ? "pattern and M's rows built on the host"
+                      : p->pr.size == 1 ? "pattern and M's rows built on the device"
+                      : ctx->be.gpu ? "pattern built on the device, M's rows by the distributed transpose"
+                      : "pattern built by the backend, M's rows by the distributed transpose";
   hy_printf0(ctx, "spai: setup phases (ms, slowest rank%s): pattern %.2f, distribute %.2f, index "
-             "sets %.2f, submatrices %.2f, qr+solve %.2f, assembly %.2f; pattern and M's rows built "
-             "on the %s (%s pattern)\n", in->rep.n > 1 ? ", last run" : "", 1e3 * phs[0],
-             1e3 * phs[1], 1e3 * phs[2], 1e3 * phs[3], 1e3 * phs[4], 1e3 * phs[5],
-             si->device_setup ? "device" : "host", si->pattern ? si->pattern : "?");
+             "sets %.2f, submatrices %.2f, qr+solve %.2f, assembly %.2f; %s (%s pattern)\n",
+             in->rep.n > 1 ? ", last run" : "", 1e3 * phs[0], 1e3 * phs[1], 1e3 * phs[2],
+             1e3 * phs[3], 1e3 * phs[4], 1e3 * phs[5], where, si->pattern ? si->pattern : "?");
   spai_rep_stats(&in->rep);
   double ts = in->rep.n > 1 ? in->rep.setup_fast : in->t_setup;
   char warm[64] = "";

@@ -101,6 +101,15 @@ int spai_jacobi(const la_part *pr, int rank, const hy_csr *a, hy_csr *m) {
   return HY_OK;
 }
 
+/* out = a copy of the partition p.  Local. */
+static int part_copy(const la_part *p, la_part *out) {
+  out->size = p->size;
+  out->n = p->n;
+  HY_MALLOC(out->start, p->size + 1);
+  memcpy(out->start, p->start, (size_t)(p->size + 1) * sizeof *out->start);
+  return HY_OK;
+}
+
 /* The build state: the pattern's results, the columns of this rank, the backend state. */
 typedef struct {
   hy_ctx *ctx;
@@ -251,7 +260,19 @@ static int build_brows_fetch(build_st *b) {
 /* The rows of B my columns need, the |I| bounds and the cost imbalance.  Collective. */
 static int build_columns_input(build_st *b, spai_setup_info *info) {
   if (b->ps.dev) {
-    info->cost_imbalance = 1;  /* one rank; B, J and |I| bounds are on the device */
+    /* B, J and the |I| bounds are in the backend's state; P ranks: the columns are the rows'
+     * (no balance), the cost estimated by |J|^3 per column (|I| ~ |J| for a stencil) */
+    info->cost_imbalance = 1;
+    if (b->pr->size > 1) {
+      double mycost = 0, cmx = 0, csum = 0;
+      for (int64_t k = 0; k < b->ncol; k++) {
+        double jn = (double)(b->ps.djptr[k + 1] - b->ps.djptr[k]);
+        mycost += jn * jn * jn;
+      }
+      HY_MPI(MPI_Allreduce(&mycost, &cmx, 1, MPI_DOUBLE, MPI_MAX, b->ctx->comm));
+      HY_MPI(MPI_Allreduce(&mycost, &csum, 1, MPI_DOUBLE, MPI_SUM, b->ctx->comm));
+      info->cost_imbalance = csum > 0 ? cmx / (csum / b->pr->size) : 1;
+    }
     return HY_OK;
   }
   int size = b->pr->size;
@@ -376,7 +397,8 @@ static int build_assemble(build_st *b, hy_csr *m) {
   k_backend *be = &ctx->be;
   HY_MALLOC(b->res, b->ncol + 1);
   int64_t bad = -1;
-  if (b->ps.dev) {
+  int rows_dev = b->ps.dev && b->pr->size == 1;   /* single_setup: M's rows by the backend */
+  if (rows_dev) {
     memset(m, 0, sizeof *m);
     HY_LOCAL(b->ko->single_rows(be, b->ps.st, &m->rowptr, &m->colind, &m->val, b->res, &bad));
     m->m = m->n = b->pr->n;
@@ -390,7 +412,7 @@ static int build_assemble(build_st *b, hy_csr *m) {
   /* bad: the smallest column with a non-finite value or residual */
   int rc = bad >= 0 ? hy_err(HY_ENUMERIC, "SPAI column %lld has a non-finite value", (long long)bad) : HY_OK;
   HY_CALL(hy_agree(ctx->comm, rc));
-  if (b->ps.dev) {
+  if (rows_dev) {
     if (b->sinv)  /* M = D^-1/2 Mhat D^-1/2, the column path's products */
       for (int64_t i = 0; i < m->m; i++)
         for (int64_t e = m->rowptr[i]; e < m->rowptr[i + 1]; e++)
@@ -494,9 +516,15 @@ int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup
   info->device_setup = b.ps.dev;
   hy_phase_end(ctx, "spai pattern");
   hy_phase_begin(ctx, "spai distribute");
-  if (b.ps.dev) {
+  if (b.ps.dev && pr->size == 1) {
     HY_CALL(la_part_even(&b.pc, 1, pr->n));
     b.ncol = pr->n;
+  } else if (b.ps.dev) {   /* dist: the columns stay with the rows, J sets in ps.pt */
+    HY_CALL(part_copy(pr, &b.pc));
+    b.c0 = pr->start[ctx->rank];
+    b.ncol = pr->start[ctx->rank + 1] - b.c0;
+    b.jc = b.ps.pt;
+    memset(&b.ps.pt, 0, sizeof b.ps.pt);
   } else {
     HY_CALL(build_balance(&b));
   }

@@ -470,9 +470,9 @@ __global__ void k_i64_to_i32(int64_t n, const int64_t *__restrict__ in, int32_t 
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i < n) out[i] = (int32_t)in[i];
 }
-__global__ void k_iota(int64_t n, int32_t *__restrict__ out) {
+__global__ void k_iota(int64_t n, int64_t r0, int32_t *__restrict__ out) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i < n) out[i] = (int32_t)i;
+  if (i < n) out[i] = (int32_t)(r0 + i);
 }
 /* mx[i] = max_j |a_ij| (a thread per row, the host's comparison order). */
 __global__ void k_rowmax(int64_t n, const int32_t *__restrict__ rp, const double *__restrict__ val,
@@ -484,41 +484,71 @@ __global__ void k_rowmax(int64_t n, const int32_t *__restrict__ rp, const double
     if (fabs(val[e]) > m) m = fabs(val[e]);
   mx[i] = m;
 }
-/* J_k from B's row k (A's column k), a thread per k, exactly as the host's pattern_single: the
- * rows i with |a_ik| > (1 - tau) m (m = max_j |a_ij|, or cmax[k]) and a_ik != 0, and k itself
- * (kept, or inserted in order where A has no diagonal).  FILL = false: the count into cnt[k];
- * true: the indices into jloc + jptr[k]. */
+/* The B row that global index i stands for: local i - r0, else nloc + its place among the sorted
+ * ghosts (one rank: nloc = n, no ghosts, the row i). */
+__device__ __forceinline__ int64_t dist_pos(int32_t i, int64_t r0, int64_t nloc,
+                                            const int32_t *__restrict__ ghost, int64_t ng) {
+  if (i >= r0 && i < r0 + nloc) return i - r0;
+  int64_t lo = 0, hi = ng;
+  while (lo < hi) {
+    int64_t mid = (lo + hi) >> 1;
+    if (ghost[mid] < i) lo = mid + 1;
+    else hi = mid;
+  }
+  return nloc + lo;
+}
+/* J_k from B's row k (A's column g = r0 + k), a thread per local k, exactly as the host's
+ * pattern_single / pattern_from_columns: the rows i with |a_ik| > (1 - tau) m (m = the maximum
+ * of row i, mx by B row, or cmax[k]) and a_ik != 0, and g itself (kept, or inserted in order
+ * where A has no diagonal).  FILL = false: the count into cnt[k]; true: the B rows into jloc +
+ * jptr[k] and, when jglob is not NULL, the global indices into jglob + jptr[k]. */
 template <bool FILL>
-__global__ void k_jsets(int64_t n, const int64_t *__restrict__ bptr, const int32_t *__restrict__ bcol,
+__global__ void k_jsets(int64_t nloc, int64_t r0, const int32_t *__restrict__ ghost, int64_t ng,
+                        const int64_t *__restrict__ bptr, const int32_t *__restrict__ bcol,
                         const double *__restrict__ bval, double tau, const double *__restrict__ cmax,
                         const double *__restrict__ mx, int64_t *__restrict__ cnt,
-                        const int64_t *__restrict__ jptr, int32_t *__restrict__ jloc) {
+                        const int64_t *__restrict__ jptr, int32_t *__restrict__ jloc,
+                        int32_t *__restrict__ jglob) {
   int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (k >= n) return;
+  if (k >= nloc) return;
+  const int64_t g = r0 + k;
   int64_t nz = FILL ? jptr[k] : 0;
   int diag = 0;
   const double ck = cmax ? cmax[k] : 0;
   for (int64_t e = bptr[k]; e < bptr[k + 1]; e++) {
     int32_t i = bcol[e];
-    if (!diag && i > k) {
-      if (FILL) jloc[nz] = (int32_t)k;
+    if (!diag && i > g) {
+      if (FILL) {
+        jloc[nz] = (int32_t)k;
+        if (jglob) jglob[nz] = (int32_t)g;
+      }
       nz++;
       diag = 1;
     }
-    if (i == k) {
-      if (FILL) jloc[nz] = i;
+    if (i == g) {
+      if (FILL) {
+        jloc[nz] = (int32_t)k;
+        if (jglob) jglob[nz] = i;
+      }
       nz++;
       diag = 1;
       continue;
     }
-    double v = fabs(bval[e]), m = cmax ? ck : mx[i];
+    int64_t p = dist_pos(i, r0, nloc, ghost, ng);
+    double v = fabs(bval[e]), m = cmax ? ck : mx[p];
     if (k_spai_keep(v, m, tau)) {
-      if (FILL) jloc[nz] = i;
+      if (FILL) {
+        jloc[nz] = (int32_t)p;
+        if (jglob) jglob[nz] = i;
+      }
       nz++;
     }
   }
   if (!diag) {
-    if (FILL) jloc[nz] = (int32_t)k;
+    if (FILL) {
+      jloc[nz] = (int32_t)k;
+      if (jglob) jglob[nz] = (int32_t)g;
+    }
     nz++;
   }
   if (!FILL) cnt[k] = nz;
@@ -548,7 +578,7 @@ static inline unsigned grid_of(int64_t n) { return (unsigned)((n + 255) / 256); 
 
 /* Device temporaries of single_setup / single_rows, freed whatever happened. */
 typedef struct {
-  int32_t *rp32, *col32, *bp32;
+  int32_t *rp32, *col32, *bp32, *ghost, *jglob;
   double *val, *mx, *cmax;
   int64_t *cnt;
   void *buf, *scan;
@@ -557,7 +587,8 @@ typedef struct {
 
 /* Free the temporaries (NULL ones skipped).  Local. */
 static void tmp_free(k_backend *be, c_tmp *t) {
-  void *p[] = { t->rp32, t->col32, t->bp32, t->val, t->mx, t->cmax, t->cnt, t->buf, t->scan, t->bad };
+  void *p[] = { t->rp32, t->col32, t->bp32, t->ghost, t->jglob, t->val, t->mx, t->cmax, t->cnt,
+                t->buf, t->scan, t->bad };
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) be->ops->free(be, p[i]);
   memset(t, 0, sizeof *t);
 }
@@ -578,15 +609,106 @@ static int scan_i64(k_backend *be, c_tmp *t, size_t *scan_bytes, const int64_t *
   return HY_OK;
 }
 
+/* What the J-set kernels read besides B (device pointers) and the kernel choice. */
+typedef struct {
+  int64_t nloc, r0, nghost;
+  const int32_t *ghost;
+  const double *mx, *cmax;
+  double tau;
+  int max_col, small_rows, small_cols;
+  int64_t medium_elems;
+  int block_threads;
+} c_jin;
+
+/* From B on the device (s->bptr, bcol, bval; s->nb, nbz set): the J sets (counts, offsets to the
+ * host, which the caller chunks by, B rows; with jglob_out their global indices to the host too),
+ * the |I| bounds, the column indices and the work arrays: s ready for cols_index.  *fits = 0
+ * (nothing else done) when a J set exceeds max_col.  Local. */
+static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64_t **jptr_out,
+                       int32_t **jglob_out, int *fits) {
+  k_cuda_state *st = k_cuda_st(be);
+  const int64_t n = j->nloc;
+  HY_CALL(be->ops->alloc(be, (void **)&t->cnt, (size_t)(n + 1) * sizeof(int64_t)));
+  HY_CUDA(cudaMemsetAsync(t->cnt, 0, (size_t)(n + 1) * sizeof(int64_t), st->stream));
+  if (n > 0) {
+    k_jsets<false><<<grid_of(n), 256, 0, st->stream>>>(n, j->r0, j->ghost, j->nghost, s->bptr,
+                                                       s->bcol, s->bval, j->tau, j->cmax, j->mx,
+                                                       t->cnt, NULL, NULL, NULL);
+    HY_CUDA_LAUNCH();
+  }
+  HY_CALL(be->ops->alloc(be, (void **)&s->jptr, (size_t)(n + 1) * sizeof(int64_t)));
+  size_t scan_bytes = 0;
+  HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, s->jptr, n + 1));
+  int64_t *jp = (int64_t *)malloc((size_t)(n + 1) * sizeof(int64_t));
+  if (!jp) return hy_err(HY_ESYS, "out of memory for %lld J offsets", (long long)n);
+  *jptr_out = jp;
+  HY_CUDA(cudaMemcpyAsync(jp, s->jptr, (size_t)(n + 1) * sizeof(int64_t), cudaMemcpyDeviceToHost,
+                          st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  for (int64_t k = 0; k < n; k++)
+    if (jp[k + 1] - jp[k] > j->max_col) return HY_OK;  /* *fits stays 0: the host pattern caps */
+  s->nj = jp[n];
+  if (s->nj > INT32_MAX)
+    return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
+  HY_CALL(be->ops->alloc(be, (void **)&s->jloc, (size_t)(s->nj + 1) * sizeof(int32_t)));
+  if (jglob_out)
+    HY_CALL(be->ops->alloc(be, (void **)&t->jglob, (size_t)(s->nj + 1) * sizeof(int32_t)));
+  if (n > 0) {
+    k_jsets<true><<<grid_of(n), 256, 0, st->stream>>>(n, j->r0, j->ghost, j->nghost, s->bptr,
+                                                      s->bcol, s->bval, j->tau, j->cmax, j->mx,
+                                                      NULL, s->jptr, s->jloc, t->jglob);
+    HY_CUDA_LAUNCH();
+    /* |I| bounds and their offsets */
+    k_ibound<<<grid_of(n), 256, 0, st->stream>>>(n, s->jptr, s->jloc, s->bptr, t->cnt);
+    HY_CUDA_LAUNCH();
+  }
+  HY_CALL(be->ops->alloc(be, (void **)&s->iub, (size_t)(n + 1) * sizeof(int64_t)));
+  HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, s->iub, n + 1));
+  HY_CUDA(cudaMemcpyAsync(&s->niub, s->iub + n, sizeof(int64_t), cudaMemcpyDeviceToHost, st->stream));
+  HY_CALL(be->ops->alloc(be, (void **)&s->kglob, (size_t)(n + 1) * sizeof(int32_t)));
+  if (n > 0) {
+    k_iota<<<grid_of(n), 256, 0, st->stream>>>(n, j->r0, s->kglob);
+    HY_CUDA_LAUNCH();
+  }
+  int32_t *jg = NULL;
+  if (jglob_out) {
+    jg = (int32_t *)malloc((size_t)(s->nj + 1) * sizeof(int32_t));
+    if (!jg) return hy_err(HY_ESYS, "out of memory for %lld J entries", (long long)s->nj);
+    *jglob_out = jg;
+    if (s->nj)
+      HY_CUDA(cudaMemcpyAsync(jg, t->jglob, (size_t)s->nj * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                              st->stream));
+  }
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  if (s->niub > INT32_MAX)
+    return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
+  /* the host description the cols_* functions read: offsets and kernel choice */
+  memset(&s->d, 0, sizeof s->d);
+  s->d.ncols = n;
+  s->d.jptr = jp;
+  s->d.nb = s->nb;
+  s->d.small_rows = j->small_rows;
+  s->d.small_cols = j->small_cols;
+  s->d.medium_elems = j->medium_elems;
+  s->d.block_threads = j->block_threads;
+  s->ncols = n;
+  HY_CALL(cols_work_alloc(be, s));
+  *fits = 1;
+  return HY_OK;
+}
+
 /* The body of c_single_setup.  Local. */
 static int single_build(k_backend *be, const k_spai_single *in, c_cols *s, c_tmp *t,
                         int64_t **jptr_out, int *fits) {
   k_cuda_state *st = k_cuda_st(be);
   const int64_t n = in->n, nnz = in->rowptr[n];
-  /* A (rows, 32-bit offsets for cuSPARSE) to the device; B = A^T by cusparseCsr2cscEx2 */
-  std::vector<int32_t> rp((size_t)n + 1);
-  for (int64_t i = 0; i <= n; i++) rp[i] = (int32_t)in->rowptr[i];
-  UPLOAD(t->rp32, rp.data(), n + 1);
+  /* A to the device (its 64-bit offsets into s->bptr, narrowed there to the 32-bit ones of
+   * cuSPARSE: no host pass over them); B = A^T by cusparseCsr2cscEx2 (B's offsets then overwrite
+   * s->bptr, in stream order) */
+  UPLOAD(s->bptr, in->rowptr, n + 1);
+  HY_CALL(be->ops->alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));
+  k_i64_to_i32<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, s->bptr, t->rp32);
+  HY_CUDA_LAUNCH();
   UPLOAD(t->col32, in->colind, nnz);
   UPLOAD(t->val, in->val, nnz);
   HY_CALL(be->ops->alloc(be, (void **)&t->bp32, (size_t)(n + 1) * sizeof(int32_t)));
@@ -601,7 +723,6 @@ static int single_build(k_backend *be, const k_spai_single *in, c_cols *s, c_tmp
   HY_CUSPARSE(cusparseCsr2cscEx2(st->cusparse, (int)n, (int)n, (int)nnz, t->val, t->rp32, t->col32,
                                  s->bval, t->bp32, s->bcol, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
                                  CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, t->buf));
-  HY_CALL(be->ops->alloc(be, (void **)&s->bptr, (size_t)(n + 1) * sizeof(int64_t)));
   k_i32_to_i64<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, t->bp32, s->bptr);
   HY_CUDA_LAUNCH();
   /* thresholds: row maxima of A, or the given column maxima */
@@ -612,57 +733,13 @@ static int single_build(k_backend *be, const k_spai_single *in, c_cols *s, c_tmp
     k_rowmax<<<grid_of(n), 256, 0, st->stream>>>(n, t->rp32, t->val, t->mx);
     HY_CUDA_LAUNCH();
   }
-  /* J sets: counts, offsets (to the host: the caller chunks by them), indices */
-  HY_CALL(be->ops->alloc(be, (void **)&t->cnt, (size_t)(n + 1) * sizeof(int64_t)));
-  HY_CUDA(cudaMemsetAsync(t->cnt, 0, (size_t)(n + 1) * sizeof(int64_t), st->stream));
-  k_jsets<false><<<grid_of(n), 256, 0, st->stream>>>(n, s->bptr, s->bcol, s->bval, in->tau, t->cmax,
-                                                     t->mx, t->cnt, NULL, NULL);
-  HY_CUDA_LAUNCH();
-  HY_CALL(be->ops->alloc(be, (void **)&s->jptr, (size_t)(n + 1) * sizeof(int64_t)));
-  size_t scan_bytes = 0;
-  HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, s->jptr, n + 1));
-  int64_t *jp = (int64_t *)malloc((size_t)(n + 1) * sizeof(int64_t));
-  if (!jp) return hy_err(HY_ESYS, "out of memory for %lld J offsets", (long long)n);
-  *jptr_out = jp;
-  HY_CUDA(cudaMemcpyAsync(jp, s->jptr, (size_t)(n + 1) * sizeof(int64_t), cudaMemcpyDeviceToHost,
-                          st->stream));
-  HY_CUDA(cudaStreamSynchronize(st->stream));
-  for (int64_t k = 0; k < n; k++)
-    if (jp[k + 1] - jp[k] > in->max_col) return HY_OK;  /* *fits stays 0: the host pattern caps */
-  s->nj = jp[n];
-  if (s->nj > INT32_MAX)
-    return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
-  HY_CALL(be->ops->alloc(be, (void **)&s->jloc, (size_t)(s->nj + 1) * sizeof(int32_t)));
-  k_jsets<true><<<grid_of(n), 256, 0, st->stream>>>(n, s->bptr, s->bcol, s->bval, in->tau, t->cmax,
-                                                    t->mx, NULL, s->jptr, s->jloc);
-  HY_CUDA_LAUNCH();
-  /* |I| bounds and their offsets */
-  k_ibound<<<grid_of(n), 256, 0, st->stream>>>(n, s->jptr, s->jloc, s->bptr, t->cnt);
-  HY_CUDA_LAUNCH();
-  HY_CALL(be->ops->alloc(be, (void **)&s->iub, (size_t)(n + 1) * sizeof(int64_t)));
-  HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, s->iub, n + 1));
-  HY_CUDA(cudaMemcpyAsync(&s->niub, s->iub + n, sizeof(int64_t), cudaMemcpyDeviceToHost, st->stream));
-  HY_CALL(be->ops->alloc(be, (void **)&s->kglob, (size_t)n * sizeof(int32_t)));
-  k_iota<<<grid_of(n), 256, 0, st->stream>>>(n, s->kglob);
-  HY_CUDA_LAUNCH();
-  HY_CUDA(cudaStreamSynchronize(st->stream));
-  if (s->niub > INT32_MAX)
-    return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
-  /* the host description the cols_* functions read: offsets and kernel choice */
-  memset(&s->d, 0, sizeof s->d);
-  s->d.ncols = n;
-  s->d.jptr = jp;
-  s->d.nb = n;
-  s->d.small_rows = in->small_rows;
-  s->d.small_cols = in->small_cols;
-  s->d.medium_elems = in->medium_elems;
-  s->d.block_threads = in->block_threads;
-  s->ncols = n;
+  c_jin j = { .nloc = n, .r0 = 0, .nghost = 0, .ghost = NULL, .mx = t->mx, .cmax = t->cmax,
+              .tau = in->tau, .max_col = in->max_col, .small_rows = in->small_rows,
+              .small_cols = in->small_cols, .medium_elems = in->medium_elems,
+              .block_threads = in->block_threads };
   s->nb = n;
   s->nbz = nnz;
-  HY_CALL(cols_work_alloc(be, s));
-  *fits = 1;
-  return HY_OK;
+  return jsets_build(be, s, t, &j, jptr_out, NULL, fits);
 }
 
 /* One rank, levels 1: B, the J sets and the |I| bounds built on the device from A.  Local. */
@@ -687,6 +764,60 @@ static int c_single_setup(k_backend *be, const k_spai_single *in, void **state, 
     c_cols_free(be, s);
     free(*jptr);
     *jptr = NULL;
+    return rc;
+  }
+  *state = s;
+  return HY_OK;
+}
+
+/* c_dist_setup's uploads: B's rows into the state, the ghosts and the thresholds into t.
+ * Local. */
+static int dist_upload(k_backend *be, const k_spai_dist *in, c_cols *s, c_tmp *t) {
+  k_cuda_state *st = k_cuda_st(be);
+  const int64_t nb = in->nloc + in->nghost, nbz = in->bptr[nb];
+  UPLOAD(s->bptr, in->bptr, nb + 1);
+  UPLOAD(s->bcol, in->bcol, nbz);
+  UPLOAD(s->bval, in->bval, nbz);
+  UPLOAD(t->ghost, in->ghost, in->nghost);
+  if (in->cmax) UPLOAD(t->cmax, in->cmax, in->nloc);
+  else UPLOAD(t->mx, in->mxb, nb);
+  return HY_OK;
+}
+
+/* P ranks, levels 1: B's rows (local, then fetched) uploaded once, the J sets and |I| bounds
+ * built on the device; *jptr and *jglob to the host.  Local. */
+static int c_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int64_t **jptr,
+                        int32_t **jglob, int *fits) {
+  *state = NULL;
+  *jptr = NULL;
+  *jglob = NULL;
+  *fits = 0;
+  const int64_t nb = in->nloc + in->nghost, nbz = in->bptr[nb];
+  if (nbz > INT32_MAX)
+    return hy_err(HY_ESYS, "spai cuda: B's rows with %lld entries exceed 32-bit indices on one rank "
+                  "(use more ranks)", (long long)nbz);
+  c_cols *s = (c_cols *)calloc(1, sizeof *s);
+  if (!s) return hy_err(HY_ESYS, "out of memory");
+  c_tmp t;
+  memset(&t, 0, sizeof t);
+  int rc = dist_upload(be, in, s, &t);
+  if (rc == HY_OK) {
+    s->nb = nb;
+    s->nbz = nbz;
+    c_jin j = { .nloc = in->nloc, .r0 = in->r0, .nghost = in->nghost, .ghost = t.ghost,
+                .mx = t.mx, .cmax = t.cmax, .tau = in->tau, .max_col = in->max_col,
+                .small_rows = in->small_rows, .small_cols = in->small_cols,
+                .medium_elems = in->medium_elems, .block_threads = in->block_threads };
+    rc = jsets_build(be, s, &t, &j, jptr, jglob, fits);
+  }
+  tmp_free(be, &t);
+  if (rc != HY_OK || !*fits) {
+    *fits = 0;
+    c_cols_free(be, s);
+    free(*jptr);
+    free(*jglob);
+    *jptr = NULL;
+    *jglob = NULL;
     return rc;
   }
   *state = s;
@@ -721,8 +852,11 @@ static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr,
   HY_CUSPARSE(cusparseCsr2cscEx2(st->cusparse, (int)n, (int)n, (int)nj, s->mval, t->rp32, s->jloc,
                                  t->val, t->bp32, t->col32, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
                                  CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, t->buf));
-  std::vector<int32_t> rp((size_t)n + 1);
-  HY_CUDA(cudaMemcpyAsync(rp.data(), t->bp32, (size_t)(n + 1) * sizeof(int32_t),
+  /* M's offsets widened on the device (into t->cnt) and copied straight into rowptr */
+  HY_CALL(be->ops->alloc(be, (void **)&t->cnt, (size_t)(n + 1) * sizeof(int64_t)));
+  k_i32_to_i64<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, t->bp32, t->cnt);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(rowptr, t->cnt, (size_t)(n + 1) * sizeof(int64_t),
                           cudaMemcpyDeviceToHost, st->stream));
   HY_CUDA(cudaMemcpyAsync(colind, t->col32, (size_t)nj * sizeof(int32_t), cudaMemcpyDeviceToHost,
                           st->stream));
@@ -731,7 +865,6 @@ static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr,
   HY_CUDA(cudaMemcpyAsync(res, s->res, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost,
                           st->stream));
   HY_CUDA(cudaStreamSynchronize(st->stream));
-  for (int64_t i = 0; i <= n; i++) rowptr[i] = rp[i];
   *bad = hbad == ~0ull ? -1 : (int64_t)hbad;
   return HY_OK;
 }
@@ -907,6 +1040,7 @@ extern "C" const k_spai_ops k_spai_cuda_ops = {
   .cols_free = c_cols_free,
   .single_setup = c_single_setup,
   .single_rows = c_single_rows,
+  .dist_setup = c_dist_setup,
   .mat_create = c_mat_create,
   .mat_free = c_mat_free,
   .mat_spmv = c_mat_spmv,

@@ -30,6 +30,7 @@ typedef struct {
   int64_t *pos;       /* pos[g]: the column that last marked g (index sets), its place in I_c (solve) */
   int64_t c0, c1;     /* the chunk whose submatrices cols_solve builds */
   double *mval, *res;
+  void *own[3];       /* dist_setup: the J entries, column indices and |I| bounds it made */
 } h_cols;
 
 /* Keep the description; size the row marker.  Local. */
@@ -235,7 +236,102 @@ static int h_cols_free(k_backend *be, void *state) {
   h_cols *s = state;
   if (!s) return HY_OK;
   free(s->iset); free(s->ioff); free(s->isize); free(s->pos); free(s->mval); free(s->res);
+  for (int i = 0; i < 3; i++) free(s->own[i]);
   free(s);
+  return HY_OK;
+}
+
+/* The B row that global index g stands for: local g - r0, else nloc + its place among the
+ * (sorted) ghosts (-1: not there).  Local. */
+static int64_t h_dist_pos(const k_spai_dist *in, int64_t g) {
+  if (g >= in->r0 && g < in->r0 + in->nloc) return g - in->r0;
+  int64_t lo = 0, hi = in->nghost - 1;
+  while (lo <= hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (in->ghost[mid] == g) return in->nloc + mid;
+    if (in->ghost[mid] < g) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* J_k of local column k from B's row k, as the host pattern: the rows i with |a_ik| >
+ * (1 - tau) m (the row maximum of i, or the column's) and k itself in order; jloc / jglob get the
+ * B rows and global indices; returns the count.  Local. */
+static int64_t h_dist_jset(const k_spai_dist *in, int64_t k, int32_t *jloc, int32_t *jglob) {
+  int64_t g = in->r0 + k, nz = 0;
+  int diag = 0;
+  for (int64_t e = in->bptr[k]; e < in->bptr[k + 1]; e++) {
+    int32_t i = in->bcol[e];
+    if (!diag && i > g) {
+      jloc[nz] = (int32_t)k;
+      jglob[nz++] = (int32_t)g;
+      diag = 1;
+    }
+    if (i == g) {
+      jloc[nz] = (int32_t)k;
+      jglob[nz++] = i;
+      diag = 1;
+      continue;
+    }
+    int64_t p = h_dist_pos(in, i);
+    double m = in->cmax ? in->cmax[k] : in->mxb[p];
+    if (k_spai_keep(fabs(in->bval[e]), m, in->tau)) {
+      jloc[nz] = (int32_t)p;
+      jglob[nz++] = i;
+    }
+  }
+  if (!diag) {
+    jloc[nz] = (int32_t)k;
+    jglob[nz++] = (int32_t)g;
+  }
+  return nz;
+}
+
+/* P ranks, levels 1: the J sets and |I| bounds of the local columns from B's rows (the C
+ * version of the CUDA backend's, so that the driver's P-rank device path runs here too).
+ * Local. */
+static int h_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int64_t **jptr,
+                        int32_t **jglob, int *fits) {
+  int64_t n = in->nloc, cap = in->bptr[n] + n + 1;
+  int32_t *jloc = NULL, *jg = NULL, *kglob = NULL;
+  int64_t *jp = NULL, *iub = NULL;
+  *state = NULL;
+  *jptr = NULL;
+  *jglob = NULL;
+  *fits = 0;
+  HY_MALLOC(jloc, cap);
+  HY_MALLOC(jg, cap);
+  HY_MALLOC(jp, n + 1);
+  HY_MALLOC(iub, n + 1);
+  HY_MALLOC(kglob, n + 1);
+  jp[0] = iub[0] = 0;
+  int ok = 1;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t c = h_dist_jset(in, k, jloc + jp[k], jg + jp[k]), s = 0;
+    if (c > in->max_col) ok = 0;
+    for (int64_t t = jp[k]; t < jp[k] + c; t++) s += in->bptr[jloc[t] + 1] - in->bptr[jloc[t]];
+    jp[k + 1] = jp[k] + c;
+    iub[k + 1] = iub[k] + s;
+    kglob[k] = (int32_t)(in->r0 + k);
+  }
+  if (!ok) {  /* the host pattern caps the long sets */
+    free(jloc); free(jg); free(jp); free(iub); free(kglob);
+    return HY_OK;
+  }
+  k_spai_cols d = { .ncols = n, .kglob = kglob, .jptr = jp, .jloc = jloc,
+                    .nb = in->nloc + in->nghost, .bptr = in->bptr, .bcol = in->bcol,
+                    .bval = in->bval, .iub = iub, .small_rows = in->small_rows,
+                    .small_cols = in->small_cols, .medium_elems = in->medium_elems,
+                    .block_threads = in->block_threads };
+  HY_CALL(h_cols_setup(be, &d, state));
+  h_cols *hs = *state;
+  hs->own[0] = jloc;
+  hs->own[1] = kglob;
+  hs->own[2] = iub;
+  *jptr = jp;
+  *jglob = jg;
+  *fits = 1;
   return HY_OK;
 }
 
@@ -287,7 +383,9 @@ const k_spai_ops k_spai_host_ops = {
   .cols_solve = h_cols_solve,
   .cols_result = h_cols_result,
   .cols_free = h_cols_free,
-  /* single_setup, single_rows: NULL, the driver's host pattern and transpose are these */
+  /* single_setup, single_rows: NULL, the driver's host pattern and transpose are these;
+   * dist_setup: the P-rank builder in C (spai.gpu_setup = device on the host backend) */
+  .dist_setup = h_dist_setup,
   .mat_create = h_mat_create,
   .mat_free = h_mat_free,
   .mat_spmv = h_mat_spmv,

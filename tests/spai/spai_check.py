@@ -5,7 +5,9 @@ spai_check.py MODE --mpiexec "mpiexec -n" --bin HYBRID --workdir DIR [--need FIL
 
 modes:
   same-m      M written at 1, 2 and 3 ranks (--ranks) is the same matrix: same pattern, values
-              within --rtol (default 1e-13) relative to the column's largest entry
+              within --rtol (default 1e-13) relative to the column's largest entry (0: bit for
+              bit, the file has 17 digits); --expect-pattern B1 B2 ..: the pattern builder of
+              each run (parsed from "(NAME pattern)" of the setup phases line), one per rank count
   fewer-iters BiCGSTAB with SPAI takes fewer iterations than without preconditioner
   verdict     one run ends with its one expected verdict (--exit: 0 converged, 4 not converged
               after N iterations with the residual reached, 3 breakdown naming the iteration) and
@@ -406,6 +408,7 @@ def main():
     ap.add_argument("--slack", type=int, default=0)
     ap.add_argument("--threshold", type=float, default=None)
     ap.add_argument("--backends", nargs="+", default=["host"])
+    ap.add_argument("--expect-pattern", nargs="+", default=None)
     ap.add_argument("--every", type=int, nargs="+", default=[1, 7, 1000])
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
@@ -424,6 +427,13 @@ def main():
             if rc != 0:
                 fails.append("run at %d ranks exited %d" % (r, rc))
             paths.append(os.path.join(wd, "M.mtx"))
+            if a.expect_pattern:
+                want = a.expect_pattern[a.ranks.index(r)]
+                m = re.search(r"^spai: setup phases .*\((\w+) pattern\)$", out, re.M)
+                got = m.group(1) if m else None
+                print("pattern builder at %d ranks: %s (expected %s)" % (r, got, want))
+                if got != want:
+                    fails.append("pattern builder at %d ranks: %s, expected %s" % (r, got, want))
         if not fails:
             for p in paths[1:]:
                 e = compare_m(paths[0], p, rtol)

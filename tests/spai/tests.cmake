@@ -139,6 +139,28 @@ spai_multi(spai_verdict_e05r0100_none_r2 verdict RANKS 2 NEED ${M}/e05r0100.mtx.
   ARGS run.backend=host matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.precond=none
        solver.max_iter=500)
 
+# the P-rank device setup (spai.gpu_setup=device; on the host backend its C version of
+# k_spai_ops.dist_setup): B's local rows, the rows they name fetched once, the J sets and |I|
+# bounds by the backend; M bit for bit that of one rank (--rtol 0) and the builder checked at each
+# rank count (dist at P ranks); J sets over max_col: every rank declines, the host pattern caps
+spai_multi(spai_same_m_dist same-m RANKS 1 2 3 RTOL 0 OPTS --expect-pattern single dist dist
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99
+       spai.gpu_setup=device)
+spai_multi(spai_same_m_dist_colthr_scale same-m RANKS 1 2 3 RTOL 0
+  OPTS --expect-pattern single dist dist
+  ARGS run.backend=host matrix.generator=convdiff2d matrix.size=900 matrix.peclet=2 spai.tau=0.7
+       spai.threshold=column spai.scale=diag spai.gpu_setup=device)
+spai_multi(spai_same_m_dist_zerodiag same-m RANKS 1 3 RTOL 0 OPTS --expect-pattern single dist
+  ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx spai.tau=0.6
+       spai.gpu_setup=device)
+spai_multi(spai_same_m_dist_sherman5 same-m RANKS 1 2 3 RTOL 0 NEED ${M}/sherman5.mtx
+  OPTS --expect-pattern single dist dist
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6
+       spai.gpu_setup=device)
+spai_multi(spai_same_m_dist_capped same-m RANKS 1 2 RTOL 0 OPTS --expect-pattern single cols
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99
+       spai.max_col=20 spai.gpu_setup=device)
+
 # ---- the pattern of eq. 3 against an independent computation (numpy in spai_check.py): ties at
 # the threshold (integer matrices: poisson2d's 4 / -1 at tau = 0.75 put (1 - tau) max = 1 exactly
 # on every off-diagonal entry; the comparison is strict, so only the diagonal stays) and the
@@ -322,6 +344,20 @@ if(HYBRID_GPU_TESTS)
   spai_multi(spai_gpu_hostsetup_cfd27 gpu-backends RANKS 1 LABELS gpu RTOL 1e-12 SAME_ITERS
     ARGS matrix.generator=convdiff3d27 matrix.size=13824 spai.tau=0.99 spai.gpu_setup=host
          matrix.rhs=random run.seed=30517)
+  # the P-rank device setup (dist: the J sets, |I| bounds and columns on the GPU from B's local
+  # rows and the rows fetched once) with 2 and 3 ranks sharing the one GPU: M bit for bit that of
+  # the one-rank device setup (the column kernels get the same sets in the same order, whoever
+  # computes them; the transpose moves values, it sums nothing), the builder checked at each count
+  spai_multi(spai_gpu_same_m_dist same-m RANKS 1 2 3 LABELS gpu RTOL 0
+    OPTS --expect-pattern device dist dist
+    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99)
+  spai_multi(spai_gpu_same_m_dist_sherman5 same-m RANKS 1 2 3 LABELS gpu RTOL 0
+    NEED ${M}/sherman5.mtx OPTS --expect-pattern device dist dist
+    ARGS run.backend=cuda matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6)
+  # and against the host backend (LAPACK's QR sums in another order: 1e-12 of a column's largest)
+  spai_multi(spai_gpu_dist_vs_host_r3 gpu-backends RANKS 3 LABELS gpu RTOL 1e-12
+    ARGS matrix.generator=convdiff3d27 matrix.size=13824 spai.tau=0.99 matrix.rhs=random
+         run.seed=41357)
   spai_multi(spai_gpu_setup_cfd27_r2 gpu-backends RANKS 2 LABELS gpu RTOL 1e-12 SAME_ITERS
     ARGS matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99 matrix.rhs=random
          run.seed=77003)
