@@ -19,3 +19,7 @@ bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini matrix.generator=poi
 bench spai-10M-1gpu 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 [ "${NGPU:-1}" -ge 2 ] && bench spai-10M-2gpu 2 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 true
+# the setup alone at 10.6M rows, 1 rank and 2 ranks sharing one GPU (the P-rank device setup:
+# "(dist pattern)" in the phases line; the setup figures of "spai: repeat 3:"; target <= 400 ms)
+bench spai-10M-setup-1rank 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3 solver.solve=false spai.check=false
+bench spai-10M-setup-2ranks-1gpu 2 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3 solver.solve=false spai.check=false
