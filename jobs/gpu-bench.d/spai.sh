@@ -9,14 +9,23 @@
 # "spai: repeat N: setup cold X ms, warm mean Y ms, fastest Z ms; bicgstab cold A us/it, warm mean
 # B us/it, fastest C us/it" (matched by the bench grep: "ms") sets the cold run against the warm.
 bench spai-cfd2size-1gpu 1 config/bench-spai.ini
+# the device loop (scalars on the GPU, check_every = 10 iterations recorded once as a CUDA graph
+# and replayed; our SpMV, solver.spmv = auto): "bicgstab: X us per iteration ... ratio R" against
+# the line above (same iterations), "spmv (ours, alone)" beside "spmv (cuSPARSE library, alone)"
+bench spai-cfd2size-1gpu-devloop 1 config/bench-spai.ini solver.device_loop=true
+# the same with cuSPARSE's SpMV inside the graph, and with the graph off (queued every iteration)
+bench spai-cfd2size-1gpu-devloop-cusparse 1 config/bench-spai.ini solver.device_loop=true solver.spmv=library spai.repeat=3
+bench spai-cfd2size-1gpu-devloop-nograph 1 config/bench-spai.ini solver.device_loop=true solver.device_graph=false spai.repeat=3
 # the same with the pattern and M's rows built on the host (the setup before the device path)
 bench spai-cfd2size-1gpu-hostsetup 1 config/bench-spai.ini spai.gpu_setup=host
 [ "${NGPU:-1}" -ge 2 ] && bench spai-cfd2size-2gpu 2 config/bench-spai.ini
 # the solver alone (5-point 2D, n = 921,600, no preconditioner): the iteration against its two
 # SpMVs ("spmv (cuSPARSE library, alone)"), the vector updates and the three dot groups
 bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none
+bench spai-poisson2d-921k-none-1gpu-devloop 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=true
 # (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time)
 bench spai-10M-1gpu 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
+bench spai-10M-1gpu-devloop 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_loop=true
 [ "${NGPU:-1}" -ge 2 ] && bench spai-10M-2gpu 2 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 true
 # the setup alone at 10.6M rows, 1 rank and 2 ranks sharing one GPU (the P-rank device setup:

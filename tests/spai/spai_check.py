@@ -44,7 +44,15 @@ modes:
   device-loop solver.device_loop = true with solver.check_every in --every (default 1 7 1000)
               against false, on each of --backends (default host): the same exit, iterations,
               breakdown message, relres and x (within --rtol, default 0: bit for bit), the
-              loop reported used; two backends: their loop-off runs within 10% + 2 iterations
+              loop reported used; two backends: their loop-off runs within 10% + 2 iterations;
+              --graph 0|1: every loop-on run's record says device_graph = that (the iterations
+              between reads recorded once and replayed, or queued anew); --cross-rtol R: the
+              two backends' loop-off x within R of max |x|
+  spmv-variants BiCGSTAB on the cuda backend with solver.spmv = own and = library against the host
+              backend: all converged (exit 0, PASSED), the record's spmv_own 1 / 0, iterations
+              pairwise within 10% + 2, x within --rtol (default 1e-6) of the host's max |x|; the
+              cuda runs print both SpMVs alone ("spmv (ours, alone): A X us", "spmv (cuSPARSE
+              library, alone): A Y us"), X and Y parsed > 0 and equal to the record's
 Exit 0 pass, 1 fail, 77 skip (a --need file is absent).
 """
 import argparse, glob, json, os, re, shlex, shutil, subprocess, sys
@@ -256,6 +264,8 @@ def check_device_loop(a):
     rtol = a.rtol if a.rtol is not None else 0.0
     for be in a.backends:
         ref = off[be] = loop_run(a, be, ["solver.device_loop=false"], be + "-off")
+        if ref["x"] is not None:
+            print("%s, loop off: exit %d, %d iterations" % (be, ref["rc"], ref["m"]["iterations"] if ref["m"] else -1))
         if ref["m"] is None or ref["rc"] not in (0, 3, 4):
             fails.append("%s, device_loop off: exit %d, no record" % (be, ref["rc"]))
             continue
@@ -272,6 +282,11 @@ def check_device_loop(a):
             if r["m"].get("device_loop") != 1 or not used or int(used.group(1)) != k:
                 fails.append("%s: the device loop was not used (record %r, line %r)" % (
                     tag, r["m"].get("device_loop"), used and used.group(0)))
+            if a.graph is not None:
+                replayed = bool(re.search(r"^bicgstab: device loop .*recorded once and replayed", r["out"], re.M))
+                if r["m"].get("device_graph") != a.graph or replayed != bool(a.graph):
+                    fails.append("%s: device_graph %r in the record, replay line %r; expected %d" % (
+                        tag, r["m"].get("device_graph"), replayed, a.graph))
             mi, mr = ref["m"]["iterations"], r["m"]["iterations"]
             dx = None
             if ref["x"] is not None and r["x"] is not None and len(ref["x"]) == len(r["x"]):
@@ -298,6 +313,64 @@ def check_device_loop(a):
         if off[bs[0]]["rc"] != off[bs[1]]["rc"] or abs(i0 - i1) > 0.1 * i0 + 2:
             fails.append("%s vs %s (loop off): exit %d / %d, iterations %d / %d" % (
                 bs[0], bs[1], off[bs[0]]["rc"], off[bs[1]]["rc"], i0, i1))
+        if a.cross_rtol is not None:
+            d = xdiff(off[bs[0]]["x"], off[bs[1]]["x"])
+            print("%s vs %s (loop off): iterations %d / %d, x difference %s of max |x| (<= %g)" % (
+                bs[0], bs[1], i0, i1, d, a.cross_rtol))
+            if d is None or not d <= a.cross_rtol:
+                fails.append("%s vs %s (loop off): x difference %s of max |x| > %g" % (bs[0], bs[1], d, a.cross_rtol))
+    return fails
+
+
+def xdiff(x0, x1):
+    """max |x0 - x1| / max |x0|, None when one is missing or the lengths differ."""
+    if x0 is None or x1 is None or len(x0) != len(x1) or not x0:
+        return None
+    scale = max(max(abs(v) for v in x0), 1e-300)
+    return max(abs(u - v) for u, v in zip(x0, x1)) / scale
+
+
+def check_spmv_variants(a):
+    """cuda with solver.spmv = own and = library against host: converged, the record's spmv_own,
+    iterations within 10% + 2 of each other, x within --rtol of the host's, both SpMVs alone
+    printed on cuda with their figures parsed > 0 and equal to the record's."""
+    fails, res = [], {}
+    rtol = a.rtol if a.rtol is not None else 1e-6
+    for tag, be, spmv in [("host", "host", "auto"), ("cuda-own", "cuda", "own"), ("cuda-library", "cuda", "library")]:
+        r = loop_run(a, be, ["solver.spmv=" + spmv], tag)
+        if r["rc"] != 0 or r["m"] is None or not re.search(r"^PASSED: BiCGSTAB", r["out"], re.M):
+            fails.append("%s: exit %d without a converged BiCGSTAB" % (tag, r["rc"]))
+            continue
+        res[tag] = r
+        want = 1 if tag == "cuda-own" else 0
+        if r["m"].get("spmv_own") != want:
+            fails.append("%s: record spmv_own %r, expected %d" % (tag, r["m"].get("spmv_own"), want))
+        if be == "cuda":
+            num = r"([0-9]+\.[0-9]+)"
+            own = re.search(r"^spmv \(ours, alone\): A %s us .*bicgstab used (ours|the library's)" % num, r["out"], re.M)
+            lib = re.search(r"^spmv \(cuSPARSE library, alone\): A %s us" % num, r["out"], re.M)
+            if not own or not lib:
+                fails.append("%s: the SpMV lines are missing (ours %r, cuSPARSE %r)" % (tag, bool(own), bool(lib)))
+            else:
+                fo, fl = float(own.group(1)), float(lib.group(1))
+                print("%s: SpMV of A alone: ours %.2f us, cuSPARSE %.2f us; bicgstab used %s" % (tag, fo, fl, own.group(2)))
+                if not (fo > 0 and fl > 0):
+                    fails.append("%s: SpMV figures %r / %r not > 0" % (tag, fo, fl))
+                if abs(fo - r["m"].get("spmv_own_A_us", -1)) > 0.01 or abs(fl - r["m"].get("spmv_A_us", -1)) > 0.01:
+                    fails.append("%s: printed SpMV figures %r / %r differ from the record's %r / %r" % (
+                        tag, fo, fl, r["m"].get("spmv_own_A_us"), r["m"].get("spmv_A_us")))
+                if (own.group(2) == "ours") != (spmv == "own"):
+                    fails.append("%s: the line says bicgstab used %s" % (tag, own.group(2)))
+    if len(res) == 3:
+        its = {t: res[t]["m"]["iterations"] for t in res}
+        print("iterations: %r" % its)
+        for t in ["cuda-own", "cuda-library"]:
+            if abs(its[t] - its["host"]) > 0.1 * its["host"] + 2:
+                fails.append("iterations %s %d vs host %d" % (t, its[t], its["host"]))
+            d = xdiff(res["host"]["x"], res[t]["x"])
+            print("%s: x difference %s of the host's max |x| (<= %g)" % (t, d, rtol))
+            if d is None or not d <= rtol:
+                fails.append("%s: x differs from the host's by %s of max |x| > %g" % (t, d, rtol))
     return fails
 
 
@@ -391,7 +464,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends",
                                      "solver-backends", "repeat", "pattern", "stop", "perturb", "ilu-petsc", "jacobi-m",
-                                     "device-loop"])
+                                     "device-loop", "spmv-variants"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
@@ -410,6 +483,8 @@ def main():
     ap.add_argument("--backends", nargs="+", default=["host"])
     ap.add_argument("--expect-pattern", nargs="+", default=None)
     ap.add_argument("--every", type=int, nargs="+", default=[1, 7, 1000])
+    ap.add_argument("--graph", type=int, choices=[0, 1], default=None)
+    ap.add_argument("--cross-rtol", type=float, default=None)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
@@ -470,6 +545,8 @@ def main():
         fails += check_ilu_petsc(a)
     elif a.mode == "device-loop":
         fails += check_device_loop(a)
+    elif a.mode == "spmv-variants":
+        fails += check_spmv_variants(a)
     elif a.mode == "validate":
         rc, out, rec, wd = run(a, a.ranks[0], ["output.matrix=A.petsc", "output.rhs=b.petsc",
                                                "output.preconditioner=M.mtx"], "run")

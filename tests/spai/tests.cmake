@@ -15,6 +15,16 @@ if(HYBRID_GPU_TESTS)
   add_test(NAME vec_cuda_reference COMMAND test_vec cuda)
   set_tests_properties(vec_cuda_reference PROPERTIES LABELS gpu TIMEOUT 60 SKIP_RETURN_CODE 77)
 endif()
+# the SpMV entries of k_spai.h (mat_spmv; on CUDA also our mat_spmv_own at 1..32 threads per row)
+# against a long double reference
+add_executable(test_spmv ${CMAKE_CURRENT_LIST_DIR}/test_spmv.c)
+target_link_libraries(test_spmv PRIVATE hybrid_core)
+add_test(NAME spmv_host_reference COMMAND test_spmv host)
+set_tests_properties(spmv_host_reference PROPERTIES LABELS unit TIMEOUT 60)
+if(HYBRID_GPU_TESTS)
+  add_test(NAME spmv_cuda_reference COMMAND test_spmv cuda)
+  set_tests_properties(spmv_cuda_reference PROPERTIES LABELS gpu TIMEOUT 60 SKIP_RETURN_CODE 77)
+endif()
 
 # a spai_check.py mode as a test (exit 77 = skipped: a needed file is absent); OPTS: further
 # options of spai_check.py (--exit N, --expect-iters N, --check REGEX, ...)
@@ -243,8 +253,13 @@ spai_multi(spai_device_loop_host_none device-loop RANKS 1
   ARGS matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=1 solver.precond=none)
 spai_multi(spai_device_loop_host_ilu0 device-loop RANKS 1 OPTS --every 7
   ARGS matrix.generator=convdiff3d27 matrix.size=8000 solver.precond=ilu0)
-spai_multi(spai_device_loop_host_maxit device-loop RANKS 1 OPTS --every 1 3 7
+spai_multi(spai_device_loop_host_maxit device-loop RANKS 1 OPTS --every 1 3 7 --graph 1
   ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10)
+# (the host records a batch as its queueing function, replayed; solver.device_graph = false:
+# every iteration queued anew, the same results)
+spai_multi(spai_device_loop_host_nograph device-loop RANKS 1 OPTS --every 1 7 --graph 0
+  ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
+       solver.device_graph=false)
 spai_multi(spai_device_loop_host_e05r0100 device-loop RANKS 1 NEED ${M}/e05r0100.mtx.gz
   OPTS --every 1 7
   ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
@@ -380,19 +395,40 @@ if(HYBRID_GPU_TESTS)
   # usual loop on CUDA (the same exit and iterations, x within 1e-12 of max |x|) and the usual
   # loop on CUDA against the host's (iterations within 10% + 2): cfd2's size, no preconditioner,
   # a shared matrix, ilu0
+  # (solver.device_graph = true, the default: the check_every iterations recorded once as a
+  # CUDA graph and replayed, --graph 1 checks the record says so; x of the cuda loop within
+  # 1e-6 of the host's max |x|)
   spai_multi(spai_gpu_device_loop_cfd2size device-loop RANKS 1 LABELS gpu RTOL 1e-12
-    OPTS --backends cuda host --every 1 7 10 1000
+    OPTS --backends cuda host --every 1 7 10 1000 --graph 1 --cross-rtol 1e-6
     ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99)
+  # the device loop queued anew every iteration (no graph), against the usual loop
+  spai_multi(spai_gpu_device_loop_nograph_cfd2size device-loop RANKS 1 LABELS gpu RTOL 1e-12
+    OPTS --backends cuda --every 10 --graph 0
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_graph=false)
   spai_multi(spai_gpu_device_loop_none device-loop RANKS 1 LABELS gpu RTOL 1e-12
     OPTS --backends cuda host --every 1 10
     ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
          matrix.rhs=random run.seed=31337)
   spai_multi(spai_gpu_device_loop_sherman5 device-loop RANKS 1 LABELS gpu RTOL 1e-12
-    NEED ${M}/sherman5.mtx OPTS --backends cuda host --every 1 10
+    NEED ${M}/sherman5.mtx OPTS --backends cuda host --every 1 10 --graph 1 --cross-rtol 1e-6
     ARGS matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6)
   spai_multi(spai_gpu_device_loop_ilu0 device-loop RANKS 1 LABELS gpu RTOL 1e-12
     OPTS --backends cuda --every 10
     ARGS matrix.generator=convdiff3d27 matrix.size=21952 solver.precond=ilu0)
+  # our SpMV (solver.spmv = own, the default auto on cuda) and cuSPARSE's (library) against the
+  # host: converged, iterations within 10% + 2, x within 1e-6 of the host's max |x|, both SpMVs
+  # alone printed and recorded (cfd2's size with SPAI; a shared matrix; 2D without preconditioner)
+  spai_multi(spai_gpu_spmv_cfd2size spmv-variants RANKS 1 LABELS gpu RTOL 1e-6
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99)
+  # (host at 1 vs 2 ranks, another summation order: x 6e-14 apart at cfd2's size, same 38
+  # iterations; orsirr_1 9e-8, 156 / 143 iterations; poisson2d without preconditioner 5e-6,
+  # 368 / 393 iterations)
+  spai_multi(spai_gpu_spmv_orsirr_1 spmv-variants RANKS 1 LABELS gpu RTOL 1e-5 NEED ${M}/orsirr_1.mtx
+    ARGS matrix.source=file matrix.file=${M}/orsirr_1.mtx)
+  spai_multi(spai_gpu_spmv_poisson2d_none spmv-variants RANKS 1 LABELS gpu RTOL 1e-4
+    ARGS matrix.generator=poisson2d matrix.size=40000 solver.precond=none matrix.rhs=random
+         run.seed=2718)
   # the device pattern (k_jsets through k_spai_keep, one rank) at a tie and with absent diagonals
   spai_multi(spai_gpu_pattern_ties pattern RANKS 1 LABELS gpu OPTS --expect-nnz 400
     ARGS run.backend=cuda matrix.generator=poisson2d matrix.size=400 spai.tau=0.75)
