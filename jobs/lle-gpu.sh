@@ -4,7 +4,8 @@
 # with scikit-learn's time from the same call, KNN N = 100,000 D = 32 against torch.cdist+topk,
 # and KNN+weights on 2 GPUs against 1 at N = 1,000,000.  Logs in $OUT (default ./lle-gpu-out).
 #
-#   jobs/lle-gpu.sh [build|test|bench|grid|all]   (grid: only the KNN grid-vs-brute figures)      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
+#   jobs/lle-gpu.sh [build|test|bench|grid|eig|all]   (grid: only the KNN grid-vs-brute figures;
+#                                                      eig: only the eigensolver figures)      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build-gpu}
@@ -74,8 +75,29 @@ PY
   done
 }
 
+# The eigen-solve: gpu-chol (device sparse Cholesky, kernels/cuda/lle_eig_cuda.cu) beside bsvd
+# (host UMFPACK LU) on the same W, N = 20k and 1M (targets: 20k <= 0.1 s end to end; 1M <= 5 s,
+# eigen <= 3 s), and gpu-chol with the symamd order at 1M; the eigen phase and the parts lines.
+do_eig() {
+  log "eigensolver gpu-chol beside bsvd, Swiss roll K=10 d=2 (targets 20k <= 0.1 s; 1M <= 5 s, eigen <= 3 s)"
+  run eig20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=gpu-chol > /dev/null
+  for s in gpu-chol bsvd; do
+    TARGET=0.1 run eig20k-$s 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=$s
+  done
+  for s in gpu-chol bsvd; do
+    TARGET=5 run eig1m-$s 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=$s
+  done
+  TARGET=5 run eig1m-gpu-chol-symamd 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 \
+    lle.eigensolver=gpu-chol lle.gpu_ordering=symamd
+  for f in eig20k-gpu-chol eig20k-bsvd eig1m-gpu-chol eig1m-bsvd eig1m-gpu-chol-symamd; do
+    awk -v f=$f '/^eigen /{e=$4} /^assemble /{a=$4} /embedding digest/{d=$NF} /^(PASSED|FAILED)/{v=$1}
+      END{printf "   %-24s eigen %8.3f s, assemble %7.3f s, digest %s, %s\n", f, e, a, d, v}' "$OUT/$f.log" | tee -a "$OUT/lle.log"
+  done
+}
+
 do_bench() {
   do_grid
+  do_eig
   log "Swiss roll N=20000 K=10 d=2, CUDA (target <= 0.2 s end to end)"
   run sr20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0
   TARGET=0.2 run sr20k 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 output.plot="$OUT/sr20k.png"
@@ -116,6 +138,7 @@ case "$what" in
   test) do_test ;;
   bench) do_bench ;;
   grid) do_grid ;;
+  eig) do_eig ;;
   all) do_build && { do_test; do_bench; } ;;
-  *) echo "usage: $0 [build|test|bench|grid|all]"; exit 1 ;;
+  *) echo "usage: $0 [build|test|bench|grid|eig|all]"; exit 1 ;;
 esac

@@ -9,3 +9,11 @@ const k_lle_ops *k_lle_ops_get(const k_backend *be) {
 #endif
   return &k_lle_host_ops;
 }
+
+/* The host or the CUDA eigen-solve table, by the backend's kind.  Local. */
+const k_lle_eig_ops *k_lle_eig_ops_get(const k_backend *be) {
+#ifdef HYBRID_HAVE_CUDA
+  if (be->kind == K_CUDA) return &k_lle_eig_cuda_ops;
+#endif
+  return &k_lle_eig_host_ops;
+}

@@ -73,6 +73,45 @@ extern const k_lle_ops k_lle_host_ops;
 extern const k_lle_ops k_lle_cuda_ops;
 #endif
 
+/* ---- lle.eigensolver = gpu-chol: shift-invert subspace iteration on the device ----
+ * On e^perp (e the constant vector): V <- P_e (M + tau I)^-1 V, Householder QR, Rayleigh-Ritz
+ * with M itself (H = V^T M V, its eigen-decomposition, V <- V Y), FP64 throughout; M + tau I
+ * in a fill-reducing order computed on the host (METIS nested dissection or symamd) and
+ * factored by a sparse Cholesky on the backend.  Local. */
+typedef struct {
+  int64_t n, nnz;
+  const int64_t *rowptr;     /* M: full symmetric CSR, sorted columns (host) */
+  const int32_t *colind;
+  const double *val;
+  int p;                     /* block width (on e^perp) */
+  int nconv;                 /* leading Ritz pairs that must converge */
+  int maxit;                 /* iterations at most */
+  int ordering;              /* K_LLE_ORD_METIS | K_LLE_ORD_SYMAMD */
+  double tol_abs;            /* a pair is converged when ||M v - theta v|| <= tol_abs */
+  double tau0, tau_max;      /* shift: tau0, tenfold while a pivot is not positive, at most tau_max */
+  double *v;                 /* in: n x p start block on e^perp (host, column-major);
+                                out: the Ritz vectors, ascending */
+  double *theta, *res;       /* out: p Ritz values and residual norms (host) */
+  int iters, converged;      /* out */
+  double shift;              /* out: the tau used */
+  double factor_bytes;       /* out: the factor's storage (bytes) */
+  double t_order, t_analyze, t_factor, t_solve, t_rr;   /* out: seconds of the phases */
+} k_lle_eig_job;
+enum { K_LLE_ORD_METIS = 0, K_LLE_ORD_SYMAMD = 1 };
+
+typedef struct {
+  const char *name;
+  /* the iteration above; NULL where the backend has no sparse Cholesky of its own.  Returns
+   * HY_ENUMERIC when M + tau I is not positive definite up to tau_max. */
+  int (*eig_si)(k_backend *be, k_lle_eig_job *job);
+} k_lle_eig_ops;
+/* The eigen-solve table of the backend's kind.  Local. */
+const k_lle_eig_ops *k_lle_eig_ops_get(const k_backend *be);
+extern const k_lle_eig_ops k_lle_eig_host_ops;
+#ifdef HYBRID_HAVE_CUDA
+extern const k_lle_eig_ops k_lle_eig_cuda_ops;
+#endif
+
 /* New points (transform): the K nearest of the queries xq (nq x dim, row-major) among p's
  * points by brute force (FP64 direct form, ties by index, nothing excluded: a query equal
  * to a point has it at distance 0) and their weights (k_lle_point_weights_at).  Host.

@@ -9,6 +9,7 @@
 #include "workload.h"
 #include "lle.h"
 #include "lle_eig.h"
+#include "k_lle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,13 @@ static const cfg_key lle_keys[] = {
   { "lle", "knn", CFG_ENUM, "auto", 0, 0, "auto|brute|kdtree|grid",
     "neighbour search: brute (backend kernel, query blocks over ranks), kdtree (host), grid (exact uniform-grid cell search on the backend, dimension <= 8), auto: grid for dimension <= 3 and n >= 100000 on CUDA, dimension <= 4 and n >= 50000 on the host backend, else kdtree on the host backend for dimension <= 8, else brute" },
   { "lle", "precision", CFG_ENUM, "fp64", 0, 0, "fp64|fp32", "brute-force distances: FP64 or FP32, both in the direct form sum (x - y)^2" },
-  { "lle", "eigensolver", CFG_ENUM, "bsvd", 0, 0, "bsvd|shift-invert|dense",
+  { "lle", "eigensolver", CFG_ENUM, "bsvd", 0, 0, "bsvd|shift-invert|dense|gpu-chol|auto",
     "bsvd: UMFPACK LU of B = I - W (+ one diagonal entry), M^+ = B^+ B^+T with the constant vector deflated, subspace iteration, M never assembled; "
-    "shift-invert: CHOLMOD factorisation of M + tau I and subspace iteration; dense: LAPACK on the n x n matrix (small n, reference)" },
+    "shift-invert: CHOLMOD factorisation of M + tau I and subspace iteration; dense: LAPACK on the n x n matrix (small n, reference); "
+    "gpu-chol: shift-invert subspace iteration on the device, cuSOLVER sparse Cholesky of P (M + tau I) P^T (CUDA backend only); "
+    "auto: gpu-chol where the backend has a device sparse Cholesky, else bsvd" },
+  { "lle", "gpu_ordering", CFG_ENUM, "metis", 0, 0, "metis|symamd",
+    "gpu-chol: the fill-reducing order of M computed on the host: metis (nested dissection, least fill) or symamd (faster ordering, more fill)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
     "bsvd: UMFPACK's fill-reducing ordering of B + B^T: amd (fast analysis) or metis (fewer flops, N = 1M: 28% fewer, 2.6x the analysis time); cholmod, best: UMFPACK's own choices (experiments)" },
   { "lle", "threads", CFG_INT, "0", 0, 8, NULL,
@@ -91,6 +96,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->ordering = cfg_str(c, "lle.ordering");
   o->chol_ordering = cfg_str(c, "lle.cholmod_ordering");
   o->chol_supernodal = cfg_str(c, "lle.cholmod_supernodal");
+  o->gpu_ordering = cfg_str(c, "lle.gpu_ordering");
   o->threads = (int)cfg_int(c, "lle.threads");
   o->tol = cfg_real(c, "lle.tol");
   o->maxit = (int)cfg_int(c, "lle.maxit");
@@ -140,6 +146,9 @@ static int lle_run(hy_ctx *ctx) {
   lle_opts_from_cfg(ctx->cfg, &o);
   lle_info info;
   memset(&info, 0, sizeof info);
+  if (!strcmp(o.eigensolver, "gpu-chol") && !k_lle_eig_ops_get(&ctx->be)->eig_si)   /* same on every rank */
+    return hy_err(HY_EUSAGE, "lle.eigensolver = gpu-chol: the %s backend has no device sparse Cholesky "
+                  "(run.backend = cuda; on the host: bsvd, shift-invert, dense or auto)", ctx->be.name);
 
   HY_CALL(lle_load(ctx, &o, &info));
   lle_report_data(ctx, &o, &info);

@@ -72,6 +72,9 @@ typedef struct {
   char method[64];    /* how the factorisation was done, for the report */
   double t_numeric, t_extract, t_solve;   /* bsvd: parts of t_factor / t_iter */
   int solve_threads;  /* bsvd: threads of the block solves and B^T B products */
+  double t_order, t_rr;   /* gpu-chol: the host ordering (part of t_analyze), the Rayleigh-Ritz
+                             steps (part of t_iter; t_solve the block solves, t_numeric the factor) */
+  double factor_bytes;    /* gpu-chol: the device factor's storage */
 } lle_eig;
 void lle_eig_free(lle_eig *e);
 /* The eigensolvers (bsvd, shift-invert, dense) are entries of one table: lle_eig.h. */
@@ -121,6 +124,7 @@ typedef struct {
   const char *ordering;        /* bsvd: UMFPACK ordering */
   const char *chol_ordering;   /* shift-invert: CHOLMOD ordering */
   const char *chol_supernodal; /* shift-invert: auto | simplicial | supernodal */
+  const char *gpu_ordering;    /* gpu-chol: metis | symamd */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;

@@ -25,6 +25,8 @@ typedef struct {
   const char *chol_supernodal; /* shift-invert: auto|simplicial|supernodal */
   int threads;                 /* threads of the column-parallel loops (lle.threads; 0: auto) */
   hy_progress *prog;           /* progress of the iterations (hy_progress_toward), or NULL */
+  const char *gpu_ordering;    /* gpu-chol: the host ordering metis | symamd (lle.gpu_ordering) */
+  k_backend *be;               /* the rank's backend (gpu-chol's device table) */
 } lle_eig_in;
 
 /* One eigensolver.  A solver with a fallback is tried with at most stall_iters iterations;
@@ -43,13 +45,15 @@ typedef struct lle_eigsolver {
   const char *stall_why;       /* printed when it stalls */
 } lle_eigsolver;
 
-extern const lle_eigsolver lle_eig_bsvd_solver, lle_eig_si_solver, lle_eig_dense_solver;
+extern const lle_eigsolver lle_eig_bsvd_solver, lle_eig_si_solver, lle_eig_dense_solver, lle_eig_gpu_solver;
 /* The solver of that name, or NULL.  Local. */
 const lle_eigsolver *lle_eigsolver_find(const char *name);
 
 /* Summary lines of the LU-based (bsvd) and Cholesky/LAPACK-based solvers.  Local (rank 0). */
 void lle_report_eig_lu(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
 void lle_report_eig_chol(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
+/* gpu-chol's lines: the factorisation and its parts.  Local (rank 0). */
+void lle_report_eig_gpu(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
 
 /* OpenBLAS threads for a factorisation of size n, at most cap (OPENBLAS_NUM_THREADS wins);
  * 1 for a single-threaded BLAS. */

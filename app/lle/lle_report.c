@@ -60,6 +60,16 @@ void lle_report_eig_chol(const hy_ctx *ctx, const char *label, const lle_eig *e)
              e->ordering, e->blas_threads, e->iters, e->t_iter, e->normm);
 }
 
+/* gpu-chol's lines: the factorisation on the device and the phase split.  Local (rank 0). */
+void lle_report_eig_gpu(const hy_ctx *ctx, const char *label, const lle_eig *e) {
+  hy_printf0(ctx, "lle: eigensolver %s (%s): shift %.3g, factorisation %.3f s (ordering and analysis %.3f s; "
+             "factor storage %.4g MB), %d iteration(s) %.3f s, ||M||_1 = %.4g\n",
+             label, e->method, e->shift, e->t_factor, e->t_analyze, e->factor_bytes / 1e6, e->iters, e->t_iter,
+             e->normm);
+  hy_printf0(ctx, "lle: gpu-chol parts: ordering %.3f s, analysis %.3f s, factor %.3f s, solves %.3f s, "
+             "Rayleigh-Ritz %.3f s\n", e->t_order, e->t_analyze - e->t_order, e->t_numeric, e->t_solve, e->t_rr);
+}
+
 /* M, the fallback, the solver's lines, the eigenpairs table and metrics, the embedding
  * digest.  Local (rank 0). */
 void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {

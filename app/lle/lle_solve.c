@@ -3,6 +3,7 @@
  * eigensolver table (lle_eig.h), the solver's fallback taking over where it stalls. */
 #include "lle.h"
 #include "lle_eig.h"
+#include "k_lle.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,9 @@ static int lle_eig_with_fallback(const lle_eigsolver *s, lle_eig_in *in, lle_inf
 /* M where needed, output.matrix, the eigenpairs.  Local (rank 0). */
 int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   int64_t n = info->data.n;
-  const lle_eigsolver *s = lle_eigsolver_find(o->eigensolver);
+  const char *name = o->eigensolver;
+  if (!strcmp(name, "auto")) name = k_lle_eig_ops_get(&ctx->be)->eig_si ? "gpu-chol" : "bsvd";
+  const lle_eigsolver *s = lle_eigsolver_find(name);
   if (!s) return hy_err(HY_EUSAGE, "lle.eigensolver = %s: no such solver", o->eigensolver);
   if (s->needs_w && !info->w) {   /* ltsa, hessian: M from blocks, no W = I - B */
     snprintf(info->solver_note, sizeof info->solver_note, " (%s needs method = standard)", s->name);
@@ -78,6 +81,7 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     .n = n, .k = o->k, .nbr = info->nbr, .w = info->w, .m = &info->m, .nev = o->nev, .tol = o->tol,
     .maxit = o->maxit, .seed = o->seed, .ordering = o->ordering, .chol_ordering = o->chol_ordering,
     .chol_supernodal = o->chol_supernodal, .threads = o->threads > 0 ? o->threads : ctx->threads,
+    .gpu_ordering = o->gpu_ordering, .be = &ctx->be,
   };
   cpu0 = lle_cpu();
   hy_phase_begin(ctx, "eigen");

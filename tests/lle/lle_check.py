@@ -49,6 +49,19 @@ CHECK:
   duplicates   duplicated points: the point itself is excluded by index, the run converges
   gpu          CUDA backend against the host backend: graph identical, weights/embedding close
                (standard, and the ltsa / hessian local blocks computed on the device)
+  gpu_eig      (GPU) lle.eigensolver = gpu-chol on CUDA against the host's bsvd on the same W
+               (same graph digest): Swiss roll N = 2000 and 20000, K = 10: every eigenvalue
+               within the two residuals' sum of the host's (|lambda_g - lambda_h| <= r_g + r_h,
+               symmetric M), every res/||M||_1 <= 1e-14, the eigenvector subspace's largest
+               principal angle sin <= 1e-6 (Davis-Kahan, res / gap; bsvd against shift-invert
+               on the host: 1.6e-8 / 3.7e-8), the embedding's
+               Procrustes disparity <= 1e-10 against bsvd (and against scikit-learn's dense
+               solver at N = 2000, when scikit-learn is importable), the gpu-chol parts line
+               (ordering, analysis, factor, solves, Rayleigh-Ritz: five figures >= 0 whose sum
+               is the factorisation + iteration time within 5 ms); at 2 and 3 ranks sharing the
+               GPU the same embedding digest as at 1 rank; lle.eigensolver = auto on CUDA is
+               gpu-chol (--gpu-spec BACKEND:SOLVER runs the same check with another solver,
+               e.g. host:shift-invert, to test the checker without a GPU)
 Exit 0 pass, 1 fail, 77 skipped.
 """
 import argparse, os, re, shutil, subprocess, sys
@@ -540,6 +553,93 @@ def check_gpu(c):
     return rc
 
 
+def eig_table(out):
+    """(eigenvalues, residuals, res/||M||) of the run's eigenpairs table."""
+    rows = re.findall(r"^\s+(\d+)\s+([-+0-9.eE]+)\s+([-+0-9.eE]+|nan|inf)\s+([-+0-9.eE]+|nan|inf)", out, re.M)
+    if not rows:
+        raise SystemExit("FAIL: no eigenpairs table in the output")
+    return (np.array([float(r[1]) for r in rows]), np.array([float(r[2]) for r in rows]),
+            np.array([float(r[3]) for r in rows]))
+
+
+def gpu_parts(out, solver):
+    """The five figures of the 'gpu-chol parts' line and the factorisation + iteration time,
+    or None (another solver under --gpu-spec has no parts line: checked as absent)."""
+    m = re.search(r"gpu-chol parts: ordering ([0-9.]+) s, analysis ([0-9.]+) s, factor ([0-9.]+) s, "
+                  r"solves ([0-9.]+) s, Rayleigh-Ritz ([0-9.]+) s", out)
+    f = re.search(r"factorisation ([0-9.]+) s .*?, \d+ iteration\(s\) ([0-9.]+) s", out)
+    if solver != "gpu-chol":
+        return None
+    if not m or not f:
+        raise SystemExit("FAIL: gpu-chol printed no parts / factorisation line")
+    return [float(x) for x in m.groups()], float(f.group(1)) + float(f.group(2))
+
+
+def check_gpu_eig(c):
+    be, solver = c.gpu_spec.split(":")
+    rc = 0
+    base = ["run.workload=lle", "lle.dataset=swissroll", "lle.k=10", "run.seed=0", "lle.trust_sample=0",
+            "output.embedding=emb.npy", "output.eigvecs=vecs.mtx"]
+    ref_digest = {}
+    for n, angle_tol in ((2000, 1e-6), (20000, 1e-6)):   # Davis-Kahan: r / gap ~ 1e-13 / 1e-7
+        wh, oh = run(c, 1, base + ["lle.n=%d" % n, "run.backend=host", "lle.eigensolver=bsvd"], "geig_host_%d" % n)
+        wg, og = run(c, 1, base + ["lle.n=%d" % n, "run.backend=" + be, "lle.eigensolver=" + solver], "geig_%s_%d" % (solver, n))
+        gh, eh = digests(oh)
+        gg, eg = digests(og)
+        ref_digest[n] = eg
+        lh, rh, qh = eig_table(oh)
+        lg, rg, qg = eig_table(og)
+        ok_graph = gh == gg and gh is not None
+        ok_lam = len(lh) == len(lg) and bool(np.all(np.abs(lg - lh) <= rg + rh))
+        ok_res = bool(np.all(qg <= 1e-14)) and ("PASSED: lle" in og)
+        from scipy.io import mmread
+        Vh, Vg = np.asarray(mmread(os.path.join(wh, "vecs.mtx"))), np.asarray(mmread(os.path.join(wg, "vecs.mtx")))
+        qa, _ = np.linalg.qr(Vh[:, 1:]); qb, _ = np.linalg.qr(Vg[:, 1:])
+        sin_max = float(np.linalg.norm(qb - qa @ (qa.T @ qb), 2))   # sin of the largest principal angle
+        Yh, Yg = np.load(os.path.join(wh, "emb.npy")), np.load(os.path.join(wg, "emb.npy"))
+        disp = procrustes_disparity(Yh, Yg)
+        ok = ok_graph and ok_lam and ok_res and sin_max <= angle_tol and disp <= 1e-10
+        print("%s gpu_eig n=%d %s:%s vs host bsvd: graph %s, max |dlambda| %.2e (bound r_g + r_h: %s), "
+              "max res/||M|| %.2e (<= 1e-14), sin(max angle) %.2e (<= %.0e), Procrustes %.2e (<= 1e-10)" % (
+              "ok  " if ok else "FAIL", n, be, solver, "identical" if ok_graph else "DIFFERENT",
+              float(np.max(np.abs(lg - lh))), "met" if ok_lam else "NOT met", float(qg.max()), sin_max, angle_tol, disp))
+        rc |= 0 if ok else 1
+        parts = gpu_parts(og, solver)
+        if parts:
+            p, total = parts
+            okp = all(x >= 0 for x in p) and abs(sum(p) - total) <= 5e-3
+            print("%s gpu_eig n=%d parts %s sum %.4f s, factorisation + iterations %.4f s" % (
+                  "ok  " if okp else "FAIL", n, p, sum(p), total))
+            rc |= 0 if okp else 1
+        if n == 2000:
+            try:
+                from sklearn.datasets import make_swiss_roll
+                from sklearn.manifold import LocallyLinearEmbedding
+            except ImportError:
+                print("note: scikit-learn not importable: the dense reference is not compared")
+            else:
+                X, _ = make_swiss_roll(n, random_state=0)
+                ref = LocallyLinearEmbedding(n_neighbors=10, n_components=2, eigen_solver="dense").fit_transform(X)
+                dsk = procrustes_disparity(ref, Yg)
+                oks = dsk <= 1e-10
+                print("%s gpu_eig n=%d Procrustes vs scikit-learn dense %.2e (<= 1e-10)" % ("ok  " if oks else "FAIL", n, dsk))
+                rc |= 0 if oks else 1
+    for ranks, n in ((2, 20000), (3, 2000)):
+        _, o = run(c, ranks, base + ["lle.n=%d" % n, "run.backend=" + be, "lle.eigensolver=" + solver],
+                   "geig_%s_%d_np%d" % (solver, n, ranks))
+        d = digests(o)[1]
+        ok = d == ref_digest[n] and d is not None and "PASSED: lle" in o
+        print("%s gpu_eig n=%d %d ranks sharing the device: embedding digest %s (1 rank %s)" % (
+              "ok  " if ok else "FAIL", n, ranks, d, ref_digest[n]))
+        rc |= 0 if ok else 1
+    if solver == "gpu-chol":
+        _, o = run(c, 1, base + ["lle.n=2000", "run.backend=" + be, "lle.eigensolver=auto"], "geig_auto")
+        ok = "eigensolver gpu-chol" in o and digests(o)[1] == ref_digest[2000]
+        print("%s gpu_eig auto on %s: gpu-chol, same digest" % ("ok  " if ok else "FAIL", be))
+        rc |= 0 if ok else 1
+    return rc
+
+
 def check_gpu_grid(c):
     """lle.knn = grid on CUDA: neighbour lists identical to CUDA's brute force and to the host
     grid (itself checked equal to a numpy brute force in check_knn), at 1 and 2 ranks (the two
@@ -610,6 +710,8 @@ def main():
     ap.add_argument("--validate", default="")
     ap.add_argument("--allow-skip", action="store_true",
                     help="a missing fixture (scikit-learn) skips (77) instead of failing")
+    ap.add_argument("--gpu-spec", default="cuda:gpu-chol",
+                    help="gpu_eig: BACKEND:SOLVER compared with the host's bsvd (default cuda:gpu-chol)")
     ap.add_argument("check")
     a = ap.parse_args()
     c = Ctx()
@@ -617,9 +719,10 @@ def main():
     c.preflags = a.preflags.split()
     c.validate = a.validate
     c.allow_skip = a.allow_skip
+    c.gpu_spec = a.gpu_spec
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
+          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
           "validate": check_validate}[a.check]
     return fn(c)
 

@@ -73,6 +73,21 @@ hy_case(NAME lle_bad_transform_dims RANKS 2 EXIT 2
   ARGS run.workload=lle lle.n=500 lle.transform=${CMAKE_CURRENT_LIST_DIR}/data/small.csv)
 hy_case(NAME lle_bad_d_ge_k RANKS 1 EXIT 1 EXPECT "lle.dim.*must be below lle.k"
   ARGS run.workload=lle lle.k=3 lle.dim=3)
+# eigensolver = gpu-chol needs a device sparse Cholesky: refused on the host backend before the
+# run's work (no neighbour line), exit 1; auto is bsvd there (same embedding digest as bsvd)
+hy_case(NAME lle_bad_gpu_chol_host RANKS 2 EXIT 1
+  EXPECT "lle.eigensolver = gpu-chol: the host backend has no device sparse Cholesky \\(run.backend = cuda; on the host: bsvd"
+  REJECT "^PASSED" "lle: neighbours by"
+  ARGS run.workload=lle lle.n=500 run.backend=host lle.eigensolver=gpu-chol)
+hy_case(NAME lle_bad_gpu_ordering RANKS 1 EXIT 1
+  EXPECT "key 'lle.gpu_ordering' = 'nd' is not allowed; allowed: one of metis\\|symamd"
+  ARGS run.workload=lle lle.gpu_ordering=nd)
+hy_case(NAME lle_auto_eig_host RANKS 1 EXPECT "lle: eigensolver bsvd \\(UMFPACK" "embedding digest 1dc22af1be2a9bca" "PASSED: lle"
+  ARGS run.workload=lle lle.n=2000 run.backend=host lle.eigensolver=auto lle.trust_sample=0)
+# the gpu_eig checker itself, without a GPU: host shift-invert in gpu-chol's place
+add_test(NAME lle_gpu_eig_checker COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_eig_checker
+  --gpu-spec host:shift-invert gpu_eig)
+set_tests_properties(lle_gpu_eig_checker PROPERTIES LABELS "mpi" TIMEOUT 300 PROCESSORS 2)
 hy_case(NAME lle_bad_file_nan RANKS 2 EXIT 2 EXPECT "nan.csv:3: column 2 is nan"
   ARGS run.workload=lle lle.dataset=file lle.file=${CMAKE_CURRENT_LIST_DIR}/data/nan.csv lle.k=2 lle.dim=1)
 hy_case(NAME lle_bad_file_small RANKS 1 EXIT 2 EXPECT "need more than 4 points"
@@ -98,6 +113,10 @@ endif()
 if(HYBRID_GPU_TESTS)
   add_test(NAME lle_gpu_vs_host COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu gpu)
   set_tests_properties(lle_gpu_vs_host PROPERTIES LABELS "gpu" TIMEOUT 600)
+  # gpu-chol (device sparse Cholesky) against the host's bsvd: eigenvalues, residuals,
+  # subspace, Procrustes (also vs scikit-learn dense), parts line, 2 / 3 ranks sharing the GPU
+  add_test(NAME lle_gpu_eig COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_eig gpu_eig)
+  set_tests_properties(lle_gpu_eig PROPERTIES LABELS "gpu" TIMEOUT 600)
   add_test(NAME lle_gpu_grid COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_grid gpu_grid)
   set_tests_properties(lle_gpu_grid PROPERTIES LABELS "gpu" TIMEOUT 600)
   hy_case(NAME lle_gpu_2ranks RANKS 2 LABELS gpu EXPECT "PASSED: lle" "weights on cuda"

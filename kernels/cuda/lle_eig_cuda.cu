@@ -1,0 +1,357 @@
+/* lle_eig_cuda.cu - lle.eigensolver = gpu-chol on a CUDA device: shift-invert subspace
+ * iteration on e^perp (e the constant vector) with a sparse Cholesky factor of
+ * P (M + tau I) P^T made on the device by cuSOLVER's low-level csrchol (cusolverSp_LOWLEVEL_
+ * PREVIEW.h; deprecated in favour of cuDSS, which is not available here), the fill-reducing
+ * order P from cuSOLVER's host METIS nested dissection (or symamd).  Every block operation is
+ * on the device in FP64: one csrchol solve per column, the projection away from e (GEMV +
+ * GER), Householder QR (geqrf + orgqr), M V by cuSPARSE SpMM (CSR_ALG1, deterministic),
+ * H = V^T M V by GEMM, its eigen-decomposition by syevd, V <- V Y, MV <- MV Y and the
+ * residual norms by cuBLAS.  The block stays in the permuted order until it is copied back.
+ * Nothing here is kept between calls (the call's state lives in an eig_dev on its stack). */
+#include "k_cuda.h"
+#include "k_lle.h"
+
+#include <cusolverSp.h>
+#include <cusolverSp_LOWLEVEL_PREVIEW.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* the csrchol API is deprecated in favour of cuDSS (not available here): no warnings for it */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+#define HY_CUSP(expr)                                                                   \
+  do {                                                                                  \
+    cusolverStatus_t hy_sp_ = (expr);                                                   \
+    if (hy_sp_ != CUSOLVER_STATUS_SUCCESS)                                              \
+      return hy_err(HY_ESYS, "cuSOLVER (sparse): %s failed: status %d", #expr, (int)hy_sp_); \
+  } while (0)
+
+/* Wall seconds (monotonic).  Local. */
+static double eig_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The call's state: handles, the permuted matrix, the factor, the block and scratch. */
+typedef struct {
+  cudaStream_t st;
+  cublasHandle_t cb;
+  cusolverDnHandle_t dn;
+  cusparseHandle_t sp;
+  cusolverSpHandle_t csp;
+  cusparseMatDescr_t descr;
+  csrcholInfo_t chol;
+  cusparseSpMatDescr_t mat;
+  cusparseDnMatDescr_t dv, dmv;
+  int n, nnz, p;
+  int *perm;                     /* host: new row i is old row perm[i] */
+  int *rp, *ci, *diag;           /* device: P M P^T (CSR), the diagonal's positions */
+  double *val_m, *val_s;         /* device: P M P^T and P (M + tau I) P^T values */
+  void *buf, *spmm_buf;
+  double *v, *t, *mv, *r;        /* device: n x p blocks */
+  double *h, *w, *qtau, *work, *ones, *colsum;
+  int lwork, *devinfo;
+} eig_dev;
+
+/* Free what the call allocated (NULL-safe).  Local. */
+static void eig_free(eig_dev *d) {
+  if (d->mat) cusparseDestroySpMat(d->mat);
+  if (d->dv) cusparseDestroyDnMat(d->dv);
+  if (d->dmv) cusparseDestroyDnMat(d->dmv);
+  if (d->chol) cusolverSpDestroyCsrcholInfo(d->chol);
+  if (d->descr) cusparseDestroyMatDescr(d->descr);
+  if (d->csp) cusolverSpDestroy(d->csp);
+  void *dev[] = { d->rp, d->ci, d->diag, d->val_m, d->val_s, d->buf, d->spmm_buf, d->v, d->t, d->mv, d->r,
+                  d->h, d->w, d->qtau, d->work, d->ones, d->colsum, d->devinfo };
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+    if (dev[i]) cudaFree(dev[i]);
+  free(d->perm);
+}
+
+/* The fill-reducing order on the host (METIS nested dissection or symamd of M's pattern),
+ * P M P^T by cusolverSpXcsrpermHost (values through its map), the diagonal's positions; all of
+ * it copied to the device.  Local. */
+static int eig_order(const k_lle_eig_job *job, eig_dev *d) {
+  int n = d->n, nnz = d->nnz;
+  int *rp = (int *)malloc((size_t)(n + 1) * sizeof(int)), *ci = (int *)malloc((size_t)nnz * sizeof(int));
+  int *map = (int *)malloc((size_t)nnz * sizeof(int)), *dg = (int *)malloc((size_t)n * sizeof(int));
+  double *val = (double *)malloc((size_t)nnz * sizeof(double));
+  d->perm = (int *)malloc((size_t)n * sizeof(int));
+  if (!rp || !ci || !map || !dg || !val || !d->perm) {
+    free(rp); free(ci); free(map); free(dg); free(val);
+    return hy_err(HY_ESYS, "out of memory for the ordering of M (n = %d, nnz = %d)", n, nnz);
+  }
+  for (int i = 0; i <= n; i++) rp[i] = (int)job->rowptr[i];
+  memcpy(ci, job->colind, (size_t)nnz * sizeof(int));
+  for (int j = 0; j < nnz; j++) map[j] = j;
+  int rc = HY_OK;
+  cusolverStatus_t s = job->ordering == K_LLE_ORD_SYMAMD
+                           ? cusolverSpXcsrsymamdHost(d->csp, n, nnz, d->descr, rp, ci, d->perm)
+                           : cusolverSpXcsrmetisndHost(d->csp, n, nnz, d->descr, rp, ci, NULL, d->perm);
+  size_t bytes = 0;
+  if (s == CUSOLVER_STATUS_SUCCESS)
+    s = cusolverSpXcsrperm_bufferSizeHost(d->csp, n, n, nnz, d->descr, rp, ci, d->perm, d->perm, &bytes);
+  void *pb = s == CUSOLVER_STATUS_SUCCESS ? malloc(bytes > 0 ? bytes : 1) : NULL;
+  if (s == CUSOLVER_STATUS_SUCCESS && pb)
+    s = cusolverSpXcsrpermHost(d->csp, n, n, nnz, d->descr, rp, ci, d->perm, d->perm, map, pb);
+  free(pb);
+  if (s != CUSOLVER_STATUS_SUCCESS) rc = hy_err(HY_ESYS, "cuSOLVER host ordering / permutation of M failed: status %d", (int)s);
+  for (int j = 0; rc == HY_OK && j < nnz; j++) val[j] = job->val[map[j]];
+  for (int i = 0; rc == HY_OK && i < n; i++) {
+    dg[i] = -1;
+    for (int q = rp[i]; q < rp[i + 1]; q++)
+      if (ci[q] == i) dg[i] = q;
+    if (dg[i] < 0) rc = hy_err(HY_EINPUT, "M has no stored diagonal entry in row %d (permuted)", i);
+  }
+  cudaError_t ce = cudaSuccess;
+  if (rc == HY_OK) {
+    ce = cudaMemcpy(d->rp, rp, (size_t)(n + 1) * sizeof(int), cudaMemcpyHostToDevice);
+    if (ce == cudaSuccess) ce = cudaMemcpy(d->ci, ci, (size_t)nnz * sizeof(int), cudaMemcpyHostToDevice);
+    if (ce == cudaSuccess) ce = cudaMemcpy(d->val_m, val, (size_t)nnz * sizeof(double), cudaMemcpyHostToDevice);
+    if (ce == cudaSuccess) ce = cudaMemcpy(d->diag, dg, (size_t)n * sizeof(int), cudaMemcpyHostToDevice);
+    if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "CUDA: copying P M P^T to the device failed: %s", cudaGetErrorString(ce));
+  }
+  free(rp); free(ci); free(map); free(dg); free(val);
+  return rc;
+}
+
+/* s = m, then s[diag[i]] += tau.  One thread per entry, then per row. */
+__global__ void eig_shift(const double *__restrict__ m, double *__restrict__ s, int nnz) {
+  int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < nnz) s[j] = m[j];
+}
+__global__ void eig_add_diag(double *__restrict__ s, const int *__restrict__ diag, int n, double tau) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) s[diag[i]] += tau;
+}
+/* x[i] = a.  One thread per entry. */
+__global__ void eig_fill(double *__restrict__ x, int64_t n, double a) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = a;
+}
+/* h = (h + h^T) / 2 for the p x p matrix.  One thread. */
+__global__ void eig_symmetrise(double *h, int p) {
+  for (int i = 0; i < p; i++)
+    for (int j = 0; j < i; j++) {
+      double a = 0.5 * (h[(size_t)j * p + i] + h[(size_t)i * p + j]);
+      h[(size_t)j * p + i] = h[(size_t)i * p + j] = a;
+    }
+}
+
+/* Device arrays and handles of the call.  Local. */
+static int eig_alloc(k_backend *be, eig_dev *d) {
+  k_cuda_state *cs = k_cuda_st(be);
+  d->st = cs->stream; d->cb = cs->cublas; d->dn = cs->cusolver; d->sp = cs->cusparse;
+  HY_CUSP(cusolverSpCreate(&d->csp));
+  HY_CUSP(cusolverSpSetStream(d->csp, d->st));
+  HY_CUSPARSE(cusparseCreateMatDescr(&d->descr));
+  HY_CUSPARSE(cusparseSetMatType(d->descr, CUSPARSE_MATRIX_TYPE_GENERAL));
+  HY_CUSPARSE(cusparseSetMatIndexBase(d->descr, CUSPARSE_INDEX_BASE_ZERO));
+  size_t n = (size_t)d->n, nnz = (size_t)d->nnz, np = n * (size_t)d->p, p = (size_t)d->p;
+  HY_CUDA(cudaMalloc((void **)&d->rp, (n + 1) * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&d->ci, nnz * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&d->diag, n * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&d->val_m, nnz * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->val_s, nnz * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->v, np * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->t, np * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->mv, np * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->r, np * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->h, p * p * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->w, p * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->qtau, p * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->colsum, p * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->ones, n * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->devinfo, sizeof(int)));
+  eig_fill<<<(unsigned)((n + 255) / 256), 256, 0, d->st>>>(d->ones, (int64_t)n, 1.0);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* Analysis, then the factorisation of P (M + tau I) P^T, tau from tau0 tenfold while a
+ * pivot is zero or a test solve of the ones vector is not finite.  Local. */
+static int eig_factor(k_lle_eig_job *job, eig_dev *d) {
+  int n = d->n, nnz = d->nnz;
+  double t0 = eig_now();
+  HY_CUSP(cusolverSpCreateCsrcholInfo(&d->chol));
+  HY_CUSP(cusolverSpXcsrcholAnalysis(d->csp, n, nnz, d->descr, d->rp, d->ci, d->chol));
+  HY_CUDA(cudaStreamSynchronize(d->st));
+  job->t_analyze = eig_now() - t0;
+  t0 = eig_now();
+  double tau = job->tau0;
+  for (;;) {
+    eig_shift<<<(unsigned)((nnz + 255) / 256), 256, 0, d->st>>>(d->val_m, d->val_s, nnz);
+    HY_CUDA_LAUNCH();
+    eig_add_diag<<<(unsigned)((n + 255) / 256), 256, 0, d->st>>>(d->val_s, d->diag, n, tau);
+    HY_CUDA_LAUNCH();
+    if (!d->buf) {
+      size_t internal = 0, ws = 0;
+      HY_CUSP(cusolverSpDcsrcholBufferInfo(d->csp, n, nnz, d->descr, d->val_s, d->rp, d->ci, d->chol, &internal, &ws));
+      HY_CUDA(cudaMalloc(&d->buf, ws > 0 ? ws : 1));
+      job->factor_bytes = (double)internal;
+    }
+    HY_CUSP(cusolverSpDcsrcholFactor(d->csp, n, nnz, d->descr, d->val_s, d->rp, d->ci, d->chol, d->buf));
+    int pos = -1;
+    HY_CUSP(cusolverSpDcsrcholZeroPivot(d->csp, d->chol, 0.0, &pos));
+    double nrm = 0;
+    if (pos < 0) {
+      HY_CUSP(cusolverSpDcsrcholSolve(d->csp, n, d->ones, d->t, d->chol, d->buf));
+      HY_CUBLAS(cublasDnrm2(d->cb, n, d->t, 1, &nrm));
+    }
+    if (pos < 0 && isfinite(nrm)) break;
+    tau *= 10;
+    if (tau > job->tau_max)
+      return hy_err(HY_ENUMERIC, "P (M + tau I) P^T is not positive definite up to tau = %.3g (csrchol: zero "
+                    "pivot at %d, test solve %s): M is not positive semidefinite, bad weights?", tau / 10, pos,
+                    isfinite(nrm) ? "finite" : "not finite");
+  }
+  HY_CUDA(cudaStreamSynchronize(d->st));
+  job->shift = tau;
+  job->t_factor = eig_now() - t0;
+  return HY_OK;
+}
+
+/* Workspaces of QR / syevd and the SpMM descriptors.  Local. */
+static int eig_iter_setup(eig_dev *d) {
+  int n = d->n, p = d->p, l1 = 0, l2 = 0, l3 = 0;
+  HY_CUSOLVER(cusolverDnDgeqrf_bufferSize(d->dn, n, p, d->v, n, &l1));
+  HY_CUSOLVER(cusolverDnDorgqr_bufferSize(d->dn, n, p, p, d->v, n, d->qtau, &l2));
+  HY_CUSOLVER(cusolverDnDsyevd_bufferSize(d->dn, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, p, d->h, p, d->w, &l3));
+  d->lwork = l1 > l2 ? l1 : l2;
+  if (l3 > d->lwork) d->lwork = l3;
+  HY_CUDA(cudaMalloc((void **)&d->work, (size_t)(d->lwork > 0 ? d->lwork : 1) * sizeof(double)));
+  HY_CUSPARSE(cusparseCreateCsr(&d->mat, n, n, d->nnz, d->rp, d->ci, d->val_m, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  HY_CUSPARSE(cusparseCreateDnMat(&d->dv, n, p, n, d->v, CUDA_R_64F, CUSPARSE_ORDER_COL));
+  HY_CUSPARSE(cusparseCreateDnMat(&d->dmv, n, p, n, d->mv, CUDA_R_64F, CUSPARSE_ORDER_COL));
+  double one = 1, zero = 0;
+  size_t bytes = 0;
+  HY_CUSPARSE(cusparseSpMM_bufferSize(d->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                      d->mat, d->dv, &zero, d->dmv, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, &bytes));
+  HY_CUDA(cudaMalloc(&d->spmm_buf, bytes > 0 ? bytes : 1));
+  return HY_OK;
+}
+
+/* x <- x - e (e^T x) for the n x p block (e the unit constant vector): GEMV + GER.  Local. */
+static int eig_project(eig_dev *d, double *x) {
+  double one = 1, zero = 0, minv = -1.0 / d->n;
+  HY_CUBLAS(cublasDgemv(d->cb, CUBLAS_OP_T, d->n, d->p, &one, x, d->n, d->ones, 1, &zero, d->colsum, 1));
+  HY_CUBLAS(cublasDger(d->cb, d->n, d->p, &minv, d->ones, 1, d->colsum, 1, x, d->n));
+  return HY_OK;
+}
+
+/* The block v orthonormalised in place (Householder QR: geqrf + orgqr).  Local. */
+static int eig_orth(eig_dev *d) {
+  HY_CUSOLVER(cusolverDnDgeqrf(d->dn, d->n, d->p, d->v, d->n, d->qtau, d->work, d->lwork, d->devinfo));
+  HY_CUSOLVER(cusolverDnDorgqr(d->dn, d->n, d->p, d->p, d->v, d->n, d->qtau, d->work, d->lwork, d->devinfo));
+  return HY_OK;
+}
+
+/* Rayleigh-Ritz with M: MV = M V, H = V^T MV, H = Y diag(theta) Y^T, V <- V Y, MV <- MV Y;
+ * theta and the residual norms ||MV_j - theta_j V_j|| to the host.  Local. */
+static int eig_rr(eig_dev *d, double *theta, double *res) {
+  int n = d->n, p = d->p;
+  double one = 1, zero = 0, *sw;
+  HY_CUSPARSE(cusparseDnMatSetValues(d->dv, d->v));
+  HY_CUSPARSE(cusparseDnMatSetValues(d->dmv, d->mv));
+  HY_CUSPARSE(cusparseSpMM(d->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mat, d->dv,
+                           &zero, d->dmv, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, d->spmm_buf));
+  HY_CUBLAS(cublasDgemm(d->cb, CUBLAS_OP_T, CUBLAS_OP_N, p, p, n, &one, d->v, n, d->mv, n, &zero, d->h, p));
+  eig_symmetrise<<<1, 1, 0, d->st>>>(d->h, p);
+  HY_CUDA_LAUNCH();
+  HY_CUSOLVER(cusolverDnDsyevd(d->dn, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, p, d->h, p, d->w, d->work,
+                               d->lwork, d->devinfo));
+  int info = 0;
+  HY_CUDA(cudaMemcpyAsync(&info, d->devinfo, sizeof info, cudaMemcpyDeviceToHost, d->st));
+  HY_CUDA(cudaMemcpyAsync(theta, d->w, (size_t)p * sizeof(double), cudaMemcpyDeviceToHost, d->st));
+  HY_CUBLAS(cublasDgemm(d->cb, CUBLAS_OP_N, CUBLAS_OP_N, n, p, p, &one, d->v, n, d->h, p, &zero, d->t, n));
+  sw = d->v; d->v = d->t; d->t = sw;
+  HY_CUBLAS(cublasDgemm(d->cb, CUBLAS_OP_N, CUBLAS_OP_N, n, p, p, &one, d->mv, n, d->h, p, &zero, d->t, n));
+  sw = d->mv; d->mv = d->t; d->t = sw;
+  HY_CUDA(cudaStreamSynchronize(d->st));
+  if (info != 0) return hy_err(HY_ENUMERIC, "syevd of the %d x %d Rayleigh-Ritz matrix failed (info %d)", p, p, info);
+  HY_CUDA(cudaMemcpyAsync(d->r, d->mv, (size_t)n * p * sizeof(double), cudaMemcpyDeviceToDevice, d->st));
+  for (int j = 0; j < p; j++) {
+    double a = -theta[j];
+    HY_CUBLAS(cublasDaxpy(d->cb, n, &a, d->v + (size_t)j * n, 1, d->r + (size_t)j * n, 1));
+    HY_CUBLAS(cublasDnrm2(d->cb, n, d->r + (size_t)j * n, 1, &res[j]));
+  }
+  return HY_OK;
+}
+
+/* The iteration from the start block to convergence (or maxit); the Ritz vectors back in
+ * the original order.  Local. */
+static int eig_iterate(k_lle_eig_job *job, eig_dev *d) {
+  int n = d->n, p = d->p;
+  size_t np = (size_t)n * p;
+  double *hv = (double *)malloc(np * sizeof(double));
+  if (!hv) return hy_err(HY_ESYS, "out of memory for the eigen block (n = %d, p = %d)", n, p);
+  for (int c = 0; c < p; c++)
+    for (int i = 0; i < n; i++) hv[(size_t)c * n + i] = job->v[(size_t)c * n + d->perm[i]];
+  cudaError_t ce = cudaMemcpy(d->v, hv, np * sizeof(double), cudaMemcpyHostToDevice);
+  if (ce != cudaSuccess) { free(hv); return hy_err(HY_ESYS, "CUDA: copying the start block failed: %s", cudaGetErrorString(ce)); }
+  int rc = eig_iter_setup(d);
+  if (rc == HY_OK) rc = eig_orth(d);
+  for (int it = 1; rc == HY_OK && it <= job->maxit; it++) {
+    double t0 = eig_now();
+    for (int c = 0; c < p; c++) {
+      cusolverStatus_t s = cusolverSpDcsrcholSolve(d->csp, n, d->v + (size_t)c * n, d->t + (size_t)c * n, d->chol, d->buf);
+      if (s != CUSOLVER_STATUS_SUCCESS) { rc = hy_err(HY_ESYS, "cuSOLVER: csrcholSolve failed: status %d", (int)s); break; }
+    }
+    if (rc == HY_OK && cudaStreamSynchronize(d->st) != cudaSuccess) rc = hy_err(HY_ESYS, "CUDA: the block solves failed");
+    job->t_solve += eig_now() - t0;
+    t0 = eig_now();
+    if (rc == HY_OK) rc = eig_project(d, d->t);
+    double *sw = d->v; d->v = d->t; d->t = sw;
+    if (rc == HY_OK) rc = eig_orth(d);
+    if (rc == HY_OK) rc = eig_rr(d, job->theta, job->res);
+    job->t_rr += eig_now() - t0;
+    if (rc != HY_OK) break;
+    int conv = 0;
+    while (conv < job->nconv && job->res[conv] <= job->tol_abs) conv++;
+    job->converged = conv;
+    job->iters = it;
+    if (conv == job->nconv) break;
+  }
+  if (rc == HY_OK) {
+    ce = cudaMemcpy(hv, d->v, np * sizeof(double), cudaMemcpyDeviceToHost);
+    if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "CUDA: copying the Ritz vectors back failed: %s", cudaGetErrorString(ce));
+    for (int c = 0; rc == HY_OK && c < p; c++)
+      for (int i = 0; i < n; i++) job->v[(size_t)c * n + d->perm[i]] = hv[(size_t)c * n + i];
+  }
+  free(hv);
+  return rc;
+}
+
+/* The k_lle_eig_ops entry (see k_lle.h).  Local. */
+static int cuda_eig_si(k_backend *be, k_lle_eig_job *job) {
+  if (job->n > INT32_MAX - 1 || job->nnz > INT32_MAX)
+    return hy_err(HY_EUSAGE, "gpu-chol: n = %lld, nnz(M) = %lld exceed csrchol's 32-bit indices", (long long)job->n,
+                  (long long)job->nnz);
+  eig_dev d;
+  memset(&d, 0, sizeof d);
+  d.n = (int)job->n; d.nnz = (int)job->nnz; d.p = job->p;
+  job->iters = job->converged = 0;
+  job->t_order = job->t_analyze = job->t_factor = job->t_solve = job->t_rr = 0;
+  int rc = eig_alloc(be, &d);
+  double t0 = eig_now();
+  if (rc == HY_OK) rc = eig_order(job, &d);
+  job->t_order = eig_now() - t0;
+  if (rc == HY_OK) rc = eig_factor(job, &d);
+  if (rc == HY_OK) rc = eig_iterate(job, &d);
+  cudaStreamSynchronize(d.st);
+  eig_free(&d);
+  return rc;
+}
+
+/* The table, filled by field name (C++ before C++20 has no designated initialisers). */
+static k_lle_eig_ops make_lle_eig_cuda_ops(void) {
+  k_lle_eig_ops o = {};
+  o.name = "cuda";
+  o.eig_si = cuda_eig_si;
+  return o;
+}
+extern "C" const k_lle_eig_ops k_lle_eig_cuda_ops = make_lle_eig_cuda_ops();
