@@ -10,12 +10,22 @@
 #      says its broadcast path ("gauss: panel broadcasts: nccl ..." or "mpi (host-staged): why")
 #   5. (not in the default list) 2 GPUs, grid 1x2, gauss.bcast=mpi: the host-staged path, to
 #      compare with item 4's NCCL figure
+#   6. HPL-MxP, FP16 trailing updates (matrix = hplmxp, precision = mixed, low = fp16, GMRES-IR
+#      in FP64), n = --mxp-n (65536: FP64 copy 34 GB + FP32 factors 17 GB), 1 GPU, the second of
+#      two runs: target >= 250 TF-equivalent as HPL-MxP reports it ((2/3 n^3 + 3/2 n^2) over LU +
+#      refinement), beside the LU-only rate and the refinement / GMRES iteration counts
+#   7. the same with BF16 inputs
+#   8. the factor time split (gauss.profile = true, synchronised) of FP64 and of HPL-MxP FP16 at
+#      n = --n: panel, swaps, trsm+U, lookahead gemm, rest of the trailing update (not in the
+#      default list: it slows the runs)
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5]] [-- extra key=value ...]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,6,7,8]] [--mxp-n 65536]
+#                                [-- extra key=value ...]
 set -u
 BIN=build-gpu/hybrid
 MPIEXEC=mpiexec
 N=32768
+MXPN=65536
 OUT=gauss-gpu-bench
 ONLY=1,2,3,4
 EXTRA=()
@@ -24,6 +34,7 @@ while [ $# -gt 0 ]; do
     --bin) BIN=$2; shift 2 ;;
     --mpiexec) MPIEXEC=$2; shift 2 ;;
     --n) N=$2; shift 2 ;;
+    --mxp-n) MXPN=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --) shift; EXTRA=("$@"); break ;;
@@ -41,7 +52,7 @@ run() {  # run NAME RANKS ARGS...
   echo "== $name: $np rank(s): $*"
   $MPIEXEC -n "$np" "$BIN" "$INI" output.dir="$OUT/records" "$@" "${EXTRA[@]+"${EXTRA[@]}"}" > "$OUT/$name.log" 2>&1
   echo "   exit $?"
-  grep -E "^(reference|compare|mixed: [0-9]|repeat|PASSED|FAILED|gauss: panel broadcasts)|^[NSB][DSM][HG]|Gflops per|scaled" "$OUT/$name.log" | sed 's/^/   /'
+  grep -E "^(reference|compare|mixed: [0-9]|repeat|PASSED|FAILED|gauss: panel broadcasts|hpl-mxp|profile)|^[NSB][DSM][HG]|Gflops per|scaled" "$OUT/$name.log" | sed 's/^/   /'
 }
 tval() { awk '/^[NSB][DSM][HG]F? /{print $6; exit}' "$OUT/$1.log"; }
 if want 1; then run fp64_$N 1 gauss.n=$N; fi
@@ -70,5 +81,15 @@ if want 5; then
   run fp64_${N}_2gpu_mpi 2 gauss.n=$N gauss.compare_cusolver=false gauss.grid=1x2 gauss.bcast=mpi
   t1=$(tval fp64_${N}_1gpu); t=$(tval fp64_${N}_2gpu_mpi)
   [ -n "$t1" ] && [ -n "$t" ] && awk -v a="$t1" -v b="$t" 'BEGIN{printf "2 GPUs, grid 1x2, broadcasts mpi (host-staged): %.3f s vs 1 GPU %.3f s, speed-up %.3f\n", b, a, a/b}'
+fi
+MXP=(gauss.matrix=hplmxp gauss.precision=mixed gauss.refine=gmres gauss.compare_cusolver=false gauss.repeat=2)
+mxp() {  # the HPL-MxP rate of log $1 against the 250 TF-equivalent target
+  awk '/^hpl-mxp: /{l = $3; sub(",", "", l); for (i = 1; i <= NF; i++) if ($i == "Gflops") {printf "target HPL-MxP %s: %.1f TF-equivalent (target >= 250): %s\n", l, $(i-1)/1e3, ($(i-1)/1e3 >= 250 ? "met" : "NOT met"); exit}}' "$OUT/$1.log"
+}
+if want 6; then run mxp_fp16_$MXPN 1 gauss.n=$MXPN gauss.low=fp16 "${MXP[@]}"; mxp mxp_fp16_$MXPN; fi
+if want 7; then run mxp_bf16_$MXPN 1 gauss.n=$MXPN gauss.low=bf16 "${MXP[@]}"; mxp mxp_bf16_$MXPN; fi
+if want 8; then
+  run profile_fp64_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=1 gauss.profile=true
+  run profile_mxp_fp16_$N 1 gauss.n=$N gauss.low=fp16 "${MXP[@]}" gauss.repeat=1 gauss.profile=true
 fi
 echo "logs in $OUT/"

@@ -119,6 +119,17 @@ typedef struct {
    * SGEMM. */
   int (*gemm_sub_low)(k_backend *be, int low, int64_t m, int64_t n, int64_t k, const float *a,
                       int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc);
+  /* The same in two parts, so that each input is rounded once however many GEMMs use it
+   * (HPL-MxP: the L panel and the U block row once per step, the trailing matrix stays FP32):
+   * to_low writes the m x n FP32 block src rounded to low (2: BF16, 3: FP16) into dst (ld ldd)
+   * in this backend's storage of low, low_bytes[low] bytes an element (GPU: the 16-bit format
+   * itself; host: the rounded value as FP32); gemm_sub_lowp is C -= A B on such inputs with
+   * FP32 sums (GPU: cublasGemmEx on tensor cores; host: SGEMM) - bit for bit gemm_sub_low. */
+  size_t low_bytes[4];
+  int (*to_low)(k_backend *be, int low, int64_t m, int64_t n, const float *src, int64_t lds,
+                void *dst, int64_t ldd);
+  int (*gemm_sub_lowp)(k_backend *be, int low, int64_t m, int64_t n, int64_t k, const void *a,
+                       int64_t lda, const void *b, int64_t ldb, float *c, int64_t ldc);
 } k_gauss_ops;
 
 /* The table of this backend.  Local. */

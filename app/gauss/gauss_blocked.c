@@ -53,6 +53,10 @@ typedef struct {
   int *ipiv;                  /* host, nb + 4 */
   int64_t *perm;              /* swap simulation, length n */
   int *rows, *rows2;          /* host row lists */
+  /* HPL-MxP (FP32 factors, gauss.low = bf16 | fp16): the step's L panel (mloc x nb) and U block
+   * row (nb x nloc) rounded once to low, in the backend's storage (k_gauss_ops to_low); the
+   * trailing GEMMs read them, the trailing matrix stays FP32.  NULL otherwise. */
+  void *lowl, *lowu;
 } blk_ws;
 
 /* Make the grid, open its transport, print the choice.  Collective. */
@@ -354,19 +358,46 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
     w->glist = gauss_xmalloc(sizeof(int) * (size_t)n);
   }
   w->ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
-
+  if (sp && g->o->low >= GAUSS_LOW_BF16) {
+    size_t le = ko->low_bytes[g->o->low];
+    w->lowl = gauss_dalloc(g, (size_t)(f->lda * nb) * le);
+    w->lowu = gauss_dalloc(g, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * le);
+  }
   return f;
 }
 
-/* A trailing update C -= A B in the factors' precision; FP32 factors with gauss.low = tf32,
- * bf16 or fp16 round the inputs to it (tensor cores, FP32 sums: HPL-MxP's updates).  Local. */
+/* A trailing update C -= A B in the factors' precision; FP32 factors with gauss.low = tf32
+ * round the inputs to it in the GEMM; bf16 / fp16 take A and B from the step's rounded copies
+ * (w->lowl from row a_row of the L panel, w->lowu from column b_col of the U block row: ld mt
+ * and jb; blk_step's blk_lowcopy); tensor cores, FP32 sums: HPL-MxP's updates.  Local. */
 static void blk_gemm(blk_ws *w, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
-                     const void *b, int64_t ldb, void *c, int64_t ldc) {
+                     const void *b, int64_t ldb, void *c, int64_t ldc, int64_t b_col) {
   gauss_t *g = w->g;
-  if (w->f->sp && g->o->low != GAUSS_LOW_FP32)
-    HY_LOCAL(g->ko->gemm_sub_low(g->be, g->o->low, m, n, k, a, lda, b, ldb, c, ldc));
-  else
+  int low = g->o->low;
+  if (w->lowl) {
+    size_t le = g->ko->low_bytes[low];
+    HY_LOCAL(g->ko->gemm_sub_lowp(g->be, low, m, n, k, w->lowl, m > 0 ? m : 1,
+                                  (char *)w->lowu + (size_t)(b_col * k) * le, k, c, ldc));
+  } else if (w->f->sp && low != GAUSS_LOW_FP32) {
+    HY_LOCAL(g->ko->gemm_sub_low(g->be, low, m, n, k, a, lda, b, ldb, c, ldc));
+  } else {
     HY_LOCAL(g->ko->gemm_sub(g->be, w->f->sp, m, n, k, a, lda, b, ldb, c, ldc));
+  }
+}
+
+/* HPL-MxP (w->lowl): round the m rows of the step's L panel (a, ld lda; m x k) into w->lowl
+ * (ld m), when lcols = 1, and columns c0 .. c1 of its U block row (b, ld ldb; k rows) into
+ * w->lowu (ld k), on the current stream: each element once per step.  Local. */
+static void blk_lowcopy(blk_ws *w, int lcols, int64_t m, int64_t k, const void *a, int64_t lda,
+                        const void *b, int64_t ldb, int64_t c0, int64_t c1) {
+  gauss_t *g = w->g;
+  if (!w->lowl) return;
+  int low = g->o->low;
+  size_t le = g->ko->low_bytes[low];
+  if (lcols && m > 0) HY_LOCAL(g->ko->to_low(g->be, low, m, k, a, lda, w->lowl, m));
+  if (c1 > c0)
+    HY_LOCAL(g->ko->to_low(g->be, low, k, c1 - c0, at(w, (void *)b, 0, c0, ldb), ldb,
+                           (char *)w->lowu + (size_t)(c0 * k) * le, k));
 }
 
 /* Step k of the blocked LU (panel k already factored and broadcast: lp, ldl): row swaps,
@@ -417,9 +448,12 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
   int64_t mt = f->mloc - lr1;
   void *lcur = lp;
   int64_t ldcur = ldl;
+  /* HPL-MxP: L and the U solved so far rounded once (P = 1: the rest of U after its TRSM) */
+  blk_lowcopy(w, 1, mt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, 0, mt > 0 ? nt1 : 0);
   if (k + 1 < nblk) {
     if (split > lt && mt > 0)
-      blk_gemm(w, mt, split - lt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, at(w, f->a, lr1, lt, f->lda), f->lda);
+      blk_gemm(w, mt, split - lt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu,
+               at(w, f->a, lr1, lt, f->lda), f->lda, 0);
     prof_mark(g, 3, &tp);
   }
   /* the rest of the trailing update is queued on the main stream; the next panel is factored
@@ -430,9 +464,14 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
     HY_CALL(blk_swap(w, k, split, f->nloc, x0, x1));
     HY_LOCAL(ko->trsm_lunit(be, sp, jb, nr, lcur, ldcur, at(w, f->a, lr0, split, f->lda), f->lda));
   }
-  if (mt > 0 && nr > 0)
+  if (mt > 0 && nr > 0) {
+    blk_lowcopy(w, 0, mt, jb, NULL, 0, up, ldu, nt1, nt);
     blk_gemm(w, mt, nr, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, at(w, up, 0, split - lt, ldu), ldu,
-             at(w, f->a, lr1, split, f->lda), f->lda);
+             at(w, f->a, lr1, split, f->lda), f->lda, split - lt);
+  }
+  /* gauss.profile: the rest of the trailing update alone (else it would count as the panel's,
+   * which runs beside it on the side stream) */
+  prof_mark(g, 4, &tp);
   if (k + 1 < nblk) {
     HY_LOCAL(ko->stream_ctl(be, 1));
     rc = blk_panel(w, k + 1, &lp, &ldl);
@@ -458,6 +497,8 @@ static void blk_ws_free(blk_ws *w) {
   if (w->hall) be->ops->free_pinned(be, w->hall);
   free(w->glist);
   if (w->hbuf) be->ops->free_pinned(be, w->hbuf);
+  if (w->lowl) be->ops->free(be, w->lowl);
+  if (w->lowu) be->ops->free(be, w->lowu);
   free(w->ipiv);
   free(w->perm);
   free(w->rows);

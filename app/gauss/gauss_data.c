@@ -123,8 +123,31 @@ static int gauss_inputs(gauss_t *g) {
   return HY_OK;
 }
 
-/* Generate this rank's part of the original matrix in FP64 on the device and ||A||_inf.
- * Collective. */
+/* matrix = hplmxp (HPL-MxP's generator: uniform off the diagonal, each diagonal entry the sum
+ * of the magnitudes of its row's others): gauss_a0_make generates the diagonal as 0 (g->diag
+ * NULL), its all-reduced row sums are g->diag, and this writes the diagonal entries this rank
+ * holds into a0, one copy per run of consecutive local diagonal entries (column stride
+ * ld + 1).  Local. */
+static int gauss_hplmxp_diag_put(gauss_t *g) {
+  int64_t n = g->n, ld = g->a0_m > 0 ? g->a0_m : 1, run0 = -1, li0 = 0, lj0 = 0, len = 0;
+  for (int64_t i = 0; i <= n; i++) {
+    int mine = i < n && (int)((i / g->a0_mb) % g->a0_P) == g->a0_p && (int)((i / g->a0_nb) % g->a0_Q) == g->a0_q;
+    int64_t li = mine ? gauss_numroc(i, g->a0_mb, g->a0_p, g->a0_P) : -1;
+    int64_t lj = mine ? gauss_numroc(i, g->a0_nb, g->a0_q, g->a0_Q) : -1;
+    if (len > 0 && (!mine || li != li0 + len || lj != lj0 + len)) {
+      HY_LOCAL(g->ko->h2d_2d(g->be, 0, 1, len, g->diag + run0, 1, g->a0 + li0 + lj0 * ld, ld + 1));
+      len = 0;
+    }
+    if (!mine) continue;
+    if (len == 0) { run0 = i; li0 = li; lj0 = lj; }
+    len++;
+  }
+  HY_LOCAL(g->be->ops->sync(g->be));
+  return HY_OK;
+}
+
+/* Generate this rank's part of the original matrix in FP64 on the device and ||A||_inf
+ * (matrix = hplmxp: the diagonal too, gauss_hplmxp_diag_put).  Collective. */
 static int gauss_a0_make(gauss_t *g) {
   hy_ctx *ctx = g->ctx;
   int64_t n = g->n;
@@ -154,10 +177,19 @@ static int gauss_a0_make(gauss_t *g) {
   free(h);
   free(gi);
   if (ctx->size > 1) HY_MPI(MPI_Allreduce(MPI_IN_PLACE, rows, (int)n, MPI_DOUBLE, MPI_SUM, ctx->comm));
+  if (g->mtype == GAUSS_HPLMXP) {
+    /* the diagonal was generated as 0: the row sums are the diagonal itself */
+    g->diag = rows;
+    HY_CALL(gauss_hplmxp_diag_put(g));
+    for (int64_t i = 0; i < n; i++) rows[i] *= 2;   /* |a_ii| + the rest, exactly */
+  }
   g->normA = 0;
   for (int64_t i = 0; i < n; i++)
     if (rows[i] > g->normA || isnan(rows[i])) g->normA = rows[i];
-  free(rows);
+  if (g->mtype == GAUSS_HPLMXP)
+    for (int64_t i = 0; i < n; i++) rows[i] /= 2;
+  else
+    free(rows);
   return HY_OK;
 }
 
@@ -203,27 +235,6 @@ int gauss_outputs(gauss_t *g, const double *x) {
 }
 
 
-/* matrix = hplmxp (HPL-MxP's generator: uniform off the diagonal, each diagonal entry the sum
- * of the magnitudes of its row's others): every rank sums its part of each row, an all-reduce
- * gives the diagonal to all.  Collective. */
-static int gauss_hplmxp_diag(gauss_t *g) {
-  int64_t n = g->n;
-  int64_t m = gauss_numroc(n, g->a0_mb, g->a0_p, g->a0_P), nc = gauss_numroc(n, g->a0_nb, g->a0_q, g->a0_Q);
-  HY_CALLOC(g->diag, n);
-  double *d;
-  HY_CALLOC(d, n);
-  for (int64_t jl = 0; jl < nc; jl++) {
-    int64_t gj = gauss_l2g(jl, g->a0_nb, g->a0_q, g->a0_Q);
-    for (int64_t il = 0; il < m; il++) {
-      int64_t gi = gauss_l2g(il, g->a0_mb, g->a0_p, g->a0_P);
-      if (gi != gj) d[gi] += fabs(gauss_entry(g, gi, gj));
-    }
-  }
-  if (g->ctx->size > 1) HY_MPI(MPI_Allreduce(d, g->diag, (int)n, MPI_DOUBLE, MPI_SUM, g->ctx->comm));
-  else memcpy(g->diag, d, sizeof(double) * (size_t)n);
-  free(d);
-  return HY_OK;
-}
 
 /* The run state from the options: sizes, distribution, algorithm.  Local. */
 static void gauss_setup(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info) {
@@ -285,7 +296,6 @@ int gauss_load(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info) {
   gauss_report_setup(g, info);
   if (g->alg == GAUSS_BLOCKED) HY_CALL(gauss_blocked_comm_setup(g));
   hy_phase_begin(ctx, "generate");
-  if (g->mtype == GAUSS_HPLMXP) HY_CALL(gauss_hplmxp_diag(g));
   HY_CALL(gauss_a0_make(g));
   hy_phase_end(ctx, "generate");
   gauss_report_norms(g);

@@ -99,9 +99,10 @@ static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf
                                      : "includes the upload, as the seed's buffer version");
   if (g->o->profile && g->alg == GAUSS_BLOCKED)
     hy_printf0(ctx, "profile (rank 0, synchronised, last factorization): panel %.3f ms, swaps %.3f "
-               "ms, trsm+U %.3f ms, lookahead gemm %.3f ms, rest of the trailing gemm after the "
-               "panel %.3f ms\n", g->prof[0] * 1e3, g->prof[1] * 1e3, g->prof[2] * 1e3,
-               g->prof[3] * 1e3, g->prof[4] * 1e3);
+               "ms, trsm+U %.3f ms, lookahead gemm %.3f ms, rest of the trailing update (swaps, "
+               "trsm, gemm; before the next panel, not beside it) %.3f ms; sum %.3f ms\n",
+               g->prof[0] * 1e3, g->prof[1] * 1e3, g->prof[2] * 1e3, g->prof[3] * 1e3,
+               g->prof[4] * 1e3, (g->prof[0] + g->prof[1] + g->prof[2] + g->prof[3] + g->prof[4]) * 1e3);
   const gauss_refine_stats *rs = &info->rs;
   if (g->prec == GAUSS_MIXED)
     hy_printf0(ctx, "mixed: %d refinement step(s) (refine %s: %d classic, %d GMRES-IR with %d GMRES "

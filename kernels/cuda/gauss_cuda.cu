@@ -622,6 +622,43 @@ static int c_gemm_sub_low(k_backend *be, int low, int64_t m, int64_t n, int64_t 
   return HY_OK;
 }
 
+/* dst (ld ldd) = the m x n FP32 block src rounded to BF16 (low 2) or FP16 (low 3), round to
+ * nearest even, on the current gauss stream.  Local. */
+template <typename T>
+__global__ void to_low_ld_k(int64_t rows, int64_t cols, const float *a, int64_t lda, T *r, int64_t ldr) {
+  int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (t >= rows * cols) return;
+  int64_t i = t % rows, j = t / rows;
+  put_low(r + i + j * ldr, a[i + j * lda]);
+}
+
+static int c_to_low(k_backend *be, int low, int64_t m, int64_t n, const float *src, int64_t lds,
+                    void *dst, int64_t ldd) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  if (low == 2)
+    to_low_ld_k<__nv_bfloat16><<<nblocks(m * n, 256), 256, 0, strm(be)>>>(m, n, src, lds, (__nv_bfloat16 *)dst, ldd);
+  else if (low == 3)
+    to_low_ld_k<__half><<<nblocks(m * n, 256), 256, 0, strm(be)>>>(m, n, src, lds, (__half *)dst, ldd);
+  else
+    return hy_err(HY_ESYS, "gauss to_low: low = %d has no 16-bit storage (2: bf16, 3: fp16)", low);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* C -= A B, A and B BF16 / FP16 from c_to_low, FP32 accumulation on tensor cores.  Local. */
+static int c_gemm_sub_lowp(k_backend *be, int low, int64_t m, int64_t n, int64_t k, const void *a,
+                           int64_t lda, const void *b, int64_t ldb, float *c, int64_t ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return HY_OK;
+  if (low != 2 && low != 3)
+    return hy_err(HY_ESYS, "gauss gemm_sub_lowp: low = %d has no 16-bit storage (2: bf16, 3: fp16)", low);
+  float mone = -1, one = 1;
+  cudaDataType_t t = low == 2 ? CUDA_R_16BF : CUDA_R_16F;
+  HY_CUBLAS(cublasGemmEx(cur_cublas(be), CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &mone, a,
+                         t, (int)lda, b, t, (int)ldb, &one, c, CUDA_R_32F, (int)ldc,
+                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  return HY_OK;
+}
+
 static int c_tensor(k_backend *be, int on) {
   cublasMath_t m = on ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
   HY_CUBLAS(cublasSetMathMode(k_cuda_st(be)->cublas, m));
@@ -752,4 +789,5 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_d2h_2d, c_h2d_2d, c_convert, c_stream_ctl, c_tensor,
   c_mem_free, c_ref_lu, c_gemm_time,
   c_copy_2d, c_gemm_sub_low,
+  { 4, 4, 2, 2 }, c_to_low, c_gemm_sub_lowp,
 };

@@ -414,6 +414,24 @@ static int h_gemm_sub_low(k_backend *be, int low, int64_t m, int64_t n, int64_t 
   return rc;
 }
 
+/* dst (ld ldd) = the m x n block src rounded to low, kept as FP32 values (the host's storage of
+ * every low format).  Local. */
+static int h_to_low(k_backend *be, int low, int64_t m, int64_t n, const float *src, int64_t lds,
+                    void *dst, int64_t ldd) {
+  int bits = low == 2 ? 8 : 11, fp16 = low == 3;
+  float *d = (float *)dst;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) d[i + j * ldd] = h_round(src[i + j * lds], bits, fp16);
+  return HY_OK;
+}
+
+/* C -= A B on inputs rounded by h_to_low: SGEMM, FP32 products and sums.  Local. */
+static int h_gemm_sub_lowp(k_backend *be, int low, int64_t m, int64_t n, int64_t k, const void *a,
+                           int64_t lda, const void *b, int64_t ldb, float *c, int64_t ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return HY_OK;
+  return h_gemm_sub(be, 1, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
 /* auto block size on the host: 64 (BLAS-3 sized for a CPU cache).  Local. */
 static int64_t h_nb_auto(int64_t n) { return 64; }
 
@@ -426,5 +444,6 @@ const k_gauss_ops k_gauss_host_ops = {
   .gemm_sub = h_gemm_sub, .trsv = h_trsv, .gemv_add = h_gemv_add, .d2h_2d = h_d2h_2d,
   .h2d_2d = h_h2d_2d, .convert = h_convert, .stream_ctl = h_stream_ctl, .tensor = h_tensor,
   .mem_free = h_mem_free, .ref_lu = h_ref_lu, .gemm_time = h_gemm_time, .copy_2d = h_copy_2d,
-  .gemm_sub_low = h_gemm_sub_low,
+  .gemm_sub_low = h_gemm_sub_low, .low_bytes = { 4, 4, 4, 4 }, .to_low = h_to_low,
+  .gemm_sub_lowp = h_gemm_sub_lowp,
 };

@@ -10,6 +10,10 @@ gauss_driver.py validate --mpiexec=M --npflag=-n --bin HYBRID --validator V --wo
     [--ext .petsc] -- ARGS
     Runs the workload writing A, b and x, then `V solve -A A -b b -x x` (no mpiexec: singleton).
 gauss_driver.py compare FILE1 FILE2 --tol T      compare two vector files.
+gauss_driver.py profile --mpiexec=M --npflag=-n --bin HYBRID --workdir DIR --ranks R -- ARGS
+    Runs the workload once (ARGS with gauss.profile=true, repeat 1) and parses the profile line:
+    every part >= 0, the printed sum = the parts' sum, and the sum within [0.5, 1.05] x the
+    factor time of the "Gflops per" line (+ 2 ms): the split accounts for the factorization.
 Exit 0 pass, 1 fail.
 """
 import argparse, os, re, shutil, subprocess, sys
@@ -100,6 +104,33 @@ def cmd_validate(a, common):
     return []
 
 
+PROF = re.compile(r"^profile \(rank 0, synchronised, last factorization\): panel ([0-9.]+) ms, swaps "
+                  r"([0-9.]+) ms, trsm\+U ([0-9.]+) ms, lookahead gemm ([0-9.]+) ms, rest of the trailing "
+                  r"update \(swaps, trsm, gemm; before the next panel, not beside it\) ([0-9.]+) ms; sum "
+                  r"([0-9.]+) ms$", re.M)
+
+
+def cmd_profile(a, common):
+    cmd = a.mpiexec + [a.ranks, a.bin] + common + ["gauss.profile=true", "gauss.repeat=1",
+                                                  "output.record=false"]
+    rc, out = run(cmd, a.workdir)
+    if rc != 0 or "PASSED" not in out:
+        return ["workload exit %d" % rc]
+    m = PROF.search(out)
+    f = re.search(r"^Gflops per \S+: \S+ +\(time [0-9.]+ s: factor ([0-9.]+) s", out, re.M)
+    if not m or not f:
+        return ["no profile line (%s) or factor time (%s)" % (bool(m), bool(f))]
+    parts = [float(m.group(i)) for i in range(1, 6)]
+    total, fac = float(m.group(6)), float(f.group(1)) * 1e3
+    print("profile parts %s ms, sum %.3f ms, factor %.3f ms" % (parts, total, fac))
+    fails = []
+    if min(parts) < 0 or abs(sum(parts) - total) > 0.003:
+        fails.append("parts %s do not sum to the printed %.3f ms" % (parts, total))
+    if not (0.5 * fac <= total <= 1.05 * fac + 2.0):
+        fails.append("the parts' sum %.3f ms is not within [0.5, 1.05] x the factor's %.3f ms" % (total, fac))
+    return fails
+
+
 def main():
     argv = sys.argv[1:]
     common = []
@@ -107,7 +138,7 @@ def main():
         k = argv.index("--")
         argv, common = argv[:k], argv[k + 1:]
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["ranks", "validate", "compare"])
+    ap.add_argument("mode", choices=["ranks", "validate", "compare", "profile"])
     ap.add_argument("files", nargs="*")
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--npflag", default="-n")
@@ -141,6 +172,8 @@ def main():
     if a.mode == "ranks":
         a.tol = float(a.tol)
         fails = cmd_ranks(a, common)
+    elif a.mode == "profile":
+        fails = cmd_profile(a, common)
     else:
         fails = cmd_validate(a, common)
     for f in fails:

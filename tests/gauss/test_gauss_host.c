@@ -283,6 +283,29 @@ static void check_low(const k_gauss_ops *ko, k_backend *be) {
   float a2[2] = { 1.0f + 0x1p-11f, 1.0f + 0x1p-11f }, b2[2] = { 1.0f, 1.0f }, c2 = 0.0f;
   ko->gemm_sub_low(be, 3, 1, 1, 2, a2, 1, b2, 2, &c2, 1);
   ok(c2 == -2.0f, "fp16 gemm_sub_low: the rounded inputs summed (k = 2)", c2);
+  /* the two-part form (to_low once, gemm_sub_lowp from the copies; HPL-MxP's per-step
+   * rounding) equals gemm_sub_low bit for bit on blocks with leading dimensions > rows, and the
+   * copies hold the rounded values (fp16: 1 + 2^-11 -> 1) */
+  for (int low = 2; low <= 3; low++) {
+    enum { M = 7, N = 5, K = 3, LDA = 9, LDB = 4, LDC = 8 };
+    float a[LDA * K], b[LDB * N], c1[LDC * N], c2[LDC * N], la[M * K + 1], lb[K * N + 1];
+    for (int i = 0; i < LDA * K; i++) a[i] = (float)val(7 + low, (uint64_t)i) * (1.0f + 0x1p-10f);
+    for (int i = 0; i < LDB * N; i++) b[i] = (float)val(9 + low, (uint64_t)i) * 3.0f;
+    for (int i = 0; i < LDC * N; i++) c1[i] = c2[i] = (float)val(11, (uint64_t)i);
+    a[0] = 1.0f + 0x1p-11f;
+    ko->gemm_sub_low(be, low, M, N, K, a, LDA, b, LDB, c1, LDC);
+    int rc = ko->to_low(be, low, M, K, a, LDA, la, M);
+    if (rc == HY_OK) rc = ko->to_low(be, low, K, N, b, LDB, lb, K);
+    if (rc == HY_OK) rc = ko->gemm_sub_lowp(be, low, M, N, K, la, M, lb, K, c2, LDC);
+    int same = rc == HY_OK && ko->low_bytes[low] == sizeof(float);
+    for (int i = 0; i < LDC * N && same; i++) same = memcmp(&c1[i], &c2[i], sizeof(float)) == 0;
+    char what[160];
+    snprintf(what, sizeof what, "%s: to_low + gemm_sub_lowp = gemm_sub_low bit for bit (7 x 5 x 3, "
+             "ld 9 / 4 / 8)", low == 2 ? "bf16" : "fp16");
+    ok(same, what, (double)(c1[0] - c2[0]));
+    ok(la[0] == 1.0f, low == 2 ? "bf16 to_low: 1 + 2^-11 to 1" : "fp16 to_low: 1 + 2^-11 to 1",
+       (double)la[0] - 1.0);
+  }
 }
 
 int main(void) {

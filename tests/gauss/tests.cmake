@@ -2,6 +2,8 @@
 # comparisons only with -DHYBRID_GPU_TESTS=ON (label gpu).  All small: n <= 300, <= 4 ranks.
 set(GAUSS_T ${CMAKE_CURRENT_LIST_DIR})
 set(GAUSS_DRIVER ${Python3_EXECUTABLE} ${GAUSS_T}/gauss_driver.py)
+set(GAUSS_SWEEP ${Python3_EXECUTABLE} ${GAUSS_T}/sweep_check.py --mpiexec=${MPIEXEC_EXECUTABLE}
+    --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN})
 set(GAUSS_PASS "HPL scaled residual [0-9.e+-]+ < 16" "^PASSED: gauss")
 set(GAUSS_NONAN "(^|[^_a-zA-Z])([Nn]a[Nn]|[Ii]nf)([^a-zA-Z]|$)")
 
@@ -430,6 +432,24 @@ if(HYBRID_GPU_TESTS)
       ARGS run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed
            gauss.low=${low} gauss.refine=gmres gauss.n=8192)
   endforeach()
+  # HPL-MxP on the device against the host's emulation of the rounding, n = 2000, the same nb:
+  # the first GMRES-IR residual (of the FP16 / BF16-updated LU's x) within 4x of the host's (an
+  # unrounded FP32 update is 10-1000x smaller), both refined to FP64 without the fallback, x
+  # within 1e-9, the hpl-mxp rate parsed and equal to HPL's count over the line's Time
+  foreach(low fp16 bf16)
+    add_test(NAME gauss_gpu_hplmxp_vs_host_${low}
+      COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
+              --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+              --workdir ${HY_TEST_OUT}/gauss_gpu_hplmxp_vs_host_${low}
+              --runs "1:run.backend=host" "1:run.backend=cuda" --
+              run.workload=gauss gauss.matrix=hplmxp gauss.precision=mixed gauss.low=${low}
+              gauss.refine=gmres gauss.n=2000 gauss.nb=128 run.seed=9)
+    set_tests_properties(gauss_gpu_hplmxp_vs_host_${low} PROPERTIES LABELS "gpu" TIMEOUT 300)
+  endforeach()
+  # a sweep on the device: every line parsed and recorded, one combination alone the same
+  add_test(NAME gauss_gpu_sweep COMMAND ${GAUSS_SWEEP} --ranks 1 --workdir ${HY_TEST_OUT}/gauss_gpu_sweep
+    --n 1000,3000 --nb 128,256 --grid 1x1 --single 3 -- run.workload=gauss run.backend=cuda run.seed=5)
+  set_tests_properties(gauss_gpu_sweep PROPERTIES LABELS "gpu" TIMEOUT 300)
   hy_case(NAME gauss_gpu_hplmxp_fp16_2gpu RANKS 2 LABELS gpu JSON TIMEOUT 300
     EXPECT ${GAUSS_PASS} "backend cuda" "^hpl-mxp: low fp16"
     REJECT "fallback" "falling back"
@@ -547,8 +567,6 @@ hy_case(NAME gauss_bad_low RANKS 1 EXIT 1
 # parsed residual < 16), HPL's closing count, the record's "sweep" list field by field and its
 # counts and validation, and runs one combination alone: the same residual and line to the
 # printed digits and the old single-run record fields.  1, 2 and 3 ranks, n not a multiple of nb
-set(GAUSS_SWEEP ${Python3_EXECUTABLE} ${GAUSS_T}/sweep_check.py --mpiexec=${MPIEXEC_EXECUTABLE}
-    --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN})
 foreach(spec "1|97,130|16,32|1x1|3" "2|97,130|16|1x2,2x1|2" "3|101|8,16|1x3,auto,3x1|5")
   string(REPLACE "|" ";" sp "${spec}")
   list(GET sp 0 np)
@@ -585,4 +603,32 @@ foreach(spec
   separate_arguments(args)
   hy_case(NAME gauss_sweep_bad_${what} RANKS ${np} EXIT 1 TIMEOUT 30 EXPECT "${msg}" REJECT "^PASSED"
     ARGS run.workload=gauss run.backend=host ${args})
+endforeach()
+
+# HPL-MxP's per-step rounding (the L panel and U block row rounded once, to_low, read by every
+# trailing GEMM of the step): the same system at 1 rank and on the 2x1 and 1x2 grids, host
+# emulation, FP16 and BF16: step-0 residual within 2x, x within 1e-9, the rate line parsed
+foreach(low fp16 bf16)
+  foreach(grid 2x1 1x2)
+    add_test(NAME gauss_hplmxp_compare_${low}_${grid}
+      COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
+              --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+              --workdir ${HY_TEST_OUT}/gauss_hplmxp_compare_${low}_${grid} --ratio 2
+              --runs "1:gauss.grid=1x1" "2:gauss.grid=${grid}" --
+              run.workload=gauss run.backend=host gauss.matrix=hplmxp gauss.precision=mixed
+              gauss.low=${low} gauss.refine=gmres gauss.n=300 gauss.nb=32 run.seed=9)
+    set_tests_properties(gauss_hplmxp_compare_${low}_${grid} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
+  endforeach()
+endforeach()
+# gauss.profile: the split of the factor time printed, each part parsed (>= 0), the printed sum
+# theirs, and the sum within [0.5, 1.05] x the factor time of the run (gauss_driver.py profile)
+foreach(spec "1:1x1" "2:1x2" "2:2x1")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 np)
+  list(GET sp 1 grid)
+  add_test(NAME gauss_profile_${grid}
+    COMMAND ${GAUSS_DRIVER} profile --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+            --bin ${HY_BIN} --workdir ${HY_TEST_OUT}/gauss_profile_${grid} --ranks ${np} --
+            run.workload=gauss run.backend=host gauss.n=600 gauss.nb=32 gauss.grid=${grid})
+  set_tests_properties(gauss_profile_${grid} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS ${np})
 endforeach()
