@@ -128,6 +128,17 @@ void hy_validation(hy_ctx *ctx, const char *check, double value, double threshol
 /* The text after PASSED/FAILED on the last line. */
 void hy_verdict(hy_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- memory pre-check (app/runtime/memcheck.c) ---- */
+/* Refuse, before allocating, a run that needs more memory per rank than a rank has: host bytes
+ * against io_mem_limit() shared by the node's ranks, device bytes against the backend's
+ * mem_info free figure shared by the ranks on that device (skipped where mem_info is NULL: the
+ * host backend, whose device memory is the host figure).  detail says what the figures count
+ * ("keys and the exchange buffer, at least"), fmt... names the size ("sort.n = %lld"): both go
+ * into the message with the figure and the limit; exit 5 (system).  The figures must be lower
+ * bounds, never refusing a run that fits.  Collective (agreed on comm). */
+int hy_mem_check(hy_ctx *ctx, double host_bytes, double dev_bytes, const char *detail, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* ---- test hooks ([debug]) ---- */
 /* A point inside stage `stage` where [debug] fail_rank fails alone when fail_stage names that
  * stage: prints rank, host and the stage and calls MPI_Abort with fail_code.  Local (no

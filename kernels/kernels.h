@@ -37,6 +37,8 @@ typedef struct {
   int (*daxpy)(k_backend *be, int64_t n, double a, const double *x, double *y);
   /* sum of x[i] * y[i] (result on the host) */
   int (*ddot)(k_backend *be, int64_t n, const double *x, const double *y, double *result);
+  /* device memory free and total in bytes; NULL where device memory is host memory (host) */
+  int (*mem_info)(k_backend *be, size_t *free_bytes, size_t *total_bytes);
 } k_ops;
 
 struct k_backend {

@@ -237,6 +237,10 @@ int conv_png_read(const char *path, int fp64, conv_image *img) {
 /* Rank 0 generates or reads the image; every rank learns its size.  Collective. */
 int conv_load_image(hy_ctx *ctx, const conv_opts *o, conv_image *img) {
   memset(img, 0, sizeof *img);
+  double px = (double)o->width * o->height * o->channels * (o->fp64 ? 8 : 4);
+  if (o->generate)   /* the whole image on rank 0 and the tiles: 2 images over the ranks */
+    HY_CALL(hy_mem_check(ctx, 2.0 * px / ctx->size, px / ctx->size, "the image on rank 0 and the tiles, at least",
+                         "conv.width x height x channels = %d x %d x %d", o->width, o->height, o->channels));
   int rc = HY_OK;
   if (ctx->rank == 0) rc = o->generate ? conv_generate(o, img) : conv_png_read(o->file, o->fp64, img);
   HY_CALL(hy_agree(ctx->comm, rc));

@@ -273,20 +273,13 @@ static void gauss_setup(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info
 }
 
 /* The load stage (see gauss.h).  Collective. */
-/* Refuse, before anything is allocated, an order whose host memory per rank (this rank's
- * block of A and a few n-vectors: a lower bound) exceeds what the node has for each of
- * its ranks (io_mem_limit() / ranks per node): exit 5 with both figures.  Every rank computes
- * the same figures.  Collective (no communication needed). */
+/* Refuse, before anything is allocated, an order whose memory per rank (this rank's block of A
+ * and a few n-vectors on the host; the block in the factorisation's precision on the device: a
+ * lower bound) exceeds what a rank has (hy_mem_check): exit 5 with both figures.  Collective. */
 static int gauss_mem_check(const gauss_t *g) {
-  const hy_ctx *ctx = g->ctx;
-  double n = (double)g->n, per_node = (double)ctx->size / (ctx->nnodes > 0 ? ctx->nnodes : 1);
-  double need = 8.0 * n * n / ctx->size + 8.0 * 8.0 * n;   /* a lower bound: never refuses a run that fits */
-  double have = (double)io_mem_limit() / (per_node > 1 ? per_node : 1);
-  if (need <= have) return HY_OK;
-  return hy_err(HY_ESYS, "gauss.n = %lld needs about %.3g GiB of host memory per rank (A's block n^2/%d ranks "
-                "and n-vectors, at least) but a rank has %.3g GiB here (%.3g GiB for %.0f rank(s) per node): "
-                "use more ranks or nodes, or a smaller n", (long long)g->n, need / 1073741824.0, ctx->size,
-                have / 1073741824.0, (double)io_mem_limit() / 1073741824.0, per_node);
+  double n = (double)g->n, blk = n * n / g->ctx->size;
+  return hy_mem_check(g->ctx, 8.0 * blk + 64.0 * n, (g->prec == GAUSS_DOUBLE ? 8.0 : 4.0) * blk,
+                      "A's block n^2/ranks and n-vectors, at least", "gauss.n = %lld", (long long)g->n);
 }
 
 int gauss_load(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info) {

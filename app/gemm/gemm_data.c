@@ -125,6 +125,10 @@ int gemm_load(gemm_t *g) {
     g->k = o->k;
   }
   g->ein = g->ko->in_bytes(o->prec);
+  double mk = (double)g->m * g->k, kn = (double)g->k * g->n, mn = (double)g->m * g->n;
+  HY_CALL(hy_mem_check(ctx, 8.0 * (mk + kn + mn) / ctx->size, (double)g->ein * (mk + kn + mn) / ctx->size,
+                       "its blocks of A, B and C, at least", "gemm.m x k x n = %lld x %lld x %lld",
+                       (long long)g->m, (long long)g->k, (long long)g->n));
   int64_t nb = o->nb;
   int64_t mloc = gemm_numroc(g->m, nb, g->p, g->P), nloc = gemm_numroc(g->n, nb, g->q, g->Q);
   /* A: rows over P, columns (k) over Q; B: rows (k) over P, columns over Q */

@@ -61,6 +61,9 @@ static void lle_gen_uniform(lle_data *d, int64_t n, int D, uint32_t seed) {
 int lle_load(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   lle_data *d = &info->data;
   hy_phase_begin(ctx, "data");
+  if (o->dataset != LLE_FILE)   /* the points on every rank, this rank's neighbour lists */
+    HY_CALL(hy_mem_check(ctx, 8.0 * o->n * (o->ambient_dim ? o->ambient_dim : 2) + 12.0 * o->n * o->k / ctx->size, 0,
+                         "the points on every rank and its neighbour lists, at least", "lle.n = %lld", (long long)o->n));
   if (o->dataset == LLE_FILE) {
     HY_CALL(lle_load_file(ctx, o->file, o->color_last, d));
   } else if (o->dataset == LLE_UNIFORM) {

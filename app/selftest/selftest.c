@@ -35,6 +35,10 @@ static int selftest_run(hy_ctx *ctx) {
   hy_phase_begin(ctx, "allreduce");
   HY_CALL(selftest_allreduce(ctx, &info));
   hy_phase_end(ctx, "allreduce");
+  double kern = 16.0 * o.n, copies = 2.0 * o.copy_bytes;
+  HY_CALL(hy_mem_check(ctx, kern > copies ? kern : copies, kern > copies ? kern : copies,
+                       "two copy buffers, or the kernel's x and y", "selftest.n = %lld, copy_mib = %lld",
+                       (long long)o.n, (long long)(o.copy_bytes >> 20)));
   hy_phase_begin(ctx, "copies");
   HY_CALL(selftest_copies(ctx, &o, &info));
   hy_phase_end(ctx, "copies");

@@ -155,6 +155,9 @@ int sort_load(hy_ctx *ctx, const sort_opts *o, int carry, sort_block *b, sort_in
   b->n_global = o->n;
   if (o->dist == SORT_FILE) HY_CALL(sort_load_file(ctx, o, b, &off));
   b->kb = k_sort_key_bytes(b->type);
+  HY_CALL(hy_mem_check(ctx, 2.0 * b->kb * b->n_global / ctx->size, 1.0 * b->kb * b->n_global / ctx->size,
+                       "its share of the keys and the exchange's receive buffer, at least", "sort: n = %lld keys",
+                       (long long)b->n_global));
   b->lo = b->n_global * ctx->rank / ctx->size;
   b->n = b->n_global * (ctx->rank + 1) / ctx->size - b->lo;
   int rc = be->ops->alloc_pinned(be, &b->keys, (size_t)b->n * b->kb + 8);

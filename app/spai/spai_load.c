@@ -146,6 +146,9 @@ static int load_generated(hy_ctx *ctx, const spai_opts *o, spai_problem *p) {
   int64_t side, n;
   int dim;
   gen_grid(kind, o->size, &side, &dim, &n);
+  HY_CALL(hy_mem_check(ctx, (24.0 * dim + 16.0) * n / ctx->size, 24.0 * dim * n / ctx->size,
+                       "its rows of A (2 dim entries each) and two vectors, at least", "matrix.size = %lld",
+                       (long long)o->size));
   if (n > INT32_MAX) return hy_err(HY_EUSAGE, "matrix.size: %lld rows exceed 32-bit indices", (long long)n);
   HY_CALL(la_part_even(&p->pr, ctx->size, n));
   int rc = gen_rows(kind, side, dim, o->peclet, p->pr.start[ctx->rank], p->pr.start[ctx->rank + 1],

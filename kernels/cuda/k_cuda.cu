@@ -111,11 +111,17 @@ static int c_ddot(k_backend *be, int64_t n, const double *x, const double *y, do
   return HY_OK;
 }
 
+static int c_mem_info(k_backend *be, size_t *free_bytes, size_t *total_bytes) {
+  HY_CUDA(cudaMemGetInfo(free_bytes, total_bytes));
+  return HY_OK;
+}
+
 static k_ops make_cuda_ops(void) {
   k_ops o = {};
   o.alloc = c_alloc; o.free = c_free; o.alloc_managed = c_alloc_managed;
   o.alloc_pinned = c_alloc_pinned; o.free_pinned = c_free_pinned; o.h2d = c_h2d; o.d2h = c_d2h;
   o.d2d = c_d2d; o.memset0 = c_memset0; o.sync = c_sync; o.daxpy = c_daxpy; o.ddot = c_ddot;
+  o.mem_info = c_mem_info;
   return o;
 }
 /* filled by field name (C++ before C++20 has no designated initialisers) */

@@ -49,6 +49,7 @@ static const k_ops host_ops = {
   .alloc = h_alloc, .free = h_free, .alloc_managed = h_alloc, .alloc_pinned = h_alloc,
   .free_pinned = h_free, .h2d = h_copy, .d2h = h_copy, .d2d = h_copy, .memset0 = h_memset0,
   .sync = h_sync, .daxpy = h_daxpy, .ddot = h_ddot,
+  .mem_info = NULL,   /* device memory is host memory: hy_mem_check's host figure covers it */
 };
 
 /* CPU model name from /proc/cpuinfo.  Local. */

@@ -65,3 +65,44 @@ foreach(c IN LISTS HY_REL_OOM)
     RUNCASE --timeout 10 --no-files "--expect-num=${thr}::out of memory allocating ([0-9]+) bytes"
     ARGS ${args} debug.fail_rank=1 debug.fail_alloc=${thr} output.record=false)
 endforeach()
+
+# memory pre-checks (hy_mem_check, app/runtime/memcheck.c): a size inside a key's range that
+# needs more memory per rank than a rank has is refused before allocating: exit 5 within
+# seconds, the size, the figure needed (parsed: the workload's lower bound at 2 ranks) and the
+# limit (parsed: what a rank has here).  Without the check these runs allocate until the OOM
+# killer or fail in malloc far into the run.
+set(HY_REL_MEM
+  "sort|sort: n = 17000000000 keys|60:70|sort.n=17000000000"
+  "gemm|gemm.m x k x n = 2147483647 x 2147483647 x 2147483647|5e10:5.3e10|gemm.m=2147483647 gemm.n=2147483647 gemm.k=2147483647"
+  "conv|conv.width x height x channels = 1048576 x 1048576 x 4|1.6e4:1.7e4|conv.width=1048576 conv.height=1048576"
+  "lle|lle.n = 2000000000|140:145|lle.n=2000000000"
+  "spai|matrix.size = 2000000000|55:65|matrix.size=2000000000"
+  "selftest|selftest.n = 10000000000, copy_mib = 64|145:152|selftest.n=10000000000")
+foreach(c IN LISTS HY_REL_MEM)
+  string(REPLACE "|" ";" c "${c}")
+  list(GET c 0 wl)
+  list(GET c 1 what)
+  list(GET c 2 range)
+  list(GET c 3 args)
+  separate_arguments(args)
+  string(REGEX REPLACE "([.*+()])" "\\\\\\1" what_re "${what}")
+  hy_case(NAME rel_mem_${wl}_too_big RANKS 2 EXIT 5 TIMEOUT 60
+    EXPECT "${what_re} needs about [0-9.e+]+ GiB of host memory per rank \\(.*\\) but a rank has [0-9.e+]+ GiB here"
+    REJECT "PASSED"
+    RUNCASE --timeout 20 --no-files "--expect-num=${range}:needs about ([0-9.e+]+) GiB of host memory"
+    "--expect-num=0.01:1e5:but a rank has ([0-9.e+]+) GiB here"
+    ARGS run.workload=${wl} ${args} output.record=false)
+endforeach()
+
+# the device figure of the pre-check (the backend's mem_info entry; NULL on host): gemm whose
+# blocks need ~250 GiB of device memory, the host limit lifted (HYBRID_IO_MEM_LIMIT = 1 PB) so
+# that the device decides: exit 5 naming the device figure and the free memory (parsed)
+if(HYBRID_GPU_TESTS)
+  hy_case(NAME gpu_rel_mem_gemm_device RANKS 1 EXIT 5 TIMEOUT 60 LABELS gpu
+    EXPECT "gemm.m x k x n = 150000 x 150000 x 150000 needs about [0-9.e+]+ GiB of device memory per rank .* but rank 0 has [0-9.e+]+ GiB on device 0"
+    REJECT "PASSED"
+    RUNCASE --timeout 20 --no-files "--expect-num=200:600:needs about ([0-9.e+]+) GiB of device memory"
+    "--expect-num=1:200:but rank 0 has ([0-9.e+]+) GiB on device"
+    ARGS run.workload=gemm run.backend=cuda gemm.m=150000 gemm.n=150000 gemm.k=150000 output.record=false)
+  set_tests_properties(gpu_rel_mem_gemm_device PROPERTIES ENVIRONMENT "HYBRID_IO_MEM_LIMIT=1000000000000000")
+endif()
