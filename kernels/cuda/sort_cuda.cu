@@ -1,13 +1,14 @@
 /* sort_cuda.cu - the sort kernels on a CUDA device.
- *  - local = merge: the seed's bottom-up merge sort, one level per launch, one merge per
- *    thread (seed_level_kernel: the seed's kernel, with its final merge for sizes that are
- *    not powers of two and ties taken from the left run so that it is stable, ping-ponging
- *    between two buffers instead of the seed's per-thread temporary); from run width
- *    merge_path_from on, a level is merged by merge path (path_level_kernel: every thread
- *    finds where its MP_ITEMS outputs start on the merge path of its pair by binary search and
- *    merges them), so the top levels are not left to a few threads; from run width
- *    MP_TILE / 2 on, the level is tiled (tile_level_kernel: a block's MP_TILE outputs merged
- *    from shared memory, loads and stores coalesced);
+ *  - local = merge: the seed's bottom-up merge sort.  merge_path_from = 0: the seed's kernel
+ *    at every level, one level per launch, one merge per thread (seed_level_kernel, with its
+ *    final merge for sizes that are not powers of two and ties taken from the left run so that
+ *    it is stable, ping-ponging between two buffers instead of the seed's per-thread
+ *    temporary).  Otherwise the levels below run width MP_TILE (2048) run inside each
+ *    2048-key tile in shared memory (block_sort_kernel: the seed's one merge per thread below
+ *    run width merge_path_from, merge path from it on), then each global level from run
+ *    width 2048 on is tiled (part_kernel: every tile's start on its pair's merge path, all
+ *    tiles at once; tile_level_kernel: a block's MP_TILE outputs merged from shared memory,
+ *    loads and stores coalesced); global levels below merge_path_from (> 2048) stay the seed's;
  *  - local = radix: CUB DeviceRadixSort (SortKeys / SortPairs with the int64 index, stable,
  *    -0.0 and +0.0 equal as in `<`);
  *  - merge of the received runs: pairwise rounds of merge-path merges;
@@ -101,19 +102,6 @@ __device__ __forceinline__ void mp_chunk(const T *__restrict__ sk, const int64_t
   }
 }
 
-/* A merge-path level of width w (2 w a multiple of MP_ITEMS): thread g writes outputs
- * [g MP_ITEMS, (g + 1) MP_ITEMS).  Global kernel. */
-template <typename T>
-__global__ void path_level_kernel(const T *__restrict__ sk, const int64_t *__restrict__ si, T *__restrict__ dk,
-                                  int64_t *__restrict__ di, int64_t n, int64_t w) {
-  int64_t p = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * MP_ITEMS;
-  if (p >= n) return;
-  int64_t l = p / (2 * w) * (2 * w);
-  int64_t m = l + w < n ? l + w : n, r = l + 2 * w < n ? l + 2 * w : n;
-  int64_t e = p + MP_ITEMS < r ? p + MP_ITEMS : r;
-  mp_chunk(sk, si, dk, di, l, m, r, p - l, e - l);
-}
-
 #define MP_TILE (SORT_THREADS * MP_ITEMS)   /* outputs per block of a tiled merge-path level */
 
 /* Elements of a (na) taken among the first diag outputs of the stable merge of a and b (nb):
@@ -129,43 +117,61 @@ __device__ __forceinline__ int64_t mp_search(const T *a, int64_t na, const T *b,
   return lo;
 }
 
+/* Shared-memory position of element i of a tile: one pad word after every 32, so that the
+ * threads' MP_ITEMS-strided accesses (8 t + q) fall into distinct banks. */
+__device__ __forceinline__ int sp(int i) { return i + (i >> 5); }
+#define MP_TILE_SP (MP_TILE + MP_TILE / 32)   /* padded tile length */
+
+/* mp_search on two runs of a padded shared tile: a at a0 (na), b at b0 (nb).  Device. */
+template <typename T>
+__device__ __forceinline__ int mp_search_sp(const T *buf, int a0, int na, int b0, int nb, int diag) {
+  int lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+  while (lo < hi) {
+    int mid = (lo + hi) >> 1;
+    if (!(buf[sp(b0 + diag - 1 - mid)] < buf[sp(a0 + mid)])) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* A tiled merge-path level of width w (2 w a multiple of MP_TILE): block g writes outputs
- * [g MP_TILE, (g + 1) MP_TILE) of its pair; two threads find where the tile starts and ends
- * on the merge path, the block loads those pieces of both runs into shared memory
- * (coalesced), every thread merges its MP_ITEMS outputs there, the tile is stored coalesced.
- * Same outputs as path_level_kernel.  Global kernel. */
+ * [g MP_TILE, (g + 1) MP_TILE) of its pair; where the tile starts and ends on the merge path
+ * comes from part (part_kernel; the pair's end: all of its left run), the block loads those
+ * pieces of both runs into shared memory (coalesced, padded), every thread merges its
+ * MP_ITEMS outputs there into registers, they go back to shared memory, the tile is stored
+ * coalesced.  Global kernel. */
 template <typename T>
 __global__ void tile_level_kernel(const T *__restrict__ sk, const int64_t *__restrict__ si, T *__restrict__ dk,
-                                  int64_t *__restrict__ di, int64_t n, int64_t w) {
-  __shared__ T ks[MP_TILE];
-  __shared__ int64_t xs[MP_TILE];
+                                  int64_t *__restrict__ di, int64_t n, int64_t w, const int64_t *__restrict__ part) {
+  __shared__ T ks[MP_TILE_SP];
+  __shared__ int64_t xs[MP_TILE_SP];
   __shared__ int64_t bnd[2];
   int64_t p0 = (int64_t)blockIdx.x * MP_TILE;
   if (p0 >= n) return;
   int64_t l = p0 / (2 * w) * (2 * w);
   int64_t m = l + w < n ? l + w : n, r = l + 2 * w < n ? l + 2 * w : n;
   int64_t p1 = p0 + MP_TILE < r ? p0 + MP_TILE : r;
-  if (threadIdx.x < 2) bnd[threadIdx.x] = mp_search(sk + l, m - l, sk + m, r - m, (threadIdx.x ? p1 : p0) - l);
+  if (threadIdx.x < 2) bnd[threadIdx.x] = threadIdx.x && p1 == r ? m - l : part[blockIdx.x + threadIdx.x];
   __syncthreads();
   int64_t a0 = bnd[0], b0 = (p0 - l) - a0;
   int la = (int)(bnd[1] - a0), tot = (int)(p1 - p0), lb = tot - la;
   for (int t = threadIdx.x; t < tot; t += blockDim.x) {
     int64_t src = t < la ? l + a0 + t : m + b0 + (t - la);
-    ks[t] = sk[src];
-    if (si) xs[t] = si[src];
+    ks[sp(t)] = sk[src];
+    if (si) xs[sp(t)] = si[src];
   }
   __syncthreads();
   T rk[MP_ITEMS];
   int64_t rx[MP_ITEMS];
   int d0 = threadIdx.x * MP_ITEMS, cnt = 0;
   if (d0 < tot) {
-    int i = (int)mp_search(ks, la, ks + la, lb, d0), j = d0 - i;
+    int i = mp_search_sp(ks, 0, la, la, lb, d0), j = d0 - i;
     cnt = tot - d0 < MP_ITEMS ? tot - d0 : MP_ITEMS;
 #pragma unroll
     for (int q = 0; q < MP_ITEMS; q++) {
       if (q < cnt) {
-        bool fromb = i >= la || (j < lb && ks[la + j] < ks[i]);
-        int s = fromb ? la + j++ : i++;
+        bool fromb = i >= la || (j < lb && ks[sp(la + j)] < ks[sp(i)]);
+        int s = sp(fromb ? la + j++ : i++);
         rk[q] = ks[s];
         rx[q] = si ? xs[s] : 0;
       }
@@ -174,11 +180,80 @@ __global__ void tile_level_kernel(const T *__restrict__ sk, const int64_t *__res
   __syncthreads();
 #pragma unroll
   for (int q = 0; q < MP_ITEMS; q++)
-    if (q < cnt) { ks[d0 + q] = rk[q]; xs[d0 + q] = rx[q]; }
+    if (q < cnt) { ks[sp(d0 + q)] = rk[q]; xs[sp(d0 + q)] = rx[q]; }
   __syncthreads();
   for (int t = threadIdx.x; t < tot; t += blockDim.x) {
-    dk[p0 + t] = ks[t];
-    if (di) di[p0 + t] = xs[t];
+    dk[p0 + t] = ks[sp(t)];
+    if (di) di[p0 + t] = xs[sp(t)];
+  }
+}
+
+/* Where every MP_TILE-tile of a level of width w (2 w a multiple of MP_TILE) starts on its
+ * pair's merge path (elements of the left run among the outputs before it), one thread per
+ * tile: the searches of all tiles run at once instead of two per merging block.  Global kernel. */
+template <typename T>
+__global__ void part_kernel(const T *__restrict__ sk, int64_t n, int64_t w, int64_t tiles, int64_t *__restrict__ part) {
+  int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= tiles) return;
+  int64_t p0 = g * MP_TILE, l = p0 / (2 * w) * (2 * w);
+  int64_t m = l + w < n ? l + w : n, r = l + 2 * w < n ? l + 2 * w : n;
+  part[g] = mp_search(sk + l, m - l, sk + m, r - m, p0 - l);
+}
+
+/* The levels of run width 1 .. MP_TILE / 2 of one MP_TILE-tile in shared memory (the tiles are
+ * unions of pairs at every such level, so this is those levels of the whole array): loaded
+ * coalesced, each level from one padded shared buffer into the other -- below run width
+ * `from` the seed's merge (thread g merges pairs g, g + blockDim, ..., ties from the left
+ * run), from it on by merge path (thread t writes outputs 8 t .. 8 t + 7 of its pair after a
+ * binary search) -- and stored back coalesced, in place.  Global kernel (dynamic shared
+ * memory: 2 MP_TILE_SP keys, and 2 MP_TILE_SP indices when idx). */
+template <typename T>
+__global__ void block_sort_kernel(T *__restrict__ keys, int64_t *__restrict__ idx, int64_t n, int64_t from) {
+  extern __shared__ __align__(16) unsigned char sort_sm[];
+  T *k0 = (T *)sort_sm, *k1 = k0 + MP_TILE_SP;
+  int64_t *x0 = idx ? (int64_t *)(k1 + MP_TILE_SP) : NULL, *x1 = idx ? x0 + MP_TILE_SP : NULL;
+  const int64_t base = (int64_t)blockIdx.x * MP_TILE;
+  const int cnt = n - base < MP_TILE ? (int)(n - base) : MP_TILE;
+  for (int t = threadIdx.x; t < cnt; t += blockDim.x) {
+    k0[sp(t)] = keys[base + t];
+    if (idx) x0[sp(t)] = idx[base + t];
+  }
+  __syncthreads();
+  for (int w = 1; w < cnt; w *= 2) {
+    if (w < from) {
+      for (int g = threadIdx.x; 2 * w * g < cnt; g += blockDim.x) {
+        int l = 2 * w * g, m = l + w < cnt ? l + w : cnt, r = l + 2 * w < cnt ? l + 2 * w : cnt;
+        int i = l, j = m, k = l;
+        while (i < m && j < r) {
+          int q = sp(k0[sp(j)] < k0[sp(i)] ? j++ : i++);
+          k1[sp(k)] = k0[q];
+          if (idx) x1[sp(k)] = x0[q];
+          k++;
+        }
+        for (; i < m; i++, k++) { k1[sp(k)] = k0[sp(i)]; if (idx) x1[sp(k)] = x0[sp(i)]; }
+        for (; j < r; j++, k++) { k1[sp(k)] = k0[sp(j)]; if (idx) x1[sp(k)] = x0[sp(j)]; }
+      }
+    } else {
+      int d0 = threadIdx.x * MP_ITEMS;
+      if (d0 < cnt) {
+        int l = d0 / (2 * w) * (2 * w), m = l + w < cnt ? l + w : cnt, r = l + 2 * w < cnt ? l + 2 * w : cnt;
+        int na = m - l, nb = r - m, i = mp_search_sp(k0, l, na, m, nb, d0 - l), j = d0 - l - i;
+        int e = d0 + MP_ITEMS < r ? d0 + MP_ITEMS : r;
+        for (int k = d0; k < e; k++) {
+          bool fromb = i >= na || (j < nb && k0[sp(m + j)] < k0[sp(l + i)]);
+          int q = sp(fromb ? m + j++ : l + i++);
+          k1[sp(k)] = k0[q];
+          if (idx) x1[sp(k)] = x0[q];
+        }
+      }
+    }
+    __syncthreads();
+    T *tk = k0; k0 = k1; k1 = tk;
+    int64_t *tx = x0; x0 = x1; x1 = tx;
+  }
+  for (int t = threadIdx.x; t < cnt; t += blockDim.x) {
+    keys[base + t] = k0[sp(t)];
+    if (idx) idx[base + t] = x0[sp(t)];
   }
 }
 
@@ -211,35 +286,56 @@ static int cu_settle(cudaStream_t s, int64_t n, T *keys, int64_t *idx, T *cur, i
   return HY_OK;
 }
 
-/* Bottom-up merge sort: seed levels below from, merge-path levels from it on.  Local. */
+/* The levels from run width w on (w = 1 or MP_TILE; below from: the seed's kernel; from it on:
+ * tiled merge path, with the partitions computed first into part), ping-pong
+ * between (sk, si) and (dk, di); on return (*sk, *si) hold the sorted keys.  Local. */
+template <typename T>
+static int cu_levels(cudaStream_t s, int64_t w, int64_t from, int64_t n, T **sk, int64_t **si, T **dk,
+                     int64_t **di, int64_t *part) {
+  int64_t tiles = (n + MP_TILE - 1) / MP_TILE;
+  for (; w < n; w *= 2) {
+    if (from > 0 && w >= from && (2 * w) % MP_TILE == 0) {
+      part_kernel<T><<<st_blocks(tiles), SORT_THREADS, 0, s>>>(*sk, n, w, tiles, part);
+      HY_CUDA_LAUNCH();
+      tile_level_kernel<T><<<(unsigned)tiles, SORT_THREADS, 0, s>>>(*sk, *si, *dk, *di, n, w, part);
+    } else {
+      int64_t threads = (n + 2 * w - 1) / (2 * w);
+      seed_level_kernel<T><<<st_blocks(threads), SORT_THREADS, 0, s>>>(*sk, *si, *dk, *di, n, w);
+    }
+    HY_CUDA_LAUNCH();
+    T *x = *sk; *sk = *dk; *dk = x;
+    int64_t *y = *si; *si = *di; *di = y;
+  }
+  return HY_OK;
+}
+
+/* Bottom-up merge sort.  from = 0: the seed's kernel at every level, in global memory.  Else the
+ * levels below run width MP_TILE inside each MP_TILE-tile in shared memory (block_sort_kernel:
+ * the seed's merge below from, merge path from it on), then the global levels (cu_levels).
+ * Every level is the same stable merge: the same result for any from.  Local. */
 template <typename T>
 static int cu_merge_sort(k_backend *be, const k_sort_args *a, T *keys, int64_t *idx, int64_t n, double *kernel_s) {
   cudaStream_t s = k_cuda_cur(be);
   T *tk;
-  int64_t *ti;
+  int64_t *ti, *part = NULL;
   HY_CALL(cu_scratch(s, n, idx != NULL, &tk, &ti));
-  int64_t from = a->merge_path_from;
+  int64_t from = a->merge_path_from, tiles = (n + MP_TILE - 1) / MP_TILE;
   if (from > 0 && from < MP_ITEMS) from = MP_ITEMS;
+  if (from > 0) HY_CUDA(cudaMallocAsync((void **)&part, (size_t)tiles * 8 + 8, s));
+  size_t smem = (size_t)2 * MP_TILE_SP * (sizeof(T) + (idx ? 8 : 0));
+  if (from > 0) HY_CUDA(cudaFuncSetAttribute(block_sort_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   sort_timer t;
   HY_CALL(st_begin(&t, s));
   T *sk = keys, *dk = tk;
   int64_t *si = idx, *di = idx ? ti : NULL;
-  for (int64_t w = 1; w < n; w *= 2) {
-    if (from > 0 && w >= from && (2 * w) % MP_TILE == 0) {
-      tile_level_kernel<T><<<(unsigned)((n + MP_TILE - 1) / MP_TILE), SORT_THREADS, 0, s>>>(sk, si, dk, di, n, w);
-    } else if (from > 0 && w >= from) {
-      int64_t threads = (n + MP_ITEMS - 1) / MP_ITEMS;
-      path_level_kernel<T><<<st_blocks(threads), SORT_THREADS, 0, s>>>(sk, si, dk, di, n, w);
-    } else {
-      int64_t threads = (n + 2 * w - 1) / (2 * w);
-      seed_level_kernel<T><<<st_blocks(threads), SORT_THREADS, 0, s>>>(sk, si, dk, di, n, w);
-    }
+  if (from > 0 && n > 1) {
+    block_sort_kernel<T><<<(unsigned)tiles, SORT_THREADS, smem, s>>>(keys, idx, n, from);
     HY_CUDA_LAUNCH();
-    T *x = sk; sk = dk; dk = x;
-    int64_t *y = si; si = di; di = y;
   }
+  HY_CALL(cu_levels<T>(s, from > 0 ? MP_TILE : 1, from, n, &sk, &si, &dk, &di, part));
   HY_CALL(cu_settle(s, n, keys, idx, sk, si));
   HY_CALL(st_end(&t, s, kernel_s));
+  if (part) HY_CUDA(cudaFreeAsync(part, s));
   HY_CUDA(cudaFreeAsync(tk, s));
   if (ti) HY_CUDA(cudaFreeAsync(ti, s));
   return HY_OK;

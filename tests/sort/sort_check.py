@@ -272,6 +272,41 @@ def mode_gpu(a):
         fail("local = qsort on cuda: no message")
 
 
+def mode_gpu_merge(a):
+    """local = merge on the GPU at sizes around and across its 2048-key shared-memory tiles and
+    not powers of two, merge_path_from 8 / 64 / 4096 (4096: global seed levels above the tile),
+    keys only (int32) and pairs (double, repeated keys, -0.0 beside +0.0): the .npy outputs
+    equal numpy's stable argsort of the input file, keys and original indices."""
+    rng = np.random.default_rng(13)
+    be = getattr(a, "backend", "cuda")
+    for n in (1, 2049, 6145, 100003, 1048589):
+        cases = (("int32", rng.integers(-2**31, 2**31 - 1, size=n, dtype=np.int64).astype("<i4"), "none"),
+                 ("double", rng.choice(np.array([-0.0, 0.0, 1.5, -2.25, 7.0, 3e300]), size=n).astype("<f8"), "index"))
+        for t, x, payload in cases:
+            path = os.path.join(a.workdir, "in_%s_%d.npy" % (t, n))
+            os.makedirs(a.workdir, exist_ok=True)
+            np.save(path, x)
+            order = np.argsort(x, kind="stable")
+            for frm in (8, 64, 4096):
+                tag = "%s n=%d payload=%s merge_path_from=%d" % (t, n, payload, frm)
+                wd = os.path.join(a.workdir, "m_%s_%d_%d" % (t, n, frm))
+                args = ["run.workload=sort", "run.backend=" + be, "sort.distribution=file", "sort.file=" + path,
+                        "sort.type=" + t, "sort.local=merge", "sort.merge_path_from=%d" % frm, "sort.payload=" + payload,
+                        "sort.vendor=false", "output.sort_keys=k.npy"] + (["output.sort_index=i.npy"] if payload == "index" else [])
+                out = run(a, 1, args, wd)
+                if "PASSED: sort" not in out:
+                    fail("%s: not PASSED" % tag)
+                    continue
+                k = np.load(os.path.join(wd, "k.npy"))
+                if k.shape != x.shape or k.view(np.uint8).tobytes() != x[order].view(np.uint8).tobytes():
+                    fail("%s: keys differ from numpy's stable sort" % tag)
+                    continue
+                if payload == "index" and not np.array_equal(np.load(os.path.join(wd, "i.npy")), order):
+                    fail("%s: indices differ from numpy's stable argsort" % tag)
+                    continue
+                print("ok   %s: == numpy stable sort" % tag)
+
+
 def validate(a, args, wd, want_exit):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     p = subprocess.run([a.validate, "sort"] + args, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
@@ -330,10 +365,12 @@ def main():
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--type", default="int32")
     ap.add_argument("--validate", default=None, help="hybrid-validate (mode validate)")
-    ap.add_argument("mode", choices=["ranks", "files", "gpu", "validate"])
+    ap.add_argument("--backend", default="cuda", help="mode gpu_merge: the backend (host: the check's own test)")
+    ap.add_argument("mode", choices=["ranks", "files", "gpu", "gpu_merge", "validate"])
     a = ap.parse_args()
     a.hybrid = os.path.abspath(a.hybrid)
-    {"ranks": mode_ranks, "files": mode_files, "gpu": mode_gpu, "validate": mode_validate}[a.mode](a)
+    {"ranks": mode_ranks, "files": mode_files, "gpu": mode_gpu, "gpu_merge": mode_gpu_merge,
+     "validate": mode_validate}[a.mode](a)
     print("FAILED: %d check(s)" % len(FAILS) if FAILS else "PASSED: sort %s" % a.mode)
     return 1 if FAILS else 0
 

@@ -60,6 +60,10 @@ endforeach()
 if(HYBRID_GPU_TESTS)
   add_test(NAME sort_gpu_vs_host COMMAND ${SORT_CHECK} --workdir ${HY_TEST_OUT}/sort_gpu gpu)
   set_tests_properties(sort_gpu_vs_host PROPERTIES LABELS "gpu" TIMEOUT 900 PROCESSORS 2)
+  # local = merge on the GPU (shared-memory tiles, tiled global levels) against numpy's stable
+  # argsort at sizes not powers of two, across tiles, merge_path_from 8 / 64 / 4096
+  add_test(NAME sort_gpu_merge_sizes COMMAND ${SORT_CHECK} --workdir ${HY_TEST_OUT}/sort_gpu_merge gpu_merge)
+  set_tests_properties(sort_gpu_merge_sizes PROPERTIES LABELS "gpu" TIMEOUT 300 PASS_REGULAR_EXPRESSION "PASSED: sort gpu_merge")
   hy_case(NAME sort_gpu_bench_small RANKS 1 LABELS gpu JSON
     EXPECT ${SORT_PASS} "CUB DeviceRadixSort::SortKeys [0-9.]+ ms" "floor: the radix passes move"
     ARGS ${CMAKE_SOURCE_DIR}/config/bench-sort.ini run.backend=cuda sort.n=16777219)
