@@ -448,6 +448,14 @@ static int check_sections(hy_cfg *c, const char *name, const char *text, FILE *f
     if (len > INI_MAX_LINE - 2 || (!line[len] && len == sizeof line - 1))
       return hy_err(HY_EUSAGE, "%s:%d: line longer than %d characters (the INI parser's limit)",
                     name, ln, INI_MAX_LINE - 2);
+    /* a bare CR (not before the LF) is a line end to some editors and not to inih, which
+     * would read "; note<CR>reps = 7" as one comment and "[a]<CR>k = 1" as a header:
+     * refuse it instead of reading a line other than the one shown */
+    char *cr = strchr(line, '\r');
+    if (cr && cr[1] != '\n' && cr[1] != '\0')
+      return hy_err(HY_EUSAGE, "%s:%d: a carriage return (CR) inside the line, not before its line feed "
+                    "(column %d): line ends are LF or CR LF; a bare CR is not a line end", name, ln,
+                    (int)(cr - line) + 1);
     char *s = line;
     while (isspace((unsigned char)*s)) s++;
     if (*s != '[') continue;

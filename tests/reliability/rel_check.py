@@ -14,7 +14,8 @@ rel_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] [--preflags ..] --wor
   config    long values refused, never truncated (run.name of 5000 characters, output.dir of
             1303, a path key of 1100; 1023 characters accepted and kept whole); non-UTF-8 bytes in
             a value written as \\u00XX so that the record is valid JSON (valid UTF-8 kept); a
-            denormal (1e-320) inside a key's range accepted
+            denormal (1e-320) inside a key's range accepted; a bare CR in a config file (in a
+            comment, a header, a value) refused naming the line, CR LF and a CR at the end read
   same      an output naming an input file (same string, another spelling of the path, a hard
             link, a symlink) or two outputs naming one file: exit 1 naming both keys, the input
             unchanged, nothing written; distinct names still run
@@ -287,6 +288,36 @@ def mode_config(a):
             ok("run.name %r: record is valid JSON holding %r" % (raw, want))
         else:
             fail("run.name %r: exit %d, record value %r, expected %r" % (raw, rc, got, want))
+    # a bare CR is not a line end: refused naming the file and line (it hid a key inside a
+    # comment or a header line from hybrid while an editor showed it as a line of its own)
+    cr_cases = [("comment", b"[selftest]\n; note\rreps = 7\n", 2), ("header", b"[selftest]\rreps = 7\n", 1),
+                ("value", b"[selftest]\nreps = 6\rn = 77\n", 2), ("hash", b"[run]\nname = x\n# c\rreps = 7\n", 3)]
+    for name, text, line in cr_cases:
+        sub = os.path.join(wd, "cr_" + name)
+        shutil.rmtree(sub, ignore_errors=True)
+        os.makedirs(sub)
+        with open(os.path.join(sub, "c.ini"), "wb") as f:
+            f.write(text)
+        rc, out = run(a, 1, ["c.ini", "output.record=false"], sub, want_exit=1)
+        if rc == 1 and re.search(r"c\.ini:%d: a carriage return \(CR\) inside the line" % line, out):
+            ok("bare CR (%s): exit 1 naming c.ini:%d" % (name, line))
+        else:
+            print(out[-1500:])
+            fail("bare CR (%s): exit %d, no message naming c.ini:%d" % (name, rc, line))
+    for name, text, want in [("crlf", b"[selftest]\r\nreps = 6\r\nn = 1000\r\ncopy_mib = 1\r\n", "6"),
+                             ("cr_at_end", b"[selftest]\nn = 1000\ncopy_mib = 1\nreps = 4\r", "4")]:
+        sub = os.path.join(wd, name)
+        shutil.rmtree(sub, ignore_errors=True)
+        os.makedirs(sub)
+        with open(os.path.join(sub, "c.ini"), "wb") as f:
+            f.write(text)
+        rc, out = run(a, 1, ["c.ini"], sub)
+        rec = newest_record(sub)
+        got = json.load(open(rec))["config"]["selftest"]["reps"] if rec else None
+        if rc == 0 and str(got) == want:
+            ok("%s line ends: read, selftest.reps = %s" % (name, want))
+        else:
+            fail("%s line ends: exit %d, selftest.reps %r, expected %s" % (name, rc, got, want))
     sub = os.path.join(wd, "denormal")
     shutil.rmtree(sub, ignore_errors=True)
     rc, out = run(a, 1, knn_args + ["lle.noise=1e-320"], sub)
