@@ -18,8 +18,10 @@
 #   8. the factor time split (gauss.profile = true, synchronised) of FP64 and of HPL-MxP FP16 at
 #      n = --n: panel, swaps, trsm+U, lookahead gemm, rest of the trailing update (not in the
 #      default list: it slows the runs)
+#   9. FP64 n = --n with gauss.panel = recursive (panel_nb 64 and 32) beside the vendor panel of
+#      item 1's settings (compare_cusolver off, repeat 3), and the recursive panel's profile
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,6,7,8]] [--mxp-n 65536]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,6,7,8,9]] [--mxp-n 65536]
 #                                [-- extra key=value ...]
 set -u
 BIN=build-gpu/hybrid
@@ -91,5 +93,17 @@ if want 7; then run mxp_bf16_$MXPN 1 gauss.n=$MXPN gauss.low=bf16 "${MXP[@]}"; m
 if want 8; then
   run profile_fp64_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=1 gauss.profile=true
   run profile_mxp_fp16_$N 1 gauss.n=$N gauss.low=fp16 "${MXP[@]}" gauss.repeat=1 gauss.profile=true
+fi
+if want 9; then
+  run panel_vendor_$N 1 gauss.n=$N gauss.compare_cusolver=false
+  run panel_rec64_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.panel=recursive
+  run panel_rec32_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.panel=recursive gauss.panel_nb=32
+  run profile_rec64_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.panel=recursive gauss.repeat=1 gauss.profile=true
+  tv=$(tval panel_vendor_$N)
+  for r in rec64 rec32; do
+    t=$(tval panel_${r}_$N)
+    [ -n "$tv" ] && [ -n "$t" ] && awk -v a="$tv" -v b="$t" -v r="$r" -v n="$N" \
+      'BEGIN{printf "panel %s vs vendor, FP64 n=%d: %.4f s vs %.4f s (%.1f vs %.1f TFLOP/s), speed-up %.3f\n", r, n, b, a, 2/3*n^3/b/1e12, 2/3*n^3/a/1e12, a/b}'
+  done
 fi
 echo "logs in $OUT/"

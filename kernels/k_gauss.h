@@ -130,6 +130,15 @@ typedef struct {
                 void *dst, int64_t ldd);
   int (*gemm_sub_lowp)(k_backend *be, int low, int64_t m, int64_t n, int64_t k, const void *a,
                        int64_t lda, const void *b, int64_t ldb, float *c, int64_t ldc);
+
+  /* ---- recursive panel LU (gauss.panel = recursive) ---- */
+  /* getrf's contract (the same outputs) by recursion on the columns: the left half factored,
+   * its row swaps applied to the rest of the panel, U12 = L11^-1 A12 (TRSM), A22 -= L21 U12
+   * (GEMM), the right half factored; blocks of at most nbmin columns by the vendor's getrf.  Most
+   * of the panel's flops become GEMM.  GPU: the pivots stay on the device until the end (one
+   * synchronisation per panel, no shared row list: safe beside the main stream's swaps). */
+  int (*getrf_rec)(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
+                   int *hipiv, int *info, double *minpiv, int64_t *minidx);
 } k_gauss_ops;
 
 /* The table of this backend.  Local. */

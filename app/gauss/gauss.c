@@ -58,6 +58,12 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "profile", CFG_BOOL, "false", 0, 0, NULL,
     "blocked: synchronise between the factorization's parts and print their times (panel, swaps, "
     "TRSM + U broadcast, lookahead GEMM, rest of the trailing GEMM); slows the run" },
+  { "gauss", "panel", CFG_ENUM, "vendor", 0, 0, "vendor|recursive",
+    "blocked: the panel LU: vendor (cuSOLVER / LAPACK getrf on the whole nb-wide panel) or "
+    "recursive (halves of the columns: left factored, TRSM + GEMM on the right, right factored; "
+    "blocks of panel_nb columns by getrf: most panel flops in GEMM, pivots kept on the device)" },
+  { "gauss", "panel_nb", CFG_INT, "64", 1, 4096, NULL,
+    "blocked, panel = recursive: widest column block factored by the vendor's getrf" },
   { "gauss", "compare_cusolver", CFG_BOOL, "false", 0, 0, NULL,
     "1 rank: also time the vendor LU (cuSOLVER / LAPACK dgetrf+dgetrs) and a DGEMM on the same device" },
   { "gauss", "repeat", CFG_INT, "1", 1, 1000, NULL,
@@ -156,6 +162,8 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->repeat = (int)cfg_int(c, "gauss.repeat");
   o->gemm_n = cfg_int(c, "gauss.gemm_n");
   o->profile = cfg_bool(c, "gauss.profile");
+  o->panel = cfg_enum(c, "gauss.panel");
+  o->panel_nb = (int)cfg_int(c, "gauss.panel_nb");
   o->seed = (uint64_t)cfg_int(c, "run.seed");
   o->out_matrix = cfg_str(c, "output.matrix");
   o->out_rhs = cfg_str(c, "output.rhs");

@@ -52,6 +52,8 @@ typedef struct {
   int repeat;               /* gauss.repeat */
   int64_t gemm_n;           /* gauss.gemm_n */
   int profile;              /* gauss.profile: synchronised split of the blocked factor time */
+  int panel;                /* gauss.panel: 0 vendor (getrf), 1 recursive (getrf_rec) */
+  int panel_nb;             /* gauss.panel_nb: the recursive panel's base block (columns) */
   uint64_t seed;            /* run.seed */
   const char *out_matrix, *out_rhs, *out_solution;   /* [output] matrix, rhs, solution */
 } gauss_opts;

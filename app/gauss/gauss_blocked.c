@@ -57,7 +57,26 @@ typedef struct {
    * row (nb x nloc) rounded once to low, in the backend's storage (k_gauss_ops to_low); the
    * trailing GEMMs read them, the trailing matrix stays FP32.  NULL otherwise. */
   void *lowl, *lowu;
+  /* the panel LU of gauss.panel (blk_panels) */
+  int (*panel)(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *ip, int *info,
+               double *minpiv, int64_t *mi);
 } blk_ws;
+
+/* gauss.panel = vendor: the backend's getrf on the whole panel.  Local. */
+static int blk_panel_vendor(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda,
+                            int *ip, int *info, double *minpiv, int64_t *mi) {
+  return g->ko->getrf(g->be, sp, m, n, a, lda, ip, info, minpiv, mi);
+}
+
+/* gauss.panel = recursive: the backend's getrf_rec with gauss.panel_nb.  Local. */
+static int blk_panel_rec(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *ip,
+                         int *info, double *minpiv, int64_t *mi) {
+  return g->ko->getrf_rec(g->be, sp, m, n, a, lda, g->o->panel_nb, ip, info, minpiv, mi);
+}
+
+/* The panel variants by gauss.panel's index. */
+static int (*const blk_panels[])(gauss_t *, int, int64_t, int64_t, void *, int64_t, int *, int *,
+                                 double *, int64_t *) = { blk_panel_vendor, blk_panel_rec };
 
 /* Make the grid, open its transport, print the choice.  Collective. */
 int gauss_blocked_comm_setup(gauss_t *g) {
@@ -114,7 +133,7 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
     if (P == 1) {
       int info = 0;
       int64_t mi = 0;
-      HY_LOCAL(ko->getrf(be, sp, mrows, jb, pan, f->lda, ip, &info, &minpiv, &mi));
+      HY_LOCAL(w->panel(g, sp, mrows, jb, pan, f->lda, ip, &info, &minpiv, &mi));
       ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
     } else {
       /* gather the panel's rows to the diagonal process of this column: one message per
@@ -154,7 +173,7 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
                                  at(w, w->pbuf2, dsp[pp], 0, 1)));
         int info = 0;
         int64_t mi = 0;
-        HY_LOCAL(ko->getrf(be, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
+        HY_LOCAL(w->panel(g, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
         ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
         for (int pp = 0; pp < P; pp++)
           if (cnt[pp] > 0)
@@ -358,6 +377,7 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
     w->glist = gauss_xmalloc(sizeof(int) * (size_t)n);
   }
   w->ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
+  w->panel = blk_panels[g->o->panel];
   if (sp && g->o->low >= GAUSS_LOW_BF16) {
     size_t le = ko->low_bytes[g->o->low];
     w->lowl = gauss_dalloc(g, (size_t)(f->lda * nb) * le);

@@ -28,6 +28,8 @@ typedef struct {
   void *tmp;
   size_t tmp_bytes;
   void *lowa, *lowb;  /* gemm_sub_low: A and B rounded to BF16 / FP16 */
+  int *rpiv;          /* getrf_rec: the panel's pivots on the device (0-based from its top) */
+  int rpiv_n;
   size_t lowa_bytes, lowb_bytes;
   /* lookahead: a side stream with its own cuBLAS / cuSOLVER handles */
   int side_on, cur_side;
@@ -50,6 +52,7 @@ static void gauss_ws_free(void *p) {
   if (w->tmp) cudaFree(w->tmp);
   if (w->lowa) cudaFree(w->lowa);
   if (w->lowb) cudaFree(w->lowb);
+  if (w->rpiv) cudaFree(w->rpiv);
   if (w->side_on) {
     cublasDestroy(w->cb_side);
     cusolverDnDestroy(w->cs_side);
@@ -323,6 +326,111 @@ static int c_getrf(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t
   for (int j = 0; j < d; j++) hipiv[j] -= 1;
   *minpiv = h[0];
   *minidx = (int64_t)h[1];
+  return HY_OK;
+}
+
+/* getrf_rec: dst[i] = src[i] - 1 + off (cuSOLVER's 1-based pivots of a block starting at
+ * row off, made 0-based from the panel's top).  */
+__global__ void piv_merge_k(int *dst, const int *src, int cnt, int off) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < cnt) dst[i] = src[i] - 1 + off;
+}
+
+/* getrf_rec: rows i <-> piv[i] for i = i0 .. i1-1 (in order) on ncols columns of a (the panel's
+ * top row 0), the pivots read on the device.  One thread per column. */
+template <typename T>
+__global__ void laswp_dev_k(T *a, int64_t lda, int64_t ncols, int i0, int i1, const int *piv) {
+  int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (j >= ncols) return;
+  T *c = a + j * lda;
+  for (int i = i0; i < i1; i++) {
+    int p = piv[i];
+    if (p != i) { T t = c[i]; c[i] = c[p]; c[p] = t; }
+  }
+}
+
+static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void *l, int64_t ldl,
+                        void *b, int64_t ldb);
+static int c_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, const void *a,
+                      int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc);
+
+/* getrf_rec's recursion on columns c0 .. c0+n of the M x N panel a (the diagonal block at row
+ * c0): base blocks by cuSOLVER, their swaps applied at once to every other column of the panel.
+ * Local. */
+static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a, int64_t lda,
+                            int64_t c0, int64_t n, int nbmin) {
+  size_t e = sp ? 4 : 8;
+  cudaStream_t stream = strm(be);
+  int64_t rows = M - c0;
+  if (rows <= 0 || n <= 0) return HY_OK;
+  char *blk = (char *)a + (size_t)(c0 + c0 * lda) * e;
+  if (n <= nbmin) {
+    cusolverDnHandle_t cs = cur_cusolver(be);
+    int im = (int)rows, in = (int)n, il = (int)lda, lwork = 0;
+    if (sp) HY_CUSOLVER(cusolverDnSgetrf_bufferSize(cs, im, in, (float *)blk, il, &lwork));
+    else HY_CUSOLVER(cusolverDnDgetrf_bufferSize(cs, im, in, (double *)blk, il, &lwork));
+    HY_CALL(grow(&gw(be)->work, &gw(be)->work_bytes, (size_t)(lwork > 0 ? lwork : 1) * e));
+    if (sp) HY_CUSOLVER(cusolverDnSgetrf(cs, im, in, (float *)blk, il, (float *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
+    else HY_CUSOLVER(cusolverDnDgetrf(cs, im, in, (double *)blk, il, (double *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
+    int d = im < in ? im : in;
+    piv_merge_k<<<nblocks(d, 128), 128, 0, stream>>>(gw(be)->rpiv + c0, gw(be)->ipiv, d, (int)c0);
+    /* the block's swaps on the panel's columns left of it and right of it */
+    if (c0 > 0) {
+      if (sp) laswp_dev_k<float><<<nblocks(c0, 128), 128, 0, stream>>>((float *)a, lda, c0, (int)c0, (int)c0 + d, gw(be)->rpiv);
+      else laswp_dev_k<double><<<nblocks(c0, 128), 128, 0, stream>>>((double *)a, lda, c0, (int)c0, (int)c0 + d, gw(be)->rpiv);
+    }
+    int64_t r0 = c0 + n, nr = N - r0;
+    if (nr > 0) {
+      char *ar = (char *)a + (size_t)(r0 * lda) * e;
+      if (sp) laswp_dev_k<float><<<nblocks(nr, 128), 128, 0, stream>>>((float *)ar, lda, nr, (int)c0, (int)c0 + d, gw(be)->rpiv);
+      else laswp_dev_k<double><<<nblocks(nr, 128), 128, 0, stream>>>((double *)ar, lda, nr, (int)c0, (int)c0 + d, gw(be)->rpiv);
+    }
+    HY_CUDA_LAUNCH();
+    return HY_OK;
+  }
+  int64_t n1 = n / 2, n2 = n - n1;
+  HY_CALL(c_getrf_rec_cols(be, sp, M, N, a, lda, c0, n1, nbmin));
+  if (rows > n1) {
+    char *a12 = (char *)a + (size_t)(c0 + (c0 + n1) * lda) * e;
+    char *a21 = (char *)a + (size_t)(c0 + n1 + c0 * lda) * e;
+    char *a22 = (char *)a + (size_t)(c0 + n1 + (c0 + n1) * lda) * e;
+    HY_CALL(c_trsm_lunit(be, sp, n1, n2, blk, lda, a12, lda));
+    HY_CALL(c_gemm_sub(be, sp, rows - n1, n2, n1, a21, lda, a12, lda, a22, lda));
+  }
+  return c_getrf_rec_cols(be, sp, M, N, a, lda, c0 + n1, n2, nbmin);
+}
+
+/* Recursive panel LU (k_gauss_ops getrf_rec): the recursion on the device, then the pivots,
+ * the smallest |u_jj| and its column to the host with one synchronisation.  Local. */
+static int c_getrf_rec(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
+                       int *hipiv, int *info, double *minpiv, int64_t *minidx) {
+  HY_CALL(scratch(be));
+  if (m > 2147483647LL || lda > 2147483647LL)
+    return hy_err(HY_EUSAGE, "cuSOLVER getrf: panel of %lld rows exceeds the 32-bit interface", (long long)m);
+  int d = (int)(m < n ? m : n);
+  gauss_cuda_ws *w = gw(be);
+  if (w->ipiv_n < d) {
+    if (w->ipiv) HY_CUDA(cudaFree(w->ipiv));
+    HY_CUDA(cudaMalloc((void **)&w->ipiv, sizeof(int) * (size_t)(d > 0 ? d : 1)));
+    w->ipiv_n = d;
+  }
+  if (w->rpiv_n < d) {
+    if (w->rpiv) HY_CUDA(cudaFree(w->rpiv));
+    HY_CUDA(cudaMalloc((void **)&w->rpiv, sizeof(int) * (size_t)(d > 0 ? d : 1)));
+    w->rpiv_n = d;
+  }
+  HY_CALL(c_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin > 0 ? nbmin : 1));
+  cudaStream_t stream = strm(be);
+  if (sp) diagmin_k<float><<<1, 512, 0, stream>>>((const float *)a, lda, d, w->red + 2);
+  else diagmin_k<double><<<1, 512, 0, stream>>>((const double *)a, lda, d, w->red + 2);
+  HY_CUDA_LAUNCH();
+  double h[2];
+  HY_CUDA(cudaMemcpyAsync(hipiv, w->rpiv, sizeof(int) * (size_t)d, cudaMemcpyDeviceToHost, stream));
+  HY_CUDA(cudaMemcpyAsync(h, w->red + 2, 2 * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  HY_CUDA(cudaStreamSynchronize(stream));
+  *minpiv = h[0];
+  *minidx = (int64_t)h[1];
+  *info = h[0] == 0 ? (int)*minidx + 1 : 0;   /* the first exact zero pivot (lowest column) */
   return HY_OK;
 }
 
@@ -790,4 +898,5 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_mem_free, c_ref_lu, c_gemm_time,
   c_copy_2d, c_gemm_sub_low,
   { 4, 4, 2, 2 }, c_to_low, c_gemm_sub_lowp,
+  c_getrf_rec,
 };

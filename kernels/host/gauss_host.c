@@ -432,6 +432,62 @@ static int h_gemm_sub_lowp(k_backend *be, int low, int64_t m, int64_t n, int64_t
   return h_gemm_sub(be, 1, m, n, k, a, lda, b, ldb, c, ldc);
 }
 
+static int h_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void *l, int64_t ldl,
+                        void *b, int64_t ldb);
+static int h_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, const void *a,
+                      int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc);
+
+/* getrf_rec's recursion on columns c0 .. c0+n of the M x N panel a (see the CUDA backend):
+ * base blocks by LAPACK getrf, their swaps applied to every other column of the panel; piv
+ * 0-based from the panel's top.  Local. */
+static int h_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a, int64_t lda,
+                            int64_t c0, int64_t n, int nbmin, int *piv, int *info) {
+  size_t e = sp ? 4 : 8;
+  int64_t rows = M - c0;
+  if (rows <= 0 || n <= 0) return HY_OK;
+  char *blk = (char *)a + (size_t)(c0 + c0 * lda) * e;
+  if (n <= nbmin) {
+    double mp;
+    int64_t mi;
+    int inf = 0;
+    HY_CALL(h_getrf(be, sp, rows, n, blk, lda, piv + c0, &inf, &mp, &mi));
+    if (inf > 0 && *info == 0) *info = (int)c0 + inf;
+    int64_t d = rows < n ? rows : n;
+    for (int64_t i = 0; i < d; i++) piv[c0 + i] += (int)c0;
+    /* the block's swaps (rows c0 .. c0+d) on the columns left and right of it */
+    for (int side = 0; side < 2; side++) {
+      int64_t j0 = side ? c0 + n : 0, j1 = side ? N : c0;
+      for (int64_t j = j0; j < j1; j++)
+        for (int64_t i = c0; i < c0 + d; i++) {
+          int64_t p = piv[i];
+          if (p == i) continue;
+          if (sp) { float *c = (float *)a + j * lda, t = c[i]; c[i] = c[p]; c[p] = t; }
+          else { double *c = (double *)a + j * lda, t = c[i]; c[i] = c[p]; c[p] = t; }
+        }
+    }
+    return HY_OK;
+  }
+  int64_t n1 = n / 2, n2 = n - n1;
+  HY_CALL(h_getrf_rec_cols(be, sp, M, N, a, lda, c0, n1, nbmin, piv, info));
+  if (rows > n1) {
+    char *a12 = (char *)a + (size_t)(c0 + (c0 + n1) * lda) * e;
+    char *a21 = (char *)a + (size_t)(c0 + n1 + c0 * lda) * e;
+    char *a22 = (char *)a + (size_t)(c0 + n1 + (c0 + n1) * lda) * e;
+    HY_CALL(h_trsm_lunit(be, sp, n1, n2, blk, lda, a12, lda));
+    HY_CALL(h_gemm_sub(be, sp, rows - n1, n2, n1, a21, lda, a12, lda, a22, lda));
+  }
+  return h_getrf_rec_cols(be, sp, M, N, a, lda, c0 + n1, n2, nbmin, piv, info);
+}
+
+/* Recursive panel LU (k_gauss_ops getrf_rec) on the host.  Local. */
+static int h_getrf_rec(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
+                       int *hipiv, int *info, double *minpiv, int64_t *minidx) {
+  *info = 0;
+  HY_CALL(h_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin > 0 ? nbmin : 1, hipiv, info));
+  diag_min(sp, m, n, a, lda, minpiv, minidx);
+  return HY_OK;
+}
+
 /* auto block size on the host: 64 (BLAS-3 sized for a CPU cache).  Local. */
 static int64_t h_nb_auto(int64_t n) { return 64; }
 
@@ -445,5 +501,5 @@ const k_gauss_ops k_gauss_host_ops = {
   .h2d_2d = h_h2d_2d, .convert = h_convert, .stream_ctl = h_stream_ctl, .tensor = h_tensor,
   .mem_free = h_mem_free, .ref_lu = h_ref_lu, .gemm_time = h_gemm_time, .copy_2d = h_copy_2d,
   .gemm_sub_low = h_gemm_sub_low, .low_bytes = { 4, 4, 4, 4 }, .to_low = h_to_low,
-  .gemm_sub_lowp = h_gemm_sub_lowp,
+  .gemm_sub_lowp = h_gemm_sub_lowp, .getrf_rec = h_getrf_rec,
 };

@@ -446,6 +446,21 @@ if(HYBRID_GPU_TESTS)
               gauss.refine=gmres gauss.n=2000 gauss.nb=128 run.seed=9)
     set_tests_properties(gauss_gpu_hplmxp_vs_host_${low} PROPERTIES LABELS "gpu" TIMEOUT 300)
   endforeach()
+  # the recursive panel LU on the device (pivots on the device, cuSOLVER blocks of panel_nb,
+  # cuBLAS TRSM + GEMM) against the host's vendor panel: x within the FP64 / FP32 tolerances
+  foreach(prec double single)
+    set(tol 1e-11)
+    if(prec STREQUAL "single")
+      set(tol 2e-4)
+    endif()
+    add_test(NAME gauss_gpu_panel_recursive_${prec}
+      COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+              --workdir ${HY_TEST_OUT}/gauss_gpu_panel_recursive_${prec} --tol ${tol}
+              --runs "1:run.backend=host gauss.panel=vendor" "1:run.backend=cuda gauss.panel=recursive"
+              "1:run.backend=cuda gauss.panel=recursive gauss.panel_nb=16" --
+              run.workload=gauss gauss.precision=${prec} gauss.n=3000 gauss.nb=256 run.seed=3)
+    set_tests_properties(gauss_gpu_panel_recursive_${prec} PROPERTIES LABELS "gpu" TIMEOUT 300)
+  endforeach()
   # a sweep on the device: every line parsed and recorded, one combination alone the same
   add_test(NAME gauss_gpu_sweep COMMAND ${GAUSS_SWEEP} --ranks 1 --workdir ${HY_TEST_OUT}/gauss_gpu_sweep
     --n 1000,3000 --nb 128,256 --grid 1x1 --single 3 -- run.workload=gauss run.backend=cuda run.seed=5)
@@ -631,4 +646,22 @@ foreach(spec "1:1x1" "2:1x2" "2:2x1")
             --bin ${HY_BIN} --workdir ${HY_TEST_OUT}/gauss_profile_${grid} --ranks ${np} --
             run.workload=gauss run.backend=host gauss.n=600 gauss.nb=32 gauss.grid=${grid})
   set_tests_properties(gauss_profile_${grid} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS ${np})
+endforeach()
+
+# gauss.panel = recursive (column halves: TRSM + GEMM between, LAPACK getrf on blocks of
+# panel_nb): x identical (1e-12) to the vendor panel's, on the in-place (1x1, 1x2) and the
+# gathered (2x1) panel, base blocks that do not divide nb; a singular matrix names the same column
+add_test(NAME gauss_panel_recursive_ranks
+  COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+          --workdir ${HY_TEST_OUT}/gauss_panel_recursive_ranks --tol 1e-12
+          --runs "1:gauss.grid=1x1 gauss.panel=vendor" "1:gauss.grid=1x1 gauss.panel_nb=5"
+                 "2:gauss.grid=2x1 gauss.panel_nb=16" "2:gauss.grid=1x2 gauss.panel_nb=3"
+          -- run.workload=gauss run.backend=host gauss.panel=recursive gauss.n=301 gauss.nb=48 run.seed=13)
+set_tests_properties(gauss_panel_recursive_ranks PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
+foreach(np 1 2)
+  hy_case(NAME gauss_panel_recursive_singular_${np} RANKS ${np} EXIT 3
+    EXPECT "singular at column 4 \\(0-based\\)" "FAILED: numerical"
+    REJECT ${GAUSS_NONAN} "PASSED"
+    ARGS run.workload=gauss run.backend=host gauss.matrix=file gauss.file=${GAUSS_T}/singular.mtx
+         gauss.nb=4 gauss.panel=recursive gauss.panel_nb=1)
 endforeach()
