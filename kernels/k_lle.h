@@ -76,28 +76,36 @@ extern const k_lle_ops k_lle_cuda_ops;
 /* ---- lle.eigensolver = gpu-chol: shift-invert subspace iteration on the device ----
  * On e^perp (e the constant vector): V <- P_e (M + tau I)^-1 V, Householder QR, Rayleigh-Ritz
  * with M itself (H = V^T M V, its eigen-decomposition, V <- V Y), FP64 throughout; M + tau I
- * in a fill-reducing order computed on the host (METIS nested dissection or symamd) and
- * factored by a sparse Cholesky on the backend.  Local. */
+ * in a fill-reducing order P and factored by a sparse Cholesky on the backend.  M is given
+ * either assembled (rowptr != NULL: the order computed here on the host, METIS nested
+ * dissection or symamd of M's pattern) or as its factor B = I - W (rowptr == NULL: nbr, w and
+ * the order perm given; P M P^T = (B P)^T (B P) formed on the device).  Local. */
 typedef struct {
   int64_t n, nnz;
-  const int64_t *rowptr;     /* M: full symmetric CSR, sorted columns (host) */
+  const int64_t *rowptr;     /* M: full symmetric CSR, sorted columns (host), or NULL */
   const int32_t *colind;
   const double *val;
+  int k;                     /* rowptr == NULL: B = I - W from the n x k neighbours and weights */
+  const int32_t *nbr;        /* (host) */
+  const double *w;
+  const int32_t *perm;       /* rowptr == NULL: the order, new index i = old perm[i] (host) */
   int p;                     /* block width (on e^perp) */
   int nconv;                 /* leading Ritz pairs that must converge */
   int maxit;                 /* iterations at most */
   int ordering;              /* K_LLE_ORD_METIS | K_LLE_ORD_SYMAMD */
-  double tol_abs;            /* a pair is converged when ||M v - theta v|| <= tol_abs */
+  double tol;                /* a pair is converged when ||M v - theta v|| <= tol ||M||_1 */
   double tau0, tau_max;      /* shift: tau0, tenfold while a pivot is not positive, at most tau_max */
   double *v;                 /* in: n x p start block on e^perp (host, column-major);
                                 out: the Ritz vectors, ascending */
   double *theta, *res;       /* out: p Ritz values and residual norms (host) */
+  double normm, lam0, res0;  /* out: ||M||_1, pair 0 (e^T M e, ||M e - lam0 e||, e = 1/sqrt(n)) */
   int iters, converged;      /* out */
   double shift;              /* out: the tau used */
   double factor_bytes;       /* out: the factor's storage (bytes) */
-  double t_order, t_analyze, t_factor, t_solve, t_rr;   /* out: seconds of the phases */
+  double t_order, t_form, t_analyze, t_factor, t_solve, t_rr;   /* out: seconds of the phases (t_form:
+                                                                   P M P^T formed on the device) */
 } k_lle_eig_job;
-enum { K_LLE_ORD_METIS = 0, K_LLE_ORD_SYMAMD = 1 };
+enum { K_LLE_ORD_METIS = 0, K_LLE_ORD_SYMAMD = 1, K_LLE_ORD_GIVEN = 2 };
 
 typedef struct {
   const char *name;

@@ -40,8 +40,8 @@ static const cfg_key lle_keys[] = {
     "shift-invert: CHOLMOD factorisation of M + tau I and subspace iteration; dense: LAPACK on the n x n matrix (small n, reference); "
     "gpu-chol: shift-invert subspace iteration on the device, cuSOLVER sparse Cholesky of P (M + tau I) P^T (CUDA backend only); "
     "auto: gpu-chol where the backend has a device sparse Cholesky, else bsvd" },
-  { "lle", "gpu_ordering", CFG_ENUM, "metis", 0, 0, "metis|symamd",
-    "gpu-chol: the fill-reducing order of M computed on the host: metis (nested dissection, least fill) or symamd (faster ordering, more fill)" },
+  { "lle", "gpu_ordering", CFG_ENUM, "colamd", 0, 0, "colamd|metis|symamd",
+    "gpu-chol: the fill-reducing order of M, on the host: colamd (CHOLMOD's COLAMD from B = I - W alone, M then formed on the device by SpGEMM) or metis / symamd (M assembled on the host, cuSOLVER's METIS nested dissection / symamd of its pattern; experiments)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
     "bsvd: UMFPACK's fill-reducing ordering of B + B^T: amd (fast analysis) or metis (fewer flops, N = 1M: 28% fewer, 2.6x the analysis time); cholmod, best: UMFPACK's own choices (experiments)" },
   { "lle", "threads", CFG_INT, "0", 0, 8, NULL,

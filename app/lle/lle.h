@@ -72,8 +72,9 @@ typedef struct {
   char method[64];    /* how the factorisation was done, for the report */
   double t_numeric, t_extract, t_solve;   /* bsvd: parts of t_factor / t_iter */
   int solve_threads;  /* bsvd: threads of the block solves and B^T B products */
-  double t_order, t_rr;   /* gpu-chol: the host ordering (part of t_analyze), the Rayleigh-Ritz
-                             steps (part of t_iter; t_solve the block solves, t_numeric the factor) */
+  double t_order, t_form, t_rr;   /* gpu-chol: the host ordering and forming P M P^T (parts of
+                             t_analyze), the Rayleigh-Ritz steps (part of t_iter; t_solve the
+                             block solves, t_numeric the factor) */
   double factor_bytes;    /* gpu-chol: the device factor's storage */
 } lle_eig;
 void lle_eig_free(lle_eig *e);

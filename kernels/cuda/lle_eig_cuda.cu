@@ -107,7 +107,11 @@ static int eig_order(const k_lle_eig_job *job, eig_dev *d) {
     if (dg[i] < 0) rc = hy_err(HY_EINPUT, "M has no stored diagonal entry in row %d (permuted)", i);
   }
   cudaError_t ce = cudaSuccess;
-  if (rc == HY_OK) {
+  if (rc == HY_OK) ce = cudaMalloc((void **)&d->rp, (size_t)(n + 1) * sizeof(int));
+  if (rc == HY_OK && ce == cudaSuccess) ce = cudaMalloc((void **)&d->ci, (size_t)nnz * sizeof(int));
+  if (rc == HY_OK && ce == cudaSuccess) ce = cudaMalloc((void **)&d->val_m, (size_t)nnz * sizeof(double));
+  if (rc == HY_OK && ce == cudaSuccess) ce = cudaMalloc((void **)&d->diag, (size_t)n * sizeof(int));
+  if (rc == HY_OK && ce == cudaSuccess) {
     ce = cudaMemcpy(d->rp, rp, (size_t)(n + 1) * sizeof(int), cudaMemcpyHostToDevice);
     if (ce == cudaSuccess) ce = cudaMemcpy(d->ci, ci, (size_t)nnz * sizeof(int), cudaMemcpyHostToDevice);
     if (ce == cudaSuccess) ce = cudaMemcpy(d->val_m, val, (size_t)nnz * sizeof(double), cudaMemcpyHostToDevice);
@@ -150,12 +154,7 @@ static int eig_alloc(k_backend *be, eig_dev *d) {
   HY_CUSPARSE(cusparseCreateMatDescr(&d->descr));
   HY_CUSPARSE(cusparseSetMatType(d->descr, CUSPARSE_MATRIX_TYPE_GENERAL));
   HY_CUSPARSE(cusparseSetMatIndexBase(d->descr, CUSPARSE_INDEX_BASE_ZERO));
-  size_t n = (size_t)d->n, nnz = (size_t)d->nnz, np = n * (size_t)d->p, p = (size_t)d->p;
-  HY_CUDA(cudaMalloc((void **)&d->rp, (n + 1) * sizeof(int)));
-  HY_CUDA(cudaMalloc((void **)&d->ci, nnz * sizeof(int)));
-  HY_CUDA(cudaMalloc((void **)&d->diag, n * sizeof(int)));
-  HY_CUDA(cudaMalloc((void **)&d->val_m, nnz * sizeof(double)));
-  HY_CUDA(cudaMalloc((void **)&d->val_s, nnz * sizeof(double)));
+  size_t n = (size_t)d->n, np = n * (size_t)d->p, p = (size_t)d->p;
   HY_CUDA(cudaMalloc((void **)&d->v, np * sizeof(double)));
   HY_CUDA(cudaMalloc((void **)&d->t, np * sizeof(double)));
   HY_CUDA(cudaMalloc((void **)&d->mv, np * sizeof(double)));
@@ -171,11 +170,150 @@ static int eig_alloc(k_backend *be, eig_dev *d) {
   return HY_OK;
 }
 
+/* Row i of B P (B = I - W, P the order: column j of B goes to iperm[j]), its k + 1 entries
+ * sorted by column.  One thread per row. */
+__global__ void eig_bp_rows(const int32_t *__restrict__ nbr, const double *__restrict__ w, const int *__restrict__ iperm,
+                            int n, int k, int *__restrict__ rp, int *__restrict__ ci, double *__restrict__ val) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > n) return;
+  rp[i] = (int)(i * (k + 1));
+  if (i == n) return;
+  int *c = ci + i * (k + 1);
+  double *v = val + i * (k + 1);
+  c[0] = iperm[i];
+  v[0] = 1.0;
+  for (int j = 0; j < k; j++) {   /* insertion by column */
+    int cj = iperm[nbr[i * k + j]], q = j + 1;
+    double vj = -w[i * k + j];
+    while (q > 0 && c[q - 1] > cj) { c[q] = c[q - 1]; v[q] = v[q - 1]; q--; }
+    c[q] = cj;
+    v[q] = vj;
+  }
+}
+/* diag[i] = the position of (i, i) in the CSR matrix (-1: none).  One thread per row. */
+__global__ void eig_find_diag(const int *__restrict__ rp, const int *__restrict__ ci, int n, int *__restrict__ diag) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int d = -1;
+  for (int q = rp[i]; q < rp[i + 1]; q++)
+    if (ci[q] == (int)i) d = q;
+  diag[i] = d;
+}
+/* Row sums and absolute row sums of the CSR matrix.  One thread per row. */
+__global__ void eig_row_sums(const int *__restrict__ rp, const double *__restrict__ val, int n, double *__restrict__ s,
+                             double *__restrict__ a) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double x = 0, y = 0;
+  for (int q = rp[i]; q < rp[i + 1]; q++) { x += val[q]; y += fabs(val[q]); }
+  s[i] = x;
+  a[i] = y;
+}
+
+/* d->rp/ci/val_m = A B by cuSPARSE SpGEMM for n x n CSR A = (arp, aci, aval) and
+ * B = (brp, bci, bval), nb entries each.  Local. */
+static int eig_spgemm_product(eig_dev *d, int n, int nb, int *arp, int *aci, double *aval, int *brp, int *bci, double *bval) {
+  cusparseSpMatDescr_t A = NULL, B = NULL, C = NULL;
+  cusparseSpGEMMDescr_t g = NULL;
+  double one = 1, zero = 0;
+  cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  HY_CUSPARSE(cusparseCreateCsr(&A, n, n, nb, arp, aci, aval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  HY_CUSPARSE(cusparseCreateCsr(&B, n, n, nb, brp, bci, bval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  HY_CUSPARSE(cusparseCreateCsr(&C, n, n, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  HY_CUSPARSE(cusparseSpGEMM_createDescr(&g));
+  size_t b1 = 0, b2 = 0;
+  void *w1 = NULL, *w2 = NULL;
+  HY_CUSPARSE(cusparseSpGEMM_workEstimation(d->sp, op, op, &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &b1, NULL));
+  HY_CUDA(cudaMalloc(&w1, b1 > 0 ? b1 : 1));
+  HY_CUSPARSE(cusparseSpGEMM_workEstimation(d->sp, op, op, &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &b1, w1));
+  HY_CUSPARSE(cusparseSpGEMM_compute(d->sp, op, op, &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &b2, NULL));
+  HY_CUDA(cudaMalloc(&w2, b2 > 0 ? b2 : 1));
+  HY_CUSPARSE(cusparseSpGEMM_compute(d->sp, op, op, &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &b2, w2));
+  int64_t r = 0, c = 0, nnz = 0;
+  HY_CUSPARSE(cusparseSpMatGetSize(C, &r, &c, &nnz));
+  if (nnz > INT32_MAX) return hy_err(HY_EUSAGE, "gpu-chol: nnz(M) = %lld exceeds csrchol's 32-bit indices", (long long)nnz);
+  d->nnz = (int)nnz;
+  HY_CUDA(cudaMalloc((void **)&d->rp, (size_t)(n + 1) * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&d->ci, (size_t)nnz * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&d->val_m, (size_t)nnz * sizeof(double)));
+  HY_CUSPARSE(cusparseCsrSetPointers(C, d->rp, d->ci, d->val_m));
+  HY_CUSPARSE(cusparseSpGEMM_copy(d->sp, op, op, &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g));
+  HY_CUDA(cudaStreamSynchronize(d->st));
+  cusparseSpGEMM_destroyDescr(g);
+  cusparseDestroySpMat(A); cusparseDestroySpMat(B); cusparseDestroySpMat(C);
+  cudaFree(w1); cudaFree(w2);
+  return HY_OK;
+}
+
+/* P M P^T = (B P)^T (B P) on the device: B P from the neighbours, its transpose
+ * (csr2csc), the product by SpGEMM; then the diagonal's positions.  Local. */
+static int eig_spgemm(const k_lle_eig_job *job, eig_dev *d) {
+  int n = d->n, k = job->k, nb = n * (k + 1);
+  if ((int64_t)n * (k + 1) > INT32_MAX) return hy_err(HY_EUSAGE, "gpu-chol: n (k + 1) = %lld exceeds 32-bit indices", (long long)n * (k + 1));
+  int *iperm = (int *)malloc((size_t)n * sizeof(int));
+  if (!iperm) return hy_err(HY_ESYS, "out of memory for the inverse order (n = %d)", n);
+  for (int i = 0; i < n; i++) iperm[job->perm[i]] = i;
+  int *d_iperm = NULL, *brp = NULL, *bci = NULL, *trp = NULL, *tci = NULL;
+  int32_t *d_nbr = NULL;
+  double *d_w = NULL, *bval = NULL, *tval = NULL;
+  HY_CUDA(cudaMalloc((void **)&d_iperm, (size_t)n * sizeof(int)));
+  HY_CUDA(cudaMemcpy(d_iperm, iperm, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+  free(iperm);
+  HY_CUDA(cudaMalloc((void **)&d_nbr, (size_t)n * k * sizeof(int32_t)));
+  HY_CUDA(cudaMalloc((void **)&d_w, (size_t)n * k * sizeof(double)));
+  HY_CUDA(cudaMemcpy(d_nbr, job->nbr, (size_t)n * k * sizeof(int32_t), cudaMemcpyHostToDevice));
+  HY_CUDA(cudaMemcpy(d_w, job->w, (size_t)n * k * sizeof(double), cudaMemcpyHostToDevice));
+  HY_CUDA(cudaMalloc((void **)&brp, (size_t)(n + 1) * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&bci, (size_t)nb * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&bval, (size_t)nb * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&trp, (size_t)(n + 1) * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&tci, (size_t)nb * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&tval, (size_t)nb * sizeof(double)));
+  eig_bp_rows<<<(unsigned)((n + 1 + 127) / 128), 128, 0, d->st>>>(d_nbr, d_w, d_iperm, n, k, brp, bci, bval);
+  HY_CUDA_LAUNCH();
+  size_t bytes = 0;
+  HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(d->sp, n, n, nb, bval, brp, bci, tval, trp, tci, CUDA_R_64F,
+                                            CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes));
+  void *tb = NULL;
+  HY_CUDA(cudaMalloc(&tb, bytes > 0 ? bytes : 1));
+  HY_CUSPARSE(cusparseCsr2cscEx2(d->sp, n, n, nb, bval, brp, bci, tval, trp, tci, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
+                                 CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, tb));
+  int rc = eig_spgemm_product(d, n, nb, trp, tci, tval, brp, bci, bval);
+  HY_CUDA(cudaStreamSynchronize(d->st));
+  cudaFree(tb); cudaFree(d_iperm); cudaFree(d_nbr); cudaFree(d_w);
+  cudaFree(brp); cudaFree(bci); cudaFree(bval); cudaFree(trp); cudaFree(tci); cudaFree(tval);
+  if (rc != HY_OK) return rc;
+  HY_CUDA(cudaMalloc((void **)&d->diag, (size_t)n * sizeof(int)));
+  eig_find_diag<<<(unsigned)((n + 127) / 128), 128, 0, d->st>>>(d->rp, d->ci, n, d->diag);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* ||M||_1 (M symmetric: the largest absolute row sum) and pair 0, e^T M e and
+ * ||M e - lam0 e|| for e = 1/sqrt(n) (M e = row sums / sqrt(n)), from the device's M.  Local. */
+static int eig_norms(k_lle_eig_job *job, eig_dev *d) {
+  int n = d->n;
+  double *hs = (double *)malloc(2 * (size_t)n * sizeof(double));
+  if (!hs) return hy_err(HY_ESYS, "out of memory for M's row sums (n = %d)", n);
+  eig_row_sums<<<(unsigned)((n + 127) / 128), 128, 0, d->st>>>(d->rp, d->val_m, n, d->r, d->r + n);
+  cudaError_t ce = cudaGetLastError();
+  if (ce == cudaSuccess) ce = cudaMemcpyAsync(hs, d->r, 2 * (size_t)n * sizeof(double), cudaMemcpyDeviceToHost, d->st);
+  if (ce == cudaSuccess) ce = cudaStreamSynchronize(d->st);
+  if (ce != cudaSuccess) { free(hs); return hy_err(HY_ESYS, "CUDA: M's row sums failed: %s", cudaGetErrorString(ce)); }
+  double e0 = 1.0 / sqrt((double)n), lam0 = 0, res0 = 0, nm = 0;
+  for (int i = 0; i < n; i++) { lam0 += e0 * (hs[i] * e0); if (hs[n + i] > nm) nm = hs[n + i]; }
+  for (int i = 0; i < n; i++) { double r = hs[i] * e0 - lam0 * e0; res0 += r * r; }
+  free(hs);
+  job->normm = nm; job->lam0 = lam0; job->res0 = sqrt(res0);
+  return HY_OK;
+}
+
 /* Analysis, then the factorisation of P (M + tau I) P^T, tau from tau0 tenfold while a
  * pivot is zero or a test solve of the ones vector is not finite.  Local. */
 static int eig_factor(k_lle_eig_job *job, eig_dev *d) {
   int n = d->n, nnz = d->nnz;
   double t0 = eig_now();
+  HY_CUDA(cudaMalloc((void **)&d->val_s, (size_t)nnz * sizeof(double)));
   HY_CUSP(cusolverSpCreateCsrcholInfo(&d->chol));
   HY_CUSP(cusolverSpXcsrcholAnalysis(d->csp, n, nnz, d->descr, d->rp, d->ci, d->chol));
   HY_CUDA(cudaStreamSynchronize(d->st));
@@ -311,7 +449,7 @@ static int eig_iterate(k_lle_eig_job *job, eig_dev *d) {
     job->t_rr += eig_now() - t0;
     if (rc != HY_OK) break;
     int conv = 0;
-    while (conv < job->nconv && job->res[conv] <= job->tol_abs) conv++;
+    while (conv < job->nconv && job->res[conv] <= job->tol * job->normm) conv++;
     job->converged = conv;
     job->iters = it;
     if (conv == job->nconv) break;
@@ -328,18 +466,28 @@ static int eig_iterate(k_lle_eig_job *job, eig_dev *d) {
 
 /* The k_lle_eig_ops entry (see k_lle.h).  Local. */
 static int cuda_eig_si(k_backend *be, k_lle_eig_job *job) {
-  if (job->n > INT32_MAX - 1 || job->nnz > INT32_MAX)
+  if (job->n > INT32_MAX - 1 || (job->rowptr && job->nnz > INT32_MAX))
     return hy_err(HY_EUSAGE, "gpu-chol: n = %lld, nnz(M) = %lld exceed csrchol's 32-bit indices", (long long)job->n,
                   (long long)job->nnz);
   eig_dev d;
   memset(&d, 0, sizeof d);
   d.n = (int)job->n; d.nnz = (int)job->nnz; d.p = job->p;
   job->iters = job->converged = 0;
-  job->t_order = job->t_analyze = job->t_factor = job->t_solve = job->t_rr = 0;
+  job->t_order = job->t_form = job->t_analyze = job->t_factor = job->t_solve = job->t_rr = 0;
   int rc = eig_alloc(be, &d);
   double t0 = eig_now();
-  if (rc == HY_OK) rc = eig_order(job, &d);
+  if (rc == HY_OK && job->rowptr) rc = eig_order(job, &d);   /* M given: ordered here */
   job->t_order = eig_now() - t0;
+  if (rc == HY_OK && !job->rowptr) {   /* B given with its order: M formed on the device */
+    d.perm = (int *)malloc((size_t)d.n * sizeof(int));
+    if (!d.perm) rc = hy_err(HY_ESYS, "out of memory for the order (n = %d)", d.n);
+    else memcpy(d.perm, job->perm, (size_t)d.n * sizeof(int));
+    t0 = eig_now();
+    if (rc == HY_OK) rc = eig_spgemm(job, &d);
+    job->t_form = eig_now() - t0;
+  }
+  job->nnz = d.nnz;
+  if (rc == HY_OK) rc = eig_norms(job, &d);
   if (rc == HY_OK) rc = eig_factor(job, &d);
   if (rc == HY_OK) rc = eig_iterate(job, &d);
   cudaStreamSynchronize(d.st);

@@ -563,10 +563,10 @@ def eig_table(out):
 
 
 def gpu_parts(out, solver):
-    """The five figures of the 'gpu-chol parts' line and the factorisation + iteration time,
+    """The six figures of the 'gpu-chol parts' line and the factorisation + iteration time,
     or None (another solver under --gpu-spec has no parts line: checked as absent)."""
-    m = re.search(r"gpu-chol parts: ordering ([0-9.]+) s, analysis ([0-9.]+) s, factor ([0-9.]+) s, "
-                  r"solves ([0-9.]+) s, Rayleigh-Ritz ([0-9.]+) s", out)
+    m = re.search(r"gpu-chol parts: ordering ([0-9.]+) s, M formed ([0-9.]+) s, analysis ([0-9.]+) s, "
+                  r"factor ([0-9.]+) s, solves ([0-9.]+) s, Rayleigh-Ritz ([0-9.]+) s", out)
     f = re.search(r"factorisation ([0-9.]+) s .*?, \d+ iteration\(s\) ([0-9.]+) s", out)
     if solver != "gpu-chol":
         return None
