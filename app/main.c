@@ -109,6 +109,7 @@ static void core_opts_from_cfg(const hy_cfg *c, hy_ctx *ctx, const hy_workload *
   snprintf(ctx->out_dir, sizeof ctx->out_dir, "%s", cfg_str(c, "output.dir"));
   *record = cfg_bool(c, "output.record");
   ctx->progress_interval = cfg_real(c, "run.progress");
+  ctx->blas_threads_want = (int)cfg_int(c, "run.blas_threads");
   const char *pm = cfg_str(c, "run.progress_mode");
   ctx->progress_mode = !strcmp(pm, "bar") ? 1 : !strcmp(pm, "lines") ? 2 : !strcmp(pm, "off") ? 3 : 0;
   ctx->debug.fail_rank = (int)cfg_int(c, "debug.fail_rank");

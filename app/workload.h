@@ -48,7 +48,8 @@ typedef struct hy_ctx {
   int threads;               /* threads this rank may use (rt_threads_choose; lle's default) */
   const char *threads_why;   /* where that figure came from */
   char blas[512];            /* the BLAS library linked (rt_blas_library) */
-  int blas_threads;          /* its thread count (set to threads at start-up) */
+  int blas_threads;          /* its thread count (set at start-up to run.blas_threads, else threads) */
+  int blas_threads_want;     /* run.blas_threads: > 0 fixes the BLAS threads for the whole run */
   int argc;                  /* the command line, for the record (rank 0's) */
   char **argv;
   char host[256];

@@ -24,6 +24,10 @@ static const cfg_key core_keys[] = {
   { "run", "progress_mode", CFG_ENUM, "auto", 0, 0, "auto|bar|lines|off",
     "auto: a bar when stderr is a terminal, else lines every run.progress seconds; bar: the bar "
     "also into a pipe (mpiexec, tee); lines: lines also on a terminal; off: nothing" },
+  { "run", "blas_threads", CFG_INT, "0", 0, 1024, NULL,
+    "threads of the BLAS/LAPACK calls (0: the rank's threads, from OMP_NUM_THREADS, "
+    "SLURM_CPUS_PER_TASK or the CPU affinity); a threaded BLAS (OpenBLAS) may change the last "
+    "bits of dense LAPACK/GEMM results with the count, so fix it to compare runs bit for bit" },
   { "run", "name", CFG_STR, "", 0, 0, NULL, "free label copied into the results record" },
   { "output", "dir", CFG_STR, "results", 0, 0, NULL,
     "folder of the JSON results records (created if missing)" },

@@ -27,6 +27,7 @@ typedef struct {
   hy_progress *prog;           /* progress of the iterations (hy_progress_toward), or NULL */
   const char *gpu_ordering;    /* gpu-chol: the host ordering metis | symamd (lle.gpu_ordering) */
   k_backend *be;               /* the rank's backend (gpu-chol's device table) */
+  int blas_threads;            /* run.blas_threads: > 0 fixes the BLAS threads (kept as they are) */
 } lle_eig_in;
 
 /* One eigensolver.  A solver with a fallback is tried with at most stall_iters iterations;

@@ -496,7 +496,7 @@ static int bsvd_setup(const lle_eig_in *in, bsvd_ws *s, lle_eig *e) {
   s->p = nev - 1 + (nev > 6 ? nev : 6);   /* block on e^perp; with e: nev + max(nev, 6) as shift-invert */
   if (s->p > n - 1) s->p = (int)(n - 1);
   HY_CALL(bmat_build(n, in->k, in->nbr, in->w, &s->b));
-  e->blas_threads = lle_blas_threads(n, in->threads);
+  e->blas_threads = in->blas_threads > 0 ? in->blas_threads : lle_blas_threads(n, in->threads);
   umfpack_dl_defaults(s->f.control);
   s->f.control[UMFPACK_IRSTEP] = 0;      /* the outer iteration corrects; refinement costs 2 SpMVs */
   /* Ordering of B + B^T (UMFPACK's symmetric strategy, chosen by its pattern symmetry 0.86):

@@ -56,7 +56,7 @@ static int si_factor(const lle_eig_in *in, cholmod_common *cc, cholmod_sparse *a
   }
   const char *sn = in->chol_supernodal;  /* lle.cholmod_supernodal: auto | simplicial | supernodal */
   if (sn && *sn && strcmp(sn, "auto")) cc->supernodal = !strcmp(sn, "supernodal") ? CHOLMOD_SUPERNODAL : CHOLMOD_SIMPLICIAL;
-  e->blas_threads = lle_blas_threads(n, in->threads);
+  e->blas_threads = in->blas_threads > 0 ? in->blas_threads : lle_blas_threads(n, in->threads);
   int rc = HY_OK;
   cholmod_factor *L = cholmod_l_analyze(a, cc);
   if (!L) rc = hy_err(HY_ESYS, "CHOLMOD analyze failed (status %d)", cc->status);

@@ -82,6 +82,7 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     .maxit = o->maxit, .seed = o->seed, .ordering = o->ordering, .chol_ordering = o->chol_ordering,
     .chol_supernodal = o->chol_supernodal, .threads = o->threads > 0 ? o->threads : ctx->threads,
     .gpu_ordering = o->gpu_ordering, .be = &ctx->be,
+    .blas_threads = ctx->blas_threads_want,
   };
   cpu0 = lle_cpu();
   hy_phase_begin(ctx, "eigen");

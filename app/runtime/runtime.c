@@ -19,10 +19,10 @@ int rt_topology(hy_ctx *ctx) {
   HY_MPI(MPI_Allreduce(&leader, &nn, 1, MPI_INT, MPI_SUM, ctx->comm));
   ctx->nnodes = nn;
   MPI_Comm_free(&node);
-  /* threads per rank, and the BLAS set to them (no oversubscription of the node's cores) */
+  /* threads per rank, and the BLAS set to them (or to run.blas_threads; no oversubscription of the node's cores) */
   ctx->threads = rt_threads_choose(ctx->node_size, &ctx->threads_why);
   rt_blas_library(ctx->blas, sizeof ctx->blas);
-  ctx->blas_threads = rt_blas_threads_set(ctx->threads);
+  ctx->blas_threads = rt_blas_threads_set(ctx->blas_threads_want > 0 ? ctx->blas_threads_want : ctx->threads);
   return HY_OK;
 }
 

@@ -93,7 +93,10 @@ class Ctx:
 def run(c, ranks, args, name, expect_rc=0):
     wd = os.path.join(c.workdir, name)
     os.makedirs(wd, exist_ok=True)
-    cmd = c.mpiexec + [c.npflag, str(ranks)] + c.preflags + [c.hybrid] + args
+    # The BLAS threads fixed (the same at 1, 2 and 3 ranks): a threaded BLAS (OpenBLAS) changes
+    # the last bits of the dense LAPACK results with its thread count, and the rank-count checks
+    # compare bits.  First, so that a case's own run.blas_threads wins.
+    cmd = c.mpiexec + [c.npflag, str(ranks)] + c.preflags + [c.hybrid, "run.blas_threads=1"] + args
     p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
     out = p.stdout.decode(errors="replace")
     if p.returncode != expect_rc:

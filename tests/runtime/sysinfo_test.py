@@ -6,6 +6,7 @@ the header and in the record (parsed and compared, not matched as text):
   SLURM_CPUS_PER_TASK=3           -> 3, from "SLURM_CPUS_PER_TASK"
   OMP_NUM_THREADS=2 (+ SLURM=3)   -> 2, from "OMP_NUM_THREADS"
   mpiexec -n 2, no binding        -> affinity CPUs // 2 (at least 1): the node's cores shared
+  run.blas_threads=2 (+ SLURM=3)  -> the BLAS on 2 threads (1 for the reference BLAS), 3 per rank
   blas.library names the library that `ldd` shows providing the BLAS; blas.threads is 1 for the
   reference BLAS, the per-rank count for OpenBLAS; compiler is "gcc|clang VERSION";
   argv, slurm (job and step id; null outside Slurm), typed config values, cuda/nccl null on host."""
@@ -19,12 +20,12 @@ small = ["run.workload=selftest", "selftest.n=1000", "selftest.copy_mib=1", "sel
          "run.backend=host"]
 
 
-def run(name, prefix, env_add, nranks=1):
+def run(name, prefix, env_add, nranks=1, extra=()):
     d = os.path.join(work, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     env = dict(base, **env_add)
-    cmd = prefix + ([mpiexec, "-n", str(nranks)] if nranks > 1 else []) + [exe] + small + ["output.dir=r"]
+    cmd = prefix + ([mpiexec, "-n", str(nranks)] if nranks > 1 else []) + [exe] + small + ["output.dir=r"] + list(extra)
     p = subprocess.run(cmd, cwd=d, env=env, capture_output=True, text=True, timeout=60)
     out = p.stdout + p.stderr
     if p.returncode != 0:
@@ -88,6 +89,18 @@ if rec is not None:
     if not re.match(r"^(gcc|clang|icx) \d+\.\d+", comp):
         fails.append("record compiler %r is not 'gcc|clang VERSION'" % comp)
     print("ok? blas %r, compiler %r" % (b, comp))
+
+# run.blas_threads fixes the BLAS's threads whatever the rank's count (a threaded BLAS: the
+# count asked for; the reference BLAS: 1)
+rec, out = run("blas_threads", [], {"SLURM_CPUS_PER_TASK": "3"}, extra=["run.blas_threads=2"])
+if rec is not None:
+    lib, thr = rec["blas"]["library"], rec["blas"]["threads"]
+    want = 2 if re.search(r"OpenBLAS|MKL|BLIS", lib) else 1
+    m = re.search(r"^BLAS: .*, (\d+) thread\(s\); (\d+) thread\(s\) per rank", out, re.M)
+    if thr != want or rec["threads"]["per_rank"] != 3 or not m or int(m.group(1)) != want:
+        fails.append("run.blas_threads=2 with SLURM_CPUS_PER_TASK=3: record blas %r threads %r, header %r; "
+                     "want BLAS threads %d, 3 per rank" % (rec["blas"], rec["threads"], m and m.group(0), want))
+    print("ok? run.blas_threads=2: blas %r" % rec["blas"])
 
 # the run's context in the record: argv, the Slurm job and step, typed config values, the
 # CUDA runtime/driver and NCCL (null on the host backend)
