@@ -274,10 +274,47 @@ typedef struct {
     if (b_) HY_CUDA(cudaMemcpyAsync((dst), (src), b_, cudaMemcpyHostToDevice, st->stream)); \
   } while (0)
 
+/* Device memory of the setup (B, the J and index sets, submatrices, values, temporaries):
+ * stream-ordered on the backend's stream (cudaMallocAsync / cudaFreeAsync) from the device's
+ * default pool, which keeps what a setup frees for the next one (s_pool_keep raises its release
+ * threshold): no cudaFree waiting for the device, no fresh mapping of the workspace in a second
+ * setup (spai.repeat, or a code that rebuilds M).  The solve's matrices keep be->ops->alloc.
+ * Local. */
+static int s_alloc(k_backend *be, void **p, size_t bytes) {
+  cudaError_t e = cudaMallocAsync(p, bytes ? bytes : 8, k_cuda_st(be)->stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    *p = NULL;
+    return hy_err(HY_ESYS, "CUDA: cudaMallocAsync of %zu bytes on device %d failed: %s", bytes,
+                  be->device, cudaGetErrorString(e));
+  }
+  return HY_OK;
+}
+static int s_free(k_backend *be, void *p) {
+  if (p) HY_CUDA(cudaFreeAsync(p, k_cuda_st(be)->stream));
+  return HY_OK;
+}
+/* The default pool keeps freed memory (threshold: all of it).  Local. */
+static int s_pool_keep(k_backend *be) {
+  cudaMemPool_t pool;
+  HY_CUDA(cudaDeviceGetDefaultMemPool(&pool, be->device));
+  uint64_t keep = UINT64_MAX;
+  HY_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  return HY_OK;
+}
+
+#define SUPLOAD(dst, src, count)                                                           \
+  do {                                                                                     \
+    size_t b_ = (size_t)(count) * sizeof(*(src));                                          \
+    HY_CALL(s_alloc(be, (void **)&(dst), b_ ? b_ : 8));                                    \
+    if (b_) HY_CUDA(cudaMemcpyAsync((dst), (src), b_, cudaMemcpyHostToDevice, st->stream)); \
+  } while (0)
+
 static int cols_work_alloc(k_backend *be, c_cols *s);
 
 /* Upload the description.  Local. */
 static int c_cols_setup(k_backend *be, const k_spai_cols *d, void **state) {
+  HY_CALL(s_pool_keep(be));
   k_cuda_state *st = k_cuda_st(be);
   c_cols *s = (c_cols *)calloc(1, sizeof *s);
   if (!s) return hy_err(HY_ESYS, "out of memory");
@@ -289,13 +326,13 @@ static int c_cols_setup(k_backend *be, const k_spai_cols *d, void **state) {
   s->niub = d->iub[d->ncols];
   if (s->niub > INT32_MAX || s->nj > INT32_MAX)
     return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
-  UPLOAD(s->kglob, d->kglob, s->ncols);
-  UPLOAD(s->jptr, d->jptr, s->ncols + 1);
-  UPLOAD(s->jloc, d->jloc, s->nj);
-  UPLOAD(s->bptr, d->bptr, s->nb + 1);
-  UPLOAD(s->bcol, d->bcol, s->nbz);
-  UPLOAD(s->bval, d->bval, s->nbz);
-  UPLOAD(s->iub, d->iub, s->ncols + 1);
+  SUPLOAD(s->kglob, d->kglob, s->ncols);
+  SUPLOAD(s->jptr, d->jptr, s->ncols + 1);
+  SUPLOAD(s->jloc, d->jloc, s->nj);
+  SUPLOAD(s->bptr, d->bptr, s->nb + 1);
+  SUPLOAD(s->bcol, d->bcol, s->nbz);
+  SUPLOAD(s->bval, d->bval, s->nbz);
+  SUPLOAD(s->iub, d->iub, s->ncols + 1);
   HY_CALL(cols_work_alloc(be, s));
   *state = s;
   return HY_OK;
@@ -305,12 +342,12 @@ static int c_cols_setup(k_backend *be, const k_spai_cols *d, void **state) {
  * the QR kernel, once s->ncols, nj and niub are set.  Local. */
 static int cols_work_alloc(k_backend *be, c_cols *s) {
   k_cuda_state *st = k_cuda_st(be);
-  HY_CALL(be->ops->alloc(be, (void **)&s->iset, (size_t)(s->niub + 1) * sizeof(int32_t)));
-  HY_CALL(be->ops->alloc(be, (void **)&s->isize, (size_t)(s->ncols + 1) * sizeof(int32_t)));
-  HY_CALL(be->ops->alloc(be, (void **)&s->head, (size_t)(s->nj + 1) * sizeof(int64_t)));
-  HY_CALL(be->ops->alloc(be, (void **)&s->mval, (size_t)(s->nj + 1) * sizeof(double)));
-  HY_CALL(be->ops->alloc(be, (void **)&s->res, (size_t)(s->ncols + 1) * sizeof(double)));
-  HY_CALL(be->ops->alloc(be, (void **)&s->deficient, sizeof(unsigned long long)));
+  HY_CALL(s_alloc(be, (void **)&s->iset, (size_t)(s->niub + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&s->isize, (size_t)(s->ncols + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&s->head, (size_t)(s->nj + 1) * sizeof(int64_t)));
+  HY_CALL(s_alloc(be, (void **)&s->mval, (size_t)(s->nj + 1) * sizeof(double)));
+  HY_CALL(s_alloc(be, (void **)&s->res, (size_t)(s->ncols + 1) * sizeof(double)));
+  HY_CALL(s_alloc(be, (void **)&s->deficient, sizeof(unsigned long long)));
   HY_CUDA(cudaMemsetAsync(s->deficient, 0, sizeof(unsigned long long), st->stream));
   s->hisize = new std::vector<int32_t>((size_t)s->ncols + 1);
   int dev = be->device, optin = 0;
@@ -341,10 +378,10 @@ static int c_cols_index(k_backend *be, void *state, int32_t *isize) {
 /* Grow a device buffer to at least bytes.  Local. */
 static int grow(k_backend *be, void **p, size_t *cap, size_t bytes) {
   if (bytes <= *cap) return HY_OK;
-  HY_CALL(be->ops->free(be, *p));
+  HY_CALL(s_free(be, *p));
   *p = NULL;
   *cap = 0;
-  HY_CALL(be->ops->alloc(be, p, bytes));
+  HY_CALL(s_alloc(be, p, bytes));
   *cap = bytes;
   return HY_OK;
 }
@@ -363,11 +400,11 @@ static int c_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
   }
   size_t cnt = (size_t)(c1 - c0 + 1) * sizeof(int64_t);
   if (cnt > s->aoff_cap) {
-    HY_CALL(be->ops->free(be, s->aoff));
-    HY_CALL(be->ops->free(be, s->roff));
+    HY_CALL(s_free(be, s->aoff));
+    HY_CALL(s_free(be, s->roff));
     s->aoff = s->roff = NULL;
-    HY_CALL(be->ops->alloc(be, (void **)&s->aoff, cnt));
-    HY_CALL(be->ops->alloc(be, (void **)&s->roff, cnt));
+    HY_CALL(s_alloc(be, (void **)&s->aoff, cnt));
+    HY_CALL(s_alloc(be, (void **)&s->roff, cnt));
     s->aoff_cap = cnt;
   }
   HY_CUDA(cudaMemcpyAsync(s->aoff, aoff.data(), cnt, cudaMemcpyHostToDevice, st->stream));
@@ -454,7 +491,7 @@ static int c_cols_free(k_backend *be, void *state) {
   void *ptrs[] = { s->kglob, s->jloc, s->bcol, s->iset, s->isize, s->list, s->jptr, s->bptr,
                    s->iub, s->head, s->aoff, s->roff, s->bval, s->mval, s->res, s->work, s->rwork,
                    s->deficient };
-  for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) be->ops->free(be, ptrs[i]);
+  for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) s_free(be, ptrs[i]);
   delete s->hisize;
   free(s);
   return HY_OK;
@@ -589,7 +626,7 @@ typedef struct {
 static void tmp_free(k_backend *be, c_tmp *t) {
   void *p[] = { t->rp32, t->col32, t->bp32, t->ghost, t->jglob, t->val, t->mx, t->cmax, t->cnt,
                 t->buf, t->scan, t->bad };
-  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) be->ops->free(be, p[i]);
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) s_free(be, p[i]);
   memset(t, 0, sizeof *t);
 }
 
@@ -600,9 +637,9 @@ static int scan_i64(k_backend *be, c_tmp *t, size_t *scan_bytes, const int64_t *
   size_t need = 0;
   HY_CUDA(cub::DeviceScan::ExclusiveSum(NULL, need, in, out, (int)count, st->stream));
   if (need > *scan_bytes) {
-    HY_CALL(be->ops->free(be, t->scan));
+    HY_CALL(s_free(be, t->scan));
     t->scan = NULL;
-    HY_CALL(be->ops->alloc(be, &t->scan, need));
+    HY_CALL(s_alloc(be, &t->scan, need));
     *scan_bytes = need;
   }
   HY_CUDA(cub::DeviceScan::ExclusiveSum(t->scan, need, in, out, (int)count, st->stream));
@@ -628,7 +665,7 @@ static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64
                        int32_t **jglob_out, int *fits) {
   k_cuda_state *st = k_cuda_st(be);
   const int64_t n = j->nloc;
-  HY_CALL(be->ops->alloc(be, (void **)&t->cnt, (size_t)(n + 1) * sizeof(int64_t)));
+  HY_CALL(s_alloc(be, (void **)&t->cnt, (size_t)(n + 1) * sizeof(int64_t)));
   HY_CUDA(cudaMemsetAsync(t->cnt, 0, (size_t)(n + 1) * sizeof(int64_t), st->stream));
   if (n > 0) {
     k_jsets<false><<<grid_of(n), 256, 0, st->stream>>>(n, j->r0, j->ghost, j->nghost, s->bptr,
@@ -636,7 +673,7 @@ static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64
                                                        t->cnt, NULL, NULL, NULL);
     HY_CUDA_LAUNCH();
   }
-  HY_CALL(be->ops->alloc(be, (void **)&s->jptr, (size_t)(n + 1) * sizeof(int64_t)));
+  HY_CALL(s_alloc(be, (void **)&s->jptr, (size_t)(n + 1) * sizeof(int64_t)));
   size_t scan_bytes = 0;
   HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, s->jptr, n + 1));
   int64_t *jp = (int64_t *)malloc((size_t)(n + 1) * sizeof(int64_t));
@@ -650,9 +687,9 @@ static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64
   s->nj = jp[n];
   if (s->nj > INT32_MAX)
     return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
-  HY_CALL(be->ops->alloc(be, (void **)&s->jloc, (size_t)(s->nj + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&s->jloc, (size_t)(s->nj + 1) * sizeof(int32_t)));
   if (jglob_out)
-    HY_CALL(be->ops->alloc(be, (void **)&t->jglob, (size_t)(s->nj + 1) * sizeof(int32_t)));
+    HY_CALL(s_alloc(be, (void **)&t->jglob, (size_t)(s->nj + 1) * sizeof(int32_t)));
   if (n > 0) {
     k_jsets<true><<<grid_of(n), 256, 0, st->stream>>>(n, j->r0, j->ghost, j->nghost, s->bptr,
                                                       s->bcol, s->bval, j->tau, j->cmax, j->mx,
@@ -662,10 +699,10 @@ static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64
     k_ibound<<<grid_of(n), 256, 0, st->stream>>>(n, s->jptr, s->jloc, s->bptr, t->cnt);
     HY_CUDA_LAUNCH();
   }
-  HY_CALL(be->ops->alloc(be, (void **)&s->iub, (size_t)(n + 1) * sizeof(int64_t)));
+  HY_CALL(s_alloc(be, (void **)&s->iub, (size_t)(n + 1) * sizeof(int64_t)));
   HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, s->iub, n + 1));
   HY_CUDA(cudaMemcpyAsync(&s->niub, s->iub + n, sizeof(int64_t), cudaMemcpyDeviceToHost, st->stream));
-  HY_CALL(be->ops->alloc(be, (void **)&s->kglob, (size_t)(n + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&s->kglob, (size_t)(n + 1) * sizeof(int32_t)));
   if (n > 0) {
     k_iota<<<grid_of(n), 256, 0, st->stream>>>(n, j->r0, s->kglob);
     HY_CUDA_LAUNCH();
@@ -705,21 +742,21 @@ static int single_build(k_backend *be, const k_spai_single *in, c_cols *s, c_tmp
   /* A to the device (its 64-bit offsets into s->bptr, narrowed there to the 32-bit ones of
    * cuSPARSE: no host pass over them); B = A^T by cusparseCsr2cscEx2 (B's offsets then overwrite
    * s->bptr, in stream order) */
-  UPLOAD(s->bptr, in->rowptr, n + 1);
-  HY_CALL(be->ops->alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));
+  SUPLOAD(s->bptr, in->rowptr, n + 1);
+  HY_CALL(s_alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));
   k_i64_to_i32<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, s->bptr, t->rp32);
   HY_CUDA_LAUNCH();
-  UPLOAD(t->col32, in->colind, nnz);
-  UPLOAD(t->val, in->val, nnz);
-  HY_CALL(be->ops->alloc(be, (void **)&t->bp32, (size_t)(n + 1) * sizeof(int32_t)));
-  HY_CALL(be->ops->alloc(be, (void **)&s->bcol, (size_t)nnz * sizeof(int32_t)));
-  HY_CALL(be->ops->alloc(be, (void **)&s->bval, (size_t)nnz * sizeof(double)));
+  SUPLOAD(t->col32, in->colind, nnz);
+  SUPLOAD(t->val, in->val, nnz);
+  HY_CALL(s_alloc(be, (void **)&t->bp32, (size_t)(n + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&s->bcol, (size_t)nnz * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&s->bval, (size_t)nnz * sizeof(double)));
   size_t bytes = 0;
   HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(st->cusparse, (int)n, (int)n, (int)nnz, t->val, t->rp32,
                                             t->col32, s->bval, t->bp32, s->bcol, CUDA_R_64F,
                                             CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
                                             CUSPARSE_CSR2CSC_ALG1, &bytes));
-  HY_CALL(be->ops->alloc(be, &t->buf, bytes ? bytes : 8));
+  HY_CALL(s_alloc(be, &t->buf, bytes ? bytes : 8));
   HY_CUSPARSE(cusparseCsr2cscEx2(st->cusparse, (int)n, (int)n, (int)nnz, t->val, t->rp32, t->col32,
                                  s->bval, t->bp32, s->bcol, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
                                  CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, t->buf));
@@ -727,9 +764,9 @@ static int single_build(k_backend *be, const k_spai_single *in, c_cols *s, c_tmp
   HY_CUDA_LAUNCH();
   /* thresholds: row maxima of A, or the given column maxima */
   if (in->cmax) {
-    UPLOAD(t->cmax, in->cmax, n);
+    SUPLOAD(t->cmax, in->cmax, n);
   } else {
-    HY_CALL(be->ops->alloc(be, (void **)&t->mx, (size_t)n * sizeof(double)));
+    HY_CALL(s_alloc(be, (void **)&t->mx, (size_t)n * sizeof(double)));
     k_rowmax<<<grid_of(n), 256, 0, st->stream>>>(n, t->rp32, t->val, t->mx);
     HY_CUDA_LAUNCH();
   }
@@ -750,6 +787,7 @@ static int c_single_setup(k_backend *be, const k_spai_single *in, void **state, 
   *fits = 0;
   int64_t n = in->n, nnz = in->rowptr[in->n];
   if (n < 1 || nnz < 1) return HY_OK;  /* nothing the device would gain: the host pattern */
+  HY_CALL(s_pool_keep(be));
   if (nnz > INT32_MAX || n >= INT32_MAX)
     return hy_err(HY_ESYS, "spai cuda: A with %lld entries exceeds the 32-bit indices of cuSPARSE's "
                   "transpose (use more ranks)", (long long)nnz);
@@ -775,12 +813,12 @@ static int c_single_setup(k_backend *be, const k_spai_single *in, void **state, 
 static int dist_upload(k_backend *be, const k_spai_dist *in, c_cols *s, c_tmp *t) {
   k_cuda_state *st = k_cuda_st(be);
   const int64_t nb = in->nloc + in->nghost, nbz = in->bptr[nb];
-  UPLOAD(s->bptr, in->bptr, nb + 1);
-  UPLOAD(s->bcol, in->bcol, nbz);
-  UPLOAD(s->bval, in->bval, nbz);
-  UPLOAD(t->ghost, in->ghost, in->nghost);
-  if (in->cmax) UPLOAD(t->cmax, in->cmax, in->nloc);
-  else UPLOAD(t->mx, in->mxb, nb);
+  SUPLOAD(s->bptr, in->bptr, nb + 1);
+  SUPLOAD(s->bcol, in->bcol, nbz);
+  SUPLOAD(s->bval, in->bval, nbz);
+  SUPLOAD(t->ghost, in->ghost, in->nghost);
+  if (in->cmax) SUPLOAD(t->cmax, in->cmax, in->nloc);
+  else SUPLOAD(t->mx, in->mxb, nb);
   return HY_OK;
 }
 
@@ -788,6 +826,7 @@ static int dist_upload(k_backend *be, const k_spai_dist *in, c_cols *s, c_tmp *t
  * built on the device; *jptr and *jglob to the host.  Local. */
 static int c_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int64_t **jptr,
                         int32_t **jglob, int *fits) {
+  HY_CALL(s_pool_keep(be));
   *state = NULL;
   *jptr = NULL;
   *jglob = NULL;
@@ -829,14 +868,14 @@ static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr,
                             double *val, double *res, int64_t *bad) {
   k_cuda_state *st = k_cuda_st(be);
   const int64_t n = s->ncols, nj = s->nj;
-  HY_CALL(be->ops->alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));  /* jptr */
-  HY_CALL(be->ops->alloc(be, (void **)&t->bp32, (size_t)(n + 1) * sizeof(int32_t)));  /* M rows */
-  HY_CALL(be->ops->alloc(be, (void **)&t->col32, (size_t)(nj + 1) * sizeof(int32_t)));
-  HY_CALL(be->ops->alloc(be, (void **)&t->val, (size_t)(nj + 1) * sizeof(double)));
+  HY_CALL(s_alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));  /* jptr */
+  HY_CALL(s_alloc(be, (void **)&t->bp32, (size_t)(n + 1) * sizeof(int32_t)));  /* M rows */
+  HY_CALL(s_alloc(be, (void **)&t->col32, (size_t)(nj + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&t->val, (size_t)(nj + 1) * sizeof(double)));
   k_i64_to_i32<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, s->jptr, t->rp32);
   HY_CUDA_LAUNCH();
   /* the finiteness check of the columns, on the device */
-  HY_CALL(be->ops->alloc(be, (void **)&t->bad, sizeof(unsigned long long)));
+  HY_CALL(s_alloc(be, (void **)&t->bad, sizeof(unsigned long long)));
   HY_CUDA(cudaMemsetAsync(t->bad, 0xff, sizeof(unsigned long long), st->stream));
   k_badcol<<<grid_of(n), 256, 0, st->stream>>>(n, s->jptr, s->mval, s->res, t->bad);
   HY_CUDA_LAUNCH();
@@ -848,12 +887,12 @@ static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr,
                                             s->jloc, t->val, t->bp32, t->col32, CUDA_R_64F,
                                             CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
                                             CUSPARSE_CSR2CSC_ALG1, &bytes));
-  HY_CALL(be->ops->alloc(be, &t->buf, bytes ? bytes : 8));
+  HY_CALL(s_alloc(be, &t->buf, bytes ? bytes : 8));
   HY_CUSPARSE(cusparseCsr2cscEx2(st->cusparse, (int)n, (int)n, (int)nj, s->mval, t->rp32, s->jloc,
                                  t->val, t->bp32, t->col32, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
                                  CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, t->buf));
   /* M's offsets widened on the device (into t->cnt) and copied straight into rowptr */
-  HY_CALL(be->ops->alloc(be, (void **)&t->cnt, (size_t)(n + 1) * sizeof(int64_t)));
+  HY_CALL(s_alloc(be, (void **)&t->cnt, (size_t)(n + 1) * sizeof(int64_t)));
   k_i32_to_i64<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, t->bp32, t->cnt);
   HY_CUDA_LAUNCH();
   HY_CUDA(cudaMemcpyAsync(rowptr, t->cnt, (size_t)(n + 1) * sizeof(int64_t),
