@@ -121,6 +121,14 @@ def check_records(a, jobid, log):
             k, _, v = kv.partition("=")
             if cfg_value(rec, k) != v:
                 raise Fail("record %s: %s = %r, expected %r" % (path, k, cfg_value(rec, k), v))
+        for kv in a.record_field:
+            k, _, v = kv.partition("=")
+            got = rec
+            for part in k.split("."):
+                got = got.get(part) if isinstance(got, dict) else None
+            if json.dumps(got) != v and str(got) != v:
+                raise Fail("record %s: %s = %r, expected %s" % (path, k, got, v))
+            print("ok: record %s = %s" % (k, v))
         print("ok: record %s: %s, %d rank(s), backend %s, exit %s" % (
             os.path.relpath(path, a.workdir), rec["status"], rec["ranks"], rec.get("backend"),
             rec["exit_code"]))
@@ -443,6 +451,8 @@ def main(argv):
     ap.add_argument("--record-status")
     ap.add_argument("--ranks", type=int)
     ap.add_argument("--record-key", action="append", default=[])
+    ap.add_argument("--record-field", action="append", default=[], metavar="PATH=VALUE",
+                    help="job: the record's value at the dotted PATH (e.g. validation.petsc.status=passed)")
     ap.add_argument("--gpus")
     ap.add_argument("--size-key", action="append", default=[])
     ap.add_argument("--study-exit", type=int, default=0, help="study: scaling.sh's exit code")

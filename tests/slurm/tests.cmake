@@ -156,6 +156,29 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
       -- config/${w}.ini)
   endforeach()
 
+  # validation in the job (HYBRID_VALIDATE=1): the run writes A, b and M, hybrid-validate spai
+  # checks them after the run; the verdict in the log and in the record (validation.petsc)
+  if(TARGET hybrid-validate)
+    hy_slurm_test(NAME slurm_spai_validate TIMEOUT 150 ARGS job --script spai.slurm
+      --args-file ${HY_SLURM_DIR}/spai.small --env HYBRID_VALIDATE=1
+      --sbatch=--ntasks=2 --records 1 --ranks 2
+      --record-field validation.petsc.status=passed --record-field validation.petsc.exit_code=0
+      --record-field validation.passed=true
+      --expect "^job: validation on: output.matrix=results/[0-9]+/validate/A.petsc output.rhs=\\S+ output.preconditioner=\\S+"
+      --expect "^validate: PASSED" --expect "^job: validation \\(hybrid-validate spai\\): PASSED"
+      --expect "^job: exit 0$"
+      -- config/spai.ini)
+  endif()
+  # a validator that fails (HYBRID_VALIDATOR=/bin/false): the passed run's job ends with its code
+  # (1), the record says validation.petsc.status = error
+  hy_slurm_test(NAME slurm_gauss_validate_fails TIMEOUT 90 ARGS job --script gauss.slurm
+    --args-file ${HY_SLURM_DIR}/gauss.small --env HYBRID_VALIDATE=1 --env HYBRID_VALIDATOR=/bin/false
+    --sbatch=--ntasks=2 --records 1 --ranks 2 --state FAILED --exit 1:0
+    --record-field validation.petsc.status=error --record-field validation.petsc.exit_code=1
+    --expect "^PASSED:" --expect "^job: validation \\(hybrid-validate solve\\): error"
+    --expect "^job: exit 1$"
+    -- config/gauss.ini)
+
   # a weak scaling study over 1, 2 and 4 ranks: records, report table, CSV and plots
   if(HY_PLOT_PYTHON)
     hy_slurm_test(NAME slurm_scaling_selftest TIMEOUT 150 ARGS study --gpus 1,2,4
