@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fewest queries per KNN call: the kernels build their search structure (KD-tree, grid, the
- * points on the device) per call, so the queries go in at most 16 chunks of at least this. */
-#define LLE_KNN_CHUNK 8192
+/* KNN in chunks, for progress: the kernels build their search structure (KD-tree, grid, the
+ * points on the device) per call, so a first chunk of 1/32 of the queries (at least
+ * LLE_KNN_CHUNK) is timed, and when the rest would take less than LLE_KNN_SHORT seconds it goes
+ * in one call (one extra set-up in all); a longer search goes on in chunks of 1/32 and reports
+ * progress after each. */
+#define LLE_KNN_CHUNK 1024
+#define LLE_KNN_SHORT 2.0
 
 /* FNV-1a 64 of bytes (digests that show the graph is the same for any rank count).  Local. */
 static uint64_t fnv64(uint64_t h, const void *p, size_t n) {
@@ -151,16 +155,17 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   HY_MALLOC(w, (size_t)(nq ? nq : 1) * wk);
   k_lle_points pts = { n, d->dim, d->x };
   hy_phase_begin(ctx, "knn");
-  hy_progress pg;   /* queries in chunks of at least LLE_KNN_CHUNK, so that progress can be told */
+  hy_progress pg;   /* a first 1/32 of the queries timed: the rest at once when it is short */
   hy_progress_begin(&pg, ctx, "lle knn (queries of rank 0)", (double)nq);
-  for (int64_t a = q0, cs = nq / 16 > LLE_KNN_CHUNK ? nq / 16 : LLE_KNN_CHUNK, b; a < q1; a = b) {
+  for (int64_t a = q0, cs = nq / 32 > LLE_KNN_CHUNK ? nq / 32 : LLE_KNN_CHUNK, b; a < q1; a = b) {
     b = q1 - a > cs ? a + cs : q1;
     int32_t *nb = nbr + (a - q0) * k;
-    double *dd = d2 + (a - q0) * k;
+    double *dd = d2 + (a - q0) * k, t0 = hy_wtime();
     HY_LOCAL(info->knn_used == LLE_KNN_KDTREE ? k_lle_kdtree_knn(&pts, a, b, k, nb, dd)
              : info->knn_used == LLE_KNN_GRID ? ops->grid_knn(&ctx->be, &pts, a, b, k, nb, dd)
              : ops->knn(&ctx->be, &pts, a, b, k, o->fp32, nb, dd));
     hy_progress_update(&pg, (double)(b - q0));
+    if (a == q0 && (hy_wtime() - t0) * (double)(q1 - b) / (double)(b - a) < LLE_KNN_SHORT) cs = q1 - b;
   }
   hy_progress_end(&pg);
   hy_debug_point(ctx, "knn");
