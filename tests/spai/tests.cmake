@@ -219,6 +219,12 @@ foreach(r 1 2)
   spai_multi(spai_perturb_colcheck_r${r} perturb RANKS ${r} LABELS unit
     OPTS --perturb 3e-4 --threshold 1e-9 --check "^spai: column check: .* max difference ([0-9.e+-]+) \\(relative to .*\\) (?:<=|>) ([0-9.e+-]+)$"
     ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400)
+  # the same column check on the P-rank device setup's M (residuals from the backend's state)
+  if(r EQUAL 2)
+    spai_multi(spai_perturb_colcheck_dist_r2 perturb RANKS 2 LABELS unit
+      OPTS --perturb 3e-4 --threshold 1e-9 --check "^spai: column check: .* max difference ([0-9.e+-]+) \\(relative to .*\\) (?:<=|>) ([0-9.e+-]+)$"
+      ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400 spai.gpu_setup=device)
+  endif()
   spai_multi(spai_perturb_true_residual_r${r} perturb RANKS ${r} LABELS unit
     OPTS --perturb 5e-8 --threshold 1e-6 --check "^(?:PASSED|FAILED): BiCGSTAB \\(jacobi\\) converged in [0-9]+ iterations:? (?:but )?(?:the )?true residual ([0-9.e+-]+) (?:<=|> 10 tol =) ([0-9.e+-]+)"
     ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400 solver.precond=jacobi)
