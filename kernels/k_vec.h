@@ -60,14 +60,18 @@ struct k_vec_ops {
   /* Optional, all four or none (NULL: not offered): the same operations with their scalars
    * in a block sc of backend memory (k_vec_bcgs.h's slots), queued without waiting for the
    * host.  Each does nothing while sc[gate] == 0.  axpbypcz_s: z = sc[ia] x + sc[ib] y + sc[ic] z
-   * (sc[ic] == 0: z not read); dots_s: sc[slot + p] = the local dots, then (step >= 0) the
+   * (sc[ic] == 0: z not read), and (step >= 0) the scalar step k_bcgs_step(sc, step, tol) in
+   * the same launch, whatever the gate: the update must not read what the step writes except
+   * the gate (host: the step runs first; CUDA: concurrently, so a block may see the gate before
+   * or after it: used where the step can only clear the gate, on a breakdown, and the updated
+   * vector then no longer matters); dots_s: sc[slot + p] = the local dots, then (step >= 0) the
    * scalar step k_bcgs_step(sc, step, tol) in the same launch, whatever the gate (gate =
    * K_BS_RUN: the step's own test); axpbypcz_dots_s: both in one pass, as axpbypcz_dots, then
    * the step the same way; bcgs_step: one scalar step of BiCGSTAB (k_bcgs_step) on sc;
    * s_read: h[0..n) = sc[0..n) (n <= K_VEC_READMAX) once the queued work is done (CUDA: one
    * kernel copies them into mapped pinned memory, one stream synchronisation). */
-  int (*axpbypcz_s)(k_vec *v, int64_t n, const double *sc, int ia, int ib, int ic, int gate,
-                    const double *x, const double *y, double *z);
+  int (*axpbypcz_s)(k_vec *v, int64_t n, double *sc, int ia, int ib, int ic, int gate,
+                    const double *x, const double *y, double *z, int step, double tol);
   int (*dots_s)(k_vec *v, int64_t n, int npair, const double *const *x,
                 const double *const *y, double *sc, int slot, int gate, int step, double tol);
   int (*axpbypcz_dots_s)(k_vec *v, int64_t n, double *sc, int ia, int ib, int ic, int gate,

@@ -39,7 +39,7 @@ enum {
 /* Breakdown kinds (the messages of bicgstab.c). */
 enum { K_BK_RHO = 1, K_BK_RV, K_BK_ALPHA, K_BK_TT, K_BK_OMEGA, K_BK_RESIDUAL };
 
-/* The steps, in the order of one iteration. */
+/* The steps, in the order of one iteration (K_BSTEP_RHO also sets the next one's beta). */
 enum { K_BSTEP_BETA, K_BSTEP_ALPHA, K_BSTEP_OMEGA, K_BSTEP_RHO };
 
 /* Stop at iteration it with a breakdown of kind k on value val.  Local. */
@@ -62,12 +62,11 @@ K_HD static inline void k_bcgs_step(double *sc, int step, double tol) {
   if (step == K_BSTEP_BETA) sc[K_BS_IT] += 1;
   int it = (int)sc[K_BS_IT];
   if (step == K_BSTEP_BETA) {
+    /* beta and -beta omega were set by the previous iteration's K_BSTEP_RHO (iteration 1: 0
+     * from the start, p = r + 0 v + 0 p, p not read), so the update of p may read them while
+     * this step runs */
     double rho = sc[K_BS_RHO];
     if (rho == 0 || !isfinite(rho)) { k_bcgs_break(sc, it, K_BK_RHO, rho); return; }
-    double beta = 0;
-    if (it > 1) beta = (rho / sc[K_BS_RHO_OLD]) * (sc[K_BS_ALPHA] / sc[K_BS_OMEGA]);
-    sc[K_BS_BETA] = beta;                        /* it = 1: p = r + 0 v + 0 p (p not read) */
-    sc[K_BS_NEG_BETA_OMEGA] = it > 1 ? -beta * sc[K_BS_OMEGA] : 0.0;
   } else if (step == K_BSTEP_ALPHA) {
     double rv = sc[K_BS_RV];
     if (rv == 0 || !isfinite(rv)) { k_bcgs_break(sc, it, K_BK_RV, rv); return; }
@@ -106,7 +105,12 @@ K_HD static inline void k_bcgs_step(double *sc, int step, double tol) {
       sc[K_BS_RUN] = 0;
       sc[K_BS_STATUS] = 1;
       sc[K_BS_ITER] = it;
+      return;
     }
+    /* the next iteration's beta (bicgstab.c: (rho / rho_old) (alpha / omega)) */
+    double beta = (sc[K_BS_RHO] / sc[K_BS_RHO_OLD]) * (sc[K_BS_ALPHA] / sc[K_BS_OMEGA]);
+    sc[K_BS_BETA] = beta;
+    sc[K_BS_NEG_BETA_OMEGA] = -beta * sc[K_BS_OMEGA];
   }
 }
 

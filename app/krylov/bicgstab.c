@@ -176,21 +176,23 @@ static int bcgs_run(const krylov_ops *o, const krylov_params *par, const double 
  * r alone.  Collective (one rank). */
 static int bcgs_step_dev(const krylov_ops *o, double tol, double *x, bcgs_vecs *w, double *sc) {
   void *c = o->ctx;
-  HY_CALL(o->s_step(c, sc, K_BSTEP_BETA, tol));
-  /* p = r + beta (p - omega v); it = 1: p = r + 0 v (v is still zero) */
+  /* p = r + beta (p - omega v) (it = 1: p = r + 0 v, v still zero; beta from the previous
+   * iteration's last step), with the step that starts the iteration (rho's test) */
   HY_CALL(o->s_axpbypcz(c, sc, K_BS_ONE, K_BS_NEG_BETA_OMEGA, K_BS_BETA, K_BS_RUN, w->r, w->v,
-                        w->p));
+                        w->p, K_BSTEP_BETA, tol));
   HY_CALL(apply_m(o, w->p, w->ph));
   HY_CALL(o->matvec(c, w->ph, w->v));
   const double *xa1[1] = { w->rh }, *ya1[1] = { w->v };
   HY_CALL(o->s_dots(c, 1, xa1, ya1, sc, K_BS_RV, K_BS_RUN, K_BSTEP_ALPHA, tol));
-  HY_CALL(o->s_axpbypcz(c, sc, K_BS_ONE, K_BS_NEG_ALPHA, K_BS_ZERO, K_BS_RUN, w->r, w->v, w->s));
+  HY_CALL(o->s_axpbypcz(c, sc, K_BS_ONE, K_BS_NEG_ALPHA, K_BS_ZERO, K_BS_RUN, w->r, w->v, w->s,
+                        -1, tol));
   HY_CALL(apply_m(o, w->s, w->sh));
   HY_CALL(o->matvec(c, w->sh, w->t));
   const double *xa3[3] = { w->t, w->t, w->s }, *ya3[3] = { w->s, w->t, w->s };
   HY_CALL(o->s_dots(c, 3, xa3, ya3, sc, K_BS_TS, K_BS_RUN, K_BSTEP_OMEGA, tol));
   /* x = x + alpha phat + omega shat (omega_x = 0 when converged on ||s||) */
-  HY_CALL(o->s_axpbypcz(c, sc, K_BS_ALPHA, K_BS_OMEGA_X, K_BS_ONE, K_BS_RUNX, w->ph, w->sh, x));
+  HY_CALL(o->s_axpbypcz(c, sc, K_BS_ALPHA, K_BS_OMEGA_X, K_BS_ONE, K_BS_RUNX, w->ph, w->sh, x,
+                        -1, tol));
   const double *xa2[2] = { w->rh, w->r }, *ya2[2] = { w->r, w->r };
   return o->s_axpbypcz_dots(c, sc, K_BS_ONE, K_BS_NEG_OMEGA, K_BS_ZERO, K_BS_RUN, w->s, w->t,
                             w->r, 2, xa2, ya2, K_BS_RHO_NEW, K_BSTEP_RHO, tol);

@@ -43,8 +43,8 @@ typedef struct {
   int (*s_create)(void *ctx, double **sc);
   int (*s_put)(void *ctx, double *sc, const double *h, int n);
   int (*s_get)(void *ctx, const double *sc, double *h, int n);
-  int (*s_axpbypcz)(void *ctx, const double *sc, int ia, int ib, int ic, int gate,
-                    const double *x, const double *y, double *z);
+  int (*s_axpbypcz)(void *ctx, double *sc, int ia, int ib, int ic, int gate,
+                    const double *x, const double *y, double *z, int step, double tol);
   int (*s_dots)(void *ctx, int npair, const double *const *x, const double *const *y,
                 double *sc, int slot, int gate, int step, double tol);
   int (*s_axpbypcz_dots)(void *ctx, double *sc, int ia, int ib, int ic, int gate,

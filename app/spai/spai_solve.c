@@ -141,10 +141,10 @@ static int v_s_get(void *c, const double *sc, double *h, int n) {
     HY_LOCAL(s->be->ops->d2h(s->be, h, sc, (size_t)n * sizeof(double)));
   return HY_OK;
 }
-static int v_s_axpbypcz(void *c, const double *sc, int ia, int ib, int ic, int gate,
-                        const double *x, const double *y, double *z) {
+static int v_s_axpbypcz(void *c, double *sc, int ia, int ib, int ic, int gate,
+                        const double *x, const double *y, double *z, int step, double tol) {
   solve_ctx *s = c;
-  HY_LOCAL(s->vec.ops->axpbypcz_s(&s->vec, s->nloc, sc, ia, ib, ic, gate, x, y, z));
+  HY_LOCAL(s->vec.ops->axpbypcz_s(&s->vec, s->nloc, sc, ia, ib, ic, gate, x, y, z, step, tol));
   return HY_OK;
 }
 static int v_s_dots(void *c, int np, const double *const *x, const double *const *y, double *sc,

@@ -21,6 +21,9 @@ static_assert(K_VEC_MAXDOTS <= K_VEC_READMAX, "the dots fit the result scratch")
 
 #define DOT_BLOCKS 1024
 #define DOT_THREADS 256
+/* Entries per thread a dots pass aims at (fewer blocks: a short last-block sum and fewer
+ * atomics on its counter; each thread's loads unrolled). */
+#define DOT_PER_THREAD 4
 
 /* The reduction scratch of one k_vec: block partials, the last-block counter, the results in
  * mapped pinned host memory and their device alias. */
@@ -50,15 +53,22 @@ static __global__ void kv_axpbypcz(int64_t n, double a, const double *__restrict
   }
 }
 
-/* z = sc[ia] x + sc[ib] y + sc[ic] z, nothing while sc[gate] == 0 (the device loop). */
-static __global__ void kv_axpbypcz_s(int64_t n, const double *sc, int ia, int ib, int ic, int gate,
-                                     const double *__restrict__ x, const double *y, double *z) {
-  if (sc[gate] == 0) return;
-  double a = sc[ia], b = sc[ib], c = sc[ic];
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-    double v = a * x[i] + b * y[i];
-    if (c != 0.0) v += c * z[i];
-    z[i] = v;
+/* z = sc[ia] x + sc[ib] y + sc[ic] z, nothing while sc[gate] == 0 (the device loop); then
+ * (step >= 0) block 0's thread 0 runs the scalar step once its block has read the gate. */
+static __global__ void kv_axpbypcz_s(int64_t n, double *sc, int ia, int ib, int ic, int gate,
+                                     const double *__restrict__ x, const double *y, double *z,
+                                     int step, double tol) {
+  if (sc[gate] != 0) {
+    double a = sc[ia], b = sc[ib], c = sc[ic];
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+      double v = a * x[i] + b * y[i];
+      if (c != 0.0) v += c * z[i];
+      z[i] = v;
+    }
+  }
+  if (step >= 0 && blockIdx.x == 0) {
+    __syncthreads();
+    if (threadIdx.x == 0) k_bcgs_step(sc, step, tol);
   }
 }
 
@@ -110,6 +120,7 @@ static __global__ void kv_dots(int64_t n, double a, const double *x, double b, c
     }
   }
   double s[K_VEC_MAXDOTS] = { 0, 0, 0, 0 };
+#pragma unroll 4
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
     double zi = 0;
     if (UPD) {
@@ -215,7 +226,8 @@ static int dots_launch(k_vec *v, int64_t n, bool upd, double a, const double *x,
   vec_scratch *s = (vec_scratch *)v->impl;
   if (np < 1 || np > K_VEC_MAXDOTS)
     return hy_err(HY_ESYS, "vec cuda: %d dot products in one pass (1..%d)", np, K_VEC_MAXDOTS);
-  int blocks = (int)((n + DOT_THREADS - 1) / DOT_THREADS);
+  int64_t per_block = (int64_t)DOT_THREADS * DOT_PER_THREAD;
+  int blocks = (int)((n + per_block - 1) / per_block);
   if (blocks > DOT_BLOCKS) blocks = DOT_BLOCKS;
   if (blocks < 1) blocks = 1;
   vec_pairs dp;
@@ -261,13 +273,14 @@ static int c_axpbypcz_dots(k_vec *v, int64_t n, double a, const double *x, doubl
 }
 
 /* The scalar-block forms (k_vec.h), queued on the stream with no synchronisation.  Local. */
-static int c_axpbypcz_s(k_vec *v, int64_t n, const double *sc, int ia, int ib, int ic, int gate,
-                        const double *x, const double *y, double *z) {
-  if (n <= 0) return HY_OK;
+static int c_axpbypcz_s(k_vec *v, int64_t n, double *sc, int ia, int ib, int ic, int gate,
+                        const double *x, const double *y, double *z, int step, double tol) {
   int blocks = (int)((n + 255) / 256);
   int cap = v->be->sm_count * 8;
   if (blocks > cap) blocks = cap;
-  kv_axpbypcz_s<<<blocks, 256, 0, k_cuda_st(v->be)->stream>>>(n, sc, ia, ib, ic, gate, x, y, z);
+  if (blocks < 1) blocks = 1;              /* n = 0: the step still runs */
+  kv_axpbypcz_s<<<blocks, 256, 0, k_cuda_st(v->be)->stream>>>(n, sc, ia, ib, ic, gate, x, y, z,
+                                                                step, tol);
   HY_CUDA_LAUNCH();
   return HY_OK;
 }

@@ -89,8 +89,9 @@ static int h_axpbypcz_dots(k_vec *v, int64_t n, double a, const double *x, doubl
 /* The scalar-block forms (k_vec.h): the same loops, the scalars read from sc, nothing while
  * sc[gate] == 0.  They let the device loop of BiCGSTAB run (and be tested) on the host; the
  * results are those of the host loop bit for bit.  Local. */
-static int h_axpbypcz_s(k_vec *v, int64_t n, const double *sc, int ia, int ib, int ic, int gate,
-                        const double *x, const double *y, double *z) {
+static int h_axpbypcz_s(k_vec *v, int64_t n, double *sc, int ia, int ib, int ic, int gate,
+                        const double *x, const double *y, double *z, int step, double tol) {
+  if (step >= 0) k_bcgs_step(sc, step, tol);
   if (sc[gate] == 0) return HY_OK;
   return h_axpbypcz(v, n, sc[ia], x, sc[ib], y, sc[ic], z);
 }

@@ -132,7 +132,7 @@ static void check_scalar_forms(k_backend *be, k_vec *v, int64_t n, int host) {
     for (int pass = 0; pass < 2; pass++) {          /* pass 0: c = 0 (slot 5), 1: c != 0 */
       double *d1 = up(be, z, n), *d2 = up(be, z, n), *e1 = up(be, z, n), *e2 = up(be, z, n);
       double cc = pass ? c : 0, f[4], g[4];
-      HY_LOCAL(v->ops->axpbypcz_s(v, n, sc, 2, 3, pass ? 4 : 5, gate, dx, dy, d1));
+      HY_LOCAL(v->ops->axpbypcz_s(v, n, sc, 2, 3, pass ? 4 : 5, gate, dx, dy, d1, -1, 0));
       HY_LOCAL(v->ops->axpbypcz(v, n, a, dx, b, dy, cc, d2));
       const double *px[4] = { dx, dy, d1, dx }, *py[4] = { dy, d1, d1, dx };
       HY_LOCAL(v->ops->dots_s(v, n, 4, px, py, sc, 8, gate, -1, 0));
@@ -221,6 +221,38 @@ static void check_fused_steps(k_backend *be, k_vec *v, int64_t n, int host) {
     int want_status = sc == 0 ? 0 : sc == 1 ? 1 : 2;
     if (h1[K_BS_STATUS] != want_status) bad("status after the three steps", n, h1[K_BS_STATUS], want_status);
     HY_LOCAL(v->ops->s_read(v, s1, h3, K_BS_NSLOT));
+    /* the update of p with the step that starts an iteration (rho's test; scenario 2: rho = 0,
+     * a breakdown) against the step then the update: the same block, and without a breakdown
+     * the same p */
+    double *sp1 = up(be, h, K_BS_NSLOT), *sp2 = up(be, h, K_BS_NSLOT), hp[K_BS_NSLOT];
+    if (sc == 2) {
+      memcpy(hp, h, sizeof hp);
+      hp[K_BS_RHO] = 0;
+      HY_LOCAL(be->ops->h2d(be, sp1, hp, sizeof hp));
+      HY_LOCAL(be->ops->h2d(be, sp2, hp, sizeof hp));
+    }
+    HY_LOCAL(v->ops->axpbypcz_s(v, n, sp1, K_BS_ONE, K_BS_NEG_OMEGA, K_BS_ALPHA, K_BS_RUN, dx, dy,
+                                dz1, K_BSTEP_BETA, tols[sc]));
+    HY_LOCAL(v->ops->bcgs_step(v, sp2, K_BSTEP_BETA, tols[sc]));
+    HY_LOCAL(v->ops->axpbypcz_s(v, n, sp2, K_BS_ONE, K_BS_NEG_OMEGA, K_BS_ALPHA, K_BS_RUN, dx, dy,
+                                dz2, -1, 0));
+    double g1[K_BS_NSLOT], g2[K_BS_NSLOT];
+    down(be, g1, sp1, K_BS_NSLOT); down(be, g2, sp2, K_BS_NSLOT);
+    same_block("axpbypcz_s + start step fused vs separate", n, g1, g2, host);
+    if ((g1[K_BS_STATUS] == 2) != (sc == 2) || g1[K_BS_IT] != 4)
+      bad("start step: status / iteration", n, g1[K_BS_STATUS], sc == 2 ? 2 : 0);
+    if (sc < 2) {
+      double *p1, *p2;
+      HY_MALLOC(p1, n); HY_MALLOC(p2, n);
+      down(be, p1, dz1, n); down(be, p2, dz2, n);
+      for (int64_t i = 0; i < n; i++)
+        if (!(host ? p1[i] == p2[i] : fabs(p1[i] - p2[i]) <= 1e-15 * (fabs(p2[i]) + 1))) {
+          bad("p of the fused start step vs separate", n, p1[i], p2[i]);
+          break;
+        }
+      free(p1); free(p2);
+    }
+    be->ops->free(be, sp1); be->ops->free(be, sp2);
     for (int k = 0; k < K_BS_NSLOT; k++)
       if (!(h3[k] == h1[k] || (isnan(h3[k]) && isnan(h1[k])))) { bad("s_read vs d2h", n, h3[k], h1[k]); break; }
     be->ops->free(be, dx); be->ops->free(be, dy); be->ops->free(be, dz1); be->ops->free(be, dz2);
@@ -237,7 +269,7 @@ typedef struct {
 } rec_arg;
 static int rec_fn(void *p) {
   rec_arg *a = p;
-  HY_CALL(a->v->ops->axpbypcz_s(a->v, a->n, a->sc, 0, 1, 0, 0, a->x, a->y, a->z));
+  HY_CALL(a->v->ops->axpbypcz_s(a->v, a->n, a->sc, 0, 1, 0, 0, a->x, a->y, a->z, -1, 0));
   const double *dz[1] = { a->z };
   return a->v->ops->dots_s(a->v, a->n, 1, dz, dz, a->sc, 4, 0, -1, 0);
 }
