@@ -77,7 +77,7 @@ PY
 
 # The eigen-solve: gpu-chol (device sparse Cholesky, kernels/cuda/lle_eig_cuda.cu) beside bsvd
 # (host UMFPACK LU) on the same W, N = 20k and 1M (targets: 20k <= 0.1 s end to end; 1M <= 5 s,
-# eigen <= 3 s), and gpu-chol with the symamd order at 1M; the eigen phase and the parts lines.
+# eigen <= 3 s), and gpu-chol with the host-M METIS order at 1M; the eigen phase and the parts lines.
 do_eig() {
   log "eigensolver gpu-chol beside bsvd, Swiss roll K=10 d=2 (targets 20k <= 0.1 s; 1M <= 5 s, eigen <= 3 s)"
   run eig20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=gpu-chol > /dev/null
