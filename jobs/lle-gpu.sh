@@ -87,9 +87,9 @@ do_eig() {
   for s in gpu-chol bsvd; do
     TARGET=5 run eig1m-$s 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=$s
   done
-  TARGET=5 run eig1m-gpu-chol-symamd 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 \
-    lle.eigensolver=gpu-chol lle.gpu_ordering=symamd
-  for f in eig20k-gpu-chol eig20k-bsvd eig1m-gpu-chol eig1m-bsvd eig1m-gpu-chol-symamd; do
+  TARGET=5 run eig1m-gpu-chol-metis 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 \
+    lle.eigensolver=gpu-chol lle.gpu_ordering=metis
+  for f in eig20k-gpu-chol eig20k-bsvd eig1m-gpu-chol eig1m-bsvd eig1m-gpu-chol-metis; do
     awk -v f=$f '/^eigen /{e=$4} /^assemble /{a=$4} /embedding digest/{d=$NF} /^(PASSED|FAILED)/{v=$1}
       END{printf "   %-24s eigen %8.3f s, assemble %7.3f s, digest %s, %s\n", f, e, a, d, v}' "$OUT/$f.log" | tee -a "$OUT/lle.log"
   done
