@@ -95,6 +95,14 @@ typedef struct {
    * to *kernel_s (cudaEvent-timed on the GPU; wall time of the compute on the host). */
   int (*finish)(k_conv_plan *p, double *kernel_s);
   k_conv_variant v[K_CONV_NVAR];
+  /* The device transport of the halo (app/comm's NCCL point-to-point): rect of the current
+   * input to / from a packed DEVICE buffer (the host backend: host memory), queued on the halo
+   * order after the last computation (asynchronous), and halo_select(p, 1) making the halo
+   * order the backend's current stream, so that a transport queues its messages there, (p, 0)
+   * the default stream again. */
+  int (*pack_dev)(k_conv_plan *p, const k_conv_rect *rc, void *dev);
+  int (*unpack_dev)(k_conv_plan *p, const k_conv_rect *rc, const void *dev);
+  int (*halo_select)(k_conv_plan *p, int on);
 } k_conv_ops;
 
 /* The table of the backend's kind.  Local. */

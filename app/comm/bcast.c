@@ -156,3 +156,40 @@ int hy_bcast_exchange(hy_bcast *b, int dir, const int64_t *cnt, const void *sbuf
   if (hy_bcast_size(b, dir) < 2) return HY_OK;
   return b->t->exchange(b, dir, cnt, sbuf, sdsp, rbuf, rdsp);
 }
+
+/* Dispatch point-to-point messages.  Collective between the peers. */
+int hy_bcast_sendrecv(hy_bcast *b, int dir, int nmsg, const hy_msg *msg) {
+  if (nmsg <= 0) return HY_OK;
+  return b->t->sendrecv(b, dir, nmsg, msg);
+}
+
+/* MPI point-to-point in chunks.  Collective between the peers. */
+int hy_bcast_p2p_mpi(MPI_Comm comm, int nmsg, const hy_msg *msg) {
+  const size_t chunk = (size_t)1 << 30;
+  int nreq = 0;
+  for (int i = 0; i < nmsg; i++) nreq += (int)((msg[i].bytes + chunk - 1) / chunk);
+  MPI_Request *req;
+  HY_MALLOC(req, (size_t)(nreq ? nreq : 1));
+  nreq = 0;
+  for (int pass = 0; pass < 2; pass++)   /* receives first, then sends */
+    for (int i = 0; i < nmsg; i++) {
+      if (msg[i].send != pass) continue;
+      for (size_t o = 0, c = 0; o < msg[i].bytes; o += chunk, c++) {
+        int len = (int)(msg[i].bytes - o < chunk ? msg[i].bytes - o : chunk);
+        char *p = (char *)msg[i].buf + o;
+        int mrc = pass ? MPI_Isend(p, len, MPI_BYTE, msg[i].peer, (int)c, comm, &req[nreq++])
+                       : MPI_Irecv(p, len, MPI_BYTE, msg[i].peer, (int)c, comm, &req[nreq++]);
+        if (mrc != MPI_SUCCESS) {
+          free(req);
+          return hy_err(HY_ESYS, "MPI point-to-point of %zu bytes with rank %d failed", msg[i].bytes, msg[i].peer);
+        }
+      }
+    }
+  MPI_Status *st;
+  HY_MALLOC(st, (size_t)(nreq ? nreq : 1));
+  int mrc = MPI_Waitall(nreq, req, st);
+  free(st);
+  free(req);
+  if (mrc != MPI_SUCCESS) return hy_err(HY_ESYS, "MPI_Waitall of the point-to-point messages failed");
+  return HY_OK;
+}

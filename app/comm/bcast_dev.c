@@ -32,30 +32,19 @@ static int dev_bcast_2d(hy_bcast *b, int dir, size_t esz, int64_t m, int64_t n, 
   return HY_OK;
 }
 
-/* The messages by MPI point-to-point on host memory (the emulated device transport, [debug]
- * host_coll): each message in chunks below 2^30 bytes, chunk c with tag c.  Collective
- * between the peers. */
-static int dev_p2p_mpi(MPI_Comm comm, int nmsg, const k_comm_msg *msg) {
-  const size_t chunk = (size_t)1 << 30;
-  int nreq = 0;
-  for (int i = 0; i < nmsg; i++) nreq += (int)((msg[i].bytes + chunk - 1) / chunk);
-  MPI_Request *req;
-  HY_MALLOC(req, (size_t)(nreq ? nreq : 1));
-  nreq = 0;
-  for (int pass = 0; pass < 2; pass++)   /* receives first, then sends */
-    for (int i = 0; i < nmsg; i++) {
-      if (msg[i].send != pass) continue;
-      for (size_t o = 0, c = 0; o < msg[i].bytes; o += chunk, c++) {
-        int len = (int)(msg[i].bytes - o < chunk ? msg[i].bytes - o : chunk);
-        char *p = (char *)msg[i].buf + o;
-        if (pass) HY_MPI(MPI_Isend(p, len, MPI_BYTE, msg[i].peer, (int)c, comm, &req[nreq++]));
-        else HY_MPI(MPI_Irecv(p, len, MPI_BYTE, msg[i].peer, (int)c, comm, &req[nreq++]));
-      }
-    }
-  int rc = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-  free(req);
-  HY_MPI(rc);
-  return HY_OK;
+/* The messages on the device: NCCL's grouped point-to-point, or (emulated, [debug] host_coll)
+ * MPI point-to-point on the host backend's memory.  Collective between the peers. */
+static int dev_p2p(hy_bcast *b, int dir, int nmsg, const hy_msg *msg) {
+  if (nmsg <= 0) return HY_OK;
+  if (b->emulate) return hy_bcast_p2p_mpi(hy_bcast_comm(b, dir), nmsg, msg);
+  if (!b->kc->coll_sendrecv)
+    return hy_err(HY_ESYS, "device transport: the backend's collectives have no point-to-point");
+  k_comm_msg *km;
+  HY_MALLOC(km, (size_t)nmsg);
+  for (int i = 0; i < nmsg; i++) km[i] = (k_comm_msg){ msg[i].peer, msg[i].send, msg[i].buf, msg[i].bytes };
+  int rc = b->kc->coll_sendrecv(b->be, b->dc[dir], nmsg, km);
+  free(km);
+  return rc;
 }
 
 /* The exchange as one group of point-to-point messages (NCCL ncclSend / ncclRecv between
@@ -64,21 +53,16 @@ static int dev_p2p_mpi(MPI_Comm comm, int nmsg, const k_comm_msg *msg) {
 static int dev_exchange(hy_bcast *b, int dir, const int64_t *cnt, const void *sbuf,
                         const int64_t *sdsp, void *rbuf, const int64_t *rdsp) {
   int N = hy_bcast_size(b, dir), me = hy_bcast_me(b, dir), n = 0;
-  k_comm_msg *msg;
+  hy_msg *msg;
   HY_MALLOC(msg, (size_t)(2 * N));
   for (int r = 0; r < N; r++) {
     if (r == me) continue;
     if (cnt[r * N + me] > 0)
-      msg[n++] = (k_comm_msg){ r, 0, (char *)rbuf + rdsp[r], (size_t)cnt[r * N + me] };
+      msg[n++] = (hy_msg){ r, 0, (char *)rbuf + rdsp[r], (size_t)cnt[r * N + me] };
     if (cnt[me * N + r] > 0)
-      msg[n++] = (k_comm_msg){ r, 1, (char *)(uintptr_t)sbuf + sdsp[r], (size_t)cnt[me * N + r] };
+      msg[n++] = (hy_msg){ r, 1, (char *)(uintptr_t)sbuf + sdsp[r], (size_t)cnt[me * N + r] };
   }
-  int rc = HY_OK;
-  if (n > 0 && !b->emulate && !b->kc->coll_sendrecv)
-    rc = hy_err(HY_ESYS, "device exchange: the backend's collectives have no point-to-point");
-  else if (n > 0)
-    rc = b->emulate ? dev_p2p_mpi(hy_bcast_comm(b, dir), n, msg)
-                    : b->kc->coll_sendrecv(b->be, b->dc[dir], n, msg);
+  int rc = dev_p2p(b, dir, n, msg);
   free(msg);
   return rc;
 }
@@ -87,6 +71,7 @@ const hy_bcast_transport hy_bcast_dev_transport = {
   .name = "device",
   .bcast_2d = dev_bcast_2d,
   .exchange = dev_exchange,
+  .sendrecv = dev_p2p,
 };
 
 /* Free the device communicators (abort: locally, at once).  Local or collective. */

@@ -13,6 +13,7 @@ typedef struct {
                   int root);
   int (*exchange)(hy_bcast *b, int dir, const int64_t *cnt, const void *sbuf,
                   const int64_t *sdsp, void *rbuf, const int64_t *rdsp);
+  int (*sendrecv)(hy_bcast *b, int dir, int nmsg, const hy_msg *msg);
 } hy_bcast_transport;
 
 struct hy_bcast {
@@ -48,6 +49,9 @@ static inline int hy_bcast_me(const hy_bcast *b, int dir) {
 int hy_bcast_dgrow(hy_bcast *b, void **p, size_t *have, size_t need);
 /* Grow pinned host buffer *p to at least need bytes.  Local. */
 int hy_bcast_hgrow(hy_bcast *b, unsigned char **p, size_t *have, size_t need);
+/* The messages by MPI_Irecv / MPI_Isend on host memory, each in chunks below 2^30 bytes
+ * (chunk c with tag c), then MPI_Waitall.  Collective between the peers. */
+int hy_bcast_p2p_mpi(MPI_Comm comm, int nmsg, const hy_msg *msg);
 /* MPI_Bcast of bytes at buf (host memory) in chunks below 2^30 bytes.  Collective over comm. */
 int hy_bcast_mpi_bytes(MPI_Comm comm, void *buf, size_t bytes, int root);
 

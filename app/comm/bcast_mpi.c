@@ -67,8 +67,36 @@ static int mpi_exchange(hy_bcast *b, int dir, const int64_t *cnt, const void *sb
   return HY_OK;
 }
 
+/* Point-to-point through pinned memory: the sends copied out into one staging buffer, the
+ * receives into the same buffer after them, MPI between the copies.  Collective between the
+ * peers. */
+static int mpi_sendrecv(hy_bcast *b, int dir, int nmsg, const hy_msg *msg) {
+  size_t tot = 0;
+  for (int i = 0; i < nmsg; i++) tot += msg[i].bytes;
+  HY_CALL(hy_bcast_hgrow(b, &b->hstage[dir], &b->hbytes[dir], tot));
+  hy_msg *hm;
+  HY_MALLOC(hm, (size_t)nmsg);
+  size_t o = 0;
+  for (int i = 0; i < nmsg; i++) {
+    hm[i] = msg[i];
+    hm[i].buf = b->hstage[dir] + o;
+    o += msg[i].bytes;
+    if (msg[i].send && msg[i].bytes)
+      HY_CALL(b->kc->d2h_2d(b->be, 1, (int64_t)msg[i].bytes, 1, msg[i].buf, (int64_t)msg[i].bytes,
+                            hm[i].buf, (int64_t)msg[i].bytes));
+  }
+  int rc = hy_bcast_p2p_mpi(hy_bcast_comm(b, dir), nmsg, hm);
+  for (int i = 0; i < nmsg && rc == HY_OK; i++)
+    if (!msg[i].send && msg[i].bytes)
+      rc = b->kc->h2d_2d(b->be, 1, (int64_t)msg[i].bytes, 1, hm[i].buf, (int64_t)msg[i].bytes,
+                         msg[i].buf, (int64_t)msg[i].bytes);
+  free(hm);
+  return rc;
+}
+
 const hy_bcast_transport hy_bcast_mpi_transport = {
   .name = "mpi",
   .bcast_2d = mpi_bcast_2d,
   .exchange = mpi_exchange,
+  .sendrecv = mpi_sendrecv,
 };

@@ -123,6 +123,24 @@ int hy_bcast_2d(hy_bcast *b, int dir, size_t esz, int64_t m, int64_t n, void *a,
 int hy_bcast_exchange(hy_bcast *b, int dir, const int64_t *cnt, const void *sbuf,
                       const int64_t *sdsp, void *rbuf, const int64_t *rdsp);
 
+/* One message of hy_bcast_sendrecv: bytes of device memory at buf sent to (send = 1) or
+ * received from (send = 0) the rank peer of the direction (a process column for HY_ROW, a
+ * process row for HY_COL). */
+typedef struct {
+  int peer;
+  int send;
+  void *buf;
+  size_t bytes;
+} hy_msg;
+
+/* Point-to-point among the ranks of direction dir: the nmsg messages of msg (local), at most
+ * one send and one receive per peer, every peer posting the matching ones.  Device transport:
+ * one group (ncclSend / ncclRecv) queued on the backend's current stream, asynchronous (the
+ * buffers may not be reused until later work on that stream); MPI transport: staged through
+ * pinned host memory (used in place on the host backend), complete on return.  Collective
+ * between the peers. */
+int hy_bcast_sendrecv(hy_bcast *b, int dir, int nmsg, const hy_msg *msg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,8 @@ static const cfg_key conv_keys[] = {
   { "conv", "boundary", CFG_ENUM, "renormalise", 0, 0, "renormalise|zero|clamp|reflect",
     "taps outside the image: renormalise (the seed: skipped, the sum divided by the weight of the taps inside), zero, clamp (edge pixel), reflect (d c b a | a b c d)" },
   { "conv", "passes", CFG_INT, "1", 1, 100000, NULL, "apply the filter this many times (a halo exchange per pass)" },
+  { "conv", "halo", CFG_ENUM, "auto", 0, 0, "auto|nccl|mpi",
+    "halo transport: auto (NCCL point-to-point between device buffers when every rank drives its own GPU, else MPI through pinned host memory), nccl (that or a config error), mpi" },
   { "conv", "grid", CFG_GRID, "auto", 0, 0, NULL, "process grid PxQ (P rows of tiles, Q columns; P * Q = ranks); auto: the smallest tile perimeter" },
   { "conv", "algorithm", CFG_ENUM, "tiled", 0, 0, "naive|tiled|separable|fft|vendor",
     "naive (the seed: one thread per pixel, all channels), tiled (shared-memory tile with halo), separable (two 1D passes: box, gaussian), fft (cuFFT), vendor (cuDNN; host: the naive C loop)" },
@@ -65,6 +67,7 @@ int conv_opts_from_cfg(const hy_cfg *c, conv_opts *o) {
   o->boundary = cfg_enum(c, "conv.boundary");
   o->passes = (int)cfg_int(c, "conv.passes");
   cfg_grid(c, "conv.grid", &o->P, &o->Q);
+  o->halo = cfg_enum(c, "conv.halo");   /* 0 auto, 1 nccl, 2 mpi: as HY_BCAST_* */
   o->algorithm = cfg_enum(c, "conv.algorithm");
   o->check_samples = cfg_int(c, "conv.check_samples");
   o->check_budget = cfg_real(c, "conv.check_budget");

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "workload.h"
 #include "k_conv.h"
+#include "comm/comm.h"
 
 enum { CONV_BND_RENORM = 0, CONV_BND_ZERO, CONV_BND_CLAMP, CONV_BND_REFLECT };
 enum { CONV_K_SHARPEN = 0, CONV_K_BOX, CONV_K_GAUSSIAN, CONV_K_LAPLACIAN, CONV_K_FILE };
@@ -25,6 +26,7 @@ typedef struct {
   int boundary;              /* CONV_BND_* */
   int passes;
   int P, Q;                  /* grid, 0 0 = auto */
+  int halo;                  /* conv.halo: HY_BCAST_AUTO / _DEVICE (nccl) / _MPI */
   int algorithm;             /* K_CONV_* */
   int compare[K_CONV_NVAR];  /* variants also timed in the same run */
   int compare_auto;          /* compare = auto: the vendor library's variant where there is one */
@@ -58,6 +60,9 @@ typedef struct {
   int P, Q, pr, pc;
   int nbr[4];                /* ranks of the N, S, W, E neighbours, MPI_PROC_NULL at the edge */
   k_conv_geom g;             /* this rank's tile */
+  hy_grid hg;                /* the same grid as app/comm's (rank = pr * Q + pc) */
+  hy_bcast *xc;              /* its transport (conv.halo): NCCL point-to-point or MPI */
+  char xdesc[600];           /* which, and why, for the log */
 } conv_grid;
 
 /* Times and results of one variant's passes. */

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Start and length of part i of n split into p parts.  Local. */
@@ -56,6 +57,24 @@ static int conv_weight_zero(const conv_filter *f, int H, int W, int *zy, int *zx
   return 0;
 }
 
+/* The halo transport of the grid (app/comm: NCCL point-to-point when every rank drives its own
+ * device, else MPI; [debug] host_coll: the device path with MPI underneath) and its log line.
+ * Collective. */
+static int conv_grid_transport(hy_ctx *ctx, const conv_opts *o, conv_grid *gr) {
+  HY_CALL(hy_grid_make(gr->cart, gr->P, gr->Q, &gr->hg));
+  HY_CALL(hy_bcast_open(&gr->hg, &ctx->be, o->halo, "conv.halo", ctx->debug.host_coll, &gr->xc));
+  const hy_bcast *x = gr->xc;
+  if (hy_bcast_is_device(x))
+    snprintf(gr->xdesc, sizeof gr->xdesc, "%s (%s)%s%s", hy_bcast_name(x),
+             strcmp(hy_bcast_name(x), "emulated") ? "device to device"
+                                                  : "[debug] host_coll test hook: the device path, MPI on the host",
+             hy_bcast_note(x)[0] ? "; " : "", hy_bcast_note(x));
+  else
+    snprintf(gr->xdesc, sizeof gr->xdesc, "mpi (%s): %s%s%s", hy_bcast_path(x), hy_bcast_why(x),
+             hy_bcast_note(x)[0] ? "; " : "", hy_bcast_note(x));
+  return HY_OK;
+}
+
 /* The grid, this rank's tile and the checks on them.  Collective. */
 int conv_grid_build(hy_ctx *ctx, const conv_opts *o, const conv_filter *f, int H, int W, int C,
                     conv_grid *gr) {
@@ -90,11 +109,14 @@ int conv_grid_build(hy_ctx *ctx, const conv_opts *o, const conv_filter *f, int H
   g->W = W;
   g->fp64 = o->fp64;
   g->renorm = o->boundary == CONV_BND_RENORM;
-  return HY_OK;
+  return conv_grid_transport(ctx, o, gr);
 }
 
-/* Free the grid's communicator.  Local. */
+/* Free the grid's transport and communicators.  Collective (the transport's close). */
 void conv_grid_free(conv_grid *gr) {
+  if (gr->xc) hy_bcast_close(gr->xc);
+  gr->xc = NULL;
+  if (gr->hg.row != MPI_COMM_NULL && gr->hg.row) hy_grid_free(&gr->hg);
   if (gr->cart != MPI_COMM_NULL && gr->cart) MPI_Comm_free(&gr->cart);
 }
 

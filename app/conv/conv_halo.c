@@ -2,7 +2,8 @@
  * columns first (started before the interior is computed), then the west/east columns of the
  * full padded height (so the corners arrive through the side neighbours); sides at the image's
  * edge are filled by the boundary rule instead.  The transport is an entry of a table
- * (conv_halo.h); today MPI through pinned host memory. */
+ * (conv_halo.h): MPI through pinned host memory, or the device one (NCCL point-to-point on
+ * device buffers, queued on the halo stream) when the grid's app/comm transport is. */
 #include "conv.h"
 #include "conv_halo.h"
 
@@ -14,7 +15,7 @@ struct conv_halo {
   const conv_transport *tr;
   int rule;                  /* K_CONV_FILL_* at the image's edges */
   int ns_bytes, we_bytes;    /* bytes of one side's message */
-  void *send[4], *recv[4];   /* pinned, per side */
+  void *send[4], *recv[4];   /* per side: pinned host (MPI) or device buffers (device) */
   conv_xfer x;
 };
 
@@ -25,7 +26,7 @@ int conv_halo_create(k_backend *be, const conv_grid *gr, int boundary, conv_halo
   *out = h;   /* on a failure below the caller frees it (conv_halo_free) */
   h->gr = gr;
   h->be = be;
-  h->tr = &conv_transport_mpi;
+  h->tr = hy_bcast_is_device(gr->xc) ? &conv_transport_dev : &conv_transport_mpi;
   h->rule = boundary == CONV_BND_CLAMP ? K_CONV_FILL_CLAMP
           : boundary == CONV_BND_REFLECT ? K_CONV_FILL_REFLECT : K_CONV_FILL_ZERO;
   const k_conv_geom *g = &gr->g;
@@ -37,8 +38,13 @@ int conv_halo_create(k_backend *be, const conv_grid *gr, int boundary, conv_halo
   h->we_bytes = (int)we;
   size_t mx = ns > we ? ns : we;
   for (int s = 0; s < 4 && g->r > 0; s++) {
-    HY_CALL(be->ops->alloc_pinned(be, &h->send[s], mx));
-    HY_CALL(be->ops->alloc_pinned(be, &h->recv[s], mx));
+    if (h->tr->device) {
+      HY_CALL(be->ops->alloc(be, &h->send[s], mx));
+      HY_CALL(be->ops->alloc(be, &h->recv[s], mx));
+    } else {
+      HY_CALL(be->ops->alloc_pinned(be, &h->send[s], mx));
+      HY_CALL(be->ops->alloc_pinned(be, &h->recv[s], mx));
+    }
   }
   return HY_OK;
 }
@@ -46,9 +52,10 @@ int conv_halo_create(k_backend *be, const conv_grid *gr, int boundary, conv_halo
 /* Free the buffers.  Local. */
 void conv_halo_free(conv_halo *h) {
   if (!h) return;
+  int (*fr)(k_backend *, void *) = h->tr && h->tr->device ? h->be->ops->free : h->be->ops->free_pinned;
   for (int s = 0; s < 4; s++) {
-    if (h->send[s]) h->be->ops->free_pinned(h->be, h->send[s]);
-    if (h->recv[s]) h->be->ops->free_pinned(h->be, h->recv[s]);
+    if (h->send[s]) fr(h->be, h->send[s]);
+    if (h->recv[s]) fr(h->be, h->recv[s]);
   }
   free(h);
 }
@@ -75,15 +82,17 @@ static k_conv_rect conv_edge_rect(const k_conv_geom *g, int s, int inside) {
 /* Pack and start one axis (0: north/south, 1: west/east).  Collective over the grid. */
 static int conv_axis_start(conv_halo *h, const k_conv_ops *ops, k_conv_plan *p, int axis) {
   const conv_grid *gr = h->gr;
-  int s0 = axis ? K_CONV_WEST : K_CONV_NORTH, s1 = s0 + 1;
-  int nbr[2] = { gr->nbr[s0], gr->nbr[s1] };
+  int s0 = axis ? K_CONV_WEST : K_CONV_NORTH, s1 = s0 + 1, dev = h->tr->device;
+  if (dev) HY_LOCAL(ops->halo_select(p, 1));   /* the messages queue on the halo stream */
   for (int s = s0; s <= s1; s++)
     if (gr->nbr[s] != MPI_PROC_NULL) {
       k_conv_rect rc = conv_edge_rect(&gr->g, s, 1);
-      HY_LOCAL(ops->pack(p, &rc, h->send[s]));
+      HY_LOCAL(dev ? ops->pack_dev(p, &rc, h->send[s]) : ops->pack(p, &rc, h->send[s]));
     }
   void *send[2] = { h->send[s0], h->send[s1] }, *recv[2] = { h->recv[s0], h->recv[s1] };
-  return h->tr->start(&h->x, gr->cart, nbr, send, recv, axis ? h->we_bytes : h->ns_bytes);
+  int rc = h->tr->start(&h->x, gr, axis, send, recv, axis ? h->we_bytes : h->ns_bytes);
+  if (dev) HY_LOCAL(ops->halo_select(p, 0));
+  return rc;
 }
 
 /* Finish one axis: wait, unpack, fill the image's edges.  Collective over the grid. */
@@ -94,7 +103,7 @@ static int conv_axis_end(conv_halo *h, const k_conv_ops *ops, k_conv_plan *p, in
   for (int s = s0; s <= s0 + 1; s++) {
     if (gr->nbr[s] != MPI_PROC_NULL) {
       k_conv_rect rc = conv_edge_rect(&gr->g, s, 0);
-      HY_LOCAL(ops->unpack(p, &rc, h->recv[s]));
+      HY_LOCAL(h->tr->device ? ops->unpack_dev(p, &rc, h->recv[s]) : ops->unpack(p, &rc, h->recv[s]));
     } else {
       HY_LOCAL(ops->fill(p, s, h->rule));
     }

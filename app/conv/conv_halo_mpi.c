@@ -4,8 +4,10 @@
 #include "hybrid.h"
 
 /* Post the two receives and the two sends.  Collective between the neighbours. */
-static int mpi_start(conv_xfer *x, MPI_Comm comm, const int nbr[2], void *const send[2],
+static int mpi_start(conv_xfer *x, const conv_grid *gr, int axis, void *const send[2],
                      void *const recv[2], int bytes) {
+  MPI_Comm comm = gr->cart;
+  const int *nbr = gr->nbr + (axis ? K_CONV_WEST : K_CONV_NORTH);
   x->nreq = 0;
   /* tag 1: a message moving towards the lower neighbour, tag 2: towards the upper one */
   for (int s = 0; s < 2; s++)
@@ -27,6 +29,7 @@ static int mpi_wait(conv_xfer *x) {
 
 const conv_transport conv_transport_mpi = {
   .name = "mpi",
+  .device = 0,
   .start = mpi_start,
   .wait = mpi_wait,
 };

@@ -21,6 +21,8 @@ void conv_report_setup(hy_ctx *ctx, const conv_info *in) {
   hy_printf0(ctx, "conv: grid %dx%d (MPI_Cart_create), tiles of %d..%d x %d..%d pixels, halo %d, "
              "algorithm %s on %s\n", gr->P, gr->Q, in->H / gr->P, (in->H + gr->P - 1) / gr->P,
              in->W / gr->Q, (in->W + gr->Q - 1) / gr->Q, in->f->r, conv_variant_names[o->algorithm], in->backend);
+  if (gr->P * gr->Q > 1) hy_printf0(ctx, "conv: halo: %s\n", gr->xdesc);
+  hy_metric_str(ctx, "halo_transport", gr->xc ? hy_bcast_name(gr->xc) : "none");
   hy_metric_int(ctx, "width", in->W);
   hy_metric_int(ctx, "height", in->H);
   hy_metric_int(ctx, "channels", in->C);

@@ -779,6 +779,33 @@ static int cuda_unpack(k_conv_plan *p, const k_conv_rect *rc, const void *host) 
   return HY_OK;
 }
 
+/* Rect of the input to a packed device buffer, queued on the halo stream after the last
+ * computation (asynchronous: the device transport queues its messages after it).  Local. */
+static int cuda_pack_dev(k_conv_plan *p, const k_conv_rect *rc, void *dev) {
+  size_t row = (size_t)(rc->x1 - rc->x0) * p->g.C * p->es;
+  HY_CUDA(cudaStreamWaitEvent(p->hs, p->ev_cs, 0));
+  HY_CUDA(cudaMemcpy2DAsync(dev, row, conv_at(p, rc->y0, rc->x0), p->ld * p->es, row, rc->y1 - rc->y0,
+                            cudaMemcpyDeviceToDevice, p->hs));
+  return HY_OK;
+}
+
+/* A packed device buffer into rect of the input, queued on the halo stream (after the
+ * transport's receive queued there).  Local. */
+static int cuda_unpack_dev(k_conv_plan *p, const k_conv_rect *rc, const void *dev) {
+  size_t row = (size_t)(rc->x1 - rc->x0) * p->g.C * p->es;
+  HY_CUDA(cudaStreamWaitEvent(p->hs, p->ev_cs, 0));
+  HY_CUDA(cudaMemcpy2DAsync(conv_at(p, rc->y0, rc->x0), p->ld * p->es, dev, row, row, rc->y1 - rc->y0,
+                            cudaMemcpyDeviceToDevice, p->hs));
+  HY_CUDA(cudaEventRecord(p->ev_hs, p->hs));
+  return HY_OK;
+}
+
+/* The halo stream as the backend's current stream (on = 1) or the default again.  Local. */
+static int cuda_halo_select(k_conv_plan *p, int on) {
+  k_cuda_st(p->be)->cur = on ? p->hs : NULL;
+  return HY_OK;
+}
+
 /* Boundary fill of one side (halo stream).  Local. */
 static int cuda_fill(k_conv_plan *p, int side, int rule) {
   const k_conv_geom *g = &p->g;
@@ -844,4 +871,5 @@ extern "C" const k_conv_ops k_conv_cuda_ops = {
     { "fft", CONV_FFT_FN, 0, 0 },
     { "vendor", CONV_VENDOR_FN, 0, 0 },
   },
+  cuda_pack_dev, cuda_unpack_dev, cuda_halo_select,
 };

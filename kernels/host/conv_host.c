@@ -380,6 +380,9 @@ static int host_finish(k_conv_plan *p, double *kernel_s) {
   return HY_OK;
 }
 
+/* No streams on the host: the halo order is program order.  Local. */
+static int host_halo_select(k_conv_plan *p, int on) { return HY_OK; }
+
 const k_conv_ops k_conv_host_ops = {
   .name = "host",
   .vendor_name = NULL,
@@ -401,4 +404,7 @@ const k_conv_ops k_conv_host_ops = {
     [K_CONV_FFT] = { .name = "fft", .run = HOST_FFT_FN, .any_rect = 0, .exact = 0 },
     [K_CONV_VENDOR] = { .name = "vendor", .run = host_naive, .any_rect = 1, .exact = 1 },
   },
+  .pack_dev = host_pack,      /* "device" memory is host memory here */
+  .unpack_dev = host_unpack,
+  .halo_select = host_halo_select,
 };

@@ -27,6 +27,9 @@ hy_case(NAME conv_compare_all RANKS 1 JSON EXPECT "conv: naive .*device time" "c
   ARGS ${CONV_SMALL} conv.kernel=gaussian conv.ksize=5 conv.compare=naive,separable,vendor)
 
 # bad configurations: exit 1, the key and what is allowed, nothing written
+hy_case(NAME conv_bad_halo_nccl_host RANKS 2 EXIT 1
+  EXPECT "conv.halo = nccl: device collectives are not available here: host backend \\(allowed here: auto or mpi\\)"
+  ARGS run.workload=conv run.backend=host conv.halo=nccl)
 hy_case(NAME conv_bad_even_ksize EXIT 1 EXPECT "key 'conv.ksize' = 4 is even \\(allowed: an odd size 1..63\\)"
   RUNCASE --no-files ARGS ${CONV_SMALL} conv.ksize=4 output.record=false output.npy=o.npy)
 hy_case(NAME conv_bad_ksize_range EXIT 1 EXPECT "conv.ksize' = '65' is out of range"
