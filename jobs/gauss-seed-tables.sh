@@ -10,6 +10,8 @@
 # warm-up, then the mean of k runs; here gauss.repeat = reps + 1), in ms, from the HPL line's Time (elimination + back substitution; for naive
 # it includes the matrix upload and download, like the seed's buffer version).  The seed used
 # float: --precision single by default; matrix diagdom (naive does not pivot).
+# The figures come from each run's JSON record (DIR/TAG.rec/, metrics.time_seconds, read by
+# jobs/hyplot.py), not from its printed output.
 # Writes DIR/tables.txt (the printed tables), DIR/times.csv (n, seed and our figures in ms) and,
 # when python3 has matplotlib, DIR/times.png (time against n) and DIR/speedup.png (serial time
 # over GPU time against n, the seed's curve beside ours).
@@ -36,6 +38,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ! -x "$BIN" ]; then echo "gauss-seed-tables.sh: no executable '$BIN' (--bin)" >&2; exit 1; fi
+JOBS=$(cd "$(dirname "$0")" && pwd)   # jobs/hyplot.py: records and plots
+PY=${HYBRID_PYTHON:-python3}
 mkdir -p "$OUT"
 
 # the seed's figures (ms): serial, GPU buffer, GPU USM (Intel UHD P630 / Xeon E-2176G)
@@ -43,17 +47,20 @@ declare -A SEED_SER=([16]=0.470433 [32]=0.812061 [64]=6.41777 [128]=50.598 [256]
 declare -A SEED_BUF=([16]=1.42439 [32]=2.292 [64]=4.03059 [128]=5.60625 [256]=7.42548 [512]=75.7885 [1024]=590.462)
 declare -A SEED_USM=([16]=1.59059 [32]=2.02017 [64]=2.9549 [128]=4.81008 [256]=5.91026 [512]=89.6216 [1024]=616.103)
 
-# one run: prints the time in ms, or "FAIL" when it did not pass (exit code not 0, no PASSED
-# line or no HPL line); the log is kept and the run's name added to DIR/failed.txt
+# one run: prints the time in ms from its record (metrics.time_seconds, the HPL line's Time), or
+# "FAIL" when it did not pass (exit code not 0, no record or one that did not pass); the log and
+# the record (DIR/TAG.rec/) are kept and the run's name added to DIR/failed.txt
 FAILED_LIST="$OUT/failed.txt"
 : > "$FAILED_LIST"
 one() {
   local log=$1; shift
-  $MPIEXEC "$BIN" run.workload=gauss output.record=false run.progress=0 "$@" > "$log" 2>&1
+  local rd=${log%.log}.rec   # the run's JSON record: the figure is its metrics.time_seconds
+  rm -rf "$rd"
+  $MPIEXEC "$BIN" run.workload=gauss "output.dir=$rd" run.progress=0 "$@" > "$log" 2>&1
   local rc=$?
   local ms
-  ms=$(awk '/^[NSB][DSM][HG]F? /{printf "%.4f\n", $6 * 1000; exit}' "$log")
-  if [ $rc -ne 0 ] || ! grep -q '^PASSED' "$log" || [ -z "$ms" ]; then
+  ms=$("$PY" "$JOBS/hyplot.py" record "$rd" metrics.time_seconds --scale 1000)
+  if [ $rc -ne 0 ] || [ "$ms" = FAIL ] || [ -z "$ms" ]; then
     echo "$(basename "$log" .log) (exit $rc)" >> "$FAILED_LIST"
     echo "FAIL"
     return
@@ -117,53 +124,36 @@ print_tables | tee "$OUT/tables.txt"
     n=$((n * 2))
   done
 } > "$OUT/times.csv"
-"${HYBRID_PYTHON:-python3}" - "$OUT" <<'PY'
+"$PY" - "$OUT" "$JOBS" "$PREC" "$BLKDEV" <<'PY'
 import csv, os, sys
-out = sys.argv[1]
+out, jobs, prec, blkdev = sys.argv[1:5]
+sys.path.insert(0, jobs)
+import hyplot
 rows = list(csv.DictReader(open(os.path.join(out, "times.csv"))))
 def num(v):
     try:
         return float(v)
     except ValueError:
         return None
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
+if hyplot.mpl() is None:
     print("plots: skipped (python3 has no matplotlib; make deps installs it)")
     sys.exit(0)
 ns = [int(r["n"]) for r in rows]
 cols = [c for c in rows[0] if c != "n"]
-fig, ax = plt.subplots(figsize=(6.5, 4.2))
-for c in cols:
-    pts = [(n, num(r[c])) for n, r in zip(ns, rows) if num(r[c])]
-    if pts:
-        ax.plot(*zip(*pts), ("--" if c.startswith("seed") else "-") + "o", ms=3, label=c[:-3].replace("_", " "))
-ax.set(xscale="log", yscale="log", xlabel="n", ylabel="ms", title="Gaussian elimination: time against n")
-ax.set_xscale("log", base=2)
-ax.grid(True, alpha=0.3)
-ax.legend(fontsize=7)
-fig.tight_layout()
-fig.savefig(os.path.join(out, "times.png"), dpi=110)
-plt.close(fig)
-fig, ax = plt.subplots(figsize=(6.5, 4.2))
+series = [(c[:-3].replace("_", " "), ns, [num(r[c]) for r in rows]) for c in cols]
+sub = "precision %s, matrix diagdom, naive (serial: host; GPU: device / managed memory), blocked on %s" % (prec, blkdev)
+hyplot.line_plot(os.path.join(out, "times.png"), "gauss (seed 000): time against n\n" + sub, "n (matrix order)",
+                 "time (ms, mean of the timed runs)", series, logx=2, logy=True,
+                 dashed=[s[0] for s in series if s[0].startswith("seed")])
+sp = []
 for lab, a, b in (("seed: serial / GPU buffer", "seed_serial_ms", "seed_gpu_buffer_ms"),
                   ("seed: serial / GPU USM", "seed_serial_ms", "seed_gpu_usm_ms"),
                   ("ours: serial / GPU device", "serial_ms", "gpu_device_ms"),
                   ("ours: serial / GPU managed", "serial_ms", "gpu_managed_ms")):
-    pts = [(n, num(r[a]) / num(r[b])) for n, r in zip(ns, rows) if num(r[a]) and num(r[b])]
-    if pts:
-        ax.plot(*zip(*pts), ("--" if lab.startswith("seed") else "-") + "o", ms=3, label=lab)
-ax.axhline(1.0, color="grey", lw=0.8)
-ax.set_xscale("log", base=2)
-ax.set_yscale("log")
-ax.set(xlabel="n", ylabel="speed-up (serial time / GPU time)", title="Gaussian elimination: GPU speed-up")
-ax.grid(True, alpha=0.3)
-ax.legend(fontsize=7)
-fig.tight_layout()
-fig.savefig(os.path.join(out, "speedup.png"), dpi=110)
-plt.close(fig)
+    sp.append((lab, ns, [num(r[a]) / num(r[b]) if num(r[a]) and num(r[b]) else None for r in rows]))
+hyplot.line_plot(os.path.join(out, "speedup.png"), "gauss (seed 000): GPU speed-up against n\n" + sub,
+                 "n (matrix order)", "speed-up (serial time / GPU time, 1 = none)", sp, logx=2, logy=True, hline=1.0,
+                 dashed=[s[0] for s in sp if s[0].startswith("seed")])
 print("plots: %s, %s" % (os.path.join(out, "times.png"), os.path.join(out, "speedup.png")))
 PY
 echo "logs, tables.txt, times.csv and plots in $OUT/; tables done"

@@ -20,7 +20,9 @@ passes (a usable GPU).  --mode ci uses small sizes (minutes on 2 CPU cores, host
 and more, on the GPU machine.  Writes DIR/tables.md, DIR/*.png (matplotlib, when importable),
 DIR/embed_*.png and prints the tables.  Exit 0 when every run passed.
 """
-import argparse, os, re, subprocess, sys, time
+import argparse, os, re, shutil, subprocess, sys, time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hyplot  # noqa: E402  (jobs/hyplot.py: records and plots)
 
 import numpy as np
 
@@ -28,24 +30,38 @@ import numpy as np
 # host run takes minutes, and the tables show "-" (not run) there.
 HOST_MAX_N = 32768
 
-PH = re.compile(r"^(data|knn|weights|gather|assemble|eigen|quality)\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)\s*$", re.M)
+
+
+RECS = {}   # run name -> its JSON record (phases, metrics): the tables read the records
 
 
 def run(a, args, name, quiet=False):
+    """One hybrid run in DIR/runs, its record in DIR/runs/NAME/; returns the phases (slowest
+    rank's seconds, from the record), or None when it failed."""
     wd = os.path.join(a.out, "runs")
-    os.makedirs(wd, exist_ok=True)
-    cmd = a.mpiexec.split() + [a.hybrid, "run.workload=lle", "output.record=false"] + args
+    rd = os.path.join(wd, name)
+    shutil.rmtree(rd, ignore_errors=True)
+    os.makedirs(rd)
+    cmd = a.mpiexec.split() + [a.hybrid, "run.workload=lle", "output.dir=" + rd] + args
     p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=1200)
     out = p.stdout.decode(errors="replace")
     with open(os.path.join(wd, name + ".log"), "w") as f:
         f.write(" ".join(cmd) + "\n" + out)
-    if p.returncode != 0:
+    recs = hyplot.load_records(rd)
+    if p.returncode != 0 or len(recs) != 1 or recs[0].get("status") != "passed":
         if quiet:
             return None
-        print("run %s failed (exit %d): %s" % (name, p.returncode, out.strip().splitlines()[-1] if out.strip() else ""))
+        print("run %s failed (exit %d, %d record(s)): %s" % (name, p.returncode, len(recs),
+                                                            out.strip().splitlines()[-1] if out.strip() else ""))
         return None
-    ph = {m.group(1): float(m.group(4)) for m in PH.finditer(out)}
-    return ph
+    RECS[name] = recs[0]
+    return {k: v["max"] for k, v in recs[0]["phases"].items()}
+
+
+def trust(name):
+    """The run's trustworthiness from its record ("-" when it has none)."""
+    v = hyplot.value(RECS.get(name, {}), "metrics.trustworthiness")
+    return "%.6f" % v if isinstance(v, (int, float)) else "-"
 
 
 def table(title, head, rows):
@@ -61,29 +77,9 @@ def fmt(x):
 
 
 def plot(path, title, xlabel, xs, series, logy=True):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for name, ys in series.items():
-        pts = [(x, y) for x, y in zip(xs, ys) if y is not None]
-        if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=name)
-    ax.set_xscale("log", base=2)
-    if logy:
-        ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("seconds")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    """Time against xs for each series (through jobs/hyplot.py); False without matplotlib."""
+    return hyplot.line_plot(path, title, xlabel, "time (s, slowest rank)",
+                            [(name, xs, ys) for name, ys in series.items()], logx=2, logy=logy) is not None
 
 
 def procrustes(a, b):
@@ -112,8 +108,6 @@ def methods_table(a, backend, n):
                          "output.embedding=" + emb], name)
             failed += ph is None
             t = sum(ph.get(k, 0) for k in ("data", "knn", "weights", "gather", "assemble", "eigen")) if ph else None
-            log = open(os.path.join(a.out, "runs", name + ".log")).read()
-            m = re.search(r"trustworthiness ([0-9.]+)", log)
             disp = tsk = None
             if ph and LocallyLinearEmbedding is not None:
                 f = make_swiss_roll if ds == "swissroll" else make_s_curve
@@ -126,7 +120,7 @@ def methods_table(a, backend, n):
                 if disp > 1e-6:
                     print("run %s: Procrustes disparity to scikit-learn %.3e > 1e-6" % (name, disp))
                     failed += 1
-            rows.append([ds + (" noise %g" % noise if noise else ""), method, fmt(t), m.group(1) if m else "-",
+            rows.append([ds + (" noise %g" % noise if noise else ""), method, fmt(t), trust(name),
                          "%.2e" % disp if disp is not None else "-", fmt(tsk)])
     return table("scikit-learn's methods, N = %d, K = 10, d = 2, backend %s: time (s, data..eigen), trustworthiness "
                  "(k = 5), Procrustes disparity to scikit-learn (dense eigensolver, same data), scikit-learn's time (s)"
@@ -228,14 +222,20 @@ def main():
     for ds in ("swissroll", "scurve"):
         for n in ns4:
             png = os.path.join(a.out, "embed_%s_%d.png" % (ds, n))
+            name = "embed_%s_%d" % (ds, n)
             ph = run(a, ["lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=9", "run.backend=" + bks[-1],
-                         "output.plot=" + png, "lle.trust_sample=1000"], "embed_%s_%d" % (ds, n))
+                         "output.embedding=%s.csv" % name, "output.points=%s_points.csv" % name,
+                         "lle.trust_sample=1000"], name)
             failed += ph is None
-            tw = ""
-            log = open(os.path.join(a.out, "runs", "embed_%s_%d.log" % (ds, n))).read()
-            m = re.search(r"trustworthiness ([0-9.]+)", log)
-            if m:
-                tw = m.group(1)
+            tw = trust(name)
+            if ph is not None:
+                r = RECS[name]
+                wd = os.path.join(a.out, "runs")
+                title = "lle %s, N = %d, K = 9, method %s, eigensolver %s, device %s" % (
+                    ds, n, hyplot.value(r, "config.lle.method"), hyplot.value(r, "config.lle.eigensolver"),
+                    r.get("backend"))
+                hyplot.embedding_plot(png, hyplot.read_table(os.path.join(wd, name + ".csv")),
+                                      hyplot.read_table(os.path.join(wd, name + "_points.csv"))[:, -1], title)
             lines.append([ds, str(n), os.path.basename(png), tw])
     md += table("Embeddings (seed figures 8, 9), K = 9, d = 2", ["data", "N", "plot", "trustworthiness (k = 5)"], lines)
     # 5. scikit-learn's methods (issue 16): method x dataset against scikit-learn in the same run

@@ -31,6 +31,8 @@ run.name, else strong.  Exit codes: 0 written, 1 usage or no records, 2 matplotl
 (the tables are still written; install python3-matplotlib or pass --no-plots).
 """
 import argparse, csv, json, math, os, re, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hyplot import colours  # noqa: E402  (jobs/hyplot.py: the plotting tool shared with the table scripts)
 
 REQUIRED = ("workload", "status", "ranks", "phases", "config")
 IGNORED_KEYS = ("output.dir", "run.name")
@@ -177,16 +179,6 @@ def fmt(x, digits=4):
 def units(rows):
     """What one rank drives: "GPUs", or "ranks" when every row ran on the host backend."""
     return "ranks" if rows and all(r["backend"] == "host" for r in rows) else "GPUs"
-
-
-def colours(n):
-    """n distinct colours (tab10, tab20, then evenly spaced hues)."""
-    import matplotlib
-    if n <= 10:
-        return [matplotlib.colormaps["tab10"](i) for i in range(n)]
-    if n <= 20:
-        return [matplotlib.colormaps["tab20"](i) for i in range(n)]
-    return [matplotlib.colormaps["hsv"](i / float(n)) for i in range(n)]
 
 
 def markdown(group, rows, phases, vary, base, mode, recs):

@@ -127,9 +127,11 @@ if(HYBRID_GPU_TESTS)
 endif()
 
 # the seed's experiments in CI mode (small sizes, host): tables + PNG; the exit code decides (a
-# failed run, or a method's disparity to scikit-learn above 1e-6, exits 4)
+# failed run, or a method's disparity to scikit-learn above 1e-6, exits 4); the tables' figures
+# against the runs' records and the embedding PNGs (tests/lle/experiments_check.py)
 add_test(NAME lle_experiments_ci COMMAND ${HY_RUNCASE} --exit 0 --expect "PASSED: lle experiments, 0 failed run"
-  --expect "scikit-learn's methods, N = 500" --workdir ${HY_TEST_OUT}/lle_experiments_ci
-  -- ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/jobs/lle_experiments.py
-  --hybrid $<TARGET_FILE:hybrid> --mode ci --out ${HY_TEST_OUT}/lle_experiments_ci/out)
+  --expect "scikit-learn's methods, N = 500" --expect "experiments_check: ok" --workdir ${HY_TEST_OUT}/lle_experiments_ci
+  -- sh -c "\"$0\" \"$1\" --hybrid \"$2\" --mode ci --out \"$3\" && \"$0\" \"$4\" \"$3\""
+  ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/jobs/lle_experiments.py $<TARGET_FILE:hybrid>
+  ${HY_TEST_OUT}/lle_experiments_ci/out ${CMAKE_CURRENT_LIST_DIR}/experiments_check.py)
 set_tests_properties(lle_experiments_ci PROPERTIES LABELS "slow" TIMEOUT 600)
