@@ -619,6 +619,44 @@ static inline K_LLE_HD int k_lle_point_block(const double *x, int dim, int64_t q
 #undef B
 }
 
+/* ---- the FP32 filter of the exact FP64 brute force (CUDA's kf_ kernels) ----
+ * The points are centred on c (any centre; in double, then rounded to FP32: xf = fl32(x - c))
+ * and rho >= max ||x_i - c||.  d = the FP32 direct-form squared distance of xf_i, xf_j (one
+ * rounding per subtraction and per fused multiply-add or addition, any summation order).
+ * Then the true distance s = ||x_i - x_j|| obeys
+ *   |s - ||xf_i - xf_j||| <= ||xf_i - (x_i - c)|| + ||xf_j - (x_j - c)|| <= 2 (u + u^2) rho + 2 sqrt(D) 2^-149
+ * (triangle inequality; u = 2^-24 FP32's unit roundoff, the double centring adding 2^-53,
+ * subnormals at most 2^-149 a coordinate), and, every term being non-negative,
+ *   d = ||xf_i - xf_j||^2 (1 + theta) + e,  |theta| <= gamma_(D+3) = (D+3) u / (1 - (D+3) u)
+ *   (the subtraction's rounding, squared, and at most D + 1 roundings of a sum holding a
+ *   non-zero term; padding zeros add exactly), |e| <= (D + 3) 2^-126 (underflow, also with
+ *   flush to zero).
+ * So lo(d) <= s <= hi(d) with hi(d) = sqrt((d + eta) / (1 - gam)) + beta, lo(d) =
+ * sqrt(max(d - eta, 0) / (1 + gam)) - beta; the constants below carry a factor 2 over these
+ * bounds (so that the double arithmetic evaluating them cannot matter).  Local. */
+typedef struct {
+  double gam, beta, eta;
+} k_lle_kf_bound;
+
+/* The bound's constants for dim coordinates and radius rho.  Local. */
+static inline K_LLE_HD k_lle_kf_bound k_lle_kf_bounds(int dim, double rho) {
+  const double u = 0x1p-24;
+  k_lle_kf_bound b;
+  b.gam = 2 * (dim + 4) * u / (1 - (dim + 4) * u);
+  b.beta = 2 * (2 * (u + u * u + 0x1p-53) * rho + 2 * sqrt((double)dim) * 0x1p-149);
+  b.eta = 2 * (dim + 4) * 0x1p-126;
+  return b;
+}
+/* hi(d): the largest true distance (not squared) an FP32 squared distance d allows.  Local. */
+static inline K_LLE_HD double k_lle_kf_hi(const k_lle_kf_bound *b, double d) {
+  return sqrt((d + b->eta) / (1 - b->gam)) + b->beta;
+}
+/* The largest FP32 squared distance d with lo(d) <= h: every point with a true distance <= h
+ * has its FP32 distance <= this.  Local. */
+static inline K_LLE_HD double k_lle_kf_reach(const k_lle_kf_bound *b, double h) {
+  return ((h + b->beta) * (h + b->beta) * (1 + b->gam) + b->eta) * (1 + 0x1p-40);
+}
+
 #ifdef __cplusplus
 }
 #endif

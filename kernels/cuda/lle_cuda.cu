@@ -3,7 +3,9 @@
  * thread's local memory, direct-form distances with explicitly rounded operations so that no
  * fused multiply-add makes them differ from the host's) and the reconstruction weights (one
  * thread per query, the local Gram matrix in an interleaved global scratch for coalesced
- * access).  Same function as kernels/host/lle_host.c: the GPU tests compare the two. */
+ * access).  FP64 brute force for dimension <= 64 and k <= 28 goes through an FP32 filter with a
+ * rigorous error bound and an FP64 re-ranking of the few candidates it keeps (kf_ below): the
+ * same lists.  Same function as kernels/host/lle_host.c: the GPU tests compare the two. */
 #include "k_cuda.h"
 #include "k_lle.h"
 
@@ -55,17 +57,20 @@ __device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, 
 __device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
 
-/* Neighbours of queries q0 + blockIdx.x * blockDim.x + threadIdx.x.  DIMC > 0: the dimension
+/* Neighbours of queries q0 + blockIdx.x * blockDim.x + threadIdx.x (or of the listed ones).  DIMC > 0: the dimension
  * as a compile-time constant (the query in registers, loops unrolled); DIMC = 0: any
  * dimension, the query read from global memory.  Global kernel. */
 template <typename T, int DIMC>
 __global__ void knn_kernel(const T *__restrict__ x, int64_t n, int dim_rt, int64_t q0, int64_t q1, int k,
-                           int tile, int32_t *__restrict__ nbr, double *__restrict__ d2) {
+                           int tile, const int32_t *__restrict__ qlist, int32_t *__restrict__ nbr,
+                           double *__restrict__ d2) {
   extern __shared__ unsigned char smem_raw[];
   T *sx = reinterpret_cast<T *>(smem_raw);
   const int dim = DIMC > 0 ? DIMC : dim_rt;
-  int64_t q = q0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  bool active = q < q1;
+  int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  /* qlist: the queries are qlist[0 .. q1 - q0 - 1] (the filter's leftovers), else q0 + t */
+  bool active = t < q1 - q0;
+  int64_t q = active && qlist ? (int64_t)qlist[t] : q0 + t;
   T dl[K_LLE_KMAX];
   int32_t il[K_LLE_KMAX];
   T xq[DIMC > 0 ? DIMC : 1];
@@ -110,12 +115,12 @@ __global__ void knn_kernel(const T *__restrict__ x, int64_t n, int dim_rt, int64
 /* Launch the kernel specialised for the dimension when it is a common one.  Local. */
 template <typename T>
 static void knn_launch(unsigned blocks, size_t shm, cudaStream_t st, const T *x, int64_t n, int dim,
-                       int64_t q0, int64_t q1, int k, int tile, int32_t *nbr, double *d2) {
+                       int64_t q0, int64_t q1, int k, int tile, const int32_t *qlist, int32_t *nbr, double *d2) {
   switch (dim) {
-#define KNN_CASE(D) case D: knn_kernel<T, D><<<blocks, KNN_THREADS, shm, st>>>(x, n, dim, q0, q1, k, tile, nbr, d2); break;
+#define KNN_CASE(D) case D: knn_kernel<T, D><<<blocks, KNN_THREADS, shm, st>>>(x, n, dim, q0, q1, k, tile, qlist, nbr, d2); break;
     KNN_CASE(2) KNN_CASE(3) KNN_CASE(4) KNN_CASE(8) KNN_CASE(16) KNN_CASE(32)
 #undef KNN_CASE
-    default: knn_kernel<T, 0><<<blocks, KNN_THREADS, shm, st>>>(x, n, dim, q0, q1, k, tile, nbr, d2);
+    default: knn_kernel<T, 0><<<blocks, KNN_THREADS, shm, st>>>(x, n, dim, q0, q1, k, tile, qlist, nbr, d2);
   }
 }
 
@@ -125,7 +130,300 @@ __global__ void to_float(const double *x, float *xf, int64_t m) {
   if (i < m) xf[i] = (float)x[i];
 }
 
-/* Brute-force neighbours on the device; x uploaded per call.  Local. */
+/* ---- FP64-exact brute force through an FP32 filter (kf_: the high-dimension path) ----
+ * Pass 1 (kf_filter): the points centred on their bounding box's centre and rounded to FP32
+ * (padded with zeros to DP, a multiple of 4), each thread one query against one of S slices of
+ * the candidates, staged through shared memory as float4 (a broadcast: every thread of the
+ * block reads the same candidate), the query in registers, FP32 direct-form distances with
+ * fused multiply-adds, the L smallest kept in registers by a branch-free insertion.
+ * Pass 2 (kf_refine): a rigorous bound on the FP32 error (k_lle.h's K_LLE_KF_* comment) gives
+ * the interval [lo(d), hi(d)] that holds the true distance of a candidate with FP32 distance d;
+ * with dK the K-th smallest FP32 distance of the query and H = hi(dK), every true K-nearest
+ * point has lo(d) <= H, so the query is complete when each slice's L-th entry has lo > H (or
+ * the slice holds fewer than L points); then the candidates with lo(d) <= H are ranked by
+ * their FP64 direct-form distance (rounded as on the host) and (distance, index): the host's
+ * lists exactly.  Queries that are not complete (ties or duplicates beyond L - K, data too
+ * large for FP32) are listed and redone by the FP64 kernel above. */
+#define KF_THREADS 128
+#define KF_TILE 64     /* candidates a shared-memory tile */
+#define KF_MAXD 64     /* data dimensions the filter takes (padded) */
+#define KF_MAXS 8      /* candidate slices */
+
+/* Centre and radius of the points: ctr[c] the bounding box's centre, rho >= max_i ||x_i - ctr||. */
+typedef struct {
+  double ctr[KF_MAXD];
+  double rho;
+} kf_stat;
+
+/* Per-thread minimum and maximum of one coordinate (c = thread id % dim: the stride T is a
+ * multiple of dim) over all points.  Global kernel. */
+__global__ void kf_bbox_part(const double *__restrict__ x, int64_t m, int dim, int64_t T, double *part) {
+  int64_t id = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= T) return;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int64_t e = id; e < m; e += T) { lo = fmin(lo, x[e]); hi = fmax(hi, x[e]); }
+  part[id] = lo;
+  part[T + id] = hi;
+}
+
+/* Block c: coordinate c's minimum and maximum over the partials; centre and the half extent
+ * (rounded up) into st->ctr[c] and half[c].  Global kernel. */
+__global__ void kf_bbox_coord(const double *__restrict__ part, int dim, int64_t T, kf_stat *st, double *half) {
+  __shared__ double slo[256], shi[256];
+  int c = blockIdx.x;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int64_t id = c + (int64_t)threadIdx.x * dim; id < T; id += (int64_t)blockDim.x * dim) {
+    lo = fmin(lo, part[id]);
+    hi = fmax(hi, part[T + id]);
+  }
+  slo[threadIdx.x] = lo;
+  shi[threadIdx.x] = hi;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) {
+      slo[threadIdx.x] = fmin(slo[threadIdx.x], slo[threadIdx.x + w]);
+      shi[threadIdx.x] = fmax(shi[threadIdx.x], shi[threadIdx.x + w]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x) return;
+  double m = 0.5 * (slo[0] + shi[0]);
+  st->ctr[c] = m;
+  half[c] = fmax(shi[0] - m, m - slo[0]) * (1 + 0x1p-50);
+}
+
+/* rho from the half extents (the half diagonal, rounded up; NaN/Inf stays so).  Global, 1 thread. */
+__global__ void kf_bbox_rho(int dim, const double *half, kf_stat *st) {
+  double s = 0;
+  for (int c = 0; c < dim; c++) s += half[c] * half[c];
+  st->rho = sqrt(s) * (1 + 1e-14);
+}
+
+/* xf[i * DP + c] = (float)(x[i * dim + c] - ctr[c]), zero for c >= dim.  Global kernel. */
+__global__ void kf_to_float(const double *__restrict__ x, int64_t n, int dim, int DP, const kf_stat *st,
+                            float *__restrict__ xf) {
+  int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= n * DP) return;
+  int64_t i = e / DP;
+  int c = (int)(e % DP);
+  xf[e] = c < dim ? (float)(x[i * dim + c] - st->ctr[c]) : 0.0f;
+}
+
+/* Insert (d, j) into the ascending register list of length L (entries equal to d stay
+ * before it), branch-free so that it stays in registers.  Device. */
+template <int L>
+__device__ __forceinline__ void kf_insert(float *dl, int32_t *il, float d, int32_t j) {
+#pragma unroll
+  for (int p = L - 1; p > 0; p--) {
+    bool m = dl[p - 1] > d, h = dl[p] > d;
+    float nd = m ? dl[p - 1] : (h ? d : dl[p]);
+    int32_t ni = m ? il[p - 1] : (h ? j : il[p]);
+    dl[p] = nd;
+    il[p] = ni;
+  }
+  if (dl[0] > d) { dl[0] = d; il[0] = j; }
+}
+
+/* FP32 squared distance of a staged candidate (DP / 4 float4) to the query, two accumulators.  Device. */
+template <int DP>
+__device__ __forceinline__ float kf_dist(const float4 *__restrict__ sj, const float4 *xq) {
+  float a0 = 0.0f, a1 = 0.0f;
+#pragma unroll
+  for (int c = 0; c < DP / 4; c++) {
+    float4 v = sj[c];
+    float t0 = v.x - xq[c].x, t1 = v.y - xq[c].y, t2 = v.z - xq[c].z, t3 = v.w - xq[c].w;
+    a0 = fmaf(t0, t0, a0);
+    a1 = fmaf(t1, t1, a1);
+    a0 = fmaf(t2, t2, a0);
+    a1 = fmaf(t3, t3, a1);
+  }
+  return a0 + a1;
+}
+
+/* Pass 1: query q0 + t (t = blockIdx.x * KF_THREADS + threadIdx.x) against slice blockIdx.y of
+ * the S slices; its L smallest FP32 distances (the query itself excluded by index) to
+ * cd/ci[(s * L + p) * nq + t] (INFINITY / INT32_MAX where the slice has fewer).  Global kernel. */
+template <int DP, int L>
+__global__ void __launch_bounds__(KF_THREADS, 4)
+kf_filter(const float *__restrict__ xf, int64_t n, int64_t q0, int64_t nq, float *__restrict__ cd,
+          int32_t *__restrict__ ci) {
+  __shared__ float4 sx[KF_TILE * DP / 4];
+  const int s = blockIdx.y, S = gridDim.y;
+  const int64_t t = (int64_t)blockIdx.x * KF_THREADS + threadIdx.x, q = q0 + (t < nq ? t : 0);
+  const int64_t j0 = n * s / S, j1 = n * (s + 1) / S;
+  const float4 *x4 = reinterpret_cast<const float4 *>(xf);
+  float4 xq[DP / 4];
+#pragma unroll
+  for (int c = 0; c < DP / 4; c++) xq[c] = x4[q * (DP / 4) + c];
+  float dl[L];
+  int32_t il[L];
+#pragma unroll
+  for (int p = 0; p < L; p++) { dl[p] = INFINITY; il[p] = INT32_MAX; }
+  for (int64_t base = j0; base < j1; base += KF_TILE) {
+    int cnt = (int)(j1 - base < KF_TILE ? j1 - base : KF_TILE);
+    __syncthreads();
+    for (int i = threadIdx.x; i < cnt * (DP / 4); i += KF_THREADS) sx[i] = x4[base * (DP / 4) + i];
+    __syncthreads();
+    int jj = 0;
+    for (; jj + 1 < cnt; jj += 2) {   /* two candidates at a time: independent chains */
+      float da = kf_dist<DP>(sx + jj * (DP / 4), xq), db = kf_dist<DP>(sx + (jj + 1) * (DP / 4), xq);
+      if (da < dl[L - 1] && base + jj != q) kf_insert<L>(dl, il, da, (int32_t)(base + jj));
+      if (db < dl[L - 1] && base + jj + 1 != q) kf_insert<L>(dl, il, db, (int32_t)(base + jj + 1));
+    }
+    if (jj < cnt) {
+      float da = kf_dist<DP>(sx + jj * (DP / 4), xq);
+      if (da < dl[L - 1] && base + jj != q) kf_insert<L>(dl, il, da, (int32_t)(base + jj));
+    }
+  }
+  if (t >= nq) return;
+#pragma unroll
+  for (int p = 0; p < L; p++) {
+    cd[((int64_t)s * L + p) * nq + t] = dl[p];
+    ci[((int64_t)s * L + p) * nq + t] = il[p];
+  }
+}
+
+/* Pass 2 for query q0 + t: the K-th smallest FP32 distance over the S slices, the bound, the
+ * completeness test; complete: the candidates within reach ranked by FP64 direct-form distance
+ * and index into nbr/d2; else the query appended to slow[] (*nslow counts).  Global kernel. */
+template <int L>
+__global__ void kf_refine(const double *__restrict__ x, int dim, const kf_stat *__restrict__ st, int64_t q0,
+                          int64_t nq, int S, int k, const float *__restrict__ cd, const int32_t *__restrict__ ci,
+                          int32_t *__restrict__ nbr, double *__restrict__ d2, int32_t *slow, int32_t *nslow) {
+  int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nq) return;
+  int head[KF_MAXS];
+  for (int s = 0; s < S; s++) head[s] = 0;
+  float dk = INFINITY;
+  for (int r = 0; r < k; r++) {   /* merge the slices' heads k times */
+    int best = 0;
+    float bd = INFINITY;
+    for (int s = 0; s < S; s++) {
+      float v = head[s] < L ? cd[((int64_t)s * L + head[s]) * nq + t] : INFINITY;
+      if (v < bd) { bd = v; best = s; }
+    }
+    dk = bd;
+    head[best]++;
+  }
+  k_lle_kf_bound b = k_lle_kf_bounds(dim, st->rho);
+  double reach = k_lle_kf_reach(&b, k_lle_kf_hi(&b, (double)dk));
+  bool ok = st->rho <= 1e15 && reach < INFINITY;   /* NaN / huge data: the FP64 kernel */
+  for (int s = 0; s < S && ok; s++) {
+    int64_t e = ((int64_t)s * L + L - 1) * nq + t;
+    if (ci[e] != INT32_MAX && (double)cd[e] <= reach) ok = false;   /* the slice may hide one */
+  }
+  if (!ok) {
+    slow[atomicAdd(nslow, 1)] = (int32_t)(q0 + t);
+    return;
+  }
+  double dl[K_LLE_KMAX];
+  int32_t il[K_LLE_KMAX];
+  for (int j = 0; j < k; j++) { dl[j] = INFINITY; il[j] = INT32_MAX; }
+  const double *xq = x + (q0 + t) * dim;
+  for (int s = 0; s < S; s++) {
+    for (int p = 0; p < L; p++) {
+      int64_t e = ((int64_t)s * L + p) * nq + t;
+      int32_t j = ci[e];
+      if (j == INT32_MAX || (double)cd[e] > reach) break;   /* ascending: the rest is out of reach */
+      const double *xj = x + (int64_t)j * dim;
+      double d = 0;
+      for (int c = 0; c < dim; c++) {
+        double u = __dsub_rn(xj[c], xq[c]);
+        d = __dadd_rn(d, __dmul_rn(u, u));
+      }
+      if (d > dl[k - 1] || (d == dl[k - 1] && j > il[k - 1])) continue;
+      int pp = k - 1;
+      while (pp > 0 && (dl[pp - 1] > d || (dl[pp - 1] == d && il[pp - 1] > j))) {
+        dl[pp] = dl[pp - 1];
+        il[pp] = il[pp - 1];
+        pp--;
+      }
+      dl[pp] = d;
+      il[pp] = j;
+    }
+  }
+  for (int j = 0; j < k; j++) { nbr[t * k + j] = il[j]; d2[t * k + j] = dl[j]; }
+}
+
+/* Launch kf_filter and kf_refine for the padded dimension DP and list length L.  Local. */
+template <int DP, int L>
+static void kf_launch(cudaStream_t st, const float *xf, const double *x, int dim, const kf_stat *stat, int64_t n,
+                      int64_t q0, int64_t nq, int S, int k, float *cd, int32_t *ci, int32_t *nbr, double *d2,
+                      int32_t *slow, int32_t *nslow) {
+  dim3 grid((unsigned)((nq + KF_THREADS - 1) / KF_THREADS), (unsigned)S);
+  kf_filter<DP, L><<<grid, KF_THREADS, 0, st>>>(xf, n, q0, nq, cd, ci);
+  kf_refine<L><<<grid.x, KF_THREADS, 0, st>>>(x, dim, stat, q0, nq, S, k, cd, ci, nbr, d2, slow, nslow);
+}
+
+/* The (DP, L) instance for the padded dimension and the list length; false where none.  Local. */
+static bool kf_dispatch(int DP, int L, cudaStream_t st, const float *xf, const double *x, int dim,
+                        const kf_stat *stat, int64_t n, int64_t q0, int64_t nq, int S, int k, float *cd,
+                        int32_t *ci, int32_t *nbr, double *d2, int32_t *slow, int32_t *nslow) {
+#define KF_CASE(D_, L_) \
+  if (DP == D_ && L == L_) { kf_launch<D_, L_>(st, xf, x, dim, stat, n, q0, nq, S, k, cd, ci, nbr, d2, slow, nslow); return true; }
+  KF_CASE(4, 16) KF_CASE(8, 16) KF_CASE(16, 16) KF_CASE(32, 16) KF_CASE(64, 16)
+  KF_CASE(4, 32) KF_CASE(8, 32) KF_CASE(16, 32) KF_CASE(32, 32) KF_CASE(64, 32)
+#undef KF_CASE
+  return false;
+}
+
+/* Padded dimension (4, 8, 16, 32, 64) and list length (K + at least 4: 16 or 32) of the
+ * filter for dim and k; 0 where it does not apply (FP64 kernel).  Local. */
+static void kf_shape(int dim, int k, int *DP, int *L) {
+  *DP = dim <= 4 ? 4 : dim <= 8 ? 8 : dim <= 16 ? 16 : dim <= 32 ? 32 : dim <= KF_MAXD ? 64 : 0;
+  *L = k <= 12 ? 16 : k <= 28 ? 32 : 0;
+}
+
+/* Exact FP64 brute-force neighbours through the FP32 filter (dx: the points on the device
+ * already), the leftover queries by the FP64 kernel.  Local. */
+static int cuda_knn_filtered(k_backend *be, const k_lle_points *p, const double *dx, int64_t q0, int64_t q1,
+                             int k, int DP, int L, int32_t *dnbr, double *dd2) {
+  cudaStream_t st = k_cuda_st(be)->stream;
+  int64_t n = p->n, nq = q1 - q0, m = n * p->dim;
+  int dev = 0, sms = 0;
+  HY_CUDA(cudaGetDevice(&dev));
+  HY_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  int64_t bx = (nq + KF_THREADS - 1) / KF_THREADS, S = (4 * 4 * (int64_t)sms + bx - 1) / bx;   /* >= 4 waves */
+  if (S > KF_MAXS) S = KF_MAXS;
+  if (S > n / (4 * L)) S = n / (4 * L);
+  if (S < 1) S = 1;
+  int64_t T = (int64_t)p->dim * (65536 / p->dim);   /* bounding-box threads, a multiple of dim */
+  double *part = NULL, *half = NULL;
+  kf_stat *stat = NULL;
+  float *xf = NULL, *cd = NULL;
+  int32_t *ci = NULL, *slow = NULL, *nslow = NULL, hslow = 0;
+  HY_CUDA(cudaMallocAsync((void **)&part, (size_t)2 * T * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&half, (size_t)p->dim * sizeof(double), st));
+  HY_CUDA(cudaMallocAsync((void **)&stat, sizeof(kf_stat), st));
+  HY_CUDA(cudaMallocAsync((void **)&xf, (size_t)n * DP * sizeof(float), st));
+  HY_CUDA(cudaMallocAsync((void **)&cd, (size_t)nq * S * L * sizeof(float), st));
+  HY_CUDA(cudaMallocAsync((void **)&ci, (size_t)nq * S * L * sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&slow, (size_t)nq * sizeof(int32_t), st));
+  HY_CUDA(cudaMallocAsync((void **)&nslow, sizeof(int32_t), st));
+  HY_CUDA(cudaMemsetAsync(nslow, 0, sizeof(int32_t), st));
+  kf_bbox_part<<<(unsigned)((T + 255) / 256), 256, 0, st>>>(dx, m, p->dim, T, part);
+  kf_bbox_coord<<<(unsigned)p->dim, 256, 0, st>>>(part, p->dim, T, stat, half);
+  kf_bbox_rho<<<1, 1, 0, st>>>(p->dim, half, stat);
+  kf_to_float<<<(unsigned)((n * DP + 255) / 256), 256, 0, st>>>(dx, n, p->dim, DP, stat, xf);
+  HY_CUDA_LAUNCH();
+  if (!kf_dispatch(DP, L, st, xf, dx, p->dim, stat, n, q0, nq, (int)S, k, cd, ci, dnbr, dd2, slow, nslow))
+    return hy_err(HY_EUSAGE, "KNN filter: no kernel for dimension %d, list %d", DP, L);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(&hslow, nslow, sizeof hslow, cudaMemcpyDeviceToHost, st));
+  HY_CUDA(cudaStreamSynchronize(st));
+  if (hslow > 0) {   /* the leftovers: FP64 brute force over everything */
+    int tile = (int)(KNN_TILE_BYTES / (sizeof(double) * (size_t)p->dim));
+    knn_launch<double>((unsigned)((hslow + KNN_THREADS - 1) / KNN_THREADS), (size_t)tile * p->dim * sizeof(double),
+                       st, dx, n, p->dim, q0, q0 + hslow, k, tile, slow, dnbr, dd2);
+    HY_CUDA_LAUNCH();
+  }
+  void *bufs[] = { part, half, stat, xf, cd, ci, slow, nslow };
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) HY_CUDA(cudaFreeAsync(bufs[i], st));
+  return HY_OK;
+}
+
+/* Brute-force neighbours on the device; x uploaded per call; FP64 through the FP32 filter
+ * where kf_shape has a kernel (dimension <= 64, k <= 28), else the one-query-a-thread kernel.  Local. */
 static int cuda_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int fp32,
                     int32_t *nbr, double *d2) {
   if (k > K_LLE_KMAX) return hy_err(HY_EUSAGE, "k = %d exceeds the kernels' limit %d", k, K_LLE_KMAX);
@@ -145,13 +443,17 @@ static int cuda_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1
   HY_CUDA(cudaMemcpyAsync(dx, p->x, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, st));
   unsigned blocks = (unsigned)((nq + KNN_THREADS - 1) / KNN_THREADS);
   size_t shm = (size_t)tile * p->dim * es;
+  int DP = 0, L = 0;
+  kf_shape(p->dim, k, &DP, &L);
   if (fp32) {
     HY_CUDA(cudaMallocAsync((void **)&dxf, (size_t)m * sizeof(float), st));
     to_float<<<(unsigned)((m + 255) / 256), 256, 0, st>>>(dx, dxf, m);
     HY_CUDA_LAUNCH();
-    knn_launch<float>(blocks, shm, st, dxf, p->n, p->dim, q0, q1, k, tile, dnbr, dd2);
+    knn_launch<float>(blocks, shm, st, dxf, p->n, p->dim, q0, q1, k, tile, NULL, dnbr, dd2);
+  } else if (DP && L) {   /* FP64-exact through the FP32 filter */
+    HY_CALL(cuda_knn_filtered(be, p, dx, q0, q1, k, DP, L, dnbr, dd2));
   } else {
-    knn_launch<double>(blocks, shm, st, dx, p->n, p->dim, q0, q1, k, tile, dnbr, dd2);
+    knn_launch<double>(blocks, shm, st, dx, p->n, p->dim, q0, q1, k, tile, NULL, dnbr, dd2);
   }
   HY_CUDA_LAUNCH();
   HY_CUDA(cudaMemcpyAsync(nbr, dnbr, (size_t)nq * k * sizeof(int32_t), cudaMemcpyDeviceToHost, st));

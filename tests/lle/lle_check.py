@@ -22,6 +22,10 @@ CHECK:
                noisy Swiss roll and a plane lattice with repeated points: brute, kdtree and
                grid, 1, 2, 3 ranks; identical lists required; and the grid on edge cases
                (knn_edge_sets: D = 1, a flat axis at 1e6, n = K + 1, far clusters, D = 8)
+  gpu_knn      (GPU) the exact FP64 brute force through CUDA's FP32 filter: lists identical to the
+               host brute force / numpy reference at D = 5, 8, 16, 32, 64, 70, k = 10..40, tied
+               and duplicated lattice points, offset and huge data, 2 ranks; N = 100k D = 32
+               against an exact check of 300 sampled queries
   gpu_grid     (GPU) lle.knn = grid on CUDA: lists identical to CUDA's brute force and the host
                grid (N = 200k Swiss roll, uniform D = 2 and 4 at 100k), at 1 and 2 ranks, and to
                the numpy reference on a tied lattice and the edge cases
@@ -682,6 +686,74 @@ def check_gpu_grid(c):
     return rc
 
 
+def check_gpu_knn(c):
+    """(GPU) the exact FP64 brute force through the FP32 filter (kf_ in lle_cuda.cu): CUDA's
+    lists identical to the host brute force or the numpy reference: uniform D = 32 (the bench
+    case, smaller), D = 5 / 64 (padding), list lengths 16 and 32 (k = 10, 12, 20, 28), k = 40
+    and D = 70 (the FP64 kernel), a 3-level lattice in 32 dimensions with every point up to 15
+    times (ties and duplicates beyond the list: the FP64 leftovers), data offset by 1e6
+    (centring) and at 1e16 (beyond the filter's range: all leftovers), 2 ranks; and N = 100k
+    D = 32 against an exact numpy check of 300 sampled queries."""
+    rc = 0
+    rng = np.random.RandomState(17)
+    os.makedirs(c.workdir, exist_ok=True)
+    lat = rng.randint(0, 3, size=(1500, 32)).astype(float)
+    lat = np.r_[lat, np.repeat(lat[:40], 14, axis=0)]
+    sets = (("uniform D=32", rng.uniform(size=(6000, 32)), 10, "host"),
+            ("uniform D=32 k=20", rng.uniform(size=(3000, 32)), 20, "host"),
+            ("uniform D=5 k=12", rng.uniform(size=(5000, 5)), 12, "host"),
+            ("normal D=64 k=28", rng.normal(size=(2500, 64)), 28, "host"),
+            ("uniform D=32 k=40", rng.uniform(size=(2000, 32)), 40, "host"),
+            ("uniform D=70", rng.uniform(size=(1500, 70)), 10, "host"),
+            ("lattice D=32 dups", lat, 10, "ref"),
+            ("lattice D=32 dups k=28", lat, 28, "ref"),
+            ("offset 1e6 D=8", 1e6 + rng.uniform(size=(4000, 8)), 10, "host"),
+            ("huge 1e16 D=16", 1e16 * rng.uniform(size=(1500, 16)), 10, "host"))
+    for name, X, k, base in sets:
+        tag = name.replace(" ", "_").replace("=", "")
+        path = os.path.join(c.workdir, "gk_%s.csv" % tag)
+        np.savetxt(path, X, delimiter=",", header=",".join("x%d" % i for i in range(X.shape[1])),
+                   comments="", fmt="%.17g")
+        common = ["run.workload=lle", "lle.dataset=file", "lle.file=" + path, "lle.dim=1", "lle.k=%d" % k,
+                  "lle.knn=brute", "lle.stage=knn", "output.neighbors=nbr.npy", "output.record=false"]
+        if base == "ref":
+            ref = knn_reference(np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2), k)
+        else:
+            wd, out = run(c, 1, common + ["run.backend=host"], "gk_%s_host" % tag)
+            ref = np.load(os.path.join(wd, "nbr.npy"))
+        for r in ((1, 2) if name.startswith(("uniform D=32", "lattice")) else (1,)):
+            wd, out = run(c, r, common + ["run.backend=cuda"], "gk_%s_cuda_%d" % (tag, r))
+            got = np.load(os.path.join(wd, "nbr.npy"))
+            nd = int((got != ref).any(axis=1).sum()) if got.shape == ref.shape else len(ref)
+            m = re.search(r"stage knn: knn ([0-9.]+) s", out)
+            print("%s gpu knn %s, n = %d, k = %d, %d rank(s): %d of %d lists differ from the %s (knn %s s)" % (
+                "ok  " if nd == 0 else "FAIL", name, len(X), k, r, nd, len(ref),
+                "numpy reference" if base == "ref" else "host brute force", m.group(1) if m else "?"))
+            rc |= 0 if nd == 0 else 1
+    # the bench case: N = 100k, D = 32, float32-valued points, sampled exact check
+    X = np.random.RandomState(0).rand(100000, 32).astype(np.float32)
+    path = os.path.join(c.workdir, "gk_100k.npy")
+    np.save(path, X)
+    wd, out = run(c, 1, ["run.workload=lle", "lle.dataset=file", "lle.file=" + path, "lle.k=10", "lle.knn=brute",
+                         "lle.stage=knn", "run.backend=cuda", "output.neighbors=nbr.npy", "output.record=false"],
+                  "gk_100k_cuda")
+    got = np.load(os.path.join(wd, "nbr.npy"))
+    X64 = X.astype(np.float64)
+    bad = 0
+    for q in np.random.RandomState(1).choice(len(X), 300, replace=False):
+        d = np.zeros(len(X))
+        for cc in range(32):
+            t = X64[:, cc] - X64[q, cc]
+            d = d + t * t
+        d[q] = np.inf
+        bad += not np.array_equal(np.lexsort((np.arange(len(X)), d))[:10], got[q])
+    m = re.search(r"stage knn: knn ([0-9.]+) s", out)
+    print("%s gpu knn uniform N = 100000 D = 32 k = 10: %d of 300 sampled lists differ from the exact FP64 "
+          "check (knn %s s)" % ("ok  " if bad == 0 else "FAIL", bad, m.group(1) if m else "?"))
+    rc |= 0 if bad == 0 else 1
+    return rc
+
+
 def check_validate(c):
     if not c.validate:
         print("SKIP: no hybrid-validate")
@@ -725,7 +797,7 @@ def main():
     c.gpu_spec = a.gpu_spec
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
+          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
           "validate": check_validate}[a.check]
     return fn(c)
 

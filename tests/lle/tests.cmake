@@ -16,6 +16,12 @@ foreach(chk generators sklearn ranks duplicates knn verdict keys methods transfo
 endforeach()
 set_tests_properties(lle_ranks lle_knn lle_methods lle_transform PROPERTIES LABELS "unit;mpi" PROCESSORS 3)
 
+# the error bound of CUDA's FP32 KNN filter (k_lle_kf_bounds), checked on the host pair by pair
+add_executable(test_lle_kf ${CMAKE_CURRENT_LIST_DIR}/test_lle_kf.c)
+target_link_libraries(test_lle_kf PRIVATE hybrid_core m)
+add_test(NAME lle_kf_bound COMMAND test_lle_kf)   # the exit code decides (1: a pair outside the bound)
+set_tests_properties(lle_kf_bound PROPERTIES LABELS unit TIMEOUT 60)
+
 # One rank fails alone inside a stage ([debug] fail_rank + fail_stage, hy_debug_point): the
 # job ends within 10 s with that rank's message and the code.  eigen is the longest stage (rank
 # 0 alone while the others wait in the next collective); knn the longest distributed one.
@@ -117,6 +123,8 @@ if(HYBRID_GPU_TESTS)
   # subspace, Procrustes (also vs scikit-learn dense), parts line, 2 / 3 ranks sharing the GPU
   add_test(NAME lle_gpu_eig COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_eig gpu_eig)
   set_tests_properties(lle_gpu_eig PROPERTIES LABELS "gpu" TIMEOUT 600)
+  add_test(NAME lle_gpu_knn COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_knn gpu_knn)
+  set_tests_properties(lle_gpu_knn PROPERTIES LABELS "gpu" TIMEOUT 600)
   add_test(NAME lle_gpu_grid COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_grid gpu_grid)
   set_tests_properties(lle_gpu_grid PROPERTIES LABELS "gpu" TIMEOUT 600)
   hy_case(NAME lle_gpu_2ranks RANKS 2 LABELS gpu EXPECT "PASSED: lle" "weights on cuda"
