@@ -4,8 +4,9 @@
 # with scikit-learn's time from the same call, KNN N = 100,000 D = 32 against torch.cdist+topk,
 # and KNN+weights on 2 GPUs against 1 at N = 1,000,000.  Logs in $OUT (default ./lle-gpu-out).
 #
-#   jobs/lle-gpu.sh [build|test|bench|grid|eig|knn|all]   (grid: only the KNN grid-vs-brute figures;
-#                                                      eig: only the eigensolver figures; knn: only D = 32 vs torch)      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
+#   jobs/lle-gpu.sh [build|test|bench|grid|eig|knn|scale|all]   (grid: only the KNN grid-vs-brute figures;
+#       eig: only the eigensolver figures; knn: only D = 32 vs torch; scale: N = 1M..10M, env SCALE_N,
+#       SCALE_EIG (lle.eigensolver, default gpu-chol), SCALE_TIMEOUT (s a run, default 150))      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build-gpu}
@@ -41,7 +42,7 @@ do_test() {
 run() {
   local name=$1 np=$2; shift 2
   local t0=$(date +%s.%N)
-  timeout 580 env -u OPENBLAS_NUM_THREADS ${RUN_ENV:-} "$MPIEXEC" -n "$np" "$BUILD/hybrid" "$@" output.dir="$OUT/records" > "$OUT/$name.log" 2>&1
+  timeout ${RUN_TIMEOUT:-580} env -u OPENBLAS_NUM_THREADS ${RUN_ENV:-} "$MPIEXEC" -n "$np" "$BUILD/hybrid" "$@" output.dir="$OUT/records" > "$OUT/$name.log" 2>&1
   local rc=$? t1=$(date +%s.%N)
   echo "   $name: rc=$rc, process wall $(awk "BEGIN{printf \"%.3f\", $t1 - $t0}") s"
   grep -E "^lle:|^ +[0-9] +[-0-9]|^(data|knn|weights|gather|assemble|eigen|quality) |PASSED|FAILED" "$OUT/$name.log" | sed 's/^/     /'
@@ -102,6 +103,22 @@ do_knn() {
   python3 jobs/lle_knn_bench.py --hybrid "$BUILD/hybrid" --out "$OUT/knnbench" 2>&1 | tee -a "$OUT/lle.log"
 }
 
+# Scale: Swiss roll N = 1M, 2M, 5M, 10M (SCALE_N), K = 10, d = 2, on one GPU; the eigensolver by
+# the key lle.eigensolver = SCALE_EIG (default gpu-chol; bsvd: the host's UMFPACK LU), each run
+# limited to SCALE_TIMEOUT s (default 150: a run past it is reported as such, the larger sizes
+# are then skipped).  Prints each phase's time per size, the total (data..eigen), the local
+# log-log slopes d log t / d log N between successive sizes and the least-squares slope over all.
+do_scale() {
+  local sizes=${SCALE_N:-"1000000 2000000 5000000 10000000"} eig=${SCALE_EIG:-gpu-chol} n
+  log "scale: Swiss roll N = $sizes, K=10 d=2, CUDA, lle.eigensolver=$eig, each run <= ${SCALE_TIMEOUT:-150} s"
+  for n in $sizes; do
+    RUN_TIMEOUT=${SCALE_TIMEOUT:-150} run scale-$n 1 run.workload=lle lle.n=$n run.backend=cuda lle.trust_sample=0 \
+      lle.eigensolver=$eig output.record=false > /dev/null
+    grep -qE "^(PASSED|FAILED)" "$OUT/scale-$n.log" || { log "scale: N = $n did not finish (log $OUT/scale-$n.log); larger sizes skipped"; break; }
+  done
+  python3 jobs/lle_scale_table.py "$OUT" $sizes 2>&1 | tee -a "$OUT/lle.log"
+}
+
 do_bench() {
   do_grid
   do_eig
@@ -146,6 +163,7 @@ case "$what" in
   grid) do_grid ;;
   eig) do_eig ;;
   knn) do_knn ;;
+  scale) do_scale ;;
   all) do_build && { do_test; do_bench; } ;;
-  *) echo "usage: $0 [build|test|bench|grid|eig|knn|all]"; exit 1 ;;
+  *) echo "usage: $0 [build|test|bench|grid|eig|knn|scale|all]"; exit 1 ;;
 esac
