@@ -33,6 +33,10 @@ typedef struct {
    * dimensions and at least grid_min_n points (0: never) */
   int grid_max_dim;
   int64_t grid_min_n;
+  /* 1: the driver may split a rank's queries over several knn / grid_knn calls (to report
+   * progress); 0: one call a rank (CUDA: each call uploads the points, builds the grid or the
+   * FP32 copy and fills the device, so chunks would repeat that work) */
+  int knn_chunked;
   /* neighbours of queries q0..q1-1: nbr[(q - q0) * k + j] ascending by (d2, index), d2 the
    * squared distance (FP64 direct form, or FP32 direct form when fp32) */
   int (*knn)(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int fp32,

@@ -155,9 +155,11 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   HY_MALLOC(w, (size_t)(nq ? nq : 1) * wk);
   k_lle_points pts = { n, d->dim, d->x };
   hy_phase_begin(ctx, "knn");
-  hy_progress pg;   /* a first 1/32 of the queries timed: the rest at once when it is short */
+  hy_progress pg;   /* a first 1/32 of the queries timed: the rest at once when it is short; one call
+                     * where the backend's table says chunks repeat its set-up (knn_chunked = 0: CUDA) */
   hy_progress_begin(&pg, ctx, "lle knn (queries of rank 0)", (double)nq);
-  for (int64_t a = q0, cs = nq / 32 > LLE_KNN_CHUNK ? nq / 32 : LLE_KNN_CHUNK, b; a < q1; a = b) {
+  int64_t cs = ops->knn_chunked || info->knn_used == LLE_KNN_KDTREE ? (nq / 32 > LLE_KNN_CHUNK ? nq / 32 : LLE_KNN_CHUNK) : nq;
+  for (int64_t a = q0, b; a < q1; a = b) {
     b = q1 - a > cs ? a + cs : q1;
     int32_t *nb = nbr + (a - q0) * k;
     double *dd = d2 + (a - q0) * k, t0 = hy_wtime();

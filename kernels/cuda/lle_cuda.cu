@@ -690,6 +690,7 @@ static k_lle_ops make_lle_cuda_ops(void) {
   o.kdtree_max_dim = 0;   /* lle.knn = auto: the GPU's brute force or grid at every dimension */
   o.grid_max_dim = 3;     /* auto: the grid for D <= 3 and n >= 100000 (jobs/lle-gpu.sh bench: grid vs brute) */
   o.grid_min_n = 100000;
+  o.knn_chunked = 0;      /* one call a rank: the points uploaded, the grid built once */
   o.knn = cuda_knn;
   o.grid_knn = cuda_grid_knn;
   o.weights = cuda_weights;
