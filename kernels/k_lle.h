@@ -38,9 +38,10 @@ typedef struct {
    * FP32 copy and fills the device, so chunks would repeat that work) */
   int knn_chunked;
   /* neighbours of queries q0..q1-1: nbr[(q - q0) * k + j] ascending by (d2, index), d2 the
-   * squared distance (FP64 direct form, or FP32 direct form when fp32) */
+   * squared distance (FP64 direct form, or FP32 direct form when fp32); *nredo: -1 where
+   * no FP32 filter ran, else the queries the filter left to the FP64 kernel (CUDA) */
   int (*knn)(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int fp32,
-             int32_t *nbr, double *d2);
+             int32_t *nbr, double *d2, int64_t *nredo);
   /* weights of those queries: G = C C^T with C = x[nbr] - x[q], G += R I with R = reg *
    * trace(G) (reg when the trace is 0), solve G w = 1 by Cholesky, w /= sum(w).
    * *nbad counts points whose G was not positive definite even so (w set to 1/k there). */

@@ -158,6 +158,7 @@ typedef struct {
   double *blk;                 /* rank 0: n local blocks (ltsa, hessian: k x k; modified: (k+1)^2), else NULL */
   double eta;                  /* modified: the median ratio of small to large local eigenvalues */
   int64_t ndup, nbad;          /* zero-distance neighbours, singular local Gram matrices */
+  int64_t knn_redo;            /* queries CUDA's FP32 KNN filter left to the FP64 kernel (-1: no filter; rank 0) */
   double t_knn, t_weights;     /* slowest rank */
   uint64_t graph_digest;
   /* solve (rank 0) */

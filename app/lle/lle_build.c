@@ -159,20 +159,22 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
                      * where the backend's table says chunks repeat its set-up (knn_chunked = 0: CUDA) */
   hy_progress_begin(&pg, ctx, "lle knn (queries of rank 0)", (double)nq);
   int64_t cs = ops->knn_chunked || info->knn_used == LLE_KNN_KDTREE ? (nq / 32 > LLE_KNN_CHUNK ? nq / 32 : LLE_KNN_CHUNK) : nq;
+  int64_t redo[2] = { 0, 0 }, nredo = -1;   /* queries the FP32 filter left to FP64, calls with a filter */
   for (int64_t a = q0, b; a < q1; a = b) {
     b = q1 - a > cs ? a + cs : q1;
     int32_t *nb = nbr + (a - q0) * k;
     double *dd = d2 + (a - q0) * k, t0 = hy_wtime();
     HY_LOCAL(info->knn_used == LLE_KNN_KDTREE ? k_lle_kdtree_knn(&pts, a, b, k, nb, dd)
              : info->knn_used == LLE_KNN_GRID ? ops->grid_knn(&ctx->be, &pts, a, b, k, nb, dd)
-             : ops->knn(&ctx->be, &pts, a, b, k, o->fp32, nb, dd));
+             : ops->knn(&ctx->be, &pts, a, b, k, o->fp32, nb, dd, &nredo));
+    if (nredo >= 0) { redo[0] += nredo; redo[1]++; }
     hy_progress_update(&pg, (double)(b - q0));
     if (a == q0 && (hy_wtime() - t0) * (double)(q1 - b) / (double)(b - a) < LLE_KNN_SHORT) cs = q1 - b;
   }
   hy_progress_end(&pg);
   hy_debug_point(ctx, "knn");
   hy_phase_end(ctx, "knn");
-  int64_t cnt[2] = { 0, 0 }, all[2] = { 0, 0 };   /* zero-distance neighbours, singular Gram */
+  int64_t cnt[4] = { 0, 0, redo[0], redo[1] }, all[4] = { 0, 0, 0, 0 };   /* zero-distance neighbours, singular Gram, redo */
   for (int64_t i = 0; i < nq * k; i++) cnt[0] += d2[i] == 0;
   hy_phase_begin(ctx, "weights");
   if (nq > 0 && o->stage != LLE_STAGE_KNN && o->method == LLE_STANDARD)
@@ -185,9 +187,10 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   }
   hy_debug_point(ctx, "weights");
   hy_phase_end(ctx, "weights");
-  HY_MPI(MPI_Reduce(cnt, all, 2, MPI_INT64_T, MPI_SUM, 0, ctx->comm));
+  HY_MPI(MPI_Reduce(cnt, all, 4, MPI_INT64_T, MPI_SUM, 0, ctx->comm));
   info->ndup = all[0];
   info->nbad = all[1];
+  info->knn_redo = all[3] > 0 ? all[2] : -1;
   double tkw[2] = { hy_phase_seconds(ctx, "knn"), hy_phase_seconds(ctx, "weights") }, tkwmax[2];
   HY_MPI(MPI_Allreduce(tkw, tkwmax, 2, MPI_DOUBLE, MPI_MAX, ctx->comm));
   info->t_knn = tkwmax[0];

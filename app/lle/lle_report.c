@@ -30,6 +30,11 @@ void lle_report_build(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
              "%lld point(s) with a %s\n", (unsigned long long)info->graph_digest,
              (long long)info->ndup, (long long)info->nbad,
              o->method == LLE_STANDARD ? "singular local Gram matrix" : "local eigen-decomposition not converged");
+  if (info->knn_redo >= 0) {
+    hy_printf0(ctx, "lle: knn FP32 filter: %lld of %lld queries redone by the FP64 kernel (ties or duplicates "
+               "beyond the filter's list, or data beyond FP32's range)\n", (long long)info->knn_redo, (long long)n);
+    hy_metric_int(ctx, "knn_fp64_redone", info->knn_redo);
+  }
   hy_metric_str(ctx, "knn", info->knn_metric);
   hy_metric_int(ctx, "duplicate_neighbours", info->ndup);
   hy_metric_int(ctx, "singular_gram", info->nbad);

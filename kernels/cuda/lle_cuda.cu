@@ -377,7 +377,7 @@ static void kf_shape(int dim, int k, int *DP, int *L) {
 /* Exact FP64 brute-force neighbours through the FP32 filter (dx: the points on the device
  * already), the leftover queries by the FP64 kernel.  Local. */
 static int cuda_knn_filtered(k_backend *be, const k_lle_points *p, const double *dx, int64_t q0, int64_t q1,
-                             int k, int DP, int L, int32_t *dnbr, double *dd2) {
+                             int k, int DP, int L, int32_t *dnbr, double *dd2, int64_t *nredo) {
   cudaStream_t st = k_cuda_st(be)->stream;
   int64_t n = p->n, nq = q1 - q0, m = n * p->dim;
   int dev = 0, sms = 0;
@@ -411,6 +411,7 @@ static int cuda_knn_filtered(k_backend *be, const k_lle_points *p, const double 
   HY_CUDA_LAUNCH();
   HY_CUDA(cudaMemcpyAsync(&hslow, nslow, sizeof hslow, cudaMemcpyDeviceToHost, st));
   HY_CUDA(cudaStreamSynchronize(st));
+  *nredo = hslow;
   if (hslow > 0) {   /* the leftovers: FP64 brute force over everything */
     int tile = (int)(KNN_TILE_BYTES / (sizeof(double) * (size_t)p->dim));
     knn_launch<double>((unsigned)((hslow + KNN_THREADS - 1) / KNN_THREADS), (size_t)tile * p->dim * sizeof(double),
@@ -425,7 +426,8 @@ static int cuda_knn_filtered(k_backend *be, const k_lle_points *p, const double 
 /* Brute-force neighbours on the device; x uploaded per call; FP64 through the FP32 filter
  * where kf_shape has a kernel (dimension <= 64, k <= 28), else the one-query-a-thread kernel.  Local. */
 static int cuda_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int fp32,
-                    int32_t *nbr, double *d2) {
+                    int32_t *nbr, double *d2, int64_t *nredo) {
+  *nredo = -1;
   if (k > K_LLE_KMAX) return hy_err(HY_EUSAGE, "k = %d exceeds the kernels' limit %d", k, K_LLE_KMAX);
   cudaStream_t st = k_cuda_st(be)->stream;
   int64_t nq = q1 - q0, m = p->n * p->dim;
@@ -451,7 +453,7 @@ static int cuda_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1
     HY_CUDA_LAUNCH();
     knn_launch<float>(blocks, shm, st, dxf, p->n, p->dim, q0, q1, k, tile, NULL, dnbr, dd2);
   } else if (DP && L) {   /* FP64-exact through the FP32 filter */
-    HY_CALL(cuda_knn_filtered(be, p, dx, q0, q1, k, DP, L, dnbr, dd2));
+    HY_CALL(cuda_knn_filtered(be, p, dx, q0, q1, k, DP, L, dnbr, dd2, nredo));
   } else {
     knn_launch<double>(blocks, shm, st, dx, p->n, p->dim, q0, q1, k, tile, NULL, dnbr, dd2);
   }

@@ -23,8 +23,9 @@ static inline void knn_insert(double *dl, int32_t *il, int k, double d, int32_t 
 
 /* Brute-force neighbours of queries q0..q1-1 over all points.  Local. */
 static int host_knn(k_backend *be, const k_lle_points *p, int64_t q0, int64_t q1, int k, int fp32,
-                    int32_t *nbr, double *d2) {
+                    int32_t *nbr, double *d2, int64_t *nredo) {
   const int dim = p->dim;
+  *nredo = -1;   /* no filter on the host */
   const double *x = p->x;
   if (k > K_LLE_KMAX) return hy_err(HY_EUSAGE, "k = %d exceeds the kernels' limit %d", k, K_LLE_KMAX);
   float *xf = NULL;
