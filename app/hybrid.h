@@ -111,6 +111,10 @@ void hy_fatal_at(int code, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), noreturn));
 #define hy_fatal(code, ...) hy_fatal_at((code), __FILE__, __LINE__, __VA_ARGS__)
 
+/* run.exit_file: where hy_fatal_at writes its code (first rank wins: O_CREAT | O_EXCL) before
+ * MPI_Abort, for job scripts whose launcher reports its own code (srun: 137); "" none.  Local. */
+void hy_exit_file_set(const char *path);
+
 /* Abort with the recorded error (after a local failure that cannot be agreed on).  Local. */
 void hy_abort_recorded(int code) __attribute__((noreturn));
 

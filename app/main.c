@@ -112,6 +112,7 @@ static void core_opts_from_cfg(const hy_cfg *c, hy_ctx *ctx, const hy_workload *
   ctx->blas_threads_want = (int)cfg_int(c, "run.blas_threads");
   const char *pm = cfg_str(c, "run.progress_mode");
   ctx->progress_mode = !strcmp(pm, "bar") ? 1 : !strcmp(pm, "lines") ? 2 : !strcmp(pm, "off") ? 3 : 0;
+  hy_exit_file_set(cfg_str(c, "run.exit_file"));
   ctx->debug.fail_rank = (int)cfg_int(c, "debug.fail_rank");
   ctx->debug.fail_code = (int)cfg_int(c, "debug.fail_code");
   snprintf(ctx->debug.fail_stage, sizeof ctx->debug.fail_stage, "%s", cfg_str(c, "debug.fail_stage"));

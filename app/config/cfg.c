@@ -29,6 +29,8 @@ static const cfg_key core_keys[] = {
     "SLURM_CPUS_PER_TASK or the CPU affinity); a threaded BLAS (OpenBLAS) may change the last "
     "bits of dense LAPACK/GEMM results with the count, so fix it to compare runs bit for bit" },
   { "run", "name", CFG_STR, "", 0, 0, NULL, "free label copied into the results record" },
+  { "run", "exit_file", CFG_STR, "", 0, 0, NULL,
+    "a rank that ends the job alone (MPI_Abort: a local fatal error) first writes its exit code into this new file, so that a job script can report hybrid's code instead of the launcher's (srun: 137); jobs/*.slurm set it; empty: none" },
   { "output", "dir", CFG_STR, "results", 0, 0, NULL,
     "folder of the JSON results records (created if missing)" },
   { "output", "record", CFG_BOOL, "true", 0, 0, NULL, "write a JSON results record" },

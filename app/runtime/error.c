@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #define HY_MSG_MAX 2048
@@ -87,6 +88,25 @@ int hy_agree(MPI_Comm comm, int rc) {
   return all;
 }
 
+/* run.exit_file (set once by main before the run); "" none */
+static char exit_file[1024];
+
+/* Set run.exit_file.  Local. */
+void hy_exit_file_set(const char *path) { snprintf(exit_file, sizeof exit_file, "%s", path ? path : ""); }
+
+/* Write code into run.exit_file unless another rank did first (best effort: the abort goes on
+ * whatever happens here).  Local. */
+static void exit_file_write(int code) {
+  if (!exit_file[0]) return;
+  int fd = open(exit_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  char buf[16];
+  int n = snprintf(buf, sizeof buf, "%d\n", code);
+  ssize_t w = write(fd, buf, (size_t)n);
+  (void)w;
+  close(fd);
+}
+
 /* Print "hybrid: rank R on HOST: message (file:line)" and MPI_Abort.  Local. */
 void hy_fatal_at(int code, const char *file, int line, const char *fmt, ...) {
   char msg[HY_MSG_MAX], host[256] = "?";
@@ -102,6 +122,7 @@ void hy_fatal_at(int code, const char *file, int line, const char *fmt, ...) {
   fprintf(stderr, "hybrid: rank %d on %s: %s (%s:%d)\n", rank, host, msg, file, line);
   fflush(stderr);
   fflush(stdout);
+  exit_file_write(code);
   /* give the launcher a moment to forward this rank's output: MPI_Abort tears the job down
    * at once, and a message still in the pipe to mpiexec can be lost (seen with MPICH) */
   struct timespec ts = { 0, 300000000 };

@@ -119,11 +119,18 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
     --state FAILED --exit 1:0 --records 0
     --expect "configuration file 'nothere.ini' not found"
     -- nothere.ini)
-  # one rank fails alone mid-run (MPI_Abort): the job must end FAILED, not hang
+  # one rank fails alone mid-run (MPI_Abort): the job must end FAILED, not hang, and Slurm's
+  # ExitCode is hybrid's code (the rank writes it into run.exit_file, the job script exits with
+  # it; srun alone says 137): 5 (the default fail_code), and 2 (another code passes through)
   hy_slurm_test(NAME slurm_selftest_rank_abort ARGS job --script selftest.slurm
-    --sbatch=--ntasks=2 --state FAILED --exit-nonzero
-    --expect "hybrid: rank 1 on "
+    --sbatch=--ntasks=2 --state FAILED --exit 5:0
+    --expect "hybrid: rank 1 on " --expect "^job: hybrid exited 5 "
     -- config/selftest.ini selftest.copy_mib=1 debug.fail_rank=1)
+  hy_slurm_test(NAME slurm_selftest_rank_abort_code2 ARGS job --script selftest.slurm
+    --sbatch=--ntasks=2 --state FAILED --exit 2:0 --records 0
+    --expect "hybrid: rank 1 on .*injected failure" --expect "^job: the launcher exited [0-9]+ after a rank ended the job with hybrid's exit code 2"
+    --expect "^job: hybrid exited 2 "
+    -- config/selftest.ini selftest.copy_mib=1 debug.fail_rank=1 debug.fail_code=2)
 
   # srun starts ranks of both MPI libraries (the job script picks --mpi=pmi2 for MPICH and
   # --mpi=pmix for Open MPI from the binary's libraries): a small MPI program built with each
@@ -242,20 +249,21 @@ if(NOT HYBRID_SLURM_TESTS STREQUAL "OFF" AND _hy_slurm_ok)
         --rtol 1e-9 --atol 1e-12 --expect "^PASSED:" --expect "^job: hybrid exited 0"
         -- config/${w}.ini ${_out_${w}})
     endforeach()
-    # rank 3 (on nodeB) fails alone: the whole job ends FAILED within 10 s, the log has that
-    # rank's message with its host and MPICH's abort with the code
+    # rank 3 (on nodeB) fails alone: the whole job ends FAILED within 10 s with ExitCode 3:0
+    # (hybrid's code through run.exit_file), the log has that rank's message with its host and
+    # MPICH's abort with the code
     hy_slurm_test(NAME slurm2_rank_abort TWO_NODES ARGS job --script selftest.slurm
       --sbatch=-N2 --sbatch=--ntasks-per-node=2 --env HYBRID_SHOW_BINDING=0
-      --state FAILED --exit-nonzero --within 10 --records 0 --host-in-log 3:nodeB
-      --expect "injected failure \\(\\[debug\\] fail_rank = 3"
+      --state FAILED --exit 3:0 --within 10 --records 0 --host-in-log 3:nodeB
+      --expect "injected failure \\(\\[debug\\] fail_rank = 3" --expect "^job: hybrid exited 3 "
       --expect "MPI_Abort\\(MPI_COMM_WORLD, 3\\)"
       -- config/selftest.ini selftest.copy_mib=1 debug.fail_rank=3 debug.fail_code=3)
     # the same mid-run: rank 2 (nodeB) stops inside selftest's kernel stage while the others go
     # on to the next collective; they must not hang
     hy_slurm_test(NAME slurm2_rank_abort_stage TWO_NODES ARGS job --script selftest.slurm
       --sbatch=-N2 --sbatch=--ntasks-per-node=2 --env HYBRID_SHOW_BINDING=0
-      --state FAILED --exit-nonzero --within 10 --records 0 --host-in-log 2:nodeB
-      --expect "injected failure \\(\\[debug\\] fail_rank = 2, fail_stage = kernel\\)"
+      --state FAILED --exit 5:0 --within 10 --records 0 --host-in-log 2:nodeB
+      --expect "injected failure \\(\\[debug\\] fail_rank = 2, fail_stage = kernel\\)" --expect "^job: hybrid exited 5 "
       --expect "MPI_Abort\\(MPI_COMM_WORLD, 5\\)"
       -- config/selftest.ini selftest.copy_mib=1 debug.fail_rank=2 debug.fail_stage=kernel
          debug.fail_code=5)
