@@ -54,9 +54,21 @@ def run(a, np_, args, wd, want_exit=0, fsize=None, direct=False, shell_prefix=No
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     if shell_prefix:
         cmd = ["sh", "-c", shell_prefix + ' exec "$@"', "sh"] + cmd
-    p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120, preexec_fn=pre,
-                       env=dict(os.environ, **(env or {})))
-    out = p.stdout.decode(errors="replace")
+    p = subprocess.Popen(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=pre,
+                         env=dict(os.environ, **(env or {})), start_new_session=True)
+    try:
+        raw, _ = p.communicate(timeout=a.run_timeout)
+    except subprocess.TimeoutExpired:
+        # a hang: show where every process of the job waits, then end the job (its process group)
+        print("HANG after %d s: %s" % (a.run_timeout, " ".join(cmd)))
+        subprocess.run("for q in $(pgrep -f '%s'); do [ \"$(readlink /proc/$q/cwd)\" = '%s' ] || continue; "
+                       "ps -o pid,stat,wchan:24,args -p $q; timeout 30 gdb -p $q -batch -ex 'thread apply all bt 25' "
+                       "2>/dev/null | grep -E '^#|^Thread'; done" % (a.hybrid, os.path.realpath(wd)), shell=True)
+        os.killpg(p.pid, 9)
+        raw, _ = p.communicate()
+        fail("%s (in %s): hung (more than %d s)" % (" ".join(cmd), wd, a.run_timeout))
+        return None, raw.decode(errors="replace")
+    out = raw.decode(errors="replace")
     if want_exit is not None and p.returncode != want_exit:
         print(out)
         fail("%s (in %s): exit %d, expected %d" % (" ".join(cmd), wd, p.returncode, want_exit))
@@ -195,6 +207,8 @@ LIMIT = 2048   # bytes: below every output of the table
 
 def mode_fsize(a):
     for wl, args, key, name in OUTPUTS:
+        if a.only and a.only not in (key or "record"):
+            continue
         tag = "%s %s" % (wl, key or "record")
         wd = os.path.join(a.workdir, "%s_%s" % (wl, (key or "record").replace(".", "_") + "_" + (name or "")))
         shutil.rmtree(wd, ignore_errors=True)
@@ -210,7 +224,9 @@ def mode_fsize(a):
             extra += ["gauss.n=40", "run.name=" + "r" * 1000]   # a record larger than the limit
         # one rank: at 2 ranks over UCX/TCP (no shared memory, see NO_SHM_FILES) 2 runs in ~40 hung
         # in MPI under a loaded machine, not reproducible alone (noted in issue 20's report)
-        rc, out = run(a, 1, args + extra, wd, want_exit=None, fsize=LIMIT, env=NO_SHM_FILES)
+        rc, out = run(a, a.fsize_ranks, args + extra, wd, want_exit=None, fsize=LIMIT, env=NO_SHM_FILES)
+        if rc is None:
+            continue   # hung: already a failure, with the backtraces
         target = name if key else "results/.record"
         errs = []
         if rc != 5:
@@ -413,6 +429,9 @@ def main():
     ap.add_argument("--np-flag", default="-n")
     ap.add_argument("--preflags", default="")
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--fsize-ranks", type=int, default=1)
+    ap.add_argument("--run-timeout", type=int, default=120, help="seconds before a run counts as hung")
+    ap.add_argument("--only", default="", help="fsize: only the outputs whose key contains this")
     ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink", "config", "same"])
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
