@@ -68,10 +68,10 @@ static const cfg_key spai_keys[] = {
   { "solver", "max_iter", CFG_INT, "10000", 1, 1e9, NULL, "iteration limit" },
   { "solver", "monitor", CFG_BOOL, "false", 0, 0, NULL,
     "print one line per iteration: k and the recursive ||r|| / ||b|| (PETSc's -ksp_monitor)" },
-  { "solver", "device_loop", CFG_BOOL, "false", 0, 0, NULL,
+  { "solver", "device_loop", CFG_ENUM, "false", 0, 0, "false|true|auto",
     "one rank: BiCGSTAB with its scalars in backend memory (alpha, beta, omega, rho, the "
     "residual), no host round trip between checks; the same iterations and x (more than one "
-    "rank: the usual loop)" },
+    "rank: the usual loop); auto = true on a GPU backend at one rank, else false" },
   { "solver", "check_every", CFG_INT, "10", 1, 1e6, NULL,
     "device_loop: read the convergence flag every check_every iterations (the iterate is the "
     "first converged one whatever the value; the monitor prints at these reads)" },
@@ -143,7 +143,8 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.use_m = o->pc == SPAI_PC_SPAI || o->pc == SPAI_PC_JACOBI;
   o->solver.ilu = o->pc == SPAI_PC_ILU0;
   o->solver.monitor = cfg_bool(c, "solver.monitor");
-  o->solver.device_loop = cfg_bool(c, "solver.device_loop");
+  o->solver.device_loop = cfg_is(c, "solver.device_loop", "true") ? 1
+                          : cfg_is(c, "solver.device_loop", "auto") ? 2 : 0;
   o->solver.check_every = (int)cfg_int(c, "solver.check_every");
   o->solver.device_graph = cfg_bool(c, "solver.device_graph");
   o->solver.spmv_own = !cfg_is(c, "solver.spmv", "library");

@@ -167,7 +167,7 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
                "iteration(s))%s\n", o->solver.check_every,
                sv->device_graph ? ", the iterations between reads recorded once and replayed "
                                   "(solver.device_graph)" : "");
-  else if (o->solver.device_loop)
+  else if (o->solver.device_loop == 1)
     hy_printf0(ctx, "bicgstab: solver.device_loop = true ignored: it needs one rank and a "
                "backend with the scalar-block vector operations (%d ranks, %s backend)\n",
                ctx->size, ctx->be.name);

@@ -184,12 +184,13 @@ static int v_s_unrecord(void *c, void *rec) {
   return HY_OK;
 }
 
-/* Fill the device-loop entries of ko when solver.device_loop asks for it, the run has one
- * rank and the backend's vector table has the scalar-block forms; info->device_loop says
- * whether it did.  Local (the same on every rank). */
+/* Fill the device-loop entries of ko when solver.device_loop asks for it (true, or auto on a
+ * GPU backend), the run has one rank and the backend's vector table has the scalar-block
+ * forms; info->device_loop says whether it did.  Local (the same on every rank). */
 static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_ops *ko,
                               spai_solve_info *info) {
-  info->device_loop = opt->device_loop && s->ctx->size == 1 && s->vec.ops->bcgs_step;
+  int want = opt->device_loop == 1 || (opt->device_loop == 2 && s->be->gpu);
+  info->device_loop = want && s->ctx->size == 1 && s->vec.ops->bcgs_step;
   if (!info->device_loop) return;
   ko->s_create = v_s_create;
   ko->s_put = v_s_put;

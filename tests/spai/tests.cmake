@@ -277,6 +277,15 @@ hy_case(NAME spai_device_loop_r2_ignored RANKS 2 JSON
   REJECT "^bicgstab: device loop"
   RUNCASE --json-field metrics.device_loop=0 --json-field metrics.iterations=22)
 
+# solver.device_loop = auto: the device loop on a GPU backend at one rank only; on the host the
+# usual loop, no "ignored" line (the GPU case: spai_gpu_device_loop_auto)
+hy_case(NAME spai_device_loop_auto_host RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+       solver.device_loop=auto
+  EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged in 22 iterations"
+  REJECT "^bicgstab: device loop" "ignored"
+  RUNCASE --json-field metrics.device_loop=0 --json-field metrics.iterations=22)
+
 # ---- solver.precond = ilu0: ILU(0) (one rank: of A, as PETSc's PCILU with 0 levels; P ranks:
 # block Jacobi, ILU(0) of each rank's diagonal block); the iteration count stored from PETSc
 # (hybrid-validate's Table 5 on the same A and b: 10), block Jacobi converges, a zero pivot (a
@@ -419,6 +428,11 @@ if(HYBRID_GPU_TESTS)
   spai_multi(spai_gpu_device_loop_sherman5 device-loop RANKS 1 LABELS gpu RTOL 1e-12
     NEED ${M}/sherman5.mtx OPTS --backends cuda host --every 1 10 --graph 1 --cross-rtol 1e-6
     ARGS matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6)
+  hy_case(NAME spai_gpu_device_loop_auto RANKS 1 JSON LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+         solver.device_loop=auto
+    EXPECT "^bicgstab: device loop .*recorded once and replayed" "^PASSED: BiCGSTAB \\(spai\\) converged"
+    RUNCASE --json-field metrics.device_loop=1 --json-field metrics.device_graph=1)
   spai_multi(spai_gpu_device_loop_ilu0 device-loop RANKS 1 LABELS gpu RTOL 1e-12
     OPTS --backends cuda --every 10
     ARGS matrix.generator=convdiff3d27 matrix.size=21952 solver.precond=ilu0)
