@@ -22,6 +22,8 @@ with h the Harness below: h.run(tag, args, ranks=1) -> the run's record (dict) o
 RunFailed, h.small, h.gpu (a CUDA backend was seen), h.LOST, h.ms(seconds) for a cell.
 """
 import argparse, glob, importlib.util, json, os, shutil, subprocess, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hyplot  # noqa: E402  (jobs/hyplot.py: the plotting tool shared with report.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -93,28 +95,14 @@ def markdown(t):
 
 
 def plot(t, path):
+    """The table's curves through jobs/hyplot.py (axes with units, title, legend outside)."""
     p = t.get("plot")
     if not p:
         return None
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, ys in p["series"].items():
-        pts = [(x, y) for x, y in zip(p["x"], ys) if y is not None and y > 0]
-        if pts:
-            ax.plot([q[0] for q in pts], [q[1] for q in pts], marker="o", label=name)
-    ax.set_xscale(p.get("xscale", "log"))
-    ax.set_yscale(p.get("yscale", "log"))
-    ax.set_xlabel(p["xlabel"])
-    ax.set_ylabel(p["ylabel"])
-    ax.set_title(t["title"], fontsize=9)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    series = [(name, p["x"], ys) for name, ys in p["series"].items()]
+    logx = 10 if p.get("xscale", "log") == "log" else None
+    return hyplot.line_plot(path, t["title"], p["xlabel"], p["ylabel"], series, logx=logx,
+                            logy=p.get("yscale", "log") == "log")
 
 
 def main():

@@ -53,7 +53,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 MPIEXEC=${MPIEXEC:-$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null)}
 export MPIEXEC=${MPIEXEC:-mpiexec} HYBRID=$build/hybrid VALIDATOR=$build/hybrid-validate
-export MODE=$mode RANKS=$ranks BACKEND=$backend TABLES=$tables OUTDIR=$out
+export MODE=$mode RANKS=$ranks BACKEND=$backend TABLES=$tables OUTDIR=$out JOBSDIR=$here
 export MATRICES=${HY_SHARED_MATRICES:-$root/../shared/matrices} TAU=${TAU:-}
 exec "${HYBRID_PYTHON:-python3}" - <<'EOF'
 import glob, json, os, shlex, subprocess, sys, time
@@ -222,18 +222,19 @@ if t4:
             for r, m in zip(ranks, ms):
                 fc.write("%s,%d,%s,%s,%s,%s\n" % (label, r, m.get("setup_s", ""), m.get("solve_s", ""),
                                                  m.get("total_s", ""), m.get("iterations", "")))
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        plt = None
+    sys.path.insert(0, E["JOBSDIR"])
+    import hyplot   # jobs/hyplot.py: the plotting tool shared with report.py
+    plt = hyplot.mpl()
+    if plt is None:
         print("plots: skipped (python3 has no matplotlib; make deps installs it)")
     if plt:
-        fig, axs = plt.subplots(1, 2, figsize=(11, 4.2))
-        for ax, key, idx, title in ((axs[0], "setup_s", 0, "SPAI setup"), (axs[1], "total_s", None, "setup + solve")):
+        fig, axs = plt.subplots(1, 2, figsize=(12, 4.4))
+        cols = hyplot.colours(len(t4))
+        dev = "backend " + E["BACKEND"]
+        for ax, key, idx, title in ((axs[0], "setup_s", 0, "spai (seed 001): SPAI setup speed-up, %s" % dev),
+                                    (axs[1], "total_s", None, "spai (seed 001): setup + BiCGSTAB speed-up, %s" % dev)):
             for k, (label, (ms, st)) in enumerate(t4.items()):
-                col = "C%d" % (k % 10)
+                col = cols[k]
                 base = ms[0].get(key) if ms and ms[0].get("_exit") == 0 else None
                 pts = [(r, base / m[key]) for r, m in zip(ranks, ms) if base and m.get(key) and m.get("_exit") == 0]
                 if pts:
@@ -244,11 +245,10 @@ if t4:
                     ax.plot(thr, [v[1] / x for x in v[1:]], "--", color=col, alpha=0.6)
             ax.plot(ranks, ranks, ":", color="grey", lw=0.8, label="ideal")
             ax.set_xscale("log", base=2)
-            ax.set(xlabel="ranks (ours) / threads (seed, dashed)", ylabel="speed-up over 1", title=title)
+            ax.set(xlabel="ranks (ours) / threads (seed, dashed)", ylabel="speed-up over 1 rank (time ratio)", title=title)
             ax.grid(True, alpha=0.3)
-        axs[1].legend(fontsize=6, loc="upper left")
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, "table4_speedup.png"), dpi=110)
+        axs[1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+        fig.savefig(os.path.join(out, "table4_speedup.png"), dpi=110, bbox_inches="tight")
         plt.close(fig)
         print("plots: %s" % os.path.join(out, "table4_speedup.png"))
 print("tables: %s (run logs: %s)" % (os.path.join(out, "tables.txt"), os.path.join(out, "runs.log")))
