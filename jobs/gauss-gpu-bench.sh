@@ -18,10 +18,13 @@
 #   8. the factor time split (gauss.profile = true, synchronised) of FP64 and of HPL-MxP FP16 at
 #      n = --n: panel, swaps, trsm+U, lookahead gemm, rest of the trailing update (not in the
 #      default list: it slows the runs)
+#  10. n = 1024 FP64 (11 runs, the mean of 10 after a warm-up) beside cuSOLVER getrf + getrs
+#      warmed up over as many runs: the auto nb (one 1024 panel) with the vendor and the
+#      recursive panel (panel_nb 64, 128), and nb 256 with lookahead; target <= 0.8 x the vendor
 #   9. FP64 n = --n with gauss.panel = recursive (panel_nb 64 and 32) beside the vendor panel of
 #      item 1's settings (compare_cusolver off, repeat 3), and the recursive panel's profile
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,6,7,8,9]] [--mxp-n 65536]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,6,7,8,9,10]] [--mxp-n 65536]
 #                                [-- extra key=value ...]
 set -u
 BIN=build-gpu/hybrid
@@ -104,6 +107,13 @@ if want 9; then
     t=$(tval panel_${r}_$N)
     [ -n "$tv" ] && [ -n "$t" ] && awk -v a="$tv" -v b="$t" -v r="$r" -v n="$N" \
       'BEGIN{printf "panel %s vs vendor, FP64 n=%d: %.4f s vs %.4f s (%.1f vs %.1f TFLOP/s), speed-up %.3f\n", r, n, b, a, 2/3*n^3/b/1e12, 2/3*n^3/a/1e12, a/b}'
+  done
+fi
+if want 10; then
+  for v in "vendor:" "rec64:gauss.panel=recursive gauss.panel_nb=64" "rec128:gauss.panel=recursive gauss.panel_nb=128" "nb256:gauss.nb=256"; do
+    # shellcheck disable=SC2086
+    run small1024_${v%%:*} 1 gauss.n=1024 gauss.repeat=11 ${v#*:}
+    awk -v v="${v%%:*}" '/^compare: blocked solve time/{for (i = 1; i <= NF; i++) if ($i == "ratio") {r = $(i+1); sub(";", "", r); printf "target n=1024 (%s): ours / vendor getrf+getrs (means, warm) = %s (target <= 0.8): %s\n", v, r, (r + 0 <= 0.8 ? "met" : "NOT met"); exit}}' "$OUT/small1024_${v%%:*}.log"
   done
 fi
 echo "logs in $OUT/"

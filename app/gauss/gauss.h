@@ -84,6 +84,10 @@ typedef struct gauss_t {
   hy_grid grid;             /* blocked: the P x Q process grid (grid_made = 1 once made) */
   int grid_made;
   hy_bcast *bc;             /* blocked: its broadcast transport (app/comm), NULL before */
+  /* device buffers parked between the runs of gauss.repeat (gauss_dpark): the factors and
+   * the solve's vectors of a small system are not allocated again inside the timed region */
+  void *park[4];
+  size_t park_bytes[4];
   double prof[5];           /* gauss.profile: panel, swaps, TRSM + U broadcast, lookahead GEMM,
                              * rest of the trailing GEMM (seconds, rank 0's, last factorization) */
 } gauss_t;
@@ -173,6 +177,12 @@ int gauss_illcond_make(gauss_t *g, double cond);
 void *gauss_xmalloc(size_t bytes);
 /* Device allocation that aborts on failure (local). */
 void *gauss_dalloc(gauss_t *g, size_t bytes);
+/* gauss_dalloc that first takes a parked buffer of exactly bytes; gauss_dpark parks p (bytes
+ * long) for the next run when it is at most GAUSS_PARK_MAX bytes and a slot is free, else
+ * frees it.  gauss_free frees what is parked.  Local. */
+#define GAUSS_PARK_MAX ((size_t)64 << 20)
+void *gauss_dalloc_parked(gauss_t *g, size_t bytes);
+void gauss_dpark(gauss_t *g, void *p, size_t bytes);
 
 /* What the stages found, for the report (every rank holds the same values unless said). */
 typedef struct {

@@ -107,6 +107,11 @@ static void prof_mark(gauss_t *g, int slot, double *t) {
   *t = now;
 }
 
+/* Bytes of the factors' device block (mloc x nloc, ld lda).  Local. */
+static size_t blk_abytes(const blk_fact *f) {
+  return (size_t)(f->lda * (f->nloc > 0 ? f->nloc : 1)) * (f->sp ? 4 : 8);
+}
+
 /* Address of element (i, j) of a column-major block with leading dimension ld.  Local. */
 static inline void *at(const blk_ws *w, void *p, int64_t i, int64_t j, int64_t ld) {
   return (char *)p + (size_t)(i + j * ld) * w->e;
@@ -340,7 +345,7 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   w->g = g;
   w->f = f;
   w->e = sp ? 4 : 8;
-  f->a = gauss_dalloc(g, (size_t)(f->lda * (f->nloc > 0 ? f->nloc : 1)) * w->e);
+  f->a = gauss_dalloc_parked(g, blk_abytes(f));
   f->piv = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
   f->rowc = g->grid.row;
   f->colc = g->grid.col;
@@ -578,8 +583,8 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
     if (p != i) { double t = y[i]; y[i] = y[p]; y[p] = t; }
   }
   int *ipl = gauss_xmalloc(sizeof(int) * (size_t)(nb + 1));
-  if (!f->swv) f->swv = gauss_dalloc(g, (size_t)(f->mloc + 1) * e);
-  if (!f->sxb) f->sxb = gauss_dalloc(g, (size_t)nb * e);
+  if (!f->swv) f->swv = gauss_dalloc_parked(g, (size_t)(f->mloc + 1) * e);
+  if (!f->sxb) f->sxb = gauss_dalloc_parked(g, (size_t)nb * e);
   void *wv = f->swv, *xb = f->sxb;
   double *hw = gauss_xmalloc(sizeof(double) * (size_t)(nb + 1));
   double *red = gauss_xmalloc(sizeof(double) * (size_t)(nb + 1));
@@ -659,9 +664,10 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
 static void blk_release(gauss_t *g, void *fact) {
   blk_fact *f = fact;
   if (!f) return;
-  g->be->ops->free(g->be, f->a);
-  if (f->swv) g->be->ops->free(g->be, f->swv);
-  if (f->sxb) g->be->ops->free(g->be, f->sxb);
+  size_t e = f->sp ? 4 : 8;
+  gauss_dpark(g, f->a, blk_abytes(f));
+  gauss_dpark(g, f->swv, (size_t)(f->mloc + 1) * e);
+  gauss_dpark(g, f->sxb, (size_t)g->nb * e);
   free(f->piv);
   free(f);
 }

@@ -26,6 +26,31 @@ void *gauss_dalloc(gauss_t *g, size_t bytes) {
   return p;
 }
 
+/* A parked buffer of exactly bytes, else a new one.  Local. */
+void *gauss_dalloc_parked(gauss_t *g, size_t bytes) {
+  bytes = bytes ? bytes : 8;
+  for (int i = 0; i < 4; i++)
+    if (g->park[i] && g->park_bytes[i] == bytes) {
+      void *p = g->park[i];
+      g->park[i] = NULL;
+      return p;
+    }
+  return gauss_dalloc(g, bytes);
+}
+
+/* Park p for the next run (small buffers, a free slot), else free it.  Local. */
+void gauss_dpark(gauss_t *g, void *p, size_t bytes) {
+  if (!p) return;
+  bytes = bytes ? bytes : 8;
+  for (int i = 0; i < 4 && bytes <= GAUSS_PARK_MAX; i++)
+    if (!g->park[i]) {
+      g->park[i] = p;
+      g->park_bytes[i] = bytes;
+      return;
+    }
+  g->be->ops->free(g->be, p);
+}
+
 /* Entry (i, j) of the original matrix.  Local. */
 double gauss_entry(const gauss_t *g, int64_t i, int64_t j) {
   if (g->mtype == GAUSS_FILE || g->mtype == GAUSS_ILLCOND) return g->fileA[i + j * g->n];
@@ -305,6 +330,8 @@ void gauss_free(gauss_t *g) {
     if (g->a0) g->be->ops->free(g->be, g->a0);
     if (g->mv_dx) g->be->ops->free(g->be, g->mv_dx);
     if (g->mv_dy) g->be->ops->free(g->be, g->mv_dy);
+    for (int i = 0; i < 4; i++)
+      if (g->park[i]) g->be->ops->free(g->be, g->park[i]);
   }
   memset(g, 0, sizeof *g);
 }

@@ -675,3 +675,13 @@ foreach(np 1 2)
     ARGS run.workload=gauss run.backend=host gauss.matrix=file gauss.file=${GAUSS_T}/singular.mtx
          gauss.nb=4 gauss.panel=recursive gauss.panel_nb=1)
 endforeach()
+# gauss.repeat reuses the factors' and the solve's device buffers between runs (gauss_dpark):
+# x of the last of 3 runs identical (1e-12) to a single run's, FP64 and mixed, 1 and 2 ranks
+foreach(prec double mixed)
+  add_test(NAME gauss_repeat_parked_${prec}
+    COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_repeat_parked_${prec} --tol 1e-12
+            --runs "1:gauss.repeat=1" "1:gauss.repeat=3" "2:gauss.repeat=3 gauss.grid=2x1" --
+            run.workload=gauss run.backend=host gauss.precision=${prec} gauss.n=203 gauss.nb=32 run.seed=21)
+  set_tests_properties(gauss_repeat_parked_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
+endforeach()
