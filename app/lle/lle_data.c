@@ -99,7 +99,11 @@ static int data_alloc(lle_data *d, int64_t n, int dim) {
 }
 
 /* Add noise * standard_normal(size=(3, n)) to the rows (coordinates) of the points, in
- * numpy's C order: all n values of coordinate 0, then 1, then 2.  Local. */
+ * numpy's C order: all n values of coordinate 0, then 1, then 2.  numpy draws them even for
+ * noise = 0; they are the generator's last draws and x + 0 * g == x bit for bit for every
+ * finite g where no coordinate is -0 (the Swiss rolls: t cos t, t sin t != 0, y >= +0), so
+ * those skip them at noise = 0 (N = 1M: 3M Gaussians, half the data phase); the S-curve can
+ * have -0 (sign(t) (cos t - 1) at cos t = 1) and keeps them.  Local. */
 static void add_noise(lle_data *d, lle_mt *r, double noise) {
   for (int c = 0; c < 3; c++)
     for (int64_t i = 0; i < d->n; i++) d->x[i * 3 + c] += noise * lle_mt_gauss(r);
@@ -117,8 +121,7 @@ int lle_gen_swissroll(lle_data *d, int64_t n, double noise, uint32_t seed) {
     d->x[i * 3 + 0] = t * cos(t);
     d->x[i * 3 + 2] = t * sin(t);
   }
-  /* numpy adds noise * N even for noise = 0 (draws happen, values unchanged) */
-  add_noise(d, &r, noise);
+  if (noise != 0) add_noise(d, &r, noise);   /* values unchanged by noise = 0: add_noise */
   return HY_OK;
 }
 
@@ -148,7 +151,7 @@ int lle_gen_swissroll_hole(lle_data *d, int64_t n, double noise, uint32_t seed) 
     d->x[i * 3 + 0] = t * cos(t);
     d->x[i * 3 + 2] = t * sin(t);
   }
-  add_noise(d, &r, noise);
+  if (noise != 0) add_noise(d, &r, noise);   /* values unchanged by noise = 0: add_noise */
   return HY_OK;
 }
 
