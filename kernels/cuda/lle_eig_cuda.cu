@@ -21,13 +21,6 @@
 /* the csrchol API is deprecated in favour of cuDSS (not available here): no warnings for it */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
-#define HY_CUSP(expr)                                                                   \
-  do {                                                                                  \
-    cusolverStatus_t hy_sp_ = (expr);                                                   \
-    if (hy_sp_ != CUSOLVER_STATUS_SUCCESS)                                              \
-      return hy_err(HY_ESYS, "cuSOLVER (sparse): %s failed: status %d", #expr, (int)hy_sp_); \
-  } while (0)
-
 /* Wall seconds (monotonic).  Local. */
 static double eig_now(void) {
   struct timespec ts;
@@ -149,8 +142,8 @@ __global__ void eig_symmetrise(double *h, int p) {
 static int eig_alloc(k_backend *be, eig_dev *d) {
   k_cuda_state *cs = k_cuda_st(be);
   d->st = cs->stream; d->cb = cs->cublas; d->dn = cs->cusolver; d->sp = cs->cusparse;
-  HY_CUSP(cusolverSpCreate(&d->csp));
-  HY_CUSP(cusolverSpSetStream(d->csp, d->st));
+  HY_CUSOLVER(cusolverSpCreate(&d->csp));
+  HY_CUSOLVER(cusolverSpSetStream(d->csp, d->st));
   HY_CUSPARSE(cusparseCreateMatDescr(&d->descr));
   HY_CUSPARSE(cusparseSetMatType(d->descr, CUSPARSE_MATRIX_TYPE_GENERAL));
   HY_CUSPARSE(cusparseSetMatIndexBase(d->descr, CUSPARSE_INDEX_BASE_ZERO));
@@ -314,8 +307,8 @@ static int eig_factor(k_lle_eig_job *job, eig_dev *d) {
   int n = d->n, nnz = d->nnz;
   double t0 = eig_now();
   HY_CUDA(cudaMalloc((void **)&d->val_s, (size_t)nnz * sizeof(double)));
-  HY_CUSP(cusolverSpCreateCsrcholInfo(&d->chol));
-  HY_CUSP(cusolverSpXcsrcholAnalysis(d->csp, n, nnz, d->descr, d->rp, d->ci, d->chol));
+  HY_CUSOLVER(cusolverSpCreateCsrcholInfo(&d->chol));
+  HY_CUSOLVER(cusolverSpXcsrcholAnalysis(d->csp, n, nnz, d->descr, d->rp, d->ci, d->chol));
   HY_CUDA(cudaStreamSynchronize(d->st));
   job->t_analyze = eig_now() - t0;
   t0 = eig_now();
@@ -327,16 +320,16 @@ static int eig_factor(k_lle_eig_job *job, eig_dev *d) {
     HY_CUDA_LAUNCH();
     if (!d->buf) {
       size_t internal = 0, ws = 0;
-      HY_CUSP(cusolverSpDcsrcholBufferInfo(d->csp, n, nnz, d->descr, d->val_s, d->rp, d->ci, d->chol, &internal, &ws));
+      HY_CUSOLVER(cusolverSpDcsrcholBufferInfo(d->csp, n, nnz, d->descr, d->val_s, d->rp, d->ci, d->chol, &internal, &ws));
       HY_CUDA(cudaMalloc(&d->buf, ws > 0 ? ws : 1));
       job->factor_bytes = (double)internal;
     }
-    HY_CUSP(cusolverSpDcsrcholFactor(d->csp, n, nnz, d->descr, d->val_s, d->rp, d->ci, d->chol, d->buf));
+    HY_CUSOLVER(cusolverSpDcsrcholFactor(d->csp, n, nnz, d->descr, d->val_s, d->rp, d->ci, d->chol, d->buf));
     int pos = -1;
-    HY_CUSP(cusolverSpDcsrcholZeroPivot(d->csp, d->chol, 0.0, &pos));
+    HY_CUSOLVER(cusolverSpDcsrcholZeroPivot(d->csp, d->chol, 0.0, &pos));
     double nrm = 0;
     if (pos < 0) {
-      HY_CUSP(cusolverSpDcsrcholSolve(d->csp, n, d->ones, d->t, d->chol, d->buf));
+      HY_CUSOLVER(cusolverSpDcsrcholSolve(d->csp, n, d->ones, d->t, d->chol, d->buf));
       HY_CUBLAS(cublasDnrm2(d->cb, n, d->t, 1, &nrm));
     }
     if (pos < 0 && isfinite(nrm)) break;
