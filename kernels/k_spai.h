@@ -49,6 +49,8 @@ typedef struct {
   int small_rows, small_cols;
   int64_t medium_elems;
   int block_threads;          /* threads of the medium / large blocks */
+  int fuse_submat;            /* 1: the small / medium classes' A(I_c, J_c) scattered from B
+                               * into shared memory by the QR kernel (no workspace for them) */
 } k_spai_cols;
 
 /* One rank, levels 1: A's n rows in host memory (global = local indices) and what the pattern
@@ -64,7 +66,7 @@ typedef struct {
   int max_col;
   int small_rows, small_cols;
   int64_t medium_elems;
-  int block_threads;
+  int block_threads, fuse_submat;
 } k_spai_single;
 
 /* P ranks, levels 1: this rank's columns r0 .. r0 + nloc - 1 of M from B's rows in host memory:
@@ -87,7 +89,7 @@ typedef struct {
   int max_col;
   int small_rows, small_cols;
   int64_t medium_elems;
-  int block_threads;
+  int block_threads, fuse_submat;
 } k_spai_dist;
 
 /* Kernel statistics of one batch (columns per class, time is measured by the caller). */

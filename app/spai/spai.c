@@ -45,6 +45,10 @@ static const cfg_key spai_keys[] = {
     "cuda: a block per column in shared memory when |I| |J| <= this, else global memory" },
   { "spai", "gpu_block", CFG_INT, "128", 32, 1024, NULL,
     "cuda: threads per block of the medium and large kernels (multiple of 32)" },
+  { "spai", "gpu_fuse_submat", CFG_BOOL, "false", 0, 0, NULL,
+    "cuda: the QR kernel of the small and medium classes scatters A(I_c, J_c) from B's rows into "
+    "shared memory itself (no submatrix workspace and no submatrix kernel for them; the same M "
+    "bit for bit)" },
   { "spai", "repeat", CFG_INT, "1", 1, 1000, NULL,
     "run the setup and the solve this many times in one process on the same A and b (M must "
     "not change, else exit 4; the iterations are reported); the first run is the cold one (first library "
@@ -128,6 +132,7 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   s->small_cols = (int)cfg_int(c, "spai.gpu_small_cols");
   s->block_threads = (int)cfg_int(c, "spai.gpu_block");
   s->medium_elems = cfg_int(c, "spai.gpu_medium_elems");
+  s->fuse_submat = cfg_bool(c, "spai.gpu_fuse_submat");
   s->device_setup = cfg_is(c, "spai.gpu_setup", "device") ? SPAI_SETUP_DEVICE
                     : cfg_is(c, "spai.gpu_setup", "auto") ? SPAI_SETUP_AUTO : SPAI_SETUP_HOST;
   o->repeat = (int)cfg_int(c, "spai.repeat");

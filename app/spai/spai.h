@@ -32,6 +32,7 @@ typedef struct {
   int64_t workspace;   /* bytes of submatrices per chunk */
   int small_rows, small_cols, block_threads;
   int64_t medium_elems;
+  int fuse_submat;     /* [spai] gpu_fuse_submat */
   int device_setup;    /* spai_setup_where ([spai] gpu_setup); levels 1, no filter: the pattern
                         * by the backend where it has the entries (single_setup at one rank,
                         * dist_setup at P ranks): auto on a GPU backend, device also on the host */

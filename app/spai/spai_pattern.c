@@ -444,7 +444,8 @@ static int pat_device(spai_pattern_st *s) {
   k_spai_single in = { .n = a->m, .rowptr = a->rowptr, .colind = a->colind, .val = a->val,
                        .tau = o->tau, .cmax = s->cmax, .max_col = o->max_col,
                        .small_rows = o->small_rows, .small_cols = o->small_cols,
-                       .medium_elems = o->medium_elems, .block_threads = o->block_threads };
+                       .medium_elems = o->medium_elems, .block_threads = o->block_threads,
+                       .fuse_submat = o->fuse_submat };
   HY_LOCAL(s->ko->single_setup(&s->ctx->be, &in, &s->st, &s->djptr, &s->dev));
   return HY_OK;
 }
@@ -512,7 +513,8 @@ static int pat_dist(spai_pattern_st *s) {
                      .bcol = s->bt.colind, .bval = s->bt.val, .mxb = mxb,
                      .cmax = s->cmax ? s->cmax + r0 : NULL, .tau = o->tau, .max_col = o->max_col,
                      .small_rows = o->small_rows, .small_cols = o->small_cols,
-                     .medium_elems = o->medium_elems, .block_threads = o->block_threads };
+                     .medium_elems = o->medium_elems, .block_threads = o->block_threads,
+                       .fuse_submat = o->fuse_submat };
   int fits = 0, all = 0;
   HY_LOCAL(s->ko->dist_setup(&s->ctx->be, &in, &s->st, &s->djptr, &jglob, &fits));
   free(g32);

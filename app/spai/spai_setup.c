@@ -319,7 +319,7 @@ static void build_solve_columns(build_st *b) {
                     .nb = b->bx.m, .bptr = b->bx.rowptr, .bcol = b->bx.colind,
                     .bval = b->bx.val, .iub = b->iub, .small_rows = opt->small_rows,
                     .small_cols = opt->small_cols, .medium_elems = opt->medium_elems,
-                    .block_threads = opt->block_threads };
+                    .block_threads = opt->block_threads, .fuse_submat = opt->fuse_submat };
   const int64_t *jp = b->ps.dev ? b->ps.djptr : b->jc.rowptr;   /* J offsets of my columns */
   HY_MALLOC(b->isize, b->ncol + 1);
   hy_phase_begin(ctx, "spai index sets");

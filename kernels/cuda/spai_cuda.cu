@@ -122,6 +122,7 @@ __global__ void k_submat(int64_t c0, int64_t c1, const int64_t *__restrict__ jpt
   int m = isize[c];
   int64_t j0 = jptr[c];
   int n = (int)(jptr[c + 1] - j0);
+  if (aoff[c - c0 + 1] - aoff[c - c0] < (int64_t)m * n) return;  /* fused: built by k_qr */
   double *a = work + aoff[c - c0];
   const int32_t *I = iset + iub[c];
   for (int64_t t = lane; t < (int64_t)m * n; t += 32) a[t] = 0.0;
@@ -136,18 +137,44 @@ __global__ void k_submat(int64_t c0, int64_t c1, const int64_t *__restrict__ jpt
 }
 
 /* ------------------------------------------------------------------ QR + solve */
+/* B's rows and the J entries as rows of B (what a fused k_qr scatters A(I_c, J_c) from). */
+typedef struct {
+  const int32_t *jloc;
+  const int64_t *bptr;
+  const int32_t *bcol;
+  const double *bval;
+} c_bsrc;
+
+/* A(I_c, J_c) scattered from B's rows into a (shared memory, column-major, ld m) by the block:
+ * the values k_submat writes to the workspace, in the same places.  Ends with a barrier. */
+__device__ void submat_shared(const c_bsrc &b, const int32_t *__restrict__ I, int m, int64_t j0,
+                              int n, double *a) {
+  const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31, wid = tid >> 5, nw = nt >> 5;
+  for (int64_t t = tid; t < (int64_t)m * n; t += nt) a[t] = 0.0;
+  __syncthreads();
+  for (int j = wid; j < n; j += nw) {
+    int r = b.jloc[j0 + j];
+    for (int64_t f = b.bptr[r] + lane; f < b.bptr[r + 1]; f += 32) {
+      int p = find_sorted(I, m, b.bcol[f]);
+      if (p >= 0) a[(int64_t)j * m + p] = b.bval[f];
+    }
+  }
+  __syncthreads();
+}
+
 /* One block per column of list[]: Householder QR in FP64 (LAPACK's dlarfg convention), Q^T e_k,
  * back substitution dropping pivots below 1e-12 max |R_jj|, residual ||A m - e_k||.  SH: the
- * submatrix and right-hand side are copied to shared memory; else they are worked on in place
- * (rhs in rwork + roff). */
-template <bool SH>
+ * submatrix and right-hand side in shared memory, copied from the workspace (k_submat's) or,
+ * FUSE, scattered there from B's rows (no workspace, no k_submat: the same matrix); else they
+ * are worked on in place (rhs in rwork + roff). */
+template <bool SH, bool FUSE>
 __global__ void k_qr(const int32_t *__restrict__ list, int64_t c0, const int64_t *__restrict__ jptr,
                      const int32_t *__restrict__ kglob, const int64_t *__restrict__ iub,
                      const int32_t *__restrict__ iset, const int32_t *__restrict__ isize,
                      const int64_t *__restrict__ aoff, double *__restrict__ work,
                      const int64_t *__restrict__ roff, double *__restrict__ rwork,
                      double *__restrict__ mval, double *__restrict__ res,
-                     unsigned long long *deficient) {
+                     unsigned long long *deficient, c_bsrc bsrc) {
   extern __shared__ double sm[];
   __shared__ double red[32];
   __shared__ int s_pk;
@@ -170,7 +197,11 @@ __global__ void k_qr(const int32_t *__restrict__ list, int64_t c0, const int64_t
     return;
   }
   double *a, *rhs;
-  if (SH) {
+  if (SH && FUSE) {
+    a = sm;
+    rhs = sm + (int64_t)m * n;
+    submat_shared(bsrc, iset + iub[c], m, j0, n, a);
+  } else if (SH) {
     a = sm;
     rhs = sm + (int64_t)m * n;
     const double *g = work + aoff[c - c0];
@@ -353,7 +384,10 @@ static int cols_work_alloc(k_backend *be, c_cols *s) {
   int dev = be->device, optin = 0;
   HY_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   s->smem_max = optin - 1024;  /* room for the static reduction arrays */
-  HY_CUDA(cudaFuncSetAttribute(k_qr<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, s->smem_max));
+  HY_CUDA(cudaFuncSetAttribute(k_qr<true, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               s->smem_max));
+  HY_CUDA(cudaFuncSetAttribute(k_qr<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               s->smem_max));
   return HY_OK;
 }
 
@@ -386,7 +420,19 @@ static int grow(k_backend *be, void **p, size_t *cap, size_t bytes) {
   return HY_OK;
 }
 
-/* Submatrices of columns [c0, c1).  Local. */
+/* The kernel class of column c (index sets known): 0 a warp in shared memory, 1 a block in
+ * shared memory, 2 a block on the global workspace.  Local. */
+static int col_class(const c_cols *s, int64_t c) {
+  const k_spai_cols *d = &s->d;
+  int64_t m = (*s->hisize)[(size_t)c], n = d->jptr[c + 1] - d->jptr[c];
+  size_t bytes = (size_t)(m * n + m) * sizeof(double);
+  if (m <= d->small_rows && n <= d->small_cols && bytes <= (size_t)s->smem_max) return 0;
+  if (m * n <= d->medium_elems && bytes <= (size_t)s->smem_max) return 1;
+  return 2;
+}
+
+/* Submatrices of columns [c0, c1) (fuse_submat: of the large class only; the others are
+ * scattered by k_qr into shared memory).  Local. */
 static int c_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
   k_cuda_state *st = k_cuda_st(be);
   c_cols *s = (c_cols *)state;
@@ -395,8 +441,9 @@ static int c_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
   aoff[0] = roff[0] = 0;
   for (int64_t c = c0; c < c1; c++) {
     int64_t n = s->d.jptr[c + 1] - s->d.jptr[c];
-    aoff[c - c0 + 1] = aoff[c - c0] + (int64_t)is[c] * n;
-    roff[c - c0 + 1] = roff[c - c0] + is[c];
+    int slot = !s->d.fuse_submat || col_class(s, c) == 2;   /* fused: only the large class */
+    aoff[c - c0 + 1] = aoff[c - c0] + (slot ? (int64_t)is[c] * n : 0);
+    roff[c - c0 + 1] = roff[c - c0] + (slot ? is[c] : 0);
   }
   size_t cnt = (size_t)(c1 - c0 + 1) * sizeof(int64_t);
   if (cnt > s->aoff_cap) {
@@ -436,10 +483,7 @@ static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_sp
     if (m > ks->max_i) ks->max_i = m;
     if (n > ks->max_j) ks->max_j = n;
     size_t bytes = (size_t)(m * n + m) * sizeof(double);
-    int k;
-    if (m <= d->small_rows && n <= d->small_cols && bytes <= (size_t)s->smem_max) k = 0;
-    else if (m * n <= d->medium_elems && bytes <= (size_t)s->smem_max) k = 1;
-    else k = 2;
+    int k = col_class(s, c);
     if (k < 2 && bytes > smem[k]) smem[k] = bytes;
     cls[k].push_back((int32_t)c);
   }
@@ -449,20 +493,25 @@ static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_sp
   size_t total = cls[0].size() + cls[1].size() + cls[2].size();
   HY_CALL(grow(be, (void **)&s->list, &s->list_cap, (total + 1) * sizeof(int32_t)));
   size_t off = 0;
+  const c_bsrc bsrc = { s->jloc, s->bptr, s->bcol, s->bval };
   for (int k = 0; k < 3; k++) {
     if (cls[k].empty()) continue;
     HY_CUDA(cudaMemcpyAsync(s->list + off, cls[k].data(), cls[k].size() * sizeof(int32_t),
                             cudaMemcpyHostToDevice, st->stream));
     int threads = k == 0 ? 32 : d->block_threads;
     int nb = (int)cls[k].size();
-    if (k < 2)
-      k_qr<true><<<nb, threads, smem[k], st->stream>>>(s->list + off, c0, s->jptr, s->kglob, s->iub,
-                                                       s->iset, s->isize, s->aoff, s->work, s->roff,
-                                                       s->rwork, s->mval, s->res, s->deficient);
+    if (k < 2 && d->fuse_submat)
+      k_qr<true, true><<<nb, threads, smem[k], st->stream>>>(
+          s->list + off, c0, s->jptr, s->kglob, s->iub, s->iset, s->isize, s->aoff, s->work,
+          s->roff, s->rwork, s->mval, s->res, s->deficient, bsrc);
+    else if (k < 2)
+      k_qr<true, false><<<nb, threads, smem[k], st->stream>>>(
+          s->list + off, c0, s->jptr, s->kglob, s->iub, s->iset, s->isize, s->aoff, s->work,
+          s->roff, s->rwork, s->mval, s->res, s->deficient, bsrc);
     else
-      k_qr<false><<<nb, threads, 0, st->stream>>>(s->list + off, c0, s->jptr, s->kglob, s->iub,
-                                                  s->iset, s->isize, s->aoff, s->work, s->roff,
-                                                  s->rwork, s->mval, s->res, s->deficient);
+      k_qr<false, false><<<nb, threads, 0, st->stream>>>(
+          s->list + off, c0, s->jptr, s->kglob, s->iub, s->iset, s->isize, s->aoff, s->work,
+          s->roff, s->rwork, s->mval, s->res, s->deficient, bsrc);
     HY_CUDA_LAUNCH();
     off += cls[k].size();
   }
@@ -654,7 +703,7 @@ typedef struct {
   double tau;
   int max_col, small_rows, small_cols;
   int64_t medium_elems;
-  int block_threads;
+  int block_threads, fuse_submat;
 } c_jin;
 
 /* From B on the device (s->bptr, bcol, bval; s->nb, nbz set): the J sets (counts, offsets to the
@@ -728,6 +777,7 @@ static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64
   s->d.small_cols = j->small_cols;
   s->d.medium_elems = j->medium_elems;
   s->d.block_threads = j->block_threads;
+  s->d.fuse_submat = j->fuse_submat;
   s->ncols = n;
   HY_CALL(cols_work_alloc(be, s));
   *fits = 1;
@@ -773,7 +823,8 @@ static int single_build(k_backend *be, const k_spai_single *in, c_cols *s, c_tmp
   c_jin j = { .nloc = n, .r0 = 0, .nghost = 0, .ghost = NULL, .mx = t->mx, .cmax = t->cmax,
               .tau = in->tau, .max_col = in->max_col, .small_rows = in->small_rows,
               .small_cols = in->small_cols, .medium_elems = in->medium_elems,
-              .block_threads = in->block_threads };
+              .block_threads = in->block_threads,
+              .fuse_submat = in->fuse_submat };
   s->nb = n;
   s->nbz = nnz;
   return jsets_build(be, s, t, &j, jptr_out, NULL, fits);
@@ -846,7 +897,8 @@ static int c_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int6
     c_jin j = { .nloc = in->nloc, .r0 = in->r0, .nghost = in->nghost, .ghost = t.ghost,
                 .mx = t.mx, .cmax = t.cmax, .tau = in->tau, .max_col = in->max_col,
                 .small_rows = in->small_rows, .small_cols = in->small_cols,
-                .medium_elems = in->medium_elems, .block_threads = in->block_threads };
+                .medium_elems = in->medium_elems, .block_threads = in->block_threads,
+              .fuse_submat = in->fuse_submat };
     rc = jsets_build(be, s, &t, &j, jptr, jglob, fits);
   }
   tmp_free(be, &t);

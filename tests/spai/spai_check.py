@@ -7,7 +7,9 @@ modes:
   same-m      M written at 1, 2 and 3 ranks (--ranks) is the same matrix: same pattern, values
               within --rtol (default 1e-13) relative to the column's largest entry (0: bit for
               bit, the file has 17 digits); --expect-pattern B1 B2 ..: the pattern builder of
-              each run (parsed from "(NAME pattern)" of the setup phases line), one per rank count
+              each run (parsed from "(NAME pattern)" of the setup phases line), one per rank count;
+              --alt ARG..: one more run at the first rank count with these arguments added, its
+              M compared with the first run's the same way
   fewer-iters BiCGSTAB with SPAI takes fewer iterations than without preconditioner
   verdict     one run ends with its one expected verdict (--exit: 0 converged, 4 not converged
               after N iterations with the residual reached, 3 breakdown naming the iteration) and
@@ -482,6 +484,7 @@ def main():
     ap.add_argument("--threshold", type=float, default=None)
     ap.add_argument("--backends", nargs="+", default=["host"])
     ap.add_argument("--expect-pattern", nargs="+", default=None)
+    ap.add_argument("--alt", nargs="+", default=None)
     ap.add_argument("--every", type=int, nargs="+", default=[1, 7, 1000])
     ap.add_argument("--graph", type=int, choices=[0, 1], default=None)
     ap.add_argument("--cross-rtol", type=float, default=None)
@@ -509,6 +512,12 @@ def main():
                 print("pattern builder at %d ranks: %s (expected %s)" % (r, got, want))
                 if got != want:
                     fails.append("pattern builder at %d ranks: %s, expected %s" % (r, got, want))
+        if a.alt:
+            rc, out, rec, wd = run(a, a.ranks[0], a.alt + ["solver.solve=false",
+                                                          "output.preconditioner=M.mtx"], "alt")
+            if rc != 0:
+                fails.append("run with %s exited %d" % (" ".join(a.alt), rc))
+            paths.append(os.path.join(wd, "M.mtx"))
         if not fails:
             for p in paths[1:]:
                 e = compare_m(paths[0], p, rtol)

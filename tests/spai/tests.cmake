@@ -153,21 +153,24 @@ spai_multi(spai_verdict_e05r0100_none_r2 verdict RANKS 2 NEED ${M}/e05r0100.mtx.
 # k_spai_ops.dist_setup): B's local rows, the rows they name fetched once, the J sets and |I|
 # bounds by the backend; M bit for bit that of one rank (--rtol 0) and the builder checked at each
 # rank count (dist at P ranks); J sets over max_col: every rank declines, the host pattern caps
-spai_multi(spai_same_m_dist same-m RANKS 1 2 3 RTOL 0 OPTS --expect-pattern single dist dist
+spai_multi(spai_same_m_dist same-m RANKS 1 2 3 OPTS --rtol 0 --expect-pattern single dist dist
   ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99
        spai.gpu_setup=device)
-spai_multi(spai_same_m_dist_colthr_scale same-m RANKS 1 2 3 RTOL 0
-  OPTS --expect-pattern single dist dist
+spai_multi(spai_same_m_dist_colthr_scale same-m RANKS 1 2 3
+  OPTS --rtol 0 --expect-pattern single dist dist
   ARGS run.backend=host matrix.generator=convdiff2d matrix.size=900 matrix.peclet=2 spai.tau=0.7
        spai.threshold=column spai.scale=diag spai.gpu_setup=device)
-spai_multi(spai_same_m_dist_zerodiag same-m RANKS 1 3 RTOL 0 OPTS --expect-pattern single dist
+spai_multi(spai_same_m_dist_zerodiag same-m RANKS 1 3 OPTS --rtol 0 --expect-pattern single dist
   ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx spai.tau=0.6
        spai.gpu_setup=device)
-spai_multi(spai_same_m_dist_sherman5 same-m RANKS 1 2 3 RTOL 0 NEED ${M}/sherman5.mtx
-  OPTS --expect-pattern single dist dist
+spai_multi(spai_same_m_dist_sherman5 same-m RANKS 1 2 3 NEED ${M}/sherman5.mtx
+  OPTS --rtol 0 --expect-pattern single dist dist
   ARGS run.backend=host matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6
        spai.gpu_setup=device)
-spai_multi(spai_same_m_dist_capped same-m RANKS 1 2 RTOL 0 OPTS --expect-pattern single cols
+# (the --alt run of same-m: a CUDA-only key, ignored by the host kernels: the same M)
+spai_multi(spai_same_m_alt_host same-m RANKS 1 OPTS --rtol 0 --alt spai.gpu_fuse_submat=true
+  ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400)
+spai_multi(spai_same_m_dist_capped same-m RANKS 1 2 OPTS --rtol 0 --expect-pattern single cols
   ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99
        spai.max_col=20 spai.gpu_setup=device)
 
@@ -378,12 +381,23 @@ if(HYBRID_GPU_TESTS)
   # rows and the rows fetched once) with 2 and 3 ranks sharing the one GPU: M bit for bit that of
   # the one-rank device setup (the column kernels get the same sets in the same order, whoever
   # computes them; the transpose moves values, it sums nothing), the builder checked at each count
-  spai_multi(spai_gpu_same_m_dist same-m RANKS 1 2 3 LABELS gpu RTOL 0
-    OPTS --expect-pattern device dist dist
+  spai_multi(spai_gpu_same_m_dist same-m RANKS 1 2 3 LABELS gpu
+    OPTS --rtol 0 --expect-pattern device dist dist
     ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99)
-  spai_multi(spai_gpu_same_m_dist_sherman5 same-m RANKS 1 2 3 LABELS gpu RTOL 0
-    NEED ${M}/sherman5.mtx OPTS --expect-pattern device dist dist
+  spai_multi(spai_gpu_same_m_dist_sherman5 same-m RANKS 1 2 3 LABELS gpu
+    NEED ${M}/sherman5.mtx OPTS --rtol 0 --expect-pattern device dist dist
     ARGS run.backend=cuda matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6)
+  # spai.gpu_fuse_submat = true (the QR kernel scatters A(I_c, J_c) into shared memory itself):
+  # M bit for bit that of the workspace path, at 1 and 2 ranks; and against the host backend with
+  # all three kernel classes
+  spai_multi(spai_gpu_fuse_same_m same-m RANKS 1 2 LABELS gpu
+    OPTS --rtol 0 --expect-pattern device dist --alt spai.gpu_fuse_submat=false
+    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99
+         spai.gpu_fuse_submat=true)
+  spai_multi(spai_gpu_fuse_vs_host_classes gpu-backends RANKS 1 LABELS gpu
+    ARGS matrix.generator=convdiff3d27 matrix.size=4096 spai.levels=2 spai.max_col=40
+         spai.gpu_small_rows=40 spai.gpu_small_cols=12 spai.gpu_medium_elems=1500
+         spai.gpu_fuse_submat=true)
   # and against the host backend (LAPACK's QR sums in another order: 1e-12 of a column's largest)
   spai_multi(spai_gpu_dist_vs_host_r3 gpu-backends RANKS 3 LABELS gpu RTOL 1e-12
     ARGS matrix.generator=convdiff3d27 matrix.size=13824 spai.tau=0.99 matrix.rhs=random
