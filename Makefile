@@ -22,7 +22,7 @@ MPIEXEC    ?= mpiexec
 PREFIX     ?= /usr/local
 
 # Debian/Ubuntu packages: to build and run, and in addition to test.
-DEPS_RUN  = build-essential cmake pkg-config mpich libmpich-dev libinih-dev libopenblas-dev libblas-dev \
+DEPS_RUN  = build-essential cmake pkg-config mpich libmpich-dev libinih-dev libblas-dev \
             liblapack-dev zlib1g-dev libpng-dev libsuitesparse-dev python3
 DEPS_TEST = petsc-dev slepc-dev openmpi-bin slurm-wlm python3-numpy python3-scipy python3-sklearn \
             python3-matplotlib
