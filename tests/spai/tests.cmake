@@ -442,6 +442,11 @@ if(HYBRID_GPU_TESTS)
   spai_multi(spai_gpu_device_loop_sherman5 device-loop RANKS 1 LABELS gpu RTOL 1e-12
     NEED ${M}/sherman5.mtx OPTS --backends cuda host --every 1 10 --graph 1 --cross-rtol 1e-6
     ARGS matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6)
+  # a breakdown found on the device (e05r0100 with SPAI: overflow): the graph loop ends with the
+  # usual loop's exit 3, iteration and message
+  spai_multi(spai_gpu_device_loop_e05r0100 device-loop RANKS 1 LABELS gpu RTOL 1e-12
+    NEED ${M}/e05r0100.mtx.gz OPTS --backends cuda --every 1 7 --graph 1
+    ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
   hy_case(NAME spai_gpu_device_loop_auto RANKS 1 JSON LABELS gpu
     ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
          solver.device_loop=auto
