@@ -1,6 +1,7 @@
 /* lle_load.c - stage "data" of lle: the points on every rank (generated identically on every
  * rank, or read by rank 0 and broadcast), lifted to ambient_dim, written to output.points. */
 #include "lle.h"
+#include "k_lle.h"
 #include "io/io.h"
 #include "runtime/rng.h"
 
@@ -57,9 +58,21 @@ static void lle_gen_uniform(lle_data *d, int64_t n, int D, uint32_t seed) {
   for (int64_t i = 0; i < n; i++) d->t[i] = d->x[i * D];
 }
 
+/* With more than one rank, rank 0 gathers n x wk values of W (wk = k, or a local block's
+ * values) through one MPI count: refuse a generated n beyond 2^31 - 1 of them before anything
+ * is generated (a file's n is checked at the gather).  Every rank decides the same. */
+static int lle_check_gather_size(const hy_ctx *ctx, const lle_opts *o) {
+  int64_t wk = o->method == LLE_STANDARD ? o->k : K_LLE_BLOCK_VALS(o->k, o->method);
+  if (ctx->size == 1 || o->dataset == LLE_FILE || (int64_t)o->n * wk <= INT32_MAX) return HY_OK;
+  return hy_err(HY_EUSAGE, "key 'lle.n' = %lld: on %d ranks W's n x %lld = %lld values (lle.k = %d, %s) are gathered "
+                "on rank 0 through one MPI count, at most 2^31 - 1 (run on 1 rank, or n <= %lld)", (long long)o->n,
+                ctx->size, (long long)wk, (long long)(o->n * wk), o->k, o->method_name, (long long)(INT32_MAX / wk));
+}
+
 /* The points of the run into info->data.  Collective. */
 int lle_load(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   lle_data *d = &info->data;
+  HY_CALL(lle_check_gather_size(ctx, o));
   hy_phase_begin(ctx, "data");
   if (o->dataset != LLE_FILE)   /* the points on every rank, this rank's neighbour lists */
     HY_CALL(hy_mem_check(ctx, 8.0 * o->n * (o->ambient_dim ? o->ambient_dim : 2) + 12.0 * o->n * o->k / ctx->size, 0,

@@ -63,6 +63,16 @@ hy_case(NAME lle_bad_grid_dim RANKS 2 EXIT 1
   EXPECT "key 'lle.knn' = grid: the data has 16 dimensions, the grid search takes at most 8"
   REJECT "^PASSED"
   ARGS run.workload=lle lle.n=500 lle.ambient_dim=16 lle.knn=grid)
+# large N: W gathered on rank 0 through one MPI count (n x k, or n x k^2 local-block values)
+# beyond 2^31 - 1 is refused before any point is generated; 1 rank is not limited by it
+hy_case(NAME lle_bad_gather_count RANKS 2 EXIT 1 TIMEOUT 30
+  EXPECT "key 'lle.n' = 250000000: on 2 ranks W's n x 10 = 2500000000 values .* at most 2\\^31 - 1 .*n <= 214748364\\)"
+  REJECT "^PASSED" "^data "
+  ARGS run.workload=lle lle.n=250000000 lle.k=10)
+hy_case(NAME lle_bad_gather_count_ltsa RANKS 2 EXIT 1 TIMEOUT 30
+  EXPECT "key 'lle.n' = 25000000: on 2 ranks W's n x 100 = 2500000000 values \\(lle.k = 10, ltsa\\)"
+  REJECT "^PASSED"
+  ARGS run.workload=lle lle.n=25000000 lle.k=10 lle.method=ltsa)
 hy_case(NAME lle_bad_k_ge_n RANKS 1 EXIT 1 EXPECT "lle.k.*must be below lle.n"
   ARGS run.workload=lle lle.n=10 lle.k=10)
 hy_case(NAME lle_bad_hessian_k RANKS 1 EXIT 1
