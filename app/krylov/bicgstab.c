@@ -49,10 +49,11 @@ static int update_dots(const krylov_ops *o, double a, const double *x, double b,
   return o->dots(o->ctx, npair, dx, dy, out);
 }
 
-/* y = M x, or a copy without preconditioner.  Collective. */
+/* y = M x; without preconditioner y is x (krylov_bicgstab aliases phat = p, shat = s: the
+ * same values as a copy, two vector passes fewer per iteration) or a copy.  Collective. */
 static int apply_m(const krylov_ops *o, double *x, double *y) {
   if (o->precond) return o->precond(o->ctx, x, y);
-  return o->vec_copy(o->ctx, x, y);
+  return x == y ? HY_OK : o->vec_copy(o->ctx, x, y);
 }
 
 /* r = b - A x, rhat = r, ||b||, rho = (r, r); res->status set when already converged or the
@@ -277,13 +278,19 @@ int krylov_bicgstab(const krylov_ops *o, const krylov_params *par, const double 
   memset(res, 0, sizeof *res);
   bcgs_vecs w;
   memset(&w, 0, sizeof w);
-  double **all[] = { &w.r, &w.rh, &w.p, &w.v, &w.ph, &w.s, &w.sh, &w.t };
-  int rc = HY_OK;
-  for (int i = 0; i < 8 && rc == HY_OK; i++) rc = o->vec_create(o->ctx, all[i]);
+  /* without preconditioner phat = p and shat = s (p and s do not change between the products
+   * and the update of x that read phat and shat) */
+  double **all[] = { &w.r, &w.rh, &w.p, &w.v, &w.s, &w.t, &w.ph, &w.sh };
+  int nv = o->precond ? 8 : 6, rc = HY_OK;
+  for (int i = 0; i < nv && rc == HY_OK; i++) rc = o->vec_create(o->ctx, all[i]);
+  if (!o->precond) {
+    w.ph = w.p;
+    w.sh = w.s;
+  }
   if (rc == HY_OK)
     rc = par->device_loop && o->s_step ? bcgs_run_dev(o, par, b, x, &w, res)
                                        : bcgs_run(o, par, b, x, &w, res);
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < nv; i++)
     if (*all[i]) o->vec_free(o->ctx, *all[i]);
   return rc;
 }

@@ -452,8 +452,9 @@ int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, hy_csr *m, const doubl
   /* vectors read or written per iteration: 20, or 19 when the update of r and its dots share
    * a pass (r is not read back) */
   double nvec = s.vec.ops->axpbypcz_dots ? 19.0 : 20.0;
+  /* (no preconditioner: BiCGSTAB takes phat = p, shat = s, no copies) */
   double bytes = 2 * spmv_bytes(a) + (opt->use_m ? 2 * spmv_bytes(m) :
-                                       opt->ilu ? 2 * spmv_bytes(&s.blk) : 16.0 * s.nloc) +
+                                       opt->ilu ? 2 * spmv_bytes(&s.blk) : 0.0) +
                  nvec * 8.0 * (double)s.nloc;
   HY_MPI(MPI_Allreduce(&bytes, &info->bytes_per_iter, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
   HY_CALL(solve_iterate(&s, opt, db, dx, info));
