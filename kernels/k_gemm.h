@@ -73,6 +73,10 @@ typedef struct {
   int (*warm)(k_backend *be, k_gemm_ws *ws, int prec, int kernel, int64_t m, int64_t n, int64_t k,
               double beta, const void *a, int64_t lda, const void *b, int64_t ldb, void *c,
               int64_t ldc);
+  /* Column-major rows x cols elements of esz bytes from src (lds) to dst (ldd), both device
+   * memory, queued on the backend's current stream (the SUMMA's gathering of panels). */
+  int (*copy2d)(k_backend *be, void *dst, int64_t ldd, const void *src, int64_t lds, int64_t rows,
+                int64_t cols, size_t esz);
 } k_gemm_ops;
 
 /* The table of this backend.  Local. */

@@ -38,6 +38,9 @@ static const cfg_key gemm_keys[] = {
     "> 1 rank: panel broadcasts: nccl (device buffers, CUDA backend built with NCCL, one device "
     "per rank; on a side stream, overlapping the GEMM), mpi (staged through pinned host memory), "
     "auto (nccl when possible, else mpi)" },
+  { "gemm", "panel", CFG_INT, "0", 0, 2147483647.0, NULL,
+    "width of each SUMMA step's local update, a multiple of nb: that many consecutive k-blocks' panels "
+    "gathered (from their owners) into one GEMM; 0: nb.  C is identical for any grid with the same panel" },
   { "gemm", "whole_k", CFG_BOOL, "true", 0, 0, NULL,
     "1x1 grid: one local GEMM over all of k (false: panels of nb, as on a larger grid)" },
   { "gemm", "threshold", CFG_REAL, "1", 0, 1e30, NULL,
@@ -80,6 +83,10 @@ static int gemm_cfg_check(hy_cfg *c) {
       if (cfg_str(c, files[i])[0])
         return cfg_err(c, files[i], "is set, but gemm.source = random (allowed: source = file)");
   }
+  int64_t panel = cfg_int(c, "gemm.panel"), nb = cfg_int(c, "gemm.nb");
+  if (panel % nb != 0)
+    return cfg_err(c, "gemm.panel", "= %lld is not a multiple of gemm.nb = %lld (allowed: 0 for nb, or "
+                   "%lld, %lld, ...)", (long long)panel, (long long)nb, (long long)nb, (long long)(2 * nb));
   if (cfg_bool(c, "gemm.compare") && size != 1)
     return cfg_err(c, "gemm.compare", "= true times every kernel alone on one device: run it with "
                    "1 rank (this run has %d)", size);
@@ -107,6 +114,7 @@ static void gemm_opts_from_cfg(const hy_cfg *c, gemm_opts *o) {
   o->beta = cfg_real(c, "gemm.beta");
   o->seed = (uint64_t)cfg_int(c, "run.seed");
   o->bcast = cfg_enum(c, "gemm.bcast");   /* auto|nccl|mpi: HY_BCAST_AUTO / DEVICE / MPI */
+  o->panel = cfg_int(c, "gemm.panel") ? cfg_int(c, "gemm.panel") : o->nb;
   o->whole_k = cfg_bool(c, "gemm.whole_k");
   o->threshold = cfg_real(c, "gemm.threshold");
   o->full_max = cfg_real(c, "gemm.full_check_max");

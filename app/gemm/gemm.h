@@ -27,7 +27,8 @@ typedef struct {
   double alpha, beta;
   uint64_t seed;
   int bcast;                /* HY_BCAST_AUTO / DEVICE / MPI (app/comm) */
-  int whole_k;              /* 1x1 grid: one local GEMM over all of k (else panels of nb) */
+  int64_t panel;            /* width of a SUMMA step's local update (a multiple of nb) */
+  int whole_k;              /* 1x1 grid: one local GEMM over all of k (else steps of panel) */
   double threshold;         /* pass when both check ratios are <= threshold */
   double full_max;          /* also the full host-BLAS comparison when m n k <= full_max */
   int compare;              /* time every kernel variant alone (the seed's table columns) */

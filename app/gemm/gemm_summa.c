@@ -1,7 +1,7 @@
 /* gemm_summa.c - stage summa: upload A, B, C0; C = alpha A B + beta C0 by SUMMA; download C.
  *
- * Step s covers the k-range [k0, k0 + w) of one block column of A / block row of B (w = nb;
- * on a 1x1 grid with gemm.whole_k the whole of k in one step).  The process column owning A's
+ * Step s covers the k-range [k0, k0 + w) of w = gemm.panel (default nb) columns of A / rows of B,
+ * one or more k-blocks (on a 1x1 grid with gemm.whole_k the whole of k in one step).  The process column owning A's
  * block column broadcasts its panel (m_loc x w) along each process row, the process row owning
  * B's block row broadcasts its panel (w x n_loc) down each process column; every rank then adds
  * A_panel B_panel to its C block.  The broadcasts of step s + 1 are posted before the local GEMM
@@ -51,14 +51,14 @@ static void gemm_c_fp64(gemm_t *g) {
   }
 }
 
-/* The panels of step s (k-range k0 .. k0 + w, block column / row kb = k0 / nb): broadcast A's
- * from process column kb % Q along the process rows and B's from process row kb % P down the
- * columns (into the receive buffers of step parity par); on return *a, *b point at them (the
- * owner's own blocks in place).  Collective on the process row and column. */
-static int gemm_panels(gemm_t *g, void *const rbuf[2][2], int64_t s, int64_t k0, int64_t w,
+/* The panels of a step of one k-block (k-range k0 .. k0 + w, block column / row kb = k0 / nb):
+ * broadcast A's from process column kb % Q along the process rows and B's from process row
+ * kb % P down the columns (into the receive buffers of step parity par); on return *a, *b point
+ * at them (the owner's own blocks in place).  Collective on the process row and column. */
+static int gemm_panel1(gemm_t *g, void *const rbuf[2][2], int par, int64_t k0, int64_t w,
                        const void **a, int64_t *lda, const void **b, int64_t *ldb) {
   int64_t nb = g->o->nb, kb = k0 / nb;
-  int par = (int)(s & 1), qk = (int)(kb % g->Q), pk = (int)(kb % g->P);
+  int qk = (int)(kb % g->Q), pk = (int)(kb % g->P);
   void *pa = rbuf[0][par], *pb = rbuf[1][par];
   int64_t la = g->A.ld, lb = w;
   if (g->q == qk) pa = (char *)g->A.d + (size_t)((g->Q == 1 ? k0 : (kb / g->Q) * nb) * g->A.ld) * g->ein;
@@ -75,10 +75,48 @@ static int gemm_panels(gemm_t *g, void *const rbuf[2][2], int64_t s, int64_t k0,
   return HY_OK;
 }
 
+/* The panels of step s (k-range k0 .. k0 + w, of one or more k-blocks: gemm.panel): one
+ * k-block as gemm_panel1; several gathered side by side into the receive buffers of step
+ * parity par, each k-block broadcast from its owner (which also copies it in), where one
+ * process column (row) holds all of k the A (B) panel taken in place.  Collective on the
+ * process row and column. */
+static int gemm_panels(gemm_t *g, void *const rbuf[2][2], int64_t s, int64_t k0, int64_t w,
+                       const void **a, int64_t *lda, const void **b, int64_t *ldb) {
+  int64_t nb = g->o->nb, b0 = k0 / nb, b1 = (k0 + w + nb - 1) / nb;
+  int par = (int)(s & 1);
+  if (b1 - b0 == 1) return gemm_panel1(g, rbuf, par, k0, w, a, lda, b, ldb);
+  char *pa = g->Q == 1 ? (char *)g->A.d + (size_t)(k0 * g->A.ld) * g->ein : (char *)rbuf[0][par];
+  char *pb = g->P == 1 ? (char *)g->B.d + (size_t)k0 * g->ein : (char *)rbuf[1][par];
+  int64_t lb = g->P == 1 ? g->B.ld : w;
+  for (int64_t kb = b0; kb < b1; kb++) {
+    int64_t off = kb * nb - k0, wb = k0 + w - kb * nb < nb ? k0 + w - kb * nb : nb;
+    if (g->Q > 1) {
+      int qk = (int)(kb % g->Q);
+      char *dst = pa + (size_t)(off * g->A.ld) * g->ein;
+      char *own = (char *)g->A.d + (size_t)((kb / g->Q) * nb * g->A.ld) * g->ein;
+      if (g->q == qk) HY_LOCAL(g->ko->copy2d(g->be, dst, g->A.ld, own, g->A.ld, g->A.rows, wb, g->ein));
+      HY_LOCAL(hy_bcast_2d(g->bc, HY_ROW, g->ein, g->A.rows, wb, g->q == qk ? own : dst, g->A.ld, qk));
+    }
+    if (g->P > 1) {
+      int pk = (int)(kb % g->P);
+      char *dst = pb + (size_t)off * g->ein;
+      char *own = (char *)g->B.d + (size_t)((kb / g->P) * nb) * g->ein;
+      if (g->p == pk) HY_LOCAL(g->ko->copy2d(g->be, dst, w, own, g->B.ld, wb, g->B.cols, g->ein));
+      HY_LOCAL(hy_bcast_2d(g->bc, HY_COL, g->ein, wb, g->B.cols, g->p == pk ? own : dst,
+                           g->p == pk ? g->B.ld : w, pk));
+    }
+  }
+  *a = pa;
+  *lda = g->A.ld;
+  *b = pb;
+  *ldb = lb;
+  return HY_OK;
+}
+
 /* Width of every SUMMA step but a shorter last one: all of k on a 1x1 grid with gemm.whole_k,
- * else nb.  Local. */
+ * else gemm.panel (nb by default).  Local. */
 static int64_t gemm_width(const gemm_t *g) {
-  return g->o->whole_k && g->P == 1 && g->Q == 1 ? g->k : g->o->nb;
+  return g->o->whole_k && g->P == 1 && g->Q == 1 ? g->k : g->o->panel;
 }
 
 /* The panels' receive buffers [A / B][step parity], where panels travel (Q > 1 for A, P > 1

@@ -407,7 +407,16 @@ static int c_warm(k_backend *be, k_gemm_ws *ws, int prec, int kernel, int64_t m,
   return HY_OK;
 }
 
+/* 2D copy (k_gemm.h), on the current stream.  Local. */
+static int c_copy2d(k_backend *be, void *dst, int64_t ldd, const void *src, int64_t lds, int64_t rows,
+                    int64_t cols, size_t esz) {
+  if (rows <= 0 || cols <= 0) return HY_OK;
+  HY_CUDA(cudaMemcpy2DAsync(dst, (size_t)ldd * esz, src, (size_t)lds * esz, (size_t)rows * esz, (size_t)cols,
+                            cudaMemcpyDeviceToDevice, k_cuda_cur(be)));
+  return HY_OK;
+}
+
 extern "C" const k_gemm_ops k_gemm_cuda_ops = {
   "cuBLAS", 1, c_ws_open, c_ws_close, c_in_bytes, c_pack, c_naive, c_tiled, c_vendor,
-  c_stream_ctl, c_ktime, c_bench, c_warm,
+  c_stream_ctl, c_ktime, c_bench, c_warm, c_copy2d,
 };

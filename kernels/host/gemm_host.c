@@ -189,7 +189,15 @@ static int hg_bench(k_backend *be, k_gemm_ws *ws, int prec, int kernel, int64_t 
   return rc;
 }
 
+/* 2D copy (k_gemm.h).  Local. */
+static int hg_copy2d(k_backend *be, void *dst, int64_t ldd, const void *src, int64_t lds, int64_t rows,
+                     int64_t cols, size_t esz) {
+  for (int64_t j = 0; j < cols && rows > 0; j++)
+    memcpy((char *)dst + (size_t)(j * ldd) * esz, (const char *)src + (size_t)(j * lds) * esz, (size_t)rows * esz);
+  return HY_OK;
+}
+
 const k_gemm_ops k_gemm_host_ops = {
   "BLAS", 0, hg_ws_open, hg_ws_close, hg_in_bytes, hg_pack, hg_naive, hg_tiled, hg_vendor,
-  hg_stream_ctl, hg_ktime, hg_bench, NULL,
+  hg_stream_ctl, hg_ktime, hg_bench, NULL, hg_copy2d,
 };

@@ -45,6 +45,32 @@ add_test(NAME gemm_ranks_wholek_tiles
           run.workload=gemm ${GEMM_PRIMES} gemm.kernel=tiled gemm.beta=-2 run.seed=12)
 set_tests_properties(gemm_ranks_wholek_tiles PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 4)
 
+# gemm.panel = 4 nb: each step's local GEMM over 4 consecutive k-blocks gathered from their
+# owners (k = 101, nb = 16: steps 0..63 and 64..100, the second ending in a partial block; on
+# 1x3 its blocks come from 3 process columns): within the bound of numpy's product, C identical
+# bit for bit on every grid; float / tiled (FP32 sums: the panel width shows in the rounding)
+# and double / vendor
+foreach(pk "float:tiled" "double:vendor")
+  string(REPLACE ":" ";" pkl "${pk}")
+  list(GET pkl 0 prec)
+  list(GET pkl 1 kern)
+  add_test(NAME gemm_ranks_panel_${prec}
+    COMMAND ${GEMM_CHECK} ranks --bin ${HY_BIN} --mpiexec ${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+            --workdir ${HY_TEST_OUT}/gemm_ranks_panel_${prec} --identical
+            --runs "1:gemm.grid=1x1" "2:gemm.grid=1x2" "2:gemm.grid=2x1" "3:gemm.grid=1x3" "3:gemm.grid=3x1" --
+            run.workload=gemm ${GEMM_PRIMES} gemm.panel=64 gemm.precision=${prec} gemm.kernel=${kern}
+            gemm.alpha=-1.5 gemm.beta=0.75 gemm.whole_k=false run.seed=16)
+  set_tests_properties(gemm_ranks_panel_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 3)
+endforeach()
+# the aggregation happens: 2 steps (not 7) on 1x3, parsed from the record
+hy_case(NAME gemm_panel_steps RANKS 3 JSON
+  EXPECT ${GEMM_PASS} "grid 1x3, nb 16, 2 SUMMA step\\(s\\)"
+  RUNCASE --json-field metrics.steps=2
+  ARGS run.workload=gemm ${GEMM_PRIMES} gemm.panel=64 gemm.grid=1x3 run.seed=17)
+hy_case(NAME gemm_badcfg_panel EXIT 1
+  EXPECT "key 'gemm.panel' = 40 is not a multiple of gemm.nb = 16 \\(allowed: 0 for nb"
+  REJECT "^PASSED" ARGS run.workload=gemm ${GEMM_PRIMES} gemm.panel=40 output.record=false)
+
 # files in (Matrix Market, written by a random run): the same C bit for bit, at 1 and 2 ranks
 foreach(np 1 2)
   add_test(NAME gemm_file_np${np}
@@ -220,6 +246,22 @@ if(HYBRID_GPU_TESTS)
               --expect-num "0.6::target: vendor through the SUMMA driver >= 0.95 x vendor alone: ([0-9.]+) x"
       ARGS run.workload=gemm run.backend=cuda gemm.m=8192 gemm.n=8192 gemm.k=8192 gemm.kernel=vendor
            gemm.precision=${prec} gemm.full_check_max=0)
+  endforeach()
+  # gemm.panel = 3 nb on the GPU (k-blocks gathered by the device 2D copy + broadcasts into one
+  # local GEMM; k = 521, nb = 64: the last step ends in a partial block), 1 rank and 2 ranks
+  # sharing the GPU on both grids, against the host
+  foreach(pk "bf16:vendor" "double:vendor" "float:tiled")
+    string(REPLACE ":" ";" pkl "${pk}")
+    list(GET pkl 0 prec)
+    list(GET pkl 1 kern)
+    add_test(NAME gpu_gemm_panel_${prec}
+      COMMAND ${GEMM_CHECK} ranks --bin ${HY_BIN} --mpiexec ${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+              --workdir ${HY_TEST_OUT}/gpu_gemm_panel_${prec} --agree
+              --runs "1:run.backend=host" "1:run.backend=cuda" "2:run.backend=cuda gemm.grid=1x2"
+                     "2:run.backend=cuda gemm.grid=2x1" --
+              run.workload=gemm gemm.m=509 gemm.n=503 gemm.k=521 gemm.nb=64 gemm.panel=192 gemm.precision=${prec}
+              gemm.kernel=${kern} gemm.alpha=1.25 gemm.beta=-0.5 gemm.whole_k=false run.seed=24)
+    set_tests_properties(gpu_gemm_panel_${prec} PROPERTIES LABELS "gpu;mpi" TIMEOUT 300 PROCESSORS 2)
   endforeach()
   # two GPUs: the NCCL transport (skips on one GPU), against the 1-GPU C
   add_test(NAME gpu_gemm_nccl_np2
