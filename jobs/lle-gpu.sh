@@ -124,7 +124,10 @@ do_bench() {
   do_eig
   log "Swiss roll N=20000 K=10 d=2, CUDA (target <= 0.2 s end to end)"
   run sr20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0
-  TARGET=0.2 run sr20k 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 output.plot="$OUT/sr20k.png"
+  TARGET=0.2 run sr20k 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 \
+    output.embedding="$OUT/sr20k.npy" output.points="$OUT/sr20k_points.csv"
+  python3 jobs/hyplot.py embedding "$OUT/sr20k.npy" "$OUT/sr20k_points.csv" "$OUT/sr20k.png" \
+    --title "lle swissroll, N = 20000, K = 10, method standard, bsvd, device cuda" 2>&1 | tee -a "$OUT/lle.log" || true
   if [ -z "${SKIP_SKLEARN:-}" ]; then
     log "scikit-learn LLE arpack, same data (reference 3.16 s on 16 cores)"
     python3 - <<'PY' 2>&1 | tee -a "$OUT/lle.log"
@@ -138,7 +141,7 @@ print("   scikit-learn LLE N=20000 arpack: %.3f s" % (time.perf_counter() - t0))
 PY
   fi
   log "Swiss roll N=1000000 K=10 d=2, CUDA (target <= 10 s, converged)"
-  TARGET=10 run sr1m 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 output.plot="$OUT/sr1m.png"
+  TARGET=10 run sr1m 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0
   log "the same with 4 BLAS threads in the LU (UMFPACK's small fronts against OpenBLAS thread start-up)"
   RUN_ENV="OPENBLAS_NUM_THREADS=4" TARGET=10 run sr1m-blas4 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0
   do_knn

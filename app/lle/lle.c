@@ -60,7 +60,6 @@ static const cfg_key lle_keys[] = {
     "embed these new points (CSV with an optional header line, or .npy) as scikit-learn's transform does: barycentric weights (reg as in training) on their k nearest training points, applied to the embedding; written to output.transformed" },
   { "output", "transformed", CFG_STR, "", 0, 0, NULL, "lle: the lle.transform points' embedding (CSV with a header line, or .npy by extension)" },
   { "output", "embedding", CFG_STR, "", 0, 0, NULL, "lle: write the n x d embedding here (CSV with a header line, or .npy by extension)" },
-  { "output", "plot", CFG_STR, "", 0, 0, NULL, "lle: scatter plot PNG of the embedding coloured by the manifold parameter" },
   { "output", "matrix", CFG_STR, "", 0, 0, NULL, "write the workload's matrix here (PETSc binary by extension .petsc/.bin/.dat, else Matrix Market)" },
   { "output", "eigvecs", CFG_STR, "", 0, 0, NULL, "lle: the d+1 eigenvectors of M as an n x (d+1) Matrix Market array (for hybrid-validate lle)" },
   { "output", "points", CFG_STR, "", 0, 0, NULL, "lle: write the (generated or read) points as CSV, the colour t last" },
@@ -107,7 +106,6 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->transform = cfg_str(c, "lle.transform");
   o->out_transformed = cfg_str(c, "output.transformed");
   o->out_embedding = cfg_str(c, "output.embedding");
-  o->out_plot = cfg_str(c, "output.plot");
   o->out_matrix = cfg_str(c, "output.matrix");
   o->out_eigvecs = cfg_str(c, "output.eigvecs");
   o->out_eigvals = cfg_str(c, "output.eigvals");

@@ -89,8 +89,6 @@ void lle_eig_perturb(lle_eig *e, int64_t n, double rel, uint64_t seed);
 /* Write the embedding (n x d, column-major in y) as CSV (header line) or .npy (by
  * extension), atomically.  Local. */
 int lle_write_embedding(const char *path, int64_t n, int d, const double *y);
-/* Scatter plot PNG of the first two embedding coordinates coloured by t.  Local. */
-int lle_write_plot(const char *path, int64_t n, int d, const double *y, const double *t);
 /* Trustworthiness (scikit-learn's definition, n_neighbors = kt) of the embedding, over a
  * seeded sample of at most nsample query points (all when n <= nsample).  Local. */
 int lle_trustworthiness(const lle_data *d, int dd, const double *y, int kt, int64_t nsample,
@@ -132,7 +130,7 @@ typedef struct {
   int trust_k;
   int64_t trust_sample, trust_max_n;
   uint32_t seed;               /* run.seed */
-  const char *out_embedding, *out_plot, *out_matrix, *out_eigvecs, *out_eigvals;
+  const char *out_embedding, *out_matrix, *out_eigvecs, *out_eigvals;
   const char *out_points, *out_neighbors;
   const char *transform, *out_transformed;   /* new points to embed, and where */
 } lle_opts;
