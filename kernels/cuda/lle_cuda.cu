@@ -383,10 +383,15 @@ static int cuda_knn_filtered(k_backend *be, const k_lle_points *p, const double 
   int dev = 0, sms = 0;
   HY_CUDA(cudaGetDevice(&dev));
   HY_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  int64_t bx = (nq + KF_THREADS - 1) / KF_THREADS, S = (4 * 4 * (int64_t)sms + bx - 1) / bx;   /* >= 4 waves */
-  if (S > KF_MAXS) S = KF_MAXS;
-  if (S > n / (4 * L)) S = n / (4 * L);
-  if (S < 1) S = 1;
+  /* slices S: the last wave of blocks as full as can be (4 blocks an SM, __launch_bounds__),
+   * more slices only for 2 % more fill (their lists cost memory); each slice >= 4 L candidates */
+  int64_t bx = (nq + KF_THREADS - 1) / KF_THREADS, slots = 4 * (int64_t)sms, S = 1;
+  double best = 0;
+  for (int64_t s = 1; s <= KF_MAXS && (s == 1 || s <= n / (4 * L)); s++) {
+    int64_t waves = (bx * s + slots - 1) / slots;
+    double fill = (double)(bx * s) / (double)(waves * slots);
+    if (fill > best + 0.02) { best = fill; S = s; }
+  }
   int64_t T = (int64_t)p->dim * (65536 / p->dim);   /* bounding-box threads, a multiple of dim */
   double *part = NULL, *half = NULL;
   kf_stat *stat = NULL;
