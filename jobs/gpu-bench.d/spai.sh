@@ -16,6 +16,8 @@ bench spai-cfd2size-1gpu-devloop 1 config/bench-spai.ini solver.device_loop=true
 # the same with cuSPARSE's SpMV inside the graph, and with the graph off (queued every iteration)
 bench spai-cfd2size-1gpu-devloop-cusparse 1 config/bench-spai.ini solver.device_loop=true solver.spmv=library spai.repeat=3
 bench spai-cfd2size-1gpu-devloop-nograph 1 config/bench-spai.ini solver.device_loop=true solver.device_graph=false spai.repeat=3
+# the setup with the submatrices scattered into shared memory by the QR kernel (spai.gpu_fuse_submat)
+bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini spai.gpu_fuse_submat=true solver.solve=false
 # the same with the pattern and M's rows built on the host (the setup before the device path)
 bench spai-cfd2size-1gpu-hostsetup 1 config/bench-spai.ini spai.gpu_setup=host
 [ "${NGPU:-1}" -ge 2 ] && bench spai-cfd2size-2gpu 2 config/bench-spai.ini
