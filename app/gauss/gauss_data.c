@@ -8,6 +8,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -171,6 +172,30 @@ static int gauss_hplmxp_diag_put(gauss_t *g) {
   return HY_OK;
 }
 
+/* One thread's share of a column chunk of gauss_a0_make: local rows i0 .. i1 of columns
+ * j0 .. j0+w into h (ld), their magnitudes added to rows[] in column order. */
+typedef struct {
+  const gauss_t *g;
+  const int64_t *gi;
+  double *rows, *h;
+  int64_t ld, j0, w, i0, i1;
+} gauss_fill_part;
+
+/* Fill one share (a thread's body).  Local. */
+static void *gauss_fill_run(void *arg) {
+  gauss_fill_part *p = arg;
+  const gauss_t *g = p->g;
+  for (int64_t j = 0; j < p->w; j++) {
+    int64_t gj = gauss_l2g(p->j0 + j, g->a0_nb, g->a0_q, g->a0_Q);
+    for (int64_t i = p->i0; i < p->i1; i++) {
+      double v = gauss_entry(g, p->gi[i], gj);
+      p->h[i + j * p->ld] = v;
+      p->rows[p->gi[i]] += fabs(v);
+    }
+  }
+  return NULL;
+}
+
 /* Generate this rank's part of the original matrix in FP64 on the device and ||A||_inf
  * (matrix = hplmxp: the diagonal too, gauss_hplmxp_diag_put).  Collective. */
 static int gauss_a0_make(gauss_t *g) {
@@ -186,15 +211,24 @@ static int gauss_a0_make(gauss_t *g) {
   double *h = gauss_xmalloc((size_t)(ld * cc) * sizeof(double));
   int64_t *gi = gauss_xmalloc((size_t)ld * sizeof(int64_t));
   for (int64_t i = 0; i < g->a0_m; i++) gi[i] = gauss_l2g(i, g->a0_mb, g->a0_p, g->a0_P);
+  /* the rows split among the rank's threads: each row's sum by one thread in column order
+   * (the same figures for any thread count) */
+  int nt = ctx->threads > 1 ? ctx->threads : 1;
+  if (nt > 64) nt = 64;
+  if (nt > g->a0_m / 512) nt = g->a0_m / 512 > 1 ? (int)(g->a0_m / 512) : 1;
+  gauss_fill_part part[64];
+  pthread_t th[64];
   for (int64_t j0 = 0; j0 < g->a0_n; j0 += cc) {
     int64_t w = g->a0_n - j0 < cc ? g->a0_n - j0 : cc;
-    for (int64_t j = 0; j < w; j++) {
-      int64_t gj = gauss_l2g(j0 + j, g->a0_nb, g->a0_q, g->a0_Q);
-      for (int64_t i = 0; i < g->a0_m; i++) {
-        double v = gauss_entry(g, gi[i], gj);
-        h[i + j * ld] = v;
-        rows[gi[i]] += fabs(v);
-      }
+    int started[64] = { 0 };
+    for (int t = 0; t < nt; t++) {
+      part[t] = (gauss_fill_part){ g, gi, rows, h, ld, j0, w, g->a0_m * t / nt, g->a0_m * (t + 1) / nt };
+      if (t > 0) started[t] = pthread_create(&th[t], NULL, gauss_fill_run, &part[t]) == 0;
+    }
+    gauss_fill_run(&part[0]);
+    for (int t = 1; t < nt; t++) {
+      if (started[t]) pthread_join(th[t], NULL);
+      else gauss_fill_run(&part[t]);   /* no thread: this one does it */
     }
     HY_LOCAL(g->ko->h2d_2d(g->be, 0, g->a0_m, w, h, ld, g->a0 + j0 * ld, ld));
   }
