@@ -22,6 +22,10 @@ target_link_libraries(test_lle_kf PRIVATE hybrid_core m)
 add_test(NAME lle_kf_bound COMMAND test_lle_kf)   # the exit code decides (1: a pair outside the bound)
 set_tests_properties(lle_kf_bound PROPERTIES LABELS unit TIMEOUT 60)
 
+# jobs/lle_scale_table.py (the scale mode's table) on made-up logs: slopes and sums parsed and compared
+add_test(NAME lle_scale_table COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_scale_table.py)
+set_tests_properties(lle_scale_table PROPERTIES LABELS unit TIMEOUT 60)
+
 # One rank fails alone inside a stage ([debug] fail_rank + fail_stage, hy_debug_point): the
 # job ends within 10 s with that rank's message and the code.  eigen is the longest stage (rank
 # 0 alone while the others wait in the next collective); knn the longest distributed one.
