@@ -391,14 +391,23 @@ static float h_round(float x, int bits, int fp16) {
   return copysignf(nearbyintf(ax / q) * q, x);
 }
 
+/* dst (ld ldd) = the m x n block src rounded to low, kept as FP32 values (the host's storage of
+ * every low format).  Local. */
+static int h_to_low(k_backend *be, int low, int64_t m, int64_t n, const float *src, int64_t lds,
+                    void *dst, int64_t ldd) {
+  int bits = low == 2 ? 8 : 11, fp16 = low == 3;
+  float *d = (float *)dst;
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) d[i + j * ldd] = h_round(src[i + j * lds], bits, fp16);
+  return HY_OK;
+}
+
 /* A rows x cols block rounded to low (TF32: 11 bits, BF16: 8 bits, FP16: 11 bits and half's
  * range) into a packed copy.  Local. */
 static float *h_round_block(int low, int64_t rows, int64_t cols, const float *a, int64_t lda) {
   float *r = NULL;
   HY_MALLOC(r, rows * cols + 1);
-  int bits = low == 2 ? 8 : 11, fp16 = low == 3;
-  for (int64_t j = 0; j < cols; j++)
-    for (int64_t i = 0; i < rows; i++) r[i + j * rows] = h_round(a[i + j * lda], bits, fp16);
+  h_to_low(NULL, low, rows, cols, a, lda, r, rows > 0 ? rows : 1);
   return r;
 }
 
@@ -412,17 +421,6 @@ static int h_gemm_sub_low(k_backend *be, int low, int64_t m, int64_t n, int64_t 
   free(ar);
   free(br);
   return rc;
-}
-
-/* dst (ld ldd) = the m x n block src rounded to low, kept as FP32 values (the host's storage of
- * every low format).  Local. */
-static int h_to_low(k_backend *be, int low, int64_t m, int64_t n, const float *src, int64_t lds,
-                    void *dst, int64_t ldd) {
-  int bits = low == 2 ? 8 : 11, fp16 = low == 3;
-  float *d = (float *)dst;
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < m; i++) d[i + j * ldd] = h_round(src[i + j * lds], bits, fp16);
-  return HY_OK;
 }
 
 /* C -= A B on inputs rounded by h_to_low: SGEMM, FP32 products and sums.  Local. */

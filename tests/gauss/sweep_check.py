@@ -21,7 +21,10 @@ Runs `M -n R HYBRID COMMON-ARGS gauss.n=.. gauss.nb=.. gauss.grid=.. output.dir=
     a combination in a sweep solves exactly as it does alone.
 Exit 0 pass, 1 fail.
 """
-import argparse, glob, json, os, re, shutil, subprocess, sys
+import argparse, glob, json, os, re, shutil, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gauss_driver import run  # noqa: E402
 
 LINE = re.compile(r"^(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([0-9.]+)\s+([0-9.]+e[+-]\d+)\s*$", re.M)
 RES = re.compile(r"^\|\|Ax-b\|\|_oo/\(eps\*\(\|\|A\|\|_oo\*\|\|x\|\|_oo\+\|\|b\|\|_oo\)\*N\) = "
@@ -34,15 +37,6 @@ def grids(spec, ranks):
         g = g.strip().lower()
         out.append(None if g == "auto" else tuple(int(t) for t in g.split("x")))
     return out
-
-
-def run(cmd, wd):
-    print("$ " + " ".join(cmd), flush=True)
-    p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       stdin=subprocess.DEVNULL, timeout=600)
-    out = p.stdout.decode(errors="replace")
-    print(out, flush=True)
-    return p.returncode, out
 
 
 def record(d):
