@@ -6,6 +6,8 @@
 #   make test    deps + test deps (PETSc/SLEPc, Slurm, Python packages) + build + ctest
 #   make install build, then install into PREFIX (default /usr/local): bin/hybrid,
 #                bin/hybrid-validate, share/hybrid/{config,jobs}, share/man/man1/hybrid.1
+#   make sanitize  ASan + UBSan build of the host backend in build-san, then ctest -L sanitize
+#                (the bad-config / bad-input corpora; tests/tools/sanitize.sh)
 #   make clean   remove the build folder
 #
 # Variables: BUILD (build folder), PREFIX (make install), NP (ranks for make run), CMAKE_ARGS (extra -D options),
@@ -30,7 +32,7 @@ DEPS_TEST = petsc-dev slepc-dev openmpi-bin slurm-wlm python3-numpy python3-scip
 PY_MODULES = numpy scipy sklearn matplotlib
 PY_PIP     = numpy scipy scikit-learn matplotlib
 
-.PHONY: all deps test-deps build run test install clean
+.PHONY: all deps test-deps build run test sanitize install clean
 
 all: build
 
@@ -89,6 +91,9 @@ test: test-deps
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+sanitize: test-deps
+	JOBS=$(JOBS) CMAKE_ARGS="$(CMAKE_ARGS)" bash tests/tools/sanitize.sh build-san
 
 clean:
 	rm -rf $(BUILD)
