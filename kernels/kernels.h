@@ -52,6 +52,7 @@ struct k_backend {
   char runtime_version[32];  /* CUDA runtime "12.4" ("" on host), for the record */
   char driver_version[32];   /* CUDA driver API version "12.6" ("" on host) */
   char nccl_version[32];     /* NCCL "2.21.5" when this build uses it ("" otherwise) */
+  char cudnn_version[32];    /* cuDNN "9.1.0" when this build links it ("" otherwise) */
   /* What drivers may ask (they never test kind: backend details stay in kernels/). */
   int gpu;                   /* 1 on a GPU backend: GPU figures (targets, floors) print */
   const char *vendor_blas;   /* dense library doing GEMM/TRSM: "cuBLAS" or "BLAS" */

@@ -306,8 +306,8 @@ static void json_str_or_null(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-/* The record's build and run context: CUDA runtime and driver, NCCL (from the backend table;
- * null on the host backend / without NCCL), argv, the Slurm job and step.  Local (rank 0). */
+/* The record's build and run context: CUDA runtime and driver, NCCL, cuDNN (from the backend
+ * table; null on the host backend / when not linked), argv, the Slurm job and step.  Local (rank 0). */
 static void write_build_run(FILE *f, const hy_ctx *ctx) {
   fprintf(f, "  \"cuda\": ");
   if (ctx->be.runtime_version[0]) {
@@ -321,6 +321,8 @@ static void write_build_run(FILE *f, const hy_ctx *ctx) {
   }
   fprintf(f, ",\n  \"nccl\": ");
   json_str_or_null(f, ctx->be.nccl_version);
+  fprintf(f, ",\n  \"cudnn\": ");
+  json_str_or_null(f, ctx->be.cudnn_version);
   fprintf(f, ",\n  \"argv\": [");
   for (int i = 0; i < ctx->argc && ctx->argv; i++) {
     fprintf(f, "%s\"", i ? ", " : "");

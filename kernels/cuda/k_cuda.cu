@@ -6,6 +6,9 @@
 #ifdef HYBRID_HAVE_NCCL
 #include <nccl.h>
 #endif
+#ifdef HYBRID_HAVE_CUDNN
+#include <cudnn.h>
+#endif
 #include <string.h>
 
 /* CUDA devices visible; 0 when no driver or device (never an error).  Local. */
@@ -153,6 +156,11 @@ extern "C" int k_cuda_open(k_backend *be, int dev) {
   int ncv = 0;
   if (ncclGetVersion(&ncv) == ncclSuccess)   /* 2.19+: major*10000 + minor*100 + patch */
     snprintf(be->nccl_version, sizeof be->nccl_version, "%d.%d.%d", ncv / 10000, ncv % 10000 / 100, ncv % 100);
+#endif
+#ifdef HYBRID_HAVE_CUDNN
+  size_t cdv = cudnnGetVersion();   /* 9.x: major*10000 + minor*100 + patch; 8.x: major*1000 + ... */
+  size_t cmaj = cdv >= 90000 ? cdv / 10000 : cdv / 1000, crest = cdv >= 90000 ? cdv % 10000 : cdv % 1000;
+  snprintf(be->cudnn_version, sizeof be->cudnn_version, "%zu.%zu.%zu", cmaj, crest / 100, crest % 100);
 #endif
   k_cuda_state *st = (k_cuda_state *)calloc(1, sizeof *st);
   if (!st) return hy_err(HY_ESYS, "out of memory");

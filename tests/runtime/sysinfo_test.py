@@ -9,7 +9,7 @@ the header and in the record (parsed and compared, not matched as text):
   run.blas_threads=2 (+ SLURM=3)  -> the BLAS on 2 threads (1 for the reference BLAS), 3 per rank
   blas.library names the library that `ldd` shows providing the BLAS; blas.threads is 1 for the
   reference BLAS, the per-rank count for OpenBLAS; compiler is "gcc|clang VERSION";
-  argv, slurm (job and step id; null outside Slurm), typed config values, cuda/nccl null on host."""
+  argv, slurm (job and step id; null outside Slurm), typed config values, cuda/nccl/cudnn null on host."""
 import glob, json, os, re, shutil, subprocess, sys
 
 exe, mpiexec, work = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -114,8 +114,9 @@ if rec is not None:
     n, recd, be = c.get("selftest", {}).get("n"), c.get("output", {}).get("record"), c.get("run", {}).get("backend")
     if not (type(n) is int and n == 1000 and recd is True and be == "host"):
         fails.append("record config not typed: selftest.n %r, output.record %r, run.backend %r" % (n, recd, be))
-    if rec.get("backend") == "host" and (rec.get("cuda", 0) is not None or rec.get("nccl", 0) is not None):
-        fails.append("host backend: cuda %r, nccl %r (want null)" % (rec.get("cuda", 0), rec.get("nccl", 0)))
+    if rec.get("backend") == "host" and any(rec.get(k, 0) is not None for k in ("cuda", "nccl", "cudnn")):
+        fails.append("host backend: cuda %r, nccl %r, cudnn %r (want null, present)" % (
+            rec.get("cuda", 0), rec.get("nccl", 0), rec.get("cudnn", 0)))
     print("ok? argv %r slurm %r" % (rec.get("argv"), rec.get("slurm")))
 rec, out = run("noslurm", [], {})
 if rec is not None and rec.get("slurm", 0) is not None:
