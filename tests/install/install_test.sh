@@ -10,6 +10,7 @@ prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" > "$work/install.log" 2>&1 || { cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
 for f in bin/hybrid share/hybrid/config/selftest.ini share/hybrid/config/spai.ini \
          share/hybrid/jobs/selftest.slurm share/hybrid/jobs/report.py share/hybrid/jobs/scaling.sh \
+         share/hybrid/jobs/hyplot.py share/hybrid/jobs/validate_job.py \
          share/man/man1/hybrid.1; do
   [ -s "$prefix/$f" ] || bad "$prefix/$f not installed (or empty)"
 done
@@ -64,5 +65,17 @@ out=$(HYBRID_LAUNCHER="$mpiexec -n 1" bash "$prefix/share/hybrid/jobs/selftest.s
 echo "$out" | grep -q "^job: executable $prefix/bin/hybrid" || bad "installed job does not run PREFIX/bin/hybrid: $out"
 echo "$out" | grep -q "^job: config $prefix/share/hybrid/config/selftest.ini" || bad "installed job does not use PREFIX's selftest.ini: $out"
 ls results/local-*/*.json > /dev/null 2>&1 || bad "installed job wrote no record under $work/submit/results/"
+# 5. the installed spai job with validation on (HYBRID_VALIDATE=1, when the validator was built
+# and installed): PREFIX/share/hybrid/jobs/validate_job.py and PREFIX/bin/hybrid-validate, the
+# verdict in the log and validation.petsc.status = passed in the record
+if [ -x "$prefix/bin/hybrid-validate" ]; then
+  rm -rf results
+  out=$(HYBRID_VALIDATE=1 HYBRID_LAUNCHER="$mpiexec -n 1" bash "$prefix/share/hybrid/jobs/spai.slurm" matrix.size=400 2>&1); rc=$?
+  [ $rc = 0 ] || bad "installed spai.slurm with HYBRID_VALIDATE=1: exit $rc (want 0): $out"
+  echo "$out" | grep -q "^job: validation: $prefix/bin/hybrid-validate spai " || bad "the installed job did not run PREFIX's validator: $out"
+  echo "$out" | grep -q "^job: validation (hybrid-validate spai): PASSED" || bad "no PASSED validation verdict in the installed job's log: $out"
+  st=$(python3 -c 'import json,glob,sys; r=[json.load(open(p)) for p in glob.glob("results/local-*/*.json")]; print(r[0]["validation"]["petsc"]["status"] if len(r) == 1 else "%d records" % len(r))' 2>&1)
+  [ "$st" = passed ] || bad "installed validated job: record validation.petsc.status = $st (want passed)"
+fi
 [ $fail = 0 ] && echo "ok: installed into $prefix and ran from $work/elsewhere and $work/submit"
 exit $fail
