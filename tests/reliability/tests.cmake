@@ -68,25 +68,27 @@ endforeach()
 
 # memory pre-checks (hy_mem_check, app/runtime/memcheck.c): a size inside a key's range that
 # needs more memory per rank than a rank has is refused before allocating: exit 5 within
-# seconds, the size, the figure needed (parsed: the workload's lower bound at 2 ranks) and the
-# limit (parsed: what a rank has here).  Without the check these runs allocate until the OOM
+# seconds, the size, the figure needed (parsed: the workload's lower bound at that rank count;
+# lle at 1 rank: at 2 its gather's MPI count limit refuses n first, exit 1) and the limit
+# (parsed: what a rank has here).  Without the check these runs allocate until the OOM
 # killer or fail in malloc far into the run.
 set(HY_REL_MEM
-  "sort|sort: n = 17000000000 keys|60:70|sort.n=17000000000"
-  "gemm|gemm.m x k x n = 2147483647 x 2147483647 x 2147483647|5e10:5.3e10|gemm.m=2147483647 gemm.n=2147483647 gemm.k=2147483647"
-  "conv|conv.width x height x channels = 1048576 x 1048576 x 4|1.6e4:1.7e4|conv.width=1048576 conv.height=1048576"
-  "lle|lle.n = 2000000000|140:145|lle.n=2000000000"
-  "spai|matrix.size = 2000000000|55:65|matrix.size=2000000000"
-  "selftest|selftest.n = 10000000000, copy_mib = 64|145:152|selftest.n=10000000000")
+  "sort|2|sort: n = 17000000000 keys|60:70|sort.n=17000000000"
+  "gemm|2|gemm.m x k x n = 2147483647 x 2147483647 x 2147483647|5e10:5.3e10|gemm.m=2147483647 gemm.n=2147483647 gemm.k=2147483647"
+  "conv|2|conv.width x height x channels = 1048576 x 1048576 x 4|1.6e4:1.7e4|conv.width=1048576 conv.height=1048576"
+  "lle|1|lle.n = 2000000000|250:256|lle.n=2000000000"
+  "spai|2|matrix.size = 2000000000|55:65|matrix.size=2000000000"
+  "selftest|2|selftest.n = 10000000000, copy_mib = 64|145:152|selftest.n=10000000000")
 foreach(c IN LISTS HY_REL_MEM)
   string(REPLACE "|" ";" c "${c}")
   list(GET c 0 wl)
-  list(GET c 1 what)
-  list(GET c 2 range)
-  list(GET c 3 args)
+  list(GET c 1 np)
+  list(GET c 2 what)
+  list(GET c 3 range)
+  list(GET c 4 args)
   separate_arguments(args)
   string(REGEX REPLACE "([.*+()])" "\\\\\\1" what_re "${what}")
-  hy_case(NAME rel_mem_${wl}_too_big RANKS 2 EXIT 5 TIMEOUT 60
+  hy_case(NAME rel_mem_${wl}_too_big RANKS ${np} EXIT 5 TIMEOUT 60
     EXPECT "${what_re} needs about [0-9.e+]+ GiB of host memory per rank \\(.*\\) but a rank has [0-9.e+]+ GiB here"
     REJECT "PASSED"
     RUNCASE --timeout 20 --no-files "--expect-num=${range}:needs about ([0-9.e+]+) GiB of host memory"
