@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hyplot import colours  # noqa: E402  (jobs/hyplot.py: the plotting tool shared with the table scripts)
 
 REQUIRED = ("workload", "status", "ranks", "phases", "config")
-IGNORED_KEYS = ("output.dir", "run.name")
+IGNORED_KEYS = ("output.dir", "run.name", "run.exit_file")   # per-job paths and labels, not the configuration
 # the size keys of a scaling study (jobs/scaling.sh's table): a study varies these and nothing else
 SIZE_KEYS = {"gauss": ("gauss.n",), "spai": ("matrix.size",), "lle": ("lle.n",),
              "selftest": ("selftest.n",), "conv": ("conv.height", "conv.width"),

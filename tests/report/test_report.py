@@ -25,7 +25,8 @@ def check(ok, what):
 
 
 def record(d, fname, workload, ranks, phases, status="passed", name="", size=None, key="n"):
-    cfg = {"run": {"workload": workload, "name": name}, "output": {"dir": d}}
+    cfg = {"run": {"workload": workload, "name": name, "exit_file": os.path.join(d, fname + ".exit")},  # per job, as the job scripts set it
+           "output": {"dir": d}}
     cfg[workload] = {key: str(size if size is not None else 1000), "tol": "1e-8"}
     r = {"workload": workload, "status": status, "exit_code": 0 if status == "passed" else 4,
          "version": "test", "mpi_library": "test", "ranks": ranks, "nodes": 1, "backend": "host",
