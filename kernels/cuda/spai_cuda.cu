@@ -8,7 +8,7 @@
  *                thread block per column, in three classes chosen by (|I_c|, |J_c|): a warp (32
  *                threads) in shared memory for small columns, a block in shared memory for medium
  *                ones, a block on the global-memory slot for large ones (thresholds: config keys).
- * Solver: our CSR SpMV (mat_spmv_own: a few threads per row, chosen by the mean row length) or
+ * Solver: our CSR SpMV (mat_spmv_own: 1..32 threads per row, chosen by the mean row length) or
  * cuSPARSE SpMV (mat_spmv: generic API, CSR ALG1 after cusparseSpMV_preprocess); the vector
  * operations are the shared ones of k_vec.h (vec_cuda.cu).  All work is queued on the backend's
  * stream. */
@@ -994,11 +994,14 @@ typedef struct {
   int tpr;                     /* our SpMV: threads per row (a power of 2, 2..32) */
 } c_mat;
 
-/* Our SpMV's threads per row for a mean row length (nonzeros per row): the power of 2 at or
- * above half of it, 2..32, so that each thread takes about two entries of its row.  Local. */
+/* Our SpMV's threads per row for a mean row length (nonzeros per row): the largest power of 2
+ * up to mean / 6 (1..32), each thread taking about six entries or more of its row.  Measured
+ * on one H200 (A alone, 1/2/4/8/16/32 threads per row): 26 per row (cfd2's size)
+ * 18.0/14.3/11.9/14.4/15.3/21.6 us, cuSPARSE 18.3; 5 per row (n = 921,600)
+ * 24.1/26.6/33.5/48.4/89.4/167.7 us, cuSPARSE 31.7.  Local. */
 static int mat_tpr(double mean) {
-  int t = 2;
-  while (t < 32 && t < mean / 2) t *= 2;
+  int t = 1;
+  while (t < 32 && 12.0 * t <= mean) t *= 2;
   return t;
 }
 

@@ -49,10 +49,12 @@ modes:
               loop reported used; two backends: their loop-off runs within 10% + 2 iterations;
               --graph 0|1: every loop-on run's record says device_graph = that (the iterations
               between reads recorded once and replayed, or queued anew); --cross-rtol R: the
-              two backends' loop-off x within R of max |x|
+              two backends' loop-off x within R of max |x|; --iters-rtol F (default 0.1): the
+              two backends' iterations within F + 2
   spmv-variants BiCGSTAB on the cuda backend with solver.spmv = own and = library against the host
               backend: all converged (exit 0, PASSED), the record's spmv_own 1 / 0, iterations
-              pairwise within 10% + 2, x within --rtol (default 1e-6) of the host's max |x|; the
+              of ours and cuSPARSE's within 10% + 2 of each other and within --iters-rtol
+              (default 0.1) + 2 of the host's, x within --rtol (default 1e-6) of the host's max |x|; the
               cuda runs print both SpMVs alone ("spmv (ours, alone): A X us", "spmv (cuSPARSE
               library, alone): A Y us"), X and Y parsed > 0 and equal to the record's
 Exit 0 pass, 1 fail, 77 skip (a --need file is absent).
@@ -312,7 +314,7 @@ def check_device_loop(a):
     if len(off) > 1 and not fails:
         bs = list(off)
         i0, i1 = off[bs[0]]["m"]["iterations"], off[bs[1]]["m"]["iterations"]
-        if off[bs[0]]["rc"] != off[bs[1]]["rc"] or abs(i0 - i1) > 0.1 * i0 + 2:
+        if off[bs[0]]["rc"] != off[bs[1]]["rc"] or abs(i0 - i1) > a.iters_rtol * i0 + 2:
             fails.append("%s vs %s (loop off): exit %d / %d, iterations %d / %d" % (
                 bs[0], bs[1], off[bs[0]]["rc"], off[bs[1]]["rc"], i0, i1))
         if a.cross_rtol is not None:
@@ -366,9 +368,11 @@ def check_spmv_variants(a):
     if len(res) == 3:
         its = {t: res[t]["m"]["iterations"] for t in res}
         print("iterations: %r" % its)
+        if abs(its["cuda-own"] - its["cuda-library"]) > 0.1 * its["cuda-library"] + 2:
+            fails.append("iterations cuda-own %d vs cuda-library %d" % (its["cuda-own"], its["cuda-library"]))
         for t in ["cuda-own", "cuda-library"]:
-            if abs(its[t] - its["host"]) > 0.1 * its["host"] + 2:
-                fails.append("iterations %s %d vs host %d" % (t, its[t], its["host"]))
+            if abs(its[t] - its["host"]) > a.iters_rtol * its["host"] + 2:
+                fails.append("iterations %s %d vs host %d (more than %g + 2 apart)" % (t, its[t], its["host"], a.iters_rtol))
             d = xdiff(res["host"]["x"], res[t]["x"])
             print("%s: x difference %s of the host's max |x| (<= %g)" % (t, d, rtol))
             if d is None or not d <= rtol:
@@ -488,6 +492,7 @@ def main():
     ap.add_argument("--every", type=int, nargs="+", default=[1, 7, 1000])
     ap.add_argument("--graph", type=int, choices=[0, 1], default=None)
     ap.add_argument("--cross-rtol", type=float, default=None)
+    ap.add_argument("--iters-rtol", type=float, default=0.1)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
