@@ -451,17 +451,20 @@ if(HYBRID_GPU_TESTS)
     set_tests_properties(gauss_gpu_hplmxp_vs_host_${low} PROPERTIES LABELS "gpu" TIMEOUT 300)
   endforeach()
   # the recursive panel LU on the device (pivots on the device, cuSOLVER blocks of panel_nb,
-  # cuBLAS TRSM + GEMM) against the host's vendor panel: x within the FP64 / FP32 tolerances
+  # cuBLAS TRSM + GEMM) against the host's vendor panel (and the device's vendor panel): x
+  # within 1e-11 in FP64; in FP32 at n = 3000 two correct solves differ by ~kappa eps_32 (the
+  # 18:15 H200 run: 7.9e-4 and 5.6e-4 with every residual PASSED): 3e-3 there, each run's HPL
+  # residual (FP32 eps) must pass
   foreach(prec double single)
     set(tol 1e-11)
     if(prec STREQUAL "single")
-      set(tol 2e-4)
+      set(tol 3e-3)
     endif()
     add_test(NAME gauss_gpu_panel_recursive_${prec}
       COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
               --workdir ${HY_TEST_OUT}/gauss_gpu_panel_recursive_${prec} --tol ${tol}
               --runs "1:run.backend=host gauss.panel=vendor" "1:run.backend=cuda gauss.panel=recursive"
-              "1:run.backend=cuda gauss.panel=recursive gauss.panel_nb=16" --
+              "1:run.backend=cuda gauss.panel=recursive gauss.panel_nb=16" "1:run.backend=cuda gauss.panel=vendor" --
               run.workload=gauss gauss.precision=${prec} gauss.n=3000 gauss.nb=256 run.seed=3)
     set_tests_properties(gauss_gpu_panel_recursive_${prec} PROPERTIES LABELS "gpu" TIMEOUT 300)
   endforeach()
