@@ -142,7 +142,8 @@ typedef struct {
    * (bt), or a device state holding both (dev) */
   hy_csr pt, bt;
   int shared;                  /* pt.colind is bt.colind (one rank, every entry of A kept) */
-  int dev;                     /* the backend holds B, J and the |I| bounds (state st) */
+  int dev;                     /* the backend holds B, J and the |I| bounds (state st); the
+                                * P-rank builder (dist) also leaves the J sets in pt */
   void *st;
   int64_t *djptr;              /* dev: the J offsets (host copy) */
 } spai_pattern_st;
