@@ -39,6 +39,7 @@ static int fail_alloc_one(k_backend *be, void **p, size_t bytes,
                   be->name, bytes, kind);
   return real(be, p, bytes);
 }
+/* The table's alloc, alloc_managed and alloc_pinned under [debug] fail_alloc.  Local. */
 static int fail_alloc(k_backend *be, void **p, size_t b) { return fail_alloc_one(be, p, b, real_ops->alloc, "device"); }
 static int fail_alloc_managed(k_backend *be, void **p, size_t b) {
   return fail_alloc_one(be, p, b, real_ops->alloc_managed, "managed");
