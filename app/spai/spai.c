@@ -72,10 +72,11 @@ static const cfg_key spai_keys[] = {
   { "solver", "max_iter", CFG_INT, "10000", 1, 1e9, NULL, "iteration limit" },
   { "solver", "monitor", CFG_BOOL, "false", 0, 0, NULL,
     "print one line per iteration: k and the recursive ||r|| / ||b|| (PETSc's -ksp_monitor)" },
-  { "solver", "device_loop", CFG_ENUM, "false", 0, 0, "false|true|auto",
+  { "solver", "device_loop", CFG_ENUM, "auto", 0, 0, "false|true|auto",
     "one rank: BiCGSTAB with its scalars in backend memory (alpha, beta, omega, rho, the "
     "residual), no host round trip between checks; the same iterations and x (more than one "
-    "rank: the usual loop); auto = true on a GPU backend at one rank, else false" },
+    "rank: the usual loop); auto = true on a GPU backend at one rank without solver.monitor "
+    "(which prints every iteration), else false" },
   { "solver", "check_every", CFG_INT, "10", 1, 1e6, NULL,
     "device_loop: read the convergence flag every check_every iterations (the iterate is the "
     "first converged one whatever the value; the monitor prints at these reads)" },

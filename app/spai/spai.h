@@ -46,7 +46,7 @@ typedef struct {
   int ilu;                     /* 1: ILU(0) of each rank's diagonal block (block Jacobi) */
   int monitor;                 /* 1: one line per iteration, k and ||r|| / ||b|| */
   int device_loop;             /* BiCGSTAB's device loop at one rank (solver.device_loop): 0 false,
-                                * 1 true, 2 auto (true on a GPU backend) */
+                                * 1 true, 2 auto (true on a GPU backend, no monitor) */
   int check_every;             /* its convergence read every check_every iterations */
   int device_graph;            /* 1: record check_every iterations once, replay (solver.device_graph) */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */

@@ -185,11 +185,11 @@ static int v_s_unrecord(void *c, void *rec) {
 }
 
 /* Fill the device-loop entries of ko when solver.device_loop asks for it (true, or auto on a
- * GPU backend), the run has one rank and the backend's vector table has the scalar-block
+ * GPU backend without the per-iteration monitor), the run has one rank and the backend's vector table has the scalar-block
  * forms; info->device_loop says whether it did.  Local (the same on every rank). */
 static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_ops *ko,
                               spai_solve_info *info) {
-  int want = opt->device_loop == 1 || (opt->device_loop == 2 && s->be->gpu);
+  int want = opt->device_loop == 1 || (opt->device_loop == 2 && s->be->gpu && !opt->monitor);
   info->device_loop = want && s->ctx->size == 1 && s->vec.ops->bcgs_step;
   if (!info->device_loop) return;
   ko->s_create = v_s_create;

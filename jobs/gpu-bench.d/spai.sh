@@ -8,14 +8,15 @@
 # the lines above are the last run's, the target and floor lines the fastest warm run's, and
 # "spai: repeat N: setup cold X ms, warm mean Y ms, fastest Z ms; bicgstab cold A us/it, warm mean
 # B us/it, fastest C us/it" (matched by the bench grep: "ms") sets the cold run against the warm.
+# (defaults: the device loop, solver.device_loop = auto: scalars on the GPU, check_every = 10
+# iterations recorded once as a CUDA graph and replayed; our SpMV, solver.spmv = auto):
+# "bicgstab: X us per iteration ... ratio R", "spmv (ours, alone)" beside "spmv (cuSPARSE
+# library, alone)"; -loopoff: the usual host-driven loop (same iterations)
 bench spai-cfd2size-1gpu 1 config/bench-spai.ini
-# the device loop (scalars on the GPU, check_every = 10 iterations recorded once as a CUDA graph
-# and replayed; our SpMV, solver.spmv = auto): "bicgstab: X us per iteration ... ratio R" against
-# the line above (same iterations), "spmv (ours, alone)" beside "spmv (cuSPARSE library, alone)"
-bench spai-cfd2size-1gpu-devloop 1 config/bench-spai.ini solver.device_loop=true
-# the same with cuSPARSE's SpMV inside the graph, and with the graph off (queued every iteration)
-bench spai-cfd2size-1gpu-devloop-cusparse 1 config/bench-spai.ini solver.device_loop=true solver.spmv=library spai.repeat=3
-bench spai-cfd2size-1gpu-devloop-nograph 1 config/bench-spai.ini solver.device_loop=true solver.device_graph=false spai.repeat=3
+bench spai-cfd2size-1gpu-loopoff 1 config/bench-spai.ini solver.device_loop=false spai.repeat=3
+# the device loop with cuSPARSE's SpMV inside the graph, and with the graph off (queued anew)
+bench spai-cfd2size-1gpu-cusparse 1 config/bench-spai.ini solver.spmv=library spai.repeat=3
+bench spai-cfd2size-1gpu-nograph 1 config/bench-spai.ini solver.device_graph=false spai.repeat=3
 # the setup with the submatrices scattered into shared memory by the QR kernel (spai.gpu_fuse_submat)
 bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini spai.gpu_fuse_submat=true solver.solve=false
 # the same with the pattern and M's rows built on the host (the setup before the device path)
@@ -24,10 +25,10 @@ bench spai-cfd2size-1gpu-hostsetup 1 config/bench-spai.ini spai.gpu_setup=host
 # the solver alone (5-point 2D, n = 921,600, no preconditioner): the iteration against its two
 # SpMVs ("spmv (cuSPARSE library, alone)"), the vector updates and the three dot groups
 bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none
-bench spai-poisson2d-921k-none-1gpu-devloop 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=true
+bench spai-poisson2d-921k-none-1gpu-loopoff 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=false
 # (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time)
 bench spai-10M-1gpu 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
-bench spai-10M-1gpu-devloop 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_loop=true
+bench spai-10M-1gpu-loopoff 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_loop=false
 [ "${NGPU:-1}" -ge 2 ] && bench spai-10M-2gpu 2 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 true
 # the setup alone at 10.6M rows, 1 rank and 2 ranks sharing one GPU (the P-rank device setup:

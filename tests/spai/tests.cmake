@@ -280,8 +280,9 @@ hy_case(NAME spai_device_loop_r2_ignored RANKS 2 JSON
   REJECT "^bicgstab: device loop"
   RUNCASE --json-field metrics.device_loop=0 --json-field metrics.iterations=22)
 
-# solver.device_loop = auto: the device loop on a GPU backend at one rank only; on the host the
-# usual loop, no "ignored" line (the GPU case: spai_gpu_device_loop_auto)
+# solver.device_loop = auto (the default): the device loop on a GPU backend at one rank only
+# (and not with solver.monitor); on the host the usual loop, no "ignored" line (the GPU cases:
+# spai_gpu_device_loop_auto, spai_gpu_device_loop_auto_monitor)
 hy_case(NAME spai_device_loop_auto_host RANKS 1 JSON
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
        solver.device_loop=auto
@@ -455,6 +456,12 @@ if(HYBRID_GPU_TESTS)
          solver.device_loop=auto
     EXPECT "^bicgstab: device loop .*recorded once and replayed" "^PASSED: BiCGSTAB \\(spai\\) converged"
     RUNCASE --json-field metrics.device_loop=1 --json-field metrics.device_graph=1)
+  hy_case(NAME spai_gpu_device_loop_auto_monitor RANKS 1 JSON LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+         solver.monitor=true
+    EXPECT "^    1 KSP relative residual" "^    2 KSP relative residual" "^PASSED: BiCGSTAB \\(spai\\) converged"
+    REJECT "^bicgstab: device loop"
+    RUNCASE --json-field metrics.device_loop=0)
   spai_multi(spai_gpu_device_loop_ilu0 device-loop RANKS 1 LABELS gpu RTOL 1e-12
     OPTS --backends cuda --every 10
     ARGS matrix.generator=convdiff3d27 matrix.size=21952 solver.precond=ilu0)
