@@ -119,6 +119,7 @@ typedef struct {
   double hessian_tol, modified_tol;
   int knn;                     /* LLE_KNN_* */
   int fp32;                    /* lle.precision = fp32 */
+  int knn_warmup;              /* lle.knn_warmup: one untimed search before the knn phase */
   const char *eigensolver;     /* bsvd | shift-invert | dense (the table's names) */
   const char *ordering;        /* bsvd: UMFPACK ordering */
   const char *chol_ordering;   /* shift-invert: CHOLMOD ordering */

@@ -380,9 +380,7 @@ static int cuda_knn_filtered(k_backend *be, const k_lle_points *p, const double 
                              int k, int DP, int L, int32_t *dnbr, double *dd2, int64_t *nredo) {
   cudaStream_t st = k_cuda_st(be)->stream;
   int64_t n = p->n, nq = q1 - q0, m = n * p->dim;
-  int dev = 0, sms = 0;
-  HY_CUDA(cudaGetDevice(&dev));
-  HY_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  int sms = be->sm_count > 0 ? be->sm_count : 132;
   /* slices S: the last wave of blocks as full as can be (4 blocks an SM, __launch_bounds__),
    * more slices only for 2 % more fill (their lists cost memory); each slice >= 4 L candidates */
   int64_t bx = (nq + KF_THREADS - 1) / KF_THREADS, slots = 4 * (int64_t)sms, S = 1;

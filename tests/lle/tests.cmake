@@ -81,6 +81,9 @@ hy_case(NAME lle_bad_gather_count_ltsa RANKS 2 EXIT 1 TIMEOUT 30
   EXPECT "key 'lle.n' = 25000000: on 2 ranks W's n x 100 = 2500000000 values \\(lle.k = 10, ltsa\\)"
   REJECT "^PASSED"
   ARGS run.workload=lle lle.n=25000000 lle.k=10 lle.method=ltsa)
+# lle.knn_warmup: one untimed search first, the same graph (the digest of the run without it)
+hy_case(NAME lle_knn_warmup RANKS 2 EXPECT "knn graph digest 32afc2921c0e8b97" "PASSED: lle: stage knn"
+  ARGS run.workload=lle lle.n=3000 lle.stage=knn lle.knn=brute lle.knn_warmup=true)
 hy_case(NAME lle_bad_k_ge_n RANKS 1 EXIT 1 EXPECT "lle.k.*must be below lle.n"
   ARGS run.workload=lle lle.n=10 lle.k=10)
 hy_case(NAME lle_bad_hessian_k RANKS 1 EXIT 1
