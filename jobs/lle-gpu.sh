@@ -6,7 +6,8 @@
 #
 #   jobs/lle-gpu.sh [build|test|bench|grid|eig|knn|scale|all]   (grid: only the KNN grid-vs-brute figures;
 #       eig: only the eigensolver figures; knn: only D = 32 vs torch; scale: N = 1M..10M, env SCALE_N,
-#       SCALE_EIG (lle.eigensolver, default gpu-chol), SCALE_TIMEOUT (s a run, default 150))      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
+#       SCALE_EIG (lle.eigensolver, default gpu-chol), SCALE_STAGE (lle.stage: all, or weights for the
+#       phases before the eigen-solve alone), SCALE_TIMEOUT (s a run, default 150))      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build-gpu}
@@ -110,11 +111,11 @@ do_knn() {
 # are then skipped).  Prints each phase's time per size, the total (data..eigen), the local
 # log-log slopes d log t / d log N between successive sizes and the least-squares slope over all.
 do_scale() {
-  local sizes=${SCALE_N:-"1000000 2000000 5000000 10000000"} eig=${SCALE_EIG:-gpu-chol} n
-  log "scale: Swiss roll N = $sizes, K=10 d=2, CUDA, lle.eigensolver=$eig, each run <= ${SCALE_TIMEOUT:-150} s"
+  local sizes=${SCALE_N:-"1000000 2000000 5000000 10000000"} eig=${SCALE_EIG:-gpu-chol} stage=${SCALE_STAGE:-all} n
+  log "scale: Swiss roll N = $sizes, K=10 d=2, CUDA, lle.eigensolver=$eig, lle.stage=$stage, each run <= ${SCALE_TIMEOUT:-150} s"
   for n in $sizes; do
     RUN_TIMEOUT=${SCALE_TIMEOUT:-150} run scale-$n 1 run.workload=lle lle.n=$n run.backend=cuda lle.trust_sample=0 \
-      lle.eigensolver=$eig output.record=false > /dev/null
+      lle.eigensolver=$eig lle.stage=$stage output.record=false > /dev/null
     grep -qE "^(PASSED|FAILED)" "$OUT/scale-$n.log" || { log "scale: N = $n did not finish (log $OUT/scale-$n.log); larger sizes skipped"; break; }
   done
   python3 jobs/lle_scale_table.py "$OUT" $sizes 2>&1 | tee -a "$OUT/lle.log"
