@@ -198,6 +198,7 @@ static int conv_main(hy_ctx *ctx) {
   unsigned char *tile = NULL, *otile = NULL;
   HY_MALLOC(tile, tbytes);
   HY_MALLOC(otile, tbytes);
+  memset(otile, 0, tbytes);   /* touched here once: its first-touch page faults were inside the first variant's device time */
   HY_CALL(conv_scatter(ctx, &gr, &img, tile));
   res = img;
   res.px = NULL;

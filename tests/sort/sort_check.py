@@ -274,12 +274,12 @@ def mode_gpu(a):
 
 def mode_gpu_merge(a):
     """local = merge on the GPU at sizes around and across its 2048-key shared-memory tiles and
-    not powers of two, merge_path_from 8 / 64 / 4096 (4096: global seed levels above the tile),
+    not powers of two (odd and even numbers of global levels: 2049, 8193 and 524289 odd), merge_path_from 8 / 64 / 4096 (4096: global seed levels above the tile),
     keys only (int32) and pairs (double, repeated keys, -0.0 beside +0.0): the .npy outputs
     equal numpy's stable argsort of the input file, keys and original indices."""
     rng = np.random.default_rng(13)
     be = getattr(a, "backend", "cuda")
-    for n in (1, 2049, 6145, 100003, 1048589):
+    for n in (1, 2049, 6145, 8193, 100003, 524289):
         cases = (("int32", rng.integers(-2**31, 2**31 - 1, size=n, dtype=np.int64).astype("<i4"), "none"),
                  ("double", rng.choice(np.array([-0.0, 0.0, 1.5, -2.25, 7.0, 3e300]), size=n).astype("<f8"), "index"))
         for t, x, payload in cases:
