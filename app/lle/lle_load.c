@@ -60,7 +60,7 @@ static void lle_gen_uniform(lle_data *d, int64_t n, int D, uint32_t seed) {
 
 /* With more than one rank, rank 0 gathers n x wk values of W (wk = k, or a local block's
  * values) through one MPI count: refuse a generated n beyond 2^31 - 1 of them before anything
- * is generated (a file's n is checked at the gather).  Every rank decides the same. */
+ * is generated (a file's n is checked at the gather).  Local: every rank decides the same. */
 static int lle_check_gather_size(const hy_ctx *ctx, const lle_opts *o) {
   int64_t wk = o->method == LLE_STANDARD ? o->k : K_LLE_BLOCK_VALS(o->k, o->method);
   if (ctx->size == 1 || o->dataset == LLE_FILE || (int64_t)o->n * wk <= INT32_MAX) return HY_OK;
