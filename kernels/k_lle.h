@@ -81,19 +81,16 @@ extern const k_lle_ops k_lle_cuda_ops;
 /* ---- lle.eigensolver = gpu-chol: shift-invert subspace iteration on the device ----
  * On e^perp (e the constant vector): V <- P_e (M + tau I)^-1 V, Householder QR, Rayleigh-Ritz
  * with M itself (H = V^T M V, its eigen-decomposition, V <- V Y), FP64 throughout; M + tau I
- * in a fill-reducing order P and factored by a sparse Cholesky on the backend.  M is given
- * either assembled (rowptr != NULL: the order computed here on the host, METIS nested
- * dissection or symamd of M's pattern) or as its factor B = I - W (rowptr == NULL: nbr, w and
- * the order perm given; P M P^T = (B P)^T (B P) formed on the device).  Local. */
+ * in a fill-reducing order P (given, or computed here on the host: METIS nested dissection
+ * or symamd of M's pattern) and factored by a sparse Cholesky on the backend; every step
+ * deterministic where the library allows.  Local. */
 typedef struct {
   int64_t n, nnz;
-  const int64_t *rowptr;     /* M: full symmetric CSR, sorted columns (host), or NULL */
+  const int64_t *rowptr;     /* M: full symmetric CSR, sorted columns (host) */
   const int32_t *colind;
   const double *val;
-  int k;                     /* rowptr == NULL: B = I - W from the n x k neighbours and weights */
-  const int32_t *nbr;        /* (host) */
-  const double *w;
-  const int32_t *perm;       /* rowptr == NULL: the order, new index i = old perm[i] (host) */
+  const int32_t *perm;       /* the order, new index i = old perm[i] (host), or NULL: computed
+                                by ordering (K_LLE_ORD_METIS | K_LLE_ORD_SYMAMD) */
   int p;                     /* block width (on e^perp) */
   int nconv;                 /* leading Ritz pairs that must converge */
   int maxit;                 /* iterations at most */
@@ -107,8 +104,8 @@ typedef struct {
   int iters, converged;      /* out */
   double shift;              /* out: the tau used */
   double factor_bytes;       /* out: the factor's storage (bytes) */
-  double t_order, t_form, t_analyze, t_factor, t_solve, t_rr;   /* out: seconds of the phases (t_form:
-                                                                   P M P^T formed on the device) */
+  double t_order, t_analyze, t_factor, t_solve, t_rr;   /* out: seconds of the phases (t_order:
+                                                           the order if computed, P M P^T, upload) */
 } k_lle_eig_job;
 enum { K_LLE_ORD_METIS = 0, K_LLE_ORD_SYMAMD = 1, K_LLE_ORD_GIVEN = 2 };
 

@@ -40,9 +40,9 @@ static const cfg_key lle_keys[] = {
     "bsvd: UMFPACK LU of B = I - W (+ one diagonal entry), M^+ = B^+ B^+T with the constant vector deflated, subspace iteration, M never assembled; "
     "shift-invert: CHOLMOD factorisation of M + tau I and subspace iteration; dense: LAPACK on the n x n matrix (small n, reference); "
     "gpu-chol: shift-invert subspace iteration on the device, cuSOLVER sparse Cholesky of P (M + tau I) P^T (CUDA backend only); "
-    "auto: gpu-chol where the backend has a device sparse Cholesky, else bsvd" },
+    "auto: bsvd (gpu-chol lost to it on the H200 at N = 20k and 1M)" },
   { "lle", "gpu_ordering", CFG_ENUM, "colamd", 0, 0, "colamd|metis|symamd",
-    "gpu-chol: the fill-reducing order of M, on the host: colamd (CHOLMOD's COLAMD from B = I - W alone, M then formed on the device by SpGEMM) or metis / symamd (M assembled on the host, cuSOLVER's METIS nested dissection / symamd of its pattern; experiments)" },
+    "gpu-chol: the fill-reducing order of M, on the host: colamd (CHOLMOD's COLAMD from the pattern of B = I - W alone) or metis / symamd (cuSOLVER's host METIS nested dissection / symamd of M's pattern; experiments)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
     "bsvd: UMFPACK's fill-reducing ordering of B + B^T: amd (fast analysis) or metis (fewer flops, N = 1M: 28% fewer, 2.6x the analysis time); cholmod, best: UMFPACK's own choices (experiments)" },
   { "lle", "threads", CFG_INT, "0", 0, 8, NULL,

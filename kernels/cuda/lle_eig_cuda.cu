@@ -37,13 +37,11 @@ typedef struct {
   cusolverSpHandle_t csp;
   cusparseMatDescr_t descr;
   csrcholInfo_t chol;
-  cusparseSpMatDescr_t mat;
-  cusparseDnMatDescr_t dv, dmv;
   int n, nnz, p;
   int *perm;                     /* host: new row i is old row perm[i] */
   int *rp, *ci, *diag;           /* device: P M P^T (CSR), the diagonal's positions */
   double *val_m, *val_s;         /* device: P M P^T and P (M + tau I) P^T values */
-  void *buf, *spmm_buf;
+  void *buf;
   double *v, *t, *mv, *r;        /* device: n x p blocks */
   double *h, *w, *qtau, *work, *ones, *colsum;
   int lwork, *devinfo;
@@ -51,53 +49,57 @@ typedef struct {
 
 /* Free what the call allocated (NULL-safe).  Local. */
 static void eig_free(eig_dev *d) {
-  if (d->mat) cusparseDestroySpMat(d->mat);
-  if (d->dv) cusparseDestroyDnMat(d->dv);
-  if (d->dmv) cusparseDestroyDnMat(d->dmv);
   if (d->chol) cusolverSpDestroyCsrcholInfo(d->chol);
   if (d->descr) cusparseDestroyMatDescr(d->descr);
   if (d->csp) cusolverSpDestroy(d->csp);
-  void *dev[] = { d->rp, d->ci, d->diag, d->val_m, d->val_s, d->buf, d->spmm_buf, d->v, d->t, d->mv, d->r,
+  void *dev[] = { d->rp, d->ci, d->diag, d->val_m, d->val_s, d->buf, d->v, d->t, d->mv, d->r,
                   d->h, d->w, d->qtau, d->work, d->ones, d->colsum, d->devinfo };
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   free(d->perm);
 }
 
-/* The fill-reducing order on the host (METIS nested dissection or symamd of M's pattern),
- * P M P^T by cusolverSpXcsrpermHost (values through its map), the diagonal's positions; all of
- * it copied to the device.  Local. */
+/* The fill-reducing order on the host (job->perm when given, else cuSOLVER's METIS nested
+ * dissection or symamd of M's pattern), P M P^T permuted here (row i = M's row perm[i], its
+ * columns renumbered and sorted: deterministic), the diagonal's positions; all of it copied
+ * to the device.  Local. */
 static int eig_order(const k_lle_eig_job *job, eig_dev *d) {
   int n = d->n, nnz = d->nnz;
   int *rp = (int *)malloc((size_t)(n + 1) * sizeof(int)), *ci = (int *)malloc((size_t)nnz * sizeof(int));
-  int *map = (int *)malloc((size_t)nnz * sizeof(int)), *dg = (int *)malloc((size_t)n * sizeof(int));
+  int *iperm = (int *)malloc((size_t)n * sizeof(int)), *dg = (int *)malloc((size_t)n * sizeof(int));
   double *val = (double *)malloc((size_t)nnz * sizeof(double));
   d->perm = (int *)malloc((size_t)n * sizeof(int));
-  if (!rp || !ci || !map || !dg || !val || !d->perm) {
-    free(rp); free(ci); free(map); free(dg); free(val);
+  if (!rp || !ci || !iperm || !dg || !val || !d->perm) {
+    free(rp); free(ci); free(iperm); free(dg); free(val);
     return hy_err(HY_ESYS, "out of memory for the ordering of M (n = %d, nnz = %d)", n, nnz);
   }
-  for (int i = 0; i <= n; i++) rp[i] = (int)job->rowptr[i];
-  memcpy(ci, job->colind, (size_t)nnz * sizeof(int));
-  for (int j = 0; j < nnz; j++) map[j] = j;
   int rc = HY_OK;
-  cusolverStatus_t s = job->ordering == K_LLE_ORD_SYMAMD
-                           ? cusolverSpXcsrsymamdHost(d->csp, n, nnz, d->descr, rp, ci, d->perm)
-                           : cusolverSpXcsrmetisndHost(d->csp, n, nnz, d->descr, rp, ci, NULL, d->perm);
-  size_t bytes = 0;
-  if (s == CUSOLVER_STATUS_SUCCESS)
-    s = cusolverSpXcsrperm_bufferSizeHost(d->csp, n, n, nnz, d->descr, rp, ci, d->perm, d->perm, &bytes);
-  void *pb = s == CUSOLVER_STATUS_SUCCESS ? malloc(bytes > 0 ? bytes : 1) : NULL;
-  if (s == CUSOLVER_STATUS_SUCCESS && pb)
-    s = cusolverSpXcsrpermHost(d->csp, n, n, nnz, d->descr, rp, ci, d->perm, d->perm, map, pb);
-  free(pb);
-  if (s != CUSOLVER_STATUS_SUCCESS) rc = hy_err(HY_ESYS, "cuSOLVER host ordering / permutation of M failed: status %d", (int)s);
-  for (int j = 0; rc == HY_OK && j < nnz; j++) val[j] = job->val[map[j]];
-  for (int i = 0; rc == HY_OK && i < n; i++) {
+  if (job->perm) memcpy(d->perm, job->perm, (size_t)n * sizeof(int));
+  else {
+    for (int i = 0; i <= n; i++) rp[i] = (int)job->rowptr[i];
+    memcpy(ci, job->colind, (size_t)nnz * sizeof(int));
+    cusolverStatus_t s = job->ordering == K_LLE_ORD_SYMAMD
+                             ? cusolverSpXcsrsymamdHost(d->csp, n, nnz, d->descr, rp, ci, d->perm)
+                             : cusolverSpXcsrmetisndHost(d->csp, n, nnz, d->descr, rp, ci, NULL, d->perm);
+    if (s != CUSOLVER_STATUS_SUCCESS) rc = hy_err(HY_ESYS, "cuSOLVER host ordering of M failed: status %d", (int)s);
+  }
+  for (int i = 0; i < n; i++) iperm[d->perm[i]] = i;
+  rp[0] = 0;
+  for (int i = 0; rc == HY_OK && i < n; i++) {   /* row i of P M P^T, insertion-sorted by column */
+    int64_t r = d->perm[i], q0 = rp[i], len = job->rowptr[r + 1] - job->rowptr[r];
+    for (int64_t t = 0; t < len; t++) {
+      int c = iperm[job->colind[job->rowptr[r] + t]];
+      double v = job->val[job->rowptr[r] + t];
+      int64_t q = q0 + t;
+      while (q > q0 && ci[q - 1] > c) { ci[q] = ci[q - 1]; val[q] = val[q - 1]; q--; }
+      ci[q] = c;
+      val[q] = v;
+    }
+    rp[i + 1] = (int)(q0 + len);
     dg[i] = -1;
-    for (int q = rp[i]; q < rp[i + 1]; q++)
-      if (ci[q] == i) dg[i] = q;
-    if (dg[i] < 0) rc = hy_err(HY_EINPUT, "M has no stored diagonal entry in row %d (permuted)", i);
+    for (int64_t q = q0; q < q0 + len; q++)
+      if (ci[q] == i) dg[i] = (int)q;
+    if (dg[i] < 0) rc = hy_err(HY_EINPUT, "M has no stored diagonal entry in row %d", d->perm[i]);
   }
   cudaError_t ce = cudaSuccess;
   if (rc == HY_OK) ce = cudaMalloc((void **)&d->rp, (size_t)(n + 1) * sizeof(int));
@@ -111,7 +113,7 @@ static int eig_order(const k_lle_eig_job *job, eig_dev *d) {
     if (ce == cudaSuccess) ce = cudaMemcpy(d->diag, dg, (size_t)n * sizeof(int), cudaMemcpyHostToDevice);
     if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "CUDA: copying P M P^T to the device failed: %s", cudaGetErrorString(ce));
   }
-  free(rp); free(ci); free(map); free(dg); free(val);
+  free(rp); free(ci); free(iperm); free(dg); free(val);
   return rc;
 }
 
@@ -163,34 +165,17 @@ static int eig_alloc(k_backend *be, eig_dev *d) {
   return HY_OK;
 }
 
-/* Row i of B P (B = I - W, P the order: column j of B goes to iperm[j]), its k + 1 entries
- * sorted by column.  One thread per row. */
-__global__ void eig_bp_rows(const int32_t *__restrict__ nbr, const double *__restrict__ w, const int *__restrict__ iperm,
-                            int n, int k, int *__restrict__ rp, int *__restrict__ ci, double *__restrict__ val) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i > n) return;
-  rp[i] = (int)(i * (k + 1));
-  if (i == n) return;
-  int *c = ci + i * (k + 1);
-  double *v = val + i * (k + 1);
-  c[0] = iperm[i];
-  v[0] = 1.0;
-  for (int j = 0; j < k; j++) {   /* insertion by column */
-    int cj = iperm[nbr[i * k + j]], q = j + 1;
-    double vj = -w[i * k + j];
-    while (q > 0 && c[q - 1] > cj) { c[q] = c[q - 1]; v[q] = v[q - 1]; q--; }
-    c[q] = cj;
-    v[q] = vj;
-  }
-}
-/* diag[i] = the position of (i, i) in the CSR matrix (-1: none).  One thread per row. */
-__global__ void eig_find_diag(const int *__restrict__ rp, const int *__restrict__ ci, int n, int *__restrict__ diag) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  int d = -1;
-  for (int q = rp[i]; q < rp[i + 1]; q++)
-    if (ci[q] == (int)i) d = q;
-  diag[i] = d;
+/* y = A x for the p columns of x (leading dimension n), one thread per (row, column), the row's
+ * entries summed in order (deterministic).  Global kernel. */
+__global__ void eig_csr_mm(const int *__restrict__ rp, const int *__restrict__ ci, const double *__restrict__ val, int n,
+                           int p, const double *__restrict__ x, double *__restrict__ y) {
+  int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (int64_t)n * p) return;
+  int64_t i = t % n, c = t / n;
+  const double *xc = x + c * n;
+  double s = 0;
+  for (int q = rp[i]; q < rp[i + 1]; q++) s += val[q] * xc[ci[q]];
+  y[c * n + i] = s;
 }
 /* Row sums and absolute row sums of the CSR matrix.  One thread per row. */
 __global__ void eig_row_sums(const int *__restrict__ rp, const double *__restrict__ val, int n, double *__restrict__ s,
@@ -201,85 +186,6 @@ __global__ void eig_row_sums(const int *__restrict__ rp, const double *__restric
   for (int q = rp[i]; q < rp[i + 1]; q++) { x += val[q]; y += fabs(val[q]); }
   s[i] = x;
   a[i] = y;
-}
-
-/* d->rp/ci/val_m = A B by cuSPARSE SpGEMM for n x n CSR A = (arp, aci, aval) and
- * B = (brp, bci, bval), nb entries each.  Local. */
-static int eig_spgemm_product(eig_dev *d, int n, int nb, int *arp, int *aci, double *aval, int *brp, int *bci, double *bval) {
-  cusparseSpMatDescr_t A = NULL, B = NULL, C = NULL;
-  cusparseSpGEMMDescr_t g = NULL;
-  double one = 1, zero = 0;
-  cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-  HY_CUSPARSE(cusparseCreateCsr(&A, n, n, nb, arp, aci, aval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-  HY_CUSPARSE(cusparseCreateCsr(&B, n, n, nb, brp, bci, bval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-  HY_CUSPARSE(cusparseCreateCsr(&C, n, n, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-  HY_CUSPARSE(cusparseSpGEMM_createDescr(&g));
-  size_t b1 = 0, b2 = 0;
-  void *w1 = NULL, *w2 = NULL;
-  HY_CUSPARSE(cusparseSpGEMM_workEstimation(d->sp, op, op, &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &b1, NULL));
-  HY_CUDA(cudaMalloc(&w1, b1 > 0 ? b1 : 1));
-  HY_CUSPARSE(cusparseSpGEMM_workEstimation(d->sp, op, op, &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &b1, w1));
-  HY_CUSPARSE(cusparseSpGEMM_compute(d->sp, op, op, &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &b2, NULL));
-  HY_CUDA(cudaMalloc(&w2, b2 > 0 ? b2 : 1));
-  HY_CUSPARSE(cusparseSpGEMM_compute(d->sp, op, op, &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &b2, w2));
-  int64_t r = 0, c = 0, nnz = 0;
-  HY_CUSPARSE(cusparseSpMatGetSize(C, &r, &c, &nnz));
-  if (nnz > INT32_MAX) return hy_err(HY_EUSAGE, "gpu-chol: nnz(M) = %lld exceeds csrchol's 32-bit indices", (long long)nnz);
-  d->nnz = (int)nnz;
-  HY_CUDA(cudaMalloc((void **)&d->rp, (size_t)(n + 1) * sizeof(int)));
-  HY_CUDA(cudaMalloc((void **)&d->ci, (size_t)nnz * sizeof(int)));
-  HY_CUDA(cudaMalloc((void **)&d->val_m, (size_t)nnz * sizeof(double)));
-  HY_CUSPARSE(cusparseCsrSetPointers(C, d->rp, d->ci, d->val_m));
-  HY_CUSPARSE(cusparseSpGEMM_copy(d->sp, op, op, &one, A, B, &zero, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g));
-  HY_CUDA(cudaStreamSynchronize(d->st));
-  cusparseSpGEMM_destroyDescr(g);
-  cusparseDestroySpMat(A); cusparseDestroySpMat(B); cusparseDestroySpMat(C);
-  cudaFree(w1); cudaFree(w2);
-  return HY_OK;
-}
-
-/* P M P^T = (B P)^T (B P) on the device: B P from the neighbours, its transpose
- * (csr2csc), the product by SpGEMM; then the diagonal's positions.  Local. */
-static int eig_spgemm(const k_lle_eig_job *job, eig_dev *d) {
-  int n = d->n, k = job->k, nb = n * (k + 1);
-  if ((int64_t)n * (k + 1) > INT32_MAX) return hy_err(HY_EUSAGE, "gpu-chol: n (k + 1) = %lld exceeds 32-bit indices", (long long)n * (k + 1));
-  int *iperm = (int *)malloc((size_t)n * sizeof(int));
-  if (!iperm) return hy_err(HY_ESYS, "out of memory for the inverse order (n = %d)", n);
-  for (int i = 0; i < n; i++) iperm[job->perm[i]] = i;
-  int *d_iperm = NULL, *brp = NULL, *bci = NULL, *trp = NULL, *tci = NULL;
-  int32_t *d_nbr = NULL;
-  double *d_w = NULL, *bval = NULL, *tval = NULL;
-  HY_CUDA(cudaMalloc((void **)&d_iperm, (size_t)n * sizeof(int)));
-  HY_CUDA(cudaMemcpy(d_iperm, iperm, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
-  free(iperm);
-  HY_CUDA(cudaMalloc((void **)&d_nbr, (size_t)n * k * sizeof(int32_t)));
-  HY_CUDA(cudaMalloc((void **)&d_w, (size_t)n * k * sizeof(double)));
-  HY_CUDA(cudaMemcpy(d_nbr, job->nbr, (size_t)n * k * sizeof(int32_t), cudaMemcpyHostToDevice));
-  HY_CUDA(cudaMemcpy(d_w, job->w, (size_t)n * k * sizeof(double), cudaMemcpyHostToDevice));
-  HY_CUDA(cudaMalloc((void **)&brp, (size_t)(n + 1) * sizeof(int)));
-  HY_CUDA(cudaMalloc((void **)&bci, (size_t)nb * sizeof(int)));
-  HY_CUDA(cudaMalloc((void **)&bval, (size_t)nb * sizeof(double)));
-  HY_CUDA(cudaMalloc((void **)&trp, (size_t)(n + 1) * sizeof(int)));
-  HY_CUDA(cudaMalloc((void **)&tci, (size_t)nb * sizeof(int)));
-  HY_CUDA(cudaMalloc((void **)&tval, (size_t)nb * sizeof(double)));
-  eig_bp_rows<<<(unsigned)((n + 1 + 127) / 128), 128, 0, d->st>>>(d_nbr, d_w, d_iperm, n, k, brp, bci, bval);
-  HY_CUDA_LAUNCH();
-  size_t bytes = 0;
-  HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(d->sp, n, n, nb, bval, brp, bci, tval, trp, tci, CUDA_R_64F,
-                                            CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes));
-  void *tb = NULL;
-  HY_CUDA(cudaMalloc(&tb, bytes > 0 ? bytes : 1));
-  HY_CUSPARSE(cusparseCsr2cscEx2(d->sp, n, n, nb, bval, brp, bci, tval, trp, tci, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
-                                 CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, tb));
-  int rc = eig_spgemm_product(d, n, nb, trp, tci, tval, brp, bci, bval);
-  HY_CUDA(cudaStreamSynchronize(d->st));
-  cudaFree(tb); cudaFree(d_iperm); cudaFree(d_nbr); cudaFree(d_w);
-  cudaFree(brp); cudaFree(bci); cudaFree(bval); cudaFree(trp); cudaFree(tci); cudaFree(tval);
-  if (rc != HY_OK) return rc;
-  HY_CUDA(cudaMalloc((void **)&d->diag, (size_t)n * sizeof(int)));
-  eig_find_diag<<<(unsigned)((n + 127) / 128), 128, 0, d->st>>>(d->rp, d->ci, n, d->diag);
-  HY_CUDA_LAUNCH();
-  return HY_OK;
 }
 
 /* ||M||_1 (M symmetric: the largest absolute row sum) and pair 0, e^T M e and
@@ -354,15 +260,6 @@ static int eig_iter_setup(eig_dev *d) {
   d->lwork = l1 > l2 ? l1 : l2;
   if (l3 > d->lwork) d->lwork = l3;
   HY_CUDA(cudaMalloc((void **)&d->work, (size_t)(d->lwork > 0 ? d->lwork : 1) * sizeof(double)));
-  HY_CUSPARSE(cusparseCreateCsr(&d->mat, n, n, d->nnz, d->rp, d->ci, d->val_m, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-  HY_CUSPARSE(cusparseCreateDnMat(&d->dv, n, p, n, d->v, CUDA_R_64F, CUSPARSE_ORDER_COL));
-  HY_CUSPARSE(cusparseCreateDnMat(&d->dmv, n, p, n, d->mv, CUDA_R_64F, CUSPARSE_ORDER_COL));
-  double one = 1, zero = 0;
-  size_t bytes = 0;
-  HY_CUSPARSE(cusparseSpMM_bufferSize(d->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                      d->mat, d->dv, &zero, d->dmv, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, &bytes));
-  HY_CUDA(cudaMalloc(&d->spmm_buf, bytes > 0 ? bytes : 1));
   return HY_OK;
 }
 
@@ -386,10 +283,8 @@ static int eig_orth(eig_dev *d) {
 static int eig_rr(eig_dev *d, double *theta, double *res) {
   int n = d->n, p = d->p;
   double one = 1, zero = 0, *sw;
-  HY_CUSPARSE(cusparseDnMatSetValues(d->dv, d->v));
-  HY_CUSPARSE(cusparseDnMatSetValues(d->dmv, d->mv));
-  HY_CUSPARSE(cusparseSpMM(d->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mat, d->dv,
-                           &zero, d->dmv, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, d->spmm_buf));
+  eig_csr_mm<<<(unsigned)(((int64_t)n * p + 255) / 256), 256, 0, d->st>>>(d->rp, d->ci, d->val_m, n, p, d->v, d->mv);
+  HY_CUDA_LAUNCH();
   HY_CUBLAS(cublasDgemm(d->cb, CUBLAS_OP_T, CUBLAS_OP_N, p, p, n, &one, d->v, n, d->mv, n, &zero, d->h, p));
   eig_symmetrise<<<1, 1, 0, d->st>>>(d->h, p);
   HY_CUDA_LAUNCH();
@@ -459,26 +354,18 @@ static int eig_iterate(k_lle_eig_job *job, eig_dev *d) {
 
 /* The k_lle_eig_ops entry (see k_lle.h).  Local. */
 static int cuda_eig_si(k_backend *be, k_lle_eig_job *job) {
-  if (job->n > INT32_MAX - 1 || (job->rowptr && job->nnz > INT32_MAX))
+  if (job->n > INT32_MAX - 1 || job->nnz > INT32_MAX)
     return hy_err(HY_EUSAGE, "gpu-chol: n = %lld, nnz(M) = %lld exceed csrchol's 32-bit indices", (long long)job->n,
                   (long long)job->nnz);
   eig_dev d;
   memset(&d, 0, sizeof d);
   d.n = (int)job->n; d.nnz = (int)job->nnz; d.p = job->p;
   job->iters = job->converged = 0;
-  job->t_order = job->t_form = job->t_analyze = job->t_factor = job->t_solve = job->t_rr = 0;
+  job->t_order = job->t_analyze = job->t_factor = job->t_solve = job->t_rr = 0;
   int rc = eig_alloc(be, &d);
   double t0 = eig_now();
-  if (rc == HY_OK && job->rowptr) rc = eig_order(job, &d);   /* M given: ordered here */
+  if (rc == HY_OK) rc = eig_order(job, &d);
   job->t_order = eig_now() - t0;
-  if (rc == HY_OK && !job->rowptr) {   /* B given with its order: M formed on the device */
-    d.perm = (int *)malloc((size_t)d.n * sizeof(int));
-    if (!d.perm) rc = hy_err(HY_ESYS, "out of memory for the order (n = %d)", d.n);
-    else memcpy(d.perm, job->perm, (size_t)d.n * sizeof(int));
-    t0 = eig_now();
-    if (rc == HY_OK) rc = eig_spgemm(job, &d);
-    job->t_form = eig_now() - t0;
-  }
   job->nnz = d.nnz;
   if (rc == HY_OK) rc = eig_norms(job, &d);
   if (rc == HY_OK) rc = eig_factor(job, &d);
