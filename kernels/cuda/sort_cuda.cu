@@ -180,7 +180,10 @@ __global__ void tile_level_kernel(const T *__restrict__ sk, const int64_t *__res
   __syncthreads();
 #pragma unroll
   for (int q = 0; q < MP_ITEMS; q++)
-    if (q < cnt) { ks[sp(d0 + q)] = rk[q]; xs[sp(d0 + q)] = rx[q]; }
+    if (q < cnt) {
+      ks[sp(d0 + q)] = rk[q];
+      if (si) xs[sp(d0 + q)] = rx[q];
+    }
   __syncthreads();
   for (int t = threadIdx.x; t < tot; t += blockDim.x) {
     dk[p0 + t] = ks[sp(t)];
