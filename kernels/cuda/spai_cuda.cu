@@ -215,10 +215,12 @@ __global__ void k_qr(const int32_t *__restrict__ list, int64_t c0, const int64_t
 
   for (int j = 0; j < nmin; j++) {
     double *aj = a + (int64_t)j * m;
+    /* alpha is read by every thread before block_sum's barriers, so thread 0's write of beta
+     * below comes after all the reads (no barrier of its own) */
+    const double alpha = aj[j];
     double loc = 0;
     for (int i = j + tid; i < m; i += nt) loc += aj[i] * aj[i];
     double s = block_sum(loc, red);
-    double alpha = aj[j];
     double beta = 0, tau = 0, scale = 0;
     if (s > 0) {
       double nrm = sqrt(s);
@@ -226,22 +228,20 @@ __global__ void k_qr(const int32_t *__restrict__ list, int64_t c0, const int64_t
       tau = (beta - alpha) / beta;
       scale = 1.0 / (alpha - beta);
     }
-    __syncthreads();  /* everyone has read alpha */
     if (s > 0) {
-      for (int i = j + 1 + tid; i < m; i += nt) aj[i] *= scale;
+      /* apply H = I - tau v v^T to columns j+1 .. n-1 and to rhs (column n), v = (1, aj[i] *
+       * scale for i > j): each v_i formed where it is used (the same rounded product as storing
+       * it first), never stored: the vector is dead after this step (the back substitution
+       * reads R and rhs only), so no scaling pass and no barrier before the updates */
       if (tid == 0) aj[j] = beta;
-    }
-    __syncthreads();
-    if (s > 0) {
-      /* apply H = I - tau v v^T (v_j = 1) to columns j+1 .. n-1 and to rhs (column n) */
       for (int l = j + 1 + wid; l <= n; l += nw) {
         double *al = l < n ? a + (int64_t)l * m : rhs;
         double d = 0, alj = al[j];  /* read before lane 0 updates it (after the shuffles) */
-        for (int i = j + 1 + lane; i < m; i += 32) d += aj[i] * al[i];
+        for (int i = j + 1 + lane; i < m; i += 32) d += (aj[i] * scale) * al[i];
         d = warp_sum(d) + alj;
         d *= tau;
         if (lane == 0) al[j] -= d;
-        for (int i = j + 1 + lane; i < m; i += 32) al[i] -= d * aj[i];
+        for (int i = j + 1 + lane; i < m; i += 32) al[i] -= d * (aj[i] * scale);
       }
     }
     __syncthreads();
