@@ -160,6 +160,9 @@ typedef struct {
 /* The builders, in the order they are tried, NULL-name terminated. */
 extern const spai_pattern_alg spai_patterns[];
 
+/* bt = bt's rows, then the rows of gx after them (rows bt->m.. of bt); gx unchanged.  Local. */
+void spai_append_rows(hy_csr *bt, const hy_csr *gx);
+
 /* Run the first usable builder that does not decline; *name = its name.  Collective. */
 int spai_pattern_build(spai_pattern_st *s, const char **name);
 

@@ -459,8 +459,8 @@ static int pat_dist_usable(const spai_pattern_st *s) {
          (where == SPAI_SETUP_DEVICE || (where == SPAI_SETUP_AUTO && s->ctx->be.gpu));
 }
 
-/* bt = bt's local rows, then the fetched rows gx after them (rows m.. of bt).  Local. */
-static void append_rows(hy_csr *bt, hy_csr *gx) {
+/* bt = bt's rows, then the rows of gx after them (rows bt->m.. of bt); gx unchanged.  Local. */
+void spai_append_rows(hy_csr *bt, const hy_csr *gx) {
   int64_t m = bt->m, tot = bt->nnz + gx->nnz;
   int64_t *rp = realloc(bt->rowptr, (size_t)(m + gx->m + 1) * sizeof *rp);
   if (rp) bt->rowptr = rp;
@@ -503,7 +503,7 @@ static int pat_dist(spai_pattern_st *s) {
     csr_clear(&rm);
     csr_clear(&rg);
   }
-  append_rows(&s->bt, &gx);
+  spai_append_rows(&s->bt, &gx);
   csr_clear(&gx);
   int32_t *g32 = NULL, *jglob = NULL;
   HY_MALLOC(g32, u + 1);

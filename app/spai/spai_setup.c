@@ -232,21 +232,7 @@ static int build_brows_fetch(build_st *b) {
   hy_csr *bx = &b->bx;
   *bx = *bt;
   memset(&b->ps.bt, 0, sizeof b->ps.bt);
-  int64_t tot = bx->nnz + gx.nnz;
-  int64_t *rp = realloc(bx->rowptr, (size_t)(mloc + u + 1) * sizeof *rp);
-  if (rp) bx->rowptr = rp;
-  int32_t *ci = realloc(bx->colind, (size_t)(tot + 1) * sizeof *ci);
-  if (ci) bx->colind = ci;
-  double *cv = realloc(bx->val, (size_t)(tot + 1) * sizeof *cv);
-  if (cv) bx->val = cv;
-  if (!rp || !ci || !cv) hy_fatal(HY_ESYS, "out of memory for the rows of B");
-  for (int64_t t = 0; t < u; t++) bx->rowptr[mloc + t + 1] = bx->nnz + gx.rowptr[t + 1];
-  if (gx.nnz) {
-    memcpy(bx->colind + bx->nnz, gx.colind, (size_t)gx.nnz * sizeof *bx->colind);
-    memcpy(bx->val + bx->nnz, gx.val, (size_t)gx.nnz * sizeof *bx->val);
-  }
-  bx->m = mloc + u;
-  bx->nnz = tot;
+  spai_append_rows(bx, &gx);   /* bx->m was mloc */
   csr_clear(&gx);
   for (int64_t e = 0; e < nj; e++) {
     int64_t g = b->jc.colind[e];
