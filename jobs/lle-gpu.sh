@@ -121,9 +121,8 @@ do_scale() {
   python3 jobs/lle_scale_table.py "$OUT" $sizes 2>&1 | tee -a "$OUT/lle.log"
 }
 
-do_bench() {
+do_bench() {   # (the eigensolver comparison, ~80 s of 1M runs, is its own mode: eig)
   do_grid
-  do_eig
   log "Swiss roll N=20000 K=10 d=2, CUDA (target <= 0.2 s end to end)"
   run sr20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0
   TARGET=0.2 run sr20k 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 \
