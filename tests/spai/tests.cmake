@@ -475,8 +475,8 @@ if(HYBRID_GPU_TESTS)
   # 368 / 393 iterations)
   spai_multi(spai_gpu_spmv_orsirr_1 spmv-variants RANKS 1 LABELS gpu RTOL 1e-5 NEED ${M}/orsirr_1.mtx
     ARGS matrix.source=file matrix.file=${M}/orsirr_1.mtx)
-  # (poisson2d without preconditioner: host 368, 393 at 2 ranks; cuda 411 with either SpMV, the
-  # dots' order: within 15% + 2 of the host)
+  # (poisson2d without preconditioner: its count moves ~12% with the summation order: host 368,
+  # 393 at 2 ranks; cuda 411 with cuSPARSE, 366 with ours: within 15% + 2 of each other)
   spai_multi(spai_gpu_spmv_poisson2d_none spmv-variants RANKS 1 LABELS gpu RTOL 1e-4
     OPTS --iters-rtol 0.15
     ARGS matrix.generator=poisson2d matrix.size=40000 solver.precond=none matrix.rhs=random
