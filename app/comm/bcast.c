@@ -98,6 +98,17 @@ const char *hy_bcast_why(const hy_bcast *b) { return b->why; }
 /* A set-up failure auto fell back from.  Local. */
 const char *hy_bcast_note(const hy_bcast *b) { return b->note; }
 
+/* The transport in one phrase.  Local. */
+void hy_bcast_describe(const hy_bcast *b, char *buf, size_t n) {
+  const char *sep = b->note[0] ? "; " : "";
+  if (hy_bcast_is_device(b))
+    snprintf(buf, n, "%s (%s)%s%s", hy_bcast_name(b),
+             b->emulate ? "[debug] host_coll test hook: the device path, MPI on the host" : "device to device",
+             sep, b->note);
+  else
+    snprintf(buf, n, "mpi (%s): %s%s%s", hy_bcast_path(b), b->why, sep, b->note);
+}
+
 /* Grow a device buffer (waits for its queued uses first).  Local. */
 int hy_bcast_dgrow(hy_bcast *b, void **p, size_t *have, size_t need) {
   if (*p && *have >= need) return HY_OK;

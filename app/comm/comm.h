@@ -95,6 +95,10 @@ const char *hy_bcast_path(const hy_bcast *b);
 const char *hy_bcast_why(const hy_bcast *b);
 /* The message of a device set-up failure that auto fell back from, else "".  Local. */
 const char *hy_bcast_note(const hy_bcast *b);
+/* The transport in one phrase for a workload's log line, into buf (n bytes): "nccl (device to
+ * device)", "emulated ([debug] host_coll test hook: the device path, MPI on the host)" or
+ * "mpi (host-staged): WHY", each followed by "; NOTE" when auto fell back.  Local. */
+void hy_bcast_describe(const hy_bcast *b, char *buf, size_t n);
 
 /* Make the staging buffers of direction dir at least dev_bytes (device transport: packing of
  * blocks with lda > m) and host_bytes (MPI transport: pinned host), so that the broadcasts of

@@ -63,15 +63,7 @@ static int conv_weight_zero(const conv_filter *f, int H, int W, int *zy, int *zx
 static int conv_grid_transport(hy_ctx *ctx, const conv_opts *o, conv_grid *gr) {
   HY_CALL(hy_grid_make(gr->cart, gr->P, gr->Q, &gr->hg));
   HY_CALL(hy_bcast_open(&gr->hg, &ctx->be, o->halo, "conv.halo", ctx->debug.host_coll, &gr->xc));
-  const hy_bcast *x = gr->xc;
-  if (hy_bcast_is_device(x))
-    snprintf(gr->xdesc, sizeof gr->xdesc, "%s (%s)%s%s", hy_bcast_name(x),
-             strcmp(hy_bcast_name(x), "emulated") ? "device to device"
-                                                  : "[debug] host_coll test hook: the device path, MPI on the host",
-             hy_bcast_note(x)[0] ? "; " : "", hy_bcast_note(x));
-  else
-    snprintf(gr->xdesc, sizeof gr->xdesc, "mpi (%s): %s%s%s", hy_bcast_path(x), hy_bcast_why(x),
-             hy_bcast_note(x)[0] ? "; " : "", hy_bcast_note(x));
+  hy_bcast_describe(gr->xc, gr->xdesc, sizeof gr->xdesc);
   return HY_OK;
 }
 

@@ -53,14 +53,7 @@ static void sort_host_resize(hy_ctx *ctx, sort_block *b, int64_t n) {
 static int sort_xchg_open(hy_ctx *ctx, const sort_opts *o, hy_grid *g, hy_bcast **xc, sort_info *inf) {
   HY_CALL(hy_grid_make(ctx->comm, 1, ctx->size, g));
   HY_CALL(hy_bcast_open(g, &ctx->be, o->xchg, "sort.exchange", o->host_coll, xc));
-  if (hy_bcast_is_device(*xc))
-    snprintf(inf->xchg, sizeof inf->xchg, "%s (%s)%s%s", hy_bcast_name(*xc),
-             strcmp(hy_bcast_name(*xc), "emulated") ? "device to device"
-                                                      : "[debug] host_coll test hook: the device path, MPI on the host",
-             hy_bcast_note(*xc)[0] ? "; " : "", hy_bcast_note(*xc));
-  else
-    snprintf(inf->xchg, sizeof inf->xchg, "mpi (%s): %s%s%s", hy_bcast_path(*xc), hy_bcast_why(*xc),
-             hy_bcast_note(*xc)[0] ? "; " : "", hy_bcast_note(*xc));
+  hy_bcast_describe(*xc, inf->xchg, sizeof inf->xchg);
   return HY_OK;
 }
 
