@@ -68,6 +68,11 @@ def load_records(dirs):
         if not isinstance(r, dict) or any(k not in r for k in REQUIRED):
             warn("%s: not a hybrid record (needs %s), skipped" % (path, ", ".join(REQUIRED)))
             continue
+        sweep = (r.get("metrics") or {}).get("sweep")
+        if isinstance(sweep, list) and len(sweep) > 1:
+            warn("%s: a gauss sweep record (%d combinations of the gauss.n / nb / grid lists) holds "
+                 "several runs; a study takes one run per record: skipped" % (path, len(sweep)))
+            continue
         r["_path"] = path
         recs.append(r)
     return recs

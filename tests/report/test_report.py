@@ -69,10 +69,17 @@ with open(os.path.join(d, "junk.json"), "w") as f:
     f.write("{not json")
 with open(os.path.join(d, "other.json"), "w") as f:
     json.dump({"hello": 1}, f)
+# an HPL.dat-style gauss sweep (several runs in one record): not a study point
+sw = record(os.path.join(d, "sweep"), "s.json", "gauss", 1, {"factor": 1.0})
+sw["config"]["gauss"]["n"] = [1000, 2000]
+sw["metrics"]["sweep"] = [{"n": 1000, "nb": 64}, {"n": 2000, "nb": 64}]
+with open(os.path.join(d, "sweep", "s.json"), "w") as f:
+    json.dump(sw, f)
 rc, out, err = run(d, "--out", os.path.join(WORK, "strong-report"), "--no-plots")
 check(rc == 0, "strong: report.py exits 0 (got %d: %s)" % (rc, err))
 check("junk.json: not readable JSON" in err and "other.json: not a hybrid record" in err,
       "strong: unreadable and foreign JSON files are skipped with a warning")
+check("s.json: a gauss sweep record (2 combinations" in err, "strong: a gauss sweep record is skipped with a warning")
 rs = rows(os.path.join(WORK, "strong-report"))
 check([int(r["gpus"]) for r in rs] == [1, 2, 4, 8], "strong: one row per GPU count")
 for r in rs:
