@@ -71,13 +71,15 @@ if BAR.search(err):
     fails.append("auto into a pipe drew the bar")
 print("ok? auto/pipe, gauss.n=%d: %d line(s) %r in %.1f s" % (n_long, len(lines), lines, wall))
 
-err, _ = run_pipe(["gauss.n=1000", "run.progress_mode=bar"])
+# the bar draws at most 10 times a second, from 0.1 s on: the > 2 s run's size, so that a fast
+# machine (or a quiet one) cannot finish the elimination before the first update
+err, _ = run_pipe(["gauss.n=%d" % n_long, "run.progress_mode=bar"])
 bars = [float(x) for x in BAR.findall(err)]
 if not bars or bars != sorted(bars) or not all(0 < b <= 100 for b in bars):
     fails.append("bar into a pipe: no increasing bar: %r %r" % (bars, err[-300:]))
 print("ok? bar/pipe: %d update(s)" % len(bars))
 
-out = run_pty(["gauss.n=1000"])
+out = run_pty(["gauss.n=%d" % n_long])
 if not BAR.search(out):
     fails.append("auto on a terminal: no bar: %r" % out[-300:])
 out = run_pty(["gauss.n=%d" % n_long, "run.progress=1", "run.progress_mode=lines"])
