@@ -25,6 +25,14 @@ Exit 0 pass, 1 fail.
 import argparse, os, re, shutil, subprocess, sys
 
 
+
+def split_argv(argv):
+    """The script's own options before "--" and the hybrid arguments every run shares after it."""
+    if "--" in argv:
+        k = argv.index("--")
+        return argv[:k], argv[k + 1:]
+    return argv, []
+
 def read_vec(path):
     """Matrix Market array or coordinate n x 1 vector -> list of floats."""
     with open(path) as f:
@@ -169,11 +177,7 @@ def cmd_threads(a, common):
 
 
 def main():
-    argv = sys.argv[1:]
-    common = []
-    if "--" in argv:
-        k = argv.index("--")
-        argv, common = argv[:k], argv[k + 1:]
+    argv, common = split_argv(sys.argv[1:])
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["ranks", "validate", "compare", "profile", "threads"])
     ap.add_argument("--threads", nargs="+", default=["1", "5"])

@@ -17,7 +17,7 @@ Exit 0 pass, 1 fail.
 import argparse, os, re, shutil, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gauss_driver import read_vec, rel_diff, run  # noqa: E402
+from gauss_driver import read_vec, rel_diff, run, split_argv  # noqa: E402
 
 STEP0 = re.compile(r"^mixed: GMRES-IR step 0: scaled residual ([0-9.e+-]+)", re.M)
 RATE = re.compile(r"^hpl-mxp: low (\S+), matrix hplmxp: ([0-9.e+-]+) Gflops as HPL-MxP reports it", re.M)
@@ -25,11 +25,7 @@ LINE = re.compile(r"^[NSB][DSM][GH]F?\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+([0-9.]+)\s+
 
 
 def main():
-    argv = sys.argv[1:]
-    common = []
-    if "--" in argv:
-        k = argv.index("--")
-        argv, common = argv[:k], argv[k + 1:]
+    argv, common = split_argv(sys.argv[1:])
     ap = argparse.ArgumentParser()
     for o in ("--mpiexec", "--npflag", "--bin", "--workdir"):
         ap.add_argument(o, required=True)

@@ -24,7 +24,7 @@ Exit 0 pass, 1 fail.
 import argparse, glob, json, os, re, shutil, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gauss_driver import run  # noqa: E402
+from gauss_driver import run, split_argv  # noqa: E402
 
 LINE = re.compile(r"^(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([0-9.]+)\s+([0-9.]+e[+-]\d+)\s*$", re.M)
 RES = re.compile(r"^\|\|Ax-b\|\|_oo/\(eps\*\(\|\|A\|\|_oo\*\|\|x\|\|_oo\+\|\|b\|\|_oo\)\*N\) = "
@@ -79,11 +79,7 @@ def check_line(fails, what, m, r, want, ranks, thr):
 
 
 def main():
-    argv = sys.argv[1:]
-    common = []
-    if "--" in argv:
-        k = argv.index("--")
-        argv, common = argv[:k], argv[k + 1:]
+    argv, common = split_argv(sys.argv[1:])
     ap = argparse.ArgumentParser()
     for o in ("--mpiexec", "--npflag", "--bin", "--workdir", "--n", "--nb", "--grid"):
         ap.add_argument(o, required=True)
