@@ -21,9 +21,14 @@ rel_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] [--preflags ..] --wor
             unchanged, nothing written; distinct names still run
   symlink   symlinks planted at the old predictable temporary names (NAME.tmp.PID,
             .record.tmp.HOST.PID) do not make hybrid write outside the output folder
+  ulimit    real memory exhaustion on one rank (table ULIMIT): 2 ranks in mpiexec's MPMD form, rank 1
+            under `ulimit -v` (RLIMIT_AS) only; a small run of the workload passes under that limit
+            (so the limit alone breaks nothing), then a size whose biggest allocation on rank 1 does
+            not fit (rank 0 unlimited) must end within 10 s: exit 5, rank 1's message with its host,
+            naming the allocation and its bytes (parsed, at least MIN), no output file, no *.tmp*
 Exit 0 pass, 1 fail.
 """
-import argparse, glob, json, os, re, resource, shutil, socket, subprocess, sys
+import argparse, glob, json, os, re, resource, shutil, socket, subprocess, sys, time
 
 import numpy as np
 
@@ -425,6 +430,93 @@ def mode_symlink(a):
         ok("planted symlinks at the old temporary names: nothing outside the folder changed")
 
 
+# ulimit: (workload, limit MiB, control run, the run whose biggest allocation on rank 1 does not
+# fit, regex naming that allocation in rank 1's message, its least size in bytes).  Measured
+# (2 cores, MPICH 4.0 + UCX): rank 1's address space at MPI_Init plus a small run is ~100 MiB
+# with the reference BLAS and ~370 MiB with OpenBLAS (a 128 MiB buffer region, a 64 MiB malloc
+# arena per thread), so the limits leave a small run room with either; OMP_NUM_THREADS=1 keeps
+# the BLAS and lle at one thread (a BLAS thread more is another buffer region).  The big sizes
+# fail in: gauss A's block (n x n/2 doubles, 899 MB), spai rank 1's generated rows of A (its
+# rowptr fits, colind 400 MB or val 800 MB does not), lle the points every rank holds (960 MB),
+# sort the share of the keys (800 MB, agreed at the stage boundary: rank 0 prints rank 1's
+# message), conv the tile or its output tile (2 x 288 MB; the image on rank 0 is what takes the
+# time), gemm a block of A, B or C (565 MB).
+ULIMIT = [
+    ("gauss", 640, ["gauss.n=1000"], ["gauss.n=15000", "output.solution=x.mtx"],
+     r"gauss_data\.c", 5e8),
+    ("spai", 640, ["matrix.size=20000"], ["matrix.size=40000000", "output.solution=x.mtx",
+     "output.preconditioner=m.mtx"], r"for out->(colind|val) \(\.\./app/gen/gen\.c", 3e8),
+    ("lle", 640, ["lle.n=2000"], ["lle.n=40000000", "output.embedding=e.npy"],
+     r"for d->x \(\.\./app/lle/lle_data\.c", 5e8),
+    ("sort", 640, ["sort.n=1000000"], ["sort.n=400000000", "output.sort_keys=k.npy"],
+     r"host backend: out of memory allocating", 5e8),
+    ("conv", 512, ["conv.width=1000", "conv.height=1000"], ["conv.width=6000", "conv.height=6000",
+     "output.npy=c.npy"], r"for o?tile \(\.\./app/conv/conv\.c", 2.5e8),
+    ("gemm", 640, ["gemm.m=500", "gemm.n=500", "gemm.k=500"], ["gemm.m=12000", "gemm.n=12000",
+     "gemm.k=12000", "output.c=c.mtx"], r"for [abc]->h \(\.\./app/gemm/gemm_data\.c", 5e8),
+]
+ULIMIT_END_S = 10
+
+
+def run_mpmd(a, wl, args, limit_mib, wd):
+    """Rank 0 unlimited, rank 1 under ulimit -v (MPMD); (exit code or None if hung, output, seconds)."""
+    shutil.rmtree(wd, ignore_errors=True)
+    os.makedirs(wd)
+    argv = [a.hybrid, "run.workload=" + wl] + args + ["output.record=false"]
+    lim = ["sh", "-c", 'ulimit -v %d && exec "$@"' % (limit_mib * 1024), "sh"] + argv
+    cmd = [a.mpiexec] + a.preflags.split() + [a.np_flag, "1"] + argv + [":", a.np_flag, "1"] + lim
+    t0 = time.time()
+    p = subprocess.Popen(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         env=dict(os.environ, OMP_NUM_THREADS="1"), start_new_session=True)
+    try:
+        raw, _ = p.communicate(timeout=a.run_timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        raw, _ = p.communicate()
+        return None, raw.decode(errors="replace"), time.time() - t0
+    return p.returncode, raw.decode(errors="replace"), time.time() - t0
+
+
+def mode_ulimit(a):
+    for wl, lim, small, big, name_rx, least in ULIMIT:
+        if a.only and a.only != wl:
+            continue
+        wd = os.path.join(a.workdir, wl)
+        rc, out, dt = run_mpmd(a, wl, small, lim, wd + "_fits")
+        if rc != 0 or "PASSED" not in out:
+            print(out)
+            fail("%s: the small run (%s) under ulimit -v %d MiB on rank 1: exit %s, expected 0 and PASSED "
+                 "(the limit alone must not break a run)" % (wl, " ".join(small), lim, rc))
+            continue
+        rc, out, dt = run_mpmd(a, wl, big, lim, wd)
+        errs = []
+        if rc is None:
+            errs.append("hung (more than %d s)" % a.run_timeout)
+        elif rc != 5:
+            errs.append("exit %d, expected 5" % rc)
+        if dt > ULIMIT_END_S:
+            errs.append("ended after %.1f s, more than %d s" % (dt, ULIMIT_END_S))
+        m = re.search(r"rank 1 on [^ :)]+[:)] .*out of memory allocating ([0-9]+) bytes.*", out)
+        if not m:
+            errs.append("no message of rank 1 (with its host) 'out of memory allocating B bytes'")
+        else:
+            if int(m.group(1)) < least:
+                errs.append("rank 1 failed allocating %s bytes, not the biggest allocation (>= %.3g)" % (m.group(1), least))
+            if not re.search(name_rx, m.group(0)):
+                errs.append("rank 1's message %r does not name the allocation (%s)" % (m.group(0), name_rx))
+        if "PASSED" in out:
+            errs.append("PASSED printed")
+        left = [f for f in os.listdir(wd)]
+        if left:
+            errs.append("files left in the run's folder: %r" % left)
+        if errs:
+            print(out)
+            fail("%s (%s) with rank 1 under ulimit -v %d MiB: %s" % (wl, " ".join(big), lim, "; ".join(errs)))
+        else:
+            ok("%s: small run passes under ulimit -v %d MiB; %s: exit 5 after %.1f s, %s" % (
+                wl, lim, " ".join(big), dt, m.group(0).strip()))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hybrid", required=True)
@@ -434,8 +526,8 @@ def main():
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--fsize-ranks", type=int, default=2)
     ap.add_argument("--run-timeout", type=int, default=120, help="seconds before a run counts as hung")
-    ap.add_argument("--only", default="", help="fsize: only the outputs whose key contains this")
-    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink", "config", "same"])
+    ap.add_argument("--only", default="", help="fsize: only the outputs whose key contains this; ulimit: only this workload")
+    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink", "config", "same", "ulimit"])
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     globals()["mode_" + a.mode](a)

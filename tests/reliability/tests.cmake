@@ -66,6 +66,13 @@ foreach(c IN LISTS HY_REL_OOM)
     ARGS ${args} debug.fail_rank=1 debug.fail_alloc=${thr} output.record=false)
 endforeach()
 
+# the real thing (rel_check.py ulimit): rank 1 alone under `ulimit -v` (mpiexec's MPMD form) runs
+# out of memory in each workload's biggest allocation at a size rank 0 fits: a small run passes
+# under the same limit, the big one ends within 10 s, exit 5, rank 1's message naming the
+# allocation and its bytes (parsed), no output file.  Rank 0 touches up to ~1 GB before the abort.
+add_test(NAME rel_oom_ulimit COMMAND ${REL_CHECK} --workdir ${HY_TEST_OUT}/rel_oom_ulimit --run-timeout 60 ulimit)
+set_tests_properties(rel_oom_ulimit PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2)
+
 # memory pre-checks (hy_mem_check, app/runtime/memcheck.c): a size inside a key's range that
 # needs more memory per rank than a rank has is refused before allocating: exit 5 within
 # seconds, the size, the figure needed (parsed: the workload's lower bound at that rank count;
