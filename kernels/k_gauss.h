@@ -139,7 +139,31 @@ typedef struct {
    * synchronisation per panel, no shared row list: safe beside the main stream's swaps). */
   int (*getrf_rec)(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
                    int *hipiv, int *info, double *minpiv, int64_t *minidx);
+
+  /* ---- device pivots (one rank: no host synchronisation inside the blocked factorization) ---- */
+  /* getrf's factorization of the m x n panel a (nbmin = 0: the vendor's getrf on the whole panel;
+   * > 0: getrf_rec's recursion with base blocks of nbmin columns) with every output left in device
+   * memory: dpiv[i] (n ints) = the 0-based panel row swapped with row i (dpiv[i] >= i); dstat (3
+   * doubles) = { 1 + the first column with an exact zero pivot (0: none; < 0: the vendor's
+   * illegal-argument code), the smallest |u_jj|, its column }.  Queued on the current stream; no
+   * synchronisation (host: done on return). */
+  int (*getrf_dev)(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
+                   int *dpiv, double *dstat);
+  /* The nswap swaps of dpiv (row i <-> dpiv[i] in order, i < nswap, dpiv[i] in [i, m): a pivot
+   * outside is taken as i) as one permutation of at most 2 nswap rows, written to plan (device,
+   * K_GAUSS_PLAN_INTS(nswap) ints): slot v < 2 nswap moves row plan[v] (-1: unused slot) the old
+   * content of row plan[2 nswap + v].  Queued on the current stream. */
+  int (*swap_plan)(k_backend *be, int nswap, int64_t m, const int *dpiv, int *plan);
+  /* Apply those swaps to ncols columns of a (row 0 = the panel's top row), each column in one
+   * pass (read every moved row, then write: GPU: coalesced down the column, one launch for all
+   * the columns and all nswap pivots; beyond the plan's shared-memory limit the swaps in order
+   * from dpiv).  Queued on the current stream. */
+  int (*swap_apply)(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nswap,
+                    const int *dpiv, const int *plan);
 } k_gauss_ops;
+
+/* Ints of a swap plan for nswap pivots (k_gauss_ops swap_plan). */
+#define K_GAUSS_PLAN_INTS(nswap) (4 * (int64_t)(nswap) + 4)
 
 /* The table of this backend.  Local. */
 const k_gauss_ops *k_gauss_ops_get(const k_backend *be);

@@ -3,7 +3,7 @@
  * Algorithms (app/gauss/gauss_rows.c, gauss_blocked.c): naive (the seed's three kernels per
  * step, no pivoting, rows cyclic over ranks), stepwise (the same with partial pivoting through
  * an all-reduce), blocked (right-looking blocked LU on a 2D block-cyclic grid, GEMM updates,
- * lookahead 1).  Precision double, single, or mixed (FP32 factors + FP64 iterative refinement:
+ * lookahead 0 or 1).  Precision double, single, or mixed (FP32 factors + FP64 iterative refinement:
  * classical or GMRES-IR, app/gauss/gauss_refine.c).
  * Every run ends with the HPL scaled residual in FP64 against the original matrix. */
 #include "gauss/gauss.h"
@@ -64,6 +64,13 @@ static const cfg_key gauss_keys[] = {
     "blocks of panel_nb columns by getrf: most panel flops in GEMM, pivots kept on the device)" },
   { "gauss", "panel_nb", CFG_INT, "64", 1, 4096, NULL,
     "blocked, panel = recursive: widest column block factored by the vendor's getrf" },
+  { "gauss", "lookahead", CFG_INT, "1", 0, 1, NULL,
+    "blocked: 1: the next panel's columns updated first, the panel factored (and sent) on a "
+    "second stream while the rest of the trailing update runs; 0: each step in order on one stream" },
+  { "gauss", "pivots", CFG_ENUM, "device", 0, 0, "device|host",
+    "blocked, 1 rank: device: the panels' pivots stay on the device (row swaps planned and "
+    "applied there, one launch per step; a singular column found after the factorization); host: "
+    "each panel's pivots to the host before its swaps (always so with more ranks)" },
   { "gauss", "compare_cusolver", CFG_BOOL, "false", 0, 0, NULL,
     "1 rank: also time the vendor LU (cuSOLVER / LAPACK dgetrf+dgetrs) and a DGEMM on the same device" },
   { "gauss", "repeat", CFG_INT, "1", 1, 1000, NULL,
@@ -164,6 +171,8 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->profile = cfg_bool(c, "gauss.profile");
   o->panel = cfg_enum(c, "gauss.panel");
   o->panel_nb = (int)cfg_int(c, "gauss.panel_nb");
+  o->lookahead = (int)cfg_int(c, "gauss.lookahead");
+  o->pivots_dev = cfg_is(c, "gauss.pivots", "device");
   o->seed = (uint64_t)cfg_int(c, "run.seed");
   o->out_matrix = cfg_str(c, "output.matrix");
   o->out_rhs = cfg_str(c, "output.rhs");

@@ -54,6 +54,8 @@ typedef struct {
   int profile;              /* gauss.profile: synchronised split of the blocked factor time */
   int panel;                /* gauss.panel: 0 vendor (getrf), 1 recursive (getrf_rec) */
   int panel_nb;             /* gauss.panel_nb: the recursive panel's base block (columns) */
+  int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */
+  int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */
   uint64_t seed;            /* run.seed */
   const char *out_matrix, *out_rhs, *out_solution;   /* [output] matrix, rhs, solution */
 } gauss_opts;

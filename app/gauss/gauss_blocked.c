@@ -1,5 +1,5 @@
 /* gauss_blocked.c - algorithm blocked: right-looking blocked LU with partial pivoting on a 2D
- * block-cyclic P x Q grid (rank = p * Q + q), block size nb, lookahead 1.
+ * block-cyclic P x Q grid (rank = p * Q + q), block size nb, lookahead 0 or 1 (gauss.lookahead).
  *
  * Per panel k (columns k0 .. k0 + jb): the panel's process column factors it on the device
  * (P = 1: in place; else gathered to the diagonal process, getrf there, scattered back), the
@@ -16,7 +16,9 @@
  * row-scatter kernel), through the device collectives when they are used, else one
  * MPI_Alltoallv staged in pinned memory.  The panel gather (P > 1: one MPI_Gatherv / Scatterv
  * per panel, the rows put in order on the device) and the pivots use MPI.  With one rank nothing
- * touches MPI.  Solves: block forward / back substitution, partial sums reduced along
+ * touches MPI, and (gauss.pivots = device) the pivots stay on the device: getrf_dev, one planned
+ * row permutation per step (swap_plan / swap_apply), the singular check after the last panel,
+ * so that the host never waits inside the factorization.  Solves: block forward / back substitution, partial sums reduced along
  * process rows, block solutions broadcast down process columns. */
 #include "gauss/gauss.h"
 
@@ -60,7 +62,26 @@ typedef struct {
   /* the panel LU of gauss.panel (blk_panels) */
   int (*panel)(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *ip, int *info,
                double *minpiv, int64_t *mi);
+  int nbmin;                  /* getrf_dev's base block: 0 vendor, gauss.panel_nb recursive */
+  /* where the pivots live (blk_pivot_ways, by gauss.pivots and the rank count) */
+  const struct blk_pivot_way *pw;
+  int *dpiv;                  /* device pivots (pw = device): panel k's from k nb, 0-based from
+                               * its top row */
+  double *dstat;              /* device: getrf_dev's 3 figures per panel */
+  int *dplan[2];              /* device: the swap plans of two consecutive panels */
+  /* the lookahead stream hook: ko->stream_ctl (gauss.lookahead = 1) or none */
+  int (*side)(k_backend *be, int what);
+  int la;                     /* gauss.lookahead: the next panel's columns updated first */
 } blk_ws;
+
+/* Where a one-process-row factorization keeps its pivots: the panel (factor, pivots, the L
+ * panel's address), the swaps on a range of this rank's columns, and the end of the
+ * factorization (pivots into f->piv, the singularity check).  Collective where blk_panel is. */
+typedef struct blk_pivot_way {
+  int (*panel)(blk_ws *w, int64_t k, void **lp, int64_t *ldl);
+  int (*swap1)(blk_ws *w, int64_t k, int64_t s0, int64_t c1);
+  int (*finish)(blk_ws *w, int64_t nblk);
+} blk_pivot_way;
 
 /* gauss.panel = vendor: the backend's getrf on the whole panel.  Local. */
 static int blk_panel_vendor(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda,
@@ -120,7 +141,7 @@ static inline void *at(const blk_ws *w, void *p, int64_t i, int64_t j, int64_t l
 /* Factor panel k in its process column, share the pivots with every rank and the L panel
  * along the process rows; returns the L panel from its first local row at or after k0 (the
  * owner's columns in place, elsewhere packed) and its leading dimension.  Collective. */
-static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
+static int blk_panel_host(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   gauss_t *g = w->g;
   blk_fact *f = w->f;
   k_backend *be = g->be;
@@ -212,6 +233,88 @@ static int blk_panel(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   return HY_OK;
 }
 
+/* One rank, pivots on the device: factor panel k in place (getrf_dev: pivots and status stay
+ * on the device, checked by blk_finish_dev) and plan its row swaps; the L panel is the panel
+ * itself.  Nothing waits for the device.  Local. */
+static int blk_panel_dev(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
+  gauss_t *g = w->g;
+  blk_fact *f = w->f;
+  int64_t n = g->n, k0 = k * g->nb, jb = n - k0 < g->nb ? n - k0 : g->nb;
+  void *pan = at(w, f->a, k0, k0, f->lda);
+  HY_LOCAL(g->ko->getrf_dev(g->be, f->sp, n - k0, jb, pan, f->lda, w->nbmin, w->dpiv + k0,
+                            w->dstat + 3 * k));
+  HY_LOCAL(g->ko->swap_plan(g->be, (int)jb, n - k0, w->dpiv + k0, w->dplan[k & 1]));
+  *lp = pan;
+  *ldl = f->lda;
+  return HY_OK;
+}
+
+/* One process row, host pivots: panel k's swaps in order (LAPACK laswp) on columns [s0, c1)
+ * from row k0.  Local. */
+static int blk_swap1_host(blk_ws *w, int64_t k, int64_t s0, int64_t c1) {
+  blk_fact *f = w->f;
+  int64_t n = w->g->n, k0 = k * w->g->nb, jb = n - k0 < w->g->nb ? n - k0 : w->g->nb;
+  int *ip = w->ipiv;
+  for (int64_t i = 0; i < jb; i++) ip[i] = (int)(f->piv[k0 + i] - k0);
+  HY_LOCAL(w->g->ko->laswp(w->g->be, f->sp, at(w, f->a, k0, s0, f->lda), f->lda, c1 - s0, (int)jb, ip));
+  return HY_OK;
+}
+
+/* One rank, device pivots: panel k's swaps by its plan, one launch for the columns [s0, c1).
+ * Local. */
+static int blk_swap1_dev(blk_ws *w, int64_t k, int64_t s0, int64_t c1) {
+  blk_fact *f = w->f;
+  int64_t n = w->g->n, k0 = k * w->g->nb, jb = n - k0 < w->g->nb ? n - k0 : w->g->nb;
+  HY_LOCAL(w->g->ko->swap_apply(w->g->be, f->sp, at(w, f->a, k0, s0, f->lda), f->lda, c1 - s0,
+                                (int)jb, w->dpiv + k0, w->dplan[k & 1]));
+  return HY_OK;
+}
+
+/* Host pivots: f->piv and the singularity checks were done panel by panel.  Local. */
+static int blk_finish_host(blk_ws *w, int64_t nblk) {
+  (void)w;
+  (void)nblk;
+  return HY_OK;
+}
+
+/* Device pivots, after the last panel: the pivots into f->piv, then the panels' status in
+ * order: the first with an exact zero pivot or a pivot below gauss_tiny stops the run naming
+ * its column (the same column and message as the host-pivot path).  Local (one rank). */
+static int blk_finish_dev(blk_ws *w, int64_t nblk) {
+  gauss_t *g = w->g;
+  blk_fact *f = w->f;
+  int64_t n = g->n, nb = g->nb;
+  int *hp = gauss_xmalloc(sizeof(int) * (size_t)n);
+  double *hs = gauss_xmalloc(sizeof(double) * (size_t)(3 * nblk));
+  HY_LOCAL(g->be->ops->d2h(g->be, hp, w->dpiv, sizeof(int) * (size_t)n));
+  HY_LOCAL(g->be->ops->d2h(g->be, hs, w->dstat, sizeof(double) * (size_t)(3 * nblk)));
+  for (int64_t i = 0; i < n; i++) f->piv[i] = (i / nb) * nb + hp[i];
+  int rc = HY_OK;
+  for (int64_t k = 0; k < nblk && rc == HY_OK; k++) {
+    int64_t k0 = k * nb;
+    double info = hs[3 * k], mp = hs[3 * k + 1];
+    if (info < 0) hy_fatal(HY_ESYS, "gauss: the vendor's getrf: argument %d illegal", (int)-info);
+    int64_t col = info > 0 ? k0 + (int64_t)info - 1 : (mp <= gauss_tiny(g, f->sp) ? k0 + (int64_t)hs[3 * k + 2] : -1);
+    if (col >= 0) rc = gauss_singular(g, "the LU pivot |u_kk|", col, mp);
+  }
+  free(hp);
+  free(hs);
+  return rc;
+}
+
+/* The pivot ways: [0] host (every rank, any grid), [1] device (one rank). */
+static const blk_pivot_way blk_pivot_ways[2] = {
+  { .panel = blk_panel_host, .swap1 = blk_swap1_host, .finish = blk_finish_host },
+  { .panel = blk_panel_dev, .swap1 = blk_swap1_dev, .finish = blk_finish_dev },
+};
+
+/* No lookahead stream (gauss.lookahead = 0): everything stays on the main stream.  Local. */
+static int blk_side_none(k_backend *be, int what) {
+  (void)be;
+  (void)what;
+  return HY_OK;
+}
+
 /* Apply panel k's row swaps to this rank's columns [c0, c1).  Collective on the process
  * column (every rank calls it). */
 static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, int64_t x1) {
@@ -222,13 +325,11 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
   int P = g->P, sp = f->sp;
   int64_t n = g->n, nb = g->nb, k0 = k * nb, jb = n - k0 < nb ? n - k0 : nb;
   if (P == 1) {
-    /* one process row: the panel's swaps as a sequence (LAPACK laswp) on the columns right of
-     * the panel; the columns left of it (earlier L panels) stay unswapped and the solve applies
-     * the pivots panel by panel */
-    int *ip = w->ipiv;
-    for (int64_t i = 0; i < jb; i++) ip[i] = (int)(f->piv[k0 + i] - k0);
+    /* one process row: the panel's swaps (in order: laswp, or one planned permutation with the
+     * pivots on the device) on the columns right of the panel; the columns left of it (earlier
+     * L panels) stay unswapped and the solve applies the pivots panel by panel */
     int64_t s0 = x1 > c0 ? x1 : c0;
-    if (c1 > s0) HY_LOCAL(ko->laswp(be, sp, at(w, f->a, k0, s0, f->lda), f->lda, c1 - s0, (int)jb, ip));
+    if (c1 > s0) HY_CALL(w->pw->swap1(w, k, s0, c1));
     return HY_OK;
   }
   /* the set S of touched rows, and which row's content ends at each */
@@ -383,6 +484,18 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   }
   w->ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
   w->panel = blk_panels[g->o->panel];
+  w->nbmin = g->o->panel ? g->o->panel_nb : 0;
+  w->la = g->o->lookahead > 0;
+  w->side = w->la ? ko->stream_ctl : blk_side_none;
+  /* pivots on the device: one rank, gauss.pivots = device, a backend that has getrf_dev */
+  int dev = ctx->size == 1 && g->o->pivots_dev && ko->getrf_dev && ko->swap_plan && ko->swap_apply;
+  w->pw = &blk_pivot_ways[dev];
+  if (dev) {
+    int64_t nblk = (n + nb - 1) / nb;
+    w->dpiv = gauss_dalloc(g, sizeof(int) * (size_t)n);
+    w->dstat = gauss_dalloc(g, sizeof(double) * (size_t)(3 * nblk));
+    for (int i = 0; i < 2; i++) w->dplan[i] = gauss_dalloc(g, sizeof(int) * (size_t)K_GAUSS_PLAN_INTS(nb));
+  }
   if (sp && g->o->low >= GAUSS_LOW_BF16) {
     size_t le = ko->low_bytes[g->o->low];
     w->lowl = gauss_dalloc(g, (size_t)(f->lda * nb) * le);
@@ -446,7 +559,7 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
   int64_t lr1 = gauss_numroc(k0 + jb, nb, f->p, P), lt = gauss_numroc(k0 + jb, nb, f->q, Q);
   /* my columns of the next panel: [lt, split) (empty when another process column owns it) */
   int64_t split = lt;
-  if (k + 1 < nblk && f->q == (int)((k + 1) % Q))
+  if (w->la && k + 1 < nblk && f->q == (int)((k + 1) % Q))
     split = lt + (n - (k0 + jb) < nb ? n - (k0 + jb) : nb);
   /* row swaps on all my columns except the panel's; one process row (no communication):
    * first only the next panel's columns, the rest after the lookahead mark below, so that
@@ -483,7 +596,7 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
   }
   /* the rest of the trailing update is queued on the main stream; the next panel is factored
    * on the side stream (and communicated) meanwhile */
-  HY_LOCAL(ko->stream_ctl(be, 0));
+  HY_LOCAL(w->side(be, 0));
   int64_t nr = f->nloc - split;
   if (P == 1 && nr > 0) {
     HY_CALL(blk_swap(w, k, split, f->nloc, x0, x1));
@@ -498,9 +611,9 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
    * which runs beside it on the side stream) */
   prof_mark(g, 4, &tp);
   if (k + 1 < nblk) {
-    HY_LOCAL(ko->stream_ctl(be, 1));
-    rc = blk_panel(w, k + 1, &lp, &ldl);
-    HY_LOCAL(ko->stream_ctl(be, 2));
+    HY_LOCAL(w->side(be, 1));
+    rc = w->pw->panel(w, k + 1, &lp, &ldl);
+    HY_LOCAL(w->side(be, 2));
     prof_mark(g, 0, &tp);
   }
   *lpp = lp;
@@ -524,6 +637,10 @@ static void blk_ws_free(blk_ws *w) {
   if (w->hbuf) be->ops->free_pinned(be, w->hbuf);
   if (w->lowl) be->ops->free(be, w->lowl);
   if (w->lowu) be->ops->free(be, w->lowu);
+  if (w->dpiv) be->ops->free(be, w->dpiv);
+  if (w->dstat) be->ops->free(be, w->dstat);
+  if (w->dplan[0]) be->ops->free(be, w->dplan[0]);
+  if (w->dplan[1]) be->ops->free(be, w->dplan[1]);
   free(w->ipiv);
   free(w->perm);
   free(w->rows);
@@ -543,7 +660,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   memset(g->prof, 0, sizeof g->prof);
   double tp = 0;
   prof_mark(g, -1, &tp);
-  int rc = blk_panel(&w, 0, &lp, &ldl);
+  int rc = w.pw->panel(&w, 0, &lp, &ldl);
   prof_mark(g, 0, &tp);
   hy_progress prog;
   hy_progress_begin(&prog, ctx, "blocked LU", (double)n * n * n);
@@ -554,6 +671,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     prof_mark(g, 4, &tp);   /* (the trailing update waited for here only when profiling) */
     hy_progress_update(&prog, hy_lu_work_done(n, (k + 1) * nb));
   }
+  if (rc == HY_OK) rc = w.pw->finish(&w, nblk);
   hy_progress_end(&prog);
   blk_ws_free(&w);
   *out = f;

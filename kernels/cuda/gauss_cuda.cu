@@ -22,6 +22,8 @@ typedef struct {
   int *info;
   int *rows;
   int rows_n;
+  int *rows_s;        /* the row lists of calls on the lookahead side stream */
+  int rows_s_n;
   double *red;       /* 2 doubles + index for reductions */
   void *linv;        /* TRSM through the inverse: L^-1 and the product */
   size_t linv_bytes;
@@ -47,6 +49,7 @@ static void gauss_ws_free(void *p) {
   if (w->ipiv) cudaFree(w->ipiv);
   if (w->info) cudaFree(w->info);
   if (w->rows) cudaFree(w->rows);
+  if (w->rows_s) cudaFree(w->rows_s);
   if (w->red) cudaFree(w->red);
   if (w->linv) cudaFree(w->linv);
   if (w->tmp) cudaFree(w->tmp);
@@ -358,7 +361,7 @@ static int c_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, co
  * c0): base blocks by cuSOLVER, their swaps applied at once to every other column of the panel.
  * Local. */
 static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a, int64_t lda,
-                            int64_t c0, int64_t n, int nbmin) {
+                            int64_t c0, int64_t n, int nbmin, int *rp) {
   size_t e = sp ? 4 : 8;
   cudaStream_t stream = strm(be);
   int64_t rows = M - c0;
@@ -373,23 +376,23 @@ static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
     if (sp) HY_CUSOLVER(cusolverDnSgetrf(cs, im, in, (float *)blk, il, (float *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
     else HY_CUSOLVER(cusolverDnDgetrf(cs, im, in, (double *)blk, il, (double *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
     int d = im < in ? im : in;
-    piv_merge_k<<<nblocks(d, 128), 128, 0, stream>>>(gw(be)->rpiv + c0, gw(be)->ipiv, d, (int)c0);
+    piv_merge_k<<<nblocks(d, 128), 128, 0, stream>>>(rp + c0, gw(be)->ipiv, d, (int)c0);
     /* the block's swaps on the panel's columns left of it and right of it */
     if (c0 > 0) {
-      if (sp) laswp_dev_k<float><<<nblocks(c0, 128), 128, 0, stream>>>((float *)a, lda, c0, (int)c0, (int)c0 + d, gw(be)->rpiv);
-      else laswp_dev_k<double><<<nblocks(c0, 128), 128, 0, stream>>>((double *)a, lda, c0, (int)c0, (int)c0 + d, gw(be)->rpiv);
+      if (sp) laswp_dev_k<float><<<nblocks(c0, 128), 128, 0, stream>>>((float *)a, lda, c0, (int)c0, (int)c0 + d, rp);
+      else laswp_dev_k<double><<<nblocks(c0, 128), 128, 0, stream>>>((double *)a, lda, c0, (int)c0, (int)c0 + d, rp);
     }
     int64_t r0 = c0 + n, nr = N - r0;
     if (nr > 0) {
       char *ar = (char *)a + (size_t)(r0 * lda) * e;
-      if (sp) laswp_dev_k<float><<<nblocks(nr, 128), 128, 0, stream>>>((float *)ar, lda, nr, (int)c0, (int)c0 + d, gw(be)->rpiv);
-      else laswp_dev_k<double><<<nblocks(nr, 128), 128, 0, stream>>>((double *)ar, lda, nr, (int)c0, (int)c0 + d, gw(be)->rpiv);
+      if (sp) laswp_dev_k<float><<<nblocks(nr, 128), 128, 0, stream>>>((float *)ar, lda, nr, (int)c0, (int)c0 + d, rp);
+      else laswp_dev_k<double><<<nblocks(nr, 128), 128, 0, stream>>>((double *)ar, lda, nr, (int)c0, (int)c0 + d, rp);
     }
     HY_CUDA_LAUNCH();
     return HY_OK;
   }
   int64_t n1 = n / 2, n2 = n - n1;
-  HY_CALL(c_getrf_rec_cols(be, sp, M, N, a, lda, c0, n1, nbmin));
+  HY_CALL(c_getrf_rec_cols(be, sp, M, N, a, lda, c0, n1, nbmin, rp));
   if (rows > n1) {
     char *a12 = (char *)a + (size_t)(c0 + (c0 + n1) * lda) * e;
     char *a21 = (char *)a + (size_t)(c0 + n1 + c0 * lda) * e;
@@ -397,7 +400,7 @@ static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
     HY_CALL(c_trsm_lunit(be, sp, n1, n2, blk, lda, a12, lda));
     HY_CALL(c_gemm_sub(be, sp, rows - n1, n2, n1, a21, lda, a12, lda, a22, lda));
   }
-  return c_getrf_rec_cols(be, sp, M, N, a, lda, c0 + n1, n2, nbmin);
+  return c_getrf_rec_cols(be, sp, M, N, a, lda, c0 + n1, n2, nbmin, rp);
 }
 
 /* Recursive panel LU (k_gauss_ops getrf_rec): the recursion on the device, then the pivots,
@@ -419,7 +422,7 @@ static int c_getrf_rec(k_backend *be, int sp, int64_t m, int64_t n, void *a, int
     HY_CUDA(cudaMalloc((void **)&w->rpiv, sizeof(int) * (size_t)(d > 0 ? d : 1)));
     w->rpiv_n = d;
   }
-  HY_CALL(c_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin > 0 ? nbmin : 1));
+  HY_CALL(c_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin > 0 ? nbmin : 1, w->rpiv));
   cudaStream_t stream = strm(be);
   if (sp) diagmin_k<float><<<1, 512, 0, stream>>>((const float *)a, lda, d, w->red + 2);
   else diagmin_k<double><<<1, 512, 0, stream>>>((const double *)a, lda, d, w->red + 2);
@@ -434,14 +437,157 @@ static int c_getrf_rec(k_backend *be, int sp, int64_t m, int64_t n, void *a, int
   return HY_OK;
 }
 
-/* Upload a host int list to the device scratch.  Local. */
-static int rows_upload(k_backend *be, const int *h, int n) {
-  if (gw(be)->rows_n < n) {
-    if (gw(be)->rows) HY_CUDA(cudaFree(gw(be)->rows));
-    HY_CUDA(cudaMalloc((void **)&gw(be)->rows, sizeof(int) * (size_t)n));
-    gw(be)->rows_n = n;
+/* getrf_dev: st[0] = the first exact zero pivot's column + 1 (info: the vendor's getrf; NULL:
+ * from the smallest |u_jj| in st[1], its column in st[2]).  One thread.  Device. */
+__global__ void getrf_stat_k(double *st, const int *info) {
+  st[0] = info ? (double)*info : (st[1] == 0 ? st[2] + 1 : 0);
+}
+
+/* Panel LU with its pivots and status left on the device (k_gauss_ops getrf_dev): the vendor's
+ * getrf (nbmin = 0) or getrf_rec's recursion, no synchronisation.  Local. */
+static int c_getrf_dev(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
+                       int *dpiv, double *dstat) {
+  HY_CALL(scratch(be));
+  if (m > 2147483647LL || lda > 2147483647LL)
+    return hy_err(HY_EUSAGE, "cuSOLVER getrf: panel of %lld rows exceeds the 32-bit interface", (long long)m);
+  gauss_cuda_ws *w = gw(be);
+  cudaStream_t stream = strm(be);
+  int d = (int)(m < n ? m : n);
+  if (w->ipiv_n < d) {
+    if (w->ipiv) HY_CUDA(cudaFree(w->ipiv));
+    HY_CUDA(cudaMalloc((void **)&w->ipiv, sizeof(int) * (size_t)(d > 0 ? d : 1)));
+    w->ipiv_n = d;
   }
-  HY_CUDA(cudaMemcpyAsync(gw(be)->rows, h, sizeof(int) * (size_t)n, cudaMemcpyHostToDevice, strm(be)));
+  if (nbmin > 0) {
+    HY_CALL(c_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin, dpiv));
+  } else if (d > 0) {
+    cusolverDnHandle_t cs = cur_cusolver(be);
+    int im = (int)m, in = (int)n, il = (int)lda, lwork = 0;
+    if (sp) HY_CUSOLVER(cusolverDnSgetrf_bufferSize(cs, im, in, (float *)a, il, &lwork));
+    else HY_CUSOLVER(cusolverDnDgetrf_bufferSize(cs, im, in, (double *)a, il, &lwork));
+    HY_CALL(grow(&w->work, &w->work_bytes, (size_t)(lwork > 0 ? lwork : 1) * (sp ? 4 : 8)));
+    if (sp) HY_CUSOLVER(cusolverDnSgetrf(cs, im, in, (float *)a, il, (float *)w->work, w->ipiv, w->info));
+    else HY_CUSOLVER(cusolverDnDgetrf(cs, im, in, (double *)a, il, (double *)w->work, w->ipiv, w->info));
+    piv_merge_k<<<nblocks(d, 128), 128, 0, stream>>>(dpiv, w->ipiv, d, 0);
+  }
+  if (sp) diagmin_k<float><<<1, 512, 0, stream>>>((const float *)a, lda, d, dstat + 1);
+  else diagmin_k<double><<<1, 512, 0, stream>>>((const double *)a, lda, d, dstat + 1);
+  getrf_stat_k<<<1, 1, 0, stream>>>(dstat, nbmin > 0 || d == 0 ? NULL : w->info);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* The most pivots a swap plan handles (its four int arrays in 48 KB of shared memory, and one
+ * FP64 column of 2 nswap rows in swap_apply_k's); beyond, swap_apply swaps in order.  */
+#define C_PLAN_MAX 3072
+
+/* The swap plan (k_gauss_ops swap_plan) in one block: each pivot's slot (a top row, or the
+ * first occurrence of a row below: O(nswap^2) comparisons spread over the threads), the swaps
+ * run once on the slots' contents by one thread in shared memory, then every used slot's row
+ * and source row.  Device. */
+__global__ void swap_plan_k(int nswap, int64_t m, const int *piv, int *plan) {
+  extern __shared__ int shp[];
+  int *sp = shp, *code = shp + nswap, *content = shp + 2 * nswap;
+  int cap = 2 * nswap;
+  for (int i = threadIdx.x; i < nswap; i += blockDim.x) {
+    int p = piv[i];
+    sp[i] = p < i || p >= m ? i : p;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < nswap; i += blockDim.x) {
+    int p = sp[i], j = 0;
+    if (p >= nswap) {
+      while (sp[j] != p) j++;
+      p = nswap + j;
+    }
+    code[i] = p;
+  }
+  for (int v = threadIdx.x; v < cap; v += blockDim.x) content[v] = v;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int i = 0; i < nswap; i++) {
+      int c = code[i], t = content[i];
+      content[i] = content[c];
+      content[c] = t;
+    }
+  __syncthreads();
+  for (int v = threadIdx.x; v < cap; v += blockDim.x) {
+    int j = v - nswap, used = v < nswap || (sp[j] >= nswap && code[j] == v);
+    int c = content[v];
+    plan[v] = used ? (v < nswap ? v : sp[j]) : -1;
+    plan[cap + v] = used ? (c < nswap ? c : sp[c - nswap]) : 0;
+  }
+}
+
+/* Build the swap plan on the current stream (nothing beyond C_PLAN_MAX).  Local. */
+static int c_swap_plan(k_backend *be, int nswap, int64_t m, const int *dpiv, int *plan) {
+  if (nswap <= 0 || nswap > C_PLAN_MAX) return HY_OK;
+  swap_plan_k<<<1, 1024, (size_t)nswap * 4 * sizeof(int), strm(be)>>>(nswap, m, dpiv, plan);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* One block per tile of ct columns: every used slot's source row read into shared memory (the
+ * top rows coalesced down each column), then written to its row.  Device. */
+template <typename T>
+__global__ void swap_apply_k(T *a, int64_t lda, int64_t ncols, int cap, int ct, const int *plan) {
+  extern __shared__ unsigned char shraw2[];
+  T *sh = (T *)shraw2;
+  int64_t j0 = (int64_t)blockIdx.x * ct;
+  int tot = cap * ct;
+  for (int t = threadIdx.x; t < tot; t += blockDim.x) {
+    int v = t % cap, c = t / cap;
+    int d = plan[v], s = plan[cap + v];
+    if (d >= 0 && d != s && j0 + c < ncols) sh[t] = a[s + (j0 + c) * lda];
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < tot; t += blockDim.x) {
+    int v = t % cap, c = t / cap;
+    int d = plan[v], s = plan[cap + v];
+    if (d >= 0 && d != s && j0 + c < ncols) a[d + (j0 + c) * lda] = sh[t];
+  }
+}
+
+/* Apply the plan's swaps to ncols columns in one launch (k_gauss_ops swap_apply); beyond
+ * C_PLAN_MAX pivots the swaps in order from dpiv.  Local. */
+static int c_swap_apply(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nswap,
+                        const int *dpiv, const int *plan) {
+  if (ncols <= 0 || nswap <= 0) return HY_OK;
+  cudaStream_t stream = strm(be);
+  if (nswap > C_PLAN_MAX) {
+    if (sp) laswp_dev_k<float><<<nblocks(ncols, 128), 128, 0, stream>>>((float *)a, lda, ncols, 0, nswap, dpiv);
+    else laswp_dev_k<double><<<nblocks(ncols, 128), 128, 0, stream>>>((double *)a, lda, ncols, 0, nswap, dpiv);
+    HY_CUDA_LAUNCH();
+    return HY_OK;
+  }
+  size_t e = sp ? 4 : 8;
+  int cap = 2 * nswap;
+  int ct = (int)(40960 / ((size_t)cap * e));
+  if (ct < 1) ct = 1;
+  if (ct > 16) ct = 16;
+  if ((int64_t)ct > ncols) ct = (int)ncols;
+  size_t shm = (size_t)cap * ct * e;
+  unsigned nbk = (unsigned)((ncols + ct - 1) / ct);
+  if (sp) swap_apply_k<float><<<nbk, 256, shm, stream>>>((float *)a, lda, ncols, cap, ct, plan);
+  else swap_apply_k<double><<<nbk, 256, shm, stream>>>((double *)a, lda, ncols, cap, ct, plan);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* The device row list of the current stream (main or side: the two may run at once).  Local. */
+static inline int *cur_rows(k_backend *be) { return gw(be)->cur_side ? gw(be)->rows_s : gw(be)->rows; }
+
+/* Upload a host int list to the current stream's device row list.  Local. */
+static int rows_upload(k_backend *be, const int *h, int n) {
+  gauss_cuda_ws *w = gw(be);
+  int **rp = w->cur_side ? &w->rows_s : &w->rows;
+  int *have = w->cur_side ? &w->rows_s_n : &w->rows_n;
+  if (*have < n) {
+    if (*rp) HY_CUDA(cudaFree(*rp));
+    HY_CUDA(cudaMalloc((void **)rp, sizeof(int) * (size_t)n));
+    *have = n;
+  }
+  HY_CUDA(cudaMemcpyAsync(*rp, h, sizeof(int) * (size_t)n, cudaMemcpyHostToDevice, strm(be)));
   HY_CUDA(cudaStreamSynchronize(strm(be)));   /* h may be reused by the caller */
   return HY_OK;
 }
@@ -463,8 +609,8 @@ static int c_laswp(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, i
                    const int *hipiv) {
   if (ncols <= 0 || nswap <= 0) return HY_OK;
   HY_CALL(rows_upload(be, hipiv, nswap));
-  if (sp) laswp_k<float><<<nblocks(ncols, 128), 128, 0, strm(be)>>>((float *)a, lda, ncols, nswap, gw(be)->rows);
-  else laswp_k<double><<<nblocks(ncols, 128), 128, 0, strm(be)>>>((double *)a, lda, ncols, nswap, gw(be)->rows);
+  if (sp) laswp_k<float><<<nblocks(ncols, 128), 128, 0, strm(be)>>>((float *)a, lda, ncols, nswap, cur_rows(be));
+  else laswp_k<double><<<nblocks(ncols, 128), 128, 0, strm(be)>>>((double *)a, lda, ncols, nswap, cur_rows(be));
   HY_CUDA_LAUNCH();
   return HY_OK;
 }
@@ -506,8 +652,8 @@ static int c_rows_perm(k_backend *be, int sp, void *a, int64_t lda, int64_t ncol
   size_t shm = (size_t)ns * ct * e;
   if (shm > 48 * 1024) return hy_err(HY_EUSAGE, "row permutation of %d rows exceeds shared memory", ns);
   unsigned nbk = (unsigned)((ncols + ct - 1) / ct);
-  if (sp) rows_perm_k<float><<<nbk, 256, shm, strm(be)>>>((float *)a, lda, ncols, ns, ct, gw(be)->rows, gw(be)->rows + ns);
-  else rows_perm_k<double><<<nbk, 256, shm, strm(be)>>>((double *)a, lda, ncols, ns, ct, gw(be)->rows, gw(be)->rows + ns);
+  if (sp) rows_perm_k<float><<<nbk, 256, shm, strm(be)>>>((float *)a, lda, ncols, ns, ct, cur_rows(be), cur_rows(be) + ns);
+  else rows_perm_k<double><<<nbk, 256, shm, strm(be)>>>((double *)a, lda, ncols, ns, ct, cur_rows(be), cur_rows(be) + ns);
   HY_CUDA_LAUNCH();
   return HY_OK;
 }
@@ -529,8 +675,8 @@ static int c_rows_get(k_backend *be, int sp, const void *a, int64_t lda, int64_t
   if (ncols <= 0 || nrows <= 0) return HY_OK;
   HY_CALL(rows_upload(be, hrows, nrows));
   int64_t tot = ncols * nrows;
-  if (sp) rows_move_k<float><<<nblocks(tot, 256), 256, 0, strm(be)>>>((float *)a, lda, ncols, nrows, gw(be)->rows, (float *)buf, 0);
-  else rows_move_k<double><<<nblocks(tot, 256), 256, 0, strm(be)>>>((double *)a, lda, ncols, nrows, gw(be)->rows, (double *)buf, 0);
+  if (sp) rows_move_k<float><<<nblocks(tot, 256), 256, 0, strm(be)>>>((float *)a, lda, ncols, nrows, cur_rows(be), (float *)buf, 0);
+  else rows_move_k<double><<<nblocks(tot, 256), 256, 0, strm(be)>>>((double *)a, lda, ncols, nrows, cur_rows(be), (double *)buf, 0);
   HY_CUDA_LAUNCH();
   return HY_OK;
 }
@@ -541,8 +687,8 @@ static int c_rows_put(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols
   if (ncols <= 0 || nrows <= 0) return HY_OK;
   HY_CALL(rows_upload(be, hrows, nrows));
   int64_t tot = ncols * nrows;
-  if (sp) rows_move_k<float><<<nblocks(tot, 256), 256, 0, strm(be)>>>((float *)a, lda, ncols, nrows, gw(be)->rows, (float *)buf, 1);
-  else rows_move_k<double><<<nblocks(tot, 256), 256, 0, strm(be)>>>((double *)a, lda, ncols, nrows, gw(be)->rows, (double *)buf, 1);
+  if (sp) rows_move_k<float><<<nblocks(tot, 256), 256, 0, strm(be)>>>((float *)a, lda, ncols, nrows, cur_rows(be), (float *)buf, 1);
+  else rows_move_k<double><<<nblocks(tot, 256), 256, 0, strm(be)>>>((double *)a, lda, ncols, nrows, cur_rows(be), (double *)buf, 1);
   HY_CUDA_LAUNCH();
   return HY_OK;
 }
@@ -899,4 +1045,5 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_copy_2d, c_gemm_sub_low,
   { 4, 4, 2, 2 }, c_to_low, c_gemm_sub_lowp,
   c_getrf_rec,
+  c_getrf_dev, c_swap_plan, c_swap_apply,
 };

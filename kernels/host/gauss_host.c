@@ -486,6 +486,81 @@ static int h_getrf_rec(k_backend *be, int sp, int64_t m, int64_t n, void *a, int
   return HY_OK;
 }
 
+/* getrf_dev on the host: getrf (nbmin = 0) or getrf_rec, the outputs into dpiv / dstat.
+ * Local. */
+static int h_getrf_dev(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
+                       int *dpiv, double *dstat) {
+  int info = 0;
+  double mp = 0;
+  int64_t mi = 0;
+  if (nbmin <= 0) HY_CALL(h_getrf(be, sp, m, n, a, lda, dpiv, &info, &mp, &mi));
+  else HY_CALL(h_getrf_rec(be, sp, m, n, a, lda, nbmin, dpiv, &info, &mp, &mi));
+  dstat[0] = info;
+  dstat[1] = mp;
+  dstat[2] = (double)mi;
+  return HY_OK;
+}
+
+/* The swap plan (k_gauss_ops swap_plan; the CUDA kernel's steps, one after another): slot i <
+ * nswap is panel row i, slot nswap + j the row of pivot j when j is its first occurrence below
+ * the top nswap rows; the swaps run once on the slots' contents, and every used slot records
+ * its row and the row its final content comes from.  Local. */
+static int h_swap_plan(k_backend *be, int nswap, int64_t m, const int *dpiv, int *plan) {
+  int cap = 2 * nswap;
+  int *sp = NULL, *code = NULL, *content = NULL;
+  HY_MALLOC(sp, nswap + 1);
+  HY_MALLOC(code, nswap + 1);
+  HY_MALLOC(content, cap + 1);
+  for (int i = 0; i < nswap; i++) {
+    int p = dpiv[i];
+    sp[i] = p < i || p >= m ? i : p;
+  }
+  for (int i = 0; i < nswap; i++) {
+    int p = sp[i], j = 0;
+    if (p >= nswap) {
+      while (sp[j] != p) j++;
+      p = nswap + j;
+    }
+    code[i] = p;
+  }
+  for (int v = 0; v < cap; v++) content[v] = v;
+  for (int i = 0; i < nswap; i++) {
+    int t = content[i];
+    content[i] = content[code[i]];
+    content[code[i]] = t;
+  }
+  for (int v = 0; v < cap; v++) {
+    int j = v - nswap, used = v < nswap || (sp[j] >= nswap && code[j] == v);
+    int c = content[v];
+    plan[v] = used ? (v < nswap ? v : sp[j]) : -1;
+    plan[cap + v] = used ? (c < nswap ? c : sp[c - nswap]) : 0;
+  }
+  free(sp);
+  free(code);
+  free(content);
+  return HY_OK;
+}
+
+/* Apply a swap plan to ncols columns: each column's moved rows read, then written.  Local. */
+static int h_swap_apply(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nswap,
+                        const int *dpiv, const int *plan) {
+  int cap = 2 * nswap;
+  double *tmp = NULL;
+  HY_MALLOC(tmp, cap + 1);
+  for (int64_t j = 0; j < ncols; j++) {
+    for (int v = 0; v < cap; v++)
+      if (plan[v] >= 0)
+        tmp[v] = sp ? ((float *)a)[plan[cap + v] + j * lda] : ((double *)a)[plan[cap + v] + j * lda];
+    for (int v = 0; v < cap; v++) {
+      if (plan[v] < 0) continue;
+      if (sp) ((float *)a)[plan[v] + j * lda] = (float)tmp[v];
+      else ((double *)a)[plan[v] + j * lda] = tmp[v];
+    }
+  }
+  free(tmp);
+  return HY_OK;
+}
+
 /* auto block size on the host: 64 (BLAS-3 sized for a CPU cache).  Local. */
 static int64_t h_nb_auto(int64_t n) { return 64; }
 
@@ -500,4 +575,5 @@ const k_gauss_ops k_gauss_host_ops = {
   .mem_free = h_mem_free, .ref_lu = h_ref_lu, .gemm_time = h_gemm_time, .copy_2d = h_copy_2d,
   .gemm_sub_low = h_gemm_sub_low, .low_bytes = { 4, 4, 4, 4 }, .to_low = h_to_low,
   .gemm_sub_lowp = h_gemm_sub_lowp, .getrf_rec = h_getrf_rec,
+  .getrf_dev = h_getrf_dev, .swap_plan = h_swap_plan, .swap_apply = h_swap_apply,
 };

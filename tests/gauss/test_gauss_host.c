@@ -308,6 +308,59 @@ static void check_low(const k_gauss_ops *ko, k_backend *be) {
   }
 }
 
+/* swap_plan + swap_apply against the swaps in order (a plain loop), exact: pivots that repeat a
+ * row below the top block, that point inside it, that stay put, and one out of range (taken as
+ * no swap); FP64 and FP32; getrf_dev's pivots and status against getrf's.  Local. */
+static void check_plan(const k_gauss_ops *ko, k_backend *be) {
+  int64_t m = 41, n = 6, ld = 45;
+  const int cases[3][8] = { { 9, 1, 9, 30, 30, 5, 30, 7 },      /* 9 twice, 30 three times */
+                            { 0, 7, 2, 3, 6, 5, 6, 40 },         /* inside the top block */
+                            { 3, 40, 2, 41, 4, 39, 39, 7 } };    /* 41: out of range */
+  for (int c = 0; c < 3; c++)
+    for (int sp = 0; sp < 2; sp++) {
+      int nswap = 8, plan[K_GAUSS_PLAN_INTS(8)];
+      double *a = mat(30 + c, m, n, ld), *r = malloc(sizeof *r * (size_t)(ld * n + 1));
+      float *af = malloc(sizeof *af * (size_t)(ld * n + 1));
+      for (int64_t t = 0; t < ld * n; t++) af[t] = (float)a[t];
+      memcpy(r, a, sizeof *r * (size_t)(ld * n));
+      for (int i = 0; i < nswap; i++) {
+        int p = cases[c][i] >= m ? i : cases[c][i];
+        for (int64_t j = 0; j < n; j++) {
+          double t = r[i + j * ld];
+          r[i + j * ld] = r[p + j * ld];
+          r[p + j * ld] = t;
+        }
+      }
+      ko->swap_plan(be, nswap, m, cases[c], plan);
+      int used = 0;
+      for (int v = 0; v < 2 * nswap; v++) used += plan[v] >= 0;
+      ko->swap_apply(be, sp, sp ? (void *)af : (void *)a, ld, n, nswap, cases[c], plan);
+      if (sp)
+        for (int64_t t = 0; t < ld * n; t++) a[t] = af[t];
+      char what[96];
+      snprintf(what, sizeof what, "swap plan case %d (%s): the swaps in order", c, sp ? "FP32" : "FP64");
+      double e = rdiff(a, r, m, n, ld);
+      ok(sp ? e < 1e-7 : e == 0, what, e);
+      /* used slots: the 8 top rows and the distinct rows below them */
+      int want = c == 1 ? 9 : 10;
+      snprintf(what, sizeof what, "swap plan case %d: %d used slots", c, want);
+      ok(used == want, what, used);
+      free(a); free(r); free(af);
+    }
+  /* getrf_dev = getrf: the same factors, pivots, and status figures */
+  int64_t pm = 37, pn = 9;
+  double *a1 = mat(40, pm, pn, pm), *a2 = mat(40, pm, pn, pm), st[3], mp = 0;
+  int p1[9], p2[9], info = 0;
+  int64_t mi = 0;
+  ko->getrf(be, 0, pm, pn, a1, pm, p1, &info, &mp, &mi);
+  ko->getrf_dev(be, 0, pm, pn, a2, pm, 0, p2, st);
+  ok(rdiff(a2, a1, pm, pn, pm) == 0 && !memcmp(p1, p2, sizeof p1), "getrf_dev: getrf's factors and pivots",
+     rdiff(a2, a1, pm, pn, pm));
+  ok(st[0] == info && st[1] == mp && st[2] == (double)mi, "getrf_dev: getrf's info, min |u_jj|, its column",
+     st[1] - mp);
+  free(a1); free(a2);
+}
+
 int main(void) {
   k_backend be;
   memset(&be, 0, sizeof be);
@@ -322,6 +375,7 @@ int main(void) {
   check_blas(ko, &be);
   check_rows(ko, &be);
   check_low(ko, &be);
+  check_plan(ko, &be);
   ok(kc->coll_id_bytes(&be) == 0 && kc->no_coll != NULL, "host: no device collectives", 0);
   k_backend_close(&be);
   printf("%s: %d of %d checks passed\n", nfailed ? "FAILED" : "PASSED", nchecks - nfailed, nchecks);

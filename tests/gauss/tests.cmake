@@ -468,6 +468,36 @@ if(HYBRID_GPU_TESTS)
               run.workload=gauss gauss.precision=${prec} gauss.n=3000 gauss.nb=256 run.seed=3)
     set_tests_properties(gauss_gpu_panel_recursive_${prec} PROPERTIES LABELS "gpu" TIMEOUT 300)
   endforeach()
+  # gauss.lookahead = 0 | 1 and gauss.pivots = host | device on the device (side stream, pivots
+  # and swap plans on the device, one swap launch per step) against the host, n = 3001 that nb =
+  # 256 does not divide: x within 1e-11 in FP64, 3e-3 in FP32 (every run's HPL residual passes);
+  # HPL-MxP FP16 with lookahead 0 / host pivots against lookahead 1 / device pivots (the same
+  # rounding: step-0 residuals within 4x, x within 1e-9)
+  foreach(prec double single)
+    set(tol 1e-11)
+    if(prec STREQUAL "single")
+      set(tol 3e-3)
+    endif()
+    add_test(NAME gauss_gpu_lookahead_${prec}
+      COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+              --workdir ${HY_TEST_OUT}/gauss_gpu_lookahead_${prec} --tol ${tol}
+              --runs "1:run.backend=host gauss.lookahead=0 gauss.pivots=host"
+                     "1:run.backend=cuda gauss.lookahead=0 gauss.pivots=host"
+                     "1:run.backend=cuda gauss.lookahead=1 gauss.pivots=host"
+                     "1:run.backend=cuda gauss.lookahead=0 gauss.pivots=device"
+                     "1:run.backend=cuda gauss.lookahead=1 gauss.pivots=device"
+                     "1:run.backend=cuda gauss.lookahead=1 gauss.pivots=device gauss.panel=recursive"
+              -- run.workload=gauss gauss.precision=${prec} gauss.n=3001 gauss.nb=256 run.seed=3)
+    set_tests_properties(gauss_gpu_lookahead_${prec} PROPERTIES LABELS "gpu" TIMEOUT 300)
+  endforeach()
+  add_test(NAME gauss_gpu_lookahead_hplmxp_fp16
+    COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
+            --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_gpu_lookahead_hplmxp_fp16
+            --runs "1:gauss.lookahead=0 gauss.pivots=host" "1:gauss.lookahead=1 gauss.pivots=device" --
+            run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16
+            gauss.refine=gmres gauss.n=3001 gauss.nb=256 run.seed=9)
+  set_tests_properties(gauss_gpu_lookahead_hplmxp_fp16 PROPERTIES LABELS "gpu" TIMEOUT 300)
   # a sweep on the device: every line parsed and recorded, one combination alone the same
   add_test(NAME gauss_gpu_sweep COMMAND ${GAUSS_SWEEP} --ranks 1 --workdir ${HY_TEST_OUT}/gauss_gpu_sweep
     --n 1000,3000 --nb 128,256 --grid 1x1 --single 3 -- run.workload=gauss run.backend=cuda run.seed=5)
@@ -671,6 +701,38 @@ add_test(NAME gauss_panel_recursive_ranks
                  "2:gauss.grid=2x1 gauss.panel_nb=16" "2:gauss.grid=1x2 gauss.panel_nb=3"
           -- run.workload=gauss run.backend=host gauss.panel=recursive gauss.n=301 gauss.nb=48 run.seed=13)
 set_tests_properties(gauss_panel_recursive_ranks PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
+# gauss.lookahead = 0 | 1 and gauss.pivots = host | device (1 rank: pivots left on the device,
+# swaps by one planned permutation per step, the singular check after the factorization): x
+# within 1e-12 of lookahead 0 with host pivots, vendor and recursive panels, n that nb does not
+# divide, FP64 and HPL-MxP FP16; the 2-rank grids with lookahead 0; a singular matrix names the
+# same column with device pivots, either lookahead, both panels
+foreach(spec "double:random:" "mixed:hplmxp:gauss.low=fp16 gauss.refine=gmres")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 prec)
+  list(GET sp 1 mat)
+  list(GET sp 2 extra)
+  separate_arguments(extra)
+  add_test(NAME gauss_lookahead_pivots_${prec}
+    COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_lookahead_pivots_${prec} --tol 1e-12
+            --runs "1:gauss.lookahead=0 gauss.pivots=host" "1:gauss.lookahead=1 gauss.pivots=device"
+                   "1:gauss.lookahead=0 gauss.pivots=device" "1:gauss.lookahead=1 gauss.pivots=host"
+                   "1:gauss.lookahead=1 gauss.pivots=device gauss.panel=recursive gauss.panel_nb=7"
+                   "2:gauss.grid=2x1 gauss.lookahead=0" "2:gauss.grid=1x2 gauss.lookahead=0"
+            -- run.workload=gauss run.backend=host gauss.precision=${prec} gauss.matrix=${mat} ${extra}
+               gauss.n=301 gauss.nb=48 run.seed=17)
+  set_tests_properties(gauss_lookahead_pivots_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
+endforeach()
+foreach(spec "0:vendor" "1:recursive")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 la)
+  list(GET sp 1 panel)
+  hy_case(NAME gauss_pivots_device_singular_la${la} RANKS 1 EXIT 3
+    EXPECT "singular at column 4 \\(0-based\\)" "FAILED: numerical"
+    REJECT ${GAUSS_NONAN} "PASSED"
+    ARGS run.workload=gauss run.backend=host gauss.matrix=file gauss.file=${GAUSS_T}/singular.mtx
+         gauss.nb=3 gauss.pivots=device gauss.lookahead=${la} gauss.panel=${panel} gauss.panel_nb=1)
+endforeach()
 foreach(np 1 2)
   hy_case(NAME gauss_panel_recursive_singular_${np} RANKS ${np} EXIT 3
     EXPECT "singular at column 4 \\(0-based\\)" "FAILED: numerical"
