@@ -20,6 +20,13 @@ the keys), or with --force warns and reports each configuration as its own group
 Numbers: a phase's time is its slowest rank's time (the "max" column of the record); the total is
 the sum over phases.  With several passed runs at one GPU count the fastest is used (best of k).
 Only passed runs enter the table unless --all is given (failed runs are listed below the table).
+PETSc validation (the HYBRID_VALIDATE=1 jobs write hybrid-validate's verdict into the record as
+validation.petsc = {status, exit_code, command, verdict}): a run whose in-run check passed but
+whose PETSc validation failed or ended in error has not passed (the job exited non-zero): it is
+counted, listed below the table with the validator's verdict, and used only with --all.  Column
+"PETSc" (markdown, when a record of the group has validation.petsc) / "petsc" (CSV, always):
+the used run's validation.petsc.status (passed, failed, error, skipped, not applicable), "-"
+for a run without it, and "k/m passed" when m > 1 runs at that GPU count were validated.
 Speedup and efficiency are relative to the smallest GPU count P0 that has a passed run:
   strong: speedup = T(P0) / T(P), efficiency = speedup * P0 / P
   weak:   efficiency = T(P0) / T(P), (scaled) speedup = efficiency * P / P0
@@ -107,6 +114,24 @@ def total_time(r):
     return sum(float(p.get("max", 0.0)) for p in r["phases"].values())
 
 
+def petsc_status(r):
+    """validation.petsc.status of a record (written by jobs/validate_job.py), or None."""
+    v = r.get("validation")
+    p = v.get("petsc") if isinstance(v, dict) else None
+    return str(p.get("status")) if isinstance(p, dict) and p.get("status") is not None else None
+
+
+def petsc_verdict(r):
+    v = r.get("validation")
+    p = v.get("petsc") if isinstance(v, dict) else None
+    return (p.get("verdict") or "") if isinstance(p, dict) else ""
+
+
+def run_passed(r):
+    """Passed: the in-run check passed and, where the job ran hybrid-validate, so did PETSc."""
+    return r.get("status") == "passed" and petsc_status(r) not in ("failed", "error")
+
+
 def group_mode(recs, forced):
     if forced != "auto":
         return forced
@@ -139,15 +164,22 @@ def build_rows(recs, mode, include_failed):
     rows = []
     for p in sorted(by_p):
         runs = by_p[p]
-        ok = [r for r in runs if r.get("status") == "passed"]
+        ok = [r for r in runs if run_passed(r)]
         pool = ok if ok else (runs if include_failed else [])
         if not pool:
             continue
         best = min(pool, key=total_time)
         cfg = flat_config(best)
+        checked = [r for r in runs if petsc_status(r) is not None]
+        petsc = petsc_status(best) or "-"
+        if len(checked) > 1:
+            petsc += " (%d/%d passed)" % (sum(petsc_status(r) == "passed" for r in checked), len(checked))
         rows.append({
             "gpus": p, "nodes": best.get("nodes", ""), "backend": best.get("backend", ""),
-            "status": best.get("status", ""), "runs": len(runs), "passed": len(ok),
+            # a run whose PETSc validation failed / ended in error has that status here
+            "status": best.get("status", "") if run_passed(best) or best.get("status") != "passed"
+                      else petsc_status(best), "petsc": petsc,
+            "runs": len(runs), "passed": len(ok),
             "vary": {k: cfg.get(k, "") for k in vary},
             "phases": {ph: (float(best["phases"][ph]["max"]) if ph in best["phases"] else None)
                        for ph in phases},
@@ -197,21 +229,27 @@ def markdown(group, rows, phases, vary, base, mode, recs):
                       base["gpus"], base["total"]), ""]
     unit = units(rows)
     gfl = any(r["gflops_gpu"] is not None for r in rows)
+    val = any(petsc_status(r) is not None for r in recs)
     head = [unit, "nodes", "backend"] + vary + phases + ["total (s)"] + (
-        ["Gflops/%s" % unit.rstrip("s")] if gfl else []) + ["speedup", "efficiency", "runs"]
+        ["Gflops/%s" % unit.rstrip("s")] if gfl else []) + ["speedup", "efficiency"] + (
+        ["PETSc"] if val else []) + ["runs"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join("---:" if i != 2 else "---" for i in range(len(head))) + "|")
     for r in rows:
         cells = [str(r["gpus"]), str(r["nodes"]), r["backend"]] + [r["vary"][k] for k in vary]
         cells += [fmt(r["phases"][ph]) for ph in phases]
         cells += [fmt(r["total"])] + ([fmt(r["gflops_gpu"])] if gfl else [])
-        cells += [fmt(r["speedup"], 3), fmt(r["efficiency"], 3),
-                  "%d/%d passed" % (r["passed"], r["runs"])]
+        cells += [fmt(r["speedup"], 3), fmt(r["efficiency"], 3)] + ([r["petsc"]] if val else [])
+        cells += ["%d/%d passed" % (r["passed"], r["runs"])]
         lines.append("| " + " | ".join(cells) + " |")
-    failed = [r for r in recs if r.get("status") != "passed"]
+    failed = [r for r in recs if not run_passed(r)]
     if failed:
         lines += ["", "Runs that did not pass (not in the figures unless --all):", ""]
         for r in sorted(failed, key=lambda r: (int(r["ranks"]), r["_path"])):
+            if r.get("status") == "passed":   # the in-run check passed, PETSc's did not
+                lines.append("- %d rank(s): PETSc validation %s: %s (%s)" % (
+                    int(r["ranks"]), petsc_status(r), petsc_verdict(r) or "(no verdict line)", r["_path"]))
+                continue
             lines.append("- %d rank(s): %s, exit %s: %s (%s)" % (
                 int(r["ranks"]), r.get("status"), r.get("exit_code"),
                 r.get("error") or r.get("verdict") or "", r["_path"]))
@@ -371,7 +409,7 @@ def main(argv):
         w = csv.writer(f)
         w.writerow(["workload", "name", "mode", "gpus", "nodes", "backend", "status"] + all_vary +
                    ["phase_%s_s" % p for p in all_phases] +
-                   ["total_s", "wall_s", "speedup", "efficiency", "runs", "passed", "record"])
+                   ["total_s", "wall_s", "speedup", "efficiency", "runs", "passed", "record", "petsc"])
         for (wl, name), mode, r in csv_rows:
             w.writerow([wl, name, mode, r["gpus"], r["nodes"], r["backend"], r["status"]] +
                        [r["vary"].get(k, "") for k in all_vary] +
@@ -380,7 +418,7 @@ def main(argv):
                        [repr(r["total"]), "" if r["wall"] is None else r["wall"],
                         "" if r["speedup"] is None else repr(r["speedup"]),
                         "" if r["efficiency"] is None else repr(r["efficiency"]),
-                        r["runs"], r["passed"], r["path"]])
+                        r["runs"], r["passed"], r["path"], r["petsc"]])
     print("report: %d record(s), %d group(s): %s.md, %s.csv" % (len(recs), len(groups), prefix,
                                                                   prefix))
     print("\n".join(md[4:]))

@@ -178,6 +178,41 @@ rc, out, err = run(dd, "--out", os.path.join(WORK, "sz"), "--no-plots")
 rs = rows(os.path.join(WORK, "sz"))
 check(rc == 0 and len(rs) == 2 and all(r["mode"] == "weak" for r in rs), "only the size key varies: one weak study")
 
+# ---- validation.petsc (HYBRID_VALIDATE=1 jobs, jobs/validate_job.py): a column; a run whose
+# PETSc validation failed has not passed (not used, listed with the validator's verdict)
+dd = os.path.join(WORK, "petsc")
+def petsc(rec, fname, status, verdict):
+    rec["validation"]["petsc"] = {"status": status, "exit_code": {"passed": 0, "failed": 4}.get(status),
+                                  "command": ["hybrid-validate", "spai"], "verdict": verdict}
+    with open(os.path.join(dd, fname), "w") as f:
+        json.dump(rec, f)
+petsc(record(dd, "v1.json", "spai", 1, {"solve": 4.0}, name="spai-strong-scaling"), "v1.json",
+      "passed", "PASSED: petsc spai: ||AM - I|| agrees")
+petsc(record(dd, "v2a.json", "spai", 2, {"solve": 1.0}, name="spai-strong-scaling"), "v2a.json",
+      "failed", "FAILED: petsc spai: iterations 200 > 180")
+petsc(record(dd, "v2b.json", "spai", 2, {"solve": 2.5}, name="spai-strong-scaling"), "v2b.json",
+      "passed", "PASSED: petsc spai")
+record(dd, "v4.json", "spai", 4, {"solve": 1.6}, name="spai-strong-scaling")
+rc, out, err = run(dd, "--out", os.path.join(WORK, "pv"), "--no-plots")
+rs = {int(r["gpus"]): r for r in rows(os.path.join(WORK, "pv"))}
+check(rc == 0 and sorted(rs) == [1, 2, 4], "petsc: 3 rows (exit %d: %s)" % (rc, err))
+check(rs[1]["petsc"] == "passed" and rs[2]["petsc"] == "passed (1/2 passed)" and rs[4]["petsc"] == "-",
+      "petsc: CSV column petsc = the used run's validation.petsc.status, k/m over validated runs, - without "
+      "(%r)" % [rs[p]["petsc"] for p in sorted(rs)])
+check(abs(float(rs[2]["total_s"]) - 2.5) < 1e-12 and rs[2]["passed"] == "1" and rs[2]["runs"] == "2" and
+      abs(float(rs[2]["speedup"]) - 4.0 / 2.5) < 1e-12,
+      "petsc: the faster run at P=2 failed PETSc's check: not used (total %s, speedup %s)" % (
+          rs[2]["total_s"], rs[2]["speedup"]))
+md = open(os.path.join(WORK, "pv.md")).read()
+hdr = [l for l in md.splitlines() if l.startswith("| GPUs") or l.startswith("| ranks")]
+cells = [l.split(" | ") for l in md.splitlines() if l.startswith("| 2 |")]
+check(hdr and " PETSc " in hdr[0] and cells and "passed (1/2 passed)" in cells[0],
+      "petsc: markdown has a PETSc column with the status")
+check("- 2 rank(s): PETSc validation failed: FAILED: petsc spai: iterations 200 > 180" in md,
+      "petsc: the run whose PETSc validation failed is listed with the validator's verdict")
+check(" PETSc " not in open(os.path.join(WORK, "strong-report.md")).read(),
+      "petsc: no PETSc column in a study without validation")
+
 # ---- record files named one by one (no folder walk)
 files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("lle-"))
 rc, out, err = run(*(files + ["--out", os.path.join(WORK, "files"), "--no-plots"]))
