@@ -36,13 +36,16 @@ static const cfg_key lle_keys[] = {
     "neighbour search: brute (backend kernel, query blocks over ranks), kdtree (host), grid (exact uniform-grid cell search on the backend, dimension <= 8), auto: grid for dimension <= 3 and n >= 100000 on CUDA, dimension <= 4 and n >= 50000 on the host backend, else kdtree on the host backend for dimension <= 8, else brute" },
   { "lle", "precision", CFG_ENUM, "fp64", 0, 0, "fp64|fp32", "brute-force distances: FP64 or FP32, both in the direct form sum (x - y)^2" },
   { "lle", "knn_warmup", CFG_BOOL, "false", 0, 0, NULL, "benchmarks: the neighbour search run once untimed before the knn phase (the device's first-use costs, kernel loading and memory pool, left out as torch's warm-up leaves them)" },
-  { "lle", "eigensolver", CFG_ENUM, "bsvd", 0, 0, "bsvd|shift-invert|dense|gpu-chol|auto",
+  { "lle", "eigensolver", CFG_ENUM, "bsvd", 0, 0, "bsvd|chol-nd|shift-invert|dense|gpu-chol|auto",
     "bsvd: UMFPACK LU of B = I - W (+ one diagonal entry), M^+ = B^+ B^+T with the constant vector deflated, subspace iteration, M never assembled; "
     "shift-invert: CHOLMOD factorisation of M + tau I and subspace iteration; dense: LAPACK on the n x n matrix (small n, reference); "
+    "chol-nd: the same iteration with a CHOLMOD supernodal Cholesky of M + tau I (A A^T from A = B^T, M never assembled) in a geometric nested-dissection order of the points (O(n log n)), the block's solves in one call; "
     "gpu-chol: shift-invert subspace iteration on the device, cuSOLVER sparse Cholesky of P (M + tau I) P^T (CUDA backend only); "
     "auto: bsvd (gpu-chol lost to it on the H200 at N = 20k and 1M)" },
   { "lle", "gpu_ordering", CFG_ENUM, "colamd", 0, 0, "colamd|metis|symamd",
     "gpu-chol: the fill-reducing order of M, on the host: colamd (CHOLMOD's COLAMD from the pattern of B = I - W alone) or metis / symamd (cuSOLVER's host METIS nested dissection / symamd of M's pattern; experiments)" },
+  { "lle", "nd_leaf", CFG_INT, "64", 2, 1e6, NULL,
+    "chol-nd: the nested dissection leaves segments of at most this many points unsplit" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
     "bsvd: UMFPACK's fill-reducing ordering of B + B^T: amd (fast analysis) or metis (fewer flops, N = 1M: 28% fewer, 2.6x the analysis time); cholmod, best: UMFPACK's own choices (experiments)" },
   { "lle", "threads", CFG_INT, "0", 0, 8, NULL,
@@ -98,6 +101,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->chol_ordering = cfg_str(c, "lle.cholmod_ordering");
   o->chol_supernodal = cfg_str(c, "lle.cholmod_supernodal");
   o->gpu_ordering = cfg_str(c, "lle.gpu_ordering");
+  o->nd_leaf = (int)cfg_int(c, "lle.nd_leaf");
   o->threads = (int)cfg_int(c, "lle.threads");
   o->tol = cfg_real(c, "lle.tol");
   o->maxit = (int)cfg_int(c, "lle.maxit");

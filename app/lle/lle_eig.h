@@ -28,7 +28,36 @@ typedef struct {
   const char *gpu_ordering;    /* gpu-chol: the host ordering metis | symamd (lle.gpu_ordering) */
   k_backend *be;               /* the rank's backend (gpu-chol's device table) */
   int blas_threads;            /* run.blas_threads: > 0 fixes the BLAS threads (kept as they are) */
+  const double *x;             /* chol-nd: the points (n x xdim row-major), for its order */
+  int xdim;
+  int nd_leaf;                 /* chol-nd: segments of at most this many points are not split */
 } lle_eig_in;
+
+/* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC
+ * array it is B^T (UMFPACK's matrix; chol-nd's A with A A^T = M). */
+typedef struct {
+  int64_t n;
+  int k1;                 /* entries a row: k + 1 */
+  int64_t *p, *i;         /* SuiteSparse_long */
+  double *x;
+} lle_bmat;
+
+/* The operator of the subspace iteration on e^perp with Rayleigh-Ritz on M = B^T B
+ * (lle_bsub_solve in lle_eig_bsvd.c): bsvd's M^+ from an LU of B, chol-nd's (M + tau I)^-1. */
+typedef struct lle_bop {
+  const char *name;
+  /* factor from B (and in's points, neighbours); *st its state; e gets the factorisation's
+   * figures (t_analyze, t_numeric, lnz, flops, method, shift); t0 the phase's start */
+  int (*factor)(const lle_eig_in *in, const lle_bmat *b, void **st, lle_eig *e, double t0);
+  /* v <- op(v) for p columns (the caller projects away from e); tmp: n x p scratch */
+  int (*apply)(void *st, int p, double *v, double *tmp);
+  void (*free)(void *st);   /* st may be NULL */
+} lle_bop;
+/* The d + 1 smallest eigenpairs by subspace iteration with op: pair 0 the constant vector,
+ * ||M||_1 and the start block computed beside the factorisation.  Local. */
+int lle_bsub_solve(const lle_eig_in *in, const lle_bop *op, lle_eig *e);
+/* Its block width on e^perp (nev - 1 + max(nev, 6), at most n - 1).  Local. */
+int lle_bsub_width(const lle_eig_in *in);
 
 /* One eigensolver.  A solver with a fallback is tried with at most stall_iters iterations;
  * when it does not converge in them (and maxit allows more), or it meets HY_ENUMERIC, the
@@ -46,13 +75,16 @@ typedef struct lle_eigsolver {
   const char *stall_why;       /* printed when it stalls */
 } lle_eigsolver;
 
-extern const lle_eigsolver lle_eig_bsvd_solver, lle_eig_si_solver, lle_eig_dense_solver, lle_eig_gpu_solver;
+extern const lle_eigsolver lle_eig_bsvd_solver, lle_eig_si_solver, lle_eig_dense_solver, lle_eig_gpu_solver,
+    lle_eig_cnd_solver;
 /* The solver of that name, or NULL.  Local. */
 const lle_eigsolver *lle_eigsolver_find(const char *name);
 
 /* Summary lines of the LU-based (bsvd) and Cholesky/LAPACK-based solvers.  Local (rank 0). */
 void lle_report_eig_lu(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
 void lle_report_eig_chol(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
+/* chol-nd's lines: the factorisation and its parts.  Local (rank 0). */
+void lle_report_eig_cnd(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
 /* gpu-chol's lines: the factorisation and its parts.  Local (rank 0). */
 void lle_report_eig_gpu(const struct hy_ctx *ctx, const char *label, const lle_eig *e);
 

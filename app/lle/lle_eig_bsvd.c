@@ -41,14 +41,6 @@
  * the eigenvalues and the residuals ||M v - lambda v|| are those of M, as for shift-invert.
  * --------------------------------------------------------------------------------------- */
 
-/* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC
- * array it is B^T, the matrix given to UMFPACK. */
-typedef struct {
-  int64_t n;
-  int k1;                 /* entries a row: k + 1 */
-  SuiteSparse_long *p, *i;
-  double *x;
-} lle_bmat;
 
 /* Free B.  Local. */
 static void bmat_free(lle_bmat *b) {
@@ -478,27 +470,60 @@ static void *bsvd_prep_run(void *arg) {
   return NULL;
 }
 
-/* bsvd's state between its steps: B, its LU, the block and scratch. */
+/* The subspace iteration's state between its steps: B, the operator's factor, the block and
+ * scratch. */
 typedef struct {
   lle_bmat b;
-  lle_lu f;
+  const lle_bop *op;           /* M^+ (bsvd: the LU of B) or (M + tau I)^-1 (chol-nd) */
+  void *st;                    /* its factor */
   int p;                       /* block width on e^perp */
-  int64_t kk;                  /* the modified diagonal entry of C = B + e_k e_k^T */
-  const char *ordname;
-  double *v, *mv, *h, *theta, *tmp, *q, *y, *t;
+  int nt;                      /* threads of the B^T B products */
+  double *v, *mv, *h, *theta, *tmp;
 } bsvd_ws;
 
-/* B, UMFPACK's controls (ordering of B + B^T), the block and scratch.  Local. */
+/* The block width on e^perp: nev - 1 + max(nev, 6) (with e: nev + max(nev, 6), as
+ * shift-invert), at most n - 1.  Local. */
+int lle_bsub_width(const lle_eig_in *in) {
+  int p = in->nev - 1 + (in->nev > 6 ? in->nev : 6);
+  return p > in->n - 1 ? (int)(in->n - 1) : p;
+}
+
+/* B, the block and scratch.  Local. */
 static int bsvd_setup(const lle_eig_in *in, bsvd_ws *s, lle_eig *e) {
   int64_t n = in->n;
   int nev = in->nev;
-  memset(s, 0, sizeof *s);
-  s->p = nev - 1 + (nev > 6 ? nev : 6);   /* block on e^perp; with e: nev + max(nev, 6) as shift-invert */
-  if (s->p > n - 1) s->p = (int)(n - 1);
+  s->p = lle_bsub_width(in);
   HY_CALL(bmat_build(n, in->k, in->nbr, in->w, &s->b));
   e->blas_threads = in->blas_threads > 0 ? in->blas_threads : lle_blas_threads(n, in->threads);
-  umfpack_dl_defaults(s->f.control);
-  s->f.control[UMFPACK_IRSTEP] = 0;      /* the outer iteration corrects; refinement costs 2 SpMVs */
+  s->nt = e->solve_threads = lle_threads(in->threads);
+  size_t np = (size_t)n * s->p;
+  HY_MALLOC(s->v, np); HY_MALLOC(s->mv, np); HY_MALLOC(s->tmp, np);
+  HY_MALLOC(s->h, (size_t)s->p * s->p); HY_MALLOC(s->theta, s->p);
+  e->nev = nev;
+  HY_MALLOC(e->val, nev); HY_MALLOC(e->vec, (size_t)n * nev); HY_MALLOC(e->res, nev);
+  return HY_OK;
+}
+
+/* bsvd's operator: the UMFPACK LU of C = B + delta e_k e_k^T and the left null vector q. */
+typedef struct {
+  lle_lu f;
+  int64_t kk;                  /* the modified diagonal entry of C = B + e_k e_k^T */
+  double *q, *y, *t;           /* q: unit left null vector of B; y, t: n scratch */
+} bsvd_op;
+
+/* Free bsvd's operator.  Local. */
+static void bsvd_op_free(void *st) {
+  bsvd_op *o = st;
+  if (!o) return;
+  lu_free(&o->f);
+  free(o->q); free(o->y); free(o->t);
+  free(o);
+}
+
+/* UMFPACK's controls: the symmetric strategy, the ordering of B + B^T (lle.ordering).  Local. */
+static const char *bsvd_controls(const lle_eig_in *in, lle_lu *f) {
+  umfpack_dl_defaults(f->control);
+  f->control[UMFPACK_IRSTEP] = 0;      /* the outer iteration corrects; refinement costs 2 SpMVs */
   /* Ordering of B + B^T (UMFPACK's symmetric strategy, chosen by its pattern symmetry 0.86):
    * AMD by default.  Swiss roll, this machine (reference BLAS): N = 300k AMD 4.7e9 flops,
    * analysis 3.0 s, factorisation 9.5 s in all; METIS 4.0e9 flops but analysis 5.4 s, 11.3 s;
@@ -506,29 +531,27 @@ static int bsvd_setup(const lle_eig_in *in, bsvd_ws *s, lle_eig *e) {
    * does not shrink with a faster BLAS.  A nested dissection of our own by BFS level sets
    * (with CAMD below 256-vertex parts) was tried: N = 200k, 3x AMD's flops (Cholesky of
    * B + B^T: 3.9e9 against 1.3e9).  lle.ordering (amd | metis | cholmod | best) chooses. */
-  s->ordname = in->ordering && *in->ordering ? in->ordering : "amd";
-  s->f.control[UMFPACK_STRATEGY] = UMFPACK_STRATEGY_SYMMETRIC;
-  s->f.nthreads = e->solve_threads = lle_threads(in->threads);
-  s->f.control[UMFPACK_ORDERING] = !strcmp(s->ordname, "amd") ? UMFPACK_ORDERING_AMD
-                                   : !strcmp(s->ordname, "cholmod") ? UMFPACK_ORDERING_CHOLMOD
-                                   : !strcmp(s->ordname, "best") ? UMFPACK_ORDERING_BEST : UMFPACK_ORDERING_METIS;
-  size_t np = (size_t)n * s->p;
-  HY_MALLOC(s->q, n); HY_MALLOC(s->y, n); HY_MALLOC(s->t, n);
-  HY_MALLOC(s->v, np); HY_MALLOC(s->mv, np); HY_MALLOC(s->tmp, np);
-  HY_MALLOC(s->h, (size_t)s->p * s->p); HY_MALLOC(s->theta, s->p);
-  e->nev = nev;
-  HY_MALLOC(e->val, nev); HY_MALLOC(e->vec, (size_t)n * nev); HY_MALLOC(e->res, nev);
-  HY_MALLOC(s->f.cx, s->b.p[n]);
-  return HY_OK;
+  const char *ordname = in->ordering && *in->ordering ? in->ordering : "amd";
+  f->control[UMFPACK_STRATEGY] = UMFPACK_STRATEGY_SYMMETRIC;
+  f->control[UMFPACK_ORDERING] = !strcmp(ordname, "amd") ? UMFPACK_ORDERING_AMD
+                                 : !strcmp(ordname, "cholmod") ? UMFPACK_ORDERING_CHOLMOD
+                                 : !strcmp(ordname, "best") ? UMFPACK_ORDERING_BEST : UMFPACK_ORDERING_METIS;
+  return ordname;
 }
 
 /* Symbolic analysis and LU of C = B + delta e_k e_k^T, moving k once when the left null
  * vector q = C^-T e_k is small at k; q normalised.  Local. */
-static int bsvd_factor(bsvd_ws *s, lle_eig *e, double t0) {
-  lle_bmat *b = &s->b;
+static int bsvd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_eig *e, double t0) {
+  bsvd_op *s = NULL;
+  HY_CALLOC(s, 1);
+  *stp = s;
   lle_lu *f = &s->f;
   int64_t n = b->n, nnzb = b->p[n];
   const double delta = 1.0;
+  const char *ordname = bsvd_controls(in, f);
+  f->nthreads = lle_threads(in->threads);
+  snprintf(e->method, sizeof e->method, "UMFPACK LU of B + e_k e_k^T, ordering %s", ordname);
+  HY_MALLOC(s->q, n); HY_MALLOC(s->y, n); HY_MALLOC(s->t, n); HY_MALLOC(f->cx, nnzb);
   s->kk = bmat_pick_k(b, s->y, s->t);
   SuiteSparse_long st = umfpack_dl_symbolic(n, n, b->p, b->i, b->x, &f->sym, f->control, f->info);
   if (st != UMFPACK_OK) return hy_err(HY_ENUMERIC, "UMFPACK symbolic analysis of B failed (status %ld)", (long)st);
@@ -537,7 +560,8 @@ static int bsvd_factor(bsvd_ws *s, lle_eig *e, double t0) {
    * of everything and one garbage collection); the estimate is ~2x the peak it reaches. */
   if (f->info[UMFPACK_SYMMETRIC_LUNZ] > 0) f->control[UMFPACK_ALLOC_INIT] = -f->info[UMFPACK_SYMMETRIC_LUNZ];
   e->t_analyze = MPI_Wtime() - t0;
-  for (int attempt = 0; attempt < 2; attempt++) {
+  int rc = HY_ENUMERIC;
+  for (int attempt = 0; attempt < 2 && rc != HY_OK; attempt++) {
     int64_t kk = s->kk;
     memcpy(f->cx, b->x, (size_t)nnzb * sizeof *f->cx);
     for (int64_t a = b->p[kk]; a < b->p[kk + 1]; a++) if (b->i[a] == kk) f->cx[a] += delta;
@@ -549,7 +573,7 @@ static int bsvd_factor(bsvd_ws *s, lle_eig *e, double t0) {
     int64_t next = (kk + n / 3 + 1) % n;
     if (st == UMFPACK_OK) {
       tn = MPI_Wtime();
-      int rc = lu_extract(f, n, s->p);
+      rc = lu_extract(f, n, lle_bsub_width(in));
       e->t_extract += MPI_Wtime() - tn;
       if (rc) return rc;
       /* q = C^-T e_k: the left null vector of B, up to scale */
@@ -562,19 +586,32 @@ static int bsvd_factor(bsvd_ws *s, lle_eig *e, double t0) {
         qn += q[i] * q[i];
         if (fabs(q[i]) > qmax) { qmax = fabs(q[i]); next = i; }
       }
-      if (isfinite(qn) && qn > 0 && fabs(q[kk]) >= 0.1 * sqrt(qn / (double)n)) {
+      rc = isfinite(qn) && qn > 0 && fabs(q[kk]) >= 0.1 * sqrt(qn / (double)n) ? HY_OK : HY_ENUMERIC;
+      if (rc == HY_OK) {
         qn = 1.0 / sqrt(qn);
         for (int64_t i = 0; i < n; i++) q[i] *= qn;
-        return HY_OK;
       }
       if (!isfinite(qn)) next = (kk + n / 3 + 1) % n;
     }
-    if (attempt == 1) break;
-    if (f->num) umfpack_dl_free_numeric(&f->num);
-    s->kk = next;
+    if (rc != HY_OK && f->num) umfpack_dl_free_numeric(&f->num);
+    if (rc != HY_OK && attempt == 0) s->kk = next;
   }
+  e->lnz = f->info[UMFPACK_LNZ] + f->info[UMFPACK_UNZ];
+  e->flops = f->info[UMFPACK_FLOPS];
+  e->ordering = (int)f->info[UMFPACK_ORDERING_USED];
+  e->shift = 0;
+  if (rc == HY_OK) return HY_OK;
   return hy_err(HY_ENUMERIC, "B = I - W: B + e_k e_k^T singular or ill-conditioned for two k (last k = %lld): "
                 "W's rows are degenerate", (long long)s->kk);
+}
+
+/* V <- P_e-less M^+ V = C^-1 P_q C^-T V (the caller projects away from e); tmp: n x p.  Local. */
+static int bsvd_apply(void *st, int p, double *v, double *tmp) {
+  bsvd_op *s = st;
+  lu_solve(&s->f, 0, p, v, tmp);
+  project_out(s->f.n, p, tmp, s->q);
+  lu_solve(&s->f, 1, p, tmp, v);
+  return HY_OK;
 }
 
 /* Convergence of pairs 1..nev-1 (pair 0 is the constant vector, lam0/res0): residuals of
@@ -596,7 +633,8 @@ static int bsvd_converged(const bsvd_ws *s, int64_t n, int nev, double tol, doub
   return conv;
 }
 
-/* Subspace iteration V <- M^+ V = P_e C^-1 P_q C^-T V with Rayleigh-Ritz on M = B^T B.  Local. */
+/* Subspace iteration V <- P_e op(V) with Rayleigh-Ritz on M = B^T B (op: M^+ = C^-1 P_q C^-T
+ * for bsvd, (M + tau I)^-1 for chol-nd).  Local. */
 static int bsvd_iterate(const lle_eig_in *in, bsvd_ws *s, double lam0, double res0, lle_eig *e) {
   int64_t n = in->n;
   int p = s->p, nn = (int)n;
@@ -604,14 +642,12 @@ static int bsvd_iterate(const lle_eig_in *in, bsvd_ws *s, double lam0, double re
   HY_CALL(lle_orthonormalise(n, p, s->v));
   for (int it = 1; it <= in->maxit; it++) {
     double ts = MPI_Wtime();
-    lu_solve(&s->f, 0, p, s->v, s->tmp);
-    project_out(n, p, s->tmp, s->q);
-    lu_solve(&s->f, 1, p, s->tmp, s->v);
+    HY_CALL(s->op->apply(s->st, p, s->v, s->tmp));
     e->t_solve += MPI_Wtime() - ts;
     project_out(n, p, s->v, NULL);
     HY_CALL(lle_orthonormalise(n, p, s->v));
     /* Rayleigh-Ritz with M = B^T B: H = V^T M V */
-    bmat_btb_par(&s->b, s->f.nthreads, p, s->v, s->mv, s->tmp);
+    bmat_btb_par(&s->b, s->nt, p, s->v, s->mv, s->tmp);
     double *h = s->h;
     dgemm_("T", "N", &p, &p, &nn, &d1, s->v, &nn, s->mv, &nn, &d0, h, &p, 1, 1);
     for (int i = 0; i < p; i++)
@@ -632,41 +668,39 @@ static int bsvd_iterate(const lle_eig_in *in, bsvd_ws *s, double lam0, double re
   }
   memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);
   for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
-  return bmat_residuals(&s->b, s->f.nthreads, e);
+  return bmat_residuals(&s->b, s->nt, e);
 }
 
-/* Free bsvd's state.  Local. */
+/* Free the iteration's state and the operator's factor.  Local. */
 static void bsvd_free(bsvd_ws *s) {
-  lu_free(&s->f);
+  if (s->op) s->op->free(s->st);
   bmat_free(&s->b);
-  free(s->v); free(s->mv); free(s->h); free(s->theta); free(s->tmp); free(s->q); free(s->y); free(s->t);
+  free(s->v); free(s->mv); free(s->h); free(s->theta); free(s->tmp);
 }
 
-/* Subspace iteration with M^+ from an LU of B (see above); ||M||_1, pair 0 and the start block
- * on a second thread during the analysis and the LU, whose error (its own record) is handed to
- * this thread after the join.  Local. */
-static int bsvd_solve(const lle_eig_in *in, lle_eig *e) {
+/* Subspace iteration on e^perp with Rayleigh-Ritz on M = B^T B and the operator op (bsvd's
+ * LU, chol-nd's Cholesky): ||M||_1, pair 0 and the start block on a second thread during the
+ * operator's factorisation, whose error (its own record) is handed to this thread after the
+ * join.  Local. */
+int lle_bsub_solve(const lle_eig_in *in, const lle_bop *op, lle_eig *e) {
   int64_t n = in->n;
   memset(e, 0, sizeof *e);
   if (n > INT32_MAX) return hy_err(HY_EUSAGE, "n = %lld exceeds the LAPACK 32-bit limit", (long long)n);
   if (in->nev < 1 || in->nev >= n) return hy_err(HY_EUSAGE, "%d eigenpairs of an n = %lld matrix", in->nev, (long long)n);
   double t0 = MPI_Wtime();
   bsvd_ws s;
+  memset(&s, 0, sizeof s);
   HY_CALL(bsvd_setup(in, &s, e));
   bsvd_prep prep = { &s.b, s.p, HY_OK, in->seed, s.v, e->vec, s.mv, s.tmp, 0, 0, 0, "" };
   pthread_t prep_th;
   int prep_started = pthread_create(&prep_th, NULL, bsvd_prep_run, &prep) == 0;
   if (!prep_started) bsvd_prep_run(&prep);
-  int rc = bsvd_factor(&s, e, t0);
+  s.op = op;
+  int rc = op->factor(in, &s.b, &s.st, e, t0);
   if (prep_started) pthread_join(prep_th, NULL);
   if (rc == HY_OK && prep.rc != HY_OK)
     rc = prep_started ? hy_err(prep.rc, "%s", prep.msg) : prep.rc;  /* run here: recorded here */
   e->t_factor = MPI_Wtime() - t0;
-  e->lnz = s.f.info[UMFPACK_LNZ] + s.f.info[UMFPACK_UNZ];
-  e->flops = s.f.info[UMFPACK_FLOPS];
-  e->ordering = (int)s.f.info[UMFPACK_ORDERING_USED];
-  e->shift = 0;
-  snprintf(e->method, sizeof e->method, "UMFPACK LU of B + e_k e_k^T, ordering %s", s.ordname);
   t0 = MPI_Wtime();
   e->normm = prep.normm;
   if (rc == HY_OK) rc = bsvd_iterate(in, &s, prep.lam0, prep.res0, e);
@@ -674,6 +708,12 @@ static int bsvd_solve(const lle_eig_in *in, lle_eig *e) {
   bsvd_free(&s);
   if (rc != HY_OK) lle_eig_free(e);
   return rc;
+}
+
+/* bsvd: the subspace iteration with M^+ from the LU of B.  Local. */
+static int bsvd_solve(const lle_eig_in *in, lle_eig *e) {
+  static const lle_bop lu = { .name = "UMFPACK LU of B", .factor = bsvd_factor, .apply = bsvd_apply, .free = bsvd_op_free };
+  return lle_bsub_solve(in, &lu, e);
 }
 
 const lle_eigsolver lle_eig_bsvd_solver = {

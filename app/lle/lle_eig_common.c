@@ -291,7 +291,7 @@ int lle_small_eig(int p, double *h, double *theta) {
 /* The solvers by name (lle.eigensolver).  Local. */
 const lle_eigsolver *lle_eigsolver_find(const char *name) {
   static const lle_eigsolver *const all[] = { &lle_eig_bsvd_solver, &lle_eig_si_solver, &lle_eig_dense_solver,
-                                                &lle_eig_gpu_solver };
+                                                &lle_eig_gpu_solver, &lle_eig_cnd_solver };
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     if (!strcmp(all[i]->name, name)) return all[i];
   return NULL;

@@ -57,6 +57,17 @@ void lle_report_eig_lu(const hy_ctx *ctx, const char *label, const lle_eig *e) {
              e->t_extract, e->t_solve, e->solve_threads);
 }
 
+/* chol-nd's lines: the Cholesky factorisation and the phase split.  Local (rank 0). */
+void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) {
+  hy_printf0(ctx, "lle: eigensolver %s (%s): shift %.3g, factorisation %.3f s (order and analysis %.3f s; nnz(L) %.4g, "
+             "%.4g flops, BLAS threads %d), %d iteration(s) %.3f s, ||M||_1 = %.4g\n",
+             label, e->method, e->shift, e->t_factor, e->t_analyze, e->lnz, e->flops, e->blas_threads, e->iters,
+             e->t_iter, e->normm);
+  hy_printf0(ctx, "lle: chol-nd parts: nested-dissection order %.3f s, symbolic analysis %.3f s, numeric Cholesky %.3f s "
+             "(%.3g Gflop/s), block solves %.3f s of the iterations\n", e->t_order, e->t_analyze - e->t_order,
+             e->t_numeric, e->t_numeric > 0 ? e->flops / e->t_numeric * 1e-9 : 0.0, e->t_solve);
+}
+
 /* shift-invert's and dense's line: the shift and the factorisation.  Local (rank 0). */
 void lle_report_eig_chol(const hy_ctx *ctx, const char *label, const lle_eig *e) {
   hy_printf0(ctx, "lle: eigensolver %s: shift %.3g, factorisation %.3f s (analysis %.3f s; nnz(L) %.4g, "

@@ -487,12 +487,15 @@ def record(wd):
 def check_verdict(c):
     rc = 0
     tol = 1e-14
-    for perturb, want in ((0.0, 0), (1e-3, 4)):
-        shutil.rmtree(os.path.join(c.workdir, "verdict_%g" % perturb, "results"), ignore_errors=True)
+    for solver in ("bsvd", "chol-nd"):
+      for perturb, want in ((0.0, 0), (1e-3, 4)):
+        name = "verdict_%g" % perturb if solver == "bsvd" else "verdict_%s_%g" % (solver, perturb)
+        shutil.rmtree(os.path.join(c.workdir, name, "results"), ignore_errors=True)
         wd, out = run(c, 1, ["run.workload=lle", "lle.n=1500", "lle.k=10", "run.seed=5",
                              "lle.trust_sample=0", "lle.tol=%g" % tol, "debug.perturb=%g" % perturb,
+                             "lle.eigensolver=" + solver,
                              "output.matrix=M.mtx", "output.eigvecs=V.mtx", "output.eigvals=L.mtx"],
-                      "verdict_%g" % perturb, expect_rc=want)
+                      name, expect_rc=want)
         last = out.strip().splitlines()[-1]
         m = re.search(r"\|\|M v - lambda v\|\| / \|\|M\|\|_1 = ([0-9.eE+-]+) ([<>]=?) ([0-9.eE+-]+)", last)
         fig = float(m.group(1)) if m else float("nan")
@@ -506,8 +509,9 @@ def check_verdict(c):
         # the printed figure is the one that decided, and it is the true residual of the output
         ok = ok and abs(val["value"] - fig) <= 1e-3 * fig
         ok = ok and (abs(mine - fig) <= 0.01 * fig if perturb else mine <= tol)
-        print("%s verdict perturb %g: exit %d, %r; figure %.3e, recomputed from M, V, L %.3e, "
-              "record %.3e" % ("ok  " if ok else "FAIL", perturb, want, last, fig, mine, val["value"]))
+        ok = ok and ("eigensolver %s (" % solver) in out and "fallback" not in out
+        print("%s verdict %s perturb %g: exit %d, %r; figure %.3e, recomputed from M, V, L %.3e, "
+              "record %.3e" % ("ok  " if ok else "FAIL", solver, perturb, want, last, fig, mine, val["value"]))
         rc |= 0 if ok else 1
     return rc
 
@@ -575,6 +579,12 @@ def gpu_parts(out, solver):
     m = re.search(r"gpu-chol parts: ordering ([0-9.]+) s, M formed ([0-9.]+) s, analysis ([0-9.]+) s, "
                   r"factor ([0-9.]+) s, solves ([0-9.]+) s, Rayleigh-Ritz ([0-9.]+) s", out)
     f = re.search(r"factorisation ([0-9.]+) s .*?, \d+ iteration\(s\) ([0-9.]+) s", out)
+    if solver == "chol-nd":
+        m = re.search(r"chol-nd parts: nested-dissection order ([0-9.]+) s, symbolic analysis ([0-9.]+) s, "
+                      r"numeric Cholesky ([0-9.]+) s \(([0-9.eE+-]+) Gflop/s\), block solves ([0-9.]+) s", out)
+        if not m or not f:
+            raise SystemExit("FAIL: chol-nd printed no parts / factorisation line")
+        return [float(x) for x in m.groups()], float(f.group(1)), float(f.group(2))
     if solver != "gpu-chol":
         return None
     if not m or not f:
@@ -606,12 +616,20 @@ def check_gpu_eig(c):
         Yh, Yg = np.load(os.path.join(wh, "emb.npy")), np.load(os.path.join(wg, "emb.npy"))
         disp = procrustes_disparity(Yh, Yg)
         ok = ok_graph and ok_lam and ok_res and sin_max <= angle_tol and disp <= 1e-10
-        print("%s gpu_eig n=%d %s:%s vs host bsvd: graph %s, max |dlambda| %.2e (bound r_g + r_h: %s), "
+        print("%s eig n=%d %s:%s vs host bsvd: graph %s, max |dlambda| %.2e (bound r_g + r_h: %s), "
               "max res/||M|| %.2e (<= 1e-14), sin(max angle) %.2e (<= %.0e), Procrustes %.2e (<= 1e-10)" % (
               "ok  " if ok else "FAIL", n, be, solver, "identical" if ok_graph else "DIFFERENT",
               float(np.max(np.abs(lg - lh))), "met" if ok_lam else "NOT met", float(qg.max()), sin_max, angle_tol, disp))
         rc |= 0 if ok else 1
-        parts = gpu_parts(og, solver)
+        if solver == "chol-nd":   # its own run, not its fallback's; the parts within the phase
+            (order, sym, num, rate, solves), fact, iters = gpu_parts(og, solver)
+            okp = ("eigensolver chol-nd (" in og and "fallback" not in og and min(order, sym, num, solves) >= 0
+                   and order + sym + num <= fact + 3e-3 and solves <= iters + 1e-3 and rate > 0)
+            print("%s chol_nd n=%d parts: order %.4f + analysis %.4f + numeric %.4f s (%.3g Gflop/s) of the "
+                  "factorisation %.4f s; solves %.4f of the iterations %.4f s; no fallback" % (
+                  "ok  " if okp else "FAIL", n, order, sym, num, rate, fact, solves, iters))
+            rc |= 0 if okp else 1
+        parts = gpu_parts(og, solver) if solver != "chol-nd" else None
         if parts:
             p, total = parts
             okp = all(x >= 0 for x in p) and abs(sum(p) - total) <= 5e-3

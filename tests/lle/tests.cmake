@@ -115,6 +115,15 @@ hy_case(NAME lle_auto_eig_host RANKS 1 EXPECT "lle: eigensolver bsvd \\(UMFPACK"
 add_test(NAME lle_gpu_eig_checker COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_eig_checker
   --gpu-spec host:shift-invert gpu_eig)
 set_tests_properties(lle_gpu_eig_checker PROPERTIES LABELS "mpi" TIMEOUT 300 PROCESSORS 2)
+# eigensolver = chol-nd (CHOLMOD supernodal Cholesky of M + tau I in the geometric nested-
+# dissection order) against bsvd at N = 2000 and 20000 (graph, eigenvalues within the residual
+# bound, residuals <= 1e-14 ||M||_1, subspace angle, Procrustes <= 1e-10, scikit-learn dense at
+# 2000), its parts line, no fallback, the same embedding at 2 and 3 ranks
+add_test(NAME lle_chol_nd COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd --gpu-spec host:chol-nd gpu_eig)
+set_tests_properties(lle_chol_nd PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCESSORS 3)
+# (chol-nd's [debug] perturb verdict: lle_verdict)
+hy_case(NAME lle_bad_nd_leaf RANKS 1 EXIT 1 EXPECT "key 'lle.nd_leaf' = '1' is out of range; allowed: an integer in \\[2, 1000000\\]"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.nd_leaf=1)
 hy_case(NAME lle_bad_file_nan RANKS 2 EXIT 2 EXPECT "nan.csv:3: column 2 is nan"
   ARGS run.workload=lle lle.dataset=file lle.file=${CMAKE_CURRENT_LIST_DIR}/data/nan.csv lle.k=2 lle.dim=1)
 hy_case(NAME lle_bad_file_small RANKS 1 EXIT 2 EXPECT "need more than 4 points"

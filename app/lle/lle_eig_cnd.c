@@ -1,0 +1,167 @@
+/* lle_eig_cnd.c - eigensolver chol-nd: bsvd's subspace iteration on e^perp (lle_bsub_solve)
+ * with (M + tau I)^-1 from a CHOLMOD supernodal Cholesky factor of P (B^T B + tau I) P^T, P a
+ * geometric nested dissection of the points (k_lle_nd_order, kernels/host/lle_nd.c).
+ *
+ * Why: bsvd's UMFPACK LU of B is a multifrontal LU that runs its assembly on one core and
+ * spends most of its time in the symbolic analysis (N = 1M on the H200's host: analysis ~7 s
+ * of 15.4 s); METIS would cut the flops but costs more still.  The order here costs
+ * O(n log n) and gives a Cholesky of M with fewer flops than METIS's order; CHOLMOD's
+ * supernodal factorisation then spends its time in dsyrk / dgemm / dpotrf on large
+ * supernodes (every core of the rank through the BLAS), and the block solves with all the
+ * block's right-hand sides at once are dtrsm / dgemm.  M is never assembled: CHOLMOD
+ * factors A A^T + tau I with A = B^T given (its unsymmetric mode, stype 0), i.e. the CSR
+ * arrays of B as they are.  tau as shift-invert's (1e-13 max diag M, tenfold while a pivot
+ * fails); the constant vector is deflated exactly by the iteration (pair 0 is (e^T M e, e)),
+ * so its 1/tau eigenvalue never enters the block; Rayleigh-Ritz and the residuals use M =
+ * B^T B itself, as bsvd. */
+#include "lle_eig.h"
+#include "hybrid.h"
+#include "k_lle.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <suitesparse/cholmod.h>
+
+/* chol-nd's operator: the factor and a dense block for the solves. */
+typedef struct {
+  cholmod_common cc;
+  int started;
+  cholmod_factor *L;
+  cholmod_dense *rhs;
+  int64_t n;
+} cnd_op;
+
+/* Free the operator.  Local. */
+static void cnd_free(void *st) {
+  cnd_op *o = st;
+  if (!o) return;
+  if (o->started) {
+    cholmod_l_free_dense(&o->rhs, &o->cc);
+    cholmod_l_free_factor(&o->L, &o->cc);
+    cholmod_l_finish(&o->cc);
+  }
+  free(o);
+}
+
+/* max diag M = max_i sum_r B_ri^2 (the column sums of B's squares).  Local. */
+static double cnd_dmax(const lle_bmat *b) {
+  double *d = NULL, dmax = 0;
+  HY_CALLOC(d, b->n);
+  for (int64_t a = 0; a < b->p[b->n]; a++) d[b->i[a]] += b->x[a] * b->x[a];
+  for (int64_t i = 0; i < b->n; i++) if (d[i] > dmax) dmax = d[i];
+  free(d);
+  return dmax;
+}
+
+/* The nested-dissection order as CHOLMOD's permutation (new index i = old perm[i]).  Local. */
+static int cnd_order(const lle_eig_in *in, SuiteSparse_long **permp) {
+  int32_t *p32 = NULL;
+  SuiteSparse_long *perm = NULL;
+  if (!in->x || in->xdim < 1)
+    return hy_err(HY_EUSAGE, "lle.eigensolver = chol-nd needs the points' coordinates for its order");
+  HY_MALLOC(p32, in->n);
+  k_lle_points pts = { .n = in->n, .dim = in->xdim, .x = in->x };
+  int rc = k_lle_nd_order(&pts, in->k, in->nbr, in->nd_leaf, p32);
+  if (rc == HY_OK) {
+    HY_MALLOC(perm, in->n);
+    for (int64_t i = 0; i < in->n; i++) perm[i] = p32[i];
+  }
+  free(p32);
+  *permp = perm;
+  return rc;
+}
+
+/* The factorisation of A A^T + tau I (A = B^T: M + tau I) in the order P, tau from 1e-13
+ * max diag M up tenfold while CHOLMOD finds a non-positive pivot.  Local. */
+static int cnd_numeric(const lle_bmat *b, cnd_op *o, lle_eig *e) {
+  cholmod_sparse a = {
+    .nrow = (size_t)b->n, .ncol = (size_t)b->n, .nzmax = (size_t)b->p[b->n], .p = b->p, .i = b->i,
+    .x = b->x, .stype = 0, .itype = CHOLMOD_LONG, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
+    .sorted = 1, .packed = 1,
+  };
+  double dmax = cnd_dmax(b);
+  double tau = 1e-13 * (dmax > 0 ? dmax : 1);
+  double t0 = MPI_Wtime();
+  for (;;) {
+    double beta[2] = { tau, 0 };
+    if (!cholmod_l_factorize_p(&a, beta, NULL, 0, o->L, &o->cc) && o->cc.status < CHOLMOD_OK)
+      return hy_err(HY_ESYS, "CHOLMOD factorisation of P (M + tau I) P^T failed (status %d)", o->cc.status);
+    if (o->cc.status != CHOLMOD_NOT_POSDEF && o->L->minor >= o->L->n) break;
+    tau *= 10;
+    if (tau > 1e-6 * (dmax > 0 ? dmax : 1))
+      return hy_err(HY_ENUMERIC, "M + tau I is not positive definite up to tau = %.3g (bad weights?)", tau / 10);
+  }
+  e->t_numeric = MPI_Wtime() - t0;
+  e->shift = tau;
+  e->lnz = o->cc.lnz;
+  e->flops = o->cc.fl;
+  return HY_OK;
+}
+
+/* Order, symbolic analysis (postordered, supernodal) and the numeric factor; the dense block
+ * for the solves.  Local. */
+static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_eig *e, double t0) {
+  cnd_op *o = NULL;
+  HY_CALLOC(o, 1);
+  *stp = o;
+  o->n = b->n;
+  SuiteSparse_long *perm = NULL;
+  int rc = cnd_order(in, &perm);
+  e->t_order = MPI_Wtime() - t0;
+  if (rc != HY_OK) return rc;
+  cholmod_l_start(&o->cc);
+  o->started = 1;
+  o->cc.print = 0;
+  o->cc.error_handler = NULL;
+  o->cc.nmethods = 1;
+  o->cc.method[0].ordering = CHOLMOD_GIVEN;
+  o->cc.postorder = 1;
+  o->cc.supernodal = CHOLMOD_SUPERNODAL;
+  cholmod_sparse a = {
+    .nrow = (size_t)b->n, .ncol = (size_t)b->n, .nzmax = (size_t)b->p[b->n], .p = b->p, .i = b->i,
+    .x = b->x, .stype = 0, .itype = CHOLMOD_LONG, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
+    .sorted = 1, .packed = 1,
+  };
+  o->L = cholmod_l_analyze_p(&a, perm, NULL, 0, &o->cc);
+  free(perm);
+  if (!o->L) return hy_err(o->cc.status == CHOLMOD_OUT_OF_MEMORY ? HY_ESYS : HY_ENUMERIC,
+                           "CHOLMOD analysis of M in the nested-dissection order failed (status %d)", o->cc.status);
+  e->t_analyze = MPI_Wtime() - t0;
+  e->ordering = (int)o->L->ordering;
+  snprintf(e->method, sizeof e->method, "CHOLMOD supernodal Cholesky of P (M + tau I) P^T, geometric ND");
+  HY_CALL(cnd_numeric(b, o, e));
+  o->rhs = cholmod_l_allocate_dense((size_t)b->n, (size_t)lle_bsub_width(in), (size_t)b->n, CHOLMOD_REAL, &o->cc);
+  if (!o->rhs) return hy_err(HY_ESYS, "CHOLMOD could not allocate the %d-column block", lle_bsub_width(in));
+  return HY_OK;
+}
+
+/* v <- (M + tau I)^-1 v for p columns, all of them in one supernodal solve.  Local. */
+static int cnd_apply(void *st, int p, double *v, double *tmp) {
+  cnd_op *o = st;
+  (void)tmp;
+  size_t bytes = (size_t)o->n * p * sizeof *v;
+  o->rhs->ncol = (size_t)p;
+  memcpy(o->rhs->x, v, bytes);
+  cholmod_dense *x = cholmod_l_solve(CHOLMOD_A, o->L, o->rhs, &o->cc);
+  if (!x) return hy_err(HY_ESYS, "CHOLMOD solve with the factor of M + tau I failed (status %d)", o->cc.status);
+  memcpy(v, x->x, bytes);
+  cholmod_l_free_dense(&x, &o->cc);
+  return HY_OK;
+}
+
+/* chol-nd (see the file comment).  Local (rank 0). */
+static int cnd_solve(const lle_eig_in *in, lle_eig *e) {
+  static const lle_bop chol = { .name = "CHOLMOD Cholesky of M + tau I", .factor = cnd_factor,
+                                .apply = cnd_apply, .free = cnd_free };
+  return lle_bsub_solve(in, &chol, e);
+}
+
+const lle_eigsolver lle_eig_cnd_solver = {
+  .name = "chol-nd", .needs_m = 0, .needs_w = 1, .solve = cnd_solve, .report = lle_report_eig_cnd,
+  /* as bsvd: no W (ltsa, hessian, modified), M + tau I not positive definite up to tau_max,
+   * or 50 iterations without convergence (normal: 2-4): shift-invert takes over */
+  .fallback = "shift-invert", .stall_iters = 50, .stall_why = "M + tau I badly conditioned?",
+};
