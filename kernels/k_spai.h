@@ -51,6 +51,9 @@ typedef struct {
   int block_threads;          /* threads of the medium / large blocks */
   int fuse_submat;            /* 1: the small / medium classes' A(I_c, J_c) scattered from B
                                * into shared memory by the QR kernel (no workspace for them) */
+  int warp_rows;              /* CUDA: columns with |J| <= 31 and |I| <= warp_rows go to the warp
+                               * class (a warp per column, a lane per row slice, A(I_c, J_c)
+                               * scattered from B into shared memory by the QR kernel); 0: none */
 } k_spai_cols;
 
 /* One rank, levels 1: A's n rows in host memory (global = local indices) and what the pattern
@@ -66,7 +69,7 @@ typedef struct {
   int max_col;
   int small_rows, small_cols;
   int64_t medium_elems;
-  int block_threads, fuse_submat;
+  int block_threads, fuse_submat, warp_rows;
 } k_spai_single;
 
 /* P ranks, levels 1: this rank's columns r0 .. r0 + nloc - 1 of M from B's rows in host memory:
@@ -89,12 +92,13 @@ typedef struct {
   int max_col;
   int small_rows, small_cols;
   int64_t medium_elems;
-  int block_threads, fuse_submat;
+  int block_threads, fuse_submat, warp_rows;
 } k_spai_dist;
 
 /* Kernel statistics of one batch (columns per class, time is measured by the caller). */
 typedef struct {
   int64_t ncols_small, ncols_medium, ncols_large;
+  int64_t ncols_warp;         /* CUDA's warp class (warp_rows) */
   int64_t max_i, max_j;
   int64_t rank_deficient;     /* columns where a pivot of R was dropped */
 } k_spai_stats;
@@ -154,6 +158,13 @@ typedef struct k_spai_ops {
   /* y[0..n) = (L U)^-1 x (L unit lower, U upper; device vectors). */
   int (*ilu_apply)(k_backend *be, void *ilu, const double *x, double *y);
   int (*ilu_free)(k_backend *be, void *ilu);
+
+  /* Optional (NULL: nothing to reserve).  Grow the memory pool the setup allocates from to at
+   * least bytes and keep it (CUDA: one cudaMallocAsync + cudaFreeAsync on the default pool,
+   * whose release threshold keeps everything), so that the first setup maps no new device
+   * memory; halves the request until it fits (down to 64 MiB, else nothing); *kept = the bytes
+   * reserved. */
+  int (*pool_reserve)(k_backend *be, int64_t bytes, int64_t *kept);
 } k_spai_ops;
 
 /* The table of be's kind.  Local. */

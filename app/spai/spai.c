@@ -49,6 +49,15 @@ static const cfg_key spai_keys[] = {
     "cuda: the QR kernel of the small and medium classes scatters A(I_c, J_c) from B's rows into "
     "shared memory itself (no submatrix workspace and no submatrix kernel for them; the same M "
     "bit for bit)" },
+  { "spai", "gpu_warp_rows", CFG_INT, "128", 0, 256, NULL,
+    "cuda: a warp per column (each lane a slice of the rows, A(I_c, J_c) scattered from B's rows "
+    "into shared memory by the QR kernel itself, no workspace) when |J| <= 31 and |I| <= this, "
+    "batched by |I| (<= 32, 64, 128, 256); 0: none (the small/medium/large classes)" },
+  { "spai", "warmup", CFG_BOOL, "true", 0, 0, NULL,
+    "before the first timed setup: every column kernel and pattern builder of the backend run "
+    "once on a small built-in problem (checked) and the device memory pool grown to the first "
+    "setup's estimated size and kept (cuda: lazy module loading, first cuSPARSE / CUB calls, "
+    "first mappings out of the timed setup); its time printed on its own line" },
   { "spai", "repeat", CFG_INT, "1", 1, 1000, NULL,
     "run the setup and the solve this many times in one process on the same A and b (M must "
     "not change, else exit 4; the iterations are reported); the first run is the cold one (first library "
@@ -134,6 +143,8 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   s->block_threads = (int)cfg_int(c, "spai.gpu_block");
   s->medium_elems = cfg_int(c, "spai.gpu_medium_elems");
   s->fuse_submat = cfg_bool(c, "spai.gpu_fuse_submat");
+  s->warp_rows = (int)cfg_int(c, "spai.gpu_warp_rows");
+  s->warmup = cfg_bool(c, "spai.warmup");
   s->device_setup = cfg_is(c, "spai.gpu_setup", "device") ? SPAI_SETUP_DEVICE
                     : cfg_is(c, "spai.gpu_setup", "auto") ? SPAI_SETUP_AUTO : SPAI_SETUP_HOST;
   o->repeat = (int)cfg_int(c, "spai.repeat");
@@ -257,6 +268,8 @@ static int spai_run(hy_ctx *ctx) {
   memset(&m, 0, sizeof m);
   memset(&m0, 0, sizeof m0);
   int rc = HY_OK;
+  if (o.pc == SPAI_PC_SPAI && o.setup.warmup)
+    HY_CALL(spai_setup_warm(ctx, &p.pr, &p.a, &o.setup, &in.warm));
   for (int rep = 0; rep < o.repeat && rc == HY_OK; rep++) {
     int last = rep == o.repeat - 1;
     HY_CALL(spai_precond(ctx, &o, &p, &m, &in, rep));

@@ -33,6 +33,8 @@ typedef struct {
   int small_rows, small_cols, block_threads;
   int64_t medium_elems;
   int fuse_submat;     /* [spai] gpu_fuse_submat */
+  int warp_rows;       /* [spai] gpu_warp_rows (0: no warp class) */
+  int warmup;          /* [spai] warmup: spai_setup_warm before the first timed setup */
   int device_setup;    /* spai_setup_where ([spai] gpu_setup); levels 1, no filter: the pattern
                         * by the backend where it has the entries (single_setup at one rank,
                         * dist_setup at P ranks): auto on a GPU backend, device also on the host */
@@ -107,7 +109,7 @@ typedef struct {
   double frob;                 /* ||AM - I||_F */
   double res_min, res_med, res_max;
   int64_t rank_deficient;      /* columns with a dropped pivot or e_k out of reach */
-  int64_t ncols_small, ncols_medium, ncols_large;
+  int64_t ncols_small, ncols_medium, ncols_large, ncols_warp;
   int64_t max_i, max_j;
   int64_t dropped_filter;      /* entries removed by the filter */
   double cost_imbalance;       /* max / mean of the ranks' estimated cost */
@@ -126,6 +128,23 @@ typedef struct {
 int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup_opts *opt,
                hy_csr *m, spai_setup_info *info);
 void spai_setup_info_free(spai_setup_info *info);
+
+/* What the warm-up did (spai_setup_warm). */
+typedef struct {
+  int done;
+  double seconds;              /* slowest rank */
+  int passes;                  /* column-kernel passes on the small problem */
+  int64_t pool_bytes;          /* device memory reserved and kept (smallest over the ranks) */
+  int64_t pool_want;           /* the estimate asked for (largest over the ranks) */
+  int pool;                    /* the backend has a pool to reserve (k_spai_ops.pool_reserve) */
+} spai_warm_info;
+
+/* The setup's first-use costs out of the timed setups, once per job (spai_setup_warm.c): every
+ * column kernel and pattern builder of the backend table run on a small built-in problem
+ * (checked: finite values, residuals in [0, 1]), and the backend's memory pool grown to the
+ * first setup's estimated size of the local A and kept.  Collective. */
+int spai_setup_warm(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup_opts *opt,
+                    spai_warm_info *out);
 
 /* Jacobi "preconditioner" as a matrix: M = diag(1 / a_ii) (1 where a_ii = 0).  Local. */
 int spai_jacobi(const la_part *pr, int rank, const hy_csr *a, hy_csr *m);
@@ -222,6 +241,7 @@ typedef struct {
 /* What the report prints, fed by the stages (the last run's figures). */
 typedef struct {
   spai_setup_info setup;
+  spai_warm_info warm;          /* the warm-up before the first setup */
   double t_setup;               /* setup seconds of the last run (slowest rank) */
   double phases[6];             /* its phases: pattern .. assembly (slowest rank) */
   spai_check_info check;

@@ -445,7 +445,7 @@ static int pat_device(spai_pattern_st *s) {
                        .tau = o->tau, .cmax = s->cmax, .max_col = o->max_col,
                        .small_rows = o->small_rows, .small_cols = o->small_cols,
                        .medium_elems = o->medium_elems, .block_threads = o->block_threads,
-                       .fuse_submat = o->fuse_submat };
+                       .fuse_submat = o->fuse_submat, .warp_rows = o->warp_rows };
   HY_LOCAL(s->ko->single_setup(&s->ctx->be, &in, &s->st, &s->djptr, &s->dev));
   return HY_OK;
 }
@@ -514,7 +514,7 @@ static int pat_dist(spai_pattern_st *s) {
                      .cmax = s->cmax ? s->cmax + r0 : NULL, .tau = o->tau, .max_col = o->max_col,
                      .small_rows = o->small_rows, .small_cols = o->small_cols,
                      .medium_elems = o->medium_elems, .block_threads = o->block_threads,
-                       .fuse_submat = o->fuse_submat };
+                     .fuse_submat = o->fuse_submat, .warp_rows = o->warp_rows };
   int fits = 0, all = 0;
   HY_LOCAL(s->ko->dist_setup(&s->ctx->be, &in, &s->st, &s->djptr, &jglob, &fits));
   free(g32);

@@ -49,6 +49,13 @@ static void report_setup_metrics(hy_ctx *ctx, const spai_problem *p, const spai_
   hy_metric_int(ctx, "cols_small", si->ncols_small);
   hy_metric_int(ctx, "cols_medium", si->ncols_medium);
   hy_metric_int(ctx, "cols_large", si->ncols_large);
+  hy_metric_int(ctx, "cols_warp", si->ncols_warp);
+  hy_metric_int(ctx, "warmup", in->warm.done);
+  if (in->warm.done) {
+    hy_metric_num(ctx, "warmup_s", in->warm.seconds);
+    hy_metric_num(ctx, "warmup_pool_mib", in->warm.pool_bytes / 1048576.0);
+    hy_metric_num(ctx, "warmup_pool_estimate_mib", in->warm.pool_want / 1048576.0);
+  }
   hy_metric_str(ctx, "pattern_builder", si->pattern ? si->pattern : "");
   static const char *keys[] = { "setup_pattern_s", "setup_distribute_s", "setup_index_sets_s",
                                 "setup_submatrices_s", "setup_qr_solve_s", "setup_assembly_s" };
@@ -96,6 +103,17 @@ void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, s
              "classes small/medium/large %lld/%lld/%lld%s\n", in->t_setup, si->cost_imbalance,
              (long long)si->ncols_small, (long long)si->ncols_medium, (long long)si->ncols_large,
              si->dropped_filter ? ", filtered entries dropped" : "");
+  if (si->ncols_warp)
+    hy_printf0(ctx, "spai: warp class (a warp per column, gather fused into the QR kernel): %lld "
+               "column(s)\n", (long long)si->ncols_warp);
+  char pool[128] = "no device memory pool on this backend";
+  if (in->warm.pool)
+    snprintf(pool, sizeof pool, "memory pool %.1f MiB reserved and kept (estimate %.1f MiB)",
+             in->warm.pool_bytes / 1048576.0, in->warm.pool_want / 1048576.0);
+  if (in->warm.done)
+    hy_printf0(ctx, "spai: warm-up %.2f ms before the first setup (slowest rank; not in the setup "
+               "times): %d column-kernel passes and the pattern builders on a 48-row problem, "
+               "%s\n", 1e3 * in->warm.seconds, in->warm.passes, pool);
   report_setup_metrics(ctx, p, in);
   /* where the pattern and M's rows were made: one rank's device setup does both on the device,
    * P ranks' the pattern (M's rows: the distributed transpose); "by the backend" on the host's */

@@ -305,7 +305,8 @@ static void build_solve_columns(build_st *b) {
                     .nb = b->bx.m, .bptr = b->bx.rowptr, .bcol = b->bx.colind,
                     .bval = b->bx.val, .iub = b->iub, .small_rows = opt->small_rows,
                     .small_cols = opt->small_cols, .medium_elems = opt->medium_elems,
-                    .block_threads = opt->block_threads, .fuse_submat = opt->fuse_submat };
+                    .block_threads = opt->block_threads, .fuse_submat = opt->fuse_submat,
+                    .warp_rows = opt->warp_rows };
   const int64_t *jp = b->ps.dev ? b->ps.djptr : b->jc.rowptr;   /* J offsets of my columns */
   HY_MALLOC(b->isize, b->ncol + 1);
   hy_phase_begin(ctx, "spai index sets");
@@ -418,15 +419,16 @@ static int build_figures(build_st *b, const hy_csr *m, spai_setup_info *info) {
   MPI_Comm comm = b->ctx->comm;
   int rank = b->ctx->rank, size = b->pr->size;
   const k_spai_stats *ks = &b->ks;
-  long long loc[6] = { m->nnz, ks->rank_deficient, ks->ncols_small, ks->ncols_medium,
-                       ks->ncols_large, b->dropped }, glob[6];
-  HY_MPI(MPI_Allreduce(loc, glob, 6, MPI_LONG_LONG, MPI_SUM, comm));
+  long long loc[7] = { m->nnz, ks->rank_deficient, ks->ncols_small, ks->ncols_medium,
+                       ks->ncols_large, b->dropped, ks->ncols_warp }, glob[7];
+  HY_MPI(MPI_Allreduce(loc, glob, 7, MPI_LONG_LONG, MPI_SUM, comm));
   info->nnz_m = glob[0];
   info->rank_deficient = glob[1];
   info->ncols_small = glob[2];
   info->ncols_medium = glob[3];
   info->ncols_large = glob[4];
   info->dropped_filter = glob[5];
+  info->ncols_warp = glob[6];
   long long mx[2] = { ks->max_i, ks->max_j }, gmx[2];
   HY_MPI(MPI_Allreduce(mx, gmx, 2, MPI_LONG_LONG, MPI_MAX, comm));
   info->max_i = gmx[0];

@@ -7,7 +7,12 @@
  *   QR + solve   Householder QR of A(I_c, J_c), Q^T e_k and a guarded back substitution, FP64, one
  *                thread block per column, in three classes chosen by (|I_c|, |J_c|): a warp (32
  *                threads) in shared memory for small columns, a block in shared memory for medium
- *                ones, a block on the global-memory slot for large ones (thresholds: config keys).
+ *                ones, a block on the global-memory slot for large ones (thresholds: config keys);
+ *                before them the warp class (|J_c| <= 31, |I_c| <= warp_rows): a warp per column
+ *                that scatters A(I_c, J_c) from B's rows into shared memory itself (no workspace,
+ *                no submatrix kernel) and keeps the rows of the two columns of each Householder
+ *                update in registers (lane t: rows t, t + 32, ..), batched by |I_c| (<= 32, 64,
+ *                128, 256 rows: one kernel instance each).
  * Solver: our CSR SpMV (mat_spmv_own: 1..32 threads per row, chosen by the mean row length) or
  * cuSPARSE SpMV (mat_spmv: generic API, CSR ALG1 after cusparseSpMV_preprocess); the vector
  * operations are the shared ones of k_vec.h (vec_cuda.cu).  All work is queued on the backend's
@@ -284,6 +289,179 @@ __global__ void k_qr(const int32_t *__restrict__ list, int64_t c0, const int64_t
   }
 }
 
+/* The Householder update of column al (rows j.. of m; lane t holds rows t + 32 q in w) by the
+ * reflector v (the same rows in registers; v = 1 at row j): al -= tau (v^T al) v.  Returns
+ * nothing; al's rows >= j are rewritten by their owners. */
+template <int RPL>
+__device__ __forceinline__ void warp_reflect(double *al, const double (&v)[RPL], double tau,
+                                             int j, int m, int lane) {
+  double w[RPL], d = 0;
+#pragma unroll
+  for (int q = 0; q < RPL; q++) {
+    const int i = lane + 32 * q;
+    w[q] = (i >= j && i < m) ? al[i] : 0.0;
+    d += v[q] * w[q];
+  }
+  d = warp_sum(d) * tau;
+#pragma unroll
+  for (int q = 0; q < RPL; q++) {
+    const int i = lane + 32 * q;
+    if (i >= j && i < m) al[i] = w[q] - d * v[q];
+  }
+}
+
+/* warp_reflect of two columns at once (independent loads, dots and shuffles interleaved: the
+ * same values as two warp_reflect calls). */
+template <int RPL>
+__device__ __forceinline__ void warp_reflect2(double *a1, double *a2, const double (&v)[RPL],
+                                              double tau, int j, int m, int lane) {
+  double w1[RPL], w2[RPL], d1 = 0, d2 = 0;
+#pragma unroll
+  for (int q = 0; q < RPL; q++) {
+    const int i = lane + 32 * q;
+    const bool in = i >= j && i < m;
+    w1[q] = in ? a1[i] : 0.0;
+    w2[q] = in ? a2[i] : 0.0;
+    d1 += v[q] * w1[q];
+    d2 += v[q] * w2[q];
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    d1 += __shfl_xor_sync(0xffffffffu, d1, o);
+    d2 += __shfl_xor_sync(0xffffffffu, d2, o);
+  }
+  d1 *= tau;
+  d2 *= tau;
+#pragma unroll
+  for (int q = 0; q < RPL; q++) {
+    const int i = lane + 32 * q;
+    if (i >= j && i < m) {
+      a1[i] = w1[q] - d1 * v[q];
+      a2[i] = w2[q] - d2 * v[q];
+    }
+  }
+}
+
+/* The warp class: WPB warps per block, warp w solves column list[blockIdx.x WPB + w] in its own
+ * slice of dynamic shared memory (stride doubles): A(I_c, J_c) (n = |J_c| <= 31 columns of m
+ * rows, column-major) and e_k as column n, scattered from B's rows (the values k_submat would
+ * write), I_c beside them.  Householder QR in FP64 with k_qr's convention (beta = -sign(alpha)
+ * ||a_j(j:m)||, v_i = a_ij / (alpha - beta)), Q^T e_k by the same reflections, the guarded back
+ * substitution with x_l in lane l's register, residual ||A m - e_k||.  Row i is read and written
+ * only by lane i % 32 during the reflections (alpha and beta aside): no barrier but __syncwarp. */
+template <int RPL, int WPB>
+__global__ void __launch_bounds__(32 * WPB)
+k_qr_warp(const int32_t *__restrict__ list, int64_t nlist, int64_t stride,
+          const int64_t *__restrict__ jptr, const int32_t *__restrict__ kglob,
+          const int64_t *__restrict__ iub, const int32_t *__restrict__ iset,
+          const int32_t *__restrict__ isize, double *__restrict__ mval, double *__restrict__ res,
+          unsigned long long *deficient, c_bsrc b) {
+  extern __shared__ double sm[];
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  const int64_t slot = (int64_t)blockIdx.x * WPB + wid;
+  if (slot >= nlist) return;
+  const int64_t c = list[slot];
+  const int m = isize[c];
+  const int64_t j0 = jptr[c];
+  const int n = (int)(jptr[c + 1] - j0);
+  const int nmin = m < n ? m : n;
+  double *a = sm + stride * wid;
+  int32_t *I = (int32_t *)(a + (int64_t)m * (n + 1));
+  const int32_t *Ig = iset + iub[c];
+  for (int i = lane; i < m; i += 32) I[i] = Ig[i];
+  for (int t = lane; t < m * (n + 1); t += 32) a[t] = 0.0;
+  __syncwarp();
+  const int pk = find_sorted(I, m, kglob[c]);
+  double *x = mval + j0;
+  if (pk < 0) {  /* e_k out of reach of A(:, J_c): m_c = 0, residual 1 */
+    for (int j = lane; j < n; j += 32) x[j] = 0.0;
+    if (lane == 0) {
+      res[c] = 1.0;
+      atomicAdd(deficient, 1ull);
+    }
+    return;
+  }
+  for (int j = 0; j < n; j++) {
+    const int r = b.jloc[j0 + j];
+    for (int64_t f = b.bptr[r] + lane; f < b.bptr[r + 1]; f += 32) {
+      const int p = find_sorted(I, m, b.bcol[f]);
+      if (p >= 0) a[j * m + p] = b.bval[f];
+    }
+  }
+  __syncwarp();
+  if (lane == (pk & 31)) a[n * m + pk] = 1.0;
+  __syncwarp();
+
+  for (int j = 0; j < nmin; j++) {
+    double *aj = a + j * m;
+    double v[RPL], loc = 0;
+#pragma unroll
+    for (int q = 0; q < RPL; q++) {
+      const int i = lane + 32 * q;
+      v[q] = (i >= j && i < m) ? aj[i] : 0.0;
+      loc += v[q] * v[q];
+    }
+    const double s = warp_sum(loc);   /* the same bits in every lane (butterfly) */
+    const double alpha = aj[j];
+    __syncwarp();                     /* every lane has read alpha before beta replaces it */
+    if (s > 0) {
+      const double nrm = sqrt(s);
+      const double beta = alpha >= 0 ? -nrm : nrm;
+      const double tau = (beta - alpha) / beta;
+      const double scale = 1.0 / (alpha - beta);
+#pragma unroll
+      for (int q = 0; q < RPL; q++) {
+        const int i = lane + 32 * q;
+        v[q] = i == j ? 1.0 : (i > j && i < m ? v[q] * scale : 0.0);
+      }
+      if (lane == (j & 31)) aj[j] = beta;
+      int l = j + 1;
+      for (; l + 1 <= n; l += 2) warp_reflect2<RPL>(a + l * m, a + (l + 1) * m, v, tau, j, m, lane);
+      if (l <= n) warp_reflect<RPL>(a + l * m, v, tau, j, m, lane);
+    }
+    __syncwarp();
+  }
+
+  /* back substitution: x_l in lane l (n <= 31), R's row j read across the lanes */
+  double rmax = 0;
+  for (int j = lane; j < nmin; j += 32) rmax = fmax(rmax, fabs(a[j * m + j]));
+  rmax = warp_max(rmax);
+  const double rtol = 1e-12 * rmax;
+  const double *rhs = a + n * m;
+  double dropped = 0, xl = 0;
+  int def = n > m;
+  for (int j = nmin - 1; j >= 0; j--) {
+    double p = (lane > j && lane < n) ? a[lane * m + j] * xl : 0.0;
+    p = warp_sum(p);
+    const double sum = rhs[j] - p;
+    const double rjj = a[j * m + j];
+    double xj;
+    if (fabs(rjj) <= rtol) {
+      xj = 0;
+      dropped += sum * sum;
+      def = 1;
+    } else {
+      xj = sum / rjj;
+    }
+    if (lane == j) xl = xj;
+  }
+  if (lane < n) x[lane] = xl;
+  double tail = 0;
+  for (int i = nmin + lane; i < m; i += 32) tail += rhs[i] * rhs[i];
+  tail = warp_sum(tail);
+  if (lane == 0) {
+    res[c] = sqrt(tail + dropped);
+    if (def) atomicAdd(deficient, 1ull);
+  }
+}
+
+/* Shared-memory doubles of a warp-class column (A, e_k, I_c), a multiple of 2 (16-byte
+ * aligned slices).  Local. */
+static inline int64_t warp_stride(int64_t m, int64_t n) {
+  int64_t d = m * (n + 1) + (m + 1) / 2;
+  return (d + 1) & ~(int64_t)1;
+}
+
 /* ------------------------------------------------------------------ state */
 typedef struct {
   k_spai_cols d;                 /* host description (pointers stay valid) */
@@ -331,6 +509,26 @@ static int s_pool_keep(k_backend *be) {
   HY_CUDA(cudaDeviceGetDefaultMemPool(&pool, be->device));
   uint64_t keep = UINT64_MAX;
   HY_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  return HY_OK;
+}
+
+/* Grow the default pool to at least bytes and keep it (halving the request down to 64 MiB
+ * while it does not fit; nothing kept below that).  Local. */
+static int c_pool_reserve(k_backend *be, int64_t bytes, int64_t *kept) {
+  HY_CALL(s_pool_keep(be));
+  cudaStream_t stream = k_cuda_st(be)->stream;
+  *kept = 0;
+  for (int64_t b = bytes; b >= ((int64_t)64 << 20); b /= 2) {
+    void *p = NULL;
+    if (cudaMallocAsync(&p, (size_t)b, stream) != cudaSuccess) {
+      cudaGetLastError();
+      continue;
+    }
+    HY_CUDA(cudaFreeAsync(p, stream));
+    *kept = b;
+    break;
+  }
+  HY_CUDA(cudaStreamSynchronize(stream));
   return HY_OK;
 }
 
@@ -388,6 +586,12 @@ static int cols_work_alloc(k_backend *be, c_cols *s) {
                                s->smem_max));
   HY_CUDA(cudaFuncSetAttribute(k_qr<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                s->smem_max));
+#define QRW_ATTR(R, W)                                                                  \
+  HY_CUDA(cudaFuncSetAttribute(k_qr_warp<R, W>, cudaFuncAttributeMaxDynamicSharedMemorySize, \
+                               s->smem_max))
+  QRW_ATTR(1, 1); QRW_ATTR(2, 1); QRW_ATTR(4, 1); QRW_ATTR(8, 1);
+  QRW_ATTR(1, 4); QRW_ATTR(2, 4); QRW_ATTR(4, 4); QRW_ATTR(8, 4);
+#undef QRW_ATTR
   return HY_OK;
 }
 
@@ -421,18 +625,22 @@ static int grow(k_backend *be, void **p, size_t *cap, size_t bytes) {
 }
 
 /* The kernel class of column c (index sets known): 0 a warp in shared memory, 1 a block in
- * shared memory, 2 a block on the global workspace.  Local. */
+ * shared memory, 2 a block on the global workspace; 3 + q the warp class with up to 32 2^q rows
+ * (k_qr_warp<2^q>: |J| <= 31, |I| <= warp_rows, 1 <= 2^q <= 8).  Local. */
 static int col_class(const c_cols *s, int64_t c) {
   const k_spai_cols *d = &s->d;
   int64_t m = (*s->hisize)[(size_t)c], n = d->jptr[c + 1] - d->jptr[c];
   size_t bytes = (size_t)(m * n + m) * sizeof(double);
+  if (n <= 31 && m <= d->warp_rows && m <= 256 &&
+      (size_t)warp_stride(m, n) * sizeof(double) <= (size_t)s->smem_max)
+    return m <= 32 ? 3 : m <= 64 ? 4 : m <= 128 ? 5 : 6;
   if (m <= d->small_rows && n <= d->small_cols && bytes <= (size_t)s->smem_max) return 0;
   if (m * n <= d->medium_elems && bytes <= (size_t)s->smem_max) return 1;
   return 2;
 }
 
 /* Submatrices of columns [c0, c1) (fuse_submat: of the large class only; the others are
- * scattered by k_qr into shared memory).  Local. */
+ * scattered by k_qr into shared memory; the warp class never has a slot).  Local. */
 static int c_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
   k_cuda_state *st = k_cuda_st(be);
   c_cols *s = (c_cols *)state;
@@ -441,7 +649,8 @@ static int c_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
   aoff[0] = roff[0] = 0;
   for (int64_t c = c0; c < c1; c++) {
     int64_t n = s->d.jptr[c + 1] - s->d.jptr[c];
-    int slot = !s->d.fuse_submat || col_class(s, c) == 2;   /* fused: only the large class */
+    int k = col_class(s, c);
+    int slot = k == 2 || (k < 2 && !s->d.fuse_submat);   /* fused: only the large class */
     aoff[c - c0 + 1] = aoff[c - c0] + (slot ? (int64_t)is[c] * n : 0);
     roff[c - c0 + 1] = roff[c - c0] + (slot ? is[c] : 0);
   }
@@ -459,7 +668,7 @@ static int c_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
   HY_CALL(grow(be, (void **)&s->work, &s->work_cap, (size_t)(aoff[c1 - c0] + 1) * sizeof(double)));
   HY_CALL(grow(be, (void **)&s->rwork, &s->rwork_cap, (size_t)(roff[c1 - c0] + 1) * sizeof(double)));
   int64_t threads = (c1 - c0) * 32;
-  if (threads > 0) {
+  if (threads > 0 && aoff[c1 - c0] > 0) {
     k_submat<<<(int)((threads + 255) / 256), 256, 0, st->stream>>>(
         c0, c1, s->jptr, s->jloc, s->bptr, s->bcol, s->bval, s->iub, s->iset, s->isize, s->aoff,
         s->work);
@@ -470,14 +679,39 @@ static int c_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
   return HY_OK;
 }
 
-/* QR + solve of columns [c0, c1) in three classes.  Local. */
+/* Launch the warp class of 2^q-row slices (list: nl columns, sm_doubles the largest slice):
+ * four warps per block for slices up to 6 KB (so that small problems are not held to 32 warps
+ * per SM by the 32-block limit), else one (a block's 1 KB of reserved shared memory and the
+ * SM's 228 KB pack one-warp blocks best: 7 of 28 KB against 1 of 4 x 28 KB).  Local. */
+static int warp_launch(k_backend *be, c_cols *s, int q, const int32_t *list, int64_t nl,
+                       int64_t sm_doubles, const c_bsrc &bsrc) {
+  cudaStream_t stream = k_cuda_st(be)->stream;
+  const int wpb = sm_doubles * (int64_t)sizeof(double) <= 6144 ? 4 : 1;
+  const unsigned blocks = (unsigned)((nl + wpb - 1) / wpb);
+  const size_t smem = (size_t)(wpb * sm_doubles) * sizeof(double);
+#define QRW(R, W)                                                                              \
+  k_qr_warp<R, W><<<blocks, 32 * W, smem, stream>>>(list, nl, sm_doubles, s->jptr, s->kglob,   \
+                                                    s->iub, s->iset, s->isize, s->mval, s->res, \
+                                                    s->deficient, bsrc)
+  if (wpb == 4) {
+    if (q == 0) QRW(1, 4); else if (q == 1) QRW(2, 4); else if (q == 2) QRW(4, 4); else QRW(8, 4);
+  } else {
+    if (q == 0) QRW(1, 1); else if (q == 1) QRW(2, 1); else if (q == 2) QRW(4, 1); else QRW(8, 1);
+  }
+#undef QRW
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* QR + solve of columns [c0, c1) in the classes of col_class (one launch per non-empty class).
+ * Local. */
 static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_spai_stats *ks) {
   k_cuda_state *st = k_cuda_st(be);
   c_cols *s = (c_cols *)state;
   const int32_t *is = s->hisize->data();
   const k_spai_cols *d = &s->d;
-  std::vector<int32_t> cls[3];
-  size_t smem[3] = { 0, 0, 0 };
+  std::vector<int32_t> cls[7];
+  size_t smem[7] = { 0, 0, 0, 0, 0, 0, 0 };   /* bytes (0, 1), doubles per warp (3..6) */
   for (int64_t c = c0; c < c1; c++) {
     int64_t m = is[c], n = d->jptr[c + 1] - d->jptr[c];
     if (m > ks->max_i) ks->max_i = m;
@@ -485,22 +719,27 @@ static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_sp
     size_t bytes = (size_t)(m * n + m) * sizeof(double);
     int k = col_class(s, c);
     if (k < 2 && bytes > smem[k]) smem[k] = bytes;
+    if (k >= 3 && (size_t)warp_stride(m, n) > smem[k]) smem[k] = (size_t)warp_stride(m, n);
     cls[k].push_back((int32_t)c);
   }
   ks->ncols_small += (int64_t)cls[0].size();
   ks->ncols_medium += (int64_t)cls[1].size();
   ks->ncols_large += (int64_t)cls[2].size();
-  size_t total = cls[0].size() + cls[1].size() + cls[2].size();
+  for (int k = 3; k < 7; k++) ks->ncols_warp += (int64_t)cls[k].size();
+  size_t total = 0;
+  for (int k = 0; k < 7; k++) total += cls[k].size();
   HY_CALL(grow(be, (void **)&s->list, &s->list_cap, (total + 1) * sizeof(int32_t)));
   size_t off = 0;
   const c_bsrc bsrc = { s->jloc, s->bptr, s->bcol, s->bval };
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 7; k++) {
     if (cls[k].empty()) continue;
     HY_CUDA(cudaMemcpyAsync(s->list + off, cls[k].data(), cls[k].size() * sizeof(int32_t),
                             cudaMemcpyHostToDevice, st->stream));
     int threads = k == 0 ? 32 : d->block_threads;
     int nb = (int)cls[k].size();
-    if (k < 2 && d->fuse_submat)
+    if (k >= 3)
+      HY_CALL(warp_launch(be, s, k - 3, s->list + off, nb, (int64_t)smem[k], bsrc));
+    else if (k < 2 && d->fuse_submat)
       k_qr<true, true><<<nb, threads, smem[k], st->stream>>>(
           s->list + off, c0, s->jptr, s->kglob, s->iub, s->iset, s->isize, s->aoff, s->work,
           s->roff, s->rwork, s->mval, s->res, s->deficient, bsrc);
@@ -703,7 +942,7 @@ typedef struct {
   double tau;
   int max_col, small_rows, small_cols;
   int64_t medium_elems;
-  int block_threads, fuse_submat;
+  int block_threads, fuse_submat, warp_rows;
 } c_jin;
 
 /* From B on the device (s->bptr, bcol, bval; s->nb, nbz set): the J sets (counts, offsets to the
@@ -778,6 +1017,7 @@ static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64
   s->d.medium_elems = j->medium_elems;
   s->d.block_threads = j->block_threads;
   s->d.fuse_submat = j->fuse_submat;
+  s->d.warp_rows = j->warp_rows;
   s->ncols = n;
   HY_CALL(cols_work_alloc(be, s));
   *fits = 1;
@@ -824,7 +1064,7 @@ static int single_build(k_backend *be, const k_spai_single *in, c_cols *s, c_tmp
               .tau = in->tau, .max_col = in->max_col, .small_rows = in->small_rows,
               .small_cols = in->small_cols, .medium_elems = in->medium_elems,
               .block_threads = in->block_threads,
-              .fuse_submat = in->fuse_submat };
+              .fuse_submat = in->fuse_submat, .warp_rows = in->warp_rows };
   s->nb = n;
   s->nbz = nnz;
   return jsets_build(be, s, t, &j, jptr_out, NULL, fits);
@@ -898,7 +1138,7 @@ static int c_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int6
                 .mx = t.mx, .cmax = t.cmax, .tau = in->tau, .max_col = in->max_col,
                 .small_rows = in->small_rows, .small_cols = in->small_cols,
                 .medium_elems = in->medium_elems, .block_threads = in->block_threads,
-              .fuse_submat = in->fuse_submat };
+              .fuse_submat = in->fuse_submat, .warp_rows = in->warp_rows };
     rc = jsets_build(be, s, &t, &j, jptr, jglob, fits);
   }
   tmp_free(be, &t);
@@ -1142,4 +1382,5 @@ extern "C" const k_spai_ops k_spai_cuda_ops = {
   .ilu_create = k_spai_cuda_ilu_create,
   .ilu_apply = k_spai_cuda_ilu_apply,
   .ilu_free = k_spai_cuda_ilu_free,
+  .pool_reserve = c_pool_reserve,
 };

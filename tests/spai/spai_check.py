@@ -57,6 +57,13 @@ modes:
               of the host's, x within --rtol (default 1e-6) of the host's max |x|; the
               cuda runs print both SpMVs alone ("spmv (ours, alone): A X us", "spmv (cuSPARSE
               library, alone): A Y us"), X and Y parsed > 0 and equal to the record's
+  warmup      spai.warmup = true against false at --ranks[0], each with spai.repeat = 3 and no
+              solve: the warm-up line ("spai: warm-up X ms before the first setup ..: 6
+              column-kernel passes ..", on a backend with a memory pool "memory pool P MiB reserved
+              and kept (estimate E MiB)", 0 < P <= E) parsed, X > 0 and X, P, E equal to the
+              record's warmup_s / warmup_pool_mib / warmup_pool_estimate_mib; without it no line
+              and warmup = 0 in the record; M the same bit for bit; --cold-ms T: with the warm-up
+              the cold setup is at most T ms above the warm mean (both printed for either run)
 Exit 0 pass, 1 fail, 77 skip (a --need file is absent).
 """
 import argparse, glob, json, os, re, shlex, shutil, subprocess, sys
@@ -466,9 +473,68 @@ def check_ilu_petsc(a):
     return fails
 
 
+def check_warmup(a):
+    fails, res = [], {}
+    for w in ["true", "false"]:
+        rc, out, rec, wd = run(a, a.ranks[0], ["spai.warmup=" + w, "spai.repeat=3", "solver.solve=false",
+                                               "output.preconditioner=M.mtx"], "warmup-" + w)
+        if rc != 0 or not rec:
+            fails.append("spai.warmup=%s exited %d" % (w, rc))
+            continue
+        res[w] = (out, rec["metrics"], os.path.join(wd, "M.mtx"))
+    if fails:
+        return fails
+    num = r"([0-9]+\.[0-9]+)"
+    pat = (r"^spai: warm-up %s ms before the first setup \(slowest rank; not in the setup times\): "
+           r"([0-9]+) column-kernel passes and the pattern builders on a 48-row problem, "
+           r"(?:memory pool %s MiB reserved and kept \(estimate %s MiB\)|no device memory pool on "
+           r"this backend)$" % (num, num, num))
+    out, m, _ = res["true"]
+    lm = re.search(pat, out, re.M)
+    if not lm:
+        fails.append("spai.warmup=true: no line matching %r" % pat)
+    else:
+        print("warm-up line: " + lm.group(0))
+        ms, passes = float(lm.group(1)), int(lm.group(2))
+        if passes != 6:
+            fails.append("warm-up passes %d, expected 6 (warp, small, medium, large, two fused)" % passes)
+        if not ms > 0:
+            fails.append("warm-up time %r ms, want > 0" % ms)
+        if m.get("warmup") != 1 or abs(1e3 * m.get("warmup_s", -1) - ms) > 0.006:
+            fails.append("record: warmup %r, warmup_s %r vs the line's %.2f ms"
+                         % (m.get("warmup"), m.get("warmup_s"), ms))
+        if lm.group(3) is not None:
+            pool, est = float(lm.group(3)), float(lm.group(4))
+            if not 0 < pool <= est + 0.05:
+                fails.append("memory pool %.1f MiB kept of an estimate of %.1f MiB (want 0 < kept <= "
+                             "estimate)" % (pool, est))
+            for k, v in [("warmup_pool_mib", pool), ("warmup_pool_estimate_mib", est)]:
+                if abs(m.get(k, -1) - v) > 0.06:
+                    fails.append("record: %s %r vs the line's %.1f" % (k, m.get(k), v))
+        elif "run.backend=cuda" in a.args:
+            fails.append("cuda backend without a memory pool in the warm-up line")
+    out0, m0, _ = res["false"]
+    if re.search(r"^spai: warm-up", out0, re.M) or m0.get("warmup") != 0 or "warmup_s" in m0:
+        fails.append("spai.warmup=false: a warm-up line or figure (record warmup %r)" % m0.get("warmup"))
+    for w in ["true", "false"]:
+        mm = res[w][1]
+        if "setup_cold_s" in mm:
+            print("spai.warmup=%s: setup cold %.2f ms, warm mean %.2f ms: cold - warm %.2f ms"
+                  % (w, 1e3 * mm["setup_cold_s"], 1e3 * mm["setup_warm_mean_s"],
+                     1e3 * (mm["setup_cold_s"] - mm["setup_warm_mean_s"])))
+    if a.cold_ms is not None:
+        d = 1e3 * (m.get("setup_cold_s", 1e9) - m.get("setup_warm_mean_s", 0))
+        if d > a.cold_ms:
+            fails.append("with the warm-up the cold setup is %.2f ms above the warm mean (> %.1f)" % (d, a.cold_ms))
+    e = compare_m(res["true"][2], res["false"][2], 0.0)
+    if e:
+        fails.append("M with and without the warm-up: " + e)
+    return fails
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends",
+    ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends", "warmup",
                                      "solver-backends", "repeat", "pattern", "stop", "perturb", "ilu-petsc", "jacobi-m",
                                      "device-loop", "spmv-variants"])
     ap.add_argument("--mpiexec", required=True)
@@ -493,6 +559,7 @@ def main():
     ap.add_argument("--graph", type=int, choices=[0, 1], default=None)
     ap.add_argument("--cross-rtol", type=float, default=None)
     ap.add_argument("--iters-rtol", type=float, default=0.1)
+    ap.add_argument("--cold-ms", type=float, default=None)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
@@ -561,6 +628,8 @@ def main():
         fails += check_device_loop(a)
     elif a.mode == "spmv-variants":
         fails += check_spmv_variants(a)
+    elif a.mode == "warmup":
+        fails += check_warmup(a)
     elif a.mode == "validate":
         rc, out, rec, wd = run(a, a.ranks[0], ["output.matrix=A.petsc", "output.rhs=b.petsc",
                                                "output.preconditioner=M.mtx"], "run")

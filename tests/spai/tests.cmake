@@ -500,6 +500,28 @@ if(HYBRID_GPU_TESTS)
   endforeach()
   spai_multi(spai_gpu_verdict_e05r0100 verdict RANKS 1 LABELS gpu NEED ${M}/e05r0100.mtx.gz OPTS --exit 3
     ARGS run.backend=cuda matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
+  # the warm-up on the device: M bit for bit the same with and without it, the pool reserved
+  # (0 < kept <= estimate), and the cold setup within 20 ms of the warm mean with it (without it
+  # the first setup of a process paid ~85 ms more on the H200: module loading, first mappings)
+  foreach(r 1 2)
+    spai_multi(spai_gpu_warmup_r${r} warmup RANKS ${r} LABELS gpu OPTS --cold-ms 20
+      ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99)
+  endforeach()
+  # the warp class (spai.gpu_warp_rows, default 128: a warp per column, the gather fused into
+  # the QR kernel) against the host backend's LAPACK at 1e-12 of a column's largest entry, with
+  # every class in one run (levels 2: |J| up to 40 leaves the warp class for the block kernels),
+  # and against the block kernels alone (gpu_warp_rows = 0: other summation order, 1e-12)
+  spai_multi(spai_gpu_warp_vs_host_classes gpu-backends RANKS 1 LABELS gpu RTOL 1e-12
+    ARGS matrix.generator=convdiff3d27 matrix.size=4096 spai.levels=2 spai.max_col=40
+         spai.gpu_small_rows=40 spai.gpu_small_cols=12 spai.gpu_medium_elems=1500
+         spai.gpu_warp_rows=64 matrix.rhs=random run.seed=2718)
+  spai_multi(spai_gpu_warp_vs_host_poisson3d gpu-backends RANKS 1 LABELS gpu RTOL 1e-12 SAME_ITERS
+    ARGS matrix.generator=poisson3d matrix.size=27000 spai.tau=0.99 spai.gpu_warp_rows=128
+         matrix.rhs=random run.seed=1414)
+  spai_multi(spai_gpu_warp_vs_block same-m RANKS 1 LABELS gpu
+    OPTS --rtol 1e-12 --expect-pattern device --alt spai.gpu_warp_rows=0
+    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99
+         spai.gpu_warp_rows=128)
   # spai.repeat on the device (device setup at 1 rank, columns on the GPU at 2): every run the
   # same M (exit 4 otherwise), iterations equal to a single run's (or, where the GPU's SpMV moves
   # them, within 10% + 2), the warm figures printed
@@ -509,6 +531,13 @@ if(HYBRID_GPU_TESTS)
            matrix.rhs=random run.seed=4242${r})
   endforeach()
 endif()
+
+# ---- spai.warmup (the setup's first-use costs out of the timed setups): the warm-up line and
+# record figures parsed, none without it, M bit for bit the same, at 1 and 2 ranks (dist pattern)
+spai_multi(spai_warmup_r1 warmup RANKS 1 TIMEOUT 90
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99)
+spai_multi(spai_warmup_r2 warmup RANKS 2 TIMEOUT 90
+  ARGS run.backend=host matrix.generator=convdiff2d matrix.size=900 spai.gpu_setup=device)
 
 # ---- PETSc cross-check: PETSc BiCGSTAB with our M (PCMAT, right) takes the same iterations
 if(TARGET hybrid-validate)
