@@ -210,7 +210,16 @@ spai_multi(spai_stop_convdiff3d_r3 stop RANKS 3 OPTS --expect-iters 22 LABELS un
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1)
 spai_multi(spai_stop_convdiff2d stop RANKS 1 OPTS --expect-iters 49
   ARGS run.backend=host matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=0.5)
-spai_multi(spai_stop_watt_2 stop RANKS 1 OPTS --expect-iters 55 NEED ${M}/watt_2.mtx
+# watt_2 (ill-conditioned) is the exception: its count and its true residual at the stop move
+# with the summation order (the LAPACK least squares of M, the BLAS of the solve).  Measured at
+# 1 / 2 / 3 ranks: reference BLAS 55 / 55 / 54 iterations, true residual 9.5e-7 / 7.7e-7 /
+# 6.8e-7; OpenBLAS 0.3.21 54 / 54 / 54, true residual 1.3e-6 / 9.0e-7 / 6.6e-7; PETSc KSPBCGS
+# on the same M 55 (reference) / 52 (OpenBLAS).  So: the stop criterion as above, the count
+# within 3 of PETSc's stored 55 (with the validator built: its live count within max(3, 10%)),
+# and --true-gap: the true residual lies around the in-run
+# check's limit 10 tol = 1e-6, so exit 4 for that reason alone (the FAILED line's figure the
+# record's, > 10 tol) is the check working, not the stop failing
+spai_multi(spai_stop_watt_2 stop RANKS 1 OPTS --expect-iters 55 --iters-slack 3 --true-gap --petsc-slack 3 NEED ${M}/watt_2.mtx
   ARGS run.backend=host matrix.source=file matrix.file=${M}/watt_2.mtx)
 
 # ---- the in-run checks made to fail ([debug] perturb after the computation, before the check):
@@ -545,14 +554,21 @@ if(TARGET hybrid-validate)
     spai_multi(spai_validate_convdiff2d_r${r} validate RANKS ${r} LABELS validate
       ARGS run.backend=host matrix.generator=convdiff2d matrix.size=1600 matrix.peclet=1)
   endforeach()
-  spai_multi(spai_validate_orsirr_1 validate RANKS 1 LABELS validate NEED ${M}/orsirr_1.mtx
+  # orsirr_1 is ill-conditioned: with M fixed, the count moves with the summation order alone.
+  # Measured on the same M at 1 / 2 / 3 ranks: reference BLAS ours 156 / 143 / 157, PETSc 143;
+  # OpenBLAS 0.3.21 (another M in its last bits) ours 144 / 161 / 152, PETSc 162: |ours - PETSc|
+  # up to 18 (12%).  Allowed 25 (17%); sherman5 and convdiff2d keep the validator's 10%
+  spai_multi(spai_validate_orsirr_1 validate RANKS 1 LABELS validate NEED ${M}/orsirr_1.mtx OPTS --petsc-slack 25
     ARGS run.backend=host matrix.source=file matrix.file=${M}/orsirr_1.mtx)
   spai_multi(spai_validate_sherman5 validate RANKS 1 LABELS validate NEED ${M}/sherman5.mtx
     ARGS run.backend=host matrix.source=file matrix.file=${M}/sherman5.mtx)
   # the stop pinned live: PETSc KSPBCGS's count on the same A, b, M equals ours exactly (-exact)
   spai_multi(spai_validate_stop_convdiff3d_r2 stop RANKS 2 LABELS validate
     ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1)
-  spai_multi(spai_validate_stop_watt_2 stop RANKS 1 LABELS validate NEED ${M}/watt_2.mtx
+  # watt_2: PETSc's count on the same M is ours at the reference BLAS (55 / 55) but 52 against
+  # our 54 with OpenBLAS (see spai_stop_watt_2): within the validator's max(3, 10%), not exactly;
+  # the true residual at the stop around 10 tol (--true-gap)
+  spai_multi(spai_validate_stop_watt_2 stop RANKS 1 LABELS validate NEED ${M}/watt_2.mtx OPTS --petsc-slack 3 --true-gap
     ARGS run.backend=host matrix.source=file matrix.file=${M}/watt_2.mtx)
   # ILU(0) against PETSc's PCILU on the same A and b (one rank: the same count; 2-3: block Jacobi)
   spai_multi(spai_validate_ilu0_sherman5 ilu-petsc RANKS 1 2 LABELS validate NEED ${M}/sherman5.mtx
