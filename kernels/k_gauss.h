@@ -136,19 +136,23 @@ typedef struct {
    * its row swaps applied to the rest of the panel, U12 = L11^-1 A12 (TRSM), A22 -= L21 U12
    * (GEMM), the right half factored; blocks of at most nbmin columns by the vendor's getrf.  Most
    * of the panel's flops become GEMM.  GPU: the pivots stay on the device until the end (one
-   * synchronisation per panel, no shared row list: safe beside the main stream's swaps). */
+   * synchronisation per panel, no shared row list: safe beside the main stream's swaps).
+   * base: K_GAUSS_BASE_VENDOR (the base blocks by the vendor's getrf) or K_GAUSS_BASE_FUSED
+   * (blocks of at most 32 columns in one launch of our own: GPU: a cooperative kernel, the rows
+   * in shared memory, one grid barrier per column, the vendor's getrf where it does not fit;
+   * host: an unblocked loop). */
   int (*getrf_rec)(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
-                   int *hipiv, int *info, double *minpiv, int64_t *minidx);
+                   int base, int *hipiv, int *info, double *minpiv, int64_t *minidx);
 
   /* ---- device pivots (one rank: no host synchronisation inside the blocked factorization) ---- */
   /* getrf's factorization of the m x n panel a (nbmin = 0: the vendor's getrf on the whole panel;
-   * > 0: getrf_rec's recursion with base blocks of nbmin columns) with every output left in device
+   * > 0: getrf_rec's recursion with base blocks of nbmin columns, by base) with every output left in device
    * memory: dpiv[i] (n ints) = the 0-based panel row swapped with row i (dpiv[i] >= i); dstat (3
    * doubles) = { 1 + the first column with an exact zero pivot (0: none; < 0: the vendor's
    * illegal-argument code), the smallest |u_jj|, its column }.  Queued on the current stream; no
    * synchronisation (host: done on return). */
   int (*getrf_dev)(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
-                   int *dpiv, double *dstat);
+                   int base, int *dpiv, double *dstat);
   /* The nswap swaps of dpiv (row i <-> dpiv[i] in order, i < nswap, dpiv[i] in [i, m): a pivot
    * outside is taken as i) as one permutation of at most 2 nswap rows, written to plan (device,
    * K_GAUSS_PLAN_INTS(nswap) ints): slot v < 2 nswap moves row plan[v] (-1: unused slot) the old
@@ -161,6 +165,9 @@ typedef struct {
   int (*swap_apply)(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nswap,
                     const int *dpiv, const int *plan);
 } k_gauss_ops;
+
+/* The base blocks of getrf_rec / getrf_dev. */
+enum { K_GAUSS_BASE_VENDOR = 0, K_GAUSS_BASE_FUSED = 1 };
 
 /* Ints of a swap plan for nswap pivots (k_gauss_ops swap_plan). */
 #define K_GAUSS_PLAN_INTS(nswap) (4 * (int64_t)(nswap) + 4)

@@ -58,12 +58,14 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "profile", CFG_BOOL, "false", 0, 0, NULL,
     "blocked: synchronise between the factorization's parts and print their times (panel, swaps, "
     "TRSM + U broadcast, lookahead GEMM, rest of the trailing GEMM); slows the run" },
-  { "gauss", "panel", CFG_ENUM, "vendor", 0, 0, "vendor|recursive",
-    "blocked: the panel LU: vendor (cuSOLVER / LAPACK getrf on the whole nb-wide panel) or "
+  { "gauss", "panel", CFG_ENUM, "vendor", 0, 0, "vendor|recursive|fused",
+    "blocked: the panel LU: vendor (cuSOLVER / LAPACK getrf on the whole nb-wide panel), "
     "recursive (halves of the columns: left factored, TRSM + GEMM on the right, right factored; "
-    "blocks of panel_nb columns by getrf: most panel flops in GEMM, pivots kept on the device)" },
+    "blocks of panel_nb columns by getrf: most panel flops in GEMM, pivots kept on the device) or "
+    "fused (recursive, blocks of min(panel_nb, 32) columns in one launch of our own: GPU: a "
+    "cooperative kernel, rows in shared memory, one grid barrier per column; host: a plain loop)" },
   { "gauss", "panel_nb", CFG_INT, "64", 1, 4096, NULL,
-    "blocked, panel = recursive: widest column block factored by the vendor's getrf" },
+    "blocked, panel = recursive | fused: widest column block factored as one (fused: at most 32)" },
   { "gauss", "lookahead", CFG_INT, "1", 0, 1, NULL,
     "blocked: 1: the next panel's columns updated first, the panel factored (and sent) on a "
     "second stream while the rest of the trailing update runs; 0: each step in order on one stream" },

@@ -12,6 +12,8 @@ enum { GAUSS_DOUBLE = 0, GAUSS_SINGLE = 1, GAUSS_MIXED = 2 };
 enum { GAUSS_RANDOM = 0, GAUSS_DIAGDOM = 1, GAUSS_FILE = 2, GAUSS_ILLCOND = 3, GAUSS_HPLMXP = 4 };
 /* gauss.low: the format of the blocked LU's GEMM inputs (k_gauss_ops gemm_sub_low) */
 enum { GAUSS_LOW_FP32 = 0, GAUSS_LOW_TF32 = 1, GAUSS_LOW_BF16 = 2, GAUSS_LOW_FP16 = 3 };
+/* gauss.panel */
+enum { GAUSS_PANEL_VENDOR = 0, GAUSS_PANEL_RECURSIVE = 1, GAUSS_PANEL_FUSED = 2 };
 enum { GAUSS_REFINE_CLASSIC = 0, GAUSS_REFINE_GMRES = 1, GAUSS_REFINE_AUTO = 2 };
 enum { GAUSS_RHS_RANDOM = 0, GAUSS_RHS_ONES = 1, GAUSS_RHS_FILE = 2 };
 
@@ -52,7 +54,8 @@ typedef struct {
   int repeat;               /* gauss.repeat */
   int64_t gemm_n;           /* gauss.gemm_n */
   int profile;              /* gauss.profile: synchronised split of the blocked factor time */
-  int panel;                /* gauss.panel: 0 vendor (getrf), 1 recursive (getrf_rec) */
+  int panel;                /* gauss.panel: GAUSS_PANEL_* (vendor getrf; getrf_rec with the
+                             * vendor's or the fused base blocks) */
   int panel_nb;             /* gauss.panel_nb: the recursive panel's base block (columns) */
   int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */
   int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */

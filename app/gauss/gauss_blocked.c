@@ -62,7 +62,8 @@ typedef struct {
   /* the panel LU of gauss.panel (blk_panels) */
   int (*panel)(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *ip, int *info,
                double *minpiv, int64_t *mi);
-  int nbmin;                  /* getrf_dev's base block: 0 vendor, gauss.panel_nb recursive */
+  int nbmin, base;            /* getrf_dev's base block: 0 (the vendor's whole panel) or the
+                               * recursive panels' (blk_nbmin), and its kind */
   /* where the pivots live (blk_pivot_ways, by gauss.pivots and the rank count) */
   const struct blk_pivot_way *pw;
   int *dpiv;                  /* device pivots (pw = device): panel k's from k nb, 0-based from
@@ -89,15 +90,30 @@ static int blk_panel_vendor(gauss_t *g, int sp, int64_t m, int64_t n, void *a, i
   return g->ko->getrf(g->be, sp, m, n, a, lda, ip, info, minpiv, mi);
 }
 
-/* gauss.panel = recursive: the backend's getrf_rec with gauss.panel_nb.  Local. */
-static int blk_panel_rec(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *ip,
-                         int *info, double *minpiv, int64_t *mi) {
-  return g->ko->getrf_rec(g->be, sp, m, n, a, lda, g->o->panel_nb, ip, info, minpiv, mi);
+/* The base block (columns) of the recursive panels: gauss.panel_nb, at most 32 for fused.
+ * Local. */
+static int blk_nbmin(const gauss_t *g) {
+  int nb = g->o->panel_nb;
+  return g->o->panel == GAUSS_PANEL_FUSED && nb > 32 ? 32 : nb;
 }
 
-/* The panel variants by gauss.panel's index. */
+/* gauss.panel = recursive: the backend's getrf_rec with gauss.panel_nb, the vendor's base
+ * blocks.  Local. */
+static int blk_panel_rec(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *ip,
+                         int *info, double *minpiv, int64_t *mi) {
+  return g->ko->getrf_rec(g->be, sp, m, n, a, lda, blk_nbmin(g), K_GAUSS_BASE_VENDOR, ip, info, minpiv, mi);
+}
+
+/* gauss.panel = fused: getrf_rec with the backend's own one-launch base blocks.  Local. */
+static int blk_panel_fused(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *ip,
+                           int *info, double *minpiv, int64_t *mi) {
+  return g->ko->getrf_rec(g->be, sp, m, n, a, lda, blk_nbmin(g), K_GAUSS_BASE_FUSED, ip, info, minpiv, mi);
+}
+
+/* The panel variants by gauss.panel's index (GAUSS_PANEL_*), and getrf_dev's base blocks. */
 static int (*const blk_panels[])(gauss_t *, int, int64_t, int64_t, void *, int64_t, int *, int *,
-                                 double *, int64_t *) = { blk_panel_vendor, blk_panel_rec };
+                                 double *, int64_t *) = { blk_panel_vendor, blk_panel_rec, blk_panel_fused };
+static const int blk_panel_base[] = { K_GAUSS_BASE_VENDOR, K_GAUSS_BASE_VENDOR, K_GAUSS_BASE_FUSED };
 
 /* Make the grid, open its transport, print the choice.  Collective. */
 int gauss_blocked_comm_setup(gauss_t *g) {
@@ -241,7 +257,7 @@ static int blk_panel_dev(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   blk_fact *f = w->f;
   int64_t n = g->n, k0 = k * g->nb, jb = n - k0 < g->nb ? n - k0 : g->nb;
   void *pan = at(w, f->a, k0, k0, f->lda);
-  HY_LOCAL(g->ko->getrf_dev(g->be, f->sp, n - k0, jb, pan, f->lda, w->nbmin, w->dpiv + k0,
+  HY_LOCAL(g->ko->getrf_dev(g->be, f->sp, n - k0, jb, pan, f->lda, w->nbmin, w->base, w->dpiv + k0,
                             w->dstat + 3 * k));
   HY_LOCAL(g->ko->swap_plan(g->be, (int)jb, n - k0, w->dpiv + k0, w->dplan[k & 1]));
   *lp = pan;
@@ -484,7 +500,8 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   }
   w->ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
   w->panel = blk_panels[g->o->panel];
-  w->nbmin = g->o->panel ? g->o->panel_nb : 0;
+  w->nbmin = g->o->panel != GAUSS_PANEL_VENDOR ? blk_nbmin(g) : 0;
+  w->base = blk_panel_base[g->o->panel];
   w->la = g->o->lookahead > 0;
   w->side = w->la ? ko->stream_ctl : blk_side_none;
   /* pivots on the device: one rank, gauss.pivots = device, a backend that has getrf_dev */

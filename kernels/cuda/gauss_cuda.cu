@@ -3,6 +3,7 @@
  * TRSV, GEMV by cuBLAS.  Everything runs on the backend's stream (k_cuda_st(be)->stream). */
 #include "k_cuda.h"
 #include "k_gauss.h"
+#include "gauss_panel_cuda.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -31,6 +32,7 @@ typedef struct {
   size_t tmp_bytes;
   void *lowa, *lowb;  /* gemm_sub_low: A and B rounded to BF16 / FP16 */
   int *rpiv;          /* getrf_rec: the panel's pivots on the device (0-based from its top) */
+  void *pbs;          /* the fused base block's scratch (GAUSS_PB_SCRATCH bytes) */
   int rpiv_n;
   size_t lowa_bytes, lowb_bytes;
   /* lookahead: a side stream with its own cuBLAS / cuSOLVER handles */
@@ -56,6 +58,7 @@ static void gauss_ws_free(void *p) {
   if (w->lowa) cudaFree(w->lowa);
   if (w->lowb) cudaFree(w->lowb);
   if (w->rpiv) cudaFree(w->rpiv);
+  if (w->pbs) cudaFree(w->pbs);
   if (w->side_on) {
     cublasDestroy(w->cb_side);
     cusolverDnDestroy(w->cs_side);
@@ -361,22 +364,28 @@ static int c_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, co
  * c0): base blocks by cuSOLVER, their swaps applied at once to every other column of the panel.
  * Local. */
 static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a, int64_t lda,
-                            int64_t c0, int64_t n, int nbmin, int *rp) {
+                            int64_t c0, int64_t n, int nbmin, int base, int *rp) {
   size_t e = sp ? 4 : 8;
   cudaStream_t stream = strm(be);
   int64_t rows = M - c0;
   if (rows <= 0 || n <= 0) return HY_OK;
   char *blk = (char *)a + (size_t)(c0 + c0 * lda) * e;
   if (n <= nbmin) {
-    cusolverDnHandle_t cs = cur_cusolver(be);
-    int im = (int)rows, in = (int)n, il = (int)lda, lwork = 0;
-    if (sp) HY_CUSOLVER(cusolverDnSgetrf_bufferSize(cs, im, in, (float *)blk, il, &lwork));
-    else HY_CUSOLVER(cusolverDnDgetrf_bufferSize(cs, im, in, (double *)blk, il, &lwork));
-    HY_CALL(grow(&gw(be)->work, &gw(be)->work_bytes, (size_t)(lwork > 0 ? lwork : 1) * e));
-    if (sp) HY_CUSOLVER(cusolverDnSgetrf(cs, im, in, (float *)blk, il, (float *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
-    else HY_CUSOLVER(cusolverDnDgetrf(cs, im, in, (double *)blk, il, (double *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
+    int im = (int)rows, in = (int)n, il = (int)lda, lwork = 0, done = 0;
     int d = im < in ? im : in;
-    piv_merge_k<<<nblocks(d, 128), 128, 0, stream>>>(rp + c0, gw(be)->ipiv, d, (int)c0);
+    if (base == K_GAUSS_BASE_FUSED) {
+      if (!gw(be)->pbs) HY_CUDA(cudaMalloc(&gw(be)->pbs, GAUSS_PB_SCRATCH));
+      HY_CALL(gauss_cuda_panel_base(stream, sp, rows, in, blk, lda, rp + c0, (int)c0, gw(be)->pbs, &done));
+    }
+    if (!done) {
+      cusolverDnHandle_t cs = cur_cusolver(be);
+      if (sp) HY_CUSOLVER(cusolverDnSgetrf_bufferSize(cs, im, in, (float *)blk, il, &lwork));
+      else HY_CUSOLVER(cusolverDnDgetrf_bufferSize(cs, im, in, (double *)blk, il, &lwork));
+      HY_CALL(grow(&gw(be)->work, &gw(be)->work_bytes, (size_t)(lwork > 0 ? lwork : 1) * e));
+      if (sp) HY_CUSOLVER(cusolverDnSgetrf(cs, im, in, (float *)blk, il, (float *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
+      else HY_CUSOLVER(cusolverDnDgetrf(cs, im, in, (double *)blk, il, (double *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
+      piv_merge_k<<<nblocks(d, 128), 128, 0, stream>>>(rp + c0, gw(be)->ipiv, d, (int)c0);
+    }
     /* the block's swaps on the panel's columns left of it and right of it */
     if (c0 > 0) {
       if (sp) laswp_dev_k<float><<<nblocks(c0, 128), 128, 0, stream>>>((float *)a, lda, c0, (int)c0, (int)c0 + d, rp);
@@ -392,7 +401,7 @@ static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
     return HY_OK;
   }
   int64_t n1 = n / 2, n2 = n - n1;
-  HY_CALL(c_getrf_rec_cols(be, sp, M, N, a, lda, c0, n1, nbmin, rp));
+  HY_CALL(c_getrf_rec_cols(be, sp, M, N, a, lda, c0, n1, nbmin, base, rp));
   if (rows > n1) {
     char *a12 = (char *)a + (size_t)(c0 + (c0 + n1) * lda) * e;
     char *a21 = (char *)a + (size_t)(c0 + n1 + c0 * lda) * e;
@@ -400,13 +409,13 @@ static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
     HY_CALL(c_trsm_lunit(be, sp, n1, n2, blk, lda, a12, lda));
     HY_CALL(c_gemm_sub(be, sp, rows - n1, n2, n1, a21, lda, a12, lda, a22, lda));
   }
-  return c_getrf_rec_cols(be, sp, M, N, a, lda, c0 + n1, n2, nbmin, rp);
+  return c_getrf_rec_cols(be, sp, M, N, a, lda, c0 + n1, n2, nbmin, base, rp);
 }
 
 /* Recursive panel LU (k_gauss_ops getrf_rec): the recursion on the device, then the pivots,
  * the smallest |u_jj| and its column to the host with one synchronisation.  Local. */
 static int c_getrf_rec(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
-                       int *hipiv, int *info, double *minpiv, int64_t *minidx) {
+                       int base, int *hipiv, int *info, double *minpiv, int64_t *minidx) {
   HY_CALL(scratch(be));
   if (m > 2147483647LL || lda > 2147483647LL)
     return hy_err(HY_EUSAGE, "cuSOLVER getrf: panel of %lld rows exceeds the 32-bit interface", (long long)m);
@@ -422,7 +431,7 @@ static int c_getrf_rec(k_backend *be, int sp, int64_t m, int64_t n, void *a, int
     HY_CUDA(cudaMalloc((void **)&w->rpiv, sizeof(int) * (size_t)(d > 0 ? d : 1)));
     w->rpiv_n = d;
   }
-  HY_CALL(c_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin > 0 ? nbmin : 1, w->rpiv));
+  HY_CALL(c_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin > 0 ? nbmin : 1, base, w->rpiv));
   cudaStream_t stream = strm(be);
   if (sp) diagmin_k<float><<<1, 512, 0, stream>>>((const float *)a, lda, d, w->red + 2);
   else diagmin_k<double><<<1, 512, 0, stream>>>((const double *)a, lda, d, w->red + 2);
@@ -446,7 +455,7 @@ __global__ void getrf_stat_k(double *st, const int *info) {
 /* Panel LU with its pivots and status left on the device (k_gauss_ops getrf_dev): the vendor's
  * getrf (nbmin = 0) or getrf_rec's recursion, no synchronisation.  Local. */
 static int c_getrf_dev(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
-                       int *dpiv, double *dstat) {
+                       int base, int *dpiv, double *dstat) {
   HY_CALL(scratch(be));
   if (m > 2147483647LL || lda > 2147483647LL)
     return hy_err(HY_EUSAGE, "cuSOLVER getrf: panel of %lld rows exceeds the 32-bit interface", (long long)m);
@@ -459,7 +468,7 @@ static int c_getrf_dev(k_backend *be, int sp, int64_t m, int64_t n, void *a, int
     w->ipiv_n = d;
   }
   if (nbmin > 0) {
-    HY_CALL(c_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin, dpiv));
+    HY_CALL(c_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin, base, dpiv));
   } else if (d > 0) {
     cusolverDnHandle_t cs = cur_cusolver(be);
     int im = (int)m, in = (int)n, il = (int)lda, lwork = 0;

@@ -435,11 +435,47 @@ static int h_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void 
 static int h_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, const void *a,
                       int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc);
 
+/* The fused base block on the host (getrf_rec's base = K_GAUSS_BASE_FUSED): an unblocked
+ * right-looking LU with partial pivoting of the m x n block a, the largest magnitude on the
+ * lowest row of equals (the CUDA kernel's choice), an exact zero pivot leaving its column
+ * unscaled; piv 0-based, *inf = 1 + the first zero pivot's column (0: none).  Local. */
+static void h_getf2(int sp, int64_t m, int64_t n, void *a, int64_t lda, int *piv, int *inf) {
+  int64_t d = m < n ? m : n;
+  *inf = 0;
+  for (int64_t j = 0; j < d; j++) {
+    int64_t p = j;
+    double best = -1;
+    for (int64_t i = j; i < m; i++) {
+      double v = fabs(sp ? (double)((float *)a)[i + j * lda] : ((double *)a)[i + j * lda]);
+      if (v > best) { best = v; p = i; }
+    }
+    piv[j] = (int)p;
+    for (int64_t c = 0; c < n && p != j; c++) {
+      if (sp) { float *x = (float *)a + c * lda, t = x[j]; x[j] = x[p]; x[p] = t; }
+      else { double *x = (double *)a + c * lda, t = x[j]; x[j] = x[p]; x[p] = t; }
+    }
+    if (best == 0 && *inf == 0) *inf = (int)j + 1;
+    for (int64_t i = j + 1; i < m; i++) {
+      if (sp) {
+        float *x = (float *)a, pv = x[j + j * lda], l = x[i + j * lda];
+        if (pv != 0) l = l / pv;
+        x[i + j * lda] = l;
+        for (int64_t c = j + 1; c < n; c++) x[i + c * lda] -= l * x[j + c * lda];
+      } else {
+        double *x = (double *)a, pv = x[j + j * lda], l = x[i + j * lda];
+        if (pv != 0) l = l / pv;
+        x[i + j * lda] = l;
+        for (int64_t c = j + 1; c < n; c++) x[i + c * lda] -= l * x[j + c * lda];
+      }
+    }
+  }
+}
+
 /* getrf_rec's recursion on columns c0 .. c0+n of the M x N panel a (see the CUDA backend):
  * base blocks by LAPACK getrf, their swaps applied to every other column of the panel; piv
  * 0-based from the panel's top.  Local. */
 static int h_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a, int64_t lda,
-                            int64_t c0, int64_t n, int nbmin, int *piv, int *info) {
+                            int64_t c0, int64_t n, int nbmin, int base, int *piv, int *info) {
   size_t e = sp ? 4 : 8;
   int64_t rows = M - c0;
   if (rows <= 0 || n <= 0) return HY_OK;
@@ -448,7 +484,8 @@ static int h_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
     double mp;
     int64_t mi;
     int inf = 0;
-    HY_CALL(h_getrf(be, sp, rows, n, blk, lda, piv + c0, &inf, &mp, &mi));
+    if (base == K_GAUSS_BASE_FUSED) h_getf2(sp, rows, n, blk, lda, piv + c0, &inf);
+    else HY_CALL(h_getrf(be, sp, rows, n, blk, lda, piv + c0, &inf, &mp, &mi));
     if (inf > 0 && *info == 0) *info = (int)c0 + inf;
     int64_t d = rows < n ? rows : n;
     for (int64_t i = 0; i < d; i++) piv[c0 + i] += (int)c0;
@@ -466,7 +503,7 @@ static int h_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
     return HY_OK;
   }
   int64_t n1 = n / 2, n2 = n - n1;
-  HY_CALL(h_getrf_rec_cols(be, sp, M, N, a, lda, c0, n1, nbmin, piv, info));
+  HY_CALL(h_getrf_rec_cols(be, sp, M, N, a, lda, c0, n1, nbmin, base, piv, info));
   if (rows > n1) {
     char *a12 = (char *)a + (size_t)(c0 + (c0 + n1) * lda) * e;
     char *a21 = (char *)a + (size_t)(c0 + n1 + c0 * lda) * e;
@@ -474,14 +511,14 @@ static int h_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
     HY_CALL(h_trsm_lunit(be, sp, n1, n2, blk, lda, a12, lda));
     HY_CALL(h_gemm_sub(be, sp, rows - n1, n2, n1, a21, lda, a12, lda, a22, lda));
   }
-  return h_getrf_rec_cols(be, sp, M, N, a, lda, c0 + n1, n2, nbmin, piv, info);
+  return h_getrf_rec_cols(be, sp, M, N, a, lda, c0 + n1, n2, nbmin, base, piv, info);
 }
 
 /* Recursive panel LU (k_gauss_ops getrf_rec) on the host.  Local. */
 static int h_getrf_rec(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
-                       int *hipiv, int *info, double *minpiv, int64_t *minidx) {
+                       int base, int *hipiv, int *info, double *minpiv, int64_t *minidx) {
   *info = 0;
-  HY_CALL(h_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin > 0 ? nbmin : 1, hipiv, info));
+  HY_CALL(h_getrf_rec_cols(be, sp, m, n, a, lda, 0, n, nbmin > 0 ? nbmin : 1, base, hipiv, info));
   diag_min(sp, m, n, a, lda, minpiv, minidx);
   return HY_OK;
 }
@@ -489,12 +526,12 @@ static int h_getrf_rec(k_backend *be, int sp, int64_t m, int64_t n, void *a, int
 /* getrf_dev on the host: getrf (nbmin = 0) or getrf_rec, the outputs into dpiv / dstat.
  * Local. */
 static int h_getrf_dev(k_backend *be, int sp, int64_t m, int64_t n, void *a, int64_t lda, int nbmin,
-                       int *dpiv, double *dstat) {
+                       int base, int *dpiv, double *dstat) {
   int info = 0;
   double mp = 0;
   int64_t mi = 0;
   if (nbmin <= 0) HY_CALL(h_getrf(be, sp, m, n, a, lda, dpiv, &info, &mp, &mi));
-  else HY_CALL(h_getrf_rec(be, sp, m, n, a, lda, nbmin, dpiv, &info, &mp, &mi));
+  else HY_CALL(h_getrf_rec(be, sp, m, n, a, lda, nbmin, base, dpiv, &info, &mp, &mi));
   dstat[0] = info;
   dstat[1] = mp;
   dstat[2] = (double)mi;

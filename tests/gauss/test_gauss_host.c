@@ -347,13 +347,34 @@ static void check_plan(const k_gauss_ops *ko, k_backend *be) {
       ok(used == want, what, used);
       free(a); free(r); free(af);
     }
+  /* the fused base block (getrf_rec, base fused): one block (nbmin >= n) is the unblocked
+   * reference LU exactly, pivots and factors; with base blocks of 4 columns the pivots and the
+   * factors to 1e-13; an exactly zero column gives info = 1 + it */
+  for (int nbm = 16; nbm >= 4; nbm -= 12) {
+    int64_t fm = 29, fn = 11;
+    double *fa = mat(50, fm, fn, fm), *fr = mat(50, fm, fn, fm), fmp = 0;
+    int fp[11], rp[11], finfo = -1;
+    int64_t fmi = 0;
+    ko->getrf_rec(be, 0, fm, fn, fa, fm, nbm, K_GAUSS_BASE_FUSED, fp, &finfo, &fmp, &fmi);
+    ref_getrf(fm, fn, fr, fm, rp);
+    char what[96];
+    double e = rdiff(fa, fr, fm, fn, fm);
+    snprintf(what, sizeof what, "fused base blocks of %d: the unblocked LU's pivots and factors", nbm);
+    ok(!memcmp(fp, rp, sizeof fp) && finfo == 0 && (nbm == 16 ? e == 0 : e <= 1e-13), what, e);
+    free(fa); free(fr);
+  }
+  double z[9] = { 1, 2, 3, 0, 0, 0, 4, 5, 7 }, zmp = 0;
+  int zp[3], zinfo = 0;
+  int64_t zmi = 0;
+  ko->getrf_rec(be, 0, 3, 3, z, 3, 2, K_GAUSS_BASE_FUSED, zp, &zinfo, &zmp, &zmi);
+  ok(zinfo == 2 && zmp == 0 && zmi == 1, "fused base blocks: a zero column 1 gives info = 2", zinfo);
   /* getrf_dev = getrf: the same factors, pivots, and status figures */
   int64_t pm = 37, pn = 9;
   double *a1 = mat(40, pm, pn, pm), *a2 = mat(40, pm, pn, pm), st[3], mp = 0;
   int p1[9], p2[9], info = 0;
   int64_t mi = 0;
   ko->getrf(be, 0, pm, pn, a1, pm, p1, &info, &mp, &mi);
-  ko->getrf_dev(be, 0, pm, pn, a2, pm, 0, p2, st);
+  ko->getrf_dev(be, 0, pm, pn, a2, pm, 0, K_GAUSS_BASE_VENDOR, p2, st);
   ok(rdiff(a2, a1, pm, pn, pm) == 0 && !memcmp(p1, p2, sizeof p1), "getrf_dev: getrf's factors and pivots",
      rdiff(a2, a1, pm, pn, pm));
   ok(st[0] == info && st[1] == mp && st[2] == (double)mi, "getrf_dev: getrf's info, min |u_jj|, its column",

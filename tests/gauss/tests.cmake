@@ -498,6 +498,34 @@ if(HYBRID_GPU_TESTS)
             run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16
             gauss.refine=gmres gauss.n=3001 gauss.nb=256 run.seed=9)
   set_tests_properties(gauss_gpu_lookahead_hplmxp_fp16 PROPERTIES LABELS "gpu" TIMEOUT 300)
+  # gauss.panel = fused on the device (cooperative base-block kernel, one grid barrier per
+  # column, rows in shared memory): FP32 at n = 3001 against the host's vendor panel (3e-3, as
+  # the recursive panel), FP64 at n = 8192 (11 thread blocks of 745 rows in the first panel's
+  # base blocks) against the device's vendor panel (1e-10), device and host pivots, lookahead 0
+  # and 1, base blocks of 8; HPL-MxP FP16 fused against vendor (same rounding: step-0 residuals
+  # within 4x, x within 1e-9)
+  add_test(NAME gauss_gpu_panel_fused_single
+    COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_gpu_panel_fused_single --tol 3e-3
+            --runs "1:run.backend=host gauss.panel=vendor" "1:run.backend=cuda gauss.panel=fused"
+                   "1:run.backend=cuda gauss.panel=fused gauss.pivots=host gauss.lookahead=0"
+            -- run.workload=gauss gauss.precision=single gauss.n=3001 gauss.nb=256 run.seed=3)
+  set_tests_properties(gauss_gpu_panel_fused_single PROPERTIES LABELS "gpu" TIMEOUT 300)
+  add_test(NAME gauss_gpu_panel_fused_double
+    COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_gpu_panel_fused_double --tol 1e-10
+            --runs "1:gauss.panel=vendor" "1:gauss.panel=fused" "1:gauss.panel=fused gauss.pivots=host"
+                   "1:gauss.panel=fused gauss.lookahead=0 gauss.panel_nb=8"
+            -- run.workload=gauss run.backend=cuda gauss.n=8192 gauss.nb=512 run.seed=3)
+  set_tests_properties(gauss_gpu_panel_fused_double PROPERTIES LABELS "gpu" TIMEOUT 300)
+  add_test(NAME gauss_gpu_panel_fused_hplmxp_fp16
+    COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
+            --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_gpu_panel_fused_hplmxp_fp16
+            --runs "1:gauss.panel=vendor" "1:gauss.panel=fused" --
+            run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16
+            gauss.refine=gmres gauss.n=8192 gauss.nb=512 run.seed=9)
+  set_tests_properties(gauss_gpu_panel_fused_hplmxp_fp16 PROPERTIES LABELS "gpu" TIMEOUT 300)
   # a sweep on the device: every line parsed and recorded, one combination alone the same
   add_test(NAME gauss_gpu_sweep COMMAND ${GAUSS_SWEEP} --ranks 1 --workdir ${HY_TEST_OUT}/gauss_gpu_sweep
     --n 1000,3000 --nb 128,256 --grid 1x1 --single 3 -- run.workload=gauss run.backend=cuda run.seed=5)
@@ -723,16 +751,28 @@ foreach(spec "double:random:" "mixed:hplmxp:gauss.low=fp16 gauss.refine=gmres")
                gauss.n=301 gauss.nb=48 run.seed=17)
   set_tests_properties(gauss_lookahead_pivots_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
 endforeach()
-foreach(spec "0:vendor" "1:recursive")
+foreach(spec "0:vendor" "1:recursive" "1:fused")
   string(REPLACE ":" ";" sp "${spec}")
   list(GET sp 0 la)
   list(GET sp 1 panel)
-  hy_case(NAME gauss_pivots_device_singular_la${la} RANKS 1 EXIT 3
+  hy_case(NAME gauss_pivots_device_singular_la${la}_${panel} RANKS 1 EXIT 3
     EXPECT "singular at column 4 \\(0-based\\)" "FAILED: numerical"
     REJECT ${GAUSS_NONAN} "PASSED"
     ARGS run.workload=gauss run.backend=host gauss.matrix=file gauss.file=${GAUSS_T}/singular.mtx
          gauss.nb=3 gauss.pivots=device gauss.lookahead=${la} gauss.panel=${panel} gauss.panel_nb=1)
 endforeach()
+# gauss.panel = fused (recursive halves, base blocks of min(panel_nb, 32) columns by the
+# backend's own one-launch LU: here the host's plain loop): x within 1e-12 of the vendor panel's,
+# device and host pivots, the in-place (1x1, 1x2) and the gathered (2x1) panel, base blocks
+# that do not divide nb
+add_test(NAME gauss_panel_fused_ranks
+  COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+          --workdir ${HY_TEST_OUT}/gauss_panel_fused_ranks --tol 1e-12
+          --runs "1:gauss.grid=1x1 gauss.panel=vendor" "1:gauss.grid=1x1"
+                 "1:gauss.grid=1x1 gauss.panel_nb=5 gauss.pivots=host gauss.lookahead=0"
+                 "2:gauss.grid=2x1 gauss.panel_nb=16" "2:gauss.grid=1x2 gauss.panel_nb=3"
+          -- run.workload=gauss run.backend=host gauss.panel=fused gauss.n=301 gauss.nb=48 run.seed=13)
+set_tests_properties(gauss_panel_fused_ranks PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
 foreach(np 1 2)
   hy_case(NAME gauss_panel_recursive_singular_${np} RANKS ${np} EXIT 3
     EXPECT "singular at column 4 \\(0-based\\)" "FAILED: numerical"
