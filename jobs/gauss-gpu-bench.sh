@@ -23,6 +23,14 @@
 #      recursive panel (panel_nb 64, 128), and nb 256 with lookahead; target <= 0.8 x the vendor
 #   9. FP64 n = --n with gauss.panel = recursive (panel_nb 64 and 32) beside the vendor panel of
 #      item 1's settings (compare_cusolver off, repeat 3), and the recursive panel's profile
+#  11. the blocked factor's variants at FP64 n = --n (compare_cusolver off, repeat 2: one timed
+#      run after a warm-up), one line each with the factor time and TFLOP/s: the 20:10 path
+#      (vendor panel, host pivots), device pivots, the fused panel with lookahead 1 and 0, the
+#      fused panel at nb 1024; then the fused panel beside cuSOLVER (ratio)
+#  12. n = --mxp-n: FP64 with the fused panel beside cuSOLVER dgetrf (targets >= 50 TF and >=
+#      1.25x in the same run; repeat 2), FP64 with the vendor panel; HPL-MxP FP16 with the fused
+#      and the vendor panel (target >= 250 TF-equivalent)
+#  13. the profiles (gauss.profile = true) of FP64 and HPL-MxP FP16 with the fused panel at --n
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
 #                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,6,7,8,9,10]] [--mxp-n 65536]
 #                                [-- extra key=value ...]
@@ -115,5 +123,38 @@ if want 10; then
     run small1024_${v%%:*} 1 gauss.n=1024 gauss.repeat=11 ${v#*:}
     awk -v v="${v%%:*}" '/^compare: blocked solve time/{for (i = 1; i <= NF; i++) if ($i == "ratio") {r = $(i+1); sub(";", "", r); printf "target n=1024 (%s): ours / vendor getrf+getrs (means, warm) = %s (target <= 0.8): %s\n", v, r, (r + 0 <= 0.8 ? "met" : "NOT met"); exit}}' "$OUT/small1024_${v%%:*}.log"
   done
+fi
+# the factor time F of log $1 ("Gflops per ...: ... factor F s") as "F s, R TFLOP/s" for order $2
+ftime() {
+  awk -v n="$2" -v v="$1" '/^Gflops per /{for (i = 1; i <= NF; i++) if ($i == "factor") {f = $(i+1); printf "study n=%d %s: factor %.4f s, %.2f TFLOP/s\n", n, v, f, 2/3*n^3/f/1e12; exit}}' "$OUT/$1.log"
+}
+ratio() {  # the compare line of log $1 against the FP64 targets (TF floor $2, ratio floor $3)
+  awk -v tf="$2" -v rf="$3" -v name="$1" '/^compare: blocked factor/{match($0, /ratio [0-9.]+/); r = substr($0, RSTART + 6, RLENGTH - 6); printf "target FP64 %s: %s TFLOP/s (>= %s), %s x cuSOLVER (>= %s): %s\n", name, $4, tf, r, rf, ($4 + 0 >= tf && r + 0 >= rf ? "met" : "NOT met"); exit}' "$OUT/$1.log"
+}
+if want 11; then
+  for v in "old_vendor_hostpiv:gauss.panel=vendor gauss.pivots=host" "vendor:gauss.panel=vendor" \
+           "fused:gauss.panel=fused" "fused_la0:gauss.panel=fused gauss.lookahead=0" \
+           "fused_nb1024:gauss.panel=fused gauss.nb=1024"; do
+    # shellcheck disable=SC2086
+    run study_${v%%:*}_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=2 ${v#*:}
+    ftime study_${v%%:*}_$N $N
+  done
+  run study_fused_vs_vendor_$N 1 gauss.n=$N gauss.panel=fused gauss.repeat=2
+  ratio study_fused_vs_vendor_$N 33.7 1.2
+fi
+if want 12; then
+  run big_fp64_fused_$MXPN 1 gauss.n=$MXPN gauss.panel=fused gauss.repeat=2
+  ratio big_fp64_fused_$MXPN 50 1.25
+  ftime big_fp64_fused_$MXPN $MXPN
+  run big_fp64_vendor_$MXPN 1 gauss.n=$MXPN gauss.panel=vendor gauss.compare_cusolver=false gauss.repeat=2
+  ftime big_fp64_vendor_$MXPN $MXPN
+  for p in fused vendor; do
+    run big_mxp_fp16_${p}_$MXPN 1 gauss.n=$MXPN gauss.low=fp16 gauss.panel=$p "${MXP[@]}"
+    mxp big_mxp_fp16_${p}_$MXPN
+  done
+fi
+if want 13; then
+  run profile_fp64_fused_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=1 gauss.profile=true gauss.panel=fused
+  run profile_mxp_fp16_fused_$N 1 gauss.n=$N gauss.low=fp16 "${MXP[@]}" gauss.repeat=1 gauss.profile=true gauss.panel=fused
 fi
 echo "logs in $OUT/"
