@@ -27,9 +27,9 @@
 #      run after a warm-up), one line each with the factor time and TFLOP/s: the 20:10 path
 #      (vendor panel, host pivots), device pivots, the fused panel with lookahead 1 and 0, the
 #      fused panel at nb 1024; then the fused panel beside cuSOLVER (ratio)
-#  12. n = --mxp-n: FP64 with the fused panel beside cuSOLVER dgetrf (targets >= 50 TF and >=
-#      1.25x in the same run; repeat 2), FP64 with the vendor panel; HPL-MxP FP16 with the fused
-#      and the vendor panel (target >= 250 TF-equivalent)
+#  12. n = --mxp-n: FP64 with the fused panel and nb 1024 beside cuSOLVER dgetrf (targets >= 50
+#      TF and >= 1.25x in the same run; repeat 2), FP64 fused at the auto nb; HPL-MxP FP16 with
+#      the fused panel (auto nb and 1024) and the vendor panel (target >= 250 TF-equivalent)
 #  13. the profiles (gauss.profile = true) of FP64 and HPL-MxP FP16 with the fused panel at --n
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
 #                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,6,7,8,9,10]] [--mxp-n 65536]
@@ -143,14 +143,15 @@ if want 11; then
   ratio study_fused_vs_vendor_$N 33.7 1.2
 fi
 if want 12; then
-  run big_fp64_fused_$MXPN 1 gauss.n=$MXPN gauss.panel=fused gauss.repeat=2
-  ratio big_fp64_fused_$MXPN 50 1.25
+  run big_fp64_fused_nb1024_$MXPN 1 gauss.n=$MXPN gauss.panel=fused gauss.nb=1024 gauss.repeat=2
+  ratio big_fp64_fused_nb1024_$MXPN 50 1.25
+  ftime big_fp64_fused_nb1024_$MXPN $MXPN
+  run big_fp64_fused_$MXPN 1 gauss.n=$MXPN gauss.panel=fused gauss.compare_cusolver=false gauss.repeat=2
   ftime big_fp64_fused_$MXPN $MXPN
-  run big_fp64_vendor_$MXPN 1 gauss.n=$MXPN gauss.panel=vendor gauss.compare_cusolver=false gauss.repeat=2
-  ftime big_fp64_vendor_$MXPN $MXPN
-  for p in fused vendor; do
-    run big_mxp_fp16_${p}_$MXPN 1 gauss.n=$MXPN gauss.low=fp16 gauss.panel=$p "${MXP[@]}"
-    mxp big_mxp_fp16_${p}_$MXPN
+  for v in "fused:gauss.panel=fused" "fused_nb1024:gauss.panel=fused gauss.nb=1024" "vendor:gauss.panel=vendor"; do
+    # shellcheck disable=SC2086
+    run big_mxp_fp16_${v%%:*}_$MXPN 1 gauss.n=$MXPN gauss.low=fp16 ${v#*:} "${MXP[@]}"
+    echo "   (${v%%:*})"; mxp big_mxp_fp16_${v%%:*}_$MXPN
   done
 fi
 if want 13; then
