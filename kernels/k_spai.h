@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include "kernels.h"
+#include "k_vec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -148,6 +149,9 @@ typedef struct k_spai_ops {
   /* Optional (NULL: only mat_spmv): the same product by our own kernel (CUDA: tpr threads per
    * row, a power of 2 up to 32; 0: chosen from the mean row length), a fixed summation order. */
   int (*mat_spmv_own)(k_backend *be, void *mat, int tpr, const double *x, double *y);
+  /* Optional (NULL: none): the matrix's own arrays as a k_csr_view (k_vec.h), for a vector
+   * operation that runs its products itself (k_vec_ops.bcgs_batch). */
+  int (*mat_view)(k_backend *be, void *mat, k_csr_view *view);
 
   /* ILU(0) (solver.precond = ilu0): the incomplete LU factors of a local n x n CSR (sorted
    * columns, local indices, every row with its diagonal) in A's pattern, kept by the backend

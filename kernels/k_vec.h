@@ -31,6 +31,29 @@ extern "C" {
 
 typedef struct k_vec_ops k_vec_ops;
 
+/* A CSR matrix of the backend as its own arrays (backend memory): rows, the row offsets (the
+ * backend's width: rp32 on CUDA, rp64 on the host; the other NULL), column indices, values and
+ * the threads per row of the backend's own SpMV (CUDA: mat_spmv_own's choice; host: 1).  Made
+ * by k_spai_ops.mat_view; the matrix keeps the arrays. */
+typedef struct {
+  int64_t rows;
+  const int32_t *rp32;
+  const int64_t *rp64;
+  const int32_t *colind;
+  const double *val;
+  int tpr;
+} k_csr_view;
+
+/* The system of one BiCGSTAB device loop for bcgs_batch: A, the preconditioner M as a matrix
+ * (m.val NULL: none, then ph == p and sh == s), and the solver's vectors of n entries (x the
+ * iterate; p2 a second p: with M, iteration k writes p into (k odd ? p2 : p) while it reads the
+ * previous one from the other, so that the product M p can form p as it loads it). */
+typedef struct {
+  int64_t n;
+  k_csr_view a, m;
+  double *r, *rh, *p, *p2, *v, *ph, *s, *sh, *t, *x;
+} k_bcgs_sys;
+
 /* One user's vector-operation handle. */
 typedef struct {
   k_backend *be;
@@ -89,6 +112,17 @@ struct k_vec_ops {
   int (*rec_create)(k_vec *v, int (*fn)(void *arg), void *arg, void **rec);
   int (*rec_run)(k_vec *v, void *rec);
   int (*rec_free)(k_vec *v, void *rec);
+  /* Optional (NULL: not offered): up to niter iterations of BiCGSTAB's device loop on sys with
+   * the scalars in sc (k_vec_bcgs.h: the same steps, gates and results as the *_s forms queued
+   * by app/krylov/bicgstab.c), stopping after the iteration that stops (no work past it), queued
+   * as one operation.  CUDA: one cooperative launch of a persistent kernel (a grid of SMs x
+   * occupancy blocks, grid syncs between the phases: with M, ph = M p (p formed in the load),
+   * v = A ph with (rhat, v), sh = M s (s = r - alpha v formed in the load), t = A sh with (t, s),
+   * (t, t), (s, s), then x and r with (rhat, r), (r, r): 5 grid syncs per iteration, 4 without M;
+   * every block reduces the block partials itself in a fixed order and runs the scalar step on
+   * its own copy of sc); host: the same phases in C, the host loop's values bit for bit.  A
+   * failure to launch: HY_ESYS with the CUDA error. */
+  int (*bcgs_batch)(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol);
 };
 
 /* The most slots s_read reads at once. */

@@ -16,10 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The solver's vectors. */
-typedef struct {
-  double *r, *rh, *p, *v, *ph, *s, *sh, *t;
-} bcgs_vecs;
+/* The solver's vectors (p2: only with s_batch). */
+typedef krylov_bcgs_vecs bcgs_vecs;
 
 /* The scalars carried from one iteration to the next. */
 typedef struct {
@@ -236,8 +234,9 @@ static void bcgs_result_dev(const double *h, int it, krylov_result *res) {
 
 /* The device loop (one rank): start as bcgs_run, then iterations queued with the scalars in
  * the block sc, the block read every check_every iterations (the monitor sees those reads).
- * With s_record, check_every iterations are recorded once and that batch is replayed (a last
- * shorter batch before max_iter is queued directly).  Collective (one rank). */
+ * With s_batch, each check_every iterations are one s_batch; else with s_record, check_every
+ * iterations are recorded once and that batch is replayed (a last shorter batch before
+ * max_iter is queued directly).  Collective (one rank). */
 static int bcgs_run_dev(const krylov_ops *o, const krylov_params *par, const double *b,
                         double *x, bcgs_vecs *w, krylov_result *res) {
   bcgs_state st;
@@ -256,10 +255,12 @@ static int bcgs_run_dev(const krylov_ops *o, const krylov_params *par, const dou
   if (every > par->max_iter) every = par->max_iter;
   bcgs_batch full = { o, par->tol, every, x, sc, w }, part = full;
   void *rec = NULL;
-  if (rc == HY_OK && o->s_record) rc = o->s_record(o->ctx, bcgs_batch_queue, &full, &rec);
+  if (rc == HY_OK && o->s_record && !o->s_batch)
+    rc = o->s_record(o->ctx, bcgs_batch_queue, &full, &rec);
   while (rc == HY_OK && it < par->max_iter) {
     part.n = par->max_iter - it < every ? par->max_iter - it : every;
-    rc = rec && part.n == every ? o->s_replay(o->ctx, rec) : bcgs_batch_queue(&part);
+    if (o->s_batch) rc = o->s_batch(o->ctx, sc, part.n, par->tol, x, w);
+    else rc = rec && part.n == every ? o->s_replay(o->ctx, rec) : bcgs_batch_queue(&part);
     it += part.n;
     if (rc == HY_OK) rc = o->s_get(o->ctx, sc, h, K_BS_NSLOT);
     if (rc == HY_OK && o->monitor)
@@ -280,16 +281,17 @@ int krylov_bicgstab(const krylov_ops *o, const krylov_params *par, const double 
   memset(&w, 0, sizeof w);
   /* without preconditioner phat = p and shat = s (p and s do not change between the products
    * and the update of x that read phat and shat) */
-  double **all[] = { &w.r, &w.rh, &w.p, &w.v, &w.s, &w.t, &w.ph, &w.sh };
+  double **all[] = { &w.r, &w.rh, &w.p, &w.v, &w.s, &w.t, &w.ph, &w.sh, &w.p2 };
+  int dev = par->device_loop && o->s_step;
   int nv = o->precond ? 8 : 6, rc = HY_OK;
+  if (dev && o->s_batch && o->precond) nv = 9;   /* p2: s_batch's second p */
   for (int i = 0; i < nv && rc == HY_OK; i++) rc = o->vec_create(o->ctx, all[i]);
   if (!o->precond) {
     w.ph = w.p;
     w.sh = w.s;
   }
   if (rc == HY_OK)
-    rc = par->device_loop && o->s_step ? bcgs_run_dev(o, par, b, x, &w, res)
-                                       : bcgs_run(o, par, b, x, &w, res);
+    rc = dev ? bcgs_run_dev(o, par, b, x, &w, res) : bcgs_run(o, par, b, x, &w, res);
   for (int i = 0; i < nv; i++)
     if (*all[i]) o->vec_free(o->ctx, *all[i]);
   return rc;

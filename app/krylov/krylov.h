@@ -8,6 +8,12 @@
 
 #include <stdint.h>
 
+/* BiCGSTAB's vectors as krylov_ops.s_batch sees them (without a preconditioner ph == p and
+ * sh == s; p2: a second p, see s_batch). */
+typedef struct {
+  double *r, *rh, *p, *v, *ph, *s, *sh, *t, *p2;
+} krylov_bcgs_vecs;
+
 typedef struct {
   void *ctx;
   int64_t n;   /* local length */
@@ -55,6 +61,12 @@ typedef struct {
   int (*s_record)(void *ctx, int (*fn)(void *arg), void *arg, void **rec);
   int (*s_replay)(void *ctx, void *rec);
   int (*s_unrecord)(void *ctx, void *rec);
+  /* Optional, with the device loop (NULL: the iterations queued as above): up to n iterations
+   * of the device loop as one operation of the ops (k_vec.h's bcgs_batch: on CUDA one launch of
+   * a persistent kernel), the same steps and results on sc as n queued iterations (no work
+   * after the iteration that stops); x the iterate, w the solver's vectors (w->p2 allocated
+   * for it: with a preconditioner it holds every other iteration's p). */
+  int (*s_batch)(void *ctx, double *sc, int n, double tol, double *x, const krylov_bcgs_vecs *w);
 } krylov_ops;
 
 typedef struct {

@@ -51,6 +51,7 @@ typedef struct {
                                 * 1 true, 2 auto (true on a GPU backend, no monitor) */
   int check_every;             /* its convergence read every check_every iterations */
   int device_graph;            /* 1: record check_every iterations once, replay (solver.device_graph) */
+  int device_kernel;           /* solver.device_kernel: 0 auto, 1 graph, 2 persistent */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
@@ -217,6 +218,8 @@ typedef struct {
   double own_tpr_a_s[6];       /* our SpMV of A with 1, 2, 4, .. 32 threads per row */
   int spmv_own;                /* 1: BiCGSTAB ran on our SpMV */
   int device_graph;            /* 1: the device loop replayed a recorded batch */
+  int persistent;              /* 1: the device loop ran as bcgs_batch (solver.device_kernel) */
+  char persistent_why[96];     /* persistent asked for and not run: why */
   double ilu_s;                /* ILU(0) factorisation (slowest rank), ilu0 */
   int64_t ilu_nnz;             /* nnz of the factored diagonal blocks (all ranks) */
   int device_loop;             /* 1: the device loop ran (solver.device_loop, one rank) */

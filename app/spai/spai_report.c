@@ -183,14 +183,21 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
   if (sv->device_loop)
     hy_printf0(ctx, "bicgstab: device loop (scalars in backend memory, convergence read every %d "
                "iteration(s))%s\n", o->solver.check_every,
-               sv->device_graph ? ", the iterations between reads recorded once and replayed "
-                                  "(solver.device_graph)" : "");
-  else if (o->solver.device_loop == 1)
+               sv->persistent ? ", the iterations between reads in one launch of a persistent "
+                                "kernel (solver.device_kernel = persistent)"
+               : sv->device_graph ? ", the iterations between reads recorded once and replayed "
+                                    "(solver.device_graph)" : "");
+  if (sv->device_loop && sv->persistent_why[0])
+    hy_printf0(ctx, "bicgstab: solver.device_kernel = persistent not run: %s; the iterations are "
+               "queued kernels\n", sv->persistent_why);
+  else if (o->solver.device_loop == 1 && !sv->device_loop)
     hy_printf0(ctx, "bicgstab: solver.device_loop = true ignored: it needs one rank and a "
                "backend with the scalar-block vector operations (%d ranks, %s backend)\n",
                ctx->size, ctx->be.name);
   hy_metric_int(ctx, "device_loop", sv->device_loop);
   hy_metric_int(ctx, "device_graph", sv->device_graph);
+  hy_metric_str(ctx, "device_kernel", !sv->device_loop ? "none" : sv->persistent ? "persistent"
+                                      : sv->device_graph ? "graph" : "queued");
   hy_metric_int(ctx, "spmv_own", sv->spmv_own);
   if (ctx->be.gpu)
     hy_printf0(ctx, "bicgstab: %.2f us per iteration%s; floor %.2f us (%.2f MB per iteration on "

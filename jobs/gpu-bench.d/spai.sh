@@ -14,6 +14,10 @@
 # library, alone)"; -loopoff: the usual host-driven loop (same iterations)
 bench spai-cfd2size-1gpu 1 config/bench-spai.ini
 bench spai-cfd2size-1gpu-loopoff 1 config/bench-spai.ini solver.device_loop=false spai.repeat=3
+# the device loop as one persistent cooperative kernel per check_every iterations
+# (solver.device_kernel = persistent): its "bicgstab: X us per iteration ... ratio R" beside the
+# graph's above (the same iteration count within a few: its dots sum in another order)
+bench spai-cfd2size-1gpu-persistent 1 config/bench-spai.ini solver.device_kernel=persistent spai.repeat=3
 # the device loop with cuSPARSE's SpMV inside the graph, and with the graph off (queued anew)
 bench spai-cfd2size-1gpu-cusparse 1 config/bench-spai.ini solver.spmv=library spai.repeat=3
 bench spai-cfd2size-1gpu-nograph 1 config/bench-spai.ini solver.device_graph=false spai.repeat=3
@@ -26,9 +30,11 @@ bench spai-cfd2size-1gpu-hostsetup 1 config/bench-spai.ini spai.gpu_setup=host
 # SpMVs ("spmv (cuSPARSE library, alone)"), the vector updates and the three dot groups
 bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none
 bench spai-poisson2d-921k-none-1gpu-loopoff 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=false
+bench spai-poisson2d-921k-none-1gpu-persistent 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent
 # (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time)
 bench spai-10M-1gpu 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 bench spai-10M-1gpu-loopoff 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_loop=false
+bench spai-10M-1gpu-persistent 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_kernel=persistent
 [ "${NGPU:-1}" -ge 2 ] && bench spai-10M-2gpu 2 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 true
 # the setup alone at 10.6M rows, 1 rank and 2 ranks sharing one GPU (the P-rank device setup:

@@ -1359,6 +1359,19 @@ static int c_mat_spmv_own(k_backend *be, void *mat, int tpr, const double *x, do
   return HY_OK;
 }
 
+/* The matrix's device arrays and our SpMV's threads per row.  Local. */
+static int c_mat_view(k_backend *be, void *mat, k_csr_view *view) {
+  (void)be;
+  const c_mat *a = (const c_mat *)mat;
+  memset(view, 0, sizeof *view);
+  view->rows = a->rows;
+  view->rp32 = a->rowptr;
+  view->colind = a->colind;
+  view->val = a->val;
+  view->tpr = a->tpr;
+  return HY_OK;
+}
+
 /* ILU(0) (spai_ilu_cuda.cu). */
 int k_spai_cuda_ilu_create(k_backend *be, int64_t n, const int64_t *rowptr, const int32_t *colind,
                            const double *val, void **ilu);
@@ -1379,6 +1392,7 @@ extern "C" const k_spai_ops k_spai_cuda_ops = {
   .mat_free = c_mat_free,
   .mat_spmv = c_mat_spmv,
   .mat_spmv_own = c_mat_spmv_own,
+  .mat_view = c_mat_view,
   .ilu_create = k_spai_cuda_ilu_create,
   .ilu_apply = k_spai_cuda_ilu_apply,
   .ilu_free = k_spai_cuda_ilu_free,

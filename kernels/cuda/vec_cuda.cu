@@ -14,7 +14,10 @@
 #include "k_vec.h"
 #include "k_vec_bcgs.h"
 
+#include <cooperative_groups.h>
 #include <stdlib.h>
+
+namespace cg = cooperative_groups;
 
 static_assert(K_BS_NSLOT <= K_VEC_READMAX, "the scalar block fits the s_read scratch");
 static_assert(K_VEC_MAXDOTS <= K_VEC_READMAX, "the dots fit the result scratch");
@@ -31,6 +34,7 @@ typedef struct {
   double *part;
   unsigned *count;
   double *out_host, *out_dev;
+  int pb_grid[2];          /* bcgs_batch's grid without / with M (0: not yet chosen) */
 } vec_scratch;
 
 static __device__ __forceinline__ double vec_warp_sum(double v) {
@@ -167,6 +171,250 @@ static __global__ void kv_dots(int64_t n, double a, const double *x, double b, c
     __syncthreads();                       /* the dots are in sc (out = sc + slot) */
     if (threadIdx.x == 0) k_bcgs_step(vs.sc, vs.step, vs.tol);
   }
+}
+
+/* ------------------------------------------------------------------ persistent BiCGSTAB */
+/* bcgs_batch: the device loop's iterations in one cooperative launch.  A grid of SMs x
+ * occupancy blocks (PB_THREADS threads) runs the phases of an iteration one after the other,
+ * a grid sync between two phases; the products are our CSR SpMV with the matrix's threads per
+ * row (the rows of a group of T lanes summed as k_csr_spmv<T> sums them), the vector that a
+ * product loads formed in its load where a phase can (p = r + beta (p - omega v) with M; s = r -
+ * alpha v always) and the dots that consume a product's output summed in the same pass (per
+ * thread, then per block in a fixed order into pb.part).  After a grid sync every block sums
+ * the block partials itself (the same order in every block, so every block gets the same
+ * values) and runs the scalar step (k_bcgs_step) on its own copy of the scalar block in shared
+ * memory; block 0 writes that copy back at the end.  Vectors written inside the kernel are read
+ * by plain loads (never the read-only path): the grid sync orders them. */
+#define PB_THREADS 512
+/* Blocks per SM the registers must allow (40 per thread: 1536 threads per SM; ptxas spills a
+ * few bytes outside the loops; 2 would give 64 registers, no spills, 1024 threads per SM) */
+#define PB_MINBLOCKS 3
+#define PB_NPART 6                 /* partial slots: (rhat, v); (t, s), (t, t), (s, s); (rhat, r), (r, r) */
+#define PB_MAXBLOCKS (DOT_BLOCKS * K_VEC_MAXDOTS / PB_NPART)
+
+/* A matrix of the kernel: row offsets, columns, values, log2 of its threads per row. */
+struct pb_mat {
+  const int32_t *rp, *ci;
+  const double *va;
+  int lt;
+};
+
+/* The arguments of the persistent kernel (by value). */
+struct pb_args {
+  int64_t n;
+  pb_mat a, m;
+  double *r, *rh, *p, *p2, *v, *ph, *s, *sh, *t, *x;
+  double *part;                    /* PB_NPART x gridDim.x block partials */
+  double *sc;
+  int niter;
+  double tol;
+};
+
+/* Entry j of the vector a product loads: x[j] (NV 1), a x[j] + b y[j] (NV 2), and + c z[j]
+ * when c != 0 (NV 3): the expression of kv_axpbypcz. */
+template <int NV>
+static __device__ __forceinline__ double pb_in(int64_t j, double a, const double *x, double b,
+                                               const double *y, double c, const double *z) {
+  if (NV == 1) return x[j];
+  double q = a * x[j] + b * y[j];
+  if (NV == 3 && c != 0.0) q += c * z[j];
+  return q;
+}
+
+/* out = mat q, q = pb_in<NV>(...) formed in the load; w (not NULL): w[row] = q[row] (w is not
+ * a loaded vector).  ND 1: acc[0] += d[row] out[row]; ND 3: with e = q[row] (w) or d[row],
+ * acc += (out e, out out, e e).  Rows go to groups of T = 2^lt lanes, grid-stride; the loop is
+ * warp-uniform so that every lane takes part in the shuffles. */
+template <int NV, int ND>
+static __device__ void pb_spmv(int64_t n, const pb_mat &mt, double a, const double *x, double b,
+                               const double *y, double c, const double *z, double *w,
+                               double *out, const double *d, double *acc) {
+  const int T = 1 << mt.lt;
+  int64_t gt = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t ng = ((int64_t)gridDim.x * blockDim.x) >> mt.lt;
+  int lane = threadIdx.x & (T - 1);
+  int64_t g = gt >> mt.lt, g0 = (gt - (threadIdx.x & 31)) >> mt.lt;
+  for (int64_t k = 0; g0 + k < n; k += ng) {
+    int64_t row = g + k;
+    double sum = 0;
+    if (row < n) {
+      int e1 = __ldg(mt.rp + row + 1);
+      for (int e = __ldg(mt.rp + row) + lane; e < e1; e += T)
+        sum += __ldg(mt.va + e) * pb_in<NV>(__ldg(mt.ci + e), a, x, b, y, c, z);
+    }
+    for (int o = T >> 1; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    if (lane == 0 && row < n) {
+      out[row] = sum;
+      double e = 0;
+      if (NV > 1) {
+        e = pb_in<NV>(row, a, x, b, y, c, z);
+        if (w) w[row] = e;
+      }
+      if (ND == 1) acc[0] += d[row] * sum;
+      if (ND == 3) {
+        if (NV == 1) e = d[row];
+        acc[0] += sum * e;
+        acc[1] += sum * sum;
+        acc[2] += e * e;
+      }
+    }
+  }
+}
+
+/* The block's sums of acc[0..np) (warp sums, warps in order) into part[(slot + q) G + block].
+ * The caller's grid sync follows. */
+static __device__ void pb_partial(double *part, int slot, int np, const double *acc,
+                                  double (*red)[3]) {
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (int q = 0; q < np; q++) {
+    double v = vec_warp_sum(acc[q]);
+    if (lane == 0) red[w][q] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x < np) {
+    double v = 0;
+    for (int q = 0; q < PB_THREADS / 32; q++) v += red[q][threadIdx.x];
+    part[(slot + threadIdx.x) * gridDim.x + blockIdx.x] = v;
+  }
+}
+
+/* After the grid sync: dst[q] = the sum of the np partials' slots in a fixed order (warp q,
+ * lanes strided over the blocks), the same in every block; then thread 0 runs the scalar step
+ * on the block's copy ssc.  Returns whether the iteration still runs (ssc[K_BS_RUN]). */
+static __device__ bool pb_reduce_step(const double *part, int slot, int np, double *dst,
+                                      double *ssc, int step, double tol) {
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  if (w < np) {
+    double v = 0;
+    for (unsigned b = lane; b < gridDim.x; b += 32) v += __ldcg(part + (slot + w) * gridDim.x + b);
+    v = vec_warp_sum(v);
+    if (lane == 0) dst[w] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) k_bcgs_step(ssc, step, tol);
+  __syncthreads();
+  return ssc[K_BS_RUN] != 0;
+}
+
+/* x = alpha ph + omega_x sh + x (when ssc[K_BS_RUNX]) and (when ssc[K_BS_RUN]) r = s - omega t
+ * with acc += ((rhat, r), (r, r)): elementwise, grid-stride, kv_dots<true>'s expressions. */
+static __device__ void pb_xr(const pb_args &g, const double *ssc, double *acc) {
+  double al = ssc[K_BS_ALPHA], om = ssc[K_BS_OMEGA_X], one = ssc[K_BS_ONE];
+  double a = ssc[K_BS_ONE], b = ssc[K_BS_NEG_OMEGA], c = ssc[K_BS_ZERO];
+  bool ux = ssc[K_BS_RUNX] != 0, ur = ssc[K_BS_RUN] != 0;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < g.n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    if (ux) {
+      double v = al * g.ph[i] + om * g.sh[i];
+      if (one != 0.0) v += one * g.x[i];
+      g.x[i] = v;
+    }
+    if (ur) {
+      double zi = a * g.s[i] + b * g.t[i];
+      if (c != 0.0) zi += c * g.r[i];
+      g.r[i] = zi;
+      acc[0] += g.rh[i] * zi;
+      acc[1] += zi * zi;
+    }
+  }
+}
+
+/* The persistent kernel: up to g.niter iterations (PC: with the matrix M), stopping after the
+ * one that stops; every block takes the same branches (its scalars are the same). */
+template <bool PC>
+static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_persist(pb_args g) {
+  __shared__ double ssc[K_BS_NSLOT];
+  __shared__ double red[PB_THREADS / 32][3];
+  cg::grid_group grid = cg::this_grid();
+  if (threadIdx.x < K_BS_NSLOT) ssc[threadIdx.x] = __ldcg(g.sc + threadIdx.x);
+  __syncthreads();
+  for (int k = 0; k < g.niter; k++) {
+    if (threadIdx.x == 0) k_bcgs_step(ssc, K_BSTEP_BETA, g.tol);
+    __syncthreads();
+    if (ssc[K_BS_RUN] == 0) break;
+    double acc[3] = { 0, 0, 0 };
+    double *ph = g.p;
+    if (PC) {                              /* ph = M p, p formed in the load (two buffers) */
+      int it = (int)ssc[K_BS_IT];
+      double *pold = it & 1 ? g.p : g.p2, *pnew = it & 1 ? g.p2 : g.p;
+      ph = g.ph;
+      pb_spmv<3, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v, ssc[K_BS_BETA],
+                    pold, pnew, ph, NULL, acc);
+    } else {                               /* p = r + beta (p - omega v) */
+      double a = ssc[K_BS_ONE], b = ssc[K_BS_NEG_BETA_OMEGA], c = ssc[K_BS_BETA];
+      for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < g.n;
+           i += (int64_t)gridDim.x * blockDim.x)
+        g.p[i] = pb_in<3>(i, a, g.r, b, g.v, c, g.p);
+    }
+    grid.sync();
+    pb_spmv<1, 1>(g.n, g.a, 0, ph, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
+    pb_partial(g.part, 0, 1, acc, red);
+    grid.sync();
+    if (!pb_reduce_step(g.part, 0, 1, ssc + K_BS_RV, ssc, K_BSTEP_ALPHA, g.tol)) break;
+    acc[0] = 0;
+    if (PC) {                              /* sh = M s, s = r - alpha v formed in the load */
+      pb_spmv<2, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.sh,
+                    NULL, acc);
+      grid.sync();
+      pb_spmv<1, 3>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
+    } else {                               /* t = A s, s formed in the load */
+      pb_spmv<2, 3>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
+                    NULL, acc);
+    }
+    pb_partial(g.part, 1, 3, acc, red);
+    grid.sync();
+    pb_reduce_step(g.part, 1, 3, ssc + K_BS_TS, ssc, K_BSTEP_OMEGA, g.tol);
+    if (ssc[K_BS_RUN] == 0 && ssc[K_BS_RUNX] == 0) break;
+    acc[0] = acc[1] = 0;
+    pb_xr(g, ssc, acc);
+    if (ssc[K_BS_RUN] == 0) break;         /* converged on ||s||: x updated, done */
+    pb_partial(g.part, 4, 2, acc, red);
+    grid.sync();
+    pb_reduce_step(g.part, 4, 2, ssc + K_BS_RHO_NEW, ssc, K_BSTEP_RHO, g.tol);
+  }
+  if (blockIdx.x == 0 && threadIdx.x < K_BS_NSLOT) g.sc[threadIdx.x] = ssc[threadIdx.x];
+}
+
+/* log2 of a power of 2 up to 32 (threads per row), -1 otherwise.  Local. */
+static int pb_log2(int t) {
+  for (int l = 0; l <= 5; l++)
+    if (t == 1 << l) return l;
+  return -1;
+}
+
+/* bcgs_batch: one cooperative launch of kv_bcgs_persist on the backend's stream (the grid:
+ * the SMs times the blocks of it that fit on one, at most PB_MAXBLOCKS).  Local. */
+static int c_bcgs_batch(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol) {
+  vec_scratch *s = (vec_scratch *)v->impl;
+  bool pc = sys->m.val != NULL;
+  pb_args g;
+  g.n = sys->n;
+  g.a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, pb_log2(sys->a.tpr) };
+  g.m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val, pc ? pb_log2(sys->m.tpr) : 0 };
+  if (!g.a.rp || g.a.lt < 0 || g.m.lt < 0 || (pc && !g.m.rp))
+    return hy_err(HY_ESYS, "vec cuda: bcgs_batch needs CUDA CSR views (threads per row %d / %d)",
+                  sys->a.tpr, sys->m.tpr);
+  g.r = sys->r; g.rh = sys->rh; g.p = sys->p; g.p2 = sys->p2; g.v = sys->v; g.ph = sys->ph;
+  g.s = sys->s; g.sh = sys->sh; g.t = sys->t; g.x = sys->x;
+  g.part = s->part;
+  g.sc = sc;
+  g.niter = niter;
+  g.tol = tol;
+  void (*kern)(pb_args) = pc ? kv_bcgs_persist<true> : kv_bcgs_persist<false>;
+  int *grid = &s->pb_grid[pc ? 1 : 0];
+  if (*grid == 0) {
+    int dev = 0, coop = 0, per_sm = 0;
+    HY_CUDA(cudaGetDevice(&dev));
+    HY_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+    if (!coop) return hy_err(HY_ESYS, "vec cuda: the device has no cooperative launch");
+    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, PB_THREADS, 0));
+    int b = per_sm * v->be->sm_count;
+    *grid = b > PB_MAXBLOCKS ? PB_MAXBLOCKS : b < 1 ? 1 : b;
+  }
+  void *args[] = { &g };
+  HY_CUDA(cudaLaunchCooperativeKernel((const void *)kern, dim3(*grid), dim3(PB_THREADS), args, 0,
+                                      k_cuda_st(v->be)->stream));
+  return HY_OK;
 }
 
 /* Free whatever part of the scratch exists.  Local. */
@@ -366,4 +614,5 @@ extern "C" const k_vec_ops k_vec_cuda_ops = {
   .rec_create = c_rec_create,
   .rec_run = c_rec_run,
   .rec_free = c_rec_free,
+  .bcgs_batch = c_bcgs_batch,
 };

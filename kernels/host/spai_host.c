@@ -376,6 +376,19 @@ static int h_mat_spmv(k_backend *be, void *mat, const double *x, double *y) {
   return HY_OK;
 }
 
+/* The matrix's arrays (the C loop: one thread per row).  Local. */
+static int h_mat_view(k_backend *be, void *mat, k_csr_view *view) {
+  (void)be;
+  const h_mat *a = mat;
+  memset(view, 0, sizeof *view);
+  view->rows = a->rows;
+  view->rp64 = a->rowptr;
+  view->colind = a->colind;
+  view->val = a->val;
+  view->tpr = 1;
+  return HY_OK;
+}
+
 const k_spai_ops k_spai_host_ops = {
   .cols_setup = h_cols_setup,
   .cols_index = h_cols_index,
@@ -389,6 +402,7 @@ const k_spai_ops k_spai_host_ops = {
   .mat_create = h_mat_create,
   .mat_free = h_mat_free,
   .mat_spmv = h_mat_spmv,
+  .mat_view = h_mat_view,
   .ilu_create = k_spai_host_ilu_create,
   .ilu_apply = k_spai_host_ilu_apply,
   .ilu_free = k_spai_host_ilu_free,

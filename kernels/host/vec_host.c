@@ -150,6 +150,80 @@ static int h_rec_free(k_vec *v, void *rec) {
   return HY_OK;
 }
 
+/* One of the loaded vectors of a bcgs_batch product, entry j: x[j] (nv 1), a x[j] + b y[j]
+ * (nv 2), and + c z[j] when c != 0 (nv 3): the expression of h_upd_range.  Local. */
+static double h_in(int nv, int64_t j, double a, const double *x, double b, const double *y,
+                   double c, const double *z) {
+  if (nv == 1) return x[j];
+  if (nv == 3 && c != 0) return a * x[j] + b * y[j] + c * z[j];
+  return a * x[j] + b * y[j];
+}
+
+/* out = m q with q = h_in(...) formed as it is loaded (row entries in order, as the host's
+ * mat_spmv); w (not NULL) gets q itself (w must not be one of the loaded vectors).  Local. */
+static void h_spmv_in(const k_csr_view *m, int nv, double a, const double *x, double b,
+                      const double *y, double c, const double *z, double *w, double *out) {
+  for (int64_t i = 0; i < m->rows; i++) {
+    double s = 0;
+    for (int64_t e = m->rp64[i]; e < m->rp64[i + 1]; e++)
+      s += m->val[e] * h_in(nv, m->colind[e], a, x, b, y, c, z);
+    out[i] = s;
+    if (w) w[i] = h_in(nv, i, a, x, b, y, c, z);
+  }
+}
+
+/* The first half of a bcgs_batch iteration (after its K_BSTEP_BETA): p (with M: p formed in the
+ * load of ph = M p, written into the other p buffer), v = A ph and (rhat, v) into sc.  Local. */
+static void h_batch_v(k_vec *v, const k_bcgs_sys *y, double *sc) {
+  int64_t n = y->n;
+  double *ph = y->p;
+  if (y->m.val) {
+    int it = (int)sc[K_BS_IT];
+    double *pold = it & 1 ? y->p : y->p2, *pnew = it & 1 ? y->p2 : y->p;
+    ph = y->ph;
+    h_spmv_in(&y->m, 3, sc[K_BS_ONE], y->r, sc[K_BS_NEG_BETA_OMEGA], y->v, sc[K_BS_BETA], pold,
+              pnew, ph);
+  } else {
+    h_upd_range(0, n, sc[K_BS_ONE], y->r, sc[K_BS_NEG_BETA_OMEGA], y->v, sc[K_BS_BETA], y->p);
+  }
+  h_spmv_in(&y->a, 1, 0, ph, 0, NULL, 0, NULL, NULL, y->v);
+  const double *xa[1] = { y->rh }, *ya[1] = { y->v };
+  h_dots(v, n, 1, xa, ya, sc + K_BS_RV);
+}
+
+/* bcgs_batch on the host: the phases of the CUDA persistent kernel in C, one after the other
+ * (the products with p and s formed in their loads, p in two buffers), every value as the host
+ * loop's.  Local. */
+static int h_bcgs_batch(k_vec *v, const k_bcgs_sys *y, double *sc, int niter, double tol) {
+  int64_t n = y->n;
+  int pc = y->m.val != NULL;
+  for (int k = 0; k < niter; k++) {
+    k_bcgs_step(sc, K_BSTEP_BETA, tol);
+    if (sc[K_BS_RUN] == 0) break;
+    h_batch_v(v, y, sc);
+    k_bcgs_step(sc, K_BSTEP_ALPHA, tol);
+    if (sc[K_BS_RUN] == 0) break;
+    /* s = r - alpha v formed in the load of the next product (and stored) */
+    if (pc) {
+      h_spmv_in(&y->m, 2, sc[K_BS_ONE], y->r, sc[K_BS_NEG_ALPHA], y->v, 0, NULL, y->s, y->sh);
+      h_spmv_in(&y->a, 1, 0, y->sh, 0, NULL, 0, NULL, NULL, y->t);
+    } else {
+      h_spmv_in(&y->a, 2, sc[K_BS_ONE], y->r, sc[K_BS_NEG_ALPHA], y->v, 0, NULL, y->s, y->t);
+    }
+    const double *xa3[3] = { y->t, y->t, y->s }, *ya3[3] = { y->s, y->t, y->s };
+    h_dots(v, n, 3, xa3, ya3, sc + K_BS_TS);
+    k_bcgs_step(sc, K_BSTEP_OMEGA, tol);
+    if (sc[K_BS_RUNX] != 0)
+      h_upd_range(0, n, sc[K_BS_ALPHA], y->ph, sc[K_BS_OMEGA_X], y->sh, sc[K_BS_ONE], y->x);
+    if (sc[K_BS_RUN] == 0) break;
+    const double *xa2[2] = { y->rh, y->r }, *ya2[2] = { y->r, y->r };
+    h_axpbypcz_dots(v, n, sc[K_BS_ONE], y->s, sc[K_BS_NEG_OMEGA], y->t, sc[K_BS_ZERO], y->r, 2,
+                    xa2, ya2, sc + K_BS_RHO_NEW);
+    k_bcgs_step(sc, K_BSTEP_RHO, tol);
+  }
+  return HY_OK;
+}
+
 const k_vec_ops k_vec_host_ops = {
   .open = h_open,
   .close = h_close,
@@ -165,4 +239,5 @@ const k_vec_ops k_vec_host_ops = {
   .rec_create = h_rec_create,
   .rec_run = h_rec_run,
   .rec_free = h_rec_free,
+  .bcgs_batch = h_bcgs_batch,
 };

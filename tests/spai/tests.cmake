@@ -281,6 +281,38 @@ spai_multi(spai_device_loop_host_nograph device-loop RANKS 1 OPTS --every 1 7 --
 spai_multi(spai_device_loop_host_e05r0100 device-loop RANKS 1 NEED ${M}/e05r0100.mtx.gz
   OPTS --every 1 7
   ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz)
+# solver.device_kernel = persistent on the host: the phases of the CUDA persistent kernel in C
+# (p formed in the load of M p into a second buffer, s = r - alpha v in the load of M s, the
+# dots of the products after them), bit for bit the usual loop: SPAI, none, jacobi, the
+# overflow breakdown, max_iter reached inside a batch (exit 4)
+spai_multi(spai_device_loop_host_persistent_cfd27 device-loop RANKS 1 OPTS --kernel persistent
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random run.seed=4711
+       solver.device_kernel=persistent)
+spai_multi(spai_device_loop_host_persistent_none device-loop RANKS 1 OPTS --kernel persistent
+  --every 1 10
+  ARGS matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=1 solver.precond=none
+       solver.device_kernel=persistent)
+spai_multi(spai_device_loop_host_persistent_jacobi device-loop RANKS 1 OPTS --kernel persistent
+  --every 1 10
+  ARGS matrix.generator=poisson2d matrix.size=2500 solver.precond=jacobi
+       solver.device_kernel=persistent)
+spai_multi(spai_device_loop_host_persistent_maxit device-loop RANKS 1
+  OPTS --kernel persistent --every 1 3 7
+  ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
+       solver.device_kernel=persistent)
+spai_multi(spai_device_loop_host_persistent_e05r0100 device-loop RANKS 1 NEED ${M}/e05r0100.mtx.gz
+  OPTS --kernel persistent --every 1 7
+  ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent)
+# (ilu0 has triangular solves: the persistent kernel is not run, a line says why, the graph loop
+# gives the usual loop's result)
+hy_case(NAME spai_device_loop_host_persistent_ilu0 RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=8000 solver.precond=ilu0
+       solver.device_loop=true solver.device_kernel=persistent
+  EXPECT "^bicgstab: solver.device_kernel = persistent not run: solver.precond = ilu0 \\(triangular solves\\); the iterations are queued kernels$"
+         "^PASSED: BiCGSTAB \\(ilu0\\) converged in 10 iterations"
+  REJECT "persistent kernel \\(solver"
+  RUNCASE --json-field metrics.device_loop=1 --json-field metrics.device_kernel=graph
+          --json-field metrics.iterations=10)
 hy_case(NAME spai_device_loop_r2_ignored RANKS 2 JSON
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
        solver.device_loop=true
@@ -474,6 +506,54 @@ if(HYBRID_GPU_TESTS)
     EXPECT "^    1 KSP relative residual" "^    2 KSP relative residual" "^PASSED: BiCGSTAB \\(spai\\) converged"
     REJECT "^bicgstab: device loop"
     RUNCASE --json-field metrics.device_loop=0)
+  # solver.device_kernel = persistent on the CUDA backend (one cooperative launch per
+  # check_every iterations, grid syncs between the phases, every block reducing the dots
+  # itself): against the usual loop on CUDA, whose dots sum in another order: the same exit,
+  # iterations equal at cfd2's size, at max_iter (exit 4) and with M of levels 2 (8 threads per
+  # row), x within 1e-9 of max |x|; the 2D case without preconditioner, jacobi, sherman5 and the
+  # e05r0100 overflow breakdown (the same message, exit 3) with the iterations within 10% (15%)
+  # + 2, x within 1e-6; check_every 1, 7 / 10 and past the count; the record and the line say
+  # persistent
+  spai_multi(spai_gpu_persistent_cfd2size device-loop RANKS 1 LABELS gpu RTOL 1e-9 TIMEOUT 240
+    OPTS --backends cuda --every 1 10 1000 --kernel persistent
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent)
+  spai_multi(spai_gpu_persistent_maxit device-loop RANKS 1 LABELS gpu RTOL 1e-9
+    OPTS --backends cuda --every 1 3 7 --kernel persistent
+    ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
+         solver.device_kernel=persistent)
+  spai_multi(spai_gpu_persistent_levels2 device-loop RANKS 1 LABELS gpu RTOL 1e-9
+    OPTS --backends cuda --every 7 --kernel persistent
+    ARGS matrix.generator=convdiff3d27 matrix.size=4096 spai.levels=2 spai.max_col=200
+         solver.device_kernel=persistent)
+  spai_multi(spai_gpu_persistent_none device-loop RANKS 1 LABELS gpu RTOL 1e-6
+    OPTS --backends cuda host --every 1 10 --kernel persistent --loop-iters-rtol 0.1
+    --cross-rtol 1e-6
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=31337 solver.device_kernel=persistent)
+  spai_multi(spai_gpu_persistent_jacobi device-loop RANKS 1 LABELS gpu RTOL 1e-6
+    OPTS --backends cuda --every 10 --kernel persistent --loop-iters-rtol 0.1
+    ARGS matrix.generator=poisson2d matrix.size=40000 solver.precond=jacobi
+         solver.device_kernel=persistent)
+  spai_multi(spai_gpu_persistent_sherman5 device-loop RANKS 1 LABELS gpu RTOL 1e-6
+    NEED ${M}/sherman5.mtx OPTS --backends cuda --every 10 --kernel persistent
+    --loop-iters-rtol 0.15
+    ARGS matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6 solver.device_kernel=persistent)
+  spai_multi(spai_gpu_persistent_e05r0100 device-loop RANKS 1 LABELS gpu RTOL 1e-6
+    NEED ${M}/e05r0100.mtx.gz OPTS --backends cuda --every 1 7 --kernel persistent
+    --loop-iters-rtol 0.1
+    ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent)
+  # solver.device_kernel = auto: persistent on the GPU (n <= 4,000,000), graph with spmv = library
+  hy_case(NAME spai_gpu_device_kernel_auto RANKS 1 JSON LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+         solver.device_kernel=auto
+    EXPECT "^bicgstab: device loop .*in one launch of a persistent kernel" "^PASSED: BiCGSTAB \\(spai\\) converged"
+    RUNCASE --json-field metrics.device_loop=1 --json-field metrics.device_kernel=persistent)
+  hy_case(NAME spai_gpu_device_kernel_auto_library RANKS 1 JSON LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+         solver.device_kernel=auto solver.spmv=library
+    EXPECT "^bicgstab: device loop .*recorded once and replayed" "^PASSED: BiCGSTAB \\(spai\\) converged"
+    RUNCASE --json-field metrics.device_kernel=graph)
   spai_multi(spai_gpu_device_loop_ilu0 device-loop RANKS 1 LABELS gpu RTOL 1e-12
     OPTS --backends cuda --every 10
     ARGS matrix.generator=convdiff3d27 matrix.size=21952 solver.precond=ilu0)
