@@ -71,6 +71,8 @@ typedef struct {
   int small_rows, small_cols;
   int64_t medium_elems;
   int block_threads, fuse_submat, warp_rows;
+  double *split;              /* NULL, or out: [0] seconds of A's upload, [1] of B, the J sets
+                               * and the |I| bounds on the device (including their download) */
 } k_spai_single;
 
 /* P ranks, levels 1: this rank's columns r0 .. r0 + nloc - 1 of M from B's rows in host memory:
@@ -94,6 +96,8 @@ typedef struct {
   int small_rows, small_cols;
   int64_t medium_elems;
   int block_threads, fuse_submat, warp_rows;
+  double *split;              /* NULL, or out: [0] seconds of B's upload, [1] of the J sets and
+                               * |I| bounds on the device (including their download) */
 } k_spai_dist;
 
 /* Kernel statistics of one batch (columns per class, time is measured by the caller). */
@@ -127,9 +131,10 @@ typedef struct k_spai_ops {
   /* Of a single_setup state after cols_solve: M by rows (n x n CSR, sorted columns; the transpose
    * of the columns' values done by the backend) into host arrays malloc'd here, the column
    * residuals into res (n entries) and into *bad the smallest column with a non-finite value or
-   * residual (-1: none). */
+   * residual (-1: none); split (NULL or 2 entries out): seconds of M's rows on the device (the
+   * transpose), of their copy to the host. */
   int (*single_rows)(k_backend *be, void *state, int64_t **rowptr, int32_t **colind, double **val,
-                     double *res, int64_t *bad);
+                     double *res, int64_t *bad, double *split);
 
   /* Optional (NULL: the driver's host pattern).  P ranks, levels 1: the J sets of the local
    * columns (as B rows, and *jglob: their global indices, host, malloc'd here with *jptr, the

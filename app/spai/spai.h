@@ -116,6 +116,9 @@ typedef struct {
   double cost_imbalance;       /* max / mean of the ranks' estimated cost */
   int device_setup;            /* the pattern was built by the backend (single_setup: and M's
                                 * rows; dist_setup) */
+  double split[6];             /* device_setup, seconds (slowest rank): pattern on the host (the
+                                * distributed transpose and fetches), to the device, on the
+                                * device; assembly on the device, to the host, on the host */
   const char *pattern;         /* the pattern builder that made the J sets */
   la_part pc;                  /* the column partition of the least-squares problems */
   double *res;                 /* this rank's column residuals ||A m_k - e_k|| (under pc) */
@@ -166,6 +169,7 @@ typedef struct {
                                 * P-rank builder (dist) also leaves the J sets in pt */
   void *st;
   int64_t *djptr;              /* dev: the J offsets (host copy) */
+  double split[3];             /* dev: seconds on the host, of the upload, on the device */
 } spai_pattern_st;
 
 /* One pattern builder: usable says whether it applies to s's options and rank count; build

@@ -445,7 +445,8 @@ static int pat_device(spai_pattern_st *s) {
                        .tau = o->tau, .cmax = s->cmax, .max_col = o->max_col,
                        .small_rows = o->small_rows, .small_cols = o->small_cols,
                        .medium_elems = o->medium_elems, .block_threads = o->block_threads,
-                       .fuse_submat = o->fuse_submat, .warp_rows = o->warp_rows };
+                       .fuse_submat = o->fuse_submat, .warp_rows = o->warp_rows,
+                       .split = s->split + 1 };
   HY_LOCAL(s->ko->single_setup(&s->ctx->be, &in, &s->st, &s->djptr, &s->dev));
   return HY_OK;
 }
@@ -488,6 +489,7 @@ static int pat_dist(spai_pattern_st *s) {
   const la_part *pr = s->pr;
   int rank = s->ctx->rank;
   int64_t r0 = pr->start[rank], r1 = pr->start[rank + 1], nloc = r1 - r0, u = 0, *gh = NULL;
+  double t0 = hy_wtime();
   HY_CALL(la_transpose(comm, pr, s->a, pr, &s->bt));
   ghost_rows(&s->bt, pr->n, r0, r1, &gh, &u);
   hy_csr gx, rm, rg;
@@ -514,8 +516,10 @@ static int pat_dist(spai_pattern_st *s) {
                      .cmax = s->cmax ? s->cmax + r0 : NULL, .tau = o->tau, .max_col = o->max_col,
                      .small_rows = o->small_rows, .small_cols = o->small_cols,
                      .medium_elems = o->medium_elems, .block_threads = o->block_threads,
-                     .fuse_submat = o->fuse_submat, .warp_rows = o->warp_rows };
+                     .fuse_submat = o->fuse_submat, .warp_rows = o->warp_rows,
+                     .split = s->split + 1 };
   int fits = 0, all = 0;
+  s->split[0] = hy_wtime() - t0;
   HY_LOCAL(s->ko->dist_setup(&s->ctx->be, &in, &s->st, &s->djptr, &jglob, &fits));
   free(g32);
   free(mxb);

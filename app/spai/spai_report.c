@@ -125,6 +125,18 @@ void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, s
              "sets %.2f, submatrices %.2f, qr+solve %.2f, assembly %.2f; %s (%s pattern)\n",
              in->rep.n > 1 ? ", last run" : "", 1e3 * phs[0], 1e3 * phs[1], 1e3 * phs[2],
              1e3 * phs[3], 1e3 * phs[4], 1e3 * phs[5], where, si->pattern ? si->pattern : "?");
+  if (si->device_setup) {
+    const double *x = si->split;
+    static const char *keys[] = { "split_pattern_host_s", "split_pattern_upload_s",
+                                  "split_pattern_device_s", "split_assembly_device_s",
+                                  "split_assembly_download_s", "split_assembly_host_s" };
+    for (int i = 0; i < 6; i++) hy_metric_num(ctx, keys[i], x[i]);
+    hy_printf0(ctx, "spai: setup split (ms, slowest rank%s): pattern on the host %.2f (A^T and "
+               "the fetches), to the device %.2f, on the device %.2f; assembly on the device %.2f "
+               "(M's rows), to the host %.2f, on the host %.2f (filter, scaling, distributed "
+               "transpose)\n", in->rep.n > 1 ? ", last run" : "", 1e3 * x[0], 1e3 * x[1],
+               1e3 * x[2], 1e3 * x[3], 1e3 * x[4], 1e3 * x[5]);
+  }
   spai_rep_stats(&in->rep);
   double ts = in->rep.n > 1 ? in->rep.setup_fast : in->t_setup;
   char warm[64] = "";

@@ -132,6 +132,7 @@ typedef struct {
   double *res;                 /* column residuals */
   unsigned char *filtered;     /* column k lost entries to the filter */
   int64_t dropped;             /* filter */
+  double split[6];             /* spai_setup_info.split, this rank's */
 } build_st;
 
 /* scale and column thresholds: as = D^-1/2 A D^-1/2, cmax.  Collective. */
@@ -385,13 +386,15 @@ static int build_assemble(build_st *b, hy_csr *m) {
   HY_MALLOC(b->res, b->ncol + 1);
   int64_t bad = -1;
   int rows_dev = b->ps.dev && b->pr->size == 1;   /* single_setup: M's rows by the backend */
+  double *sp = b->split + 3, t0 = hy_wtime();     /* device, to the host, host */
   if (rows_dev) {
     memset(m, 0, sizeof *m);
-    HY_LOCAL(b->ko->single_rows(be, b->ps.st, &m->rowptr, &m->colind, &m->val, b->res, &bad));
+    HY_LOCAL(b->ko->single_rows(be, b->ps.st, &m->rowptr, &m->colind, &m->val, b->res, &bad, sp));
     m->m = m->n = b->pr->n;
     m->nnz = m->rowptr[b->pr->n];
   } else {
     HY_LOCAL(b->ko->cols_result(be, b->ps.st, b->jc.val, b->res));
+    sp[1] = hy_wtime() - t0;
     bad = build_filter(b);
   }
   b->ko->cols_free(be, b->ps.st);
@@ -404,13 +407,16 @@ static int build_assemble(build_st *b, hy_csr *m) {
       for (int64_t i = 0; i < m->m; i++)
         for (int64_t e = m->rowptr[i]; e < m->rowptr[i + 1]; e++)
           m->val[e] *= b->sinv[i] * b->sinv[m->colind[e]];
+    sp[2] = hy_wtime() - t0 - sp[0] - sp[1];
     return HY_OK;
   }
   if (b->sinv)  /* M = D^-1/2 Mhat D^-1/2 */
     for (int64_t k = 0; k < b->ncol; k++)
       for (int64_t e = b->jc.rowptr[k]; e < b->jc.rowptr[k + 1]; e++)
         b->jc.val[e] *= b->sinv[b->jc.colind[e]] * b->sinv[b->c0 + k];
-  return la_transpose(ctx->comm, &b->pc, &b->jc, b->pr, m);
+  HY_CALL(la_transpose(ctx->comm, &b->pc, &b->jc, b->pr, m));
+  sp[2] = hy_wtime() - t0 - sp[1];
+  return HY_OK;
 }
 
 /* nnz(M), the kernel statistics, ||AM - I||_F and the min / median / max column residual
@@ -522,6 +528,8 @@ int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup
   hy_phase_begin(ctx, "spai assembly");
   HY_CALL(build_assemble(&b, m));
   hy_phase_end(ctx, "spai assembly");
+  memcpy(b.split, b.ps.split, sizeof b.ps.split);
+  HY_MPI(MPI_Allreduce(b.split, info->split, 6, MPI_DOUBLE, MPI_MAX, ctx->comm));
   HY_CALL(build_figures(&b, m, info));
   build_free(&b, info);
   return HY_OK;

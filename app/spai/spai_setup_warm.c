@@ -121,7 +121,7 @@ static void warm_single(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
     int64_t *rp = NULL, bad = -1;
     int32_t *ci = NULL;
     double *v = NULL, res[WARM_N];
-    if (ko->single_rows) HY_LOCAL(ko->single_rows(be, st, &rp, &ci, &v, res, &bad));
+    if (ko->single_rows) HY_LOCAL(ko->single_rows(be, st, &rp, &ci, &v, res, &bad, NULL));
     free(rp);
     free(ci);
     free(v);

@@ -21,6 +21,7 @@
 #include "k_spai.h"
 
 #include <limits.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vector>
@@ -473,6 +474,8 @@ typedef struct {
   unsigned long long *deficient;
   unsigned long long def_seen;   /* the counter's value reported so far */
   std::vector<int32_t> *hisize;
+  std::vector<signed char> *hcls;  /* col_class of every column (set by c_cols_index) */
+  int64_t nslot;                 /* columns with a workspace slot (none: no submatrix pass) */
   int smem_max;                  /* dynamic shared memory opt-in limit (bytes) */
 } c_cols;
 
@@ -595,7 +598,9 @@ static int cols_work_alloc(k_backend *be, c_cols *s) {
   return HY_OK;
 }
 
-/* Index sets of all columns; sizes to the host.  Local. */
+static int col_class(const c_cols *s, int64_t c);
+
+/* Index sets of all columns; sizes to the host; the kernel class of every column.  Local. */
 static int c_cols_index(k_backend *be, void *state, int32_t *isize) {
   k_cuda_state *st = k_cuda_st(be);
   c_cols *s = (c_cols *)state;
@@ -610,6 +615,14 @@ static int c_cols_index(k_backend *be, void *state, int32_t *isize) {
   }
   HY_CUDA(cudaStreamSynchronize(st->stream));
   memcpy(s->hisize->data(), isize, (size_t)s->ncols * sizeof(int32_t));
+  /* the kernel class of every column, once (the submatrix and QR passes read it) */
+  if (!s->hcls) s->hcls = new std::vector<signed char>((size_t)s->ncols + 1);
+  s->nslot = 0;
+  for (int64_t c = 0; c < s->ncols; c++) {
+    int k = col_class(s, c);
+    (*s->hcls)[(size_t)c] = (signed char)k;
+    s->nslot += k == 2 || (k < 2 && !s->d.fuse_submat);
+  }
   return HY_OK;
 }
 
@@ -644,12 +657,13 @@ static int col_class(const c_cols *s, int64_t c) {
 static int c_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
   k_cuda_state *st = k_cuda_st(be);
   c_cols *s = (c_cols *)state;
+  if (s->nslot == 0) return HY_OK;   /* every column fused (warp class, gpu_fuse_submat) */
   const int32_t *is = s->hisize->data();
   std::vector<int64_t> aoff((size_t)(c1 - c0) + 1), roff((size_t)(c1 - c0) + 1);
   aoff[0] = roff[0] = 0;
   for (int64_t c = c0; c < c1; c++) {
     int64_t n = s->d.jptr[c + 1] - s->d.jptr[c];
-    int k = col_class(s, c);
+    int k = (*s->hcls)[(size_t)c];
     int slot = k == 2 || (k < 2 && !s->d.fuse_submat);   /* fused: only the large class */
     aoff[c - c0 + 1] = aoff[c - c0] + (slot ? (int64_t)is[c] * n : 0);
     roff[c - c0 + 1] = roff[c - c0] + (slot ? is[c] : 0);
@@ -717,7 +731,7 @@ static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_sp
     if (m > ks->max_i) ks->max_i = m;
     if (n > ks->max_j) ks->max_j = n;
     size_t bytes = (size_t)(m * n + m) * sizeof(double);
-    int k = col_class(s, c);
+    int k = (*s->hcls)[(size_t)c];
     if (k < 2 && bytes > smem[k]) smem[k] = bytes;
     if (k >= 3 && (size_t)warp_stride(m, n) > smem[k]) smem[k] = (size_t)warp_stride(m, n);
     cls[k].push_back((int32_t)c);
@@ -781,6 +795,7 @@ static int c_cols_free(k_backend *be, void *state) {
                    s->deficient };
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) s_free(be, ptrs[i]);
   delete s->hisize;
+  delete s->hcls;
   free(s);
   return HY_OK;
 }
@@ -896,6 +911,13 @@ __global__ void k_badcol(int64_t n, const int64_t *__restrict__ jptr, const doub
   int b = !isfinite(res[k]);
   for (int64_t t = jptr[k]; t < jptr[k + 1] && !b; t++) b = !isfinite(mval[t]);
   if (b) atomicMin(bad, (unsigned long long)k);
+}
+
+/* Seconds of a monotonic clock (the split figures).  Local. */
+static double s_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Blocks of 256 threads covering n.  Local. */
@@ -1038,6 +1060,10 @@ static int single_build(k_backend *be, const k_spai_single *in, c_cols *s, c_tmp
   HY_CUDA_LAUNCH();
   SUPLOAD(t->col32, in->colind, nnz);
   SUPLOAD(t->val, in->val, nnz);
+  if (in->split) {  /* the upload alone (one more wait: the split figure) */
+    HY_CUDA(cudaStreamSynchronize(st->stream));
+    in->split[0] = s_now() - in->split[1];
+  }
   HY_CALL(s_alloc(be, (void **)&t->bp32, (size_t)(n + 1) * sizeof(int32_t)));
   HY_CALL(s_alloc(be, (void **)&s->bcol, (size_t)nnz * sizeof(int32_t)));
   HY_CALL(s_alloc(be, (void **)&s->bval, (size_t)nnz * sizeof(double)));
@@ -1086,7 +1112,9 @@ static int c_single_setup(k_backend *be, const k_spai_single *in, void **state, 
   if (!s) return hy_err(HY_ESYS, "out of memory");
   c_tmp t;
   memset(&t, 0, sizeof t);
+  if (in->split) in->split[1] = s_now();   /* the start, until single_build sets [0] */
   int rc = single_build(be, in, s, &t, jptr, fits);
+  if (in->split) in->split[1] = s_now() - in->split[1] - in->split[0];
   tmp_free(be, &t);
   if (rc != HY_OK || !*fits) {
     *fits = 0;
@@ -1130,7 +1158,14 @@ static int c_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int6
   if (!s) return hy_err(HY_ESYS, "out of memory");
   c_tmp t;
   memset(&t, 0, sizeof t);
+  double t0 = s_now();
   int rc = dist_upload(be, in, s, &t);
+  if (rc == HY_OK && in->split) {  /* the upload alone (one more wait: the split figure) */
+    rc = cudaStreamSynchronize(k_cuda_st(be)->stream) == cudaSuccess ? HY_OK
+         : hy_err(HY_ESYS, "CUDA: the upload of B's rows failed: %s",
+                  cudaGetErrorString(cudaGetLastError()));
+    in->split[0] = s_now() - t0;
+  }
   if (rc == HY_OK) {
     s->nb = nb;
     s->nbz = nbz;
@@ -1140,6 +1175,7 @@ static int c_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int6
                 .medium_elems = in->medium_elems, .block_threads = in->block_threads,
               .fuse_submat = in->fuse_submat, .warp_rows = in->warp_rows };
     rc = jsets_build(be, s, &t, &j, jptr, jglob, fits);
+    if (in->split) in->split[1] = s_now() - t0 - in->split[0];
   }
   tmp_free(be, &t);
   if (rc != HY_OK || !*fits) {
@@ -1157,7 +1193,8 @@ static int c_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int6
 
 /* The body of c_single_rows.  Local. */
 static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr, int32_t *colind,
-                            double *val, double *res, int64_t *bad) {
+                            double *val, double *res, int64_t *bad, double *split) {
+  const double t0 = s_now();
   k_cuda_state *st = k_cuda_st(be);
   const int64_t n = s->ncols, nj = s->nj;
   HY_CALL(s_alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));  /* jptr */
@@ -1187,6 +1224,10 @@ static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr,
   HY_CALL(s_alloc(be, (void **)&t->cnt, (size_t)(n + 1) * sizeof(int64_t)));
   k_i32_to_i64<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, t->bp32, t->cnt);
   HY_CUDA_LAUNCH();
+  if (split) {  /* the transpose alone (one more wait: the split figure) */
+    HY_CUDA(cudaStreamSynchronize(st->stream));
+    split[0] = s_now() - t0;
+  }
   HY_CUDA(cudaMemcpyAsync(rowptr, t->cnt, (size_t)(n + 1) * sizeof(int64_t),
                           cudaMemcpyDeviceToHost, st->stream));
   HY_CUDA(cudaMemcpyAsync(colind, t->col32, (size_t)nj * sizeof(int32_t), cudaMemcpyDeviceToHost,
@@ -1196,13 +1237,14 @@ static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr,
   HY_CUDA(cudaMemcpyAsync(res, s->res, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost,
                           st->stream));
   HY_CUDA(cudaStreamSynchronize(st->stream));
+  if (split) split[1] = s_now() - t0 - split[0];
   *bad = hbad == ~0ull ? -1 : (int64_t)hbad;
   return HY_OK;
 }
 
 /* M by rows from the device columns of a single_setup state, to the host.  Local. */
 static int c_single_rows(k_backend *be, void *state, int64_t **rowptr, int32_t **colind,
-                         double **val, double *res, int64_t *bad) {
+                         double **val, double *res, int64_t *bad, double *split) {
   c_cols *s = (c_cols *)state;
   *rowptr = (int64_t *)malloc((size_t)(s->ncols + 1) * sizeof(int64_t));
   *colind = (int32_t *)malloc((size_t)(s->nj + 1) * sizeof(int32_t));
@@ -1214,7 +1256,7 @@ static int c_single_rows(k_backend *be, void *state, int64_t **rowptr, int32_t *
   }
   c_tmp t;
   memset(&t, 0, sizeof t);
-  int rc = single_transpose(be, s, &t, *rowptr, *colind, *val, res, bad);
+  int rc = single_transpose(be, s, &t, *rowptr, *colind, *val, res, bad, split);
   tmp_free(be, &t);
   return rc;
 }

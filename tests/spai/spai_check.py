@@ -558,6 +558,40 @@ def check_warmup(a):
     e = compare_m(res["true"][2], res["false"][2], 0.0)
     if e:
         fails.append("M with and without the warm-up: " + e)
+    fails += check_split(out, m, a.ranks[0])
+    return fails
+
+
+def check_split(out, m, ranks):
+    """The setup split line of a device / dist pattern run: six figures >= 0, each group's sum
+    within its phase (pattern, assembly), equal to the record's split_* figures."""
+    fails = []
+    ph = re.search(r"^spai: setup phases \(ms, slowest rank[^)]*\): pattern ([0-9.]+), distribute "
+                   r"[0-9.]+, index sets [0-9.]+, submatrices [0-9.]+, qr\+solve [0-9.]+, assembly "
+                   r"([0-9.]+); .* \((\w+) pattern\)$", out, re.M)
+    if not ph:
+        return ["no setup phases line"]
+    if ph.group(3) not in ("device", "dist"):
+        return []
+    f = r"([0-9]+\.[0-9]+)"
+    pat = (r"^spai: setup split \(ms, slowest rank[^)]*\): pattern on the host %s \(A\^T and the "
+           r"fetches\), to the device %s, on the device %s; assembly on the device %s \(M's rows\), "
+           r"to the host %s, on the host %s " % (f, f, f, f, f, f))
+    sl = re.search(pat, out, re.M)
+    if not sl:
+        return ["%s pattern without a split line matching %r" % (ph.group(3), pat)]
+    x = [float(v) for v in sl.groups()]
+    print("setup split: " + sl.group(0))
+    keys = ["split_pattern_host_s", "split_pattern_upload_s", "split_pattern_device_s",
+            "split_assembly_device_s", "split_assembly_download_s", "split_assembly_host_s"]
+    for k, v in zip(keys, x):
+        if abs(1e3 * m.get(k, -1) - v) > 0.006:
+            fails.append("record %s %r vs the line's %.2f ms" % (k, m.get(k), v))
+    # each figure is the slowest rank's part of its phase (the phase: the slowest rank's whole):
+    # each at most the phase, and at one rank the three together too (0.01 ms per rounding)
+    for name, part, phase in [("pattern", x[:3], float(ph.group(1))), ("assembly", x[3:], float(ph.group(2)))]:
+        if max(part) > phase + 0.01 or (ranks == 1 and sum(part) > phase + 0.03):
+            fails.append("%s split %r (ms) exceeds its phase %.2f ms" % (name, part, phase))
     return fails
 
 
