@@ -35,7 +35,18 @@ typedef struct {
   int64_t merge_path_from;  /* merge: run width from which a level merges by merge path (many
                                threads per merge); 0: the seed's one merge per thread at every
                                level */
+  int merge_tile;           /* merge on CUDA: keys per shared-memory tile (2048: 8 per thread, the
+                               seed's merges in the tile below merge_path_from; 4096 / 8192 /
+                               16384: 16 per thread, sorted in registers, then merge path);
+                               host: unused */
 } k_sort_args;
+
+/* The tile local = merge uses on CUDA for merge_tile = tile: 16384 with 8-byte keys and the
+ * index (idx) would need 270 KB of shared memory per block (more than the 227 KB a block may
+ * have): 8192 there.  Local. */
+static inline int k_sort_merge_tile(int tile, k_sort_type t, int idx) {
+  return tile == 16384 && idx && k_sort_key_bytes(t) == 8 ? 8192 : tile;
+}
 
 /* Sort n keys (and idx alongside) in place, stably.  Local. */
 typedef int (*k_sort_local_fn)(k_backend *be, const k_sort_args *a, void *keys, int64_t *idx,

@@ -28,6 +28,11 @@ static const cfg_key sort_keys[] = {
   { "sort", "merge_path_from", CFG_INT, "64", 0, 1e12, NULL,
     "local = merge on CUDA: run width from which a level merges by merge path (many threads per merge); 0: the seed's "
     "one merge per thread at every level (the host merges one run at a time either way)" },
+  { "sort", "merge_tile", CFG_ENUM, "4096", 0, 0, "2048|4096|8192|16384",
+    "local = merge on CUDA, merge_path_from > 0: keys per shared-memory tile (2048: 256 threads x 8, the seed's merges "
+    "in the tile below merge_path_from; 4096 / 8192 / 16384: 256 / 512 / 1024 threads x 16 keys sorted in registers, "
+    "then merge path; 16384 with 8-byte keys and indices: 8192, the shared memory's limit); the global levels run from "
+    "this width on" },
   { "sort", "oversample", CFG_INT, "1024", 1, 1e6, NULL, "regular samples per rank for the splitters (imbalance ~ P / oversample at worst)" },
   { "sort", "vendor", CFG_BOOL, "true", 0, 0, NULL, "time the vendor's sorts on the same keys in the same run (CUDA: CUB radix and merge sort)" },
   { "sort", "exchange", CFG_ENUM, "auto", 0, 0, "auto|nccl|mpi",
@@ -80,6 +85,7 @@ static void sort_opts_from_cfg(const hy_ctx *ctx, sort_opts *o) {
   snprintf(o->file, sizeof o->file, "%s", cfg_str(c, "sort.file"));
   o->local = cfg_enum(c, "sort.local");
   o->merge_path_from = cfg_int(c, "sort.merge_path_from");
+  o->merge_tile = 2048 << cfg_enum(c, "sort.merge_tile");
   o->oversample = (int)cfg_int(c, "sort.oversample");
   o->vendor = cfg_bool(c, "sort.vendor");
   o->zipf_s = cfg_real(c, "sort.zipf_s");
@@ -103,9 +109,12 @@ static void sort_info_init(hy_ctx *ctx, const sort_opts *o, const sort_block *b,
   inf->payload = o->payload;
   inf->carry = carry;
   inf->merge_path_from = o->merge_path_from;
-  if (o->local == K_SORT_LOCAL_MERGE)
-    snprintf(inf->merge_note, sizeof inf->merge_note, o->merge_path_from > 0 ? " (merge path from width %lld)" : " (seed: one merge per thread)",
-             (long long)o->merge_path_from);
+  inf->merge_tile = k_sort_merge_tile(o->merge_tile, b->type, carry);
+  if (o->local == K_SORT_LOCAL_MERGE && o->merge_path_from > 0)
+    snprintf(inf->merge_note, sizeof inf->merge_note, " (merge path from width %lld, tiles of %d)",
+             (long long)o->merge_path_from, inf->merge_tile);
+  else if (o->local == K_SORT_LOCAL_MERGE)
+    snprintf(inf->merge_note, sizeof inf->merge_note, " (seed: one merge per thread)");
   /* LSD radix over 8-bit digits: one histogram read of the keys, then per pass one read and
    * one write of keys (and indices) */
   double per = (double)((b->n_global + ctx->size - 1) / ctx->size);

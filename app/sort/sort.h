@@ -22,6 +22,7 @@ typedef struct {
   char file[1024];          /* distribution = file: a 1-D .npy */
   int local;                /* K_SORT_LOCAL_* */
   int64_t merge_path_from;  /* merge: run width from which merge path takes over (0 never) */
+  int merge_tile;           /* merge on CUDA: keys per shared-memory tile, 2048 | 4096 | 8192 */
   int oversample;           /* regular samples per rank for the splitters */
   int vendor;               /* time the vendor's sorts on the same keys (where the backend has them) */
   int xchg;                 /* sort.exchange: HY_BCAST_AUTO | HY_BCAST_DEVICE (nccl) | HY_BCAST_MPI */
@@ -68,6 +69,7 @@ typedef struct {
   const char *type_name, *dist_name, *local_name, *backend;
   int payload, carry;       /* payload = index; carry: indices travel (payload, or P > 1) */
   int64_t merge_path_from;
+  int merge_tile;
   double device_s;          /* slowest rank: upload .. download, the exchange included */
   double kernel_local_s, kernel_merge_s, kernel_s;   /* slowest rank */
   double exchange_s;        /* slowest rank: samples, counts, keys */

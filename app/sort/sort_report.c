@@ -81,6 +81,7 @@ int sort_report(hy_ctx *ctx, const sort_info *f) {
   hy_metric_str(ctx, "local", f->local_name);
   hy_metric_int(ctx, "payload_index", f->payload);
   hy_metric_int(ctx, "merge_path_from", f->merge_path_from);
+  hy_metric_int(ctx, "merge_tile", f->merge_tile);
   hy_metric_num(ctx, "device_seconds", f->device_s);
   hy_metric_num(ctx, "kernel_seconds", f->kernel_s);
   hy_metric_num(ctx, "kernel_local_seconds", f->kernel_local_s);

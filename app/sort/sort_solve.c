@@ -79,7 +79,7 @@ static int sort_solve_figures(hy_ctx *ctx, const sort_block *b, const double *t,
 int sort_solve(hy_ctx *ctx, const sort_opts *o, sort_block *b, sort_info *inf) {
   k_backend *be = &ctx->be;
   const k_sort_ops *ops = k_sort_ops_get(be);
-  k_sort_args a = { b->type, o->merge_path_from };
+  k_sort_args a = { b->type, o->merge_path_from, o->merge_tile };
   hy_grid g;
   hy_bcast *xc = NULL;
   if (ctx->size > 1) HY_CALL(sort_xchg_open(ctx, o, &g, &xc, inf));

@@ -3,12 +3,16 @@
  *    at every level, one level per launch, one merge per thread (seed_level_kernel, with its
  *    final merge for sizes that are not powers of two and ties taken from the left run so that
  *    it is stable, ping-ponging between two buffers instead of the seed's per-thread
- *    temporary).  Otherwise the levels below run width MP_TILE (2048) run inside each
- *    2048-key tile in shared memory (block_sort_kernel: the seed's one merge per thread below
- *    run width merge_path_from, merge path from it on), then each global level from run
- *    width 2048 on is tiled (part_kernel: every tile's start on its pair's merge path, all
- *    tiles at once; tile_level_kernel: a block's MP_TILE outputs merged from shared memory,
- *    loads and stores coalesced); global levels below merge_path_from (> 2048) stay the seed's;
+ *    temporary).  Otherwise the levels below run width merge_tile run inside each tile in
+ *    shared memory, then each global level from that width on is tiled (part_kernel: every
+ *    tile's start on its pair's merge path, all tiles at once; a level kernel: a block's tile
+ *    of outputs merged from shared memory, loads and stores coalesced); global levels below
+ *    merge_path_from (when it exceeds the tile) stay the seed's.  Tiles of 2048
+ *    (block_sort_kernel: the seed's one merge per thread below run width merge_path_from,
+ *    merge path from it on, 8 outputs per thread; tile_level_kernel) or of 4096 / 8192
+ *    / 16384 (bt_sort_kernel: 16 keys per thread sorted in registers, merge path above;
+ *    bt_level_kernel: 16 outputs per thread, 16-byte stores; part_warp_kernel: a warp per
+ *    tile's search), chosen by the cu_tiling table;
  *  - local = radix: CUB DeviceRadixSort (SortKeys / SortPairs with the int64 index, stable,
  *    -0.0 and +0.0 equal as in `<`);
  *  - merge of the received runs: pairwise rounds of merge-path merges;
@@ -191,16 +195,47 @@ __global__ void tile_level_kernel(const T *__restrict__ sk, const int64_t *__res
   }
 }
 
-/* Where every MP_TILE-tile of a level of width w (2 w a multiple of MP_TILE) starts on its
- * pair's merge path (elements of the left run among the outputs before it), one thread per
- * tile: the searches of all tiles run at once instead of two per merging block.  Global kernel. */
+/* Where every tile (of `tile` outputs) of a level of width w (2 w a multiple of tile) starts on
+ * its pair's merge path (elements of the left run among the outputs before it), one thread
+ * per tile: the searches of all tiles run at once instead of two per merging block.  Global
+ * kernel. */
 template <typename T>
-__global__ void part_kernel(const T *__restrict__ sk, int64_t n, int64_t w, int64_t tiles, int64_t *__restrict__ part) {
+__global__ void part_kernel(const T *__restrict__ sk, int64_t n, int64_t w, int64_t tiles, int tile,
+                            int64_t *__restrict__ part) {
   int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (g >= tiles) return;
-  int64_t p0 = g * MP_TILE, l = p0 / (2 * w) * (2 * w);
+  int64_t p0 = g * tile, l = p0 / (2 * w) * (2 * w);
   int64_t m = l + w < n ? l + w : n, r = l + 2 * w < n ? l + 2 * w : n;
   part[g] = mp_search(sk + l, m - l, sk + m, r - m, p0 - l);
+}
+
+#define PART_WARPS 4   /* warps per block of part_warp_kernel */
+
+/* part_kernel's searches with a warp per tile: every round the 32 lanes test 32 evenly spaced
+ * points of [lo, hi) at once, a ballot counts those where the merge path's predicate still
+ * holds (it holds on a prefix), and the interval shrinks 33-fold instead of 2-fold: about 6
+ * rounds of dependent global loads for runs of 2^25 instead of 25.  Global kernel. */
+template <typename T>
+__global__ void part_warp_kernel(const T *__restrict__ sk, int64_t n, int64_t w, int64_t tiles, int tile,
+                                 int64_t *__restrict__ part) {
+  const int64_t g = (int64_t)blockIdx.x * PART_WARPS + threadIdx.x / 32;
+  const int lane = threadIdx.x & 31;
+  if (g >= tiles) return;   /* the whole warp */
+  const int64_t p0 = g * tile, l = p0 / (2 * w) * (2 * w);
+  const int64_t m = l + w < n ? l + w : n, r = l + 2 * w < n ? l + 2 * w : n;
+  const T *a = sk + l, *b = sk + m;
+  const int64_t na = m - l, nb = r - m, diag = p0 - l;
+  int64_t lo = diag > nb ? diag - nb : 0, hi = diag < na ? diag : na;
+  while (hi - lo > 32) {
+    int64_t span = hi - lo, mid = lo + span * (lane + 1) / 33;
+    int c = __popc(__ballot_sync(0xffffffffu, !(b[diag - 1 - mid] < a[mid])));
+    int64_t nlo = c > 0 ? lo + span * c / 33 + 1 : lo;
+    hi = c < 32 ? lo + span * (c + 1) / 33 : hi;
+    lo = nlo;
+  }
+  int64_t mid = lo + lane;
+  int c = __popc(__ballot_sync(0xffffffffu, mid < hi && !(b[diag - 1 - mid] < a[mid])));
+  if (lane == 0) part[g] = lo + c;
 }
 
 /* The levels of run width 1 .. MP_TILE / 2 of one MP_TILE-tile in shared memory (the tiles are
@@ -261,6 +296,190 @@ __global__ void block_sort_kernel(const T *keys, const int64_t *idx, T *dkeys, i
   }
 }
 
+/* ---- tiles of 4096 / 8192 keys (merge_tile): TH threads x BT_ITEMS keys ------------------
+ * The tile sort: every thread's 16 keys sorted in its registers (a stable odd-even
+ * transposition network: the levels of run width 1 .. 8 are each thread's own, as in the
+ * seed), then the levels of width 16 .. TILE / 2 by merge path in one padded shared buffer
+ * (each thread: a binary search, 16 outputs merged into registers, written back between two
+ * barriers).  A global level: a block's TILE outputs, its pieces of both runs loaded coalesced
+ * into shared memory, 16 outputs per thread merged there, stored coalesced in 16-byte vectors.
+ * A partial tile (the array's end) is padded in shared memory with the type's largest value
+ * after its real keys: every merge being stable, the padding stays behind every real key (a
+ * real key equal to it is earlier), so every thread has 16 outputs and none is a special case;
+ * only the cnt real ones are stored. */
+#define BT_ITEMS 16
+
+/* The largest value of T: the padding of a partial tile.  Device. */
+template <typename T> __device__ __forceinline__ T bt_top();
+template <> __device__ __forceinline__ int32_t bt_top<int32_t>() { return 0x7fffffff; }
+template <> __device__ __forceinline__ long long bt_top<long long>() { return 0x7fffffffffffffffLL; }
+template <> __device__ __forceinline__ float bt_top<float>() { return __int_as_float(0x7f800000); }
+template <> __device__ __forceinline__ double bt_top<double>() { return __longlong_as_double(0x7ff0000000000000LL); }
+
+/* Bytes of dynamic shared memory of a tile kernel: the padded tile's keys, then (pairs) its
+ * indices.  Host and device. */
+template <typename T, bool P>
+__host__ __device__ constexpr size_t bt_smem(int tile) { return (size_t)(tile + tile / 32) * (sizeof(T) + (P ? 8 : 0)); }
+
+/* Sort IT keys (and their indices) in registers, stably: IT rounds of an odd-even
+ * transposition network, a pair swapped only when strictly out of order.  Device. */
+template <typename T, bool P, int IT>
+__device__ __forceinline__ void bt_reg_sort(T (&k)[IT], int64_t (&x)[IT]) {
+#pragma unroll
+  for (int r = 0; r < IT; r++) {
+#pragma unroll
+    for (int i = r & 1; i + 1 < IT; i += 2) {
+      bool sw = k[i + 1] < k[i];
+      T a = k[i], b = k[i + 1];
+      k[i] = sw ? b : a;
+      k[i + 1] = sw ? a : b;
+      if (P) {
+        int64_t c = x[i], d = x[i + 1];
+        x[i] = sw ? d : c;
+        x[i + 1] = sw ? c : d;
+      }
+    }
+  }
+}
+
+/* IT outputs of the stable merge of the padded shared runs [a, ea) and [b, eb), from a and b
+ * on, into registers (a tie from the left run); the caller guarantees IT outputs remain.
+ * Device. */
+template <typename T, bool P, int IT>
+__device__ __forceinline__ void bt_merge(const T *ks, const int64_t *xs, int a, int ea, int b, int eb, T (&k)[IT],
+                                         int64_t (&x)[IT]) {
+  int a1 = a < ea ? a : ea - 1, b1 = b < eb ? b : eb - 1;   /* in range even for an empty run */
+  T ka = ks[sp(a1 > 0 ? a1 : 0)], kb = ks[sp(b1 > 0 ? b1 : 0)];
+#pragma unroll
+  for (int q = 0; q < IT; q++) {
+    bool fromb = b < eb && (a >= ea || kb < ka);
+    k[q] = fromb ? kb : ka;
+    if (P) x[q] = xs[sp(fromb ? b : a)];
+    if (fromb) {
+      if (++b < eb) kb = ks[sp(b)];
+    } else {
+      if (++a < ea) ka = ks[sp(a)];
+    }
+  }
+}
+
+/* Thread t's IT registers to (or from) tile positions IT t .. IT t + IT - 1.  Device. */
+template <typename T, bool P, int IT>
+__device__ __forceinline__ void bt_put(T *ks, int64_t *xs, const T (&k)[IT], const int64_t (&x)[IT]) {
+  int d0 = threadIdx.x * IT;
+#pragma unroll
+  for (int q = 0; q < IT; q++) {
+    ks[sp(d0 + q)] = k[q];
+    if (P) xs[sp(d0 + q)] = x[q];
+  }
+}
+template <typename T, bool P, int IT>
+__device__ __forceinline__ void bt_get(const T *ks, const int64_t *xs, T (&k)[IT], int64_t (&x)[IT]) {
+  int d0 = threadIdx.x * IT;
+#pragma unroll
+  for (int q = 0; q < IT; q++) {
+    k[q] = ks[sp(d0 + q)];
+    x[q] = P ? xs[sp(d0 + q)] : 0;
+  }
+}
+
+/* Store the first cnt elements of the padded shared tile to dk + base (and di + base), coalesced:
+ * whole 16-byte vectors when the tile is full and the destination aligned.  Device. */
+template <typename T, int TH, int TILE>
+__device__ __forceinline__ void bt_store_one(const T *ks, T *dk, int64_t base, int cnt) {
+  enum { V = 16 / sizeof(T) };
+  T *d = dk + base;
+  if (cnt == TILE && ((uintptr_t)d & 15) == 0) {
+    for (int v = threadIdx.x; v < TILE / V; v += TH) {
+      union { uint4 u; T e[V]; } w;
+#pragma unroll
+      for (int c = 0; c < V; c++) w.e[c] = ks[sp(v * V + c)];
+      reinterpret_cast<uint4 *>(d)[v] = w.u;
+    }
+  } else {
+    for (int t = threadIdx.x; t < cnt; t += TH) d[t] = ks[sp(t)];
+  }
+}
+
+/* The tile sort of block g: keys [g TILE, (g + 1) TILE) (fewer at the end) sorted (registers,
+ * then merge path in shared memory) and stored into (dkeys, didx), which may be (keys, idx):
+ * the block reads its tile before it writes it.  Global kernel (dynamic shared memory
+ * bt_smem<T, P>(TILE)). */
+template <typename T, bool P, int TH>
+__global__ void __launch_bounds__(TH) bt_sort_kernel(const T *keys, const int64_t *idx, T *dkeys, int64_t *didx, int64_t n) {
+  enum { IT = BT_ITEMS, TILE = TH * BT_ITEMS, TSP = TILE + TILE / 32 };
+  extern __shared__ __align__(16) unsigned char sort_sm[];
+  T *ks = (T *)sort_sm;
+  int64_t *xs = (int64_t *)(sort_sm + (size_t)TSP * sizeof(T));
+  const int64_t base = (int64_t)blockIdx.x * TILE;
+  const int cnt = n - base < TILE ? (int)(n - base) : TILE;
+  for (int t = threadIdx.x; t < TILE; t += TH) {
+    ks[sp(t)] = t < cnt ? keys[base + t] : bt_top<T>();
+    if (P) xs[sp(t)] = t < cnt ? idx[base + t] : 0;
+  }
+  __syncthreads();
+  T k[IT];
+  int64_t x[IT];
+  bt_get<T, P, IT>(ks, xs, k, x);
+  bt_reg_sort<T, P, IT>(k, x);
+  const int d0 = threadIdx.x * IT;
+  for (int w = IT; w < TILE; w *= 2) {
+    __syncthreads();
+    bt_put<T, P, IT>(ks, xs, k, x);
+    __syncthreads();
+    int l = d0 & ~(2 * w - 1), m = l + w;
+    int i = mp_search_sp(ks, l, w, m, w, d0 - l);
+    bt_merge<T, P, IT>(ks, xs, l + i, m, m + (d0 - l - i), m + w, k, x);
+  }
+  __syncthreads();
+  bt_put<T, P, IT>(ks, xs, k, x);
+  __syncthreads();
+  bt_store_one<T, TH, TILE>(ks, dkeys, base, cnt);
+  if (P) bt_store_one<int64_t, TH, TILE>(xs, didx, base, cnt);
+}
+
+/* A global level of width w (2 w a multiple of TILE): block g writes outputs [g TILE,
+ * (g + 1) TILE) of its pair; where the tile starts and ends on the merge path comes from
+ * part (part_kernel; the pair's end: all of its left run).  Its piece of the left run, then
+ * of the right run, then (the array's last tile) the padding go into shared memory
+ * coalesced, every thread merges its 16 outputs there into registers, they go back to shared
+ * memory, the tile is stored coalesced.  Global kernel (dynamic shared memory
+ * bt_smem<T, P>(TILE)). */
+template <typename T, bool P, int TH>
+__global__ void __launch_bounds__(TH) bt_level_kernel(const T *__restrict__ sk, const int64_t *__restrict__ si,
+                                                      T *__restrict__ dk, int64_t *__restrict__ di, int64_t n, int64_t w,
+                                                      const int64_t *__restrict__ part) {
+  enum { IT = BT_ITEMS, TILE = TH * BT_ITEMS, TSP = TILE + TILE / 32 };
+  extern __shared__ __align__(16) unsigned char sort_sm[];
+  __shared__ int64_t bnd[2];
+  T *ks = (T *)sort_sm;
+  int64_t *xs = (int64_t *)(sort_sm + (size_t)TSP * sizeof(T));
+  const int64_t p0 = (int64_t)blockIdx.x * TILE;
+  const int64_t l = p0 / (2 * w) * (2 * w);
+  const int64_t m = l + w < n ? l + w : n, r = l + 2 * w < n ? l + 2 * w : n;
+  const int64_t p1 = p0 + TILE < r ? p0 + TILE : r;
+  if (threadIdx.x < 2) bnd[threadIdx.x] = threadIdx.x && p1 == r ? m - l : part[blockIdx.x + threadIdx.x];
+  __syncthreads();
+  const int64_t ga = l + bnd[0], gb = m + (p0 - l) - bnd[0];
+  const int la = (int)(bnd[1] - bnd[0]), tot = (int)(p1 - p0);
+  for (int t = threadIdx.x; t < TILE; t += TH) {
+    int64_t src = t < la ? ga + t : gb + (t - la);
+    ks[sp(t)] = t < tot ? sk[src] : bt_top<T>();
+    if (P) xs[sp(t)] = t < tot ? si[src] : 0;
+  }
+  __syncthreads();
+  T k[IT];
+  int64_t x[IT];
+  const int d0 = threadIdx.x * IT;
+  int i = mp_search_sp(ks, 0, la, la, TILE - la, d0);
+  bt_merge<T, P, IT>(ks, xs, i, la, la + (d0 - i), TILE, k, x);
+  __syncthreads();
+  bt_put<T, P, IT>(ks, xs, k, x);
+  __syncthreads();
+  bt_store_one<T, TH, TILE>(ks, dk, p0, tot);
+  if (P) bt_store_one<int64_t, TH, TILE>(xs, di, p0, tot);
+}
+
 /* One merge-path merge of [l, m) and [m, r), threads over the outputs.  Global kernel. */
 template <typename T>
 __global__ void path_pair_kernel(const T *__restrict__ sk, const int64_t *__restrict__ si, T *__restrict__ dk,
@@ -290,18 +509,92 @@ static int cu_settle(cudaStream_t s, int64_t n, T *keys, int64_t *idx, T *cur, i
   return HY_OK;
 }
 
-/* The levels from run width w on (w = 1 or MP_TILE; below from: the seed's kernel; from it on:
- * tiled merge path, with the partitions computed first into part), ping-pong
+/* The kernels of one tile size (merge_tile) for keys T, with or without indices: the tile
+ * sort (levels below run width tile, in shared memory) and a tiled global level, behind
+ * launch wrappers; smem: their dynamic shared memory. */
+template <typename T>
+struct cu_tiling {
+  int tile;
+  size_t smem;
+  bool warp_part;   /* the partitions by part_warp_kernel (else part_kernel) */
+  void (*sort)(cudaStream_t s, unsigned grid, size_t smem, const T *k, const int64_t *x, T *dk, int64_t *dx, int64_t n,
+               int64_t from);
+  void (*level)(cudaStream_t s, unsigned grid, size_t smem, const T *k, const int64_t *x, T *dk, int64_t *dx, int64_t n,
+                int64_t w, const int64_t *part);
+};
+
+/* Launch wrappers: the 2048-key tiles (block_sort_kernel, tile_level_kernel) and the 4096 /
+ * 8192-key tiles (bt_sort_kernel, bt_level_kernel).  Local. */
+template <typename T>
+static void t2_sort(cudaStream_t s, unsigned g, size_t sm, const T *k, const int64_t *x, T *dk, int64_t *dx, int64_t n,
+                    int64_t from) {
+  block_sort_kernel<T><<<g, SORT_THREADS, sm, s>>>(k, x, dk, dx, n, from);
+}
+template <typename T>
+static void t2_level(cudaStream_t s, unsigned g, size_t, const T *k, const int64_t *x, T *dk, int64_t *dx, int64_t n,
+                     int64_t w, const int64_t *part) {
+  tile_level_kernel<T><<<g, SORT_THREADS, 0, s>>>(k, x, dk, dx, n, w, part);
+}
+template <typename T, bool P, int TH>
+static void bt_sort(cudaStream_t s, unsigned g, size_t sm, const T *k, const int64_t *x, T *dk, int64_t *dx, int64_t n,
+                    int64_t) {
+  bt_sort_kernel<T, P, TH><<<g, TH, sm, s>>>(k, x, dk, dx, n);
+}
+template <typename T, bool P, int TH>
+static void bt_level(cudaStream_t s, unsigned g, size_t sm, const T *k, const int64_t *x, T *dk, int64_t *dx, int64_t n,
+                     int64_t w, const int64_t *part) {
+  bt_level_kernel<T, P, TH><<<g, TH, sm, s>>>(k, x, dk, dx, n, w, part);
+}
+
+/* The 16-per-thread tiling of TH threads, its kernels allowed their shared memory.  Local. */
+template <typename T, bool P, int TH>
+static int bt_tiling(cu_tiling<T> *c) {
+  c->tile = TH * BT_ITEMS;
+  c->smem = bt_smem<T, P>(c->tile);
+  c->warp_part = true;
+  c->sort = bt_sort<T, P, TH>;
+  c->level = bt_level<T, P, TH>;
+  HY_CUDA(cudaFuncSetAttribute(bt_sort_kernel<T, P, TH>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem));
+  HY_CUDA(cudaFuncSetAttribute(bt_level_kernel<T, P, TH>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem));
+  return HY_OK;
+}
+
+/* The tiling of merge_tile keys (2048, 4096, 8192 or 16384; k_sort_merge_tile: 8192 for
+ * 16384 with 8-byte keys and indices), pairs or keys only.  Local. */
+template <typename T>
+static int cu_tiling_get(int tile, bool pairs, cu_tiling<T> *c) {
+  if (tile == 16384) {
+    if constexpr (sizeof(T) == 4) return pairs ? bt_tiling<T, true, 1024>(c) : bt_tiling<T, false, 1024>(c);
+    else if (!pairs) return bt_tiling<T, false, 1024>(c);
+    return hy_err(HY_EUSAGE, "sort: merge_tile = 16384 with 8-byte keys and indices (k_sort_merge_tile: 8192)");
+  }
+  if (tile == 4096) return pairs ? bt_tiling<T, true, 256>(c) : bt_tiling<T, false, 256>(c);
+  if (tile == 8192) return pairs ? bt_tiling<T, true, 512>(c) : bt_tiling<T, false, 512>(c);
+  if (tile != MP_TILE) return hy_err(HY_EUSAGE, "sort: merge_tile = %d: allowed 2048, 4096, 8192 or 16384", tile);
+  c->tile = MP_TILE;
+  c->smem = (size_t)2 * MP_TILE_SP * (sizeof(T) + (pairs ? 8 : 0));
+  c->warp_part = false;
+  c->sort = t2_sort<T>;
+  c->level = t2_level<T>;
+  HY_CUDA(cudaFuncSetAttribute(block_sort_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem));
+  return HY_OK;
+}
+
+/* The levels from run width w on (w = 1 or the tile; below from: the seed's kernel; from it
+ * on: c's tiled merge path, with the partitions computed first into part), ping-pong
  * between (sk, si) and (dk, di); on return (*sk, *si) hold the sorted keys.  Local. */
 template <typename T>
 static int cu_levels(cudaStream_t s, int64_t w, int64_t from, int64_t n, T **sk, int64_t **si, T **dk,
-                     int64_t **di, int64_t *part) {
-  int64_t tiles = (n + MP_TILE - 1) / MP_TILE;
+                     int64_t **di, int64_t *part, const cu_tiling<T> *c) {
+  int64_t tiles = c ? (n + c->tile - 1) / c->tile : 0;
   for (; w < n; w *= 2) {
-    if (from > 0 && w >= from && (2 * w) % MP_TILE == 0) {
-      part_kernel<T><<<st_blocks(tiles), SORT_THREADS, 0, s>>>(*sk, n, w, tiles, part);
+    if (c && w >= from && (2 * w) % c->tile == 0) {
+      if (c->warp_part)
+        part_warp_kernel<T><<<(unsigned)((tiles + PART_WARPS - 1) / PART_WARPS), 32 * PART_WARPS, 0, s>>>(*sk, n, w, tiles, c->tile, part);
+      else
+        part_kernel<T><<<st_blocks(tiles), SORT_THREADS, 0, s>>>(*sk, n, w, tiles, c->tile, part);
       HY_CUDA_LAUNCH();
-      tile_level_kernel<T><<<(unsigned)tiles, SORT_THREADS, 0, s>>>(*sk, *si, *dk, *di, n, w, part);
+      c->level(s, (unsigned)tiles, c->smem, *sk, *si, *dk, *di, n, w, part);
     } else {
       int64_t threads = (n + 2 * w - 1) / (2 * w);
       seed_level_kernel<T><<<st_blocks(threads), SORT_THREADS, 0, s>>>(*sk, *si, *dk, *di, n, w);
@@ -313,48 +606,51 @@ static int cu_levels(cudaStream_t s, int64_t w, int64_t from, int64_t n, T **sk,
   return HY_OK;
 }
 
-/* Warm-up of the kernels a merge sort with this from launches, on a small zeroed scratch before
- * the timed region: a kernel's first launch loads its module (CUDA's lazy loading), which
- * would otherwise fall between the timer's events.  Local. */
+/* Warm-up of the kernels a merge sort with this tiling and from launches, on a small zeroed
+ * scratch before the timed region: a kernel's first launch loads its module (CUDA's lazy
+ * loading), which would otherwise fall between the timer's events.  Local. */
 template <typename T>
-static int cu_merge_warm(cudaStream_t s, bool pairs, int64_t from, size_t smem) {
-  const int64_t n2 = 2 * MP_TILE;
+static int cu_merge_warm(cudaStream_t s, bool pairs, int64_t from, const cu_tiling<T> *c) {
+  const int64_t n2 = 2 * (int64_t)c->tile;
   char *w = NULL;
   size_t kb = (size_t)2 * n2 * sizeof(T), xb = pairs ? (size_t)2 * n2 * 8 : 0;
   HY_CUDA(cudaMallocAsync((void **)&w, kb + xb + 16 + 16, s));
   HY_CUDA(cudaMemsetAsync(w, 0, kb + xb + 32, s));
   T *k = (T *)w;
   int64_t *x = pairs ? (int64_t *)(w + kb) : NULL, *part = (int64_t *)(w + kb + xb);
-  block_sort_kernel<T><<<1, SORT_THREADS, smem, s>>>(k, x, k, x, n2, from);
-  part_kernel<T><<<1, SORT_THREADS, 0, s>>>(k, n2, MP_TILE, 2, part);
-  tile_level_kernel<T><<<2, SORT_THREADS, 0, s>>>(k, x, k + n2, x ? x + n2 : NULL, n2, MP_TILE, part);
-  if (from > MP_TILE) seed_level_kernel<T><<<1, SORT_THREADS, 0, s>>>(k, x, k + n2, x ? x + n2 : NULL, n2, MP_TILE);
+  c->sort(s, 1, c->smem, k, x, k, x, n2, from);
+  part_kernel<T><<<1, SORT_THREADS, 0, s>>>(k, n2, c->tile, 2, c->tile, part);
+  part_warp_kernel<T><<<1, 32 * PART_WARPS, 0, s>>>(k, n2, c->tile, 2, c->tile, part);
+  c->level(s, 2, c->smem, k, x, k + n2, x ? x + n2 : NULL, n2, c->tile, part);
+  if (from > c->tile) seed_level_kernel<T><<<1, SORT_THREADS, 0, s>>>(k, x, k + n2, x ? x + n2 : NULL, n2, c->tile);
   HY_CUDA_LAUNCH();
   HY_CUDA(cudaFreeAsync(w, s));
   return HY_OK;
 }
 
 /* Bottom-up merge sort.  from = 0: the seed's kernel at every level, in global memory.  Else the
- * levels below run width MP_TILE inside each MP_TILE-tile in shared memory (block_sort_kernel:
- * the seed's merge below from, merge path from it on), written in place or, when the number of
- * global levels is odd, into the scratch, so that the last global level (cu_levels) ends in the
- * caller's buffers (no copy back).  Every level is the same stable merge: the same result for
- * any from.  Local. */
+ * levels below run width merge_tile inside each tile in shared memory (the tiling's sort:
+ * 2048: the seed's merge below from, merge path from it on; 4096 / 8192: 16 keys per thread in
+ * registers, merge path above), written in place or, when the number of global levels is
+ * odd, into the scratch, so that the last global level (cu_levels) ends in the caller's
+ * buffers (no copy back).  Every level is the same stable merge: the same result for any
+ * from and tile.  Local. */
 template <typename T>
 static int cu_merge_sort(k_backend *be, const k_sort_args *a, T *keys, int64_t *idx, int64_t n, double *kernel_s) {
   cudaStream_t s = k_cuda_cur(be);
   T *tk;
   int64_t *ti, *part = NULL;
-  HY_CALL(cu_scratch(s, n, idx != NULL, &tk, &ti));
-  int64_t from = a->merge_path_from, tiles = (n + MP_TILE - 1) / MP_TILE;
+  int64_t from = a->merge_path_from;
   if (from > 0 && from < MP_ITEMS) from = MP_ITEMS;
-  size_t smem = (size_t)2 * MP_TILE_SP * (sizeof(T) + (idx ? 8 : 0));
+  cu_tiling<T> c;
+  if (from > 0) HY_CALL(cu_tiling_get<T>(k_sort_merge_tile(a->merge_tile, a->type, idx != NULL), idx != NULL, &c));
+  HY_CALL(cu_scratch(s, n, idx != NULL, &tk, &ti));
+  int64_t tiles = from > 0 ? (n + c.tile - 1) / c.tile : 0;
   int odd = 0;
-  for (int64_t w = MP_TILE; w < n; w *= 2) odd ^= 1;
+  for (int64_t w = from > 0 ? c.tile : 1; w < n; w *= 2) odd ^= 1;
   if (from > 0) {
     HY_CUDA(cudaMallocAsync((void **)&part, (size_t)tiles * 8 + 8, s));
-    HY_CUDA(cudaFuncSetAttribute(block_sort_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    HY_CALL(cu_merge_warm<T>(s, idx != NULL, from, smem));
+    HY_CALL(cu_merge_warm<T>(s, idx != NULL, from, &c));
   }
   sort_timer t;
   HY_CALL(st_begin(&t, s));
@@ -362,10 +658,10 @@ static int cu_merge_sort(k_backend *be, const k_sort_args *a, T *keys, int64_t *
   int64_t *si = idx, *di = idx ? ti : NULL;
   if (from > 0 && n > 1) {
     if (odd) { sk = tk; dk = keys; si = idx ? ti : NULL; di = idx; }
-    block_sort_kernel<T><<<(unsigned)tiles, SORT_THREADS, smem, s>>>(keys, idx, sk, si, n, from);
+    c.sort(s, (unsigned)tiles, c.smem, keys, idx, sk, si, n, from);
     HY_CUDA_LAUNCH();
   }
-  HY_CALL(cu_levels<T>(s, from > 0 ? MP_TILE : 1, from, n, &sk, &si, &dk, &di, part));
+  HY_CALL(cu_levels<T>(s, from > 0 ? c.tile : 1, from, n, &sk, &si, &dk, &di, part, from > 0 ? &c : NULL));
   HY_CALL(cu_settle(s, n, keys, idx, sk, si));
   HY_CALL(st_end(&t, s, kernel_s));
   if (part) HY_CUDA(cudaFreeAsync(part, s));

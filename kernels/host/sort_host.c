@@ -156,8 +156,8 @@ static void hs_scratch(k_sort_type t, int64_t n, int with_idx, void **tk, int64_
   *ti = i;
 }
 
-/* local = merge: the seed's bottom-up merge sort (one thread: merge_path_from changes
- * nothing on the host).  Local. */
+/* local = merge: the seed's bottom-up merge sort (one thread: merge_path_from and merge_tile
+ * change nothing on the host).  Local. */
 static int hs_merge(k_backend *be, const k_sort_args *a, void *keys, int64_t *idx, int64_t n,
                     double *kernel_s) {
   void *tk;

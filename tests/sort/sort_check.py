@@ -15,11 +15,15 @@ sort_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR MODE [
                    magic) end with exit 2, a message naming the file and the fault, and no
                    output file
   gpu              CUDA against host: every type, local variant (merge with the seed's
-                   levels only, with merge path from width 8 or 256 (per-thread levels below
-                   width 1024, tiled from it), radix), payload, at 1 and 2 ranks: the
+                   levels only, with merge path from width 8 (the default 4096-key tiles) or
+                   256 (2048-key tiles: the seed's merges in the tile below 256), radix),
+                   payload, at 1 and 2 ranks: the
                    same bytes; CUB's line printed; a float file of -0.0/+0.0/repeats on CUDA
                    equal to numpy's stable sort (keys and indices); qsort refused on CUDA;
                    with 2 GPUs the NCCL exchange at 2 ranks equal to the host's MPI one
+  gpu_merge        local = merge on CUDA for every sort.merge_tile at sizes around its tile
+                   (tile - 1, tile + 1, 3 tile + 5, 1, 100003, 1000003), keys only and pairs,
+                   all-equal, sorted, reverse and -0.0/+0.0 inputs: == numpy's stable argsort
   validate         runs at 3 ranks of every type (payload index) checked by hybrid-validate
                    sort (PETSc), which must pass, and must fail (exit 4) on the output with two
                    keys swapped and on the index with two tied entries swapped
@@ -209,7 +213,7 @@ def mode_gpu(a):
     n = 1000003
     for t in DTYPE:
         for loc, extra in (("radix", []), ("merge", ["sort.merge_path_from=0"]), ("merge", ["sort.merge_path_from=8"]),
-                           ("merge", ["sort.merge_path_from=256"])):
+                           ("merge", ["sort.merge_path_from=256", "sort.merge_tile=2048"])):
             for payload in ("none", "index"):
                 for np_ in (1, 2):
                     tag = "%s local=%s %s payload=%s np=%d" % (t, loc, " ".join(extra), payload, np_)
@@ -272,39 +276,71 @@ def mode_gpu(a):
         fail("local = qsort on cuda: no message")
 
 
+TILES = (2048, 4096, 8192, 16384)   # sort.merge_tile
+
+
+def gpu_merge_inputs(rng, n, tile):
+    """The inputs of mode gpu_merge at size n (tile: the tile the size is chosen for, or 0):
+    (name, type, keys, payload)."""
+    few = np.array([-0.0, 0.0, 1.5, -2.25, 7.0, 3e300, np.inf])
+    yield "uniform", "int32", rng.integers(-2**31, 2**31 - 1, size=n, dtype=np.int64).astype("<i4"), "none"
+    yield "few", "double", rng.choice(few, size=n).astype("<f8"), "index"
+    if tile and n == 3 * tile + 5:
+        # all-equal keys (only the index shows the order), sorted, reverse, -0.0/+0.0 only
+        yield "equal", "int32", np.full(n, 7, dtype="<i4"), "index"
+        yield "sorted", "int64", np.arange(n, dtype="<i8") * 3 - n, "index"
+        yield "reverse", "float", (np.arange(n, 0, -1) * 0.5).astype("<f4"), "index"
+        yield "zeros", "float", rng.choice(np.array([-0.0, 0.0], dtype="<f4"), size=n), "none"
+
+
 def mode_gpu_merge(a):
-    """local = merge on the GPU at sizes around and across its 2048-key shared-memory tiles and
-    not powers of two (odd and even numbers of global levels: 2049, 8193 and 524289 odd), merge_path_from 8 / 64 / 4096 (4096: global seed levels above the tile),
-    keys only (int32) and pairs (double, repeated keys, -0.0 beside +0.0): the .npy outputs
+    """local = merge on the GPU at sizes around and across its shared-memory tiles and not powers
+    of two, for every sort.merge_tile (2048, 4096, 8192, 16384): tile - 1, tile + 1, 3 tile + 5 (odd
+    and even numbers of global levels), the prime 1000003 (keys only or pairs, by tile), and once
+    1 and 100003; merge_path_from rotating through 8 / 64 / 4096 / 16384 (above the tile: global
+    seed levels); keys only (int32) and pairs (double, repeated keys, -0.0 beside +0.0, inf), and
+    at 3 tile + 5 all-equal keys, sorted and reverse inputs, -0.0/+0.0 only: the .npy outputs
     equal numpy's stable argsort of the input file, keys and original indices."""
     rng = np.random.default_rng(13)
     be = getattr(a, "backend", "cuda")
-    for n in (1, 2049, 6145, 8193, 100003, 524289):
-        cases = (("int32", rng.integers(-2**31, 2**31 - 1, size=n, dtype=np.int64).astype("<i4"), "none"),
-                 ("double", rng.choice(np.array([-0.0, 0.0, 1.5, -2.25, 7.0, 3e300]), size=n).astype("<f8"), "index"))
-        for t, x, payload in cases:
-            path = os.path.join(a.workdir, "in_%s_%d.npy" % (t, n))
-            os.makedirs(a.workdir, exist_ok=True)
-            np.save(path, x)
-            order = np.argsort(x, kind="stable")
-            for frm in (8, 64, 4096):
-                tag = "%s n=%d payload=%s merge_path_from=%d" % (t, n, payload, frm)
-                wd = os.path.join(a.workdir, "m_%s_%d_%d" % (t, n, frm))
-                args = ["run.workload=sort", "run.backend=" + be, "sort.distribution=file", "sort.file=" + path,
-                        "sort.type=" + t, "sort.local=merge", "sort.merge_path_from=%d" % frm, "sort.payload=" + payload,
-                        "sort.vendor=false", "output.sort_keys=k.npy"] + (["output.sort_index=i.npy"] if payload == "index" else [])
-                out = run(a, 1, args, wd)
-                if "PASSED: sort" not in out:
-                    fail("%s: not PASSED" % tag)
-                    continue
-                k = np.load(os.path.join(wd, "k.npy"))
-                if k.shape != x.shape or k.view(np.uint8).tobytes() != x[order].view(np.uint8).tobytes():
-                    fail("%s: keys differ from numpy's stable sort" % tag)
-                    continue
-                if payload == "index" and not np.array_equal(np.load(os.path.join(wd, "i.npy")), order):
-                    fail("%s: indices differ from numpy's stable argsort" % tag)
-                    continue
-                print("ok   %s: == numpy stable sort" % tag)
+    froms = (8, 64, 4096, 16384)
+    plan = []
+    for i, tile in enumerate(TILES):
+        for n in (tile - 1, tile + 1, 3 * tile + 5):
+            plan += [(tile, n, c) for c in gpu_merge_inputs(rng, n, tile)]
+        plan += [(tile, 1000003, c) for c in gpu_merge_inputs(rng, 1000003, 0)][i % 2:][:1]
+        plan += [(tile, n, c) for n in (1, 100003) if i == n % len(TILES) for c in gpu_merge_inputs(rng, n, 0)]
+    os.makedirs(a.workdir, exist_ok=True)
+    runs = 0
+    for tile, n, (name, t, x, payload) in plan:
+        frm = froms[runs % len(froms)]
+        runs += 1
+        tag = "%s %s n=%d payload=%s merge_tile=%d merge_path_from=%d" % (t, name, n, payload, tile, frm)
+        path = os.path.join(a.workdir, "in_%s_%s_%d.npy" % (t, name, n))
+        np.save(path, x)
+        wd = os.path.join(a.workdir, "m_%s_%s_%d_%d" % (t, name, n, tile))
+        args = ["run.workload=sort", "run.backend=" + be, "sort.distribution=file", "sort.file=" + path, "sort.type=" + t,
+                "sort.local=merge", "sort.merge_path_from=%d" % frm, "sort.merge_tile=%d" % tile, "sort.payload=" + payload,
+                "sort.vendor=false", "output.record=false", "output.sort_keys=k.npy"]
+        if payload == "index":
+            args.append("output.sort_index=i.npy")
+        out = run(a, 1, args, wd)
+        if "PASSED: sort" not in out:
+            fail("%s: not PASSED" % tag)
+            continue
+        used = 8192 if tile == 16384 and payload == "index" and t in ("int64", "double") else tile
+        if not re.search(r"local merge \(merge path from width %d, tiles of %d\) on %s" % (frm, used, be), out):
+            fail("%s: the run does not say its merge path width and tile %d" % (tag, used))
+        order = np.argsort(x, kind="stable")
+        k = np.load(os.path.join(wd, "k.npy"))
+        if k.shape != x.shape or k.view(np.uint8).tobytes() != x[order].view(np.uint8).tobytes():
+            fail("%s: keys differ from numpy's stable sort" % tag)
+            continue
+        if payload == "index" and not np.array_equal(np.load(os.path.join(wd, "i.npy")), order):
+            fail("%s: indices differ from numpy's stable argsort" % tag)
+            continue
+        print("ok   %s: == numpy stable sort" % tag)
+    print("%d run(s)" % runs)
 
 
 def validate(a, args, wd, want_exit):

@@ -29,6 +29,8 @@ hy_case(NAME sort_bad_n RANKS 1 EXIT 1 EXPECT "key 'sort.n' = '0' is out of rang
   ARGS run.workload=sort sort.n=0)
 hy_case(NAME sort_bad_type RANKS 1 EXIT 1 EXPECT "key 'sort.type' = 'int16'.*int32\\|int64\\|float\\|double"
   ARGS run.workload=sort sort.type=int16)
+hy_case(NAME sort_bad_merge_tile RANKS 1 EXIT 1 EXPECT "key 'sort.merge_tile' = '3000'.*2048\\|4096\\|8192\\|16384"
+  ARGS run.workload=sort sort.merge_tile=3000)
 hy_case(NAME sort_bad_index_output RANKS 1 EXIT 1 EXPECT "key 'output.sort_index' needs sort.payload = index"
   ARGS run.workload=sort output.sort_index=i.npy)
 hy_case(NAME sort_bad_exchange_nccl_host RANKS 2 EXIT 1
@@ -60,8 +62,9 @@ endforeach()
 if(HYBRID_GPU_TESTS)
   add_test(NAME sort_gpu_vs_host COMMAND ${SORT_CHECK} --workdir ${HY_TEST_OUT}/sort_gpu gpu)
   set_tests_properties(sort_gpu_vs_host PROPERTIES LABELS "gpu" TIMEOUT 900 PROCESSORS 2)
-  # local = merge on the GPU (shared-memory tiles, tiled global levels) against numpy's stable
-  # argsort at sizes not powers of two, across tiles, merge_path_from 8 / 64 / 4096
+  # local = merge on the GPU (shared-memory tiles of 2048 / 4096 / 8192 keys, tiled global
+  # levels) against numpy's stable argsort at tile - 1, tile + 1, 3 tile + 5, 1, 100003 and
+  # 1000003 keys, all-equal / sorted / reverse / signed-zero inputs, merge_path_from rotating
   add_test(NAME sort_gpu_merge_sizes COMMAND ${SORT_CHECK} --workdir ${HY_TEST_OUT}/sort_gpu_merge gpu_merge)
   set_tests_properties(sort_gpu_merge_sizes PROPERTIES LABELS "gpu" TIMEOUT 300 PASS_REGULAR_EXPRESSION "PASSED: sort gpu_merge")
   hy_case(NAME sort_gpu_bench_small RANKS 1 LABELS gpu JSON
