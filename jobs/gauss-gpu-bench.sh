@@ -26,10 +26,12 @@
 #  11. the blocked factor's variants at FP64 n = --n (compare_cusolver off, repeat 2: one timed
 #      run after a warm-up), one line each with the factor time and TFLOP/s: the 20:10 path
 #      (vendor panel, host pivots), device pivots, the fused panel with lookahead 1 and 0, the
-#      fused panel at nb 1024; then the fused panel beside cuSOLVER (ratio)
+#      fused panel at nb 1024 and with gauss.lda = exact (unpadded); then the fused panel beside
+#      cuSOLVER (ratio)
 #  12. n = --mxp-n: FP64 with the fused panel and nb 1024 beside cuSOLVER dgetrf (targets >= 50
 #      TF and >= 1.25x in the same run; repeat 2), FP64 fused at the auto nb; HPL-MxP FP16 with
-#      the fused panel (auto nb and 1024) and the vendor panel (target >= 250 TF-equivalent)
+#      the fused panel (auto nb and 1024), the vendor panel, and fused with gauss.tensor = tf32 (the
+#      panel's and TRSM's FP32 GEMMs on TF32 tensor cores) (target >= 250 TF-equivalent)
 #  13. the profiles (gauss.profile = true) of FP64 and HPL-MxP FP16 with the fused panel at --n
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
 #                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,6,7,8,9,10]] [--mxp-n 65536]
@@ -134,7 +136,7 @@ ratio() {  # the compare line of log $1 against the FP64 targets (TF floor $2, r
 if want 11; then
   for v in "old_vendor_hostpiv:gauss.panel=vendor gauss.pivots=host" "vendor:gauss.panel=vendor" \
            "fused:gauss.panel=fused" "fused_la0:gauss.panel=fused gauss.lookahead=0" \
-           "fused_nb1024:gauss.panel=fused gauss.nb=1024"; do
+           "fused_nb1024:gauss.panel=fused gauss.nb=1024" "fused_exactlda:gauss.panel=fused gauss.lda=exact"; do
     # shellcheck disable=SC2086
     run study_${v%%:*}_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=2 ${v#*:}
     ftime study_${v%%:*}_$N $N
@@ -148,7 +150,8 @@ if want 12; then
   ftime big_fp64_fused_nb1024_$MXPN $MXPN
   run big_fp64_fused_$MXPN 1 gauss.n=$MXPN gauss.panel=fused gauss.compare_cusolver=false gauss.repeat=2
   ftime big_fp64_fused_$MXPN $MXPN
-  for v in "fused:gauss.panel=fused" "fused_nb1024:gauss.panel=fused gauss.nb=1024" "vendor:gauss.panel=vendor"; do
+  for v in "fused:gauss.panel=fused" "fused_nb1024:gauss.panel=fused gauss.nb=1024" "vendor:gauss.panel=vendor" \
+           "fused_tf32:gauss.panel=fused gauss.tensor=tf32"; do
     # shellcheck disable=SC2086
     run big_mxp_fp16_${v%%:*}_$MXPN 1 gauss.n=$MXPN gauss.low=fp16 ${v#*:} "${MXP[@]}"
     echo "   (${v%%:*})"; mxp big_mxp_fp16_${v%%:*}_$MXPN

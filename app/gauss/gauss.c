@@ -69,6 +69,9 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "lookahead", CFG_INT, "1", 0, 1, NULL,
     "blocked: 1: the next panel's columns updated first, the panel factored (and sent) on a "
     "second stream while the rest of the trailing update runs; 0: each step in order on one stream" },
+  { "gauss", "lda", CFG_ENUM, "auto", 0, 0, "auto|exact",
+    "blocked: leading dimension of the factors: exact (the local rows) or auto (rounded up to 64 "
+    "elements, 64 more when a column's stride would be a multiple of 4 KiB: no power-of-two stride)" },
   { "gauss", "pivots", CFG_ENUM, "device", 0, 0, "device|host",
     "blocked, 1 rank: device: the panels' pivots stay on the device (row swaps planned and "
     "applied there, one launch per step; a singular column found after the factorization); host: "
@@ -175,6 +178,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->panel_nb = (int)cfg_int(c, "gauss.panel_nb");
   o->lookahead = (int)cfg_int(c, "gauss.lookahead");
   o->pivots_dev = cfg_is(c, "gauss.pivots", "device");
+  o->lda_pad = cfg_is(c, "gauss.lda", "auto");
   o->seed = (uint64_t)cfg_int(c, "run.seed");
   o->out_matrix = cfg_str(c, "output.matrix");
   o->out_rhs = cfg_str(c, "output.rhs");

@@ -59,6 +59,7 @@ typedef struct {
   int panel_nb;             /* gauss.panel_nb: the recursive panel's base block (columns) */
   int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */
   int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */
+  int lda_pad;              /* gauss.lda = auto: the factors' leading dimension padded */
   uint64_t seed;            /* run.seed */
   const char *out_matrix, *out_rhs, *out_solution;   /* [output] matrix, rhs, solution */
 } gauss_opts;

@@ -144,6 +144,18 @@ static void prof_mark(gauss_t *g, int slot, double *t) {
   *t = now;
 }
 
+/* The factors' leading dimension for m local rows of e bytes: gauss.lda = exact: m; auto: m
+ * rounded up to 64 elements and, when a column's stride is then a multiple of 4 KiB, 64 more
+ * (n = 32768 or 65536 gives a 256 / 512 KiB stride: every column of a GEMM tile starts at the
+ * same offset of the memory's interleave).  Local. */
+static int64_t blk_lda(int64_t m, int pad, size_t e) {
+  int64_t ld = m > 0 ? m : 1;
+  if (!pad) return ld;
+  ld = (ld + 63) / 64 * 64;
+  if ((ld * (int64_t)e) % 4096 == 0) ld += 64;
+  return ld;
+}
+
 /* Bytes of the factors' device block (mloc x nloc, ld lda).  Local. */
 static size_t blk_abytes(const blk_fact *f) {
   return (size_t)(f->lda * (f->nloc > 0 ? f->nloc : 1)) * (f->sp ? 4 : 8);
@@ -457,18 +469,20 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   f->q = ctx->rank % Q;
   f->mloc = gauss_numroc(n, nb, f->p, P);
   f->nloc = gauss_numroc(n, nb, f->q, Q);
-  f->lda = f->mloc > 0 ? f->mloc : 1;
   memset(w, 0, sizeof *w);
   w->g = g;
   w->f = f;
   w->e = sp ? 4 : 8;
+  f->lda = blk_lda(f->mloc, g->o->lda_pad, w->e);
+  int64_t ld0 = f->mloc > 0 ? f->mloc : 1;   /* the original's (g->a0) */
   f->a = gauss_dalloc_parked(g, blk_abytes(f));
   f->piv = gauss_xmalloc(sizeof(int64_t) * (size_t)n);
   f->rowc = g->grid.row;
   f->colc = g->grid.col;
   /* the matrix: a copy of the FP64 original (same distribution), converted for FP32 */
-  if (sp) HY_LOCAL(ko->convert(be, 1, f->mloc, f->nloc, g->a0, f->lda, f->a, f->lda));
-  else HY_LOCAL(be->ops->d2d(be, f->a, g->a0, (size_t)(f->mloc * f->nloc) * 8));
+  if (sp) HY_LOCAL(ko->convert(be, 1, f->mloc, f->nloc, g->a0, ld0, f->a, f->lda));
+  else if (f->lda == ld0) HY_LOCAL(be->ops->d2d(be, f->a, g->a0, (size_t)(f->mloc * f->nloc) * 8));
+  else HY_LOCAL(ko->copy_2d(be, 0, f->mloc, f->nloc, g->a0, ld0, f->a, f->lda));
   /* workspaces */
   if (Q > 1) {
     w->lbuf[0] = gauss_dalloc(g, (size_t)(f->lda * nb) * w->e);
