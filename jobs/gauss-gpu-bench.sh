@@ -33,14 +33,18 @@
 #      the fused panel (auto nb and 1024), the vendor panel, and fused with gauss.tensor = tf32 (the
 #      panel's and TRSM's FP32 GEMMs on TF32 tensor cores) (target >= 250 TF-equivalent)
 #  13. the profiles (gauss.profile = true) of FP64 and HPL-MxP FP16 with the fused panel at --n
+#  14. HPL-MxP FP16 with the fused panel at --mxp-big (98304: FP64 copy 77 GB + FP32 factors
+#      39 GB on the device), the target line (not in the default list)
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,6,7,8,9,10]] [--mxp-n 65536]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14]] [--mxp-n 65536]
+#                                [--mxp-big 98304]
 #                                [-- extra key=value ...]
 set -u
 BIN=build-gpu/hybrid
 MPIEXEC=mpiexec
 N=32768
 MXPN=65536
+MXPBIG=98304
 OUT=gauss-gpu-bench
 ONLY=1,2,3,4
 EXTRA=()
@@ -50,6 +54,7 @@ while [ $# -gt 0 ]; do
     --mpiexec) MPIEXEC=$2; shift 2 ;;
     --n) N=$2; shift 2 ;;
     --mxp-n) MXPN=$2; shift 2 ;;
+    --mxp-big) MXPBIG=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --) shift; EXTRA=("$@"); break ;;
@@ -160,5 +165,9 @@ fi
 if want 13; then
   run profile_fp64_fused_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=1 gauss.profile=true gauss.panel=fused
   run profile_mxp_fp16_fused_$N 1 gauss.n=$N gauss.low=fp16 "${MXP[@]}" gauss.repeat=1 gauss.profile=true gauss.panel=fused
+fi
+if want 14; then
+  run big_mxp_fp16_fused_$MXPBIG 1 gauss.n=$MXPBIG gauss.low=fp16 gauss.panel=fused "${MXP[@]}"
+  mxp big_mxp_fp16_fused_$MXPBIG
 fi
 echo "logs in $OUT/"
