@@ -135,9 +135,10 @@ int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32
 
 /* A nested-dissection order of M = B^T B (B = I - W, W's pattern nbr: n x k) from the
  * points' coordinates (kernels/host/lle_nd.c): perm[new] = old; segments of at most leaf
- * points are not split.  O(n log n), for lle.eigensolver = chol-nd.  Host.  Local. */
+ * points are not split; the subtrees below the first splits on threads threads (the order is
+ * the same for any count).  O(n log n), for lle.eigensolver = chol-nd.  Host.  Local. */
 #define K_LLE_ND_MAXD 64
-int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int32_t *perm);
+int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm);
 
 /* ---- one point's weights, shared by the host and the CUDA code (plain C arithmetic) ---- */
 #ifdef __CUDACC__

@@ -16,7 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
+#include <pthread.h>
 
 /* The order's work arrays. */
 typedef struct {
@@ -28,24 +28,36 @@ typedef struct {
   int32_t *tp, *ti;      /* transpose of nbr: rows r with i in nbr(r) are ti[tp[i]..tp[i+1]) */
   double *reach;         /* see the file comment */
   int32_t *stamp;        /* the segment side a point was last put on */
-  int32_t *buf;          /* n scratch for the partitions */
-  int32_t next_stamp;
+  int32_t *vmark;        /* = the split's first stamp: the point is in its separator */
+  int32_t *rmark;        /* = the split's first stamp: the row was examined */
+  int32_t *lid;          /* n: a leaf's local index of its own points (nd_leaf_order) */
+  double *key;           /* n: the trial cut's key of each point */
+  int64_t leaf;          /* segments of at most this many points are leaves */
 } nd_work;
 
-/* Partition idx[lo..hi) around its mid-th smallest coordinate c (quickselect, ties by point
- * index so the order is a function of the data alone).  Local. */
-static void nd_select(nd_work *w, int64_t lo, int64_t hi, int64_t mid, int c) {
+/* One thread's part: its own stamps (unique over all threads: stamps are only compared for
+ * equality, with the marks of its segments' points and of the ancestor separators, which no
+ * thread writes while the subtrees run) and scratch. */
+enum { ND_LEAF_MD = 512, ND_BOUNDARY = 2048, ND_HASH = 4096 };
+typedef struct {
+  int32_t stamp;         /* the last stamp used */
+  int32_t *buf;          /* scratch for the partitions: the largest segment's size */
+  uint64_t *bits;        /* a leaf's elimination graph: (ND_LEAF_MD + 1) x ND_BOUNDARY bits */
+  int32_t *hk, *hv;      /* a leaf's boundary points (ND_HASH slots, point + 1; 0 free) -> local id */
+} nd_thr;
+
+/* Partition idx[lo..hi) around its mid-th smallest key (quickselect, ties by point index so
+ * the order is a function of the data alone).  Local. */
+static void nd_select(nd_work *w, const double *key, int64_t lo, int64_t hi, int64_t mid) {
   int32_t *a = w->idx;
-  const double *x = w->x;
-  int d = w->dim;
   while (hi - lo > 1) {
     int64_t m = lo + (hi - lo) / 2;
     int32_t pv = a[m];
-    double pvx = x[(int64_t)pv * d + c];
+    double pvx = key[pv];
     int32_t t = a[m]; a[m] = a[hi - 1]; a[hi - 1] = t;
     int64_t s = lo;
     for (int64_t i = lo; i < hi - 1; i++) {
-      double xi = x[(int64_t)a[i] * d + c];
+      double xi = key[a[i]];
       if (xi < pvx || (xi == pvx && a[i] < pv)) { t = a[i]; a[i] = a[s]; a[s] = t; s++; }
     }
     t = a[s]; a[s] = a[hi - 1]; a[hi - 1] = t;
@@ -55,62 +67,215 @@ static void nd_select(nd_work *w, int64_t lo, int64_t hi, int64_t mid, int c) {
   }
 }
 
-/* 1 if point i has an M-neighbour stamped st (a row r in {i} + rows holding i whose S_r has
- * one).  Local. */
-static int nd_touches(const nd_work *w, int32_t i, int32_t st) {
-  const int k = w->k;
-  for (int64_t a = w->tp[i] - 1; a < w->tp[i + 1]; a++) {
-    int32_t r = a < w->tp[i] ? i : w->ti[a];
-    if (w->stamp[r] == st) return 1;
-    const int32_t *nr = w->nbr + (int64_t)r * k;
-    for (int j = 0; j < k; j++)
-      if (w->stamp[nr[j]] == st) return 1;
+/* Row r's clique S_r = {r} + nbr(r) against the split s1 | s2: when it has members on both
+ * sides, its smaller part (side 1 on a tie) goes into the separator (vmark = s1: a complete
+ * bipartite graph is covered by one whole side, so the union over the crossing rows covers
+ * every M-edge across the cut).  Local. */
+static void nd_cover_row(nd_work *w, int32_t r, int32_t s1, int32_t s2, int32_t *nsep) {
+  const int32_t *nr = w->nbr + (int64_t)r * w->k;
+  int c1 = 0, c2 = 0;
+  for (int j = -1; j < w->k; j++) {
+    int32_t v = j < 0 ? r : nr[j];
+    c1 += w->stamp[v] == s1;
+    c2 += w->stamp[v] == s2;
   }
-  return 0;
+  if (!c1 || !c2) return;
+  int32_t side = c1 <= c2 ? s1 : s2;
+  for (int j = -1; j < w->k; j++) {
+    int32_t v = j < 0 ? r : nr[j];
+    if (w->stamp[v] == side && w->vmark[v] != s1) { w->vmark[v] = s1; (*nsep)++; }
+  }
 }
 
-/* Split idx[lo..hi) into [first half without separator | second half | separator]; *n1, *n2
- * the sizes of the two halves left.  Local. */
-static void nd_split(nd_work *w, int64_t lo, int64_t hi, int64_t *n1, int64_t *n2) {
+/* One trial cut of idx[lo..hi) at the median of key: the halves stamped s1 | s2 (*s1p), the
+ * separator marked (vmark = s1) and counted.  Crossing rows are searched from the points i with
+ * |key_i - median| <= band reach_i (a crossing row's members lie within its kNN radius of its
+ * point, so for a unit-direction projection band = 2 suffices), or from all (band < 0).  Local. */
+static int32_t nd_try(nd_work *w, nd_thr *t, const double *key, int64_t lo, int64_t hi, double band, int32_t *s1p) {
+  int64_t mid = lo + (hi - lo) / 2;
+  nd_select(w, key, lo, hi, mid);
+  double km = key[w->idx[mid]];
+  int32_t s1 = ++t->stamp, s2 = ++t->stamp;
+  *s1p = s1;
+  for (int64_t p = lo; p < hi; p++) w->stamp[w->idx[p]] = p < mid ? s1 : s2;
+  int32_t nsep = 0;
+  for (int64_t p = lo; p < hi; p++) {
+    int32_t i = w->idx[p];
+    if (band >= 0 && fabs(key[i] - km) > band * w->reach[i]) continue;
+    for (int64_t a = w->tp[i] - 1; a < w->tp[i + 1]; a++) {   /* rows i and those holding i */
+      int32_t r = a < w->tp[i] ? i : w->ti[a];
+      if (w->stamp[r] == s1 || w->stamp[r] == s2) {   /* a row of the segment: once (an */
+        if (w->rmark[r] == s1) continue;               /* ancestor's row is only read) */
+        w->rmark[r] = s1;
+      }
+      nd_cover_row(w, r, s1, s2, &nsep);
+    }
+  }
+  return nsep;
+}
+
+/* key = the points' projection on the unit vector u (dim entries) over idx[lo..hi).  Local. */
+static void nd_project(nd_work *w, const double *u, int64_t lo, int64_t hi) {
   int d = w->dim;
-  double bl[K_LLE_ND_MAXD], bh[K_LLE_ND_MAXD], rmax = 0;
+  for (int64_t p = lo; p < hi; p++) {
+    const double *xp = w->x + (int64_t)w->idx[p] * d;
+    double s = 0;
+    for (int c = 0; c < d; c++) s += u[c] * xp[c];
+    w->key[w->idx[p]] = s;
+  }
+}
+
+/* The principal axis of idx[lo..hi) (power iteration on the covariance, from the widest
+ * coordinate ax) into u.  Local. */
+static void nd_principal(nd_work *w, int64_t lo, int64_t hi, int ax, double *u) {
+  int d = w->dim;
+  double mean[K_LLE_ND_MAXD] = { 0 }, cov[K_LLE_ND_MAXD * K_LLE_ND_MAXD] = { 0 }, t[K_LLE_ND_MAXD];
+  for (int64_t p = lo; p < hi; p++)
+    for (int c = 0; c < d; c++) mean[c] += w->x[(int64_t)w->idx[p] * d + c];
+  for (int c = 0; c < d; c++) mean[c] /= (double)(hi - lo);
+  for (int64_t p = lo; p < hi; p++) {
+    const double *xp = w->x + (int64_t)w->idx[p] * d;
+    for (int a = 0; a < d; a++)
+      for (int b = 0; b <= a; b++) cov[a * d + b] += (xp[a] - mean[a]) * (xp[b] - mean[b]);
+  }
+  for (int a = 0; a < d; a++) for (int b = a + 1; b < d; b++) cov[a * d + b] = cov[b * d + a];
+  for (int c = 0; c < d; c++) u[c] = c == ax;
+  for (int it = 0; it < 30; it++) {
+    double nn = 0;
+    for (int a = 0; a < d; a++) {
+      t[a] = 0;
+      for (int b = 0; b < d; b++) t[a] += cov[a * d + b] * u[b];
+      nn += t[a] * t[a];
+    }
+    if (!(nn > 0)) { for (int c = 0; c < d; c++) u[c] = c == ax; return; }
+    for (int c = 0; c < d; c++) u[c] = t[c] / sqrt(nn);
+  }
+}
+
+/* Split idx[lo..hi) into [first half without the separator | second half without it |
+ * separator]; *n1, *n2 the sizes of the halves left.  The cut of the smaller separator of two:
+ * the widest coordinate's median and the principal axis's median.  (A third, the median
+ * breadth-first level in the kNN graph, cut the Swiss roll's first separator from 1643 to 654
+ * points at N = 200k, as a plane cuts a rolled sheet several times, but the factor's flops only
+ * by 7%, for about a third of the order's time: left out.)  Local. */
+static void nd_split(nd_work *w, nd_thr *t, int64_t lo, int64_t hi, int64_t *n1, int64_t *n2) {
+  int d = w->dim;
+  double bl[K_LLE_ND_MAXD], bh[K_LLE_ND_MAXD], u[K_LLE_ND_MAXD];
   for (int c = 0; c < d; c++) { bl[c] = INFINITY; bh[c] = -INFINITY; }
   for (int64_t p = lo; p < hi; p++) {
     const double *xp = w->x + (int64_t)w->idx[p] * d;
     for (int c = 0; c < d; c++) { if (xp[c] < bl[c]) bl[c] = xp[c]; if (xp[c] > bh[c]) bh[c] = xp[c]; }
-    if (w->reach[w->idx[p]] > rmax) rmax = w->reach[w->idx[p]];
   }
   int ax = 0;
   for (int c = 1; c < d; c++) if (bh[c] - bl[c] > bh[ax] - bl[ax]) ax = c;
-  int64_t mid = lo + (hi - lo) / 2;
-  nd_select(w, lo, hi, mid, ax);
-  double xm = w->x[(int64_t)w->idx[mid] * d + ax], band = 2 * rmax;
-  int32_t s1 = ++w->next_stamp, s2 = ++w->next_stamp;
-  for (int64_t p = lo; p < hi; p++) w->stamp[w->idx[p]] = p < mid ? s1 : s2;
-  /* the one-sided boundaries: side 1's points touching side 2 (marked in buf), and back */
-  int64_t c1 = 0, c2 = 0;
-  int32_t *sep = w->buf;   /* 1: in side 1's boundary, 2: in side 2's (by position - lo) */
-  for (int64_t p = lo; p < hi; p++) {
-    int32_t i = w->idx[p];
-    double xi = w->x[(int64_t)i * d + ax];
-    sep[p - lo] = 0;
-    if (p < mid && xi >= xm - band && nd_touches(w, i, s2)) { sep[p - lo] = 1; c1++; }
-    if (p >= mid && xi <= xm + band && nd_touches(w, i, s1)) { sep[p - lo] = 2; c2++; }
+  int32_t ns[2], s1 = 0;
+  for (int c = 0; c < 3; c++) {   /* the two trials, then the first again if it was smaller */
+    if (c == 2 && ns[0] > ns[1]) break;
+    if (c != 1) for (int64_t p = lo; p < hi; p++) w->key[w->idx[p]] = w->x[(int64_t)w->idx[p] * d + ax];
+    else { nd_principal(w, lo, hi, ax, u); nd_project(w, u, lo, hi); }
+    ns[c & 1] = nd_try(w, t, w->key, lo, hi, 2.0, &s1);
   }
-  int side = c1 <= c2 ? 1 : 2;
-  /* stable partition: kept side-1 points, kept side-2 points, the separator */
-  int32_t *out = w->buf + (hi - lo);
-  int64_t q = 0;
-  for (int pass = 0; pass < 3; pass++)
+  int32_t nbest = ns[0] <= ns[1] ? ns[0] : ns[1];
+  /* stable partition of the kept cut (stamp s1 | s1 + 1, separator vmark = s1) */
+  int32_t *out = t->buf;
+  int64_t q = 0, k1 = 0;
+  for (int pass = 0; pass < 3; pass++) {
     for (int64_t p = lo; p < hi; p++) {
-      int in_sep = sep[p - lo] == side;
-      int half = p < mid ? 0 : 1;
-      if ((pass == 2 && in_sep) || (pass < 2 && !in_sep && half == pass)) out[q++] = w->idx[p];
+      int32_t v = w->idx[p];
+      int in_sep = w->vmark[v] == s1;
+      if ((pass == 2 && in_sep) || (pass < 2 && !in_sep && (w->stamp[v] != s1) == pass)) out[q++] = v;
     }
+    if (pass == 0) k1 = q;
+  }
   memcpy(w->idx + lo, out, (size_t)(hi - lo) * sizeof *out);
-  if (hi - lo > 20000) fprintf(stderr, "ND seg %lld axis %d ext %.3g %.3g %.3g sep %lld %lld band %.3g\n", (long long)(hi - lo), ax, bh[0]-bl[0], bh[1]-bl[1], bh[2]-bl[2], (long long)c1, (long long)c2, band);
-  *n1 = (mid - lo) - (side == 1 ? c1 : 0);
-  *n2 = (hi - mid) - (side == 2 ? c2 : 0);
+  *n1 = k1;
+  *n2 = (hi - lo) - nbest - k1;
+}
+
+/* Bits set in x, and the index of the lowest set bit of x != 0 (portable: no popcnt needed).
+ * Local. */
+static inline int nd_popcount(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (int)((x * 0x0101010101010101ull) >> 56);
+}
+static inline int nd_ctz(uint64_t x) { return __builtin_ctzll(x); }
+
+/* The local id of point v in a leaf's boundary table, inserted as *nloc (and counted) when
+ * new; -1 when the table is full.  Local. */
+static int nd_hash_id(nd_thr *t, int32_t v, int *nloc, int32_t *used, int *nused) {
+  uint32_t h = ((uint32_t)v * 2654435761u) & (ND_HASH - 1);
+  while (t->hk[h] && t->hk[h] != v + 1) h = (h + 1) & (ND_HASH - 1);
+  if (t->hk[h]) return t->hv[h];
+  if (*nused >= ND_BOUNDARY) return -1;
+  t->hk[h] = v + 1; t->hv[h] = (*nloc)++;
+  used[(*nused)++] = (int32_t)h;
+  return t->hv[h];
+}
+
+/* Minimum-degree order of a leaf idx[lo..hi) in M's graph with its boundary (the points of
+ * the ancestor separators adjacent to it, eliminated later): the leaf's points as a bitset
+ * elimination graph over leaf + boundary, the point of least current degree eliminated first
+ * (ties by position), its neighbours made a clique.  Leaves above ND_LEAF_MD points or with
+ * more than ND_BOUNDARY boundary points keep their order.  Local. */
+static void nd_leaf_order(nd_work *w, nd_thr *t, int64_t lo, int64_t hi) {
+  int L = (int)(hi - lo);
+  if (L < 3 || L > ND_LEAF_MD) return;
+  int32_t sg = ++t->stamp;   /* the leaf's points: stamp sg, local id lid; boundary: the table */
+  int nloc = L, nused = 0, full = 0;
+  int32_t *used = t->buf + L;   /* the table's slots in use (cleared at the end) */
+  for (int p = 0; p < L; p++) { int32_t v = w->idx[lo + p]; w->stamp[v] = sg; w->lid[v] = p; }
+  int nw = (ND_BOUNDARY + L + 63) / 64;
+  uint64_t *adj = t->bits, *elim = t->bits + (size_t)L * nw;
+  memset(adj, 0, (size_t)(L + 1) * nw * sizeof *adj);
+  for (int p = 0; p < L && !full; p++) {
+    int32_t i = w->idx[lo + p];
+    uint64_t *ap = adj + (size_t)p * nw;
+    for (int64_t a = (int64_t)w->tp[i] - 1; a < w->tp[i + 1] && !full; a++) {
+      int32_t r = a < w->tp[i] ? i : w->ti[a];
+      for (int j = -1; j < w->k; j++) {
+        int32_t v = j < 0 ? r : w->nbr[(int64_t)r * w->k + j];
+        int l = w->stamp[v] == sg ? w->lid[v] : nd_hash_id(t, v, &nloc, used, &nused);
+        if (l < 0) { full = 1; break; }
+        ap[l >> 6] |= 1ull << (l & 63);
+      }
+    }
+    ap[p >> 6] &= ~(1ull << (p & 63));
+  }
+  for (int u = 0; u < nused; u++) t->hk[used[u]] = 0;
+  if (full) return;
+  nw = (nloc + 63) / 64;   /* rows were laid out at the larger stride: compact the count only */
+  int stride = (ND_BOUNDARY + L + 63) / 64;
+  int32_t *out = t->buf, *deg = t->buf + L;   /* (the table's slot list is done with) */
+  for (int p = 0; p < L; p++) {
+    const uint64_t *ap = adj + (size_t)p * stride;
+    int dg = 0;
+    for (int q = 0; q < nw; q++) dg += nd_popcount(ap[q]);
+    deg[p] = dg;
+  }
+  for (int step = 0; step < L; step++) {
+    int best = -1, bdeg = INT32_MAX;
+    for (int p = 0; p < L; p++)
+      if (deg[p] < bdeg && !(elim[p >> 6] >> (p & 63) & 1)) { bdeg = deg[p]; best = p; }
+    uint64_t *bp = adj + (size_t)best * stride;
+    elim[best >> 6] |= 1ull << (best & 63);
+    for (int q = 0; q < nw; q++) bp[q] &= ~elim[q];
+    for (int q = 0; q < (L + 63) / 64; q++)   /* the leaf neighbours: a clique, their degrees anew */
+      for (uint64_t m = bp[q]; m; m &= m - 1) {
+        int u = q * 64 + nd_ctz(m);
+        if (u >= L) break;
+        uint64_t *au = adj + (size_t)u * stride;
+        int dg = 0;
+        au[u >> 6] |= 1ull << (u & 63);   /* (u's own bit is in bp; cleared below) */
+        for (int e = 0; e < nw; e++) { au[e] = (au[e] | bp[e]) & ~elim[e]; }
+        au[u >> 6] &= ~(1ull << (u & 63));
+        for (int e = 0; e < nw; e++) dg += nd_popcount(au[e]);
+        deg[u] = dg;
+      }
+    out[step] = w->idx[lo + best];
+  }
+  memcpy(w->idx + lo, out, (size_t)L * sizeof *out);
 }
 
 /* The transpose of nbr and every point's reach.  Local. */
@@ -123,7 +288,8 @@ static int nd_prepare(nd_work *w) {
   HY_MALLOC(rad, n);
   for (int64_t a = 0; a < n * k; a++) w->tp[w->nbr[a] + 1]++;
   for (int64_t i = 0; i < n; i++) w->tp[i + 1] += w->tp[i];
-  int32_t *fill = w->buf;
+  int32_t *fill = NULL;
+  HY_MALLOC(fill, n);
   memcpy(fill, w->tp, (size_t)n * sizeof *fill);
   for (int64_t r = 0; r < n; r++) {
     double rr = 0;
@@ -142,34 +308,125 @@ static int nd_prepare(nd_work *w) {
     w->reach[i] = m;
   }
   free(rad);
+  free(fill);
   return HY_OK;
 }
 
-/* perm[new] = old: the nested-dissection order of M = B^T B (see the file comment); leaf:
- * segments of at most this many points are not split (>= 2).  Host.  Local. */
-int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int32_t *perm) {
-  if (p->dim < 1 || p->dim > K_LLE_ND_MAXD)
-    return hy_err(HY_EUSAGE, "the nested-dissection order takes data of 1..%d dimensions, not %d", K_LLE_ND_MAXD, p->dim);
-  if (leaf < 2) leaf = 2;
-  int64_t n = p->n;
-  nd_work w = { .n = n, .dim = p->dim, .k = k, .x = p->x, .nbr = nbr, .idx = perm };
-  HY_MALLOC(w.reach, n);
-  HY_MALLOC(w.buf, 2 * n);
-  HY_MALLOC(w.stamp, n);
-  for (int64_t i = 0; i < n; i++) { perm[i] = (int32_t)i; w.stamp[i] = 0; }
-  int rc = nd_prepare(&w);
+/* A thread's scratch for segments of at most maxseg points, its stamps from base.  Local. */
+static void nd_thr_init(nd_thr *t, int64_t maxseg, int32_t base) {
+  t->stamp = base;
+  int64_t nb = maxseg > ND_LEAF_MD + ND_BOUNDARY ? maxseg : ND_LEAF_MD + ND_BOUNDARY;
+  HY_MALLOC(t->buf, nb);
+  HY_MALLOC(t->bits, (size_t)(ND_LEAF_MD + 1) * ((ND_BOUNDARY + ND_LEAF_MD + 63) / 64));
+  HY_CALLOC(t->hk, ND_HASH);
+  HY_MALLOC(t->hv, ND_HASH);
+}
+
+/* Free a thread's scratch.  Local. */
+static void nd_thr_free(nd_thr *t) {
+  free(t->buf); free(t->bits); free(t->hk); free(t->hv);
+}
+
+/* The whole subtree of the segment [lo, hi): split depth-first down to the leaves, each
+ * ordered.  Local. */
+static void nd_subtree(nd_work *w, nd_thr *t, int64_t lo, int64_t hi) {
   /* a child holds at most ceil(half) of its segment: depth <= 32 for n < 2^31, and the stack
    * holds at most one pending segment a level plus the two just pushed */
   int64_t stk[2 * 72], top = 0;
-  stk[top++] = 0; stk[top++] = n;
-  while (rc == HY_OK && top > 0) {
-    int64_t hi = stk[--top], lo = stk[--top];
-    if (hi - lo <= leaf) continue;
+  stk[top++] = lo; stk[top++] = hi;
+  while (top > 0) {
+    hi = stk[--top]; lo = stk[--top];
+    if (hi - lo <= w->leaf) { nd_leaf_order(w, t, lo, hi); continue; }
     int64_t n1, n2;
-    nd_split(&w, lo, hi, &n1, &n2);
+    nd_split(w, t, lo, hi, &n1, &n2);
     stk[top++] = lo; stk[top++] = lo + n1;
     stk[top++] = lo + n1; stk[top++] = lo + n1 + n2;
   }
-  free(w.reach); free(w.buf); free(w.stamp); free(w.tp); free(w.ti);
+}
+
+/* One thread's segments [c0, c1) of the list (lo, hi pairs), stamps from base. */
+typedef struct {
+  nd_work *w;
+  const int64_t *seg;
+  int c0, c1;
+  int64_t maxseg;
+  int32_t base;
+} nd_par;
+
+/* pthread entry: the subtrees of a thread's segments with its own stamps and scratch.  Local. */
+static void *nd_par_run(void *arg) {
+  nd_par *a = arg;
+  nd_thr t;
+  nd_thr_init(&t, a->maxseg, a->base);
+  for (int c = a->c0; c < a->c1; c++) nd_subtree(a->w, &t, a->seg[2 * c], a->seg[2 * c + 1]);
+  nd_thr_free(&t);
+  return NULL;
+}
+
+/* The subtrees of the nseg segments over nt threads, contiguous ranges (the caller's thread
+ * the first; a thread that cannot start runs inline).  Local. */
+static void nd_par_all(nd_work *w, const int64_t *seg, int nseg, int nt) {
+  enum { MAXT = 8 };
+  int64_t maxseg = 0;
+  for (int c = 0; c < nseg; c++) if (seg[2 * c + 1] - seg[2 * c] > maxseg) maxseg = seg[2 * c + 1] - seg[2 * c];
+  nd_par a[MAXT];
+  pthread_t th[MAXT];
+  int started[MAXT] = { 0 };
+  for (int t = 0; t < nt; t++)
+    a[t] = (nd_par){ w, seg, nseg * t / nt, nseg * (t + 1) / nt, maxseg, (int32_t)(((int64_t)1 << 30) + ((int64_t)t << 25)) };
+  for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, nd_par_run, &a[t]) == 0;
+  nd_par_run(&a[0]);
+  for (int t = 1; t < nt; t++) {
+    if (started[t]) pthread_join(th[t], NULL);
+    else nd_par_run(&a[t]);
+  }
+}
+
+/* perm[new] = old: the nested-dissection order of M = B^T B (see the file comment); leaf:
+ * segments of at most this many points are not split (>= 2); the splits breadth-first on
+ * this thread until there are 4 segments a thread, then their subtrees on threads threads
+ * (the order does not depend on the count: each split depends on its segment alone).  Host.
+ * Local. */
+int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm) {
+  if (p->dim < 1 || p->dim > K_LLE_ND_MAXD)
+    return hy_err(HY_EUSAGE, "the nested-dissection order takes data of 1..%d dimensions, not %d", K_LLE_ND_MAXD, p->dim);
+  int64_t n = p->n;
+  nd_work w = { .n = n, .dim = p->dim, .k = k, .x = p->x, .nbr = nbr, .idx = perm, .leaf = leaf < 2 ? 2 : leaf };
+  HY_MALLOC(w.reach, n);
+  HY_MALLOC(w.stamp, n);
+  HY_MALLOC(w.key, n);
+  HY_MALLOC(w.lid, n);
+  HY_MALLOC(w.vmark, n);
+  HY_MALLOC(w.rmark, n);
+  for (int64_t i = 0; i < n; i++) { perm[i] = (int32_t)i; w.stamp[i] = w.vmark[i] = w.rmark[i] = 0; }
+  int rc = nd_prepare(&w);
+  int nt = threads < 1 ? 1 : threads > 8 ? 8 : threads;
+  /* breadth-first: the list of segments, split in turn until 4 nt of them or none splittable */
+  int cap = 64 * 8, nseg = 1;
+  int64_t *seg = NULL, *nxt = NULL;
+  HY_MALLOC(seg, 2 * cap); HY_MALLOC(nxt, 2 * cap);
+  seg[0] = 0; seg[1] = n;
+  nd_thr t0;
+  nd_thr_init(&t0, n, 0);
+  while (nt > 1 && nseg < 4 * nt && 2 * nseg <= cap) {
+    int m = 0, split = 0;
+    for (int c = 0; c < nseg; c++) {
+      int64_t lo = seg[2 * c], hi = seg[2 * c + 1], n1, n2;
+      if (hi - lo <= w.leaf) { nxt[m++] = lo; nxt[m++] = hi; continue; }
+      nd_split(&w, &t0, lo, hi, &n1, &n2);
+      nxt[m++] = lo; nxt[m++] = lo + n1; nxt[m++] = lo + n1; nxt[m++] = lo + n1 + n2;
+      split = 1;
+    }
+    int64_t *sw = seg; seg = nxt; nxt = sw;
+    nseg = m / 2;
+    if (!split) break;
+  }
+  if (nt > 1 && nseg > 1) {
+    nd_par_all(&w, seg, nseg, nt);
+  } else
+    nd_subtree(&w, &t0, 0, n);
+  nd_thr_free(&t0);
+  free(seg); free(nxt);
+  free(w.reach); free(w.key); free(w.lid); free(w.stamp); free(w.vmark); free(w.rmark); free(w.tp); free(w.ti);
   return rc;
 }
