@@ -2,7 +2,8 @@
  * least-squares problems of the SPAI columns, and the sparse matrices of the distributed
  * BiCGSTAB (its vector operations are the shared ones of k_vec.h).  Filled by kernels/host/spai*.c (C + LAPACK) and kernels/cuda/spai*.cu
  * (CUDA + cuSPARSE); k_spai_ops_get() picks the table.  All functions are local to the rank and
- * return HY_OK or a recorded error code.  "Device" pointers are host memory on the host. */
+ * return HY_OK or a recorded error code.  "Device" pointers are host memory on the host.  Host
+ * arrays "malloc'd here" may be posix_memalign'd (huge-page advised): free() releases them. */
 #ifndef HY_K_SPAI_H
 #define HY_K_SPAI_H
 
