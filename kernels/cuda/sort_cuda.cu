@@ -363,7 +363,7 @@ __device__ __forceinline__ void bt_merge(const T *ks, const int64_t *xs, int a, 
   }
 }
 
-/* Thread t's IT registers to (or from) tile positions IT t .. IT t + IT - 1.  Device. */
+/* Thread t's IT registers to tile positions IT t .. IT t + IT - 1.  Device. */
 template <typename T, bool P, int IT>
 __device__ __forceinline__ void bt_put(T *ks, int64_t *xs, const T (&k)[IT], const int64_t (&x)[IT]) {
   int d0 = threadIdx.x * IT;
@@ -373,6 +373,8 @@ __device__ __forceinline__ void bt_put(T *ks, int64_t *xs, const T (&k)[IT], con
     if (P) xs[sp(d0 + q)] = x[q];
   }
 }
+
+/* Thread t's IT registers from tile positions IT t .. IT t + IT - 1.  Device. */
 template <typename T, bool P, int IT>
 __device__ __forceinline__ void bt_get(const T *ks, const int64_t *xs, T (&k)[IT], int64_t (&x)[IT]) {
   int d0 = threadIdx.x * IT;
@@ -383,7 +385,7 @@ __device__ __forceinline__ void bt_get(const T *ks, const int64_t *xs, T (&k)[IT
   }
 }
 
-/* Store the first cnt elements of the padded shared tile to dk + base (and di + base), coalesced:
+/* Store the first cnt elements of a padded shared tile (keys or indices) to dk + base, coalesced:
  * whole 16-byte vectors when the tile is full and the destination aligned.  Device. */
 template <typename T, int TH, int TILE>
 __device__ __forceinline__ void bt_store_one(const T *ks, T *dk, int64_t base, int cnt) {
@@ -524,22 +526,28 @@ struct cu_tiling {
 };
 
 /* Launch wrappers: the 2048-key tiles (block_sort_kernel, tile_level_kernel) and the 4096 /
- * 8192-key tiles (bt_sort_kernel, bt_level_kernel).  Local. */
+ * 8192 / 16384-key tiles (bt_sort_kernel, bt_level_kernel).  The 2048 tile sort.  Local. */
 template <typename T>
 static void t2_sort(cudaStream_t s, unsigned g, size_t sm, const T *k, const int64_t *x, T *dk, int64_t *dx, int64_t n,
                     int64_t from) {
   block_sort_kernel<T><<<g, SORT_THREADS, sm, s>>>(k, x, dk, dx, n, from);
 }
+
+/* The 2048 global level.  Local. */
 template <typename T>
 static void t2_level(cudaStream_t s, unsigned g, size_t, const T *k, const int64_t *x, T *dk, int64_t *dx, int64_t n,
                      int64_t w, const int64_t *part) {
   tile_level_kernel<T><<<g, SORT_THREADS, 0, s>>>(k, x, dk, dx, n, w, part);
 }
+
+/* The 16-per-thread tile sort.  Local. */
 template <typename T, bool P, int TH>
 static void bt_sort(cudaStream_t s, unsigned g, size_t sm, const T *k, const int64_t *x, T *dk, int64_t *dx, int64_t n,
                     int64_t) {
   bt_sort_kernel<T, P, TH><<<g, TH, sm, s>>>(k, x, dk, dx, n);
 }
+
+/* The 16-per-thread global level.  Local. */
 template <typename T, bool P, int TH>
 static void bt_level(cudaStream_t s, unsigned g, size_t sm, const T *k, const int64_t *x, T *dk, int64_t *dx, int64_t n,
                      int64_t w, const int64_t *part) {
