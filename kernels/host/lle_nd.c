@@ -44,6 +44,7 @@ typedef struct {
   int32_t *buf;          /* scratch for the partitions: the largest segment's size */
   uint64_t *bits;        /* a leaf's elimination graph: (ND_LEAF_MD + 1) x ND_BOUNDARY bits */
   int32_t *hk, *hv;      /* a leaf's boundary points (ND_HASH slots, point + 1; 0 free) -> local id */
+  int32_t *sep;          /* a trial's separator points: the largest segment's size */
 } nd_thr;
 
 /* Partition idx[lo..hi) around its mid-th smallest key (quickselect, ties by point index so
@@ -71,7 +72,7 @@ static void nd_select(nd_work *w, const double *key, int64_t lo, int64_t hi, int
  * sides, its smaller part (side 1 on a tie) goes into the separator (vmark = s1: a complete
  * bipartite graph is covered by one whole side, so the union over the crossing rows covers
  * every M-edge across the cut).  Local. */
-static void nd_cover_row(nd_work *w, int32_t r, int32_t s1, int32_t s2, int32_t *nsep) {
+static void nd_cover_row(nd_work *w, nd_thr *t, int32_t r, int32_t s1, int32_t s2, int32_t *nsep) {
   const int32_t *nr = w->nbr + (int64_t)r * w->k;
   int c1 = 0, c2 = 0;
   for (int j = -1; j < w->k; j++) {
@@ -83,7 +84,7 @@ static void nd_cover_row(nd_work *w, int32_t r, int32_t s1, int32_t s2, int32_t 
   int32_t side = c1 <= c2 ? s1 : s2;
   for (int j = -1; j < w->k; j++) {
     int32_t v = j < 0 ? r : nr[j];
-    if (w->stamp[v] == side && w->vmark[v] != s1) { w->vmark[v] = s1; (*nsep)++; }
+    if (w->stamp[v] == side && w->vmark[v] != s1) { w->vmark[v] = s1; t->sep[(*nsep)++] = v; }
   }
 }
 
@@ -108,10 +109,30 @@ static int32_t nd_try(nd_work *w, nd_thr *t, const double *key, int64_t lo, int6
         if (w->rmark[r] == s1) continue;               /* ancestor's row is only read) */
         w->rmark[r] = s1;
       }
-      nd_cover_row(w, r, s1, s2, &nsep);
+      nd_cover_row(w, t, r, s1, s2, &nsep);
     }
   }
-  return nsep;
+  /* refinement: a separator point with no M-neighbour outside the separator on one side
+   * joins the other side (in the order found) */
+  int32_t kept = 0;
+  for (int32_t a = 0; a < nsep; a++) {
+    int32_t v = t->sep[a];
+    int has1 = 0, has2 = 0;
+    for (int64_t b = (int64_t)w->tp[v] - 1; b < w->tp[v + 1] && !(has1 && has2); b++) {
+      int32_t r = b < w->tp[v] ? v : w->ti[b];
+      for (int j = -1; j < w->k; j++) {
+        int32_t u = j < 0 ? r : w->nbr[(int64_t)r * w->k + j];
+        if (w->vmark[u] == s1) continue;
+        has1 |= w->stamp[u] == s1;
+        has2 |= w->stamp[u] == s2;
+      }
+    }
+    if (has1 && has2) { t->sep[kept++] = v; continue; }
+    w->vmark[v] = 0;
+    if (!has2 && has1) w->stamp[v] = s1;
+    else if (!has1 && has2) w->stamp[v] = s2;
+  }
+  return kept;
 }
 
 /* key = the points' projection on the unit vector u (dim entries) over idx[lo..hi).  Local. */
@@ -168,14 +189,13 @@ static void nd_split(nd_work *w, nd_thr *t, int64_t lo, int64_t hi, int64_t *n1,
   }
   int ax = 0;
   for (int c = 1; c < d; c++) if (bh[c] - bl[c] > bh[ax] - bl[ax]) ax = c;
-  int32_t ns[2], s1 = 0;
+  int32_t ns[2], s1 = 0, nbest = 0;
   for (int c = 0; c < 3; c++) {   /* the two trials, then the first again if it was smaller */
     if (c == 2 && ns[0] > ns[1]) break;
     if (c != 1) for (int64_t p = lo; p < hi; p++) w->key[w->idx[p]] = w->x[(int64_t)w->idx[p] * d + ax];
     else { nd_principal(w, lo, hi, ax, u); nd_project(w, u, lo, hi); }
-    ns[c & 1] = nd_try(w, t, w->key, lo, hi, 2.0, &s1);
+    ns[c & 1] = nbest = nd_try(w, t, w->key, lo, hi, 2.0, &s1);   /* the last run is kept */
   }
-  int32_t nbest = ns[0] <= ns[1] ? ns[0] : ns[1];
   /* stable partition of the kept cut (stamp s1 | s1 + 1, separator vmark = s1) */
   int32_t *out = t->buf;
   int64_t q = 0, k1 = 0;
@@ -317,6 +337,7 @@ static void nd_thr_init(nd_thr *t, int64_t maxseg, int32_t base) {
   t->stamp = base;
   int64_t nb = maxseg > ND_LEAF_MD + ND_BOUNDARY ? maxseg : ND_LEAF_MD + ND_BOUNDARY;
   HY_MALLOC(t->buf, nb);
+  HY_MALLOC(t->sep, nb);
   HY_MALLOC(t->bits, (size_t)(ND_LEAF_MD + 1) * ((ND_BOUNDARY + ND_LEAF_MD + 63) / 64));
   HY_CALLOC(t->hk, ND_HASH);
   HY_MALLOC(t->hv, ND_HASH);
@@ -324,7 +345,7 @@ static void nd_thr_init(nd_thr *t, int64_t maxseg, int32_t base) {
 
 /* Free a thread's scratch.  Local. */
 static void nd_thr_free(nd_thr *t) {
-  free(t->buf); free(t->bits); free(t->hk); free(t->hv);
+  free(t->buf); free(t->sep); free(t->bits); free(t->hk); free(t->hv);
 }
 
 /* The whole subtree of the segment [lo, hi): split depth-first down to the leaves, each
