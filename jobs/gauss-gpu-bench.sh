@@ -19,8 +19,10 @@
 #      n = --n: panel, swaps, trsm+U, lookahead gemm, rest of the trailing update (not in the
 #      default list: it slows the runs)
 #  10. n = 1024 FP64 (11 runs, the mean of 10 after a warm-up) beside cuSOLVER getrf + getrs
-#      warmed up over as many runs: the auto nb (one 1024 panel) with the vendor and the
-#      recursive panel (panel_nb 64, 128), and nb 256 with lookahead; target <= 0.8 x the vendor
+#      warmed up over as many runs: the small-n LU (gauss.small = auto: one cooperative kernel),
+#      the blocked LU with the auto nb (one 1024 panel, gauss.small = off) with the vendor and
+#      the recursive panel (panel_nb 64, 128), and nb 256 with lookahead; target <= 0.8 x the
+#      vendor
 #   9. FP64 n = --n with gauss.panel = recursive (panel_nb 64 and 32) beside the vendor panel of
 #      item 1's settings (compare_cusolver off, repeat 3), and the recursive panel's profile
 #  11. the blocked factor's variants at FP64 n = --n (compare_cusolver off, repeat 2: one timed
@@ -35,8 +37,10 @@
 #  13. the profiles (gauss.profile = true) of FP64 and HPL-MxP FP16 with the fused panel at --n
 #  14. HPL-MxP FP16 with the fused panel at --mxp-big (98304: FP64 copy 77 GB + FP32 factors
 #      39 GB on the device), the target line (not in the default list)
+#  small. the small-n LU against cuSOLVER getrf + getrs and against the blocked LU (gauss.small =
+#      off) at n = 512, 1024, 2048 (11 runs each): where auto should stop taking it
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14]] [--mxp-n 65536]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,small]] [--mxp-n 65536]
 #                                [--mxp-big 98304]
 #                                [-- extra key=value ...]
 set -u
@@ -125,7 +129,7 @@ if want 9; then
   done
 fi
 if want 10; then
-  for v in "vendor:" "rec64:gauss.panel=recursive gauss.panel_nb=64" "rec128:gauss.panel=recursive gauss.panel_nb=128" "nb256:gauss.nb=256"; do
+  for v in "small:" "vendor:gauss.small=off" "rec64:gauss.panel=recursive gauss.panel_nb=64" "rec128:gauss.panel=recursive gauss.panel_nb=128" "nb256:gauss.nb=256"; do
     # shellcheck disable=SC2086
     run small1024_${v%%:*} 1 gauss.n=1024 gauss.repeat=11 ${v#*:}
     awk -v v="${v%%:*}" '/^compare: blocked solve time/{for (i = 1; i <= NF; i++) if ($i == "ratio") {r = $(i+1); sub(";", "", r); printf "target n=1024 (%s): ours / vendor getrf+getrs (means, warm) = %s (target <= 0.8): %s\n", v, r, (r + 0 <= 0.8 ? "met" : "NOT met"); exit}}' "$OUT/small1024_${v%%:*}.log"
@@ -169,5 +173,15 @@ fi
 if want 14; then
   run big_mxp_fp16_fused_$MXPBIG 1 gauss.n=$MXPBIG gauss.low=fp16 gauss.panel=fused "${MXP[@]}"
   mxp big_mxp_fp16_fused_$MXPBIG
+fi
+if want small; then
+  for n in 512 1024 2048; do
+    run small_n${n} 1 gauss.n=$n gauss.repeat=11 gauss.small=on
+    run small_off_n${n} 1 gauss.n=$n gauss.repeat=11 gauss.small=off gauss.compare_cusolver=false
+    r=$(awk '/^compare: blocked solve time/{for (i = 1; i <= NF; i++) if ($i == "ratio") {r = $(i+1); sub(";", "", r); print r; exit}}' "$OUT/small_n${n}.log")
+    ts=$(tval small_n${n}); tb=$(tval small_off_n${n})
+    [ -n "$r" ] && [ -n "$ts" ] && [ -n "$tb" ] && awk -v n="$n" -v r="$r" -v ts="$ts" -v tb="$tb" \
+      'BEGIN{printf "small-n LU n=%d: %.3f ms, ours / vendor getrf+getrs (means, warm) = %s (target <= 0.8): %s; blocked LU (gauss.small=off) %.3f ms: small is %.2fx faster\n", n, ts*1e3, r, (r + 0 <= 0.8 ? "met" : "NOT met"), tb*1e3, tb/ts}'
+  done
 fi
 echo "logs in $OUT/"

@@ -164,6 +164,21 @@ typedef struct {
    * from dpiv).  Queued on the current stream. */
   int (*swap_apply)(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols, int nswap,
                     const int *dpiv, const int *plan);
+
+  /* ---- small-n LU (gauss.small; small_nmax = 0 and NULL entries: none on this backend) ---- */
+  int64_t small_nmax;       /* the largest n getrf_small takes */
+  int64_t small_auto;       /* gauss.small = auto takes it up to this n (measured against the
+                             * blocked LU on the H200) */
+  /* FP64 LU with partial pivoting of the n x n matrix a (ld lda) in a few launches: a becomes
+   * LAPACK dgetrf's factors (P A = L U, L in the final row order); dpiv (device, 2 n + 8 ints):
+   * [0, n) the 0-based pivots in order (row i swapped with dpiv[i] >= i), [n, 2 n) the row order
+   * ((P b)[i] = b[dpiv[n + i]]), the rest the kernel's results; info, minpiv, minidx (host) as
+   * getrf's.  Synchronises. */
+  int (*getrf_small)(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv, int *info,
+                     double *minpiv, int64_t *minidx);
+  /* x = A^-1 x (x device, n) with getrf_small's a and dpiv; queued, no synchronisation. */
+  int (*getrs_small)(k_backend *be, int64_t n, const double *a, int64_t lda, const int *dpiv,
+                     double *x);
 } k_gauss_ops;
 
 /* The base blocks of getrf_rec / getrf_dev. */

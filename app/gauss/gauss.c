@@ -76,6 +76,10 @@ static const cfg_key gauss_keys[] = {
     "blocked, 1 rank: device: the panels' pivots stay on the device (row swaps planned and "
     "applied there, one launch per step; a singular column found after the factorization); host: "
     "each panel's pivots to the host before its swaps (always so with more ranks)" },
+  { "gauss", "small", CFG_ENUM, "auto", 0, 0, "auto|on|off",
+    "blocked, 1 rank, FP64, nb = 0: the small-n LU (GPU: the whole factorization in one "
+    "cooperative kernel, the solve in one more launch); auto: up to the backend's measured "
+    "bound (CUDA: n <= 2048; host: none); on: required (exit 1 where it cannot run)" },
   { "gauss", "compare_cusolver", CFG_BOOL, "false", 0, 0, NULL,
     "1 rank: also time the vendor LU (cuSOLVER / LAPACK dgetrf+dgetrs) and a DGEMM on the same device" },
   { "gauss", "repeat", CFG_INT, "1", 1, 1000, NULL,
@@ -179,6 +183,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->lookahead = (int)cfg_int(c, "gauss.lookahead");
   o->pivots_dev = cfg_is(c, "gauss.pivots", "device");
   o->lda_pad = cfg_is(c, "gauss.lda", "auto");
+  o->small = cfg_enum(c, "gauss.small");
   o->seed = (uint64_t)cfg_int(c, "run.seed");
   o->out_matrix = cfg_str(c, "output.matrix");
   o->out_rhs = cfg_str(c, "output.rhs");

@@ -16,6 +16,8 @@ enum { GAUSS_LOW_FP32 = 0, GAUSS_LOW_TF32 = 1, GAUSS_LOW_BF16 = 2, GAUSS_LOW_FP1
 enum { GAUSS_PANEL_VENDOR = 0, GAUSS_PANEL_RECURSIVE = 1, GAUSS_PANEL_FUSED = 2 };
 enum { GAUSS_REFINE_CLASSIC = 0, GAUSS_REFINE_GMRES = 1, GAUSS_REFINE_AUTO = 2 };
 enum { GAUSS_RHS_RANDOM = 0, GAUSS_RHS_ONES = 1, GAUSS_RHS_FILE = 2 };
+/* gauss.small: the blocked algorithm's small-n path (gauss_small.c) */
+enum { GAUSS_SMALL_AUTO = 0, GAUSS_SMALL_ON = 1, GAUSS_SMALL_OFF = 2 };
 
 /* The [gauss] keys (and the core and [output] keys gauss uses), read once by
  * gauss_opts_from_cfg after rank 0's checks and the broadcast. */
@@ -60,6 +62,7 @@ typedef struct {
   int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */
   int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */
   int lda_pad;              /* gauss.lda = auto: the factors' leading dimension padded */
+  int small;                /* gauss.small: GAUSS_SMALL_AUTO / ON / OFF */
   uint64_t seed;            /* run.seed */
   const char *out_matrix, *out_rhs, *out_solution;   /* [output] matrix, rhs, solution */
 } gauss_opts;
@@ -108,7 +111,7 @@ typedef struct {
   void (*release)(gauss_t *g, void *fact);
 } gauss_alg;
 
-extern const gauss_alg gauss_rows_naive, gauss_rows_stepwise, gauss_blocked_alg;
+extern const gauss_alg gauss_rows_naive, gauss_rows_stepwise, gauss_blocked_alg, gauss_small_alg;
 
 /* Blocked LU: make the P x Q process grid and open its broadcast transport (app/comm:
  * gauss.bcast = auto|nccl|mpi: device collectives - NCCL on device buffers - or MPI staged
@@ -212,6 +215,11 @@ typedef struct {
   double scaled, nr, nx;    /* HPL scaled residual, ||Ax - b||_inf, ||x||_inf */
   int ok;                   /* scaled < threshold */
 } gauss_info;
+
+/* gauss.small (gauss_small.c): at one rank in FP64 with the backend's small-n LU, take it
+ * (info->alg = &gauss_small_alg) for on, or for auto when n <= the backend's small_auto; on
+ * where it cannot run: HY_EUSAGE naming what it needs.  Local (every rank decides the same). */
+int gauss_small_pick(gauss_t *g, gauss_info *info);
 
 /* One HPL result line (one combination of a sweep) and its verdict. */
 typedef struct {

@@ -343,6 +343,7 @@ static int gauss_mem_check(const gauss_t *g) {
 
 int gauss_load(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info) {
   gauss_setup(g, ctx, o, info);
+  HY_CALL(gauss_small_pick(g, info));
   if (g->mtype != GAUSS_FILE) HY_CALL(gauss_mem_check(g));
   HY_CALL(gauss_inputs(g));
   gauss_report_setup(g, info);

@@ -23,6 +23,12 @@ void gauss_report_setup(const gauss_t *g, const gauss_info *info) {
              o->rhs_name, g->be->name, ctx->size);
   if (g->alg == GAUSS_BLOCKED) hy_printf0(ctx, ", grid %dx%d, nb %lld\n", g->P, g->Q, (long long)g->nb);
   else hy_printf0(ctx, ", rows cyclic, memory %s\n", g->managed ? "managed" : "device");
+  if (info->alg == &gauss_small_alg)
+    hy_printf0(ctx, "gauss: small-n LU (gauss.small = %s, n <= %lld on this backend): the whole "
+               "factorization by the backend's getrf_small, the solve by getrs_small\n",
+               o->small == GAUSS_SMALL_ON ? "on" : "auto",
+               (long long)(o->small == GAUSS_SMALL_ON ? g->ko->small_nmax : g->ko->small_auto));
+  hy_metric_int(ctx, "small_lu", info->alg == &gauss_small_alg);
 }
 
 /* The broadcast path of the blocked LU (more than one rank) and its metric.  Local. */

@@ -1044,6 +1044,12 @@ static int c_copy_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a,
  * latency bound and extra steps only add launches).  Local. */
 static int64_t c_nb_auto(int64_t n) { return n <= 1024 ? (n > 0 ? n : 1) : 512; }
 
+/* The small-n LU (gauss_small_cuda.cu; k_gauss_ops getrf_small / getrs_small). */
+extern "C" int k_cuda_small_getrf(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,
+                                  int *info, double *minpiv, int64_t *minidx);
+extern "C" int k_cuda_small_getrs(k_backend *be, int64_t n, const double *a, int64_t lda,
+                                  const int *dpiv, double *x);
+
 /* (positional: nvcc's C++ has no designated initializers; the order of k_gauss_ops) */
 extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   1, 'G', "GPU", "cuSOLVER", "cuBLAS", c_nb_auto,
@@ -1055,4 +1061,5 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   { 4, 4, 2, 2 }, c_to_low, c_gemm_sub_lowp,
   c_getrf_rec,
   c_getrf_dev, c_swap_plan, c_swap_apply,
+  2048, 2048, k_cuda_small_getrf, k_cuda_small_getrs,
 };

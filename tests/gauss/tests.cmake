@@ -806,3 +806,68 @@ foreach(spec "random:1" "hplmxp:2")
             run.workload=gauss run.backend=host gauss.matrix=${mat} gauss.n=1600 gauss.nb=64 run.seed=17)
   set_tests_properties(gauss_generate_threads_${mat} PROPERTIES LABELS "mpi" TIMEOUT 180 PROCESSORS ${np})
 endforeach()
+
+# ---- the small-n LU (gauss.small, app/gauss/gauss_small.c, kernels/cuda/gauss_small_cuda.cu) ----
+# Where it cannot run, gauss.small = on is a configuration error naming what it needs (host: no
+# small-n LU; more than one rank); auto on the host changes nothing (metric small_lu = 0)
+hy_case(NAME gauss_small_on_host RANKS 1 EXIT 1
+  EXPECT "gauss.small = on: the small-n LU needs a backend with the small-n LU for this n"
+  ARGS run.workload=gauss run.backend=host gauss.small=on gauss.n=64)
+hy_case(NAME gauss_small_on_ranks RANKS 2 EXIT 1
+  EXPECT "gauss.small = on: the small-n LU needs one rank"
+  ARGS run.workload=gauss run.backend=host gauss.small=on gauss.n=64)
+hy_case(NAME gauss_small_on_mixed RANKS 1 EXIT 1
+  EXPECT "gauss.small = on: the small-n LU needs precision = double"
+  ARGS run.workload=gauss run.backend=host gauss.small=on gauss.precision=mixed gauss.n=64)
+hy_case(NAME gauss_small_auto_host RANKS 1 JSON EXPECT ${GAUSS_PASS} REJECT "small-n LU"
+  RUNCASE --json-field metrics.small_lu=0
+  ARGS run.workload=gauss run.backend=host gauss.n=200)
+if(HYBRID_GPU_TESTS)
+  # the kernels against LAPACK: pivots identical to dgetrf's (ties: the first row), the row
+  # order, factors, min |u_jj|, x, HPL residual, info of a zero column; n = 1 .. 2048 around
+  # the panel widths and the template bounds (tests/gauss/test_gauss_small_gpu.c)
+  add_executable(test_gauss_small_gpu ${CMAKE_CURRENT_LIST_DIR}/test_gauss_small_gpu.c)
+  target_link_libraries(test_gauss_small_gpu PRIVATE hybrid_core)
+  add_test(NAME gauss_gpu_small_kernels COMMAND ${HY_RUNCASE} --exit 0 --timeout 45 --need-gpus 1
+    --expect "^PASSED: ([0-9]+) of \\1 checks passed" --reject "^FAILED"
+    --expect-num "0:16:n = 2047: pivots as dgetrf, factors [0-9.e+-]+, x [0-9.e+-]+, HPL scaled residual ([0-9.]+)"
+    -- $<TARGET_FILE:test_gauss_small_gpu>)
+  set_tests_properties(gauss_gpu_small_kernels PROPERTIES LABELS "gpu" TIMEOUT 60 SKIP_RETURN_CODE 77)
+  # through the driver: the small path (gauss.small = on: exit 1 unless it runs) against the
+  # host's blocked LU and the device's blocked LU (gauss.small = off), x within tol, every run
+  # PASSED, at orders the panel widths do not divide
+  foreach(n 1 2 31 33 1000 1024 2047)
+    set(tol 1e-11)
+    if(n GREATER 100)
+      set(tol 1e-9)
+    endif()
+    add_test(NAME gauss_gpu_small_${n}
+      COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+              --workdir ${HY_TEST_OUT}/gauss_gpu_small_${n} --tol ${tol}
+              --runs "1:run.backend=host" "1:run.backend=cuda gauss.small=on" "1:run.backend=cuda gauss.small=off" --
+              run.workload=gauss gauss.n=${n} run.seed=7)
+    set_tests_properties(gauss_gpu_small_${n} PROPERTIES LABELS "gpu" TIMEOUT 60)
+  endforeach()
+  # auto takes it at n = 1024 on the device (the line, the metric), HPL's residual parsed < 16;
+  # gauss.repeat = 3 reuses the parked buffers and gives the same residual to the last digit
+  hy_case(NAME gauss_gpu_small_auto RANKS 1 LABELS gpu JSON TIMEOUT 60
+    EXPECT ${GAUSS_PASS} "^gauss: small-n LU \\(gauss.small = auto, n <= [0-9]+ on this backend\\)"
+    RUNCASE --json-field metrics.small_lu=1 --runs 1
+            --expect-num "0:16:HPL scaled residual ([0-9.e+-]+) < 16"
+    ARGS run.workload=gauss run.backend=cuda gauss.n=1024 gauss.repeat=3)
+  # a matrix that needs pivoting at every step (zero diagonal) passes; a singular one stops with
+  # exit 3 naming the column; [debug] perturb turns the verdict into FAILED, exit 4
+  hy_case(NAME gauss_gpu_small_zerodiag RANKS 1 LABELS gpu TIMEOUT 60 EXPECT ${GAUSS_PASS} "small-n LU"
+    ARGS run.workload=gauss run.backend=cuda gauss.small=on gauss.matrix=file
+         gauss.file=${GAUSS_T}/zerodiag.mtx gauss.rhs=ones)
+  hy_case(NAME gauss_gpu_small_singular RANKS 1 LABELS gpu EXIT 3 JSON TIMEOUT 60
+    EXPECT "small-n LU" "singular at column [0-9]+" "FAILED: numerical"
+    REJECT ${GAUSS_NONAN} "PASSED"
+    ARGS run.workload=gauss run.backend=cuda gauss.small=on gauss.matrix=file
+         gauss.file=${GAUSS_T}/singular.mtx)
+  hy_case(NAME gauss_gpu_small_perturb RANKS 1 LABELS gpu EXIT 4 TIMEOUT 60
+    EXPECT "small-n LU" "^FAILED: gauss blocked double n=500: HPL scaled residual [0-9.e+]+ >= 16$"
+    REJECT "^PASSED"
+    RUNCASE --expect-num "16::^FAILED: .*HPL scaled residual ([0-9.e+]+) >= 16$"
+    ARGS run.workload=gauss run.backend=cuda gauss.small=on gauss.n=500 debug.perturb=1e-3)
+endif()

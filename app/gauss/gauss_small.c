@@ -1,0 +1,107 @@
+/* gauss_small.c - the blocked algorithm's small-n path (gauss.small): at one rank, in FP64, the
+ * backend's whole-matrix LU (k_gauss_ops getrf_small: on a GPU one cooperative kernel, no host
+ * synchronisation per panel) and its solve (getrs_small: the row order and both triangular
+ * solves in one launch) instead of the panel-by-panel blocked LU, whose launches and host
+ * synchronisations per panel dominate at this size.  The same contract as gauss_blocked_alg:
+ * LAPACK's partial pivoting, HPL's check. */
+#include "gauss/gauss.h"
+
+#include <stdlib.h>
+
+typedef struct {
+  double *a;                /* device, n x n, ld n: the factors */
+  int *piv;                 /* device, 2 n + 8 ints: pivots, row order, results (getrf_small) */
+  double *x;                /* device, n: the solve's vector (NULL before the first solve) */
+} small_fact;
+
+/* Bytes of the factors and of the pivot buffer.  Local. */
+static size_t small_abytes(const gauss_t *g) { return (size_t)(g->n * g->n) * sizeof(double); }
+static size_t small_pbytes(const gauss_t *g) { return (size_t)(2 * g->n + 8) * sizeof(int); }
+
+/* Park the device buffers for the next run, free the rest.  Local. */
+static void small_release(gauss_t *g, void *fact) {
+  small_fact *f = fact;
+  if (!f) return;
+  gauss_dpark(g, f->a, small_abytes(g));
+  gauss_dpark(g, f->piv, small_pbytes(g));
+  gauss_dpark(g, f->x, (size_t)g->n * sizeof(double));
+  free(f);
+}
+
+/* LU of a copy of the FP64 original by getrf_small; a zero or tiny pivot ends the run as the
+ * blocked LU's does.  Collective (one rank). */
+static int small_factor(gauss_t *g, int sp, int keep, void **out) {
+  k_backend *be = g->be;
+  int64_t n = g->n;
+  (void)sp;   /* gauss_small_pick takes this path for precision = double only */
+  (void)keep;
+  small_fact *f;
+  HY_CALLOC(f, 1);
+  f->a = gauss_dalloc_parked(g, small_abytes(g));
+  f->piv = gauss_dalloc_parked(g, small_pbytes(g));
+  HY_LOCAL(be->ops->d2d(be, f->a, g->a0, small_abytes(g)));
+  hy_debug_point(g->ctx, "factor");
+  int info = 0;
+  double minpiv = 0;
+  int64_t mi = 0;
+  HY_LOCAL(g->ko->getrf_small(be, n, f->a, n, f->piv, &info, &minpiv, &mi));
+  int rc = HY_OK;
+  if (info > 0) rc = gauss_singular(g, "the LU pivot |u_kk|", info - 1, minpiv);
+  else if (minpiv <= gauss_tiny(g, 0)) rc = gauss_singular(g, "the LU pivot |u_kk|", mi, minpiv);
+  if (rc != HY_OK) {
+    small_release(g, f);
+    *out = NULL;
+    return rc;
+  }
+  *out = f;
+  return HY_OK;
+}
+
+/* x = A^-1 rhs (rhs NULL: g->b) by getrs_small; rhs and x on the host.  Collective (one
+ * rank). */
+static int small_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
+  small_fact *f = fact;
+  k_backend *be = g->be;
+  size_t xb = (size_t)g->n * sizeof(double);
+  if (!rhs) rhs = g->b;
+  if (!f->x) f->x = gauss_dalloc_parked(g, xb);
+  HY_LOCAL(be->ops->h2d(be, f->x, rhs, xb));
+  HY_LOCAL(g->ko->getrs_small(be, g->n, f->a, g->n, f->piv, f->x));
+  HY_LOCAL(be->ops->d2h(be, x, f->x, xb));
+  HY_LOCAL(be->ops->sync(be));
+  return HY_OK;
+}
+
+/* (the name of the blocked algorithm: the same lines, records and T/V code) */
+const gauss_alg gauss_small_alg = { "blocked", small_factor, small_solve, small_release };
+
+/* gauss.small: the reason the small-n path cannot run this system, or NULL.  Local. */
+static const char *small_obstacle(const gauss_t *g) {
+  const gauss_opts *o = g->o;
+  if (g->alg != GAUSS_BLOCKED) return "algorithm = blocked";
+  if (g->ctx->size != 1) return "one rank";
+  if (g->prec != GAUSS_DOUBLE) return "precision = double";
+  if (o->nb != 0) return "gauss.nb = 0 (auto)";
+  if (o->panel != 0) return "gauss.panel = vendor";
+  if (o->profile) return "gauss.profile = false";
+  if (!g->ko->getrf_small || g->n > g->ko->small_nmax) return "a backend with the small-n LU for this n";
+  return NULL;
+}
+
+/* Take the small-n path (info->alg = &gauss_small_alg) when gauss.small = on, or auto and
+ * n <= the backend's small_auto; on where it cannot run is a configuration error (exit 1).
+ * Local (every rank decides the same). */
+int gauss_small_pick(gauss_t *g, gauss_info *info) {
+  int mode = g->o->small;
+  if (mode == GAUSS_SMALL_OFF) return HY_OK;
+  const char *why = small_obstacle(g);
+  if (why && mode == GAUSS_SMALL_ON)
+    return hy_err(HY_EUSAGE, "gauss.small = on: the small-n LU needs %s (this run: algorithm %s, "
+                  "%d rank(s), precision %s, nb %lld, n = %lld; the backend's small-n LU takes "
+                  "n <= %lld); allowed: auto|on|off", why, g->o->alg == GAUSS_BLOCKED ? "blocked" : "rows",
+                  g->ctx->size, g->prec == GAUSS_DOUBLE ? "double" : "single/mixed", (long long)g->o->nb,
+                  (long long)g->n, (long long)g->ko->small_nmax);
+  if (why || (mode == GAUSS_SMALL_AUTO && g->n > g->ko->small_auto)) return HY_OK;
+  info->alg = &gauss_small_alg;
+  return HY_OK;
+}
