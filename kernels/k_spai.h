@@ -144,6 +144,17 @@ typedef struct k_spai_ops {
    * *fits = 0 and *state = NULL when a J set exceeds max_col (the host pattern caps it). */
   int (*dist_setup)(k_backend *be, const k_spai_dist *in, void **state, int64_t **jptr,
                     int32_t **jglob, int *fits);
+  /* Optional (NULL: the values to the host by cols_result, M's rows by the driver's distributed
+   * transpose).  Of a dist_setup state after cols_solve: the rank's block of M's columns
+   * (global columns c0 + k) transposed by the backend into rows g0 .. g1 - 1 of M (the rows its
+   * J sets name: jglob, host, in [g0, g1)), host arrays malloc'd here: *rowptr (g1 - g0 + 1
+   * offsets), *colind (global columns, increasing in each row), *val; the column residuals into
+   * res, into *bad the smallest local column with a non-finite value or residual (-1: none);
+   * split (NULL or 2 entries out): seconds on the device, of the copy to the host.  A backend
+   * that kept the J sets' global indices may ignore jglob. */
+  int (*dist_rows)(k_backend *be, void *state, const int32_t *jglob, int64_t g0, int64_t g1,
+                   int64_t c0, int64_t **rowptr, int32_t **colind, double **val, double *res,
+                   int64_t *bad, double *split);
 
   /* A local sparse matrix in CSR (rows x cols, local column indices), on the device. */
   int (*mat_create)(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,

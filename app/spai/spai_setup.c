@@ -377,6 +377,117 @@ static int64_t build_filter(build_st *b) {
   return bad;
 }
 
+/* M's local rows under pr from this rank's rows of its column block t (rows g0 .. g0 + t->m - 1
+ * of M, global columns increasing in each row): each slice of rows goes to the rank that owns
+ * it (a header of first row / rows / entries, the row lengths, the columns and values, all
+ * contiguous in t), and a row's pieces are concatenated in rank order (rank q's columns come
+ * before q + 1's: the row sorted, the order of la_transpose, so the same M bit for bit).
+ * Collective. */
+static int assemble_exchange(MPI_Comm comm, const la_part *pr, int rank, const hy_csr *t,
+                             int64_t g0, hy_csr *m) {
+  const int size = pr->size;
+  const int64_t g1 = g0 + t->m, r0 = pr->start[rank], mloc = pr->start[rank + 1] - r0;
+  int64_t *hs = NULL, *hr = NULL, *len = NULL, *rlen = NULL;
+  int *cl = NULL, *dl = NULL, *ce = NULL, *de = NULL, *rcl = NULL, *rdl = NULL, *rce = NULL,
+      *rde = NULL;
+  HY_MALLOC(hs, 3 * size);
+  HY_MALLOC(hr, 3 * size);
+  HY_MALLOC(cl, 8 * size);
+  dl = cl + size; ce = dl + size; de = ce + size; rcl = de + size; rdl = rcl + size;
+  rce = rdl + size; rde = rce + size;
+  for (int q = 0; q < size; q++) {
+    int64_t lo = pr->start[q] > g0 ? pr->start[q] : g0;
+    int64_t hi = pr->start[q + 1] < g1 ? pr->start[q + 1] : g1;
+    if (hi < lo) hi = lo;
+    hs[3 * q] = lo;
+    hs[3 * q + 1] = hi - lo;
+    hs[3 * q + 2] = hi > lo ? t->rowptr[hi - g0] - t->rowptr[lo - g0] : 0;
+    if (t->rowptr[t->m] > INT32_MAX)
+      return hy_err(HY_ESYS, "spai assembly: %lld entries of M on one rank exceed MPI's int "
+                    "counts (use more ranks)", (long long)t->rowptr[t->m]);
+    cl[q] = (int)(hi - lo);
+    dl[q] = (int)(hi > lo ? lo - g0 : 0);
+    ce[q] = (int)hs[3 * q + 2];
+    de[q] = (int)(hi > lo ? t->rowptr[lo - g0] : 0);
+  }
+  HY_MPI(MPI_Alltoall(hs, 3, MPI_INT64_T, hr, 3, MPI_INT64_T, comm));
+  int64_t nrl = 0, nre = 0;
+  for (int q = 0; q < size; q++) {
+    rcl[q] = (int)hr[3 * q + 1];
+    rdl[q] = (int)nrl;
+    rce[q] = (int)hr[3 * q + 2];
+    rde[q] = (int)nre;
+    nrl += hr[3 * q + 1];
+    nre += hr[3 * q + 2];
+  }
+  if (nre > INT32_MAX)
+    return hy_err(HY_ESYS, "spai assembly: %lld entries of M's rows on one rank exceed MPI's int "
+                  "counts (use more ranks)", (long long)nre);
+  HY_MALLOC(len, t->m + 1);
+  for (int64_t i = 0; i < t->m; i++) len[i] = t->rowptr[i + 1] - t->rowptr[i];
+  HY_MALLOC(rlen, nrl + 1);
+  HY_MPI(MPI_Alltoallv(len, cl, dl, MPI_INT64_T, rlen, rcl, rdl, MPI_INT64_T, comm));
+  memset(m, 0, sizeof *m);
+  m->m = mloc;
+  m->n = pr->n;
+  m->nnz = nre;
+  HY_CALLOC(m->rowptr, mloc + 1);
+  HY_MALLOC(m->colind, nre + 1);
+  HY_MALLOC(m->val, nre + 1);
+  int32_t *rcol = NULL;
+  double *rval = NULL;
+  HY_MALLOC(rcol, nre + 1);
+  HY_MALLOC(rval, nre + 1);
+  HY_MPI(MPI_Alltoallv(t->colind, ce, de, MPI_INT32_T, rcol, rce, rde, MPI_INT32_T, comm));
+  HY_MPI(MPI_Alltoallv(t->val, ce, de, MPI_DOUBLE, rval, rce, rde, MPI_DOUBLE, comm));
+  for (int q = 0; q < size; q++)
+    for (int64_t i = 0; i < hr[3 * q + 1]; i++) m->rowptr[hr[3 * q] - r0 + i + 1] += rlen[rdl[q] + i];
+  for (int64_t i = 0; i < mloc; i++) m->rowptr[i + 1] += m->rowptr[i];
+  int64_t *pos = NULL;
+  HY_MALLOC(pos, mloc + 1);
+  memcpy(pos, m->rowptr, (size_t)(mloc + 1) * sizeof *pos);
+  for (int q = 0; q < size; q++) {   /* rank order: the row's pieces in increasing column */
+    int64_t e = rde[q];
+    for (int64_t i = 0; i < hr[3 * q + 1]; i++) {
+      int64_t row = hr[3 * q] - r0 + i, l = rlen[rdl[q] + i];
+      memcpy(m->colind + pos[row], rcol + e, (size_t)l * sizeof *rcol);
+      memcpy(m->val + pos[row], rval + e, (size_t)l * sizeof *rval);
+      pos[row] += l;
+      e += l;
+    }
+  }
+  free(pos); free(rcol); free(rval); free(len); free(rlen); free(hs); free(hr); free(cl);
+  return HY_OK;
+}
+
+/* P ranks, dist pattern, a backend with dist_rows: M's rows of the columns transposed by the
+ * backend (rows g0 .. g1 - 1: the range of the J sets' global indices), exchanged to their
+ * owners (assemble_exchange); *bad: the smallest non-finite column (global, -1 none).
+ * Collective. */
+static int assemble_dist_rows(build_st *b, hy_csr *m, int64_t *bad) {
+  hy_ctx *ctx = b->ctx;
+  const hy_csr *jc = &b->jc;
+  int64_t g0 = b->pr->n, g1 = 0, lb = -1;
+  for (int64_t e = 0; e < jc->nnz; e++) {
+    if (jc->colind[e] < g0) g0 = jc->colind[e];
+    if (jc->colind[e] >= g1) g1 = (int64_t)jc->colind[e] + 1;
+  }
+  if (g1 < g0) g1 = g0 = 0;
+  hy_csr t;
+  memset(&t, 0, sizeof t);
+  t.m = g1 - g0;
+  t.n = b->pr->n;
+  HY_LOCAL(b->ko->dist_rows(&ctx->be, b->ps.st, jc->colind, g0, g1, b->c0, &t.rowptr, &t.colind,
+                            &t.val, b->res, &lb, b->split + 3));
+  t.nnz = t.rowptr[t.m];
+  *bad = lb >= 0 ? b->c0 + lb : -1;
+  double t0 = hy_wtime();
+  HY_CALL(assemble_exchange(ctx->comm, b->pr, ctx->rank, &t, g0, m));
+  io_csr_free(&t);
+  b->split[5] = hy_wtime() - t0;
+  return HY_OK;
+}
+
 /* M's rows: by the backend's transpose of the columns (device pattern, no filter), or the
  * columns' values to the host, the filter, the finiteness check (agreed), M = D^-1/2 Mhat
  * D^-1/2 with scale, and the distributed transpose to rows under pr.  Collective. */
@@ -386,8 +497,11 @@ static int build_assemble(build_st *b, hy_csr *m) {
   HY_MALLOC(b->res, b->ncol + 1);
   int64_t bad = -1;
   int rows_dev = b->ps.dev && b->pr->size == 1;   /* single_setup: M's rows by the backend */
+  int rows_dist = b->ps.dev && b->pr->size > 1 && b->ko->dist_rows && b->opt->filter <= 0;
   double *sp = b->split + 3, t0 = hy_wtime();     /* device, to the host, host */
-  if (rows_dev) {
+  if (rows_dist) {
+    HY_CALL(assemble_dist_rows(b, m, &bad));
+  } else if (rows_dev) {
     memset(m, 0, sizeof *m);
     HY_LOCAL(b->ko->single_rows(be, b->ps.st, &m->rowptr, &m->colind, &m->val, b->res, &bad, sp));
     m->m = m->n = b->pr->n;
@@ -402,12 +516,14 @@ static int build_assemble(build_st *b, hy_csr *m) {
   /* bad: the smallest column with a non-finite value or residual */
   int rc = bad >= 0 ? hy_err(HY_ENUMERIC, "SPAI column %lld has a non-finite value", (long long)bad) : HY_OK;
   HY_CALL(hy_agree(ctx->comm, rc));
-  if (rows_dev) {
-    if (b->sinv)  /* M = D^-1/2 Mhat D^-1/2, the column path's products */
+  if (rows_dev || rows_dist) {
+    int64_t r0 = b->pr->start[ctx->rank];
+    double t1 = hy_wtime();
+    if (b->sinv)  /* M = D^-1/2 Mhat D^-1/2, the column path's products (row, then column) */
       for (int64_t i = 0; i < m->m; i++)
         for (int64_t e = m->rowptr[i]; e < m->rowptr[i + 1]; e++)
-          m->val[e] *= b->sinv[i] * b->sinv[m->colind[e]];
-    sp[2] = hy_wtime() - t0 - sp[0] - sp[1];
+          m->val[e] *= b->sinv[r0 + i] * b->sinv[m->colind[e]];
+    sp[2] = rows_dev ? hy_wtime() - t0 - sp[0] - sp[1] : sp[2] + hy_wtime() - t1;
     return HY_OK;
   }
   if (b->sinv)  /* M = D^-1/2 Mhat D^-1/2 */

@@ -151,7 +151,22 @@ static void warm_dist(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
   int32_t *jglob = NULL;
   int fits = 0;
   HY_LOCAL(ko->dist_setup(be, &in, &st, &jptr, &jglob, &fits));
-  if (fits && st) warm_columns(be, ko, st, WARM_N, jptr[WARM_N], "dist pattern");
+  if (fits && st) {
+    warm_columns(be, ko, st, WARM_N, jptr[WARM_N], "dist pattern");
+    if (ko->dist_rows) {   /* M's rows of the block (the assembly at P ranks) */
+      int64_t *rp = NULL, bad = -1;
+      int32_t *ci = NULL;
+      double *v = NULL, res[WARM_N];
+      HY_LOCAL(ko->dist_rows(be, st, jglob, 0, WARM_N, 0, &rp, &ci, &v, res, &bad, NULL));
+      if (bad >= 0 || rp[WARM_N] != jptr[WARM_N])
+        HY_LOCAL(hy_err(HY_ESYS, "spai warm-up (dist rows): %lld entries in M's rows of the "
+                        "built-in problem, %lld in its columns, first bad column %lld",
+                        (long long)rp[WARM_N], (long long)jptr[WARM_N], (long long)bad));
+      free(rp);
+      free(ci);
+      free(v);
+    }
+  }
   if (st) ko->cols_free(be, st);
   free(jptr);
   free(jglob);

@@ -469,6 +469,7 @@ typedef struct {
   k_spai_cols d;                 /* host description (pointers stay valid) */
   int64_t ncols, nj, nb, nbz, niub;
   int32_t *kglob, *jloc, *bcol, *iset, *isize, *list;
+  int32_t *jglob;                /* dist_setup: the J entries' global indices (dist_rows) */
   int64_t *jptr, *bptr, *iub, *head, *aoff, *roff;
   double *bval, *mval, *res, *work, *rwork;
   size_t work_cap, rwork_cap, list_cap, aoff_cap;
@@ -793,7 +794,7 @@ static int c_cols_free(k_backend *be, void *state) {
   if (!s) return HY_OK;
   void *ptrs[] = { s->kglob, s->jloc, s->bcol, s->iset, s->isize, s->list, s->jptr, s->bptr,
                    s->iub, s->head, s->aoff, s->roff, s->bval, s->mval, s->res, s->work, s->rwork,
-                   s->deficient };
+                   s->deficient, s->jglob };
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) s_free(be, ptrs[i]);
   delete s->hisize;
   delete s->hcls;
@@ -940,7 +941,7 @@ static inline unsigned grid_of(int64_t n) { return (unsigned)((n + 255) / 256); 
 
 /* Device temporaries of single_setup / single_rows, freed whatever happened. */
 typedef struct {
-  int32_t *rp32, *col32, *bp32, *ghost, *jglob;
+  int32_t *rp32, *col32, *bp32, *ghost, *jglob, *ri;
   double *val, *mx, *cmax;
   int64_t *cnt;
   void *buf, *scan;
@@ -949,7 +950,7 @@ typedef struct {
 
 /* Free the temporaries (NULL ones skipped).  Local. */
 static void tmp_free(k_backend *be, c_tmp *t) {
-  void *p[] = { t->rp32, t->col32, t->bp32, t->ghost, t->jglob, t->val, t->mx, t->cmax, t->cnt,
+  void *p[] = { t->rp32, t->col32, t->bp32, t->ghost, t->jglob, t->ri, t->val, t->mx, t->cmax, t->cnt,
                 t->buf, t->scan, t->bad };
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) s_free(be, p[i]);
   memset(t, 0, sizeof *t);
@@ -1042,6 +1043,8 @@ static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64
                               st->stream));
   }
   HY_CUDA(cudaStreamSynchronize(st->stream));
+  s->jglob = t->jglob;   /* kept for dist_rows (freed with the state) */
+  t->jglob = NULL;
   if (s->niub > INT32_MAX)
     return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
   /* the host description the cols_* functions read: offsets and kernel choice */
@@ -1276,6 +1279,99 @@ static int c_single_rows(k_backend *be, void *state, int64_t **rowptr, int32_t *
   return rc;
 }
 
+/* out[i] = in[i] + add (a thread per entry). */
+__global__ void k_add_i32(int64_t n, const int32_t *in, int64_t add, int32_t *out) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = (int32_t)(in[i] + add);
+}
+
+/* The body of c_dist_rows: the column block (rows of a CSR: column k, global row jglob - g0)
+ * transposed by cusparseCsr2cscEx2 into rows g0 .. g1 - 1 (columns c0 + k), to the host.
+ * Local. */
+static int dist_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t g0, int64_t g1, int64_t c0,
+                          int64_t *rowptr, int32_t *colind, double *val, double *res, int64_t *bad,
+                          double *split) {
+  k_cuda_state *st = k_cuda_st(be);
+  const int64_t n = s->ncols, nj = s->nj, m = g1 - g0;
+  const double t0 = s_now();
+  HY_CALL(s_alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&t->col32, (size_t)(nj + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&t->bp32, (size_t)(m + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&t->ri, (size_t)(nj + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&t->val, (size_t)(nj + 1) * sizeof(double)));
+  HY_CALL(s_alloc(be, (void **)&t->cnt, (size_t)(m + 1) * sizeof(int64_t)));
+  HY_CALL(s_alloc(be, (void **)&t->bad, sizeof(unsigned long long)));
+  HY_CUDA(cudaMemsetAsync(t->bad, 0xff, sizeof(unsigned long long), st->stream));
+  HY_CUDA(cudaMemsetAsync(t->cnt, 0, (size_t)(m + 1) * sizeof(int64_t), st->stream));
+  unsigned long long hbad = ~0ull;
+  if (n > 0) {
+    k_i64_to_i32<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, s->jptr, t->rp32);
+    HY_CUDA_LAUNCH();
+    k_badcol<<<grid_of(n), 256, 0, st->stream>>>(n, s->jptr, s->mval, s->res, t->bad);
+    HY_CUDA_LAUNCH();
+  }
+  if (nj > 0 && m > 0) {
+    k_add_i32<<<grid_of(nj), 256, 0, st->stream>>>(nj, s->jglob, -g0, t->col32);
+    HY_CUDA_LAUNCH();
+    size_t bytes = 0;
+    HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(st->cusparse, (int)n, (int)m, (int)nj, s->mval,
+                                              t->rp32, t->col32, t->val, t->bp32, t->ri,
+                                              CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
+                                              CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes));
+    HY_CALL(s_alloc(be, &t->buf, bytes ? bytes : 8));
+    HY_CUSPARSE(cusparseCsr2cscEx2(st->cusparse, (int)n, (int)m, (int)nj, s->mval, t->rp32,
+                                   t->col32, t->val, t->bp32, t->ri, CUDA_R_64F,
+                                   CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                   CUSPARSE_CSR2CSC_ALG1, t->buf));
+    k_add_i32<<<grid_of(nj), 256, 0, st->stream>>>(nj, t->ri, c0, t->ri);
+    HY_CUDA_LAUNCH();
+    k_i32_to_i64<<<grid_of(m + 1), 256, 0, st->stream>>>(m + 1, t->bp32, t->cnt);
+    HY_CUDA_LAUNCH();
+  }
+  HY_CUDA(cudaMemcpyAsync(&hbad, t->bad, sizeof hbad, cudaMemcpyDeviceToHost, st->stream));
+  if (split) {  /* the transpose alone (one more wait: the split figure) */
+    HY_CUDA(cudaStreamSynchronize(st->stream));
+    split[0] = s_now() - t0;
+  }
+  HY_CUDA(cudaMemcpyAsync(rowptr, t->cnt, (size_t)(m + 1) * sizeof(int64_t),
+                          cudaMemcpyDeviceToHost, st->stream));
+  if (nj) {
+    HY_CUDA(cudaMemcpyAsync(colind, t->ri, (size_t)nj * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                            st->stream));
+    HY_CUDA(cudaMemcpyAsync(val, t->val, (size_t)nj * sizeof(double), cudaMemcpyDeviceToHost,
+                            st->stream));
+  }
+  if (n)
+    HY_CUDA(cudaMemcpyAsync(res, s->res, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost,
+                            st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  if (split) split[1] = s_now() - t0 - split[0];
+  *bad = hbad == ~0ull ? -1 : (int64_t)hbad;
+  return HY_OK;
+}
+
+/* M's rows g0 .. g1 - 1 from the device columns of a dist_setup state (the J sets' global
+ * indices kept on the device; jglob unused), to the host.  Local. */
+static int c_dist_rows(k_backend *be, void *state, const int32_t *jglob, int64_t g0, int64_t g1,
+                       int64_t c0, int64_t **rowptr, int32_t **colind, double **val, double *res,
+                       int64_t *bad, double *split) {
+  c_cols *s = (c_cols *)state;
+  if (!s->jglob) return hy_err(HY_ESYS, "spai cuda: dist_rows of a state without global indices");
+  *rowptr = (int64_t *)h_big((size_t)(g1 - g0 + 1) * sizeof(int64_t));
+  *colind = (int32_t *)h_big((size_t)(s->nj + 1) * sizeof(int32_t));
+  *val = (double *)h_big((size_t)(s->nj + 1) * sizeof(double));
+  if (!*rowptr || !*colind || !*val) {
+    free(*rowptr); free(*colind); free(*val);
+    *rowptr = NULL; *colind = NULL; *val = NULL;
+    return hy_err(HY_ESYS, "out of memory for M's %lld entries", (long long)s->nj);
+  }
+  c_tmp t;
+  memset(&t, 0, sizeof t);
+  int rc = dist_transpose(be, s, &t, g0, g1, c0, *rowptr, *colind, *val, res, bad, split);
+  tmp_free(be, &t);
+  return rc;
+}
+
 /* ------------------------------------------------------------------ sparse matrices */
 /* CSR ALG1 (row-parallel, deterministic for a fixed matrix) with its analysis done once by
  * cusparseSpMV_preprocess. */
@@ -1445,6 +1541,7 @@ extern "C" const k_spai_ops k_spai_cuda_ops = {
   .single_setup = c_single_setup,
   .single_rows = c_single_rows,
   .dist_setup = c_dist_setup,
+  .dist_rows = c_dist_rows,
   .mat_create = c_mat_create,
   .mat_free = c_mat_free,
   .mat_spmv = c_mat_spmv,

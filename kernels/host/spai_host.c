@@ -335,6 +335,44 @@ static int h_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int6
   return HY_OK;
 }
 
+/* M's rows g0 .. g1 - 1 from the columns of a dist_setup state (a counting sort by row, the
+ * columns of a row in increasing order).  Local. */
+static int h_dist_rows(k_backend *be, void *state, const int32_t *jglob, int64_t g0, int64_t g1,
+                       int64_t c0, int64_t **rowptr, int32_t **colind, double **val, double *res,
+                       int64_t *bad, double *split) {
+  h_cols *s = state;
+  const int64_t n = s->d.ncols, nj = s->d.jptr[n], m = g1 - g0, *jp = s->d.jptr;
+  int64_t *rp = NULL, *pos = NULL;
+  int32_t *ci = NULL;
+  double *v = NULL;
+  *bad = -1;
+  for (int64_t k = 0; k < n && *bad < 0; k++) {
+    int nonfinite = !isfinite(s->res[k]);
+    for (int64_t e = jp[k]; e < jp[k + 1]; e++) nonfinite |= !isfinite(s->mval[e]);
+    if (nonfinite) *bad = k;
+  }
+  HY_CALLOC(rp, m + 1);
+  HY_MALLOC(pos, m + 1);
+  HY_MALLOC(ci, nj + 1);
+  HY_MALLOC(v, nj + 1);
+  for (int64_t e = 0; e < nj; e++) rp[jglob[e] - g0 + 1]++;
+  for (int64_t i = 0; i < m; i++) rp[i + 1] += rp[i];
+  memcpy(pos, rp, (size_t)(m + 1) * sizeof *pos);
+  for (int64_t k = 0; k < n; k++)
+    for (int64_t e = jp[k]; e < jp[k + 1]; e++) {
+      int64_t at = pos[jglob[e] - g0]++;
+      ci[at] = (int32_t)(c0 + k);
+      v[at] = s->mval[e];
+    }
+  free(pos);
+  memcpy(res, s->res, (size_t)n * sizeof *res);
+  if (split) split[0] = split[1] = 0;
+  *rowptr = rp;
+  *colind = ci;
+  *val = v;
+  return HY_OK;
+}
+
 typedef struct {
   int64_t rows, cols;
   int64_t *rowptr;
@@ -399,6 +437,7 @@ const k_spai_ops k_spai_host_ops = {
   /* single_setup, single_rows: NULL, the driver's host pattern and transpose are these;
    * dist_setup: the P-rank builder in C (spai.gpu_setup = device on the host backend) */
   .dist_setup = h_dist_setup,
+  .dist_rows = h_dist_rows,
   .mat_create = h_mat_create,
   .mat_free = h_mat_free,
   .mat_spmv = h_mat_spmv,
