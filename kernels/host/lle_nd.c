@@ -403,14 +403,8 @@ static void nd_par_all(nd_work *w, const int64_t *seg, int nseg, int nt) {
   }
 }
 
-/* perm[new] = old: the nested-dissection order of M = B^T B (see the file comment); leaf:
- * segments of at most this many points are not split (>= 2); the splits breadth-first on
- * this thread until there are 4 segments a thread, then their subtrees on threads threads
- * (the order does not depend on the count: each split depends on its segment alone).  Host.
- * Local. */
-int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm) {
-  if (p->dim < 1 || p->dim > K_LLE_ND_MAXD)
-    return hy_err(HY_EUSAGE, "the nested-dissection order takes data of 1..%d dimensions, not %d", K_LLE_ND_MAXD, p->dim);
+/* The order of the points as given (see k_lle_nd_order).  Local. */
+static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm) {
   int64_t n = p->n;
   nd_work w = { .n = n, .dim = p->dim, .k = k, .x = p->x, .nbr = nbr, .idx = perm, .leaf = leaf < 2 ? 2 : leaf };
   HY_MALLOC(w.reach, n);
@@ -449,5 +443,77 @@ int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, i
   nd_thr_free(&t0);
   free(seg); free(nxt);
   free(w.reach); free(w.key); free(w.lid); free(w.stamp); free(w.vmark); free(w.rmark); free(w.tp); free(w.ti);
+  return rc;
+}
+
+/* Interleave the low 21 bits of a, b, c (a Morton code).  Local. */
+static uint64_t nd_morton3(uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t m = 0;
+  for (int q = 0; q < 21; q++)
+    m |= (a >> q & 1) << (3 * q + 2) | (b >> q & 1) << (3 * q + 1) | (c >> q & 1) << (3 * q);
+  return m;
+}
+
+/* The points in Morton order of their first (up to 3) coordinates on a 2^21 grid over the
+ * bounding box (an LSD radix sort, stable: ties by index): so[new] = old.  Local. */
+static void nd_spatial(const k_lle_points *p, int32_t *so) {
+  int64_t n = p->n;
+  int d = p->dim, dm = d < 3 ? d : 3;
+  double lo[3] = { 0, 0, 0 }, sc[3] = { 0, 0, 0 };
+  for (int c = 0; c < dm; c++) {
+    double a = INFINITY, b = -INFINITY;
+    for (int64_t i = 0; i < n; i++) { double v = p->x[i * d + c]; if (v < a) a = v; if (v > b) b = v; }
+    lo[c] = a;
+    sc[c] = b > a ? 2097151.0 / (b - a) : 0;
+  }
+  uint64_t *key = NULL, *k2 = NULL;
+  int32_t *s2 = NULL;
+  HY_MALLOC(key, n); HY_MALLOC(k2, n); HY_MALLOC(s2, n);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t q[3] = { 0, 0, 0 };
+    for (int c = 0; c < dm; c++) q[c] = (uint64_t)((p->x[i * d + c] - lo[c]) * sc[c]);
+    key[i] = nd_morton3(q[0], q[1], q[2]);
+    so[i] = (int32_t)i;
+  }
+  int64_t *cnt = NULL;
+  HY_MALLOC(cnt, 65536);
+  for (int pass = 0; pass < 4; pass++) {
+    int sh = 16 * pass;
+    memset(cnt, 0, 65536 * sizeof *cnt);
+    for (int64_t i = 0; i < n; i++) cnt[key[i] >> sh & 0xffff]++;
+    int64_t sum = 0;
+    for (int b = 0; b < 65536; b++) { int64_t c = cnt[b]; cnt[b] = sum; sum += c; }
+    for (int64_t i = 0; i < n; i++) { int64_t at = cnt[key[i] >> sh & 0xffff]++; k2[at] = key[i]; s2[at] = so[i]; }
+    uint64_t *tk = key; key = k2; k2 = tk;
+    memcpy(so, s2, (size_t)n * sizeof *so);
+  }
+  free(key); free(k2); free(s2); free(cnt);
+}
+
+/* perm[new] = old: the nested-dissection order of M = B^T B (see the file comment); leaf:
+ * segments of at most this many points are not split (>= 2); the splits breadth-first on
+ * this thread until there are 4 segments a thread, then their subtrees on threads threads
+ * (the order does not depend on the count: each split depends on its segment alone).  The
+ * points are first renumbered in a Morton order of their coordinates, so that a segment's
+ * points, neighbour lists and marks lie close in memory (N = 1M: the order's random accesses
+ * were most of its time).  Host.  Local. */
+int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm) {
+  if (p->dim < 1 || p->dim > K_LLE_ND_MAXD)
+    return hy_err(HY_EUSAGE, "the nested-dissection order takes data of 1..%d dimensions, not %d", K_LLE_ND_MAXD, p->dim);
+  int64_t n = p->n;
+  int d = p->dim;
+  int32_t *so = NULL, *inv = NULL, *nb = NULL, *ps = NULL;
+  double *xs = NULL;
+  HY_MALLOC(so, n); HY_MALLOC(inv, n); HY_MALLOC(nb, n * k); HY_MALLOC(xs, n * d); HY_MALLOC(ps, n);
+  nd_spatial(p, so);
+  for (int64_t i = 0; i < n; i++) inv[so[i]] = (int32_t)i;
+  for (int64_t i = 0; i < n; i++) {
+    memcpy(xs + i * d, p->x + (int64_t)so[i] * d, (size_t)d * sizeof *xs);
+    for (int j = 0; j < k; j++) nb[i * k + j] = inv[nbr[(int64_t)so[i] * k + j]];
+  }
+  k_lle_points ps_pts = { .n = n, .dim = d, .x = xs };
+  int rc = nd_order(&ps_pts, k, nb, leaf, threads, ps);
+  for (int64_t i = 0; rc == HY_OK && i < n; i++) perm[i] = so[ps[i]];
+  free(so); free(inv); free(nb); free(xs); free(ps);
   return rc;
 }
