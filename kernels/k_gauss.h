@@ -179,6 +179,9 @@ typedef struct {
   /* x = A^-1 x (x device, n) with getrf_small's a and dpiv; queued, no synchronisation. */
   int (*getrs_small)(k_backend *be, int64_t n, const double *a, int64_t lda, const int *dpiv,
                      double *x);
+  /* y -= A x with A m x n (the one-rank solve's block updates, queued: no synchronisation). */
+  int (*gemv_sub)(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
+                  const void *x, void *y);
 } k_gauss_ops;
 
 /* The base blocks of getrf_rec / getrf_dev. */

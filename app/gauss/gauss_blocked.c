@@ -36,6 +36,9 @@ typedef struct {
   MPI_Comm rowc, colc;        /* the grid's: same p (varying q) / same q (varying p) */
   void *swv, *sxb;            /* the solve's device vectors (mloc + 1, nb), kept for the next
                                * solve (refinement solves once per step / GMRES iteration) */
+  /* one rank: every panel's pivots (0-based from its top row) and swap plan on the device, for
+   * the solve that never waits for the host (blk_solve_one); NULL until made */
+  int *dpiv, *dplans;
 } blk_fact;
 
 typedef struct {
@@ -69,7 +72,8 @@ typedef struct {
   int *dpiv;                  /* device pivots (pw = device): panel k's from k nb, 0-based from
                                * its top row */
   double *dstat;              /* device: getrf_dev's 3 figures per panel */
-  int *dplan[2];              /* device: the swap plans of two consecutive panels */
+  int *dplans;                /* device: every panel's swap plan (K_GAUSS_PLAN_INTS(nb) ints
+                               * each), kept for the solve */
   /* the lookahead stream hook: ko->stream_ctl (gauss.lookahead = 1) or none */
   int (*side)(k_backend *be, int what);
   int la;                     /* gauss.lookahead: the next panel's columns updated first */
@@ -271,7 +275,7 @@ static int blk_panel_dev(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   void *pan = at(w, f->a, k0, k0, f->lda);
   HY_LOCAL(g->ko->getrf_dev(g->be, f->sp, n - k0, jb, pan, f->lda, w->nbmin, w->base, w->dpiv + k0,
                             w->dstat + 3 * k));
-  HY_LOCAL(g->ko->swap_plan(g->be, (int)jb, n - k0, w->dpiv + k0, w->dplan[k & 1]));
+  HY_LOCAL(g->ko->swap_plan(g->be, (int)jb, n - k0, w->dpiv + k0, w->dplans + k * K_GAUSS_PLAN_INTS(g->nb)));
   *lp = pan;
   *ldl = f->lda;
   return HY_OK;
@@ -294,7 +298,7 @@ static int blk_swap1_dev(blk_ws *w, int64_t k, int64_t s0, int64_t c1) {
   blk_fact *f = w->f;
   int64_t n = w->g->n, k0 = k * w->g->nb, jb = n - k0 < w->g->nb ? n - k0 : w->g->nb;
   HY_LOCAL(w->g->ko->swap_apply(w->g->be, f->sp, at(w, f->a, k0, s0, f->lda), f->lda, c1 - s0,
-                                (int)jb, w->dpiv + k0, w->dplan[k & 1]));
+                                (int)jb, w->dpiv + k0, w->dplans + k * K_GAUSS_PLAN_INTS(w->g->nb)));
   return HY_OK;
 }
 
@@ -317,6 +321,11 @@ static int blk_finish_dev(blk_ws *w, int64_t nblk) {
   HY_LOCAL(g->be->ops->d2h(g->be, hp, w->dpiv, sizeof(int) * (size_t)n));
   HY_LOCAL(g->be->ops->d2h(g->be, hs, w->dstat, sizeof(double) * (size_t)(3 * nblk)));
   for (int64_t i = 0; i < n; i++) f->piv[i] = (i / nb) * nb + hp[i];
+  /* the pivots and plans stay on the device for the solve */
+  f->dpiv = w->dpiv;
+  f->dplans = w->dplans;
+  w->dpiv = NULL;
+  w->dplans = NULL;
   int rc = HY_OK;
   for (int64_t k = 0; k < nblk && rc == HY_OK; k++) {
     int64_t k0 = k * nb;
@@ -525,7 +534,7 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
     int64_t nblk = (n + nb - 1) / nb;
     w->dpiv = gauss_dalloc(g, sizeof(int) * (size_t)n);
     w->dstat = gauss_dalloc(g, sizeof(double) * (size_t)(3 * nblk));
-    for (int i = 0; i < 2; i++) w->dplan[i] = gauss_dalloc(g, sizeof(int) * (size_t)K_GAUSS_PLAN_INTS(nb));
+    w->dplans = gauss_dalloc(g, sizeof(int) * (size_t)(nblk * K_GAUSS_PLAN_INTS(nb)));
   }
   if (sp && g->o->low >= GAUSS_LOW_BF16) {
     size_t le = ko->low_bytes[g->o->low];
@@ -670,8 +679,7 @@ static void blk_ws_free(blk_ws *w) {
   if (w->lowu) be->ops->free(be, w->lowu);
   if (w->dpiv) be->ops->free(be, w->dpiv);
   if (w->dstat) be->ops->free(be, w->dstat);
-  if (w->dplan[0]) be->ops->free(be, w->dplan[0]);
-  if (w->dplan[1]) be->ops->free(be, w->dplan[1]);
+  if (w->dplans) be->ops->free(be, w->dplans);
   free(w->ipiv);
   free(w->perm);
   free(w->rows);
@@ -708,6 +716,8 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   *out = f;
   if (rc != HY_OK) {
     be->ops->free(be, f->a);
+    if (f->dpiv) be->ops->free(be, f->dpiv);
+    if (f->dplans) be->ops->free(be, f->dplans);
     free(f->piv);
     free(f);
     *out = NULL;
@@ -715,8 +725,64 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   return rc;
 }
 
-/* Forward (L, unit) then back (U) block substitution; rhs and x replicated.  Collective. */
-static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
+/* One rank: every panel's pivots (0-based from its top) and swap plan on the device, from
+ * f->piv (host pivots: uploaded once, the plans made on the device).  Local. */
+static void blk_plans_make(gauss_t *g, blk_fact *f) {
+  k_backend *be = g->be;
+  int64_t n = g->n, nb = g->nb, nblk = (n + nb - 1) / nb;
+  int *hp = gauss_xmalloc(sizeof(int) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) hp[i] = (int)(f->piv[i] - (i / nb) * nb);
+  f->dpiv = gauss_dalloc(g, sizeof(int) * (size_t)n);
+  f->dplans = gauss_dalloc(g, sizeof(int) * (size_t)(nblk * K_GAUSS_PLAN_INTS(nb)));
+  HY_LOCAL(be->ops->h2d(be, f->dpiv, hp, sizeof(int) * (size_t)n));
+  for (int64_t k = 0; k < nblk; k++) {
+    int64_t k0 = k * nb, jb = n - k0 < nb ? n - k0 : nb;
+    HY_LOCAL(g->ko->swap_plan(be, (int)jb, n - k0, f->dpiv + k0, f->dplans + k * K_GAUSS_PLAN_INTS(nb)));
+  }
+  HY_LOCAL(be->ops->sync(be));   /* hp is freed */
+  free(hp);
+}
+
+/* One rank: forward (block J's row swaps by its plan, L_JJ, then the rows below) and back
+ * substitution with every step queued on the device, one copy in and one out (the
+ * factorization's precision throughout, as LAPACK's getrs).  Local. */
+static int blk_solve_one(gauss_t *g, blk_fact *f, const double *rhs, double *x) {
+  k_backend *be = g->be;
+  const k_gauss_ops *ko = g->ko;
+  int sp = f->sp;
+  int64_t n = g->n, nb = g->nb, nblk = (n + nb - 1) / nb, ld = f->lda;
+  size_t e = sp ? 4 : 8;
+  if (!f->dplans) blk_plans_make(g, f);
+  if (!f->swv) f->swv = gauss_dalloc_parked(g, (size_t)(f->mloc + 1) * e);
+  char *wv = f->swv, *a = f->a;
+  unsigned char *h = gauss_xmalloc((size_t)n * e + 8);
+  for (int64_t i = 0; i < n; i++) {
+    if (sp) ((float *)h)[i] = (float)rhs[i];
+    else ((double *)h)[i] = rhs[i];
+  }
+  HY_LOCAL(be->ops->h2d(be, wv, h, (size_t)n * e));
+  for (int64_t J = 0; J < nblk; J++) {
+    int64_t j0 = J * nb, jb = n - j0 < nb ? n - j0 : nb;
+    HY_LOCAL(ko->swap_apply(be, sp, wv + j0 * e, n - j0, 1, (int)jb, f->dpiv + j0,
+                            f->dplans + J * K_GAUSS_PLAN_INTS(nb)));
+    HY_LOCAL(ko->trsv(be, sp, 0, jb, a + (size_t)(j0 + j0 * ld) * e, ld, wv + j0 * e));
+    HY_LOCAL(ko->gemv_sub(be, sp, n - j0 - jb, jb, a + (size_t)(j0 + jb + j0 * ld) * e, ld, wv + j0 * e,
+                          wv + (j0 + jb) * e));
+  }
+  for (int64_t J = nblk - 1; J >= 0; J--) {
+    int64_t j0 = J * nb, jb = n - j0 < nb ? n - j0 : nb;
+    HY_LOCAL(ko->trsv(be, sp, 1, jb, a + (size_t)(j0 + j0 * ld) * e, ld, wv + j0 * e));
+    HY_LOCAL(ko->gemv_sub(be, sp, j0, jb, a + (size_t)(j0 * ld) * e, ld, wv + j0 * e, wv));
+  }
+  HY_LOCAL(be->ops->d2h(be, h, wv, (size_t)n * e));
+  for (int64_t i = 0; i < n; i++) x[i] = sp ? (double)((float *)h)[i] : ((double *)h)[i];
+  free(h);
+  return HY_OK;
+}
+
+/* Forward (L, unit) then back (U) block substitution on the grid; rhs and x replicated.
+ * Collective. */
+static int blk_solve_grid(gauss_t *g, void *fact, const double *rhs, double *x) {
   blk_fact *f = fact;
   hy_ctx *ctx = g->ctx;
   k_backend *be = g->be;
@@ -809,10 +875,20 @@ static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
   return HY_OK;
 }
 
+/* The solve: one rank on the device alone (blk_solve_one, when the backend has its entries),
+ * else the grid's.  Collective. */
+static int blk_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
+  if (g->ctx->size == 1 && g->ko->swap_plan && g->ko->swap_apply && g->ko->gemv_sub)
+    return blk_solve_one(g, fact, rhs ? rhs : g->b, x);
+  return blk_solve_grid(g, fact, rhs, x);
+}
+
 /* Free the factors.  Local. */
 static void blk_release(gauss_t *g, void *fact) {
   blk_fact *f = fact;
   if (!f) return;
+  if (f->dpiv) g->be->ops->free(g->be, f->dpiv);
+  if (f->dplans) g->be->ops->free(g->be, f->dplans);
   size_t e = f->sp ? 4 : 8;
   gauss_dpark(g, f->a, blk_abytes(f));
   gauss_dpark(g, f->swv, (size_t)(f->mloc + 1) * e);

@@ -797,6 +797,23 @@ static int c_gemv_add(k_backend *be, int sp, int64_t m, int64_t n, const void *a
   return HY_OK;
 }
 
+/* y -= A x, cuBLAS GEMV on the current stream.  Local. */
+static int c_gemv_sub(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
+                      const void *x, void *y) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  cublasHandle_t h = cur_cublas(be);
+  if (sp) {
+    float mone = -1, one = 1;
+    HY_CUBLAS(cublasSgemv(h, CUBLAS_OP_N, (int)m, (int)n, &mone, (const float *)a, (int)lda,
+                          (const float *)x, 1, &one, (float *)y, 1));
+  } else {
+    double mone = -1, one = 1;
+    HY_CUBLAS(cublasDgemv(h, CUBLAS_OP_N, (int)m, (int)n, &mone, (const double *)a, (int)lda,
+                          (const double *)x, 1, &one, (double *)y, 1));
+  }
+  return HY_OK;
+}
+
 /* Device -> host 2D copy (synchronous for the caller).  Local. */
 static int c_d2h_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda, void *h,
                     int64_t ldh) {
@@ -1062,4 +1079,5 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_getrf_rec,
   c_getrf_dev, c_swap_plan, c_swap_apply,
   2048, 2048, k_cuda_small_getrf, k_cuda_small_getrs,
+  c_gemv_sub,
 };

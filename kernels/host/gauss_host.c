@@ -254,6 +254,23 @@ static int h_trsv(k_backend *be, int sp, int upper, int64_t n, const void *t, in
   return HY_OK;
 }
 
+/* y -= A x.  Local. */
+static int h_gemv_sub(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
+                      const void *x, void *y) {
+  if (m <= 0 || n <= 0) return HY_OK;
+  HY_CALL(fits(m, "m"));
+  HY_CALL(fits(n, "n"));
+  int im = (int)m, in = (int)n, il = (int)lda, one = 1;
+  if (sp) {
+    float a1 = -1, b1 = 1;
+    sgemv_("N", &im, &in, &a1, a, &il, x, &one, &b1, y, &one);
+  } else {
+    double a1 = -1, b1 = 1;
+    dgemv_("N", &im, &in, &a1, a, &il, x, &one, &b1, y, &one);
+  }
+  return HY_OK;
+}
+
 /* y += A x.  Local. */
 static int h_gemv_add(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
                       const void *x, void *y) {
@@ -613,4 +630,5 @@ const k_gauss_ops k_gauss_host_ops = {
   .gemm_sub_low = h_gemm_sub_low, .low_bytes = { 4, 4, 4, 4 }, .to_low = h_to_low,
   .gemm_sub_lowp = h_gemm_sub_lowp, .getrf_rec = h_getrf_rec,
   .getrf_dev = h_getrf_dev, .swap_plan = h_swap_plan, .swap_apply = h_swap_apply,
+  .gemv_sub = h_gemv_sub,
 };
