@@ -123,6 +123,12 @@ struct k_vec_ops {
    * its own copy of sc); host: the same phases in C, the host loop's values bit for bit.  A
    * failure to launch: HY_ESYS with the CUDA error. */
   int (*bcgs_batch)(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol);
+  /* Optional (NULL: not offered): the same iterations as bcgs_batch, queued as ordinary work
+   * that rec_create can record (CUDA: per iteration the persistent kernel's phases as 5 fused
+   * kernels with M, 4 without, on its grid, so the values are bcgs_batch's bit for bit; the
+   * last block of a kernel sums its dots and runs the scalar step; a stopped iteration's
+   * kernels return at once); host: bcgs_batch's C phases. */
+  int (*bcgs_fused)(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol);
 };
 
 /* The most slots s_read reads at once. */

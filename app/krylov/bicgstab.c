@@ -209,6 +209,7 @@ typedef struct {
 /* Queue the batch's n iterations.  Collective (one rank). */
 static int bcgs_batch_queue(void *arg) {
   const bcgs_batch *b = arg;
+  if (b->o->s_batch) return b->o->s_batch(b->o->ctx, b->sc, b->n, b->tol, b->x, b->w);
   for (int i = 0; i < b->n; i++) HY_CALL(bcgs_step_dev(b->o, b->tol, b->x, b->w, b->sc));
   return HY_OK;
 }
@@ -234,8 +235,8 @@ static void bcgs_result_dev(const double *h, int it, krylov_result *res) {
 
 /* The device loop (one rank): start as bcgs_run, then iterations queued with the scalars in
  * the block sc, the block read every check_every iterations (the monitor sees those reads).
- * With s_batch, each check_every iterations are one s_batch; else with s_record, check_every
- * iterations are recorded once and that batch is replayed (a last shorter batch before
+ * With s_batch, each check_every iterations are one s_batch; with s_record, what check_every
+ * iterations queue is recorded once and that batch is replayed (a last shorter batch before
  * max_iter is queued directly).  Collective (one rank). */
 static int bcgs_run_dev(const krylov_ops *o, const krylov_params *par, const double *b,
                         double *x, bcgs_vecs *w, krylov_result *res) {
@@ -255,12 +256,10 @@ static int bcgs_run_dev(const krylov_ops *o, const krylov_params *par, const dou
   if (every > par->max_iter) every = par->max_iter;
   bcgs_batch full = { o, par->tol, every, x, sc, w }, part = full;
   void *rec = NULL;
-  if (rc == HY_OK && o->s_record && !o->s_batch)
-    rc = o->s_record(o->ctx, bcgs_batch_queue, &full, &rec);
+  if (rc == HY_OK && o->s_record) rc = o->s_record(o->ctx, bcgs_batch_queue, &full, &rec);
   while (rc == HY_OK && it < par->max_iter) {
     part.n = par->max_iter - it < every ? par->max_iter - it : every;
-    if (o->s_batch) rc = o->s_batch(o->ctx, sc, part.n, par->tol, x, w);
-    else rc = rec && part.n == every ? o->s_replay(o->ctx, rec) : bcgs_batch_queue(&part);
+    rc = rec && part.n == every ? o->s_replay(o->ctx, rec) : bcgs_batch_queue(&part);
     it += part.n;
     if (rc == HY_OK) rc = o->s_get(o->ctx, sc, h, K_BS_NSLOT);
     if (rc == HY_OK && o->monitor)

@@ -63,9 +63,10 @@ typedef struct {
   int (*s_unrecord)(void *ctx, void *rec);
   /* Optional, with the device loop (NULL: the iterations queued as above): up to n iterations
    * of the device loop as one operation of the ops (k_vec.h's bcgs_batch: on CUDA one launch of
-   * a persistent kernel), the same steps and results on sc as n queued iterations (no work
-   * after the iteration that stops); x the iterate, w the solver's vectors (w->p2 allocated
-   * for it: with a preconditioner it holds every other iteration's p). */
+   * a persistent kernel; or bcgs_fused: five fused kernels per iteration, which s_record can
+   * record), the same steps and results on sc as n queued iterations; x the iterate, w the
+   * solver's vectors (w->p2 allocated for it: with a preconditioner it holds every other
+   * iteration's p). */
   int (*s_batch)(void *ctx, double *sc, int n, double tol, double *x, const krylov_bcgs_vecs *w);
 } krylov_ops;
 

@@ -93,13 +93,15 @@ static const cfg_key spai_keys[] = {
     "device_loop on a backend that can record work (cuda: a CUDA graph): check_every iterations "
     "recorded once and replayed, no launch per kernel; false: queued anew every iteration "
     "(same iterations and x)" },
-  { "solver", "device_kernel", CFG_ENUM, "graph", 0, 0, "auto|graph|persistent",
-    "device_loop: how the iterations between two reads run: graph = queued kernels (recorded "
-    "once as a CUDA graph with solver.device_graph); persistent = one launch of a persistent "
-    "kernel per check_every iterations (cuda: cooperative, grid syncs between its phases, our "
-    "SpMV; precond spai|jacobi|none; the host runs the same phases in C); auto = persistent on a "
-    "GPU backend up to 4,000,000 rows where it is offered, else graph; same iterations and x "
-    "within the usual loop's tolerances" },
+  { "solver", "device_kernel", CFG_ENUM, "graph", 0, 0, "auto|graph|fused|persistent",
+    "device_loop: how the iterations between two reads run: graph = the vector kernels queued "
+    "(recorded once as a CUDA graph with solver.device_graph); persistent = one launch of a "
+    "persistent kernel per check_every iterations (cuda: cooperative, grid syncs between its "
+    "phases, our SpMV; precond spai|jacobi|none; the host runs the same phases in C); fused = "
+    "the persistent kernel's phases as 5 kernels per iteration (4 without preconditioner), "
+    "recorded as a graph with solver.device_graph, the persistent kernel's values bit for bit; "
+    "auto = persistent on a GPU backend up to 4,000,000 rows where it is offered, else graph; "
+    "same iterations and x within the usual loop's tolerances" },
   { "solver", "spmv", CFG_ENUM, "auto", 0, 0, "auto|own|library",
     "SpMV of A and M in BiCGSTAB: own = our CSR kernel (cuda: a few threads per row, fixed "
     "summation order), library = the backend library's (cuSPARSE); auto = own where the backend "
@@ -172,6 +174,7 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.check_every = (int)cfg_int(c, "solver.check_every");
   o->solver.device_graph = cfg_bool(c, "solver.device_graph");
   o->solver.device_kernel = cfg_is(c, "solver.device_kernel", "persistent") ? 2
+                            : cfg_is(c, "solver.device_kernel", "fused") ? 3
                             : cfg_is(c, "solver.device_kernel", "auto") ? 0 : 1;
   o->solver.spmv_own = !cfg_is(c, "solver.spmv", "library");
   o->solver.perturb = o->perturb;

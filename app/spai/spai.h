@@ -51,7 +51,7 @@ typedef struct {
                                 * 1 true, 2 auto (true on a GPU backend, no monitor) */
   int check_every;             /* its convergence read every check_every iterations */
   int device_graph;            /* 1: record check_every iterations once, replay (solver.device_graph) */
-  int device_kernel;           /* solver.device_kernel: 0 auto, 1 graph, 2 persistent */
+  int device_kernel;           /* solver.device_kernel: 0 auto, 1 graph, 2 persistent, 3 fused */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
@@ -222,8 +222,9 @@ typedef struct {
   double own_tpr_a_s[6];       /* our SpMV of A with 1, 2, 4, .. 32 threads per row */
   int spmv_own;                /* 1: BiCGSTAB ran on our SpMV */
   int device_graph;            /* 1: the device loop replayed a recorded batch */
-  int persistent;              /* 1: the device loop ran as bcgs_batch (solver.device_kernel) */
-  char persistent_why[96];     /* persistent asked for and not run: why */
+  int batch;                   /* the device loop ran as 1: bcgs_batch (persistent), 2: bcgs_fused
+                                * (solver.device_kernel), 0: the queued vector ops */
+  char batch_why[96];          /* persistent / fused asked for and not run: why */
   double ilu_s;                /* ILU(0) factorisation (slowest rank), ilu0 */
   int64_t ilu_nnz;             /* nnz of the factored diagonal blocks (all ranks) */
   int device_loop;             /* 1: the device loop ran (solver.device_loop, one rank) */

@@ -195,20 +195,26 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
   if (sv->device_loop)
     hy_printf0(ctx, "bicgstab: device loop (scalars in backend memory, convergence read every %d "
                "iteration(s))%s\n", o->solver.check_every,
-               sv->persistent ? ", the iterations between reads in one launch of a persistent "
+               sv->batch == 1 ? ", the iterations between reads in one launch of a persistent "
                                 "kernel (solver.device_kernel = persistent)"
+               : sv->batch == 2 && sv->device_graph
+                   ? ", the fused kernels (solver.device_kernel = fused) of the iterations between "
+                     "reads recorded once and replayed (solver.device_graph)"
+               : sv->batch == 2 ? ", the fused kernels (solver.device_kernel = fused) queued"
                : sv->device_graph ? ", the iterations between reads recorded once and replayed "
                                     "(solver.device_graph)" : "");
-  if (sv->device_loop && sv->persistent_why[0])
-    hy_printf0(ctx, "bicgstab: solver.device_kernel = persistent not run: %s; the iterations are "
-               "queued kernels\n", sv->persistent_why);
+  if (sv->device_loop && sv->batch_why[0])
+    hy_printf0(ctx, "bicgstab: solver.device_kernel = %s not run: %s; the iterations are "
+               "queued kernels\n", o->solver.device_kernel == 3 ? "fused" : "persistent",
+               sv->batch_why);
   else if (o->solver.device_loop == 1 && !sv->device_loop)
     hy_printf0(ctx, "bicgstab: solver.device_loop = true ignored: it needs one rank and a "
                "backend with the scalar-block vector operations (%d ranks, %s backend)\n",
                ctx->size, ctx->be.name);
   hy_metric_int(ctx, "device_loop", sv->device_loop);
   hy_metric_int(ctx, "device_graph", sv->device_graph);
-  hy_metric_str(ctx, "device_kernel", !sv->device_loop ? "none" : sv->persistent ? "persistent"
+  hy_metric_str(ctx, "device_kernel", !sv->device_loop ? "none" : sv->batch == 1 ? "persistent"
+                                      : sv->batch == 2 ? "fused"
                                       : sv->device_graph ? "graph" : "queued");
   hy_metric_int(ctx, "spmv_own", sv->spmv_own);
   if (ctx->be.gpu)

@@ -36,7 +36,8 @@ typedef struct {
   MPI_Request *req;
   MPI_Status *sts;
   int own;                     /* 1: the SpMVs by the table's mat_spmv_own */
-  k_csr_view va, vm;           /* A and M as the backend's arrays (solver.device_kernel = persistent) */
+  k_csr_view va, vm;           /* A and M as the backend's arrays (solver.device_kernel) */
+  int batch;                   /* 1: bcgs_batch (persistent), 2: bcgs_fused, 0: the queued ops */
 } solve_ctx;
 
 /* The most rows for which solver.device_kernel = auto takes the persistent kernel. */
@@ -188,49 +189,53 @@ static int v_s_unrecord(void *c, void *rec) {
   return HY_OK;
 }
 
-/* Up to n device-loop iterations as one bcgs_batch of the vector table on A and M's arrays.
- * Local. */
+/* Up to n device-loop iterations as one bcgs_batch (persistent) or bcgs_fused of the vector
+ * table on A and M's arrays.  Local. */
 static int v_s_batch(void *c, double *sc, int n, double tol, double *x, const krylov_bcgs_vecs *w) {
   solve_ctx *s = c;
   k_bcgs_sys sys = { .n = s->nloc, .a = s->va, .m = s->vm, .r = w->r, .rh = w->rh, .p = w->p,
                      .p2 = w->p2, .v = w->v, .ph = w->ph, .s = w->s, .sh = w->sh, .t = w->t,
                      .x = x };
-  HY_LOCAL(s->vec.ops->bcgs_batch(&s->vec, &sys, sc, n, tol));
+  if (s->batch == 1) HY_LOCAL(s->vec.ops->bcgs_batch(&s->vec, &sys, sc, n, tol));
+  else HY_LOCAL(s->vec.ops->bcgs_fused(&s->vec, &sys, sc, n, tol));
   return HY_OK;
 }
 
 /* solver.device_kernel: whether the device loop runs as the backend's bcgs_batch (persistent,
- * or auto on a GPU backend up to SPAI_PERSIST_AUTO_N rows), with the matrices' views; else
- * info->persistent_why says why not where it was asked for.  Local (the same on every rank). */
-static int solve_persistent(solve_ctx *s, const spai_solve_opts *opt, spai_solve_info *info) {
-  int want = opt->device_kernel == 2 ||
-             (opt->device_kernel == 0 && s->be->gpu && s->nloc <= SPAI_PERSIST_AUTO_N);
-  const char *why = !s->vec.ops->bcgs_batch || !s->ko->mat_view ? "the backend has no persistent kernel"
+ * or auto on a GPU backend up to SPAI_PERSIST_AUTO_N rows: 1) or bcgs_fused (fused: 2), with the
+ * matrices' views; 0: the queued ops (graph), and info->batch_why says why where persistent or
+ * fused was asked for.  Local (the same on every rank). */
+static int solve_batch_kind(solve_ctx *s, const spai_solve_opts *opt, spai_solve_info *info) {
+  int k = opt->device_kernel;
+  int want = k == 2 ? 1 : k == 3 ? 2
+             : k == 0 && s->be->gpu && s->nloc <= SPAI_PERSIST_AUTO_N ? 1 : 0;
+  if (!want) return 0;
+  const char *why = !(want == 1 ? s->vec.ops->bcgs_batch : s->vec.ops->bcgs_fused) ||
+                    !s->ko->mat_view ? "the backend does not offer it"
                     : opt->ilu ? "solver.precond = ilu0 (triangular solves)"
                     : s->be->gpu && !s->own ? "solver.spmv = library (it runs our SpMV)" : NULL;
-  if (!want) return 0;
   if (why) {
-    if (opt->device_kernel == 2) snprintf(info->persistent_why, sizeof info->persistent_why, "%s", why);
+    if (k != 0) snprintf(info->batch_why, sizeof info->batch_why, "%s", why);
     return 0;
   }
   HY_LOCAL(s->ko->mat_view(s->be, s->amat, &s->va));
   memset(&s->vm, 0, sizeof s->vm);
   if (s->mmat) HY_LOCAL(s->ko->mat_view(s->be, s->mmat, &s->vm));
-  return 1;
+  return want;
 }
 
 /* Fill the device-loop entries of ko when solver.device_loop asks for it (true, or auto on a
  * GPU backend without the per-iteration monitor), the run has one rank and the backend's vector
- * table has the scalar-block forms; info->device_loop says whether it did, info->persistent
- * whether the iterations run as bcgs_batch, info->device_graph whether they are recorded.
+ * table has the scalar-block forms; info->device_loop says whether it did, info->batch whether
+ * the iterations run as bcgs_batch / bcgs_fused, info->device_graph whether they are recorded.
  * Local (the same on every rank). */
 static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_ops *ko,
                               spai_solve_info *info) {
   int want = opt->device_loop == 1 || (opt->device_loop == 2 && s->be->gpu && !opt->monitor);
   info->device_loop = want && s->ctx->size == 1 && s->vec.ops->bcgs_step;
   if (!info->device_loop) return;
-  info->persistent = solve_persistent(s, opt, info);
-  if (info->persistent) ko->s_batch = v_s_batch;
+  info->batch = s->batch = solve_batch_kind(s, opt, info);
+  if (s->batch) ko->s_batch = v_s_batch;
   ko->s_create = v_s_create;
   ko->s_put = v_s_put;
   ko->s_get = v_s_get;
@@ -238,7 +243,7 @@ static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_o
   ko->s_dots = v_s_dots;
   ko->s_axpbypcz_dots = v_s_axpbypcz_dots;
   ko->s_step = v_s_step;
-  if (opt->device_graph && s->vec.ops->rec_create && !info->persistent) {
+  if (opt->device_graph && s->vec.ops->rec_create && s->batch != 1) {
     ko->s_record = v_s_record;
     ko->s_replay = v_s_replay;
     ko->s_unrecord = v_s_unrecord;

@@ -18,6 +18,8 @@ bench spai-cfd2size-1gpu-loopoff 1 config/bench-spai.ini solver.device_loop=fals
 # (solver.device_kernel = persistent): its "bicgstab: X us per iteration ... ratio R" beside the
 # graph's above (the same iteration count within a few: its dots sum in another order)
 bench spai-cfd2size-1gpu-persistent 1 config/bench-spai.ini solver.device_kernel=persistent spai.repeat=3
+# the same phases as 5 fused kernels per iteration recorded as a graph (solver.device_kernel = fused)
+bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini solver.device_kernel=fused spai.repeat=3
 # the device loop with cuSPARSE's SpMV inside the graph, and with the graph off (queued anew)
 bench spai-cfd2size-1gpu-cusparse 1 config/bench-spai.ini solver.spmv=library spai.repeat=3
 bench spai-cfd2size-1gpu-nograph 1 config/bench-spai.ini solver.device_graph=false spai.repeat=3
@@ -31,6 +33,7 @@ bench spai-cfd2size-1gpu-hostsetup 1 config/bench-spai.ini spai.gpu_setup=host
 bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none
 bench spai-poisson2d-921k-none-1gpu-loopoff 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=false
 bench spai-poisson2d-921k-none-1gpu-persistent 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent
+bench spai-poisson2d-921k-none-1gpu-fused 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=fused spai.repeat=3
 # (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time)
 bench spai-10M-1gpu 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 bench spai-10M-1gpu-loopoff 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_loop=false

@@ -382,38 +382,148 @@ static int pb_log2(int t) {
   return -1;
 }
 
-/* bcgs_batch: one cooperative launch of kv_bcgs_persist on the backend's stream (the grid:
- * the SMs times the blocks of it that fit on one, at most PB_MAXBLOCKS).  Local. */
-static int c_bcgs_batch(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol) {
+/* The fused kernels of bcgs_fused: phase PH (1..5) of the persistent kernel's iteration as a
+ * kernel of its own, launched on the same grid, so that the block partials and their sums are
+ * the persistent kernel's bit for bit.  Each block copies the scalar block to shared memory;
+ * the last block to finish (device counter) sums the partials, runs the scalar step on its
+ * copy and writes the copy back.  1: K_BSTEP_BETA (every block on its copy, the last block's
+ * written back), then ph = M p with p formed in the load (PC), or p's update; 2: v = A ph,
+ * (rhat, v), K_BSTEP_ALPHA; 3: sh = M s with s formed in the load (PC), or t = A s with s formed
+ * in the load, (t, s), (t, t), (s, s), K_BSTEP_OMEGA; 4 (PC): t = A sh and those dots,
+ * K_BSTEP_OMEGA; 5: x and r with (rhat, r), (r, r), K_BSTEP_RHO, then RUNX cleared (a later
+ * iteration's phase 5, gated off, must not update x again).  A gate off (RUN, or RUN and RUNX
+ * for 5) makes every block return at once. */
+template <int PH, bool PC>
+static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_phase(pb_args g,
+                                                                                 unsigned *count) {
+  __shared__ double ssc[K_BS_NSLOT];
+  __shared__ double red[PB_THREADS / 32][3];
+  __shared__ bool last;
+  if (threadIdx.x < K_BS_NSLOT) ssc[threadIdx.x] = __ldcg(g.sc + threadIdx.x);
+  __syncthreads();
+  if (PH == 5 ? ssc[K_BS_RUN] == 0 && ssc[K_BS_RUNX] == 0 : ssc[K_BS_RUN] == 0) return;
+  double acc[3] = { 0, 0, 0 };
+  int np = 0, slot = 0, step = -1, dst = 0;
+  if (PH == 1) {
+    if (threadIdx.x == 0) k_bcgs_step(ssc, K_BSTEP_BETA, g.tol);
+    __syncthreads();
+    if (ssc[K_BS_RUN] != 0 && PC) {
+      int it = (int)ssc[K_BS_IT];
+      double *pold = it & 1 ? g.p : g.p2, *pnew = it & 1 ? g.p2 : g.p;
+      pb_spmv<3, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v, ssc[K_BS_BETA],
+                    pold, pnew, g.ph, NULL, acc);
+    } else if (ssc[K_BS_RUN] != 0) {
+      double a = ssc[K_BS_ONE], b = ssc[K_BS_NEG_BETA_OMEGA], c = ssc[K_BS_BETA];
+      for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < g.n;
+           i += (int64_t)gridDim.x * blockDim.x)
+        g.p[i] = pb_in<3>(i, a, g.r, b, g.v, c, g.p);
+    }
+  } else if (PH == 2) {
+    pb_spmv<1, 1>(g.n, g.a, 0, PC ? g.ph : g.p, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
+    np = 1, slot = 0, step = K_BSTEP_ALPHA, dst = K_BS_RV;
+  } else if (PH == 3 && PC) {
+    pb_spmv<2, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.sh,
+                  NULL, acc);
+    return;                                /* no dots, no step */
+  } else if (PH == 3 || PH == 4) {
+    if (PH == 3)
+      pb_spmv<2, 3>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
+                    NULL, acc);
+    else
+      pb_spmv<1, 3>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
+    np = 3, slot = 1, step = K_BSTEP_OMEGA, dst = K_BS_TS;
+  } else {
+    pb_xr(g, ssc, acc);
+    np = ssc[K_BS_RUN] != 0 ? 2 : 0, slot = 4, step = K_BSTEP_RHO, dst = K_BS_RHO_NEW;
+  }
+  if (np) pb_partial(g.part, slot, np, acc, red);
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  if (np) pb_reduce_step(g.part, slot, np, ssc + dst, ssc, step, g.tol);
+  else if (step >= 0 && threadIdx.x == 0) k_bcgs_step(ssc, step, g.tol);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (PH == 5) ssc[K_BS_RUNX] = 0;
+    *count = 0;
+  }
+  __syncthreads();
+  if (threadIdx.x < K_BS_NSLOT) g.sc[threadIdx.x] = ssc[threadIdx.x];
+}
+
+/* The arguments and the grid of bcgs_batch / bcgs_fused (the grid: the SMs times the blocks of
+ * the persistent kernel that fit on one, at most PB_MAXBLOCKS, chosen once per k_vec).
+ * Local. */
+static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol,
+                      pb_args *g, int *grid) {
   vec_scratch *s = (vec_scratch *)v->impl;
   bool pc = sys->m.val != NULL;
-  pb_args g;
-  g.n = sys->n;
-  g.a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, pb_log2(sys->a.tpr) };
-  g.m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val, pc ? pb_log2(sys->m.tpr) : 0 };
-  if (!g.a.rp || g.a.lt < 0 || g.m.lt < 0 || (pc && !g.m.rp))
+  g->n = sys->n;
+  g->a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, pb_log2(sys->a.tpr) };
+  g->m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val, pc ? pb_log2(sys->m.tpr) : 0 };
+  if (!g->a.rp || g->a.lt < 0 || g->m.lt < 0 || (pc && !g->m.rp))
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch needs CUDA CSR views (threads per row %d / %d)",
                   sys->a.tpr, sys->m.tpr);
-  g.r = sys->r; g.rh = sys->rh; g.p = sys->p; g.p2 = sys->p2; g.v = sys->v; g.ph = sys->ph;
-  g.s = sys->s; g.sh = sys->sh; g.t = sys->t; g.x = sys->x;
-  g.part = s->part;
-  g.sc = sc;
-  g.niter = niter;
-  g.tol = tol;
-  void (*kern)(pb_args) = pc ? kv_bcgs_persist<true> : kv_bcgs_persist<false>;
-  int *grid = &s->pb_grid[pc ? 1 : 0];
-  if (*grid == 0) {
+  g->r = sys->r; g->rh = sys->rh; g->p = sys->p; g->p2 = sys->p2; g->v = sys->v;
+  g->ph = sys->ph; g->s = sys->s; g->sh = sys->sh; g->t = sys->t; g->x = sys->x;
+  g->part = s->part;
+  g->sc = sc;
+  g->niter = niter;
+  g->tol = tol;
+  int *gr = &s->pb_grid[pc ? 1 : 0];
+  if (*gr == 0) {
     int dev = 0, coop = 0, per_sm = 0;
     HY_CUDA(cudaGetDevice(&dev));
     HY_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
     if (!coop) return hy_err(HY_ESYS, "vec cuda: the device has no cooperative launch");
-    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, PB_THREADS, 0));
+    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, pc ? kv_bcgs_persist<true> : kv_bcgs_persist<false>, PB_THREADS, 0));
     int b = per_sm * v->be->sm_count;
-    *grid = b > PB_MAXBLOCKS ? PB_MAXBLOCKS : b < 1 ? 1 : b;
+    *gr = b > PB_MAXBLOCKS ? PB_MAXBLOCKS : b < 1 ? 1 : b;
   }
+  *grid = *gr;
+  return HY_OK;
+}
+
+/* bcgs_batch: one cooperative launch of kv_bcgs_persist on the backend's stream.  Local. */
+static int c_bcgs_batch(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol) {
+  pb_args g;
+  int grid = 0;
+  HY_CALL(pb_prepare(v, sys, sc, niter, tol, &g, &grid));
+  void (*kern)(pb_args) = sys->m.val ? kv_bcgs_persist<true> : kv_bcgs_persist<false>;
   void *args[] = { &g };
-  HY_CUDA(cudaLaunchCooperativeKernel((const void *)kern, dim3(*grid), dim3(PB_THREADS), args, 0,
+  HY_CUDA(cudaLaunchCooperativeKernel((const void *)kern, dim3(grid), dim3(PB_THREADS), args, 0,
                                       k_cuda_st(v->be)->stream));
+  return HY_OK;
+}
+
+/* bcgs_fused: niter iterations of the fused kernels (5 per iteration with M, 4 without),
+ * queued on the backend's stream (recordable as a graph).  Local. */
+static int c_bcgs_fused(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol) {
+  vec_scratch *s = (vec_scratch *)v->impl;
+  pb_args g;
+  int grid = 0;
+  HY_CALL(pb_prepare(v, sys, sc, niter, tol, &g, &grid));
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  unsigned *cnt = s->count;
+  for (int k = 0; k < niter; k++) {
+    if (sys->m.val) {
+      kv_bcgs_phase<1, true><<<grid, PB_THREADS, 0, st>>>(g, cnt);
+      kv_bcgs_phase<2, true><<<grid, PB_THREADS, 0, st>>>(g, cnt);
+      kv_bcgs_phase<3, true><<<grid, PB_THREADS, 0, st>>>(g, cnt);
+      kv_bcgs_phase<4, true><<<grid, PB_THREADS, 0, st>>>(g, cnt);
+      kv_bcgs_phase<5, true><<<grid, PB_THREADS, 0, st>>>(g, cnt);
+    } else {
+      kv_bcgs_phase<1, false><<<grid, PB_THREADS, 0, st>>>(g, cnt);
+      kv_bcgs_phase<2, false><<<grid, PB_THREADS, 0, st>>>(g, cnt);
+      kv_bcgs_phase<3, false><<<grid, PB_THREADS, 0, st>>>(g, cnt);
+      kv_bcgs_phase<5, false><<<grid, PB_THREADS, 0, st>>>(g, cnt);
+    }
+    HY_CUDA_LAUNCH();
+  }
   return HY_OK;
 }
 
@@ -615,4 +725,5 @@ extern "C" const k_vec_ops k_vec_cuda_ops = {
   .rec_run = c_rec_run,
   .rec_free = c_rec_free,
   .bcgs_batch = c_bcgs_batch,
+  .bcgs_fused = c_bcgs_fused,
 };

@@ -240,4 +240,5 @@ const k_vec_ops k_vec_host_ops = {
   .rec_run = h_rec_run,
   .rec_free = h_rec_free,
   .bcgs_batch = h_bcgs_batch,
+  .bcgs_fused = h_bcgs_batch,
 };

@@ -58,9 +58,11 @@ modes:
               two backends' loop-off x within R of max |x|; --iters-rtol F (default 0.1): the
               two backends' iterations within F + 2; --kernel graph|queued|persistent: every
               loop-on run's record says device_kernel = that (persistent: and the line says
-              "in one launch of a persistent kernel"); --loop-iters-rtol F (default 0: equal):
+              "in one launch of a persistent kernel"; fused: "the fused kernels"); --loop-iters-rtol F (default 0: equal):
               loop on vs off iterations within F + 2 (the breakdown message compared without its
-              iteration number), for a loop whose dots sum in another order
+              iteration number), for a loop whose dots sum in another order; --ref ARG...: the
+              reference run takes these arguments instead of solver.device_loop=false (another
+              device-loop variant; its record must say device_loop = 1)
   spmv-variants BiCGSTAB on the cuda backend with solver.spmv = own and = library against the host
               backend: all converged (exit 0, PASSED), the record's spmv_own 1 / 0, iterations
               of ours and cuSPARSE's within --iters-rtol (default 0.1) + 2 of each other and
@@ -294,13 +296,13 @@ def check_device_loop(a):
     fails, off = [], {}
     rtol = a.rtol if a.rtol is not None else 0.0
     for be in a.backends:
-        ref = off[be] = loop_run(a, be, ["solver.device_loop=false"], be + "-off")
+        ref = off[be] = loop_run(a, be, a.ref or ["solver.device_loop=false"], be + "-off")
         if ref["x"] is not None:
             print("%s, loop off: exit %d, %d iterations" % (be, ref["rc"], ref["m"]["iterations"] if ref["m"] else -1))
         if ref["m"] is None or ref["rc"] not in (0, 3, 4):
             fails.append("%s, device_loop off: exit %d, no record" % (be, ref["rc"]))
             continue
-        if ref["m"].get("device_loop") != 0:
+        if ref["m"].get("device_loop") != (1 if a.ref else 0):
             fails.append("%s, device_loop off: record says device_loop = %r" % (be, ref["m"].get("device_loop")))
         for k in a.every:
             tag = "%s-on%d" % (be, k)
@@ -320,7 +322,9 @@ def check_device_loop(a):
                         tag, r["m"].get("device_graph"), replayed, a.graph))
             if a.kernel is not None:
                 pers = bool(re.search(r"^bicgstab: device loop .*in one launch of a persistent kernel", r["out"], re.M))
-                if r["m"].get("device_kernel") != a.kernel or pers != (a.kernel == "persistent"):
+                fused = bool(re.search(r"^bicgstab: device loop .*the fused kernels \(solver.device_kernel = fused\)", r["out"], re.M))
+                if r["m"].get("device_kernel") != a.kernel or pers != (a.kernel == "persistent") or \
+                        fused != (a.kernel == "fused"):
                     fails.append("%s: device_kernel %r in the record, persistent line %r; expected %s" % (
                         tag, r["m"].get("device_kernel"), pers, a.kernel))
             mi, mr = ref["m"]["iterations"], r["m"]["iterations"]
@@ -626,7 +630,8 @@ def main():
     ap.add_argument("--cross-rtol", type=float, default=None)
     ap.add_argument("--iters-rtol", type=float, default=0.1)
     ap.add_argument("--cold-ms", type=float, default=None)
-    ap.add_argument("--kernel", choices=["graph", "queued", "persistent"], default=None)
+    ap.add_argument("--kernel", choices=["graph", "queued", "persistent", "fused"], default=None)
+    ap.add_argument("--ref", nargs="+", default=None)
     ap.add_argument("--loop-iters-rtol", type=float, default=0.0)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)

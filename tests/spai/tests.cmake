@@ -303,6 +303,15 @@ spai_multi(spai_device_loop_host_persistent_maxit device-loop RANKS 1
 spai_multi(spai_device_loop_host_persistent_e05r0100 device-loop RANKS 1 NEED ${M}/e05r0100.mtx.gz
   OPTS --kernel persistent --every 1 7
   ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent)
+# solver.device_kernel = fused (the persistent kernel's phases as 5 / 4 kernels per iteration,
+# recorded as a graph, or queued anew): the host's are the same C phases, bit for bit the usual loop
+spai_multi(spai_device_loop_host_fused_cfd27 device-loop RANKS 1 OPTS --kernel fused --graph 1
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random run.seed=4711
+       solver.device_kernel=fused)
+spai_multi(spai_device_loop_host_fused_none_nograph device-loop RANKS 1
+  OPTS --kernel fused --graph 0 --every 1 10
+  ARGS matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=1 solver.precond=none
+       solver.device_kernel=fused solver.device_graph=false)
 # (ilu0 has triangular solves: the persistent kernel is not run, a line says why, the graph loop
 # gives the usual loop's result)
 hy_case(NAME spai_device_loop_host_persistent_ilu0 RANKS 1 JSON
@@ -543,6 +552,28 @@ if(HYBRID_GPU_TESTS)
     NEED ${M}/e05r0100.mtx.gz OPTS --backends cuda --every 1 7 --kernel persistent
     --loop-iters-rtol 0.1
     ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent)
+  # solver.device_kernel = fused (the same phases as 5 / 4 kernels per iteration on the same
+  # grid, recorded as a graph): the persistent kernel's iterations, exit and x bit for bit
+  # (--ref: the reference run is the persistent loop), cfd2's size with SPAI and the 2D case
+  # without preconditioner, check_every 1, 7 and past the count; the breakdown and max_iter
+  spai_multi(spai_gpu_fused_vs_persistent_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 1 7 1000 --kernel fused --graph 1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=10
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=fused)
+  spai_multi(spai_gpu_fused_vs_persistent_none device-loop RANKS 1 LABELS gpu
+    OPTS --backends cuda --every 1 10 --kernel fused --graph 1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=10
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=31337 solver.device_kernel=fused)
+  spai_multi(spai_gpu_fused_vs_persistent_e05r0100 device-loop RANKS 1 LABELS gpu
+    NEED ${M}/e05r0100.mtx.gz OPTS --backends cuda --every 7 --kernel fused --graph 1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=1
+    ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=fused)
+  spai_multi(spai_gpu_fused_maxit device-loop RANKS 1 LABELS gpu RTOL 1e-9
+    OPTS --backends cuda --every 3 7 --kernel fused --graph 1
+    ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
+         solver.device_kernel=fused)
   # solver.device_kernel = auto: persistent on the GPU (n <= 4,000,000), graph with spmv = library
   hy_case(NAME spai_gpu_device_kernel_auto RANKS 1 JSON LABELS gpu
     ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
