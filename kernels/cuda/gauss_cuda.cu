@@ -1059,7 +1059,10 @@ static int c_copy_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a,
 
 /* auto block size on a GPU: GEMM-sized blocks, one panel up to n = 1024 (there the run is
  * latency bound and extra steps only add launches).  Local. */
-static int64_t c_nb_auto(int64_t n) { return n <= 1024 ? (n > 0 ? n : 1) : 512; }
+static int64_t c_nb_auto(int64_t n, int low16) {
+  (void)low16;
+  return n <= 1024 ? (n > 0 ? n : 1) : 512;
+}
 
 /* The small-n LU (gauss_small_cuda.cu; k_gauss_ops getrf_small / getrs_small). */
 extern "C" int k_cuda_small_getrf(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,

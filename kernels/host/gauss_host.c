@@ -616,7 +616,11 @@ static int h_swap_apply(k_backend *be, int sp, void *a, int64_t lda, int64_t nco
 }
 
 /* auto block size on the host: 64 (BLAS-3 sized for a CPU cache).  Local. */
-static int64_t h_nb_auto(int64_t n) { return 64; }
+static int64_t h_nb_auto(int64_t n, int low16) {
+  (void)n;
+  (void)low16;
+  return 64;
+}
 
 const k_gauss_ops k_gauss_host_ops = {
   .gpu = 0, .tv = 'H', .unit = "rank", .vendor_lu = "LAPACK", .vendor_blas = "BLAS",
