@@ -174,12 +174,13 @@ static void nd_principal(nd_work *w, int64_t lo, int64_t hi, int ax, double *u) 
 }
 
 /* Split idx[lo..hi) into [first half without the separator | second half without it |
- * separator]; *n1, *n2 the sizes of the halves left.  The cut of the smaller separator of two:
+ * separator]; *n1, *n2 the sizes of the halves left; 0 when a side holds the whole segment
+ * (no progress: the caller makes it a leaf).  The cut of the smaller separator of two:
  * the widest coordinate's median and the principal axis's median.  (A third, the median
  * breadth-first level in the kNN graph, cut the Swiss roll's first separator from 1643 to 654
  * points at N = 200k, as a plane cuts a rolled sheet several times, but the factor's flops only
  * by 7%, for about a third of the order's time: left out.)  Local. */
-static void nd_split(nd_work *w, nd_thr *t, int64_t lo, int64_t hi, int64_t *n1, int64_t *n2) {
+static int nd_split(nd_work *w, nd_thr *t, int64_t lo, int64_t hi, int64_t *n1, int64_t *n2) {
   int d = w->dim;
   double bl[K_LLE_ND_MAXD], bh[K_LLE_ND_MAXD], u[K_LLE_ND_MAXD];
   for (int c = 0; c < d; c++) { bl[c] = INFINITY; bh[c] = -INFINITY; }
@@ -210,6 +211,7 @@ static void nd_split(nd_work *w, nd_thr *t, int64_t lo, int64_t hi, int64_t *n1,
   memcpy(w->idx + lo, out, (size_t)(hi - lo) * sizeof *out);
   *n1 = k1;
   *n2 = (hi - lo) - nbest - k1;
+  return *n1 < hi - lo && *n2 < hi - lo;
 }
 
 /* Bits set in x, and the index of the lowest set bit of x != 0 (portable: no popcnt needed).
@@ -351,18 +353,20 @@ static void nd_thr_free(nd_thr *t) {
 /* The whole subtree of the segment [lo, hi): split depth-first down to the leaves, each
  * ordered.  Local. */
 static void nd_subtree(nd_work *w, nd_thr *t, int64_t lo, int64_t hi) {
-  /* a child holds at most ceil(half) of its segment: depth <= 32 for n < 2^31, and the stack
-   * holds at most one pending segment a level plus the two just pushed */
-  int64_t stk[2 * 72], top = 0;
+  /* each child is smaller than its segment (a split that leaves one side empty makes a leaf),
+   * so at most hi - lo segments are pending */
+  int64_t *stk = NULL, top = 0;
+  HY_MALLOC(stk, 2 * (hi - lo) + 2);
   stk[top++] = lo; stk[top++] = hi;
   while (top > 0) {
     hi = stk[--top]; lo = stk[--top];
     if (hi - lo <= w->leaf) { nd_leaf_order(w, t, lo, hi); continue; }
     int64_t n1, n2;
-    nd_split(w, t, lo, hi, &n1, &n2);
+    if (!nd_split(w, t, lo, hi, &n1, &n2)) { nd_leaf_order(w, t, lo, hi); continue; }
     stk[top++] = lo; stk[top++] = lo + n1;
     stk[top++] = lo + n1; stk[top++] = lo + n1 + n2;
   }
+  free(stk);
 }
 
 /* One thread's segments [c0, c1) of the list (lo, hi pairs), stamps from base. */
@@ -428,7 +432,7 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
     for (int c = 0; c < nseg; c++) {
       int64_t lo = seg[2 * c], hi = seg[2 * c + 1], n1, n2;
       if (hi - lo <= w.leaf) { nxt[m++] = lo; nxt[m++] = hi; continue; }
-      nd_split(&w, &t0, lo, hi, &n1, &n2);
+      if (!nd_split(&w, &t0, lo, hi, &n1, &n2)) { nd_leaf_order(&w, &t0, lo, hi); continue; }
       nxt[m++] = lo; nxt[m++] = lo + n1; nxt[m++] = lo + n1; nxt[m++] = lo + n1 + n2;
       split = 1;
     }

@@ -122,6 +122,10 @@ set_tests_properties(lle_gpu_eig_checker PROPERTIES LABELS "mpi" TIMEOUT 300 PRO
 add_test(NAME lle_chol_nd COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd --gpu-spec host:chol-nd gpu_eig)
 set_tests_properties(lle_chol_nd PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCESSORS 3)
 # (chol-nd's [debug] perturb verdict: lle_verdict)
+# the smallest leaves (2 points): splits that make no progress (a side holding the whole
+# segment after the refinement) become leaves instead of recursing forever; 2 threads
+hy_case(NAME lle_chol_nd_leaf2 RANKS 1 EXPECT "eigensolver chol-nd \\(CHOLMOD" "PASSED: lle: 3 eigenpairs converged"
+  REJECT "fallback" ARGS run.workload=lle lle.n=3000 lle.trust_sample=0 lle.eigensolver=chol-nd lle.nd_leaf=2 lle.threads=2)
 hy_case(NAME lle_bad_nd_leaf RANKS 1 EXIT 1 EXPECT "key 'lle.nd_leaf' = '1' is out of range; allowed: an integer in \\[2, 1000000\\]"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.nd_leaf=1)
 hy_case(NAME lle_bad_file_nan RANKS 2 EXIT 2 EXPECT "nan.csv:3: column 2 is nan"
