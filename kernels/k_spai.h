@@ -186,6 +186,11 @@ typedef struct k_spai_ops {
    * memory; halves the request until it fits (down to 64 MiB, else nothing); *kept = the bytes
    * reserved. */
   int (*pool_reserve)(k_backend *be, int64_t bytes, int64_t *kept);
+  /* Optional (NULL: nothing to lock).  Page-lock (on = 1) or release (on = 0) host memory the
+   * setup uploads from in every run (A's local rows, [spai] gpu_pin_matrix), so that its copies
+   * to the device are direct (CUDA: cudaHostRegister / cudaHostUnregister); a range that cannot
+   * be locked is left as it is: *done = 0. */
+  int (*host_pin)(k_backend *be, void *p, size_t bytes, int on, int *done);
 } k_spai_ops;
 
 /* The table of be's kind.  Local. */

@@ -35,6 +35,7 @@ typedef struct {
   int fuse_submat;     /* [spai] gpu_fuse_submat */
   int warp_rows;       /* [spai] gpu_warp_rows (0: no warp class) */
   int warmup;          /* [spai] warmup: spai_setup_warm before the first timed setup */
+  int pin_matrix;      /* [spai] gpu_pin_matrix: the warm-up page-locks A's local rows */
   int device_setup;    /* spai_setup_where ([spai] gpu_setup); levels 1, no filter: the pattern
                         * by the backend where it has the entries (single_setup at one rank,
                         * dist_setup at P ranks): auto on a GPU backend, device also on the host */
@@ -141,6 +142,9 @@ typedef struct {
   int64_t pool_bytes;          /* device memory reserved and kept (smallest over the ranks) */
   int64_t pool_want;           /* the estimate asked for (largest over the ranks) */
   int pool;                    /* the backend has a pool to reserve (k_spai_ops.pool_reserve) */
+  int pinned[3];               /* A's rowptr, colind, val page-locked (gpu_pin_matrix) */
+  int64_t pin_bytes;           /* of them (the smallest over the ranks) */
+  int pin_tried;               /* gpu_pin_matrix on a backend with host_pin */
 } spai_warm_info;
 
 /* The setup's first-use costs out of the timed setups, once per job (spai_setup_warm.c): every
@@ -149,6 +153,8 @@ typedef struct {
  * first setup's estimated size of the local A and kept.  Collective. */
 int spai_setup_warm(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup_opts *opt,
                     spai_warm_info *out);
+/* Release what the warm-up page-locked (before A is freed).  Local. */
+void spai_setup_unwarm(hy_ctx *ctx, const hy_csr *a, spai_warm_info *w);
 
 /* Jacobi "preconditioner" as a matrix: M = diag(1 / a_ii) (1 where a_ii = 0).  Local. */
 int spai_jacobi(const la_part *pr, int rank, const hy_csr *a, hy_csr *m);

@@ -55,6 +55,7 @@ static void report_setup_metrics(hy_ctx *ctx, const spai_problem *p, const spai_
     hy_metric_num(ctx, "warmup_s", in->warm.seconds);
     hy_metric_num(ctx, "warmup_pool_mib", in->warm.pool_bytes / 1048576.0);
     hy_metric_num(ctx, "warmup_pool_estimate_mib", in->warm.pool_want / 1048576.0);
+    hy_metric_num(ctx, "warmup_pinned_mib", in->warm.pin_bytes / 1048576.0);
   }
   hy_metric_str(ctx, "pattern_builder", si->pattern ? si->pattern : "");
   static const char *keys[] = { "setup_pattern_s", "setup_distribute_s", "setup_index_sets_s",
@@ -110,10 +111,14 @@ void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, s
   if (in->warm.pool)
     snprintf(pool, sizeof pool, "memory pool %.1f MiB reserved and kept (estimate %.1f MiB)",
              in->warm.pool_bytes / 1048576.0, in->warm.pool_want / 1048576.0);
+  char pin[96] = "";
+  if (in->warm.pin_tried)
+    snprintf(pin, sizeof pin, "; A's arrays page-locked: %.1f MiB (spai.gpu_pin_matrix)",
+             in->warm.pin_bytes / 1048576.0);
   if (in->warm.done)
     hy_printf0(ctx, "spai: warm-up %.2f ms before the first setup (slowest rank; not in the setup "
                "times): %d column-kernel passes and the pattern builders on a 48-row problem, "
-               "%s\n", 1e3 * in->warm.seconds, in->warm.passes, pool);
+               "%s%s\n", 1e3 * in->warm.seconds, in->warm.passes, pool, pin);
   report_setup_metrics(ctx, p, in);
   /* where the pattern and M's rows were made: one rank's device setup does both on the device,
    * P ranks' the pattern (M's rows: the distributed transpose); "by the backend" on the host's */

@@ -195,6 +195,31 @@ static int64_t warm_pool_estimate(const la_part *pr, int rank, const hy_csr *a,
   return (int64_t)(60.0 * nnz + 4.0 * ib + 80.0 * m + 1.1 * work) + ((int64_t)16 << 20);
 }
 
+/* A's arrays of at least 1 MiB (mmap'd blocks: no page shared with another allocation)
+ * page-locked (on) or released.  Local. */
+static int64_t warm_pin(k_backend *be, const k_spai_ops *ko, const hy_csr *a, int on, int *pinned) {
+  void *p[3] = { a->rowptr, a->colind, a->val };
+  size_t b[3] = { (size_t)(a->m + 1) * sizeof *a->rowptr, (size_t)a->nnz * sizeof *a->colind,
+                  (size_t)a->nnz * sizeof *a->val };
+  int64_t bytes = 0;
+  for (int i = 0; i < 3; i++) {
+    if (on && (b[i] < ((size_t)1 << 20) || !p[i])) continue;
+    if (!on && !pinned[i]) continue;
+    int done = 0;
+    HY_LOCAL(ko->host_pin(be, p[i], b[i], on, &done));
+    if (on) pinned[i] = done;
+    else pinned[i] = 0;
+    if (done) bytes += (int64_t)b[i];
+  }
+  return bytes;
+}
+
+/* Release the page-locked arrays of A.  Local. */
+void spai_setup_unwarm(hy_ctx *ctx, const hy_csr *a, spai_warm_info *w) {
+  const k_spai_ops *ko = k_spai_ops_get(&ctx->be);
+  if (ko->host_pin) warm_pin(&ctx->be, ko, a, 0, w->pinned);
+}
+
 /* The warm-up: the column passes in every kernel class (warp, small, medium, large, with and
  * without the fused gather), the pattern builders, then the pool; timed (slowest rank).
  * Collective. */
@@ -230,12 +255,15 @@ int spai_setup_warm(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_
   warm_dist(be, ko, &w, opt);
   int64_t want = warm_pool_estimate(pr, ctx->rank, a, opt), kept = 0;
   if (ko->pool_reserve) HY_LOCAL(ko->pool_reserve(be, want, &kept));
+  int64_t pin = opt->pin_matrix && ko->host_pin ? warm_pin(be, ko, a, 1, out->pinned) : 0;
   double t = hy_wtime() - t0;
   HY_MPI(MPI_Allreduce(&t, &out->seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
-  long long mine[2] = { kept, -want }, all[2];
-  HY_MPI(MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MIN, ctx->comm));
+  long long mine[3] = { kept, -want, pin }, all[3];
+  HY_MPI(MPI_Allreduce(mine, all, 3, MPI_LONG_LONG, MPI_MIN, ctx->comm));
   out->pool_bytes = all[0];
   out->pool_want = -all[1];
+  out->pin_bytes = all[2];
+  out->pin_tried = opt->pin_matrix && ko->host_pin;
   out->pool = ko->pool_reserve != NULL;
   out->done = 1;
   return HY_OK;

@@ -537,6 +537,15 @@ static int c_pool_reserve(k_backend *be, int64_t bytes, int64_t *kept) {
   return HY_OK;
 }
 
+/* cudaHostRegister / cudaHostUnregister of [p, p + bytes); a failure is cleared and leaves the
+ * memory pageable (*done = 0).  Local. */
+static int c_host_pin(k_backend *be, void *p, size_t bytes, int on, int *done) {
+  cudaError_t e = on ? cudaHostRegister(p, bytes, cudaHostRegisterDefault) : cudaHostUnregister(p);
+  *done = e == cudaSuccess;
+  if (e != cudaSuccess) cudaGetLastError();
+  return HY_OK;
+}
+
 #define SUPLOAD(dst, src, count)                                                           \
   do {                                                                                     \
     size_t b_ = (size_t)(count) * sizeof(*(src));                                          \
@@ -1551,4 +1560,5 @@ extern "C" const k_spai_ops k_spai_cuda_ops = {
   .ilu_apply = k_spai_cuda_ilu_apply,
   .ilu_free = k_spai_cuda_ilu_free,
   .pool_reserve = c_pool_reserve,
+  .host_pin = c_host_pin,
 };

@@ -521,7 +521,7 @@ def check_warmup(a):
     pat = (r"^spai: warm-up %s ms before the first setup \(slowest rank; not in the setup times\): "
            r"([0-9]+) column-kernel passes and the pattern builders on a 48-row problem, "
            r"(?:memory pool %s MiB reserved and kept \(estimate %s MiB\)|no device memory pool on "
-           r"this backend)$" % (num, num, num))
+           r"this backend)(?:; A's arrays page-locked: %s MiB \(spai.gpu_pin_matrix\))?$" % (num, num, num, num))
     out, m, _ = res["true"]
     lm = re.search(pat, out, re.M)
     if not lm:
