@@ -54,6 +54,17 @@ __device__ __forceinline__ int find_sorted(const int32_t *I, int n, int32_t g) {
   }
   return -1;
 }
+/* x_j of the guarded back substitution: sum / r_jj, or 0 where |r_jj| <= rtol (the pivot
+ * dropped: sum^2 added to *dropped, *def = 1). */
+__device__ __forceinline__ double guarded_solve(double sum, double rjj, double rtol,
+                                                double *dropped, int *def) {
+  if (fabs(rjj) <= rtol) {
+    *dropped += sum * sum;
+    *def = 1;
+    return 0;
+  }
+  return sum / rjj;
+}
 /* Sum over the block (blockDim.x a multiple of 32, <= 1024); every thread gets the result. */
 __device__ double block_sum(double v, double *red) {
   int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
@@ -267,16 +278,7 @@ __global__ void k_qr(const int32_t *__restrict__ list, int64_t c0, const int64_t
       double p = 0;
       for (int l = j + 1 + lane; l < n; l += 32) p += a[(int64_t)l * m + j] * x[l];
       p = warp_sum(p);
-      double sum = rhs[j] - p;
-      double rjj = a[(int64_t)j * m + j];
-      double xj;
-      if (fabs(rjj) <= rtol) {
-        xj = 0;
-        dropped += sum * sum;
-        def = 1;
-      } else {
-        xj = sum / rjj;
-      }
+      const double xj = guarded_solve(rhs[j] - p, a[(int64_t)j * m + j], rtol, &dropped, &def);
       if (lane == 0) x[j] = xj;
       __syncwarp();
       __threadfence_block();
@@ -435,16 +437,7 @@ k_qr_warp(const int32_t *__restrict__ list, int64_t nlist, int64_t stride,
   for (int j = nmin - 1; j >= 0; j--) {
     double p = (lane > j && lane < n) ? a[lane * m + j] * xl : 0.0;
     p = warp_sum(p);
-    const double sum = rhs[j] - p;
-    const double rjj = a[j * m + j];
-    double xj;
-    if (fabs(rjj) <= rtol) {
-      xj = 0;
-      dropped += sum * sum;
-      def = 1;
-    } else {
-      xj = sum / rjj;
-    }
+    const double xj = guarded_solve(rhs[j] - p, a[j * m + j], rtol, &dropped, &def);
     if (lane == j) xl = xj;
   }
   if (lane < n) x[lane] = xl;
