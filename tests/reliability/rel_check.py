@@ -7,7 +7,9 @@ rel_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] [--preflags ..] --wor
             blanks read as Fortran order (the same neighbour lists as the C-order file);
             structured dtypes, also with field names containing '<f8', refused (exit 2)
   csv       a malformed first CSV row ("1,,3") is an error naming line 1, not a header
-  scale     lle on coordinates scaled by 1e160 and 1e-160: the same neighbour lists as unscaled
+  scale     lle on coordinates scaled by 1e160 and 1e-160: the same neighbour lists as unscaled,
+            and the same embedding (a full run, each column up to its sign, within 1e-9 of the
+            unscaled embedding's largest entry: the scale is a power of two, the rest rounding)
   fsize     a file-size limit (RLIMIT_FSIZE, 2 ranks) during every output a workload writes (table
             OUTPUTS): exit 5, a message naming the file and errno ("File too large"), no file
             under the final name, no *.tmp* left, an earlier record intact
@@ -21,6 +23,10 @@ rel_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] [--preflags ..] --wor
             unchanged, nothing written; distinct names still run
   symlink   symlinks planted at the old predictable temporary names (NAME.tmp.PID,
             .record.tmp.HOST.PID) do not make hybrid write outside the output folder
+  unreadable  an input file without read permission (mode 000; as root the runs drop to user
+            nobody with setpriv, root reads any file): exit 2 and "cannot open: Permission denied"
+            naming the file, for hybrid --inspect, gauss.file (1 rank), matrix.file of spai and
+            gemm.a_file (2 ranks); the same file readable runs
   ulimit    real memory exhaustion on one rank (table ULIMIT): 2 ranks in mpiexec's MPMD form, rank 1
             under `ulimit -v` (RLIMIT_AS) only; a small run of the workload passes under that limit
             (so the limit alone breaks nothing), then a size whose biggest allocation on rank 1 does
@@ -186,6 +192,25 @@ def mode_scale(a):
             fail("coordinates scaled by %s: neighbour lists differ from the unscaled ones" % s)
         else:
             ok("coordinates scaled by %s: same neighbour lists" % s)
+    eref = None
+    for s in ("1", "1e160", "1e-160"):
+        ew = os.path.join(wd, "e" + s)
+        rc, out = run(a, 1, ["run.workload=lle", "lle.dataset=file", "lle.file=" + os.path.join(wd, "x%s.npy" % s),
+                             "lle.k=6", "output.embedding=e.npy", "output.record=false"], ew)
+        f = os.path.join(ew, "e.npy")
+        e = np.load(f) if rc == 0 and os.path.exists(f) else None
+        if s == "1":
+            eref = e
+            continue
+        if e is None or eref is None or e.shape != eref.shape:
+            fail("coordinates scaled by %s: no embedding to compare (exit %s)" % (s, rc))
+            continue
+        sign = np.where(np.sum(e * eref, axis=0) < 0, -1.0, 1.0)
+        d = np.max(np.abs(e * sign - eref)) / np.max(np.abs(eref))
+        if not d <= 1e-9:
+            fail("coordinates scaled by %s: the embedding differs from the unscaled one by %.3g (relative)" % (s, d))
+        else:
+            ok("coordinates scaled by %s: the same embedding (max difference %.3g relative)" % (s, d))
 
 
 # workload, arguments, the output key and the file it names (table of every output written)
@@ -517,6 +542,52 @@ def mode_ulimit(a):
                 wl, lim, " ".join(big), dt, m.group(0).strip()))
 
 
+def mode_unreadable(a):
+    wd = os.path.realpath(a.workdir)
+    shutil.rmtree(wd, ignore_errors=True)
+    os.makedirs(wd)
+    os.chmod(wd, 0o777)   # nobody writes its runs' records here
+    pre = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            print("SKIP: running as root without setpriv: root reads a file of mode 000")
+            sys.exit(77)
+        pre = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    mtx = os.path.join(wd, "A.mtx")
+    n = 6
+    with open(mtx, "w") as f:   # diagonally dominant n x n, general
+        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" % (n, n, 3 * n - 2))
+        for i in range(1, n + 1):
+            for j in (i - 1, i, i + 1):
+                if 1 <= j <= n:
+                    f.write("%d %d %g\n" % (i, j, 4.0 if i == j else -1.0))
+    cases = [("--inspect", 0, ["--inspect", mtx]),
+             ("gauss.file", 0, ["run.workload=gauss", "gauss.matrix=file", "gauss.file=" + mtx]),
+             ("spai matrix.file", 2, ["run.workload=spai", "matrix.source=file", "matrix.file=" + mtx]),
+             ("gemm.a_file", 2, ["run.workload=gemm", "gemm.source=file",
+                                 "gemm.a_file=" + mtx, "gemm.b_file=" + mtx])]
+    for mode, want in ((0o000, 2), (0o644, 0)):
+        os.chmod(mtx, mode)
+        for tag, np_, args in cases:
+            if np_:
+                cmd = pre + [a.mpiexec, a.np_flag, str(np_)] + a.preflags.split() + [a.hybrid] + args
+            else:
+                cmd = pre + [a.hybrid] + args
+            if args[0] != "--inspect":
+                cmd += ["run.backend=host", "output.record=false"]
+            p = subprocess.run(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+            out = p.stdout.decode(errors="replace")
+            what = "mode %03o, %s" % (mode, tag)
+            if p.returncode != want:
+                print(out)
+                fail("%s: exit %d, expected %d" % (what, p.returncode, want))
+            elif want == 2 and not re.search(re.escape(mtx) + r": cannot open: Permission denied", out):
+                print(out)
+                fail("%s: no message naming %s and 'Permission denied'" % (what, mtx))
+            else:
+                ok("%s: exit %d%s" % (what, want, " naming the file, Permission denied" if want else ""))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hybrid", required=True)
@@ -527,7 +598,7 @@ def main():
     ap.add_argument("--fsize-ranks", type=int, default=2)
     ap.add_argument("--run-timeout", type=int, default=120, help="seconds before a run counts as hung")
     ap.add_argument("--only", default="", help="fsize: only the outputs whose key contains this; ulimit: only this workload")
-    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink", "config", "same", "ulimit"])
+    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink", "config", "same", "ulimit", "unreadable"])
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     globals()["mode_" + a.mode](a)
