@@ -368,8 +368,12 @@ spai_shared_case(spai_494_bus_r2 494_bus.mtx RANKS 2 JSON TIMEOUT 90
 spai_shared_case(spai_orsirr_1_r3 orsirr_1.mtx RANKS 3 JSON TIMEOUT 120
   ARGS run.backend=host matrix.source=file matrix.file=${M}/orsirr_1.mtx
   EXPECT "n = 1030, nnz\\(A\\) = 6858 " "^PASSED: BiCGSTAB \\(spai\\) converged")
+# watt_2's true residual stalls near 1e-6 (1.0e-6 .. 1.6e-6 at tol 1e-6 .. 1e-8, reference BLAS
+# and OpenBLAS): at the default tol 1e-7 the in-run check's 10 tol = 1e-6 sits on that floor
+# (reference BLAS 9.5e-7 passes, OpenBLAS 1.3e-6 fails, see spai_stop_watt_2); at tol 1e-6 the
+# check's 1e-5 is 6x above it, so the case stays about reading and solving watt_2
 spai_shared_case(spai_watt_2_r1 watt_2.mtx RANKS 1 JSON
-  ARGS run.backend=host matrix.source=file matrix.file=${M}/watt_2.mtx
+  ARGS run.backend=host matrix.source=file matrix.file=${M}/watt_2.mtx solver.tol=1e-6
   EXPECT "n = 1856, nnz\\(A\\) = 11550 " "^PASSED: BiCGSTAB \\(spai\\) converged")
 
 # ---- outputs (PETSc binary and Matrix Market), read back with --inspect by the next case
