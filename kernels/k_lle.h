@@ -106,6 +106,10 @@ typedef struct {
   double factor_bytes;       /* out: the factor's storage (bytes) */
   double t_order, t_analyze, t_factor, t_solve, t_rr;   /* out: seconds of the phases (t_order:
                                                            the order if computed, P M P^T, upload) */
+  /* in: called (host) after every iteration with the leading unconverged pair's residual and
+   * the target tol ||M||_1 (the caller's progress report), or NULL; prints only */
+  void (*progress)(void *arg, double res, double target);
+  void *progress_arg;
 } k_lle_eig_job;
 enum { K_LLE_ORD_METIS = 0, K_LLE_ORD_SYMAMD = 1, K_LLE_ORD_GIVEN = 2 };
 

@@ -119,6 +119,12 @@ static void gchol_result(const lle_eig_in *in, const k_lle_eig_job *job, double 
            job->ordering == K_LLE_ORD_SYMAMD ? "symamd" : job->ordering == K_LLE_ORD_METIS ? "METIS" : "COLAMD");
 }
 
+/* The device iteration's progress: its leading unconverged residual toward tol ||M||_1, as
+ * bsvd reports it (job.progress).  Local. */
+static void gchol_progress(void *arg, double res, double target) {
+  hy_progress_toward((hy_progress *)arg, res, target);
+}
+
 /* gpu-chol (see the file comment).  Local (rank 0). */
 static int gchol_solve(const lle_eig_in *in, lle_eig *e) {
   int64_t n = in->n;
@@ -143,6 +149,7 @@ static int gchol_solve(const lle_eig_in *in, lle_eig *e) {
     .n = n, .p = p, .nconv = nev - 1, .maxit = in->maxit,
     .ordering = !strcmp(ord, "symamd") ? K_LLE_ORD_SYMAMD : !strcmp(ord, "metis") ? K_LLE_ORD_METIS : K_LLE_ORD_GIVEN,
     .v = v, .theta = theta, .res = res,
+    .progress = in->prog ? gchol_progress : NULL, .progress_arg = in->prog,
   };
   hy_csr m = { 0 };
   double t0 = MPI_Wtime(), t_host = 0;

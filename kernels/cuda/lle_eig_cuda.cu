@@ -340,6 +340,8 @@ static int eig_iterate(k_lle_eig_job *job, eig_dev *d) {
     while (conv < job->nconv && job->res[conv] <= job->tol * job->normm) conv++;
     job->converged = conv;
     job->iters = it;
+    if (job->progress && job->nconv > 0)
+      job->progress(job->progress_arg, job->res[conv < job->nconv ? conv : job->nconv - 1], job->tol * job->normm);
     if (conv == job->nconv) break;
   }
   if (rc == HY_OK) {

@@ -11,6 +11,11 @@ T increasing:
   spai                   "spai setup (columns)", "bicgstab (log10 of the residual, toward tol)"
   lle (brute KNN, bsvd)  "lle knn (queries of rank 0)", "lle eigen (log10 of the residual, toward tol)"
 
+and, only when named in the case list (CUDA backend, a GPU test):
+
+  lle gpu-chol           "lle eigen (log10 of the residual, toward tol)" from the device iteration
+                         (the run's eigensolver line must name cuSOLVER's csrchol: no fallback)
+
 A phase with too few lines (gauss: 5, so that one comes early) is rerun larger (twice: a faster
 machine), then fails.  A third argument (comma-separated case names) runs only those.
 gauss's ETA follows the flops: the first line with P >= 10% predicts a total T + E within
@@ -25,7 +30,7 @@ fails = []
 IV = 0.2
 LINE = re.compile(r"^hybrid: (.+): ([0-9.]+)% after ([0-9.]+) s \(eta ([0-9.]+) s\)$", re.M)
 PHASE = re.compile(r"^(\S[^\n]*?)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)$", re.M)
-base = ["run.backend=host", "output.record=false", "run.progress=%g" % IV]
+base = ["run.backend=host", "output.record=false", "run.progress=%g" % IV]   # a case's keys come after: they win
 
 # name, size key, first size, growth, lines wanted of each label, other keys, labels
 CASES = [
@@ -37,6 +42,15 @@ CASES = [
     ("lle", "lle.n", 24000, 1.5, 1, ["run.workload=lle", "lle.dataset=swissroll", "lle.knn=brute", "lle.eigensolver=bsvd"],
      ["lle knn (queries of rank 0)", "lle eigen (log10 of the residual, toward tol)"]),
 ]
+# run only when named (GPU): the same 7-tuple, the run's stdout must match STDOUT_RE[name]
+GPU_CASES = [
+    ("lle gpu-chol", "lle.n", 20000, 2, 1, ["run.workload=lle", "lle.dataset=swissroll", "run.backend=cuda",
+                                            "lle.eigensolver=gpu-chol"],
+     ["lle eigen (log10 of the residual, toward tol)"]),
+]
+STDOUT_RE = {"lle gpu-chol": r"csrchol"}
+if only:
+    CASES += [c for c in GPU_CASES if c[0] in only]
 
 
 def run(args):
@@ -66,6 +80,10 @@ for name, key, size, grow, want, keys, labels in CASES:
         got = {l: [(p, t, e) for lab, p, t, e in LINE.findall(err) if lab == l] for l in labels}
         missing = [l for l in labels if len(got[l]) < want]
         print("%s %s=%d: %.1f s; lines: %s" % (name, key, size, wall, ", ".join("%s %d" % (l, len(got[l])) for l in labels)))
+        if name in STDOUT_RE and not re.search(STDOUT_RE[name], out):
+            fails.append("%s %s=%d: stdout does not match %r (another eigensolver ran?):\n%s" % (
+                name, key, size, STDOUT_RE[name], out[-800:]))
+            break
         if not missing:
             for l in labels:
                 check_lines(name, l, got[l])
@@ -89,7 +107,7 @@ for name, key, size, grow, want, keys, labels in CASES:
         if not 0.4 <= ratio <= 2.0:
             fails.append("%s: ETA of the first line is %.2f x the factor time (want within [0.4, 2]; by steps it is ~2.5-3)" % (name, ratio))
 
-if total_wall <= 2.0:
+if total_wall <= 2.0 and not (only and set(only) <= {c[0] for c in GPU_CASES}):   # a GPU case alone may be quick
     fails.append("the runs took %.1f s in all, not more than 2 s" % total_wall)
 for f in fails:
     print("FAIL: " + f)

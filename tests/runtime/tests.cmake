@@ -187,3 +187,10 @@ set_tests_properties(runtime_progress PROPERTIES LABELS unit TIMEOUT 120)
 add_test(NAME runtime_progress_phases
   COMMAND ${Python3_EXECUTABLE} ${HY_RT_DIR}/progress_phases.py $<TARGET_FILE:hybrid> ${HY_TEST_OUT}/runtime_progress_phases)
 set_tests_properties(runtime_progress_phases PROPERTIES LABELS unit TIMEOUT 300)
+# lle.eigensolver = gpu-chol reports its device iteration like bsvd (the job's progress callback)
+if(HYBRID_GPU_TESTS)
+  add_test(NAME gpu_runtime_progress_gpu_chol
+    COMMAND ${Python3_EXECUTABLE} ${HY_RT_DIR}/progress_phases.py $<TARGET_FILE:hybrid>
+      ${HY_TEST_OUT}/gpu_runtime_progress_gpu_chol "lle gpu-chol")
+  set_tests_properties(gpu_runtime_progress_gpu_chol PROPERTIES LABELS gpu TIMEOUT 300)
+endif()
