@@ -183,7 +183,13 @@ typedef struct {
   /* y -= A x with A m x n (the one-rank solve's block updates, queued: no synchronisation). */
   int (*gemv_sub)(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
                   const void *x, void *y);
+  /* The blocked LU's panel that gauss.panel = auto means on this backend (K_GAUSS_PANEL_*). */
+  int panel_auto;
 } k_gauss_ops;
+
+/* The blocked LU's panels (gauss.panel): the vendor's getrf, getrf_rec with the vendor's or the
+ * fused base blocks. */
+enum { K_GAUSS_PANEL_VENDOR = 0, K_GAUSS_PANEL_RECURSIVE = 1, K_GAUSS_PANEL_FUSED = 2 };
 
 /* The base blocks of getrf_rec / getrf_dev. */
 enum { K_GAUSS_BASE_VENDOR = 0, K_GAUSS_BASE_FUSED = 1 };

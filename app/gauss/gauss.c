@@ -58,8 +58,9 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "profile", CFG_BOOL, "false", 0, 0, NULL,
     "blocked: synchronise between the factorization's parts and print their times (panel, swaps, "
     "TRSM + U broadcast, lookahead GEMM, rest of the trailing GEMM); slows the run" },
-  { "gauss", "panel", CFG_ENUM, "vendor", 0, 0, "vendor|recursive|fused",
-    "blocked: the panel LU: vendor (cuSOLVER / LAPACK getrf on the whole nb-wide panel), "
+  { "gauss", "panel", CFG_ENUM, "auto", 0, 0, "vendor|recursive|fused|auto",
+    "blocked: the panel LU: auto (the backend's choice: vendor today), vendor (cuSOLVER / LAPACK "
+    "getrf on the whole nb-wide panel), "
     "recursive (halves of the columns: left factored, TRSM + GEMM on the right, right factored; "
     "blocks of panel_nb columns by getrf: most panel flops in GEMM, pivots kept on the device) or "
     "fused (recursive, blocks of min(panel_nb, 32) columns in one launch of our own: GPU: a "

@@ -13,7 +13,8 @@ enum { GAUSS_RANDOM = 0, GAUSS_DIAGDOM = 1, GAUSS_FILE = 2, GAUSS_ILLCOND = 3, G
 /* gauss.low: the format of the blocked LU's GEMM inputs (k_gauss_ops gemm_sub_low) */
 enum { GAUSS_LOW_FP32 = 0, GAUSS_LOW_TF32 = 1, GAUSS_LOW_BF16 = 2, GAUSS_LOW_FP16 = 3 };
 /* gauss.panel */
-enum { GAUSS_PANEL_VENDOR = 0, GAUSS_PANEL_RECURSIVE = 1, GAUSS_PANEL_FUSED = 2 };
+enum { GAUSS_PANEL_VENDOR = K_GAUSS_PANEL_VENDOR, GAUSS_PANEL_RECURSIVE = K_GAUSS_PANEL_RECURSIVE,
+       GAUSS_PANEL_FUSED = K_GAUSS_PANEL_FUSED, GAUSS_PANEL_AUTO = 3 };
 enum { GAUSS_REFINE_CLASSIC = 0, GAUSS_REFINE_GMRES = 1, GAUSS_REFINE_AUTO = 2 };
 enum { GAUSS_RHS_RANDOM = 0, GAUSS_RHS_ONES = 1, GAUSS_RHS_FILE = 2 };
 /* gauss.small: the blocked algorithm's small-n path (gauss_small.c) */
@@ -57,7 +58,7 @@ typedef struct {
   int64_t gemm_n;           /* gauss.gemm_n */
   int profile;              /* gauss.profile: synchronised split of the blocked factor time */
   int panel;                /* gauss.panel: GAUSS_PANEL_* (vendor getrf; getrf_rec with the
-                             * vendor's or the fused base blocks) */
+                             * vendor's or the fused base blocks; auto: the backend's) */
   int panel_nb;             /* gauss.panel_nb: the recursive panel's base block (columns) */
   int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */
   int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */
@@ -76,6 +77,7 @@ typedef struct gauss_t {
   k_backend *be;
   const k_gauss_ops *ko;
   int64_t n, nb;
+  int panel;                /* the blocked LU's panel: gauss.panel, auto resolved by the backend */
   int alg, prec, managed, mtype;
   int fact_sp;              /* precision of the factorization running now (1: FP32) */
   int P, Q;                 /* blocked grid (rows: P = ranks, Q = 1) */

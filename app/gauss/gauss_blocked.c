@@ -98,7 +98,7 @@ static int blk_panel_vendor(gauss_t *g, int sp, int64_t m, int64_t n, void *a, i
  * Local. */
 static int blk_nbmin(const gauss_t *g) {
   int nb = g->o->panel_nb;
-  return g->o->panel == GAUSS_PANEL_FUSED && nb > 32 ? 32 : nb;
+  return g->panel == GAUSS_PANEL_FUSED && nb > 32 ? 32 : nb;
 }
 
 /* gauss.panel = recursive: the backend's getrf_rec with gauss.panel_nb, the vendor's base
@@ -522,9 +522,9 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
     w->glist = gauss_xmalloc(sizeof(int) * (size_t)n);
   }
   w->ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
-  w->panel = blk_panels[g->o->panel];
-  w->nbmin = g->o->panel != GAUSS_PANEL_VENDOR ? blk_nbmin(g) : 0;
-  w->base = blk_panel_base[g->o->panel];
+  w->panel = blk_panels[g->panel];
+  w->nbmin = g->panel != GAUSS_PANEL_VENDOR ? blk_nbmin(g) : 0;
+  w->base = blk_panel_base[g->panel];
   w->la = g->o->lookahead > 0;
   w->side = w->la ? ko->stream_ctl : blk_side_none;
   /* pivots on the device: one rank, gauss.pivots = device, a backend that has getrf_dev */

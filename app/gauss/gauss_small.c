@@ -82,7 +82,7 @@ static const char *small_obstacle(const gauss_t *g) {
   if (g->ctx->size != 1) return "one rank";
   if (g->prec != GAUSS_DOUBLE) return "precision = double";
   if (o->nb != 0) return "gauss.nb = 0 (auto)";
-  if (o->panel != 0) return "gauss.panel = vendor";
+  if (o->panel != GAUSS_PANEL_VENDOR && o->panel != GAUSS_PANEL_AUTO) return "gauss.panel = auto or vendor";
   if (o->profile) return "gauss.profile = false";
   if (!g->ko->getrf_small || g->n > g->ko->small_nmax) return "a backend with the small-n LU for this n";
   return NULL;

@@ -1083,4 +1083,5 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_getrf_dev, c_swap_plan, c_swap_apply,
   2048, 2048, k_cuda_small_getrf, k_cuda_small_getrs,
   c_gemv_sub,
+  K_GAUSS_PANEL_VENDOR,
 };

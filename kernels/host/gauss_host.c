@@ -634,5 +634,5 @@ const k_gauss_ops k_gauss_host_ops = {
   .gemm_sub_low = h_gemm_sub_low, .low_bytes = { 4, 4, 4, 4 }, .to_low = h_to_low,
   .gemm_sub_lowp = h_gemm_sub_lowp, .getrf_rec = h_getrf_rec,
   .getrf_dev = h_getrf_dev, .swap_plan = h_swap_plan, .swap_apply = h_swap_apply,
-  .gemv_sub = h_gemv_sub,
+  .gemv_sub = h_gemv_sub, .panel_auto = K_GAUSS_PANEL_VENDOR,
 };
