@@ -5,7 +5,7 @@
 # and KNN+weights on 2 GPUs against 1 at N = 1,000,000.  Logs in $OUT (default ./lle-gpu-out).
 #
 #   jobs/lle-gpu.sh [build|test|bench|grid|eig|cnd|knn|scale|all]   (grid: only the KNN grid-vs-brute figures;
-#       eig: only the eigensolver figures (gpu-chol vs bsvd); cnd: chol-nd vs bsvd (BLAS threads by size and 1); knn: only D = 32 vs torch; scale: N = 1M..10M, env SCALE_N,
+#       eig: only the eigensolver figures (gpu-chol vs bsvd); cnd: chol-nd vs bsvd; knn: only D = 32 vs torch; scale: N = 1M..10M, env SCALE_N,
 #       SCALE_EIG (lle.eigensolver, default gpu-chol), SCALE_STAGE (lle.stage: all, or weights for the
 #       phases before the eigen-solve alone), SCALE_TIMEOUT (s a run, default 150))      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
 set -uo pipefail
@@ -99,22 +99,25 @@ do_eig() {
 
 # The eigen-solve: chol-nd (CHOLMOD supernodal Cholesky of M + tau I in the geometric nested-
 # dissection order, app/lle/lle_eig_cnd.c) beside bsvd (UMFPACK LU) on the same W, N = 20k and
-# 1M (targets: 20k <= 0.1 s end to end; 1M <= 5 s, eigen <= 3 s), each with the BLAS threads by
-# size (the rank's cores, at most 16) and with run.blas_threads=1; the parts lines split the
-# phase (chol-nd: order, symbolic analysis, numeric Cholesky with its Gflop/s, block solves).
+# 1M (targets: 20k <= 0.1 s end to end; 1M <= 5 s, eigen <= 3 s): chol-nd with its block solve
+# in one call and in calls of 2 columns on the rank's threads (lle.cnd_solve_cols = 2), bsvd with
+# the BLAS threads by size (the rank's cores, at most 16) and with run.blas_threads=1; the parts
+# lines split the phase (chol-nd: order, symbolic analysis, numeric Cholesky with its Gflop/s,
+# block solves).
 do_cnd() {
   log "eigensolver chol-nd beside bsvd, Swiss roll K=10 d=2 (targets 20k <= 0.1 s; 1M <= 5 s, eigen <= 3 s)"
   run cnd20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd > /dev/null
   for s in chol-nd bsvd; do
     TARGET=0.1 run cnd20k-$s 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=$s
   done
-  for s in chol-nd bsvd; do
-    for bt in 0 1; do
-      TARGET=5 run cnd1m-$s-bt$bt 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 \
-        lle.eigensolver=$s run.blas_threads=$bt
-    done
+  TARGET=5 run cnd1m-chol-nd-bt0 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd
+  TARGET=5 run cnd1m-chol-nd-cols2 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd \
+    lle.cnd_solve_cols=2
+  for bt in 0 1; do
+    TARGET=5 run cnd1m-bsvd-bt$bt 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=bsvd \
+      run.blas_threads=$bt
   done
-  for f in cnd20k-chol-nd cnd20k-bsvd cnd1m-chol-nd-bt0 cnd1m-chol-nd-bt1 cnd1m-bsvd-bt0 cnd1m-bsvd-bt1; do
+  for f in cnd20k-chol-nd cnd20k-bsvd cnd1m-chol-nd-bt0 cnd1m-chol-nd-cols2 cnd1m-bsvd-bt0 cnd1m-bsvd-bt1; do
     awk -v f=$f '/^eigen /{e=$4} /^knn /{k=$4} /embedding digest/{d=$NF} /^(PASSED|FAILED)/{v=$1}
       /^(data|knn|weights|gather|assemble|eigen) /{s+=$4}
       END{printf "   %-20s eigen %8.3f s, knn %6.3f s, end to end %8.3f s, digest %s, %s\n", f, e, k, s, d, v}' "$OUT/$f.log" | tee -a "$OUT/lle.log"

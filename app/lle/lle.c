@@ -46,6 +46,8 @@ static const cfg_key lle_keys[] = {
     "gpu-chol: the fill-reducing order of M, on the host: colamd (CHOLMOD's COLAMD from the pattern of B = I - W alone) or metis / symamd (cuSOLVER's host METIS nested dissection / symamd of M's pattern; experiments)" },
   { "lle", "nd_leaf", CFG_INT, "64", 2, 1e6, NULL,
     "chol-nd: the nested dissection leaves segments of at most this many points unsplit" },
+  { "lle", "cnd_solve_cols", CFG_INT, "0", 0, 64, NULL,
+    "chol-nd: right-hand sides a solve call: 0, the whole block in one call (its BLAS on the rank's threads); c > 0, calls of c columns each, run on the rank's threads with one BLAS thread each (the same arithmetic at any thread count)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
     "bsvd: UMFPACK's fill-reducing ordering of B + B^T: amd (fast analysis) or metis (fewer flops, N = 1M: 28% fewer, 2.6x the analysis time); cholmod, best: UMFPACK's own choices (experiments)" },
   { "lle", "threads", CFG_INT, "0", 0, 8, NULL,
@@ -102,6 +104,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->chol_supernodal = cfg_str(c, "lle.cholmod_supernodal");
   o->gpu_ordering = cfg_str(c, "lle.gpu_ordering");
   o->nd_leaf = (int)cfg_int(c, "lle.nd_leaf");
+  o->cnd_solve_cols = (int)cfg_int(c, "lle.cnd_solve_cols");
   o->threads = (int)cfg_int(c, "lle.threads");
   o->tol = cfg_real(c, "lle.tol");
   o->maxit = (int)cfg_int(c, "lle.maxit");

@@ -126,6 +126,7 @@ typedef struct {
   const char *chol_supernodal; /* shift-invert: auto | simplicial | supernodal */
   const char *gpu_ordering;    /* gpu-chol: metis | symamd */
   int nd_leaf;                 /* chol-nd: unsplit segments of at most this many points */
+  int cnd_solve_cols;          /* chol-nd: right-hand sides a solve call (0: all) */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;

@@ -31,6 +31,7 @@ typedef struct {
   const double *x;             /* chol-nd: the points (n x xdim row-major), for its order */
   int xdim;
   int nd_leaf;                 /* chol-nd: segments of at most this many points are not split */
+  int solve_cols;              /* chol-nd: right-hand sides a solve call (0: the whole block) */
 } lle_eig_in;
 
 /* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC
@@ -91,6 +92,9 @@ void lle_report_eig_gpu(const struct hy_ctx *ctx, const char *label, const lle_e
 /* OpenBLAS threads for a factorisation of size n, at most cap (OPENBLAS_NUM_THREADS wins);
  * 1 for a single-threaded BLAS. */
 int lle_blas_threads(int64_t n, int cap);
+/* OpenBLAS threads set to nt (nothing where OPENBLAS_NUM_THREADS is set or the BLAS is not
+ * OpenBLAS).  Local. */
+void lle_blas_set(int nt);
 /* Threads of the column-parallel loops: want clamped to 1..8 (callers pass ctx->threads for
  * lle.threads = 0).  Local. */
 int lle_threads(int want);

@@ -25,25 +25,53 @@
 #include <string.h>
 #include <suitesparse/cholmod.h>
 
-/* chol-nd's operator: the factor and a dense block for the solves. */
+/* chol-nd's operator: the factor, a dense block for the solves, and with lle.cnd_solve_cols
+ * = c > 0 one CHOLMOD workspace and c-column block per solve call. */
+enum { CND_MAXG = 64 };
 typedef struct {
   cholmod_common cc;
   int started;
   cholmod_factor *L;
   cholmod_dense *rhs;
   int64_t n;
+  int cols, ngrp, nthreads, blas_threads;   /* columns a call (0: all), calls, threads */
+  cholmod_common gcc[CND_MAXG];
+  cholmod_dense *grhs[CND_MAXG];
+  int gstatus[CND_MAXG];
 } cnd_op;
 
 /* Free the operator.  Local. */
 static void cnd_free(void *st) {
   cnd_op *o = st;
   if (!o) return;
+  for (int g = 0; g < o->ngrp; g++) {
+    cholmod_l_free_dense(&o->grhs[g], &o->gcc[g]);
+    cholmod_l_finish(&o->gcc[g]);
+  }
   if (o->started) {
     cholmod_l_free_dense(&o->rhs, &o->cc);
     cholmod_l_free_factor(&o->L, &o->cc);
     cholmod_l_finish(&o->cc);
   }
   free(o);
+}
+
+/* The calls' workspaces and blocks (lle.cnd_solve_cols = c: ceil(p / c) calls).  Local. */
+static int cnd_groups(const lle_eig_in *in, cnd_op *o, int p, int blas_threads) {
+  o->cols = in->solve_cols > 0 && in->solve_cols < p ? in->solve_cols : 0;
+  o->nthreads = lle_threads(in->threads);
+  o->blas_threads = blas_threads;
+  if (!o->cols) return HY_OK;
+  int ng = (p + o->cols - 1) / o->cols;
+  if (ng > CND_MAXG) return hy_err(HY_EUSAGE, "lle.cnd_solve_cols = %d: %d calls for %d columns, at most %d", o->cols, ng, p, CND_MAXG);
+  for (; o->ngrp < ng; o->ngrp++) {
+    cholmod_l_start(&o->gcc[o->ngrp]);
+    o->gcc[o->ngrp].print = 0;
+    o->gcc[o->ngrp].error_handler = NULL;
+    o->grhs[o->ngrp] = cholmod_l_allocate_dense((size_t)o->n, (size_t)o->cols, (size_t)o->n, CHOLMOD_REAL, &o->gcc[o->ngrp]);
+    if (!o->grhs[o->ngrp]) { o->ngrp++; return hy_err(HY_ESYS, "CHOLMOD could not allocate a %d-column block", o->cols); }
+  }
+  return HY_OK;
 }
 
 /* max diag M = max_i sum_r B_ri^2 (the column sums of B's squares).  Local. */
@@ -135,13 +163,48 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   HY_CALL(cnd_numeric(b, o, e));
   o->rhs = cholmod_l_allocate_dense((size_t)b->n, (size_t)lle_bsub_width(in), (size_t)b->n, CHOLMOD_REAL, &o->cc);
   if (!o->rhs) return hy_err(HY_ESYS, "CHOLMOD could not allocate the %d-column block", lle_bsub_width(in));
-  return HY_OK;
+  return cnd_groups(in, o, lle_bsub_width(in), e->blas_threads);
 }
 
-/* v <- (M + tau I)^-1 v for p columns, all of them in one supernodal solve.  Local. */
+/* One solve call's job: columns [g cols, (g + 1) cols) of v. */
+typedef struct {
+  cnd_op *o;
+  int p;
+  double *v;
+} cnd_job;
+
+/* Calls [g0, g1) of the split solve, each with its own workspace.  Local. */
+static void cnd_apply_part(void *arg, int g0, int g1) {
+  cnd_job *j = arg;
+  cnd_op *o = j->o;
+  for (int g = g0; g < g1; g++) {
+    int c0 = g * o->cols, nc = j->p - c0 < o->cols ? j->p - c0 : o->cols;
+    size_t bytes = (size_t)o->n * nc * sizeof *j->v;
+    o->grhs[g]->ncol = (size_t)nc;
+    memcpy(o->grhs[g]->x, j->v + (size_t)c0 * o->n, bytes);
+    cholmod_dense *x = cholmod_l_solve(CHOLMOD_A, o->L, o->grhs[g], &o->gcc[g]);
+    o->gstatus[g] = x ? CHOLMOD_OK : (o->gcc[g].status < 0 ? o->gcc[g].status : -1);
+    if (x) memcpy(j->v + (size_t)c0 * o->n, x->x, bytes);
+    cholmod_l_free_dense(&x, &o->gcc[g]);
+  }
+}
+
+/* v <- (M + tau I)^-1 v for p columns: all of them in one supernodal solve, or (cnd_solve_cols
+ * = c) in calls of c columns on the rank's threads, one BLAS thread each.  Local. */
 static int cnd_apply(void *st, int p, double *v, double *tmp) {
   cnd_op *o = st;
   (void)tmp;
+  if (o->cols && (p + o->cols - 1) / o->cols <= o->ngrp) {   /* c columns a call, on threads */
+    cnd_job j = { o, p, v };
+    int ng = (p + o->cols - 1) / o->cols;
+    if (o->nthreads > 1) lle_blas_set(1);
+    lle_parallel(o->nthreads, ng, cnd_apply_part, &j);
+    if (o->nthreads > 1) lle_blas_set(o->blas_threads);
+    for (int g = 0; g < ng; g++)
+      if (o->gstatus[g] != CHOLMOD_OK)
+        return hy_err(HY_ESYS, "CHOLMOD solve %d of %d with the factor of M + tau I failed (status %d)", g + 1, ng, o->gstatus[g]);
+    return HY_OK;
+  }
   size_t bytes = (size_t)o->n * p * sizeof *v;
   o->rhs->ncol = (size_t)p;
   memcpy(o->rhs->x, v, bytes);

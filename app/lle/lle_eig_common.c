@@ -38,6 +38,19 @@ int lle_blas_threads(int64_t n, int cap) {
   return nt;
 }
 
+/* OpenBLAS's thread count set to nt, unless OPENBLAS_NUM_THREADS is set (the user's choice)
+ * or the BLAS is not OpenBLAS.  Local. */
+void lle_blas_set(int nt) {
+  const char *env = getenv("OPENBLAS_NUM_THREADS");
+  if ((env && *env) || nt < 1) return;
+  void *self = dlopen(NULL, RTLD_LAZY);
+  if (!self) return;
+  void (*set)(int) = NULL;
+  *(void **)&set = dlsym(self, "openblas_set_num_threads");
+  if (set) set(nt);
+  dlclose(self);
+}
+
 /* Threads for the column-parallel loops of bsvd (block solves, B^T B products): want
  * (lle.threads, or the rank's threads ctx->threads when the key is 0: lle_solve passes it);
  * at least 1, at most 8 (the block width).  Local. */

@@ -129,6 +129,12 @@ set_tests_properties(lle_gpu_eig_checker PROPERTIES LABELS "mpi" TIMEOUT 300 PRO
 add_test(NAME lle_chol_nd COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd --gpu-spec host:chol-nd gpu_eig)
 set_tests_properties(lle_chol_nd PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCESSORS 3)
 # (chol-nd's [debug] perturb verdict: lle_verdict)
+# lle.cnd_solve_cols = 2 / 3 (calls of c columns on threads) against the one-call solve
+add_test(NAME lle_chol_nd_cols COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_cols chol_nd_cols)
+set_tests_properties(lle_chol_nd_cols PROPERTIES LABELS "unit" TIMEOUT 300)
+hy_case(NAME lle_bad_cnd_solve_cols RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_solve_cols' = '65' is out of range; allowed: an integer in \\[0, 64\\]"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_cols=65)
 # the smallest leaves (2 points): splits that make no progress (a side holding the whole
 # segment after the refinement) become leaves instead of recursing forever; 2 threads
 hy_case(NAME lle_chol_nd_leaf2 RANKS 1 EXPECT "eigensolver chol-nd \\(CHOLMOD" "PASSED: lle: 3 eigenpairs converged"
