@@ -18,6 +18,16 @@
 #include <string.h>
 #include <pthread.h>
 
+/* One trial cut's marks (two sets: the two trials of a split run side by side, each on its
+ * own copy of the segment's order; stale marks of other points never equal a fresh stamp). */
+typedef struct {
+  int32_t *idx;          /* the trial's order of the segment (set 0: the order itself) */
+  int32_t *stamp;        /* the segment side a point was last put on */
+  int32_t *vmark;        /* = the split's first stamp: the point is in its separator */
+  int32_t *rmark;        /* = the split's first stamp: the row was examined */
+  double *key;           /* the trial cut's key of each point */
+} nd_marks;
+
 /* The order's work arrays. */
 typedef struct {
   int64_t n;
@@ -27,12 +37,12 @@ typedef struct {
   int32_t *idx;          /* the order being built: idx[pos] = point */
   int32_t *tp, *ti;      /* transpose of nbr: rows r with i in nbr(r) are ti[tp[i]..tp[i+1]) */
   double *reach;         /* see the file comment */
-  int32_t *stamp;        /* the segment side a point was last put on */
-  int32_t *vmark;        /* = the split's first stamp: the point is in its separator */
-  int32_t *rmark;        /* = the split's first stamp: the row was examined */
+  int32_t *stamp;        /* = mk[0].stamp (the leaves' membership marks too) */
+  nd_marks mk[2];        /* the two trials' marks, n each; mk[0].idx = idx */
   int32_t *lid;          /* n: a leaf's local index of its own points (nd_leaf_order) */
-  double *key;           /* n: the trial cut's key of each point */
   int64_t leaf;          /* segments of at most this many points are leaves */
+  int64_t par_min;       /* splits of at least this many points run their two trials on two
+                            threads (the breadth-first phase only) */
 } nd_work;
 
 /* One thread's part: its own stamps (unique over all threads: stamps are only compared for
@@ -44,13 +54,12 @@ typedef struct {
   int32_t *buf;          /* scratch for the partitions: the largest segment's size */
   uint64_t *bits;        /* a leaf's elimination graph: (ND_LEAF_MD + 1) x ND_BOUNDARY bits */
   int32_t *hk, *hv;      /* a leaf's boundary points (ND_HASH slots, point + 1; 0 free) -> local id */
-  int32_t *sep;          /* a trial's separator points: the largest segment's size */
+  int32_t *sep[2];       /* the trials' separator points: the largest segment's size each */
 } nd_thr;
 
 /* Partition idx[lo..hi) around its mid-th smallest key (quickselect, ties by point index so
  * the order is a function of the data alone).  Local. */
-static void nd_select(nd_work *w, const double *key, int64_t lo, int64_t hi, int64_t mid) {
-  int32_t *a = w->idx;
+static void nd_select(int32_t *a, const double *key, int64_t lo, int64_t hi, int64_t mid) {
   while (hi - lo > 1) {
     int64_t m = lo + (hi - lo) / 2;
     int32_t pv = a[m];
@@ -72,90 +81,90 @@ static void nd_select(nd_work *w, const double *key, int64_t lo, int64_t hi, int
  * sides, its smaller part (side 1 on a tie) goes into the separator (vmark = s1: a complete
  * bipartite graph is covered by one whole side, so the union over the crossing rows covers
  * every M-edge across the cut).  Local. */
-static void nd_cover_row(nd_work *w, nd_thr *t, int32_t r, int32_t s1, int32_t s2, int32_t *nsep) {
+static void nd_cover_row(const nd_work *w, const nd_marks *m, int32_t *sep, int32_t r, int32_t s1, int32_t s2, int32_t *nsep) {
   const int32_t *nr = w->nbr + (int64_t)r * w->k;
   int c1 = 0, c2 = 0;
   for (int j = -1; j < w->k; j++) {
     int32_t v = j < 0 ? r : nr[j];
-    c1 += w->stamp[v] == s1;
-    c2 += w->stamp[v] == s2;
+    c1 += m->stamp[v] == s1;
+    c2 += m->stamp[v] == s2;
   }
   if (!c1 || !c2) return;
   int32_t side = c1 <= c2 ? s1 : s2;
   for (int j = -1; j < w->k; j++) {
     int32_t v = j < 0 ? r : nr[j];
-    if (w->stamp[v] == side && w->vmark[v] != s1) { w->vmark[v] = s1; t->sep[(*nsep)++] = v; }
+    if (m->stamp[v] == side && m->vmark[v] != s1) { m->vmark[v] = s1; sep[(*nsep)++] = v; }
   }
 }
 
-/* One trial cut of idx[lo..hi) at the median of key: the halves stamped s1 | s2 (*s1p), the
- * separator marked (vmark = s1) and counted.  Crossing rows are searched from the points i with
+/* One trial cut of m's order of [lo, hi) at the median of m's key: the halves stamped s1 | s2,
+ * the separator marked (vmark = s1), listed in sep and counted.  Crossing rows are searched from the points i with
  * |key_i - median| <= band reach_i (a crossing row's members lie within its kNN radius of its
  * point, so for a unit-direction projection band = 2 suffices), or from all (band < 0).  Local. */
-static int32_t nd_try(nd_work *w, nd_thr *t, const double *key, int64_t lo, int64_t hi, double band, int32_t *s1p) {
+static int32_t nd_try(const nd_work *w, const nd_marks *m, int32_t *sep, int64_t lo, int64_t hi, double band,
+                      int32_t s1, int32_t s2) {
   int64_t mid = lo + (hi - lo) / 2;
-  nd_select(w, key, lo, hi, mid);
-  double km = key[w->idx[mid]];
-  int32_t s1 = ++t->stamp, s2 = ++t->stamp;
-  *s1p = s1;
-  for (int64_t p = lo; p < hi; p++) w->stamp[w->idx[p]] = p < mid ? s1 : s2;
+  const double *key = m->key;
+  nd_select(m->idx, key, lo, hi, mid);
+  double km = key[m->idx[mid]];
+  for (int64_t p = lo; p < hi; p++) m->stamp[m->idx[p]] = p < mid ? s1 : s2;
   int32_t nsep = 0;
   for (int64_t p = lo; p < hi; p++) {
-    int32_t i = w->idx[p];
+    int32_t i = m->idx[p];
     if (band >= 0 && fabs(key[i] - km) > band * w->reach[i]) continue;
     for (int64_t a = w->tp[i] - 1; a < w->tp[i + 1]; a++) {   /* rows i and those holding i */
       int32_t r = a < w->tp[i] ? i : w->ti[a];
-      if (w->stamp[r] == s1 || w->stamp[r] == s2) {   /* a row of the segment: once (an */
-        if (w->rmark[r] == s1) continue;               /* ancestor's row is only read) */
-        w->rmark[r] = s1;
+      if (m->stamp[r] == s1 || m->stamp[r] == s2) {   /* a row of the segment: once (an */
+        if (m->rmark[r] == s1) continue;               /* ancestor's row is only read) */
+        m->rmark[r] = s1;
       }
-      nd_cover_row(w, t, r, s1, s2, &nsep);
+      nd_cover_row(w, m, sep, r, s1, s2, &nsep);
     }
   }
   /* refinement: a separator point with no M-neighbour outside the separator on one side
    * joins the other side (in the order found) */
   int32_t kept = 0;
   for (int32_t a = 0; a < nsep; a++) {
-    int32_t v = t->sep[a];
+    int32_t v = sep[a];
     int has1 = 0, has2 = 0;
     for (int64_t b = (int64_t)w->tp[v] - 1; b < w->tp[v + 1] && !(has1 && has2); b++) {
       int32_t r = b < w->tp[v] ? v : w->ti[b];
       for (int j = -1; j < w->k; j++) {
         int32_t u = j < 0 ? r : w->nbr[(int64_t)r * w->k + j];
-        if (w->vmark[u] == s1) continue;
-        has1 |= w->stamp[u] == s1;
-        has2 |= w->stamp[u] == s2;
+        if (m->vmark[u] == s1) continue;
+        has1 |= m->stamp[u] == s1;
+        has2 |= m->stamp[u] == s2;
       }
     }
-    if (has1 && has2) { t->sep[kept++] = v; continue; }
-    w->vmark[v] = 0;
-    if (!has2 && has1) w->stamp[v] = s1;
-    else if (!has1 && has2) w->stamp[v] = s2;
+    if (has1 && has2) { sep[kept++] = v; continue; }
+    m->vmark[v] = 0;
+    if (!has2 && has1) m->stamp[v] = s1;
+    else if (!has1 && has2) m->stamp[v] = s2;
   }
   return kept;
 }
 
 /* key = the points' projection on the unit vector u (dim entries) over idx[lo..hi).  Local. */
-static void nd_project(nd_work *w, const double *u, int64_t lo, int64_t hi) {
+static void nd_project(const nd_work *w, const nd_marks *m, const double *u, int64_t lo, int64_t hi) {
   int d = w->dim;
   for (int64_t p = lo; p < hi; p++) {
-    const double *xp = w->x + (int64_t)w->idx[p] * d;
+    const double *xp = w->x + (int64_t)m->idx[p] * d;
     double s = 0;
     for (int c = 0; c < d; c++) s += u[c] * xp[c];
-    w->key[w->idx[p]] = s;
+    m->key[m->idx[p]] = s;
   }
 }
 
 /* The principal axis of idx[lo..hi) (power iteration on the covariance, from the widest
  * coordinate ax) into u.  Local. */
-static void nd_principal(nd_work *w, int64_t lo, int64_t hi, int ax, double *u) {
+static void nd_principal(const nd_work *w, const int32_t *idx, int64_t lo, int64_t hi, int ax, double *u) {
   int d = w->dim;
   double mean[K_LLE_ND_MAXD] = { 0 }, cov[K_LLE_ND_MAXD * K_LLE_ND_MAXD] = { 0 }, t[K_LLE_ND_MAXD];
   for (int64_t p = lo; p < hi; p++)
-    for (int c = 0; c < d; c++) mean[c] += w->x[(int64_t)w->idx[p] * d + c];
+    for (int c = 0; c < d; c++) mean[c] += w->x[(int64_t)idx[p] * d + c];
   for (int c = 0; c < d; c++) mean[c] /= (double)(hi - lo);
   for (int64_t p = lo; p < hi; p++) {
-    const double *xp = w->x + (int64_t)w->idx[p] * d;
+    const double *xp = w->x + (int64_t)idx[p] * d;
     for (int a = 0; a < d; a++)
       for (int b = 0; b <= a; b++) cov[a * d + b] += (xp[a] - mean[a]) * (xp[b] - mean[b]);
   }
@@ -173,16 +182,45 @@ static void nd_principal(nd_work *w, int64_t lo, int64_t hi, int ax, double *u) 
   }
 }
 
+/* A trial of a split: its marks, separator list, stamps, the widest coordinate. */
+typedef struct {
+  const nd_work *w;
+  const nd_marks *m;
+  int32_t *sep;
+  int64_t lo, hi;
+  int ax, principal;
+  int32_t s1, ns;
+} nd_trial;
+
+/* The trial's key (the widest coordinate, or the projection on the principal axis) and its
+ * cut.  Local. */
+static void *nd_trial_run(void *arg) {
+  nd_trial *a = arg;
+  const nd_work *w = a->w;
+  const nd_marks *m = a->m;
+  if (!a->principal)
+    for (int64_t p = a->lo; p < a->hi; p++) m->key[m->idx[p]] = w->x[(int64_t)m->idx[p] * w->dim + a->ax];
+  else {
+    double u[K_LLE_ND_MAXD];
+    nd_principal(w, m->idx, a->lo, a->hi, a->ax, u);
+    nd_project(w, m, u, a->lo, a->hi);
+  }
+  a->ns = nd_try(w, m, a->sep, a->lo, a->hi, 2.0, a->s1, a->s1 + 1);
+  return NULL;
+}
+
 /* Split idx[lo..hi) into [first half without the separator | second half without it |
  * separator]; *n1, *n2 the sizes of the halves left; 0 when a side holds the whole segment
- * (no progress: the caller makes it a leaf).  The cut of the smaller separator of two:
- * the widest coordinate's median and the principal axis's median.  (A third, the median
- * breadth-first level in the kNN graph, cut the Swiss roll's first separator from 1643 to 654
- * points at N = 200k, as a plane cuts a rolled sheet several times, but the factor's flops only
- * by 7%, for about a third of the order's time: left out.)  Local. */
-static int nd_split(nd_work *w, nd_thr *t, int64_t lo, int64_t hi, int64_t *n1, int64_t *n2) {
+ * (no progress: the caller makes it a leaf).  The cut of the smaller separator of two, the
+ * widest coordinate's median (ties: this one) and the principal axis's median, each trial on
+ * its own marks and copy of the order, on two threads where par and the segment has at least
+ * par_min points.  (A third, the median breadth-first level in the kNN graph, cut the Swiss
+ * roll's first separator from 1643 to 654 points at N = 200k, as a plane cuts a rolled sheet
+ * several times, but the factor's flops only by 7%, for about a third of the order's time:
+ * left out.)  Local. */
+static int nd_split(nd_work *w, nd_thr *t, int64_t lo, int64_t hi, int par, int64_t *n1, int64_t *n2) {
   int d = w->dim;
-  double bl[K_LLE_ND_MAXD], bh[K_LLE_ND_MAXD], u[K_LLE_ND_MAXD];
+  double bl[K_LLE_ND_MAXD], bh[K_LLE_ND_MAXD];
   for (int c = 0; c < d; c++) { bl[c] = INFINITY; bh[c] = -INFINITY; }
   for (int64_t p = lo; p < hi; p++) {
     const double *xp = w->x + (int64_t)w->idx[p] * d;
@@ -190,21 +228,28 @@ static int nd_split(nd_work *w, nd_thr *t, int64_t lo, int64_t hi, int64_t *n1, 
   }
   int ax = 0;
   for (int c = 1; c < d; c++) if (bh[c] - bl[c] > bh[ax] - bl[ax]) ax = c;
-  int32_t ns[2], s1 = 0, nbest = 0;
-  for (int c = 0; c < 3; c++) {   /* the two trials, then the first again if it was smaller */
-    if (c == 2 && ns[0] > ns[1]) break;
-    if (c != 1) for (int64_t p = lo; p < hi; p++) w->key[w->idx[p]] = w->x[(int64_t)w->idx[p] * d + ax];
-    else { nd_principal(w, lo, hi, ax, u); nd_project(w, u, lo, hi); }
-    ns[c & 1] = nbest = nd_try(w, t, w->key, lo, hi, 2.0, &s1);   /* the last run is kept */
+  memcpy(w->mk[1].idx + lo, w->idx + lo, (size_t)(hi - lo) * sizeof *w->idx);
+  nd_trial tr[2];
+  for (int c = 0; c < 2; c++) {
+    tr[c] = (nd_trial){ w, &w->mk[c], t->sep[c], lo, hi, ax, c, t->stamp + 1, 0 };
+    t->stamp += 2;
   }
+  pthread_t th;
+  int two = par && hi - lo >= w->par_min && pthread_create(&th, NULL, nd_trial_run, &tr[1]) == 0;
+  nd_trial_run(&tr[0]);
+  if (two) pthread_join(th, NULL);
+  else nd_trial_run(&tr[1]);
+  int b = tr[1].ns < tr[0].ns;
+  const nd_marks *m = &w->mk[b];
+  int32_t s1 = tr[b].s1, nbest = tr[b].ns;
   /* stable partition of the kept cut (stamp s1 | s1 + 1, separator vmark = s1) */
   int32_t *out = t->buf;
   int64_t q = 0, k1 = 0;
   for (int pass = 0; pass < 3; pass++) {
     for (int64_t p = lo; p < hi; p++) {
-      int32_t v = w->idx[p];
-      int in_sep = w->vmark[v] == s1;
-      if ((pass == 2 && in_sep) || (pass < 2 && !in_sep && (w->stamp[v] != s1) == pass)) out[q++] = v;
+      int32_t v = m->idx[p];
+      int in_sep = m->vmark[v] == s1;
+      if ((pass == 2 && in_sep) || (pass < 2 && !in_sep && (m->stamp[v] != s1) == pass)) out[q++] = v;
     }
     if (pass == 0) k1 = q;
   }
@@ -339,7 +384,8 @@ static void nd_thr_init(nd_thr *t, int64_t maxseg, int32_t base) {
   t->stamp = base;
   int64_t nb = maxseg > ND_LEAF_MD + ND_BOUNDARY ? maxseg : ND_LEAF_MD + ND_BOUNDARY;
   HY_MALLOC(t->buf, nb);
-  HY_MALLOC(t->sep, nb);
+  HY_MALLOC(t->sep[0], nb);
+  HY_MALLOC(t->sep[1], nb);
   HY_MALLOC(t->bits, (size_t)(ND_LEAF_MD + 1) * ((ND_BOUNDARY + ND_LEAF_MD + 63) / 64));
   HY_CALLOC(t->hk, ND_HASH);
   HY_MALLOC(t->hv, ND_HASH);
@@ -347,7 +393,7 @@ static void nd_thr_init(nd_thr *t, int64_t maxseg, int32_t base) {
 
 /* Free a thread's scratch.  Local. */
 static void nd_thr_free(nd_thr *t) {
-  free(t->buf); free(t->sep); free(t->bits); free(t->hk); free(t->hv);
+  free(t->buf); free(t->sep[0]); free(t->sep[1]); free(t->bits); free(t->hk); free(t->hv);
 }
 
 /* The whole subtree of the segment [lo, hi): split depth-first down to the leaves, each
@@ -362,7 +408,7 @@ static void nd_subtree(nd_work *w, nd_thr *t, int64_t lo, int64_t hi) {
     hi = stk[--top]; lo = stk[--top];
     if (hi - lo <= w->leaf) { nd_leaf_order(w, t, lo, hi); continue; }
     int64_t n1, n2;
-    if (!nd_split(w, t, lo, hi, &n1, &n2)) { nd_leaf_order(w, t, lo, hi); continue; }
+    if (!nd_split(w, t, lo, hi, 0, &n1, &n2)) { nd_leaf_order(w, t, lo, hi); continue; }
     stk[top++] = lo; stk[top++] = lo + n1;
     stk[top++] = lo + n1; stk[top++] = lo + n1 + n2;
   }
@@ -412,12 +458,16 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
   int64_t n = p->n;
   nd_work w = { .n = n, .dim = p->dim, .k = k, .x = p->x, .nbr = nbr, .idx = perm, .leaf = leaf < 2 ? 2 : leaf };
   HY_MALLOC(w.reach, n);
-  HY_MALLOC(w.stamp, n);
-  HY_MALLOC(w.key, n);
   HY_MALLOC(w.lid, n);
-  HY_MALLOC(w.vmark, n);
-  HY_MALLOC(w.rmark, n);
-  for (int64_t i = 0; i < n; i++) { perm[i] = (int32_t)i; w.stamp[i] = w.vmark[i] = w.rmark[i] = 0; }
+  w.par_min = 16384;
+  for (int c = 0; c < 2; c++) {
+    nd_marks *m = &w.mk[c];
+    if (c) HY_MALLOC(m->idx, n);
+    else m->idx = perm;
+    HY_CALLOC(m->stamp, n); HY_CALLOC(m->vmark, n); HY_CALLOC(m->rmark, n); HY_MALLOC(m->key, n);
+  }
+  w.stamp = w.mk[0].stamp;
+  for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
   int rc = nd_prepare(&w);
   int nt = threads < 1 ? 1 : threads > 8 ? 8 : threads;
   /* breadth-first: the list of segments, split in turn until 4 nt of them or none splittable */
@@ -432,7 +482,7 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
     for (int c = 0; c < nseg; c++) {
       int64_t lo = seg[2 * c], hi = seg[2 * c + 1], n1, n2;
       if (hi - lo <= w.leaf) { nxt[m++] = lo; nxt[m++] = hi; continue; }
-      if (!nd_split(&w, &t0, lo, hi, &n1, &n2)) { nd_leaf_order(&w, &t0, lo, hi); continue; }
+      if (!nd_split(&w, &t0, lo, hi, 1, &n1, &n2)) { nd_leaf_order(&w, &t0, lo, hi); continue; }
       nxt[m++] = lo; nxt[m++] = lo + n1; nxt[m++] = lo + n1; nxt[m++] = lo + n1 + n2;
       split = 1;
     }
@@ -446,7 +496,11 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
     nd_subtree(&w, &t0, 0, n);
   nd_thr_free(&t0);
   free(seg); free(nxt);
-  free(w.reach); free(w.key); free(w.lid); free(w.stamp); free(w.vmark); free(w.rmark); free(w.tp); free(w.ti);
+  for (int c = 0; c < 2; c++) {
+    if (c) free(w.mk[c].idx);
+    free(w.mk[c].stamp); free(w.mk[c].vmark); free(w.mk[c].rmark); free(w.mk[c].key);
+  }
+  free(w.reach); free(w.lid); free(w.tp); free(w.ti);
   return rc;
 }
 
