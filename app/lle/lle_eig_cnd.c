@@ -35,6 +35,9 @@ typedef struct {
   cholmod_dense *rhs;
   int64_t n;
   int cols, ngrp, nthreads, blas_threads;   /* columns a call (0: all), calls, threads */
+  SuiteSparse_long *perm;      /* the order: new index i = old perm[i] */
+  SuiteSparse_long *ap, *ai;   /* A = B^T with rows and columns in that order (P A P^T) */
+  double *ax;
   cholmod_common gcc[CND_MAXG];
   cholmod_dense *grhs[CND_MAXG];
   int gstatus[CND_MAXG];
@@ -48,6 +51,7 @@ static void cnd_free(void *st) {
     cholmod_l_free_dense(&o->grhs[g], &o->gcc[g]);
     cholmod_l_finish(&o->gcc[g]);
   }
+  free(o->perm); free(o->ap); free(o->ai); free(o->ax);
   if (o->started) {
     cholmod_l_free_dense(&o->rhs, &o->cc);
     cholmod_l_free_factor(&o->L, &o->cc);
@@ -102,12 +106,36 @@ static int cnd_order(const lle_eig_in *in, SuiteSparse_long **permp) {
   return rc;
 }
 
+/* P A P^T for A = B^T (column i = row i of B): column c is row perm[c] of B, its entries' in the new numbering, sorted.  Local. */
+static int cnd_permute(const lle_bmat *b, cnd_op *o) {
+  int64_t n = b->n, nnz = b->p[n];
+  SuiteSparse_long *ip = NULL;
+  HY_MALLOC(ip, n);
+  HY_MALLOC(o->ap, n + 1); HY_MALLOC(o->ai, nnz); HY_MALLOC(o->ax, nnz);
+  for (int64_t c = 0; c < n; c++) ip[o->perm[c]] = c;
+  int64_t q = 0;
+  for (int64_t c = 0; c < n; c++) {
+    int64_t r = o->perm[c];
+    o->ap[c] = q;
+    for (int64_t a = b->p[r]; a < b->p[r + 1]; a++) {
+      SuiteSparse_long i = ip[b->i[a]];
+      double x = b->x[a];
+      int64_t t = q++;   /* insertion sort by the new row index */
+      while (t > o->ap[c] && o->ai[t - 1] > i) { o->ai[t] = o->ai[t - 1]; o->ax[t] = o->ax[t - 1]; t--; }
+      o->ai[t] = i; o->ax[t] = x;
+    }
+  }
+  o->ap[n] = q;
+  free(ip);
+  return HY_OK;
+}
+
 /* The factorisation of A A^T + tau I (A = B^T: M + tau I) in the order P, tau from 1e-13
  * max diag M up tenfold while CHOLMOD finds a non-positive pivot.  Local. */
 static int cnd_numeric(const lle_bmat *b, cnd_op *o, lle_eig *e) {
   cholmod_sparse a = {
-    .nrow = (size_t)b->n, .ncol = (size_t)b->n, .nzmax = (size_t)b->p[b->n], .p = b->p, .i = b->i,
-    .x = b->x, .stype = 0, .itype = CHOLMOD_LONG, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
+    .nrow = (size_t)b->n, .ncol = (size_t)b->n, .nzmax = (size_t)b->p[b->n], .p = o->ap, .i = o->ai,
+    .x = o->ax, .stype = 0, .itype = CHOLMOD_LONG, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
     .sorted = 1, .packed = 1,
   };
   double dmax = cnd_dmax(b);
@@ -136,25 +164,24 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   HY_CALLOC(o, 1);
   *stp = o;
   o->n = b->n;
-  SuiteSparse_long *perm = NULL;
-  int rc = cnd_order(in, &perm);
-  e->t_order = MPI_Wtime() - t0;
+  int rc = cnd_order(in, &o->perm);
   if (rc != HY_OK) return rc;
+  HY_CALL(cnd_permute(b, o));
+  e->t_order = MPI_Wtime() - t0;
   cholmod_l_start(&o->cc);
   o->started = 1;
   o->cc.print = 0;
   o->cc.error_handler = NULL;
   o->cc.nmethods = 1;
-  o->cc.method[0].ordering = CHOLMOD_GIVEN;
+  o->cc.method[0].ordering = CHOLMOD_NATURAL;   /* A is given in the order (better locality) */
   o->cc.postorder = 1;
   o->cc.supernodal = CHOLMOD_SUPERNODAL;
   cholmod_sparse a = {
-    .nrow = (size_t)b->n, .ncol = (size_t)b->n, .nzmax = (size_t)b->p[b->n], .p = b->p, .i = b->i,
-    .x = b->x, .stype = 0, .itype = CHOLMOD_LONG, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
+    .nrow = (size_t)b->n, .ncol = (size_t)b->n, .nzmax = (size_t)b->p[b->n], .p = o->ap, .i = o->ai,
+    .x = o->ax, .stype = 0, .itype = CHOLMOD_LONG, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
     .sorted = 1, .packed = 1,
   };
-  o->L = cholmod_l_analyze_p(&a, perm, NULL, 0, &o->cc);
-  free(perm);
+  o->L = cholmod_l_analyze(&a, &o->cc);
   if (!o->L) return hy_err(o->cc.status == CHOLMOD_OUT_OF_MEMORY ? HY_ESYS : HY_ENUMERIC,
                            "CHOLMOD analysis of M in the nested-dissection order failed (status %d)", o->cc.status);
   e->t_analyze = MPI_Wtime() - t0;
@@ -164,6 +191,18 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   o->rhs = cholmod_l_allocate_dense((size_t)b->n, (size_t)lle_bsub_width(in), (size_t)b->n, CHOLMOD_REAL, &o->cc);
   if (!o->rhs) return hy_err(HY_ESYS, "CHOLMOD could not allocate the %d-column block", lle_bsub_width(in));
   return cnd_groups(in, o, lle_bsub_width(in), e->blas_threads);
+}
+
+/* y = P x (y_i = x_perm[i]) for nc columns (leading dimension n).  Local. */
+static void cnd_gather(const cnd_op *o, int nc, const double *x, double *y) {
+  for (int c = 0; c < nc; c++)
+    for (int64_t i = 0; i < o->n; i++) y[(size_t)c * o->n + i] = x[(size_t)c * o->n + o->perm[i]];
+}
+
+/* x = P^T y (x_perm[i] = y_i) for nc columns.  Local. */
+static void cnd_scatter(const cnd_op *o, int nc, const double *y, double *x) {
+  for (int c = 0; c < nc; c++)
+    for (int64_t i = 0; i < o->n; i++) x[(size_t)c * o->n + o->perm[i]] = y[(size_t)c * o->n + i];
 }
 
 /* One solve call's job: columns [g cols, (g + 1) cols) of v. */
@@ -179,12 +218,11 @@ static void cnd_apply_part(void *arg, int g0, int g1) {
   cnd_op *o = j->o;
   for (int g = g0; g < g1; g++) {
     int c0 = g * o->cols, nc = j->p - c0 < o->cols ? j->p - c0 : o->cols;
-    size_t bytes = (size_t)o->n * nc * sizeof *j->v;
     o->grhs[g]->ncol = (size_t)nc;
-    memcpy(o->grhs[g]->x, j->v + (size_t)c0 * o->n, bytes);
+    cnd_gather(o, nc, j->v + (size_t)c0 * o->n, o->grhs[g]->x);
     cholmod_dense *x = cholmod_l_solve(CHOLMOD_A, o->L, o->grhs[g], &o->gcc[g]);
     o->gstatus[g] = x ? CHOLMOD_OK : (o->gcc[g].status < 0 ? o->gcc[g].status : -1);
-    if (x) memcpy(j->v + (size_t)c0 * o->n, x->x, bytes);
+    if (x) cnd_scatter(o, nc, x->x, j->v + (size_t)c0 * o->n);
     cholmod_l_free_dense(&x, &o->gcc[g]);
   }
 }
@@ -205,12 +243,11 @@ static int cnd_apply(void *st, int p, double *v, double *tmp) {
         return hy_err(HY_ESYS, "CHOLMOD solve %d of %d with the factor of M + tau I failed (status %d)", g + 1, ng, o->gstatus[g]);
     return HY_OK;
   }
-  size_t bytes = (size_t)o->n * p * sizeof *v;
   o->rhs->ncol = (size_t)p;
-  memcpy(o->rhs->x, v, bytes);
+  cnd_gather(o, p, v, o->rhs->x);
   cholmod_dense *x = cholmod_l_solve(CHOLMOD_A, o->L, o->rhs, &o->cc);
   if (!x) return hy_err(HY_ESYS, "CHOLMOD solve with the factor of M + tau I failed (status %d)", o->cc.status);
-  memcpy(v, x->x, bytes);
+  cnd_scatter(o, p, x->x, v);
   cholmod_l_free_dense(&x, &o->cc);
   return HY_OK;
 }
