@@ -96,7 +96,7 @@ static int cnd_order(const lle_eig_in *in, SuiteSparse_long **permp) {
     return hy_err(HY_EUSAGE, "lle.eigensolver = chol-nd needs the points' coordinates for its order");
   HY_MALLOC(p32, in->n);
   k_lle_points pts = { .n = in->n, .dim = in->xdim, .x = in->x };
-  int rc = k_lle_nd_order(&pts, in->k, in->nbr, in->nd_leaf, lle_threads(in->threads), p32);
+  int rc = k_lle_nd_order(&pts, in->k, in->nbr, in->nd_leaf, in->threads > 0 ? in->threads : 1, p32);   /* up to 16 */
   if (rc == HY_OK) {
     HY_MALLOC(perm, in->n);
     for (int64_t i = 0; i < in->n; i++) perm[i] = p32[i];

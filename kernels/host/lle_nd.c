@@ -437,7 +437,7 @@ static void *nd_par_run(void *arg) {
 /* The subtrees of the nseg segments over nt threads, contiguous ranges (the caller's thread
  * the first; a thread that cannot start runs inline).  Local. */
 static void nd_par_all(nd_work *w, const int64_t *seg, int nseg, int nt) {
-  enum { MAXT = 8 };
+  enum { MAXT = 16 };
   int64_t maxseg = 0;
   for (int c = 0; c < nseg; c++) if (seg[2 * c + 1] - seg[2 * c] > maxseg) maxseg = seg[2 * c + 1] - seg[2 * c];
   nd_par a[MAXT];
@@ -469,7 +469,7 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
   w.stamp = w.mk[0].stamp;
   for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
   int rc = nd_prepare(&w);
-  int nt = threads < 1 ? 1 : threads > 8 ? 8 : threads;
+  int nt = threads < 1 ? 1 : threads > 16 ? 16 : threads;
   /* breadth-first: the list of segments, split in turn until 4 nt of them or none splittable */
   int cap = 64 * 8, nseg = 1;
   int64_t *seg = NULL, *nxt = NULL;
