@@ -24,8 +24,10 @@ MPIEXEC    ?= mpiexec
 PREFIX     ?= /usr/local
 
 # Debian/Ubuntu packages: to build and run, and in addition to test.
+# libopenblas-dev: CMake links OpenBLAS when it is there (README "BLAS and threads"); on Debian it
+# also becomes the system's libblas.so.3 / liblapack.so.3 (update-alternatives), PETSc's too.
 DEPS_RUN  = build-essential cmake pkg-config mpich libmpich-dev libinih-dev libblas-dev \
-            liblapack-dev zlib1g-dev libpng-dev libsuitesparse-dev python3
+            liblapack-dev libopenblas-dev zlib1g-dev libpng-dev libsuitesparse-dev python3
 DEPS_TEST = petsc-dev slepc-dev openmpi-bin slurm-wlm python3-numpy python3-scipy python3-sklearn \
             python3-matplotlib
 # Python modules the tests and the report tool import (pip fallback for a non-Debian python3).
