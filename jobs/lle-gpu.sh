@@ -19,6 +19,10 @@ what=${1:-all}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 log() { echo "== $(date -u +%T) $*" | tee -a "$OUT/lle.log"; }
 MPIEXEC=${MPIEXEC:-mpiexec}
+# OpenMPI's mpiexec binds each rank to one core by default (the H200 run at 21:35: every run
+# printed "BLAS: OpenBLAS ... 1 thread(s); 1 thread(s) per rank (affinity)"): unbind, so that a
+# rank has the cores the machine gives it (MPICH's hydra does not bind by default)
+MPIBIND=${MPIBIND-$("$MPIEXEC" --version 2>&1 | grep -qiE "open mpi|openrte|open-mpi" && echo "--bind-to none")}
 
 do_build() {
   log "build $BUILD (CUDA arch $ARCH)"
@@ -43,7 +47,7 @@ do_test() {
 run() {
   local name=$1 np=$2; shift 2
   local t0=$(date +%s.%N)
-  timeout ${RUN_TIMEOUT:-580} env -u OPENBLAS_NUM_THREADS ${RUN_ENV:-} "$MPIEXEC" -n "$np" "$BUILD/hybrid" "$@" output.dir="$OUT/records" > "$OUT/$name.log" 2>&1
+  timeout ${RUN_TIMEOUT:-580} env -u OPENBLAS_NUM_THREADS ${RUN_ENV:-} "$MPIEXEC" $MPIBIND -n "$np" "$BUILD/hybrid" "$@" output.dir="$OUT/records" > "$OUT/$name.log" 2>&1
   local rc=$? t1=$(date +%s.%N)
   echo "   $name: rc=$rc, process wall $(awk "BEGIN{printf \"%.3f\", $t1 - $t0}") s"
   grep -E "^BLAS:|^lle:|^ +[0-9] +[-0-9]|^(data|knn|weights|gather|assemble|eigen|quality) |PASSED|FAILED" "$OUT/$name.log" | sed 's/^/     /'

@@ -41,7 +41,9 @@ static const cfg_key lle_keys[] = {
     "shift-invert: CHOLMOD factorisation of M + tau I and subspace iteration; dense: LAPACK on the n x n matrix (small n, reference); "
     "chol-nd: the same iteration with a CHOLMOD supernodal Cholesky of M + tau I (A A^T from A = B^T, M never assembled) in a geometric nested-dissection order of the points (O(n log n)), the block's solves in one call; "
     "gpu-chol: shift-invert subspace iteration on the device, cuSOLVER sparse Cholesky of P (M + tau I) P^T (CUDA backend only); "
-    "auto: bsvd (gpu-chol lost to it on the H200 at N = 20k and 1M)" },
+    "auto: chol-nd from lle.auto_cnd_n points, bsvd below (default: bsvd at every size; gpu-chol lost to bsvd on the H200 at N = 20k and 1M)" },
+  { "lle", "auto_cnd_n", CFG_INT, "2147483647", 0, 2147483647, NULL,
+    "eigensolver = auto: chol-nd from this many points, bsvd below (0: always chol-nd); the default keeps bsvd: on the H200 at one core chol-nd lost (N = 1M 24.4 s against 15.4 s, 20k 0.29 s against 0.20 s), its 16-core figures are pending" },
   { "lle", "gpu_ordering", CFG_ENUM, "colamd", 0, 0, "colamd|metis|symamd",
     "gpu-chol: the fill-reducing order of M, on the host: colamd (CHOLMOD's COLAMD from the pattern of B = I - W alone) or metis / symamd (cuSOLVER's host METIS nested dissection / symamd of M's pattern; experiments)" },
   { "lle", "nd_leaf", CFG_INT, "64", 2, 1e6, NULL,
@@ -105,6 +107,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->gpu_ordering = cfg_str(c, "lle.gpu_ordering");
   o->nd_leaf = (int)cfg_int(c, "lle.nd_leaf");
   o->cnd_solve_cols = (int)cfg_int(c, "lle.cnd_solve_cols");
+  o->auto_cnd_n = cfg_int(c, "lle.auto_cnd_n");
   o->threads = (int)cfg_int(c, "lle.threads");
   o->tol = cfg_real(c, "lle.tol");
   o->maxit = (int)cfg_int(c, "lle.maxit");

@@ -127,6 +127,7 @@ typedef struct {
   const char *gpu_ordering;    /* gpu-chol: metis | symamd */
   int nd_leaf;                 /* chol-nd: unsplit segments of at most this many points */
   int cnd_solve_cols;          /* chol-nd: right-hand sides a solve call (0: all) */
+  int64_t auto_cnd_n;          /* eigensolver = auto: chol-nd from this many points */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;

@@ -118,6 +118,16 @@ add_test(NAME lle_auto_eig_host COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR
   -- ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} ${HY_LLE_AUTO} lle.eigensolver=auto
   ::: ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} ${HY_LLE_AUTO} lle.eigensolver=bsvd)
 set_tests_properties(lle_auto_eig_host PROPERTIES LABELS unit TIMEOUT 120)
+# auto from lle.auto_cnd_n points is chol-nd: the same embedding as an explicit chol-nd run
+add_test(NAME lle_auto_eig_cnd COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/tools/same_figure.py
+  --figure "embedding digest ([0-9a-f]+)" --expect "lle: eigensolver chol-nd \\(CHOLMOD" --expect "^PASSED: lle"
+  --workdir ${HY_TEST_OUT}/lle_auto_eig_cnd
+  -- ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} ${HY_LLE_AUTO} lle.eigensolver=auto lle.auto_cnd_n=2000
+  ::: ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} ${HY_LLE_AUTO} lle.eigensolver=chol-nd)
+set_tests_properties(lle_auto_eig_cnd PROPERTIES LABELS unit TIMEOUT 120)
+hy_case(NAME lle_bad_auto_cnd_n RANKS 1 EXIT 1
+  EXPECT "key 'lle.auto_cnd_n' = '-1' is out of range; allowed: an integer in \\[0, 2147483647\\]"
+  ARGS run.workload=lle lle.eigensolver=auto lle.auto_cnd_n=-1)
 # the gpu_eig checker itself, without a GPU: host shift-invert in gpu-chol's place
 add_test(NAME lle_gpu_eig_checker COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_eig_checker
   --gpu-spec host:shift-invert gpu_eig)
