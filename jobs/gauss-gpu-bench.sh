@@ -28,7 +28,7 @@
 #  11. the blocked factor's variants at FP64 n = --n (compare_cusolver off, repeat 2: one timed
 #      run after a warm-up), one line each with the factor time and TFLOP/s: the 20:10 path
 #      (vendor panel, host pivots), device pivots, the fused panel with lookahead 1 and 0, the
-#      fused panel at nb 1024, with gauss.lda = exact (unpadded) and with base blocks of 16
+#      fused panel at nb 1024, with gauss.lda = auto (padded) and with base blocks of 16
 #      columns (panel_nb 16: fewer, fuller thread blocks); then the fused panel beside cuSOLVER
 #  12. n = --mxp-n: FP64 with the fused panel and nb 1024 beside cuSOLVER dgetrf (targets >= 50
 #      TF and >= 1.25x in the same run; repeat 2), FP64 fused at the auto nb; HPL-MxP FP16 with
@@ -145,7 +145,7 @@ ratio() {  # the compare line of log $1 against the FP64 targets (TF floor $2, r
 if want 11; then
   for v in "old_vendor_hostpiv:gauss.panel=vendor gauss.pivots=host" "vendor:gauss.panel=vendor" \
            "fused:gauss.panel=fused" "fused_la0:gauss.panel=fused gauss.lookahead=0" \
-           "fused_nb1024:gauss.panel=fused gauss.nb=1024" "fused_exactlda:gauss.panel=fused gauss.lda=exact" \
+           "fused_nb1024:gauss.panel=fused gauss.nb=1024" "fused_padlda:gauss.panel=fused gauss.lda=auto" \
            "fused_pnb16:gauss.panel=fused gauss.panel_nb=16"; do
     # shellcheck disable=SC2086
     run study_${v%%:*}_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=2 ${v#*:}

@@ -25,9 +25,9 @@ typedef struct {
   const char *unit;         /* what one rank drives, for "Gflops per ...": "GPU" or "rank" */
   const char *vendor_lu;    /* the vendor LU of ref_lu: "cuSOLVER" or "LAPACK" */
   const char *vendor_blas;  /* the BLAS of gemm_time: "cuBLAS" or "BLAS" */
-  /* The block size that gauss.nb = 0 (auto) means for order n (>= 1); low16: the trailing
-   * updates take 16-bit inputs (HPL-MxP: precision single / mixed with low = bf16 | fp16). */
-  int64_t (*nb_auto)(int64_t n, int low16);
+  /* The block size that gauss.nb = 0 (auto) means for order n (>= 1); lowp: the factors are
+   * FP32 (precision single / mixed: TF32 and HPL-MxP's 16-bit updates too). */
+  int64_t (*nb_auto)(int64_t n, int lowp);
 
   /* ---- the seed's three per-step kernels (row-major rows) ---- */
   /* row[0] = 1 and row[j] /= pivot for 0 < j < len (the seed's first kernel). */

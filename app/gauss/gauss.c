@@ -19,7 +19,8 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "n", CFG_INT_LIST, "1000", 1, 2147483647.0, NULL,
     "matrix order (matrix = file: from the file); a list (16384, 32768) sweeps HPL.dat-style" },
   { "gauss", "nb", CFG_INT_LIST, "0", 0, 65536, NULL,
-    "blocked: block size (0: auto: 512 on a GPU, n when n <= 1024; 64 on the host); a list sweeps" },
+    "blocked: block size (0: auto: on a GPU 512, 1024 in FP64 from n = 32768, n when n <= 1024; "
+    "64 on the host); a list sweeps" },
   { "gauss", "grid", CFG_GRID_LIST, "auto", 0, 0, NULL,
     "blocked: process grid PxQ (P * Q = ranks); auto: the most square with P <= Q; a list sweeps" },
   { "gauss", "memory", CFG_ENUM, "device", 0, 0, "device|managed",
@@ -70,7 +71,7 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "lookahead", CFG_INT, "1", 0, 1, NULL,
     "blocked: 1: the next panel's columns updated first, the panel factored (and sent) on a "
     "second stream while the rest of the trailing update runs; 0: each step in order on one stream" },
-  { "gauss", "lda", CFG_ENUM, "auto", 0, 0, "auto|exact",
+  { "gauss", "lda", CFG_ENUM, "exact", 0, 0, "auto|exact",
     "blocked: leading dimension of the factors: exact (the local rows) or auto (rounded up to 64 "
     "elements, 64 more when a column's stride would be a multiple of 4 KiB: no power-of-two stride)" },
   { "gauss", "pivots", CFG_ENUM, "device", 0, 0, "device|host",

@@ -307,7 +307,7 @@ static void gauss_setup(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info
   g->managed = o->managed;
   g->mtype = o->mtype;
   g->seed = o->seed;
-  g->nb = o->nb ? o->nb : g->ko->nb_auto(g->n, o->prec != GAUSS_DOUBLE && o->low >= GAUSS_LOW_BF16);
+  g->nb = o->nb ? o->nb : g->ko->nb_auto(g->n, o->prec != GAUSS_DOUBLE);
   g->panel = o->panel == GAUSS_PANEL_AUTO ? g->ko->panel_auto : o->panel;
   if (g->alg == GAUSS_BLOCKED) {
     g->P = o->P;

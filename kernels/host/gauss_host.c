@@ -616,9 +616,9 @@ static int h_swap_apply(k_backend *be, int sp, void *a, int64_t lda, int64_t nco
 }
 
 /* auto block size on the host: 64 (BLAS-3 sized for a CPU cache).  Local. */
-static int64_t h_nb_auto(int64_t n, int low16) {
+static int64_t h_nb_auto(int64_t n, int lowp) {
   (void)n;
-  (void)low16;
+  (void)lowp;
   return 64;
 }
 

@@ -732,8 +732,8 @@ set_tests_properties(gauss_panel_recursive_ranks PROPERTIES LABELS "mpi" TIMEOUT
 # gauss.lookahead = 0 | 1 and gauss.pivots = host | device (1 rank: pivots left on the device,
 # swaps by one planned permutation per step, the singular check after the factorization): x
 # within 1e-12 of lookahead 0 with host pivots, vendor and recursive panels, n that nb does not
-# divide, FP64 and HPL-MxP FP16; the 2-rank grids with lookahead 0; gauss.lda = exact against
-# the padded default (301 rows: ld 320); a singular matrix names the same column with device
+# divide, FP64 and HPL-MxP FP16; the 2-rank grids with lookahead 0; the padded gauss.lda = auto
+# (301 rows: ld 320) against the exact default; a singular matrix names the same column with device
 # pivots, either lookahead, every panel
 foreach(spec "double:random:" "mixed:hplmxp:gauss.low=fp16 gauss.refine=gmres")
   string(REPLACE ":" ";" sp "${spec}")
@@ -748,7 +748,7 @@ foreach(spec "double:random:" "mixed:hplmxp:gauss.low=fp16 gauss.refine=gmres")
                    "1:gauss.lookahead=0 gauss.pivots=device" "1:gauss.lookahead=1 gauss.pivots=host"
                    "1:gauss.lookahead=1 gauss.pivots=device gauss.panel=recursive gauss.panel_nb=7"
                    "2:gauss.grid=2x1 gauss.lookahead=0" "2:gauss.grid=1x2 gauss.lookahead=0"
-                   "1:gauss.lda=exact" "2:gauss.grid=2x1 gauss.lda=exact"
+                   "1:gauss.lda=auto" "2:gauss.grid=2x1 gauss.lda=auto"
             -- run.workload=gauss run.backend=host gauss.precision=${prec} gauss.matrix=${mat} ${extra}
                gauss.n=301 gauss.nb=48 run.seed=17)
   set_tests_properties(gauss_lookahead_pivots_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
