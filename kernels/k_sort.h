@@ -76,6 +76,9 @@ typedef struct {
    * came out sorted (*ok); NULL on the host backend */
   int (*vendor_radix)(k_backend *be, k_sort_type t, const void *keys, int64_t n, double *kernel_s, int *ok);
   int (*vendor_merge)(k_backend *be, k_sort_type t, const void *keys, int64_t n, double *kernel_s, int *ok);
+  /* the same for CUB DeviceMergeSort::StableSortPairs with the int64 index 0 .. n - 1 as the
+   * items (our payload = index's work); NULL on the host backend */
+  int (*vendor_merge_pairs)(k_backend *be, k_sort_type t, const void *keys, int64_t n, double *kernel_s, int *ok);
   /* the copy rate the radix floor is priced at (bytes/s); 0 where no floor is printed */
   double floor_rate;
 } k_sort_ops;

@@ -77,6 +77,7 @@ typedef struct {
   double imbalance;         /* nmax / mean */
   /* vendor, same keys, same run (negative: not timed) */
   double vendor_radix_s, vendor_merge_s;
+  double vendor_pairs_s;    /* payload = index: CUB's merge sort of pairs (negative: not timed) */
   int vendor_ok;
   double floor_bytes, floor_s, floor_rate;
   int floor_passes;

@@ -28,6 +28,12 @@ static void sort_report_vendor(hy_ctx *ctx, const sort_info *f) {
   hy_metric_num(ctx, "vendor_merge_kernel_seconds", f->vendor_merge_s);
   hy_metric_num(ctx, "vendor_radix_over_ours", rr);
   hy_metric_num(ctx, "vendor_merge_over_ours", rm);
+  if (f->vendor_pairs_s < 0) return;
+  double rp = f->kernel_s > 0 ? f->vendor_pairs_s / f->kernel_s : 0;
+  hy_printf0(ctx, "sort: vendor pairs (keys + int64 index, as payload = index): CUB DeviceMergeSort::StableSortPairs "
+             "%.3f ms; CUB merge sort of pairs / ours = %.2f\n", f->vendor_pairs_s * 1e3, rp);
+  hy_metric_num(ctx, "vendor_merge_pairs_kernel_seconds", f->vendor_pairs_s);
+  hy_metric_num(ctx, "vendor_merge_pairs_over_ours", rp);
 }
 
 /* The check's line and the verdict.  Returns HY_OK or HY_EVALID.  Local. */

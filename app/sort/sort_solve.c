@@ -121,23 +121,25 @@ int sort_solve(hy_ctx *ctx, const sort_opts *o, sort_block *b, sort_info *inf) {
 int sort_vendor(hy_ctx *ctx, const sort_opts *o, const sort_block *in, sort_info *inf) {
   k_backend *be = &ctx->be;
   const k_sort_ops *ops = k_sort_ops_get(be);
-  inf->vendor_radix_s = inf->vendor_merge_s = -1;
+  inf->vendor_radix_s = inf->vendor_merge_s = inf->vendor_pairs_s = -1;
   inf->vendor_ok = 1;
   if (!o->vendor || !ops->vendor_radix || !ops->vendor_merge) return HY_OK;
   void *dk = NULL;
   HY_LOCAL(be->ops->alloc(be, &dk, (size_t)in->n * in->kb + 8));
   if (in->n) HY_LOCAL(be->ops->h2d(be, dk, in->keys, (size_t)in->n * in->kb));
-  double tr = 0, tm = 0;
-  int okr = 1, okm = 1;
+  double tr = 0, tm = 0, tp = 0;
+  int okr = 1, okm = 1, okp = 1, pairs = o->payload && ops->vendor_merge_pairs;
   if (in->n) HY_LOCAL(ops->vendor_radix(be, in->type, dk, in->n, &tr, &okr));
   if (in->n) HY_LOCAL(ops->vendor_merge(be, in->type, dk, in->n, &tm, &okm));
+  if (in->n && pairs) HY_LOCAL(ops->vendor_merge_pairs(be, in->type, dk, in->n, &tp, &okp));
   be->ops->free(be, dk);
-  double tv[2] = { tr, tm }, tx[2];
-  HY_MPI(MPI_Allreduce(tv, tx, 2, MPI_DOUBLE, MPI_MAX, ctx->comm));
-  int ok = okr && okm, okall = 0;
+  double tv[3] = { tr, tm, tp }, tx[3];
+  HY_MPI(MPI_Allreduce(tv, tx, 3, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  int ok = okr && okm && okp, okall = 0;
   HY_MPI(MPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, ctx->comm));
   inf->vendor_radix_s = tx[0];
   inf->vendor_merge_s = tx[1];
+  inf->vendor_pairs_s = pairs ? tx[2] : -1;
   inf->vendor_ok = okall;
   return HY_OK;
 }

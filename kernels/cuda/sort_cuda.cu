@@ -20,7 +20,7 @@
  *    splitters by binary search in the (key, index) order (cuts), so the keys stay on the
  *    device for the exchange;
  *  - the vendor's sorts timed on a copy of the same keys: CUB DeviceRadixSort::SortKeys and
- *    DeviceMergeSort::StableSortKeys.
+ *    DeviceMergeSort::StableSortKeys (and StableSortPairs with the index, for payload = index).
  * Same function as kernels/host/sort_host.c (stable, the order of `<`): the GPU tests compare
  * the two.  Kernel times are cudaEvent-timed on the backend's stream. */
 #include "k_cuda.h"
@@ -837,30 +837,47 @@ struct sort_less {
   __device__ bool operator()(const T &a, const T &b) const { return a < b; }
 };
 
-/* The vendor's radix sort (radix != 0) or merge sort on a copy of the keys, timed.  Local. */
+/* i into x[i], i < n.  Global kernel. */
+__global__ void iota_kernel(int64_t *x, int64_t n) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = i;
+}
+
+/* The vendor's sort on a copy of the keys, timed: mode 1 radix (SortKeys), 0 merge
+ * (StableSortKeys), 2 merge of pairs (StableSortPairs, the int64 index 0 .. n - 1 as the
+ * items, as our payload = index).  Local. */
 template <typename T>
-static int cu_vendor(k_backend *be, int radix, const T *keys, int64_t n, double *kernel_s, int *ok) {
+static int cu_vendor(k_backend *be, int mode, const T *keys, int64_t n, double *kernel_s, int *ok) {
   cudaStream_t s = k_cuda_cur(be);
   T *a = NULL, *b = NULL;
+  int64_t *x = NULL;
   void *tmp = NULL;
   size_t bytes = 0;
   HY_CUDA(cudaMallocAsync((void **)&a, (size_t)n * sizeof(T) + 8, s));
   HY_CUDA(cudaMallocAsync((void **)&b, (size_t)n * sizeof(T) + 8, s));
   HY_CUDA(cudaMemcpyAsync(a, keys, (size_t)n * sizeof(T), cudaMemcpyDeviceToDevice, s));
+  if (mode == 2) {
+    HY_CUDA(cudaMallocAsync((void **)&x, (size_t)n * 8 + 8, s));
+    iota_kernel<<<st_blocks(n), SORT_THREADS, 0, s>>>(x, n);
+    HY_CUDA_LAUNCH();
+  }
   cub::DoubleBuffer<T> db(a, b);
-  if (radix) HY_CUDA(cub::DeviceRadixSort::SortKeys(NULL, bytes, db, n, 0, (int)(8 * sizeof(T)), s));
+  if (mode == 1) HY_CUDA(cub::DeviceRadixSort::SortKeys(NULL, bytes, db, n, 0, (int)(8 * sizeof(T)), s));
+  else if (mode == 2) HY_CUDA(cub::DeviceMergeSort::StableSortPairs(NULL, bytes, a, x, n, sort_less(), s));
   else HY_CUDA(cub::DeviceMergeSort::StableSortKeys(NULL, bytes, a, n, sort_less(), s));
   HY_CUDA(cudaMallocAsync(&tmp, bytes + 8, s));
   *kernel_s = 0;
   sort_timer t;
   HY_CALL(st_begin(&t, s));
-  if (radix) HY_CUDA(cub::DeviceRadixSort::SortKeys(tmp, bytes, db, n, 0, (int)(8 * sizeof(T)), s));
+  if (mode == 1) HY_CUDA(cub::DeviceRadixSort::SortKeys(tmp, bytes, db, n, 0, (int)(8 * sizeof(T)), s));
+  else if (mode == 2) HY_CUDA(cub::DeviceMergeSort::StableSortPairs(tmp, bytes, a, x, n, sort_less(), s));
   else HY_CUDA(cub::DeviceMergeSort::StableSortKeys(tmp, bytes, a, n, sort_less(), s));
   HY_CALL(st_end(&t, s, kernel_s));
-  HY_CALL(cu_is_sorted(s, radix ? db.Current() : a, n, ok));
+  HY_CALL(cu_is_sorted(s, mode == 1 ? db.Current() : a, n, ok));
   HY_CUDA(cudaFreeAsync(tmp, s));
   HY_CUDA(cudaFreeAsync(a, s));
   HY_CUDA(cudaFreeAsync(b, s));
+  if (x) HY_CUDA(cudaFreeAsync(x, s));
   HY_CUDA(cudaStreamSynchronize(s));
   return HY_OK;
 }
@@ -903,6 +920,9 @@ static int cs_vendor_radix(k_backend *be, k_sort_type t, const void *keys, int64
 static int cs_vendor_merge(k_backend *be, k_sort_type t, const void *keys, int64_t n, double *kernel_s, int *ok) {
   SORT_BY_TYPE(t, cu_vendor<T>(be, 0, (const T *)keys, n, kernel_s, ok))
 }
+static int cs_vendor_merge_pairs(k_backend *be, k_sort_type t, const void *keys, int64_t n, double *kernel_s, int *ok) {
+  SORT_BY_TYPE(t, cu_vendor<T>(be, 2, (const T *)keys, n, kernel_s, ok))
+}
 
 /* Filled by index name (designated array initialisers are C only; the order of the enum). */
 static k_sort_ops cs_make_ops(void) {
@@ -917,6 +937,7 @@ static k_sort_ops cs_make_ops(void) {
   o.cuts = cs_cuts;
   o.vendor_radix = cs_vendor_radix;
   o.vendor_merge = cs_vendor_merge;
+  o.vendor_merge_pairs = cs_vendor_merge_pairs;
   o.floor_rate = 4.25e12;   /* the H200's measured device copy rate (bytes/s) */
   return o;
 }

@@ -289,5 +289,6 @@ const k_sort_ops k_sort_host_ops = {
   .cuts = hs_cuts,
   .vendor_radix = NULL,
   .vendor_merge = NULL,
+  .vendor_merge_pairs = NULL,
   .floor_rate = 0,
 };

@@ -18,7 +18,8 @@ sort_check.py --hybrid BIN --mpiexec MPIEXEC [--np-flag -n] --workdir DIR MODE [
                    levels only, with merge path from width 8 (the default 4096-key tiles) or
                    256 (2048-key tiles: the seed's merges in the tile below 256), radix),
                    payload, at 1 and 2 ranks: the
-                   same bytes; CUB's line printed; a float file of -0.0/+0.0/repeats on CUDA
+                   same bytes; CUB's line printed (with payload = index CUB's StableSortPairs
+                   time too, > 0); a float file of -0.0/+0.0/repeats on CUDA
                    equal to numpy's stable sort (keys and indices); qsort refused on CUDA;
                    with 2 GPUs the NCCL exchange at 2 ranks equal to the host's MPI one
   gpu_merge        local = merge on CUDA for every sort.merge_tile at sizes around its tile
@@ -231,6 +232,11 @@ def mode_gpu(a):
                             continue
                         if be == "cuda" and not re.search(r"CUB DeviceRadixSort::SortKeys [0-9.]+ ms", out):
                             fail("%s: no CUB line on cuda" % tag)
+                        pm = re.search(r"CUB DeviceMergeSort::StableSortPairs ([0-9.]+) ms", out)
+                        if be == "cuda" and payload == "index" and not (pm and float(pm.group(1)) > 0):
+                            fail("%s: no CUB StableSortPairs time (> 0) on cuda with payload = index" % tag)
+                        if be == "host" and pm:
+                            fail("%s: a CUB line on the host backend" % tag)
                         blobs[be] = open(os.path.join(wd, "k.npy"), "rb").read() + (
                             open(os.path.join(wd, "i.npy"), "rb").read() if payload == "index" else b"")
                     if len(blobs) == 2 and blobs["host"] != blobs["cuda"]:
