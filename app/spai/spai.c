@@ -58,7 +58,7 @@ static const cfg_key spai_keys[] = {
     "once on a small built-in problem (checked) and the device memory pool grown to the first "
     "setup's estimated size and kept (cuda: lazy module loading, first cuSPARSE / CUB calls, "
     "first mappings out of the timed setup); its time printed on its own line" },
-  { "spai", "gpu_pin_matrix", CFG_BOOL, "false", 0, 0, NULL,
+  { "spai", "gpu_pin_matrix", CFG_BOOL, "true", 0, 0, NULL,
     "with spai.warmup on a backend that can: A's local rows page-locked once in the warm-up "
     "(cuda: cudaHostRegister, released at the end), so that every setup's upload of A is a "
     "direct copy; the locked MiB printed on the warm-up line" },

@@ -411,13 +411,17 @@ static int assemble_exchange(MPI_Comm comm, const la_part *pr, int rank, const h
     de[q] = (int)(hi > lo ? t->rowptr[lo - g0] : 0);
   }
   HY_MPI(MPI_Alltoall(hs, 3, MPI_INT64_T, hr, 3, MPI_INT64_T, comm));
-  int64_t nrl = 0, nre = 0;
+  /* this rank's own slice stays out of MPI: the merge reads it from t */
+  cl[rank] = ce[rank] = 0;
+  int64_t nrl = 0, nrecv = 0, nre = 0;
   for (int q = 0; q < size; q++) {
-    rcl[q] = (int)hr[3 * q + 1];
+    int other = q != rank;
+    rcl[q] = other ? (int)hr[3 * q + 1] : 0;
     rdl[q] = (int)nrl;
-    rce[q] = (int)hr[3 * q + 2];
-    rde[q] = (int)nre;
-    nrl += hr[3 * q + 1];
+    rce[q] = other ? (int)hr[3 * q + 2] : 0;
+    rde[q] = (int)nrecv;
+    nrl += rcl[q];
+    nrecv += rce[q];
     nre += hr[3 * q + 2];
   }
   if (nre > INT32_MAX)
@@ -436,12 +440,13 @@ static int assemble_exchange(MPI_Comm comm, const la_part *pr, int rank, const h
   HY_MALLOC(m->val, nre + 1);
   int32_t *rcol = NULL;
   double *rval = NULL;
-  HY_MALLOC(rcol, nre + 1);
-  HY_MALLOC(rval, nre + 1);
+  HY_MALLOC(rcol, nrecv + 1);
+  HY_MALLOC(rval, nrecv + 1);
   HY_MPI(MPI_Alltoallv(t->colind, ce, de, MPI_INT32_T, rcol, rce, rde, MPI_INT32_T, comm));
   HY_MPI(MPI_Alltoallv(t->val, ce, de, MPI_DOUBLE, rval, rce, rde, MPI_DOUBLE, comm));
   for (int q = 0; q < size; q++)
-    for (int64_t i = 0; i < hr[3 * q + 1]; i++) m->rowptr[hr[3 * q] - r0 + i + 1] += rlen[rdl[q] + i];
+    for (int64_t i = 0; i < hr[3 * q + 1]; i++)
+      m->rowptr[hr[3 * q] - r0 + i + 1] += q == rank ? len[hr[3 * q] - g0 + i] : rlen[rdl[q] + i];
   for (int64_t i = 0; i < mloc; i++) m->rowptr[i + 1] += m->rowptr[i];
   int64_t *pos = NULL;
   HY_MALLOC(pos, mloc + 1);
@@ -449,11 +454,14 @@ static int assemble_exchange(MPI_Comm comm, const la_part *pr, int rank, const h
   for (int q = 0; q < size; q++) {   /* rank order: the row's pieces in increasing column */
     int64_t e = rde[q];
     for (int64_t i = 0; i < hr[3 * q + 1]; i++) {
-      int64_t row = hr[3 * q] - r0 + i, l = rlen[rdl[q] + i];
-      memcpy(m->colind + pos[row], rcol + e, (size_t)l * sizeof *rcol);
-      memcpy(m->val + pos[row], rval + e, (size_t)l * sizeof *rval);
+      int64_t row = hr[3 * q] - r0 + i, tr = hr[3 * q] - g0 + i;
+      int64_t l = q == rank ? len[tr] : rlen[rdl[q] + i];
+      const int32_t *sc = q == rank ? t->colind + t->rowptr[tr] : rcol + e;
+      const double *sv = q == rank ? t->val + t->rowptr[tr] : rval + e;
+      memcpy(m->colind + pos[row], sc, (size_t)l * sizeof *sc);
+      memcpy(m->val + pos[row], sv, (size_t)l * sizeof *sv);
       pos[row] += l;
-      e += l;
+      if (q != rank) e += l;
     }
   }
   free(pos); free(rcol); free(rval); free(len); free(rlen); free(hs); free(hr); free(cl);

@@ -918,11 +918,15 @@ __global__ void k_badcol(int64_t n, const int64_t *__restrict__ jptr, const doub
 }
 
 /* Host memory for the large arrays handed to the driver (M's rows, the J offsets and sets):
- * from 4 MiB on aligned to 2 MiB and advised for transparent huge pages, so that the copy from
- * the device into fresh memory takes a page fault per 2 MiB instead of per 4 KiB (at 10.6M rows
- * M's rows are ~1 GB); free() releases either.  NULL when out of memory.  Local. */
+ * from 32 MiB on (glibc's largest mmap threshold: such blocks are fresh mappings in every
+ * setup) aligned to 2 MiB and advised for transparent huge pages, so that the copy from the
+ * device into fresh memory takes a page fault per 2 MiB instead of per 4 KiB (at 10.6M rows M's
+ * rows are ~1 GB: their copy 745 -> 342 ms on the H200); below, malloc, whose heap a later
+ * setup reuses already faulted (with huge pages from 4 MiB on, cfd2's 36 MB of M took 8.5 ms
+ * to the host in every run instead of ~3).  free() releases either.  NULL when out of memory.
+ * Local. */
 static void *h_big(size_t bytes) {
-  if (bytes < ((size_t)4 << 20)) return malloc(bytes ? bytes : 8);
+  if (bytes < ((size_t)32 << 20)) return malloc(bytes ? bytes : 8);
   void *p = NULL;
   if (posix_memalign(&p, (size_t)2 << 20, bytes)) return NULL;
 #ifdef MADV_HUGEPAGE

@@ -557,8 +557,11 @@ def check_warmup(a):
                      1e3 * (mm["setup_cold_s"] - mm["setup_warm_mean_s"])))
     if a.cold_ms is not None:
         d = 1e3 * (m.get("setup_cold_s", 1e9) - m.get("setup_warm_mean_s", 0))
+        d0 = 1e3 * (m0.get("setup_cold_s", 0) - m0.get("setup_warm_mean_s", 0))
         if d > a.cold_ms:
             fails.append("with the warm-up the cold setup is %.2f ms above the warm mean (> %.1f)" % (d, a.cold_ms))
+        if not d < d0:
+            fails.append("the warm-up did not lower the cold excess: %.2f ms with it, %.2f without" % (d, d0))
     e = compare_m(res["true"][2], res["false"][2], 0.0)
     if e:
         fails.append("M with and without the warm-up: " + e)
