@@ -348,11 +348,12 @@ def mode_config(a):
         with open(os.path.join(sub, "c.ini"), "wb") as f:
             f.write(text)
         rc, out = run(a, 1, ["c.ini", "output.record=false"], sub, want_exit=1)
-        if rc == 1 and re.search(r"c\.ini:%d: a carriage return \(CR\) inside the line" % line, out):
-            ok("bare CR (%s): exit 1 naming c.ini:%d" % (name, line))
+        col = text.split(b"\n")[line - 1].index(b"\r") + 1   # README: the file, line and column
+        if rc == 1 and re.search(r"c\.ini:%d: a carriage return \(CR\) inside the line.*\(column %d\)" % (line, col), out):
+            ok("bare CR (%s): exit 1 naming c.ini:%d, column %d" % (name, line, col))
         else:
             print(out[-1500:])
-            fail("bare CR (%s): exit %d, no message naming c.ini:%d" % (name, rc, line))
+            fail("bare CR (%s): exit %d, no message naming c.ini:%d and column %d" % (name, rc, line, col))
     for name, text, want in [("crlf", b"[selftest]\r\nreps = 6\r\nn = 1000\r\ncopy_mib = 1\r\n", "6"),
                              ("cr_at_end", b"[selftest]\nn = 1000\ncopy_mib = 1\nreps = 4\r", "4")]:
         sub = os.path.join(wd, name)
