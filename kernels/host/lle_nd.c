@@ -453,6 +453,54 @@ static void nd_par_all(nd_work *w, const int64_t *seg, int nseg, int nt) {
   }
 }
 
+/* One level's splits: segments [c0, c1) of the list, a thread's stamps from *stamp (kept for
+ * its next level). */
+typedef struct {
+  nd_work *w;
+  const int64_t *seg;
+  int64_t *res;        /* per segment: n1, n2, and 1 split / 0 ordered as a leaf / 2 a leaf */
+  int c0, c1, par;
+  int32_t *stamp;
+} nd_lvl;
+
+/* pthread entry: a thread's splits of one level (each split's two trials side by side where
+ * par).  Local. */
+static void *nd_lvl_run(void *arg) {
+  nd_lvl *a = arg;
+  int64_t maxseg = 0;
+  for (int c = a->c0; c < a->c1; c++) if (a->seg[2 * c + 1] - a->seg[2 * c] > maxseg) maxseg = a->seg[2 * c + 1] - a->seg[2 * c];
+  nd_thr t;
+  nd_thr_init(&t, maxseg, *a->stamp);
+  for (int c = a->c0; c < a->c1; c++) {
+    int64_t lo = a->seg[2 * c], hi = a->seg[2 * c + 1], *r = a->res + 3 * c;
+    r[0] = r[1] = 0;
+    if (hi - lo <= a->w->leaf) { r[2] = 2; continue; }
+    r[2] = nd_split(a->w, &t, lo, hi, a->par, &r[0], &r[1]);
+    if (!r[2]) nd_leaf_order(a->w, &t, lo, hi);
+  }
+  *a->stamp = t.stamp;
+  nd_thr_free(&t);
+  return NULL;
+}
+
+/* The splits of one level's nseg segments on up to nt threads (contiguous ranges, thread t
+ * with the stamps lstamp[t]); the results do not depend on the split over threads.  Local. */
+static void nd_level(nd_work *w, const int64_t *seg, int nseg, int nt, int32_t *lstamp, int64_t *res) {
+  enum { MAXT = 16 };
+  int nth = nseg < nt ? nseg : nt;
+  nd_lvl a[MAXT];
+  pthread_t th[MAXT];
+  int started[MAXT] = { 0 };
+  for (int t = 0; t < nth; t++)
+    a[t] = (nd_lvl){ w, seg, res, nseg * t / nth, nseg * (t + 1) / nth, 2 * nseg <= nt, &lstamp[t] };
+  for (int t = 1; t < nth; t++) started[t] = pthread_create(&th[t], NULL, nd_lvl_run, &a[t]) == 0;
+  nd_lvl_run(&a[0]);
+  for (int t = 1; t < nth; t++) {
+    if (started[t]) pthread_join(th[t], NULL);
+    else nd_lvl_run(&a[t]);
+  }
+}
+
 /* The order of the points as given (see k_lle_nd_order).  Local. */
 static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm) {
   int64_t n = p->n;
@@ -470,19 +518,23 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
   for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
   int rc = nd_prepare(&w);
   int nt = threads < 1 ? 1 : threads > 16 ? 16 : threads;
-  /* breadth-first: the list of segments, split in turn until 4 nt of them or none splittable */
+  /* breadth-first: the list of segments, split level by level (a level's splits on threads)
+   * until 4 nt of them or none splittable */
   int cap = 64 * 8, nseg = 1;
-  int64_t *seg = NULL, *nxt = NULL;
-  HY_MALLOC(seg, 2 * cap); HY_MALLOC(nxt, 2 * cap);
+  int64_t *seg = NULL, *nxt = NULL, *res = NULL;
+  HY_MALLOC(seg, 2 * cap); HY_MALLOC(nxt, 2 * cap); HY_MALLOC(res, 3 * cap);
   seg[0] = 0; seg[1] = n;
   nd_thr t0;
   nd_thr_init(&t0, n, 0);
+  int32_t lstamp[16];
+  for (int t = 0; t < 16; t++) lstamp[t] = (int32_t)(((int64_t)1 << 30) + ((int64_t)(16 + t) << 25));
   while (nt > 1 && nseg < 4 * nt && 2 * nseg <= cap) {
+    nd_level(&w, seg, nseg, nt, lstamp, res);
     int m = 0, split = 0;
     for (int c = 0; c < nseg; c++) {
-      int64_t lo = seg[2 * c], hi = seg[2 * c + 1], n1, n2;
-      if (hi - lo <= w.leaf) { nxt[m++] = lo; nxt[m++] = hi; continue; }
-      if (!nd_split(&w, &t0, lo, hi, 1, &n1, &n2)) { nd_leaf_order(&w, &t0, lo, hi); continue; }
+      int64_t lo = seg[2 * c], n1 = res[3 * c], n2 = res[3 * c + 1];
+      if (res[3 * c + 2] == 2) { nxt[m++] = lo; nxt[m++] = seg[2 * c + 1]; continue; }   /* a leaf */
+      if (!res[3 * c + 2]) continue;   /* ordered as a leaf */
       nxt[m++] = lo; nxt[m++] = lo + n1; nxt[m++] = lo + n1; nxt[m++] = lo + n1 + n2;
       split = 1;
     }
@@ -490,6 +542,7 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
     nseg = m / 2;
     if (!split) break;
   }
+  free(res);
   if (nt > 1 && nseg > 1) {
     nd_par_all(&w, seg, nseg, nt);
   } else
