@@ -728,33 +728,41 @@ static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_sp
   c_cols *s = (c_cols *)state;
   const int32_t *is = s->hisize->data();
   const k_spai_cols *d = &s->d;
-  std::vector<int32_t> cls[7];
+  const signed char *hc = s->hcls->data();
+  int64_t cnt[7] = { 0, 0, 0, 0, 0, 0, 0 };
   size_t smem[7] = { 0, 0, 0, 0, 0, 0, 0 };   /* bytes (0, 1), doubles per warp (3..6) */
-  for (int64_t c = c0; c < c1; c++) {
+  for (int64_t c = c0; c < c1; c++) {   /* counts and sizes per class */
     int64_t m = is[c], n = d->jptr[c + 1] - d->jptr[c];
     if (m > ks->max_i) ks->max_i = m;
     if (n > ks->max_j) ks->max_j = n;
     size_t bytes = (size_t)(m * n + m) * sizeof(double);
-    int k = (*s->hcls)[(size_t)c];
+    int k = hc[c];
     if (k < 2 && bytes > smem[k]) smem[k] = bytes;
     if (k >= 3 && (size_t)warp_stride(m, n) > smem[k]) smem[k] = (size_t)warp_stride(m, n);
-    cls[k].push_back((int32_t)c);
+    cnt[k]++;
   }
-  ks->ncols_small += (int64_t)cls[0].size();
-  ks->ncols_medium += (int64_t)cls[1].size();
-  ks->ncols_large += (int64_t)cls[2].size();
-  for (int k = 3; k < 7; k++) ks->ncols_warp += (int64_t)cls[k].size();
-  size_t total = 0;
-  for (int k = 0; k < 7; k++) total += cls[k].size();
+  ks->ncols_small += cnt[0];
+  ks->ncols_medium += cnt[1];
+  ks->ncols_large += cnt[2];
+  for (int k = 3; k < 7; k++) ks->ncols_warp += cnt[k];
+  /* the class lists one after the other (increasing column in each), one copy to the device */
+  int64_t start[8], fill[7];
+  start[0] = 0;
+  for (int k = 0; k < 7; k++) start[k + 1] = start[k] + cnt[k];
+  for (int k = 0; k < 7; k++) fill[k] = start[k];
+  const size_t total = (size_t)start[7];
+  std::vector<int32_t> lst(total + 1);
+  for (int64_t c = c0; c < c1; c++) lst[(size_t)fill[(int)hc[c]]++] = (int32_t)c;
   HY_CALL(grow(be, (void **)&s->list, &s->list_cap, (total + 1) * sizeof(int32_t)));
-  size_t off = 0;
+  if (total)
+    HY_CUDA(cudaMemcpyAsync(s->list, lst.data(), total * sizeof(int32_t), cudaMemcpyHostToDevice,
+                            st->stream));
   const c_bsrc bsrc = { s->jloc, s->bptr, s->bcol, s->bval };
   for (int k = 0; k < 7; k++) {
-    if (cls[k].empty()) continue;
-    HY_CUDA(cudaMemcpyAsync(s->list + off, cls[k].data(), cls[k].size() * sizeof(int32_t),
-                            cudaMemcpyHostToDevice, st->stream));
+    if (cnt[k] == 0) continue;
+    const size_t off = (size_t)start[k];
     int threads = k == 0 ? 32 : d->block_threads;
-    int nb = (int)cls[k].size();
+    int nb = (int)cnt[k];
     if (k >= 3)
       HY_CALL(warp_launch(be, s, k - 3, s->list + off, nb, (int64_t)smem[k], bsrc));
     else if (k < 2 && d->fuse_submat)
@@ -770,7 +778,6 @@ static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_sp
           s->list + off, c0, s->jptr, s->kglob, s->iub, s->iset, s->isize, s->aoff, s->work,
           s->roff, s->rwork, s->mval, s->res, s->deficient, bsrc);
     HY_CUDA_LAUNCH();
-    off += cls[k].size();
   }
   /* rank-deficient columns of this chunk (the counter runs over all chunks) */
   unsigned long long def = 0;
