@@ -1083,7 +1083,7 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   { 4, 4, 2, 2 }, c_to_low, c_gemm_sub_lowp,
   c_getrf_rec,
   c_getrf_dev, c_swap_plan, c_swap_apply,
-  2048, 2048, k_cuda_small_getrf, k_cuda_small_getrs,
+  2048, 0, k_cuda_small_getrf, k_cuda_small_getrs,   /* auto: none until it beats the blocked LU */
   c_gemv_sub,
   K_GAUSS_PANEL_VENDOR,
 };

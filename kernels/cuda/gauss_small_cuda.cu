@@ -64,77 +64,90 @@ __device__ __noinline__ void sm_panel(double *a, int64_t lda, int n, int k1, int
     for (int c = 0; c < W; c++)
       v[r][c] = (i < m && c < w) ? a[(int64_t)(k1 + i) + (int64_t)(k1 + c) * lda] : 0.0;
   }
-#pragma unroll
+  /* a rolled loop (the code of one column, kept in the instruction cache): the column being
+   * factored is always v[.][0]; after each column the W values of every row rotate by one, so
+   * the finished columns sit at positions W - j .. W - 1 and after W rotations every column is
+   * back in its place */
+#pragma unroll 1
   for (int j = 0; j < W; j++) {
     if (j < w) {
-    /* the largest |v| over my rows i >= j, then over the warp, then over the CTA */
-    double bv = -1.0;
-    int bi = 0x7fffffff;
+      /* the largest |v| over my rows i >= j, then over the warp, then over the CTA */
+      double bv = -1.0;
+      int bi = 0x7fffffff;
+#pragma unroll
+      for (int r = 0; r < R; r++) {
+        int i = t + r * SM_T;
+        if (i >= j && i < m) {
+          double x = fabs(v[r][0]);
+          if (isnan(x)) x = INFINITY;
+          if (x > bv) { bv = x; bi = i; }
+        }
+      }
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) {
+        double ov = __shfl_xor_sync(SM_FULL, bv, o);
+        int oi = __shfl_xor_sync(SM_FULL, bi, o);
+        if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
+      }
+      if ((t & 31) == 0) { s.rv[t >> 5] = bv; s.ri[t >> 5] = bi; }
+      __syncthreads();
+      bv = s.rv[0];
+      bi = s.ri[0];
+#pragma unroll
+      for (int q = 1; q < SM_T / 32; q++) {
+        double ov = s.rv[q];
+        int oi = s.ri[q];
+        if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
+      }
+      const int p = bi;
+      /* the pivot row's owner publishes it, row j's owner the row it gives up (whole rows:
+       * the finished columns move with them, as LAPACK's swaps do) */
+#pragma unroll
+      for (int r = 0; r < R; r++) {
+        int i = t + r * SM_T;
+        if (i == p) {
+#pragma unroll
+          for (int c = 0; c < W; c++) s.prow[c] = v[r][c];
+        }
+        if (i == j && p != j) {
+#pragma unroll
+          for (int c = 0; c < W; c++) s.jrow[c] = v[r][c];
+        }
+      }
+      __syncthreads();
+      const double piv = s.prow[0];
+#pragma unroll
+      for (int r = 0; r < R; r++) {
+        int i = t + r * SM_T;
+        if (i == p && p != j) {
+#pragma unroll
+          for (int c = 0; c < W; c++) v[r][c] = s.jrow[c];
+        }
+        if (i == j) {
+#pragma unroll
+          for (int c = 0; c < W; c++) v[r][c] = s.prow[c];
+        }
+        if (i > j && i < m) {
+          double l = piv != 0.0 ? v[r][0] / piv : v[r][0];
+          v[r][0] = l;
+#pragma unroll
+          for (int c = 1; c < W; c++)
+            if (c < W - j) v[r][c] -= l * s.prow[c];
+        }
+      }
+      if (t == 0) {
+        dpiv[k1 + j] = k1 + p;
+        double ap = fabs(piv);
+        if (!(ap >= pmin)) { pmin = ap; pidx = k1 + j; }
+        if (piv == 0.0 && pinfo == 0) pinfo = k1 + j + 1;
+      }
+    }
 #pragma unroll
     for (int r = 0; r < R; r++) {
-      int i = t + r * SM_T;
-      if (i >= j && i < m) {
-        double x = fabs(v[r][j]);
-        if (isnan(x)) x = INFINITY;
-        if (x > bv) { bv = x; bi = i; }
-      }
-    }
+      double t0 = v[r][0];
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      double ov = __shfl_xor_sync(SM_FULL, bv, o);
-      int oi = __shfl_xor_sync(SM_FULL, bi, o);
-      if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
-    }
-    if ((t & 31) == 0) { s.rv[t >> 5] = bv; s.ri[t >> 5] = bi; }
-    __syncthreads();
-    bv = s.rv[0];
-    bi = s.ri[0];
-#pragma unroll
-    for (int q = 1; q < SM_T / 32; q++) {
-      double ov = s.rv[q];
-      int oi = s.ri[q];
-      if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
-    }
-    const int p = bi;
-    /* the pivot row's owner publishes it, row j's owner the row it gives up */
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      int i = t + r * SM_T;
-      if (i == p) {
-#pragma unroll
-        for (int c = 0; c < W; c++) s.prow[c] = v[r][c];
-      }
-      if (i == j && p != j) {
-#pragma unroll
-        for (int c = 0; c < W; c++) s.jrow[c] = v[r][c];
-      }
-    }
-    __syncthreads();
-    const double piv = s.prow[j];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      int i = t + r * SM_T;
-      if (i == p && p != j) {
-#pragma unroll
-        for (int c = 0; c < W; c++) v[r][c] = s.jrow[c];
-      }
-      if (i == j) {
-#pragma unroll
-        for (int c = 0; c < W; c++) v[r][c] = s.prow[c];
-      }
-      if (i > j && i < m) {
-        double l = piv != 0.0 ? v[r][j] / piv : v[r][j];
-        v[r][j] = l;
-#pragma unroll
-        for (int c = j + 1; c < W; c++) v[r][c] -= l * s.prow[c];
-      }
-    }
-    if (t == 0) {
-      dpiv[k1 + j] = k1 + p;
-      double ap = fabs(piv);
-      if (!(ap >= pmin)) { pmin = ap; pidx = k1 + j; }
-      if (piv == 0.0 && pinfo == 0) pinfo = k1 + j + 1;
-    }
+      for (int c = 0; c < W - 1; c++) v[r][c] = v[r][c + 1];
+      v[r][W - 1] = t0;
     }
   }
 #pragma unroll
@@ -216,7 +229,7 @@ __device__ __noinline__ void sm_right(double *a, int64_t lda, int n, int k0, int
   if (t < W * CW) {
     const int g = t / W, lane = t % W;
     double x = (lane < w && g < cw) ? s.S[lane][g] : 0.0;
-#pragma unroll
+#pragma unroll 1
     for (int i = 0; i < W; i++) {
       double xi = __shfl_sync(SM_FULL, x, i, W);
       if (i < w && lane > i && lane < w) x -= s.L[lane][i] * xi;
@@ -229,7 +242,7 @@ __device__ __noinline__ void sm_right(double *a, int64_t lda, int n, int k0, int
     double acc[CW];
 #pragma unroll
     for (int c = 0; c < CW; c++) acc[c] = c < cw ? a[(int64_t)r + (int64_t)(c0 + c) * lda] : 0.0;
-#pragma unroll
+#pragma unroll 1
     for (int i = 0; i < W; i++) {
       if (i < w) {
         double l = a[(int64_t)r + (int64_t)(k0 + i) * lda];
@@ -323,7 +336,7 @@ sm_getrs_k(int n, const double *a, int64_t lda, const int *dperm, double *x) {
     const int j0 = B * 32, jb = n - j0 < 32 ? n - j0 : 32;
     if (t < 32) {
       double xv = t < jb ? sx[j0 + t] : 0.0;
-#pragma unroll
+#pragma unroll 1
       for (int i = 0; i < 32; i++) {
         const int on = i < jb && t > i && t < jb;
         double l = on ? a[(int64_t)(j0 + t) + (int64_t)(j0 + i) * lda] : 0.0;
@@ -335,6 +348,7 @@ sm_getrs_k(int n, const double *a, int64_t lda, const int *dperm, double *x) {
     __syncthreads();
     for (int r = j0 + jb + t; r < n; r += blockDim.x) {
       double acc = sx[r];
+#pragma unroll 4
       for (int i = 0; i < jb; i++) acc -= a[(int64_t)r + (int64_t)(j0 + i) * lda] * sx[j0 + i];
       sx[r] = acc;
     }
@@ -344,7 +358,7 @@ sm_getrs_k(int n, const double *a, int64_t lda, const int *dperm, double *x) {
     const int j0 = B * 32, jb = n - j0 < 32 ? n - j0 : 32;
     if (t < 32) {
       double xv = t < jb ? sx[j0 + t] : 0.0;
-#pragma unroll
+#pragma unroll 1
       for (int i = 31; i >= 0; i--) {
         if (i < jb) {
           if (t == i) xv /= a[(int64_t)(j0 + i) + (int64_t)(j0 + i) * lda];
@@ -357,6 +371,7 @@ sm_getrs_k(int n, const double *a, int64_t lda, const int *dperm, double *x) {
     __syncthreads();
     for (int r = t; r < j0; r += blockDim.x) {
       double acc = sx[r];
+#pragma unroll 4
       for (int i = 0; i < jb; i++) acc -= a[(int64_t)r + (int64_t)(j0 + i) * lda] * sx[j0 + i];
       sx[r] = acc;
     }
