@@ -52,6 +52,8 @@ typedef struct {
   int64_t n;
   k_csr_view a, m;
   double *r, *rh, *p, *p2, *v, *ph, *s, *sh, *t, *x;
+  int split;        /* bcgs_batch: 1 = p and s updated in phases of their own before plain
+                     * products (two grid syncs more per iteration), the same values */
 } k_bcgs_sys;
 
 /* One user's vector-operation handle. */

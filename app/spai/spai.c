@@ -106,6 +106,10 @@ static const cfg_key spai_keys[] = {
     "recorded as a graph with solver.device_graph, the persistent kernel's values bit for bit; "
     "auto = persistent on a GPU backend up to 4,000,000 rows where it is offered, else graph; "
     "same iterations and x within the usual loop's tolerances" },
+  { "solver", "persistent_split", CFG_BOOL, "false", 0, 0, NULL,
+    "device_kernel = persistent: true = p and s updated in phases of their own before plain M "
+    "products (two grid syncs more per iteration), false = formed as the products load them; "
+    "the same values bit for bit" },
   { "solver", "spmv", CFG_ENUM, "auto", 0, 0, "auto|own|library",
     "SpMV of A and M in BiCGSTAB: own = our CSR kernel (cuda: a few threads per row, fixed "
     "summation order), library = the backend library's (cuSPARSE); auto = own where the backend "
@@ -178,6 +182,7 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
                           : cfg_is(c, "solver.device_loop", "auto") ? 2 : 0;
   o->solver.check_every = (int)cfg_int(c, "solver.check_every");
   o->solver.device_graph = cfg_bool(c, "solver.device_graph");
+  o->solver.persistent_split = cfg_bool(c, "solver.persistent_split");
   o->solver.device_kernel = cfg_is(c, "solver.device_kernel", "persistent") ? 2
                             : cfg_is(c, "solver.device_kernel", "fused") ? 3
                             : cfg_is(c, "solver.device_kernel", "auto") ? 0 : 1;

@@ -53,6 +53,7 @@ typedef struct {
   int check_every;             /* its convergence read every check_every iterations */
   int device_graph;            /* 1: record check_every iterations once, replay (solver.device_graph) */
   int device_kernel;           /* solver.device_kernel: 0 auto, 1 graph, 2 persistent, 3 fused */
+  int persistent_split;        /* solver.persistent_split: p and s in phases of their own */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
@@ -231,6 +232,7 @@ typedef struct {
   int batch;                   /* the device loop ran as 1: bcgs_batch (persistent), 2: bcgs_fused
                                 * (solver.device_kernel), 0: the queued vector ops */
   char batch_why[96];          /* persistent / fused asked for and not run: why */
+  int persistent_split;        /* 1: the persistent kernel ran with solver.persistent_split */
   double ilu_s;                /* ILU(0) factorisation (slowest rank), ilu0 */
   int64_t ilu_nnz;             /* nnz of the factored diagonal blocks (all ranks) */
   int device_loop;             /* 1: the device loop ran (solver.device_loop, one rank) */

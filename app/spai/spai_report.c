@@ -200,7 +200,11 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
   if (sv->device_loop)
     hy_printf0(ctx, "bicgstab: device loop (scalars in backend memory, convergence read every %d "
                "iteration(s))%s\n", o->solver.check_every,
-               sv->batch == 1 ? ", the iterations between reads in one launch of a persistent "
+               sv->batch == 1 && sv->persistent_split
+                   ? ", the iterations between reads in one launch of a persistent kernel "
+                     "(solver.device_kernel = persistent; p and s in phases of their own: "
+                     "solver.persistent_split)"
+               : sv->batch == 1 ? ", the iterations between reads in one launch of a persistent "
                                 "kernel (solver.device_kernel = persistent)"
                : sv->batch == 2 && sv->device_graph
                    ? ", the fused kernels (solver.device_kernel = fused) of the iterations between "
@@ -218,6 +222,7 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
                ctx->size, ctx->be.name);
   hy_metric_int(ctx, "device_loop", sv->device_loop);
   hy_metric_int(ctx, "device_graph", sv->device_graph);
+  hy_metric_int(ctx, "persistent_split", sv->persistent_split);
   hy_metric_str(ctx, "device_kernel", !sv->device_loop ? "none" : sv->batch == 1 ? "persistent"
                                       : sv->batch == 2 ? "fused"
                                       : sv->device_graph ? "graph" : "queued");

@@ -38,6 +38,7 @@ typedef struct {
   int own;                     /* 1: the SpMVs by the table's mat_spmv_own */
   k_csr_view va, vm;           /* A and M as the backend's arrays (solver.device_kernel) */
   int batch;                   /* 1: bcgs_batch (persistent), 2: bcgs_fused, 0: the queued ops */
+  int split;                   /* solver.persistent_split */
 } solve_ctx;
 
 /* The most rows for which solver.device_kernel = auto takes the persistent kernel. */
@@ -195,7 +196,7 @@ static int v_s_batch(void *c, double *sc, int n, double tol, double *x, const kr
   solve_ctx *s = c;
   k_bcgs_sys sys = { .n = s->nloc, .a = s->va, .m = s->vm, .r = w->r, .rh = w->rh, .p = w->p,
                      .p2 = w->p2, .v = w->v, .ph = w->ph, .s = w->s, .sh = w->sh, .t = w->t,
-                     .x = x };
+                     .x = x, .split = s->split };
   if (s->batch == 1) HY_LOCAL(s->vec.ops->bcgs_batch(&s->vec, &sys, sc, n, tol));
   else HY_LOCAL(s->vec.ops->bcgs_fused(&s->vec, &sys, sc, n, tol));
   return HY_OK;
@@ -236,6 +237,8 @@ static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_o
   if (!info->device_loop) return;
   info->batch = s->batch = solve_batch_kind(s, opt, info);
   if (s->batch) ko->s_batch = v_s_batch;
+  s->split = s->batch == 1 && opt->persistent_split;
+  info->persistent_split = s->split;
   ko->s_create = v_s_create;
   ko->s_put = v_s_put;
   ko->s_get = v_s_get;

@@ -18,6 +18,7 @@ bench spai-cfd2size-1gpu-loopoff 1 config/bench-spai.ini solver.device_loop=fals
 # (solver.device_kernel = persistent): its "bicgstab: X us per iteration ... ratio R" beside the
 # graph's above (the same iteration count within a few: its dots sum in another order)
 bench spai-cfd2size-1gpu-persistent 1 config/bench-spai.ini solver.device_kernel=persistent spai.repeat=3
+bench spai-cfd2size-1gpu-persistent-split 1 config/bench-spai.ini solver.device_kernel=persistent solver.persistent_split=true spai.repeat=3
 # the same phases as 5 fused kernels per iteration recorded as a graph (solver.device_kernel = fused)
 bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini solver.device_kernel=fused spai.repeat=3
 # the device loop with cuSPARSE's SpMV inside the graph, and with the graph off (queued anew)

@@ -208,6 +208,7 @@ struct pb_args {
   double *sc;
   int niter;
   double tol;
+  int split;                       /* 1: p and s updated in phases of their own (k_bcgs_sys) */
 };
 
 /* Entry j of the vector a product loads: x[j] (NV 1), a x[j] + b y[j] (NV 2), and + c z[j]
@@ -259,6 +260,16 @@ static __device__ void pb_spmv(int64_t n, const pb_mat &mt, double a, const doub
       }
     }
   }
+}
+
+/* w = pb_in<NV>(...) elementwise, grid-stride (w may be the vector z: each entry read before it
+ * is written). */
+template <int NV>
+static __device__ void pb_upd(int64_t n, double a, const double *x, double b, const double *y,
+                              double c, const double *z, double *w) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    w[i] = pb_in<NV>(i, a, x, b, y, c, z);
 }
 
 /* The block's sums of acc[0..np) (warp sums, warps in order) into part[(slot + q) G + block].
@@ -338,13 +349,17 @@ static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_persi
       int it = (int)ssc[K_BS_IT];
       double *pold = it & 1 ? g.p : g.p2, *pnew = it & 1 ? g.p2 : g.p;
       ph = g.ph;
-      pb_spmv<3, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v, ssc[K_BS_BETA],
-                    pold, pnew, ph, NULL, acc);
+      if (g.split) {                       /* p first, then the plain product: same values */
+        pb_upd<3>(g.n, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v, ssc[K_BS_BETA], pold,
+                  pnew);
+        grid.sync();
+        pb_spmv<1, 0>(g.n, g.m, 0, pnew, 0, NULL, 0, NULL, NULL, ph, NULL, acc);
+      } else {
+        pb_spmv<3, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v,
+                      ssc[K_BS_BETA], pold, pnew, ph, NULL, acc);
+      }
     } else {                               /* p = r + beta (p - omega v) */
-      double a = ssc[K_BS_ONE], b = ssc[K_BS_NEG_BETA_OMEGA], c = ssc[K_BS_BETA];
-      for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < g.n;
-           i += (int64_t)gridDim.x * blockDim.x)
-        g.p[i] = pb_in<3>(i, a, g.r, b, g.v, c, g.p);
+      pb_upd<3>(g.n, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v, ssc[K_BS_BETA], g.p, g.p);
     }
     grid.sync();
     pb_spmv<1, 1>(g.n, g.a, 0, ph, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
@@ -352,11 +367,20 @@ static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_persi
     grid.sync();
     if (!pb_reduce_step(g.part, 0, 1, ssc + K_BS_RV, ssc, K_BSTEP_ALPHA, g.tol)) break;
     acc[0] = 0;
+    if (g.split) {                         /* s = r - alpha v first */
+      pb_upd<2>(g.n, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s);
+      grid.sync();
+    }
     if (PC) {                              /* sh = M s, s = r - alpha v formed in the load */
-      pb_spmv<2, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.sh,
-                    NULL, acc);
+      if (g.split)
+        pb_spmv<1, 0>(g.n, g.m, 0, g.s, 0, NULL, 0, NULL, NULL, g.sh, NULL, acc);
+      else
+        pb_spmv<2, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.sh,
+                      NULL, acc);
       grid.sync();
       pb_spmv<1, 3>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
+    } else if (g.split) {                  /* t = A s */
+      pb_spmv<1, 3>(g.n, g.a, 0, g.s, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
     } else {                               /* t = A s, s formed in the load */
       pb_spmv<2, 3>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
                     NULL, acc);
@@ -473,6 +497,7 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
   g->sc = sc;
   g->niter = niter;
   g->tol = tol;
+  g->split = sys->split;
   int *gr = &s->pb_grid[pc ? 1 : 0];
   if (*gr == 0) {
     int dev = 0, coop = 0, per_sm = 0;

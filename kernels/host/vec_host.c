@@ -181,8 +181,14 @@ static void h_batch_v(k_vec *v, const k_bcgs_sys *y, double *sc) {
     int it = (int)sc[K_BS_IT];
     double *pold = it & 1 ? y->p : y->p2, *pnew = it & 1 ? y->p2 : y->p;
     ph = y->ph;
-    h_spmv_in(&y->m, 3, sc[K_BS_ONE], y->r, sc[K_BS_NEG_BETA_OMEGA], y->v, sc[K_BS_BETA], pold,
-              pnew, ph);
+    if (y->split) {
+      memcpy(pnew, pold, (size_t)n * sizeof *pnew);   /* pnew = r + beta (pold - omega v) */
+      h_upd_range(0, n, sc[K_BS_ONE], y->r, sc[K_BS_NEG_BETA_OMEGA], y->v, sc[K_BS_BETA], pnew);
+      h_spmv_in(&y->m, 1, 0, pnew, 0, NULL, 0, NULL, NULL, ph);
+    } else {
+      h_spmv_in(&y->m, 3, sc[K_BS_ONE], y->r, sc[K_BS_NEG_BETA_OMEGA], y->v, sc[K_BS_BETA],
+                pold, pnew, ph);
+    }
   } else {
     h_upd_range(0, n, sc[K_BS_ONE], y->r, sc[K_BS_NEG_BETA_OMEGA], y->v, sc[K_BS_BETA], y->p);
   }
@@ -203,8 +209,12 @@ static int h_bcgs_batch(k_vec *v, const k_bcgs_sys *y, double *sc, int niter, do
     h_batch_v(v, y, sc);
     k_bcgs_step(sc, K_BSTEP_ALPHA, tol);
     if (sc[K_BS_RUN] == 0) break;
-    /* s = r - alpha v formed in the load of the next product (and stored) */
-    if (pc) {
+    /* s = r - alpha v formed in the load of the next product (and stored); split: first */
+    if (y->split) {
+      h_upd_range(0, n, sc[K_BS_ONE], y->r, sc[K_BS_NEG_ALPHA], y->v, 0, y->s);
+      if (pc) h_spmv_in(&y->m, 1, 0, y->s, 0, NULL, 0, NULL, NULL, y->sh);
+      h_spmv_in(&y->a, 1, 0, pc ? y->sh : y->s, 0, NULL, 0, NULL, NULL, y->t);
+    } else if (pc) {
       h_spmv_in(&y->m, 2, sc[K_BS_ONE], y->r, sc[K_BS_NEG_ALPHA], y->v, 0, NULL, y->s, y->sh);
       h_spmv_in(&y->a, 1, 0, y->sh, 0, NULL, 0, NULL, NULL, y->t);
     } else {
