@@ -60,7 +60,8 @@ modes:
               loop-on run's record says device_kernel = that (persistent: and the line says
               "in one launch of a persistent kernel"; fused: "the fused kernels"); --loop-iters-rtol F (default 0: equal):
               loop on vs off iterations within F + 2 (the breakdown message compared without its
-              iteration number), for a loop whose dots sum in another order; --ref ARG...: the
+              iteration number; with --relres-rtol also without its residual figure), for a loop whose dots
+              sum in another order; --ref ARG...: the
               reference run takes these arguments instead of solver.device_loop=false (another
               device-loop variant; its record must say device_loop = 1); --relres-rtol R: the
               recursive residuals of loop on and off within R relative (default 1e3 x --rtol;
@@ -339,7 +340,13 @@ def check_device_loop(a):
                                               ref["m"]["relres"], ref["bk"], dx, rtol))
             lt = a.loop_iters_rtol
             def bkey(b):
-                return re.sub(r" at iteration \d+", "", b) if b is not None and lt > 0 else b
+                # the iteration number (with --loop-iters-rtol) and the residual figure (with
+                # --relres-rtol: compared below within that tolerance) left out of the message
+                if b is not None and lt > 0:
+                    b = re.sub(r" at iteration \d+", "", b)
+                if b is not None and a.relres_rtol is not None:
+                    b = re.sub(r" \(residual [^)]*\)", "", b)
+                return b
             iters_ok = mr == mi if lt <= 0 else abs(mr - mi) <= lt * mi + 2
             if r["rc"] != ref["rc"] or not iters_ok or bkey(r["bk"]) != bkey(ref["bk"]):
                 fails.append("%s: exit %d, %d iterations, breakdown %r; off: exit %d, %d, %r" % (

@@ -622,7 +622,10 @@ if(HYBRID_GPU_TESTS)
   # (host at 1 vs 2 ranks, another summation order: x 6e-14 apart at cfd2's size, same 38
   # iterations; orsirr_1 9e-8, 156 / 143 iterations; poisson2d without preconditioner 5e-6,
   # 368 / 393 iterations)
+  # (ill-conditioned orsirr_1's count moves with the summation order: on the H200 at 75b3c74 host
+  # 144, ours 141, cuSPARSE's 164 with x 5e-8 apart: iterations within 20% + 2)
   spai_multi(spai_gpu_spmv_orsirr_1 spmv-variants RANKS 1 LABELS gpu RTOL 1e-5 NEED ${M}/orsirr_1.mtx
+    OPTS --iters-rtol 0.2
     ARGS matrix.source=file matrix.file=${M}/orsirr_1.mtx)
   # (poisson2d without preconditioner: its count moves ~12% with the summation order: host 368,
   # 393 at 2 ranks; cuda 411 with cuSPARSE, 366 with ours: within 15% + 2 of each other)
