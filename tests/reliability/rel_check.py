@@ -482,6 +482,7 @@ ULIMIT = [
      "gemm.k=12000", "output.c=c.mtx"], r"for [abc]->h \([^ ]*app/gemm/gemm_data\.c", 5e8),
 ]
 ULIMIT_END_S = 10
+ULIMIT_HOST_START_MIB = 160   # what the host build needs to start (measured: 159 MiB, Debian 12)
 
 
 def run_mpmd(a, wl, args, limit_mib, wd):
@@ -503,10 +504,29 @@ def run_mpmd(a, wl, args, limit_mib, wd):
     return p.returncode, raw.decode(errors="replace"), time.time() - t0
 
 
+def loaded_mib(a):
+    """The address space (MiB, within 8) that the binary needs to start at all: its libraries
+    mapped (a CUDA build maps cuBLAS, cuFFT, cuSPARSE, ... ~1.7 GB of it without a GPU; the host
+    build ~160 MiB). Bisection on `hybrid --version` under ulimit -v."""
+    lo, hi = 16, 1 << 17
+    while hi - lo > 8:
+        mid = (lo + hi) // 2
+        r = subprocess.run(["sh", "-c", 'ulimit -v %d && exec "$@"' % (mid * 1024), "sh", a.hybrid, "--version"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env=dict(os.environ, OMP_NUM_THREADS="1"))
+        lo, hi = (lo, mid) if r.returncode == 0 else (mid, hi)
+    return hi
+
+
 def mode_ulimit(a):
+    # the ULIMIT figures are for the host build, which starts in ~160 MiB: a build that maps more
+    # (CUDA's libraries) gets its extra start-up size on top, so each workload keeps the same room
+    extra = max(0, loaded_mib(a) - ULIMIT_HOST_START_MIB)
+    print("hybrid starts in about %d MiB of address space: the limits below + %d MiB" % (extra + ULIMIT_HOST_START_MIB, extra))
     for wl, lim, small, big, name_rx, least in ULIMIT:
         if a.only and a.only != wl:
             continue
+        lim += extra
         wd = os.path.join(a.workdir, wl)
         rc, out, dt = run_mpmd(a, wl, small, lim, wd + "_fits")
         if rc != 0 or "PASSED" not in out:
