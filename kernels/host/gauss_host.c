@@ -254,38 +254,33 @@ static int h_trsv(k_backend *be, int sp, int upper, int64_t n, const void *t, in
   return HY_OK;
 }
 
-/* y -= A x.  Local. */
-static int h_gemv_sub(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
-                      const void *x, void *y) {
+/* y += alpha A x (alpha = 1 or -1, in the element type sp names).  Local. */
+static int h_gemv_pm(int sp, int64_t m, int64_t n, const void *a, int64_t lda, const void *x,
+                     void *y, double alpha) {
   if (m <= 0 || n <= 0) return HY_OK;
   HY_CALL(fits(m, "m"));
   HY_CALL(fits(n, "n"));
   int im = (int)m, in = (int)n, il = (int)lda, one = 1;
   if (sp) {
-    float a1 = -1, b1 = 1;
+    float a1 = (float)alpha, b1 = 1;
     sgemv_("N", &im, &in, &a1, a, &il, x, &one, &b1, y, &one);
   } else {
-    double a1 = -1, b1 = 1;
+    double a1 = alpha, b1 = 1;
     dgemv_("N", &im, &in, &a1, a, &il, x, &one, &b1, y, &one);
   }
   return HY_OK;
 }
 
+/* y -= A x.  Local. */
+static int h_gemv_sub(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
+                      const void *x, void *y) {
+  return h_gemv_pm(sp, m, n, a, lda, x, y, -1.0);
+}
+
 /* y += A x.  Local. */
 static int h_gemv_add(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
                       const void *x, void *y) {
-  if (m <= 0 || n <= 0) return HY_OK;
-  HY_CALL(fits(m, "m"));
-  HY_CALL(fits(n, "n"));
-  int im = (int)m, in = (int)n, il = (int)lda, one = 1;
-  if (sp) {
-    float a1 = 1, b1 = 1;
-    sgemv_("N", &im, &in, &a1, a, &il, x, &one, &b1, y, &one);
-  } else {
-    double a1 = 1, b1 = 1;
-    dgemv_("N", &im, &in, &a1, a, &il, x, &one, &b1, y, &one);
-  }
-  return HY_OK;
+  return h_gemv_pm(sp, m, n, a, lda, x, y, 1.0);
 }
 
 /* 2D copy (host to host).  Local. */
