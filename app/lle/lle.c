@@ -50,6 +50,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd: the nested dissection leaves segments of at most this many points unsplit" },
   { "lle", "cnd_solve_cols", CFG_INT, "0", 0, 64, NULL,
     "chol-nd: right-hand sides a solve call: 0, the whole block in one call (its BLAS on the rank's threads); c > 0, calls of c columns each, run on the rank's threads with one BLAS thread each (the same arithmetic at any thread count)" },
+  { "lle", "cnd_blas_threads", CFG_INT, "0", 0, 1024, NULL,
+    "chol-nd: BLAS threads of the numeric Cholesky factor (0: run.blas_threads where set, else min(4, the size rule of the other solvers): CHOLMOD's many small supernodal dsyrk / dgemm / dpotrf calls lose with more, H200 N = 1M: 54.7 s at 16 threads, 6.9 s at 4, 8.6 s at 1); the block solves keep the size rule" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
     "bsvd: UMFPACK's fill-reducing ordering of B + B^T: amd (fast analysis) or metis (fewer flops, N = 1M: 28% fewer, 2.6x the analysis time); cholmod, best: UMFPACK's own choices (experiments)" },
   { "lle", "threads", CFG_INT, "0", 0, 8, NULL,
@@ -108,6 +110,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->nd_leaf = (int)cfg_int(c, "lle.nd_leaf");
   o->cnd_solve_cols = (int)cfg_int(c, "lle.cnd_solve_cols");
   o->auto_cnd_n = cfg_int(c, "lle.auto_cnd_n");
+  o->cnd_blas_threads = (int)cfg_int(c, "lle.cnd_blas_threads");
   o->threads = (int)cfg_int(c, "lle.threads");
   o->tol = cfg_real(c, "lle.tol");
   o->maxit = (int)cfg_int(c, "lle.maxit");

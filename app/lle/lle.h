@@ -67,6 +67,8 @@ typedef struct {
   double t_factor, t_iter;
   double t_analyze;   /* of t_factor: the ordering and symbolic analysis */
   int blas_threads;   /* OpenBLAS threads set for the factorisation, -1 untouched */
+  int factor_blas_threads;   /* chol-nd: OpenBLAS threads of the numeric factor */
+  int order_threads;  /* chol-nd: threads of the nested-dissection order */
   double lnz, flops;  /* nonzeros of the Cholesky factor and factorisation flops */
   int ordering;       /* CHOLMOD ordering used (CHOLMOD_AMD = 2, METIS = 3, NESDIS = 4) */
   char method[64];    /* how the factorisation was done, for the report */
@@ -128,6 +130,7 @@ typedef struct {
   int nd_leaf;                 /* chol-nd: unsplit segments of at most this many points */
   int cnd_solve_cols;          /* chol-nd: right-hand sides a solve call (0: all) */
   int64_t auto_cnd_n;          /* eigensolver = auto: chol-nd from this many points */
+  int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;

@@ -88,6 +88,24 @@ static double cnd_dmax(const lle_bmat *b) {
   return dmax;
 }
 
+/* The order's threads: the rank's (lle_solve passes lle.threads, or the rank's threads where
+ * it is 0), at most 16 (k_lle_nd_order's own cap).  Local. */
+static int cnd_order_threads(const lle_eig_in *in) {
+  int nt = in->threads > 0 ? in->threads : 1;
+  return nt > 16 ? 16 : nt;
+}
+
+/* BLAS threads of the numeric factor: lle.cnd_blas_threads; 0: run.blas_threads where set,
+ * else the size rule (lle_blas_threads) capped at 4: CHOLMOD's supernodal factor is many
+ * small dsyrk / dgemm / dtrsm / dpotrf calls whose OpenBLAS threads cost more than they
+ * give (H200, N = 1M: numeric 54.7 s at 16 threads, 6.9 s at 4, 8.6 s at 1).  Local. */
+static int cnd_factor_blas(const lle_eig_in *in, int64_t n) {
+  if (in->cnd_blas_threads > 0) return in->cnd_blas_threads;
+  if (in->blas_threads > 0) return in->blas_threads;
+  int nt = lle_blas_threads(n, in->threads);
+  return nt > 4 ? 4 : nt;
+}
+
 /* The nested-dissection order as CHOLMOD's permutation (new index i = old perm[i]).  Local. */
 static int cnd_order(const lle_eig_in *in, SuiteSparse_long **permp) {
   int32_t *p32 = NULL;
@@ -96,7 +114,7 @@ static int cnd_order(const lle_eig_in *in, SuiteSparse_long **permp) {
     return hy_err(HY_EUSAGE, "lle.eigensolver = chol-nd needs the points' coordinates for its order");
   HY_MALLOC(p32, in->n);
   k_lle_points pts = { .n = in->n, .dim = in->xdim, .x = in->x };
-  int rc = k_lle_nd_order(&pts, in->k, in->nbr, in->nd_leaf, in->threads > 0 ? in->threads : 1, p32);   /* up to 16 */
+  int rc = k_lle_nd_order(&pts, in->k, in->nbr, in->nd_leaf, cnd_order_threads(in), p32);
   if (rc == HY_OK) {
     HY_MALLOC(perm, in->n);
     for (int64_t i = 0; i < in->n; i++) perm[i] = p32[i];
@@ -132,7 +150,7 @@ static int cnd_permute(const lle_bmat *b, cnd_op *o) {
 
 /* The factorisation of A A^T + tau I (A = B^T: M + tau I) in the order P, tau from 1e-13
  * max diag M up tenfold while CHOLMOD finds a non-positive pivot.  Local. */
-static int cnd_numeric(const lle_bmat *b, cnd_op *o, lle_eig *e) {
+static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_eig *e) {
   cholmod_sparse a = {
     .nrow = (size_t)b->n, .ncol = (size_t)b->n, .nzmax = (size_t)b->p[b->n], .p = o->ap, .i = o->ai,
     .x = o->ax, .stype = 0, .itype = CHOLMOD_LONG, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
@@ -141,15 +159,22 @@ static int cnd_numeric(const lle_bmat *b, cnd_op *o, lle_eig *e) {
   double dmax = cnd_dmax(b);
   double tau = 1e-13 * (dmax > 0 ? dmax : 1);
   double t0 = MPI_Wtime();
+  e->factor_blas_threads = cnd_factor_blas(in, b->n);
+  lle_blas_set(e->factor_blas_threads);
   for (;;) {
     double beta[2] = { tau, 0 };
-    if (!cholmod_l_factorize_p(&a, beta, NULL, 0, o->L, &o->cc) && o->cc.status < CHOLMOD_OK)
+    if (!cholmod_l_factorize_p(&a, beta, NULL, 0, o->L, &o->cc) && o->cc.status < CHOLMOD_OK) {
+      lle_blas_set(e->blas_threads);
       return hy_err(HY_ESYS, "CHOLMOD factorisation of P (M + tau I) P^T failed (status %d)", o->cc.status);
+    }
     if (o->cc.status != CHOLMOD_NOT_POSDEF && o->L->minor >= o->L->n) break;
     tau *= 10;
-    if (tau > 1e-6 * (dmax > 0 ? dmax : 1))
+    if (tau > 1e-6 * (dmax > 0 ? dmax : 1)) {
+      lle_blas_set(e->blas_threads);
       return hy_err(HY_ENUMERIC, "M + tau I is not positive definite up to tau = %.3g (bad weights?)", tau / 10);
+    }
   }
+  lle_blas_set(e->blas_threads);   /* the block solves: the size rule (N = 1M: 1.98 s at 16, 2.42 at 4) */
   e->t_numeric = MPI_Wtime() - t0;
   e->shift = tau;
   e->lnz = o->cc.lnz;
@@ -164,6 +189,7 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   HY_CALLOC(o, 1);
   *stp = o;
   o->n = b->n;
+  e->order_threads = cnd_order_threads(in);
   int rc = cnd_order(in, &o->perm);
   if (rc != HY_OK) return rc;
   HY_CALL(cnd_permute(b, o));
@@ -187,7 +213,7 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   e->t_analyze = MPI_Wtime() - t0;
   e->ordering = (int)o->L->ordering;
   snprintf(e->method, sizeof e->method, "CHOLMOD supernodal Cholesky of P (M + tau I) P^T, geometric ND");
-  HY_CALL(cnd_numeric(b, o, e));
+  HY_CALL(cnd_numeric(in, b, o, e));
   o->rhs = cholmod_l_allocate_dense((size_t)b->n, (size_t)lle_bsub_width(in), (size_t)b->n, CHOLMOD_REAL, &o->cc);
   if (!o->rhs) return hy_err(HY_ESYS, "CHOLMOD could not allocate the %d-column block", lle_bsub_width(in));
   return cnd_groups(in, o, lle_bsub_width(in), e->blas_threads);

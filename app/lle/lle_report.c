@@ -64,8 +64,9 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
              label, e->method, e->shift, e->t_factor, e->t_analyze, e->lnz, e->flops, e->blas_threads, e->iters,
              e->t_iter, e->normm);
   hy_printf0(ctx, "lle: chol-nd parts: nested-dissection order %.3f s, symbolic analysis %.3f s, numeric Cholesky %.3f s "
-             "(%.3g Gflop/s), block solves %.3f s of the iterations\n", e->t_order, e->t_analyze - e->t_order,
-             e->t_numeric, e->t_numeric > 0 ? e->flops / e->t_numeric * 1e-9 : 0.0, e->t_solve);
+             "(%.3g Gflop/s), block solves %.3f s of the iterations; order threads %d, numeric factor BLAS threads %d\n",
+             e->t_order, e->t_analyze - e->t_order, e->t_numeric, e->t_numeric > 0 ? e->flops / e->t_numeric * 1e-9 : 0.0,
+             e->t_solve, e->order_threads, e->factor_blas_threads);
 }
 
 /* shift-invert's and dense's line: the shift and the factorisation.  Local (rank 0). */

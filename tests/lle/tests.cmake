@@ -151,6 +151,18 @@ set_tests_properties(lle_chol_nd PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCES
 # lle.cnd_solve_cols = 2 / 3 (calls of c columns on threads) against the one-call solve
 add_test(NAME lle_chol_nd_cols COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_cols chol_nd_cols)
 set_tests_properties(lle_chol_nd_cols PROPERTIES LABELS "unit" TIMEOUT 300)
+# chol-nd's numeric factor never on the size rule's BLAS threads (8 at N = 40k, lle.threads = 8;
+# 16 at 1M on the H200, 6x slower than 4): at most 4 by default, lle.cnd_blas_threads exactly;
+# the order on the rank's threads (lle.threads)
+hy_case(NAME lle_chol_nd_factor_blas RANKS 1
+  EXPECT "BLAS threads 8\\)" "order threads 8, numeric factor BLAS threads 4\n" "PASSED: lle"
+  ARGS run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=8)
+hy_case(NAME lle_chol_nd_factor_blas3 RANKS 1
+  EXPECT "order threads 2, numeric factor BLAS threads 3\n" "PASSED: lle"
+  ARGS run.workload=lle lle.n=3000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=2 lle.cnd_blas_threads=3)
+hy_case(NAME lle_bad_cnd_blas_threads RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_blas_threads' = '-1' is out of range; allowed: an integer in \\[0, 1024\\]"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_blas_threads=-1)
 hy_case(NAME lle_bad_cnd_solve_cols RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_solve_cols' = '65' is out of range; allowed: an integer in \\[0, 64\\]"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_cols=65)
