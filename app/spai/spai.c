@@ -5,6 +5,7 @@
  * residuals, setup phases, iterations and the true residual. */
 #include "spai/spai.h"
 #include "krylov/krylov.h"
+#include "gen/gen.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,8 +17,9 @@ static const cfg_key spai_keys[] = {
   { "matrix", "file", CFG_STR, "", 0, 0, NULL,
     "source = file: Matrix Market (.mtx, .mtx.gz) or PETSc binary matrix" },
   { "matrix", "generator", CFG_ENUM, "convdiff2d", 0, 0,
-    "poisson2d|poisson3d|convdiff2d|convdiff3d|convdiff3d27",
-    "source = generate: 5/7-point Poisson, upwind convection-diffusion (5/7/27-point)" },
+    gen_choices, /* gen.c's table: poisson2d|poisson3d|convdiff2d|convdiff3d|convdiff3d27|convdiff2d13 */
+    "source = generate: 5/7-point Poisson, upwind convection-diffusion (5/7/27-point; "
+    "convdiff2d13: the 2-D 13-point diamond)" },
   { "matrix", "size", CFG_INT, "10000", 4, 2e9, NULL,
     "source = generate: rows (rounded down to side^2 or side^3)" },
   { "matrix", "peclet", CFG_REAL, "0.5", 0, 1e6, NULL,
