@@ -135,11 +135,7 @@ int gen_rows(gen_kind kind, int64_t side, int dim, double peclet, int64_t r0, in
   int64_t n = dim == 2 ? side * side : side * side * side;
   if (r0 < 0 || r1 > n || r0 > r1) return hy_err(HY_ESYS, "gen_rows: bad row range");
   int64_t m = r1 - r0;
-  out->m = m;
-  out->n = n;
-  HY_MALLOC(out->rowptr, m + 1);
-  HY_MALLOC(out->colind, m * st->per);
-  HY_MALLOC(out->val, m * st->per);
+  la_csr_alloc(out, m, n, m * st->per);   /* room; nnz set below */
   int64_t nz = 0;
   out->rowptr[0] = 0;
   for (int64_t r = r0; r < r1; r++) {

@@ -506,23 +506,13 @@ int io_dense_to_csr(const hy_dense *d, hy_csr *a) {
   if (d->m < 0 || d->n < 0 || d->n > INT32_MAX)
     return hy_err(HY_EINPUT, "dense %lld x %lld matrix cannot be stored as CSR with 32-bit "
                   "column indices", (long long)d->m, (long long)d->n);
-  int64_t m = d->m, n = d->n, nnz = 0;
-  HY_CALLOC(a->rowptr, (size_t)m + 1);
+  int64_t m = d->m, n = d->n;
+  la_csr_alloc_rows(a, m, n);
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = 0; i < m; i++)
       if (d->a[i + j * m] != 0.0) a->rowptr[i + 1]++;
   for (int64_t i = 0; i < m; i++) a->rowptr[i + 1] += a->rowptr[i];
-  nnz = a->rowptr[m];
-  a->colind = nnz ? malloc((size_t)nnz * sizeof *a->colind) : NULL;
-  a->val = nnz ? malloc((size_t)nnz * sizeof *a->val) : NULL;
-  if (nnz && (!a->colind || !a->val)) {
-    io_csr_free(a);
-    return hy_err(HY_ESYS, "out of memory converting a dense matrix with %lld nonzeros to CSR",
-                  (long long)nnz);
-  }
-  a->m = m;
-  a->n = n;
-  a->nnz = nnz;
+  la_csr_alloc_entries(a);
   /* rows in order, columns ascending: walk row by row through the column-major array */
   int64_t w = 0;
   for (int64_t i = 0; i < m; i++)

@@ -417,16 +417,7 @@ static int mm_read_coord(mm_file *f, hy_csr *a) {
   }
 
   /* counting sort by row, then sort each row and sum duplicates */
-  a->rowptr = calloc((size_t)m + 1, sizeof *a->rowptr);
-  a->colind = e ? malloc((size_t)e * sizeof *a->colind) : NULL;
-  a->val = e ? malloc((size_t)e * sizeof *a->val) : NULL;
-  if (!a->rowptr || (e && (!a->colind || !a->val))) {
-    rc = hy_err(HY_ESYS, "%s: out of memory building CSR with %lld entries", f->lr.path,
-                (long long)e);
-    goto done;
-  }
-  a->m = m;
-  a->n = n;
+  la_csr_alloc(a, m, n, e);   /* nnz set by io_csr_sort_sum (duplicates summed) */
   for (int64_t t = 0; t < e; t++) a->rowptr[ti[t] + 1]++;
   for (int64_t r = 0; r < m; r++) a->rowptr[r + 1] += a->rowptr[r];
   for (int64_t t = 0; t < e; t++) {

@@ -139,16 +139,7 @@ static int pr_read_dense_body(pr_file *r, int64_t m, int64_t n, hy_csr *a) {
   long long bounds[2] = {16, 16 + (long long)total * 8};
   const char *names[1] = {"dense values"};
   HY_CALL(pr_need(r, bounds, names, 1));
-  HY_CALLOC(a->rowptr, (size_t)m + 1);
-  a->m = m;
-  a->n = n;
-  if (total) {
-    a->val = malloc(total * sizeof *a->val);
-    a->colind = malloc(total * sizeof *a->colind);
-    if (!a->val || !a->colind)
-      return hy_err(HY_ESYS, "%s: out of memory for %llu dense values", r->path,
-                    (unsigned long long)total);
-  }
+  la_csr_alloc(a, m, n, (int64_t)total);   /* read in place, then compacted; nnz set below */
   HY_CALL(pr_read(r, a->val, total * 8, "dense values", bounds[0], bounds[1]));
   HY_CALL(pr_values(r, a->val, (int64_t)total, bounds[0]));
   int64_t w = 0;
@@ -176,9 +167,7 @@ static int pr_read_aij_body(pr_file *r, int64_t m, int64_t n, int64_t nz, hy_csr
                          16 + 4 * (long long)m + 12 * (long long)nz};
   const char *names[3] = {"row lengths", "column indices", "values"};
   HY_CALL(pr_need(r, bounds, names, 3));
-  HY_CALLOC(a->rowptr, (size_t)m + 1);
-  a->m = m;
-  a->n = n;
+  la_csr_alloc_rows(a, m, n);
   /* row lengths, in chunks */
   unsigned char chunk[1 << 16];
   int64_t done = 0;
@@ -198,12 +187,7 @@ static int pr_read_aij_body(pr_file *r, int64_t m, int64_t n, int64_t nz, hy_csr
     return hy_err(HY_EINPUT, "%s: byte offset %lld: the row lengths (bytes %lld..%lld) sum to %lld, "
                   "but the header says nz = %lld (byte 12)", r->path, bounds[1], bounds[0],
                   bounds[1], (long long)a->rowptr[m], (long long)nz);
-  if (nz) {
-    a->colind = malloc((size_t)nz * sizeof *a->colind);
-    a->val = malloc((size_t)nz * sizeof *a->val);
-    if (!a->colind || !a->val)
-      return hy_err(HY_ESYS, "%s: out of memory for %lld nonzeros", r->path, (long long)nz);
-  }
+  la_csr_alloc_entries(a);
   HY_CALL(pr_read(r, a->colind, (size_t)nz * 4, "column indices", bounds[1], bounds[2]));
   unsigned char *cb = (unsigned char *)a->colind;
   for (int64_t k = 0; k < nz; k++) {
@@ -215,7 +199,6 @@ static int pr_read_aij_body(pr_file *r, int64_t m, int64_t n, int64_t nz, hy_csr
   }
   HY_CALL(pr_read(r, a->val, (size_t)nz * 8, "values", bounds[2], bounds[3]));
   HY_CALL(pr_values(r, a->val, nz, bounds[2]));
-  a->nnz = nz;
   io_csr_sort_sum(a, 0);
   return HY_OK;
 }

@@ -1,19 +1,51 @@
-/* la_csr.c - local helpers on hy_csr (copy, exact comparison). */
+/* la_csr.c - local helpers on hy_csr (allocation, copy, exact comparison). */
 #include "la/la_csr.h"
 #include "hybrid.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* One array of a's, "NAME->FIELD" in the out-of-memory message, at the caller's file:line.  Local. */
+static void *csr_array(size_t count, size_t size, int zero, const char *name, const char *field,
+                       const char *file, int line) {
+  char what[96];
+  if (name[0] == '&') name++;
+  snprintf(what, sizeof what, "%s->%s", name, field);
+  return hy_alloc_at(count, size, zero, what, file, line);
+}
+
+/* rowptr zeroed, no entries (la_csr_alloc_rows).  Local. */
+void la_csr_alloc_rows_at(hy_csr *a, int64_t m, int64_t n, const char *name, const char *file,
+                          int line) {
+  memset(a, 0, sizeof *a);
+  a->m = m;
+  a->n = n;
+  a->rowptr = csr_array((size_t)m + 1, sizeof *a->rowptr, 1, name, "rowptr", file, line);
+}
+
+/* a->nnz = nnz, colind and val for nnz entries (+ 1, never NULL).  Local. */
+static void csr_entries(hy_csr *a, int64_t nnz, const char *name, const char *file, int line) {
+  a->nnz = nnz;
+  a->colind = csr_array((size_t)nnz + 1, sizeof *a->colind, 0, name, "colind", file, line);
+  a->val = csr_array((size_t)nnz + 1, sizeof *a->val, 0, name, "val", file, line);
+}
+
+/* colind and val for rowptr[m] entries (la_csr_alloc_entries).  Local. */
+void la_csr_alloc_entries_at(hy_csr *a, const char *name, const char *file, int line) {
+  csr_entries(a, a->rowptr[a->m], name, file, line);
+}
+
+/* m x n with room for nnz entries (la_csr_alloc).  Local. */
+void la_csr_alloc_at(hy_csr *a, int64_t m, int64_t n, int64_t nnz, const char *name,
+                     const char *file, int line) {
+  la_csr_alloc_rows_at(a, m, n, name, file, line);
+  csr_entries(a, nnz, name, file, line);
+}
+
 /* Deep copy.  Local. */
 int la_csr_copy(const hy_csr *s, hy_csr *d) {
-  memset(d, 0, sizeof *d);
-  d->m = s->m;
-  d->n = s->n;
-  d->nnz = s->nnz;
-  HY_MALLOC(d->rowptr, s->m + 1);
-  HY_MALLOC(d->colind, s->nnz + 1);
-  HY_MALLOC(d->val, s->nnz + 1);
+  la_csr_alloc(d, s->m, s->n, s->nnz);
   memcpy(d->rowptr, s->rowptr, (size_t)(s->m + 1) * sizeof *d->rowptr);
   if (s->nnz) {
     memcpy(d->colind, s->colind, (size_t)s->nnz * sizeof *d->colind);

@@ -176,13 +176,7 @@ int la_transpose(MPI_Comm comm, const la_part *pin, const hy_csr *loc, const la_
   /* stable counting sort by row: sources in rank order (this rank's own entries in its turn),
    * each source in increasing column */
   int64_t m = o1 - o0, ntot = nrecv + nself;
-  memset(out, 0, sizeof *out);
-  out->m = m;
-  out->n = pin->n;
-  out->nnz = ntot;
-  HY_CALLOC(out->rowptr, m + 1);
-  HY_MALLOC(out->colind, ntot + 1);
-  HY_MALLOC(out->val, ntot + 1);
+  la_csr_alloc(out, m, pin->n, ntot);
   for (int64_t e = 0; e < nrecv; e++) out->rowptr[rrow[e] - o0 + 1]++;
   for (int64_t e = 0; e < loc->nnz; e++)
     if (dest[e] == rank) out->rowptr[loc->colind[e] - o0 + 1]++;
@@ -307,13 +301,7 @@ int la_fetch_rows(MPI_Comm comm, const la_part *p, const hy_csr *loc, int64_t nr
   int64_t tot = tot_r;
   for (int64_t i = 0; i < nr; i++)
     if (slot[i] < 0) tot += loc->rowptr[rows[i] - r0 + 1] - loc->rowptr[rows[i] - r0];
-  memset(out, 0, sizeof *out);
-  out->m = nr;
-  out->n = loc->n;
-  out->nnz = tot;
-  HY_MALLOC(out->rowptr, nr + 1);
-  HY_MALLOC(out->colind, tot + 1);
-  HY_MALLOC(out->val, tot + 1);
+  la_csr_alloc(out, nr, loc->n, tot);
   out->rowptr[0] = 0;
   for (int64_t i = 0; i < nr; i++) {
     int64_t t = slot[i], l;
@@ -447,12 +435,7 @@ int la_gather_csr(MPI_Comm comm, const la_part *p, const hy_csr *loc, hy_csr *al
       ed[q] = (int)tot;
       tot += ec[q];
     }
-    all->m = p->n;
-    all->n = loc->n;
-    all->nnz = tot;
-    HY_MALLOC(all->rowptr, p->n + 1);
-    HY_MALLOC(all->colind, tot + 1);
-    HY_MALLOC(all->val, tot + 1);
+    la_csr_alloc(all, p->n, loc->n, tot);
   }
   HY_MPI(MPI_Gatherv(lens, (int)loc->m, MPI_INT64_T, rank == 0 ? all->rowptr + 1 : NULL, rc, rd,
                      MPI_INT64_T, 0, comm));

@@ -153,11 +153,10 @@ int lle_build_m(int64_t n, int k, const int32_t *nbr, const double *w, hy_csr *m
   wc = calloc((size_t)n, sizeof *wc);
   mark = malloc((size_t)n * sizeof *mark);
   list = malloc((size_t)n * sizeof *list);
-  m->rowptr = malloc((size_t)(n + 1) * sizeof *m->rowptr);
-  if (!ti || !tv || !acc || !wr || !wc || !mark || !list || !m->rowptr)
+  int64_t cap = n * (int64_t)(k + 1) * 4;
+  la_csr_alloc(m, n, n, cap);   /* room, grown by csr_reserve; nnz set below */
+  if (!ti || !tv || !acc || !wr || !wc || !mark || !list)
     rc = hy_err(HY_ESYS, "out of memory assembling M (n = %lld)", (long long)n);
-  int64_t cap = 0;
-  if (rc == HY_OK) rc = csr_reserve(m, n * (int64_t)(k + 1) * 4, &cap);
   if (rc == HY_OK) {
     int64_t *fill = malloc((size_t)n * sizeof *fill);
     if (!fill) rc = hy_err(HY_ESYS, "out of memory assembling M");
@@ -337,9 +336,7 @@ int lle_build_m_blocks(int64_t n, int kb, const int32_t *idx, const double *blk,
   HY_MALLOC(list, n);
   for (int64_t r = 0; r < n; r++) mark[r] = -1;
   int64_t cap = ne * 4 > 16 ? ne * 4 : 16, nnz = 0;
-  HY_MALLOC(m->rowptr, n + 1);
-  HY_MALLOC(m->colind, cap);
-  HY_MALLOC(m->val, cap);
+  la_csr_alloc(m, n, n, cap);   /* room, grown below; nnz set below */
   m->rowptr[0] = 0;
   for (int64_t r = 0; r < n; r++) {
     int cnt = 0;

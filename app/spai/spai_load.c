@@ -43,16 +43,12 @@ static int load_file(hy_ctx *ctx, const char *path, la_part *pr, hy_csr *a) {
       e_dsp[q] = (int)all.rowptr[pr->start[q]];
     }
   }
-  a->m = m;
-  a->n = n;
-  HY_MALLOC(a->rowptr, m + 1);
+  la_csr_alloc_rows(a, m, n);
   HY_MPI(MPI_Scatterv(lens, rc_cnt, rc_dsp, MPI_INT64_T, a->rowptr + 1, (int)m, MPI_INT64_T, 0,
                       ctx->comm));
   a->rowptr[0] = 0;
   for (int64_t i = 0; i < m; i++) a->rowptr[i + 1] += a->rowptr[i];
-  a->nnz = a->rowptr[m];
-  HY_MALLOC(a->colind, a->nnz + 1);
-  HY_MALLOC(a->val, a->nnz + 1);
+  la_csr_alloc_entries(a);
   HY_MPI(MPI_Scatterv(all.colind, e_cnt, e_dsp, MPI_INT32_T, a->colind, (int)a->nnz, MPI_INT32_T, 0,
                       ctx->comm));
   HY_MPI(MPI_Scatterv(all.val, e_cnt, e_dsp, MPI_DOUBLE, a->val, (int)a->nnz, MPI_DOUBLE, 0,

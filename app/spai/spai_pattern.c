@@ -29,12 +29,7 @@ static int cmp_i64(const void *a, const void *b) {
 static int pattern_threshold(const la_part *pr, int rank, const hy_csr *a, double tau,
                              const double *cmax, hy_csr *s) {
   int64_t r0 = pr->start[rank];
-  memset(s, 0, sizeof *s);
-  s->m = a->m;
-  s->n = a->n;
-  HY_MALLOC(s->rowptr, a->m + 1);
-  HY_MALLOC(s->colind, a->nnz + a->m + 1);
-  HY_MALLOC(s->val, a->nnz + a->m + 1);
+  la_csr_alloc(s, a->m, a->n, a->nnz + a->m);   /* room; nnz set below */
   int64_t nz = 0;
   s->rowptr[0] = 0;
   for (int64_t i = 0; i < a->m; i++) {
@@ -101,13 +96,8 @@ static int pattern_power(MPI_Comm comm, const la_part *pr, const hy_csr *s, hy_c
   HY_MALLOC(last, n + 1);
   for (int64_t c = 0; c <= n; c++) last[c] = -1;
   hy_csr q;
-  memset(&q, 0, sizeof q);
-  q.m = p->m;
-  q.n = p->n;
-  HY_MALLOC(q.rowptr, p->m + 1);
   int64_t cap = p->nnz * 4 + 16, nz = 0;
-  HY_MALLOC(q.colind, cap);
-  HY_MALLOC(q.val, cap);
+  la_csr_alloc(&q, p->m, p->n, cap);   /* room, grown below; nnz set below */
   q.rowptr[0] = 0;
   for (int64_t i = 0; i < p->m; i++) {
     int64_t t0 = nz;
@@ -259,7 +249,7 @@ static int pattern_single(const hy_csr *a, double tau, const double *cmax, int m
   bt->rowptr[0] = 0;
   *shared = all;
   if (all) {
-    HY_MALLOC(pt->rowptr, n + 1);
+    HY_MALLOC(pt->rowptr, n + 1);   /* P's pattern is B's: colind shared, own rowptr and val */
     memcpy(pt->rowptr, bt->rowptr, (size_t)(n + 1) * sizeof *pt->rowptr);
     pt->colind = bt->colind;
     HY_MALLOC(pt->val, nnz + 1);
@@ -268,9 +258,7 @@ static int pattern_single(const hy_csr *a, double tau, const double *cmax, int m
     return HY_OK;
   }
   /* J_k: rows i of A's column k (B's row k) above the threshold, and k itself, in order */
-  HY_MALLOC(pt->rowptr, n + 1);
-  HY_MALLOC(pt->colind, nnz + n + 1);
-  HY_MALLOC(pt->val, nnz + n + 1);
+  la_csr_alloc(pt, n, n, nnz + n);   /* room; nnz set below */
   int64_t nz = 0;
   pt->rowptr[0] = 0;
   for (int64_t k = 0; k < n; k++) {
@@ -309,13 +297,7 @@ static int pattern_single(const hy_csr *a, double tau, const double *cmax, int m
 /* Row maxima max_j |a_ij| of the local rows as a one-column distributed matrix (so that remote
  * ones can be fetched).  Local. */
 static void row_maxima(const hy_csr *a, hy_csr *rm) {
-  memset(rm, 0, sizeof *rm);
-  rm->m = a->m;
-  rm->n = 1;
-  rm->nnz = a->m;
-  HY_MALLOC(rm->rowptr, a->m + 1);
-  HY_MALLOC(rm->colind, a->m + 1);
-  HY_MALLOC(rm->val, a->m + 1);
+  la_csr_alloc(rm, a->m, 1, a->m);
   for (int64_t i = 0; i < a->m; i++) {
     double mx = 0;
     for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
@@ -371,12 +353,7 @@ static int pattern_from_columns(MPI_Comm comm, const la_part *pr, int rank, cons
   else ghost_rows(bt, pr->n, r0, r1, &gh, &u);
   hy_csr rg;
   HY_CALL(la_fetch_rows(comm, pr, &rm, u, gh, &rg));
-  memset(pt, 0, sizeof *pt);
-  pt->m = bt->m;
-  pt->n = bt->n;
-  HY_MALLOC(pt->rowptr, bt->m + 1);
-  HY_MALLOC(pt->colind, bt->nnz + bt->m + 1);
-  HY_MALLOC(pt->val, bt->nnz + bt->m + 1);
+  la_csr_alloc(pt, bt->m, bt->n, bt->nnz + bt->m);   /* room; nnz set below */
   int64_t nz = 0;
   pt->rowptr[0] = 0;
   for (int64_t k = 0; k < bt->m; k++) {

@@ -60,13 +60,7 @@ static int scale_matrix(MPI_Comm comm, const la_part *pr, int rank, const hy_csr
     free(cnt);
     free(dsp);
   }
-  memset(as, 0, sizeof *as);
-  as->m = a->m;
-  as->n = a->n;
-  as->nnz = a->nnz;
-  HY_MALLOC(as->rowptr, a->m + 1);
-  HY_MALLOC(as->colind, a->nnz + 1);
-  HY_MALLOC(as->val, a->nnz + 1);
+  la_csr_alloc(as, a->m, a->n, a->nnz);
   as->rowptr[0] = a->rowptr[0];
   for (int64_t i = 0; i < a->m; i++) {
     as->rowptr[i + 1] = a->rowptr[i + 1];
@@ -82,13 +76,7 @@ static int scale_matrix(MPI_Comm comm, const la_part *pr, int rank, const hy_csr
 /* Jacobi as a matrix.  Local. */
 int spai_jacobi(const la_part *pr, int rank, const hy_csr *a, hy_csr *m) {
   int64_t r0 = pr->start[rank];
-  memset(m, 0, sizeof *m);
-  m->m = a->m;
-  m->n = a->n;
-  m->nnz = a->m;
-  HY_MALLOC(m->rowptr, a->m + 1);
-  HY_MALLOC(m->colind, a->m + 1);
-  HY_MALLOC(m->val, a->m + 1);
+  la_csr_alloc(m, a->m, a->n, a->m);
   for (int64_t i = 0; i < a->m; i++) {
     double d = 0;
     for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
@@ -431,13 +419,7 @@ static int assemble_exchange(MPI_Comm comm, const la_part *pr, int rank, const h
   for (int64_t i = 0; i < t->m; i++) len[i] = t->rowptr[i + 1] - t->rowptr[i];
   HY_MALLOC(rlen, nrl + 1);
   HY_MPI(MPI_Alltoallv(len, cl, dl, MPI_INT64_T, rlen, rcl, rdl, MPI_INT64_T, comm));
-  memset(m, 0, sizeof *m);
-  m->m = mloc;
-  m->n = pr->n;
-  m->nnz = nre;
-  HY_CALLOC(m->rowptr, mloc + 1);
-  HY_MALLOC(m->colind, nre + 1);
-  HY_MALLOC(m->val, nre + 1);
+  la_csr_alloc(m, mloc, pr->n, nre);
   int32_t *rcol = NULL;
   double *rval = NULL;
   HY_MALLOC(rcol, nrecv + 1);

@@ -287,10 +287,7 @@ static int solve_ilu(solve_ctx *s, const hy_csr *a, spai_solve_info *info) {
   hy_ctx *ctx = s->ctx;
   hy_csr *b = &s->blk;
   int64_t n = s->nloc;
-  b->m = b->n = n;
-  HY_MALLOC(b->rowptr, n + 1);
-  HY_MALLOC(b->colind, a->nnz + 1);
-  HY_MALLOC(b->val, a->nnz + 1);
+  la_csr_alloc(b, n, n, a->nnz);   /* room; nnz set below */
   int64_t nz = 0;
   b->rowptr[0] = 0;
   for (int64_t i = 0; i < n; i++) {
