@@ -37,10 +37,14 @@
 #  13. the profiles (gauss.profile = true) of FP64 and HPL-MxP FP16 with the fused panel at --n
 #  14. HPL-MxP FP16 with the fused panel at --mxp-big (98304: FP64 copy 77 GB + FP32 factors
 #      39 GB on the device), the target line (not in the default list)
+#  trace. the factor time split without synchronisation (gauss.trace = true: events on both
+#      streams) of FP64 at --n and at --mxp-n, and of HPL-MxP FP16 at --n and --mxp-n: first
+#      panel, swaps, trsm+U, low copies, lookahead gemm, trailing gemm (with their TF), the main
+#      stream waiting for the next panel; the side stream's panels; by quarter of the steps
 #  small. the small-n LU against cuSOLVER getrf + getrs and against the blocked LU (gauss.small =
 #      off) at n = 512, 1024, 2048 (11 runs each): where auto should stop taking it
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,small]] [--mxp-n 65536]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,trace,small]] [--mxp-n 65536]
 #                                [--mxp-big 98304]
 #                                [-- extra key=value ...]
 set -u
@@ -80,7 +84,7 @@ run() {  # run NAME RANKS ARGS...
   echo "== $name: $np rank(s): $*"
   $MPIEXEC "${BIND[@]+"${BIND[@]}"}" -n "$np" "$BIN" "$INI" output.dir="$OUT/records" "$@" "${EXTRA[@]+"${EXTRA[@]}"}" > "$OUT/$name.log" 2>&1
   echo "   exit $?"
-  grep -E "^(reference|compare|mixed: [0-9]|repeat|PASSED|FAILED|gauss: panel broadcasts|hpl-mxp|profile)|^[NSB][DSM][HG]|Gflops per|scaled" "$OUT/$name.log" | sed 's/^/   /'
+  grep -E "^(reference|compare|mixed: [0-9]|repeat|PASSED|FAILED|gauss: panel broadcasts|hpl-mxp|profile|trace)|^[NSB][DSM][HG]|Gflops per|scaled" "$OUT/$name.log" | sed 's/^/   /'
 }
 tval() { awk '/^[NSB][DSM][HG]F? /{print $6; exit}' "$OUT/$1.log"; }
 if want 1; then run fp64_$N 1 gauss.n=$N; fi
@@ -178,6 +182,12 @@ fi
 if want 14; then
   run big_mxp_fp16_fused_$MXPBIG 1 gauss.n=$MXPBIG gauss.low=fp16 gauss.panel=fused "${MXP[@]}"
   mxp big_mxp_fp16_fused_$MXPBIG
+fi
+if want trace; then
+  for nn in $N $MXPN; do
+    run trace_fp64_$nn 1 gauss.n=$nn gauss.compare_cusolver=false gauss.repeat=2 gauss.trace=true
+    run trace_mxp_fp16_$nn 1 gauss.n=$nn gauss.low=fp16 "${MXP[@]}" gauss.trace=true
+  done
 fi
 if want small; then
   for n in 512 1024 2048; do

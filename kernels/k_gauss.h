@@ -185,6 +185,17 @@ typedef struct {
                   const void *x, void *y);
   /* The blocked LU's panel that gauss.panel = auto means on this backend (K_GAUSS_PANEL_*). */
   int panel_auto;
+
+  /* ---- time marks (gauss.trace: where the factorization's wall time goes, no synchronisation) ---- */
+  /* trace_open makes a set of nmark marks (*tr; nothing recorded yet); trace_mark records mark i
+   * on the current gauss stream (main or the lookahead side stream: GPU: a CUDA event, queued,
+   * no synchronisation; host: the wall clock now, the host running everything in order);
+   * trace_read waits for the device and writes t[i] = seconds from mark 0 to mark i (NAN for a
+   * mark not recorded; mark 0 must be); trace_close frees the set. */
+  int (*trace_open)(k_backend *be, int nmark, void **tr);
+  int (*trace_mark)(k_backend *be, void *tr, int i);
+  int (*trace_read)(k_backend *be, void *tr, double *t);
+  void (*trace_close)(k_backend *be, void *tr);
 } k_gauss_ops;
 
 /* The blocked LU's panels (gauss.panel): the vendor's getrf, getrf_rec with the vendor's or the

@@ -59,6 +59,11 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "profile", CFG_BOOL, "false", 0, 0, NULL,
     "blocked: synchronise between the factorization's parts and print their times (panel, swaps, "
     "TRSM + U broadcast, lookahead GEMM, rest of the trailing GEMM); slows the run" },
+  { "gauss", "trace", CFG_BOOL, "false", 0, 0, NULL,
+    "blocked: time marks on both streams (GPU: events), nothing synchronised: print where the "
+    "factorization's wall time went (first panel, swaps, TRSM, low copies, lookahead GEMM, "
+    "trailing GEMM, waiting for the next panel; the side stream's panels and how much of them "
+    "was hidden; by quarter of the steps)" },
   { "gauss", "panel", CFG_ENUM, "auto", 0, 0, "vendor|recursive|fused|auto",
     "blocked: the panel LU: auto (the backend's choice: vendor today), vendor (cuSOLVER / LAPACK "
     "getrf on the whole nb-wide panel), "
@@ -181,6 +186,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->repeat = (int)cfg_int(c, "gauss.repeat");
   o->gemm_n = cfg_int(c, "gauss.gemm_n");
   o->profile = cfg_bool(c, "gauss.profile");
+  o->trace = cfg_bool(c, "gauss.trace");
   o->panel = cfg_enum(c, "gauss.panel");
   o->panel_nb = (int)cfg_int(c, "gauss.panel_nb");
   o->lookahead = (int)cfg_int(c, "gauss.lookahead");

@@ -57,6 +57,7 @@ typedef struct {
   int repeat;               /* gauss.repeat */
   int64_t gemm_n;           /* gauss.gemm_n */
   int profile;              /* gauss.profile: synchronised split of the blocked factor time */
+  int trace;                /* gauss.trace: the split from time marks on both streams, unsynchronised */
   int panel;                /* gauss.panel: GAUSS_PANEL_* (vendor getrf; getrf_rec with the
                              * vendor's or the fused base blocks; auto: the backend's) */
   int panel_nb;             /* gauss.panel_nb: the recursive panel's base block (columns) */
@@ -70,6 +71,25 @@ typedef struct {
 
 /* The options from the configuration.  Local. */
 void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o);
+
+/* gauss.trace: where the last blocked factorization's wall time went (rank 0's), from time
+ * marks on the main and the lookahead side stream, nothing synchronised (gauss_blocked.c).  The
+ * main stream's parts sum to the factor time: the first panel, the steps' row swaps, TRSM (+ U
+ * broadcast), low-precision copies (HPL-MxP), lookahead GEMM, the rest of the trailing GEMM,
+ * and the time it waits for (or, lookahead 0, spends on) the next panel. */
+enum { GAUSS_TR_FIRST, GAUSS_TR_SWAP, GAUSS_TR_TRSM, GAUSS_TR_LOW, GAUSS_TR_LAGEMM, GAUSS_TR_GEMM,
+       GAUSS_TR_WAIT, GAUSS_TR_PARTS };
+#define GAUSS_TR_QUARTERS 4
+typedef struct {
+  int done;                 /* recorded by the last blocked factorization */
+  double factor;            /* seconds from the first panel's start to the last step's end */
+  double part[GAUSS_TR_PARTS];  /* the main stream's seconds by part (they sum to factor) */
+  double panels;            /* seconds of the panels factored on the side stream (after the first) */
+  double fl_la, fl_gemm;    /* flops of the lookahead GEMMs / of the rest of the trailing GEMMs */
+  int nq;                   /* quarters of the steps (fewer steps: fewer) */
+  int64_t q0[GAUSS_TR_QUARTERS + 1];  /* first step of each quarter, then the step count */
+  double qbusy[GAUSS_TR_QUARTERS], qwait[GAUSS_TR_QUARTERS], qpanel[GAUSS_TR_QUARTERS];
+} gauss_trace;
 
 typedef struct gauss_t {
   hy_ctx *ctx;
@@ -101,6 +121,7 @@ typedef struct gauss_t {
   size_t park_bytes[4];
   double prof[5];           /* gauss.profile: panel, swaps, TRSM + U broadcast, lookahead GEMM,
                              * rest of the trailing GEMM (seconds, rank 0's, last factorization) */
+  gauss_trace tr;           /* gauss.trace (blocked) */
 } gauss_t;
 
 /* One algorithm: factor (collective; sp selects FP32 storage, keep: keep what a later solve

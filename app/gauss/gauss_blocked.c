@@ -77,7 +77,23 @@ typedef struct {
   /* the lookahead stream hook: ko->stream_ctl (gauss.lookahead = 1) or none */
   int (*side)(k_backend *be, int what);
   int la;                     /* gauss.lookahead: the next panel's columns updated first */
+  void *tr;                   /* gauss.trace: the factorization's time marks (NULL: none) */
+  double fl[2];               /* flops of the lookahead GEMMs, of the rest of the trailing GEMMs */
 } blk_ws;
+
+/* gauss.trace's marks: 0 the factorization's start, 1 its end, then BLK_TR of each step k from
+ * 2 + k BLK_TR: on the main stream the step's start (after the wait for its panel) and the end
+ * of each part in order - lookahead columns' swaps, TRSM, low copies, GEMM; the rest's swaps,
+ * TRSM, low copies, GEMM - then on the side stream the next panel's start and end. */
+enum { BLK_TR_START, BLK_TR_LA_SWAP, BLK_TR_LA_TRSM, BLK_TR_LA_LOW, BLK_TR_LA_GEMM, BLK_TR_SWAP,
+       BLK_TR_TRSM, BLK_TR_LOW, BLK_TR_GEMM, BLK_TR_SIDE0, BLK_TR_SIDE1, BLK_TR };
+
+/* gauss.trace: record step k's mark `what` (k < 0: mark what of the factorization) on the
+ * current stream.  Local. */
+static void blk_tr(blk_ws *w, int64_t k, int what) {
+  if (!w->tr) return;
+  HY_LOCAL(w->g->ko->trace_mark(w->g->be, w->tr, k < 0 ? what : 2 + (int)k * BLK_TR + what));
+}
 
 /* Where a one-process-row factorization keeps its pivots: the panel (factor, pivots, the L
  * panel's address), the swaps on a range of this rank's columns, and the end of the
@@ -605,7 +621,9 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
    * first only the next panel's columns, the rest after the lookahead mark below, so that
    * the next panel's factorization waits for as little as possible */
   int64_t x0 = f->q == qk ? lc0 : 0, x1 = f->q == qk ? lc0 + jb : 0;
+  blk_tr(w, k, BLK_TR_START);
   HY_CALL(blk_swap(w, k, P == 1 ? lt : 0, P == 1 ? split : f->nloc, x0, x1));
+  blk_tr(w, k, BLK_TR_LA_SWAP);
   prof_mark(g, 1, &tp);
   /* U block row: TRSM on the diagonal process row (P = 1: the next panel's columns first),
    * broadcast down the columns */
@@ -621,6 +639,7 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
     ldu = jb;
   }
   if (P > 1 && nt > 0) HY_LOCAL(hy_bcast_2d(g->bc, HY_COL, w->e, jb, nt, up, ldu, pk));
+  blk_tr(w, k, BLK_TR_LA_TRSM);
   prof_mark(g, 2, &tp);
   /* lookahead: update the next panel's columns, factor it, then the rest */
   int64_t mt = f->mloc - lr1;
@@ -628,31 +647,41 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
   int64_t ldcur = ldl;
   /* HPL-MxP: L and the U solved so far rounded once (P = 1: the rest of U after its TRSM) */
   blk_lowcopy(w, 1, mt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, 0, mt > 0 ? nt1 : 0);
+  blk_tr(w, k, BLK_TR_LA_LOW);
   if (k + 1 < nblk) {
-    if (split > lt && mt > 0)
+    if (split > lt && mt > 0) {
       blk_gemm(w, mt, split - lt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu,
                at(w, f->a, lr1, lt, f->lda), f->lda, 0);
+      w->fl[0] += 2.0 * (double)mt * (double)(split - lt) * (double)jb;
+    }
     prof_mark(g, 3, &tp);
   }
+  blk_tr(w, k, BLK_TR_LA_GEMM);
   /* the rest of the trailing update is queued on the main stream; the next panel is factored
    * on the side stream (and communicated) meanwhile */
   HY_LOCAL(w->side(be, 0));
   int64_t nr = f->nloc - split;
-  if (P == 1 && nr > 0) {
-    HY_CALL(blk_swap(w, k, split, f->nloc, x0, x1));
+  if (P == 1 && nr > 0) HY_CALL(blk_swap(w, k, split, f->nloc, x0, x1));
+  blk_tr(w, k, BLK_TR_SWAP);
+  if (P == 1 && nr > 0)
     HY_LOCAL(ko->trsm_lunit(be, sp, jb, nr, lcur, ldcur, at(w, f->a, lr0, split, f->lda), f->lda));
-  }
+  blk_tr(w, k, BLK_TR_TRSM);
+  if (mt > 0 && nr > 0) blk_lowcopy(w, 0, mt, jb, NULL, 0, up, ldu, nt1, nt);
+  blk_tr(w, k, BLK_TR_LOW);
   if (mt > 0 && nr > 0) {
-    blk_lowcopy(w, 0, mt, jb, NULL, 0, up, ldu, nt1, nt);
     blk_gemm(w, mt, nr, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, at(w, up, 0, split - lt, ldu), ldu,
              at(w, f->a, lr1, split, f->lda), f->lda, split - lt);
+    w->fl[1] += 2.0 * (double)mt * (double)nr * (double)jb;
   }
+  blk_tr(w, k, BLK_TR_GEMM);
   /* gauss.profile: the rest of the trailing update alone (else it would count as the panel's,
    * which runs beside it on the side stream) */
   prof_mark(g, 4, &tp);
   if (k + 1 < nblk) {
     HY_LOCAL(w->side(be, 1));
+    blk_tr(w, k, BLK_TR_SIDE0);
     rc = w->pw->panel(w, k + 1, &lp, &ldl);
+    blk_tr(w, k, BLK_TR_SIDE1);
     HY_LOCAL(w->side(be, 2));
     prof_mark(g, 0, &tp);
   }
@@ -686,6 +715,43 @@ static void blk_ws_free(blk_ws *w) {
   free(w->rows2);
 }
 
+/* gauss.trace: the recorded marks (blk_tr) of a factorization of nblk steps summed into g->tr:
+ * the main stream's parts (consecutive marks: they sum to the factor time), the side stream's
+ * panels, the quarters of the steps.  Local (waits for the device). */
+static void blk_trace_sum(blk_ws *w, int64_t nblk) {
+  gauss_t *g = w->g;
+  gauss_trace *tr = &g->tr;
+  int nm = 2 + (int)nblk * BLK_TR;
+  double *t = gauss_xmalloc(sizeof(double) * (size_t)nm);
+  HY_LOCAL(g->ko->trace_read(g->be, w->tr, t));
+  memset(tr, 0, sizeof *tr);
+  tr->done = 1;
+  tr->factor = t[1];
+  tr->fl_la = w->fl[0];
+  tr->fl_gemm = w->fl[1];
+  tr->nq = nblk < GAUSS_TR_QUARTERS ? (int)nblk : GAUSS_TR_QUARTERS;
+  for (int q = 0; q <= tr->nq; q++) tr->q0[q] = nblk * q / tr->nq;
+  tr->part[GAUSS_TR_FIRST] = t[2 + BLK_TR_START];
+  for (int64_t k = 0, q = 0; k < nblk; k++) {
+    const double *m = t + 2 + k * BLK_TR;
+    double next = k + 1 < nblk ? m[BLK_TR + BLK_TR_START] : t[1];
+    while (k >= tr->q0[q + 1]) q++;
+    tr->part[GAUSS_TR_SWAP] += (m[BLK_TR_LA_SWAP] - m[BLK_TR_START]) + (m[BLK_TR_SWAP] - m[BLK_TR_LA_GEMM]);
+    tr->part[GAUSS_TR_TRSM] += (m[BLK_TR_LA_TRSM] - m[BLK_TR_LA_SWAP]) + (m[BLK_TR_TRSM] - m[BLK_TR_SWAP]);
+    tr->part[GAUSS_TR_LOW] += (m[BLK_TR_LA_LOW] - m[BLK_TR_LA_TRSM]) + (m[BLK_TR_LOW] - m[BLK_TR_TRSM]);
+    tr->part[GAUSS_TR_LAGEMM] += m[BLK_TR_LA_GEMM] - m[BLK_TR_LA_LOW];
+    tr->part[GAUSS_TR_GEMM] += m[BLK_TR_GEMM] - m[BLK_TR_LOW];
+    tr->part[GAUSS_TR_WAIT] += next - m[BLK_TR_GEMM];
+    tr->qbusy[q] += m[BLK_TR_GEMM] - m[BLK_TR_START];
+    tr->qwait[q] += next - m[BLK_TR_GEMM];
+    if (k + 1 < nblk) {
+      tr->panels += m[BLK_TR_SIDE1] - m[BLK_TR_SIDE0];
+      tr->qpanel[q] += m[BLK_TR_SIDE1] - m[BLK_TR_SIDE0];
+    }
+  }
+  free(t);
+}
+
 /* Blocked LU.  Collective. */
 static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   hy_ctx *ctx = g->ctx;
@@ -697,8 +763,11 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
   void *lp = NULL;
   int64_t ldl = 0;
   memset(g->prof, 0, sizeof g->prof);
+  g->tr.done = 0;
+  if (g->o->trace && g->ko->trace_open) HY_LOCAL(g->ko->trace_open(be, 2 + (int)nblk * BLK_TR, &w.tr));
   double tp = 0;
   prof_mark(g, -1, &tp);
+  blk_tr(&w, -1, 0);
   int rc = w.pw->panel(&w, 0, &lp, &ldl);
   prof_mark(g, 0, &tp);
   hy_progress prog;
@@ -709,6 +778,13 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     if (rc != HY_OK) break;
     prof_mark(g, 4, &tp);   /* (the trailing update waited for here only when profiling) */
     hy_progress_update(&prog, hy_lu_work_done(n, (k + 1) * nb));
+  }
+  if (w.tr) {
+    if (rc == HY_OK) {
+      blk_tr(&w, -1, 1);
+      blk_trace_sum(&w, nblk);
+    }
+    g->ko->trace_close(be, w.tr);
   }
   if (rc == HY_OK) rc = w.pw->finish(&w, nblk);
   hy_progress_end(&prog);

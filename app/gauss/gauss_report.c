@@ -84,6 +84,33 @@ void gauss_report_reference(const gauss_t *g, const gauss_info *info) {
   hy_metric_num(ctx, "dgemm_seconds_mean", info->gemm_s[1]);
 }
 
+/* gauss.trace: where the last factorization's wall time went (gauss_trace), and by quarter of
+ * the steps.  Local. */
+static void gauss_report_trace(const gauss_t *g) {
+  hy_ctx *ctx = g->ctx;
+  const gauss_trace *tr = &g->tr;
+  const double *p = tr->part;
+  double la = p[GAUSS_TR_LAGEMM], gm = p[GAUSS_TR_GEMM];
+  double hidden = tr->panels - p[GAUSS_TR_WAIT];
+  hy_printf0(ctx, "trace (rank 0, time marks on both streams, not synchronised, last factorization): "
+             "factor %.3f ms = first panel %.3f + swaps %.3f + trsm+U %.3f + low copies %.3f + "
+             "lookahead gemm %.3f (%.4g TF) + trailing gemm %.3f (%.4g TF) + waiting for the next "
+             "panel %.3f ms; side stream: panels %.3f ms, %.3f ms of them hidden behind the "
+             "trailing update\n", tr->factor * 1e3, p[GAUSS_TR_FIRST] * 1e3, p[GAUSS_TR_SWAP] * 1e3,
+             p[GAUSS_TR_TRSM] * 1e3, p[GAUSS_TR_LOW] * 1e3, la * 1e3,
+             la > 0 ? tr->fl_la / la / 1e12 : 0.0, gm * 1e3, gm > 0 ? tr->fl_gemm / gm / 1e12 : 0.0,
+             p[GAUSS_TR_WAIT] * 1e3, tr->panels * 1e3, hidden * 1e3);
+  char buf[512];
+  int len = 0;
+  for (int q = 0; q < tr->nq && len < (int)sizeof buf - 128; q++)
+    len += snprintf(buf + len, sizeof buf - (size_t)len, "%s steps %lld-%lld: busy %.3f ms, waiting "
+                    "%.3f ms, panels %.3f ms", q ? ";" : "", (long long)tr->q0[q],
+                    (long long)tr->q0[q + 1] - 1, tr->qbusy[q] * 1e3, tr->qwait[q] * 1e3,
+                    tr->qpanel[q] * 1e3);
+  hy_printf0(ctx, "trace by quarter of the steps (main stream busy, waiting for the next panel; "
+             "side stream panels):%s\n", buf);
+}
+
 /* HPL's result table, the rate per device, the refinement summary and the residual lines.
  * Local. */
 static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf, const char *tv) {
@@ -109,6 +136,7 @@ static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf
                "trsm, gemm; before the next panel, not beside it) %.3f ms; sum %.3f ms\n",
                g->prof[0] * 1e3, g->prof[1] * 1e3, g->prof[2] * 1e3, g->prof[3] * 1e3,
                g->prof[4] * 1e3, (g->prof[0] + g->prof[1] + g->prof[2] + g->prof[3] + g->prof[4]) * 1e3);
+  if (g->tr.done && g->alg == GAUSS_BLOCKED) gauss_report_trace(g);
   const gauss_refine_stats *rs = &info->rs;
   if (g->prec == GAUSS_MIXED)
     hy_printf0(ctx, "mixed: %d refinement step(s) (refine %s: %d classic, %d GMRES-IR with %d GMRES "
@@ -194,6 +222,14 @@ static void gauss_report_metrics(const gauss_t *g, const gauss_info *info, doubl
     hy_metric_num(ctx, "lu_gflops", 2.0 / 3.0 * n * n * n / info->t_factor / 1e9);
   }
   if (info->perturb != 0) hy_metric_num(ctx, "debug_perturb", info->perturb);
+  if (g->tr.done && g->alg == GAUSS_BLOCKED) {
+    static const char *const tn[GAUSS_TR_PARTS] = { "trace_first_panel_ms", "trace_swaps_ms",
+      "trace_trsm_ms", "trace_low_copies_ms", "trace_lookahead_gemm_ms", "trace_gemm_ms",
+      "trace_wait_panel_ms" };
+    hy_metric_num(ctx, "trace_factor_ms", g->tr.factor * 1e3);
+    for (int i = 0; i < GAUSS_TR_PARTS; i++) hy_metric_num(ctx, tn[i], g->tr.part[i] * 1e3);
+    hy_metric_num(ctx, "trace_side_panels_ms", g->tr.panels * 1e3);
+  }
 }
 
 /* The report stage (see gauss.h).  Collective ([output] files: an agreed outcome). */

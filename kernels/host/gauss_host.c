@@ -617,6 +617,46 @@ static int64_t h_nb_auto(int64_t n, int lowp) {
   return 64;
 }
 
+/* gauss.trace's marks on the host: the wall clock when each is recorded (NAN: not yet). */
+typedef struct {
+  int n;
+  double t[];
+} h_trace;
+
+/* A set of nmark marks, none recorded.  Local. */
+static int h_trace_open(k_backend *be, int nmark, void **tr) {
+  (void)be;
+  h_trace *h = malloc(sizeof(h_trace) + sizeof(double) * (size_t)(nmark > 0 ? nmark : 1));
+  if (!h) hy_fatal(HY_ESYS, "out of memory (gauss trace)");
+  h->n = nmark;
+  for (int i = 0; i < nmark; i++) h->t[i] = NAN;
+  *tr = h;
+  return HY_OK;
+}
+
+/* Mark i: the clock now (the host runs everything in order).  Local. */
+static int h_trace_mark(k_backend *be, void *tr, int i) {
+  (void)be;
+  h_trace *h = tr;
+  if (i < 0 || i >= h->n) return hy_err(HY_ESYS, "gauss trace: mark %d outside 0..%d", i, h->n - 1);
+  h->t[i] = h_now();
+  return HY_OK;
+}
+
+/* t[i] = seconds from mark 0 to mark i (NAN: not recorded).  Local. */
+static int h_trace_read(k_backend *be, void *tr, double *t) {
+  (void)be;
+  h_trace *h = tr;
+  for (int i = 0; i < h->n; i++) t[i] = h->t[i] - h->t[0];
+  return HY_OK;
+}
+
+/* Free the set.  Local. */
+static void h_trace_close(k_backend *be, void *tr) {
+  (void)be;
+  free(tr);
+}
+
 const k_gauss_ops k_gauss_host_ops = {
   .gpu = 0, .tv = 'H', .unit = "rank", .vendor_lu = "LAPACK", .vendor_blas = "BLAS",
   .nb_auto = h_nb_auto,
@@ -630,4 +670,6 @@ const k_gauss_ops k_gauss_host_ops = {
   .gemm_sub_lowp = h_gemm_sub_lowp, .getrf_rec = h_getrf_rec,
   .getrf_dev = h_getrf_dev, .swap_plan = h_swap_plan, .swap_apply = h_swap_apply,
   .gemv_sub = h_gemv_sub, .panel_auto = K_GAUSS_PANEL_VENDOR,
+  .trace_open = h_trace_open, .trace_mark = h_trace_mark, .trace_read = h_trace_read,
+  .trace_close = h_trace_close,
 };

@@ -20,6 +20,15 @@ gauss_driver.py profile --mpiexec=M --npflag=-n --bin HYBRID --workdir DIR --ran
     Runs the workload once (ARGS with gauss.profile=true, repeat 1) and parses the profile line:
     every part >= 0, the printed sum = the parts' sum, and the sum within [0.5, 1.05] x the
     factor time of the "Gflops per" line (+ 2 ms): the split accounts for the factorization.
+gauss_driver.py trace --mpiexec=M --npflag=-n --bin HYBRID --workdir DIR --ranks R --tol T
+    [--sequential] [--flops] -- ARGS
+    Runs the workload with gauss.trace = false and = true (repeat 1; x within T of each other)
+    and parses the trace lines and the record: every main-stream part >= 0 and their sum the
+    printed factor time, which lies within [0.5, 1.05] x the run's factor time (+ 2 ms); the
+    quarters' busy + waiting sum to it less the first panel, their panels to the side stream's;
+    the record's trace_* figures equal the printed ones; --sequential (host: one stream): the
+    waits hold the panels (waiting >= panels); --flops (one rank): the GEMM rates times their
+    times give HPL's trailing-update count sum_k 2 (n - k0 - jb)^2 jb within 2%.
 Exit 0 pass, 1 fail.
 """
 import argparse, os, re, shutil, subprocess, sys
@@ -145,6 +154,98 @@ def cmd_profile(a, common):
     return fails
 
 
+NUM = r"(-?[0-9.]+(?:e[+-]?[0-9]+)?)"
+TRACE = re.compile(r"^trace \(rank 0, time marks on both streams, not synchronised, last factorization\): "
+                   r"factor @ ms = first panel @ \+ swaps @ \+ trsm\+U @ \+ low copies @ \+ lookahead "
+                   r"gemm @ \(@ TF\) \+ trailing gemm @ \(@ TF\) \+ waiting for the next panel @ ms; "
+                   r"side stream: panels @ ms, @ ms of them hidden behind the trailing update$".replace("@", NUM), re.M)
+TRACEQ = re.compile(r"steps ([0-9]+)-([0-9]+): busy ([0-9.]+) ms, waiting ([0-9.]+) ms, panels ([0-9.]+) ms")
+
+
+def trace_check(a, out, rec):
+    """The trace line's figures against each other, the run's factor time and the record."""
+    import json
+    m = TRACE.search(out)
+    f = re.search(r"^Gflops per \S+: \S+ +\(time [0-9.]+ s: factor ([0-9.]+) s", out, re.M)
+    q = re.search(r"^trace by quarter of the steps .*$", out, re.M)
+    if not m or not f or not q:
+        return ["no trace line (%s), quarter line (%s) or factor time (%s)" % (bool(m), bool(q), bool(f))]
+    v = [float(x) for x in m.groups()]
+    fac, first, swaps, trsm, low, la, la_tf, gemm, gemm_tf, wait, panels, hidden = v
+    parts = [first, swaps, trsm, low, la, gemm, wait]
+    run_fac = float(f.group(1)) * 1e3
+    print("trace: factor %.3f ms, parts %s, panels %.3f ms; the run's factor %.3f ms" % (fac, parts, panels, run_fac))
+    fails = []
+    if min(parts) < 0 or panels < 0:
+        fails.append("a negative part: %s, panels %.3f" % (parts, panels))
+    if abs(sum(parts) - fac) > 0.001 * len(parts) + 1e-9:
+        fails.append("the parts %s sum to %.4f ms, not the printed factor %.3f ms" % (parts, sum(parts), fac))
+    if not (0.5 * run_fac <= fac <= 1.05 * run_fac + 2.0):
+        fails.append("trace factor %.3f ms not within [0.5, 1.05] x the run's %.3f ms" % (fac, run_fac))
+    if abs(hidden - (panels - wait)) > 0.002:
+        fails.append("hidden %.3f ms is not panels %.3f - waiting %.3f" % (hidden, panels, wait))
+    qs = [tuple(float(x) for x in t) for t in TRACEQ.findall(q.group(0))]
+    if not qs or qs[0][0] != 0:
+        fails.append("quarters %s" % (qs,))
+    else:
+        for i in range(1, len(qs)):
+            if qs[i][0] != qs[i - 1][1] + 1:
+                fails.append("quarter %d starts at step %d after %d" % (i, qs[i][0], qs[i - 1][1]))
+        qsum = sum(t[2] + t[3] for t in qs)
+        if abs(qsum - (fac - first)) > 0.001 * (2 * len(qs) + 2):
+            fails.append("quarters' busy + waiting %.4f ms, factor - first panel %.3f ms" % (qsum, fac - first))
+        if abs(sum(t[4] for t in qs) - panels) > 0.001 * (len(qs) + 1):
+            fails.append("quarters' panels %.4f ms, side stream's %.3f ms" % (sum(t[4] for t in qs), panels))
+    if a.sequential and wait + 0.002 < panels:
+        fails.append("one stream: waiting %.3f ms < panels %.3f ms" % (wait, panels))
+    if a.flops:
+        h = re.search(r"^\S+ +([0-9]+) +([0-9]+) +1 +1 +[0-9.]+ +[0-9.e+]+$", out, re.M)
+        n, nb = int(h.group(1)), int(h.group(2))
+        want = sum(2.0 * (n - k0 - min(nb, n - k0)) ** 2 * min(nb, n - k0) for k0 in range(0, n, nb))
+        got = (la_tf * la + gemm_tf * gemm) * 1e9
+        print("trailing-update flops from the rates %.4e, HPL's count %.4e" % (got, want))
+        if not abs(got - want) <= 0.02 * want:
+            fails.append("the GEMM rates x times give %.4e flops, the trailing update has %.4e" % (got, want))
+    if rec is not None:
+        mt = rec.get("metrics", {})
+        names = ["trace_factor_ms", "trace_first_panel_ms", "trace_swaps_ms", "trace_trsm_ms",
+                 "trace_low_copies_ms", "trace_lookahead_gemm_ms", "trace_gemm_ms", "trace_wait_panel_ms",
+                 "trace_side_panels_ms"]
+        for nm, val in zip(names, [fac] + parts + [panels]):
+            if nm not in mt or abs(mt[nm] - val) > 0.0006:
+                fails.append("record %s = %s, printed %.3f" % (nm, mt.get(nm), val))
+    return fails
+
+
+def cmd_trace(a, common):
+    import glob, json
+    fails, xs, out_t, rec = [], [], "", None
+    for tr in ("false", "true"):
+        x = os.path.join(a.workdir, "x_%s.mtx" % tr)
+        d = os.path.join(a.workdir, "rec_%s" % tr)
+        cmd = a.mpiexec + [a.ranks, a.bin] + common + ["gauss.trace=" + tr, "gauss.repeat=1",
+                                                      "output.solution=" + x, "output.dir=" + d]
+        rc, out = run(cmd, a.workdir)
+        if rc != 0 or "PASSED" not in out:
+            return ["trace = %s: exit %d" % (tr, rc)]
+        if tr == "false" and out.find("\ntrace (") >= 0:
+            fails.append("a trace line without gauss.trace")
+        xs.append(read_vec(x))
+        recs = sorted(glob.glob(os.path.join(d, "*.json")))
+        if tr == "true":
+            out_t = out
+            if len(recs) != 1:
+                fails.append("%d record(s)" % len(recs))
+            else:
+                with open(recs[0]) as fh:
+                    rec = json.load(fh)
+    dd = rel_diff(xs[0], xs[1])
+    print("x(trace) vs x(no trace): relative max difference %.3e (tolerance %.1e)" % (dd, a.tol))
+    if not dd <= a.tol:
+        fails.append("x with the trace differs by %.3e" % dd)
+    return fails + trace_check(a, out_t, rec)
+
+
 def cmd_threads(a, common):
     import glob, json
     fails, xs, norms = [], [], []
@@ -179,7 +280,9 @@ def cmd_threads(a, common):
 def main():
     argv, common = split_argv(sys.argv[1:])
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["ranks", "validate", "compare", "profile", "threads"])
+    ap.add_argument("mode", choices=["ranks", "validate", "compare", "profile", "threads", "trace"])
+    ap.add_argument("--sequential", action="store_true")
+    ap.add_argument("--flops", action="store_true")
     ap.add_argument("--threads", nargs="+", default=["1", "5"])
     ap.add_argument("files", nargs="*")
     ap.add_argument("--mpiexec", default="mpiexec")
@@ -216,6 +319,9 @@ def main():
         fails = cmd_ranks(a, common)
     elif a.mode == "profile":
         fails = cmd_profile(a, common)
+    elif a.mode == "trace":
+        a.tol = float(a.tol)
+        fails = cmd_trace(a, common)
     elif a.mode == "threads":
         a.tol = float(a.tol)
         fails = cmd_threads(a, common)

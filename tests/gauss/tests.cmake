@@ -450,45 +450,58 @@ if(HYBRID_GPU_TESTS)
               gauss.refine=gmres gauss.n=2000 gauss.nb=128 run.seed=9)
     set_tests_properties(gauss_gpu_hplmxp_vs_host_${low} PROPERTIES LABELS "gpu" TIMEOUT 300)
   endforeach()
+  # gauss_gpu_prec_cases(NAME COMMON RUN...): the runs RUN... (the driver's "R:ARGS") with the
+  # arguments COMMON, once in FP64 (NAME_double: x within 1e-11 of the first run's) and once in
+  # FP32 (NAME_single: 3e-3; at n = 3000 two correct FP32 solves differ by ~kappa eps_32, the
+  # 18:15 H200 run: 7.9e-4 and 5.6e-4 with every residual PASSED; each run's HPL residual with
+  # FP32 eps must pass)
+  function(gauss_gpu_prec_cases name common)
+    separate_arguments(common)
+    foreach(prec double single)
+      set(tol 1e-11)
+      if(prec STREQUAL "single")
+        set(tol 3e-3)
+      endif()
+      add_test(NAME ${name}_${prec}
+        COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+                --workdir ${HY_TEST_OUT}/${name}_${prec} --tol ${tol} --runs ${ARGN} --
+                run.workload=gauss gauss.precision=${prec} ${common})
+      set_tests_properties(${name}_${prec} PROPERTIES LABELS "gpu" TIMEOUT 300)
+    endforeach()
+  endfunction()
   # the recursive panel LU on the device (pivots on the device, cuSOLVER blocks of panel_nb,
-  # cuBLAS TRSM + GEMM) against the host's vendor panel (and the device's vendor panel): x
-  # within 1e-11 in FP64; in FP32 at n = 3000 two correct solves differ by ~kappa eps_32 (the
-  # 18:15 H200 run: 7.9e-4 and 5.6e-4 with every residual PASSED): 3e-3 there, each run's HPL
-  # residual (FP32 eps) must pass
-  foreach(prec double single)
-    set(tol 1e-11)
-    if(prec STREQUAL "single")
-      set(tol 3e-3)
-    endif()
-    add_test(NAME gauss_gpu_panel_recursive_${prec}
-      COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
-              --workdir ${HY_TEST_OUT}/gauss_gpu_panel_recursive_${prec} --tol ${tol}
-              --runs "1:run.backend=host gauss.panel=vendor" "1:run.backend=cuda gauss.panel=recursive"
-              "1:run.backend=cuda gauss.panel=recursive gauss.panel_nb=16" "1:run.backend=cuda gauss.panel=vendor" --
-              run.workload=gauss gauss.precision=${prec} gauss.n=3000 gauss.nb=256 run.seed=3)
-    set_tests_properties(gauss_gpu_panel_recursive_${prec} PROPERTIES LABELS "gpu" TIMEOUT 300)
-  endforeach()
+  # cuBLAS TRSM + GEMM) against the host's vendor panel (and the device's vendor panel)
+  gauss_gpu_prec_cases(gauss_gpu_panel_recursive "gauss.n=3000 gauss.nb=256 run.seed=3"
+    "1:run.backend=host gauss.panel=vendor" "1:run.backend=cuda gauss.panel=recursive"
+    "1:run.backend=cuda gauss.panel=recursive gauss.panel_nb=16" "1:run.backend=cuda gauss.panel=vendor")
   # gauss.lookahead = 0 | 1 and gauss.pivots = host | device on the device (side stream, pivots
   # and swap plans on the device, one swap launch per step) against the host, n = 3001 that nb =
-  # 256 does not divide: x within 1e-11 in FP64, 3e-3 in FP32 (every run's HPL residual passes);
-  # HPL-MxP FP16 with lookahead 0 / host pivots against lookahead 1 / device pivots (the same
-  # rounding: step-0 residuals within 4x, x within 1e-9)
-  foreach(prec double single)
-    set(tol 1e-11)
-    if(prec STREQUAL "single")
-      set(tol 3e-3)
-    endif()
-    add_test(NAME gauss_gpu_lookahead_${prec}
-      COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
-              --workdir ${HY_TEST_OUT}/gauss_gpu_lookahead_${prec} --tol ${tol}
-              --runs "1:run.backend=host gauss.lookahead=0 gauss.pivots=host"
-                     "1:run.backend=cuda gauss.lookahead=0 gauss.pivots=host"
-                     "1:run.backend=cuda gauss.lookahead=1 gauss.pivots=host"
-                     "1:run.backend=cuda gauss.lookahead=0 gauss.pivots=device"
-                     "1:run.backend=cuda gauss.lookahead=1 gauss.pivots=device"
-                     "1:run.backend=cuda gauss.lookahead=1 gauss.pivots=device gauss.panel=recursive"
-              -- run.workload=gauss gauss.precision=${prec} gauss.n=3001 gauss.nb=256 run.seed=3)
-    set_tests_properties(gauss_gpu_lookahead_${prec} PROPERTIES LABELS "gpu" TIMEOUT 300)
+  # 256 does not divide; HPL-MxP FP16 with lookahead 0 / host pivots against lookahead 1 / device
+  # pivots (the same rounding: step-0 residuals within 4x, x within 1e-9)
+  gauss_gpu_prec_cases(gauss_gpu_lookahead "gauss.n=3001 gauss.nb=256 run.seed=3"
+    "1:run.backend=host gauss.lookahead=0 gauss.pivots=host"
+    "1:run.backend=cuda gauss.lookahead=0 gauss.pivots=host"
+    "1:run.backend=cuda gauss.lookahead=1 gauss.pivots=host"
+    "1:run.backend=cuda gauss.lookahead=0 gauss.pivots=device"
+    "1:run.backend=cuda gauss.lookahead=1 gauss.pivots=device"
+    "1:run.backend=cuda gauss.lookahead=1 gauss.pivots=device gauss.panel=recursive")
+  # gauss.trace on the device (events on the main and the side stream, nothing synchronised):
+  # the parts parsed, >= 0, summing to the printed factor time, within [0.5, 1.05] x the run's
+  # factor time, the quarters and the record agreeing, the GEMM rates x times = HPL's
+  # trailing-update count within 2%, x as without the trace; FP64 at n = 8193 (nb = 512 does
+  # not divide it) and HPL-MxP FP16 (its low copies)
+  foreach(spec "double|gauss.n=8193 gauss.nb=512|1e-12"
+               "hplmxp_fp16|gauss.n=8193 gauss.nb=512 gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16 gauss.refine=gmres|1e-9")
+    string(REPLACE "|" ";" sp "${spec}")
+    list(GET sp 0 what)
+    list(GET sp 1 args)
+    list(GET sp 2 tol)
+    separate_arguments(args)
+    add_test(NAME gauss_gpu_trace_${what}
+      COMMAND ${GAUSS_DRIVER} trace --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+              --bin ${HY_BIN} --workdir ${HY_TEST_OUT}/gauss_gpu_trace_${what} --ranks 1 --tol ${tol} --flops --
+              run.workload=gauss run.backend=cuda run.seed=3 ${args})
+    set_tests_properties(gauss_gpu_trace_${what} PROPERTIES LABELS "gpu" TIMEOUT 300)
   endforeach()
   add_test(NAME gauss_gpu_lookahead_hplmxp_fp16
     COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
@@ -717,6 +730,33 @@ foreach(spec "1:1x1" "2:1x2" "2:2x1")
             --bin ${HY_BIN} --workdir ${HY_TEST_OUT}/gauss_profile_${grid} --ranks ${np} --
             run.workload=gauss run.backend=host gauss.n=600 gauss.nb=32 gauss.grid=${grid})
   set_tests_properties(gauss_profile_${grid} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS ${np})
+endforeach()
+
+# gauss.trace (time marks on both streams; on the host one stream, in order): the parts of the
+# line parsed, >= 0, summing to the printed factor time, within [0.5, 1.05] x the run's factor
+# time; the quarters' busy + waiting = factor - first panel, their panels the side stream's;
+# the waits hold the panels (one stream); the record's trace_* = the printed; x identical to
+# the run without it; one rank: the GEMM rates x times = HPL's trailing-update count within 2%
+# (n that nb does not divide, lookahead 0 and 1, HPL-MxP FP16's low copies); 2 ranks: 2x1, 1x2
+foreach(spec "1x1|1|gauss.n=601 gauss.nb=48|--flops"
+             "1x1_la0|1|gauss.n=601 gauss.nb=48 gauss.lookahead=0|--flops"
+             "hplmxp|1|gauss.n=601 gauss.nb=48 gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16 gauss.refine=gmres|--flops"
+             "2x1|2|gauss.n=400 gauss.nb=32 gauss.grid=2x1|" "1x2|2|gauss.n=400 gauss.nb=32 gauss.grid=1x2|")
+  string(REPLACE "|" ";" sp "${spec}")
+  list(GET sp 0 what)
+  list(GET sp 1 np)
+  list(GET sp 2 args)
+  list(GET sp 3 fl)
+  separate_arguments(args)
+  add_test(NAME gauss_trace_${what}
+    COMMAND ${GAUSS_DRIVER} trace --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+            --bin ${HY_BIN} --workdir ${HY_TEST_OUT}/gauss_trace_${what} --ranks ${np} --tol 0
+            --sequential ${fl} -- run.workload=gauss run.backend=host run.seed=3 ${args})
+  set(lab unit)
+  if(np GREATER 1)
+    set(lab mpi)
+  endif()
+  set_tests_properties(gauss_trace_${what} PROPERTIES LABELS "${lab}" TIMEOUT 120 PROCESSORS ${np})
 endforeach()
 
 # gauss.panel = recursive (column halves: TRSM + GEMM between, LAPACK getrf on blocks of
