@@ -136,6 +136,14 @@ typedef struct k_spai_ops {
    * transpose), of their copy to the host. */
   int (*single_rows)(k_backend *be, void *state, int64_t **rowptr, int32_t **colind, double **val,
                      double *res, int64_t *bad, double *split);
+  /* Optional (NULL: single_rows, M to the host and uploaded again by the solve).  Of a
+   * single_setup state after cols_solve: M by rows (n x n, sorted columns, the same arrays as
+   * single_rows) made straight into a matrix of mat_create's kind on the backend, where the solve
+   * takes it as it is (nothing of M to the host; CUDA: the transpose's output arrays kept on the
+   * device); *nnz its entries, the column residuals into res, *bad as single_rows; split (NULL or
+   * 2 entries out): seconds of M on the device (transpose and matrix), of the residuals' copy. */
+  int (*single_mat)(k_backend *be, void *state, void **mat, int64_t *nnz, double *res,
+                    int64_t *bad, double *split);
 
   /* Optional (NULL: the driver's host pattern).  P ranks, levels 1: the J sets of the local
    * columns (as B rows, and *jglob: their global indices, host, malloc'd here with *jptr, the
@@ -169,6 +177,12 @@ typedef struct k_spai_ops {
   /* Optional (NULL: none): the matrix's own arrays as a k_csr_view (k_vec.h), for a vector
    * operation that runs its products itself (k_vec_ops.bcgs_batch). */
   int (*mat_view)(k_backend *be, void *mat, k_csr_view *view);
+  /* Optional (NULL: none; needed with single_mat).  The matrix's rows to host arrays malloc'd
+   * here (free() releases them): *rowptr (rows + 1 offsets), *colind, *val, exactly its entries. */
+  int (*mat_get)(k_backend *be, void *mat, int64_t **rowptr, int32_t **colind, double **val);
+  /* Optional (NULL: none; needed with single_mat).  *row = the first row where matrices x and y
+   * differ (size, a row's length, a column index or the bits of a value), -1 if identical. */
+  int (*mat_differs)(k_backend *be, void *x, void *y, int64_t *row);
 
   /* ILU(0) (solver.precond = ilu0): the incomplete LU factors of a local n x n CSR (sorted
    * columns, local indices, every row with its diagonal) in A's pattern, kept by the backend

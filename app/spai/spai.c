@@ -199,12 +199,18 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
 
 /* One run's preconditioner into m: SPAI (timed: the setup seconds and phases of this run,
  * slowest rank), Jacobi, or none (m empty).  Collective. */
-static int spai_precond(hy_ctx *ctx, const spai_opts *o, spai_problem *p, hy_csr *m,
+static int spai_precond(hy_ctx *ctx, const spai_opts *o, spai_problem *p, spai_m *m,
                         spai_info *in, int rep) {
   static const char *ph[] = { "spai pattern", "spai distribute", "spai index sets",
                               "spai submatrices", "spai qr+solve", "spai assembly" };
   memset(m, 0, sizeof *m);
-  if (o->pc == SPAI_PC_JACOBI) return spai_jacobi(&p->pr, ctx->rank, &p->a, m);
+  if (o->pc == SPAI_PC_JACOBI) {
+    HY_CALL(spai_jacobi(&p->pr, ctx->rank, &p->a, &m->h));
+    m->rows = m->h.m;
+    m->cols = m->h.n;
+    m->nnz = m->h.nnz;
+    return HY_OK;
+  }
   if (o->pc != SPAI_PC_SPAI) return HY_OK;
   double before[6], mine[6];
   for (int i = 0; i < 6; i++) before[i] = hy_phase_seconds(ctx, ph[i]);
@@ -221,13 +227,19 @@ static int spai_precond(hy_ctx *ctx, const spai_opts *o, spai_problem *p, hy_csr
   return HY_OK;
 }
 
-/* spai.repeat: keep run 1's M in m0, compare the later ones with it exactly (the run number
+/* spai.repeat: keep run 1's M in m0 (its host rows copied; its device matrix kept by
+ * spai_repeat_keep after run 1's solve), compare the later ones with it exactly, where they are
+ * (host rows by la_csr_differs, device matrices by the backend's mat_differs; the run number
  * into in->repeat_differs when one differs: exit 4).  Collective. */
-static int spai_repeat_same(hy_ctx *ctx, const spai_opts *o, const hy_csr *m, hy_csr *m0,
+static int spai_repeat_same(hy_ctx *ctx, const spai_opts *o, const spai_m *m, spai_m *m0,
                             int rep, spai_info *in) {
   if (!o->solver.use_m || o->repeat < 2) return HY_OK;
-  if (rep == 0) return la_csr_copy(m, m0);
-  int64_t at = la_csr_differs(m0, m);
+  if (rep == 0) return m->dev ? HY_OK : la_csr_copy(&m->h, &m0->h);
+  int64_t at = 0;   /* one run's M on the device and another's on the host: not the same setup */
+  if (m->dev && m0->dev)
+    HY_LOCAL(k_spai_ops_get(&ctx->be)->mat_differs(&ctx->be, m0->dev, m->dev, &at));
+  else if (!m->dev && !m0->dev)
+    at = la_csr_differs(&m0->h, &m->h);
   int rc = at >= 0 ? hy_err(HY_EVALID, "spai.repeat: run %d of %d built a different M than "
                             "run 1 (local row %lld on rank %d): the repeats must be identical",
                             rep + 1, o->repeat, (long long)at, ctx->rank) : HY_OK;
@@ -238,7 +250,7 @@ static int spai_repeat_same(hy_ctx *ctx, const spai_opts *o, const hy_csr *m, hy
 
 /* One BiCGSTAB solve from x = 0 (the solve renumbers A's columns in place: earlier runs solve
  * with a copy, the last with A itself); the iteration figures of the repeats.  Collective. */
-static int spai_solve_once(hy_ctx *ctx, const spai_opts *o, spai_problem *p, hy_csr *m,
+static int spai_solve_once(hy_ctx *ctx, const spai_opts *o, spai_problem *p, spai_m *m,
                            double *x, int rep, spai_info *in) {
   int last = rep == o->repeat - 1;
   hy_csr aw;
@@ -258,17 +270,43 @@ static int spai_solve_once(hy_ctx *ctx, const spai_opts *o, spai_problem *p, hy_
   return HY_OK;
 }
 
-/* The last run's M: [debug] perturb, the column check, the setup lines, [output]
- * preconditioner.  Collective. */
-static int spai_check_m(hy_ctx *ctx, const spai_opts *o, spai_problem *p, hy_csr *m,
+/* The last run's M: copied to the host where something there needs it (M made on the device
+ * stays there for the solve, unless [debug] perturb changes the host copy: the solve then
+ * uploads that), [debug] perturb, the column check, the setup lines, [output] preconditioner.
+ * Collective. */
+static int spai_check_m(hy_ctx *ctx, const spai_opts *o, spai_problem *p, spai_m *m,
                         spai_info *in) {
-  if (o->pc == SPAI_PC_SPAI && o->perturb != 0) spai_perturb_m(m, o->perturb);
-  if (o->pc == SPAI_PC_SPAI && o->check)
-    HY_CALL(spai_verify(ctx, &p->pr, &p->a, m, &in->setup, &in->check));
+  int spai = o->pc == SPAI_PC_SPAI, perturb = spai && o->perturb != 0;
+  hy_phase_begin(ctx, "spai M to the host");
+  if (perturb) HY_CALL(spai_m_host(ctx, m, "[debug] perturb"));
+  if (spai && o->check) HY_CALL(spai_m_host(ctx, m, "the column check"));
+  if (o->solver.use_m && o->out_precond[0]) HY_CALL(spai_m_host(ctx, m, "output.preconditioner"));
+  hy_phase_end(ctx, "spai M to the host");
+  in->m_on_device = m->made_on_device;
+  in->m_solve_device = m->dev && !perturb;
+  in->m_down_s = m->down_s;
+  snprintf(in->m_down_why, sizeof in->m_down_why, "%s", m->down_why);
+  if (perturb) {   /* the solve takes the perturbed host rows */
+    if (m->dev) k_spai_ops_get(&ctx->be)->mat_free(&ctx->be, m->dev);
+    m->dev = NULL;
+    spai_perturb_m(&m->h, o->perturb);
+  }
+  if (spai && o->check) HY_CALL(spai_verify(ctx, &p->pr, &p->a, &m->h, &in->setup, &in->check));
   spai_report_setup(ctx, o, p, in);
   if (o->solver.use_m && o->out_precond[0])
-    HY_CALL(spai_write_csr(ctx, &p->pr, m, o->out_precond, "preconditioner M"));
+    HY_CALL(spai_write_csr(ctx, &p->pr, &m->h, o->out_precond, "preconditioner M"));
   return HY_OK;
+}
+
+/* The end of run rep: its M freed, or (run 1 of spai.repeat with M on the device) kept as the
+ * one the later runs are compared with.  Local. */
+static void spai_repeat_keep(hy_ctx *ctx, const spai_opts *o, spai_m *m, spai_m *m0, int rep) {
+  if (rep == 0 && o->repeat > 1 && o->solver.use_m && m->dev) {
+    *m0 = *m;
+    memset(m, 0, sizeof *m);
+    return;
+  }
+  spai_m_free(ctx, m);
 }
 
 /* The workload: load -> (build -> check -> solve) x repeat -> report.  Collective. */
@@ -288,7 +326,7 @@ static int spai_run(hy_ctx *ctx) {
   HY_CALLOC(in.rep.iter, o.repeat);
   double *x = NULL;
   HY_CALLOC(x, p.a.m + 1);
-  hy_csr m, m0;
+  spai_m m, m0;
   memset(&m, 0, sizeof m);
   memset(&m0, 0, sizeof m0);
   int rc = HY_OK;
@@ -301,14 +339,14 @@ static int spai_run(hy_ctx *ctx) {
     if (rc == HY_OK && last) rc = spai_check_m(ctx, &o, &p, &m, &in);
     if (rc == HY_OK && o.solve && !(in.check.done && !in.check.passed))
       rc = spai_solve_once(ctx, &o, &p, &m, x, rep, &in);
-    if (!last) io_csr_free(&m);
+    if (!last) spai_repeat_keep(ctx, &o, &m, &m0, rep);
   }
   if (rc == HY_OK || in.repeat_differs) rc = spai_report_result(ctx, &o, &p, &in);
   if ((rc == HY_OK || rc == HY_EVALID) && in.solved && in.solve.status != KRYLOV_BREAKDOWN &&
       o.out_solution[0])
     HY_CALL(spai_write_vec(ctx, &p.pr, x, o.out_solution, "solution x"));
-  io_csr_free(&m0);
-  io_csr_free(&m);
+  spai_m_free(ctx, &m0);
+  spai_m_free(ctx, &m);
   free(x);
   free(in.rep.setup);
   free(in.rep.iter);

@@ -106,6 +106,28 @@ int spai_write_csr(hy_ctx *ctx, const la_part *pr, const hy_csr *loc, const char
 int spai_write_vec(hy_ctx *ctx, const la_part *pr, const double *x, const char *path,
                    const char *what);
 
+/* ---- M as the build hands it to the check and the solve (spai_setup.c) ---- */
+/* M's local rows (global columns): on the host (h), and/or, at one rank with the device setup
+ * on a backend with k_spai_ops.single_mat, as the backend's matrix made where the setup ran
+ * (dev: mat_create's kind; the solve takes it as it is, no upload).  h.rowptr == NULL while M
+ * is only on the device: spai_m_host copies it to the host where something there needs it (the
+ * column check, [debug] perturb, output.preconditioner). */
+typedef struct {
+  hy_csr h;
+  void *dev;                   /* the backend's matrix, or NULL */
+  int64_t rows, cols, nnz;     /* local rows, global columns, local entries */
+  int made_on_device;          /* dev was made by the setup (single_mat) */
+  double down_s;               /* seconds of the copies to the host (spai_m_host), slowest rank */
+  char down_why[160];          /* what needed M on the host ("" none) */
+} spai_m;
+
+/* M on the host too (a copy of dev by k_spai_ops.mat_get when h is empty; nothing when M is
+ * there already); why is added to m->down_why, the time to m->down_s.  Collective (every rank
+ * calls it; the copy is local). */
+int spai_m_host(hy_ctx *ctx, spai_m *m, const char *why);
+/* Free both copies.  Local. */
+void spai_m_free(hy_ctx *ctx, spai_m *m);
+
 /* ---- build (spai_setup.c, spai_pattern.c) ---- */
 typedef struct {
   int64_t nnz_m;               /* global nnz(M) */
@@ -129,10 +151,10 @@ typedef struct {
 } spai_setup_info;
 
 /* Build the SPAI preconditioner of the distributed A (local rows under pr, global columns):
- * M's local rows under pr, global columns; info keeps pc and res (spai_setup_info_free).
- * Collective. */
+ * M's local rows under pr, global columns, on the host or (one rank, device setup) on the
+ * device; info keeps pc and res (spai_setup_info_free).  Collective. */
 int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup_opts *opt,
-               hy_csr *m, spai_setup_info *info);
+               spai_m *m, spai_setup_info *info);
 void spai_setup_info_free(spai_setup_info *info);
 
 /* What the warm-up did (spai_setup_warm). */
@@ -239,10 +261,11 @@ typedef struct {
   char breakdown[128];
 } spai_solve_info;
 
-/* Solve A x = b with BiCGSTAB preconditioned on the right by M (when use_m).  a and m are
- * local rows with global columns (they are renumbered in place).  x: local part, host memory.
+/* Solve A x = b with BiCGSTAB preconditioned on the right by M (when use_m).  a and M's host
+ * rows are local rows with global columns (they are renumbered in place); M's device matrix
+ * (m->dev, one rank) is taken as it is instead of uploading m->h.  x: local part, host memory.
  * Collective. */
-int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, hy_csr *m, const double *b,
+int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, spai_m *m, const double *b,
                double *x, const spai_solve_opts *opt, spai_solve_info *info);
 
 /* ---- report (spai_report.c) ---- */
@@ -264,6 +287,10 @@ typedef struct {
   spai_solve_info solve;
   spai_rep rep;
   int repeat_differs;           /* the run (1-based) that built another M than run 1; 0 none */
+  int m_on_device;              /* the last run's M was made on the device by the setup */
+  int m_solve_device;           /* and the solve takes it there (no upload) */
+  double m_down_s;              /* seconds of M's copy to the host (slowest rank), 0 none */
+  char m_down_why[160];         /* what needed it there */
   int solved;                   /* BiCGSTAB ran (solve: the last run's figures) */
 } spai_info;
 

@@ -407,11 +407,14 @@ static int pattern_from_columns(MPI_Comm comm, const la_part *pr, int rank, cons
 
 /* ---- the builders ---- */
 
-/* device: one rank, levels 1, no filter, [spai] gpu_setup = auto|device and a backend that has
- * it.  Local. */
+/* device: one rank, levels 1, no filter, a backend with single_setup and [spai] gpu_setup =
+ * device, or auto on a GPU backend (the host backend's C version runs with device only).
+ * Local. */
 static int pat_device_usable(const spai_pattern_st *s) {
+  int where = s->opt->device_setup;
   return s->pr->size == 1 && s->opt->levels == 1 && s->opt->filter <= 0 &&
-         s->opt->device_setup != SPAI_SETUP_HOST && s->ko->single_setup != NULL;
+         s->ko->single_setup != NULL &&
+         (where == SPAI_SETUP_DEVICE || (where == SPAI_SETUP_AUTO && s->ctx->be.gpu));
 }
 /* A uploaded once; B = A^T, J and the |I| bounds stay on the device (declines, dev = 0, when a
  * J set exceeds max_col: the host pattern caps it).  Local (one rank). */

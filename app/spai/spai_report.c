@@ -68,6 +68,29 @@ static void report_setup_metrics(hy_ctx *ctx, const spai_problem *p, const spai_
   }
 }
 
+/* Where the last run's M is: made on the device by the setup and kept there for the solve, or
+ * assembled on the host; what needed a copy on the host and its time (after the setup, not in
+ * its time).  Local (rank 0 prints). */
+static void report_m_where(hy_ctx *ctx, const spai_info *in) {
+  hy_metric_int(ctx, "m_on_device", in->m_on_device);
+  hy_metric_int(ctx, "m_solve_on_device", in->m_solve_device);
+  hy_metric_num(ctx, "m_download_s", in->m_down_s);
+  char down[256] = "nothing of M copied to the host";
+  if (in->m_down_why[0])
+    snprintf(down, sizeof down, "copied to the host for %s in %.2f ms (slowest rank; after the "
+             "setup, not in its time)", in->m_down_why, 1e3 * in->m_down_s);
+  if (!in->m_on_device)
+    hy_printf0(ctx, "spai: M is on the host (assembled there; the solve copies it to the "
+               "backend)\n");
+  else if (in->m_solve_device)
+    hy_printf0(ctx, "spai: M is on the device (%smade there by the setup, where the solve takes it "
+               "as it is); %s\n", ctx->be.gpu ? "" : "the host backend's device path in C: ",
+               down);
+  else
+    hy_printf0(ctx, "spai: M was made on the device, %s; the solve uploads that host copy "
+               "([debug] perturb changed it)\n", down);
+}
+
 /* The preconditioner's lines and metrics (the last run's; the target line uses the fastest
  * warm run when repeat > 1).  Local (rank 0 prints). */
 void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, spai_info *in) {
@@ -142,6 +165,7 @@ void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, s
                "transpose)\n", in->rep.n > 1 ? ", last run" : "", 1e3 * x[0], 1e3 * x[1],
                1e3 * x[2], 1e3 * x[3], 1e3 * x[4], 1e3 * x[5]);
   }
+  report_m_where(ctx, in);
   spai_rep_stats(&in->rep);
   double ts = in->rep.n > 1 ? in->rep.setup_fast : in->t_setup;
   char warm[64] = "";

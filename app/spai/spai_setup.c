@@ -478,19 +478,29 @@ static int assemble_dist_rows(build_st *b, hy_csr *m, int64_t *bad) {
   return HY_OK;
 }
 
-/* M's rows: by the backend's transpose of the columns (device pattern, no filter), or the
- * columns' values to the host, the filter, the finiteness check (agreed), M = D^-1/2 Mhat
- * D^-1/2 with scale, and the distributed transpose to rows under pr.  Collective. */
-static int build_assemble(build_st *b, hy_csr *m) {
+/* M's rows: by the backend's transpose of the columns (device pattern, no filter; one rank
+ * without scale: made into the solve's matrix where the columns are, single_mat, nothing of M
+ * to the host), or the columns' values to the host, the filter, the finiteness check (agreed),
+ * M = D^-1/2 Mhat D^-1/2 with scale, and the distributed transpose to rows under pr.
+ * Collective. */
+static int build_assemble(build_st *b, spai_m *mm) {
   hy_ctx *ctx = b->ctx;
   k_backend *be = &ctx->be;
+  hy_csr *m = &mm->h;
   HY_MALLOC(b->res, b->ncol + 1);
   int64_t bad = -1;
   int rows_dev = b->ps.dev && b->pr->size == 1;   /* single_setup: M's rows by the backend */
+  int rows_mat = rows_dev && b->ko->single_mat && !b->sinv;   /* and kept there as a matrix */
   int rows_dist = b->ps.dev && b->pr->size > 1 && b->ko->dist_rows && b->opt->filter <= 0;
   double *sp = b->split + 3, t0 = hy_wtime();     /* device, to the host, host */
+  memset(mm, 0, sizeof *mm);
+  mm->rows = b->pr->start[ctx->rank + 1] - b->pr->start[ctx->rank];
+  mm->cols = b->pr->n;
   if (rows_dist) {
     HY_CALL(assemble_dist_rows(b, m, &bad));
+  } else if (rows_mat) {
+    HY_LOCAL(b->ko->single_mat(be, b->ps.st, &mm->dev, &mm->nnz, b->res, &bad, sp));
+    mm->made_on_device = 1;
   } else if (rows_dev) {
     memset(m, 0, sizeof *m);
     HY_LOCAL(b->ko->single_rows(be, b->ps.st, &m->rowptr, &m->colind, &m->val, b->res, &bad, sp));
@@ -506,6 +516,7 @@ static int build_assemble(build_st *b, hy_csr *m) {
   /* bad: the smallest column with a non-finite value or residual */
   int rc = bad >= 0 ? hy_err(HY_ENUMERIC, "SPAI column %lld has a non-finite value", (long long)bad) : HY_OK;
   HY_CALL(hy_agree(ctx->comm, rc));
+  if (!mm->dev) mm->nnz = m->nnz;
   if (rows_dev || rows_dist) {
     int64_t r0 = b->pr->start[ctx->rank];
     double t1 = hy_wtime();
@@ -521,13 +532,44 @@ static int build_assemble(build_st *b, hy_csr *m) {
       for (int64_t e = b->jc.rowptr[k]; e < b->jc.rowptr[k + 1]; e++)
         b->jc.val[e] *= b->sinv[b->jc.colind[e]] * b->sinv[b->c0 + k];
   HY_CALL(la_transpose(ctx->comm, &b->pc, &b->jc, b->pr, m));
+  mm->nnz = m->nnz;
   sp[2] = hy_wtime() - t0 - sp[1];
   return HY_OK;
 }
 
+/* M on the host too (see spai.h).  Collective. */
+int spai_m_host(hy_ctx *ctx, spai_m *m, const char *why) {
+  int need = m->dev && !m->h.rowptr, any = 0;
+  double t0 = hy_wtime(), t = 0, tmax = 0;
+  if (need) {
+    const k_spai_ops *ko = k_spai_ops_get(&ctx->be);
+    memset(&m->h, 0, sizeof m->h);
+    HY_LOCAL(ko->mat_get(&ctx->be, m->dev, &m->h.rowptr, &m->h.colind, &m->h.val));
+    m->h.m = m->rows;
+    m->h.n = m->cols;
+    m->h.nnz = m->nnz;
+    t = hy_wtime() - t0;
+  }
+  HY_MPI(MPI_Allreduce(&need, &any, 1, MPI_INT, MPI_MAX, ctx->comm));
+  HY_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  m->down_s += tmax;
+  if (any || (m->dev && m->down_why[0])) {   /* copied now, or used by one more thing */
+    size_t l = strlen(m->down_why);
+    snprintf(m->down_why + l, sizeof m->down_why - l, "%s%s", l ? ", " : "", why);
+  }
+  return HY_OK;
+}
+
+/* Free both copies of M.  Local. */
+void spai_m_free(hy_ctx *ctx, spai_m *m) {
+  io_csr_free(&m->h);
+  if (m->dev) k_spai_ops_get(&ctx->be)->mat_free(&ctx->be, m->dev);
+  memset(m, 0, sizeof *m);
+}
+
 /* nnz(M), the kernel statistics, ||AM - I||_F and the min / median / max column residual
  * (gathered on rank 0).  Collective. */
-static int build_figures(build_st *b, const hy_csr *m, spai_setup_info *info) {
+static int build_figures(build_st *b, const spai_m *m, spai_setup_info *info) {
   MPI_Comm comm = b->ctx->comm;
   int rank = b->ctx->rank, size = b->pr->size;
   const k_spai_stats *ks = &b->ks;
@@ -600,7 +642,7 @@ static void build_free(build_st *b, spai_setup_info *info) {
 /* The whole setup: prepare -> pattern -> distribute -> columns -> assembly -> figures.
  * Collective. */
 int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup_opts *opt,
-               hy_csr *m, spai_setup_info *info) {
+               spai_m *m, spai_setup_info *info) {
   memset(info, 0, sizeof *info);
   build_st b;
   memset(&b, 0, sizeof b);

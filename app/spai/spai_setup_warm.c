@@ -102,6 +102,30 @@ static void warm_cols_pass(k_backend *be, const k_spai_ops *ko, const warm_csr *
   ko->cols_free(be, st);
 }
 
+/* M as the solve's matrix on the backend (single_mat) from a single_setup state, copied back
+ * (mat_get) and compared with single_rows' rows rp / ci / v and with itself (mat_differs): the
+ * same entries bit for bit, else the job ends at start.  Local. */
+static void warm_single_mat(k_backend *be, const k_spai_ops *ko, void *st, const int64_t *rp,
+                            const int32_t *ci, const double *v) {
+  void *mat = NULL;
+  int64_t nnz = 0, bad = -1, at = 0, *rp2 = NULL;
+  int32_t *ci2 = NULL;
+  double *v2 = NULL, res[WARM_N];
+  HY_LOCAL(ko->single_mat(be, st, &mat, &nnz, res, &bad, NULL));
+  HY_LOCAL(ko->mat_get(be, mat, &rp2, &ci2, &v2));
+  HY_LOCAL(ko->mat_differs(be, mat, mat, &at));
+  int same = nnz == rp[WARM_N] && !memcmp(rp2, rp, (WARM_N + 1) * sizeof *rp) &&
+             !memcmp(ci2, ci, (size_t)nnz * sizeof *ci) && !memcmp(v2, v, (size_t)nnz * sizeof *v);
+  if (!same || at != -1)
+    HY_LOCAL(hy_err(HY_ESYS, "spai warm-up (M on the device): the matrix made by single_mat "
+                    "(%lld entries) is not single_rows' (%lld) bit for bit, or differs from "
+                    "itself (row %lld)", (long long)nnz, (long long)rp[WARM_N], (long long)at));
+  free(rp2);
+  free(ci2);
+  free(v2);
+  ko->mat_free(be, mat);
+}
+
 /* The one-rank device pattern (single_setup, the columns, single_rows) on the built-in problem,
  * where the backend has it.  Local. */
 static void warm_single(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
@@ -122,6 +146,7 @@ static void warm_single(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
     int32_t *ci = NULL;
     double *v = NULL, res[WARM_N];
     if (ko->single_rows) HY_LOCAL(ko->single_rows(be, st, &rp, &ci, &v, res, &bad, NULL));
+    if (ko->single_mat && rp) warm_single_mat(be, ko, st, rp, ci, v);
     free(rp);
     free(ci);
     free(v);

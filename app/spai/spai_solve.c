@@ -27,6 +27,7 @@ typedef struct {
   int monitor;                 /* print ||r|| / ||b|| every iteration */
   int64_t nloc, cap;
   void *amat, *mmat;
+  int mmat_lent;               /* mmat is M's device matrix from the setup (not freed here) */
   void *ilu;                   /* ILU(0) factors of the diagonal block (ilu0) */
   hy_csr blk;                  /* that block (local columns < nloc, sorted) */
   la_halo ha, hm;
@@ -265,10 +266,12 @@ static void v_monitor(void *c, int it, double relres) {
   }
 }
 
-/* Bytes a CSR SpMV must move at least: values, column indices, row offsets, x and y.  Local. */
-static double spmv_bytes(const hy_csr *a) {
-  return (double)a->nnz * 12.0 + (double)(a->m + 1) * 4.0 + 16.0 * (double)a->m;
+/* Bytes a CSR SpMV of rows x cols with nnz entries must move at least: values, column indices,
+ * row offsets, x and y.  Local. */
+static double spmv_bytes_n(int64_t nnz, int64_t rows) {
+  return (double)nnz * 12.0 + (double)(rows + 1) * 4.0 + 16.0 * (double)rows;
 }
+static double spmv_bytes(const hy_csr *a) { return spmv_bytes_n(a->nnz, a->m); }
 
 /* Upload a renumbered matrix and its halo indices.  Local. */
 static void upload(solve_ctx *s, const hy_csr *a, const la_halo *h, void **mat, int32_t **d_sidx) {
@@ -316,14 +319,15 @@ static int solve_ilu(solve_ctx *s, const hy_csr *a, spai_solve_info *info) {
 
 /* Halo plans (A's columns, and M's, renumbered to local), the matrices and the staging buffers
  * on the backend, b and x uploaded.  Collective. */
-static int solve_setup(solve_ctx *s, const la_part *pr, hy_csr *a, hy_csr *m, const double *b,
+static int solve_setup(solve_ctx *s, const la_part *pr, hy_csr *a, spai_m *m, const double *b,
                        const double *x, const spai_solve_opts *opt, double **db, double **dx,
                        spai_solve_info *info) {
   hy_ctx *ctx = s->ctx;
   k_backend *be = s->be;
   hy_phase_begin(ctx, "solve setup");
   HY_CALL(la_halo_build(ctx->comm, pr, ctx->rank, a, &s->ha));
-  if (opt->use_m) HY_CALL(la_halo_build(ctx->comm, pr, ctx->rank, m, &s->hm));
+  /* M's device matrix from the setup (one rank: no halo, no upload) or its host rows */
+  if (opt->use_m && !m->dev) HY_CALL(la_halo_build(ctx->comm, pr, ctx->rank, &m->h, &s->hm));
   s->nloc = s->ha.nloc;
   int64_t gmax = s->ha.nghost > s->hm.nghost ? s->ha.nghost : s->hm.nghost;
   s->cap = s->nloc + gmax + 1;
@@ -331,7 +335,12 @@ static int solve_setup(solve_ctx *s, const la_part *pr, hy_csr *a, hy_csr *m, co
   s->rbuf_n = gmax + 1;
   HY_LOCAL(k_vec_open(be, &s->vec));
   upload(s, a, &s->ha, &s->amat, &s->d_sidx_a);
-  if (opt->use_m) upload(s, m, &s->hm, &s->mmat, &s->d_sidx_m);
+  if (opt->use_m && m->dev) {
+    s->mmat = m->dev;
+    s->mmat_lent = 1;
+  } else if (opt->use_m) {
+    upload(s, &m->h, &s->hm, &s->mmat, &s->d_sidx_m);
+  }
   HY_LOCAL(be->ops->alloc_pinned(be, (void **)&s->h_sbuf, s->sbuf_n * sizeof(double)));
   HY_LOCAL(be->ops->alloc_pinned(be, (void **)&s->h_rbuf, s->rbuf_n * sizeof(double)));
   HY_LOCAL(be->ops->alloc(be, (void **)&s->d_sbuf, s->sbuf_n * sizeof(double)));
@@ -432,7 +441,7 @@ static double spmv_time(solve_ctx *s, void *mat, int tpr, double *dt, double *dr
 /* The SpMVs alone, for the floor comparison: the backend library's (cuSPARSE on CUDA) and, where
  * the table has one, ours (its own choice, and for A every threads-per-row count), 20 products
  * each of A and of M, slowest rank.  Collective. */
-static int solve_spmv_alone(solve_ctx *s, const hy_csr *a, const hy_csr *m, double *dt,
+static int solve_spmv_alone(solve_ctx *s, const hy_csr *a, const spai_m *m, double *dt,
                             double *dr, spai_solve_info *info) {
   int own = s->ko->mat_spmv_own != NULL;
   for (int w = 0; w < 2; w++) {
@@ -442,7 +451,7 @@ static int solve_spmv_alone(solve_ctx *s, const hy_csr *a, const hy_csr *m, doub
     double t[8] = { 0 }, tm[8] = { 0 };
     int nt = w == 0 && own ? 8 : own ? 2 : 1;
     for (int k = 0; k < nt; k++) t[k] = spmv_time(s, mat, k == 0 ? -1 : k == 1 ? 0 : 1 << (k - 2), dt, dr);
-    double by = spmv_bytes(w == 0 ? a : m), bm = 0;
+    double by = w == 0 ? spmv_bytes(a) : spmv_bytes_n(m->nnz, m->rows), bm = 0;
     HY_MPI(MPI_Allreduce(t, tm, 8, MPI_DOUBLE, MPI_MAX, s->ctx->comm));
     HY_MPI(MPI_Allreduce(&by, &bm, 1, MPI_DOUBLE, MPI_MAX, s->ctx->comm));
     if (w == 0) {
@@ -465,7 +474,7 @@ static void solve_free(solve_ctx *s, double **vecs, int nv) {
   for (int i = 0; i < nv; i++)
     if (vecs[i]) v_free(s, vecs[i]);
   s->ko->mat_free(be, s->amat);
-  if (s->mmat) s->ko->mat_free(be, s->mmat);
+  if (s->mmat && !s->mmat_lent) s->ko->mat_free(be, s->mmat);
   if (s->ilu) s->ko->ilu_free(be, s->ilu);
   io_csr_free(&s->blk);
   be->ops->free(be, s->d_sidx_a);
@@ -481,7 +490,7 @@ static void solve_free(solve_ctx *s, double **vecs, int nv) {
 }
 
 /* The solve: setup -> iterate -> true residual -> SpMV alone.  Collective. */
-int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, hy_csr *m, const double *b,
+int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, spai_m *m, const double *b,
                double *x, const spai_solve_opts *opt, spai_solve_info *info) {
   memset(info, 0, sizeof *info);
   solve_ctx s;
@@ -497,7 +506,7 @@ int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, hy_csr *m, const doubl
    * a pass (r is not read back) */
   double nvec = s.vec.ops->axpbypcz_dots ? 19.0 : 20.0;
   /* (no preconditioner: BiCGSTAB takes phat = p, shat = s, no copies) */
-  double bytes = 2 * spmv_bytes(a) + (opt->use_m ? 2 * spmv_bytes(m) :
+  double bytes = 2 * spmv_bytes(a) + (opt->use_m ? 2 * spmv_bytes_n(m->nnz, m->rows) :
                                        opt->ilu ? 2 * spmv_bytes(&s.blk) : 0.0) +
                  nvec * 8.0 * (double)s.nloc;
   HY_MPI(MPI_Allreduce(&bytes, &info->bytes_per_iter, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));

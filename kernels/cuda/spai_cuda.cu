@@ -1222,10 +1222,11 @@ static int c_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int6
   return HY_OK;
 }
 
-/* The body of c_single_rows.  Local. */
-static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr, int32_t *colind,
-                            double *val, double *res, int64_t *bad, double *split) {
-  const double t0 = s_now();
+/* M by rows on the device from the columns of a single_setup state: t->bp32 (n + 1 offsets),
+ * t->col32, t->val (cusparseCsr2cscEx2 of the columns: row k of that CSR = column k of M, its
+ * indices M's rows), the finiteness check of the columns queued into *hbad (~0: none; read
+ * after the next wait).  Local. */
+static int single_transpose_dev(k_backend *be, c_cols *s, c_tmp *t, unsigned long long *hbad) {
   k_cuda_state *st = k_cuda_st(be);
   const int64_t n = s->ncols, nj = s->nj;
   HY_CALL(s_alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));  /* jptr */
@@ -1239,9 +1240,7 @@ static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr,
   HY_CUDA(cudaMemsetAsync(t->bad, 0xff, sizeof(unsigned long long), st->stream));
   k_badcol<<<grid_of(n), 256, 0, st->stream>>>(n, s->jptr, s->mval, s->res, t->bad);
   HY_CUDA_LAUNCH();
-  unsigned long long hbad = 0;
-  HY_CUDA(cudaMemcpyAsync(&hbad, t->bad, sizeof hbad, cudaMemcpyDeviceToHost, st->stream));
-  /* M by columns (row k of the CSR = column k of M, indices = M's rows) -> M by rows */
+  HY_CUDA(cudaMemcpyAsync(hbad, t->bad, sizeof *hbad, cudaMemcpyDeviceToHost, st->stream));
   size_t bytes = 0;
   HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(st->cusparse, (int)n, (int)n, (int)nj, s->mval, t->rp32,
                                             s->jloc, t->val, t->bp32, t->col32, CUDA_R_64F,
@@ -1251,6 +1250,17 @@ static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr,
   HY_CUSPARSE(cusparseCsr2cscEx2(st->cusparse, (int)n, (int)n, (int)nj, s->mval, t->rp32, s->jloc,
                                  t->val, t->bp32, t->col32, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC,
                                  CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, t->buf));
+  return HY_OK;
+}
+
+/* The body of c_single_rows: M by rows on the device, then to the host.  Local. */
+static int single_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t *rowptr, int32_t *colind,
+                            double *val, double *res, int64_t *bad, double *split) {
+  const double t0 = s_now();
+  k_cuda_state *st = k_cuda_st(be);
+  const int64_t n = s->ncols, nj = s->nj;
+  unsigned long long hbad = 0;
+  HY_CALL(single_transpose_dev(be, s, t, &hbad));
   /* M's offsets widened on the device (into t->cnt) and copied straight into rowptr */
   HY_CALL(s_alloc(be, (void **)&t->cnt, (size_t)(n + 1) * sizeof(int64_t)));
   k_i32_to_i64<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, t->bp32, t->cnt);
@@ -1398,6 +1408,8 @@ typedef struct {
   void *buf;
   size_t buf_bytes;
   int tpr;                     /* our SpMV: threads per row (a power of 2, 2..32) */
+  int pool;                    /* 1: the arrays and buf are the setup's stream-ordered memory
+                                * (single_mat: s_alloc / s_free), 0: be->ops->alloc */
 } c_mat;
 
 /* Our SpMV's threads per row for a mean row length (nonzeros per row): the largest power of 2
@@ -1431,6 +1443,43 @@ static __global__ void k_csr_spmv(int64_t rows, const int32_t *__restrict__ rp,
   if (lane == 0 && row < rows) y[row] = sum;
 }
 
+/* Device memory of a matrix by its kind (a->pool: the setup's stream-ordered pool).  Local. */
+static int mat_alloc(k_backend *be, const c_mat *a, void **p, size_t bytes) {
+  return a->pool ? s_alloc(be, p, bytes) : be->ops->alloc(be, p, bytes);
+}
+static void mat_release(k_backend *be, const c_mat *a, void *p) {
+  if (a->pool) s_free(be, p);
+  else be->ops->free(be, p);
+}
+
+/* cuSPARSE's descriptor of a matrix whose arrays are on the device, its SpMV buffer and the
+ * analysis (cusparseSpMV_preprocess, on temporary vectors); ends with a wait.  Local. */
+static int mat_descr(k_backend *be, c_mat *a) {
+  k_cuda_state *st = k_cuda_st(be);
+  HY_CUSPARSE(cusparseCreateCsr(&a->descr, a->rows, a->cols, a->nnz, a->rowptr, a->colind, a->val,
+                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                CUDA_R_64F));
+  double *tx = NULL, *ty = NULL;
+  HY_CALL(mat_alloc(be, a, (void **)&tx, (size_t)(a->cols + 1) * sizeof(double)));
+  HY_CALL(mat_alloc(be, a, (void **)&ty, (size_t)(a->rows + 1) * sizeof(double)));
+  cusparseDnVecDescr_t vx, vy;
+  HY_CUSPARSE(cusparseCreateDnVec(&vx, a->cols, tx, CUDA_R_64F));
+  HY_CUSPARSE(cusparseCreateDnVec(&vy, a->rows, ty, CUDA_R_64F));
+  double one = 1, zero = 0;
+  HY_CUSPARSE(cusparseSpMV_bufferSize(st->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a->descr,
+                                      vx, &zero, vy, CUDA_R_64F, SPAI_SPMV_ALG,
+                                      &a->buf_bytes));
+  if (a->buf_bytes) HY_CALL(mat_alloc(be, a, &a->buf, a->buf_bytes));
+  HY_CUSPARSE(cusparseSpMV_preprocess(st->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a->descr,
+                                      vx, &zero, vy, CUDA_R_64F, SPAI_SPMV_ALG, a->buf));
+  cusparseDestroyDnVec(vx);
+  cusparseDestroyDnVec(vy);
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  mat_release(be, a, tx);
+  mat_release(be, a, ty);
+  return HY_OK;
+}
+
 static int c_mat_create(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,
                         const int32_t *colind, const double *val, void **mat) {
   k_cuda_state *st = k_cuda_st(be);
@@ -1449,27 +1498,7 @@ static int c_mat_create(k_backend *be, int64_t rows, int64_t cols, const int64_t
   UPLOAD(a->rowptr, rp.data(), rows + 1);
   UPLOAD(a->colind, colind, nnz);
   UPLOAD(a->val, val, nnz);
-  HY_CUSPARSE(cusparseCreateCsr(&a->descr, rows, cols, nnz, a->rowptr, a->colind, a->val,
-                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                CUDA_R_64F));
-  double *tx = NULL, *ty = NULL;
-  HY_CALL(be->ops->alloc(be, (void **)&tx, (size_t)(cols + 1) * sizeof(double)));
-  HY_CALL(be->ops->alloc(be, (void **)&ty, (size_t)(rows + 1) * sizeof(double)));
-  cusparseDnVecDescr_t vx, vy;
-  HY_CUSPARSE(cusparseCreateDnVec(&vx, cols, tx, CUDA_R_64F));
-  HY_CUSPARSE(cusparseCreateDnVec(&vy, rows, ty, CUDA_R_64F));
-  double one = 1, zero = 0;
-  HY_CUSPARSE(cusparseSpMV_bufferSize(st->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a->descr,
-                                      vx, &zero, vy, CUDA_R_64F, SPAI_SPMV_ALG,
-                                      &a->buf_bytes));
-  if (a->buf_bytes) HY_CALL(be->ops->alloc(be, &a->buf, a->buf_bytes));
-  HY_CUSPARSE(cusparseSpMV_preprocess(st->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a->descr,
-                                      vx, &zero, vy, CUDA_R_64F, SPAI_SPMV_ALG, a->buf));
-  cusparseDestroyDnVec(vx);
-  cusparseDestroyDnVec(vy);
-  HY_CUDA(cudaStreamSynchronize(st->stream));
-  be->ops->free(be, tx);
-  be->ops->free(be, ty);
+  HY_CALL(mat_descr(be, a));
   *mat = a;
   return HY_OK;
 }
@@ -1477,11 +1506,11 @@ static int c_mat_create(k_backend *be, int64_t rows, int64_t cols, const int64_t
 static int c_mat_free(k_backend *be, void *mat) {
   c_mat *a = (c_mat *)mat;
   if (!a) return HY_OK;
-  cusparseDestroySpMat(a->descr);
-  be->ops->free(be, a->rowptr);
-  be->ops->free(be, a->colind);
-  be->ops->free(be, a->val);
-  be->ops->free(be, a->buf);
+  if (a->descr) cusparseDestroySpMat(a->descr);
+  mat_release(be, a, a->rowptr);
+  mat_release(be, a, a->colind);
+  mat_release(be, a, a->val);
+  mat_release(be, a, a->buf);
   free(a);
   return HY_OK;
 }
@@ -1538,6 +1567,114 @@ static int c_mat_view(k_backend *be, void *mat, k_csr_view *view) {
   return HY_OK;
 }
 
+/* M by rows of a single_setup state made into the solve's matrix on the device: the transpose's
+ * output arrays become the matrix's (stream-ordered memory, a->pool), its descriptor and SpMV
+ * analysis made here; only the residuals go to the host.  Local. */
+static int c_single_mat(k_backend *be, void *state, void **mat, int64_t *nnz, double *res,
+                        int64_t *bad, double *split) {
+  const double t0 = s_now();
+  k_cuda_state *st = k_cuda_st(be);
+  c_cols *s = (c_cols *)state;
+  *mat = NULL;
+  c_mat *a = (c_mat *)calloc(1, sizeof *a);
+  if (!a) return hy_err(HY_ESYS, "out of memory");
+  c_tmp t;
+  memset(&t, 0, sizeof t);
+  unsigned long long hbad = 0;
+  int rc = single_transpose_dev(be, s, &t, &hbad);
+  a->rows = a->cols = s->ncols;
+  a->nnz = s->nj;
+  a->pool = 1;
+  a->tpr = mat_tpr(a->rows > 0 ? (double)a->nnz / (double)a->rows : 1.0);
+  a->rowptr = t.bp32;   /* the matrix owns them from here */
+  a->colind = t.col32;
+  a->val = t.val;
+  t.bp32 = t.col32 = NULL;
+  t.val = NULL;
+  if (rc == HY_OK) rc = mat_descr(be, a);   /* (ends with a wait) */
+  tmp_free(be, &t);
+  if (rc != HY_OK) {
+    c_mat_free(be, a);
+    return rc;
+  }
+  if (split) split[0] = s_now() - t0;
+  if (s->ncols)
+    HY_CUDA(cudaMemcpyAsync(res, s->res, (size_t)s->ncols * sizeof(double), cudaMemcpyDeviceToHost,
+                            st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  if (split) split[1] = s_now() - t0 - split[0];
+  *bad = hbad == ~0ull ? -1 : (int64_t)hbad;
+  *nnz = a->nnz;
+  *mat = a;
+  return HY_OK;
+}
+
+/* The matrix's rows to the host (its 32-bit offsets widened on the device).  Local. */
+static int c_mat_get(k_backend *be, void *mat, int64_t **rowptr, int32_t **colind, double **val) {
+  k_cuda_state *st = k_cuda_st(be);
+  const c_mat *a = (const c_mat *)mat;
+  *rowptr = (int64_t *)h_big((size_t)(a->rows + 1) * sizeof(int64_t));
+  *colind = (int32_t *)h_big((size_t)(a->nnz + 1) * sizeof(int32_t));
+  *val = (double *)h_big((size_t)(a->nnz + 1) * sizeof(double));
+  if (!*rowptr || !*colind || !*val) {
+    free(*rowptr); free(*colind); free(*val);
+    *rowptr = NULL; *colind = NULL; *val = NULL;
+    return hy_err(HY_ESYS, "out of memory for a matrix's %lld entries", (long long)a->nnz);
+  }
+  int64_t *rp64 = NULL;
+  HY_CALL(s_alloc(be, (void **)&rp64, (size_t)(a->rows + 1) * sizeof(int64_t)));
+  k_i32_to_i64<<<grid_of(a->rows + 1), 256, 0, st->stream>>>(a->rows + 1, a->rowptr, rp64);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(*rowptr, rp64, (size_t)(a->rows + 1) * sizeof(int64_t),
+                          cudaMemcpyDeviceToHost, st->stream));
+  if (a->nnz) {
+    HY_CUDA(cudaMemcpyAsync(*colind, a->colind, (size_t)a->nnz * sizeof(int32_t),
+                            cudaMemcpyDeviceToHost, st->stream));
+    HY_CUDA(cudaMemcpyAsync(*val, a->val, (size_t)a->nnz * sizeof(double), cudaMemcpyDeviceToHost,
+                            st->stream));
+  }
+  HY_CALL(s_free(be, rp64));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  return HY_OK;
+}
+
+/* *first = min(*first, i) for every row i where x and y differ (its length, a column index or
+ * the bits of a value); a thread per row. */
+__global__ void k_rows_differ(int64_t rows, const int32_t *__restrict__ xr,
+                              const int32_t *__restrict__ xc, const double *__restrict__ xv,
+                              const int32_t *__restrict__ yr, const int32_t *__restrict__ yc,
+                              const double *__restrict__ yv, unsigned long long *first) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  int d = xr[i] != yr[i] || xr[i + 1] != yr[i + 1];
+  for (int32_t e = xr[i]; e < xr[i + 1] && !d; e++)
+    d = xc[e] != yc[e] || __double_as_longlong(xv[e]) != __double_as_longlong(yv[e]);
+  if (d) atomicMin(first, (unsigned long long)i);
+}
+
+/* The first row where two matrices differ, -1 if identical.  Local. */
+static int c_mat_differs(k_backend *be, void *x, void *y, int64_t *row) {
+  k_cuda_state *st = k_cuda_st(be);
+  const c_mat *a = (const c_mat *)x, *b = (const c_mat *)y;
+  *row = -1;
+  if (a->rows != b->rows || a->cols != b->cols) {
+    *row = 0;
+    return HY_OK;
+  }
+  if (a->rows == 0) return HY_OK;
+  unsigned long long *d = NULL, h = ~0ull;
+  HY_CALL(s_alloc(be, (void **)&d, sizeof *d));
+  HY_CUDA(cudaMemsetAsync(d, 0xff, sizeof *d, st->stream));
+  k_rows_differ<<<grid_of(a->rows), 256, 0, st->stream>>>(a->rows, a->rowptr, a->colind, a->val,
+                                                          b->rowptr, b->colind, b->val, d);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(&h, d, sizeof h, cudaMemcpyDeviceToHost, st->stream));
+  HY_CALL(s_free(be, d));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  *row = h == ~0ull ? -1 : (int64_t)h;
+  return HY_OK;
+}
+
 /* ILU(0) (spai_ilu_cuda.cu). */
 int k_spai_cuda_ilu_create(k_backend *be, int64_t n, const int64_t *rowptr, const int32_t *colind,
                            const double *val, void **ilu);
@@ -1553,6 +1690,7 @@ extern "C" const k_spai_ops k_spai_cuda_ops = {
   .cols_free = c_cols_free,
   .single_setup = c_single_setup,
   .single_rows = c_single_rows,
+  .single_mat = c_single_mat,
   .dist_setup = c_dist_setup,
   .dist_rows = c_dist_rows,
   .mat_create = c_mat_create,
@@ -1560,6 +1698,8 @@ extern "C" const k_spai_ops k_spai_cuda_ops = {
   .mat_spmv = c_mat_spmv,
   .mat_spmv_own = c_mat_spmv_own,
   .mat_view = c_mat_view,
+  .mat_get = c_mat_get,
+  .mat_differs = c_mat_differs,
   .ilu_create = k_spai_cuda_ilu_create,
   .ilu_apply = k_spai_cuda_ilu_apply,
   .ilu_free = k_spai_cuda_ilu_free,

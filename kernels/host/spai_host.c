@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ILU(0) (spai_ilu_host.c). */
 int k_spai_host_ilu_create(k_backend *be, int64_t n, const int64_t *rowptr, const int32_t *colind,
@@ -30,7 +31,8 @@ typedef struct {
   int64_t *pos;       /* pos[g]: the column that last marked g (index sets), its place in I_c (solve) */
   int64_t c0, c1;     /* the chunk whose submatrices cols_solve builds */
   double *mval, *res;
-  void *own[3];       /* dist_setup: the J entries, column indices and |I| bounds it made */
+  void *own[6];       /* dist_setup: the J entries, column indices and |I| bounds it made;
+                       * single_setup also B's rows (offsets, indices, values) */
 } h_cols;
 
 /* Keep the description; size the row marker.  Local. */
@@ -236,7 +238,7 @@ static int h_cols_free(k_backend *be, void *state) {
   h_cols *s = state;
   if (!s) return HY_OK;
   free(s->iset); free(s->ioff); free(s->isize); free(s->pos); free(s->mval); free(s->res);
-  for (int i = 0; i < 3; i++) free(s->own[i]);
+  for (int i = 0; i < 6; i++) free(s->own[i]);
   free(s);
   return HY_OK;
 }
@@ -373,6 +375,78 @@ static int h_dist_rows(k_backend *be, void *state, const int32_t *jglob, int64_t
   return HY_OK;
 }
 
+/* Seconds of a monotonic clock (the split figures).  Local. */
+static double h_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One rank, levels 1 (the C version of the CUDA backend's, so that the driver's one-rank device
+ * path runs here too): B = A^T by a counting sort, the row maxima, then the J sets and |I|
+ * bounds as h_dist_setup with every row local (r0 = 0, no ghosts: the sets of the host pattern);
+ * the state owns B.  Local. */
+static int h_single_setup(k_backend *be, const k_spai_single *in, void **state, int64_t **jptr,
+                          int *fits) {
+  const double t0 = h_now();
+  const int64_t n = in->n, nnz = in->rowptr[n];
+  int64_t *bp = NULL;
+  int32_t *bc = NULL;
+  double *bv = NULL, *mx = NULL;
+  *state = NULL;
+  *jptr = NULL;
+  *fits = 0;
+  HY_CALLOC(bp, n + 2);
+  HY_MALLOC(bc, nnz + 1);
+  HY_MALLOC(bv, nnz + 1);
+  HY_MALLOC(mx, n + 1);
+  for (int64_t i = 0; i < n; i++) {
+    double m = 0;
+    for (int64_t e = in->rowptr[i]; e < in->rowptr[i + 1]; e++) {
+      if (fabs(in->val[e]) > m) m = fabs(in->val[e]);
+      bp[in->colind[e] + 2]++;
+    }
+    mx[i] = m;
+  }
+  for (int64_t j = 0; j < n; j++) bp[j + 2] += bp[j + 1];
+  for (int64_t i = 0; i < n; i++)   /* bp[j + 1]: the next place in B's row j */
+    for (int64_t e = in->rowptr[i]; e < in->rowptr[i + 1]; e++) {
+      int64_t at = bp[in->colind[e] + 1]++;
+      bc[at] = (int32_t)i;
+      bv[at] = in->val[e];
+    }
+  k_spai_dist d = { .nloc = n, .r0 = 0, .nghost = 0, .ghost = NULL, .bptr = bp, .bcol = bc,
+                    .bval = bv, .mxb = mx, .cmax = in->cmax, .tau = in->tau,
+                    .max_col = in->max_col, .small_rows = in->small_rows,
+                    .small_cols = in->small_cols, .medium_elems = in->medium_elems,
+                    .block_threads = in->block_threads };
+  int32_t *jglob = NULL;
+  HY_CALL(h_dist_setup(be, &d, state, jptr, &jglob, fits));
+  free(jglob);   /* the B rows themselves (r0 = 0): jloc */
+  free(mx);
+  if (!*fits) {
+    free(bp); free(bc); free(bv);
+  } else {
+    h_cols *hs = *state;
+    hs->own[3] = bp;
+    hs->own[4] = bc;
+    hs->own[5] = bv;
+  }
+  if (in->split) {   /* nothing to upload */
+    in->split[0] = 0;
+    in->split[1] = h_now() - t0;
+  }
+  return HY_OK;
+}
+
+/* M's rows of a single_setup state (a counting sort by row, h_dist_rows with every row local).
+ * Local. */
+static int h_single_rows(k_backend *be, void *state, int64_t **rowptr, int32_t **colind,
+                         double **val, double *res, int64_t *bad, double *split) {
+  h_cols *s = state;
+  return h_dist_rows(be, state, s->d.jloc, 0, s->d.ncols, 0, rowptr, colind, val, res, bad, split);
+}
+
 typedef struct {
   int64_t rows, cols;
   int64_t *rowptr;
@@ -427,6 +501,52 @@ static int h_mat_view(k_backend *be, void *mat, k_csr_view *view) {
   return HY_OK;
 }
 
+/* M's rows of a single_setup state as a matrix of h_mat_create's kind (its arrays, no copy).
+ * Local. */
+static int h_single_mat(k_backend *be, void *state, void **mat, int64_t *nnz, double *res,
+                        int64_t *bad, double *split) {
+  h_cols *s = state;
+  h_mat *a = calloc(1, sizeof *a);
+  if (!a) return hy_err(HY_ESYS, "out of memory");
+  a->rows = a->cols = s->d.ncols;
+  HY_CALL(h_single_rows(be, state, &a->rowptr, &a->colind, &a->val, res, bad, split));
+  *nnz = a->rowptr[a->rows];
+  *mat = a;
+  return HY_OK;
+}
+
+/* The matrix's arrays copied out.  Local. */
+static int h_mat_get(k_backend *be, void *mat, int64_t **rowptr, int32_t **colind, double **val) {
+  (void)be;
+  const h_mat *a = mat;
+  int64_t nnz = a->rowptr[a->rows];
+  HY_MALLOC(*rowptr, a->rows + 1);
+  HY_MALLOC(*colind, nnz + 1);
+  HY_MALLOC(*val, nnz + 1);
+  memcpy(*rowptr, a->rowptr, (size_t)(a->rows + 1) * sizeof **rowptr);
+  memcpy(*colind, a->colind, (size_t)nnz * sizeof **colind);
+  memcpy(*val, a->val, (size_t)nnz * sizeof **val);
+  return HY_OK;
+}
+
+/* The first row where x and y differ (a value by its bits), -1 none.  Local. */
+static int h_mat_differs(k_backend *be, void *x, void *y, int64_t *row) {
+  (void)be;
+  const h_mat *a = x, *b = y;
+  *row = -1;
+  if (a->rows != b->rows || a->cols != b->cols) {
+    *row = 0;
+    return HY_OK;
+  }
+  for (int64_t i = 0; i < a->rows && *row < 0; i++) {
+    int d = a->rowptr[i] != b->rowptr[i] || a->rowptr[i + 1] != b->rowptr[i + 1];
+    for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1] && !d; e++)
+      d = a->colind[e] != b->colind[e] || memcmp(a->val + e, b->val + e, sizeof *a->val) != 0;
+    if (d) *row = i;
+  }
+  return HY_OK;
+}
+
 const k_spai_ops k_spai_host_ops = {
   .cols_setup = h_cols_setup,
   .cols_index = h_cols_index,
@@ -434,14 +554,20 @@ const k_spai_ops k_spai_host_ops = {
   .cols_solve = h_cols_solve,
   .cols_result = h_cols_result,
   .cols_free = h_cols_free,
-  /* single_setup, single_rows: NULL, the driver's host pattern and transpose are these;
-   * dist_setup: the P-rank builder in C (spai.gpu_setup = device on the host backend) */
+  /* single_setup, single_rows, single_mat and dist_setup: the device builders in C, so that the
+   * driver's device paths run here too (spai.gpu_setup = device on the host backend; auto takes
+   * the driver's host pattern) */
+  .single_setup = h_single_setup,
+  .single_rows = h_single_rows,
+  .single_mat = h_single_mat,
   .dist_setup = h_dist_setup,
   .dist_rows = h_dist_rows,
   .mat_create = h_mat_create,
   .mat_free = h_mat_free,
   .mat_spmv = h_mat_spmv,
   .mat_view = h_mat_view,
+  .mat_get = h_mat_get,
+  .mat_differs = h_mat_differs,
   .ilu_create = k_spai_host_ilu_create,
   .ilu_apply = k_spai_host_ilu_apply,
   .ilu_free = k_spai_host_ilu_free,

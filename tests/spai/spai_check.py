@@ -79,6 +79,17 @@ modes:
               record's warmup_s / warmup_pool_mib / warmup_pool_estimate_mib; without it no line
               and warmup = 0 in the record; M the same bit for bit; --cold-ms T: with the warm-up
               the cold setup is at most T ms above the warm mean (both printed for either run)
+  device-m    M made on the device by the one-rank setup and taken by the solve as it is, against
+              the host pattern's M that the solve uploads (--ranks[0]): run A spai.gpu_setup=host
+              (--ref ARG..: these arguments instead) writing M and x, its line "spai: M is on the
+              host"; run B spai.gpu_setup=device, spai.check=false, only x written: "spai: M is on
+              the device ..; nothing of M copied to the host", record m_on_device = 1,
+              m_solve_on_device = 1, m_download_s = 0; run C the same with the column check and
+              M written: "..; copied to the host for the column check, output.preconditioner in
+              X ms", X = the record's m_download_s; every run exit 0 and PASSED; B's and C's
+              iterations A's, x within --rtol of A's max |x| (default 0: bit for bit), C's M A's
+              bit for bit; --repeat N: B and C with spai.repeat = N (the later runs' M compared
+              with run 1's where it is, on the device)
 Exit 0 pass, 1 fail, 77 skip (a --need file is absent).
 """
 import argparse, glob, json, os, re, shlex, shutil, subprocess, sys
@@ -579,6 +590,57 @@ def check_warmup(a):
     return fails
 
 
+def check_device_m(a):
+    """device-m mode (see the module text)."""
+    fails = []
+    rtol = a.rtol if a.rtol is not None else 0.0
+    rep = ["spai.repeat=%d" % a.repeat] if a.repeat else []
+    runs = {"A": (a.ref or ["spai.gpu_setup=host"]) + ["output.preconditioner=M.mtx"],
+            "B": ["spai.gpu_setup=device", "spai.check=false"] + rep,
+            "C": ["spai.gpu_setup=device", "spai.check=true", "output.preconditioner=M.mtx"] + rep}
+    res = {}
+    for tag, extra in runs.items():
+        rc, out, rec, wd = run(a, a.ranks[0], extra + ["output.solution=x.mtx"], tag)
+        if rc != 0 or not rec or not re.search(r"^PASSED: BiCGSTAB", out, re.M):
+            fails.append("run %s (%s) exited %d without PASSED" % (tag, " ".join(extra), rc))
+            continue
+        line = re.search(r"^spai: M (?:is|was) .*$", out, re.M)
+        res[tag] = dict(m=rec["metrics"], out=out, line=line.group(0) if line else "",
+                        x=read_vec(os.path.join(wd, "x.mtx")), M=os.path.join(wd, "M.mtx"))
+        print("run %s: %s" % (tag, res[tag]["line"]))
+    if fails:
+        return fails
+    A, B, C = res["A"], res["B"], res["C"]
+    if not A["line"].startswith("spai: M is on the host"):
+        fails.append("run A: %r, expected 'spai: M is on the host'" % A["line"])
+    if A["m"].get("m_on_device") != 0:
+        fails.append("run A: record m_on_device %r, expected 0" % A["m"].get("m_on_device"))
+    if not re.match(r"^spai: M is on the device \(.*\); nothing of M copied to the host$", B["line"]):
+        fails.append("run B: %r, expected M on the device with nothing copied" % B["line"])
+    for k, want in [("m_on_device", 1), ("m_solve_on_device", 1), ("m_download_s", 0)]:
+        for tag in ["B", "C"] if k != "m_download_s" else ["B"]:
+            if res[tag]["m"].get(k) != want:
+                fails.append("run %s: record %s %r, expected %r" % (tag, k, res[tag]["m"].get(k), want))
+    mc = re.match(r"^spai: M is on the device \(.*\); copied to the host for the column check, "
+                  r"output.preconditioner in ([0-9.]+) ms ", C["line"])
+    if not mc:
+        fails.append("run C: %r, expected the copy for the column check and the output" % C["line"])
+    elif abs(float(mc.group(1)) - 1e3 * C["m"].get("m_download_s", -1)) > 0.006:
+        fails.append("run C: the line's %s ms vs the record's m_download_s %r" % (mc.group(1), C["m"].get("m_download_s")))
+    for tag in ["B", "C"]:
+        ia, it = A["m"]["iterations"], res[tag]["m"]["iterations"]
+        d = xdiff(A["x"], res[tag]["x"])
+        print("run %s: %d iterations (A %d), x within %r of A's max |x| (<= %g)" % (tag, it, ia, d, rtol))
+        if it != ia:
+            fails.append("run %s: %d iterations, A %d" % (tag, it, ia))
+        if d is None or d > rtol:
+            fails.append("run %s: x differs from A's by %r > %g" % (tag, d, rtol))
+    e = compare_m(A["M"], C["M"], 0.0)
+    if e:
+        fails.append("M of run C (copied from the device) vs A: " + e)
+    return fails
+
+
 def check_split(out, m, ranks):
     """The setup split line of a device / dist pattern run: six figures >= 0, each group's sum
     within its phase (pattern, assembly), equal to the record's split_* figures."""
@@ -614,7 +676,7 @@ def check_split(out, m, ranks):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends", "warmup",
+    ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends", "warmup", "device-m",
                                      "solver-backends", "repeat", "pattern", "stop", "perturb", "ilu-petsc", "jacobi-m",
                                      "device-loop", "spmv-variants"])
     ap.add_argument("--mpiexec", required=True)
@@ -647,6 +709,7 @@ def main():
     ap.add_argument("--ref", nargs="+", default=None)
     ap.add_argument("--relres-rtol", type=float, default=None)
     ap.add_argument("--loop-iters-rtol", type=float, default=0.0)
+    ap.add_argument("--repeat", type=int, default=0)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
@@ -719,6 +782,8 @@ def main():
         fails += check_device_loop(a)
     elif a.mode == "spmv-variants":
         fails += check_spmv_variants(a)
+    elif a.mode == "device-m":
+        fails += check_device_m(a)
     elif a.mode == "warmup":
         fails += check_warmup(a)
     elif a.mode == "validate":

@@ -149,24 +149,39 @@ spai_multi(spai_verdict_e05r0100_none_r2 verdict RANKS 2 NEED ${M}/e05r0100.mtx.
   ARGS run.backend=host matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.precond=none
        solver.max_iter=500)
 
-# the P-rank device setup (spai.gpu_setup=device; on the host backend its C version of
-# k_spai_ops.dist_setup): B's local rows, the rows they name fetched once, the J sets and |I|
-# bounds by the backend; M bit for bit that of one rank (--rtol 0) and the builder checked at each
-# rank count (dist at P ranks); J sets over max_col: every rank declines, the host pattern caps
-spai_multi(spai_same_m_dist same-m RANKS 1 2 3 OPTS --rtol 0 --expect-pattern single dist dist
+# the device setup on the host backend (spai.gpu_setup=device; its C versions of k_spai_ops's
+# single_setup / single_mat at one rank and dist_setup / dist_rows at P ranks): B's local rows,
+# at P ranks the rows they name fetched once, the J sets and |I| bounds by the backend; M bit for
+# bit that of the host pattern at one rank (--alt spai.gpu_setup=host: single) and of one rank at
+# 2 and 3 (--rtol 0), the builder checked at each rank count (device at one rank, dist at P);
+# J sets over max_col: every rank declines, the host pattern caps
+spai_multi(spai_same_m_dist same-m RANKS 1 2 3
+  OPTS --rtol 0 --expect-pattern device dist dist --alt spai.gpu_setup=host
   ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99
        spai.gpu_setup=device)
 spai_multi(spai_same_m_dist_colthr_scale same-m RANKS 1 2 3
-  OPTS --rtol 0 --expect-pattern single dist dist
+  OPTS --rtol 0 --expect-pattern device dist dist --alt spai.gpu_setup=host
   ARGS run.backend=host matrix.generator=convdiff2d matrix.size=900 matrix.peclet=2 spai.tau=0.7
        spai.threshold=column spai.scale=diag spai.gpu_setup=device)
-spai_multi(spai_same_m_dist_zerodiag same-m RANKS 1 3 OPTS --rtol 0 --expect-pattern single dist
+spai_multi(spai_same_m_dist_zerodiag same-m RANKS 1 3
+  OPTS --rtol 0 --expect-pattern device dist --alt spai.gpu_setup=host
   ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx spai.tau=0.6
        spai.gpu_setup=device)
 spai_multi(spai_same_m_dist_sherman5 same-m RANKS 1 2 3 NEED ${M}/sherman5.mtx
-  OPTS --rtol 0 --expect-pattern single dist dist
+  OPTS --rtol 0 --expect-pattern device dist dist --alt spai.gpu_setup=host
   ARGS run.backend=host matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6
        spai.gpu_setup=device)
+# M made on the device by the one-rank setup (host backend: the device path in C) and taken by the
+# solve as it is, copied to the host only for the column check and output.preconditioner: the
+# same iterations and x bit for bit as the host pattern's M uploaded by the solve, the copy the
+# same M bit for bit, the line saying where M is (and with spai.repeat = 3: the later runs' M
+# compared with run 1's by the backend's mat_differs); a J set over max_col: the device builder
+# declines, M on the host
+spai_multi(spai_device_m_r1 device-m RANKS 1 TIMEOUT 90
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99)
+spai_multi(spai_device_m_repeat device-m RANKS 1 TIMEOUT 90 OPTS --repeat 3
+  ARGS run.backend=host matrix.generator=convdiff2d matrix.size=900 matrix.peclet=2 spai.tau=0.7
+       spai.threshold=column)
 # (the --alt run of same-m: a CUDA-only key, ignored by the host kernels: the same M)
 spai_multi(spai_same_m_alt_host same-m RANKS 1 OPTS --rtol 0 --alt spai.gpu_fuse_submat=true
   ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400)
@@ -231,7 +246,14 @@ foreach(r 1 2)
   spai_multi(spai_perturb_colcheck_r${r} perturb RANKS ${r} LABELS unit
     OPTS --perturb 3e-4 --threshold 1e-9 --check "^spai: column check: .* max difference ([0-9.e+-]+) \\(relative to .*\\) (?:<=|>) ([0-9.e+-]+)$"
     ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400)
-  # the same column check on the P-rank device setup's M (residuals from the backend's state)
+  # the same column check on the P-rank device setup's M (residuals from the backend's state),
+  # and on the one-rank device setup's M (copied from the backend's matrix, perturbed there; the
+  # solve then takes the perturbed host copy)
+  if(r EQUAL 1)
+    spai_multi(spai_perturb_colcheck_device_r1 perturb RANKS 1 LABELS unit
+      OPTS --perturb 3e-4 --threshold 1e-9 --check "^spai: column check: .* max difference ([0-9.e+-]+) \\(relative to .*\\) (?:<=|>) ([0-9.e+-]+)$"
+      ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400 spai.gpu_setup=device)
+  endif()
   if(r EQUAL 2)
     spai_multi(spai_perturb_colcheck_dist_r2 perturb RANKS 2 LABELS unit
       OPTS --perturb 3e-4 --threshold 1e-9 --check "^spai: column check: .* max difference ([0-9.e+-]+) \\(relative to .*\\) (?:<=|>) ([0-9.e+-]+)$"
@@ -445,6 +467,15 @@ if(HYBRID_GPU_TESTS)
   # rows and the rows fetched once) with 2 and 3 ranks sharing the one GPU: M bit for bit that of
   # the one-rank device setup (the column kernels get the same sets in the same order, whoever
   # computes them; the transpose moves values, it sums nothing), the builder checked at each count
+  # M made on the GPU by the one-rank setup and taken there by the solve (no copy of M to the
+  # host without the check and output; then only for them): the same iterations and x (to 1e-12
+  # of max |x|) as the host pattern's M uploaded by the solve on the same backend, the copy that
+  # M bit for bit; with spai.repeat = 3 the runs' M compared on the device (mat_differs)
+  spai_multi(spai_gpu_device_m device-m RANKS 1 LABELS gpu RTOL 1e-12
+    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99)
+  spai_multi(spai_gpu_device_m_repeat device-m RANKS 1 LABELS gpu RTOL 1e-12 OPTS --repeat 3
+    ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=13824 matrix.peclet=2
+         spai.tau=0.7 spai.threshold=column)
   spai_multi(spai_gpu_same_m_dist same-m RANKS 1 2 3 LABELS gpu
     OPTS --rtol 0 --expect-pattern device dist dist
     ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99)
