@@ -144,6 +144,42 @@ int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32
 #define K_LLE_ND_MAXD 64
 int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm);
 
+/* A supernodal Cholesky factor's structure in CHOLMOD's layout (SuiteSparse_long arrays):
+ * supernode s holds the columns super[s] .. super[s + 1] - 1 of L, its row indices
+ * s[pi[s] .. pi[s + 1]) (its own columns first, ascending), its values x[px[s] ..] column-major
+ * with leading dimension pi[s + 1] - pi[s]; postordered (subtrees contiguous). */
+typedef struct {
+  int64_t n, nsuper;
+  const int64_t *super, *pi, *px, *s;
+} k_lle_super;
+/* What k_lle_chol_numeric factors: P (A A^T + tau I) P^T, A n x n in CSC (ap, ai, ax), L's
+ * column t being A's row / column perm[t]; and how: threads, the BLAS threads of the top
+ * supernodes' dpotrf / dtrsm (top_blas), blas_set to switch them (NULL: never), blas_after
+ * the count set at the end. */
+typedef struct {
+  const int64_t *ap, *ai;
+  const double *ax;
+  const int64_t *perm;
+  double tau;
+  int threads, top_blas, blas_after;
+  void (*blas_set)(int nt);
+} k_lle_chol_in;
+/* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the
+ * dense-block count) in all and above the cut, the two phases' seconds, and minor: n, or the
+ * first column with a non-positive pivot. */
+typedef struct {
+  int nsub, ntop, threads;
+  double flops, top_flops, t_sub, t_top;
+  int64_t minor;
+} k_lle_chol_stats;
+/* The numeric supernodal Cholesky factor, tree-parallel (kernels/host/lle_chol.c): x (xsize
+ * values in the layout of L) overwritten; HY_ENUMERIC (no message) where a pivot is not
+ * positive, st->minor its column.  Host.  Local. */
+int k_lle_chol_numeric(const k_lle_super *L, const k_lle_chol_in *in, double *x, k_lle_chol_stats *st);
+/* ||P (A A^T + tau I) P^T z - L L^T z|| / ||P (A A^T + tau I) P^T z|| for a fixed pseudo-random
+ * z: the factor's backward error on one probe (lle.cnd_check).  Host.  Local. */
+double k_lle_chol_check(const k_lle_super *L, const k_lle_chol_in *in, const double *x);
+
 /* ---- one point's weights, shared by the host and the CUDA code (plain C arithmetic) ---- */
 #ifdef __CUDACC__
 #define K_LLE_HD __host__ __device__

@@ -51,7 +51,11 @@ static const cfg_key lle_keys[] = {
   { "lle", "cnd_solve_cols", CFG_INT, "0", 0, 64, NULL,
     "chol-nd: right-hand sides a solve call: 0, the whole block in one call (its BLAS on the rank's threads); c > 0, calls of c columns each, run on the rank's threads with one BLAS thread each (the same arithmetic at any thread count)" },
   { "lle", "cnd_blas_threads", CFG_INT, "0", 0, 1024, NULL,
-    "chol-nd: BLAS threads of the numeric Cholesky factor (0: run.blas_threads where set, else min(4, the size rule of the other solvers): CHOLMOD's many small supernodal dsyrk / dgemm / dpotrf calls lose with more, H200 N = 1M: 54.7 s at 16 threads, 6.9 s at 4, 8.6 s at 1); the block solves keep the size rule" },
+    "chol-nd: BLAS threads of the numeric Cholesky factor: with cnd_factor = own, of the top separators' dpotrf / dtrsm (0: run.blas_threads where set, else the rank's threads); with cnd_factor = cholmod, of all of it (0: run.blas_threads where set, else min(4, the size rule of the other solvers): CHOLMOD's many small supernodal dsyrk / dgemm / dpotrf calls lose with more, H200 N = 1M: 54.7 s at 16 threads, 6.9 s at 4, 8.6 s at 1); the block solves keep the size rule" },
+  { "lle", "cnd_factor", CFG_ENUM, "own", 0, 0, "own|cholmod",
+    "chol-nd: the numeric Cholesky factor on CHOLMOD's supernodal analysis: own (kernels/host/lle_chol.c: left-looking supernodal, tree-parallel: subtrees on the rank's threads with one BLAS thread each, the top separators split over the threads, their dpotrf / dtrsm on lle.cnd_blas_threads) or cholmod (CHOLMOD's own, sequential over the supernodes, its BLAS on lle.cnd_blas_threads)" },
+  { "lle", "cnd_check", CFG_BOOL, "false", 0, 0, NULL,
+    "chol-nd: after the factorisation, its backward error on one seeded probe z, ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z||, printed and recorded (cnd_factor_check; costs about two solves)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
     "bsvd: UMFPACK's fill-reducing ordering of B + B^T: amd (fast analysis) or metis (fewer flops, N = 1M: 28% fewer, 2.6x the analysis time); cholmod, best: UMFPACK's own choices (experiments)" },
   { "lle", "threads", CFG_INT, "0", 0, 8, NULL,
@@ -111,6 +115,8 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_solve_cols = (int)cfg_int(c, "lle.cnd_solve_cols");
   o->auto_cnd_n = cfg_int(c, "lle.auto_cnd_n");
   o->cnd_blas_threads = (int)cfg_int(c, "lle.cnd_blas_threads");
+  o->cnd_own = cfg_is(c, "lle.cnd_factor", "own");
+  o->cnd_check = cfg_bool(c, "lle.cnd_check");
   o->threads = (int)cfg_int(c, "lle.threads");
   o->tol = cfg_real(c, "lle.tol");
   o->maxit = (int)cfg_int(c, "lle.maxit");

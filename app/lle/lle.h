@@ -69,6 +69,11 @@ typedef struct {
   int blas_threads;   /* OpenBLAS threads set for the factorisation, -1 untouched */
   int factor_blas_threads;   /* chol-nd: OpenBLAS threads of the numeric factor */
   int order_threads;  /* chol-nd: threads of the nested-dissection order */
+  int cnd_own;        /* chol-nd: the own tree-parallel factor (below), else CHOLMOD's */
+  int cnd_nsub, cnd_ntop, cnd_threads;   /* its subtrees, top supernodes, threads */
+  double cnd_top_frac, t_sub, t_top;     /* its top's share of the flops, its two phases */
+  double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */
+  int factor_checked;    /* 1: factor_check was computed */
   double lnz, flops;  /* nonzeros of the Cholesky factor and factorisation flops */
   int ordering;       /* CHOLMOD ordering used (CHOLMOD_AMD = 2, METIS = 3, NESDIS = 4) */
   char method[64];    /* how the factorisation was done, for the report */
@@ -131,6 +136,8 @@ typedef struct {
   int cnd_solve_cols;          /* chol-nd: right-hand sides a solve call (0: all) */
   int64_t auto_cnd_n;          /* eigensolver = auto: chol-nd from this many points */
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
+  int cnd_own;                 /* chol-nd: lle.cnd_factor = own (else CHOLMOD's numeric factor) */
+  int cnd_check;               /* chol-nd: lle.cnd_check, the factor's backward error printed */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;

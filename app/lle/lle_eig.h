@@ -33,6 +33,7 @@ typedef struct {
   int nd_leaf;                 /* chol-nd: segments of at most this many points are not split */
   int solve_cols;              /* chol-nd: right-hand sides a solve call (0: the whole block) */
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
+  int cnd_own, cnd_check;      /* chol-nd: lle.cnd_factor = own, lle.cnd_check */
 } lle_eig_in;
 
 /* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC

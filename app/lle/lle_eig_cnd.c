@@ -148,37 +148,108 @@ static int cnd_permute(const lle_bmat *b, cnd_op *o) {
   return HY_OK;
 }
 
-/* The factorisation of A A^T + tau I (A = B^T: M + tau I) in the order P, tau from 1e-13
- * max diag M up tenfold while CHOLMOD finds a non-positive pivot.  Local. */
-static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_eig *e) {
+/* The matrix A A^T (A = B^T in the order: column c is row perm[c] of B) as CHOLMOD sees it. */
+static cholmod_sparse cnd_amat(const cnd_op *o) {
   cholmod_sparse a = {
-    .nrow = (size_t)b->n, .ncol = (size_t)b->n, .nzmax = (size_t)b->p[b->n], .p = o->ap, .i = o->ai,
+    .nrow = (size_t)o->n, .ncol = (size_t)o->n, .nzmax = (size_t)o->ap[o->n], .p = o->ap, .i = o->ai,
     .x = o->ax, .stype = 0, .itype = CHOLMOD_LONG, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
     .sorted = 1, .packed = 1,
   };
+  return a;
+}
+
+/* CHOLMOD's numeric factor of A A^T + tau I on its BLAS threads: HY_OK, HY_ENUMERIC for a
+ * non-positive pivot (no message), HY_ESYS.  Local. */
+static int cnd_numeric_cholmod(const lle_eig_in *in, cnd_op *o, double tau, lle_eig *e) {
+  (void)in;
+  cholmod_sparse a = cnd_amat(o);
+  double beta[2] = { tau, 0 };
+  if (!cholmod_l_factorize_p(&a, beta, NULL, 0, o->L, &o->cc) && o->cc.status < CHOLMOD_OK)
+    return hy_err(HY_ESYS, "CHOLMOD factorisation of P (M + tau I) P^T failed (status %d)", o->cc.status);
+  if (o->cc.status == CHOLMOD_NOT_POSDEF || o->L->minor < o->L->n) return HY_ENUMERIC;
+  e->t_sub = e->t_top = 0;
+  return HY_OK;
+}
+
+/* The factor's structure and the matrix as k_lle_chol_numeric takes them.  Local. */
+static void cnd_own_args(const lle_eig_in *in, const cnd_op *o, double tau, const lle_eig *e, k_lle_super *ls,
+                         k_lle_chol_in *ci) {
+  const cholmod_factor *L = o->L;
+  *ls = (k_lle_super){ .n = (int64_t)L->n, .nsuper = (int64_t)L->nsuper, .super = L->super, .pi = L->pi,
+                       .px = L->px, .s = L->s };
+  *ci = (k_lle_chol_in){ .ap = o->ap, .ai = o->ai, .ax = o->ax, .perm = L->Perm, .tau = tau,
+                         .threads = in->threads > 0 ? in->threads : 1, .top_blas = e->factor_blas_threads,
+                         .blas_after = e->blas_threads, .blas_set = lle_blas_set };
+}
+
+/* The own tree-parallel numeric factor (kernels/host/lle_chol.c) written into CHOLMOD's
+ * supernodal L, so cholmod_solve takes it as its own: HY_OK, or HY_ENUMERIC for a
+ * non-positive pivot (no message).  Local. */
+static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig *e) {
+  cholmod_factor *L = o->L;
+  if (L->xtype == CHOLMOD_PATTERN && !cholmod_l_change_factor(CHOLMOD_REAL, 1, 1, 1, 1, L, &o->cc))
+    return hy_err(HY_ESYS, "CHOLMOD could not allocate the factor's values (status %d)", o->cc.status);
+  if (!L->is_super || !L->x) return hy_err(HY_ESYS, "chol-nd: the factor is not supernodal (CHOLMOD's analysis)");
+  k_lle_super ls;
+  k_lle_chol_in ci;
+  k_lle_chol_stats st;
+  cnd_own_args(in, o, tau, e, &ls, &ci);
+  int rc = k_lle_chol_numeric(&ls, &ci, L->x, &st);
+  L->minor = (size_t)st.minor;
+  e->cnd_nsub = st.nsub; e->cnd_ntop = st.ntop; e->cnd_threads = st.threads;
+  e->cnd_top_frac = st.flops > 0 ? st.top_flops / st.flops : 0;
+  e->t_sub = st.t_sub; e->t_top = st.t_top;
+  return rc;
+}
+
+/* The numeric factor's variants (lle.cnd_factor). */
+typedef struct {
+  const char *name;
+  int (*numeric)(const lle_eig_in *in, cnd_op *o, double tau, lle_eig *e);
+  int (*blas)(const lle_eig_in *in, int64_t n);   /* its BLAS threads */
+} cnd_numeric_kind;
+
+/* BLAS threads of the own factor's top dpotrf / dtrsm: lle.cnd_blas_threads, else
+ * run.blas_threads, else the rank's threads.  Local. */
+static int cnd_own_blas(const lle_eig_in *in, int64_t n) {
+  (void)n;
+  if (in->cnd_blas_threads > 0) return in->cnd_blas_threads;
+  if (in->blas_threads > 0) return in->blas_threads;
+  return in->threads > 0 ? in->threads : 1;
+}
+
+static const cnd_numeric_kind cnd_kind_own = { .name = "own", .numeric = cnd_numeric_own, .blas = cnd_own_blas };
+static const cnd_numeric_kind cnd_kind_cholmod = { .name = "cholmod", .numeric = cnd_numeric_cholmod,
+                                                   .blas = cnd_factor_blas };
+
+/* The factorisation of A A^T + tau I (A = B^T: M + tau I) in the order P, tau from 1e-13
+ * max diag M up tenfold while the factor meets a non-positive pivot; with lle.cnd_check the
+ * probe's backward error.  Local. */
+static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_eig *e) {
+  const cnd_numeric_kind *kind = in->cnd_own ? &cnd_kind_own : &cnd_kind_cholmod;
   double dmax = cnd_dmax(b);
   double tau = 1e-13 * (dmax > 0 ? dmax : 1);
   double t0 = MPI_Wtime();
-  e->factor_blas_threads = cnd_factor_blas(in, b->n);
+  e->cnd_own = in->cnd_own;
+  e->factor_blas_threads = kind->blas(in, b->n);
   lle_blas_set(e->factor_blas_threads);
-  for (;;) {
-    double beta[2] = { tau, 0 };
-    if (!cholmod_l_factorize_p(&a, beta, NULL, 0, o->L, &o->cc) && o->cc.status < CHOLMOD_OK) {
-      lle_blas_set(e->blas_threads);
-      return hy_err(HY_ESYS, "CHOLMOD factorisation of P (M + tau I) P^T failed (status %d)", o->cc.status);
-    }
-    if (o->cc.status != CHOLMOD_NOT_POSDEF && o->L->minor >= o->L->n) break;
-    tau *= 10;
-    if (tau > 1e-6 * (dmax > 0 ? dmax : 1)) {
-      lle_blas_set(e->blas_threads);
-      return hy_err(HY_ENUMERIC, "M + tau I is not positive definite up to tau = %.3g (bad weights?)", tau / 10);
-    }
-  }
+  int rc;
+  while ((rc = kind->numeric(in, o, tau, e)) == HY_ENUMERIC && tau * 10 <= 1e-6 * (dmax > 0 ? dmax : 1)) tau *= 10;
   lle_blas_set(e->blas_threads);   /* the block solves: the size rule (N = 1M: 1.98 s at 16, 2.42 at 4) */
+  if (rc == HY_ENUMERIC)
+    return hy_err(HY_ENUMERIC, "M + tau I is not positive definite up to tau = %.3g (bad weights?)", tau);
+  if (rc != HY_OK) return rc;
   e->t_numeric = MPI_Wtime() - t0;
   e->shift = tau;
   e->lnz = o->cc.lnz;
   e->flops = o->cc.fl;
+  if (in->cnd_check) {
+    e->factor_checked = 1;
+    k_lle_super ls;
+    k_lle_chol_in ci;
+    cnd_own_args(in, o, tau, e, &ls, &ci);
+    e->factor_check = k_lle_chol_check(&ls, &ci, o->L->x);
+  }
   return HY_OK;
 }
 
@@ -212,7 +283,8 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
                            "CHOLMOD analysis of M in the nested-dissection order failed (status %d)", o->cc.status);
   e->t_analyze = MPI_Wtime() - t0;
   e->ordering = (int)o->L->ordering;
-  snprintf(e->method, sizeof e->method, "CHOLMOD supernodal Cholesky of P (M + tau I) P^T, geometric ND");
+  snprintf(e->method, sizeof e->method, "%s", in->cnd_own ? "CHOLMOD analysis, own tree-parallel Cholesky, geometric ND"
+                                                            : "CHOLMOD supernodal Cholesky of P (M + tau I) P^T, geometric ND");
   HY_CALL(cnd_numeric(in, b, o, e));
   o->rhs = cholmod_l_allocate_dense((size_t)b->n, (size_t)lle_bsub_width(in), (size_t)b->n, CHOLMOD_REAL, &o->cc);
   if (!o->rhs) return hy_err(HY_ESYS, "CHOLMOD could not allocate the %d-column block", lle_bsub_width(in));

@@ -67,6 +67,13 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
              "(%.3g Gflop/s), block solves %.3f s of the iterations; order threads %d, numeric factor BLAS threads %d\n",
              e->t_order, e->t_analyze - e->t_order, e->t_numeric, e->t_numeric > 0 ? e->flops / e->t_numeric * 1e-9 : 0.0,
              e->t_solve, e->order_threads, e->factor_blas_threads);
+  if (e->cnd_own)
+    hy_printf0(ctx, "lle: chol-nd factor: own tree-parallel supernodal: %d subtree(s) on %d thread(s) %.3f s, "
+               "%d top supernode(s) (%.1f%% of the flops) %.3f s\n", e->cnd_nsub, e->cnd_threads, e->t_sub,
+               e->cnd_ntop, 100 * e->cnd_top_frac, e->t_top);
+  if (e->factor_checked)
+    hy_printf0(ctx, "lle: chol-nd factor check: ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z|| = %.3e\n",
+               e->factor_check);
 }
 
 /* shift-invert's and dense's line: the shift and the factorisation.  Local (rank 0). */
@@ -121,6 +128,7 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   if (info->m.nnz) hy_metric_int(ctx, "nnz_M", info->m.nnz);
   hy_metric_num(ctx, "eigen_factor_seconds", e->t_factor);
   hy_metric_num(ctx, "eigen_iter_seconds", e->t_iter);
+  if (e->factor_checked) hy_metric_num(ctx, "cnd_factor_check", e->factor_check);
   double rerr = 0;   /* scikit-learn's reconstruction_error_: the sum of the d kept eigenvalues */
   for (int j = 1; j < o->nev; j++) rerr += e->val[j];
   hy_printf0(ctx, "lle: reconstruction error %.6e (sum of the %d kept eigenvalues, scikit-learn's reconstruction_error_)\n",

@@ -151,11 +151,16 @@ set_tests_properties(lle_chol_nd PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCES
 # lle.cnd_solve_cols = 2 / 3 (calls of c columns on threads) against the one-call solve
 add_test(NAME lle_chol_nd_cols COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_cols chol_nd_cols)
 set_tests_properties(lle_chol_nd_cols PROPERTIES LABELS "unit" TIMEOUT 300)
-# chol-nd's numeric factor never on the size rule's BLAS threads (8 at N = 40k, lle.threads = 8;
+# CHOLMOD's numeric factor never on the size rule's BLAS threads (8 at N = 40k, lle.threads = 8;
 # 16 at 1M on the H200, 6x slower than 4): at most 4 by default, lle.cnd_blas_threads exactly;
-# the order on the rank's threads (lle.threads)
+# the order on the rank's threads (lle.threads); the own factor: its subtrees on the rank's
+# threads, its top's dpotrf / dtrsm on as many BLAS threads
 hy_case(NAME lle_chol_nd_factor_blas RANKS 1
   EXPECT "BLAS threads 8\\)" "order threads 8, numeric factor BLAS threads 4\n" "PASSED: lle"
+  REJECT "own tree-parallel"
+  ARGS run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=8 lle.cnd_factor=cholmod)
+hy_case(NAME lle_chol_nd_factor_own_threads RANKS 1
+  EXPECT "order threads 8, numeric factor BLAS threads 8\n" "own tree-parallel supernodal: [0-9]+ subtree.s. on 8 thread.s." "PASSED: lle"
   ARGS run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=8)
 hy_case(NAME lle_chol_nd_factor_blas3 RANKS 1
   EXPECT "order threads 2, numeric factor BLAS threads 3\n" "PASSED: lle"
@@ -163,6 +168,15 @@ hy_case(NAME lle_chol_nd_factor_blas3 RANKS 1
 hy_case(NAME lle_bad_cnd_blas_threads RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_blas_threads' = '-1' is out of range; allowed: an integer in \\[0, 1024\\]"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_blas_threads=-1)
+# the own tree-parallel numeric factor (lle.cnd_factor = own) against CHOLMOD's: see lle_check.py chol_nd_factor
+add_test(NAME lle_chol_nd_factor COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_factor chol_nd_factor)
+set_tests_properties(lle_chol_nd_factor PROPERTIES LABELS "unit" TIMEOUT 300)
+hy_case(NAME lle_bad_cnd_factor RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_factor' = 'blas' is not allowed; allowed: one of own.cholmod"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_factor=blas)
+hy_case(NAME lle_bad_cnd_check RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_check' = 'maybe' is not a boolean; allowed: true or false"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_check=maybe)
 hy_case(NAME lle_bad_cnd_solve_cols RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_solve_cols' = '65' is out of range; allowed: an integer in \\[0, 64\\]"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_cols=65)

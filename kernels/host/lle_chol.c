@@ -1,0 +1,497 @@
+/* lle_chol.c - the numeric supernodal Cholesky factor of chol-nd (lle.cnd_factor = own):
+ * L L^T = P (A A^T + tau I) P^T on a supernodal symbolic factor in CHOLMOD's layout
+ * (k_lle_super), the values written where CHOLMOD's own factor writes them, so its solves
+ * and everything after work unchanged.
+ *
+ * Left-looking: supernode s assembles its columns of A A^T + tau I from A's CSC (M never
+ * formed: column j of A A^T is the sum over the columns c of A with A_jc != 0 of A_jc A(:, c),
+ * c ascending), subtracts the update L_d(rows >= s's first column, :) L_d(s's columns, :)^T of
+ * every descendant d with rows in its columns, d ascending (dgemm into a scratch block in row
+ * chunks, scattered by s's relative row map), then dpotrf and dtrsm.
+ *
+ * Scheduled over the supernodal elimination tree (postordered: a subtree is the contiguous
+ * index range first[r]..r, and every updater of s is in s's subtree): the tree is cut from
+ * the roots down, the heaviest subtree (flops) split while it is heavier than a thread's share
+ * of what is left below the cut; the subtrees below the cut run on the threads, one BLAS
+ * thread each, each subtree by one thread in ascending order (the heaviest first); then the
+ * supernodes above the cut ("top": the big separators, fewer independent tasks than threads)
+ * one after another in ascending order, each one's assembly split by columns and its updates
+ * split by rows over the threads (one BLAS thread each: the BLAS count is process-wide in
+ * OpenBLAS, so it is switched between these phases only, never while a thread calls BLAS),
+ * its dpotrf / dtrsm on top_blas BLAS threads.  Every entry gets the same operations in the
+ * same order whichever thread computes it; only the top's dpotrf / dtrsm use a threaded BLAS.
+ * No file-scope state, no MPI. */
+#include "k_lle.h"
+#include "hybrid.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const double *alpha,
+                   const double *a, const int *lda, const double *b, const int *ldb, const double *beta, double *c,
+                   const int *ldc, size_t, size_t);
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t);
+extern void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m, const int *n,
+                   const double *alpha, const double *a, const int *lda, double *b, const int *ldb, size_t, size_t,
+                   size_t, size_t);
+
+enum { CH_RCH = 64, CH_MAXT = 64 };   /* rows of an update block; threads at most */
+
+/* The factorisation's shared state: the structure, the matrix, the schedule. */
+typedef struct {
+  const k_lle_super *L;
+  const k_lle_chol_in *in;
+  double *lx;
+  int32_t *smap;          /* n: the supernode of each column */
+  int32_t *parent, *first;   /* ns: the supernodal tree, a subtree's first supernode */
+  double *wsub;           /* ns: flops of the subtree */
+  int64_t *uptr;          /* ns + 1: the updaters of s are ud/up1/up2[uptr[s] .. uptr[s + 1]) */
+  int32_t *ud, *up1, *up2;   /* updater d and its rows' positions [p1, p2) in s's columns */
+  int64_t *atp;           /* A^T (A by rows): row j is atc/atx[atp[j] .. atp[j + 1]) */
+  int32_t *atc;
+  double *atx;
+  int32_t *ilp;           /* n: A's index -> L's column (perm's inverse) */
+  int32_t *sub;           /* the subtrees' roots below the cut, heaviest first */
+  int32_t *top;           /* the supernodes above the cut, ascending */
+  int nsub, ntop, nt;
+  int64_t maxcols;        /* the widest supernode */
+  atomic_int next;        /* the next subtree to take */
+  atomic_int fail;        /* 0, or 1 + the first failing column (a non-positive pivot) */
+  /* the top phase: the supernode in work and the threads' meeting point */
+  pthread_barrier_t bar;
+  int cur, quit;
+  int32_t *map0;          /* the top phase's row map */
+} ch_fact;
+
+/* One thread's scratch: its row map and update block. */
+typedef struct {
+  ch_fact *f;
+  int tid;
+  int32_t *map;           /* n: L row -> local row of the supernode in work */
+  double *c;              /* CH_RCH x maxcols */
+} ch_thr;
+
+/* Wall seconds (CLOCK_MONOTONIC).  Local. */
+static double ch_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The updaters of every supernode (d ascending), the tree, the subtrees' flops.  Local. */
+static int ch_structure(ch_fact *f) {
+  const k_lle_super *L = f->L;
+  int64_t ns = L->nsuper;
+  HY_MALLOC(f->smap, L->n);
+  HY_MALLOC(f->parent, ns); HY_MALLOC(f->first, ns); HY_CALLOC(f->wsub, ns); HY_CALLOC(f->uptr, ns + 1);
+  for (int64_t s = 0; s < ns; s++)
+    for (int64_t j = L->super[s]; j < L->super[s + 1]; j++) f->smap[j] = (int32_t)s;
+  for (int pass = 0; pass < 2; pass++) {   /* count, then fill (d ascending within each list) */
+    int64_t *fill = NULL;
+    if (pass) {
+      for (int64_t s = 0; s < ns; s++) f->uptr[s + 1] += f->uptr[s];
+      HY_MALLOC(fill, ns + 1);
+      memcpy(fill, f->uptr, (size_t)(ns + 1) * sizeof *fill);
+      HY_MALLOC(f->ud, f->uptr[ns]); HY_MALLOC(f->up1, f->uptr[ns]); HY_MALLOC(f->up2, f->uptr[ns]);
+    }
+    for (int64_t d = 0; d < ns; d++) {
+      const int64_t *rows = L->s + L->pi[d];
+      int64_t nr = L->pi[d + 1] - L->pi[d], nc = L->super[d + 1] - L->super[d];
+      for (int64_t p = nc; p < nr;) {
+        int32_t t = f->smap[rows[p]];
+        int64_t q = p;
+        while (q < nr && rows[q] < L->super[t + 1]) q++;
+        if (!pass) f->uptr[t + 1]++;
+        else {
+          int64_t at = fill[t]++;
+          f->ud[at] = (int32_t)d; f->up1[at] = (int32_t)p; f->up2[at] = (int32_t)q;
+          f->wsub[t] += 2.0 * (double)(nr - p) * (double)(q - p) * (double)nc;
+        }
+        p = q;
+      }
+    }
+    free(fill);
+  }
+  f->maxcols = 1;
+  for (int64_t s = 0; s < ns; s++) {
+    int64_t nr = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+    f->parent[s] = nr > nc ? f->smap[L->s[L->pi[s] + nc]] : -1;
+    f->first[s] = (int32_t)s;
+    if (nc > f->maxcols) f->maxcols = nc;
+    f->wsub[s] += (double)nc * nc * nc / 3.0 + (double)nc * nc * (double)(nr - nc);
+  }
+  int ok = 1;
+  for (int64_t s = 0; s < ns && ok; s++) {   /* postordered: parents later, subtrees contiguous */
+    int32_t p = f->parent[s];
+    if (p >= 0 && p <= s) ok = 0;
+    else if (p >= 0) {
+      f->wsub[p] += f->wsub[s];
+      if (f->first[s] < f->first[p]) f->first[p] = f->first[s];
+    }
+  }
+  if (!ok) return hy_err(HY_ENUMERIC, "supernodal tree not postordered (a parent before its child)");
+  int32_t *cnt = NULL;   /* a subtree is contiguous where its count is its range's length */
+  HY_MALLOC(cnt, ns);
+  for (int64_t s = 0; s < ns; s++) cnt[s] = 1;
+  for (int64_t s = 0; s < ns; s++) if (f->parent[s] >= 0) cnt[f->parent[s]] += cnt[s];
+  for (int64_t s = 0; s < ns && ok; s++) ok = cnt[s] == s - f->first[s] + 1;
+  free(cnt);
+  if (!ok) return hy_err(HY_ENUMERIC, "supernodal tree not postordered (a subtree not contiguous)");
+  return HY_OK;
+}
+
+/* A by rows (A^T's CSC: columns c ascending within a row) and perm's inverse.  Local. */
+static void ch_transpose(ch_fact *f) {
+  const k_lle_chol_in *in = f->in;
+  int64_t n = f->L->n, nnz = in->ap[n];
+  HY_CALLOC(f->atp, n + 1);
+  HY_MALLOC(f->atc, nnz); HY_MALLOC(f->atx, nnz); HY_MALLOC(f->ilp, n);
+  for (int64_t e = 0; e < nnz; e++) f->atp[in->ai[e] + 1]++;
+  for (int64_t j = 0; j < n; j++) f->atp[j + 1] += f->atp[j];
+  int64_t *fill = NULL;
+  HY_MALLOC(fill, n);
+  memcpy(fill, f->atp, (size_t)n * sizeof *fill);
+  for (int64_t c = 0; c < n; c++)
+    for (int64_t e = in->ap[c]; e < in->ap[c + 1]; e++) {
+      int64_t at = fill[in->ai[e]]++;
+      f->atc[at] = (int32_t)c; f->atx[at] = in->ax[e];
+    }
+  free(fill);
+  for (int64_t t = 0; t < n; t++) f->ilp[in->perm[t]] = (int32_t)t;
+}
+
+/* The cut: from the roots down, the heaviest subtree below it split (moved above, its
+ * children below) while it is heavier than a thread's share of what is below and has
+ * children; one thread: no cut.  Subtrees heaviest first; the top ascending.  Local. */
+static void ch_schedule(ch_fact *f) {
+  int64_t ns = f->L->nsuper;
+  char *above = NULL;
+  int32_t *fr = NULL;
+  HY_CALLOC(above, ns);
+  HY_MALLOC(fr, ns);
+  HY_MALLOC(f->top, ns);
+  int nf = 0;
+  double below = 0;
+  for (int64_t s = 0; s < ns; s++) if (f->parent[s] < 0) { fr[nf++] = (int32_t)s; below += f->wsub[s]; }
+  int32_t *kids = NULL;   /* children lists, for the splits */
+  int64_t *kp = NULL;
+  HY_CALLOC(kp, ns + 1);
+  for (int64_t s = 0; s < ns; s++) if (f->parent[s] >= 0) kp[f->parent[s] + 1]++;
+  for (int64_t s = 0; s < ns; s++) kp[s + 1] += kp[s];
+  HY_MALLOC(kids, kp[ns] + 1);
+  int64_t *fill = NULL;
+  HY_MALLOC(fill, ns);
+  memcpy(fill, kp, (size_t)ns * sizeof *fill);
+  for (int64_t s = 0; s < ns; s++) if (f->parent[s] >= 0) kids[fill[f->parent[s]]++] = (int32_t)s;
+  free(fill);
+  while (f->nt > 1 && nf > 0) {
+    int h = 0;
+    for (int i = 1; i < nf; i++) if (f->wsub[fr[i]] > f->wsub[fr[h]]) h = i;
+    int32_t s = fr[h];
+    if (f->wsub[s] <= below / f->nt || kp[s + 1] == kp[s]) break;
+    above[s] = 1;
+    double own = f->wsub[s];
+    fr[h] = fr[--nf];
+    for (int64_t q = kp[s]; q < kp[s + 1]; q++) { fr[nf++] = kids[q]; own -= f->wsub[kids[q]]; }
+    below -= own;
+  }
+  for (int i = 1; i < nf; i++)   /* heaviest first (insertion sort; ties by index) */
+    for (int j = i; j > 0 && (f->wsub[fr[j]] > f->wsub[fr[j - 1]] ||
+                              (f->wsub[fr[j]] == f->wsub[fr[j - 1]] && fr[j] < fr[j - 1])); j--) {
+      int32_t t = fr[j]; fr[j] = fr[j - 1]; fr[j - 1] = t;
+    }
+  f->sub = fr;
+  f->nsub = nf;
+  f->ntop = 0;
+  for (int64_t s = 0; s < ns; s++) if (above[s]) f->top[f->ntop++] = (int32_t)s;
+  free(above); free(kids); free(kp);
+}
+
+/* Supernode s's columns [c0, c1) of P (A A^T + tau I) P^T into its block (zeroed by the
+ * caller), lower part only; map: L row -> s's local row.  Local. */
+static void ch_assemble(const ch_fact *f, int64_t s, const int32_t *map, int64_t c0, int64_t c1) {
+  const k_lle_super *L = f->L;
+  const k_lle_chol_in *in = f->in;
+  int64_t fc = L->super[s], lda = L->pi[s + 1] - L->pi[s];
+  double *blk = f->lx + L->px[s];
+  for (int64_t col = c0; col < c1; col++) {
+    int64_t t = fc + col, j = in->perm[t];
+    double *bc = blk + col * lda;
+    for (int64_t q = f->atp[j]; q < f->atp[j + 1]; q++) {
+      int64_t c = f->atc[q];
+      double a = f->atx[q];
+      for (int64_t e = in->ap[c]; e < in->ap[c + 1]; e++) {
+        int64_t ti = f->ilp[in->ai[e]];
+        if (ti >= t) bc[map[ti]] += a * in->ax[e];
+      }
+    }
+    bc[col] += in->tau;
+  }
+}
+
+/* First position q in [lo, hi) of d's rows whose local row in s is >= r (map monotonic).  Local. */
+static int64_t ch_row_search(const int64_t *rows, const int32_t *map, int64_t lo, int64_t hi, int64_t r) {
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (map[rows[mid]] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* s -= L_d(rows, :) L_d([p1, p2), :)^T for d's rows (positions >= p1) whose local rows in s
+ * are in [r0, r1) (multiples of CH_RCH, or the block's end), the lower part: one dgemm into
+ * c (CH_RCH x maxcols) per CH_RCH-row block of s's rows, so the calls (and so the bits) are
+ * the same however the rows are split over threads.  Local. */
+static void ch_update(const ch_fact *f, int64_t s, int64_t d, int64_t p1, int64_t p2, int64_t r0, int64_t r1,
+                      const int32_t *map, double *c) {
+  const k_lle_super *L = f->L;
+  int64_t fc = L->super[s], lda = L->pi[s + 1] - L->pi[s], nr = L->pi[d + 1] - L->pi[d];
+  int ldd = (int)nr, kd = (int)(L->super[d + 1] - L->super[d]);
+  const int64_t *rows = L->s + L->pi[d];
+  const double *ld = f->lx + L->px[d];
+  double *blk = f->lx + L->px[s];
+  const double one = 1, zero = 0;
+  int64_t a = r0 > 0 ? ch_row_search(rows, map, p1, nr, r0) : p1;
+  int64_t qend = r1 < lda ? ch_row_search(rows, map, a, nr, r1) : nr;
+  while (a < qend) {
+    int64_t b = ch_row_search(rows, map, a, qend, (map[rows[a]] / CH_RCH + 1) * CH_RCH);
+    int64_t pc = p2 < b ? p2 : b;
+    int m = (int)(b - a), nc = (int)(pc - p1);
+    dgemm_("N", "T", &m, &nc, &kd, &one, ld + a, &ldd, ld + p1, &ldd, &zero, c, &m, 1, 1);
+    for (int jj = 0; jj < nc; jj++) {
+      int64_t col = rows[p1 + jj] - fc;
+      double *bc = blk + col * lda;
+      const double *cc = c + (size_t)jj * m;
+      for (int ii = 0; ii < m; ii++) {
+        int64_t r = map[rows[a + ii]];
+        if (r >= col) bc[r] -= cc[ii];
+      }
+    }
+    a = b;
+  }
+}
+
+/* dpotrf of s's diagonal block and dtrsm of the rows below; a non-positive pivot recorded
+ * in f->fail (1 + the column).  Local. */
+static void ch_factor_diag(ch_fact *f, int64_t s) {
+  const k_lle_super *L = f->L;
+  int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]), info = 0;
+  double *blk = f->lx + L->px[s];
+  dpotrf_("L", &nc, blk, &lda, &info, 1);
+  if (info != 0) {
+    int want = 0, col = (int)(L->super[s] + (info > 0 ? info - 1 : 0)) + 1;
+    atomic_compare_exchange_strong(&f->fail, &want, col);
+    return;
+  }
+  int m = lda - nc;
+  const double one = 1;
+  if (m > 0) dtrsm_("R", "L", "T", "N", &m, &nc, &one, blk, &lda, blk + nc, &lda, 1, 1, 1, 1);
+}
+
+/* s's row map: L row -> local row.  Local. */
+static void ch_map(const ch_fact *f, int64_t s, int32_t *map) {
+  const k_lle_super *L = f->L;
+  for (int64_t r = L->pi[s]; r < L->pi[s + 1]; r++) map[L->s[r]] = (int32_t)(r - L->pi[s]);
+}
+
+/* Supernode s by one thread: assemble, every update, factor.  Local. */
+static void ch_node(ch_fact *f, int64_t s, ch_thr *t) {
+  const k_lle_super *L = f->L;
+  int64_t lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+  memset(f->lx + L->px[s], 0, (size_t)(lda * nc) * sizeof(double));
+  ch_map(f, s, t->map);
+  ch_assemble(f, s, t->map, 0, nc);
+  for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++) {
+    int64_t d = f->ud[u];
+    ch_update(f, s, d, f->up1[u], f->up2[u], 0, lda, t->map, t->c);
+  }
+  ch_factor_diag(f, s);
+}
+
+/* The subtree phase's worker: subtrees from the shared counter, each in ascending order.  Local. */
+static void *ch_sub_run(void *arg) {
+  ch_thr *t = arg;
+  ch_fact *f = t->f;
+  for (;;) {
+    int i = atomic_fetch_add(&f->next, 1);
+    if (i >= f->nsub || atomic_load(&f->fail)) break;
+    int32_t r = f->sub[i];
+    for (int64_t s = f->first[r]; s <= r && !atomic_load(&f->fail); s++) ch_node(f, s, t);
+  }
+  return NULL;
+}
+
+/* Thread t's share of a top supernode: its columns' assembly, a barrier, its rows' updates
+ * (rows split by the lower part's entries).  Local. */
+static void ch_top_part(ch_fact *f, ch_thr *t) {
+  const k_lle_super *L = f->L;
+  int64_t s = f->cur, nt = f->nt, lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+  ch_assemble(f, s, f->map0, nc * t->tid / nt, nc * (t->tid + 1) / nt);
+  pthread_barrier_wait(&f->bar);
+  double tot = (double)nc * (nc + 1) / 2 + (double)nc * (double)(lda - nc);
+  double w0 = tot * t->tid / nt, w1 = tot * (t->tid + 1) / nt;
+  /* rows r < nc weigh r + 1, rows below nc weigh nc; the first row whose cumulative weight
+   * passes w, rounded up to a multiple of CH_RCH (ch_update's blocks) */
+  int64_t rr[2];
+  for (int k = 0; k < 2; k++) {
+    double w = k ? w1 : w0, tri = (double)nc * (nc + 1) / 2;
+    int64_t r = w >= tri ? nc + (int64_t)ceil((w - tri) / (double)nc) : (int64_t)ceil((sqrt(1 + 8 * w) - 1) / 2);
+    r = (r + CH_RCH - 1) / CH_RCH * CH_RCH;
+    rr[k] = r > lda ? lda : r;
+  }
+  if (t->tid == 0) rr[0] = 0;
+  if (t->tid == nt - 1) rr[1] = lda;
+  for (int64_t u = f->uptr[s]; u < f->uptr[s + 1] && rr[0] < rr[1]; u++)
+    ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], rr[0], rr[1], f->map0, t->c);
+}
+
+/* The top phase's helper threads: wait for a supernode, do their share, until quit.  Local. */
+static void *ch_top_run(void *arg) {
+  ch_thr *t = arg;
+  ch_fact *f = t->f;
+  for (;;) {
+    pthread_barrier_wait(&f->bar);
+    if (f->quit) break;
+    ch_top_part(f, t);
+    pthread_barrier_wait(&f->bar);
+  }
+  return NULL;
+}
+
+/* The supernodes above the cut, ascending: assembly and updates on the threads (one BLAS
+ * thread), dpotrf / dtrsm on top_blas BLAS threads.  Local. */
+static void ch_top_phase(ch_fact *f, ch_thr *thr) {
+  const k_lle_super *L = f->L;
+  const k_lle_chol_in *in = f->in;
+  pthread_t th[CH_MAXT];
+  pthread_barrier_init(&f->bar, NULL, (unsigned)f->nt);
+  for (int t = 1; t < f->nt; t++)
+    if (pthread_create(&th[t], NULL, ch_top_run, &thr[t]) != 0) hy_fatal(HY_ESYS, "could not start a factor thread");
+  f->map0 = thr[0].map;
+  for (int i = 0; i < f->ntop && !atomic_load(&f->fail); i++) {
+    int64_t s = f->top[i], lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+    memset(f->lx + L->px[s], 0, (size_t)(lda * nc) * sizeof(double));
+    ch_map(f, s, f->map0);
+    f->cur = (int)s;
+    pthread_barrier_wait(&f->bar);
+    ch_top_part(f, &thr[0]);
+    pthread_barrier_wait(&f->bar);
+    if (in->blas_set && in->top_blas > 1) in->blas_set(in->top_blas);
+    ch_factor_diag(f, s);
+    if (in->blas_set && in->top_blas > 1) in->blas_set(1);
+  }
+  f->quit = 1;
+  pthread_barrier_wait(&f->bar);
+  for (int t = 1; t < f->nt; t++) pthread_join(th[t], NULL);
+  pthread_barrier_destroy(&f->bar);
+}
+
+/* Free the factorisation's work arrays.  Local. */
+static void ch_free(ch_fact *f, ch_thr *thr, int nt) {
+  for (int t = 0; t < nt; t++) { free(thr[t].map); free(thr[t].c); }
+  free(f->smap); free(f->parent); free(f->first); free(f->wsub); free(f->uptr);
+  free(f->ud); free(f->up1); free(f->up2); free(f->atp); free(f->atc); free(f->atx); free(f->ilp);
+  free(f->sub); free(f->top);
+}
+
+/* The numeric factor (see the file comment): lx (L's xsize values) overwritten; HY_ENUMERIC
+ * with st->minor the first column with a non-positive pivot.  Local. */
+int k_lle_chol_numeric(const k_lle_super *L, const k_lle_chol_in *in, double *lx, k_lle_chol_stats *st) {
+  ch_fact f;
+  ch_thr thr[CH_MAXT];
+  memset(&f, 0, sizeof f);
+  memset(thr, 0, sizeof thr);
+  memset(st, 0, sizeof *st);
+  f.L = L; f.in = in; f.lx = lx;
+  f.nt = in->threads < 1 ? 1 : in->threads > CH_MAXT ? CH_MAXT : in->threads;
+  int rc = ch_structure(&f);
+  if (rc != HY_OK) { ch_free(&f, thr, 0); return rc; }
+  ch_transpose(&f);
+  ch_schedule(&f);
+  for (int t = 0; t < f.nt; t++) {
+    thr[t].f = &f; thr[t].tid = t;
+    HY_MALLOC(thr[t].map, L->n);
+    HY_MALLOC(thr[t].c, (size_t)CH_RCH * f.maxcols);
+  }
+  double all = 0;
+  for (int i = 0; i < f.ntop; i++) {
+    int32_t s = f.top[i];
+    double own = f.wsub[s];
+    for (int32_t c = f.first[s]; c < s; c++) if (f.parent[c] == s) own -= f.wsub[c];
+    st->top_flops += own;
+  }
+  for (int64_t s = 0; s < L->nsuper; s++) if (f.parent[s] < 0) all += f.wsub[s];
+  st->flops = all;
+  st->nsub = f.nsub; st->ntop = f.ntop; st->threads = f.nt;
+  double t0 = ch_now();
+  if (in->blas_set) in->blas_set(1);   /* the same BLAS calls at any thread count */
+  atomic_store(&f.next, 0);
+  pthread_t th[CH_MAXT];
+  int started[CH_MAXT] = { 0 };
+  for (int t = 1; t < f.nt && t < f.nsub; t++) started[t] = pthread_create(&th[t], NULL, ch_sub_run, &thr[t]) == 0;
+  ch_sub_run(&thr[0]);
+  for (int t = 1; t < f.nt; t++) if (started[t]) pthread_join(th[t], NULL);
+  st->t_sub = ch_now() - t0;
+  t0 = ch_now();
+  if (f.ntop) ch_top_phase(&f, thr);
+  st->t_top = ch_now() - t0;
+  if (in->blas_set) in->blas_set(in->blas_after);
+  int fail = atomic_load(&f.fail);
+  ch_free(&f, thr, f.nt);
+  if (fail) {
+    st->minor = fail - 1;
+    return HY_ENUMERIC;   /* the caller raises the shift: no message recorded */
+  }
+  st->minor = L->n;
+  return HY_OK;
+}
+
+/* ||P (A A^T + tau I) P^T z - L L^T z|| / ||P (A A^T + tau I) P^T z|| for a seeded z in
+ * [-1, 1): the factor's backward error on one probe.  Local. */
+double k_lle_chol_check(const k_lle_super *L, const k_lle_chol_in *in, const double *lx) {
+  int64_t n = L->n;
+  double *z = NULL, *u = NULL, *v = NULL, *w = NULL, *y = NULL;
+  HY_MALLOC(z, n); HY_CALLOC(u, n); HY_CALLOC(v, n); HY_CALLOC(w, n); HY_CALLOC(y, n);
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int64_t t = 0; t < n; t++) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    z[t] = (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  }
+  double *zn = w;   /* z in A's numbering, then A^T zn in u, A u in v */
+  for (int64_t t = 0; t < n; t++) zn[in->perm[t]] = z[t];
+  for (int64_t c = 0; c < n; c++)
+    for (int64_t e = in->ap[c]; e < in->ap[c + 1]; e++) u[c] += in->ax[e] * zn[in->ai[e]];
+  for (int64_t c = 0; c < n; c++)
+    for (int64_t e = in->ap[c]; e < in->ap[c + 1]; e++) v[in->ai[e]] += in->ax[e] * u[c];
+  memset(w, 0, (size_t)n * sizeof *w);
+  for (int64_t s = 0; s < L->nsuper; s++) {   /* w = L^T z */
+    int64_t lda = L->pi[s + 1] - L->pi[s], f0 = L->super[s], nc = L->super[s + 1] - f0;
+    const double *blk = lx + L->px[s];
+    const int64_t *rows = L->s + L->pi[s];
+    for (int64_t j = 0; j < nc; j++) {
+      double a = 0;
+      for (int64_t r = j; r < lda; r++) a += blk[r + j * lda] * z[rows[r]];
+      w[f0 + j] = a;
+    }
+  }
+  for (int64_t s = 0; s < L->nsuper; s++) {   /* y = L w */
+    int64_t lda = L->pi[s + 1] - L->pi[s], f0 = L->super[s], nc = L->super[s + 1] - f0;
+    const double *blk = lx + L->px[s];
+    const int64_t *rows = L->s + L->pi[s];
+    for (int64_t j = 0; j < nc; j++)
+      for (int64_t r = j; r < lda; r++) y[rows[r]] += blk[r + j * lda] * w[f0 + j];
+  }
+  double num = 0, den = 0;
+  for (int64_t t = 0; t < n; t++) {
+    double a = v[in->perm[t]] + in->tau * z[t];
+    num += (a - y[t]) * (a - y[t]);
+    den += a * a;
+  }
+  free(z); free(u); free(v); free(w); free(y);
+  return den > 0 ? sqrt(num / den) : sqrt(num);
+}
