@@ -86,6 +86,8 @@ typedef struct {
   double part[GAUSS_TR_PARTS];  /* the main stream's seconds by part (they sum to factor) */
   double panels;            /* seconds of the panels factored on the side stream (after the first) */
   double fl_la, fl_gemm;    /* flops of the lookahead GEMMs / of the rest of the trailing GEMMs */
+  double host;              /* the host's seconds queueing the work (first mark to the last) */
+  double host_gemm, host_panel;  /* of them in the GEMM calls, in the panels' (+ the first step's) */
   int nq;                   /* quarters of the steps (fewer steps: fewer) */
   int64_t q0[GAUSS_TR_QUARTERS + 1];  /* first step of each quarter, then the step count */
   double qbusy[GAUSS_TR_QUARTERS], qwait[GAUSS_TR_QUARTERS], qpanel[GAUSS_TR_QUARTERS];

@@ -79,6 +79,8 @@ typedef struct {
   int la;                     /* gauss.lookahead: the next panel's columns updated first */
   void *tr;                   /* gauss.trace: the factorization's time marks (NULL: none) */
   double fl[2];               /* flops of the lookahead GEMMs, of the rest of the trailing GEMMs */
+  double hprev, host[16];     /* gauss.trace: the host's clock at the last mark; its time queueing
+                               * the work before each kind of mark (BLK_TR_*; [BLK_TR]: mark 1) */
 } blk_ws;
 
 /* gauss.trace's marks: 0 the factorization's start, 1 its end, then BLK_TR of each step k from
@@ -93,6 +95,9 @@ enum { BLK_TR_START, BLK_TR_LA_SWAP, BLK_TR_LA_TRSM, BLK_TR_LA_LOW, BLK_TR_LA_GE
 static void blk_tr(blk_ws *w, int64_t k, int what) {
   if (!w->tr) return;
   HY_LOCAL(w->g->ko->trace_mark(w->g->be, w->tr, k < 0 ? what : 2 + (int)k * BLK_TR + what));
+  double now = hy_wtime();
+  if (k >= 0 || what == 1) w->host[k < 0 ? BLK_TR : what] += now - w->hprev;
+  w->hprev = now;
 }
 
 /* Where a one-process-row factorization keeps its pivots: the panel (factor, pivots, the L
@@ -729,6 +734,9 @@ static void blk_trace_sum(blk_ws *w, int64_t nblk) {
   tr->factor = t[1];
   tr->fl_la = w->fl[0];
   tr->fl_gemm = w->fl[1];
+  for (int i = 0; i <= BLK_TR; i++) tr->host += w->host[i];
+  tr->host_gemm = w->host[BLK_TR_LA_GEMM] + w->host[BLK_TR_GEMM];
+  tr->host_panel = w->host[BLK_TR_SIDE1] + w->host[BLK_TR_START];
   tr->nq = nblk < GAUSS_TR_QUARTERS ? (int)nblk : GAUSS_TR_QUARTERS;
   for (int q = 0; q <= tr->nq; q++) tr->q0[q] = nblk * q / tr->nq;
   tr->part[GAUSS_TR_FIRST] = t[2 + BLK_TR_START];

@@ -109,6 +109,11 @@ static void gauss_report_trace(const gauss_t *g) {
                     tr->qpanel[q] * 1e3);
   hy_printf0(ctx, "trace by quarter of the steps (main stream busy, waiting for the next panel; "
              "side stream panels):%s\n", buf);
+  hy_printf0(ctx, "trace, host (rank 0): %.3f ms queueing the factorization's work (of them %.3f "
+             "ms in the GEMM calls, %.3f ms in the panels'): %s\n", tr->host * 1e3,
+             tr->host_gemm * 1e3, tr->host_panel * 1e3,
+             tr->host > 0.9 * tr->factor ? "the host, not the device, may set the pace"
+                                         : "ahead of the device");
 }
 
 /* HPL's result table, the rate per device, the refinement summary and the residual lines.

@@ -355,6 +355,82 @@ __global__ void laswp_dev_k(T *a, int64_t lda, int64_t ncols, int i0, int i1, co
   }
 }
 
+/* The most pivots of one base block that swap_blk_k swaps (getrf_rec: more go to laswp_dev_k). */
+#define C_SWB_MAX 64
+#define C_SWB_THREADS 256
+
+/* getrf_rec: a base block's swaps (rows i0 + i <-> piv[i0 + i] for i < d, in order; a pivot
+ * outside [i0 + i, m) swaps nothing) on the panel's columns left of it, [0, c0), and right of
+ * it, [r0, r0 + nr), in one launch and one pass per column: every thread block builds in shared
+ * memory the permutation of the at most 2 d rows involved (swap_plan_k's slots: the d top rows,
+ * then each pivot row below them at its first occurrence), then its threads read every moved
+ * row of the block's ct columns (one slot and column each) and, after a barrier, write it to
+ * its place.  laswp_dev_k instead runs the d swaps in order, one thread per column: d dependent
+ * round trips to memory.  Device. */
+template <typename T>
+__global__ void __launch_bounds__(C_SWB_THREADS) swap_blk_k(T *a, int64_t lda, int64_t c0, int64_t r0,
+                                                            int64_t nr, int i0, int d, const int *piv,
+                                                            int64_t m, int ct) {
+  __shared__ int sp[C_SWB_MAX], code[C_SWB_MAX], content[2 * C_SWB_MAX];
+  __shared__ int srow[2 * C_SWB_MAX], ssrc[2 * C_SWB_MAX];
+  int cap = 2 * d;
+  for (int i = threadIdx.x; i < d; i += blockDim.x) {
+    int p = piv[i0 + i];
+    sp[i] = p < i0 + i || p >= m ? i0 + i : p;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < d; i += blockDim.x) {
+    int p = sp[i], c = p - i0;
+    if (p >= i0 + d) {
+      int j = 0;
+      while (sp[j] != p) j++;
+      c = d + j;
+    }
+    code[i] = c;
+  }
+  for (int v = threadIdx.x; v < cap; v += blockDim.x) content[v] = v;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int i = 0; i < d; i++) {
+      int c = code[i], t = content[i];
+      content[i] = content[c];
+      content[c] = t;
+    }
+  __syncthreads();
+  for (int v = threadIdx.x; v < cap; v += blockDim.x) {
+    int j = v - d;
+    int used = v < d || (sp[j] >= i0 + d && code[j] == v);
+    int c = content[v];
+    srow[v] = used ? (v < d ? i0 + v : sp[j]) : -1;
+    ssrc[v] = used ? (c < d ? i0 + c : sp[c - d]) : 0;
+  }
+  __syncthreads();
+  int t = threadIdx.x, v = t % cap;
+  int64_t cc = (int64_t)blockIdx.x * ct + t / cap;
+  int64_t col = cc < c0 ? cc : r0 + (cc - c0);
+  bool act = t < cap * ct && cc < c0 + nr && srow[v] >= 0 && srow[v] != ssrc[v];
+  T x = (T)0;
+  if (act) x = a[ssrc[v] + col * lda];
+  __syncthreads();
+  if (act) a[srow[v] + col * lda] = x;
+}
+
+/* getrf_rec: the base block's swaps of rows c0 .. c0 + d (pivots rp, from the panel's top) on
+ * the panel's columns [0, c0) and [r0, r0 + nr): one swap_blk_k launch, or laswp_dev_k on each
+ * side for more than C_SWB_MAX pivots.  Local. */
+template <typename T>
+static void swap_blk(cudaStream_t st, T *a, int64_t lda, int64_t M, int64_t c0, int d, int64_t r0,
+                     int64_t nr, const int *rp) {
+  if (d <= 0 || c0 + nr <= 0) return;
+  if (d <= C_SWB_MAX) {
+    int ct = C_SWB_THREADS / (2 * d);
+    swap_blk_k<T><<<nblocks(c0 + nr, ct), C_SWB_THREADS, 0, st>>>(a, lda, c0, r0, nr, (int)c0, d, rp, M, ct);
+    return;
+  }
+  if (c0 > 0) laswp_dev_k<T><<<nblocks(c0, 128), 128, 0, st>>>(a, lda, c0, (int)c0, (int)c0 + d, rp);
+  if (nr > 0) laswp_dev_k<T><<<nblocks(nr, 128), 128, 0, st>>>(a + r0 * lda, lda, nr, (int)c0, (int)c0 + d, rp);
+}
+
 static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void *l, int64_t ldl,
                         void *b, int64_t ldb);
 static int c_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, const void *a,
@@ -386,17 +462,10 @@ static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
       else HY_CUSOLVER(cusolverDnDgetrf(cs, im, in, (double *)blk, il, (double *)gw(be)->work, gw(be)->ipiv, gw(be)->info));
       piv_merge_k<<<nblocks(d, 128), 128, 0, stream>>>(rp + c0, gw(be)->ipiv, d, (int)c0);
     }
-    /* the block's swaps on the panel's columns left of it and right of it */
-    if (c0 > 0) {
-      if (sp) laswp_dev_k<float><<<nblocks(c0, 128), 128, 0, stream>>>((float *)a, lda, c0, (int)c0, (int)c0 + d, rp);
-      else laswp_dev_k<double><<<nblocks(c0, 128), 128, 0, stream>>>((double *)a, lda, c0, (int)c0, (int)c0 + d, rp);
-    }
-    int64_t r0 = c0 + n, nr = N - r0;
-    if (nr > 0) {
-      char *ar = (char *)a + (size_t)(r0 * lda) * e;
-      if (sp) laswp_dev_k<float><<<nblocks(nr, 128), 128, 0, stream>>>((float *)ar, lda, nr, (int)c0, (int)c0 + d, rp);
-      else laswp_dev_k<double><<<nblocks(nr, 128), 128, 0, stream>>>((double *)ar, lda, nr, (int)c0, (int)c0 + d, rp);
-    }
+    /* the block's swaps on the panel's columns left of it and right of it, one launch */
+    int64_t r0 = c0 + n, nr = N - r0 > 0 ? N - r0 : 0;
+    if (sp) swap_blk<float>(stream, (float *)a, lda, M, c0, d, r0, nr, rp);
+    else swap_blk<double>(stream, (double *)a, lda, M, c0, d, r0, nr, rp);
     HY_CUDA_LAUNCH();
     return HY_OK;
   }

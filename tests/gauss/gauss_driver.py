@@ -26,8 +26,9 @@ gauss_driver.py trace --mpiexec=M --npflag=-n --bin HYBRID --workdir DIR --ranks
     and parses the trace lines and the record: every main-stream part >= 0 and their sum the
     printed factor time, which lies within [0.5, 1.05] x the run's factor time (+ 2 ms); the
     quarters' busy + waiting sum to it less the first panel, their panels to the side stream's;
-    the record's trace_* figures equal the printed ones; --sequential (host: one stream): the
-    waits hold the panels (waiting >= panels); --flops (one rank): the GEMM rates times their
+    the record's trace_* figures equal the printed ones; the host's GEMM and panel calls within
+    its time queueing; --sequential (host: one stream): the waits hold the panels (waiting >=
+    panels) and the host's time is the factor's (5% + 1 ms); --flops (one rank): the GEMM rates times their
     times give HPL's trailing-update count sum_k 2 (n - k0 - jb)^2 jb within 2%.
 Exit 0 pass, 1 fail.
 """
@@ -198,6 +199,17 @@ def trace_check(a, out, rec):
             fails.append("quarters' panels %.4f ms, side stream's %.3f ms" % (sum(t[4] for t in qs), panels))
     if a.sequential and wait + 0.002 < panels:
         fails.append("one stream: waiting %.3f ms < panels %.3f ms" % (wait, panels))
+    hm = re.search(r"^trace, host \(rank 0\): ([0-9.]+) ms queueing the factorization's work \(of them "
+                   r"([0-9.]+) ms in the GEMM calls, ([0-9.]+) ms in the panels'\): (.*)$", out, re.M)
+    if not hm:
+        fails.append("no host trace line")
+    else:
+        ht, hg, hp = (float(hm.group(i)) for i in (1, 2, 3))
+        if hg + hp > ht + 0.002:
+            fails.append("host: GEMM calls %.3f + panels %.3f ms > all %.3f ms" % (hg, hp, ht))
+        # one stream: the host does the work as it queues it, so its time is the factor's
+        if a.sequential and abs(ht - fac) > 0.05 * fac + 1.0:
+            fails.append("one stream: the host's %.3f ms is not the factor's %.3f ms" % (ht, fac))
     if a.flops:
         h = re.search(r"^\S+ +([0-9]+) +([0-9]+) +1 +1 +[0-9.]+ +[0-9.e+]+$", out, re.M)
         n, nb = int(h.group(1)), int(h.group(2))
