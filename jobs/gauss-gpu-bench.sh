@@ -41,8 +41,9 @@
 #      streams) of FP64 at --n and at --mxp-n, and of HPL-MxP FP16 at --n and --mxp-n: first
 #      panel, swaps, trsm+U, low copies, lookahead gemm, trailing gemm (with their TF), the main
 #      stream waiting for the next panel; the side stream's panels; by quarter of the steps
-#  small. the small-n LU against cuSOLVER getrf + getrs and against the blocked LU (gauss.small =
-#      off) at n = 512, 1024, 2048 (11 runs each): where auto should stop taking it
+#  small. the small-n LU (gauss.small = on: one launch per panel) against cuSOLVER getrf + getrs,
+#      against the blocked LU (gauss.small = off) and the cooperative kernel (gauss.small = coop)
+#      at n = 512, 1024, 2048 (11 runs each): where auto should stop taking it
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
 #                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,trace,small]] [--mxp-n 65536]
 #                                [--mxp-big 98304]
@@ -192,11 +193,12 @@ fi
 if want small; then
   for n in 512 1024 2048; do
     run small_n${n} 1 gauss.n=$n gauss.repeat=11 gauss.small=on
+    run small_coop_n${n} 1 gauss.n=$n gauss.repeat=11 gauss.small=coop gauss.compare_cusolver=false
     run small_off_n${n} 1 gauss.n=$n gauss.repeat=11 gauss.small=off gauss.compare_cusolver=false
     r=$(awk '/^compare: blocked solve time/{for (i = 1; i <= NF; i++) if ($i == "ratio") {r = $(i+1); sub(";", "", r); print r; exit}}' "$OUT/small_n${n}.log")
-    ts=$(tval small_n${n}); tb=$(tval small_off_n${n})
-    [ -n "$r" ] && [ -n "$ts" ] && [ -n "$tb" ] && awk -v n="$n" -v r="$r" -v ts="$ts" -v tb="$tb" \
-      'BEGIN{printf "small-n LU n=%d: %.3f ms, ours / vendor getrf+getrs (means, warm) = %s (target <= 0.8): %s; blocked LU (gauss.small=off) %.3f ms: small is %.2fx faster\n", n, ts*1e3, r, (r + 0 <= 0.8 ? "met" : "NOT met"), tb*1e3, tb/ts}'
+    ts=$(tval small_n${n}); tc=$(tval small_coop_n${n}); tb=$(tval small_off_n${n})
+    [ -n "$r" ] && [ -n "$ts" ] && [ -n "$tb" ] && awk -v n="$n" -v r="$r" -v ts="$ts" -v tb="$tb" -v tc="${tc:-0}" \
+      'BEGIN{printf "small-n LU n=%d: %.3f ms, ours / vendor getrf+getrs (means, warm) = %s (target <= 0.8): %s; blocked LU (gauss.small=off) %.3f ms: small is %.2fx faster; coop kernel (gauss.small=coop) %.3f ms\n", n, ts*1e3, r, (r + 0 <= 0.8 ? "met" : "NOT met"), tb*1e3, tb/ts, tc*1e3}'
   done
 fi
 echo "logs in $OUT/"

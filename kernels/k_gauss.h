@@ -170,15 +170,16 @@ typedef struct {
   int64_t small_nmax;       /* the largest n getrf_small takes */
   int64_t small_auto;       /* gauss.small = auto takes it up to this n (measured against the
                              * blocked LU on the H200) */
-  /* FP64 LU with partial pivoting of the n x n matrix a (ld lda) in a few launches: a becomes
-   * LAPACK dgetrf's factors (P A = L U, L in the final row order); dpiv (device, 2 n + 8 ints):
-   * [0, n) the 0-based pivots in order (row i swapped with dpiv[i] >= i), [n, 2 n) the row order
-   * ((P b)[i] = b[dpiv[n + i]]), the rest the kernel's results; info, minpiv, minidx (host) as
-   * getrf's.  Synchronises. */
-  int (*getrf_small)(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv, int *info,
+  /* FP64 LU with partial pivoting of the n x n matrix a (ld lda) in a few launches, by kind
+   * (K_GAUSS_SMALL_*): a becomes LAPACK dgetrf's factors (P A = L U, L in the final row order);
+   * dpiv (device, K_GAUSS_SMALL_INTS(n) ints): [0, n) the 0-based pivots in order (row i swapped
+   * with dpiv[i] >= i), [n, 2 n) the row order ((P b)[i] = b[dpiv[n + i]]), the rest the
+   * kernels' results and workspace; info, minpiv, minidx (host) as getrf's.  Synchronises. */
+  int (*getrf_small)(k_backend *be, int kind, int64_t n, double *a, int64_t lda, int *dpiv, int *info,
                      double *minpiv, int64_t *minidx);
-  /* x = A^-1 x (x device, n) with getrf_small's a and dpiv; queued, no synchronisation. */
-  int (*getrs_small)(k_backend *be, int64_t n, const double *a, int64_t lda, const int *dpiv,
+  /* x = A^-1 x (x device, n) with getrf_small's a and dpiv (the same kind); queued, no
+   * synchronisation. */
+  int (*getrs_small)(k_backend *be, int kind, int64_t n, const double *a, int64_t lda, const int *dpiv,
                      double *x);
   /* y -= A x with A m x n (the one-rank solve's block updates, queued: no synchronisation). */
   int (*gemv_sub)(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
@@ -204,6 +205,13 @@ enum { K_GAUSS_PANEL_VENDOR = 0, K_GAUSS_PANEL_RECURSIVE = 1, K_GAUSS_PANEL_FUSE
 
 /* The base blocks of getrf_rec / getrf_dev. */
 enum { K_GAUSS_BASE_VENDOR = 0, K_GAUSS_BASE_FUSED = 1 };
+
+/* The small-n LU's kinds (getrf_small): one ordinary launch per panel of W columns (steps), or
+ * the whole factorization in one cooperative kernel (coop: slower on the H200, kept to compare). */
+enum { K_GAUSS_SMALL_STEPS = 0, K_GAUSS_SMALL_COOP = 1 };
+
+/* Ints of getrf_small's dpiv for order n: pivots, row order, results (8), two step plans. */
+#define K_GAUSS_SMALL_INTS(n) (2 * (int64_t)(n) + 8 + 272)
 
 /* Ints of a swap plan for nswap pivots (k_gauss_ops swap_plan). */
 #define K_GAUSS_PLAN_INTS(nswap) (4 * (int64_t)(nswap) + 4)

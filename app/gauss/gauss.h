@@ -18,7 +18,7 @@ enum { GAUSS_PANEL_VENDOR = K_GAUSS_PANEL_VENDOR, GAUSS_PANEL_RECURSIVE = K_GAUS
 enum { GAUSS_REFINE_CLASSIC = 0, GAUSS_REFINE_GMRES = 1, GAUSS_REFINE_AUTO = 2 };
 enum { GAUSS_RHS_RANDOM = 0, GAUSS_RHS_ONES = 1, GAUSS_RHS_FILE = 2 };
 /* gauss.small: the blocked algorithm's small-n path (gauss_small.c) */
-enum { GAUSS_SMALL_AUTO = 0, GAUSS_SMALL_ON = 1, GAUSS_SMALL_OFF = 2 };
+enum { GAUSS_SMALL_AUTO = 0, GAUSS_SMALL_ON = 1, GAUSS_SMALL_OFF = 2, GAUSS_SMALL_COOP = 3 };
 
 /* The [gauss] keys (and the core and [output] keys gauss uses), read once by
  * gauss_opts_from_cfg after rank 0's checks and the broadcast. */
@@ -64,7 +64,7 @@ typedef struct {
   int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */
   int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */
   int lda_pad;              /* gauss.lda = auto: the factors' leading dimension padded */
-  int small;                /* gauss.small: GAUSS_SMALL_AUTO / ON / OFF */
+  int small;                /* gauss.small: GAUSS_SMALL_AUTO / ON / OFF / COOP */
   uint64_t seed;            /* run.seed */
   const char *out_matrix, *out_rhs, *out_solution;   /* [output] matrix, rhs, solution */
 } gauss_opts;

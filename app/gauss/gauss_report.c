@@ -25,9 +25,10 @@ void gauss_report_setup(const gauss_t *g, const gauss_info *info) {
   else hy_printf0(ctx, ", rows cyclic, memory %s\n", g->managed ? "managed" : "device");
   if (info->alg == &gauss_small_alg)
     hy_printf0(ctx, "gauss: small-n LU (gauss.small = %s, n <= %lld on this backend): the whole "
-               "factorization by the backend's getrf_small, the solve by getrs_small\n",
-               o->small == GAUSS_SMALL_ON ? "on" : "auto",
-               (long long)(o->small == GAUSS_SMALL_ON ? g->ko->small_nmax : g->ko->small_auto));
+               "factorization by the backend's getrf_small (%s), the solve by getrs_small\n",
+               o->small == GAUSS_SMALL_ON ? "on" : o->small == GAUSS_SMALL_COOP ? "coop" : "auto",
+               (long long)(o->small == GAUSS_SMALL_AUTO ? g->ko->small_auto : g->ko->small_nmax),
+               o->small == GAUSS_SMALL_COOP ? "one cooperative kernel" : "one launch per panel");
   hy_metric_int(ctx, "small_lu", info->alg == &gauss_small_alg);
 }
 

@@ -1,8 +1,8 @@
 /* gauss_small.c - the blocked algorithm's small-n path (gauss.small): at one rank, in FP64, the
- * backend's whole-matrix LU (k_gauss_ops getrf_small: on a GPU one cooperative kernel, no host
- * synchronisation per panel) and its solve (getrs_small: the row order and both triangular
- * solves in one launch) instead of the panel-by-panel blocked LU, whose launches and host
- * synchronisations per panel dominate at this size.  The same contract as gauss_blocked_alg:
+ * backend's whole-matrix LU (k_gauss_ops getrf_small: on a GPU one launch per narrow panel, or
+ * with gauss.small = coop one cooperative kernel; no host synchronisation until the end) and its
+ * solve (getrs_small: the row order and both triangular solves in one launch) instead of the
+ * blocked LU, whose vendor panel factorization is latency bound at this size.  The same contract as gauss_blocked_alg:
  * LAPACK's partial pivoting, HPL's check. */
 #include "gauss/gauss.h"
 
@@ -10,13 +10,18 @@
 
 typedef struct {
   double *a;                /* device, n x n, ld n: the factors */
-  int *piv;                 /* device, 2 n + 8 ints: pivots, row order, results (getrf_small) */
+  int *piv;                 /* device, K_GAUSS_SMALL_INTS(n): pivots, row order, results (getrf_small) */
   double *x;                /* device, n: the solve's vector (NULL before the first solve) */
 } small_fact;
 
+/* The backend's kind of small-n LU for gauss.small (coop: the cooperative kernel).  Local. */
+static int small_kind(const gauss_t *g) {
+  return g->o->small == GAUSS_SMALL_COOP ? K_GAUSS_SMALL_COOP : K_GAUSS_SMALL_STEPS;
+}
+
 /* Bytes of the factors and of the pivot buffer.  Local. */
 static size_t small_abytes(const gauss_t *g) { return (size_t)(g->n * g->n) * sizeof(double); }
-static size_t small_pbytes(const gauss_t *g) { return (size_t)(2 * g->n + 8) * sizeof(int); }
+static size_t small_pbytes(const gauss_t *g) { return (size_t)K_GAUSS_SMALL_INTS(g->n) * sizeof(int); }
 
 /* Park the device buffers for the next run, free the rest.  Local. */
 static void small_release(gauss_t *g, void *fact) {
@@ -44,7 +49,7 @@ static int small_factor(gauss_t *g, int sp, int keep, void **out) {
   int info = 0;
   double minpiv = 0;
   int64_t mi = 0;
-  HY_LOCAL(g->ko->getrf_small(be, n, f->a, n, f->piv, &info, &minpiv, &mi));
+  HY_LOCAL(g->ko->getrf_small(be, small_kind(g), n, f->a, n, f->piv, &info, &minpiv, &mi));
   int rc = HY_OK;
   if (info > 0) rc = gauss_singular(g, "the LU pivot |u_kk|", info - 1, minpiv);
   else if (minpiv <= gauss_tiny(g, 0)) rc = gauss_singular(g, "the LU pivot |u_kk|", mi, minpiv);
@@ -66,7 +71,7 @@ static int small_solve(gauss_t *g, void *fact, const double *rhs, double *x) {
   if (!rhs) rhs = g->b;
   if (!f->x) f->x = gauss_dalloc_parked(g, xb);
   HY_LOCAL(be->ops->h2d(be, f->x, rhs, xb));
-  HY_LOCAL(g->ko->getrs_small(be, g->n, f->a, g->n, f->piv, f->x));
+  HY_LOCAL(g->ko->getrs_small(be, small_kind(g), g->n, f->a, g->n, f->piv, f->x));
   HY_LOCAL(be->ops->d2h(be, x, f->x, xb));
   HY_LOCAL(be->ops->sync(be));
   return HY_OK;
@@ -88,17 +93,18 @@ static const char *small_obstacle(const gauss_t *g) {
   return NULL;
 }
 
-/* Take the small-n path (info->alg = &gauss_small_alg) when gauss.small = on, or auto and
- * n <= the backend's small_auto; on where it cannot run is a configuration error (exit 1).
+/* Take the small-n path (info->alg = &gauss_small_alg) when gauss.small = on or coop, or auto
+ * and n <= the backend's small_auto; on / coop where it cannot run is a configuration error
+ * (exit 1).
  * Local (every rank decides the same). */
 int gauss_small_pick(gauss_t *g, gauss_info *info) {
   int mode = g->o->small;
   if (mode == GAUSS_SMALL_OFF) return HY_OK;
   const char *why = small_obstacle(g);
-  if (why && mode == GAUSS_SMALL_ON)
-    return hy_err(HY_EUSAGE, "gauss.small = on: the small-n LU needs %s (this run: algorithm %s, "
+  if (why && mode != GAUSS_SMALL_AUTO)
+    return hy_err(HY_EUSAGE, "gauss.small = %s: the small-n LU needs %s (this run: algorithm %s, "
                   "%d rank(s), precision %s, nb %lld, n = %lld; the backend's small-n LU takes "
-                  "n <= %lld); allowed: auto|on|off", why, g->o->alg == GAUSS_BLOCKED ? "blocked" : "rows",
+                  "n <= %lld); allowed: auto|on|off|coop", mode == GAUSS_SMALL_COOP ? "coop" : "on", why, g->o->alg == GAUSS_BLOCKED ? "blocked" : "rows",
                   g->ctx->size, g->prec == GAUSS_DOUBLE ? "double" : "single/mixed", (long long)g->o->nb,
                   (long long)g->n, (long long)g->ko->small_nmax);
   if (why || (mode == GAUSS_SMALL_AUTO && g->n > g->ko->small_auto)) return HY_OK;

@@ -1136,9 +1136,9 @@ static int64_t c_nb_auto(int64_t n, int lowp) {
 }
 
 /* The small-n LU (gauss_small_cuda.cu; k_gauss_ops getrf_small / getrs_small). */
-extern "C" int k_cuda_small_getrf(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,
+extern "C" int k_cuda_small_getrf(k_backend *be, int kind, int64_t n, double *a, int64_t lda, int *dpiv,
                                   int *info, double *minpiv, int64_t *minidx);
-extern "C" int k_cuda_small_getrs(k_backend *be, int64_t n, const double *a, int64_t lda,
+extern "C" int k_cuda_small_getrs(k_backend *be, int kind, int64_t n, const double *a, int64_t lda,
                                   const int *dpiv, double *x);
 
 /* gauss.trace's marks: one timing event each, recorded on the stream current at the mark. */

@@ -407,11 +407,11 @@ static int sm_launch(k_backend *be, int n, double *a, int64_t lda, int *dpiv, in
   return HY_OK;
 }
 
-/* k_gauss_ops getrf_small: the LU in one cooperative launch, then info, the smallest |u_jj|
+/* getrf_small, K_GAUSS_SMALL_COOP: the LU in one cooperative launch, then info, the smallest |u_jj|
  * and its column to the host (one synchronisation).  dpiv: device, 2 n + 8 ints (pivots, row
  * order, the kernel's results).  Local. */
-extern "C" int k_cuda_small_getrf(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,
-                                 int *info, double *minpiv, int64_t *minidx) {
+static int sm_getrf(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv, int *info,
+                    double *minpiv, int64_t *minidx) {
   if (n < 1 || n > SM_NMAX)
     return hy_err(HY_EUSAGE, "gauss small LU: n = %lld (allowed: 1 .. %d)", (long long)n, SM_NMAX);
   int in = (int)n, *dperm = dpiv + n, *dinfo = dpiv + 2 * n + 6;
@@ -432,13 +432,33 @@ extern "C" int k_cuda_small_getrf(k_backend *be, int64_t n, double *a, int64_t l
   return HY_OK;
 }
 
-/* k_gauss_ops getrs_small: x = A^-1 x with getrf_small's factors (dpiv as there), one launch,
+/* getrs_small, K_GAUSS_SMALL_COOP: x = A^-1 x with sm_getrf's factors (dpiv as there), one launch,
  * queued.  Local. */
-extern "C" int k_cuda_small_getrs(k_backend *be, int64_t n, const double *a, int64_t lda,
-                                 const int *dpiv, double *x) {
+static int sm_getrs(k_backend *be, int64_t n, const double *a, int64_t lda, const int *dpiv,
+                    double *x) {
   if (n < 1 || n > SM_NMAX)
     return hy_err(HY_EUSAGE, "gauss small solve: n = %lld (allowed: 1 .. %d)", (long long)n, SM_NMAX);
   sm_getrs_k<<<1, 1024, 0, k_cuda_cur(be)>>>((int)n, a, lda, dpiv + n, x);
   HY_CUDA_LAUNCH();
   return HY_OK;
+}
+
+/* The steps LU (gauss_small_step_cuda.cu). */
+extern "C" int k_cuda_small_step_getrf(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,
+                                       int *info, double *minpiv, int64_t *minidx);
+extern "C" int k_cuda_small_step_getrs(k_backend *be, int64_t n, const double *a, int64_t lda,
+                                       const int *dpiv, double *x);
+
+/* k_gauss_ops getrf_small: the LU of kind (K_GAUSS_SMALL_STEPS or _COOP).  Local. */
+extern "C" int k_cuda_small_getrf(k_backend *be, int kind, int64_t n, double *a, int64_t lda, int *dpiv,
+                                 int *info, double *minpiv, int64_t *minidx) {
+  if (kind == K_GAUSS_SMALL_COOP) return sm_getrf(be, n, a, lda, dpiv, info, minpiv, minidx);
+  return k_cuda_small_step_getrf(be, n, a, lda, dpiv, info, minpiv, minidx);
+}
+
+/* k_gauss_ops getrs_small: the solve with the factors of getrf_small's kind.  Local. */
+extern "C" int k_cuda_small_getrs(k_backend *be, int kind, int64_t n, const double *a, int64_t lda,
+                                 const int *dpiv, double *x) {
+  if (kind == K_GAUSS_SMALL_COOP) return sm_getrs(be, n, a, lda, dpiv, x);
+  return k_cuda_small_step_getrs(be, n, a, lda, dpiv, x);
 }

@@ -1,7 +1,8 @@
 /* test_gauss_small_gpu.c - the CUDA backend's small-n LU (k_gauss_ops getrf_small /
- * getrs_small, kernels/cuda/gauss_small_cuda.cu) against LAPACK through the host backend's
- * table (dgetrf, laswp + trsv): at orders the panel widths (32, 16, 8) and the kernel's
- * template bounds (512, 1024) do not divide or sit beside, the pivots identical to dgetrf's
+ * getrs_small, both kinds: steps, kernels/cuda/gauss_small_step_cuda.cu, and coop,
+ * kernels/cuda/gauss_small_cuda.cu) against LAPACK through the host backend's table (dgetrf,
+ * laswp + trsv): at orders the panel widths (32, 16, 8) and the kernels' template bounds (512,
+ * 1024) do not divide or sit beside, the pivots identical to dgetrf's
  * (ties too: the first row of equal magnitude), the row order the pivots' composition, the
  * factors to 1e-11, min |u_jj| and its column, x to LAPACK's and HPL's scaled residual < 16; an
  * exactly singular matrix gives dgetrf's info.  Exit 0 when every check passes, 1 otherwise
@@ -17,13 +18,15 @@
 #include <string.h>
 
 static int nchecks, nfailed;
+static int lu_kind;   /* the getrf_small kind under test (K_GAUSS_SMALL_*) */
+static const char *const kname[] = { "steps", "coop" };
 
 /* Count a check; print it when it failed.  Local. */
 static void ok(int cond, const char *what, int64_t n, double fig) {
   nchecks++;
   if (!cond) {
     nfailed++;
-    printf("FAILED: n = %lld: %s (figure %.3e)\n", (long long)n, what, fig);
+    printf("FAILED: %s, n = %lld: %s (figure %.3e)\n", kname[lu_kind], (long long)n, what, fig);
   }
 }
 
@@ -72,7 +75,7 @@ static void check_one(const k_gauss_ops *ho, k_backend *hb, const k_gauss_ops *c
   double *a0 = malloc(nn * sizeof(double)), *ah = malloc(nn * sizeof(double));
   double *ac = malloc(nn * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
   double *xh = malloc((size_t)n * sizeof(double)), *xc = malloc((size_t)n * sizeof(double));
-  int *hp = malloc((size_t)(n + 1) * sizeof(int)), *cp = malloc((size_t)(2 * n + 8) * sizeof(int));
+  int *hp = malloc((size_t)(n + 1) * sizeof(int)), *cp = malloc((size_t)K_GAUSS_SMALL_INTS(n) * sizeof(int));
   for (size_t e = 0; e < nn; e++) a0[e] = val(seed, e);
   if (kind == 1)   /* |a| = 0.25 down column 0 but +-0.5 at rows n/3 and 2n/3: the first one wins */
     for (int64_t i = 0; i < n; i++) a0[i] = i == n / 3 ? -0.5 : i == 2 * n / 3 ? 0.5 : 0.25;
@@ -88,9 +91,9 @@ static void check_one(const k_gauss_ops *ho, k_backend *hb, const k_gauss_ops *c
   int *dp = NULL;
   ok(cb->ops->alloc(cb, (void **)&da, nn * sizeof(double)) == HY_OK &&
      cb->ops->alloc(cb, (void **)&dx, (size_t)n * sizeof(double)) == HY_OK &&
-     cb->ops->alloc(cb, (void **)&dp, (size_t)(2 * n + 8) * sizeof(int)) == HY_OK, "device buffers", n, 0);
+     cb->ops->alloc(cb, (void **)&dp, (size_t)K_GAUSS_SMALL_INTS(n) * sizeof(int)) == HY_OK, "device buffers", n, 0);
   cb->ops->h2d(cb, da, a0, nn * sizeof(double));
-  int rc = co->getrf_small(cb, n, da, n, dp, &cinfo, &cmin, &cmi);
+  int rc = co->getrf_small(cb, lu_kind, n, da, n, dp, &cinfo, &cmin, &cmi);
   ok(rc == HY_OK, "getrf_small returns HY_OK", n, rc);
   if (rc != HY_OK) printf("  (%s)\n", hy_err_msg());
   cb->ops->d2h(cb, ac, da, nn * sizeof(double));
@@ -125,18 +128,18 @@ static void check_one(const k_gauss_ops *ho, k_backend *hb, const k_gauss_ops *c
     ho->trsv(hb, 0, 0, n, ah, n, xh);
     ho->trsv(hb, 0, 1, n, ah, n, xh);
     cb->ops->h2d(cb, dx, b, (size_t)n * sizeof(double));
-    rc = co->getrs_small(cb, n, da, n, dp, dx);
+    rc = co->getrs_small(cb, lu_kind, n, da, n, dp, dx);
     ok(rc == HY_OK, "getrs_small returns HY_OK", n, rc);
     cb->ops->d2h(cb, xc, dx, (size_t)n * sizeof(double));
     cb->ops->sync(cb);
     double xd = rdiff(xc, xh, n), sc = hpl_scaled(n, a0, xc, b);
     ok(xd < 1e-9, "x within 1e-9 of LAPACK's", n, xd);
     ok(sc < 16, "HPL scaled residual < 16", n, sc);
-    printf("n = %lld%s: pivots as dgetrf, factors %.2e, x %.2e, HPL scaled residual %.4f\n",
-           (long long)n, kind == 1 ? " (ties)" : "", fd, xd, sc);
+    printf("%s n = %lld%s: pivots as dgetrf, factors %.2e, x %.2e, HPL scaled residual %.4f\n",
+           kname[lu_kind], (long long)n, kind == 1 ? " (ties)" : "", fd, xd, sc);
   } else {
     ok(cinfo == zc + 1 && cmin == 0, "zero column: info = its 1-based index, min |u_jj| = 0", n, cinfo);
-    printf("n = %lld, column %lld zero: info %d (dgetrf %d)\n", (long long)n, (long long)zc, cinfo, hinfo);
+    printf("%s n = %lld, column %lld zero: info %d (dgetrf %d)\n", kname[lu_kind], (long long)n, (long long)zc, cinfo, hinfo);
   }
   cb->ops->free(cb, da);
   cb->ops->free(cb, dx);
@@ -161,12 +164,17 @@ int main(void) {
      (double)co->small_nmax);
   if (!co->getrf_small) return 1;
   static const int64_t sizes[] = { 1, 2, 31, 33, 100, 511, 512, 513, 1000, 1024, 1025, 2047, 2048 };
-  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-    check_one(ho, &hb, co, &cb, sizes[i], 0, 0, 11 + i);
-  check_one(ho, &hb, co, &cb, 64, 1, 0, 41);
-  check_one(ho, &hb, co, &cb, 700, 1, 0, 42);
-  check_one(ho, &hb, co, &cb, 100, 2, 40, 43);
-  check_one(ho, &hb, co, &cb, 1500, 2, 1499, 44);
+  for (lu_kind = K_GAUSS_SMALL_STEPS; lu_kind <= K_GAUSS_SMALL_COOP; lu_kind++) {
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+      check_one(ho, &hb, co, &cb, sizes[i], 0, 0, 11 + i);
+    check_one(ho, &hb, co, &cb, 64, 1, 0, 41);
+    check_one(ho, &hb, co, &cb, 700, 1, 0, 42);
+    check_one(ho, &hb, co, &cb, 1500, 1, 0, 45);
+    check_one(ho, &hb, co, &cb, 100, 2, 40, 43);
+    check_one(ho, &hb, co, &cb, 1500, 2, 1499, 44);
+    check_one(ho, &hb, co, &cb, 1000, 2, 517, 46);
+  }
+  lu_kind = 0;
   k_backend_close(&cb);
   k_backend_close(&hb);
   printf("%s: %d of %d checks passed\n", nfailed ? "FAILED" : "PASSED", nchecks - nfailed, nchecks);

@@ -884,7 +884,8 @@ if(HYBRID_GPU_TESTS)
     add_test(NAME gauss_gpu_small_${n}
       COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
               --workdir ${HY_TEST_OUT}/gauss_gpu_small_${n} --tol ${tol}
-              --runs "1:run.backend=host" "1:run.backend=cuda gauss.small=on" "1:run.backend=cuda gauss.small=off" --
+              --runs "1:run.backend=host" "1:run.backend=cuda gauss.small=on" "1:run.backend=cuda gauss.small=coop"
+                     "1:run.backend=cuda gauss.small=off" --
               run.workload=gauss gauss.n=${n} run.seed=7)
     set_tests_properties(gauss_gpu_small_${n} PROPERTIES LABELS "gpu" TIMEOUT 60)
   endforeach()

@@ -1,0 +1,495 @@
+/* gauss_small_step_cuda.cu - the small-n LU of gauss on the CUDA backend, by steps
+ * (k_gauss_ops getrf_small / getrs_small with K_GAUSS_SMALL_STEPS): FP64 LU with partial
+ * pivoting of an n x n matrix (n <= 2048) as one ordinary launch per panel of W columns (W = 32,
+ * 16, 8 for n <= 512, 1024, 2048), and both triangular solves in one more launch.
+ *
+ * Launch k (lookahead 1): CTA 0 applies panel k's row move, U12 = L11^-1 A12 and A22 -= L21 U12
+ * to the next panel's columns, keeping the result in registers (thread t holds rows t, t + 512,
+ * ...), and factors that panel there: pivot search by warp shuffles, then ONE __syncthreads per
+ * column (each warp's best row and row j published to double-buffered shared memory before it),
+ * the scaling by the pivot's reciprocal (LAPACK's dgetrf2 where |u_jj| >= DBL_MIN), the rank-1
+ * update in registers; every row carries where its content came from, so the panel's whole
+ * row move (<= 2 W rows: row r gets the old content of row src) is written as a plan for the
+ * next launch without simulating the swaps.  The other CTAs apply panel k's move, TRSM and GEMM
+ * to chunks of 16 columns right of the next panel (CUDA cores: 2/3 n^3 = 0.7 GFlop at n = 1024 is
+ * a few tens of microseconds; the run is latency bound) and its move alone to chunks of 32 columns
+ * left of panel k, so that the result is LAPACK dgetrf's: P A = L U with L in the final row
+ * order.  No grid-wide barrier: the launch boundary is the step's barrier; two plan buffers
+ * alternate between launches.  The row order (dperm: (P b)[i] = b[dperm[i]]) is composed by
+ * CTA 0 from the same plans.
+ * The solve: one CTA of 512 threads, x in shared memory, blocks of 32: the diagonal block in
+ * shared memory (the next one loaded by the other warps while warp 0 solves this one), the rows
+ * below / above by a GEMV of all threads with 32 loads in flight each.
+ * Kernels hold no state; the stream is the backend's current one. */
+#include "k_cuda.h"
+#include "k_gauss.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#define SS_T 512      /* threads of a CTA of the LU */
+#define SS_NW (SS_T / 32)
+#define SS_CW 16      /* columns of a worker's trailing-update chunk */
+#define SS_LW 32      /* columns of a worker's move-only chunk (left of the panel) */
+#define SS_NMAX 2048
+#define SS_PL 136     /* ints of one plan: [0] ns, [1, 65) rows, [65, 129) sources (W <= 32) */
+#define SS_FULL 0xffffffffu
+
+/* Shared memory of a step (W: panel width). */
+template <int W>
+struct ss_shared {
+  double L[W][W + 1];                         /* L11 of panel k (unit lower) */
+  double S[2 * W][SS_LW];                     /* the moved rows of a chunk, staged */
+  double U[W][W > SS_CW ? W : SS_CW];         /* U12 of a chunk (zero outside it) */
+  double cand[2][SS_NW][W];                   /* panel: each warp's best row (by column parity) */
+  double cv[2][SS_NW];                        /* its magnitude */
+  int ci[2][SS_NW], co[2][SS_NW];             /* its row, the row its content came from */
+  double jrow[2][W];                          /* row j, which the pivot row's place receives */
+  int jorig[2];
+  int rows[2 * W], src[2 * W];                /* panel k's move: row rows[v] gets old row src[v] */
+  int ns, cnt;
+};
+
+/* Panel k's move (plan) and L11 into shared memory.  Every thread of the CTA.  Device. */
+template <int W>
+__device__ __noinline__ void ss_setup(const double *a, int64_t lda, int k0, int w, const int *plan, ss_shared<W> &s) {
+  const int t = threadIdx.x;
+  const int ns = plan[0];
+  if (t == 0) s.ns = ns;
+  if (t < ns) {
+    s.rows[t] = plan[1 + t];
+    s.src[t] = plan[1 + 2 * 32 + t];
+  }
+  for (int e = t; e < W * W; e += SS_T) {
+    int r = e % W, i = e / W;
+    s.L[r][i] = (r < w && i < w) ? a[(int64_t)(k0 + r) + (int64_t)(k0 + i) * lda] : 0.0;
+  }
+  __syncthreads();
+}
+
+/* Columns c0 .. c0+cw-1 (cw <= SS_LW): the move (every source read, then every row written).
+ * Device. */
+template <int W>
+__device__ __noinline__ void ss_move(double *a, int64_t lda, int c0, int cw, ss_shared<W> &s) {
+  const int t = threadIdx.x, ns = s.ns;
+  for (int e = t; e < ns * cw; e += SS_T) {
+    int j = e % ns, c = e / ns;
+    s.S[j][c] = a[(int64_t)s.src[j] + (int64_t)(c0 + c) * lda];
+  }
+  __syncthreads();
+  for (int e = t; e < ns * cw; e += SS_T) {
+    int j = e % ns, c = e / ns;
+    a[(int64_t)s.rows[j] + (int64_t)(c0 + c) * lda] = s.S[j][c];
+  }
+  __syncthreads();
+}
+
+/* Columns c0 .. c0+cw-1 (cw <= CU): U12 = L11^-1 A12 on rows k0 .. k0+w-1 (a group of W lanes
+ * per column, shuffles), written back and into s.U (zero outside the block).  Device. */
+template <int W, int CU>
+__device__ __noinline__ void ss_trsm(double *a, int64_t lda, int k0, int w, int c0, int cw, ss_shared<W> &s) {
+  const int t = threadIdx.x;
+  for (int e = t; e < W * CU; e += SS_T) {   /* W * CU is a multiple of 32: whole warps */
+    const int g = e / W, lane = e % W;
+    double x = (lane < w && g < cw) ? a[(int64_t)(k0 + lane) + (int64_t)(c0 + g) * lda] : 0.0;
+#pragma unroll
+    for (int i = 0; i < W; i++) {
+      double xi = __shfl_sync(SS_FULL, x, i, W);
+      if (i < w && lane > i && lane < w) x -= s.L[lane][i] * xi;
+    }
+    if (lane < w && g < cw) a[(int64_t)(k0 + lane) + (int64_t)(c0 + g) * lda] = x;
+    s.U[lane][g] = x;
+  }
+  __syncthreads();
+}
+
+/* Row `row` of columns c0 .. c0+CW-1 (acc, loaded by the caller) minus L21's row times s.U
+ * (the L values LQ at a time in flight).  Device. */
+template <int W, int CW, int LQ>
+__device__ __forceinline__ void ss_gemm_row(const double *a, int64_t lda, int row, int k0, int w,
+                                            double (&acc)[CW], const ss_shared<W> &s) {
+  const double *ar = a + row + (int64_t)k0 * lda;
+#pragma unroll
+  for (int l0 = 0; l0 < W; l0 += LQ) {
+    double lv[LQ];
+#pragma unroll
+    for (int q = 0; q < LQ; q++) lv[q] = l0 + q < w ? ar[(int64_t)(l0 + q) * lda] : 0.0;
+#pragma unroll
+    for (int q = 0; q < LQ; q++)
+#pragma unroll
+      for (int c = 0; c < CW; c++) acc[c] -= lv[q] * s.U[l0 + q][c];
+  }
+}
+
+/* A worker's chunk right of the next panel: columns c0 .. c0+cw-1 (cw <= SS_CW): panel k's
+ * move, TRSM, and the update of rows k1 .. n-1.  Device. */
+template <int W>
+__device__ __noinline__ void ss_right(double *a, int64_t lda, int n, int k0, int w, int c0, int cw, ss_shared<W> &s) {
+  ss_move<W>(a, lda, c0, cw, s);
+  ss_trsm<W, SS_CW>(a, lda, k0, w, c0, cw, s);
+  for (int row = k0 + w + threadIdx.x; row < n; row += SS_T) {
+    double acc[SS_CW];
+#pragma unroll
+    for (int c = 0; c < SS_CW; c++) acc[c] = c < cw ? a[(int64_t)row + (int64_t)(c0 + c) * lda] : 0.0;
+    ss_gemm_row<W, SS_CW, 4>(a, lda, row, k0, w, acc, s);
+#pragma unroll
+    for (int c = 0; c < SS_CW; c++)
+      if (c < cw) a[(int64_t)row + (int64_t)(c0 + c) * lda] = acc[c];
+  }
+  __syncthreads();   /* s.U and s.S are reused by the next chunk */
+}
+
+/* The end of ss_panel: the factors back; the moved rows (o[r]: the panel row whose content row
+ * t + r SS_T holds) into the plan, and the row order composed with them (all reads first).
+ * Every thread of CTA 0.  Device. */
+template <int R, int W>
+__device__ __forceinline__ void ss_panel_out(double *a, int64_t lda, int n, int kk, int ww,
+                                             const double (&v)[R][W], const int (&o)[R], int *dperm,
+                                             int *plan, ss_shared<W> &s) {
+  const int t = threadIdx.x, m = n - kk;
+  int pv[R];
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    int i = t + r * SS_T;
+    pv[r] = 0;
+    if (i < m) {
+#pragma unroll
+      for (int c = 0; c < W; c++)
+        if (c < ww) a[(int64_t)(kk + i) + (int64_t)(kk + c) * lda] = v[r][c];
+      if (o[r] != i) {
+        int pos = atomicAdd(&s.cnt, 1);
+        plan[1 + pos] = kk + i;
+        plan[1 + 2 * 32 + pos] = kk + o[r];
+        pv[r] = dperm[kk + o[r]];
+      }
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    int i = t + r * SS_T;
+    if (i < m && o[r] != i) dperm[kk + i] = pv[r];
+  }
+  if (t == 0) plan[0] = s.cnt;
+}
+
+/* The factorization of the panel held in v (rows kk + t + r SS_T, columns kk .. kk+ww-1, zero
+ * outside), LAPACK's partial pivoting (the largest magnitude, the first row on ties, NaN taken
+ * as the largest); writes the panel back, dpiv[kk + j] (absolute rows), the panel's move as a
+ * plan (plan: [0] ns, [1 + v] row, [65 + v] the row whose old content it gets), the row order
+ * dperm composed with it, and the running minimum |u_jj| / first zero pivot in stat / info.
+ * Every thread of CTA 0.  Device. */
+template <int R, int W>
+__device__ __forceinline__ void ss_panel(double *a, int64_t lda, int n, int kk, int ww, double (&v)[R][W],
+                                         int *dpiv, int *dperm, int *plan, double *stat, int *info,
+                                         ss_shared<W> &s) {
+  const int t = threadIdx.x, m = n - kk, wp = t >> 5;
+  int o[R];
+#pragma unroll
+  for (int r = 0; r < R; r++) o[r] = t + r * SS_T;
+  double pmin = 0;
+  int pidx = 0, pinfo = 0;
+  if (t == 0) {
+    pmin = stat[0];
+    pidx = (int)stat[1];
+    pinfo = info[0];
+    s.cnt = 0;
+  }
+  /* a rolled loop (one column's code): the column being factored is v[.][0]; after each column
+   * the W values of every row rotate by one, so that after W rotations all are in place */
+#pragma unroll 1
+  for (int j = 0; j < W; j++) {
+    if (j < ww) {
+      const int bf = j & 1;
+      double bv = -1.0;
+      int bi = 0x7fffffff;
+#pragma unroll
+      for (int r = 0; r < R; r++) {
+        int i = t + r * SS_T;
+        if (i >= j && i < m) {
+          double x = fabs(v[r][0]);
+          if (isnan(x)) x = INFINITY;
+          if (x > bv) { bv = x; bi = i; }
+        }
+      }
+#pragma unroll
+      for (int d = 16; d > 0; d >>= 1) {
+        double ov = __shfl_xor_sync(SS_FULL, bv, d);
+        int oi = __shfl_xor_sync(SS_FULL, bi, d);
+        if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
+      }
+      /* the warp's best row, row j, before the one barrier of the column */
+#pragma unroll
+      for (int r = 0; r < R; r++) {
+        int i = t + r * SS_T;
+        if (i == bi) {
+#pragma unroll
+          for (int c = 0; c < W; c++) s.cand[bf][wp][c] = v[r][c];
+          s.co[bf][wp] = o[r];
+        }
+        if (i == j) {
+#pragma unroll
+          for (int c = 0; c < W; c++) s.jrow[bf][c] = v[r][c];
+          s.jorig[bf] = o[r];
+        }
+      }
+      if ((t & 31) == 0) { s.cv[bf][wp] = bv; s.ci[bf][wp] = bi; }
+      __syncthreads();
+      bv = s.cv[bf][0];
+      bi = s.ci[bf][0];
+      int q = 0;
+#pragma unroll
+      for (int u = 1; u < SS_NW; u++) {
+        double ov = s.cv[bf][u];
+        int oi = s.ci[bf][u];
+        if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; q = u; }
+      }
+      const int p = bi;
+      const double *pr = s.cand[bf][q];
+      const double piv = pr[0];
+      const int bydiv = !(fabs(piv) >= DBL_MIN);   /* LAPACK: tiny pivots divide */
+      const double rcp = 1.0 / piv;
+#pragma unroll
+      for (int r = 0; r < R; r++) {
+        int i = t + r * SS_T;
+        if (i == p && p != j) {
+#pragma unroll
+          for (int c = 0; c < W; c++) v[r][c] = s.jrow[bf][c];
+          o[r] = s.jorig[bf];
+        }
+        if (i == j) {
+#pragma unroll
+          for (int c = 0; c < W; c++) v[r][c] = pr[c];
+          o[r] = s.co[bf][q];
+        }
+        if (i > j && i < m) {
+          double l = piv == 0.0 ? v[r][0] : (bydiv ? v[r][0] / piv : v[r][0] * rcp);
+          v[r][0] = l;
+#pragma unroll
+          for (int c = 1; c < W; c++)
+            if (c < W - j) v[r][c] -= l * pr[c];
+        }
+      }
+      if (t == 0) {
+        dpiv[kk + j] = kk + p;
+        double ap = fabs(piv);
+        if (!(ap >= pmin)) { pmin = ap; pidx = kk + j; }
+        if (piv == 0.0 && pinfo == 0) pinfo = kk + j + 1;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      double t0 = v[r][0];
+#pragma unroll
+      for (int c = 0; c < W - 1; c++) v[r][c] = v[r][c + 1];
+      v[r][W - 1] = t0;
+    }
+  }
+  ss_panel_out<R, W>(a, lda, n, kk, ww, v, o, dperm, plan, s);
+  if (t == 0) {
+    stat[0] = pmin;
+    stat[1] = (double)pidx;
+    info[0] = pinfo;
+  }
+}
+
+/* CTA 0 of launch k: the next panel (columns k1 .. k1+w1-1) moved, solved and updated into
+ * registers, then factored (ss_panel).  first: launch -1 (no step before: the row order set to
+ * the identity, the running figures reset, panel 0 loaded as it is).  Device. */
+template <int R, int W>
+__device__ __noinline__ void ss_lead(double *a, int64_t lda, int n, int k0, int w, int w1, int first, int *dpiv,
+                        int *dperm, int *plan1, double *stat, int *info, ss_shared<W> &s) {
+  const int t = threadIdx.x, k1 = first ? 0 : k0 + w, m1 = n - k1;
+  if (first) {
+    for (int r = t; r < n; r += SS_T) dperm[r] = r;
+    if (t == 0) {
+      stat[0] = INFINITY;
+      stat[1] = 0.0;
+      info[0] = 0;
+    }
+    __syncthreads();
+  } else {
+    ss_move<W>(a, lda, k1, w1, s);
+    ss_trsm<W, W>(a, lda, k0, w, k1, w1, s);
+  }
+  double v[R][W];
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = t + r * SS_T, row = k1 + i;
+#pragma unroll
+    for (int c = 0; c < W; c++) v[r][c] = (i < m1 && c < w1) ? a[(int64_t)row + (int64_t)(k1 + c) * lda] : 0.0;
+    if (!first && i < m1) ss_gemm_row<W, W, 8>(a, lda, row, k0, w, v[r], s);
+  }
+  ss_panel<R, W>(a, lda, n, k1, w1, v, dpiv, dperm, plan1, stat, info, s);
+}
+
+/* Launch k of the LU (k = -1: panel 0 only, one CTA).  Plans alternate: panel k's in
+ * plans + (k & 1) SS_PL.  Device. */
+template <int R, int W>
+__global__ void __launch_bounds__(SS_T, 1)
+ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plans, double *stat, int *info) {
+  __shared__ ss_shared<W> s;
+  const int b = blockIdx.x, G = gridDim.x;
+  if (k < 0) {
+    ss_lead<R, W>(a, lda, n, 0, 0, n < W ? n : W, 1, dpiv, dperm, plans, stat, info, s);
+    return;
+  }
+  const int k0 = k * W, w = n - k0 < W ? n - k0 : W, k1 = k0 + w;
+  const int w1 = n - k1 < W ? n - k1 : W;
+  ss_setup<W>(a, lda, k0, w, plans + (k & 1) * SS_PL, s);
+  if (b == 0) {
+    if (w1 > 0)
+      ss_lead<R, W>(a, lda, n, k0, w, w1, 0, dpiv, dperm, plans + ((k + 1) & 1) * SS_PL, stat, info, s);
+    return;
+  }
+  const int cr0 = k1 + w1;
+  const int nright = (n - cr0 + SS_CW - 1) / SS_CW, nleft = (k0 + SS_LW - 1) / SS_LW;
+  for (int c = b - 1; c < nright + nleft; c += G - 1) {
+    if (c < nright) {
+      int c0 = cr0 + c * SS_CW;
+      ss_right<W>(a, lda, n, k0, w, c0, n - c0 < SS_CW ? n - c0 : SS_CW, s);
+    } else {
+      int c0 = (c - nright) * SS_LW;
+      ss_move<W>(a, lda, c0, k0 - c0 < SS_LW ? k0 - c0 : SS_LW, s);
+    }
+  }
+}
+
+/* The launches of the LU for panels of W columns: launch -1, then one per panel, each on
+ * CTA 0 plus one CTA per chunk (at most one per multiprocessor).  Local. */
+template <int R, int W>
+static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, int *dperm, int *plans,
+                       double *stat, int *dinfo) {
+  int dev = 0, nsm = 0;
+  HY_CUDA(cudaGetDevice(&dev));
+  HY_CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  cudaStream_t st = k_cuda_cur(be);
+  ss_step_k<R, W><<<1, SS_T, 0, st>>>(a, lda, n, -1, dpiv, dperm, plans, stat, dinfo);
+  HY_CUDA_LAUNCH();
+  const int nsteps = (n + W - 1) / W;
+  for (int k = 0; k < nsteps; k++) {
+    int k0 = k * W, k1 = k0 + (n - k0 < W ? n - k0 : W), w1 = n - k1 < W ? n - k1 : W;
+    int chunks = (n - k1 - w1 + SS_CW - 1) / SS_CW + (k0 + SS_LW - 1) / SS_LW;
+    int G = 1 + (chunks < nsm - 1 ? chunks : nsm - 1);
+    if (G < 1) G = 1;
+    ss_step_k<R, W><<<G, SS_T, 0, st>>>(a, lda, n, k, dpiv, dperm, plans, stat, dinfo);
+    HY_CUDA_LAUNCH();
+  }
+  return HY_OK;
+}
+
+/* k_gauss_ops getrf_small, K_GAUSS_SMALL_STEPS: the launches, then info, the smallest |u_jj|
+ * and its column to the host (one synchronisation).  dpiv: K_GAUSS_SMALL_INTS(n) ints (pivots,
+ * row order, the results, the plans).  Local. */
+extern "C" int k_cuda_small_step_getrf(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,
+                                      int *info, double *minpiv, int64_t *minidx) {
+  if (n < 1 || n > SS_NMAX)
+    return hy_err(HY_EUSAGE, "gauss small LU: n = %lld (allowed: 1 .. %d)", (long long)n, SS_NMAX);
+  int in = (int)n, *dperm = dpiv + n, *dinfo = dpiv + 2 * n + 6, *plans = dpiv + 2 * n + 8;
+  double *stat = (double *)(void *)(dpiv + 2 * n);   /* 8-byte aligned: 2 n ints from the base */
+  if (n <= 512) HY_CALL((ss_launches<1, 32>(be, in, a, lda, dpiv, dperm, plans, stat, dinfo)));
+  else if (n <= 1024) HY_CALL((ss_launches<2, 16>(be, in, a, lda, dpiv, dperm, plans, stat, dinfo)));
+  else HY_CALL((ss_launches<4, 8>(be, in, a, lda, dpiv, dperm, plans, stat, dinfo)));
+  cudaStream_t s = k_cuda_cur(be);
+  double h[4];
+  HY_CUDA(cudaMemcpyAsync(h, stat, 4 * sizeof(double), cudaMemcpyDeviceToHost, s));
+  HY_CUDA(cudaStreamSynchronize(s));
+  int hi[2];
+  memcpy(hi, h + 3, sizeof hi);
+  *minpiv = h[0];
+  *minidx = (int64_t)h[1];
+  *info = hi[0];
+  return HY_OK;
+}
+
+/* Load the 32 x 32 diagonal block at j0 (zero outside the matrix) into D.  Threads from t0 on,
+ * nt of them.  Device. */
+__device__ __forceinline__ void ss_diag(const double *a, int64_t lda, int n, int j0, double (*D)[33],
+                                        int t0, int nt) {
+  for (int e = (int)threadIdx.x - t0; e < 32 * 32; e += nt) {
+    int r = e % 32, c = e / 32;
+    D[r][c] = (j0 + r < n && j0 + c < n) ? a[(int64_t)(j0 + r) + (int64_t)(j0 + c) * lda] : 0.0;
+  }
+}
+
+/* sx[r] -= sum_i a[r, j0 + i] sx[j0 + i] (i < jb) for rows r0 <= r < r1, 32 loads in flight per
+ * row.  Every thread.  Device. */
+__device__ __forceinline__ void ss_gemv(const double *a, int64_t lda, int j0, int jb, int r0, int r1,
+                                        double *sx) {
+  for (int r = r0 + (int)threadIdx.x; r < r1; r += SS_T) {
+    double lv[32];
+#pragma unroll
+    for (int i = 0; i < 32; i++) lv[i] = i < jb ? a[(int64_t)r + (int64_t)(j0 + i) * lda] : 0.0;
+    double acc = sx[r];
+#pragma unroll
+    for (int i = 0; i < 32; i++) acc -= lv[i] * sx[j0 + i];   /* zero beyond jb (both) */
+    sx[r] = acc;
+  }
+}
+
+/* x = U^-1 L^-1 (P x) with the step LU's factors: x[i] = x[dperm[i]], the unit lower solve, the
+ * upper solve, in blocks of 32 (see the file's head).  One CTA of SS_T threads.  Device. */
+__global__ void __launch_bounds__(SS_T, 1)
+ss_getrs_k(int n, const double *a, int64_t lda, const int *dperm, double *x) {
+  __shared__ double sx[SS_NMAX];
+  __shared__ double D[2][32][33];
+  const int t = threadIdx.x, lane = t & 31;
+  const int nbk = (n + 31) / 32;
+  for (int i = t; i < nbk * 32; i += SS_T) sx[i] = i < n ? x[dperm[i]] : 0.0;
+  ss_diag(a, lda, n, 0, D[0], 0, SS_T);
+  __syncthreads();
+  for (int B = 0; B < nbk; B++) {
+    const int j0 = B * 32, jb = n - j0 < 32 ? n - j0 : 32;
+    if (t < 32) {
+      double xv = lane < jb ? sx[j0 + lane] : 0.0;
+#pragma unroll
+      for (int i = 0; i < 32; i++) {
+        double xi = __shfl_sync(SS_FULL, xv, i);
+        if (i < jb && lane > i && lane < jb) xv -= D[B & 1][lane][i] * xi;
+      }
+      if (lane < jb) sx[j0 + lane] = xv;
+    } else if (B + 1 < nbk) {
+      ss_diag(a, lda, n, j0 + 32, D[(B + 1) & 1], 32, SS_T - 32);
+    }
+    __syncthreads();
+    ss_gemv(a, lda, j0, jb, j0 + jb, n, sx);
+    __syncthreads();
+  }
+  /* the upper solve from the last block; its diagonal block first */
+  ss_diag(a, lda, n, (nbk - 1) * 32, D[(nbk - 1) & 1], 0, SS_T);
+  __syncthreads();
+  for (int B = nbk - 1; B >= 0; B--) {
+    const int j0 = B * 32, jb = n - j0 < 32 ? n - j0 : 32;
+    if (t < 32) {
+      double xv = lane < jb ? sx[j0 + lane] : 0.0;
+      const double rd = lane < jb ? 1.0 / D[B & 1][lane][lane] : 0.0;
+#pragma unroll
+      for (int i = 31; i >= 0; i--) {
+        if (i < jb) {
+          if (lane == i) xv *= rd;
+          double xi = __shfl_sync(SS_FULL, xv, i);
+          if (lane < i) xv -= D[B & 1][lane][i] * xi;
+        }
+      }
+      if (lane < jb) sx[j0 + lane] = xv;
+    } else if (B > 0) {
+      ss_diag(a, lda, n, j0 - 32, D[(B - 1) & 1], 32, SS_T - 32);
+    }
+    __syncthreads();
+    ss_gemv(a, lda, j0, jb, 0, j0, sx);
+    __syncthreads();
+  }
+  for (int i = t; i < n; i += SS_T) x[i] = sx[i];
+}
+
+/* k_gauss_ops getrs_small, K_GAUSS_SMALL_STEPS: x = A^-1 x with the step LU's factors (dpiv as
+ * there), one launch, queued.  Local. */
+extern "C" int k_cuda_small_step_getrs(k_backend *be, int64_t n, const double *a, int64_t lda,
+                                      const int *dpiv, double *x) {
+  if (n < 1 || n > SS_NMAX)
+    return hy_err(HY_EUSAGE, "gauss small solve: n = %lld (allowed: 1 .. %d)", (long long)n, SS_NMAX);
+  ss_getrs_k<<<1, SS_T, 0, k_cuda_cur(be)>>>((int)n, a, lda, dpiv + n, x);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
