@@ -54,7 +54,25 @@ typedef struct {
   double *r, *rh, *p, *p2, *v, *ph, *s, *sh, *t, *x;
   int split;        /* bcgs_batch: 1 = p and s updated in phases of their own before plain
                      * products (two grid syncs more per iteration), the same values */
+  int unroll;       /* bcgs_batch on CUDA: column indices and values of a row loaded 1, 4 or 8
+                     * per lane at once before their products (0: 1; the same sums, in order) */
+  int blocks;       /* bcgs_batch on CUDA: blocks per SM its registers allow, 2 or 3 (0: 3) */
+  int64_t *times;   /* NULL, or K_PH_SLOTS zeroed slots of backend memory where bcgs_batch adds
+                     * what each phase of its iterations took (K_PH_*): the clock ticks of one
+                     * block (CUDA: block 0's clock64 at each phase end, the grid syncs included;
+                     * host: ns) in [0, K_PH_N), ns in [K_PH_N, 2 K_PH_N), the iterations timed
+                     * in [2 K_PH_N] */
 } k_bcgs_sys;
+
+/* The phases of a bcgs_batch iteration as sys->times counts them (a phase a variant does not
+ * have stays 0): p's update of its own (no M, or split), ph = M p (p formed in its load unless
+ * split; the iteration's first scalar step with it), v = A ph with (rhat, v), alpha's
+ * reduction and step, s's update of its own (split), sh = M s, t = A sh (or A s) with (t, s),
+ * (t, t), (s, s), omega's reduction and step, x and r with (rhat, r), (r, r), rho's reduction and
+ * step. */
+enum { K_PH_P, K_PH_MP, K_PH_AP, K_PH_ALPHA, K_PH_S, K_PH_MS, K_PH_AS, K_PH_OMEGA, K_PH_XR,
+       K_PH_RHO, K_PH_N };
+#define K_PH_SLOTS (2 * K_PH_N + 1)
 
 /* One user's vector-operation handle. */
 typedef struct {

@@ -112,6 +112,17 @@ static const cfg_key spai_keys[] = {
     "device_kernel = persistent: true = p and s updated in phases of their own before plain M "
     "products (two grid syncs more per iteration), false = formed as the products load them; "
     "the same values bit for bit" },
+  { "solver", "persistent_unroll", CFG_ENUM, "1", 0, 0, "1|4|8",
+    "device_kernel = persistent on cuda: column indices and values of a row loaded 1, 4 or 8 "
+    "per lane at once before their products (fewer dependent round trips to memory; the same "
+    "sums in the same order, the same values bit for bit)" },
+  { "solver", "persistent_blocks", CFG_ENUM, "3", 0, 0, "2|3",
+    "device_kernel = persistent on cuda: blocks of 512 threads per SM the kernel's registers "
+    "must allow (3: 40 registers per thread, 2: 64); the same values bit for bit" },
+  { "solver", "phase_times", CFG_BOOL, "false", 0, 0, NULL,
+    "device_kernel = persistent: time each phase of its iterations inside it (cuda: block 0's "
+    "clock after each grid sync; host: the C phases' clock) and print them in us per iteration "
+    "(bicgstab phases: ...)" },
   { "solver", "spmv", CFG_ENUM, "auto", 0, 0, "auto|own|library",
     "SpMV of A and M in BiCGSTAB: own = our CSR kernel (cuda: a few threads per row, fixed "
     "summation order), library = the backend library's (cuSPARSE); auto = own where the backend "
@@ -185,6 +196,9 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.check_every = (int)cfg_int(c, "solver.check_every");
   o->solver.device_graph = cfg_bool(c, "solver.device_graph");
   o->solver.persistent_split = cfg_bool(c, "solver.persistent_split");
+  o->solver.persistent_unroll = (int)strtol(cfg_str(c, "solver.persistent_unroll"), NULL, 10);
+  o->solver.persistent_blocks = (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
+  o->solver.phase_times = cfg_bool(c, "solver.phase_times");
   o->solver.device_kernel = cfg_is(c, "solver.device_kernel", "persistent") ? 2
                             : cfg_is(c, "solver.device_kernel", "fused") ? 3
                             : cfg_is(c, "solver.device_kernel", "auto") ? 0 : 1;

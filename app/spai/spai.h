@@ -54,6 +54,9 @@ typedef struct {
   int device_graph;            /* 1: record check_every iterations once, replay (solver.device_graph) */
   int device_kernel;           /* solver.device_kernel: 0 auto, 1 graph, 2 persistent, 3 fused */
   int persistent_split;        /* solver.persistent_split: p and s in phases of their own */
+  int persistent_unroll;       /* solver.persistent_unroll: 1, 4, 8 entries per lane at once */
+  int persistent_blocks;       /* solver.persistent_blocks: 2, 3 blocks per SM */
+  int phase_times;             /* solver.phase_times: time the persistent kernel's phases */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
@@ -255,6 +258,10 @@ typedef struct {
                                 * (solver.device_kernel), 0: the queued vector ops */
   char batch_why[96];          /* persistent / fused asked for and not run: why */
   int persistent_split;        /* 1: the persistent kernel ran with solver.persistent_split */
+  int phase_timed;             /* 1: phase_ticks / phase_ns hold the persistent kernel's phases */
+  double phase_ticks[K_PH_N];  /* per phase (k_vec.h K_PH_*): clock ticks, ns (all iterations) */
+  double phase_ns[K_PH_N];
+  int64_t phase_iters;         /* the iterations they cover */
   double ilu_s;                /* ILU(0) factorisation (slowest rank), ilu0 */
   int64_t ilu_nnz;             /* nnz of the factored diagonal blocks (all ranks) */
   int device_loop;             /* 1: the device loop ran (solver.device_loop, one rank) */

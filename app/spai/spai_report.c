@@ -208,6 +208,53 @@ static void report_repeat(hy_ctx *ctx, spai_rep *rp, int have_setup, int have_so
              s1[0] || s2[0] ? s2 : "(nothing timed)");
 }
 
+/* The persistent kernel's variant (GPU) and, with solver.phase_times, what each phase of its
+ * iterations took: clock ticks of each phase over the sum of all, times the phases' ns per
+ * iteration (the grid syncs included); on a GPU the SpMV floors beside them.  Local. */
+static void report_phases(hy_ctx *ctx, const spai_opts *o, const spai_solve_info *sv) {
+  static const char *name[K_PH_N] = { "p", "M p", "A ph", "alpha", "s", "M s", "A s", "omega",
+                                      "x r", "rho" };
+  static const char *key[K_PH_N] = { "p", "Mp", "Aph", "alpha", "s", "Ms", "As", "omega", "xr",
+                                     "rho" };
+  if (sv->batch == 1) {
+    hy_metric_int(ctx, "persistent_unroll", o->solver.persistent_unroll);
+    hy_metric_int(ctx, "persistent_blocks", o->solver.persistent_blocks);
+    if (ctx->be.gpu)
+      hy_printf0(ctx, "bicgstab: persistent kernel: %d entries of a row per lane loaded at once "
+                 "(solver.persistent_unroll), %d blocks of 512 threads per SM "
+                 "(solver.persistent_blocks)\n", o->solver.persistent_unroll,
+                 o->solver.persistent_blocks);
+  }
+  if (o->solver.phase_times && !sv->phase_timed)
+    hy_printf0(ctx, "bicgstab: solver.phase_times ignored: it times the persistent kernel "
+               "(solver.device_kernel = persistent, device loop)\n");
+  if (!sv->phase_timed || sv->phase_iters <= 0) return;
+  double ticks = 0, ns = 0;
+  for (int i = 0; i < K_PH_N; i++) {
+    ticks += sv->phase_ticks[i];
+    ns += sv->phase_ns[i];
+  }
+  double per_it = ns / 1e3 / (double)sv->phase_iters;   /* us */
+  char buf[640];
+  int len = 0;
+  for (int i = 0; i < K_PH_N; i++) {
+    if (sv->phase_ticks[i] <= 0) continue;
+    double us = ticks > 0 ? sv->phase_ticks[i] / ticks * per_it : 0;
+    len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s %.2f", len ? ", " : "", name[i], us);
+    char k[32];
+    snprintf(k, sizeof k, "phase_us_%s", key[i]);
+    hy_metric_num(ctx, k, us);
+  }
+  char fl[160] = "";
+  if (ctx->be.gpu)
+    snprintf(fl, sizeof fl, "; SpMV floors at 4.25 TB/s: A %.2f, M %.2f us",
+             sv->spmv_a_bytes / SPAI_H200_BW * 1e6, sv->spmv_m_bytes / SPAI_H200_BW * 1e6);
+  hy_printf0(ctx, "bicgstab phases (us per iteration over %lld iterations, the grid syncs "
+             "included): %s; sum %.2f us%s\n", (long long)sv->phase_iters, buf, per_it, fl);
+  hy_metric_num(ctx, "phase_sum_us", per_it);
+  hy_metric_int(ctx, "phase_iters", sv->phase_iters);
+}
+
 /* The BiCGSTAB lines and metrics (us per iteration against the floor: the fastest warm run
  * when repeat > 1).  Local (rank 0 prints). */
 static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
@@ -258,6 +305,7 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
   else
     hy_printf0(ctx, "bicgstab: %.2f us per iteration%s (%.2f MB per iteration on the busiest "
                "rank; host backend)\n", per_it * 1e6, warm, sv->bytes_per_iter / 1e6);
+  report_phases(ctx, o, sv);
   if (sv->spmv_a_s > 0)
     hy_printf0(ctx, "spmv (%s library, alone): A %.2f us (%.0f GB/s of its minimum bytes), M %.2f us "
                "(%.0f GB/s); 2 A + %s per iteration = %.2f us of the %.2f\n", ctx->be.vendor_sparse,

@@ -40,6 +40,8 @@ typedef struct {
   k_csr_view va, vm;           /* A and M as the backend's arrays (solver.device_kernel) */
   int batch;                   /* 1: bcgs_batch (persistent), 2: bcgs_fused, 0: the queued ops */
   int split;                   /* solver.persistent_split */
+  int unroll, blocks;          /* solver.persistent_unroll / persistent_blocks */
+  int64_t *d_times;            /* solver.phase_times: bcgs_batch's phase timing (K_PH_SLOTS) */
 } solve_ctx;
 
 /* The most rows for which solver.device_kernel = auto takes the persistent kernel. */
@@ -197,7 +199,8 @@ static int v_s_batch(void *c, double *sc, int n, double tol, double *x, const kr
   solve_ctx *s = c;
   k_bcgs_sys sys = { .n = s->nloc, .a = s->va, .m = s->vm, .r = w->r, .rh = w->rh, .p = w->p,
                      .p2 = w->p2, .v = w->v, .ph = w->ph, .s = w->s, .sh = w->sh, .t = w->t,
-                     .x = x, .split = s->split };
+                     .x = x, .split = s->split, .unroll = s->unroll, .blocks = s->blocks,
+                     .times = s->batch == 1 ? s->d_times : NULL };
   if (s->batch == 1) HY_LOCAL(s->vec.ops->bcgs_batch(&s->vec, &sys, sc, n, tol));
   else HY_LOCAL(s->vec.ops->bcgs_fused(&s->vec, &sys, sc, n, tol));
   return HY_OK;
@@ -240,6 +243,12 @@ static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_o
   if (s->batch) ko->s_batch = v_s_batch;
   s->split = s->batch == 1 && opt->persistent_split;
   info->persistent_split = s->split;
+  s->unroll = opt->persistent_unroll;
+  s->blocks = opt->persistent_blocks;
+  if (s->batch == 1 && opt->phase_times) {
+    HY_LOCAL(s->be->ops->alloc(s->be, (void **)&s->d_times, K_PH_SLOTS * sizeof(int64_t)));
+    HY_LOCAL(s->be->ops->memset0(s->be, s->d_times, K_PH_SLOTS * sizeof(int64_t)));
+  }
   ko->s_create = v_s_create;
   ko->s_put = v_s_put;
   ko->s_get = v_s_get;
@@ -355,6 +364,21 @@ static int solve_setup(solve_ctx *s, const la_part *pr, hy_csr *a, spai_m *m, co
   return HY_OK;
 }
 
+/* The persistent kernel's phase timing (solver.phase_times) into info; the buffer freed.
+ * Local (one rank). */
+static void solve_phase_times(solve_ctx *s, spai_solve_info *info) {
+  int64_t h[K_PH_SLOTS];
+  HY_LOCAL(s->be->ops->d2h(s->be, h, s->d_times, sizeof h));
+  for (int i = 0; i < K_PH_N; i++) {
+    info->phase_ticks[i] = (double)h[i];
+    info->phase_ns[i] = (double)h[K_PH_N + i];
+  }
+  info->phase_iters = h[2 * K_PH_N];
+  info->phase_timed = 1;
+  s->be->ops->free(s->be, s->d_times);
+  s->d_times = NULL;
+}
+
 /* BiCGSTAB from x (the progress toward tol, the monitor), timed on the slowest rank.
  * Collective. */
 static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, double *dx,
@@ -385,6 +409,7 @@ static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, d
   s->pg = NULL;
   hy_progress_end(&pg);
   HY_MPI(MPI_Allreduce(&t, &info->seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  if (s->d_times) solve_phase_times(s, info);
   info->status = kr.status;
   info->iterations = kr.iterations;
   info->relres = kr.relres;

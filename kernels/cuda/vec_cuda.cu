@@ -28,18 +28,44 @@ static_assert(K_VEC_MAXDOTS <= K_VEC_READMAX, "the dots fit the result scratch")
  * atomics on its counter; each thread's loads unrolled). */
 #define DOT_PER_THREAD 4
 
+/* The variants of the persistent kernel (pb_kernel: entries per lane loaded at once x blocks
+ * per SM). */
+#define PB_NVAR 6
+
 /* The reduction scratch of one k_vec: block partials, the last-block counter, the results in
  * mapped pinned host memory and their device alias. */
 typedef struct {
   double *part;
   unsigned *count;
   double *out_host, *out_dev;
-  int pb_grid[2];          /* bcgs_batch's grid without / with M (0: not yet chosen) */
+  int pb_grid[2][PB_NVAR];  /* bcgs_batch's grid without / with M per variant (0: not yet chosen) */
 } vec_scratch;
 
 static __device__ __forceinline__ double vec_warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
+}
+
+/* The block's sums of acc[0..np) (np <= LD): warp sums into red[warp][q], then thread q adds the
+ * NW warps' in order and writes out[q * stride].  The one summation order of a block's partial
+ * in kv_dots and in the persistent kernel. */
+template <int NW, int LD>
+static __device__ __forceinline__ void vec_block_sums(const double *acc, int np,
+                                                      double (*red)[LD], double *out,
+                                                      int64_t stride) {
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+#pragma unroll
+  for (int q = 0; q < LD; q++)
+    if (q < np) {
+      double v = vec_warp_sum(acc[q]);
+      if (lane == 0) red[w][q] = v;
+    }
+  __syncthreads();
+  if (threadIdx.x < np) {
+    double v = 0;
+    for (int q = 0; q < NW; q++) v += red[q][threadIdx.x];
+    out[threadIdx.x * stride] = v;
+  }
 }
 
 static __global__ void kv_gather(int64_t n, const int32_t *__restrict__ idx,
@@ -140,21 +166,10 @@ static __global__ void kv_dots(int64_t n, double a, const double *x, double b, c
         s[p] += xv * yv;
       }
   }
-  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-#pragma unroll
-  for (int p = 0; p < K_VEC_MAXDOTS; p++)
-    if (p < np) {
-      double v = vec_warp_sum(s[p]);
-      if (lane == 0) red[w][p] = v;
-    }
+  vec_block_sums<DOT_THREADS / 32, K_VEC_MAXDOTS>(s, np, red, part + blockIdx.x * K_VEC_MAXDOTS, 1);
+  if (threadIdx.x < np) __threadfence();
   __syncthreads();
-  if (threadIdx.x < np) {
-    double v = 0;
-    for (int q = 0; q < DOT_THREADS / 32; q++) v += red[q][threadIdx.x];
-    part[blockIdx.x * K_VEC_MAXDOTS + threadIdx.x] = v;
-    __threadfence();
-  }
-  __syncthreads();
+  int lane = threadIdx.x & 31;
   if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1;
   __syncthreads();
   if (!last) return;
@@ -186,8 +201,9 @@ static __global__ void kv_dots(int64_t n, double a, const double *x, double b, c
  * memory; block 0 writes that copy back at the end.  Vectors written inside the kernel are read
  * by plain loads (never the read-only path): the grid sync orders them. */
 #define PB_THREADS 512
-/* Blocks per SM the registers must allow (40 per thread: 1536 threads per SM; ptxas spills a
- * few bytes outside the loops; 2 would give 64 registers, no spills, 1024 threads per SM) */
+/* Blocks per SM the registers of the fused kernels must allow (40 per thread: 1536 threads per
+ * SM); the persistent kernel's is a template parameter (k_bcgs_sys.blocks: 3, or 2 with 64
+ * registers, 1024 threads per SM) */
 #define PB_MINBLOCKS 3
 #define PB_NPART 6                 /* partial slots: (rhat, v); (t, s), (t, t), (s, s); (rhat, r), (r, r) */
 #define PB_MAXBLOCKS (DOT_BLOCKS * K_VEC_MAXDOTS / PB_NPART)
@@ -201,7 +217,7 @@ struct pb_mat {
 
 /* The arguments of the persistent kernel (by value). */
 struct pb_args {
-  int64_t n;
+  int n;                           /* rows (pb_prepare: < 2^31 - 2^24, 32-bit indices inside) */
   pb_mat a, m;
   double *r, *rh, *p, *p2, *v, *ph, *s, *sh, *t, *x;
   double *part;                    /* PB_NPART x gridDim.x block partials */
@@ -209,12 +225,13 @@ struct pb_args {
   int niter;
   double tol;
   int split;                       /* 1: p and s updated in phases of their own (k_bcgs_sys) */
+  int64_t *times;                  /* NULL or k_bcgs_sys.times (K_PH_SLOTS) */
 };
 
 /* Entry j of the vector a product loads: x[j] (NV 1), a x[j] + b y[j] (NV 2), and + c z[j]
  * when c != 0 (NV 3): the expression of kv_axpbypcz. */
 template <int NV>
-static __device__ __forceinline__ double pb_in(int64_t j, double a, const double *x, double b,
+static __device__ __forceinline__ double pb_in(int j, double a, const double *x, double b,
                                                const double *y, double c, const double *z) {
   if (NV == 1) return x[j];
   double q = a * x[j] + b * y[j];
@@ -226,22 +243,43 @@ static __device__ __forceinline__ double pb_in(int64_t j, double a, const double
  * a loaded vector).  ND 1: acc[0] += d[row] out[row]; ND 3: with e = q[row] (w) or d[row],
  * acc += (out e, out out, e e).  Rows go to groups of T = 2^lt lanes, grid-stride; the loop is
  * warp-uniform so that every lane takes part in the shuffles. */
-template <int NV, int ND>
-static __device__ void pb_spmv(int64_t n, const pb_mat &mt, double a, const double *x, double b,
+template <int NV, int ND, int U>
+static __device__ void pb_spmv(int n, const pb_mat &mt, double a, const double *x, double b,
                                const double *y, double c, const double *z, double *w,
                                double *out, const double *d, double *acc) {
   const int T = 1 << mt.lt;
-  int64_t gt = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  int64_t ng = ((int64_t)gridDim.x * blockDim.x) >> mt.lt;
+  int gt = blockIdx.x * blockDim.x + threadIdx.x;
+  int ng = (gridDim.x * blockDim.x) >> mt.lt;
   int lane = threadIdx.x & (T - 1);
-  int64_t g = gt >> mt.lt, g0 = (gt - (threadIdx.x & 31)) >> mt.lt;
-  for (int64_t k = 0; g0 + k < n; k += ng) {
-    int64_t row = g + k;
+  int g = gt >> mt.lt, g0 = (gt - (threadIdx.x & 31)) >> mt.lt;
+  for (int k = 0; g0 + k < n; k += ng) {
+    int row = g + k;
     double sum = 0;
     if (row < n) {
       int e1 = __ldg(mt.rp + row + 1);
-      for (int e = __ldg(mt.rp + row) + lane; e < e1; e += T)
-        sum += __ldg(mt.va + e) * pb_in<NV>(__ldg(mt.ci + e), a, x, b, y, c, z);
+      if (U == 1) {
+        for (int e = __ldg(mt.rp + row) + lane; e < e1; e += T)
+          sum += __ldg(mt.va + e) * pb_in<NV>(__ldg(mt.ci + e), a, x, b, y, c, z);
+      } else {
+        /* U entries of the lane loaded at once, then their products added in the order of the
+         * loop above (the same sum, fewer dependent round trips to memory) */
+        for (int e = __ldg(mt.rp + row) + lane; e < e1; e += U * T) {
+          int cu[U];
+          double vu[U], qu[U];
+#pragma unroll
+          for (int u = 0; u < U; u++) {
+            bool in = e + u * T < e1;
+            cu[u] = in ? __ldg(mt.ci + e + u * T) : 0;
+            vu[u] = in ? __ldg(mt.va + e + u * T) : 0.0;
+          }
+#pragma unroll
+          for (int u = 0; u < U; u++)
+            qu[u] = e + u * T < e1 ? pb_in<NV>(cu[u], a, x, b, y, c, z) : 0.0;
+#pragma unroll
+          for (int u = 0; u < U; u++)
+            if (e + u * T < e1) sum += vu[u] * qu[u];
+        }
+      }
     }
     for (int o = T >> 1; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
     if (lane == 0 && row < n) {
@@ -265,10 +303,9 @@ static __device__ void pb_spmv(int64_t n, const pb_mat &mt, double a, const doub
 /* w = pb_in<NV>(...) elementwise, grid-stride (w may be the vector z: each entry read before it
  * is written). */
 template <int NV>
-static __device__ void pb_upd(int64_t n, double a, const double *x, double b, const double *y,
+static __device__ void pb_upd(int n, double a, const double *x, double b, const double *y,
                               double c, const double *z, double *w) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     w[i] = pb_in<NV>(i, a, x, b, y, c, z);
 }
 
@@ -276,17 +313,8 @@ static __device__ void pb_upd(int64_t n, double a, const double *x, double b, co
  * The caller's grid sync follows. */
 static __device__ void pb_partial(double *part, int slot, int np, const double *acc,
                                   double (*red)[3]) {
-  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  for (int q = 0; q < np; q++) {
-    double v = vec_warp_sum(acc[q]);
-    if (lane == 0) red[w][q] = v;
-  }
-  __syncthreads();
-  if (threadIdx.x < np) {
-    double v = 0;
-    for (int q = 0; q < PB_THREADS / 32; q++) v += red[q][threadIdx.x];
-    part[(slot + threadIdx.x) * gridDim.x + blockIdx.x] = v;
-  }
+  vec_block_sums<PB_THREADS / 32, 3>(acc, np, red, part + slot * gridDim.x + blockIdx.x,
+                                     gridDim.x);
 }
 
 /* After the grid sync: dst[q] = the sum of the np partials' slots in a fixed order (warp q,
@@ -313,8 +341,7 @@ static __device__ void pb_xr(const pb_args &g, const double *ssc, double *acc) {
   double al = ssc[K_BS_ALPHA], om = ssc[K_BS_OMEGA_X], one = ssc[K_BS_ONE];
   double a = ssc[K_BS_ONE], b = ssc[K_BS_NEG_OMEGA], c = ssc[K_BS_ZERO];
   bool ux = ssc[K_BS_RUNX] != 0, ur = ssc[K_BS_RUN] != 0;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < g.n;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < g.n; i += gridDim.x * blockDim.x) {
     if (ux) {
       double v = al * g.ph[i] + om * g.sh[i];
       if (one != 0.0) v += one * g.x[i];
@@ -330,19 +357,47 @@ static __device__ void pb_xr(const pb_args &g, const double *ssc, double *acc) {
   }
 }
 
+/* Phase timing (g.times): block 0's thread 0 adds the clock ticks and the global-timer ns since
+ * its last mark to phase ph's accumulators in pt (shared; pt[2 K_PH_N], pt[2 K_PH_N + 1]: the
+ * last mark's clock and time); a mark follows a grid sync (or a reduction), so a phase's time
+ * is the slowest block's with the sync.  Nothing without g.times. */
+static __device__ __forceinline__ long long pb_gtime() {
+  long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+static __device__ __forceinline__ void pb_mark(const long long *times, long long *pt, int ph) {
+  if (times && blockIdx.x == 0 && threadIdx.x == 0) {
+    long long c = clock64(), t = pb_gtime();
+    if (ph >= 0) {
+      pt[ph] += c - pt[2 * K_PH_N];
+      pt[K_PH_N + ph] += t - pt[2 * K_PH_N + 1];
+    }
+    pt[2 * K_PH_N] = c;
+    pt[2 * K_PH_N + 1] = t;
+  }
+}
+
 /* The persistent kernel: up to g.niter iterations (PC: with the matrix M), stopping after the
- * one that stops; every block takes the same branches (its scalars are the same). */
-template <bool PC>
-static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_persist(pb_args g) {
+ * one that stops; every block takes the same branches (its scalars are the same).  U: the
+ * products' entries loaded per lane at once (pb_spmv); MB: the blocks of PB_THREADS per SM its
+ * registers must allow (3: 40 registers, 2: 64). */
+template <bool PC, int U, int MB>
+static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args g) {
   __shared__ double ssc[K_BS_NSLOT];
   __shared__ double red[PB_THREADS / 32][3];
+  __shared__ long long pt[2 * K_PH_N + 3];   /* phase timing: ticks, ns, last mark, iterations */
   cg::grid_group grid = cg::this_grid();
+  long long *tm = (long long *)g.times;
   if (threadIdx.x < K_BS_NSLOT) ssc[threadIdx.x] = __ldcg(g.sc + threadIdx.x);
+  if (tm && threadIdx.x < 2 * K_PH_N + 3) pt[threadIdx.x] = 0;
   __syncthreads();
+  pb_mark(tm, pt, -1);
   for (int k = 0; k < g.niter; k++) {
     if (threadIdx.x == 0) k_bcgs_step(ssc, K_BSTEP_BETA, g.tol);
     __syncthreads();
     if (ssc[K_BS_RUN] == 0) break;
+    if (tm && blockIdx.x == 0 && threadIdx.x == 0) pt[2 * K_PH_N + 2] += 1;
     double acc[3] = { 0, 0, 0 };
     double *ph = g.p;
     if (PC) {                              /* ph = M p, p formed in the load (two buffers) */
@@ -353,50 +408,63 @@ static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_persi
         pb_upd<3>(g.n, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v, ssc[K_BS_BETA], pold,
                   pnew);
         grid.sync();
-        pb_spmv<1, 0>(g.n, g.m, 0, pnew, 0, NULL, 0, NULL, NULL, ph, NULL, acc);
+        pb_mark(tm, pt, K_PH_P);
+        pb_spmv<1, 0, U>(g.n, g.m, 0, pnew, 0, NULL, 0, NULL, NULL, ph, NULL, acc);
       } else {
-        pb_spmv<3, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v,
-                      ssc[K_BS_BETA], pold, pnew, ph, NULL, acc);
+        pb_spmv<3, 0, U>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v,
+                         ssc[K_BS_BETA], pold, pnew, ph, NULL, acc);
       }
     } else {                               /* p = r + beta (p - omega v) */
       pb_upd<3>(g.n, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v, ssc[K_BS_BETA], g.p, g.p);
     }
     grid.sync();
-    pb_spmv<1, 1>(g.n, g.a, 0, ph, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
+    pb_mark(tm, pt, PC ? K_PH_MP : K_PH_P);
+    pb_spmv<1, 1, U>(g.n, g.a, 0, ph, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
     pb_partial(g.part, 0, 1, acc, red);
     grid.sync();
-    if (!pb_reduce_step(g.part, 0, 1, ssc + K_BS_RV, ssc, K_BSTEP_ALPHA, g.tol)) break;
+    pb_mark(tm, pt, K_PH_AP);
+    bool run = pb_reduce_step(g.part, 0, 1, ssc + K_BS_RV, ssc, K_BSTEP_ALPHA, g.tol);
+    pb_mark(tm, pt, K_PH_ALPHA);
+    if (!run) break;
     acc[0] = 0;
     if (g.split) {                         /* s = r - alpha v first */
       pb_upd<2>(g.n, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s);
       grid.sync();
+      pb_mark(tm, pt, K_PH_S);
     }
     if (PC) {                              /* sh = M s, s = r - alpha v formed in the load */
       if (g.split)
-        pb_spmv<1, 0>(g.n, g.m, 0, g.s, 0, NULL, 0, NULL, NULL, g.sh, NULL, acc);
+        pb_spmv<1, 0, U>(g.n, g.m, 0, g.s, 0, NULL, 0, NULL, NULL, g.sh, NULL, acc);
       else
-        pb_spmv<2, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.sh,
-                      NULL, acc);
+        pb_spmv<2, 0, U>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s,
+                         g.sh, NULL, acc);
       grid.sync();
-      pb_spmv<1, 3>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
+      pb_mark(tm, pt, K_PH_MS);
+      pb_spmv<1, 3, U>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
     } else if (g.split) {                  /* t = A s */
-      pb_spmv<1, 3>(g.n, g.a, 0, g.s, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
+      pb_spmv<1, 3, U>(g.n, g.a, 0, g.s, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
     } else {                               /* t = A s, s formed in the load */
-      pb_spmv<2, 3>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
-                    NULL, acc);
+      pb_spmv<2, 3, U>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
+                       NULL, acc);
     }
     pb_partial(g.part, 1, 3, acc, red);
     grid.sync();
+    pb_mark(tm, pt, K_PH_AS);
     pb_reduce_step(g.part, 1, 3, ssc + K_BS_TS, ssc, K_BSTEP_OMEGA, g.tol);
+    pb_mark(tm, pt, K_PH_OMEGA);
     if (ssc[K_BS_RUN] == 0 && ssc[K_BS_RUNX] == 0) break;
     acc[0] = acc[1] = 0;
     pb_xr(g, ssc, acc);
     if (ssc[K_BS_RUN] == 0) break;         /* converged on ||s||: x updated, done */
     pb_partial(g.part, 4, 2, acc, red);
     grid.sync();
+    pb_mark(tm, pt, K_PH_XR);
     pb_reduce_step(g.part, 4, 2, ssc + K_BS_RHO_NEW, ssc, K_BSTEP_RHO, g.tol);
+    pb_mark(tm, pt, K_PH_RHO);
   }
   if (blockIdx.x == 0 && threadIdx.x < K_BS_NSLOT) g.sc[threadIdx.x] = ssc[threadIdx.x];
+  if (tm && blockIdx.x == 0 && threadIdx.x < 2 * K_PH_N + 1)
+    tm[threadIdx.x] += pt[threadIdx.x < 2 * K_PH_N ? threadIdx.x : 2 * K_PH_N + 2];
 }
 
 /* log2 of a power of 2 up to 32 (threads per row), -1 otherwise.  Local. */
@@ -434,7 +502,7 @@ static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_phase
     if (ssc[K_BS_RUN] != 0 && PC) {
       int it = (int)ssc[K_BS_IT];
       double *pold = it & 1 ? g.p : g.p2, *pnew = it & 1 ? g.p2 : g.p;
-      pb_spmv<3, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v, ssc[K_BS_BETA],
+      pb_spmv<3, 0, 1>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v, ssc[K_BS_BETA],
                     pold, pnew, g.ph, NULL, acc);
     } else if (ssc[K_BS_RUN] != 0) {
       double a = ssc[K_BS_ONE], b = ssc[K_BS_NEG_BETA_OMEGA], c = ssc[K_BS_BETA];
@@ -443,18 +511,18 @@ static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_phase
         g.p[i] = pb_in<3>(i, a, g.r, b, g.v, c, g.p);
     }
   } else if (PH == 2) {
-    pb_spmv<1, 1>(g.n, g.a, 0, PC ? g.ph : g.p, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
+    pb_spmv<1, 1, 1>(g.n, g.a, 0, PC ? g.ph : g.p, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
     np = 1, slot = 0, step = K_BSTEP_ALPHA, dst = K_BS_RV;
   } else if (PH == 3 && PC) {
-    pb_spmv<2, 0>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.sh,
+    pb_spmv<2, 0, 1>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.sh,
                   NULL, acc);
     return;                                /* no dots, no step */
   } else if (PH == 3 || PH == 4) {
     if (PH == 3)
-      pb_spmv<2, 3>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
+      pb_spmv<2, 3, 1>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
                     NULL, acc);
     else
-      pb_spmv<1, 3>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
+      pb_spmv<1, 3, 1>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
     np = 3, slot = 1, step = K_BSTEP_OMEGA, dst = K_BS_TS;
   } else {
     pb_xr(g, ssc, acc);
@@ -478,14 +546,35 @@ static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_phase
   if (threadIdx.x < K_BS_NSLOT) g.sc[threadIdx.x] = ssc[threadIdx.x];
 }
 
-/* The arguments and the grid of bcgs_batch / bcgs_fused (the grid: the SMs times the blocks of
- * the persistent kernel that fit on one, at most PB_MAXBLOCKS, chosen once per k_vec).
- * Local. */
+/* The persistent kernel of a variant: unroll 1 / 4 / 8 (k_bcgs_sys.unroll) x blocks per SM
+ * 3 / 2 (k_bcgs_sys.blocks), with M (pc) or without; *var its index (PB_NVAR of them); NULL for
+ * values it does not have.  Local. */
+typedef void (*pb_kern)(pb_args);
+static pb_kern pb_kernel(bool pc, int unroll, int blocks, int *var) {
+  static const pb_kern with_m[PB_NVAR] = {
+    kv_bcgs_persist<true, 1, 3>, kv_bcgs_persist<true, 4, 3>, kv_bcgs_persist<true, 8, 3>,
+    kv_bcgs_persist<true, 1, 2>, kv_bcgs_persist<true, 4, 2>, kv_bcgs_persist<true, 8, 2> };
+  static const pb_kern no_m[PB_NVAR] = {
+    kv_bcgs_persist<false, 1, 3>, kv_bcgs_persist<false, 4, 3>, kv_bcgs_persist<false, 8, 3>,
+    kv_bcgs_persist<false, 1, 2>, kv_bcgs_persist<false, 4, 2>, kv_bcgs_persist<false, 8, 2> };
+  int u = unroll <= 1 ? 0 : unroll == 4 ? 1 : unroll == 8 ? 2 : -1;
+  int b = blocks == 0 || blocks == 3 ? 0 : blocks == 2 ? 1 : -1;
+  if (u < 0 || b < 0) return NULL;
+  *var = 3 * b + u;
+  return pc ? with_m[*var] : no_m[*var];
+}
+
+/* The arguments, the kernel and the grid of bcgs_batch / bcgs_fused (the grid: the SMs times
+ * the blocks of the variant's persistent kernel that fit on one, at most PB_MAXBLOCKS, chosen
+ * once per k_vec and variant; bcgs_fused takes the first variant's).  Local. */
 static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol,
-                      pb_args *g, int *grid) {
+                      bool fused, pb_args *g, pb_kern *kern, int *grid) {
   vec_scratch *s = (vec_scratch *)v->impl;
   bool pc = sys->m.val != NULL;
-  g->n = sys->n;
+  if (sys->n > INT32_MAX - (1 << 24))
+    return hy_err(HY_ESYS, "vec cuda: bcgs_batch on %lld rows (at most 2^31 - 2^24)",
+                  (long long)sys->n);
+  g->n = (int)sys->n;
   g->a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, pb_log2(sys->a.tpr) };
   g->m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val, pc ? pb_log2(sys->m.tpr) : 0 };
   if (!g->a.rp || g->a.lt < 0 || g->m.lt < 0 || (pc && !g->m.rp))
@@ -498,14 +587,19 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
   g->niter = niter;
   g->tol = tol;
   g->split = sys->split;
-  int *gr = &s->pb_grid[pc ? 1 : 0];
+  g->times = fused ? NULL : sys->times;
+  int var = 0;
+  *kern = pb_kernel(pc, fused ? 1 : sys->unroll, fused ? 3 : sys->blocks, &var);
+  if (!*kern)
+    return hy_err(HY_ESYS, "vec cuda: bcgs_batch unroll %d, blocks %d per SM (1, 4, 8; 2, 3)",
+                  sys->unroll, sys->blocks);
+  int *gr = &s->pb_grid[pc ? 1 : 0][var];
   if (*gr == 0) {
     int dev = 0, coop = 0, per_sm = 0;
     HY_CUDA(cudaGetDevice(&dev));
     HY_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
     if (!coop) return hy_err(HY_ESYS, "vec cuda: the device has no cooperative launch");
-    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, pc ? kv_bcgs_persist<true> : kv_bcgs_persist<false>, PB_THREADS, 0));
+    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, *kern, PB_THREADS, 0));
     int b = per_sm * v->be->sm_count;
     *gr = b > PB_MAXBLOCKS ? PB_MAXBLOCKS : b < 1 ? 1 : b;
   }
@@ -513,12 +607,13 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
   return HY_OK;
 }
 
-/* bcgs_batch: one cooperative launch of kv_bcgs_persist on the backend's stream.  Local. */
+/* bcgs_batch: one cooperative launch of the variant's kv_bcgs_persist on the backend's stream.
+ * Local. */
 static int c_bcgs_batch(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol) {
   pb_args g;
+  pb_kern kern = NULL;
   int grid = 0;
-  HY_CALL(pb_prepare(v, sys, sc, niter, tol, &g, &grid));
-  void (*kern)(pb_args) = sys->m.val ? kv_bcgs_persist<true> : kv_bcgs_persist<false>;
+  HY_CALL(pb_prepare(v, sys, sc, niter, tol, false, &g, &kern, &grid));
   void *args[] = { &g };
   HY_CUDA(cudaLaunchCooperativeKernel((const void *)kern, dim3(grid), dim3(PB_THREADS), args, 0,
                                       k_cuda_st(v->be)->stream));
@@ -530,8 +625,9 @@ static int c_bcgs_batch(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, 
 static int c_bcgs_fused(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol) {
   vec_scratch *s = (vec_scratch *)v->impl;
   pb_args g;
+  pb_kern kern = NULL;
   int grid = 0;
-  HY_CALL(pb_prepare(v, sys, sc, niter, tol, &g, &grid));
+  HY_CALL(pb_prepare(v, sys, sc, niter, tol, true, &g, &kern, &grid));
   cudaStream_t st = k_cuda_st(v->be)->stream;
   unsigned *cnt = s->count;
   for (int k = 0; k < niter; k++) {

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define VEC_CHUNK 1024
 
@@ -172,9 +173,23 @@ static void h_spmv_in(const k_csr_view *m, int nv, double a, const double *x, do
   }
 }
 
+/* Phase timing of h_bcgs_batch (sys->times): the ns since the last mark added to phase ph (in
+ * both the ticks and the ns slots: the host's clock is ns); *last: the last mark.  Local. */
+static void h_mark(int64_t *times, int ph, int64_t *last) {
+  if (!times) return;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  if (ph >= 0) {
+    times[ph] += now - *last;
+    times[K_PH_N + ph] += now - *last;
+  }
+  *last = now;
+}
+
 /* The first half of a bcgs_batch iteration (after its K_BSTEP_BETA): p (with M: p formed in the
  * load of ph = M p, written into the other p buffer), v = A ph and (rhat, v) into sc.  Local. */
-static void h_batch_v(k_vec *v, const k_bcgs_sys *y, double *sc) {
+static void h_batch_v(k_vec *v, const k_bcgs_sys *y, double *sc, int64_t *last) {
   int64_t n = y->n;
   double *ph = y->p;
   if (y->m.val) {
@@ -184,52 +199,73 @@ static void h_batch_v(k_vec *v, const k_bcgs_sys *y, double *sc) {
     if (y->split) {
       memcpy(pnew, pold, (size_t)n * sizeof *pnew);   /* pnew = r + beta (pold - omega v) */
       h_upd_range(0, n, sc[K_BS_ONE], y->r, sc[K_BS_NEG_BETA_OMEGA], y->v, sc[K_BS_BETA], pnew);
+      h_mark(y->times, K_PH_P, last);
       h_spmv_in(&y->m, 1, 0, pnew, 0, NULL, 0, NULL, NULL, ph);
     } else {
       h_spmv_in(&y->m, 3, sc[K_BS_ONE], y->r, sc[K_BS_NEG_BETA_OMEGA], y->v, sc[K_BS_BETA],
                 pold, pnew, ph);
     }
+    h_mark(y->times, K_PH_MP, last);
   } else {
     h_upd_range(0, n, sc[K_BS_ONE], y->r, sc[K_BS_NEG_BETA_OMEGA], y->v, sc[K_BS_BETA], y->p);
+    h_mark(y->times, K_PH_P, last);
   }
   h_spmv_in(&y->a, 1, 0, ph, 0, NULL, 0, NULL, NULL, y->v);
   const double *xa[1] = { y->rh }, *ya[1] = { y->v };
   h_dots(v, n, 1, xa, ya, sc + K_BS_RV);
+  h_mark(y->times, K_PH_AP, last);
+}
+
+/* The second half's products (after K_BSTEP_ALPHA): s = r - alpha v formed in the load of the
+ * next product (and stored; split: first), sh = M s, t = A sh (or A s).  Local. */
+static void h_batch_t(const k_bcgs_sys *y, double *sc, int64_t *last) {
+  int pc = y->m.val != NULL;
+  if (y->split) {
+    h_upd_range(0, y->n, sc[K_BS_ONE], y->r, sc[K_BS_NEG_ALPHA], y->v, 0, y->s);
+    h_mark(y->times, K_PH_S, last);
+    if (pc) {
+      h_spmv_in(&y->m, 1, 0, y->s, 0, NULL, 0, NULL, NULL, y->sh);
+      h_mark(y->times, K_PH_MS, last);
+    }
+    h_spmv_in(&y->a, 1, 0, pc ? y->sh : y->s, 0, NULL, 0, NULL, NULL, y->t);
+  } else if (pc) {
+    h_spmv_in(&y->m, 2, sc[K_BS_ONE], y->r, sc[K_BS_NEG_ALPHA], y->v, 0, NULL, y->s, y->sh);
+    h_mark(y->times, K_PH_MS, last);
+    h_spmv_in(&y->a, 1, 0, y->sh, 0, NULL, 0, NULL, NULL, y->t);
+  } else {
+    h_spmv_in(&y->a, 2, sc[K_BS_ONE], y->r, sc[K_BS_NEG_ALPHA], y->v, 0, NULL, y->s, y->t);
+  }
 }
 
 /* bcgs_batch on the host: the phases of the CUDA persistent kernel in C, one after the other
  * (the products with p and s formed in their loads, p in two buffers), every value as the host
- * loop's.  Local. */
+ * loop's; with sys->times the ns of each phase added there (k_vec.h).  Local. */
 static int h_bcgs_batch(k_vec *v, const k_bcgs_sys *y, double *sc, int niter, double tol) {
-  int64_t n = y->n;
-  int pc = y->m.val != NULL;
+  int64_t n = y->n, last = 0;
+  h_mark(y->times, -1, &last);
   for (int k = 0; k < niter; k++) {
     k_bcgs_step(sc, K_BSTEP_BETA, tol);
     if (sc[K_BS_RUN] == 0) break;
-    h_batch_v(v, y, sc);
+    if (y->times) y->times[2 * K_PH_N] += 1;
+    h_batch_v(v, y, sc, &last);
     k_bcgs_step(sc, K_BSTEP_ALPHA, tol);
+    h_mark(y->times, K_PH_ALPHA, &last);
     if (sc[K_BS_RUN] == 0) break;
-    /* s = r - alpha v formed in the load of the next product (and stored); split: first */
-    if (y->split) {
-      h_upd_range(0, n, sc[K_BS_ONE], y->r, sc[K_BS_NEG_ALPHA], y->v, 0, y->s);
-      if (pc) h_spmv_in(&y->m, 1, 0, y->s, 0, NULL, 0, NULL, NULL, y->sh);
-      h_spmv_in(&y->a, 1, 0, pc ? y->sh : y->s, 0, NULL, 0, NULL, NULL, y->t);
-    } else if (pc) {
-      h_spmv_in(&y->m, 2, sc[K_BS_ONE], y->r, sc[K_BS_NEG_ALPHA], y->v, 0, NULL, y->s, y->sh);
-      h_spmv_in(&y->a, 1, 0, y->sh, 0, NULL, 0, NULL, NULL, y->t);
-    } else {
-      h_spmv_in(&y->a, 2, sc[K_BS_ONE], y->r, sc[K_BS_NEG_ALPHA], y->v, 0, NULL, y->s, y->t);
-    }
+    h_batch_t(y, sc, &last);
     const double *xa3[3] = { y->t, y->t, y->s }, *ya3[3] = { y->s, y->t, y->s };
     h_dots(v, n, 3, xa3, ya3, sc + K_BS_TS);
+    h_mark(y->times, K_PH_AS, &last);
     k_bcgs_step(sc, K_BSTEP_OMEGA, tol);
+    h_mark(y->times, K_PH_OMEGA, &last);
     if (sc[K_BS_RUNX] != 0)
       h_upd_range(0, n, sc[K_BS_ALPHA], y->ph, sc[K_BS_OMEGA_X], y->sh, sc[K_BS_ONE], y->x);
     if (sc[K_BS_RUN] == 0) break;
     const double *xa2[2] = { y->rh, y->r }, *ya2[2] = { y->r, y->r };
     h_axpbypcz_dots(v, n, sc[K_BS_ONE], y->s, sc[K_BS_NEG_OMEGA], y->t, sc[K_BS_ZERO], y->r, 2,
                     xa2, ya2, sc + K_BS_RHO_NEW);
+    h_mark(y->times, K_PH_XR, &last);
     k_bcgs_step(sc, K_BSTEP_RHO, tol);
+    h_mark(y->times, K_PH_RHO, &last);
   }
   return HY_OK;
 }

@@ -65,7 +65,12 @@ modes:
               reference run takes these arguments instead of solver.device_loop=false (another
               device-loop variant; its record must say device_loop = 1); --relres-rtol R: the
               recursive residuals of loop on and off within R relative (default 1e3 x --rtol;
-              a loop whose dots sum in another order ends on another recursive residual)
+              a loop whose dots sum in another order ends on another recursive residual);
+              --record KEY=VALUE..: every loop-on run's record has these metrics
+  phase-times solver.phase_times = true with the persistent kernel on each of --backends: the
+              phases line parsed, its iterations the run's, the phases exactly --phases ("M p,
+              A ph, ..."), each > 0, their sum the line's and the record's, the sum <= the run's
+              us per iteration (x 1.02 + 0.5) and >= --min-frac (default 0.5) of it
   spmv-variants BiCGSTAB on the cuda backend with solver.spmv = own and = library against the host
               backend: all converged (exit 0, PASSED), the record's spmv_own 1 / 0, iterations
               of ours and cuSPARSE's within --iters-rtol (default 0.1) + 2 of each other and
@@ -341,6 +346,11 @@ def check_device_loop(a):
                         fused != (a.kernel == "fused"):
                     fails.append("%s: device_kernel %r in the record, persistent line %r; expected %s" % (
                         tag, r["m"].get("device_kernel"), pers, a.kernel))
+            for kv in a.record or []:
+                key, _, val = kv.partition("=")
+                got = r["m"].get(key)
+                if str(got) != val:
+                    fails.append("%s: record %s = %r, expected %s" % (tag, key, got, val))
             mi, mr = ref["m"]["iterations"], r["m"]["iterations"]
             dx = None
             if ref["x"] is not None and r["x"] is not None and len(ref["x"]) == len(r["x"]):
@@ -384,6 +394,57 @@ def check_device_loop(a):
                 bs[0], bs[1], i0, i1, d, a.cross_rtol))
             if d is None or not d <= a.cross_rtol:
                 fails.append("%s vs %s (loop off): x difference %s of max |x| > %g" % (bs[0], bs[1], d, a.cross_rtol))
+    return fails
+
+
+def check_phase_times(a):
+    """solver.phase_times = true with the persistent kernel on each of --backends: the line
+    "bicgstab phases (us per iteration over N iterations, ...): NAME US, ...; sum S us" parsed;
+    N = the run's iterations (the kernel stops at the iteration that stops); the phases named
+    are exactly --phases, each > 0, their sum S (within rounding), each figure and S equal to
+    the record's; S <= the run's own "X us per iteration" figure (x 1.02 + 0.5 us) and >=
+    --min-frac x X (the phases are what the iteration spends)."""
+    fails = []
+    want = [p.strip() for p in " ".join(a.phases).split(",")] if a.phases else None
+    keys = {"p": "p", "M p": "Mp", "A ph": "Aph", "alpha": "alpha", "s": "s", "M s": "Ms",
+            "A s": "As", "omega": "omega", "x r": "xr", "rho": "rho"}
+    for be in a.backends:
+        r = loop_run(a, be, ["solver.device_loop=true", "solver.device_kernel=persistent",
+                             "solver.phase_times=true"], be)
+        if r["m"] is None or r["rc"] not in (0, 4):
+            fails.append("%s: exit %d, no record" % (be, r["rc"]))
+            continue
+        m = re.search(r"^bicgstab phases \(us per iteration over (\d+) iterations, the grid syncs "
+                      r"included\): (.*); sum ([0-9.]+) us", r["out"], re.M)
+        it = re.search(r"^bicgstab: ([0-9.]+) us per iteration", r["out"], re.M)
+        if not m or not it:
+            fails.append("%s: no phases line (%r) or per-iteration line (%r)" % (be, bool(m), bool(it)))
+            continue
+        n, total, per_it = int(m.group(1)), float(m.group(3)), float(it.group(1))
+        ph = {}
+        for part in m.group(2).split(", "):
+            name, _, v = part.rpartition(" ")
+            ph[name] = float(v)
+        print("%s: %d iterations timed (run: %d), phases %r, sum %.2f us, %.2f us per iteration" % (
+            be, n, r["m"]["iterations"], ph, total, per_it))
+        if n != r["m"]["iterations"] or r["m"].get("phase_iters") != n:
+            fails.append("%s: %d iterations timed, the run's %d, record's %r" % (
+                be, n, r["m"]["iterations"], r["m"].get("phase_iters")))
+        if want is not None and sorted(ph) != sorted(want):
+            fails.append("%s: phases %r, expected %r" % (be, sorted(ph), sorted(want)))
+        if not all(v > 0 for v in ph.values()):
+            fails.append("%s: a phase not > 0: %r" % (be, ph))
+        if abs(sum(ph.values()) - total) > 0.006 * len(ph) + 0.006:
+            fails.append("%s: the phases add up to %.3f, the line says %.2f" % (be, sum(ph.values()), total))
+        for name, v in ph.items():
+            rv = r["m"].get("phase_us_" + keys.get(name, "?"))
+            if rv is None or abs(rv - v) > 0.006:
+                fails.append("%s: phase %r %.2f, record %r" % (be, name, v, rv))
+        if abs(r["m"].get("phase_sum_us", -1) - total) > 0.006:
+            fails.append("%s: sum %.2f, record %r" % (be, total, r["m"].get("phase_sum_us")))
+        if not (a.min_frac * per_it <= total <= 1.02 * per_it + 0.5):
+            fails.append("%s: the phases' sum %.2f us against %.2f us per iteration (%.2f..1.02 of it)" % (
+                be, total, per_it, a.min_frac))
     return fails
 
 
@@ -678,7 +739,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends", "warmup", "device-m",
                                      "solver-backends", "repeat", "pattern", "stop", "perturb", "ilu-petsc", "jacobi-m",
-                                     "device-loop", "spmv-variants"])
+                                     "device-loop", "spmv-variants", "phase-times"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
@@ -710,6 +771,9 @@ def main():
     ap.add_argument("--relres-rtol", type=float, default=None)
     ap.add_argument("--loop-iters-rtol", type=float, default=0.0)
     ap.add_argument("--repeat", type=int, default=0)
+    ap.add_argument("--phases", nargs="+", default=None)
+    ap.add_argument("--record", nargs="+", default=None)
+    ap.add_argument("--min-frac", type=float, default=0.5)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
@@ -784,6 +848,8 @@ def main():
         fails += check_spmv_variants(a)
     elif a.mode == "device-m":
         fails += check_device_m(a)
+    elif a.mode == "phase-times":
+        fails += check_phase_times(a)
     elif a.mode == "warmup":
         fails += check_warmup(a)
     elif a.mode == "validate":

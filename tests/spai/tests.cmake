@@ -334,6 +334,26 @@ spai_multi(spai_device_loop_host_persistent_split_none device-loop RANKS 1 OPTS 
   --every 1 10
   ARGS matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=1 solver.precond=none
        solver.device_kernel=persistent solver.persistent_split=true)
+# solver.phase_times = true: the persistent kernel's phases timed inside it (host: its C
+# phases); the phases of each variant (SPAI; split; none) > 0, the iterations timed the run's
+# (converged; max_iter reached, exit 4), the sum within the iteration's time
+spai_multi(spai_phase_times_host_cfd27 phase-times RANKS 1
+  OPTS --phases "M p, A ph, alpha, M s, A s, omega, x r, rho"
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 run.blas_threads=1)
+spai_multi(spai_phase_times_host_split phase-times RANKS 1
+  OPTS --phases "p, M p, A ph, alpha, s, M s, A s, omega, x r, rho"
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 solver.persistent_split=true)
+spai_multi(spai_phase_times_host_none_maxit phase-times RANKS 1
+  OPTS --phases "p, A ph, alpha, A s, omega, x r, rho"
+  ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+       solver.max_iter=30 solver.check_every=7)
+# (not the persistent kernel: a line says the key is ignored, no phases line)
+hy_case(NAME spai_phase_times_ignored RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+       solver.phase_times=true
+  EXPECT "^bicgstab: solver.phase_times ignored: it times the persistent kernel"
+  REJECT "^bicgstab phases"
+  RUNCASE --json-field metrics.device_kernel=none)
 # solver.device_kernel = fused (the persistent kernel's phases as 5 / 4 kernels per iteration,
 # recorded as a graph, or queued anew): the host's are the same C phases, bit for bit the usual loop
 spai_multi(spai_device_loop_host_fused_cfd27 device-loop RANKS 1 OPTS --kernel fused --graph 1
@@ -609,6 +629,49 @@ if(HYBRID_GPU_TESTS)
     ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
          matrix.rhs=random run.seed=31337 solver.device_kernel=persistent
          solver.persistent_split=true)
+  # solver.persistent_unroll / persistent_blocks (a row's entries loaded 4 or 8 per lane at
+  # once; 2 blocks per SM, 64 registers): the same sums in the same order, so the default
+  # persistent kernel's iterations, exit, breakdown and x bit for bit (--ref); the variant in
+  # the record; cfd2's size with SPAI, the 2D case without preconditioner, the e05r0100
+  # breakdown, max_iter (exit 4) against the usual loop
+  spai_multi(spai_gpu_persistent_unroll8_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 1 10 1000 --kernel persistent
+    --record persistent_unroll=8 persistent_blocks=2
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=10
+          solver.persistent_unroll=1 solver.persistent_blocks=3
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2)
+  spai_multi(spai_gpu_persistent_unroll4_none device-loop RANKS 1 LABELS gpu
+    OPTS --backends cuda --every 1 10 --kernel persistent
+    --record persistent_unroll=4 persistent_blocks=3
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_unroll=1
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=31337 solver.device_kernel=persistent
+         solver.persistent_unroll=4)
+  spai_multi(spai_gpu_persistent_unroll4_b2_e05r0100 device-loop RANKS 1 LABELS gpu
+    NEED ${M}/e05r0100.mtx.gz OPTS --backends cuda --every 7 --kernel persistent
+    --record persistent_unroll=4 persistent_blocks=2
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=1
+          solver.persistent_unroll=1 solver.persistent_blocks=3
+    ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent
+         solver.persistent_unroll=4 solver.persistent_blocks=2)
+  spai_multi(spai_gpu_persistent_unroll8_maxit device-loop RANKS 1 LABELS gpu RTOL 1e-9
+    OPTS --backends cuda --every 3 7 --kernel persistent --record persistent_unroll=8
+    ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
+         solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2)
+  # solver.phase_times on the CUDA persistent kernel (block 0's clock after each grid sync):
+  # the phases of the variant > 0, the iterations timed the run's, their sum within 0.6..1.02 of
+  # the iteration's time (the warm run of 2; check_every 10: one launch and one read per 10
+  # iterations outside)
+  spai_multi(spai_gpu_phase_times_cfd2size phase-times RANKS 1 LABELS gpu TIMEOUT 120
+    OPTS --backends cuda --min-frac 0.6 --phases "M p, A ph, alpha, M s, A s, omega, x r, rho"
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         spai.repeat=2)
+  spai_multi(spai_gpu_phase_times_none_split phase-times RANKS 1 LABELS gpu
+    OPTS --backends cuda --min-frac 0.6 --phases "p, A ph, alpha, s, A s, omega, x r, rho"
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=31337 solver.persistent_split=true spai.repeat=2)
   # solver.device_kernel = fused (the same phases as 5 / 4 kernels per iteration on the same
   # grid, recorded as a graph): the persistent kernel's iterations, exit and x bit for bit
   # (--ref: the reference run is the persistent loop), cfd2's size with SPAI and the 2D case
