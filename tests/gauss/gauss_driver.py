@@ -24,8 +24,8 @@ gauss_driver.py trace --mpiexec=M --npflag=-n --bin HYBRID --workdir DIR --ranks
     [--sequential] [--flops] -- ARGS
     Runs the workload with gauss.trace = false and = true (repeat 1; x within T of each other)
     and parses the trace lines and the record: every main-stream part >= 0 and their sum the
-    printed factor time, which lies within [0.5, 1.05] x the run's factor time (+ 2 ms); the
-    quarters' busy + waiting sum to it less the first panel, their panels to the side stream's;
+    printed factor time, which lies within [0.5, 1.05] x the run's factor time (+ 2 ms, - 30 ms); the
+    quarters cover every step, their busy + waiting sum to it less the first panel, their panels to the side stream's;
     the record's trace_* figures equal the printed ones; the host's GEMM and panel calls within
     its time queueing; --sequential (host: one stream): the waits hold the panels (waiting >=
     panels) and the host's time is the factor's (5% + 1 ms); --flops (one rank): the GEMM rates times their
@@ -181,13 +181,18 @@ def trace_check(a, out, rec):
         fails.append("a negative part: %s, panels %.3f" % (parts, panels))
     if abs(sum(parts) - fac) > 0.001 * len(parts) + 1e-9:
         fails.append("the parts %s sum to %.4f ms, not the printed factor %.3f ms" % (parts, sum(parts), fac))
-    if not (0.5 * run_fac <= fac <= 1.05 * run_fac + 2.0):
+    # (the run's factor time holds the factors' allocation and copy too; a loaded machine can
+    # stop the process there: 30 ms of slack below)
+    if not (0.5 * run_fac - 30.0 <= fac <= 1.05 * run_fac + 2.0):
         fails.append("trace factor %.3f ms not within [0.5, 1.05] x the run's %.3f ms" % (fac, run_fac))
     if abs(hidden - (panels - wait)) > 0.002:
         fails.append("hidden %.3f ms is not panels %.3f - waiting %.3f" % (hidden, panels, wait))
     qs = [tuple(float(x) for x in t) for t in TRACEQ.findall(q.group(0))]
-    if not qs or qs[0][0] != 0:
-        fails.append("quarters %s" % (qs,))
+    h = re.search(r"^\S+ +([0-9]+) +([0-9]+) +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.e+-]+$", out, re.M)
+    n, nb = int(h.group(1)), int(h.group(2))
+    nblk = (n + nb - 1) // nb
+    if not qs or qs[0][0] != 0 or qs[-1][1] != nblk - 1:
+        fails.append("quarters %s do not cover the %d steps" % (qs, nblk))
     else:
         for i in range(1, len(qs)):
             if qs[i][0] != qs[i - 1][1] + 1:
@@ -211,8 +216,6 @@ def trace_check(a, out, rec):
         if a.sequential and abs(ht - fac) > 0.05 * fac + 1.0:
             fails.append("one stream: the host's %.3f ms is not the factor's %.3f ms" % (ht, fac))
     if a.flops:
-        h = re.search(r"^\S+ +([0-9]+) +([0-9]+) +1 +1 +[0-9.]+ +[0-9.e+]+$", out, re.M)
-        n, nb = int(h.group(1)), int(h.group(2))
         want = sum(2.0 * (n - k0 - min(nb, n - k0)) ** 2 * min(nb, n - k0) for k0 in range(0, n, nb))
         got = (la_tf * la + gemm_tf * gemm) * 1e9
         print("trailing-update flops from the rates %.4e, HPL's count %.4e" % (got, want))
