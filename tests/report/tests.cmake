@@ -68,3 +68,25 @@ add_test(NAME paper_tables_failed_run_000
     -- ${HY_PAPER_ENV} ${CMAKE_SOURCE_DIR}/jobs/paper-tables.sh 000 --small
       --bin ${CMAKE_CURRENT_SOURCE_DIR}/report/failing_hybrid.sh --max 32 --out tables)
 set_tests_properties(paper_tables_failed_run_000 PROPERTIES LABELS unit TIMEOUT 120)
+
+# The device-machine scaling mode (no Slurm): jobs/scaling.sh --launcher mpiexec and the driver
+# jobs/gpu-scaling.sh.  quick: --plan's estimates against the model, --deadline skipping a run, a
+# failing run listed (the stand-in failing_hybrid.sh), scaling_summary.py's targets met / missed
+# with the phase that grew; table: gpu-scaling.sh --small at 1 and 2 ranks (host backend), the
+# report's totals, speedups and efficiencies recomputed from the records (strong: T1 / (P TP)),
+# weak sizes, the summary and the tar.
+add_test(NAME scaling_mpiexec_quick
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/report/test_scaling.py ${CMAKE_SOURCE_DIR}
+    $<TARGET_FILE:hybrid> ${MPIEXEC_EXECUTABLE} ${HY_TEST_OUT}/scaling_mpiexec_quick quick)
+set_tests_properties(scaling_mpiexec_quick PROPERTIES LABELS unit TIMEOUT 120)
+if(HY_PLOT_PYTHON)
+  add_test(NAME scaling_mpiexec_table
+    COMMAND ${CMAKE_COMMAND} -E env HYBRID_PYTHON=${HY_PLOT_PYTHON} ${HY_PLOT_PYTHON}
+      ${CMAKE_CURRENT_SOURCE_DIR}/report/test_scaling.py ${CMAKE_SOURCE_DIR} $<TARGET_FILE:hybrid>
+      ${MPIEXEC_EXECUTABLE} ${HY_TEST_OUT}/scaling_mpiexec_table table --plots)
+else()
+  add_test(NAME scaling_mpiexec_table
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/report/test_scaling.py ${CMAKE_SOURCE_DIR}
+      $<TARGET_FILE:hybrid> ${MPIEXEC_EXECUTABLE} ${HY_TEST_OUT}/scaling_mpiexec_table table)
+endif()
+set_tests_properties(scaling_mpiexec_table PROPERTIES LABELS mpi TIMEOUT 400)
