@@ -357,11 +357,13 @@ ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plan
 }
 
 /* The launches of the LU for panels of W columns: launch -1, then one per panel, each on
- * CTA 0 plus one CTA per chunk (at most one per multiprocessor).  Local. */
+ * CTA 0 plus one CTA per chunk (at most one per multiprocessor; lead_only: CTA 0 alone, a
+ * timing of the critical path whose factors are wrong).  Local. */
 template <int R, int W>
-static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, int *dperm, int *plans,
-                       double *stat, int *dinfo) {
+static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, int lead_only) {
   int dev = 0, nsm = 0;
+  int *dperm = dpiv + n, *dinfo = dpiv + 2 * n + 6, *plans = dpiv + 2 * n + 8;
+  double *stat = (double *)(void *)(dpiv + 2 * n);   /* 8-byte aligned: 2 n ints from the base */
   HY_CUDA(cudaGetDevice(&dev));
   HY_CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   cudaStream_t st = k_cuda_cur(be);
@@ -371,29 +373,39 @@ static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, 
   for (int k = 0; k < nsteps; k++) {
     int k0 = k * W, k1 = k0 + (n - k0 < W ? n - k0 : W), w1 = n - k1 < W ? n - k1 : W;
     int chunks = (n - k1 - w1 + SS_CW - 1) / SS_CW + (k0 + SS_LW - 1) / SS_LW;
-    int G = 1 + (chunks < nsm - 1 ? chunks : nsm - 1);
-    if (G < 1) G = 1;
+    int G = lead_only ? 1 : 1 + (chunks < nsm - 1 ? chunks : nsm - 1);
     ss_step_k<R, W><<<G, SS_T, 0, st>>>(a, lda, n, k, dpiv, dperm, plans, stat, dinfo);
     HY_CUDA_LAUNCH();
   }
   return HY_OK;
 }
 
-/* k_gauss_ops getrf_small, K_GAUSS_SMALL_STEPS: the launches, then info, the smallest |u_jj|
- * and its column to the host (one synchronisation).  dpiv: K_GAUSS_SMALL_INTS(n) ints (pivots,
- * row order, the results, the plans).  Local. */
-extern "C" int k_cuda_small_step_getrf(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,
-                                      int *info, double *minpiv, int64_t *minidx) {
+/* The panel width the steps LU takes for order n (32, 16, 8 for n <= 512, 1024, 2048: the
+ * panel's R x W registers per thread stay at 32 doubles).  Local. */
+static int ss_w_auto(int64_t n) { return n <= 512 ? 32 : n <= 1024 ? 16 : 8; }
+
+/* The steps LU with panels of w columns (0: ss_w_auto; R = ceil(n / 512) rows a thread, R x w
+ * <= 32), then info, the smallest |u_jj| and its column to the host (one synchronisation).
+ * dpiv: K_GAUSS_SMALL_INTS(n) ints (pivots, row order, the results, the plans).  For the
+ * timing test (tests/gauss/test_gauss_small_time.c) beside getrf_small.  Local. */
+extern "C" int k_cuda_small_step_getrf_w(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,
+                                        int w, int lead_only, int *info, double *minpiv, int64_t *minidx) {
   if (n < 1 || n > SS_NMAX)
     return hy_err(HY_EUSAGE, "gauss small LU: n = %lld (allowed: 1 .. %d)", (long long)n, SS_NMAX);
-  int in = (int)n, *dperm = dpiv + n, *dinfo = dpiv + 2 * n + 6, *plans = dpiv + 2 * n + 8;
-  double *stat = (double *)(void *)(dpiv + 2 * n);   /* 8-byte aligned: 2 n ints from the base */
-  if (n <= 512) HY_CALL((ss_launches<1, 32>(be, in, a, lda, dpiv, dperm, plans, stat, dinfo)));
-  else if (n <= 1024) HY_CALL((ss_launches<2, 16>(be, in, a, lda, dpiv, dperm, plans, stat, dinfo)));
-  else HY_CALL((ss_launches<4, 8>(be, in, a, lda, dpiv, dperm, plans, stat, dinfo)));
+  if (w == 0) w = ss_w_auto(n);
+  const int in = (int)n, R = in <= 512 ? 1 : in <= 1024 ? 2 : 4;
+  if (R == 1 && w == 32) HY_CALL((ss_launches<1, 32>(be, in, a, lda, dpiv, lead_only)));
+  else if (R == 1 && w == 16) HY_CALL((ss_launches<1, 16>(be, in, a, lda, dpiv, lead_only)));
+  else if (R == 1 && w == 8) HY_CALL((ss_launches<1, 8>(be, in, a, lda, dpiv, lead_only)));
+  else if (R == 2 && w == 16) HY_CALL((ss_launches<2, 16>(be, in, a, lda, dpiv, lead_only)));
+  else if (R == 2 && w == 8) HY_CALL((ss_launches<2, 8>(be, in, a, lda, dpiv, lead_only)));
+  else if (R == 4 && w == 8) HY_CALL((ss_launches<4, 8>(be, in, a, lda, dpiv, lead_only)));
+  else
+    return hy_err(HY_EUSAGE, "gauss small LU: panel width %d at n = %lld (allowed: 8, 16, 32 with "
+                  "ceil(n / 512) x width <= 32)", w, (long long)n);
   cudaStream_t s = k_cuda_cur(be);
   double h[4];
-  HY_CUDA(cudaMemcpyAsync(h, stat, 4 * sizeof(double), cudaMemcpyDeviceToHost, s));
+  HY_CUDA(cudaMemcpyAsync(h, dpiv + 2 * n, 4 * sizeof(double), cudaMemcpyDeviceToHost, s));
   HY_CUDA(cudaStreamSynchronize(s));
   int hi[2];
   memcpy(hi, h + 3, sizeof hi);
@@ -401,6 +413,13 @@ extern "C" int k_cuda_small_step_getrf(k_backend *be, int64_t n, double *a, int6
   *minidx = (int64_t)h[1];
   *info = hi[0];
   return HY_OK;
+}
+
+/* k_gauss_ops getrf_small, K_GAUSS_SMALL_STEPS: the steps LU at the auto panel width.
+ * Local. */
+extern "C" int k_cuda_small_step_getrf(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,
+                                      int *info, double *minpiv, int64_t *minidx) {
+  return k_cuda_small_step_getrf_w(be, n, a, lda, dpiv, 0, 0, info, minpiv, minidx);
 }
 
 /* Load the 32 x 32 diagonal block at j0 (zero outside the matrix) into D.  Threads from t0 on,

@@ -1,0 +1,202 @@
+/* test_gauss_small_time.c - where the small-n LU's time goes on the CUDA backend, and its panel
+ * widths checked against each other.  At n = 512, 1024, 2048 (warm: one run, then 10 timed,
+ * host clock around each synchronising call, the device idle before each): cuSOLVER getrf +
+ * getrs (k_gauss_ops ref_lu, the same repeats), the steps LU (gauss_small_step_cuda.cu) at every
+ * panel width it has for n, the steps LU with CTA 0 alone (lead only: the critical path without
+ * the trailing update's CTAs; its factors are wrong and not checked), and the cooperative kernel
+ * (coop); one line each with factor and solve (mean and best), the total against cuSOLVER's,
+ * and from two widths the fit t = n c + (n / W) s: c the cost of a column, s that of a step.
+ * Checks: every width gives the pivots of the auto width and factors within 1e-11 of them, and
+ * so does coop.  Exit 0 when they pass, 1 otherwise, 77 without a CUDA device. */
+#include "k_gauss.h"
+#include "hybrid.h"
+#include "workload.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* (gauss_small_step_cuda.cu, beside the table's getrf_small) */
+int k_cuda_small_step_getrf_w(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv, int w,
+                              int lead_only, int *info, double *minpiv, int64_t *minidx);
+
+static int nfailed;
+
+/* A deterministic value in [-0.5, 0.5) for index i of stream s. */
+static double val(uint64_t s, uint64_t i) {
+  uint64_t z = (s * 0x9E3779B97F4A7C15ull) ^ (i + 0x632BE59BD9B4E5ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (double)(z >> 11) / 9007199254740992.0 - 0.5;
+}
+
+typedef struct {
+  const char *name;
+  int kind, w, lead_only;   /* K_GAUSS_SMALL_*; steps: the width (0 auto), CTA 0 alone */
+} variant;
+
+typedef struct {
+  k_backend *be;
+  const k_gauss_ops *ko;
+  int64_t n;
+  double *a0, *a, *b, *x;   /* device */
+  int *piv;                 /* device, K_GAUSS_SMALL_INTS(n) */
+} bench;
+
+/* One variant's factorization (synchronises).  Local. */
+static int run_lu(bench *q, const variant *v) {
+  int info = 0;
+  double mp = 0;
+  int64_t mi = 0;
+  if (v->kind == K_GAUSS_SMALL_STEPS)
+    return k_cuda_small_step_getrf_w(q->be, q->n, q->a, q->n, q->piv, v->w, v->lead_only, &info, &mp, &mi);
+  return q->ko->getrf_small(q->be, v->kind, q->n, q->a, q->n, q->piv, &info, &mp, &mi);
+}
+
+/* Time a variant: 1 + reps runs of copy, factor, solve; tf / ts: mean [0], best [1] of the
+ * timed ones; the last factors and pivots into ha / hp.  Local. */
+static int time_one(bench *q, const variant *v, int reps, double tf[2], double ts[2], double *ha, int *hp) {
+  size_t ab = (size_t)(q->n * q->n) * sizeof(double), xb = (size_t)q->n * sizeof(double);
+  tf[0] = ts[0] = 0;
+  tf[1] = ts[1] = INFINITY;
+  for (int r = 0; r <= reps; r++) {
+    q->be->ops->d2d(q->be, q->a, q->a0, ab);
+    q->be->ops->d2d(q->be, q->x, q->b, xb);
+    q->be->ops->sync(q->be);
+    double t0 = hy_wtime();
+    if (run_lu(q, v) != HY_OK) {
+      printf("FAILED: %s n = %lld: %s\n", v->name, (long long)q->n, hy_err_msg());
+      return 1;
+    }
+    double t1 = hy_wtime();
+    if (q->ko->getrs_small(q->be, v->kind, q->n, q->a, q->n, q->piv, q->x) != HY_OK) return 1;
+    q->be->ops->sync(q->be);
+    double t2 = hy_wtime();
+    if (r == 0) continue;
+    tf[0] += (t1 - t0) / reps;
+    ts[0] += (t2 - t1) / reps;
+    if (t1 - t0 < tf[1]) tf[1] = t1 - t0;
+    if (t2 - t1 < ts[1]) ts[1] = t2 - t1;
+  }
+  q->be->ops->d2h(q->be, ha, q->a, ab);
+  q->be->ops->d2h(q->be, hp, q->piv, (size_t)q->n * sizeof(int));
+  q->be->ops->sync(q->be);
+  return 0;
+}
+
+/* Pivots identical and factors within 1e-11 (relative to max |ref|) of the reference.
+ * Local. */
+static void check_same(const char *name, int64_t n, const double *a, const int *p, const double *ra,
+                       const int *rp) {
+  int bad = 0;
+  for (int64_t i = 0; i < n; i++) bad += p[i] != rp[i];
+  double e = 0, s = 0;
+  for (int64_t k = 0; k < n * n; k++) {
+    double d = fabs(a[k] - ra[k]);
+    if (d > e || isnan(d)) e = isnan(d) ? INFINITY : d;
+    if (fabs(ra[k]) > s) s = fabs(ra[k]);
+  }
+  e /= s > 0 ? s : 1;
+  if (bad || !(e < 1e-11)) {
+    nfailed++;
+    printf("FAILED: %s n = %lld: %d pivots differ from the auto width's, factors %.2e apart\n", name,
+           (long long)n, bad, e);
+  }
+}
+
+/* Every variant at order n against cuSOLVER.  Local. */
+static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
+  bench q = { be, ko, n, NULL, NULL, NULL, NULL, NULL };
+  size_t nn = (size_t)(n * n), ab = nn * sizeof(double), xb = (size_t)n * sizeof(double);
+  double *h = malloc(ab), *ha = malloc(ab), *ra = malloc(ab);
+  int *hp = malloc((size_t)n * sizeof(int)), *rp = malloc((size_t)n * sizeof(int));
+  for (size_t e = 0; e < nn; e++) h[e] = val(7 + (uint64_t)n, e);
+  be->ops->alloc(be, (void **)&q.a0, ab);
+  be->ops->alloc(be, (void **)&q.a, ab);
+  be->ops->alloc(be, (void **)&q.b, xb);
+  be->ops->alloc(be, (void **)&q.x, xb);
+  be->ops->alloc(be, (void **)&q.piv, (size_t)K_GAUSS_SMALL_INTS(n) * sizeof(int));
+  be->ops->h2d(be, q.a0, h, ab);
+  for (int64_t i = 0; i < n; i++) h[i] = val(8, (uint64_t)i);
+  be->ops->h2d(be, q.b, h, xb);
+  be->ops->sync(be);
+  double vf[2], vs[2];
+  int info = 0;
+  ko->ref_lu(be, n, q.a0, q.b, q.x, 10, vf, vs, &info);
+  double vt = vf[1] + vs[1];
+  printf("small-time n=%lld cuSOLVER getrf+getrs: factor %.3f ms (best %.3f), solve %.3f ms (best %.3f), "
+         "total %.3f ms\n", (long long)n, vf[1] * 1e3, vf[0] * 1e3, vs[1] * 1e3, vs[0] * 1e3, vt * 1e3);
+  const int wa = n <= 512 ? 32 : n <= 1024 ? 16 : 8;
+  variant vars[] = {
+    { "steps auto", K_GAUSS_SMALL_STEPS, 0, 0 }, { "steps w=32", K_GAUSS_SMALL_STEPS, 32, 0 },
+    { "steps w=16", K_GAUSS_SMALL_STEPS, 16, 0 }, { "steps w=8", K_GAUSS_SMALL_STEPS, 8, 0 },
+    { "steps lead-only", K_GAUSS_SMALL_STEPS, 0, 1 }, { "coop", K_GAUSS_SMALL_COOP, 0, 0 },
+  };
+  const int R = n <= 512 ? 1 : n <= 1024 ? 2 : 4;
+  double tw[33] = { 0 };
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const variant *v = &vars[i];
+    if (v->kind == K_GAUSS_SMALL_STEPS && v->w != 0 && (v->w == wa || R * v->w > 32)) continue;
+    double tf[2], ts[2];
+    if (time_one(&q, v, 10, tf, ts, ha, hp)) {
+      nfailed++;
+      continue;
+    }
+    double tt = tf[0] + ts[0];
+    char label[64];
+    if (i == 0) snprintf(label, sizeof label, "%s (w=%d)", v->name, wa);
+    else snprintf(label, sizeof label, "%s", v->name);
+    printf("small-time n=%lld %s: factor %.3f ms (best %.3f), solve %.3f ms (best %.3f), total %.3f ms "
+           "= %.2f x cuSOLVER's\n", (long long)n, label, tf[0] * 1e3, tf[1] * 1e3, ts[0] * 1e3, ts[1] * 1e3,
+           tt * 1e3, tt / vt);
+    if (i == 0) {
+      memcpy(ra, ha, ab);
+      memcpy(rp, hp, (size_t)n * sizeof(int));
+      tw[wa] = tf[0];
+    } else if (!v->lead_only) {
+      check_same(v->name, n, ha, hp, ra, rp);
+      if (v->kind == K_GAUSS_SMALL_STEPS) tw[v->w] = tf[0];
+    }
+  }
+  /* t = n c + (n / W) s from the two widest widths measured */
+  int w1 = 0, w2 = 0;
+  for (int w = 32; w >= 8; w /= 2)
+    if (tw[w] > 0) {
+      if (!w1) w1 = w;
+      else if (!w2) w2 = w;
+    }
+  if (w1 && w2) {
+    double s1 = (double)n / w1, s2 = (double)n / w2;
+    double st = (tw[w2] - tw[w1]) / (s2 - s1), c = (tw[w1] - s1 * st) / (double)n;
+    printf("small-time n=%lld fit (w=%d, %d): per column %.3f us, per step %.3f us\n", (long long)n, w1, w2,
+           c * 1e6, st * 1e6);
+  }
+  be->ops->free(be, q.a0);
+  be->ops->free(be, q.a);
+  be->ops->free(be, q.b);
+  be->ops->free(be, q.x);
+  be->ops->free(be, q.piv);
+  free(h); free(ha); free(ra); free(hp); free(rp);
+}
+
+int main(void) {
+  if (!k_cuda_compiled() || k_cuda_device_count() < 1) {
+    printf("SKIP: no CUDA device\n");
+    return 77;
+  }
+  k_backend cb;
+  memset(&cb, 0, sizeof cb);
+  if (k_backend_open(&cb, K_CUDA, 0) != HY_OK) {
+    printf("FAILED: the CUDA backend does not open: %s\n", hy_err_msg());
+    return 1;
+  }
+  const k_gauss_ops *co = k_gauss_ops_get(&cb);
+  static const int64_t sizes[] = { 512, 1024, 2048 };
+  for (size_t i = 0; i < 3; i++) bench_n(&cb, co, sizes[i]);
+  k_backend_close(&cb);
+  printf("%s: the small-n LU's widths and kinds agree\n", nfailed ? "FAILED" : "PASSED");
+  return nfailed ? 1 : 0;
+}
