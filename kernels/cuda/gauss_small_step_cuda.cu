@@ -14,8 +14,9 @@
  * to chunks of 16 columns right of the next panel (CUDA cores: 2/3 n^3 = 0.7 GFlop at n = 1024 is
  * a few tens of microseconds; the run is latency bound) and its move alone to chunks of 32 columns
  * left of panel k, so that the result is LAPACK dgetrf's: P A = L U with L in the final row
- * order.  No grid-wide barrier: the launch boundary is the step's barrier; two plan buffers
- * alternate between launches.  The row order (dperm: (P b)[i] = b[dperm[i]]) is composed by
+ * order.  No grid-wide barrier: the launch boundary is the step's barrier (each step a
+ * programmatic dependent launch: its launch overlaps the previous step's end, its CTAs wait for
+ * it in cudaGridDependencySynchronize); two plan buffers alternate between launches.  The row order (dperm: (P b)[i] = b[dperm[i]]) is composed by
  * CTA 0 from the same plans.
  * The solve: one CTA of 512 threads, x in shared memory, blocks of 32: the diagonal block in
  * shared memory (the next one loaded by the other warps while warp 0 solves this one), the rows
@@ -331,6 +332,12 @@ __global__ void __launch_bounds__(SS_T, 1)
 ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plans, double *stat, int *info) {
   __shared__ ss_shared<W> s;
   const int b = blockIdx.x, G = gridDim.x;
+  /* programmatic dependent launch: wait for the previous step to be complete and visible,
+   * then let the next step's launch begin (its CTAs wait here; no-ops without the attribute) */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
   if (k < 0) {
     ss_lead<R, W>(a, lda, n, 0, 0, n < W ? n : W, 1, dpiv, dperm, plans, stat, info, s);
     return;
@@ -356,26 +363,46 @@ ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plan
   }
 }
 
-/* The launches of the LU for panels of W columns: launch -1, then one per panel, each on
- * CTA 0 plus one CTA per chunk (at most one per multiprocessor; lead_only: CTA 0 alone, a
- * timing of the critical path whose factors are wrong).  Local. */
+/* ss_launches' flags: CTA 0 alone (a timing of the critical path; the factors are wrong), no
+ * programmatic dependent launch (each step launched after the previous one ended). */
+enum { SS_LEAD_ONLY = 1, SS_NO_PDL = 2 };
+
+/* Launch k of the LU on G CTAs, queued on st; pdl: as a programmatic dependent launch (the
+ * launch overlaps the previous step's end, ss_step_k waits for it).  Local. */
 template <int R, int W>
-static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, int lead_only) {
+static int ss_launch1(cudaStream_t st, int G, int pdl, double *a, int64_t lda, int n, int k, int *dpiv,
+                      int *dperm, int *plans, double *stat, int *dinfo) {
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute at[1] = {};
+  cfg.gridDim = dim3((unsigned)G);
+  cfg.blockDim = dim3(SS_T);
+  cfg.stream = st;
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = pdl ? 1 : 0;
+  HY_CUDA(cudaLaunchKernelEx(&cfg, ss_step_k<R, W>, a, lda, n, k, dpiv, dperm, plans, stat, dinfo));
+  return HY_OK;
+}
+
+/* The launches of the LU for panels of W columns: launch -1, then one per panel, each on
+ * CTA 0 plus one CTA per chunk (at most one per multiprocessor), by flags (SS_*).  Local. */
+template <int R, int W>
+static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, int flags) {
   int dev = 0, nsm = 0;
   int *dperm = dpiv + n, *dinfo = dpiv + 2 * n + 6, *plans = dpiv + 2 * n + 8;
   double *stat = (double *)(void *)(dpiv + 2 * n);   /* 8-byte aligned: 2 n ints from the base */
   HY_CUDA(cudaGetDevice(&dev));
   HY_CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   cudaStream_t st = k_cuda_cur(be);
-  ss_step_k<R, W><<<1, SS_T, 0, st>>>(a, lda, n, -1, dpiv, dperm, plans, stat, dinfo);
-  HY_CUDA_LAUNCH();
+  const int pdl = !(flags & SS_NO_PDL);
+  HY_CALL((ss_launch1<R, W>(st, 1, 0, a, lda, n, -1, dpiv, dperm, plans, stat, dinfo)));
   const int nsteps = (n + W - 1) / W;
   for (int k = 0; k < nsteps; k++) {
     int k0 = k * W, k1 = k0 + (n - k0 < W ? n - k0 : W), w1 = n - k1 < W ? n - k1 : W;
     int chunks = (n - k1 - w1 + SS_CW - 1) / SS_CW + (k0 + SS_LW - 1) / SS_LW;
-    int G = lead_only ? 1 : 1 + (chunks < nsm - 1 ? chunks : nsm - 1);
-    ss_step_k<R, W><<<G, SS_T, 0, st>>>(a, lda, n, k, dpiv, dperm, plans, stat, dinfo);
-    HY_CUDA_LAUNCH();
+    int G = (flags & SS_LEAD_ONLY) ? 1 : 1 + (chunks < nsm - 1 ? chunks : nsm - 1);
+    HY_CALL((ss_launch1<R, W>(st, G, pdl, a, lda, n, k, dpiv, dperm, plans, stat, dinfo)));
   }
   return HY_OK;
 }
@@ -385,21 +412,21 @@ static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, 
 static int ss_w_auto(int64_t n) { return n <= 512 ? 32 : n <= 1024 ? 16 : 8; }
 
 /* The steps LU with panels of w columns (0: ss_w_auto; R = ceil(n / 512) rows a thread, R x w
- * <= 32), then info, the smallest |u_jj| and its column to the host (one synchronisation).
+ * <= 32) by flags (SS_LEAD_ONLY 1, SS_NO_PDL 2), then info, the smallest |u_jj| and its column to the host (one synchronisation).
  * dpiv: K_GAUSS_SMALL_INTS(n) ints (pivots, row order, the results, the plans).  For the
  * timing test (tests/gauss/test_gauss_small_time.c) beside getrf_small.  Local. */
 extern "C" int k_cuda_small_step_getrf_w(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,
-                                        int w, int lead_only, int *info, double *minpiv, int64_t *minidx) {
+                                        int w, int flags, int *info, double *minpiv, int64_t *minidx) {
   if (n < 1 || n > SS_NMAX)
     return hy_err(HY_EUSAGE, "gauss small LU: n = %lld (allowed: 1 .. %d)", (long long)n, SS_NMAX);
   if (w == 0) w = ss_w_auto(n);
   const int in = (int)n, R = in <= 512 ? 1 : in <= 1024 ? 2 : 4;
-  if (R == 1 && w == 32) HY_CALL((ss_launches<1, 32>(be, in, a, lda, dpiv, lead_only)));
-  else if (R == 1 && w == 16) HY_CALL((ss_launches<1, 16>(be, in, a, lda, dpiv, lead_only)));
-  else if (R == 1 && w == 8) HY_CALL((ss_launches<1, 8>(be, in, a, lda, dpiv, lead_only)));
-  else if (R == 2 && w == 16) HY_CALL((ss_launches<2, 16>(be, in, a, lda, dpiv, lead_only)));
-  else if (R == 2 && w == 8) HY_CALL((ss_launches<2, 8>(be, in, a, lda, dpiv, lead_only)));
-  else if (R == 4 && w == 8) HY_CALL((ss_launches<4, 8>(be, in, a, lda, dpiv, lead_only)));
+  if (R == 1 && w == 32) HY_CALL((ss_launches<1, 32>(be, in, a, lda, dpiv, flags)));
+  else if (R == 1 && w == 16) HY_CALL((ss_launches<1, 16>(be, in, a, lda, dpiv, flags)));
+  else if (R == 1 && w == 8) HY_CALL((ss_launches<1, 8>(be, in, a, lda, dpiv, flags)));
+  else if (R == 2 && w == 16) HY_CALL((ss_launches<2, 16>(be, in, a, lda, dpiv, flags)));
+  else if (R == 2 && w == 8) HY_CALL((ss_launches<2, 8>(be, in, a, lda, dpiv, flags)));
+  else if (R == 4 && w == 8) HY_CALL((ss_launches<4, 8>(be, in, a, lda, dpiv, flags)));
   else
     return hy_err(HY_EUSAGE, "gauss small LU: panel width %d at n = %lld (allowed: 8, 16, 32 with "
                   "ceil(n / 512) x width <= 32)", w, (long long)n);

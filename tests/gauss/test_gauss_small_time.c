@@ -2,8 +2,9 @@
  * widths checked against each other.  At n = 512, 1024, 2048 (warm: one run, then 10 timed,
  * host clock around each synchronising call, the device idle before each): cuSOLVER getrf +
  * getrs (k_gauss_ops ref_lu, the same repeats), the steps LU (gauss_small_step_cuda.cu) at every
- * panel width it has for n, the steps LU with CTA 0 alone (lead only: the critical path without
- * the trailing update's CTAs; its factors are wrong and not checked), and the cooperative kernel
+ * panel width it has for n, without programmatic dependent launch (no-pdl: each step launched
+ * after the previous one ended), with CTA 0 alone (lead only: the critical path without the
+ * trailing update's CTAs; its factors are wrong and not checked), and the cooperative kernel
  * (coop); one line each with factor and solve (mean and best), the total against cuSOLVER's,
  * and from two widths the fit t = n c + (n / W) s: c the cost of a column, s that of a step.
  * Checks: every width gives the pivots of the auto width and factors within 1e-11 of them, and
@@ -20,7 +21,7 @@
 
 /* (gauss_small_step_cuda.cu, beside the table's getrf_small) */
 int k_cuda_small_step_getrf_w(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv, int w,
-                              int lead_only, int *info, double *minpiv, int64_t *minidx);
+                              int flags, int *info, double *minpiv, int64_t *minidx);
 
 static int nfailed;
 
@@ -35,7 +36,8 @@ static double val(uint64_t s, uint64_t i) {
 
 typedef struct {
   const char *name;
-  int kind, w, lead_only;   /* K_GAUSS_SMALL_*; steps: the width (0 auto), CTA 0 alone */
+  int kind, w, flags;       /* K_GAUSS_SMALL_*; steps: the width (0 auto), 1: CTA 0 alone, 2: no
+                             * programmatic dependent launch */
 } variant;
 
 typedef struct {
@@ -52,7 +54,7 @@ static int run_lu(bench *q, const variant *v) {
   double mp = 0;
   int64_t mi = 0;
   if (v->kind == K_GAUSS_SMALL_STEPS)
-    return k_cuda_small_step_getrf_w(q->be, q->n, q->a, q->n, q->piv, v->w, v->lead_only, &info, &mp, &mi);
+    return k_cuda_small_step_getrf_w(q->be, q->n, q->a, q->n, q->piv, v->w, v->flags, &info, &mp, &mi);
   return q->ko->getrf_small(q->be, v->kind, q->n, q->a, q->n, q->piv, &info, &mp, &mi);
 }
 
@@ -133,7 +135,8 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
   variant vars[] = {
     { "steps auto", K_GAUSS_SMALL_STEPS, 0, 0 }, { "steps w=32", K_GAUSS_SMALL_STEPS, 32, 0 },
     { "steps w=16", K_GAUSS_SMALL_STEPS, 16, 0 }, { "steps w=8", K_GAUSS_SMALL_STEPS, 8, 0 },
-    { "steps lead-only", K_GAUSS_SMALL_STEPS, 0, 1 }, { "coop", K_GAUSS_SMALL_COOP, 0, 0 },
+    { "steps no-pdl", K_GAUSS_SMALL_STEPS, 0, 2 }, { "steps lead-only", K_GAUSS_SMALL_STEPS, 0, 1 },
+    { "steps lead-only no-pdl", K_GAUSS_SMALL_STEPS, 0, 3 }, { "coop", K_GAUSS_SMALL_COOP, 0, 0 },
   };
   const int R = n <= 512 ? 1 : n <= 1024 ? 2 : 4;
   double tw[33] = { 0 };
@@ -156,9 +159,9 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
       memcpy(ra, ha, ab);
       memcpy(rp, hp, (size_t)n * sizeof(int));
       tw[wa] = tf[0];
-    } else if (!v->lead_only) {
+    } else if (!(v->flags & 1)) {
       check_same(v->name, n, ha, hp, ra, rp);
-      if (v->kind == K_GAUSS_SMALL_STEPS) tw[v->w] = tf[0];
+      if (v->kind == K_GAUSS_SMALL_STEPS && v->w) tw[v->w] = tf[0];
     }
   }
   /* t = n c + (n / W) s from the two widest widths measured */
