@@ -153,15 +153,15 @@ typedef struct {
   const int64_t *super, *pi, *px, *s;
 } k_lle_super;
 /* What k_lle_chol_numeric factors: P (A A^T + tau I) P^T, A n x n in CSC (ap, ai, ax), L's
- * column t being A's row / column perm[t]; and how: threads, the BLAS threads of the top
- * supernodes' dpotrf / dtrsm (top_blas), blas_set to switch them (NULL: never), blas_after
- * the count set at the end. */
+ * column t being A's row / column perm[t]; the BLAS threads of the top supernodes' dpotrf /
+ * dtrsm (top_blas), blas_set to switch them (NULL: never), blas_after the count set at the
+ * end of a factor or solve. */
 typedef struct {
   const int64_t *ap, *ai;
   const double *ax;
   const int64_t *perm;
   double tau;
-  int threads, top_blas, blas_after;
+  int top_blas, blas_after;
   void (*blas_set)(int nt);
 } k_lle_chol_in;
 /* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the
@@ -172,13 +172,23 @@ typedef struct {
   double flops, top_flops, t_sub, t_top;
   int64_t minor;
 } k_lle_chol_stats;
-/* The numeric supernodal Cholesky factor, tree-parallel (kernels/host/lle_chol.c): x (xsize
- * values in the layout of L) overwritten; HY_ENUMERIC (no message) where a pivot is not
- * positive, st->minor its column.  Host.  Local. */
-int k_lle_chol_numeric(const k_lle_super *L, const k_lle_chol_in *in, double *x, k_lle_chol_stats *st);
+/* The tree-parallel supernodal Cholesky of kernels/host/lle_chol.c: a plan (the updaters of
+ * every supernode, the tree's cut for threads threads, the threads' scratch; NULL with the
+ * error recorded where L is not postordered), the numeric factor (x: xsize values in L's
+ * layout, overwritten; HY_ENUMERIC, no message, where a pivot is not positive, st->minor its
+ * column), the solve x <- (L L^T)^-1 x (n x nrhs, leading dimension n, in L's order: the
+ * same bits at any thread count), and the plan freed.  Host.  Local. */
+typedef struct k_lle_chol_plan k_lle_chol_plan;
+k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads);
+int k_lle_chol_numeric(k_lle_chol_plan *p, const k_lle_chol_in *in, double *x, k_lle_chol_stats *st);
+void k_lle_chol_solve(k_lle_chol_plan *p, const k_lle_chol_in *in, const double *x, int nrhs, double *b);
+void k_lle_chol_plan_free(k_lle_chol_plan *p);
 /* ||P (A A^T + tau I) P^T z - L L^T z|| / ||P (A A^T + tau I) P^T z|| for a fixed pseudo-random
  * z: the factor's backward error on one probe (lle.cnd_check).  Host.  Local. */
 double k_lle_chol_check(const k_lle_super *L, const k_lle_chol_in *in, const double *x);
+/* The solve's componentwise backward error on one probe b: max_i |L L^T x - b|_i /
+ * (|L| |L|^T |x| + |b|)_i for x from k_lle_chol_solve (lle.cnd_check).  Host.  Local. */
+double k_lle_chol_check_solve(k_lle_chol_plan *p, const k_lle_chol_in *in, const double *x);
 
 /* ---- one point's weights, shared by the host and the CUDA code (plain C arithmetic) ---- */
 #ifdef __CUDACC__

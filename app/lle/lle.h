@@ -74,6 +74,7 @@ typedef struct {
   double cnd_top_frac, t_sub, t_top;     /* its top's share of the flops, its two phases */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */
   int factor_checked;    /* 1: factor_check was computed */
+  double solve_check;    /* and the own solve's componentwise backward error (-1: CHOLMOD's factor) */
   double lnz, flops;  /* nonzeros of the Cholesky factor and factorisation flops */
   int ordering;       /* CHOLMOD ordering used (CHOLMOD_AMD = 2, METIS = 3, NESDIS = 4) */
   char method[64];    /* how the factorisation was done, for the report */

@@ -35,9 +35,15 @@ typedef struct {
   cholmod_dense *rhs;
   int64_t n;
   int cols, ngrp, nthreads, blas_threads;   /* columns a call (0: all), calls, threads */
+  int width;                   /* the block's columns at most */
   SuiteSparse_long *perm;      /* the order: new index i = old perm[i] */
   SuiteSparse_long *ap, *ai;   /* A = B^T with rows and columns in that order (P A P^T) */
   double *ax;
+  k_lle_super ls;              /* the own factor (lle.cnd_factor = own): L's structure, */
+  k_lle_chol_plan *plan;       /* its plan (schedule and scratch), */
+  k_lle_chol_in ci;            /* its matrix and BLAS threads, */
+  SuiteSparse_long *cperm;     /* B's index of L's column t (perm[L->Perm[t]]), */
+  double *xl;                  /* the block in L's order for its solves */
   cholmod_common gcc[CND_MAXG];
   cholmod_dense *grhs[CND_MAXG];
   int gstatus[CND_MAXG];
@@ -52,6 +58,8 @@ static void cnd_free(void *st) {
     cholmod_l_finish(&o->gcc[g]);
   }
   free(o->perm); free(o->ap); free(o->ai); free(o->ax);
+  k_lle_chol_plan_free(o->plan);
+  free(o->cperm); free(o->xl);
   if (o->started) {
     cholmod_l_free_dense(&o->rhs, &o->cc);
     cholmod_l_free_factor(&o->L, &o->cc);
@@ -62,6 +70,7 @@ static void cnd_free(void *st) {
 
 /* The calls' workspaces and blocks (lle.cnd_solve_cols = c: ceil(p / c) calls).  Local. */
 static int cnd_groups(const lle_eig_in *in, cnd_op *o, int p, int blas_threads) {
+  o->width = p;
   o->cols = in->solve_cols > 0 && in->solve_cols < p ? in->solve_cols : 0;
   o->nthreads = lle_threads(in->threads);
   o->blas_threads = blas_threads;
@@ -172,33 +181,35 @@ static int cnd_numeric_cholmod(const lle_eig_in *in, cnd_op *o, double tau, lle_
 }
 
 /* The factor's structure and the matrix as k_lle_chol_numeric takes them.  Local. */
-static void cnd_own_args(const lle_eig_in *in, const cnd_op *o, double tau, const lle_eig *e, k_lle_super *ls,
-                         k_lle_chol_in *ci) {
+static void cnd_own_args(const cnd_op *o, double tau, const lle_eig *e, k_lle_super *ls, k_lle_chol_in *ci) {
   const cholmod_factor *L = o->L;
   *ls = (k_lle_super){ .n = (int64_t)L->n, .nsuper = (int64_t)L->nsuper, .super = L->super, .pi = L->pi,
                        .px = L->px, .s = L->s };
   *ci = (k_lle_chol_in){ .ap = o->ap, .ai = o->ai, .ax = o->ax, .perm = L->Perm, .tau = tau,
-                         .threads = in->threads > 0 ? in->threads : 1, .top_blas = e->factor_blas_threads,
-                         .blas_after = e->blas_threads, .blas_set = lle_blas_set };
+                         .top_blas = e->factor_blas_threads, .blas_after = e->blas_threads, .blas_set = lle_blas_set };
 }
 
 /* The own tree-parallel numeric factor (kernels/host/lle_chol.c) written into CHOLMOD's
- * supernodal L, so cholmod_solve takes it as its own: HY_OK, or HY_ENUMERIC for a
- * non-positive pivot (no message).  Local. */
+ * supernodal L (so cholmod_solve could take it as its own), its plan kept for the solves:
+ * HY_OK, or HY_ENUMERIC for a non-positive pivot (no message).  Local. */
 static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig *e) {
   cholmod_factor *L = o->L;
   if (L->xtype == CHOLMOD_PATTERN && !cholmod_l_change_factor(CHOLMOD_REAL, 1, 1, 1, 1, L, &o->cc))
     return hy_err(HY_ESYS, "CHOLMOD could not allocate the factor's values (status %d)", o->cc.status);
   if (!L->is_super || !L->x) return hy_err(HY_ESYS, "chol-nd: the factor is not supernodal (CHOLMOD's analysis)");
-  k_lle_super ls;
-  k_lle_chol_in ci;
   k_lle_chol_stats st;
-  cnd_own_args(in, o, tau, e, &ls, &ci);
-  int rc = k_lle_chol_numeric(&ls, &ci, L->x, &st);
+  cnd_own_args(o, tau, e, &o->ls, &o->ci);
+  if (!o->plan && !(o->plan = k_lle_chol_plan_new(&o->ls, in->threads > 0 ? in->threads : 1))) return HY_ESYS;
+  int rc = k_lle_chol_numeric(o->plan, &o->ci, L->x, &st);
   L->minor = (size_t)st.minor;
   e->cnd_nsub = st.nsub; e->cnd_ntop = st.ntop; e->cnd_threads = st.threads;
   e->cnd_top_frac = st.flops > 0 ? st.top_flops / st.flops : 0;
   e->t_sub = st.t_sub; e->t_top = st.t_top;
+  if (rc == HY_OK && !o->cperm) {   /* the solves' permutation and block */
+    const SuiteSparse_long *lp = L->Perm;
+    HY_MALLOC(o->cperm, o->n);
+    for (int64_t t = 0; t < o->n; t++) o->cperm[t] = o->perm[lp[t]];
+  }
   return rc;
 }
 
@@ -247,8 +258,9 @@ static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_e
     e->factor_checked = 1;
     k_lle_super ls;
     k_lle_chol_in ci;
-    cnd_own_args(in, o, tau, e, &ls, &ci);
+    cnd_own_args(o, tau, e, &ls, &ci);
     e->factor_check = k_lle_chol_check(&ls, &ci, o->L->x);
+    e->solve_check = o->plan ? k_lle_chol_check_solve(o->plan, &o->ci, o->L->x) : -1;
   }
   return HY_OK;
 }
@@ -339,6 +351,15 @@ static int cnd_apply(void *st, int p, double *v, double *tmp) {
     for (int g = 0; g < ng; g++)
       if (o->gstatus[g] != CHOLMOD_OK)
         return hy_err(HY_ESYS, "CHOLMOD solve %d of %d with the factor of M + tau I failed (status %d)", g + 1, ng, o->gstatus[g]);
+    return HY_OK;
+  }
+  if (o->plan && o->cperm) {   /* the own factor: its tree-parallel solves in L's order */
+    if (!o->xl) HY_MALLOC(o->xl, (size_t)o->n * o->width);
+    for (int c = 0; c < p; c++)
+      for (int64_t t = 0; t < o->n; t++) o->xl[(size_t)c * o->n + t] = v[(size_t)c * o->n + o->cperm[t]];
+    k_lle_chol_solve(o->plan, &o->ci, o->L->x, p, o->xl);
+    for (int c = 0; c < p; c++)
+      for (int64_t t = 0; t < o->n; t++) v[(size_t)c * o->n + o->cperm[t]] = o->xl[(size_t)c * o->n + t];
     return HY_OK;
   }
   o->rhs->ncol = (size_t)p;

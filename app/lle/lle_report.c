@@ -74,6 +74,8 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
   if (e->factor_checked)
     hy_printf0(ctx, "lle: chol-nd factor check: ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z|| = %.3e\n",
                e->factor_check);
+  if (e->factor_checked && e->solve_check >= 0)
+    hy_printf0(ctx, "lle: chol-nd solve check: max_i |L L^T x - b|_i / (|L| |L^T| |x| + |b|)_i = %.3e\n", e->solve_check);
 }
 
 /* shift-invert's and dense's line: the shift and the factorisation.  Local (rank 0). */
@@ -129,6 +131,7 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   hy_metric_num(ctx, "eigen_factor_seconds", e->t_factor);
   hy_metric_num(ctx, "eigen_iter_seconds", e->t_iter);
   if (e->factor_checked) hy_metric_num(ctx, "cnd_factor_check", e->factor_check);
+  if (e->factor_checked && e->solve_check >= 0) hy_metric_num(ctx, "cnd_solve_check", e->solve_check);
   double rerr = 0;   /* scikit-learn's reconstruction_error_: the sum of the d kept eigenvalues */
   for (int j = 1; j < o->nev; j++) rerr += e->val[j];
   hy_printf0(ctx, "lle: reconstruction error %.6e (sum of the %d kept eigenvalues, scikit-learn's reconstruction_error_)\n",

@@ -41,39 +41,51 @@ extern void dtrsm_(const char *side, const char *uplo, const char *ta, const cha
 
 enum { CH_RCH = 64, CH_MAXT = 64 };   /* rows of an update block; threads at most */
 
-/* The factorisation's shared state: the structure, the matrix, the schedule. */
-typedef struct {
+typedef struct k_lle_chol_plan ch_fact;
+typedef struct ch_thr ch_thr;
+typedef void (*ch_step)(ch_fact *f, ch_thr *t, int64_t s);   /* one supernode's step */
+
+/* One thread's scratch: its row map, update block and gather block. */
+struct ch_thr {
+  ch_fact *f;
+  int tid;
+  int32_t *map;           /* n: L row -> local row of the supernode in work */
+  double *c;              /* CH_RCH x maxcols */
+  double *tb;             /* the backward solve's gather: maxrows x nrhs */
+};
+
+/* The plan (structure, schedule, scratch) and the call in work. */
+struct k_lle_chol_plan {
   const k_lle_super *L;
-  const k_lle_chol_in *in;
-  double *lx;
   int32_t *smap;          /* n: the supernode of each column */
   int32_t *parent, *first;   /* ns: the supernodal tree, a subtree's first supernode */
   double *wsub;           /* ns: flops of the subtree */
   int64_t *uptr;          /* ns + 1: the updaters of s are ud/up1/up2[uptr[s] .. uptr[s + 1]) */
   int32_t *ud, *up1, *up2;   /* updater d and its rows' positions [p1, p2) in s's columns */
-  int64_t *atp;           /* A^T (A by rows): row j is atc/atx[atp[j] .. atp[j + 1]) */
-  int32_t *atc;
-  double *atx;
-  int32_t *ilp;           /* n: A's index -> L's column (perm's inverse) */
   int32_t *sub;           /* the subtrees' roots below the cut, heaviest first */
   int32_t *top;           /* the supernodes above the cut, ascending */
   int nsub, ntop, nt;
-  int64_t maxcols;        /* the widest supernode */
+  int64_t maxcols, maxrows;   /* the widest supernode, the tallest */
+  ch_thr thr[CH_MAXT];
+  /* the numeric factor's matrix: A by rows (row j is atc/atx[atp[j] .. atp[j + 1])), perm's inverse */
+  const k_lle_chol_in *in;
+  int64_t *atp;
+  int32_t *atc;
+  double *atx;
+  int32_t *ilp;
+  /* the call in work */
+  double *lx;             /* the factor's values */
+  double *xb;             /* the solve's block (n x nrhs) */
+  int nrhs, tb_cols;      /* its columns; the gather buffers' */
+  double *tb;             /* the top's shared gather block */
   atomic_int next;        /* the next subtree to take */
   atomic_int fail;        /* 0, or 1 + the first failing column (a non-positive pivot) */
-  /* the top phase: the supernode in work and the threads' meeting point */
-  pthread_barrier_t bar;
-  int cur, quit;
-  int32_t *map0;          /* the top phase's row map */
-} ch_fact;
-
-/* One thread's scratch: its row map and update block. */
-typedef struct {
-  ch_fact *f;
-  int tid;
-  int32_t *map;           /* n: L row -> local row of the supernode in work */
-  double *c;              /* CH_RCH x maxcols */
-} ch_thr;
+  ch_step node, part;     /* the phases' steps */
+  int desc;               /* the subtree phase descending (the backward solve) */
+  pthread_barrier_t bar;  /* the top phase's meeting point */
+  int64_t cur;            /* its supernode in work */
+  int quit;
+};
 
 /* Wall seconds (CLOCK_MONOTONIC).  Local. */
 static double ch_now(void) {
@@ -299,39 +311,106 @@ static void ch_map(const ch_fact *f, int64_t s, int32_t *map) {
   for (int64_t r = L->pi[s]; r < L->pi[s + 1]; r++) map[L->s[r]] = (int32_t)(r - L->pi[s]);
 }
 
-/* Supernode s by one thread: assemble, every update, factor.  Local. */
-static void ch_node(ch_fact *f, int64_t s, ch_thr *t) {
-  const k_lle_super *L = f->L;
-  int64_t lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
-  memset(f->lx + L->px[s], 0, (size_t)(lda * nc) * sizeof(double));
-  ch_map(f, s, t->map);
-  ch_assemble(f, s, t->map, 0, nc);
-  for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++) {
-    int64_t d = f->ud[u];
-    ch_update(f, s, d, f->up1[u], f->up2[u], 0, lda, t->map, t->c);
-  }
-  ch_factor_diag(f, s);
-}
+/* ---- the two phases, for the factor and both solves ---- */
 
-/* The subtree phase's worker: subtrees from the shared counter, each in ascending order.  Local. */
+/* The subtree phase's worker: subtrees from the shared counter, each in ascending order
+ * (f->desc: descending), f->node on each supernode.  Local. */
 static void *ch_sub_run(void *arg) {
   ch_thr *t = arg;
   ch_fact *f = t->f;
   for (;;) {
     int i = atomic_fetch_add(&f->next, 1);
     if (i >= f->nsub || atomic_load(&f->fail)) break;
-    int32_t r = f->sub[i];
-    for (int64_t s = f->first[r]; s <= r && !atomic_load(&f->fail); s++) ch_node(f, s, t);
+    int64_t r = f->sub[i], a = f->first[r];
+    for (int64_t k = 0; k <= r - a && !atomic_load(&f->fail); k++) f->node(f, t, f->desc ? r - k : a + k);
   }
   return NULL;
 }
 
-/* Thread t's share of a top supernode: its columns' assembly, a barrier, its rows' updates
- * (rows split by the lower part's entries).  Local. */
-static void ch_top_part(ch_fact *f, ch_thr *t) {
+/* The subtrees below the cut on the threads, node on each supernode.  Local. */
+static void ch_sub_phase(ch_fact *f, ch_step node, int desc) {
+  pthread_t th[CH_MAXT];
+  int started[CH_MAXT] = { 0 };
+  f->node = node;
+  f->desc = desc;
+  atomic_store(&f->next, 0);
+  for (int t = 1; t < f->nt && t < f->nsub; t++) started[t] = pthread_create(&th[t], NULL, ch_sub_run, &f->thr[t]) == 0;
+  ch_sub_run(&f->thr[0]);
+  for (int t = 1; t < f->nt; t++) if (started[t]) pthread_join(th[t], NULL);
+}
+
+/* The top phase's helper threads: wait for a supernode, do their share, until quit.  Local. */
+static void *ch_top_run(void *arg) {
+  ch_thr *t = arg;
+  ch_fact *f = t->f;
+  for (;;) {
+    pthread_barrier_wait(&f->bar);
+    if (f->quit) break;
+    f->part(f, t, f->cur);
+    pthread_barrier_wait(&f->bar);
+  }
+  return NULL;
+}
+
+/* The supernodes above the cut one by one (ascending, or descending): pre on the caller's
+ * thread, part on every thread (its share), post on the caller's thread.  Local. */
+static void ch_top_phase(ch_fact *f, ch_step pre, ch_step part, ch_step post, int desc) {
+  pthread_t th[CH_MAXT];
+  f->part = part;
+  f->quit = 0;
+  pthread_barrier_init(&f->bar, NULL, (unsigned)f->nt);
+  for (int t = 1; t < f->nt; t++)
+    if (pthread_create(&th[t], NULL, ch_top_run, &f->thr[t]) != 0) hy_fatal(HY_ESYS, "could not start a factor thread");
+  for (int i = 0; i < f->ntop && !atomic_load(&f->fail); i++) {
+    int64_t s = f->top[desc ? f->ntop - 1 - i : i];
+    if (pre) pre(f, &f->thr[0], s);
+    f->cur = s;
+    pthread_barrier_wait(&f->bar);
+    part(f, &f->thr[0], s);
+    pthread_barrier_wait(&f->bar);
+    post(f, &f->thr[0], s);
+  }
+  f->quit = 1;
+  pthread_barrier_wait(&f->bar);
+  for (int t = 1; t < f->nt; t++) pthread_join(th[t], NULL);
+  pthread_barrier_destroy(&f->bar);
+}
+
+/* Thread t's share [b0, b1) of nb blocks.  Local. */
+static void ch_share(const ch_fact *f, const ch_thr *t, int64_t nb, int64_t *b0, int64_t *b1) {
+  *b0 = nb * t->tid / f->nt;
+  *b1 = nb * (t->tid + 1) / f->nt;
+}
+
+/* ---- the numeric factor's steps ---- */
+
+/* Supernode s by one thread: assemble, every update, factor.  Local. */
+static void ch_fact_node(ch_fact *f, ch_thr *t, int64_t s) {
   const k_lle_super *L = f->L;
-  int64_t s = f->cur, nt = f->nt, lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
-  ch_assemble(f, s, f->map0, nc * t->tid / nt, nc * (t->tid + 1) / nt);
+  int64_t lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+  memset(f->lx + L->px[s], 0, (size_t)(lda * nc) * sizeof(double));
+  ch_map(f, s, t->map);
+  ch_assemble(f, s, t->map, 0, nc);
+  for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++)
+    ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], 0, lda, t->map, t->c);
+  ch_factor_diag(f, s);
+}
+
+/* A top supernode's block zeroed and its row map (the caller's thread).  Local. */
+static void ch_fact_pre(ch_fact *f, ch_thr *t, int64_t s) {
+  const k_lle_super *L = f->L;
+  int64_t lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+  memset(f->lx + L->px[s], 0, (size_t)(lda * nc) * sizeof(double));
+  ch_map(f, s, t->map);
+}
+
+/* Thread t's share of a top supernode: its columns' assembly, a barrier, its rows' updates
+ * (rows split by the lower part's entries, in whole CH_RCH-row blocks).  Local. */
+static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
+  const k_lle_super *L = f->L;
+  int64_t nt = f->nt, lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+  const int32_t *map0 = f->thr[0].map;
+  ch_assemble(f, s, map0, nc * t->tid / nt, nc * (t->tid + 1) / nt);
   pthread_barrier_wait(&f->bar);
   double tot = (double)nc * (nc + 1) / 2 + (double)nc * (double)(lda - nc);
   double w0 = tot * t->tid / nt, w1 = tot * (t->tid + 1) / nt;
@@ -347,135 +426,233 @@ static void ch_top_part(ch_fact *f, ch_thr *t) {
   if (t->tid == 0) rr[0] = 0;
   if (t->tid == nt - 1) rr[1] = lda;
   for (int64_t u = f->uptr[s]; u < f->uptr[s + 1] && rr[0] < rr[1]; u++)
-    ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], rr[0], rr[1], f->map0, t->c);
+    ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], rr[0], rr[1], map0, t->c);
 }
 
-/* The top phase's helper threads: wait for a supernode, do their share, until quit.  Local. */
-static void *ch_top_run(void *arg) {
-  ch_thr *t = arg;
-  ch_fact *f = t->f;
-  for (;;) {
-    pthread_barrier_wait(&f->bar);
-    if (f->quit) break;
-    ch_top_part(f, t);
-    pthread_barrier_wait(&f->bar);
-  }
-  return NULL;
-}
-
-/* The supernodes above the cut, ascending: assembly and updates on the threads (one BLAS
- * thread), dpotrf / dtrsm on top_blas BLAS threads.  Local. */
-static void ch_top_phase(ch_fact *f, ch_thr *thr) {
-  const k_lle_super *L = f->L;
+/* A top supernode's dpotrf / dtrsm on top_blas BLAS threads (the others wait).  Local. */
+static void ch_fact_post(ch_fact *f, ch_thr *t, int64_t s) {
   const k_lle_chol_in *in = f->in;
-  pthread_t th[CH_MAXT];
-  pthread_barrier_init(&f->bar, NULL, (unsigned)f->nt);
-  for (int t = 1; t < f->nt; t++)
-    if (pthread_create(&th[t], NULL, ch_top_run, &thr[t]) != 0) hy_fatal(HY_ESYS, "could not start a factor thread");
-  f->map0 = thr[0].map;
-  for (int i = 0; i < f->ntop && !atomic_load(&f->fail); i++) {
-    int64_t s = f->top[i], lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
-    memset(f->lx + L->px[s], 0, (size_t)(lda * nc) * sizeof(double));
-    ch_map(f, s, f->map0);
-    f->cur = (int)s;
-    pthread_barrier_wait(&f->bar);
-    ch_top_part(f, &thr[0]);
-    pthread_barrier_wait(&f->bar);
-    if (in->blas_set && in->top_blas > 1) in->blas_set(in->top_blas);
-    ch_factor_diag(f, s);
-    if (in->blas_set && in->top_blas > 1) in->blas_set(1);
-  }
-  f->quit = 1;
-  pthread_barrier_wait(&f->bar);
-  for (int t = 1; t < f->nt; t++) pthread_join(th[t], NULL);
-  pthread_barrier_destroy(&f->bar);
+  (void)t;
+  if (in->blas_set && in->top_blas > 1) in->blas_set(in->top_blas);
+  ch_factor_diag(f, s);
+  if (in->blas_set && in->top_blas > 1) in->blas_set(1);
 }
 
-/* Free the factorisation's work arrays.  Local. */
-static void ch_free(ch_fact *f, ch_thr *thr, int nt) {
-  for (int t = 0; t < nt; t++) { free(thr[t].map); free(thr[t].c); }
+/* ---- the solves L Y = B, L^T X = Y on n x nrhs blocks in L's order ---- */
+
+/* First position q in [lo, hi) with rows[q] >= r.  Local. */
+static int64_t ch_lower(const int64_t *rows, int64_t lo, int64_t hi, int64_t r) {
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (rows[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Forward, s's columns in blocks [b0, b1) of CH_RCH: X(s's columns) -= L_d(those rows, :)
+ * X(d's columns) for every updater d (ascending), one dgemm a block, so the calls are the
+ * same however the blocks are split.  Local. */
+static void ch_fwd_cols(ch_fact *f, ch_thr *t, int64_t s, int64_t b0, int64_t b1) {
+  const k_lle_super *L = f->L;
+  int64_t fs = L->super[s], nc = L->super[s + 1] - fs, n = L->n;
+  int64_t c0 = fs + b0 * CH_RCH, c1 = fs + (b1 * CH_RCH < nc ? b1 * CH_RCH : nc);
+  int nrhs = f->nrhs, ldx = (int)n;
+  const double one = 1, zero = 0;
+  for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++) {
+    int64_t d = f->ud[u], p2 = f->up2[u];
+    const int64_t *rows = L->s + L->pi[d];
+    int ldd = (int)(L->pi[d + 1] - L->pi[d]), kd = (int)(L->super[d + 1] - L->super[d]);
+    const double *ld = f->lx + L->px[d];
+    int64_t a = ch_lower(rows, f->up1[u], p2, c0), qe = ch_lower(rows, a, p2, c1);
+    while (a < qe) {
+      int64_t b = ch_lower(rows, a, qe, fs + ((rows[a] - fs) / CH_RCH + 1) * CH_RCH);
+      int m = (int)(b - a);
+      dgemm_("N", "N", &m, &nrhs, &kd, &one, ld + a, &ldd, f->xb + L->super[d], &ldx, &zero, t->c, &m, 1, 1);
+      for (int c = 0; c < nrhs; c++)
+        for (int i = 0; i < m; i++) f->xb[(size_t)c * n + rows[a + i]] -= t->c[(size_t)c * m + i];
+      a = b;
+    }
+  }
+}
+
+/* X(s's columns) = L_11^-1 X(s's columns) (forward) or L_11^-T (backward).  Local. */
+static void ch_trsm(ch_fact *f, int64_t s, const char *trans) {
+  const k_lle_super *L = f->L;
+  int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]), ldx = (int)L->n;
+  const double one = 1;
+  dtrsm_("L", "L", trans, "N", &nc, &f->nrhs, &one, f->lx + L->px[s], &lda, f->xb + L->super[s], &ldx, 1, 1, 1, 1);
+}
+
+/* Backward, s's columns in blocks [b0, b1): X(s's columns) -= L_21^T T, T = X(s's rows
+ * below its columns) gathered in tb.  Local. */
+static void ch_bwd_cols(ch_fact *f, int64_t s, int64_t b0, int64_t b1, const double *tb) {
+  const k_lle_super *L = f->L;
+  int64_t fs = L->super[s], nc = L->super[s + 1] - fs, lda = L->pi[s + 1] - L->pi[s];
+  int m2 = (int)(lda - nc), ldx = (int)L->n, ilda = (int)lda;
+  const double one = 1, mone = -1;
+  if (m2 <= 0) return;
+  for (int64_t b = b0; b < b1; b++) {
+    int64_t j0 = b * CH_RCH, j1 = j0 + CH_RCH < nc ? j0 + CH_RCH : nc;
+    int w = (int)(j1 - j0);
+    dgemm_("T", "N", &w, &f->nrhs, &m2, &mone, f->lx + L->px[s] + nc + j0 * lda, &ilda, tb, &m2, &one,
+           f->xb + fs + j0, &ldx, 1, 1);
+  }
+}
+
+/* T = X(s's rows below its columns) into tb.  Local. */
+static void ch_gather(const ch_fact *f, int64_t s, double *tb) {
+  const k_lle_super *L = f->L;
+  int64_t nc = L->super[s + 1] - L->super[s], m2 = L->pi[s + 1] - L->pi[s] - nc;
+  const int64_t *rows = L->s + L->pi[s] + nc;
+  for (int c = 0; c < f->nrhs; c++)
+    for (int64_t i = 0; i < m2; i++) tb[(size_t)c * m2 + i] = f->xb[(size_t)c * L->n + rows[i]];
+}
+
+/* Number of CH_RCH blocks of s's columns.  Local. */
+static int64_t ch_nblk(const ch_fact *f, int64_t s) {
+  return (f->L->super[s + 1] - f->L->super[s] + CH_RCH - 1) / CH_RCH;
+}
+
+/* Forward supernode s by one thread.  Local. */
+static void ch_fwd_node(ch_fact *f, ch_thr *t, int64_t s) {
+  ch_fwd_cols(f, t, s, 0, ch_nblk(f, s));
+  ch_trsm(f, s, "N");
+}
+
+/* Forward: thread t's blocks of a top supernode.  Local. */
+static void ch_fwd_part(ch_fact *f, ch_thr *t, int64_t s) {
+  int64_t b0, b1;
+  ch_share(f, t, ch_nblk(f, s), &b0, &b1);
+  if (b0 < b1) ch_fwd_cols(f, t, s, b0, b1);
+}
+
+/* Forward / backward: a top supernode's triangular solve (one BLAS thread).  Local. */
+static void ch_fwd_post(ch_fact *f, ch_thr *t, int64_t s) { (void)t; ch_trsm(f, s, "N"); }
+static void ch_bwd_post(ch_fact *f, ch_thr *t, int64_t s) { (void)t; ch_trsm(f, s, "T"); }
+
+/* Backward supernode s by one thread.  Local. */
+static void ch_bwd_node(ch_fact *f, ch_thr *t, int64_t s) {
+  ch_gather(f, s, t->tb);
+  ch_bwd_cols(f, s, 0, ch_nblk(f, s), t->tb);
+  ch_trsm(f, s, "T");
+}
+
+/* Backward: a top supernode's T gathered into the shared buffer (the caller's thread).  Local. */
+static void ch_bwd_pre(ch_fact *f, ch_thr *t, int64_t s) { (void)t; ch_gather(f, s, f->tb); }
+
+/* Backward: thread t's blocks of a top supernode.  Local. */
+static void ch_bwd_part(ch_fact *f, ch_thr *t, int64_t s) {
+  int64_t b0, b1;
+  ch_share(f, t, ch_nblk(f, s), &b0, &b1);
+  if (b0 < b1) ch_bwd_cols(f, s, b0, b1, f->tb);
+}
+
+/* ---- the plan ---- */
+
+/* Free the plan.  Local. */
+void k_lle_chol_plan_free(k_lle_chol_plan *f) {
+  if (!f) return;
+  for (int t = 0; t < f->nt; t++) { free(f->thr[t].map); free(f->thr[t].c); free(f->thr[t].tb); }
   free(f->smap); free(f->parent); free(f->first); free(f->wsub); free(f->uptr);
   free(f->ud); free(f->up1); free(f->up2); free(f->atp); free(f->atc); free(f->atx); free(f->ilp);
-  free(f->sub); free(f->top);
+  free(f->sub); free(f->top); free(f->tb);
+  free(f);
+}
+
+/* The structure, the cut for threads threads and the threads' scratch; NULL (hy_err
+ * recorded) where the tree is not postordered.  Local. */
+k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads) {
+  k_lle_chol_plan *f = NULL;
+  HY_CALLOC(f, 1);
+  f->L = L;
+  f->nt = threads < 1 ? 1 : threads > CH_MAXT ? CH_MAXT : threads;
+  if (ch_structure(f) != HY_OK) { k_lle_chol_plan_free(f); return NULL; }
+  ch_schedule(f);
+  f->maxrows = 1;
+  for (int64_t s = 0; s < L->nsuper; s++) if (L->pi[s + 1] - L->pi[s] > f->maxrows) f->maxrows = L->pi[s + 1] - L->pi[s];
+  for (int t = 0; t < f->nt; t++) {
+    f->thr[t].f = f; f->thr[t].tid = t;
+    HY_MALLOC(f->thr[t].map, L->n);
+    HY_MALLOC(f->thr[t].c, (size_t)CH_RCH * f->maxcols);
+  }
+  return f;
+}
+
+/* The plan's figures: subtrees, top supernodes, threads, flops in all and above the cut.  Local. */
+static void ch_stats(const ch_fact *f, k_lle_chol_stats *st) {
+  memset(st, 0, sizeof *st);
+  for (int i = 0; i < f->ntop; i++) {
+    int32_t s = f->top[i];
+    double own = f->wsub[s];
+    for (int32_t c = f->first[s]; c < s; c++) if (f->parent[c] == s) own -= f->wsub[c];
+    st->top_flops += own;
+  }
+  for (int64_t s = 0; s < f->L->nsuper; s++) if (f->parent[s] < 0) st->flops += f->wsub[s];
+  st->nsub = f->nsub; st->ntop = f->ntop; st->threads = f->nt;
 }
 
 /* The numeric factor (see the file comment): lx (L's xsize values) overwritten; HY_ENUMERIC
- * with st->minor the first column with a non-positive pivot.  Local. */
-int k_lle_chol_numeric(const k_lle_super *L, const k_lle_chol_in *in, double *lx, k_lle_chol_stats *st) {
-  ch_fact f;
-  ch_thr thr[CH_MAXT];
-  memset(&f, 0, sizeof f);
-  memset(thr, 0, sizeof thr);
-  memset(st, 0, sizeof *st);
-  f.L = L; f.in = in; f.lx = lx;
-  f.nt = in->threads < 1 ? 1 : in->threads > CH_MAXT ? CH_MAXT : in->threads;
-  int rc = ch_structure(&f);
-  if (rc != HY_OK) { ch_free(&f, thr, 0); return rc; }
-  ch_transpose(&f);
-  ch_schedule(&f);
-  for (int t = 0; t < f.nt; t++) {
-    thr[t].f = &f; thr[t].tid = t;
-    HY_MALLOC(thr[t].map, L->n);
-    HY_MALLOC(thr[t].c, (size_t)CH_RCH * f.maxcols);
-  }
-  double all = 0;
-  for (int i = 0; i < f.ntop; i++) {
-    int32_t s = f.top[i];
-    double own = f.wsub[s];
-    for (int32_t c = f.first[s]; c < s; c++) if (f.parent[c] == s) own -= f.wsub[c];
-    st->top_flops += own;
-  }
-  for (int64_t s = 0; s < L->nsuper; s++) if (f.parent[s] < 0) all += f.wsub[s];
-  st->flops = all;
-  st->nsub = f.nsub; st->ntop = f.ntop; st->threads = f.nt;
+ * (no message) with st->minor the first column with a non-positive pivot.  Local. */
+int k_lle_chol_numeric(k_lle_chol_plan *f, const k_lle_chol_in *in, double *lx, k_lle_chol_stats *st) {
+  ch_stats(f, st);
+  f->in = in; f->lx = lx;
+  atomic_store(&f->fail, 0);
+  if (!f->atp) ch_transpose(f);
   double t0 = ch_now();
   if (in->blas_set) in->blas_set(1);   /* the same BLAS calls at any thread count */
-  atomic_store(&f.next, 0);
-  pthread_t th[CH_MAXT];
-  int started[CH_MAXT] = { 0 };
-  for (int t = 1; t < f.nt && t < f.nsub; t++) started[t] = pthread_create(&th[t], NULL, ch_sub_run, &thr[t]) == 0;
-  ch_sub_run(&thr[0]);
-  for (int t = 1; t < f.nt; t++) if (started[t]) pthread_join(th[t], NULL);
+  ch_sub_phase(f, ch_fact_node, 0);
   st->t_sub = ch_now() - t0;
   t0 = ch_now();
-  if (f.ntop) ch_top_phase(&f, thr);
+  if (f->ntop) ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
   st->t_top = ch_now() - t0;
   if (in->blas_set) in->blas_set(in->blas_after);
-  int fail = atomic_load(&f.fail);
-  ch_free(&f, thr, f.nt);
-  if (fail) {
-    st->minor = fail - 1;
-    return HY_ENUMERIC;   /* the caller raises the shift: no message recorded */
-  }
-  st->minor = L->n;
-  return HY_OK;
+  int fail = atomic_load(&f->fail);
+  st->minor = fail ? fail - 1 : f->L->n;
+  return fail ? HY_ENUMERIC : HY_OK;
 }
 
-/* ||P (A A^T + tau I) P^T z - L L^T z|| / ||P (A A^T + tau I) P^T z|| for a seeded z in
- * [-1, 1): the factor's backward error on one probe.  Local. */
-double k_lle_chol_check(const k_lle_super *L, const k_lle_chol_in *in, const double *lx) {
-  int64_t n = L->n;
-  double *z = NULL, *u = NULL, *v = NULL, *w = NULL, *y = NULL;
-  HY_MALLOC(z, n); HY_CALLOC(u, n); HY_CALLOC(v, n); HY_CALLOC(w, n); HY_CALLOC(y, n);
-  uint64_t x = 0x9e3779b97f4a7c15ull;
-  for (int64_t t = 0; t < n; t++) {
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-    z[t] = (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+/* x <- (L L^T)^-1 x for nrhs columns (n x nrhs, leading dimension n, L's order) with the
+ * factor lx: forward over the subtrees then the top, backward over the top then the
+ * subtrees; one BLAS thread throughout (the same bits at any thread count).  Local. */
+void k_lle_chol_solve(k_lle_chol_plan *f, const k_lle_chol_in *in, const double *lx, int nrhs, double *x) {
+  f->lx = (double *)lx;
+  f->xb = x;
+  f->nrhs = nrhs;
+  atomic_store(&f->fail, 0);
+  if (nrhs > f->tb_cols) {   /* the gather buffers: maxrows x nrhs, and c: CH_RCH x nrhs */
+    for (int t = 0; t < f->nt; t++) {
+      free(f->thr[t].tb);
+      HY_MALLOC(f->thr[t].tb, (size_t)f->maxrows * nrhs);
+      if (nrhs > f->maxcols) {
+        free(f->thr[t].c);
+        HY_MALLOC(f->thr[t].c, (size_t)CH_RCH * nrhs);
+      }
+    }
+    free(f->tb);
+    HY_MALLOC(f->tb, (size_t)f->maxrows * nrhs);
+    f->tb_cols = nrhs;
+    if (nrhs > f->maxcols) f->maxcols = nrhs;
   }
-  double *zn = w;   /* z in A's numbering, then A^T zn in u, A u in v */
-  for (int64_t t = 0; t < n; t++) zn[in->perm[t]] = z[t];
-  for (int64_t c = 0; c < n; c++)
-    for (int64_t e = in->ap[c]; e < in->ap[c + 1]; e++) u[c] += in->ax[e] * zn[in->ai[e]];
-  for (int64_t c = 0; c < n; c++)
-    for (int64_t e = in->ap[c]; e < in->ap[c + 1]; e++) v[in->ai[e]] += in->ax[e] * u[c];
-  memset(w, 0, (size_t)n * sizeof *w);
+  if (in && in->blas_set) in->blas_set(1);
+  ch_sub_phase(f, ch_fwd_node, 0);
+  if (f->ntop) ch_top_phase(f, NULL, ch_fwd_part, ch_fwd_post, 0);
+  if (f->ntop) ch_top_phase(f, ch_bwd_pre, ch_bwd_part, ch_bwd_post, 1);
+  ch_sub_phase(f, ch_bwd_node, 1);
+  if (in && in->blas_set) in->blas_set(in->blas_after);
+}
+
+/* y = L L^T z (ab: |L| |L|^T |z|); w: n scratch.  Local. */
+static void ch_llt(const k_lle_super *L, const double *lx, const double *z, double *w, double *y, int ab) {
+  int64_t n = L->n;
+  memset(y, 0, (size_t)n * sizeof *y);
   for (int64_t s = 0; s < L->nsuper; s++) {   /* w = L^T z */
     int64_t lda = L->pi[s + 1] - L->pi[s], f0 = L->super[s], nc = L->super[s + 1] - f0;
     const double *blk = lx + L->px[s];
     const int64_t *rows = L->s + L->pi[s];
     for (int64_t j = 0; j < nc; j++) {
       double a = 0;
-      for (int64_t r = j; r < lda; r++) a += blk[r + j * lda] * z[rows[r]];
+      for (int64_t r = j; r < lda; r++) a += ab ? fabs(blk[r + j * lda] * z[rows[r]]) : blk[r + j * lda] * z[rows[r]];
       w[f0 + j] = a;
     }
   }
@@ -484,8 +661,33 @@ double k_lle_chol_check(const k_lle_super *L, const k_lle_chol_in *in, const dou
     const double *blk = lx + L->px[s];
     const int64_t *rows = L->s + L->pi[s];
     for (int64_t j = 0; j < nc; j++)
-      for (int64_t r = j; r < lda; r++) y[rows[r]] += blk[r + j * lda] * w[f0 + j];
+      for (int64_t r = j; r < lda; r++) y[rows[r]] += (ab ? fabs(blk[r + j * lda]) : blk[r + j * lda]) * w[f0 + j];
   }
+}
+
+/* A fixed pseudo-random z in [-1, 1).  Local. */
+static void ch_probe(int64_t n, double *z) {
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int64_t t = 0; t < n; t++) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    z[t] = (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  }
+}
+
+/* ||P (A A^T + tau I) P^T z - L L^T z|| / ||P (A A^T + tau I) P^T z|| for the probe z: the
+ * factor's backward error.  Local. */
+double k_lle_chol_check(const k_lle_super *L, const k_lle_chol_in *in, const double *lx) {
+  int64_t n = L->n;
+  double *z = NULL, *u = NULL, *v = NULL, *w = NULL, *y = NULL;
+  HY_MALLOC(z, n); HY_CALLOC(u, n); HY_CALLOC(v, n); HY_CALLOC(w, n); HY_CALLOC(y, n);
+  ch_probe(n, z);
+  double *zn = w;   /* z in A's numbering, then A^T zn in u, A u in v */
+  for (int64_t t = 0; t < n; t++) zn[in->perm[t]] = z[t];
+  for (int64_t c = 0; c < n; c++)
+    for (int64_t e = in->ap[c]; e < in->ap[c + 1]; e++) u[c] += in->ax[e] * zn[in->ai[e]];
+  for (int64_t c = 0; c < n; c++)
+    for (int64_t e = in->ap[c]; e < in->ap[c + 1]; e++) v[in->ai[e]] += in->ax[e] * u[c];
+  ch_llt(L, lx, z, w, y, 0);
   double num = 0, den = 0;
   for (int64_t t = 0; t < n; t++) {
     double a = v[in->perm[t]] + in->tau * z[t];
@@ -494,4 +696,25 @@ double k_lle_chol_check(const k_lle_super *L, const k_lle_chol_in *in, const dou
   }
   free(z); free(u); free(v); free(w); free(y);
   return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* The solve's componentwise backward error on the probe b: x = (L L^T)^-1 b by
+ * k_lle_chol_solve, max_i |L L^T x - b|_i / (|L| |L|^T |x| + |b|)_i.  Local. */
+double k_lle_chol_check_solve(k_lle_chol_plan *p, const k_lle_chol_in *in, const double *lx) {
+  const k_lle_super *L = p->L;
+  int64_t n = L->n;
+  double *b = NULL, *x = NULL, *w = NULL, *y = NULL, *ya = NULL;
+  HY_MALLOC(b, n); HY_MALLOC(x, n); HY_MALLOC(w, n); HY_MALLOC(y, n); HY_MALLOC(ya, n);
+  ch_probe(n, b);
+  memcpy(x, b, (size_t)n * sizeof *x);
+  k_lle_chol_solve(p, in, lx, 1, x);
+  ch_llt(L, lx, x, w, y, 0);
+  ch_llt(L, lx, x, w, ya, 1);
+  double worst = 0;
+  for (int64_t t = 0; t < n; t++) {
+    double e = fabs(y[t] - b[t]) / (ya[t] + fabs(b[t]));
+    if (!(e <= worst)) worst = e;   /* a NaN stays */
+  }
+  free(b); free(x); free(w); free(y); free(ya);
+  return worst;
 }

@@ -704,7 +704,7 @@ def check_chol_nd_cols(c):
 def check_chol_nd_factor(c):
     """chol-nd's own tree-parallel numeric factor (lle.cnd_factor = own) against CHOLMOD's
     (cholmod) on the same symbolic factor: the probe's backward error (lle.cnd_check) <= 1e-14
-    for both, the same iterations, every eigenvalue within the two residuals' sum, residuals
+    for both, the own solve's componentwise backward error <= 1e-14, the same iterations, every eigenvalue within the two residuals' sum, residuals
     <= 1e-14 ||M||_1; the own factor at 1, 2, 3 and 8 threads (BLAS threads 1): the same probe
     figure and the same embedding digest (bit for bit: the same BLAS calls on every entry);
     at N = 2000 the embedding within Procrustes 1e-10 of scikit-learn's dense solver."""
@@ -718,9 +718,11 @@ def check_chol_nd_factor(c):
             lam, res, rel = eig_table(out)
             m = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", out)
             chk = re.search(r"chol-nd factor check: .* = ([0-9.eE+-]+)", out)
+            sck = re.search(r"chol-nd solve check: .* = ([0-9.eE+-]+)", out)
             sub = re.search(r"own tree-parallel supernodal: (\d+) subtree\(s\) on (\d+) thread\(s\)", out)
             runs[(kind, th)] = dict(lam=lam, res=res, rel=rel, it=int(m.group(1)) if m else -1,
                                     chk=float(chk.group(1)) if chk else float("inf"), dg=digests(out)[1], out=out,
+                                    sck=float(sck.group(1)) if sck else float("inf"),
                                     sub=(int(sub.group(1)), int(sub.group(2))) if sub else None, wd=wd)
         ref = runs[("cholmod", 2)]
         okr = ref["chk"] <= 1e-14 and "PASSED: lle" in ref["out"] and ref["sub"] is None
@@ -730,14 +732,14 @@ def check_chol_nd_factor(c):
         one = runs[("own", 1)]
         for th in (1, 2, 3, 8):
             r = runs[("own", th)]
-            ok = ("PASSED: lle" in r["out"] and "fallback" not in r["out"] and r["chk"] <= 1e-14
+            ok = ("PASSED: lle" in r["out"] and "fallback" not in r["out"] and r["chk"] <= 1e-14 and r["sck"] <= 1e-14
                   and r["it"] == ref["it"] > 0 and bool(np.all(r["rel"] <= 1e-14))
                   and bool(np.all(np.abs(r["lam"] - ref["lam"]) <= r["res"] + ref["res"]))
                   and r["sub"] is not None and r["sub"][1] == th
                   and r["dg"] == one["dg"] and r["dg"] is not None and r["chk"] == one["chk"])
-            print("%s chol-nd n=%d own factor %d thread(s) (%s subtrees): probe %.3e (<= 1e-14; 1 thread %.3e), "
+            print("%s chol-nd n=%d own factor %d thread(s) (%s subtrees): solve check %.2e (<= 1e-14), probe %.3e (<= 1e-14; 1 thread %.3e), "
                   "%d iterations (cholmod %d), max |dlambda| %.2e (bound met: %s), max res/||M|| %.2e, digest %s (1 thread %s)" % (
-                  "ok  " if ok else "FAIL", n, th, r["sub"][0] if r["sub"] else "no", r["chk"], one["chk"], r["it"], ref["it"],
+                  "ok  " if ok else "FAIL", n, th, r["sub"][0] if r["sub"] else "no", r["sck"], r["chk"], one["chk"], r["it"], ref["it"],
                   float(np.max(np.abs(r["lam"] - ref["lam"]))), bool(np.all(np.abs(r["lam"] - ref["lam"]) <= r["res"] + ref["res"])),
                   float(r["rel"].max()), r["dg"], one["dg"]))
             rc |= 0 if ok else 1
