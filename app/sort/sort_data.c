@@ -6,6 +6,7 @@
 #include "runtime/rng.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +146,18 @@ static int sort_read_block(hy_ctx *ctx, const sort_opts *o, sort_block *b, long 
   return HY_OK;
 }
 
+/* One pinned buffer of the block (bytes for n entries); a failure's message names it:
+ * "... for b->keys (this rank's share of the keys: N int64 keys)", agreed by the caller.  Local. */
+static int block_alloc(k_backend *be, void **p, size_t bytes, const char *name, const char *what,
+                       int64_t n, const char *type) {
+  int rc = be->ops->alloc_pinned(be, p, bytes);
+  if (rc == HY_OK) return HY_OK;
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", hy_err_msg());
+  hy_err_clear();
+  return hy_err(rc, "%s for %s (this rank's share of the %s: %lld %s)", msg, name, what, (long long)n, type);
+}
+
 /* Generate or read the block, indices when carry, the digest before, the input file.
  * Collective. */
 int sort_load(hy_ctx *ctx, const sort_opts *o, int carry, sort_block *b, sort_info *inf) {
@@ -160,8 +173,10 @@ int sort_load(hy_ctx *ctx, const sort_opts *o, int carry, sort_block *b, sort_in
                        (long long)b->n_global));
   b->lo = b->n_global * ctx->rank / ctx->size;
   b->n = b->n_global * (ctx->rank + 1) / ctx->size - b->lo;
-  int rc = be->ops->alloc_pinned(be, &b->keys, (size_t)b->n * b->kb + 8);
-  if (rc == HY_OK && carry) rc = be->ops->alloc_pinned(be, (void **)&b->idx, (size_t)b->n * 8 + 8);
+  static const char *tname[] = { "int32 keys", "int64 keys", "float keys", "double keys" };
+  int rc = block_alloc(be, &b->keys, (size_t)b->n * b->kb + 8, "b->keys", "keys", b->n, tname[b->type]);
+  if (rc == HY_OK && carry)
+    rc = block_alloc(be, (void **)&b->idx, (size_t)b->n * 8 + 8, "b->idx", "indices", b->n, "int64 indices");
   HY_CALL(hy_agree(ctx->comm, rc));
   if (o->dist == SORT_FILE) HY_CALL(sort_read_block(ctx, o, b, off));
   else sort_generate(o, b->n_global, b->lo, b->n, b->keys);

@@ -475,7 +475,8 @@ ULIMIT = [
     ("lle", 640, ["lle.n=2000"], ["lle.n=40000000", "output.embedding=e.npy"],
      r"for d->x \([^ ]*app/lle/lle_data\.c", 5e8),
     ("sort", 640, ["sort.n=1000000"], ["sort.n=400000000", "output.sort_keys=k.npy"],
-     r"host backend: out of memory allocating", 5e8),
+     r"host backend: out of memory allocating [0-9]+ bytes for b->keys \(this rank's share of the keys: "
+     r"200000000 int32 keys\)", 5e8),
     ("conv", 512, ["conv.width=1000", "conv.height=1000"], ["conv.width=6000", "conv.height=6000",
      "output.npy=c.npy"], r"for o?tile \([^ ]*app/conv/conv\.c", 2.5e8),
     ("gemm", 640, ["gemm.m=500", "gemm.n=500", "gemm.k=500"], ["gemm.m=12000", "gemm.n=12000",

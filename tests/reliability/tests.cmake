@@ -44,12 +44,14 @@ hy_case(NAME rel_gauss_n_too_big RANKS 2 EXIT 5 TIMEOUT 30
 # were exhausted; each threshold is ~90% of rank 1's largest allocation at that size): the job
 # ends within 10 s, exit 5, rank 1's message with its host and the bytes (its own abort
 # "hybrid: rank 1 on HOST: ..." or, where the allocation is agreed on, rank 0's "(rank 1 on
-# HOST) ..."), no output file left
+# HOST) ..."), no output file left; a 4th field: what the message must name besides (sort's
+# agreed message: the array, this rank's share and its element count)
 set(HY_REL_OOM
   "gauss|14000000|run.workload=gauss gauss.n=2000 output.solution=x.mtx"
   "spai|420000|run.workload=spai matrix.size=20000 output.solution=x.mtx output.preconditioner=m.mtx"
   "lle|108000|run.workload=lle lle.n=3000 output.embedding=e.npy"
-  "sort|7200000|run.workload=sort sort.n=2000000 output.sort_keys=k.npy"
+  "sort|7200000|run.workload=sort sort.n=2000000 output.sort_keys=k.npy|for b->idx \\(this rank's share of the indices: 1000000 int64 indices\\)"
+  "sort_keys|3600000|run.workload=sort sort.n=2000000 output.sort_keys=k.npy|for b->keys \\(this rank's share of the keys: 1000000 int32 keys\\)"
   "conv|7200000|run.workload=conv conv.width=1000 conv.height=1000 output.npy=c.npy"
   "gemm|3500000|run.workload=gemm gemm.m=1000 gemm.n=1000 gemm.k=1000 output.c=c.mtx"
   "selftest|60000000|run.workload=selftest")
@@ -58,9 +60,15 @@ foreach(c IN LISTS HY_REL_OOM)
   list(GET c 0 wl)
   list(GET c 1 thr)
   list(GET c 2 args)
+  set(names "")
+  list(LENGTH c nf)
+  if(nf GREATER 3)
+    list(GET c 3 names)
+    set(names EXPECT "out of memory allocating [0-9]+ bytes.* ${names}")
+  endif()
   separate_arguments(args)
   hy_case(NAME rel_oom_rank1_${wl} RANKS 2 EXIT 5 TIMEOUT 60
-    EXPECT "rank 1 on [^ :)]+[:)] .*out of memory allocating [0-9]+ bytes"
+    EXPECT "rank 1 on [^ :)]+[:)] .*out of memory allocating [0-9]+ bytes" ${names}
     REJECT "PASSED"
     RUNCASE --timeout 10 --no-files "--expect-num=${thr}::out of memory allocating ([0-9]+) bytes"
     ARGS ${args} debug.fail_rank=1 debug.fail_alloc=${thr} output.record=false)
