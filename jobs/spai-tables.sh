@@ -83,7 +83,7 @@ export MODE=$mode RANKS=$ranks BACKEND=$backend TABLES=$tables OUTDIR=$out JOBSD
 export MATRICES=${HY_SHARED_MATRICES:-$root/../shared/matrices} TAU=${TAU:-}
 export ONLY=$only SCALE=$scale ANALOGUES=$analogues SEARCH=$search CHECK_ONLY=$check
 exec "${HYBRID_PYTHON:-python3}" - <<'EOF'
-import glob, json, os, shlex, subprocess, sys, time
+import glob, itertools, json, math, os, shlex, subprocess, sys, time
 
 E = os.environ
 out, mode = E["OUTDIR"], E["MODE"]
@@ -139,8 +139,8 @@ def grid(gen, rows):
     while sd > 1 and sd ** d > rows: sd -= 1
     while (sd + 1) ** d <= rows: sd += 1
     sd = max(sd, 2)
-    offs = [o for o in __import__("itertools").product(range(-2, 3), repeat=d) if not any(o) or inside(o)]
-    nnz = sum(__import__("math").prod(max(0, sd - abs(c)) for c in o) for o in offs)
+    offs = [o for o in itertools.product(range(-2, 3), repeat=d) if not any(o) or inside(o)]
+    nnz = sum(math.prod(max(0, sd - abs(c)) for c in o) for o in offs)
     return sd, sd ** d, nnz
 
 scale_given = bool(E.get("SCALE"))
@@ -268,8 +268,11 @@ def table6():
     """Table 6: every matrix of ../shared/matrices with none / Jacobi / SPAI default / SPAI best
     of the search / ILU(0); the search's counts; the findings"""
     grid_ = [w.split("=", 1) for w in E["SEARCH"].split()]
+    for w in grid_:
+        if len(w) != 2 or not w[1] or w[0] not in ("tau", "levels", "scale", "filter", "threshold", "max_col"):
+            fail("--search '%s': words KEY=V1,V2,... with KEY one of tau, levels, scale, filter, threshold, max_col (spai.KEY)" % E["SEARCH"])
     keys = [k for k, _ in grid_]
-    settings = [dict(zip(keys, vals)) for vals in __import__("itertools").product(*[v.split(",") for _, v in grid_])]
+    settings = [dict(zip(keys, vals)) for vals in itertools.product(*[v.split(",") for _, v in grid_])]
     P("Table 6: preconditioners on every matrix of %s (ours, %d rank(s); BiCGSTAB tol 1e-7, at most 10000 iterations): iterations and total s (setup + solve), or 'fails: ' and the verdict" % (E["MATRICES"], ranks[0]))
     P("  SPAI default: no spai key set; SPAI best: the best of %d settings (%s; converged, then fewest iterations, then time), written %s" % (len(settings), E["SEARCH"], "/".join(keys)))
     if not reals:
@@ -295,7 +298,8 @@ def table6():
         none_ok = rank(best[1])[0] != 0
         P("  %-9s %6s %7s | %-17s %-17s %-17s %-17s %-17s | %s" % (name, r["none"].get("n", "?"), r["none"].get("nnz_A", "?"),
           cell(r["none"]), cell(r["jacobi"]), cell(r["spai"]), "fails: all %d" % len(res) if none_ok else cell(best[1]),
-          cell(r["ilu0"]), "(none of the %d converged)" % len(res) if none_ok else best[0]))
+          cell(r["ilu0"]), "(none of the %d converged)" % len(res) if none_ok else
+          "%s, nnz(M) %.2f nnz(A)" % (best[0], best[1].get("nnz_ratio", float("nan")))))
         P("  %-9s search: %s" % ("", ", ".join("%s %s" % (lab, its(m)) for lab, m in res)))
         for pc, m in list(r.items()) + res:
             if m.get("_exit") not in (0, 3, 4) or (rank(m)[0] and "iterations" not in m):

@@ -181,6 +181,7 @@ def mode_table6():
             best, bcell = "(none of the %d converged)" % len(search), "fails: all %d" % len(search)
         else:
             bcell = cell(search[best]["metrics"], search[best])
+            best = "%s, nnz(M) %.2f nnz(A)" % (best, search[best]["metrics"]["nnz_ratio"])
         want = [cell(recs[pc]["metrics"], recs[pc]) for pc in ("none", "jacobi", "spai")] + \
                [bcell, cell(recs["ilu0"]["metrics"], recs["ilu0"])]
         if len(cells) == 5:
@@ -188,7 +189,7 @@ def mode_table6():
                 check(c == w, "%s %s: table '%s', records '%s'" % (name, what, c, w))
         check(parts[2] == best, "%s: best setting '%s', the records' '%s'" % (name, parts[2], best))
         sl = [ln for ln in lines[lines.index(row[0]) + 1:][:1]]
-        for k, r in search.items():
+        for k, r in search.items():   # every setting's count: "tau/levels/scale COUNT"
             check(sl and ("%s %s" % (k, its(r["metrics"]))) in sl[0], "%s: search line lacks '%s %s'" % (name, k, its(r["metrics"])))
         jac_ok = key(recs["jacobi"])[0] == 0
         none_spai = all(key(r)[0] for r in search.values()) and key(recs["spai"])[0]
