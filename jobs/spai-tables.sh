@@ -33,7 +33,7 @@
 #   ../shared/matrices with none / Jacobi / SPAI default (no spai key set) / SPAI best / ILU(0):
 #   iterations or "fails" with the verdict, total seconds; SPAI best is the best of a search over
 #   spai.tau x levels x scale x filter (--search, default "tau=0.8,0.95 levels=1,2
-#   scale=none,diag filter=0,0.05": converged first, then fewest iterations, then time), each
+#   scale=none,diag filter=0,0.05": converged first, then fewest iterations, smallest nnz(M), the first listed), each
 #   setting's count printed; a "finding:" line for each matrix where Jacobi converges and no
 #   setting of the search does.  Skipped (said so) when the folder is absent.
 # Environment: MPIEXEC (default: the one CMake found), TAU (default 0.99 generated / 0.8 files).
@@ -260,9 +260,11 @@ def cell(m):
     return ("%s %.3fs" % (v, m.get("total_s", 0)) if ok else "fails: %s" % (v if v != "error" else "exit %d" % m.get("_exit", -1)))
 
 def rank(m):
-    """search order: converged (exit 0) first, then fewer iterations, then less time"""
+    """search order: converged (exit 0) first, then fewer iterations, then smaller nnz(M) (ties
+    of the count are common: the cheaper M), then (min() keeps the first) the search's order:
+    deterministic, never decided by a time"""
     ok = m.get("_exit") == 0 and m.get("verdict") == "converged"
-    return (0 if ok else 1, m.get("iterations", 10 ** 9) if ok else 0, m.get("total_s", 1e30))
+    return (0 if ok else 1, m.get("iterations", 10 ** 9) if ok else 0, m.get("nnz_M", 0) if ok else 0)
 
 def table6():
     """Table 6: every matrix of ../shared/matrices with none / Jacobi / SPAI default / SPAI best
@@ -274,7 +276,7 @@ def table6():
     keys = [k for k, _ in grid_]
     settings = [dict(zip(keys, vals)) for vals in itertools.product(*[v.split(",") for _, v in grid_])]
     P("Table 6: preconditioners on every matrix of %s (ours, %d rank(s); BiCGSTAB tol 1e-7, at most 10000 iterations): iterations and total s (setup + solve), or 'fails: ' and the verdict" % (E["MATRICES"], ranks[0]))
-    P("  SPAI default: no spai key set; SPAI best: the best of %d settings (%s; converged, then fewest iterations, then time), written %s" % (len(settings), E["SEARCH"], "/".join(keys)))
+    P("  SPAI default: no spai key set; SPAI best: the best of %d settings (%s; converged, then fewest iterations, smallest nnz(M), the first listed), written %s" % (len(settings), E["SEARCH"], "/".join(keys)))
     if not reals:
         P("  skipped: %s" % ("the folder is absent" if not have_m else "the matrices run with --small only" if mode != "small" else "no matrix of the list selected (--only)"))
         P()

@@ -168,14 +168,14 @@ def mode_table6():
         cells = re.findall(r"(fails: (?:brk \d+|>\d+|\d+\*|exit \d+|all \d+)|\d+ [\d.]+s)", parts[1])
         check(len(cells) == 5, "%s: %d cells parsed in '%s'" % (name, len(cells), parts[1]))
         recs = {pc: record(o, "%s-t6-%s" % (name, pc)) for pc in ("none", "jacobi", "spai", "ilu0")}
-        search = {}
+        search = {}   # in the search's order (the first of equals wins)
         for t in ("0.8", "0.95"):
             for l in ("1", "2"):
                 r = record(o, "%s-t6-tau%s-levels%s-scalediag" % (name, t, l))
                 search["%s/%s/diag" % (t, l)] = r
         def key(r):
             m = r["metrics"]; ok = r.get("exit_code") == 0 and m.get("verdict") == "converged"
-            return (0 if ok else 1, m.get("iterations", 10 ** 9) if ok else 0, m.get("total_s", 1e30))
+            return (0 if ok else 1, m.get("iterations", 10 ** 9) if ok else 0, m.get("nnz_M", 0) if ok else 0)
         best = min(search, key=lambda k: key(search[k]))
         if key(search[best])[0]:   # none of the settings converged
             best, bcell = "(none of the %d converged)" % len(search), "fails: all %d" % len(search)
