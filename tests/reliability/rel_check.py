@@ -486,12 +486,23 @@ ULIMIT_END_S = 10
 ULIMIT_HOST_START_MIB = 160   # what the host build needs to start (measured: 159 MiB, Debian 12)
 
 
-def run_mpmd(a, wl, args, limit_mib, wd):
+# The limit's wrapper of rank 1.  MPICH's hydra (4.0.2) does not end a job when a rank exits with a
+# code before it reached MPI_Init (the loader failing under the limit: "error while loading shared
+# libraries: ... failed to map segment", exit 127): the other ranks wait in MPI_Init and
+# hydra_pmi_proxy polls at ~100% of a core, with no end; a rank killed by a signal ends the job at
+# once (BAD TERMINATION).  So the wrapper runs the binary as its child and turns an exit >= 126
+# (could not execute, loader failure, killed) into SIGKILL of itself; a plain 'exec' (LIMIT_EXEC,
+# the old form) hangs there.  mode_loader checks it.
+LIMIT_WRAP = 'ulimit -v %d || exit 1; "$@"; rc=$?; [ "$rc" -lt 126 ] || kill -9 $$; exit "$rc"'
+LIMIT_EXEC = 'ulimit -v %d && exec "$@"'
+
+
+def run_mpmd(a, wl, args, limit_mib, wd, wrap=LIMIT_WRAP):
     """Rank 0 unlimited, rank 1 under ulimit -v (MPMD); (exit code or None if hung, output, seconds)."""
     shutil.rmtree(wd, ignore_errors=True)
     os.makedirs(wd)
     argv = [a.hybrid, "run.workload=" + wl] + args + ["output.record=false"]
-    lim = ["sh", "-c", 'ulimit -v %d && exec "$@"' % (limit_mib * 1024), "sh"] + argv
+    lim = ["sh", "-c", wrap % (limit_mib * 1024), "sh"] + argv
     cmd = [a.mpiexec] + a.preflags.split() + [a.np_flag, "1"] + argv + [":", a.np_flag, "1"] + lim
     t0 = time.time()
     p = subprocess.Popen(cmd, cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -564,6 +575,30 @@ def mode_ulimit(a):
                 wl, lim, " ".join(big), dt, m.group(0).strip()))
 
 
+def mode_loader(a):
+    """Rank 1 dies in the loader (a limit below what the binary needs to start): through the
+    wrapper the job ends within ULIMIT_END_S, not zero, with the loader's message."""
+    lim = max(8, loaded_mib(a) // 4)
+    rc, out, dt = run_mpmd(a, "selftest", [], lim, os.path.join(a.workdir, "loader"),
+                           LIMIT_EXEC if a.only == "exec" else LIMIT_WRAP)
+    errs = []
+    if rc is None:
+        errs.append("hung (more than %d s)" % a.run_timeout)
+    elif rc == 0:
+        errs.append("exit 0")
+    if dt > ULIMIT_END_S:
+        errs.append("ended after %.1f s, more than %d s" % (dt, ULIMIT_END_S))
+    if "error while loading shared libraries" not in out:
+        errs.append("no loader message of rank 1")
+    if "PASSED" in out:
+        errs.append("PASSED printed")
+    if errs:
+        print(out)
+        fail("rank 1 under ulimit -v %d MiB (it cannot load): %s" % (lim, "; ".join(errs)))
+    else:
+        ok("rank 1 under ulimit -v %d MiB dies in the loader: the job ends after %.1f s, exit %d" % (lim, dt, rc))
+
+
 def mode_unreadable(a):
     wd = os.path.realpath(a.workdir)
     shutil.rmtree(wd, ignore_errors=True)
@@ -619,8 +654,10 @@ def main():
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--fsize-ranks", type=int, default=2)
     ap.add_argument("--run-timeout", type=int, default=120, help="seconds before a run counts as hung")
-    ap.add_argument("--only", default="", help="fsize: only the outputs whose key contains this; ulimit: only this workload")
-    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink", "config", "same", "ulimit", "unreadable"])
+    ap.add_argument("--only", default="", help="fsize: only the outputs whose key contains this; ulimit: only this "
+                    "workload; loader: 'exec' runs rank 1 through the old wrapper (exec; hydra hangs)")
+    ap.add_argument("mode", choices=["npy", "csv", "scale", "fsize", "symlink", "config", "same", "ulimit", "unreadable",
+                                     "loader"])
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     globals()["mode_" + a.mode](a)

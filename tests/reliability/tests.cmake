@@ -80,6 +80,12 @@ endforeach()
 # allocation and its bytes (parsed), no output file.  Rank 0 touches up to ~1 GB before the abort.
 add_test(NAME rel_oom_ulimit COMMAND ${REL_CHECK} --workdir ${HY_TEST_OUT}/rel_oom_ulimit --run-timeout 60 ulimit)
 set_tests_properties(rel_oom_ulimit PROPERTIES LABELS mpi TIMEOUT 300 PROCESSORS 2)
+# rank 1 dies in the loader (ulimit -v below what the binary needs to start; MPMD): MPICH's hydra
+# waits for ever on a rank that exits before MPI_Init (hydra_pmi_proxy polling a core), so the
+# limit's wrapper turns an exit >= 126 into SIGKILL of itself: the job ends within 10 s, non-zero,
+# with the loader's message (rel_check.py --only exec, the old 'exec' wrapper, hangs: 20 s)
+add_test(NAME rel_mpmd_loader COMMAND ${REL_CHECK} --workdir ${HY_TEST_OUT}/rel_mpmd_loader --run-timeout 20 loader)
+set_tests_properties(rel_mpmd_loader PROPERTIES LABELS mpi TIMEOUT 90 PROCESSORS 2)
 
 # memory pre-checks (hy_mem_check, app/runtime/memcheck.c): a size inside a key's range that
 # needs more memory per rank than a rank has is refused before allocating: exit 5 within
