@@ -17,7 +17,9 @@
 #   7. the same with BF16 inputs
 #   8. the factor time split (gauss.profile = true, synchronised) of FP64 and of HPL-MxP FP16 at
 #      n = --n: panel, swaps, trsm+U, lookahead gemm, rest of the trailing update (not in the
-#      default list: it slows the runs)
+#      default list: it slows the runs); every profile is of the second of two runs (repeat 2):
+#      a first run's profile holds the library's first calls (lazy module loading, first
+#      heuristics), which land in whatever part calls a kernel first
 #  10. n = 1024 FP64 (11 runs, the mean of 10 after a warm-up) beside cuSOLVER getrf + getrs
 #      warmed up over as many runs: the small-n LU (gauss.small = on: one cooperative kernel),
 #      the blocked LU with the auto nb (one 1024 panel, gauss.small = off) with the vendor and
@@ -122,14 +124,14 @@ mxp() {  # the HPL-MxP rate of log $1 against the 250 TF-equivalent target
 if want 6; then run mxp_fp16_$MXPN 1 gauss.n=$MXPN gauss.low=fp16 "${MXP[@]}"; mxp mxp_fp16_$MXPN; fi
 if want 7; then run mxp_bf16_$MXPN 1 gauss.n=$MXPN gauss.low=bf16 "${MXP[@]}"; mxp mxp_bf16_$MXPN; fi
 if want 8; then
-  run profile_fp64_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=1 gauss.profile=true
-  run profile_mxp_fp16_$N 1 gauss.n=$N gauss.low=fp16 "${MXP[@]}" gauss.repeat=1 gauss.profile=true
+  run profile_fp64_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=2 gauss.profile=true
+  run profile_mxp_fp16_$N 1 gauss.n=$N gauss.low=fp16 "${MXP[@]}" gauss.repeat=2 gauss.profile=true
 fi
 if want 9; then
   run panel_vendor_$N 1 gauss.n=$N gauss.compare_cusolver=false
   run panel_rec64_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.panel=recursive
   run panel_rec32_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.panel=recursive gauss.panel_nb=32
-  run profile_rec64_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.panel=recursive gauss.repeat=1 gauss.profile=true
+  run profile_rec64_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.panel=recursive gauss.repeat=2 gauss.profile=true
   tv=$(tval panel_vendor_$N)
   for r in rec64 rec32; do
     t=$(tval panel_${r}_$N)
@@ -177,8 +179,8 @@ if want 12; then
   done
 fi
 if want 13; then
-  run profile_fp64_fused_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=1 gauss.profile=true gauss.panel=fused
-  run profile_mxp_fp16_fused_$N 1 gauss.n=$N gauss.low=fp16 "${MXP[@]}" gauss.repeat=1 gauss.profile=true gauss.panel=fused
+  run profile_fp64_fused_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=2 gauss.profile=true gauss.panel=fused
+  run profile_mxp_fp16_fused_$N 1 gauss.n=$N gauss.low=fp16 "${MXP[@]}" gauss.repeat=2 gauss.profile=true gauss.panel=fused
 fi
 if want 14; then
   run big_mxp_fp16_fused_$MXPBIG 1 gauss.n=$MXPBIG gauss.low=fp16 gauss.panel=fused "${MXP[@]}"

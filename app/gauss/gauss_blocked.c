@@ -181,6 +181,14 @@ static int64_t blk_lda(int64_t m, int pad, size_t e) {
   return ld;
 }
 
+/* The leading dimension of a 16-bit copy of m rows (HPL-MxP's w->lowl, w->lowu): m rounded up to
+ * a multiple of 8 elements, so that every column starts 16-byte aligned (the tensor cores'
+ * operands; an odd m, n that nb does not divide, would leave cuBLAS its unaligned kernels).
+ * Local. */
+static inline int64_t blk_ld8(int64_t m) {
+  return m > 0 ? (m + 7) / 8 * 8 : 8;
+}
+
 /* Bytes of the factors' device block (mloc x nloc, ld lda).  Local. */
 static size_t blk_abytes(const blk_fact *f) {
   return (size_t)(f->lda * (f->nloc > 0 ? f->nloc : 1)) * (f->sp ? 4 : 8);
@@ -559,24 +567,24 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   }
   if (sp && g->o->low >= GAUSS_LOW_BF16) {
     size_t le = ko->low_bytes[g->o->low];
-    w->lowl = gauss_dalloc(g, (size_t)(f->lda * nb) * le);
-    w->lowu = gauss_dalloc(g, (size_t)(nb * (f->nloc > 0 ? f->nloc : 1)) * le);
+    w->lowl = gauss_dalloc(g, (size_t)(blk_ld8(f->mloc) * nb) * le);
+    w->lowu = gauss_dalloc(g, (size_t)(blk_ld8(nb) * (f->nloc > 0 ? f->nloc : 1)) * le);
   }
   return f;
 }
 
 /* A trailing update C -= A B in the factors' precision; FP32 factors with gauss.low = tf32
  * round the inputs to it in the GEMM; bf16 / fp16 take A and B from the step's rounded copies
- * (w->lowl from row a_row of the L panel, w->lowu from column b_col of the U block row: ld mt
- * and jb; blk_step's blk_lowcopy); tensor cores, FP32 sums: HPL-MxP's updates.  Local. */
+ * (w->lowl from row a_row of the L panel, w->lowu from column b_col of the U block row: ld
+ * blk_ld8 of mt and of jb; blk_step's blk_lowcopy); tensor cores, FP32 sums: HPL-MxP's updates.  Local. */
 static void blk_gemm(blk_ws *w, int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
                      const void *b, int64_t ldb, void *c, int64_t ldc, int64_t b_col) {
   gauss_t *g = w->g;
   int low = g->o->low;
   if (w->lowl) {
     size_t le = g->ko->low_bytes[low];
-    HY_LOCAL(g->ko->gemm_sub_lowp(g->be, low, m, n, k, w->lowl, m > 0 ? m : 1,
-                                  (char *)w->lowu + (size_t)(b_col * k) * le, k, c, ldc));
+    HY_LOCAL(g->ko->gemm_sub_lowp(g->be, low, m, n, k, w->lowl, blk_ld8(m),
+                                  (char *)w->lowu + (size_t)(b_col * blk_ld8(k)) * le, blk_ld8(k), c, ldc));
   } else if (w->f->sp && low != GAUSS_LOW_FP32) {
     HY_LOCAL(g->ko->gemm_sub_low(g->be, low, m, n, k, a, lda, b, ldb, c, ldc));
   } else {
@@ -585,18 +593,18 @@ static void blk_gemm(blk_ws *w, int64_t m, int64_t n, int64_t k, const void *a, 
 }
 
 /* HPL-MxP (w->lowl): round the m rows of the step's L panel (a, ld lda; m x k) into w->lowl
- * (ld m), when lcols = 1, and columns c0 .. c1 of its U block row (b, ld ldb; k rows) into
- * w->lowu (ld k), on the current stream: each element once per step.  Local. */
+ * (ld blk_ld8(m)), when lcols = 1, and columns c0 .. c1 of its U block row (b, ld ldb; k rows)
+ * into w->lowu (ld blk_ld8(k)), on the current stream: each element once per step.  Local. */
 static void blk_lowcopy(blk_ws *w, int lcols, int64_t m, int64_t k, const void *a, int64_t lda,
                         const void *b, int64_t ldb, int64_t c0, int64_t c1) {
   gauss_t *g = w->g;
   if (!w->lowl) return;
   int low = g->o->low;
   size_t le = g->ko->low_bytes[low];
-  if (lcols && m > 0) HY_LOCAL(g->ko->to_low(g->be, low, m, k, a, lda, w->lowl, m));
+  if (lcols && m > 0) HY_LOCAL(g->ko->to_low(g->be, low, m, k, a, lda, w->lowl, blk_ld8(m)));
   if (c1 > c0)
     HY_LOCAL(g->ko->to_low(g->be, low, k, c1 - c0, at(w, (void *)b, 0, c0, ldb), ldb,
-                           (char *)w->lowu + (size_t)(c0 * k) * le, k));
+                           (char *)w->lowu + (size_t)(c0 * blk_ld8(k)) * le, blk_ld8(k)));
 }
 
 /* Step k of the blocked LU (panel k already factored and broadcast: lp, ldl): row swaps,
