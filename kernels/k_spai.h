@@ -114,6 +114,14 @@ typedef struct k_spai_ops {
   int (*cols_setup)(k_backend *be, const k_spai_cols *d, void **state);
   /* Index sets: I_c for every column; isize[c] = |I_c| on the host. */
   int (*cols_index)(k_backend *be, void *state, int32_t *isize);
+  /* Optional (NULL: cols_index, and the driver cuts the batches by |I_c| |J_c| 8 bytes).  The
+   * index sets of all columns, their sizes and kernel classes kept by the backend, and the
+   * batches of columns for cols_submat / cols_solve: *nbatch of them, batch b = columns
+   * [ends[b - 1], ends[b]) (ends[-1] = 0; ends malloc'd here), each within workspace bytes of
+   * the backend's own workspace (CUDA: the warp class and fused columns need none; a column
+   * over workspace alone is a batch).  The columns' values do not depend on the batches. */
+  int (*cols_index_batches)(k_backend *be, void *state, int64_t workspace, int64_t **ends,
+                            int64_t *nbatch);
   /* Submatrices A(I_c, J_c) of columns [c0, c1) into a workspace (offsets from isize). */
   int (*cols_submat)(k_backend *be, void *state, int64_t c0, int64_t c1);
   /* Householder QR, Q^T e_k and the guarded triangular solve of columns [c0, c1): values of

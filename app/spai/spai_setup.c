@@ -283,6 +283,20 @@ static int build_columns_input(build_st *b, spai_setup_info *info) {
   return HY_OK;
 }
 
+/* The end of the batch of columns from c: at most cap columns whose submatrices (|I| |J| 8
+ * bytes each, |I| from cols_index) fit in opt->workspace bytes (at least one column).  Local. */
+static int64_t build_batch_end(const build_st *b, int64_t c, int64_t cap) {
+  const int64_t *jp = b->ps.dev ? b->ps.djptr : b->jc.rowptr;   /* J offsets of my columns */
+  int64_t e = c, bytes = 0;
+  while (e < b->ncol && e - c < cap) {
+    int64_t nb = (int64_t)b->isize[e] * (jp[e + 1] - jp[e]) * 8;
+    if (e > c && bytes + nb > b->opt->workspace) break;
+    bytes += nb;
+    e++;
+  }
+  return e;
+}
+
 /* Index sets, then submatrices and QR + solve by chunks of at most opt->workspace bytes, on the
  * backend (the longest stage: the [debug] point "spai_setup" is here).  Local (every failure
  * inside ends the job). */
@@ -296,11 +310,15 @@ static void build_solve_columns(build_st *b) {
                     .small_cols = opt->small_cols, .medium_elems = opt->medium_elems,
                     .block_threads = opt->block_threads, .fuse_submat = opt->fuse_submat,
                     .warp_rows = opt->warp_rows };
-  const int64_t *jp = b->ps.dev ? b->ps.djptr : b->jc.rowptr;   /* J offsets of my columns */
-  HY_MALLOC(b->isize, b->ncol + 1);
   hy_phase_begin(ctx, "spai index sets");
   if (!b->ps.dev) HY_LOCAL(b->ko->cols_setup(be, &d, &b->ps.st));
-  HY_LOCAL(b->ko->cols_index(be, b->ps.st, b->isize));
+  int64_t *ends = NULL, nbatch = 0;   /* the batches: the backend's, or cut here by |I| |J| */
+  if (b->ko->cols_index_batches)
+    HY_LOCAL(b->ko->cols_index_batches(be, b->ps.st, opt->workspace, &ends, &nbatch));
+  else {
+    HY_MALLOC(b->isize, b->ncol + 1);
+    HY_LOCAL(b->ko->cols_index(be, b->ps.st, b->isize));
+  }
   hy_phase_end(ctx, "spai index sets");
   memset(&b->ks, 0, sizeof b->ks);
   /* progress of the columns (rank 0's; a line once the setup runs longer than [run] progress
@@ -309,14 +327,8 @@ static void build_solve_columns(build_st *b) {
   int64_t cap = ctx->be.gpu ? b->ncol : (b->ncol / 32 > 4096 ? b->ncol / 32 : 4096);
   hy_progress pg;
   hy_progress_begin(&pg, ctx, "spai setup (columns)", (double)b->ncol);
-  for (int64_t c = 0; c < b->ncol;) {
-    int64_t e = c, bytes = 0;
-    while (e < b->ncol && e - c < cap) {
-      int64_t nb = (int64_t)b->isize[e] * (jp[e + 1] - jp[e]) * 8;
-      if (e > c && bytes + nb > opt->workspace) break;
-      bytes += nb;
-      e++;
-    }
+  for (int64_t c = 0, t = 0; c < b->ncol; t++) {
+    int64_t e = ends ? ends[t] : build_batch_end(b, c, cap);
     hy_debug_point(ctx, "spai_setup");
     hy_phase_begin(ctx, "spai submatrices");
     HY_LOCAL(b->ko->cols_submat(be, b->ps.st, c, e));
@@ -328,6 +340,7 @@ static void build_solve_columns(build_st *b) {
     hy_progress_update(&pg, (double)c);
   }
   hy_progress_end(&pg);
+  free(ends);
   if (b->ncol == 0) hy_debug_point(ctx, "spai_setup");
 }
 

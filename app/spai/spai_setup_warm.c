@@ -66,9 +66,18 @@ static void warm_columns(k_backend *be, const k_spai_ops *ko, void *st, int64_t 
   double mval[5 * WARM_N * 2], res[WARM_N];
   k_spai_stats ks;
   memset(&ks, 0, sizeof ks);
-  HY_LOCAL(ko->cols_index(be, st, isize));
-  HY_LOCAL(ko->cols_submat(be, st, 0, ncols));
-  HY_LOCAL(ko->cols_solve(be, st, 0, ncols, &ks));
+  int64_t *ends = NULL, nbatch = 0;   /* the backend's batches where it cuts them */
+  if (ko->cols_index_batches)
+    HY_LOCAL(ko->cols_index_batches(be, st, (int64_t)1 << 30, &ends, &nbatch));
+  else
+    HY_LOCAL(ko->cols_index(be, st, isize));
+  for (int64_t b = 0, c = 0; c < ncols; b++) {
+    int64_t e = ends ? ends[b] : ncols;
+    HY_LOCAL(ko->cols_submat(be, st, c, e));
+    HY_LOCAL(ko->cols_solve(be, st, c, e, &ks));
+    c = e;
+  }
+  free(ends);
   HY_LOCAL(ko->cols_result(be, st, mval, res));
   warm_check(what, ncols, mval, nj, res);
 }

@@ -29,6 +29,9 @@
 
 #include <cub/cub.cuh>
 
+/* Blocks of 256 threads covering n.  Local. */
+static inline unsigned grid_of(int64_t n) { return (unsigned)((n + 255) / 256); }
+
 /* ------------------------------------------------------------------ device helpers */
 __device__ __forceinline__ double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -293,19 +296,30 @@ __global__ void k_qr(const int32_t *__restrict__ list, int64_t c0, const int64_t
   }
 }
 
+/* Rows j .. m - 1 of a column of the warp class into the lanes' registers w (lane t: rows
+ * t + 32 q, 0 outside [j, m)) and the lane's part of the dot with u (u may be w itself: the
+ * column's squared norm); the one column load and dot of the QR step and of its updates. */
+template <int RPL>
+__device__ __forceinline__ double warp_load_dot(const double *col, const double (&u)[RPL],
+                                                double (&w)[RPL], int j, int m, int lane) {
+  double d = 0;
+#pragma unroll
+  for (int q = 0; q < RPL; q++) {
+    const int i = lane + 32 * q;
+    w[q] = (i >= j && i < m) ? col[i] : 0.0;
+    d += u[q] * w[q];
+  }
+  return d;
+}
+
 /* The Householder update of column al (rows j.. of m; lane t holds rows t + 32 q in w) by the
  * reflector v (the same rows in registers; v = 1 at row j): al -= tau (v^T al) v.  Returns
  * nothing; al's rows >= j are rewritten by their owners. */
 template <int RPL>
 __device__ __forceinline__ void warp_reflect(double *al, const double (&v)[RPL], double tau,
                                              int j, int m, int lane) {
-  double w[RPL], d = 0;
-#pragma unroll
-  for (int q = 0; q < RPL; q++) {
-    const int i = lane + 32 * q;
-    w[q] = (i >= j && i < m) ? al[i] : 0.0;
-    d += v[q] * w[q];
-  }
+  double w[RPL];
+  double d = warp_load_dot<RPL>(al, v, w, j, m, lane);
   d = warp_sum(d) * tau;
 #pragma unroll
   for (int q = 0; q < RPL; q++) {
@@ -319,16 +333,9 @@ __device__ __forceinline__ void warp_reflect(double *al, const double (&v)[RPL],
 template <int RPL>
 __device__ __forceinline__ void warp_reflect2(double *a1, double *a2, const double (&v)[RPL],
                                               double tau, int j, int m, int lane) {
-  double w1[RPL], w2[RPL], d1 = 0, d2 = 0;
-#pragma unroll
-  for (int q = 0; q < RPL; q++) {
-    const int i = lane + 32 * q;
-    const bool in = i >= j && i < m;
-    w1[q] = in ? a1[i] : 0.0;
-    w2[q] = in ? a2[i] : 0.0;
-    d1 += v[q] * w1[q];
-    d2 += v[q] * w2[q];
-  }
+  double w1[RPL], w2[RPL];
+  double d1 = warp_load_dot<RPL>(a1, v, w1, j, m, lane);
+  double d2 = warp_load_dot<RPL>(a2, v, w2, j, m, lane);
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     d1 += __shfl_xor_sync(0xffffffffu, d1, o);
@@ -398,13 +405,8 @@ k_qr_warp(const int32_t *__restrict__ list, int64_t nlist, int64_t stride,
 
   for (int j = 0; j < nmin; j++) {
     double *aj = a + j * m;
-    double v[RPL], loc = 0;
-#pragma unroll
-    for (int q = 0; q < RPL; q++) {
-      const int i = lane + 32 * q;
-      v[q] = (i >= j && i < m) ? aj[i] : 0.0;
-      loc += v[q] * v[q];
-    }
+    double v[RPL];
+    const double loc = warp_load_dot<RPL>(aj, v, v, j, m, lane);
     const double s = warp_sum(loc);   /* the same bits in every lane (butterfly) */
     const double alpha = aj[j];
     __syncwarp();                     /* every lane has read alpha before beta replaces it */
@@ -452,9 +454,88 @@ k_qr_warp(const int32_t *__restrict__ list, int64_t nlist, int64_t stride,
 
 /* Shared-memory doubles of a warp-class column (A, e_k, I_c), a multiple of 2 (16-byte
  * aligned slices).  Local. */
-static inline int64_t warp_stride(int64_t m, int64_t n) {
+__host__ __device__ static inline int64_t warp_stride(int64_t m, int64_t n) {
   int64_t d = m * (n + 1) + (m + 1) / 2;
   return (d + 1) & ~(int64_t)1;
+}
+
+/* The kernel choice of k_spai_cols and the shared-memory limit, as the class kernels read it. */
+typedef struct {
+  int warp_rows, small_rows, small_cols, fuse;
+  int64_t medium_elems, smem_max;
+} c_choice;
+
+/* The kernel class of a column with |I| = m, |J| = n: 0 a warp in shared memory, 1 a block in
+ * shared memory, 2 a block on the global workspace; 3 + q the warp class with up to 32 2^q rows
+ * (k_qr_warp<2^q>: |J| <= 31, |I| <= warp_rows, 1 <= 2^q <= 8).  One definition for the host
+ * and the device. */
+__host__ __device__ static inline int class_of(int64_t m, int64_t n, const c_choice &k) {
+  const int64_t bytes = (m * n + m) * (int64_t)sizeof(double);
+  if (n <= 31 && m <= k.warp_rows && m <= 256 &&
+      warp_stride(m, n) * (int64_t)sizeof(double) <= k.smem_max)
+    return m <= 32 ? 3 : m <= 64 ? 4 : m <= 128 ? 5 : 6;
+  if (m <= k.small_rows && n <= k.small_cols && bytes <= k.smem_max) return 0;
+  if (m * n <= k.medium_elems && bytes <= k.smem_max) return 1;
+  return 2;
+}
+/* Whether class k has a workspace slot (the large class always; small / medium unless fused). */
+__host__ __device__ static inline int class_slot(int k, int fuse) {
+  return k == 2 || (k < 2 && !fuse);
+}
+
+/* cls[c] = the class of every column (index sets known); acc[0] += the workspace bytes of the
+ * columns with a slot (|I| |J| 8, into wsb[c] too when not NULL, else 0), acc[1] += their count
+ * (per block first). */
+__global__ void k_classify(int64_t ncols, const int64_t *__restrict__ jptr,
+                           const int32_t *__restrict__ isize, c_choice ch,
+                           unsigned char *__restrict__ cls, int64_t *__restrict__ wsb,
+                           unsigned long long *acc) {
+  __shared__ unsigned long long sh[2];
+  if (threadIdx.x < 2) sh[threadIdx.x] = 0;
+  __syncthreads();
+  const int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (c < ncols) {
+    const int64_t m = isize[c], n = jptr[c + 1] - jptr[c];
+    const int k = class_of(m, n, ch);
+    cls[c] = (unsigned char)k;
+    const int64_t b = class_slot(k, ch.fuse) ? m * n * (int64_t)sizeof(double) : 0;
+    if (wsb) wsb[c] = b;
+    if (class_slot(k, ch.fuse)) {
+      atomicAdd(&sh[0], (unsigned long long)b);
+      atomicAdd(&sh[1], 1ull);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x < 2 && sh[threadIdx.x]) atomicAdd(&acc[threadIdx.x], sh[threadIdx.x]);
+}
+
+/* Over columns [c0, c1): st[k] += the columns of class k (0..6), st[7 + k] = max of their
+ * shared memory (bytes for k < 2, doubles per warp for k >= 3), st[14] = max |I|, st[15] = max
+ * |J| (per block first); vals[c - c0] = c (the values the class sort orders). */
+__global__ void k_class_stats(int64_t c0, int64_t c1, const int64_t *__restrict__ jptr,
+                              const int32_t *__restrict__ isize,
+                              const unsigned char *__restrict__ cls, unsigned long long *st,
+                              int32_t *__restrict__ vals) {
+  __shared__ unsigned long long sh[16];
+  if (threadIdx.x < 16) sh[threadIdx.x] = 0;
+  __syncthreads();
+  const int64_t c = c0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (c < c1) {
+    const int64_t m = isize[c], n = jptr[c + 1] - jptr[c];
+    const int k = cls[c];
+    vals[c - c0] = (int32_t)c;
+    atomicAdd(&sh[k], 1ull);
+    const int64_t z = k < 2 ? (m * n + m) * (int64_t)sizeof(double) : k >= 3 ? warp_stride(m, n) : 0;
+    atomicMax(&sh[7 + k], (unsigned long long)z);
+    atomicMax(&sh[14], (unsigned long long)m);
+    atomicMax(&sh[15], (unsigned long long)n);
+  }
+  __syncthreads();
+  const int t = threadIdx.x;
+  if (t < 16 && sh[t]) {
+    if (t < 7) atomicAdd(&st[t], sh[t]);
+    else atomicMax(&st[t], sh[t]);
+  }
 }
 
 /* ------------------------------------------------------------------ state */
@@ -468,9 +549,16 @@ typedef struct {
   size_t work_cap, rwork_cap, list_cap, aoff_cap;
   unsigned long long *deficient;
   unsigned long long def_seen;   /* the counter's value reported so far */
-  std::vector<int32_t> *hisize;
-  std::vector<signed char> *hcls;  /* col_class of every column (set by c_cols_index) */
+  std::vector<int32_t> *hisize;  /* |I| of every column on the host (the submatrix pass; NULL
+                                  * until needed: cols_index_batches keeps them on the device) */
+  std::vector<signed char> *hcls;  /* the class of every column on the host (with hisize) */
   int64_t nslot;                 /* columns with a workspace slot (none: no submatrix pass) */
+  unsigned char *cls;            /* the class of every column on the device (k_classify) */
+  int32_t *cvals;                /* the chunk's columns, in order (the class sort's values) */
+  unsigned char *ckeys;          /* the class sort's keys out */
+  unsigned long long *cacc;      /* k_classify's sums and k_class_stats' figures (2 + 16) */
+  void *csort;                   /* the class sort's scratch */
+  size_t cvals_cap, ckeys_cap, csort_cap;
   int smem_max;                  /* dynamic shared memory opt-in limit (bytes) */
 } c_cols;
 
@@ -585,7 +673,8 @@ static int cols_work_alloc(k_backend *be, c_cols *s) {
   HY_CALL(s_alloc(be, (void **)&s->res, (size_t)(s->ncols + 1) * sizeof(double)));
   HY_CALL(s_alloc(be, (void **)&s->deficient, sizeof(unsigned long long)));
   HY_CUDA(cudaMemsetAsync(s->deficient, 0, sizeof(unsigned long long), st->stream));
-  s->hisize = new std::vector<int32_t>((size_t)s->ncols + 1);
+  HY_CALL(s_alloc(be, (void **)&s->cls, (size_t)(s->ncols + 1)));
+  HY_CALL(s_alloc(be, (void **)&s->cacc, 18 * sizeof(unsigned long long)));
   int dev = be->device, optin = 0;
   HY_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   s->smem_max = optin - 1024;  /* room for the static reduction arrays */
@@ -603,30 +692,92 @@ static int cols_work_alloc(k_backend *be, c_cols *s) {
 }
 
 static int col_class(const c_cols *s, int64_t c);
+static c_choice col_choice(const c_cols *s);
 
-/* Index sets of all columns; sizes to the host; the kernel class of every column.  Local. */
-static int c_cols_index(k_backend *be, void *state, int32_t *isize) {
+/* k_index over every column, then k_classify (the class of every column on the device; wsb:
+ * the slot columns' workspace bytes per column, or NULL); *total = their sum, s->nslot their
+ * count (a wait).  Local. */
+static int cols_index_classify(k_backend *be, c_cols *s, int64_t *wsb, int64_t *total) {
   k_cuda_state *st = k_cuda_st(be);
-  c_cols *s = (c_cols *)state;
+  unsigned long long acc[2] = { 0, 0 };
+  HY_CUDA(cudaMemsetAsync(s->cacc, 0, 2 * sizeof(unsigned long long), st->stream));
   if (s->ncols > 0) {
     int64_t threads = s->ncols * 32;
     int blocks = (int)((threads + 255) / 256);
     k_index<<<blocks, 256, 0, st->stream>>>(s->ncols, s->jptr, s->jloc, s->bptr, s->bcol, s->iub,
                                             s->iset, s->isize, s->head);
     HY_CUDA_LAUNCH();
-    HY_CUDA(cudaMemcpyAsync(isize, s->isize, (size_t)s->ncols * sizeof(int32_t),
-                            cudaMemcpyDeviceToHost, st->stream));
+    k_classify<<<grid_of(s->ncols), 256, 0, st->stream>>>(s->ncols, s->jptr, s->isize,
+                                                          col_choice(s), s->cls, wsb, s->cacc);
+    HY_CUDA_LAUNCH();
   }
+  HY_CUDA(cudaMemcpyAsync(acc, s->cacc, sizeof acc, cudaMemcpyDeviceToHost, st->stream));
   HY_CUDA(cudaStreamSynchronize(st->stream));
-  memcpy(s->hisize->data(), isize, (size_t)s->ncols * sizeof(int32_t));
-  /* the kernel class of every column, once (the submatrix and QR passes read it) */
+  *total = (int64_t)acc[0];
+  s->nslot = (int64_t)acc[1];
+  return HY_OK;
+}
+
+/* |I| and the class of every column to the host (the submatrix pass's offsets), once.  Local. */
+static int cols_host_sizes(k_backend *be, c_cols *s) {
+  if (s->hisize) return HY_OK;
+  k_cuda_state *st = k_cuda_st(be);
+  s->hisize = new std::vector<int32_t>((size_t)s->ncols + 1);
+  if (s->ncols)
+    HY_CUDA(cudaMemcpyAsync(s->hisize->data(), s->isize, (size_t)s->ncols * sizeof(int32_t),
+                            cudaMemcpyDeviceToHost, st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
   if (!s->hcls) s->hcls = new std::vector<signed char>((size_t)s->ncols + 1);
-  s->nslot = 0;
-  for (int64_t c = 0; c < s->ncols; c++) {
-    int k = col_class(s, c);
-    (*s->hcls)[(size_t)c] = (signed char)k;
-    s->nslot += k == 2 || (k < 2 && !s->d.fuse_submat);
+  for (int64_t c = 0; c < s->ncols; c++) (*s->hcls)[(size_t)c] = (signed char)col_class(s, c);
+  return HY_OK;
+}
+
+/* Index sets of all columns; sizes to the host; the kernel class of every column.  Local. */
+static int c_cols_index(k_backend *be, void *state, int32_t *isize) {
+  c_cols *s = (c_cols *)state;
+  int64_t total = 0;
+  HY_CALL(cols_index_classify(be, s, NULL, &total));
+  HY_CALL(cols_host_sizes(be, s));
+  memcpy(isize, s->hisize->data(), (size_t)s->ncols * sizeof(int32_t));
+  return HY_OK;
+}
+
+/* Index sets and classes of all columns, kept on the device, and the batches: one when the
+ * slot columns' workspace fits (the warp class and fused columns need none), else the greedy
+ * cut of the driver over the per-column bytes (brought to the host for that).  Local. */
+static int c_cols_index_batches(k_backend *be, void *state, int64_t workspace, int64_t **ends,
+                                int64_t *nbatch) {
+  k_cuda_state *st = k_cuda_st(be);
+  c_cols *s = (c_cols *)state;
+  int64_t total = 0, *wsb = NULL, nb = 0;
+  HY_CALL(s_alloc(be, (void **)&wsb, (size_t)(s->ncols + 1) * sizeof(int64_t)));
+  int rc = cols_index_classify(be, s, wsb, &total);
+  int64_t *e = (int64_t *)malloc((size_t)(s->ncols + 1) * sizeof(int64_t));
+  if (rc == HY_OK && !e) rc = hy_err(HY_ESYS, "out of memory for the batches of columns");
+  if (rc == HY_OK && (total <= workspace || s->ncols == 0)) {
+    if (s->ncols) e[nb++] = s->ncols;
+  } else if (rc == HY_OK) {
+    std::vector<int64_t> hb((size_t)s->ncols + 1);
+    rc = cudaMemcpyAsync(hb.data(), wsb, (size_t)s->ncols * sizeof(int64_t),
+                         cudaMemcpyDeviceToHost, st->stream) == cudaSuccess &&
+         cudaStreamSynchronize(st->stream) == cudaSuccess ? HY_OK
+         : hy_err(HY_ESYS, "CUDA: the columns' workspace sizes to the host failed");
+    for (int64_t c = 0, bytes = 0; rc == HY_OK && c < s->ncols; c++) {
+      if (c > 0 && bytes + hb[(size_t)c] > workspace) {
+        e[nb++] = c;
+        bytes = 0;
+      }
+      bytes += hb[(size_t)c];
+    }
+    if (rc == HY_OK) e[nb++] = s->ncols;
   }
+  s_free(be, wsb);
+  if (rc != HY_OK) {
+    free(e);
+    return rc;
+  }
+  *ends = e;
+  *nbatch = nb;
   return HY_OK;
 }
 
@@ -641,19 +792,18 @@ static int grow(k_backend *be, void **p, size_t *cap, size_t bytes) {
   return HY_OK;
 }
 
-/* The kernel class of column c (index sets known): 0 a warp in shared memory, 1 a block in
- * shared memory, 2 a block on the global workspace; 3 + q the warp class with up to 32 2^q rows
- * (k_qr_warp<2^q>: |J| <= 31, |I| <= warp_rows, 1 <= 2^q <= 8).  Local. */
+/* The kernel choice of the state.  Local. */
+static c_choice col_choice(const c_cols *s) {
+  const k_spai_cols *d = &s->d;
+  c_choice k = { d->warp_rows, d->small_rows, d->small_cols, d->fuse_submat, d->medium_elems,
+                 (int64_t)s->smem_max };
+  return k;
+}
+
+/* The kernel class of column c (class_of; |I| from the host copy).  Local. */
 static int col_class(const c_cols *s, int64_t c) {
   const k_spai_cols *d = &s->d;
-  int64_t m = (*s->hisize)[(size_t)c], n = d->jptr[c + 1] - d->jptr[c];
-  size_t bytes = (size_t)(m * n + m) * sizeof(double);
-  if (n <= 31 && m <= d->warp_rows && m <= 256 &&
-      (size_t)warp_stride(m, n) * sizeof(double) <= (size_t)s->smem_max)
-    return m <= 32 ? 3 : m <= 64 ? 4 : m <= 128 ? 5 : 6;
-  if (m <= d->small_rows && n <= d->small_cols && bytes <= (size_t)s->smem_max) return 0;
-  if (m * n <= d->medium_elems && bytes <= (size_t)s->smem_max) return 1;
-  return 2;
+  return class_of((*s->hisize)[(size_t)c], d->jptr[c + 1] - d->jptr[c], col_choice(s));
 }
 
 /* Submatrices of columns [c0, c1) (fuse_submat: of the large class only; the others are
@@ -662,6 +812,7 @@ static int c_cols_submat(k_backend *be, void *state, int64_t c0, int64_t c1) {
   k_cuda_state *st = k_cuda_st(be);
   c_cols *s = (c_cols *)state;
   if (s->nslot == 0) return HY_OK;   /* every column fused (warp class, gpu_fuse_submat) */
+  HY_CALL(cols_host_sizes(be, s));
   const int32_t *is = s->hisize->data();
   std::vector<int64_t> aoff((size_t)(c1 - c0) + 1), roff((size_t)(c1 - c0) + 1);
   aoff[0] = roff[0] = 0;
@@ -721,42 +872,60 @@ static int warp_launch(k_backend *be, c_cols *s, int q, const int32_t *list, int
   return HY_OK;
 }
 
-/* QR + solve of columns [c0, c1) in the classes of col_class (one launch per non-empty class).
- * Local. */
+/* The class lists of columns [c0, c1) on the device, one after the other in class order
+ * (increasing column in each: a stable radix sort of the columns by their class), into
+ * s->list; cnt / smem (bytes for classes 0, 1, doubles per warp for 3..6) per class and the
+ * largest |I| and |J| to the host (a wait).  Local. */
+static int cols_class_lists(k_backend *be, c_cols *s, int64_t c0, int64_t c1, int64_t *cnt,
+                            size_t *smem, int64_t *maxij) {
+  k_cuda_state *st = k_cuda_st(be);
+  const int64_t nc = c1 - c0;
+  unsigned long long h[16];
+  memset(h, 0, sizeof h);
+  HY_CALL(grow(be, (void **)&s->list, &s->list_cap, (size_t)(nc + 1) * sizeof(int32_t)));
+  HY_CALL(grow(be, (void **)&s->cvals, &s->cvals_cap, (size_t)(nc + 1) * sizeof(int32_t)));
+  HY_CALL(grow(be, (void **)&s->ckeys, &s->ckeys_cap, (size_t)(nc + 1)));
+  HY_CUDA(cudaMemsetAsync(s->cacc + 2, 0, 16 * sizeof(unsigned long long), st->stream));
+  if (nc > 0) {
+    k_class_stats<<<grid_of(nc), 256, 0, st->stream>>>(c0, c1, s->jptr, s->isize, s->cls,
+                                                       s->cacc + 2, s->cvals);
+    HY_CUDA_LAUNCH();
+    size_t need = 0;
+    HY_CUDA(cub::DeviceRadixSort::SortPairs(NULL, need, s->cls + c0, s->ckeys, s->cvals, s->list,
+                                            (int)nc, 0, 3, st->stream));
+    HY_CALL(grow(be, &s->csort, &s->csort_cap, need ? need : 8));
+    HY_CUDA(cub::DeviceRadixSort::SortPairs(s->csort, need, s->cls + c0, s->ckeys, s->cvals,
+                                            s->list, (int)nc, 0, 3, st->stream));
+  }
+  HY_CUDA(cudaMemcpyAsync(h, s->cacc + 2, sizeof h, cudaMemcpyDeviceToHost, st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  for (int k = 0; k < 7; k++) {
+    cnt[k] = (int64_t)h[k];
+    smem[k] = (size_t)h[7 + k];
+  }
+  maxij[0] = (int64_t)h[14];
+  maxij[1] = (int64_t)h[15];
+  return HY_OK;
+}
+
+/* QR + solve of columns [c0, c1) in the classes of class_of (one launch per non-empty class,
+ * the lists made on the device).  Local. */
 static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_spai_stats *ks) {
   k_cuda_state *st = k_cuda_st(be);
   c_cols *s = (c_cols *)state;
-  const int32_t *is = s->hisize->data();
   const k_spai_cols *d = &s->d;
-  const signed char *hc = s->hcls->data();
-  int64_t cnt[7] = { 0, 0, 0, 0, 0, 0, 0 };
+  int64_t cnt[7] = { 0, 0, 0, 0, 0, 0, 0 }, mij[2] = { 0, 0 };
   size_t smem[7] = { 0, 0, 0, 0, 0, 0, 0 };   /* bytes (0, 1), doubles per warp (3..6) */
-  for (int64_t c = c0; c < c1; c++) {   /* counts and sizes per class */
-    int64_t m = is[c], n = d->jptr[c + 1] - d->jptr[c];
-    if (m > ks->max_i) ks->max_i = m;
-    if (n > ks->max_j) ks->max_j = n;
-    size_t bytes = (size_t)(m * n + m) * sizeof(double);
-    int k = hc[c];
-    if (k < 2 && bytes > smem[k]) smem[k] = bytes;
-    if (k >= 3 && (size_t)warp_stride(m, n) > smem[k]) smem[k] = (size_t)warp_stride(m, n);
-    cnt[k]++;
-  }
+  HY_CALL(cols_class_lists(be, s, c0, c1, cnt, smem, mij));
+  if (mij[0] > ks->max_i) ks->max_i = mij[0];
+  if (mij[1] > ks->max_j) ks->max_j = mij[1];
   ks->ncols_small += cnt[0];
   ks->ncols_medium += cnt[1];
   ks->ncols_large += cnt[2];
   for (int k = 3; k < 7; k++) ks->ncols_warp += cnt[k];
-  /* the class lists one after the other (increasing column in each), one copy to the device */
-  int64_t start[8], fill[7];
+  int64_t start[8];
   start[0] = 0;
   for (int k = 0; k < 7; k++) start[k + 1] = start[k] + cnt[k];
-  for (int k = 0; k < 7; k++) fill[k] = start[k];
-  const size_t total = (size_t)start[7];
-  std::vector<int32_t> lst(total + 1);
-  for (int64_t c = c0; c < c1; c++) lst[(size_t)fill[(int)hc[c]]++] = (int32_t)c;
-  HY_CALL(grow(be, (void **)&s->list, &s->list_cap, (total + 1) * sizeof(int32_t)));
-  if (total)
-    HY_CUDA(cudaMemcpyAsync(s->list, lst.data(), total * sizeof(int32_t), cudaMemcpyHostToDevice,
-                            st->stream));
   const c_bsrc bsrc = { s->jloc, s->bptr, s->bcol, s->bval };
   for (int k = 0; k < 7; k++) {
     if (cnt[k] == 0) continue;
@@ -782,7 +951,7 @@ static int c_cols_solve(k_backend *be, void *state, int64_t c0, int64_t c1, k_sp
   /* rank-deficient columns of this chunk (the counter runs over all chunks) */
   unsigned long long def = 0;
   HY_CUDA(cudaMemcpyAsync(&def, s->deficient, sizeof def, cudaMemcpyDeviceToHost, st->stream));
-  HY_CUDA(cudaStreamSynchronize(st->stream));  /* the class lists are host vectors */
+  HY_CUDA(cudaStreamSynchronize(st->stream));
   ks->rank_deficient += (int64_t)(def - s->def_seen);
   s->def_seen = def;
   return HY_OK;
@@ -803,7 +972,7 @@ static int c_cols_free(k_backend *be, void *state) {
   if (!s) return HY_OK;
   void *ptrs[] = { s->kglob, s->jloc, s->bcol, s->iset, s->isize, s->list, s->jptr, s->bptr,
                    s->iub, s->head, s->aoff, s->roff, s->bval, s->mval, s->res, s->work, s->rwork,
-                   s->deficient, s->jglob };
+                   s->deficient, s->jglob, s->cls, s->cvals, s->ckeys, s->cacc, s->csort };
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) s_free(be, ptrs[i]);
   delete s->hisize;
   delete s->hcls;
@@ -949,8 +1118,6 @@ static double s_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Blocks of 256 threads covering n.  Local. */
-static inline unsigned grid_of(int64_t n) { return (unsigned)((n + 255) / 256); }
 
 /* Device temporaries of single_setup / single_rows, freed whatever happened. */
 typedef struct {
@@ -1684,6 +1851,7 @@ int k_spai_cuda_ilu_free(k_backend *be, void *ilu);
 extern "C" const k_spai_ops k_spai_cuda_ops = {
   .cols_setup = c_cols_setup,
   .cols_index = c_cols_index,
+  .cols_index_batches = c_cols_index_batches,
   .cols_submat = c_cols_submat,
   .cols_solve = c_cols_solve,
   .cols_result = c_cols_result,
