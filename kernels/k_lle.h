@@ -142,7 +142,9 @@ int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32
  * points are not split; the subtrees below the first splits on threads threads (the order is
  * the same for any count).  O(n log n), for lle.eigensolver = chol-nd.  Host.  Local. */
 #define K_LLE_ND_MAXD 64
-int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm);
+int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm,
+                   double *parts);   /* parts (NULL or 4): seconds of renumbering + preparation, the
+                                        breadth-first levels, the subtrees on threads, the rest */
 
 /* A supernodal Cholesky factor's structure in CHOLMOD's layout (SuiteSparse_long arrays):
  * supernode s holds the columns super[s] .. super[s + 1] - 1 of L, its row indices

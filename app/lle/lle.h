@@ -69,6 +69,8 @@ typedef struct {
   int blas_threads;   /* OpenBLAS threads set for the factorisation, -1 untouched */
   int factor_blas_threads;   /* chol-nd: OpenBLAS threads of the numeric factor */
   int order_threads;  /* chol-nd: threads of the nested-dissection order */
+  double order_parts[4];   /* its renumbering + preparation, levels, subtrees, rest (k_lle_nd_order) */
+  double t_setup, t_permute;   /* chol-nd: B and the block before the order; A permuted after it */
   int cnd_own;        /* chol-nd: the own tree-parallel factor (below), else CHOLMOD's */
   int cnd_nsub, cnd_ntop, cnd_threads;   /* its subtrees, top supernodes, threads */
   double cnd_top_frac, t_sub, t_top;     /* its top's share of the flops, its two phases */

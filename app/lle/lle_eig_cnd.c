@@ -116,14 +116,14 @@ static int cnd_factor_blas(const lle_eig_in *in, int64_t n) {
 }
 
 /* The nested-dissection order as CHOLMOD's permutation (new index i = old perm[i]).  Local. */
-static int cnd_order(const lle_eig_in *in, SuiteSparse_long **permp) {
+static int cnd_order(const lle_eig_in *in, SuiteSparse_long **permp, lle_eig *e) {
   int32_t *p32 = NULL;
   SuiteSparse_long *perm = NULL;
   if (!in->x || in->xdim < 1)
     return hy_err(HY_EUSAGE, "lle.eigensolver = chol-nd needs the points' coordinates for its order");
   HY_MALLOC(p32, in->n);
   k_lle_points pts = { .n = in->n, .dim = in->xdim, .x = in->x };
-  int rc = k_lle_nd_order(&pts, in->k, in->nbr, in->nd_leaf, cnd_order_threads(in), p32);
+  int rc = k_lle_nd_order(&pts, in->k, in->nbr, in->nd_leaf, cnd_order_threads(in), p32, e->order_parts);
   if (rc == HY_OK) {
     HY_MALLOC(perm, in->n);
     for (int64_t i = 0; i < in->n; i++) perm[i] = p32[i];
@@ -133,26 +133,42 @@ static int cnd_order(const lle_eig_in *in, SuiteSparse_long **permp) {
   return rc;
 }
 
-/* P A P^T for A = B^T (column i = row i of B): column c is row perm[c] of B, its entries' in the new numbering, sorted.  Local. */
-static int cnd_permute(const lle_bmat *b, cnd_op *o) {
-  int64_t n = b->n, nnz = b->p[n];
-  SuiteSparse_long *ip = NULL;
-  HY_MALLOC(ip, n);
-  HY_MALLOC(o->ap, n + 1); HY_MALLOC(o->ai, nnz); HY_MALLOC(o->ax, nnz);
-  for (int64_t c = 0; c < n; c++) ip[o->perm[c]] = c;
-  int64_t q = 0;
-  for (int64_t c = 0; c < n; c++) {
-    int64_t r = o->perm[c];
+/* cnd_permute's job: B, the inverse order, the operator. */
+typedef struct {
+  const lle_bmat *b;
+  const SuiteSparse_long *ip;
+  cnd_op *o;
+} cnd_perm_job;
+
+/* Columns [c0, c1) of P A P^T: column c is row perm[c] of B (b->k1 entries a row, so column
+ * c starts at c k1), its entries in the new numbering, sorted.  Local. */
+static void cnd_permute_part(void *arg, int c0, int c1) {
+  const cnd_perm_job *j = arg;
+  const lle_bmat *b = j->b;
+  cnd_op *o = j->o;
+  for (int64_t c = c0; c < c1; c++) {
+    int64_t r = o->perm[c], q = c * b->k1;
     o->ap[c] = q;
     for (int64_t a = b->p[r]; a < b->p[r + 1]; a++) {
-      SuiteSparse_long i = ip[b->i[a]];
+      SuiteSparse_long i = j->ip[b->i[a]];
       double x = b->x[a];
       int64_t t = q++;   /* insertion sort by the new row index */
       while (t > o->ap[c] && o->ai[t - 1] > i) { o->ai[t] = o->ai[t - 1]; o->ax[t] = o->ax[t - 1]; t--; }
       o->ai[t] = i; o->ax[t] = x;
     }
   }
-  o->ap[n] = q;
+}
+
+/* P A P^T for A = B^T (column i = row i of B), on the rank's threads.  Local. */
+static int cnd_permute(const lle_bmat *b, cnd_op *o, int threads) {
+  int64_t n = b->n, nnz = b->p[n];
+  SuiteSparse_long *ip = NULL;
+  HY_MALLOC(ip, n);
+  HY_MALLOC(o->ap, n + 1); HY_MALLOC(o->ai, nnz); HY_MALLOC(o->ax, nnz);
+  for (int64_t c = 0; c < n; c++) ip[o->perm[c]] = c;
+  cnd_perm_job j = { b, ip, o };
+  lle_parallel(threads, (int)n, cnd_permute_part, &j);
+  o->ap[n] = nnz;
   free(ip);
   return HY_OK;
 }
@@ -273,10 +289,14 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   *stp = o;
   o->n = b->n;
   e->order_threads = cnd_order_threads(in);
-  int rc = cnd_order(in, &o->perm);
+  double ta = MPI_Wtime();
+  e->t_setup = ta - t0;   /* B and the iteration's block (lle_bsub_solve) */
+  int rc = cnd_order(in, &o->perm, e);
   if (rc != HY_OK) return rc;
-  HY_CALL(cnd_permute(b, o));
+  double tb = MPI_Wtime();
+  HY_CALL(cnd_permute(b, o, lle_threads(in->threads)));
   e->t_order = MPI_Wtime() - t0;
+  e->t_permute = MPI_Wtime() - tb;
   cholmod_l_start(&o->cc);
   o->started = 1;
   o->cc.print = 0;
@@ -337,6 +357,24 @@ static void cnd_apply_part(void *arg, int g0, int g1) {
   }
 }
 
+/* The own solve's block moves: v into L's order (xl), or back. */
+typedef struct {
+  cnd_op *o;
+  double *v;
+  int back;
+} cnd_move_job;
+
+/* Columns [c0, c1): xl = v in L's order (back: v = xl in B's).  Local. */
+static void cnd_move_part(void *arg, int c0, int c1) {
+  const cnd_move_job *j = arg;
+  const cnd_op *o = j->o;
+  for (int64_t c = c0; c < c1; c++) {
+    double *x = o->xl + (size_t)c * o->n, *v = j->v + (size_t)c * o->n;
+    if (j->back) for (int64_t t = 0; t < o->n; t++) v[o->cperm[t]] = x[t];
+    else for (int64_t t = 0; t < o->n; t++) x[t] = v[o->cperm[t]];
+  }
+}
+
 /* v <- (M + tau I)^-1 v for p columns: all of them in one supernodal solve, or (cnd_solve_cols
  * = c) in calls of c columns on the rank's threads, one BLAS thread each.  Local. */
 static int cnd_apply(void *st, int p, double *v, double *tmp) {
@@ -355,11 +393,11 @@ static int cnd_apply(void *st, int p, double *v, double *tmp) {
   }
   if (o->plan && o->cperm) {   /* the own factor: its tree-parallel solves in L's order */
     if (!o->xl) HY_MALLOC(o->xl, (size_t)o->n * o->width);
-    for (int c = 0; c < p; c++)
-      for (int64_t t = 0; t < o->n; t++) o->xl[(size_t)c * o->n + t] = v[(size_t)c * o->n + o->cperm[t]];
+    cnd_move_job j = { o, v, 0 };
+    lle_parallel(o->nthreads, p, cnd_move_part, &j);
     k_lle_chol_solve(o->plan, &o->ci, o->L->x, p, o->xl);
-    for (int c = 0; c < p; c++)
-      for (int64_t t = 0; t < o->n; t++) v[(size_t)c * o->n + o->cperm[t]] = o->xl[(size_t)c * o->n + t];
+    j.back = 1;
+    lle_parallel(o->nthreads, p, cnd_move_part, &j);
     return HY_OK;
   }
   o->rhs->ncol = (size_t)p;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <time.h>
 
 /* One trial cut's marks (two sets: the two trials of a split run side by side, each on its
  * own copy of the segment's order; stale marks of other points never equal a fresh stamp). */
@@ -345,6 +346,13 @@ static void nd_leaf_order(nd_work *w, nd_thr *t, int64_t lo, int64_t hi) {
   memcpy(w->idx + lo, out, (size_t)L * sizeof *out);
 }
 
+/* Wall seconds (CLOCK_MONOTONIC).  Local. */
+static double nd_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* The transpose of nbr and every point's reach.  Local. */
 static int nd_prepare(nd_work *w) {
   int64_t n = w->n;
@@ -502,7 +510,7 @@ static void nd_level(nd_work *w, const int64_t *seg, int nseg, int nt, int32_t *
 }
 
 /* The order of the points as given (see k_lle_nd_order).  Local. */
-static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm) {
+static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm, double *tm) {
   int64_t n = p->n;
   nd_work w = { .n = n, .dim = p->dim, .k = k, .x = p->x, .nbr = nbr, .idx = perm, .leaf = leaf < 2 ? 2 : leaf };
   HY_MALLOC(w.reach, n);
@@ -517,6 +525,7 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
   w.stamp = w.mk[0].stamp;
   for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
   int rc = nd_prepare(&w);
+  tm[1] = nd_now();
   int nt = threads < 1 ? 1 : threads > 16 ? 16 : threads;
   /* breadth-first: the list of segments, split level by level (a level's splits on threads)
    * until 4 nt of them or none splittable */
@@ -543,10 +552,12 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
     if (!split) break;
   }
   free(res);
+  tm[2] = nd_now();
   if (nt > 1 && nseg > 1) {
     nd_par_all(&w, seg, nseg, nt);
   } else
     nd_subtree(&w, &t0, 0, n);
+  tm[3] = nd_now();
   nd_thr_free(&t0);
   free(seg); free(nxt);
   for (int c = 0; c < 2; c++) {
@@ -608,13 +619,16 @@ static void nd_spatial(const k_lle_points *p, int32_t *so) {
  * points are first renumbered in a Morton order of their coordinates, so that a segment's
  * points, neighbour lists and marks lie close in memory (N = 1M: the order's random accesses
  * were most of its time).  Host.  Local. */
-int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm) {
+int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm,
+                   double *parts) {
   if (p->dim < 1 || p->dim > K_LLE_ND_MAXD)
     return hy_err(HY_EUSAGE, "the nested-dissection order takes data of 1..%d dimensions, not %d", K_LLE_ND_MAXD, p->dim);
   int64_t n = p->n;
   int d = p->dim;
   int32_t *so = NULL, *inv = NULL, *nb = NULL, *ps = NULL;
   double *xs = NULL;
+  double tm[5];
+  tm[0] = nd_now();
   HY_MALLOC(so, n); HY_MALLOC(inv, n); HY_MALLOC(nb, n * k); HY_MALLOC(xs, n * d); HY_MALLOC(ps, n);
   nd_spatial(p, so);
   for (int64_t i = 0; i < n; i++) inv[so[i]] = (int32_t)i;
@@ -623,8 +637,12 @@ int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, i
     for (int j = 0; j < k; j++) nb[i * k + j] = inv[nbr[(int64_t)so[i] * k + j]];
   }
   k_lle_points ps_pts = { .n = n, .dim = d, .x = xs };
-  int rc = nd_order(&ps_pts, k, nb, leaf, threads, ps);
+  int rc = nd_order(&ps_pts, k, nb, leaf, threads, ps, tm);
   for (int64_t i = 0; rc == HY_OK && i < n; i++) perm[i] = so[ps[i]];
   free(so); free(inv); free(nb); free(xs); free(ps);
+  tm[4] = nd_now();
+  if (parts) {   /* renumbering and preparation, the breadth-first levels, the subtrees, the rest */
+    parts[0] = tm[1] - tm[0]; parts[1] = tm[2] - tm[1]; parts[2] = tm[3] - tm[2]; parts[3] = tm[4] - tm[3];
+  }
   return rc;
 }
