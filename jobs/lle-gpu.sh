@@ -101,13 +101,15 @@ do_eig() {
   done
 }
 
-# The eigen-solve: chol-nd (CHOLMOD supernodal Cholesky of M + tau I in the geometric nested-
-# dissection order, app/lle/lle_eig_cnd.c) beside bsvd (UMFPACK LU) on the same W, N = 20k and
-# 1M (targets: 20k <= 0.1 s end to end; 1M <= 5 s, eigen <= 3 s): chol-nd with its block solve
-# in one call and in calls of 2 columns on the rank's threads (lle.cnd_solve_cols = 2), bsvd with
-# the BLAS threads by size (the rank's cores, at most 16) and with run.blas_threads=1; the parts
-# lines split the phase (chol-nd: order, symbolic analysis, numeric Cholesky with its Gflop/s,
-# block solves).
+# The eigen-solve: chol-nd (Cholesky of M + tau I in the geometric nested-dissection order on
+# CHOLMOD's symbolic factor, app/lle/lle_eig_cnd.c) beside bsvd (UMFPACK LU) on the same W,
+# N = 20k and 1M (targets: 20k <= 0.1 s end to end; 1M <= 5 s, eigen <= 3 s): chol-nd with the
+# own tree-parallel factor and solves (lle.cnd_factor = own, kernels/host/lle_chol.c; its top
+# supernodes' dpotrf / dtrsm on the rank's threads, and on 4 with its probe checks), and with
+# CHOLMOD's factor (cholmod, at most 4 BLAS threads); bsvd with the BLAS threads by size (the
+# rank's cores, at most 16) and with run.blas_threads=1; the parts lines split the phase
+# (chol-nd: order and its parts, symbolic analysis, numeric Cholesky with its Gflop/s, the own
+# factor's subtrees and top, block solves).
 do_cnd() {
   log "eigensolver chol-nd beside bsvd, Swiss roll K=10 d=2 (targets 20k <= 0.1 s; 1M <= 5 s, eigen <= 3 s)"
   run cnd20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd > /dev/null
@@ -115,13 +117,15 @@ do_cnd() {
     TARGET=0.1 run cnd20k-$s 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=$s
   done
   TARGET=5 run cnd1m-chol-nd-bt0 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd
-  TARGET=5 run cnd1m-chol-nd-cols2 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd \
-    lle.cnd_solve_cols=2
+  TARGET=5 run cnd1m-chol-nd-top4 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd \
+    lle.cnd_blas_threads=4 lle.cnd_check=true
+  TARGET=5 run cnd1m-chol-nd-cholmod 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd \
+    lle.cnd_factor=cholmod
   for bt in 0 1; do
     TARGET=5 run cnd1m-bsvd-bt$bt 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=bsvd \
       run.blas_threads=$bt
   done
-  for f in cnd20k-chol-nd cnd20k-bsvd cnd1m-chol-nd-bt0 cnd1m-chol-nd-cols2 cnd1m-bsvd-bt0 cnd1m-bsvd-bt1; do
+  for f in cnd20k-chol-nd cnd20k-bsvd cnd1m-chol-nd-bt0 cnd1m-chol-nd-top4 cnd1m-chol-nd-cholmod cnd1m-bsvd-bt0 cnd1m-bsvd-bt1; do
     awk -v f=$f '/^eigen /{e=$4} /^knn /{k=$4} /embedding digest/{d=$NF} /^(PASSED|FAILED)/{v=$1}
       /^(data|knn|weights|gather|assemble|eigen) /{s+=$4}
       END{printf "   %-20s eigen %8.3f s, knn %6.3f s, end to end %8.3f s, digest %s, %s\n", f, e, k, s, d, v}' "$OUT/$f.log" | tee -a "$OUT/lle.log"
