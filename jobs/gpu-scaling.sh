@@ -105,7 +105,7 @@ gauss-strong gauss strong config/bench-gauss.ini 25 10 0 speedup@2>=1.8 --size 6
 gauss-weak gauss weak config/bench-gauss.ini 25 10 0 efficiency@2>=0.9 --size 65536 -- $g
 spai-strong spai strong config/bench-spai.ini 30 12 0 speedup@2>=1.8 -- matrix.generator=poisson3d matrix.size=10648000 spai.repeat=1
 lle-strong lle strong config/lle.ini 35 6 0.5 speedup@2>=1.8 -- run.backend=cuda lle.n=1000000
-lle-weak lle weak config/lle.ini 35 6 0.5 - --size 1000000 -- run.backend=cuda
+lle-weak lle weak config/lle.ini 20 6 0.5 - --size 500000 -- run.backend=cuda
 gemm-strong gemm strong config/bench-gemm.ini 15 8 0 speedup@2>=1.85 -- $m gemm.m=32768 gemm.n=32768 gemm.k=32768
 sort-strong sort strong config/bench-sort.ini 25 15 0 speedup@2>=1.6 --size 2147483648 -- sort.vendor=false
 conv-strong conv strong config/bench-conv.ini 30 15 0 speedup@2>=1.85 --size 32768 -- $c
@@ -153,7 +153,7 @@ sc=("$here/scaling.sh")
 
 # plan: every study's runs and totals, nothing run
 if [ "$plan" = 1 ]; then
-  total=0
+  total=0 names=() ests=()
   while read -r name wl mode cfg est st ser target rest; do
     [ -n "$only" ] && ! [[ "$name" =~ $only ]] && continue
     read -r -a opts <<< "$rest"
@@ -161,12 +161,27 @@ if [ "$plan" = 1 ]; then
           --est "$est" --startup "$st" --serial "$ser" --bin "$bin" --out "$out/$name" "${opts[@]}" |
         tee /dev/stderr | sed -n 's/^plan: .* est total \([0-9.]*\) s$/\1/p')
     total=$(awk -v a="$total" -v b="${t:-0}" 'BEGIN { print a + b }')
+    names+=("$name") ests+=("${t:-0}")
     echo "plan: study $name: est $t s, target ${target/-/none}"
-  done < <(studies) 2>&1
+  done < <(studies 2>&1)
   [ "$paper" = 1 ] && echo "plan: then jobs/paper-tables.sh 001 --full --ranks \"1 2 4 8\" with the time left"
   echo "plan: issue $issue, GPUs $gpus: est total $total s of a budget of $budget s (build not counted)"
-  awk -v t="$total" -v b="$budget" 'BEGIN { exit !(t > b - 20) }' &&
-    echo "plan: the studies do not fit into one call: split them with --only (e.g. --only 'gauss|gemm')"
+  # the studies in table order, packed into calls of --budget (the first also builds: ~150 s
+  # when BIN does not exist yet), each call's --only ready to paste
+  bsec=150
+  [ -x "$bin" ] && bsec=0
+  first=$((budget - 20 - bsec))
+  awk -v first="$first" -v rest="$((budget - 20))" -v names="${names[*]}" -v ests="${ests[*]}" 'BEGIN {
+    n = split(names, nm, " "); split(ests, es, " "); c = 0
+    for (i = 1; i <= n; i++) {   # first fit, in table order
+      for (j = 1; j <= c && es[i] > room[j]; j++) ;
+      if (j > c) { c = j; room[j] = (j == 1 ? first : rest); list[j] = ""; sum[j] = 0 }
+      if (es[i] > room[j]) printf "plan: note: %s alone (est %.0f s) does not fit into one call\n", nm[i], es[i]
+      list[j] = list[j] (list[j] == "" ? "" : "|") nm[i]; room[j] -= es[i]; sum[j] += es[i]
+    }
+    for (j = 1; j <= c; j++) printf "plan: call %d: --only '"'"'^(%s)$'"'"' (est %.0f s)\n", j, list[j], sum[j]
+    if (c > 1) printf "plan: %d calls (the first builds: %d s for its studies)\n", c, first
+  }'
   exit 0
 fi
 

@@ -74,6 +74,20 @@ def quick():
     check(m is not None and abs(float(m.group(1)) - total) <= 0.15, "--plan total %s s vs %.2f" % (
         m and m.group(1), total))
 
+    # the driver's --plan: each study's estimate, packed into calls of --budget - 20 s, nothing run
+    out = os.path.join(WORK, "driver-plan")
+    rc, txt = run([DRIVER, "--small", "--plan", "--budget", "30", "--bin", BIN, "--out", out])
+    check(rc == 0 and not os.path.exists(out), "gpu-scaling.sh --plan exits 0 and creates nothing")
+    est = {m.group(1): float(m.group(2)) for m in re.finditer(r"^plan: study (\S+): est ([0-9.]+) s", txt, re.M)}
+    calls = [(m.group(1).split("|"), float(m.group(2))) for m in
+             re.finditer(r"^plan: call [0-9]+: --only '\^\((\S+)\)\$' \(est ([0-9]+) s\)$", txt, re.M)]
+    packed = [n for c, _ in calls for n in c]
+    check(len(est) == 8 and sorted(packed) == sorted(est), "every study in exactly one call: %s" % calls)
+    check(all(len(c) == 1 or sum(est[n] for n in c) <= 10 + 1e-9 for c, _ in calls) and len(calls) > 1,
+          "each call's studies fit into --budget 30 - 20 s (%s)" % [(c, sum(est.get(n, 0) for n in c)) for c, _ in calls])
+    m = re.search(r"^plan: issue 22, GPUs 1,2: est total ([0-9.]+) s", txt, re.M)
+    check(m is not None and abs(float(m.group(1)) - sum(est.values())) <= 0.05, "the plan's total is the studies' sum")
+
     # --deadline: a run whose estimate does not fit is skipped, and the command fails
     out = os.path.join(WORK, "deadline")
     shutil.rmtree(out, ignore_errors=True)
