@@ -5,7 +5,8 @@
  *
  * Launch k (lookahead 1): CTA 0 applies panel k's row move, U12 = L11^-1 A12 and A22 -= L21 U12
  * to the next panel's columns, keeping the result in registers (thread t holds rows t, t + 512,
- * ...), and factors that panel there: pivot search by warp shuffles, then ONE __syncthreads per
+ * ...), and factors that panel there: pivot search by warp reductions of keys (the bits of
+ * |a_ij| + 1: __reduce_max_sync, then the smallest row holding the largest), ONE __syncthreads per
  * column (each warp's best row and row j published to double-buffered shared memory before it),
  * the scaling by the pivot's reciprocal (LAPACK's dgetrf2 where |u_jj| >= DBL_MIN), the rank-1
  * update in registers; every row carries where its content came from, so the panel's whole
@@ -44,7 +45,8 @@ struct ss_shared {
   double S[2 * W][SS_LW];                     /* the moved rows of a chunk, staged */
   double U[W][W > SS_CW ? W : SS_CW];         /* U12 of a chunk (zero outside it) */
   double cand[2][SS_NW][W];                   /* panel: each warp's best row (by column parity) */
-  double cv[2][SS_NW];                        /* its magnitude */
+  double cv[2][SS_NW];                        /* its magnitude (red = 0) */
+  unsigned long long ck[2][SS_NW];            /* its magnitude as a key (red = 1, ss_key) */
   int ci[2][SS_NW], co[2][SS_NW];             /* its row, the row its content came from */
   double jrow[2][W];                          /* row j, which the pivot row's place receives */
   int jorig[2];
@@ -56,9 +58,9 @@ struct ss_shared {
 template <int W>
 __device__ __noinline__ void ss_setup(const double *a, int64_t lda, int k0, int w, const int *plan, ss_shared<W> &s) {
   const int t = threadIdx.x;
-  const int ns = plan[0];
-  if (t == 0) s.ns = ns;
-  if (t < ns) {
+  /* all 2 W slots read at once (those past ns unused), not after ns: one round trip */
+  if (t == 0) s.ns = plan[0];
+  if (t < 2 * W) {
     s.rows[t] = plan[1 + t];
     s.src[t] = plan[1 + 2 * 32 + t];
   }
@@ -141,6 +143,25 @@ __device__ __noinline__ void ss_right(double *a, int64_t lda, int n, int k0, int
   __syncthreads();   /* s.U and s.S are reused by the next chunk */
 }
 
+/* |x| as an ordered key: the bits of |x| (NaN as +inf) plus one, so that a larger |x| has a
+ * larger key and 0 means no row.  Device. */
+__device__ __forceinline__ unsigned long long ss_key(double x) {
+  double ax = fabs(x);
+  if (isnan(ax)) ax = INFINITY;
+  return (unsigned long long)__double_as_longlong(ax) + 1ull;
+}
+
+/* The warp's largest key and, among its lanes holding it, the smallest row: three warp
+ * reductions (REDUX) instead of five rounds of shuffles.  idx: UINT_MAX where no row.
+ * Device. */
+__device__ __forceinline__ void ss_warp_best(unsigned long long &key, unsigned &idx) {
+  const unsigned h = (unsigned)(key >> 32), l = (unsigned)key;
+  const unsigned mh = __reduce_max_sync(SS_FULL, h);
+  const unsigned ml = __reduce_max_sync(SS_FULL, h == mh ? l : 0u);
+  idx = __reduce_min_sync(SS_FULL, (h == mh && l == ml) ? idx : 0xffffffffu);
+  key = ((unsigned long long)mh << 32) | ml;
+}
+
 /* The end of ss_panel: the factors back; the moved rows (o[r]: the panel row whose content row
  * t + r SS_T holds) into the plan, and the row order composed with them (all reads first).
  * Every thread of CTA 0.  Device. */
@@ -175,6 +196,90 @@ __device__ __forceinline__ void ss_panel_out(double *a, int64_t lda, int n, int 
   if (t == 0) plan[0] = s.cnt;
 }
 
+/* Column j's pivot: every warp's best row (keys and warp reductions with red = 1, shuffles of
+ * doubles with red = 0; the first row of the largest magnitude) and row j to shared memory
+ * (buffer j & 1), the one barrier, the CTA's best: p (its row), q (its warp's slot).  Every
+ * thread of CTA 0.  Device. */
+template <int R, int W>
+__device__ __forceinline__ void ss_pivot(const double (&v)[R][W], const int (&o)[R], int j, int m, int red,
+                                         ss_shared<W> &s, int &p, int &q) {
+  const int t = threadIdx.x, wp = t >> 5, bf = j & 1;
+  double bv = -1.0;
+  int bi = 0x7fffffff;
+  unsigned long long key = 0ull;
+  if (red) {
+    /* red = 1: keys and warp reductions */
+    unsigned ui = 0xffffffffu;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      int i = t + r * SS_T;
+      unsigned long long kx = (i >= j && i < m) ? ss_key(v[r][0]) : 0ull;
+      if (kx > key) { key = kx; ui = (unsigned)i; }
+    }
+    ss_warp_best(key, ui);
+    bi = ui == 0xffffffffu ? 0x7fffffff : (int)ui;
+  } else {
+    /* red = 0: doubles and five rounds of shuffles */
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      int i = t + r * SS_T;
+      if (i >= j && i < m) {
+        double x = fabs(v[r][0]);
+        if (isnan(x)) x = INFINITY;
+        if (x > bv) { bv = x; bi = i; }
+      }
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+      double ov = __shfl_xor_sync(SS_FULL, bv, d);
+      int oi = __shfl_xor_sync(SS_FULL, bi, d);
+      if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
+    }
+  }
+  /* the warp's best row, row j, before the one barrier of the column */
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    int i = t + r * SS_T;
+    if (i == bi) {
+#pragma unroll
+      for (int c = 0; c < W; c++) s.cand[bf][wp][c] = v[r][c];
+      s.co[bf][wp] = o[r];
+    }
+    if (i == j) {
+#pragma unroll
+      for (int c = 0; c < W; c++) s.jrow[bf][c] = v[r][c];
+      s.jorig[bf] = o[r];
+    }
+  }
+  if ((t & 31) == 0) {
+    s.cv[bf][wp] = bv;
+    s.ck[bf][wp] = key;
+    s.ci[bf][wp] = bi;
+  }
+  __syncthreads();
+  q = 0;
+  if (red) {
+    /* every warp: lane u takes warp u's best, one more warp reduction */
+    const int lane = t & 31;
+    unsigned long long kq = lane < SS_NW ? s.ck[bf][lane] : 0ull;
+    unsigned iq = lane < SS_NW ? (unsigned)s.ci[bf][lane] : 0xffffffffu;
+    unsigned pi = iq;
+    ss_warp_best(kq, pi);
+    bi = (int)pi;
+    q = __ffs(__ballot_sync(SS_FULL, lane < SS_NW && iq == pi)) - 1;
+  } else {
+    bv = s.cv[bf][0];
+    bi = s.ci[bf][0];
+#pragma unroll
+    for (int u = 1; u < SS_NW; u++) {
+      double ov = s.cv[bf][u];
+      int oi = s.ci[bf][u];
+      if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; q = u; }
+    }
+  }
+  p = bi;
+}
+
 /* The factorization of the panel held in v (rows kk + t + r SS_T, columns kk .. kk+ww-1, zero
  * outside), LAPACK's partial pivoting (the largest magnitude, the first row on ties, NaN taken
  * as the largest); writes the panel back, dpiv[kk + j] (absolute rows), the panel's move as a
@@ -184,7 +289,7 @@ __device__ __forceinline__ void ss_panel_out(double *a, int64_t lda, int n, int 
 template <int R, int W>
 __device__ __forceinline__ void ss_panel(double *a, int64_t lda, int n, int kk, int ww, double (&v)[R][W],
                                          int *dpiv, int *dperm, int *plan, double *stat, int *info,
-                                         ss_shared<W> &s) {
+                                         int red, ss_shared<W> &s) {
   const int t = threadIdx.x, m = n - kk, wp = t >> 5;
   int o[R];
 #pragma unroll
@@ -203,50 +308,8 @@ __device__ __forceinline__ void ss_panel(double *a, int64_t lda, int n, int kk, 
   for (int j = 0; j < W; j++) {
     if (j < ww) {
       const int bf = j & 1;
-      double bv = -1.0;
-      int bi = 0x7fffffff;
-#pragma unroll
-      for (int r = 0; r < R; r++) {
-        int i = t + r * SS_T;
-        if (i >= j && i < m) {
-          double x = fabs(v[r][0]);
-          if (isnan(x)) x = INFINITY;
-          if (x > bv) { bv = x; bi = i; }
-        }
-      }
-#pragma unroll
-      for (int d = 16; d > 0; d >>= 1) {
-        double ov = __shfl_xor_sync(SS_FULL, bv, d);
-        int oi = __shfl_xor_sync(SS_FULL, bi, d);
-        if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
-      }
-      /* the warp's best row, row j, before the one barrier of the column */
-#pragma unroll
-      for (int r = 0; r < R; r++) {
-        int i = t + r * SS_T;
-        if (i == bi) {
-#pragma unroll
-          for (int c = 0; c < W; c++) s.cand[bf][wp][c] = v[r][c];
-          s.co[bf][wp] = o[r];
-        }
-        if (i == j) {
-#pragma unroll
-          for (int c = 0; c < W; c++) s.jrow[bf][c] = v[r][c];
-          s.jorig[bf] = o[r];
-        }
-      }
-      if ((t & 31) == 0) { s.cv[bf][wp] = bv; s.ci[bf][wp] = bi; }
-      __syncthreads();
-      bv = s.cv[bf][0];
-      bi = s.ci[bf][0];
-      int q = 0;
-#pragma unroll
-      for (int u = 1; u < SS_NW; u++) {
-        double ov = s.cv[bf][u];
-        int oi = s.ci[bf][u];
-        if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; q = u; }
-      }
-      const int p = bi;
+      int p, q;
+      ss_pivot<R, W>(v, o, j, m, red, s, p, q);
       const double *pr = s.cand[bf][q];
       const double piv = pr[0];
       const int bydiv = !(fabs(piv) >= DBL_MIN);   /* LAPACK: tiny pivots divide */
@@ -300,7 +363,7 @@ __device__ __forceinline__ void ss_panel(double *a, int64_t lda, int n, int kk, 
  * the identity, the running figures reset, panel 0 loaded as it is).  Device. */
 template <int R, int W>
 __device__ __noinline__ void ss_lead(double *a, int64_t lda, int n, int k0, int w, int w1, int first, int *dpiv,
-                        int *dperm, int *plan1, double *stat, int *info, ss_shared<W> &s) {
+                        int *dperm, int *plan1, double *stat, int *info, int red, ss_shared<W> &s) {
   const int t = threadIdx.x, k1 = first ? 0 : k0 + w, m1 = n - k1;
   if (first) {
     for (int r = t; r < n; r += SS_T) dperm[r] = r;
@@ -320,16 +383,17 @@ __device__ __noinline__ void ss_lead(double *a, int64_t lda, int n, int k0, int 
     const int i = t + r * SS_T, row = k1 + i;
 #pragma unroll
     for (int c = 0; c < W; c++) v[r][c] = (i < m1 && c < w1) ? a[(int64_t)row + (int64_t)(k1 + c) * lda] : 0.0;
-    if (!first && i < m1) ss_gemm_row<W, W, 8>(a, lda, row, k0, w, v[r], s);
+    if (!first && i < m1) ss_gemm_row<W, W, (W < 16 ? W : 16)>(a, lda, row, k0, w, v[r], s);
   }
-  ss_panel<R, W>(a, lda, n, k1, w1, v, dpiv, dperm, plan1, stat, info, s);
+  ss_panel<R, W>(a, lda, n, k1, w1, v, dpiv, dperm, plan1, stat, info, red, s);
 }
 
 /* Launch k of the LU (k = -1: panel 0 only, one CTA).  Plans alternate: panel k's in
  * plans + (k & 1) SS_PL.  Device. */
 template <int R, int W>
 __global__ void __launch_bounds__(SS_T, 1)
-ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plans, double *stat, int *info) {
+ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plans, double *stat, int *info,
+          int red) {
   __shared__ ss_shared<W> s;
   const int b = blockIdx.x, G = gridDim.x;
   /* programmatic dependent launch: wait for the previous step to be complete and visible,
@@ -339,7 +403,7 @@ ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plan
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
   if (k < 0) {
-    ss_lead<R, W>(a, lda, n, 0, 0, n < W ? n : W, 1, dpiv, dperm, plans, stat, info, s);
+    ss_lead<R, W>(a, lda, n, 0, 0, n < W ? n : W, 1, dpiv, dperm, plans, stat, info, red, s);
     return;
   }
   const int k0 = k * W, w = n - k0 < W ? n - k0 : W, k1 = k0 + w;
@@ -347,7 +411,7 @@ ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plan
   ss_setup<W>(a, lda, k0, w, plans + (k & 1) * SS_PL, s);
   if (b == 0) {
     if (w1 > 0)
-      ss_lead<R, W>(a, lda, n, k0, w, w1, 0, dpiv, dperm, plans + ((k + 1) & 1) * SS_PL, stat, info, s);
+      ss_lead<R, W>(a, lda, n, k0, w, w1, 0, dpiv, dperm, plans + ((k + 1) & 1) * SS_PL, stat, info, red, s);
     return;
   }
   const int cr0 = k1 + w1;
@@ -364,14 +428,15 @@ ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plan
 }
 
 /* ss_launches' flags: CTA 0 alone (a timing of the critical path; the factors are wrong), no
- * programmatic dependent launch (each step launched after the previous one ended). */
-enum { SS_LEAD_ONLY = 1, SS_NO_PDL = 2 };
+ * programmatic dependent launch (each step launched after the previous one ended), the pivot
+ * search by shuffles of doubles (five rounds) instead of keys and warp reductions (ss_key). */
+enum { SS_LEAD_ONLY = 1, SS_NO_PDL = 2, SS_SHFL_RED = 4 };
 
 /* Launch k of the LU on G CTAs, queued on st; pdl: as a programmatic dependent launch (the
  * launch overlaps the previous step's end, ss_step_k waits for it).  Local. */
 template <int R, int W>
-static int ss_launch1(cudaStream_t st, int G, int pdl, double *a, int64_t lda, int n, int k, int *dpiv,
-                      int *dperm, int *plans, double *stat, int *dinfo) {
+static int ss_launch1(cudaStream_t st, int G, int pdl, int red, double *a, int64_t lda, int n, int k,
+                      int *dpiv, int *dperm, int *plans, double *stat, int *dinfo) {
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute at[1] = {};
   cfg.gridDim = dim3((unsigned)G);
@@ -381,7 +446,7 @@ static int ss_launch1(cudaStream_t st, int G, int pdl, double *a, int64_t lda, i
   at[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = at;
   cfg.numAttrs = pdl ? 1 : 0;
-  HY_CUDA(cudaLaunchKernelEx(&cfg, ss_step_k<R, W>, a, lda, n, k, dpiv, dperm, plans, stat, dinfo));
+  HY_CUDA(cudaLaunchKernelEx(&cfg, ss_step_k<R, W>, a, lda, n, k, dpiv, dperm, plans, stat, dinfo, red));
   return HY_OK;
 }
 
@@ -395,14 +460,14 @@ static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, 
   HY_CUDA(cudaGetDevice(&dev));
   HY_CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   cudaStream_t st = k_cuda_cur(be);
-  const int pdl = !(flags & SS_NO_PDL);
-  HY_CALL((ss_launch1<R, W>(st, 1, 0, a, lda, n, -1, dpiv, dperm, plans, stat, dinfo)));
+  const int pdl = !(flags & SS_NO_PDL), red = !(flags & SS_SHFL_RED);
+  HY_CALL((ss_launch1<R, W>(st, 1, 0, red, a, lda, n, -1, dpiv, dperm, plans, stat, dinfo)));
   const int nsteps = (n + W - 1) / W;
   for (int k = 0; k < nsteps; k++) {
     int k0 = k * W, k1 = k0 + (n - k0 < W ? n - k0 : W), w1 = n - k1 < W ? n - k1 : W;
     int chunks = (n - k1 - w1 + SS_CW - 1) / SS_CW + (k0 + SS_LW - 1) / SS_LW;
     int G = (flags & SS_LEAD_ONLY) ? 1 : 1 + (chunks < nsm - 1 ? chunks : nsm - 1);
-    HY_CALL((ss_launch1<R, W>(st, G, pdl, a, lda, n, k, dpiv, dperm, plans, stat, dinfo)));
+    HY_CALL((ss_launch1<R, W>(st, G, pdl, red, a, lda, n, k, dpiv, dperm, plans, stat, dinfo)));
   }
   return HY_OK;
 }
@@ -412,7 +477,7 @@ static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, 
 static int ss_w_auto(int64_t n) { return n <= 512 ? 32 : n <= 1024 ? 16 : 8; }
 
 /* The steps LU with panels of w columns (0: ss_w_auto; R = ceil(n / 512) rows a thread, R x w
- * <= 32) by flags (SS_LEAD_ONLY 1, SS_NO_PDL 2), then info, the smallest |u_jj| and its column to the host (one synchronisation).
+ * <= 32) by flags (SS_LEAD_ONLY 1, SS_NO_PDL 2, SS_SHFL_RED 4), then info, the smallest |u_jj| and its column to the host (one synchronisation).
  * dpiv: K_GAUSS_SMALL_INTS(n) ints (pivots, row order, the results, the plans).  For the
  * timing test (tests/gauss/test_gauss_small_time.c) beside getrf_small.  Local. */
 extern "C" int k_cuda_small_step_getrf_w(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,

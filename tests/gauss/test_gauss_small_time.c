@@ -3,12 +3,13 @@
  * host clock around each synchronising call, the device idle before each): cuSOLVER getrf +
  * getrs (k_gauss_ops ref_lu, the same repeats), the steps LU (gauss_small_step_cuda.cu) at every
  * panel width it has for n, without programmatic dependent launch (no-pdl: each step launched
- * after the previous one ended), with CTA 0 alone (lead only: the critical path without the
+ * after the previous one ended), with the pivot search by shuffles of doubles (shfl-red) instead
+ * of keys and warp reductions, with CTA 0 alone (lead only: the critical path without the
  * trailing update's CTAs; its factors are wrong and not checked), and the cooperative kernel
  * (coop); one line each with factor and solve (mean and best), the total against cuSOLVER's,
  * and from two widths the fit t = n c + (n / W) s: c the cost of a column, s that of a step.
- * Checks: every width gives the pivots of the auto width and factors within 1e-11 of them, and
- * so does coop.  Exit 0 when they pass, 1 otherwise, 77 without a CUDA device. */
+ * Checks: every variant but lead-only gives coop's pivots (coop: checked against dgetrf by
+ * gauss_gpu_small_kernels) and factors within 1e-11 of them, each on its own.  Exit 0 when they pass, 1 otherwise, 77 without a CUDA device. */
 #include "k_gauss.h"
 #include "hybrid.h"
 #include "workload.h"
@@ -89,7 +90,7 @@ static int time_one(bench *q, const variant *v, int reps, double tf[2], double t
   return 0;
 }
 
-/* Pivots identical and factors within 1e-11 (relative to max |ref|) of the reference.
+/* Pivots identical and factors within 1e-11 (relative to max |ref|) of the reference (coop).
  * Local. */
 static void check_same(const char *name, int64_t n, const double *a, const int *p, const double *ra,
                        const int *rp) {
@@ -104,7 +105,7 @@ static void check_same(const char *name, int64_t n, const double *a, const int *
   e /= s > 0 ? s : 1;
   if (bad || !(e < 1e-11)) {
     nfailed++;
-    printf("FAILED: %s n = %lld: %d pivots differ from the auto width's, factors %.2e apart\n", name,
+    printf("FAILED: %s n = %lld: %d pivots differ from coop's, factors %.2e apart\n", name,
            (long long)n, bad, e);
   }
 }
@@ -132,11 +133,13 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
   printf("small-time n=%lld cuSOLVER getrf+getrs: factor %.3f ms (best %.3f), solve %.3f ms (best %.3f), "
          "total %.3f ms\n", (long long)n, vf[1] * 1e3, vf[0] * 1e3, vs[1] * 1e3, vs[0] * 1e3, vt * 1e3);
   const int wa = n <= 512 ? 32 : n <= 1024 ? 16 : 8;
+  /* coop first: the reference (checked against dgetrf by gauss_gpu_small_kernels) */
   variant vars[] = {
-    { "steps auto", K_GAUSS_SMALL_STEPS, 0, 0 }, { "steps w=32", K_GAUSS_SMALL_STEPS, 32, 0 },
-    { "steps w=16", K_GAUSS_SMALL_STEPS, 16, 0 }, { "steps w=8", K_GAUSS_SMALL_STEPS, 8, 0 },
-    { "steps no-pdl", K_GAUSS_SMALL_STEPS, 0, 2 }, { "steps lead-only", K_GAUSS_SMALL_STEPS, 0, 1 },
-    { "steps lead-only no-pdl", K_GAUSS_SMALL_STEPS, 0, 3 }, { "coop", K_GAUSS_SMALL_COOP, 0, 0 },
+    { "coop", K_GAUSS_SMALL_COOP, 0, 0 }, { "steps auto", K_GAUSS_SMALL_STEPS, 0, 0 },
+    { "steps w=32", K_GAUSS_SMALL_STEPS, 32, 0 }, { "steps w=16", K_GAUSS_SMALL_STEPS, 16, 0 },
+    { "steps w=8", K_GAUSS_SMALL_STEPS, 8, 0 }, { "steps no-pdl", K_GAUSS_SMALL_STEPS, 0, 2 },
+    { "steps shfl-red", K_GAUSS_SMALL_STEPS, 0, 4 }, { "steps lead-only", K_GAUSS_SMALL_STEPS, 0, 1 },
+    { "steps lead-only no-pdl", K_GAUSS_SMALL_STEPS, 0, 3 },
   };
   const int R = n <= 512 ? 1 : n <= 1024 ? 2 : 4;
   double tw[33] = { 0 };
@@ -150,7 +153,7 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
     }
     double tt = tf[0] + ts[0];
     char label[64];
-    if (i == 0) snprintf(label, sizeof label, "%s (w=%d)", v->name, wa);
+    if (v->kind == K_GAUSS_SMALL_STEPS && v->w == 0) snprintf(label, sizeof label, "%s (w=%d)", v->name, wa);
     else snprintf(label, sizeof label, "%s", v->name);
     printf("small-time n=%lld %s: factor %.3f ms (best %.3f), solve %.3f ms (best %.3f), total %.3f ms "
            "= %.2f x cuSOLVER's\n", (long long)n, label, tf[0] * 1e3, tf[1] * 1e3, ts[0] * 1e3, ts[1] * 1e3,
@@ -158,11 +161,10 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
     if (i == 0) {
       memcpy(ra, ha, ab);
       memcpy(rp, hp, (size_t)n * sizeof(int));
-      tw[wa] = tf[0];
     } else if (!(v->flags & 1)) {
       check_same(v->name, n, ha, hp, ra, rp);
-      if (v->kind == K_GAUSS_SMALL_STEPS && v->w) tw[v->w] = tf[0];
     }
+    if (v->kind == K_GAUSS_SMALL_STEPS && v->flags == 0) tw[v->w ? v->w : wa] = tf[0];
   }
   /* t = n c + (n / W) s from the two widest widths measured */
   int w1 = 0, w2 = 0;
