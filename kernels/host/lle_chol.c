@@ -39,7 +39,9 @@ extern void dtrsm_(const char *side, const char *uplo, const char *ta, const cha
                    const double *alpha, const double *a, const int *lda, double *b, const int *ldb, size_t, size_t,
                    size_t, size_t);
 
-enum { CH_RCH = 64, CH_MAXT = 64 };   /* rows of an update block; threads at most */
+/* rows of an update block; threads at most; a top supernode's dpotrf / dtrsm get one BLAS
+ * thread per CH_BLAS_COLS columns (at most top_blas) */
+enum { CH_RCH = 64, CH_MAXT = 64, CH_BLAS_COLS = 256 };
 
 typedef struct k_lle_chol_plan ch_fact;
 typedef struct ch_thr ch_thr;
@@ -396,11 +398,8 @@ static void ch_fact_node(ch_fact *f, ch_thr *t, int64_t s) {
   ch_factor_diag(f, s);
 }
 
-/* A top supernode's block zeroed and its row map (the caller's thread).  Local. */
+/* A top supernode's row map (the caller's thread).  Local. */
 static void ch_fact_pre(ch_fact *f, ch_thr *t, int64_t s) {
-  const k_lle_super *L = f->L;
-  int64_t lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
-  memset(f->lx + L->px[s], 0, (size_t)(lda * nc) * sizeof(double));
   ch_map(f, s, t->map);
 }
 
@@ -410,7 +409,9 @@ static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
   const k_lle_super *L = f->L;
   int64_t nt = f->nt, lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
   const int32_t *map0 = f->thr[0].map;
-  ch_assemble(f, s, map0, nc * t->tid / nt, nc * (t->tid + 1) / nt);
+  int64_t c0 = nc * t->tid / nt, c1 = nc * (t->tid + 1) / nt;   /* its columns zeroed (first touch) and assembled */
+  memset(f->lx + L->px[s] + c0 * lda, 0, (size_t)((c1 - c0) * lda) * sizeof(double));
+  ch_assemble(f, s, map0, c0, c1);
   pthread_barrier_wait(&f->bar);
   double tot = (double)nc * (nc + 1) / 2 + (double)nc * (double)(lda - nc);
   double w0 = tot * t->tid / nt, w1 = tot * (t->tid + 1) / nt;
@@ -429,13 +430,16 @@ static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
     ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], rr[0], rr[1], map0, t->c);
 }
 
-/* A top supernode's dpotrf / dtrsm on top_blas BLAS threads (the others wait).  Local. */
+/* A top supernode's dpotrf / dtrsm on min(top_blas, its columns / CH_BLAS_COLS) BLAS
+ * threads (the others wait): OpenBLAS's threads cost more than they give on small blocks.  Local. */
 static void ch_fact_post(ch_fact *f, ch_thr *t, int64_t s) {
   const k_lle_chol_in *in = f->in;
   (void)t;
-  if (in->blas_set && in->top_blas > 1) in->blas_set(in->top_blas);
+  int64_t nc = f->L->super[s + 1] - f->L->super[s], bt = nc / CH_BLAS_COLS;
+  if (bt > in->top_blas) bt = in->top_blas;
+  if (in->blas_set && bt > 1) in->blas_set((int)bt);
   ch_factor_diag(f, s);
-  if (in->blas_set && in->top_blas > 1) in->blas_set(1);
+  if (in->blas_set && bt > 1) in->blas_set(1);
 }
 
 /* ---- the solves L Y = B, L^T X = Y on n x nrhs blocks in L's order ---- */
