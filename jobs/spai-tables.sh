@@ -168,8 +168,9 @@ def check_analogues():
         dr, dz = n / sd["n"] - 1, (nnz / n) / (sd["nnz"] / sd["n"]) - 1
         ok = abs(dr) <= 0.10 and abs(dz) <= 0.10
         s2, n2, z2 = grid(sd["gen"], rows_at(sd["n"], scale, scale_given))
-        lines.append("  %-12s n %8d %6.2f/row <- %-12s peclet %-3g %4d^%d = %8d (%+5.1f%%) %6.2f/row (%+5.1f%%) %-4s | this run %d^%d = %d, %.2f/row"
-                     % (name, sd["n"], sd["nnz"] / sd["n"], sd["gen"], sd.get("pe", 0.5), side, STENCIL[sd["gen"]][0],
+        lines.append("  %-12s n %8d %6.2f/row <- %-12s peclet %-3s %4d^%d = %8d (%+5.1f%%) %6.2f/row (%+5.1f%%) %-4s | this run %d^%d = %d, %.2f/row"
+                     % (name, sd["n"], sd["nnz"] / sd["n"], sd["gen"], "%g" % sd.get("pe", 0.5) if sd["gen"].startswith("convdiff") else "-",
+                        side, STENCIL[sd["gen"]][0],
                         n, 100 * dr, nnz / n, 100 * dz, "ok" if ok else "MISS", s2, STENCIL[sd["gen"]][0], n2, z2 / n2))
         if not ok:
             miss.append("analogue of %s: %s at the paper's size has %d rows (%+.1f%%) and %.2f nonzeros per row against %d and %.2f (%+.1f%%; allowed 10%%)"

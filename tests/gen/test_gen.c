@@ -7,7 +7,7 @@
  * diagonal) and boundary rows strictly dominant; symmetric exactly for poisson* and for any
  * generator at peclet 0, nonsymmetric for convdiff* at peclet > 0; rows generated in 2 and 3
  * pieces (how ranks generate them) bit for bit those generated at once; the names of
- * gen_choices round-trip and an unknown name is HY_EUSAGE; two rows by hand (convdiff2d13's
+ * gen_choices round-trip and an unknown name is HY_EUSAGE; gen_grid's rounding; rows by hand (convdiff2d13's
  * centre and corner rows on a 5^2 grid, convdiff2d's centre row on 3^2, peclet 1).
  * Exit 0 pass, 1 fail. */
 #include "gen/gen.h"
@@ -154,6 +154,20 @@ int main(int argc, char **argv) {
       for (int p = 0; p < 2; p++) check_matrix(t, kind, two ? sides2[i] : sides3[i], p ? 1.3 : 0.0);
   }
   CHECK(kinds == 6, "gen_choices names %d generators, expected 6", kinds);
+  /* gen_grid rounds down to side^d, at least 2: 118758 rows -> 344^2 (imagesensor's analogue),
+   * 123440 -> 49^3 (cfd2's), 1000 -> 10^3, 999 -> 9^3, 3 -> 2^2 */
+  static const struct { const char *g; int64_t rows, side, n; } gr[] = {
+    { "convdiff2d13", 118758, 344, 118336 }, { "convdiff3d27", 123440, 49, 117649 },
+    { "poisson3d", 1000, 10, 1000 }, { "convdiff3d", 999, 9, 729 }, { "poisson2d", 3, 2, 4 } };
+  for (int i = 0; i < 5; i++) {
+    gen_kind g;
+    int64_t sd, nn;
+    int dd;
+    HY_LOCAL(gen_kind_from_name(gr[i].g, &g));
+    gen_grid(g, gr[i].rows, &sd, &dd, &nn);
+    CHECK(sd == gr[i].side && nn == gr[i].n, "gen_grid(%s, %lld): side %lld, n %lld; expected %lld, %lld", gr[i].g,
+          (long long)gr[i].rows, (long long)sd, (long long)nn, (long long)gr[i].side, (long long)gr[i].n);
+  }
   gen_kind k;
   CHECK(gen_kind_from_name("convdiff2d9", &k) == HY_EUSAGE, "an unknown generator is not HY_EUSAGE");
   /* convdiff2d13 on 5^2, peclet 1 (velocity (1, -0.7): upwind at dx = -1 adds 1, at dy = +1

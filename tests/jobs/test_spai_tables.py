@@ -60,7 +60,7 @@ def analogues(out):
         m = ROW.match(ln)
         if m:
             g = m.groups()
-            rows[g[0]] = dict(n=int(g[1]), per=float(g[2]), gen=g[3], pe=float(g[4]), side=int(g[5]), d=int(g[6]),
+            rows[g[0]] = dict(n=int(g[1]), per=float(g[2]), gen=g[3], pe=None if g[4] == "-" else float(g[4]), side=int(g[5]), d=int(g[6]),
                               ours=int(g[7]), dr=float(g[8]), oper=float(g[9]), dz=float(g[10]), flag=g[11],
                               side2=int(g[12]), n2=int(g[14]), per2=float(g[15]))
     return rows
@@ -80,6 +80,8 @@ def mode_analogues():
         check(abs(100 * dz - r["dz"]) < 0.06, "%s: printed %+.1f%%, computed %+.2f%%" % (name, r["dz"], 100 * dz))
         per2 = closed_form(r["gen"], r["side2"]) / r["n2"]
         check(r["n2"] == r["side2"] ** r["d"] and abs(per2 - r["per2"]) < 0.006, "%s: this run's %d rows, %.2f per row" % (name, r["n2"], r["per2"]))
+    for name, r in rows.items():   # a peclet number printed for convdiff* only (poisson* ignore it)
+        check((r["pe"] is None) == r["gen"].startswith("poisson"), "%s: peclet %s printed for %s" % (name, r["pe"], r["gen"]))
     im = rows.get("imagesensor", {})
     check(im.get("gen") == "convdiff2d13" and im.get("oper", 0) >= 11, "imagesensor's analogue %s, %s per row" % (im.get("gen"), im.get("oper")))
     v, c = rows.get("venkat01"), rows.get("cfd2")
