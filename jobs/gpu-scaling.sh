@@ -149,6 +149,7 @@ if [ -z "$bin" ]; then
       { tail -30 "$build.log" 2>/dev/null; die "the build of $build failed"; }
   fi
 fi
+[ -e "$bin" ] && bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 sc=("$here/scaling.sh")
 
 # plan: every study's runs and totals, nothing run
@@ -164,7 +165,8 @@ if [ "$plan" = 1 ]; then
     names+=("$name") ests+=("${t:-0}")
     echo "plan: study $name: est $t s, target ${target/-/none}"
   done < <(studies 2>&1)
-  [ "$paper" = 1 ] && echo "plan: then jobs/paper-tables.sh 001 --full --ranks \"1 2 4 8\" with the time left"
+  [ "$paper" = 1 ] && echo "plan: then jobs/paper-tables.sh 001 --full --ranks \"1 2 4 8\" with the time left" \
+    "(in a call of its own: --only '^\$' --paper)"
   echo "plan: issue $issue, GPUs $gpus: est total $total s of a budget of $budget s (build not counted)"
   # the studies in table order, packed into calls of --budget (the first also builds: ~150 s
   # when BIN does not exist yet), each call's --only ready to paste

@@ -56,7 +56,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "scaling: error: $*" >&2; exit 1; }
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-1}"; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-1}"; }
 
 [ $# -ge 1 ] || usage 1
 case "$1" in -h|--help) usage 0 ;; esac

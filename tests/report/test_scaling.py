@@ -88,6 +88,19 @@ def quick():
     m = re.search(r"^plan: issue 22, GPUs 1,2: est total ([0-9.]+) s", txt, re.M)
     check(m is not None and abs(float(m.group(1)) - sum(est.values())) <= 0.05, "the plan's total is the studies' sum")
 
+    # issue 23's paper step alone (--only '^$' --paper): jobs/paper-tables.sh 001 --full --ranks "1 2 4 8"
+    # run, its failure (the stand-in is no build folder) in the exit code and in the summary
+    out = os.path.join(WORK, "paper")
+    shutil.rmtree(out, ignore_errors=True)
+    rc, txt = run([DRIVER, "--small", "--only", "^$", "--paper", "--bin",
+                   os.path.join(SRC, "tests", "report", "failing_hybrid.sh"), "--out", out, "--tar", out + ".tgz"])
+    log = open(os.path.join(out, "paper-001.log")).read() if os.path.exists(os.path.join(out, "paper-001.log")) else ""
+    check(rc == 1, "the paper step failing: exit 1 (got %d)" % rc)
+    check(re.search(r"spai-tables\.sh --full .*--ranks 1 2 4 8 --out %s/paper-001" % re.escape(out), log) is not None,
+          "paper-tables.sh 001 --full --ranks '1 2 4 8' into DIR/paper-001")
+    check(re.search(r"^- paper-001: jobs/paper-tables\.sh 001 --full: rc=1 ", txt, re.M) is not None,
+          "the summary lists the failed paper step")
+
     # --deadline: a run whose estimate does not fit is skipped, and the command fails
     out = os.path.join(WORK, "deadline")
     shutil.rmtree(out, ignore_errors=True)
