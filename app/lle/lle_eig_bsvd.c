@@ -48,17 +48,22 @@ static void bmat_free(lle_bmat *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* B = I - W from the neighbour lists (sorted columns, exact -w values).  Local. */
-static int bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, lle_bmat *b) {
-  memset(b, 0, sizeof *b);
-  b->n = n;
-  b->k1 = k + 1;
-  int64_t nnz = n * (k + 1);
-  b->p = malloc((size_t)(n + 1) * sizeof *b->p);
-  b->i = malloc((size_t)nnz * sizeof *b->i);
-  b->x = malloc((size_t)nnz * sizeof *b->x);
-  if (!b->p || !b->i || !b->x) { bmat_free(b); return hy_err(HY_ESYS, "out of memory for B = I - W (n = %lld)", (long long)n); }
-  for (int64_t r = 0; r < n; r++) {
+/* bmat_build's job: the neighbour lists and weights, B. */
+typedef struct {
+  int k;
+  const int32_t *nbr;
+  const double *w;
+  lle_bmat *b;
+} bmat_job;
+
+/* Rows [r0, r1) of B.  Local. */
+static void bmat_rows(void *arg, int r0, int r1) {
+  const bmat_job *jb = arg;
+  int k = jb->k;
+  const int32_t *nbr = jb->nbr;
+  const double *w = jb->w;
+  lle_bmat *b = jb->b;
+  for (int64_t r = r0; r < r1; r++) {
     SuiteSparse_long *ci = b->i + r * (k + 1);
     double *cx = b->x + r * (k + 1);
     int cnt = 0;
@@ -72,6 +77,20 @@ static int bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, lle
     }
     b->p[r] = r * (k + 1);
   }
+}
+
+/* B = I - W from the neighbour lists (sorted columns, exact -w values), rows on nt threads.  Local. */
+static int bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, int nt, lle_bmat *b) {
+  memset(b, 0, sizeof *b);
+  b->n = n;
+  b->k1 = k + 1;
+  int64_t nnz = n * (k + 1);
+  b->p = malloc((size_t)(n + 1) * sizeof *b->p);
+  b->i = malloc((size_t)nnz * sizeof *b->i);
+  b->x = malloc((size_t)nnz * sizeof *b->x);
+  if (!b->p || !b->i || !b->x) { bmat_free(b); return hy_err(HY_ESYS, "out of memory for B = I - W (n = %lld)", (long long)n); }
+  bmat_job jb = { k, nbr, w, b };
+  lle_parallel(nt, (int)n, bmat_rows, &jb);
   b->p[n] = nnz;
   return HY_OK;
 }
@@ -423,7 +442,7 @@ static int bmat_residuals(const lle_bmat *b, int nt, lle_eig *e) {
 /* Residuals with M applied as B^T B from the neighbour lists and weights.  Local. */
 int lle_eig_residuals_w(int64_t n, int k, const int32_t *nbr, const double *w, int threads, lle_eig *e) {
   lle_bmat b;
-  HY_CALL(bmat_build(n, k, nbr, w, &b));
+  HY_CALL(bmat_build(n, k, nbr, w, lle_threads(threads), &b));
   int rc = bmat_residuals(&b, lle_threads(threads), e);
   bmat_free(&b);
   return rc;
@@ -493,7 +512,7 @@ static int bsvd_setup(const lle_eig_in *in, bsvd_ws *s, lle_eig *e) {
   int64_t n = in->n;
   int nev = in->nev;
   s->p = lle_bsub_width(in);
-  HY_CALL(bmat_build(n, in->k, in->nbr, in->w, &s->b));
+  HY_CALL(bmat_build(n, in->k, in->nbr, in->w, lle_threads(in->threads), &s->b));
   e->blas_threads = in->blas_threads > 0 ? in->blas_threads : lle_blas_threads(n, in->threads);
   s->nt = e->solve_threads = lle_threads(in->threads);
   size_t np = (size_t)n * s->p;
