@@ -103,6 +103,11 @@ def main(argv):
             continue
         rows = [r for r in read_rows(rep) if r.get("mode") == mode]
         tg = targets(spec) if spec != "-" else []
+        have = {int(r["gpus"]) for r in rows if r.get("status") == "passed"}
+        for kind, tp, x in tg:
+            if tp not in have:   # a target whose GPU count has no passed run is not met
+                notes.append("- %s at %d GPUs: %s >= %g not measured (no passed run at %d GPUs; %s)" % (
+                    name, tp, kind, x, tp, state))
         for r in rows:
             p = int(r["gpus"])
             met = []

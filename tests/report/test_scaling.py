@@ -133,7 +133,8 @@ def quick():
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(os.path.join(d, "st"))
     with open(os.path.join(d, "studies.txt"), "w") as f:
-        f.write("st gauss strong rc=0 speedup@2>=1.5,efficiency@4>=0.8\nsk spai strong skipped speedup@2>=1.8 est=99\n")
+        f.write("st gauss strong rc=0 speedup@2>=1.5,efficiency@4>=0.8,efficiency@8>=0.7\n"
+                "sk spai strong skipped speedup@2>=1.8 est=99\n")
     rows = [(1, {"a": 6.0, "b": 2.0}), (2, {"a": 3.0, "b": 1.5}), (4, {"a": 1.5, "b": 2.5})]
     with open(os.path.join(d, "st", "report.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -152,6 +153,8 @@ def quick():
     check(re.search(r"^- st at 4 GPUs: efficiency 0\.5 < 0\.8: phase b: 2\.5 s at 4 vs ideal 0\.5 s \(\+2 s\)$",
                     txt, re.M) is not None, "the missed target names phase b (2.5 s vs ideal 2.0 * 1 / 4)")
     check(re.search(r"^\| sk \|.*skipped \(budget\) \|$", txt, re.M) is not None, "the skipped study has its row")
+    check(re.search(r"^- st at 8 GPUs: efficiency >= 0\.7 not measured \(no passed run at 8 GPUs; rc=0\)$", txt, re.M)
+          is not None, "a target at a GPU count without a run is said not measured")
 
 
 def study_numbers(d, wl, mode, gpus):
