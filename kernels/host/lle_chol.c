@@ -81,6 +81,7 @@ struct k_lle_chol_plan {
   int nrhs, tb_cols;      /* its columns; the gather buffers' */
   double *tb;             /* the top's shared gather block */
   atomic_int next;        /* the next subtree to take */
+  atomic_llong blk_next;  /* the top phase: the next row block of the supernode in work */
   atomic_int fail;        /* 0, or 1 + the first failing column (a non-positive pivot) */
   ch_step node, part;     /* the phases' steps */
   int desc;               /* the subtree phase descending (the backward solve) */
@@ -398,13 +399,15 @@ static void ch_fact_node(ch_fact *f, ch_thr *t, int64_t s) {
   ch_factor_diag(f, s);
 }
 
-/* A top supernode's row map (the caller's thread).  Local. */
+/* A top supernode's row map and its block counter (the caller's thread).  Local. */
 static void ch_fact_pre(ch_fact *f, ch_thr *t, int64_t s) {
   ch_map(f, s, t->map);
+  atomic_store(&f->blk_next, 0);
 }
 
-/* Thread t's share of a top supernode: its columns' assembly, a barrier, its rows' updates
- * (rows split by the lower part's entries, in whole CH_RCH-row blocks).  Local. */
+/* Thread t's share of a top supernode: its columns zeroed and assembled, a barrier, then
+ * CH_RCH-row blocks' updates taken from a shared counter (each block's arithmetic is the
+ * same whichever thread takes it).  Local. */
 static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
   const k_lle_super *L = f->L;
   int64_t nt = f->nt, lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
@@ -413,21 +416,15 @@ static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
   memset(f->lx + L->px[s] + c0 * lda, 0, (size_t)((c1 - c0) * lda) * sizeof(double));
   ch_assemble(f, s, map0, c0, c1);
   pthread_barrier_wait(&f->bar);
-  double tot = (double)nc * (nc + 1) / 2 + (double)nc * (double)(lda - nc);
-  double w0 = tot * t->tid / nt, w1 = tot * (t->tid + 1) / nt;
-  /* rows r < nc weigh r + 1, rows below nc weigh nc; the first row whose cumulative weight
-   * passes w, rounded up to a multiple of CH_RCH (ch_update's blocks) */
-  int64_t rr[2];
-  for (int k = 0; k < 2; k++) {
-    double w = k ? w1 : w0, tri = (double)nc * (nc + 1) / 2;
-    int64_t r = w >= tri ? nc + (int64_t)ceil((w - tri) / (double)nc) : (int64_t)ceil((sqrt(1 + 8 * w) - 1) / 2);
-    r = (r + CH_RCH - 1) / CH_RCH * CH_RCH;
-    rr[k] = r > lda ? lda : r;
+  /* the CH_RCH-row blocks from a shared counter, the bottom (full-width, heaviest) first */
+  int64_t nb = (lda + CH_RCH - 1) / CH_RCH;
+  for (;;) {
+    int64_t b = atomic_fetch_add(&f->blk_next, 1);
+    if (b >= nb) break;
+    int64_t r0 = (nb - 1 - b) * CH_RCH, r1 = r0 + CH_RCH < lda ? r0 + CH_RCH : lda;
+    for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++)
+      ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], r0, r1, map0, t->c);
   }
-  if (t->tid == 0) rr[0] = 0;
-  if (t->tid == nt - 1) rr[1] = lda;
-  for (int64_t u = f->uptr[s]; u < f->uptr[s + 1] && rr[0] < rr[1]; u++)
-    ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], rr[0], rr[1], map0, t->c);
 }
 
 /* A top supernode's dpotrf / dtrsm on min(top_blas, its columns / CH_BLAS_COLS) BLAS
