@@ -144,6 +144,8 @@ def grid(gen, rows):
     return sd, sd ** d, nnz
 
 scale_given = bool(E.get("SCALE"))
+if scale_given and not E["SCALE"].isdigit():
+    fail("--scale '%s': a positive integer D (analogues at 1/D of the paper's rows)" % E["SCALE"])
 scale = int(E["SCALE"]) if scale_given else (1 if mode == "full" else 100)
 if scale < 1: fail("--scale %d: must be >= 1" % scale)
 def rows_at(n, sc, given):
@@ -189,6 +191,9 @@ def check_analogues():
     return lines, miss
 
 only = set(E.get("ONLY", "").split())
+known = set(SEED) | set(f.split(".")[0] for f in REAL)
+if only - known:
+    fail("--only: unknown name(s) %s; allowed: %s" % (" ".join(sorted(only - known)), " ".join(list(SEED) + [f.split(".")[0] for f in REAL])))
 alines, amiss = check_analogues()
 for ln in alines: print(ln, flush=True)
 for m in amiss[:-1]: print("spai-tables: FAILED: " + m, flush=True)

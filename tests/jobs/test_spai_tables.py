@@ -12,7 +12,8 @@ MODE:
               differ (generator, side or peclet) at the paper's size and at this run's
   miss        planted analogues: imagesensor=convdiff2d (5 per row) exits 1 with a FAILED line
               whose figures (4.99 against 12.18, -59%) are parsed and are over 10%, nothing run;
-              cfd2=convdiff3d27:0.5 (venkat01's peclet) exits 1 naming both as the same matrix
+              cfd2=convdiff3d27:0.5 (venkat01's peclet) exits 1 naming both as the same matrix;
+              --only with an unknown name exits 1 naming it
   tiny        --tables 3 at 1/2000 of the paper's rows for venkat01, cfd2 and imagesensor: exit 0;
               Table 3's n / nnz equal the records' and the closed forms; its iteration columns
               equal the records' (verdict -> N, >N, brk N, N*); venkat01's and cfd2's matrices
@@ -102,6 +103,10 @@ def mode_miss():
     rc, out, err = script("--check-analogues", "--analogue", "cfd2=convdiff3d27:0.5")
     check(rc == 1 and re.search(r"^spai-tables: FAILED: the analogues of venkat01 and cfd2 are the same matrix at this run's size", out, re.M),
           "cfd2 at venkat01's peclet: exit %d, no 'same matrix' line" % rc)
+    # a misspelt --only name runs nothing silently no more: exit 1 naming it
+    rc, out, err = script("--check-analogues", "--only", "cfd2 cfd3")
+    check(rc == 1 and re.search(r"^spai-tables: FAILED: --only: unknown name\(s\) cfd3; allowed: venkat01 ", out, re.M),
+          "--only cfd3: exit %d, no FAILED line naming it" % rc)
 
 def its(m):
     v, n = m.get("verdict", ""), m["iterations"]
