@@ -89,6 +89,7 @@ static const char *small_obstacle(const gauss_t *g) {
   if (o->nb != 0) return "gauss.nb = 0 (auto)";
   if (o->panel != GAUSS_PANEL_VENDOR && o->panel != GAUSS_PANEL_AUTO) return "gauss.panel = auto or vendor";
   if (o->profile) return "gauss.profile = false";
+  if (o->trace) return "gauss.trace = false";
   if (!g->ko->getrf_small || g->n > g->ko->small_nmax) return "a backend with the small-n LU for this n";
   return NULL;
 }

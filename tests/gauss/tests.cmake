@@ -859,6 +859,10 @@ hy_case(NAME gauss_small_on_ranks RANKS 2 EXIT 1
 hy_case(NAME gauss_small_on_mixed RANKS 1 EXIT 1
   EXPECT "gauss.small = on: the small-n LU needs precision = double"
   ARGS run.workload=gauss run.backend=host gauss.small=on gauss.precision=mixed gauss.n=64)
+# coop names itself; gauss.trace (the blocked factor's time marks) keeps the blocked LU
+hy_case(NAME gauss_small_coop_trace RANKS 1 EXIT 1
+  EXPECT "gauss.small = coop: the small-n LU needs gauss.trace = false .*allowed: auto\\|on\\|off\\|coop"
+  ARGS run.workload=gauss run.backend=host gauss.small=coop gauss.trace=true gauss.n=64)
 hy_case(NAME gauss_small_auto_host RANKS 1 JSON EXPECT ${GAUSS_PASS} REJECT "small-n LU"
   RUNCASE --json-field metrics.small_lu=0
   ARGS run.workload=gauss run.backend=host gauss.n=200)
