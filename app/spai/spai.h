@@ -216,6 +216,13 @@ typedef struct {
 /* The builders, in the order they are tried, NULL-name terminated. */
 extern const spai_pattern_alg spai_patterns[];
 
+/* Rows under pr from every rank's block t of rows g0 .. g0 + t->m - 1 (global columns, increasing
+ * in each row; a rank's columns all below the next rank's): each slice of t to the rank that owns
+ * it, a row's pieces concatenated in rank order (the rows of la_transpose when t is the local
+ * transpose of a block of rows; M's rows from the column blocks).  Collective. */
+int spai_rows_exchange(MPI_Comm comm, const la_part *pr, int rank, const hy_csr *t, int64_t g0,
+                       hy_csr *m);
+
 /* bt = bt's rows, then the rows of gx after them (rows bt->m.. of bt); gx unchanged.  Local. */
 void spai_append_rows(hy_csr *bt, const hy_csr *gx);
 

@@ -384,8 +384,8 @@ static int64_t build_filter(build_st *b) {
  * contiguous in t), and a row's pieces are concatenated in rank order (rank q's columns come
  * before q + 1's: the row sorted, the order of la_transpose, so the same M bit for bit).
  * Collective. */
-static int assemble_exchange(MPI_Comm comm, const la_part *pr, int rank, const hy_csr *t,
-                             int64_t g0, hy_csr *m) {
+int spai_rows_exchange(MPI_Comm comm, const la_part *pr, int rank, const hy_csr *t, int64_t g0,
+                       hy_csr *m) {
   const int size = pr->size;
   const int64_t g1 = g0 + t->m, r0 = pr->start[rank], mloc = pr->start[rank + 1] - r0;
   int64_t *hs = NULL, *hr = NULL, *len = NULL, *rlen = NULL;
@@ -447,16 +447,22 @@ static int assemble_exchange(MPI_Comm comm, const la_part *pr, int rank, const h
   HY_MALLOC(pos, mloc + 1);
   memcpy(pos, m->rowptr, (size_t)(mloc + 1) * sizeof *pos);
   for (int q = 0; q < size; q++) {   /* rank order: the row's pieces in increasing column */
-    int64_t e = rde[q];
-    for (int64_t i = 0; i < hr[3 * q + 1]; i++) {
-      int64_t row = hr[3 * q] - r0 + i, tr = hr[3 * q] - g0 + i;
-      int64_t l = q == rank ? len[tr] : rlen[rdl[q] + i];
-      const int32_t *sc = q == rank ? t->colind + t->rowptr[tr] : rcol + e;
-      const double *sv = q == rank ? t->val + t->rowptr[tr] : rval + e;
-      memcpy(m->colind + pos[row], sc, (size_t)l * sizeof *sc);
-      memcpy(m->val + pos[row], sv, (size_t)l * sizeof *sv);
-      pos[row] += l;
-      if (q != rank) e += l;
+    /* a run of the slice's rows whose pieces follow each other in M (no other rank's piece
+     * between them) is one copy: its source is contiguous too (t's rows, or the received) */
+    int64_t e = rde[q], ns = hr[3 * q + 1], row0 = hr[3 * q] - r0, tr0 = hr[3 * q] - g0;
+    for (int64_t i = 0; i < ns;) {
+      const int32_t *sc = q == rank ? t->colind + t->rowptr[tr0 + i] : rcol + e;
+      const double *sv = q == rank ? t->val + t->rowptr[tr0 + i] : rval + e;
+      int64_t dst = pos[row0 + i], cnt = 0;
+      do {
+        int64_t l = q == rank ? len[tr0 + i] : rlen[rdl[q] + i];
+        pos[row0 + i] += l;
+        cnt += l;
+        i++;
+      } while (i < ns && pos[row0 + i - 1] == pos[row0 + i]);
+      memcpy(m->colind + dst, sc, (size_t)cnt * sizeof *sc);
+      memcpy(m->val + dst, sv, (size_t)cnt * sizeof *sv);
+      if (q != rank) e += cnt;
     }
   }
   free(pos); free(rcol); free(rval); free(len); free(rlen); free(hs); free(hr); free(cl);
@@ -465,7 +471,7 @@ static int assemble_exchange(MPI_Comm comm, const la_part *pr, int rank, const h
 
 /* P ranks, dist pattern, a backend with dist_rows: M's rows of the columns transposed by the
  * backend (rows g0 .. g1 - 1: the range of the J sets' global indices), exchanged to their
- * owners (assemble_exchange); *bad: the smallest non-finite column (global, -1 none).
+ * owners (spai_rows_exchange); *bad: the smallest non-finite column (global, -1 none).
  * Collective. */
 static int assemble_dist_rows(build_st *b, hy_csr *m, int64_t *bad) {
   hy_ctx *ctx = b->ctx;
@@ -485,7 +491,7 @@ static int assemble_dist_rows(build_st *b, hy_csr *m, int64_t *bad) {
   t.nnz = t.rowptr[t.m];
   *bad = lb >= 0 ? b->c0 + lb : -1;
   double t0 = hy_wtime();
-  HY_CALL(assemble_exchange(ctx->comm, b->pr, ctx->rank, &t, g0, m));
+  HY_CALL(spai_rows_exchange(ctx->comm, b->pr, ctx->rank, &t, g0, m));
   io_csr_free(&t);
   b->split[5] = hy_wtime() - t0;
   return HY_OK;
