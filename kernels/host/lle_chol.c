@@ -583,13 +583,10 @@ k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads) {
 /* The plan's figures: subtrees, top supernodes, threads, flops in all and above the cut.  Local. */
 static void ch_stats(const ch_fact *f, k_lle_chol_stats *st) {
   memset(st, 0, sizeof *st);
-  for (int i = 0; i < f->ntop; i++) {
-    int32_t s = f->top[i];
-    double own = f->wsub[s];
-    for (int32_t c = f->first[s]; c < s; c++) if (f->parent[c] == s) own -= f->wsub[c];
-    st->top_flops += own;
-  }
+  double below = 0;   /* the subtrees' flops: the rest is above the cut */
+  for (int i = 0; i < f->nsub; i++) below += f->wsub[f->sub[i]];
   for (int64_t s = 0; s < f->L->nsuper; s++) if (f->parent[s] < 0) st->flops += f->wsub[s];
+  st->top_flops = f->ntop ? st->flops - below : 0;
   st->nsub = f->nsub; st->ntop = f->ntop; st->threads = f->nt;
 }
 
