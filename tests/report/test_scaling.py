@@ -2,7 +2,7 @@
 """Tests of the device-machine scaling mode: jobs/scaling.sh --launcher mpiexec, jobs/gpu-scaling.sh
 and jobs/scaling_summary.py (no Slurm).
 
-test_scaling.py SRC BIN MPIEXEC WORKDIR quick|table [--plots]
+test_scaling.py SRC BIN MPIEXEC WORKDIR quick|table [--plots] [--gpus 1,2] [--backend B] [--need-gpus N]
 
 quick (no hybrid run but the stand-in's): scaling.sh --plan prints every run with the estimate of
   its header's model, computed here, and creates nothing; --deadline skips a run whose estimate does
@@ -13,12 +13,25 @@ table: gpu-scaling.sh --small at 1 and 2 ranks (the host backend here): every st
   (ranks, run.name, the weak sizes size(P) = N P^e), the report's total / speedup / efficiency
   recomputed here from the records' phase times (strong: efficiency = T1 / (P TP); weak: T1 / TP;
   gauss weak: HPL's rate per GPU), the summary's figures equal to the report's, the tar holding
-  every report; with --plots the PNGs.  Exit 0 pass, 1 fail.
+  every report; with --plots the PNGs.  --gpus: the GPU counts (default 1,2); --backend: every
+  record's backend must be B (cuda: the GPU tests); --need-gpus N: skip (exit 77) where fewer than
+  N GPUs are visible (nvidia-smi -L), else each run's ranks must have driven P distinct devices.
+  Exit 0 pass, 1 fail, 77 skipped.
 """
 import csv, glob, json, math, os, re, shutil, subprocess, sys, tarfile, time
 
 SRC, BIN, MPIEXEC, WORK, WHAT = sys.argv[1:6]
 PLOTS = "--plots" in sys.argv[6:]
+
+
+def opt(name, default):
+    rest = sys.argv[6:]
+    return rest[rest.index(name) + 1] if name in rest[:-1] else default
+
+
+GPUS = tuple(int(p) for p in opt("--gpus", "1,2").split(","))
+BACKEND = opt("--backend", "")
+NEED = int(opt("--need-gpus", "0"))
 SCALING = os.path.join(SRC, "jobs", "scaling.sh")
 DRIVER = os.path.join(SRC, "jobs", "gpu-scaling.sh")
 SUMMARY = os.path.join(SRC, "jobs", "scaling_summary.py")
@@ -169,6 +182,9 @@ def study_numbers(d, wl, mode, gpus):
         check(all(r["status"] == "passed" for r in recs), "%s %s P=%d: passed" % (wl, mode, p))
         check(all(r["config"]["run"]["name"] == "%s-%s-scaling" % (wl, mode) for r in recs),
               "%s %s P=%d: run.name" % (wl, mode, p))
+        if BACKEND:
+            check(all(r["backend"] == BACKEND for r in recs), "%s %s P=%d: backend %s (%s)" % (
+                wl, mode, p, BACKEND, [r["backend"] for r in recs]))
         best = min(recs, key=lambda r: sum(float(v["max"]) for v in r["phases"].values()))
         tot[p] = sum(float(v["max"]) for v in best["phases"].values())
         n[p] = best["config"].get(wl, {})
@@ -190,7 +206,7 @@ def table():
     out = os.path.join(WORK, "table")
     shutil.rmtree(out, ignore_errors=True)
     tar = out + ".tar.gz"
-    rc, txt = run([DRIVER, "--small", "--gpus", "1,2", "--bin", BIN, "--mpiexec", MPIEXEC, "--out", out,
+    rc, txt = run([DRIVER, "--small", "--gpus", ",".join(map(str, GPUS)), "--bin", BIN, "--mpiexec", MPIEXEC, "--out", out,
                    "--tar", tar], timeout=600)
     check(rc == 0, "gpu-scaling.sh --small exits 0 (got %d)" % rc)
     studies = [ln.split() for ln in open(os.path.join(out, "studies.txt"))] if os.path.exists(
@@ -206,10 +222,10 @@ def table():
     for name, wl, mode, state in (s[:4] for s in studies):
         d = os.path.join(out, name)
         check(state == "rc=0", "%s: scaling.sh exit 0 (%s)" % (name, state))
-        want, cfg = study_numbers(d, wl, mode, (1, 2))
+        want, cfg = study_numbers(d, wl, mode, GPUS)
         rows = {int(r["gpus"]): r for r in csv.DictReader(open(os.path.join(d, "report.csv")))} if \
             os.path.exists(os.path.join(d, "report.csv")) else {}
-        for p in (1, 2):
+        for p in GPUS:
             r = rows.get(p)
             check(r is not None, "%s: report.csv row P=%d" % (name, p))
             if r is None or p not in want:
@@ -222,6 +238,9 @@ def table():
             s = summ.get((name, str(p)))
             check(s is not None and close(float(s["efficiency"]), ef) and close(float(s["speedup"]), sp),
                   "%s P=%d: the summary's speedup / efficiency are the report's" % (name, p))
+            if NEED:
+                check(s is not None and s["devices"] == str(p), "%s P=%d: the ranks drove %s distinct device(s)" % (
+                    name, p, s and s["devices"]))
             if mode == "weak":
                 key = "n"
                 check(int(cfg[p][key]) == weak_size[wl](p), "%s P=%d: %s.%s = %s, size(P) = %d" % (
@@ -243,6 +262,14 @@ def table():
     check(re.search(r"^gpu-scaling: [0-9]+ s; summary ", txt, re.M) is not None, "the driver's last line")
 
 
+if NEED:
+    try:
+        seen = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, universal_newlines=True).stdout
+    except OSError:
+        seen = ""
+    if sum(ln.startswith("GPU") for ln in seen.splitlines()) < NEED:
+        print("SKIP: fewer than %d GPUs visible (nvidia-smi -L)" % NEED)
+        sys.exit(77)
 os.makedirs(WORK, exist_ok=True)
 quick() if WHAT == "quick" else table()
 print("%d failure(s)" % len(failures))

@@ -90,3 +90,16 @@ else()
       $<TARGET_FILE:hybrid> ${MPIEXEC_EXECUTABLE} ${HY_TEST_OUT}/scaling_mpiexec_table table)
 endif()
 set_tests_properties(scaling_mpiexec_table PROPERTIES LABELS mpi TIMEOUT 400)
+# the same on the GPU (label gpu): every study of the small table on the CUDA backend at P = 1, and
+# at 1 and 2 GPUs where 2 are visible (else skipped), each 2-rank run on 2 distinct devices
+if(HYBRID_GPU_TESTS)
+  add_test(NAME gpu_scaling_small_1gpu
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/report/test_scaling.py ${CMAKE_SOURCE_DIR}
+      $<TARGET_FILE:hybrid> ${MPIEXEC_EXECUTABLE} ${HY_TEST_OUT}/gpu_scaling_small_1gpu table --gpus 1 --backend cuda)
+  add_test(NAME gpu_scaling_small_2gpu
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/report/test_scaling.py ${CMAKE_SOURCE_DIR}
+      $<TARGET_FILE:hybrid> ${MPIEXEC_EXECUTABLE} ${HY_TEST_OUT}/gpu_scaling_small_2gpu table --gpus 1,2
+      --backend cuda --need-gpus 2)
+  set_tests_properties(gpu_scaling_small_1gpu gpu_scaling_small_2gpu PROPERTIES LABELS gpu TIMEOUT 300)
+  set_tests_properties(gpu_scaling_small_2gpu PROPERTIES SKIP_RETURN_CODE 77)
+endif()
