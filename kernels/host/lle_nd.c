@@ -353,10 +353,76 @@ static double nd_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The transpose of nbr and every point's reach.  Local. */
-static int nd_prepare(nd_work *w) {
-  int64_t n = w->n;
+/* One thread's range of nd_for. */
+typedef struct {
+  void (*fn)(void *arg, int64_t i0, int64_t i1);
+  void *arg;
+  int64_t i0, i1;
+} nd_range;
+
+/* pthread entry: one range.  Local. */
+static void *nd_range_run(void *p) {
+  nd_range *r = p;
+  r->fn(r->arg, r->i0, r->i1);
+  return NULL;
+}
+
+/* fn(arg, i0, i1) over [0, n) in nt contiguous ranges (ranges write disjoint memory; one
+ * that cannot start a thread runs inline).  Local. */
+static void nd_for(int nt, int64_t n, void (*fn)(void *, int64_t, int64_t), void *arg) {
+  enum { MAXT = 16 };
+  if (nt > MAXT) nt = MAXT;
+  if (nt < 1 || n < 4096) nt = 1;
+  nd_range r[MAXT];
+  pthread_t th[MAXT];
+  int started[MAXT] = { 0 };
+  for (int t = 0; t < nt; t++) r[t] = (nd_range){ fn, arg, n * t / nt, n * (t + 1) / nt };
+  for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, nd_range_run, &r[t]) == 0;
+  fn(arg, r[0].i0, r[0].i1);
+  for (int t = 1; t < nt; t++) {
+    if (started[t]) pthread_join(th[t], NULL);
+    else fn(arg, r[t].i0, r[t].i1);
+  }
+}
+
+/* nd_prepare's job: the work arrays and the rows' kNN radii. */
+typedef struct {
+  nd_work *w;
+  double *rad;
+} nd_prep;
+
+/* Rows [r0, r1): their kNN radius (the largest neighbour distance).  Local. */
+static void nd_rad_part(void *arg, int64_t r0, int64_t r1) {
+  nd_prep *a = arg;
+  const nd_work *w = a->w;
   int k = w->k, d = w->dim;
+  for (int64_t r = r0; r < r1; r++) {
+    double rr = 0;
+    for (int j = 0; j < k; j++) {
+      int32_t c = w->nbr[r * k + j];
+      double s = 0;
+      for (int e = 0; e < d; e++) { double t = w->x[r * d + e] - w->x[(int64_t)c * d + e]; s += t * t; }
+      if (s > rr) rr = s;
+    }
+    a->rad[r] = sqrt(rr) * (1 + 1e-12);   /* rounding of the distances: a band never too narrow */
+  }
+}
+
+/* Points [i0, i1): their reach (the largest radius of a row holding them).  Local. */
+static void nd_reach_part(void *arg, int64_t i0, int64_t i1) {
+  nd_prep *a = arg;
+  nd_work *w = a->w;
+  for (int64_t i = i0; i < i1; i++) {
+    double m = a->rad[i];
+    for (int64_t q = w->tp[i]; q < w->tp[i + 1]; q++) if (a->rad[w->ti[q]] > m) m = a->rad[w->ti[q]];
+    w->reach[i] = m;
+  }
+}
+
+/* The transpose of nbr and every point's reach (the radii and reaches on nt threads).  Local. */
+static int nd_prepare(nd_work *w, int nt) {
+  int64_t n = w->n;
+  int k = w->k;
   double *rad = NULL;
   HY_CALLOC(w->tp, n + 1);
   HY_MALLOC(w->ti, n * k);
@@ -366,22 +432,11 @@ static int nd_prepare(nd_work *w) {
   int32_t *fill = NULL;
   HY_MALLOC(fill, n);
   memcpy(fill, w->tp, (size_t)n * sizeof *fill);
-  for (int64_t r = 0; r < n; r++) {
-    double rr = 0;
-    for (int j = 0; j < k; j++) {
-      int32_t c = w->nbr[r * k + j];
-      w->ti[fill[c]++] = (int32_t)r;
-      double s = 0;
-      for (int e = 0; e < d; e++) { double t = w->x[r * d + e] - w->x[(int64_t)c * d + e]; s += t * t; }
-      if (s > rr) rr = s;
-    }
-    rad[r] = sqrt(rr) * (1 + 1e-12);   /* rounding of the distances: a band never too narrow */
-  }
-  for (int64_t i = 0; i < n; i++) {
-    double m = rad[i];
-    for (int64_t a = w->tp[i]; a < w->tp[i + 1]; a++) if (rad[w->ti[a]] > m) m = rad[w->ti[a]];
-    w->reach[i] = m;
-  }
+  for (int64_t r = 0; r < n; r++)
+    for (int j = 0; j < k; j++) w->ti[fill[w->nbr[r * k + j]]++] = (int32_t)r;
+  nd_prep a = { w, rad };
+  nd_for(nt, n, nd_rad_part, &a);
+  nd_for(nt, n, nd_reach_part, &a);
   free(rad);
   free(fill);
   return HY_OK;
@@ -524,7 +579,7 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
   }
   w.stamp = w.mk[0].stamp;
   for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
-  int rc = nd_prepare(&w);
+  int rc = nd_prepare(&w, threads);
   tm[1] = nd_now();
   int nt = threads < 1 ? 1 : threads > 16 ? 16 : threads;
   /* breadth-first: the list of segments, split level by level (a level's splits on threads)
@@ -576,9 +631,30 @@ static uint64_t nd_morton3(uint64_t a, uint64_t b, uint64_t c) {
   return m;
 }
 
+/* nd_spatial's Morton keys: the points, the grid, the keys and the identity order. */
+typedef struct {
+  const k_lle_points *p;
+  const double *lo, *sc;
+  int dm;
+  uint64_t *key;
+  int32_t *so;
+} nd_key_job;
+
+/* Points [i0, i1): their Morton keys.  Local. */
+static void nd_key_part(void *arg, int64_t i0, int64_t i1) {
+  const nd_key_job *j = arg;
+  int d = j->p->dim;
+  for (int64_t i = i0; i < i1; i++) {
+    uint64_t q[3] = { 0, 0, 0 };
+    for (int c = 0; c < j->dm; c++) q[c] = (uint64_t)((j->p->x[i * d + c] - j->lo[c]) * j->sc[c]);
+    j->key[i] = nd_morton3(q[0], q[1], q[2]);
+    j->so[i] = (int32_t)i;
+  }
+}
+
 /* The points in Morton order of their first (up to 3) coordinates on a 2^21 grid over the
  * bounding box (an LSD radix sort, stable: ties by index): so[new] = old.  Local. */
-static void nd_spatial(const k_lle_points *p, int32_t *so) {
+static void nd_spatial(const k_lle_points *p, int nt, int32_t *so) {
   int64_t n = p->n;
   int d = p->dim, dm = d < 3 ? d : 3;
   double lo[3] = { 0, 0, 0 }, sc[3] = { 0, 0, 0 };
@@ -591,12 +667,8 @@ static void nd_spatial(const k_lle_points *p, int32_t *so) {
   uint64_t *key = NULL, *k2 = NULL;
   int32_t *s2 = NULL;
   HY_MALLOC(key, n); HY_MALLOC(k2, n); HY_MALLOC(s2, n);
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t q[3] = { 0, 0, 0 };
-    for (int c = 0; c < dm; c++) q[c] = (uint64_t)((p->x[i * d + c] - lo[c]) * sc[c]);
-    key[i] = nd_morton3(q[0], q[1], q[2]);
-    so[i] = (int32_t)i;
-  }
+  nd_key_job kj = { p, lo, sc, dm, key, so };
+  nd_for(nt, n, nd_key_part, &kj);
   int64_t *cnt = NULL;
   HY_MALLOC(cnt, 65536);
   for (int pass = 0; pass < 4; pass++) {
@@ -630,7 +702,7 @@ int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, i
   double tm[5];
   tm[0] = nd_now();
   HY_MALLOC(so, n); HY_MALLOC(inv, n); HY_MALLOC(nb, n * k); HY_MALLOC(xs, n * d); HY_MALLOC(ps, n);
-  nd_spatial(p, so);
+  nd_spatial(p, threads, so);
   for (int64_t i = 0; i < n; i++) inv[so[i]] = (int32_t)i;
   for (int64_t i = 0; i < n; i++) {
     memcpy(xs + i * d, p->x + (int64_t)so[i] * d, (size_t)d * sizeof *xs);
