@@ -1152,6 +1152,24 @@ static int scan_i64(k_backend *be, c_tmp *t, size_t *scan_bytes, const int64_t *
   return HY_OK;
 }
 
+/* *out = max of in[0..n) (n >= 1; CUB, scratch of its own), queued: valid after the next wait
+ * on the stream (*out must live until then).  Local. */
+static int max_i64(k_backend *be, const int64_t *in, int64_t n, int64_t *out) {
+  k_cuda_state *st = k_cuda_st(be);
+  *out = 0;
+  if (n < 1) return HY_OK;
+  size_t need = 0;
+  void *tmp = NULL;
+  int64_t *d = NULL;
+  HY_CUDA(cub::DeviceReduce::Max(NULL, need, in, d, (int)n, st->stream));
+  HY_CALL(s_alloc(be, &tmp, need + 16));
+  d = (int64_t *)((char *)tmp + ((need + 7) & ~(size_t)7));
+  HY_CUDA(cub::DeviceReduce::Max(tmp, need, in, d, (int)n, st->stream));
+  HY_CUDA(cudaMemcpyAsync(out, d, sizeof *out, cudaMemcpyDeviceToHost, st->stream));
+  HY_CALL(s_free(be, tmp));
+  return HY_OK;
+}
+
 /* What the J-set kernels read besides B (device pointers) and the kernel choice. */
 typedef struct {
   int64_t nloc, r0, nghost;
@@ -1182,14 +1200,14 @@ static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64
   HY_CALL(s_alloc(be, (void **)&s->jptr, (size_t)(n + 1) * sizeof(int64_t)));
   size_t scan_bytes = 0;
   HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, s->jptr, n + 1));
-  int64_t *jp = (int64_t *)h_big((size_t)(n + 1) * sizeof(int64_t));
+  int64_t *jp = (int64_t *)h_big((size_t)(n + 1) * sizeof(int64_t)), jmax = 0;
   if (!jp) return hy_err(HY_ESYS, "out of memory for %lld J offsets", (long long)n);
   *jptr_out = jp;
+  HY_CALL(max_i64(be, t->cnt, n, &jmax));   /* the largest |J| (read after the wait) */
   HY_CUDA(cudaMemcpyAsync(jp, s->jptr, (size_t)(n + 1) * sizeof(int64_t), cudaMemcpyDeviceToHost,
                           st->stream));
   HY_CUDA(cudaStreamSynchronize(st->stream));
-  for (int64_t k = 0; k < n; k++)
-    if (jp[k + 1] - jp[k] > j->max_col) return HY_OK;  /* *fits stays 0: the host pattern caps */
+  if (jmax > j->max_col) return HY_OK;  /* *fits stays 0: the host pattern caps */
   s->nj = jp[n];
   if (s->nj > INT32_MAX)
     return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
