@@ -684,6 +684,26 @@ static void nd_spatial(const k_lle_points *p, int nt, int32_t *so) {
   free(key); free(k2); free(s2); free(cnt);
 }
 
+/* The renumbering in the Morton order: the points, the lists, the order and its inverse, the
+ * renumbered copies. */
+typedef struct {
+  const k_lle_points *p;
+  int k;
+  const int32_t *nbr, *so, *inv;
+  double *xs;
+  int32_t *nb;
+} nd_renum_job;
+
+/* New points [i0, i1): their coordinates and renumbered neighbour lists.  Local. */
+static void nd_renum_part(void *arg, int64_t i0, int64_t i1) {
+  const nd_renum_job *j = arg;
+  int d = j->p->dim, k = j->k;
+  for (int64_t i = i0; i < i1; i++) {
+    memcpy(j->xs + i * d, j->p->x + (int64_t)j->so[i] * d, (size_t)d * sizeof *j->xs);
+    for (int q = 0; q < k; q++) j->nb[i * k + q] = j->inv[j->nbr[(int64_t)j->so[i] * k + q]];
+  }
+}
+
 /* perm[new] = old: the nested-dissection order of M = B^T B (see the file comment); leaf:
  * segments of at most this many points are not split (>= 2); the splits breadth-first on
  * this thread until there are 4 segments a thread, then their subtrees on threads threads
@@ -704,10 +724,8 @@ int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, i
   HY_MALLOC(so, n); HY_MALLOC(inv, n); HY_MALLOC(nb, n * k); HY_MALLOC(xs, n * d); HY_MALLOC(ps, n);
   nd_spatial(p, threads, so);
   for (int64_t i = 0; i < n; i++) inv[so[i]] = (int32_t)i;
-  for (int64_t i = 0; i < n; i++) {
-    memcpy(xs + i * d, p->x + (int64_t)so[i] * d, (size_t)d * sizeof *xs);
-    for (int j = 0; j < k; j++) nb[i * k + j] = inv[nbr[(int64_t)so[i] * k + j]];
-  }
+  nd_renum_job rj = { p, k, nbr, so, inv, xs, nb };
+  nd_for(threads, n, nd_renum_part, &rj);
   k_lle_points ps_pts = { .n = n, .dim = d, .x = xs };
   int rc = nd_order(&ps_pts, k, nb, leaf, threads, ps, tm);
   for (int64_t i = 0; rc == HY_OK && i < n; i++) perm[i] = so[ps[i]];
