@@ -26,6 +26,17 @@ if(HYBRID_GPU_TESTS)
   set_tests_properties(spmv_cuda_reference PROPERTIES LABELS gpu TIMEOUT 60 SKIP_RETURN_CODE 77)
 endif()
 
+# M's hand-over entries of k_spai.h (single_mat, mat_get, mat_differs) against single_rows, and
+# mat_differs naming the row of a flipped bit, a moved column index, a shorter row
+add_executable(test_spai_m ${CMAKE_CURRENT_LIST_DIR}/test_spai_m.c)
+target_link_libraries(test_spai_m PRIVATE hybrid_core)
+add_test(NAME spai_m_host_handover COMMAND test_spai_m host)
+set_tests_properties(spai_m_host_handover PROPERTIES LABELS unit TIMEOUT 60)
+if(HYBRID_GPU_TESTS)
+  add_test(NAME spai_m_cuda_handover COMMAND test_spai_m cuda)
+  set_tests_properties(spai_m_cuda_handover PROPERTIES LABELS gpu TIMEOUT 60 SKIP_RETURN_CODE 77)
+endif()
+
 # a spai_check.py mode as a test (exit 77 = skipped: a needed file is absent); OPTS: further
 # options of spai_check.py (--exit N, --expect-iters N, --check REGEX, ...)
 function(spai_multi NAME MODE)
