@@ -16,7 +16,8 @@
 #   against the budget, and run nothing.
 # --only REGEX: only the studies whose name (gauss-strong, lle-weak, ...) matches.
 # --budget S (default 540): the whole command, build included, ends within S seconds: a study
-#   whose estimate does not fit into what is left is skipped (said in the summary), runs get
+#   whose estimate (the table's, scaled by what the studies done took against theirs) does not
+#   fit into what is left is skipped (said in the summary), runs get
 #   timeouts that end by the deadline (jobs/scaling.sh --deadline), 20 s stay for the report.
 # --bin PATH: the hybrid executable; otherwise BUILD/hybrid (--build, default build-gpu), built
 #   first (CUDA, Release, the hybrid target only) when it does not exist.
@@ -34,7 +35,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 die() { echo "gpu-scaling: error: $*" >&2; exit 1; }
-usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-1}"; }
+usage() { sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-1}"; }
 t_start=$(date +%s)
 
 issue="" gpus="" small=0 plan=0 only="" budget=540 bin="" build=build-gpu mpiexec=${MPIEXEC:-} out="" tar="" paper=""
@@ -190,16 +191,20 @@ fi
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 [ -n "${OUT:-}" ] && mkdir -p "$OUT"
+exec > >(tee -a "$out/gpu-scaling.log") 2>&1   # the driver's own lines go into the tar too
 echo "gpu-scaling: issue $issue, GPUs $gpus, $ngpu visible, budget $budget s, binary $bin, into $out"
 pack() { tar czf "$tar.tmp" -C "$(dirname "$out")" "$(basename "$out")" 2> /dev/null && mv "$tar.tmp" "$tar"; }
 : > "$out/studies.txt"
-bad=0
+bad=0 est_done=0 took_done=0
 while read -r name wl mode cfg est st ser target rest; do
   [ -n "$only" ] && ! [[ "$name" =~ $only ]] && continue
   read -r -a opts <<< "$rest"
   common=("$wl" --launcher mpiexec --gpus "$gpus" --mode "$mode" --config "$root/$cfg" --est "$est"
           --startup "$st" --serial "$ser" --bin "$bin" ${mpiexec:+--mpiexec "$mpiexec"} --out "$out/$name")
   need=$("${sc[@]}" "${common[@]}" --plan "${opts[@]}" | sed -n 's/^plan: .* est total \([0-9.]*\) s$/\1/p')
+  plan_need=${need:-0}
+  # the estimates scaled by what the studies done so far took against theirs
+  need=$(awk -v n="$plan_need" -v e="$est_done" -v t="$took_done" 'BEGIN { printf "%.0f", (e > 0 ? n * t / e : n) }')
   now=$(date +%s)
   if awk -v a="$now" -v b="${need:-0}" -v d="$deadline" 'BEGIN { exit !(a + b > d) }'; then
     echo "gpu-scaling: $name: skipped: est $need s, $((deadline - now)) s left"
@@ -207,9 +212,12 @@ while read -r name wl mode cfg est st ser target rest; do
     bad=1
     continue
   fi
-  echo "gpu-scaling: $name: est $need s ($((deadline - now)) s left)"
+  echo "gpu-scaling: $name: est $need s (table $plan_need s; $((deadline - now)) s left)"
+  t1=$(date +%s)
   "${sc[@]}" "${common[@]}" --deadline "$deadline" "${opts[@]}" < /dev/null 2>&1 | tee "$out/$name.log"
   rc=${PIPESTATUS[0]}
+  est_done=$(awk -v a="$est_done" -v b="$plan_need" 'BEGIN { print a + b }')
+  took_done=$((took_done + $(date +%s) - t1))
   [ "$rc" = 0 ] || bad=1
   echo "$name $wl $mode rc=$rc $target" >> "$out/studies.txt"
   "${HYBRID_PYTHON:-python3}" "$here/scaling_summary.py" "$out" > /dev/null 2>&1

@@ -206,6 +206,7 @@ def table():
     out = os.path.join(WORK, "table")
     shutil.rmtree(out, ignore_errors=True)
     tar = out + ".tar.gz"
+    before = set(os.listdir(SRC))
     rc, txt = run([DRIVER, "--small", "--gpus", ",".join(map(str, GPUS)), "--bin", BIN, "--mpiexec", MPIEXEC, "--out", out,
                    "--tar", tar], timeout=600)
     check(rc == 0, "gpu-scaling.sh --small exits 0 (got %d)" % rc)
@@ -260,6 +261,10 @@ def table():
     check(all("%s/%s/report.md" % (base, n) in members for n in names) and "%s/summary.md" % base in members,
           "the tar holds every study's report.md and summary.md")
     check(re.search(r"^gpu-scaling: [0-9]+ s; summary ", txt, re.M) is not None, "the driver's last line")
+    check(re.search(r"^gpu-scaling: gauss-weak: est [0-9]+ s \(table [0-9.]+ s; [0-9]+ s left\)$", txt, re.M) is not None,
+          "the driver's study line: the table's estimate scaled by the studies done")
+    new = sorted(set(os.listdir(SRC)) - before)
+    check(not new, "nothing written into the source folder (the runs' cwd): %s" % new)
 
 
 if NEED:
