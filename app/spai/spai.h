@@ -151,6 +151,8 @@ typedef struct {
   double *res;                 /* this rank's column residuals ||A m_k - e_k|| (under pc) */
   unsigned char *filtered;     /* column k (under pc) lost entries to the filter, or NULL */
   double *sinv;                /* scale: |a_gg|^-1/2 (1 where a_gg = 0) of every g, or NULL */
+  k_spai_stats loc_ks;         /* this rank's kernel statistics, filter drops and nnz(M) (for */
+  int64_t loc_dropped, loc_nnz;  /* spai_setup_figures) */
 } spai_setup_info;
 
 /* Build the SPAI preconditioner of the distributed A (local rows under pr, global columns):
@@ -159,6 +161,10 @@ typedef struct {
 int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup_opts *opt,
                spai_m *m, spai_setup_info *info);
 void spai_setup_info_free(spai_setup_info *info);
+/* The setup's figures from what spai_build left in info: nnz(M), the kernel classes, ||AM -
+ * I||_F, the column residuals' min / median / max (not part of the timed setup: nothing of M
+ * needs them).  Collective. */
+int spai_setup_figures(hy_ctx *ctx, spai_setup_info *info);
 
 /* What the warm-up did (spai_setup_warm). */
 typedef struct {

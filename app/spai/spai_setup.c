@@ -587,13 +587,15 @@ void spai_m_free(hy_ctx *ctx, spai_m *m) {
 }
 
 /* nnz(M), the kernel statistics, ||AM - I||_F and the min / median / max column residual
- * (gathered on rank 0).  Collective. */
-static int build_figures(build_st *b, const spai_m *m, spai_setup_info *info) {
-  MPI_Comm comm = b->ctx->comm;
-  int rank = b->ctx->rank, size = b->pr->size;
-  const k_spai_stats *ks = &b->ks;
-  long long loc[7] = { m->nnz, ks->rank_deficient, ks->ncols_small, ks->ncols_medium,
-                       ks->ncols_large, b->dropped, ks->ncols_warp }, glob[7];
+ * (gathered on rank 0), from what spai_build left in info (after the timed setup: nothing of M
+ * needs them).  Collective. */
+int spai_setup_figures(hy_ctx *ctx, spai_setup_info *info) {
+  MPI_Comm comm = ctx->comm;
+  int rank = ctx->rank, size = info->pc.size;
+  const k_spai_stats *ks = &info->loc_ks;
+  const int64_t ncol = info->pc.start[rank + 1] - info->pc.start[rank];
+  long long loc[7] = { info->loc_nnz, ks->rank_deficient, ks->ncols_small, ks->ncols_medium,
+                       ks->ncols_large, info->loc_dropped, ks->ncols_warp }, glob[7];
   HY_MPI(MPI_Allreduce(loc, glob, 7, MPI_LONG_LONG, MPI_SUM, comm));
   info->nnz_m = glob[0];
   info->rank_deficient = glob[1];
@@ -607,22 +609,25 @@ static int build_figures(build_st *b, const spai_m *m, spai_setup_info *info) {
   info->max_i = gmx[0];
   info->max_j = gmx[1];
   double ss = 0, sst = 0;
-  for (int64_t k = 0; k < b->ncol; k++) ss += b->res[k] * b->res[k];
+  for (int64_t k = 0; k < ncol; k++) ss += info->res[k] * info->res[k];
   HY_MPI(MPI_Allreduce(&ss, &sst, 1, MPI_DOUBLE, MPI_SUM, comm));
   info->frob = sqrt(sst);
   int *cnt = NULL, *dsp = NULL;
   double *allr = NULL;
-  int64_t nn = b->pr->n;
+  int64_t nn = info->pc.n;
   if (rank == 0) {
     HY_MALLOC(cnt, size);
     HY_MALLOC(dsp, size);
     HY_MALLOC(allr, nn + 1);
     for (int q = 0; q < size; q++) {
-      cnt[q] = (int)(b->pc.start[q + 1] - b->pc.start[q]);
-      dsp[q] = (int)b->pc.start[q];
+      cnt[q] = (int)(info->pc.start[q + 1] - info->pc.start[q]);
+      dsp[q] = (int)info->pc.start[q];
     }
   }
-  HY_MPI(MPI_Gatherv(b->res, (int)b->ncol, MPI_DOUBLE, allr, cnt, dsp, MPI_DOUBLE, 0, comm));
+  if (size == 1)   /* (a copy: quickselect reorders it) */
+    memcpy(allr, info->res, (size_t)nn * sizeof *allr);
+  else
+    HY_MPI(MPI_Gatherv(info->res, (int)ncol, MPI_DOUBLE, allr, cnt, dsp, MPI_DOUBLE, 0, comm));
   double meds[3] = { 0, 0, 0 };
   if (rank == 0 && nn > 0) {
     meds[0] = meds[2] = allr[0];
@@ -658,8 +663,8 @@ static void build_free(build_st *b, spai_setup_info *info) {
   info->sinv = b->sinv;
 }
 
-/* The whole setup: prepare -> pattern -> distribute -> columns -> assembly -> figures.
- * Collective. */
+/* The whole setup: prepare -> pattern -> distribute -> columns -> assembly (the figures after
+ * it: spai_setup_figures).  Collective. */
 int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup_opts *opt,
                spai_m *m, spai_setup_info *info) {
   memset(info, 0, sizeof *info);
@@ -697,7 +702,9 @@ int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup
   hy_phase_end(ctx, "spai assembly");
   memcpy(b.split, b.ps.split, sizeof b.ps.split);
   HY_MPI(MPI_Allreduce(b.split, info->split, 6, MPI_DOUBLE, MPI_MAX, ctx->comm));
-  HY_CALL(build_figures(&b, m, info));
+  info->loc_ks = b.ks;
+  info->loc_dropped = b.dropped;
+  info->loc_nnz = m->nnz;
   build_free(&b, info);
   return HY_OK;
 }
