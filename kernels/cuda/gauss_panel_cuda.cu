@@ -49,11 +49,18 @@ __device__ inline void pb_block_best(double &v, int &i, double *wv, int *wi) {
   __syncthreads();
 }
 
-/* The fused base block: a (ld lda) m x bw, block b holds rows [b rpb, b rpb + nr) in s (ld rpb);
+/* The fused base block: a (ld lda) m x bw, block b holds rows [b rpb, b rpb + nr) in s (ld
+ * rpb | 1: odd, so that a row's bw values - read and written across the columns by the
+ * candidate rows, the swap and the pivot row - fall in distinct shared-memory banks);
  * piv[j] = poff + the pivot row of column j (0-based from a's top).  Scratch (global): crow
  * (2 x G x bw candidate rows), cval / cidx (2 x G candidates), rowj (2 x bw): two sets, by the
  * column's parity, so that a block that runs ahead never overwrites what a slower one still
- * reads.  Device (cooperative launch). */
+ * reads (between its write of column j + 2 and a slow block's read of column j lies the grid
+ * barrier of column j + 1).  Per column: the block's candidate published, one grid barrier
+ * (cooperative groups' grid sync orders the writes before it for every block after it: no
+ * extra fence), then warp 0 alone picks the winner over the G candidates while warp 1 reads
+ * row j, one block barrier, the winner's row read; the swap, the scaling and the rank-1 update
+ * in shared memory.  Device (cooperative launch). */
 template <typename T>
 __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, int m, int bw, int rpb,
                                                            int *piv, int poff, T *crow, double *cval,
@@ -62,13 +69,14 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
   T *s = (T *)pb_sh;
   __shared__ double wv[PB_THREADS / 32];
   __shared__ int wi[PB_THREADS / 32];
-  __shared__ T u[PB_BWMAX], rj[PB_BWMAX];
+  __shared__ T u[PB_BWMAX];
+  __shared__ T rj[PB_BWMAX];
   cg::grid_group grid = cg::this_grid();
-  int b = blockIdx.x, G = gridDim.x;
+  int b = blockIdx.x, G = gridDim.x, ls = rpb | 1, lane = threadIdx.x & 31;
   int r0 = b * rpb, nr = m - r0 < rpb ? m - r0 : rpb;
   for (int t = threadIdx.x; t < nr * bw; t += blockDim.x) {
     int i = t % nr, c = t / nr;
-    s[i + c * rpb] = a[(int64_t)(r0 + i) + c * lda];
+    s[i + c * ls] = a[(int64_t)(r0 + i) + c * lda];
   }
   __syncthreads();
   int nj = m < bw ? m : bw;
@@ -79,7 +87,7 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
     int bi = -1;
     for (int i = threadIdx.x; i < nr; i += blockDim.x) {
       if (r0 + i < j) continue;
-      double v = fabs((double)s[i + j * rpb]);
+      double v = fabs((double)s[i + j * ls]);
       if (v > bv) { bv = v; bi = r0 + i; }
     }
     pb_block_best(bv, bi, wv, wi);
@@ -88,32 +96,36 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
       cidx[par * G + b] = bi;
     }
     for (int c = threadIdx.x; c < bw; c += blockDim.x) {
-      if (bi >= 0) crow[(int64_t)(par * G + b) * bw + c] = s[(bi - r0) + c * rpb];
-      if (j >= r0 && j < r0 + nr) rowj[par * bw + c] = s[(j - r0) + c * rpb];
+      if (bi >= 0) crow[(int64_t)(par * G + b) * bw + c] = s[(bi - r0) + c * ls];
+      if (j >= r0 && j < r0 + nr) rowj[par * bw + c] = s[(j - r0) + c * ls];
     }
-    __threadfence();
     grid.sync();
-    /* the winner over the blocks (every block the same) */
-    bv = -1.0;
-    bi = -1;
-    for (int g = threadIdx.x; g < G; g += blockDim.x) {
-      double v = __ldcg(cval + par * G + g);
-      int i = __ldcg(cidx + par * G + g);
-      if (pb_better(v, i, bv, bi)) { bv = v; bi = i; }
+    /* the winner over the blocks (every block the same), by warp 0; row j by warp 1 */
+    if (threadIdx.x < 32) {
+      bv = -1.0;
+      bi = -1;
+      for (int g = lane; g < G; g += 32) {
+        double v = __ldcg(cval + par * G + g);
+        int i = __ldcg(cidx + par * G + g);
+        if (pb_better(v, i, bv, bi)) { bv = v; bi = i; }
+      }
+      pb_warp_best(bv, bi);
+      if (lane == 0) { wv[0] = bv; wi[0] = bi; }
+    } else if (threadIdx.x < 32 + bw) {
+      rj[threadIdx.x - 32] = __ldcg(rowj + par * bw + (threadIdx.x - 32));
     }
-    pb_block_best(bv, bi, wv, wi);
+    __syncthreads();
+    bi = wi[0];
     int p = bi >= 0 ? bi : j;   /* none (NaN column): no swap */
     int wb = p / rpb;
-    for (int c = threadIdx.x; c < bw; c += blockDim.x) {
-      rj[c] = __ldcg(rowj + par * bw + c);
+    for (int c = threadIdx.x; c < bw; c += blockDim.x)
       u[c] = bi >= 0 ? __ldcg(crow + (int64_t)(par * G + wb) * bw + c) : rj[c];
-    }
     if (b == 0 && threadIdx.x == 0) piv[j] = p + poff;
     __syncthreads();
     if (p != j) {
       for (int c = threadIdx.x; c < bw; c += blockDim.x) {
-        if (p >= r0 && p < r0 + nr) s[(p - r0) + c * rpb] = rj[c];
-        if (j >= r0 && j < r0 + nr) s[(j - r0) + c * rpb] = u[c];
+        if (p >= r0 && p < r0 + nr) s[(p - r0) + c * ls] = rj[c];
+        if (j >= r0 && j < r0 + nr) s[(j - r0) + c * ls] = u[c];
       }
     }
     __syncthreads();
@@ -121,16 +133,16 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
     T pv = u[j];
     for (int i = threadIdx.x; i < nr; i += blockDim.x) {
       if (r0 + i <= j) continue;
-      T l = s[i + j * rpb];
+      T l = s[i + j * ls];
       if (pv != (T)0) l = l / pv;
-      s[i + j * rpb] = l;
-      for (int c = j + 1; c < bw; c++) s[i + c * rpb] -= l * u[c];
+      s[i + j * ls] = l;
+      for (int c = j + 1; c < bw; c++) s[i + c * ls] -= l * u[c];
     }
     __syncthreads();
   }
   for (int t = threadIdx.x; t < nr * bw; t += blockDim.x) {
     int i = t % nr, c = t / nr;
-    a[(int64_t)(r0 + i) + c * lda] = s[i + c * rpb];
+    a[(int64_t)(r0 + i) + c * lda] = s[i + c * ls];
   }
 }
 
@@ -144,15 +156,21 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
   HY_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   size_t smax = (size_t)optin - 4096;   /* room for the static shared arrays */
   if (smax > (size_t)200 * 1024) smax = (size_t)200 * 1024;
-  /* about 1024 rows a block, more blocks when a chunk would not fit in shared memory */
+  /* about 1024 rows a block, more blocks when a chunk (one more row: its odd leading
+   * dimension) would not fit in shared memory */
   int64_t G = (m + 1023) / 1024;
-  int64_t gmin = (int64_t)((m * bw * (int64_t)sizeof(T) + (int64_t)smax - 1) / (int64_t)smax);
+  int64_t gmin = (int64_t)(((m + 1) * bw * (int64_t)sizeof(T) + (int64_t)smax - 1) / (int64_t)smax);
   if (G < gmin) G = gmin;
   if (G < 1) G = 1;
   if (G > nsm || G > GAUSS_PB_GMAX) return HY_OK;   /* *done = 0: the caller takes the vendor's */
   int rpb = (int)((m + G - 1) / G);
+  while ((size_t)(rpb | 1) * bw * sizeof(T) > smax && G < nsm) {
+    G++;
+    rpb = (int)((m + G - 1) / G);
+  }
   G = (m + rpb - 1) / rpb;
-  size_t shm = (size_t)rpb * bw * sizeof(T);
+  size_t shm = (size_t)(rpb | 1) * bw * sizeof(T);
+  if (shm > smax || G > nsm || G > GAUSS_PB_GMAX) return HY_OK;
   HY_CUDA(cudaFuncSetAttribute(panel_base_k<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
   int occ = 0;
   HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, panel_base_k<T>, PB_THREADS, shm));
