@@ -10,7 +10,7 @@ time, speedup and efficiency against the smallest GPU count).  TARGET is "-" or 
 KIND@P>=X (KIND speedup or efficiency, at P GPUs).  Writes DIR/summary.md and DIR/summary.csv and
 prints the markdown: per study and GPU count the total, the wall time, speedup, efficiency, the
 distinct devices the ranks drove (from the record's devices: host + bus id, so that "2 GPUs" means
-two devices), the targets met or missed, and for a missed target the phase that grew most over the
+two devices), the build (the records' version: git describe) and the devices' names, the targets met or missed, and for a missed target the phase that grew most over the
 ideal (strong: T_phase(P0) P0 / P; weak: T_phase(P0)).  Exit 0 (1 when DIR has no studies.txt).
 """
 import csv, json, os, re, sys
@@ -28,12 +28,18 @@ def num(x):
         return None
 
 
-def devices(record):
-    """Distinct devices the run's ranks drove: (host, bus id or device number)."""
+def load(record):
     try:
         with open(record) as f:
-            r = json.load(f)
+            return json.load(f)
     except (OSError, ValueError):
+        return None
+
+
+def devices(record):
+    """Distinct devices the run's ranks drove: (host, bus id or device number)."""
+    r = load(record)
+    if r is None:
         return None
     devs = r.get("devices") or []
     return len({(d.get("host"), d.get("bus_id") or d.get("device")) for d in devs if isinstance(d, dict)})
@@ -89,6 +95,7 @@ def main(argv):
           "|---|---:|---|---:|---:|---:|---:|---:|---|---|"]
     out_rows = []
     notes = []
+    versions, names = set(), set()
     for s in studies:
         name, wl, mode, state = s[0], s[1], s[2], s[3]
         spec = s[4] if len(s) > 4 else "-"
@@ -123,6 +130,10 @@ def main(argv):
                     notes.append("- %s at %d GPUs: %s %s < %g%s" % (
                         name, p, kind, "-" if v is None else "%.3g" % v, x, (": " + w) if w else ""))
             nd = devices(r.get("record", ""))
+            rec = load(r.get("record", "")) or {}
+            versions.add(str(rec.get("version", "?")))
+            names.update("%s (%s)" % (d.get("name"), d.get("host")) for d in rec.get("devices") or []
+                         if isinstance(d, dict))
             md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 name, p, r.get("backend", ""), "%.4g" % num(r["total_s"]),
                 "-" if num(r.get("wall_s")) is None else "%.4g" % num(r["wall_s"]),
@@ -136,6 +147,7 @@ def main(argv):
                              "wall_s": r.get("wall_s", ""), "speedup": r.get("speedup", ""),
                              "efficiency": r.get("efficiency", ""), "devices": "" if nd is None else nd,
                              "met": "; ".join(met)})
+    md[1:1] = ["", "Build: %s; devices: %s." % (", ".join(sorted(versions)) or "-", ", ".join(sorted(names)) or "-")]
     if notes:
         md += ["", "Missed targets, skipped or failed steps:", ""] + notes
     md.append("")

@@ -263,6 +263,9 @@ def table():
     check(re.search(r"^gpu-scaling: [0-9]+ s; summary ", txt, re.M) is not None, "the driver's last line")
     check(re.search(r"^gpu-scaling: gauss-weak: est [0-9]+ s \(table [0-9.]+ s; [0-9]+ s left\)$", txt, re.M) is not None,
           "the driver's study line: the table's estimate scaled by the studies done")
+    vers = {json.load(open(f))["version"] for f in glob.glob(os.path.join(out, "*", "records", "*", "*.json"))}
+    md = open(os.path.join(out, "summary.md")).read() if os.path.exists(os.path.join(out, "summary.md")) else ""
+    check(len(vers) == 1 and ("Build: %s; devices: " % vers.pop()) in md, "the summary names the build of the records")
     new = sorted(set(os.listdir(SRC)) - before)
     check(not new, "nothing written into the source folder (the runs' cwd): %s" % new)
 
