@@ -694,19 +694,25 @@ static int cols_work_alloc(k_backend *be, c_cols *s) {
 static int col_class(const c_cols *s, int64_t c);
 static c_choice col_choice(const c_cols *s);
 
-/* k_index over every column, then k_classify (the class of every column on the device; wsb:
- * the slot columns' workspace bytes per column, or NULL); *total = their sum, s->nslot their
- * count (a wait).  Local. */
-static int cols_index_classify(k_backend *be, c_cols *s, int64_t *wsb, int64_t *total) {
+/* k_index over every column (queued).  Local. */
+static int cols_index_run(k_backend *be, c_cols *s) {
+  if (s->ncols == 0) return HY_OK;
+  int64_t threads = s->ncols * 32;
+  int blocks = (int)((threads + 255) / 256);
+  k_index<<<blocks, 256, 0, k_cuda_st(be)->stream>>>(s->ncols, s->jptr, s->jloc, s->bptr, s->bcol,
+                                                     s->iub, s->iset, s->isize, s->head);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
+}
+
+/* k_classify after the index sets: the class of every column on the device (wsb: the slot
+ * columns' workspace bytes per column, or NULL); *total = their sum, s->nslot their count (a
+ * wait).  Local. */
+static int cols_classify(k_backend *be, c_cols *s, int64_t *wsb, int64_t *total) {
   k_cuda_state *st = k_cuda_st(be);
   unsigned long long acc[2] = { 0, 0 };
   HY_CUDA(cudaMemsetAsync(s->cacc, 0, 2 * sizeof(unsigned long long), st->stream));
   if (s->ncols > 0) {
-    int64_t threads = s->ncols * 32;
-    int blocks = (int)((threads + 255) / 256);
-    k_index<<<blocks, 256, 0, st->stream>>>(s->ncols, s->jptr, s->jloc, s->bptr, s->bcol, s->iub,
-                                            s->iset, s->isize, s->head);
-    HY_CUDA_LAUNCH();
     k_classify<<<grid_of(s->ncols), 256, 0, st->stream>>>(s->ncols, s->jptr, s->isize,
                                                           col_choice(s), s->cls, wsb, s->cacc);
     HY_CUDA_LAUNCH();
@@ -736,7 +742,8 @@ static int cols_host_sizes(k_backend *be, c_cols *s) {
 static int c_cols_index(k_backend *be, void *state, int32_t *isize) {
   c_cols *s = (c_cols *)state;
   int64_t total = 0;
-  HY_CALL(cols_index_classify(be, s, NULL, &total));
+  HY_CALL(cols_index_run(be, s));
+  HY_CALL(cols_classify(be, s, NULL, &total));
   HY_CALL(cols_host_sizes(be, s));
   memcpy(isize, s->hisize->data(), (size_t)s->ncols * sizeof(int32_t));
   return HY_OK;
@@ -750,18 +757,22 @@ static int c_cols_index_batches(k_backend *be, void *state, int64_t workspace, i
   k_cuda_state *st = k_cuda_st(be);
   c_cols *s = (c_cols *)state;
   int64_t total = 0, *wsb = NULL, nb = 0;
-  HY_CALL(s_alloc(be, (void **)&wsb, (size_t)(s->ncols + 1) * sizeof(int64_t)));
-  int rc = cols_index_classify(be, s, wsb, &total);
+  HY_CALL(cols_index_run(be, s));
+  HY_CALL(cols_classify(be, s, NULL, &total));
   int64_t *e = (int64_t *)malloc((size_t)(s->ncols + 1) * sizeof(int64_t));
-  if (rc == HY_OK && !e) rc = hy_err(HY_ESYS, "out of memory for the batches of columns");
-  if (rc == HY_OK && (total <= workspace || s->ncols == 0)) {
+  if (!e) return hy_err(HY_ESYS, "out of memory for the batches of columns");
+  int rc = HY_OK;
+  if (total <= workspace || s->ncols == 0) {
     if (s->ncols) e[nb++] = s->ncols;
-  } else if (rc == HY_OK) {
+  } else {   /* the per-column bytes: k_classify once more, writing them */
+    rc = s_alloc(be, (void **)&wsb, (size_t)(s->ncols + 1) * sizeof(int64_t));
+    if (rc == HY_OK) rc = cols_classify(be, s, wsb, &total);
     std::vector<int64_t> hb((size_t)s->ncols + 1);
-    rc = cudaMemcpyAsync(hb.data(), wsb, (size_t)s->ncols * sizeof(int64_t),
-                         cudaMemcpyDeviceToHost, st->stream) == cudaSuccess &&
-         cudaStreamSynchronize(st->stream) == cudaSuccess ? HY_OK
-         : hy_err(HY_ESYS, "CUDA: the columns' workspace sizes to the host failed");
+    if (rc == HY_OK)
+      rc = cudaMemcpyAsync(hb.data(), wsb, (size_t)s->ncols * sizeof(int64_t),
+                           cudaMemcpyDeviceToHost, st->stream) == cudaSuccess &&
+           cudaStreamSynchronize(st->stream) == cudaSuccess ? HY_OK
+           : hy_err(HY_ESYS, "CUDA: the columns' workspace sizes to the host failed");
     for (int64_t c = 0, bytes = 0; rc == HY_OK && c < s->ncols; c++) {
       if (c > 0 && bytes + hb[(size_t)c] > workspace) {
         e[nb++] = c;
