@@ -371,8 +371,11 @@ template <typename T>
 __global__ void __launch_bounds__(C_SWB_THREADS) swap_blk_k(T *a, int64_t lda, int64_t c0, int64_t r0,
                                                             int64_t nr, int i0, int d, const int *piv,
                                                             int64_t m, int ct) {
-  __shared__ int sp[C_SWB_MAX], code[C_SWB_MAX], content[2 * C_SWB_MAX];
-  __shared__ int srow[2 * C_SWB_MAX], ssrc[2 * C_SWB_MAX];
+  __shared__ int sp[C_SWB_MAX];
+  __shared__ int code[C_SWB_MAX];
+  __shared__ int content[2 * C_SWB_MAX];
+  __shared__ int srow[2 * C_SWB_MAX];
+  __shared__ int ssrc[2 * C_SWB_MAX];
   int cap = 2 * d;
   for (int i = threadIdx.x; i < d; i += blockDim.x) {
     int p = piv[i0 + i];

@@ -732,6 +732,19 @@ foreach(spec "1:1x1" "2:1x2" "2:2x1")
   set_tests_properties(gauss_profile_${grid} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS ${np})
 endforeach()
 
+# The CUDA backend's panel kernels on the host (no GPU needed): swap_blk_k and the fused base
+# block panel_base_k, their source cut from kernels/cuda and rewritten for a thread-per-CUDA-
+# thread emulator (tests/gauss/emu: block barriers, the cooperative grid barrier, warp shuffles),
+# against the swaps done in order and an unblocked getf2 (pivots identical, factors to 1e-12 in
+# FP64, several thread blocks, ties); skipped without a C++20 compiler (tests/gauss/kernel_emu.py)
+find_program(HY_EMU_CXX NAMES c++ g++ clang++)
+if(HY_EMU_CXX)
+  add_test(NAME gauss_cuda_kernels_emu
+    COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/kernel_emu.py --src ${PROJECT_SOURCE_DIR} --cxx ${HY_EMU_CXX}
+            --workdir ${HY_TEST_OUT}/gauss_cuda_kernels_emu --reps 6)
+  set_tests_properties(gauss_cuda_kernels_emu PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+
 # gauss.trace (time marks on both streams; on the host one stream, in order): the parts of the
 # line parsed, >= 0, summing to the printed factor time, within [0.5, 1.05] x the run's factor
 # time; the quarters' busy + waiting = factor - first panel, their panels the side stream's;

@@ -1,0 +1,103 @@
+/* emu_gauss.cpp - the CUDA backend's gauss panel kernels run on the host under emu.h, against
+ * sequential references (tests/gauss/kernel_emu.py rewrites their source into swap.inc and
+ * panel.inc): swap_blk_k (a base block's row swaps on the panel's other columns) against the
+ * swaps done in order, panel_base_k (the fused base block, several thread blocks and the grid
+ * barrier) against an unblocked getf2: the same pivots, the factors to 1e-12 (FP64) / 1e-4
+ * (FP32, the products may round differently), ties included.  Prints one line per check and
+ * "PASSED: K of K checks passed" or "FAILED: ...". */
+#include "emu.h"
+#include <algorithm>
+#include <random>
+
+#define __global__
+#define __device__
+#define __launch_bounds__(x)
+#include "swap.inc"
+#define EMU_T 64
+#include "panel.inc"
+
+/* swap_blk_k on a random M x N panel, base block at column c0 of width n. */
+static int check_swap(std::mt19937 &rng) {
+  int64_t M = 1 + rng() % 300, N = 1 + rng() % 200, lda = M + rng() % 5;
+  int64_t c0 = rng() % std::min<int64_t>(M, N);
+  int64_t n = 1 + rng() % std::min<int64_t>(N - c0, 64);
+  int d = (int)std::min<int64_t>(M - c0, n);
+  std::vector<int> piv(M, 0);
+  for (int64_t i = c0; i < c0 + d; i++) piv[i] = (rng() % 10 == 0) ? (int)i : (int)(i + rng() % (M - i));
+  std::vector<double> a(lda * N), ref;
+  for (auto &x : a) x = (double)(rng() % 100000);
+  ref = a;
+  int64_t r0 = c0 + n, nr = N - r0 > 0 ? N - r0 : 0;
+  for (int64_t j = 0; j < N; j++)
+    if (j < c0 || j >= r0)
+      for (int64_t i = c0; i < c0 + d; i++) std::swap(ref[i + j * lda], ref[piv[i] + j * lda]);
+  if (c0 + nr <= 0) return 0;
+  int ct = C_SWB_THREADS / (2 * d);
+  int nbk = (int)((c0 + nr + ct - 1) / ct);
+  for (int b = 0; b < nbk; b++)   /* the blocks are independent: one at a time */
+    emu_launch(1, C_SWB_THREADS, 0, [&] {
+      swap_blk_k<double>(a.data(), lda, c0, r0, nr, (int)c0, d, piv.data(), M, ct);
+    }, b);
+  int bad = a != ref;
+  fflush(stdout);
+  printf("swap_blk_k M=%ld N=%ld c0=%ld n=%ld: %s\n", (long)M, (long)N, (long)c0, (long)n, bad ? "DIFFERS from the swaps in order" : "as the swaps in order");
+  return bad;
+}
+
+/* panel_base_k on a random m x bw block in G thread blocks of EMU_T threads. */
+template <typename T> static int check_panel(std::mt19937 &rng, int ties) {
+  int m = 1 + rng() % 150, bw = 1 + rng() % 32, G = 1 + rng() % 3;
+  if (G > m) G = m;
+  int64_t lda = m + rng() % 3;
+  std::vector<T> a(lda * bw), ref;
+  for (auto &x : a) x = ties ? (T)((int)(rng() % 7) - 3) : (T)((double)(rng() % 2000001) / 1e6 - 1.0);
+  ref = a;
+  std::vector<int> rp(bw, -1);
+  int nj = m < bw ? m : bw;
+  for (int j = 0; j < nj; j++) {   /* getf2: the first row of the largest magnitude */
+    int p = j;
+    double bv = -1;
+    for (int i = j; i < m; i++) {
+      double v = std::fabs((double)ref[i + j * lda]);
+      if (v > bv) { bv = v; p = i; }
+    }
+    rp[j] = p;
+    if (p != j) for (int c = 0; c < bw; c++) std::swap(ref[j + c * lda], ref[p + c * lda]);
+    T pv = ref[j + j * lda];
+    for (int i = j + 1; i < m; i++) {
+      T l = ref[i + j * lda];
+      if (pv != (T)0) l = l / pv;
+      ref[i + j * lda] = l;
+      for (int c = j + 1; c < bw; c++) ref[i + c * lda] -= l * ref[j + c * lda];
+    }
+  }
+  int rpb = (m + G - 1) / G;
+  G = (m + rpb - 1) / rpb;
+  int poff = 7;
+  std::vector<int> piv(bw, -1), cidx(2 * G);
+  std::vector<T> crow(2 * G * 32), rowj(2 * 32);
+  std::vector<double> cval(2 * G);
+  emu_launch(G, EMU_T, (size_t)(rpb + 1) * bw * sizeof(T), [&] {
+    panel_base_k<T>(a.data(), lda, m, bw, rpb, piv.data(), poff, crow.data(), cval.data(), cidx.data(), rowj.data());
+  });
+  int bad = 0;
+  for (int j = 0; j < nj; j++) bad |= piv[j] != rp[j] + poff;
+  double mx = 0;
+  for (int64_t k = 0; k < lda * bw; k++)
+    if (k % lda < m) mx = std::fmax(mx, std::fabs((double)a[k] - (double)ref[k]) / (1 + std::fabs((double)ref[k])));
+  bad |= !(mx < (sizeof(T) == 8 ? 1e-12 : 1e-4));
+  printf("panel_base_k %s m=%d bw=%d blocks=%d%s: pivots %s, factors within %.1e\n", sizeof(T) == 8 ? "FP64" : "FP32",
+         m, bw, G, ties ? " (ties)" : "", bad ? "or factors DIFFER" : "as getf2", mx);
+  return bad;
+}
+
+int main(int argc, char **argv) {
+  int reps = argc > 1 ? atoi(argv[1]) : 8;
+  std::mt19937 rng(11);
+  int bad = 0, n = 0;
+  for (int k = 0; k < 3 * reps; k++, n++) bad += check_swap(rng);
+  for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_panel<float>(rng, k % 4 == 3) : check_panel<double>(rng, k % 4 == 2);
+  if (bad) printf("FAILED: %d of %d checks\n", bad, n);
+  else printf("PASSED: %d of %d checks passed\n", n, n);
+  return bad != 0;
+}
