@@ -208,6 +208,49 @@ int la_transpose(MPI_Comm comm, const la_part *pin, const hy_csr *loc, const la_
   return HY_OK;
 }
 
+/* out[i] = the value of global index rows[i] in the distributed vector loc (local part under
+ * p: loc[g - p->start[owner]] on the owner); this rank's own indices read here, the others
+ * fetched by one request / answer exchange.  Collective. */
+int la_fetch_values(MPI_Comm comm, const la_part *p, const double *loc, int64_t nr,
+                    const int64_t *rows, double *out) {
+  int size = p->size, rank;
+  HY_MPI(MPI_Comm_rank(comm, &rank));
+  int64_t r0 = p->start[rank], r1 = p->start[rank + 1];
+  int *cnt = NULL, *own = NULL;
+  HY_CALLOC(cnt, 5 * size);
+  int *rcnt = cnt + size, *sdsp = rcnt + size, *rdsp = sdsp + size, *fill = rdsp + size;
+  HY_MALLOC(own, nr + 1);
+  for (int64_t i = 0; i < nr; i++) {
+    own[i] = rows[i] >= r0 && rows[i] < r1 ? -1 : la_part_owner(p, rows[i]);
+    if (own[i] >= 0) cnt[own[i]]++;
+  }
+  int64_t nin = 0;
+  HY_CALL(exchange_counts(comm, size, cnt, rcnt, sdsp, rdsp, &nin));
+  int64_t nout = 0, *req = NULL, *in = NULL, *slot = NULL;
+  for (int q = 0; q < size; q++) nout += cnt[q];
+  double *ans = NULL, *got = NULL;
+  HY_MALLOC(req, nout + 1);
+  HY_MALLOC(slot, nr + 1);
+  HY_MALLOC(in, nin + 1);
+  HY_MALLOC(ans, nin + 1);
+  HY_MALLOC(got, nout + 1);
+  for (int64_t i = 0; i < nr; i++) {
+    if (own[i] < 0) continue;
+    slot[i] = sdsp[own[i]] + fill[own[i]]++;
+    req[slot[i]] = rows[i];
+  }
+  HY_MPI(MPI_Alltoallv(req, cnt, sdsp, MPI_INT64_T, in, rcnt, rdsp, MPI_INT64_T, comm));
+  for (int64_t i = 0; i < nin; i++) {
+    if (in[i] < r0 || in[i] >= r1)
+      return hy_err(HY_ESYS, "la_fetch_values: index %lld not owned", (long long)in[i]);
+    ans[i] = loc[in[i] - r0];
+  }
+  HY_MPI(MPI_Alltoallv(ans, rcnt, rdsp, MPI_DOUBLE, got, cnt, sdsp, MPI_DOUBLE, comm));
+  for (int64_t i = 0; i < nr; i++) out[i] = own[i] < 0 ? loc[rows[i] - r0] : got[slot[i]];
+  free(cnt); free(own); free(req); free(in); free(slot); free(ans); free(got);
+  return HY_OK;
+}
+
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;

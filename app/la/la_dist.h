@@ -34,6 +34,10 @@ int la_transpose(MPI_Comm comm, const la_part *pin, const hy_csr *loc, const la_
  * [o0, o1) of the transpose, every column of loc inside): a counting sort.  Local. */
 int la_transpose_local(const hy_csr *loc, int64_t r0, int64_t o0, int64_t o1, hy_csr *out);
 
+/* out[i] = the value of global index rows[i] in the distributed vector loc (local part under
+ * p); this rank's own indices read here, the others fetched in one exchange.  Collective. */
+int la_fetch_values(MPI_Comm comm, const la_part *p, const double *loc, int64_t nr,
+                    const int64_t *rows, double *out);
 /* out = rows rows[0..nr) (global indices, any order) of the distributed matrix loc under
  * partition p, in request order.  out->m = nr.  Collective. */
 int la_fetch_rows(MPI_Comm comm, const la_part *p, const hy_csr *loc, int64_t nr,

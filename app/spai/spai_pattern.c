@@ -491,18 +491,19 @@ static int pat_dist(spai_pattern_st *s) {
   double t0 = hy_wtime();
   HY_CALL(pattern_transpose(comm, pr, rank, s->a, &s->bt));
   ghost_rows(&s->bt, pr->n, r0, r1, &gh, &u);
-  hy_csr gx, rm, rg;
-  memset(&rg, 0, sizeof rg);
+  hy_csr gx;
   HY_CALL(la_fetch_rows(comm, pr, &s->bt, u, gh, &gx));
   double *mxb = NULL;
   if (!s->cmax) {  /* the row maxima of the local rows, then of the fetched ones */
-    row_maxima(s->a, &rm);
-    HY_CALL(la_fetch_rows(comm, pr, &rm, u, gh, &rg));
     HY_MALLOC(mxb, nloc + u + 1);
-    memcpy(mxb, rm.val, (size_t)nloc * sizeof *mxb);
-    for (int64_t t = 0; t < u; t++) mxb[nloc + t] = rg.val[rg.rowptr[t]];
-    csr_clear(&rm);
-    csr_clear(&rg);
+    const hy_csr *a = s->a;
+    for (int64_t i = 0; i < nloc; i++) {
+      double mx = 0;
+      for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
+        if (fabs(a->val[e]) > mx) mx = fabs(a->val[e]);
+      mxb[i] = mx;
+    }
+    HY_CALL(la_fetch_values(comm, pr, mxb, u, gh, mxb + nloc));
   }
   spai_append_rows(&s->bt, &gx);
   csr_clear(&gx);
