@@ -61,6 +61,7 @@ typedef struct {
   int panel;                /* gauss.panel: GAUSS_PANEL_* (vendor getrf; getrf_rec with the
                              * vendor's or the fused base blocks; auto: the backend's) */
   int panel_nb;             /* gauss.panel_nb: the recursive panel's base block (columns) */
+  int64_t panel_vendor_rows;  /* gauss.panel_vendor_rows: taller panels by the vendor's getrf (0: none) */
   int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */
   int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */
   int lda_pad;              /* gauss.lda = auto: the factors' leading dimension padded */
@@ -124,6 +125,8 @@ typedef struct gauss_t {
   double prof[5];           /* gauss.profile: panel, swaps, TRSM + U broadcast, lookahead GEMM,
                              * rest of the trailing GEMM (seconds, rank 0's, last factorization) */
   gauss_trace tr;           /* gauss.trace (blocked) */
+  int64_t npanels, ntall;   /* the last blocked factorization's panels; of them by the vendor's getrf
+                             * for gauss.panel_vendor_rows (every rank counts every panel) */
 } gauss_t;
 
 /* One algorithm: factor (collective; sp selects FP32 storage, keep: keep what a later solve

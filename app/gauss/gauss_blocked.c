@@ -79,6 +79,7 @@ typedef struct {
   int la;                     /* gauss.lookahead: the next panel's columns updated first */
   void *tr;                   /* gauss.trace: the factorization's time marks (NULL: none) */
   double fl[2];               /* flops of the lookahead GEMMs, of the rest of the trailing GEMMs */
+  int64_t ntall;              /* panels factored by the vendor's getrf for gauss.panel_vendor_rows */
   double hprev, host[16];     /* gauss.trace: the host's clock at the last mark; its time queueing
                                * the work before each kind of mark (BLK_TR_*; [BLK_TR]: mark 1) */
 } blk_ws;
@@ -133,6 +134,14 @@ static int blk_panel_rec(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int6
 static int blk_panel_fused(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *ip,
                            int *info, double *minpiv, int64_t *mi) {
   return g->ko->getrf_rec(g->be, sp, m, n, a, lda, blk_nbmin(g), K_GAUSS_BASE_FUSED, ip, info, minpiv, mi);
+}
+
+/* gauss.panel_vendor_rows: a panel of more than that many rows (0: none) is factored by the
+ * vendor's getrf whatever gauss.panel says (the fused base block holds all the panel's rows in
+ * shared memory: a tall panel takes many multiprocessors from the trailing GEMM beside it).
+ * Local. */
+static int blk_tall(const gauss_t *g, int64_t rows) {
+  return g->o->panel_vendor_rows > 0 && rows > g->o->panel_vendor_rows;
 }
 
 /* The panel variants by gauss.panel's index (GAUSS_PANEL_*), and getrf_dev's base blocks. */
@@ -215,12 +224,14 @@ static int blk_panel_host(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   int *ip = w->ipiv;  /* ip[0..jb): pivots relative to k0; ip[jb]: singular column or -1 */
   double minpiv = INFINITY;
   int root = pk * Q + qk;
+  w->ntall += blk_tall(g, n - k0);
   if (f->q == qk) {
     void *pan = at(w, f->a, lr0, lc0, f->lda);
     if (P == 1) {
       int info = 0;
       int64_t mi = 0;
-      HY_LOCAL(w->panel(g, sp, mrows, jb, pan, f->lda, ip, &info, &minpiv, &mi));
+      HY_LOCAL((blk_tall(g, n - k0) ? blk_panel_vendor : w->panel)(g, sp, mrows, jb, pan, f->lda, ip, &info,
+                                                                  &minpiv, &mi));
       ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
     } else {
       /* gather the panel's rows to the diagonal process of this column: one message per
@@ -260,7 +271,7 @@ static int blk_panel_host(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
                                  at(w, w->pbuf2, dsp[pp], 0, 1)));
         int info = 0;
         int64_t mi = 0;
-        HY_LOCAL(w->panel(g, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
+        HY_LOCAL((blk_tall(g, m) ? blk_panel_vendor : w->panel)(g, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
         ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
         for (int pp = 0; pp < P; pp++)
           if (cnt[pp] > 0)
@@ -302,8 +313,10 @@ static int blk_panel_dev(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   blk_fact *f = w->f;
   int64_t n = g->n, k0 = k * g->nb, jb = n - k0 < g->nb ? n - k0 : g->nb;
   void *pan = at(w, f->a, k0, k0, f->lda);
-  HY_LOCAL(g->ko->getrf_dev(g->be, f->sp, n - k0, jb, pan, f->lda, w->nbmin, w->base, w->dpiv + k0,
-                            w->dstat + 3 * k));
+  int tall = blk_tall(g, n - k0);
+  w->ntall += tall;
+  HY_LOCAL(g->ko->getrf_dev(g->be, f->sp, n - k0, jb, pan, f->lda, tall ? 0 : w->nbmin, w->base,
+                            w->dpiv + k0, w->dstat + 3 * k));
   HY_LOCAL(g->ko->swap_plan(g->be, (int)jb, n - k0, w->dpiv + k0, w->dplans + k * K_GAUSS_PLAN_INTS(g->nb)));
   *lp = pan;
   *ldl = f->lda;
@@ -802,6 +815,8 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     }
     g->ko->trace_close(be, w.tr);
   }
+  g->ntall = w.ntall;
+  g->npanels = nblk;
   if (rc == HY_OK) rc = w.pw->finish(&w, nblk);
   hy_progress_end(&prog);
   blk_ws_free(&w);

@@ -529,6 +529,7 @@ if(HYBRID_GPU_TESTS)
             --workdir ${HY_TEST_OUT}/gauss_gpu_panel_fused_double --tol 1e-10
             --runs "1:gauss.panel=vendor" "1:gauss.panel=fused" "1:gauss.panel=fused gauss.pivots=host"
                    "1:gauss.panel=fused gauss.lookahead=0 gauss.panel_nb=8"
+                   "1:gauss.panel=fused gauss.panel_vendor_rows=4000"
             -- run.workload=gauss run.backend=cuda gauss.n=8192 gauss.nb=512 run.seed=3)
   set_tests_properties(gauss_gpu_panel_fused_double PROPERTIES LABELS "gpu" TIMEOUT 300)
   add_test(NAME gauss_gpu_panel_fused_hplmxp_fp16
@@ -828,6 +829,19 @@ add_test(NAME gauss_panel_fused_ranks
                  "2:gauss.grid=2x1 gauss.panel_nb=16" "2:gauss.grid=1x2 gauss.panel_nb=3"
           -- run.workload=gauss run.backend=host gauss.panel=fused gauss.n=301 gauss.nb=48 run.seed=13)
 set_tests_properties(gauss_panel_fused_ranks PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
+# gauss.panel_vendor_rows: the panels taller than it by the vendor's getrf, the rest by the
+# fused / recursive panel: 4 of the 7 panels of n = 301, nb = 48 have more than 150 rows (the
+# count printed by every run), x within 1e-12 of the vendor panel's, device and host pivots,
+# the in-place (1x1, 1x2) and the gathered (2x1) panel
+add_test(NAME gauss_panel_vendor_rows
+  COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+          --workdir ${HY_TEST_OUT}/gauss_panel_vendor_rows --tol 1e-12
+          --expect "^gauss: panels \\(last factorization\\): 4 of 7 by the vendor's getrf \\(more than gauss.panel_vendor_rows = 150 rows\\)"
+          --runs "1:gauss.panel=vendor" "1:gauss.panel=fused" "1:gauss.panel=fused gauss.pivots=host"
+                 "1:gauss.panel=recursive gauss.panel_nb=5" "2:gauss.grid=2x1 gauss.panel=fused"
+                 "2:gauss.grid=1x2 gauss.panel=fused"
+          -- run.workload=gauss run.backend=host gauss.panel_vendor_rows=150 gauss.n=301 gauss.nb=48 run.seed=13)
+set_tests_properties(gauss_panel_vendor_rows PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
 foreach(np 1 2)
   hy_case(NAME gauss_panel_recursive_singular_${np} RANKS ${np} EXIT 3
     EXPECT "singular at column 4 \\(0-based\\)" "FAILED: numerical"
