@@ -165,6 +165,9 @@ typedef struct {
   double tau;
   int top_blas, blas_after;
   void (*blas_set)(int nt);
+  int top_tiles;       /* 1: every supernode's dpotrf / dtrsm by 64-wide tiles, the top's on the
+                          threads (one BLAS thread throughout); 0: one dpotrf + dtrsm a supernode,
+                          the top's on top_blas BLAS threads */
 } k_lle_chol_in;
 /* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the
  * dense-block count) in all and above the cut, the two phases' seconds, and minor: n, or the

@@ -54,6 +54,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd: BLAS threads of the numeric Cholesky factor: with cnd_factor = own, of the top separators' dpotrf / dtrsm (0: run.blas_threads where set, else the rank's threads); with cnd_factor = cholmod, of all of it (0: run.blas_threads where set, else min(4, the size rule of the other solvers): CHOLMOD's many small supernodal dsyrk / dgemm / dpotrf calls lose with more, H200 N = 1M: 54.7 s at 16 threads, 6.9 s at 4, 8.6 s at 1); the block solves keep the size rule" },
   { "lle", "cnd_factor", CFG_ENUM, "own", 0, 0, "own|cholmod",
     "chol-nd: the numeric Cholesky factor on CHOLMOD's supernodal analysis: own (kernels/host/lle_chol.c: left-looking supernodal, tree-parallel: subtrees on the rank's threads with one BLAS thread each, the top separators split over the threads, their dpotrf / dtrsm on lle.cnd_blas_threads) or cholmod (CHOLMOD's own, sequential over the supernodes, its BLAS on lle.cnd_blas_threads)" },
+  { "lle", "cnd_top", CFG_ENUM, "blas", 0, 0, "blas|tiles",
+    "chol-nd, cnd_factor = own: the supernodes' dpotrf / dtrsm: blas (one call each; the top supernodes' on up to lle.cnd_blas_threads OpenBLAS threads) or tiles (64-wide tiles, right-looking; the top supernodes' tiles on the rank's threads, one BLAS thread throughout: the factor the same bit for bit at any thread count whatever run.blas_threads)" },
   { "lle", "cnd_check", CFG_BOOL, "false", 0, 0, NULL,
     "chol-nd: after the factorisation, its backward error on one seeded probe z, ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z||, printed and recorded (cnd_factor_check; costs about two solves)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
@@ -117,6 +119,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_blas_threads = (int)cfg_int(c, "lle.cnd_blas_threads");
   o->cnd_own = cfg_is(c, "lle.cnd_factor", "own");
   o->cnd_check = cfg_bool(c, "lle.cnd_check");
+  o->cnd_tiles = cfg_is(c, "lle.cnd_top", "tiles");
   o->threads = (int)cfg_int(c, "lle.threads");
   o->tol = cfg_real(c, "lle.tol");
   o->maxit = (int)cfg_int(c, "lle.maxit");

@@ -73,6 +73,7 @@ typedef struct {
   double t_setup, t_permute;   /* chol-nd: B and the block before the order; A permuted after it */
   int cnd_own;        /* chol-nd: the own tree-parallel factor (below), else CHOLMOD's */
   int cnd_nsub, cnd_ntop, cnd_threads;   /* its subtrees, top supernodes, threads */
+  int cnd_tiles;      /* its dpotrf / dtrsm by tiles (lle.cnd_top = tiles) */
   double cnd_top_frac, t_sub, t_top;     /* its top's share of the flops, its two phases */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */
   int factor_checked;    /* 1: factor_check was computed */
@@ -141,6 +142,7 @@ typedef struct {
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
   int cnd_own;                 /* chol-nd: lle.cnd_factor = own (else CHOLMOD's numeric factor) */
   int cnd_check;               /* chol-nd: lle.cnd_check, the factor's backward error printed */
+  int cnd_tiles;               /* chol-nd: lle.cnd_top = tiles */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;

@@ -34,6 +34,7 @@ typedef struct {
   int solve_cols;              /* chol-nd: right-hand sides a solve call (0: the whole block) */
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
   int cnd_own, cnd_check;      /* chol-nd: lle.cnd_factor = own, lle.cnd_check */
+  int cnd_tiles;               /* chol-nd: lle.cnd_top = tiles */
 } lle_eig_in;
 
 /* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC

@@ -198,11 +198,13 @@ static int cnd_numeric_cholmod(const lle_eig_in *in, cnd_op *o, double tau, lle_
 
 /* The factor's structure and the matrix as k_lle_chol_numeric takes them.  Local. */
 static void cnd_own_args(const cnd_op *o, double tau, const lle_eig *e, k_lle_super *ls, k_lle_chol_in *ci) {
+  int tiles = e->cnd_tiles;
   const cholmod_factor *L = o->L;
   *ls = (k_lle_super){ .n = (int64_t)L->n, .nsuper = (int64_t)L->nsuper, .super = L->super, .pi = L->pi,
                        .px = L->px, .s = L->s };
   *ci = (k_lle_chol_in){ .ap = o->ap, .ai = o->ai, .ax = o->ax, .perm = L->Perm, .tau = tau,
-                         .top_blas = e->factor_blas_threads, .blas_after = e->blas_threads, .blas_set = lle_blas_set };
+                         .top_blas = e->factor_blas_threads, .blas_after = e->blas_threads, .blas_set = lle_blas_set,
+                         .top_tiles = tiles };
 }
 
 /* The own tree-parallel numeric factor (kernels/host/lle_chol.c) written into CHOLMOD's
@@ -240,6 +242,7 @@ typedef struct {
  * run.blas_threads, else the rank's threads.  Local. */
 static int cnd_own_blas(const lle_eig_in *in, int64_t n) {
   (void)n;
+  if (in->cnd_tiles) return 1;   /* the tiles on the threads, one BLAS thread each */
   if (in->cnd_blas_threads > 0) return in->cnd_blas_threads;
   if (in->blas_threads > 0) return in->blas_threads;
   return in->threads > 0 ? in->threads : 1;
@@ -258,6 +261,7 @@ static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_e
   double tau = 1e-13 * (dmax > 0 ? dmax : 1);
   double t0 = MPI_Wtime();
   e->cnd_own = in->cnd_own;
+  e->cnd_tiles = in->cnd_own && in->cnd_tiles;
   e->factor_blas_threads = kind->blas(in, b->n);
   lle_blas_set(e->factor_blas_threads);
   int rc;

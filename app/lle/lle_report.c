@@ -72,8 +72,8 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
              e->order_parts[1], e->order_parts[2], e->order_parts[3], e->t_permute);
   if (e->cnd_own)
     hy_printf0(ctx, "lle: chol-nd factor: own tree-parallel supernodal: %d subtree(s) on %d thread(s) %.3f s, "
-               "%d top supernode(s) (%.1f%% of the flops) %.3f s\n", e->cnd_nsub, e->cnd_threads, e->t_sub,
-               e->cnd_ntop, 100 * e->cnd_top_frac, e->t_top);
+               "%d top supernode(s) (%.1f%% of the flops) %.3f s, dpotrf / dtrsm %s\n", e->cnd_nsub, e->cnd_threads, e->t_sub,
+               e->cnd_ntop, 100 * e->cnd_top_frac, e->t_top, e->cnd_tiles ? "by tiles on the threads" : "by BLAS calls");
   if (e->factor_checked)
     hy_printf0(ctx, "lle: chol-nd factor check: ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z|| = %.3e\n",
                e->factor_check);

@@ -89,7 +89,7 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     .blas_threads = ctx->blas_threads_want,
     .x = info->data.x, .xdim = info->data.dim, .nd_leaf = o->nd_leaf,
     .solve_cols = o->cnd_solve_cols, .cnd_blas_threads = o->cnd_blas_threads, .cnd_own = o->cnd_own,
-    .cnd_check = o->cnd_check,
+    .cnd_check = o->cnd_check, .cnd_tiles = o->cnd_tiles,
   };
   cpu0 = lle_cpu();
   hy_phase_begin(ctx, "eigen");

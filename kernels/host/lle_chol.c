@@ -308,6 +308,106 @@ static void ch_factor_diag(ch_fact *f, int64_t s) {
   if (m > 0) dtrsm_("R", "L", "T", "N", &m, &nc, &one, blk, &lda, blk + nc, &lda, 1, 1, 1, 1);
 }
 
+/* ---- lle.cnd_top = tiles: s's block factored by CH_RCH-wide tiles (right-looking), the
+ * same tiles and calls whether one thread or all do it ---- */
+
+extern void dsyrk_(const char *uplo, const char *tr, const int *n, const int *k, const double *alpha,
+                   const double *a, const int *lda, const double *beta, double *c, const int *ldc, size_t, size_t);
+
+/* Step k's diagonal tile: dpotrf (kb columns); a non-positive pivot recorded.  Local. */
+static void ch_tile_diag(ch_fact *f, int64_t s, int64_t k, int kb) {
+  const k_lle_super *L = f->L;
+  int lda = (int)(L->pi[s + 1] - L->pi[s]), info = 0;
+  double *a = f->lx + L->px[s] + k * lda + k;
+  dpotrf_("L", &kb, a, &lda, &info, 1);
+  if (info != 0) {
+    int want = 0, col = (int)(L->super[s] + k + (info > 0 ? info - 1 : 0)) + 1;
+    atomic_compare_exchange_strong(&f->fail, &want, col);
+  }
+}
+
+/* Step k's panel: row block i below the diagonal tile (rows k + kb + i CH_RCH ..), dtrsm.  Local. */
+static void ch_tile_panel(ch_fact *f, int64_t s, int64_t k, int kb, int64_t i) {
+  const k_lle_super *L = f->L;
+  int64_t lda = L->pi[s + 1] - L->pi[s], r = k + kb + i * CH_RCH;
+  int m = (int)(r + CH_RCH < lda ? CH_RCH : lda - r), ilda = (int)lda;
+  double *blk = f->lx + L->px[s];
+  const double one = 1;
+  dtrsm_("R", "L", "T", "N", &m, &kb, &one, blk + k * lda + k, &ilda, blk + k * lda + r, &ilda, 1, 1, 1, 1);
+}
+
+/* Step k's panel row blocks.  Local. */
+static int64_t ch_tile_npanel(const ch_fact *f, int64_t s, int64_t k, int kb) {
+  int64_t lda = f->L->pi[s + 1] - f->L->pi[s];
+  return (lda - k - kb + CH_RCH - 1) / CH_RCH;
+}
+
+/* Step k's trailing tasks: per column tile j (from k + kb) its diagonal tile (dsyrk) and the
+ * row blocks below it (dgemm); task q of them.  Local. */
+static void ch_tile_trail(ch_fact *f, int64_t s, int64_t k, int kb, int64_t q) {
+  const k_lle_super *L = f->L;
+  int64_t lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+  double *blk = f->lx + L->px[s];
+  const double one = 1, mone = -1;
+  int ilda = (int)lda;
+  for (int64_t j = k + kb; j < nc; j += CH_RCH) {
+    int jb = (int)(j + CH_RCH < nc ? CH_RCH : nc - j);
+    int64_t cnt = 1 + (lda - j - jb + CH_RCH - 1) / CH_RCH;
+    if (q >= cnt) { q -= cnt; continue; }
+    if (q == 0) {
+      dsyrk_("L", "N", &jb, &kb, &mone, blk + k * lda + j, &ilda, &one, blk + j * lda + j, &ilda, 1, 1);
+      return;
+    }
+    int64_t r = j + jb + (q - 1) * CH_RCH;
+    int m = (int)(r + CH_RCH < lda ? CH_RCH : lda - r);
+    dgemm_("N", "T", &m, &jb, &kb, &mone, blk + k * lda + r, &ilda, blk + k * lda + j, &ilda, &one,
+           blk + j * lda + r, &ilda, 1, 1);
+    return;
+  }
+}
+
+/* Step k's trailing task count.  Local. */
+static int64_t ch_tile_ntrail(const ch_fact *f, int64_t s, int64_t k, int kb) {
+  int64_t lda = f->L->pi[s + 1] - f->L->pi[s], nc = f->L->super[s + 1] - f->L->super[s], cnt = 0;
+  for (int64_t j = k + kb; j < nc; j += CH_RCH) {
+    int64_t jb = j + CH_RCH < nc ? CH_RCH : nc - j;
+    cnt += 1 + (lda - j - jb + CH_RCH - 1) / CH_RCH;
+  }
+  return cnt;
+}
+
+/* s's block factored by tiles on one thread.  Local. */
+static void ch_tile_serial(ch_fact *f, int64_t s) {
+  int64_t nc = f->L->super[s + 1] - f->L->super[s];
+  for (int64_t k = 0; k < nc && !atomic_load(&f->fail); k += CH_RCH) {
+    int kb = (int)(k + CH_RCH < nc ? CH_RCH : nc - k);
+    ch_tile_diag(f, s, k, kb);
+    if (atomic_load(&f->fail)) return;
+    for (int64_t i = 0, np = ch_tile_npanel(f, s, k, kb); i < np; i++) ch_tile_panel(f, s, k, kb, i);
+    for (int64_t q = 0, nq = ch_tile_ntrail(f, s, k, kb); q < nq; q++) ch_tile_trail(f, s, k, kb, q);
+  }
+}
+
+/* s's block factored by tiles on all the threads (every thread calls it: barriers inside;
+ * the tasks of a step from the shared counter).  Local. */
+static void ch_tile_parallel(ch_fact *f, ch_thr *t, int64_t s) {
+  int64_t nc = f->L->super[s + 1] - f->L->super[s];
+  for (int64_t k = 0; k < nc; k += CH_RCH) {
+    int kb = (int)(k + CH_RCH < nc ? CH_RCH : nc - k);
+    pthread_barrier_wait(&f->bar);
+    if (t->tid == 0) { ch_tile_diag(f, s, k, kb); atomic_store(&f->blk_next, 0); }
+    pthread_barrier_wait(&f->bar);
+    if (atomic_load(&f->fail)) return;   /* every thread sees it after the barrier */
+    for (int64_t np = ch_tile_npanel(f, s, k, kb), i; (i = atomic_fetch_add(&f->blk_next, 1)) < np;)
+      ch_tile_panel(f, s, k, kb, i);
+    pthread_barrier_wait(&f->bar);
+    if (t->tid == 0) atomic_store(&f->blk_next, 0);
+    pthread_barrier_wait(&f->bar);
+    for (int64_t nq = ch_tile_ntrail(f, s, k, kb), q; (q = atomic_fetch_add(&f->blk_next, 1)) < nq;)
+      ch_tile_trail(f, s, k, kb, q);
+  }
+}
+
 /* s's row map: L row -> local row.  Local. */
 static void ch_map(const ch_fact *f, int64_t s, int32_t *map) {
   const k_lle_super *L = f->L;
@@ -396,7 +496,8 @@ static void ch_fact_node(ch_fact *f, ch_thr *t, int64_t s) {
   ch_assemble(f, s, t->map, 0, nc);
   for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++)
     ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], 0, lda, t->map, t->c);
-  ch_factor_diag(f, s);
+  if (f->in->top_tiles) ch_tile_serial(f, s);
+  else ch_factor_diag(f, s);
 }
 
 /* A top supernode's row map and its block counter (the caller's thread).  Local. */
@@ -425,6 +526,7 @@ static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
     for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++)
       ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], r0, r1, map0, t->c);
   }
+  if (f->in->top_tiles) ch_tile_parallel(f, t, s);
 }
 
 /* A top supernode's dpotrf / dtrsm on min(top_blas, its columns / CH_BLAS_COLS) BLAS
@@ -432,6 +534,7 @@ static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
 static void ch_fact_post(ch_fact *f, ch_thr *t, int64_t s) {
   const k_lle_chol_in *in = f->in;
   (void)t;
+  if (in->top_tiles) return;   /* factored by tiles in ch_fact_part */
   int64_t nc = f->L->super[s + 1] - f->L->super[s], bt = nc / CH_BLAS_COLS;
   if (bt > in->top_blas) bt = in->top_blas;
   if (in->blas_set && bt > 1) in->blas_set((int)bt);

@@ -705,16 +705,18 @@ def check_chol_nd_factor(c):
     """chol-nd's own tree-parallel numeric factor (lle.cnd_factor = own) against CHOLMOD's
     (cholmod) on the same symbolic factor: the probe's backward error (lle.cnd_check) <= 1e-14
     for both, the own solve's componentwise backward error <= 1e-14, the same iterations, every eigenvalue within the two residuals' sum, residuals
-    <= 1e-14 ||M||_1; the own factor at 1, 2, 3 and 8 threads (BLAS threads 1): the same probe
-    figure and the same embedding digest (bit for bit: the same BLAS calls on every entry);
+    <= 1e-14 ||M||_1; the own factor at 1, 2, 3 and 8 threads (BLAS threads 1), and with
+    lle.cnd_top = tiles at 1 and 3: the same probe figure and the same embedding digest (bit for
+    bit: the same BLAS calls on every entry);
     at N = 2000 the embedding within Procrustes 1e-10 of scikit-learn's dense solver."""
     rc = 0
     for n in (2000, 20000):
         base = ["run.workload=lle", "lle.n=%d" % n, "lle.k=10", "run.seed=0", "lle.trust_sample=0",
                 "lle.eigensolver=chol-nd", "lle.cnd_check=true", "output.embedding=emb.npy"]
         runs = {}
-        for kind, th in (("cholmod", 2), ("own", 1), ("own", 2), ("own", 3), ("own", 8)):
-            wd, out = run(c, 1, base + ["lle.cnd_factor=" + kind, "lle.threads=%d" % th], "fac_%s_%d_t%d" % (kind, n, th))
+        for kind, th in (("cholmod", 2), ("own", 1), ("own", 2), ("own", 3), ("own", 8), ("tiles", 1), ("tiles", 3)):
+            extra = ["lle.cnd_factor=own", "lle.cnd_top=tiles"] if kind == "tiles" else ["lle.cnd_factor=" + kind]
+            wd, out = run(c, 1, base + extra + ["lle.threads=%d" % th], "fac_%s_%d_t%d" % (kind, n, th))
             lam, res, rel = eig_table(out)
             m = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", out)
             chk = re.search(r"chol-nd factor check: .* = ([0-9.eE+-]+)", out)
@@ -729,17 +731,17 @@ def check_chol_nd_factor(c):
         print("%s chol-nd n=%d cholmod factor: probe backward error %.2e (<= 1e-14), %d iterations" % (
               "ok  " if okr else "FAIL", n, ref["chk"], ref["it"]))
         rc |= 0 if okr else 1
-        one = runs[("own", 1)]
-        for th in (1, 2, 3, 8):
-            r = runs[("own", th)]
+        for kind, th in (("own", 1), ("own", 2), ("own", 3), ("own", 8), ("tiles", 1), ("tiles", 3)):
+            one = runs[(kind, 1)]
+            r = runs[(kind, th)]
             ok = ("PASSED: lle" in r["out"] and "fallback" not in r["out"] and r["chk"] <= 1e-14 and r["sck"] <= 1e-14
                   and r["it"] == ref["it"] > 0 and bool(np.all(r["rel"] <= 1e-14))
                   and bool(np.all(np.abs(r["lam"] - ref["lam"]) <= r["res"] + ref["res"]))
                   and r["sub"] is not None and r["sub"][1] == th
                   and r["dg"] == one["dg"] and r["dg"] is not None and r["chk"] == one["chk"])
-            print("%s chol-nd n=%d own factor %d thread(s) (%s subtrees): solve check %.2e (<= 1e-14), probe %.3e (<= 1e-14; 1 thread %.3e), "
+            print("%s chol-nd n=%d own factor (%s) %d thread(s) (%s subtrees): solve check %.2e (<= 1e-14), probe %.3e (<= 1e-14; 1 thread %.3e), "
                   "%d iterations (cholmod %d), max |dlambda| %.2e (bound met: %s), max res/||M|| %.2e, digest %s (1 thread %s)" % (
-                  "ok  " if ok else "FAIL", n, th, r["sub"][0] if r["sub"] else "no", r["sck"], r["chk"], one["chk"], r["it"], ref["it"],
+                  "ok  " if ok else "FAIL", n, "blas" if kind == "own" else "tiles", th, r["sub"][0] if r["sub"] else "no", r["sck"], r["chk"], one["chk"], r["it"], ref["it"],
                   float(np.max(np.abs(r["lam"] - ref["lam"]))), bool(np.all(np.abs(r["lam"] - ref["lam"]) <= r["res"] + ref["res"])),
                   float(r["rel"].max()), r["dg"], one["dg"]))
             rc |= 0 if ok else 1

@@ -174,6 +174,9 @@ set_tests_properties(lle_chol_nd_factor PROPERTIES LABELS "unit" TIMEOUT 300)
 hy_case(NAME lle_bad_cnd_factor RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_factor' = 'blas' is not allowed; allowed: one of own.cholmod"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_factor=blas)
+hy_case(NAME lle_bad_cnd_top RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_top' = 'lapack' is not allowed; allowed: one of blas.tiles"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top=lapack)
 hy_case(NAME lle_bad_cnd_check RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_check' = 'maybe' is not a boolean; allowed: true or false"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_check=maybe)
