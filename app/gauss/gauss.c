@@ -38,6 +38,11 @@ static const cfg_key gauss_keys[] = {
     "single/mixed, blocked: the inputs of the trailing-update GEMMs rounded to this format with "
     "FP32 accumulation (GPU: tensor cores, cublasGemmEx; host: the rounding emulated), the panel "
     "and TRSM in FP32 (tensor = tf32 instead: cuBLAS's TF32 math mode for GEMM and TRSM)" },
+  { "gauss", "lookahead_low", CFG_ENUM, "low", 0, 0, "low|tf32",
+    "blocked, low = fp16|bf16: the lookahead GEMM's inputs: low (the step's 16-bit copies of the "
+    "L panel and U block row, as the rest of the trailing update) or tf32 (the FP32 L panel and U "
+    "columns rounded to TF32 inside the GEMM, tensor cores, FP32 sums: no 16-bit copy of those U "
+    "columns; the next panel's columns then carry TF32 rounding, at least as fine as FP16's)" },
   { "gauss", "tensor", CFG_ENUM, "none", 0, 0, "none|tf32",
     "single/mixed on a GPU: FP32 GEMMs through TF32 tensor cores (mixed refines to FP64 or falls back)" },
   { "gauss", "max_refine", CFG_INT, "30", 1, 1000, NULL,
@@ -178,6 +183,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->rhs_name = cfg_str(c, "gauss.rhs");
   o->rhs_file = cfg_str(c, "gauss.rhs_file");
   o->low = cfg_enum(c, "gauss.low");
+  o->la_tf32 = cfg_is(c, "gauss.lookahead_low", "tf32");
   o->tf32 = cfg_is(c, "gauss.tensor", "tf32");
   o->max_refine = (int)cfg_int(c, "gauss.max_refine");
   o->refine = cfg_enum(c, "gauss.refine");

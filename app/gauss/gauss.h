@@ -46,6 +46,7 @@ typedef struct {
   const char *rhs_file;     /* gauss.rhs_file */
   int tf32;                 /* gauss.tensor = tf32 (cuBLAS TF32 math mode) */
   int low;                  /* GAUSS_LOW_* (gauss.low) */
+  int la_tf32;              /* gauss.lookahead_low = tf32: HPL-MxP's lookahead GEMM on the FP32 inputs in TF32 */
   int max_refine;           /* gauss.max_refine */
   int refine;               /* GAUSS_REFINE_* (gauss.refine) */
   int gmres_max;            /* gauss.gmres_max */

@@ -672,12 +672,17 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
   void *lcur = lp;
   int64_t ldcur = ldl;
   /* HPL-MxP: L and the U solved so far rounded once (P = 1: the rest of U after its TRSM) */
-  blk_lowcopy(w, 1, mt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, 0, mt > 0 ? nt1 : 0);
+  int la32 = w->lowl && g->o->la_tf32;   /* gauss.lookahead_low = tf32: no 16-bit copy of U's */
+  blk_lowcopy(w, 1, mt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu, 0, mt > 0 && !la32 ? nt1 : 0);
   blk_tr(w, k, BLK_TR_LA_LOW);
   if (k + 1 < nblk) {
     if (split > lt && mt > 0) {
-      blk_gemm(w, mt, split - lt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu,
-               at(w, f->a, lr1, lt, f->lda), f->lda, 0);
+      if (la32)
+        HY_LOCAL(ko->gemm_sub_low(be, GAUSS_LOW_TF32, mt, split - lt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur,
+                                  up, ldu, at(w, f->a, lr1, lt, f->lda), f->lda));
+      else
+        blk_gemm(w, mt, split - lt, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, up, ldu,
+                 at(w, f->a, lr1, lt, f->lda), f->lda, 0);
       w->fl[0] += 2.0 * (double)mt * (double)(split - lt) * (double)jb;
     }
     prof_mark(g, 3, &tp);

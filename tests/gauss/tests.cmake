@@ -503,6 +503,17 @@ if(HYBRID_GPU_TESTS)
               run.workload=gauss run.backend=cuda run.seed=3 ${args})
     set_tests_properties(gauss_gpu_trace_${what} PROPERTIES LABELS "gpu" TIMEOUT 300)
   endforeach()
+  # gauss.lookahead_low = tf32 on the device (the lookahead GEMM by cublasGemmEx's TF32 compute
+  # type on the FP32 data) against the default 16-bit lookahead GEMM: step-0 residuals within
+  # 2x, x within 1e-9, both without the fallback
+  add_test(NAME gauss_gpu_hplmxp_lookahead_tf32
+    COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
+            --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_gpu_hplmxp_lookahead_tf32 --ratio 2
+            --runs "1:gauss.lookahead_low=low" "1:gauss.lookahead_low=tf32" --
+            run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16
+            gauss.refine=gmres gauss.n=3001 gauss.nb=256 run.seed=9)
+  set_tests_properties(gauss_gpu_hplmxp_lookahead_tf32 PROPERTIES LABELS "gpu" TIMEOUT 300)
   add_test(NAME gauss_gpu_lookahead_hplmxp_fp16
     COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
             --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
@@ -719,6 +730,24 @@ foreach(low fp16 bf16)
               gauss.low=${low} gauss.refine=gmres gauss.n=300 gauss.nb=32 run.seed=9)
     set_tests_properties(gauss_hplmxp_compare_${low}_${grid} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
   endforeach()
+endforeach()
+# gauss.lookahead_low = tf32 (HPL-MxP's lookahead GEMM on the FP32 L panel and U columns in TF32,
+# no 16-bit copy of those U columns): against the default (every GEMM on the 16-bit copies),
+# FP16 and BF16, 1 rank and the 1x2 grid: both PASSED without the fallback, the step-0 residual
+# within 2x (the same LU but for the lookahead columns' rounding), x within 1e-9
+foreach(spec "fp16:1:1x1" "bf16:2:1x2")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 low)
+  list(GET sp 1 np)
+  list(GET sp 2 grid)
+  add_test(NAME gauss_hplmxp_lookahead_tf32_${low}
+    COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
+            --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_hplmxp_lookahead_tf32_${low} --ratio 2
+            --runs "${np}:gauss.lookahead_low=low" "${np}:gauss.lookahead_low=tf32" --
+            run.workload=gauss run.backend=host gauss.matrix=hplmxp gauss.precision=mixed gauss.grid=${grid}
+            gauss.low=${low} gauss.refine=gmres gauss.n=300 gauss.nb=32 run.seed=9)
+  set_tests_properties(gauss_hplmxp_lookahead_tf32_${low} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS ${np})
 endforeach()
 # gauss.profile: the split of the factor time printed, each part parsed (>= 0), the printed sum
 # theirs, and the sum within [0.5, 1.05] x the factor time of the run (gauss_driver.py profile)
