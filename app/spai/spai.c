@@ -241,6 +241,7 @@ static int spai_precond(hy_ctx *ctx, const spai_opts *o, spai_problem *p, spai_m
   for (int i = 0; i < 6; i++) mine[i] = hy_phase_seconds(ctx, ph[i]) - before[i];
   HY_MPI(MPI_Allreduce(mine, in->phases, 6, MPI_DOUBLE, MPI_MAX, ctx->comm));
   in->rep.setup[rep] = in->t_setup;
+  memcpy(in->rep.phase + 6 * rep, in->phases, sizeof in->phases);
   return HY_OK;
 }
 
@@ -341,6 +342,7 @@ static int spai_run(hy_ctx *ctx) {
   in.rep.n = o.repeat;
   HY_CALLOC(in.rep.setup, o.repeat);
   HY_CALLOC(in.rep.iter, o.repeat);
+  HY_CALLOC(in.rep.phase, 6 * o.repeat);
   double *x = NULL;
   HY_CALLOC(x, p.a.m + 1);
   spai_m m, m0;
@@ -367,6 +369,7 @@ static int spai_run(hy_ctx *ctx) {
   free(x);
   free(in.rep.setup);
   free(in.rep.iter);
+  free(in.rep.phase);
   spai_setup_info_free(&in.setup);
   spai_setup_unwarm(ctx, &p.a, &in.warm);
   spai_problem_free(&p);

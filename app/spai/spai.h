@@ -293,6 +293,7 @@ int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, spai_m *m, const doubl
 typedef struct {
   int n;                        /* runs; the first is the cold one */
   double *setup, *iter;         /* per run: setup seconds (slowest rank), seconds per iteration */
+  double *phase;                /* per run: its 6 setup phases (slowest rank), 6 n entries */
   double setup_mean, setup_fast, iter_mean, iter_fast;   /* over the warm runs 2..n */
   int its_min, its_max;         /* BiCGSTAB iterations over the runs */
 } spai_rep;

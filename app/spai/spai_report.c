@@ -206,13 +206,17 @@ static void report_repeat(hy_ctx *ctx, spai_rep *rp, int have_setup, int have_so
   }
   hy_printf0(ctx, "spai: repeat %d: %s%s%s\n", rp->n, s1, s1[0] && s2[0] ? "; " : "",
              s1[0] || s2[0] ? s2 : "(nothing timed)");
-  if (have_setup) {   /* the spread of the warm runs, run by run (the first 16) */
-    char per[16 * 12 + 8] = "";
+  if (have_setup) {   /* the spread of the warm runs, run by run (the first 16) and by phase */
+    char per[16 * 64 + 8] = "";
     size_t l = 0;
-    for (int r = 0; r < rp->n && r < 16; r++)
-      l += (size_t)snprintf(per + l, sizeof per - l, "%s%.2f", r ? " " : "", 1e3 * rp->setup[r]);
-    hy_printf0(ctx, "spai: setup of each run (ms, slowest rank, run 1 the cold one): %s%s\n", per,
-               rp->n > 16 ? " .." : "");
+    for (int r = 0; r < rp->n && r < 16; r++) {
+      const double *f = rp->phase + 6 * r;
+      l += (size_t)snprintf(per + l, sizeof per - l, "%s%.2f (%.2f/%.2f/%.2f/%.2f)", r ? ", " : "",
+                            1e3 * rp->setup[r], 1e3 * f[0], 1e3 * f[2], 1e3 * (f[3] + f[4]),
+                            1e3 * f[5]);
+    }
+    hy_printf0(ctx, "spai: setup of each run (ms, slowest rank, run 1 the cold one; pattern / index "
+               "sets / submatrices+qr+solve / assembly): %s%s\n", per, rp->n > 16 ? " .." : "");
   }
 }
 
