@@ -54,6 +54,11 @@ typedef struct {
   double *r, *rh, *p, *p2, *v, *ph, *s, *sh, *t, *x;
   int split;        /* bcgs_batch: 1 = p and s updated in phases of their own before plain
                      * products (two grid syncs more per iteration), the same values */
+  int merged;       /* bcgs_batch: 1 = the merged iteration (k_vec_bcgs.h K_BSTEP_*_M; krylov.h
+                     * krylov_params.merged): x and r of an iteration updated in the next one's
+                     * first phase (with M: as M's product forms p), (r, r) summed with (rhat,
+                     * v), rho from the omega pass's dots; 4 grid syncs per iteration with M, 3
+                     * without, and one pass at the batch's end (not with split) */
   int unroll;       /* bcgs_batch on CUDA: column indices and values of a row loaded 1, 4 or 8
                      * per lane at once before their products (0: 1; the same sums, in order) */
   int blocks;       /* bcgs_batch on CUDA: blocks per SM its registers allow, 2 or 3 (0: 3) */

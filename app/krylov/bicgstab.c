@@ -113,9 +113,13 @@ static int bcgs_step(const krylov_ops *o, const krylov_params *par, int it, doub
   HY_CALL(o->axpbypcz(o->ctx, 1.0, w->r, -st->alpha, w->v, 0.0, w->s));
   HY_CALL(apply_m(o, w->s, w->sh));
   HY_CALL(o->matvec(o->ctx, w->sh, w->t));
-  double d3[3];
+  double d3[5] = { 0, 0, 0, 0, 0 };
   const double *xa3[3] = { w->t, w->t, w->s }, *ya3[3] = { w->s, w->t, w->s };
   HY_CALL(o->dots(o->ctx, 3, xa3, ya3, d3));
+  if (par->merged) {                       /* (rhat, s), (rhat, t) of the same s and t */
+    const double *xa5[2] = { w->rh, w->rh }, *ya5[2] = { w->s, w->t };
+    HY_CALL(o->dots(o->ctx, 2, xa5, ya5, d3 + 3));
+  }
   double snorm = sqrt(d3[2]);
   if (snorm / st->bnorm <= par->tol) {
     /* x = x + alpha phat */
@@ -132,11 +136,19 @@ static int bcgs_step(const krylov_ops *o, const krylov_params *par, int it, doub
   st->omega = d3[0] / d3[1];
   if (st->omega == 0 || !isfinite(st->omega))
     return breakdown(res, "omega = (t, s) / (t, t) %s at iteration %d", why(st->omega), it), HY_OK;
-  /* x = x + alpha phat + omega shat; r = s - omega t with (rhat, r), (r, r) in the same pass */
+  /* merged: rho = (rhat, s) - omega (rhat, t), its breakdown before x's update (the persistent
+   * kernel knows it then) */
+  double d2[2] = { d3[3] - st->omega * d3[4], 0 };
+  if (par->merged && !isfinite(d2[0]))
+    return breakdown(res, "residual is not finite (overflow) at iteration %d", it), HY_OK;
+  /* x = x + alpha phat + omega shat; r = s - omega t with (rhat, r), (r, r) in the same pass
+   * (merged: (r, r) only) */
   HY_CALL(o->axpbypcz(o->ctx, st->alpha, w->ph, st->omega, w->sh, 1.0, x));
-  double d2[2];
   const double *xa2[2] = { w->rh, w->r }, *ya2[2] = { w->r, w->r };
-  HY_CALL(update_dots(o, 1.0, w->s, -st->omega, w->t, 0.0, w->r, 2, xa2, ya2, d2));
+  if (par->merged)
+    HY_CALL(update_dots(o, 1.0, w->s, -st->omega, w->t, 0.0, w->r, 1, xa2 + 1, ya2 + 1, d2 + 1));
+  else
+    HY_CALL(update_dots(o, 1.0, w->s, -st->omega, w->t, 0.0, w->r, 2, xa2, ya2, d2));
   st->rho_old = st->rho;
   st->rho = d2[0];
   double prev = res->relres;
@@ -249,7 +261,7 @@ static int bcgs_run_dev(const krylov_ops *o, const krylov_params *par, const dou
   h[K_BS_RUN] = h[K_BS_ONE] = 1;
   h[K_BS_BNORM] = st.bnorm;
   h[K_BS_RHO] = st.rho;
-  h[K_BS_RHO_OLD] = h[K_BS_ALPHA] = h[K_BS_OMEGA] = 1;
+  h[K_BS_RHO_OLD] = h[K_BS_ALPHA] = h[K_BS_OMEGA] = 1;   /* (K_BS_PEND 0: nothing to come) */
   h[K_BS_RELRES] = res->relres;
   int rc = o->s_put(o->ctx, sc, h, K_BS_NSLOT);
   int every = par->check_every > 0 ? par->check_every : 1, it = 0;
@@ -281,7 +293,7 @@ int krylov_bicgstab(const krylov_ops *o, const krylov_params *par, const double 
   /* without preconditioner phat = p and shat = s (p and s do not change between the products
    * and the update of x that read phat and shat) */
   double **all[] = { &w.r, &w.rh, &w.p, &w.v, &w.s, &w.t, &w.ph, &w.sh, &w.p2 };
-  int dev = par->device_loop && o->s_step;
+  int dev = par->device_loop && o->s_step && (!par->merged || o->s_batch);
   int nv = o->precond ? 8 : 6, rc = HY_OK;
   if (dev && o->s_batch && o->precond) nv = 9;   /* p2: s_batch's second p */
   for (int i = 0; i < nv && rc == HY_OK; i++) rc = o->vec_create(o->ctx, all[i]);

@@ -77,6 +77,10 @@ typedef struct {
   int check_every;  /* device loop: read the convergence flag every check_every iterations;
                      * the result is the first converged iteration's whatever the value (with
                      * s_record: check_every iterations recorded once and replayed) */
+  int merged;       /* 1: rho = (rhat, s) - omega (rhat, t) from the omega pass's dots (5 of
+                     * them) instead of (rhat, r) after r's update, (r, r) alone there: the
+                     * persistent kernel's merged iteration (the device loop only with s_batch);
+                     * a non-finite rho ends the iteration before x's update */
 } krylov_params;
 
 typedef enum { KRYLOV_CONVERGED = 0, KRYLOV_MAXIT = 1, KRYLOV_BREAKDOWN = 2 } krylov_status;

@@ -123,6 +123,14 @@ static const cfg_key spai_keys[] = {
     "device_kernel = persistent: time each phase of its iterations inside it (cuda: block 0's "
     "clock after each grid sync; host: the C phases' clock) and print them in us per iteration "
     "(bicgstab phases: ...)" },
+  { "solver", "merge_reductions", CFG_BOOL, "false", 0, 0, NULL,
+    "BiCGSTAB's merged iteration: rho = (rhat, s) - omega (rhat, t) from the omega pass (5 dots) "
+    "instead of (rhat, r) after r's update, (r, r) alone there; the persistent kernel updates x "
+    "and r in the next iteration's first phase and sums (r, r) with (rhat, v): 4 grid syncs per "
+    "iteration with a preconditioner matrix instead of 5 (3 instead of 4 without); the usual loop "
+    "runs the same arithmetic (any rank count); with the device loop only as device_kernel = "
+    "persistent (else the usual loop runs, a line says so); iterations within the classic "
+    "iteration's tolerance" },
   { "solver", "spmv", CFG_ENUM, "auto", 0, 0, "auto|own|library",
     "SpMV of A and M in BiCGSTAB: own = our CSR kernel (cuda: a few threads per row, fixed "
     "summation order), library = the backend library's (cuSPARSE); auto = own where the backend "
@@ -199,6 +207,7 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.persistent_unroll = (int)strtol(cfg_str(c, "solver.persistent_unroll"), NULL, 10);
   o->solver.persistent_blocks = (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
   o->solver.phase_times = cfg_bool(c, "solver.phase_times");
+  o->solver.merge_reductions = cfg_bool(c, "solver.merge_reductions");
   o->solver.device_kernel = cfg_is(c, "solver.device_kernel", "persistent") ? 2
                             : cfg_is(c, "solver.device_kernel", "fused") ? 3
                             : cfg_is(c, "solver.device_kernel", "auto") ? 0 : 1;

@@ -57,6 +57,7 @@ typedef struct {
   int persistent_unroll;       /* solver.persistent_unroll: 1, 4, 8 entries per lane at once */
   int persistent_blocks;       /* solver.persistent_blocks: 2, 3 blocks per SM */
   int phase_times;             /* solver.phase_times: time the persistent kernel's phases */
+  int merge_reductions;        /* solver.merge_reductions: krylov_params.merged */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
@@ -272,6 +273,8 @@ typedef struct {
   char batch_why[96];          /* persistent / fused asked for and not run: why */
   int persistent_split;        /* 1: the persistent kernel ran with solver.persistent_split */
   int phase_timed;             /* 1: phase_ticks / phase_ns hold the persistent kernel's phases */
+  int merged_loop_off;         /* 1: solver.merge_reductions turned the device loop off (not the
+                                * persistent kernel) */
   double phase_ticks[K_PH_N];  /* per phase (k_vec.h K_PH_*): clock ticks, ns (all iterations) */
   double phase_ns[K_PH_N];
   int64_t phase_iters;         /* the iterations they cover */

@@ -303,6 +303,10 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
     hy_printf0(ctx, "bicgstab: solver.device_loop = true ignored: it needs one rank and a "
                "backend with the scalar-block vector operations (%d ranks, %s backend)\n",
                ctx->size, ctx->be.name);
+  if (sv->merged_loop_off)
+    hy_printf0(ctx, "bicgstab: solver.merge_reductions = true: the device loop runs it only as the "
+               "persistent kernel (solver.device_kernel = persistent); the usual loop ran\n");
+  hy_metric_int(ctx, "merge_reductions", o->solver.merge_reductions);
   hy_metric_int(ctx, "device_loop", sv->device_loop);
   hy_metric_int(ctx, "device_graph", sv->device_graph);
   hy_metric_int(ctx, "persistent_split", sv->persistent_split);

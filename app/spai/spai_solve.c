@@ -41,6 +41,7 @@ typedef struct {
   int batch;                   /* 1: bcgs_batch (persistent), 2: bcgs_fused, 0: the queued ops */
   int split;                   /* solver.persistent_split */
   int unroll, blocks;          /* solver.persistent_unroll / persistent_blocks */
+  int merged;                  /* solver.merge_reductions */
   int64_t *d_times;            /* solver.phase_times: bcgs_batch's phase timing (K_PH_SLOTS) */
 } solve_ctx;
 
@@ -200,7 +201,7 @@ static int v_s_batch(void *c, double *sc, int n, double tol, double *x, const kr
   k_bcgs_sys sys = { .n = s->nloc, .a = s->va, .m = s->vm, .r = w->r, .rh = w->rh, .p = w->p,
                      .p2 = w->p2, .v = w->v, .ph = w->ph, .s = w->s, .sh = w->sh, .t = w->t,
                      .x = x, .split = s->split, .unroll = s->unroll, .blocks = s->blocks,
-                     .times = s->batch == 1 ? s->d_times : NULL };
+                     .times = s->batch == 1 ? s->d_times : NULL, .merged = s->merged };
   if (s->batch == 1) HY_LOCAL(s->vec.ops->bcgs_batch(&s->vec, &sys, sc, n, tol));
   else HY_LOCAL(s->vec.ops->bcgs_fused(&s->vec, &sys, sc, n, tol));
   return HY_OK;
@@ -240,8 +241,13 @@ static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_o
   info->device_loop = want && s->ctx->size == 1 && s->vec.ops->bcgs_step;
   if (!info->device_loop) return;
   info->batch = s->batch = solve_batch_kind(s, opt, info);
+  if (opt->merge_reductions && s->batch != 1) {   /* merged: the persistent kernel or no loop */
+    info->device_loop = info->batch = s->batch = 0;
+    info->merged_loop_off = 1;
+    return;
+  }
   if (s->batch) ko->s_batch = v_s_batch;
-  s->split = s->batch == 1 && opt->persistent_split;
+  s->split = s->batch == 1 && opt->persistent_split && !opt->merge_reductions;
   info->persistent_split = s->split;
   s->unroll = opt->persistent_unroll;
   s->blocks = opt->persistent_blocks;
@@ -392,7 +398,9 @@ static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, d
                     .axpbypcz_dots = s->vec.ops->axpbypcz_dots ? v_axpbypcz_dots : NULL };
   solve_device_loop(s, opt, &ko, info);
   krylov_params par = { .tol = opt->tol, .max_iter = opt->max_iter,
-                        .device_loop = info->device_loop, .check_every = opt->check_every };
+                        .device_loop = info->device_loop, .check_every = opt->check_every,
+                        .merged = opt->merge_reductions };
+  s->merged = opt->merge_reductions;
   krylov_result kr;
   hy_progress pg;
   s->log_tol = -log10(opt->tol);

@@ -38,7 +38,8 @@ typedef struct {
   double *part;
   unsigned *count;
   double *out_host, *out_dev;
-  int pb_grid[2][PB_NVAR];  /* bcgs_batch's grid without / with M per variant (0: not yet chosen) */
+  int pb_grid[2][2 * PB_NVAR];  /* bcgs_batch's grid without / with M per variant, classic then
+                                 * merged (0: not yet chosen) */
 } vec_scratch;
 
 static __device__ __forceinline__ double vec_warp_sum(double v) {
@@ -205,7 +206,9 @@ static __global__ void kv_dots(int64_t n, double a, const double *x, double b, c
  * SM); the persistent kernel's is a template parameter (k_bcgs_sys.blocks: 3, or 2 with 64
  * registers, 1024 threads per SM) */
 #define PB_MINBLOCKS 3
-#define PB_NPART 6                 /* partial slots: (rhat, v); (t, s), (t, t), (s, s); (rhat, r), (r, r) */
+/* partial slots: (rhat, v); (t, s), (t, t), (s, s); (rhat, r), (r, r); the merged kernel's:
+ * (rhat, v), (r, r); the five of t and s; the batch end's (r, r) */
+#define PB_NPART 8
 #define PB_MAXBLOCKS (DOT_BLOCKS * K_VEC_MAXDOTS / PB_NPART)
 
 /* A matrix of the kernel: row offsets, columns, values, log2 of its threads per row. */
@@ -239,14 +242,62 @@ static __device__ __forceinline__ double pb_in(int j, double a, const double *x,
   return q;
 }
 
-/* out = mat q, q = pb_in<NV>(...) formed in the load; w (not NULL): w[row] = q[row] (w is not
- * a loaded vector).  ND 1: acc[0] += d[row] out[row]; ND 3: with e = q[row] (w) or d[row],
- * acc += (out e, out out, e e).  Rows go to groups of T = 2^lt lanes, grid-stride; the loop is
- * warp-uniform so that every lane takes part in the shuffles. */
-template <int NV, int ND, int U>
-static __device__ void pb_spmv(int n, const pb_mat &mt, double a, const double *x, double b,
-                               const double *y, double c, const double *z, double *w,
-                               double *out, const double *d, double *acc) {
+/* The loaded vector of a product as pb_in<NV>(j, ...) (NV 1: x itself); own(row): what the row's
+ * owner does before the product's output is written: NV > 1: w[row] = q[row] when w (w is not a
+ * loaded vector), returns q[row] (NV 1: 0). */
+template <int NV>
+struct pb_ld {
+  static const int nv = NV;
+  double a, b, c;
+  const double *x, *y, *z;
+  double *w;
+  __device__ __forceinline__ double operator()(int j) const { return pb_in<NV>(j, a, x, b, y, c, z); }
+  __device__ __forceinline__ double own(int row) const {
+    if (NV == 1) return 0;
+    double e = pb_in<NV>(row, a, x, b, y, c, z);
+    if (w) w[row] = e;
+    return e;
+  }
+};
+
+/* The merged iteration's first product (kv_bcgs_persist_m): p = r + beta (pold - omega v) with
+ * r = s - omega t formed in the load (the previous iteration's r, kv_dots<true>'s and
+ * kv_axpbypcz's expressions); own(row): the previous iteration's x = alpha ph + omega_x sh + x
+ * (when ux; ph read before the product overwrites it), r and p written, p returned. */
+struct pb_ld_rp {
+  static const int nv = 4;
+  double one, nom, nbo, beta, al, omx;
+  const double *s, *t, *v, *pold, *ph, *sh;
+  double *x, *r, *pnew;
+  bool ux;
+  __device__ __forceinline__ double rj(int j) const { return one * s[j] + nom * t[j]; }
+  __device__ __forceinline__ double pj(int j, double r) const {
+    double q = one * r + nbo * v[j];
+    if (beta != 0.0) q += beta * pold[j];
+    return q;
+  }
+  __device__ __forceinline__ double operator()(int j) const { return pj(j, rj(j)); }
+  __device__ __forceinline__ double own(int row) const {
+    if (ux) {
+      double u = al * ph[row] + omx * sh[row];
+      if (one != 0.0) u += one * x[row];
+      x[row] = u;
+    }
+    double rr = rj(row), q = pj(row, rr);
+    r[row] = rr;
+    pnew[row] = q;
+    return q;
+  }
+};
+
+/* out = mat q, q = ld(j) formed in the load (pb_ld / pb_ld_rp), the row's owner calling ld.own
+ * first.  ND 1: acc[0] += d[row] out[row]; ND 2: and acc[1] += d2[row]^2; ND 3: with e = q[row]
+ * (nv > 1) or d[row], acc += (out e, out out, e e); ND 5: and acc[3..4] += (d2[row] e, d2[row]
+ * out).  U entries of a lane loaded at once (1, 4, 8).  Rows go to groups of T = 2^lt lanes,
+ * grid-stride; the loop is warp-uniform so that every lane takes part in the shuffles. */
+template <int ND, int U, class LD>
+static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double *out,
+                                  const double *d, const double *d2, double *acc) {
   const int T = 1 << mt.lt;
   int gt = blockIdx.x * blockDim.x + threadIdx.x;
   int ng = (gridDim.x * blockDim.x) >> mt.lt;
@@ -259,7 +310,7 @@ static __device__ void pb_spmv(int n, const pb_mat &mt, double a, const double *
       int e1 = __ldg(mt.rp + row + 1);
       if (U == 1) {
         for (int e = __ldg(mt.rp + row) + lane; e < e1; e += T)
-          sum += __ldg(mt.va + e) * pb_in<NV>(__ldg(mt.ci + e), a, x, b, y, c, z);
+          sum += __ldg(mt.va + e) * ld(__ldg(mt.ci + e));
       } else {
         /* U entries of the lane loaded at once, then their products added in the order of the
          * loop above (the same sum, fewer dependent round trips to memory) */
@@ -274,7 +325,7 @@ static __device__ void pb_spmv(int n, const pb_mat &mt, double a, const double *
           }
 #pragma unroll
           for (int u = 0; u < U; u++)
-            qu[u] = e + u * T < e1 ? pb_in<NV>(cu[u], a, x, b, y, c, z) : 0.0;
+            qu[u] = e + u * T < e1 ? ld(cu[u]) : 0.0;
 #pragma unroll
           for (int u = 0; u < U; u++)
             if (e + u * T < e1) sum += vu[u] * qu[u];
@@ -283,21 +334,32 @@ static __device__ void pb_spmv(int n, const pb_mat &mt, double a, const double *
     }
     for (int o = T >> 1; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
     if (lane == 0 && row < n) {
+      double e = ld.own(row);
       out[row] = sum;
-      double e = 0;
-      if (NV > 1) {
-        e = pb_in<NV>(row, a, x, b, y, c, z);
-        if (w) w[row] = e;
-      }
-      if (ND == 1) acc[0] += d[row] * sum;
-      if (ND == 3) {
-        if (NV == 1) e = d[row];
+      if (ND == 1 || ND == 2) acc[0] += d[row] * sum;
+      if (ND == 2) acc[1] += d2[row] * d2[row];
+      if (ND == 3 || ND == 5) {
+        if (LD::nv == 1) e = d[row];
         acc[0] += sum * e;
         acc[1] += sum * sum;
         acc[2] += e * e;
       }
+      if (ND == 5) {
+        acc[3] += d2[row] * e;
+        acc[4] += d2[row] * sum;
+      }
     }
   }
+}
+
+/* pb_spmv_ld with q = pb_in<NV>(j, a, x, b, y, c, z) (w: pb_ld's). */
+template <int NV, int ND, int U>
+static __device__ __forceinline__ void pb_spmv(int n, const pb_mat &mt, double a, const double *x,
+                                               double b, const double *y, double c,
+                                               const double *z, double *w, double *out,
+                                               const double *d, double *acc) {
+  pb_ld<NV> ld = { a, b, c, x, y, z, w };
+  pb_spmv_ld<ND, U>(n, mt, ld, out, d, NULL, acc);
 }
 
 /* w = pb_in<NV>(...) elementwise, grid-stride (w may be the vector z: each entry read before it
@@ -311,17 +373,16 @@ static __device__ void pb_upd(int n, double a, const double *x, double b, const 
 
 /* The block's sums of acc[0..np) (warp sums, warps in order) into part[(slot + q) G + block].
  * The caller's grid sync follows. */
+template <int LD>
 static __device__ void pb_partial(double *part, int slot, int np, const double *acc,
-                                  double (*red)[3]) {
-  vec_block_sums<PB_THREADS / 32, 3>(acc, np, red, part + slot * gridDim.x + blockIdx.x,
-                                     gridDim.x);
+                                  double (*red)[LD]) {
+  vec_block_sums<PB_THREADS / 32, LD>(acc, np, red, part + slot * gridDim.x + blockIdx.x,
+                                      gridDim.x);
 }
 
-/* After the grid sync: dst[q] = the sum of the np partials' slots in a fixed order (warp q,
- * lanes strided over the blocks), the same in every block; then thread 0 runs the scalar step
- * on the block's copy ssc.  Returns whether the iteration still runs (ssc[K_BS_RUN]). */
-static __device__ bool pb_reduce_step(const double *part, int slot, int np, double *dst,
-                                      double *ssc, int step, double tol) {
+/* After the grid sync: dst[q] = the sum of slot + q's block partials for q < np in a fixed order
+ * (warp q, lanes strided over the blocks), the same in every block (a block sync follows). */
+static __device__ void pb_sum_slots(const double *part, int slot, int np, double *dst) {
   int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   if (w < np) {
     double v = 0;
@@ -330,6 +391,14 @@ static __device__ bool pb_reduce_step(const double *part, int slot, int np, doub
     if (lane == 0) dst[w] = v;
   }
   __syncthreads();
+}
+
+/* After the grid sync: dst[q] = the sum of the np partials' slots in a fixed order (warp q,
+ * lanes strided over the blocks), the same in every block; then thread 0 runs the scalar step
+ * on the block's copy ssc.  Returns whether the iteration still runs (ssc[K_BS_RUN]). */
+static __device__ bool pb_reduce_step(const double *part, int slot, int np, double *dst,
+                                      double *ssc, int step, double tol) {
+  pb_sum_slots(part, slot, np, dst);
   if (threadIdx.x == 0) k_bcgs_step(ssc, step, tol);
   __syncthreads();
   return ssc[K_BS_RUN] != 0;
@@ -467,6 +536,133 @@ static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args
     tm[threadIdx.x] += pt[threadIdx.x < 2 * K_PH_N ? threadIdx.x : 2 * K_PH_N + 2];
 }
 
+/* The merged iteration's first phase without M (kv_bcgs_persist_m): the previous iteration's x
+ * and r, then p = r + beta (p - omega v) in place, elementwise (pb_ld_rp's expressions). */
+static __device__ void pb_xrp(int n, const pb_ld_rp &ld) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    ld.own(i);
+}
+
+/* The batch end of the merged kernel: x = alpha ph + omega_x sh + x (when RUNX) and r = s -
+ * omega t with acc[0] += (r, r) (when RUN), elementwise. */
+static __device__ void pb_xr_m(const pb_args &g, const double *ssc, double *acc) {
+  double al = ssc[K_BS_ALPHA], om = ssc[K_BS_OMEGA_X], one = ssc[K_BS_ONE];
+  double nom = ssc[K_BS_NEG_OMEGA];
+  bool ux = ssc[K_BS_RUNX] != 0, ur = ssc[K_BS_RUN] != 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < g.n; i += gridDim.x * blockDim.x) {
+    if (ux) {
+      double v = al * g.ph[i] + om * g.sh[i];
+      if (one != 0.0) v += one * g.x[i];
+      g.x[i] = v;
+    }
+    if (ur) {
+      double zi = one * g.s[i] + nom * g.t[i];
+      g.r[i] = zi;
+      acc[0] += zi * zi;
+    }
+  }
+}
+
+/* The merged iteration's pending-update loader (ssc: the block's scalars; it: the iteration). */
+static __device__ pb_ld_rp pb_rp(const pb_args &g, const double *ssc, const double *pold,
+                                 double *pnew) {
+  pb_ld_rp ld = { ssc[K_BS_ONE], ssc[K_BS_NEG_OMEGA], ssc[K_BS_NEG_BETA_OMEGA], ssc[K_BS_BETA],
+                  ssc[K_BS_ALPHA], ssc[K_BS_OMEGA_X], g.s, g.t, g.v, pold, g.ph, g.sh, g.x,
+                  g.r, pnew, ssc[K_BS_RUNX] != 0 };
+  return ld;
+}
+
+/* The persistent kernel of the merged iteration (krylov_params.merged; k_vec_bcgs.h's *_M
+ * steps): per iteration (PC) ph = M p with p formed in the load from the previous iteration's
+ * s, t (r = s - omega t) and v, that iteration's x, r and p written by the rows' owners; v = A
+ * ph with (rhat, v) and (r, r); alpha with the previous residual's test; sh = M s (s formed);
+ * t = A sh with (t, s), (t, t), (s, s), (rhat, s), (rhat, t); omega, rho and beta: 4 grid syncs
+ * (without M: x, r and p elementwise, t = A s with s formed: 3).  At the batch's end the pending
+ * x and r with (r, r) and its test (one sync), so that a read sees the classic state. */
+template <bool PC, int U, int MB>
+static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist_m(pb_args g) {
+  __shared__ double ssc[K_BS_NSLOT];
+  __shared__ double red[PB_THREADS / 32][5];
+  __shared__ long long pt[2 * K_PH_N + 3];
+  cg::grid_group grid = cg::this_grid();
+  long long *tm = (long long *)g.times;
+  if (threadIdx.x < K_BS_NSLOT) ssc[threadIdx.x] = __ldcg(g.sc + threadIdx.x);
+  if (tm && threadIdx.x < 2 * K_PH_N + 3) pt[threadIdx.x] = 0;
+  __syncthreads();
+  pb_mark(tm, pt, -1);
+  for (int k = 0; k < g.niter; k++) {
+    if (threadIdx.x == 0) k_bcgs_step(ssc, K_BSTEP_BETA_M, g.tol);
+    __syncthreads();
+    if (ssc[K_BS_RUN] == 0) break;
+    if (tm && blockIdx.x == 0 && threadIdx.x == 0) pt[2 * K_PH_N + 2] += 1;
+    bool pend = ssc[K_BS_PEND] != 0;
+    double acc[5] = { 0, 0, 0, 0, 0 };
+    double *ph = g.p;
+    if (PC) {
+      int it = (int)ssc[K_BS_IT];
+      double *pold = it & 1 ? g.p : g.p2, *pnew = it & 1 ? g.p2 : g.p;
+      ph = g.ph;
+      if (pend)
+        pb_spmv_ld<0, U>(g.n, g.m, pb_rp(g, ssc, pold, pnew), ph, NULL, NULL, acc);
+      else
+        pb_spmv<3, 0, U>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v,
+                         ssc[K_BS_BETA], pold, pnew, ph, NULL, acc);
+    } else if (pend) {
+      pb_xrp(g.n, pb_rp(g, ssc, g.p, g.p));
+    } else {
+      pb_upd<3>(g.n, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v, ssc[K_BS_BETA], g.p, g.p);
+    }
+    grid.sync();
+    pb_mark(tm, pt, PC ? K_PH_MP : K_PH_P);
+    pb_ld<1> lph = { 0, 0, 0, ph, NULL, NULL, NULL };
+    if (pend) pb_spmv_ld<2, U>(g.n, g.a, lph, g.v, g.rh, g.r, acc);
+    else pb_spmv_ld<1, U>(g.n, g.a, lph, g.v, g.rh, NULL, acc);
+    pb_partial(g.part, 0, pend ? 2 : 1, acc, red);
+    grid.sync();
+    pb_mark(tm, pt, K_PH_AP);
+    if (pend) pb_sum_slots(g.part, 1, 1, ssc + K_BS_RR);
+    bool run = pb_reduce_step(g.part, 0, 1, ssc + K_BS_RV, ssc, K_BSTEP_ALPHA_M, g.tol);
+    pb_mark(tm, pt, K_PH_ALPHA);
+    if (!run) break;
+    acc[0] = acc[1] = 0;
+    pb_ld<2> ls = { ssc[K_BS_ONE], ssc[K_BS_NEG_ALPHA], 0, g.r, g.v, NULL, g.s };
+    if (PC) {                              /* sh = M s, s = r - alpha v formed in the load */
+      pb_spmv_ld<0, U>(g.n, g.m, ls, g.sh, NULL, NULL, acc);
+      grid.sync();
+      pb_mark(tm, pt, K_PH_MS);
+      pb_ld<1> lsh = { 0, 0, 0, g.sh, NULL, NULL, NULL };
+      pb_spmv_ld<5, U>(g.n, g.a, lsh, g.t, g.s, g.rh, acc);
+    } else {                               /* t = A s, s formed in the load */
+      pb_spmv_ld<5, U>(g.n, g.a, ls, g.t, NULL, g.rh, acc);
+    }
+    pb_partial(g.part, 2, 5, acc, red);
+    grid.sync();
+    pb_mark(tm, pt, K_PH_AS);
+    pb_reduce_step(g.part, 2, 5, ssc + K_BS_TS, ssc, K_BSTEP_OMEGA_M, g.tol);
+    pb_mark(tm, pt, K_PH_OMEGA);
+    if (ssc[K_BS_RUN] == 0) break;         /* broke down, or converged halfway (x to come) */
+  }
+  if (ssc[K_BS_PEND] != 0) {               /* the last iteration's x and r, (r, r)'s test */
+    double acc[5] = { 0, 0, 0, 0, 0 };
+    bool ur = ssc[K_BS_RUN] != 0;
+    pb_xr_m(g, ssc, acc);
+    if (ur) {
+      pb_partial(g.part, 7, 1, acc, red);
+      grid.sync();
+      pb_sum_slots(g.part, 7, 1, ssc + K_BS_RR);
+    }
+    if (threadIdx.x == 0) {
+      k_bcgs_step(ssc, K_BSTEP_RCHECK, g.tol);
+      ssc[K_BS_PEND] = 0;
+    }
+    __syncthreads();
+    pb_mark(tm, pt, K_PH_XR);
+  }
+  if (blockIdx.x == 0 && threadIdx.x < K_BS_NSLOT) g.sc[threadIdx.x] = ssc[threadIdx.x];
+  if (tm && blockIdx.x == 0 && threadIdx.x < 2 * K_PH_N + 1)
+    tm[threadIdx.x] += pt[threadIdx.x < 2 * K_PH_N ? threadIdx.x : 2 * K_PH_N + 2];
+}
+
 /* log2 of a power of 2 up to 32 (threads per row), -1 otherwise.  Local. */
 static int pb_log2(int t) {
   for (int l = 0; l <= 5; l++)
@@ -550,17 +746,22 @@ static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_phase
  * 3 / 2 (k_bcgs_sys.blocks), with M (pc) or without; *var its index (PB_NVAR of them); NULL for
  * values it does not have.  Local. */
 typedef void (*pb_kern)(pb_args);
-static pb_kern pb_kernel(bool pc, int unroll, int blocks, int *var) {
-  static const pb_kern with_m[PB_NVAR] = {
+static pb_kern pb_kernel(bool pc, bool merged, int unroll, int blocks, int *var) {
+  static const pb_kern with_m[2 * PB_NVAR] = {
     kv_bcgs_persist<true, 1, 3>, kv_bcgs_persist<true, 4, 3>, kv_bcgs_persist<true, 8, 3>,
-    kv_bcgs_persist<true, 1, 2>, kv_bcgs_persist<true, 4, 2>, kv_bcgs_persist<true, 8, 2> };
-  static const pb_kern no_m[PB_NVAR] = {
+    kv_bcgs_persist<true, 1, 2>, kv_bcgs_persist<true, 4, 2>, kv_bcgs_persist<true, 8, 2>,
+    kv_bcgs_persist_m<true, 1, 3>, kv_bcgs_persist_m<true, 4, 3>, kv_bcgs_persist_m<true, 8, 3>,
+    kv_bcgs_persist_m<true, 1, 2>, kv_bcgs_persist_m<true, 4, 2>, kv_bcgs_persist_m<true, 8, 2> };
+  static const pb_kern no_m[2 * PB_NVAR] = {
     kv_bcgs_persist<false, 1, 3>, kv_bcgs_persist<false, 4, 3>, kv_bcgs_persist<false, 8, 3>,
-    kv_bcgs_persist<false, 1, 2>, kv_bcgs_persist<false, 4, 2>, kv_bcgs_persist<false, 8, 2> };
+    kv_bcgs_persist<false, 1, 2>, kv_bcgs_persist<false, 4, 2>, kv_bcgs_persist<false, 8, 2>,
+    kv_bcgs_persist_m<false, 1, 3>, kv_bcgs_persist_m<false, 4, 3>,
+    kv_bcgs_persist_m<false, 8, 3>, kv_bcgs_persist_m<false, 1, 2>,
+    kv_bcgs_persist_m<false, 4, 2>, kv_bcgs_persist_m<false, 8, 2> };
   int u = unroll <= 1 ? 0 : unroll == 4 ? 1 : unroll == 8 ? 2 : -1;
   int b = blocks == 0 || blocks == 3 ? 0 : blocks == 2 ? 1 : -1;
   if (u < 0 || b < 0) return NULL;
-  *var = 3 * b + u;
+  *var = (merged ? PB_NVAR : 0) + 3 * b + u;
   return pc ? with_m[*var] : no_m[*var];
 }
 
@@ -589,7 +790,9 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
   g->split = sys->split;
   g->times = fused ? NULL : sys->times;
   int var = 0;
-  *kern = pb_kernel(pc, fused ? 1 : sys->unroll, fused ? 3 : sys->blocks, &var);
+  if (sys->merged && (fused || sys->split))
+    return hy_err(HY_ESYS, "vec cuda: the merged iteration runs in bcgs_batch without split");
+  *kern = pb_kernel(pc, sys->merged != 0, fused ? 1 : sys->unroll, fused ? 3 : sys->blocks, &var);
   if (!*kern)
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch unroll %d, blocks %d per SM (1, 4, 8; 2, 3)",
                   sys->unroll, sys->blocks);

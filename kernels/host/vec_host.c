@@ -237,11 +237,60 @@ static void h_batch_t(const k_bcgs_sys *y, double *sc, int64_t *last) {
   }
 }
 
+/* The merged iteration's pending updates (k_vec_bcgs.h K_BS_PEND): x = alpha ph + omega_x sh + x
+ * (when K_BS_RUNX) and r = s - omega t (when K_BS_RUN), then (r, r) into sc (when K_BS_RUN).
+ * Local. */
+static void h_pending_xr(k_vec *v, const k_bcgs_sys *y, double *sc) {
+  int64_t n = y->n;
+  if (sc[K_BS_RUNX] != 0)
+    h_upd_range(0, n, sc[K_BS_ALPHA], y->ph, sc[K_BS_OMEGA_X], y->sh, sc[K_BS_ONE], y->x);
+  if (sc[K_BS_RUN] == 0) return;
+  h_upd_range(0, n, sc[K_BS_ONE], y->s, sc[K_BS_NEG_OMEGA], y->t, sc[K_BS_ZERO], y->r);
+  const double *xr[1] = { y->r };
+  h_dots(v, n, 1, xr, xr, sc + K_BS_RR);
+}
+
+/* bcgs_batch's merged iteration (sys->merged) on the host: the phases of the CUDA kernel in C:
+ * the previous iteration's x and r (and (r, r)) before p, (rhat, v) and the previous residual's
+ * test, the five dots of t and s with omega, rho and beta; at the batch's end the pending
+ * updates and their test.  The host loop's merged values (bicgstab.c) bit for bit.  Local. */
+static int h_bcgs_batch_m(k_vec *v, const k_bcgs_sys *y, double *sc, int niter, double tol) {
+  int64_t n = y->n, last = 0;
+  h_mark(y->times, -1, &last);
+  for (int k = 0; k < niter; k++) {
+    k_bcgs_step(sc, K_BSTEP_BETA_M, tol);
+    if (sc[K_BS_RUN] == 0) break;
+    if (y->times) y->times[2 * K_PH_N] += 1;
+    if (sc[K_BS_PEND] != 0) h_pending_xr(v, y, sc);
+    h_mark(y->times, K_PH_XR, &last);
+    h_batch_v(v, y, sc, &last);
+    k_bcgs_step(sc, K_BSTEP_ALPHA_M, tol);
+    h_mark(y->times, K_PH_ALPHA, &last);
+    if (sc[K_BS_RUN] == 0) break;
+    h_batch_t(y, sc, &last);
+    const double *xa[5] = { y->t, y->t, y->s, y->rh, y->rh }, *ya[5] = { y->s, y->t, y->s, y->s, y->t };
+    h_dots(v, n, 3, xa, ya, sc + K_BS_TS);
+    h_dots(v, n, 2, xa + 3, ya + 3, sc + K_BS_RS);
+    h_mark(y->times, K_PH_AS, &last);
+    k_bcgs_step(sc, K_BSTEP_OMEGA_M, tol);
+    h_mark(y->times, K_PH_OMEGA, &last);
+    if (sc[K_BS_RUN] == 0) break;
+  }
+  if (sc[K_BS_PEND] != 0) {
+    h_pending_xr(v, y, sc);
+    k_bcgs_step(sc, K_BSTEP_RCHECK, tol);
+    sc[K_BS_PEND] = 0;
+    h_mark(y->times, K_PH_XR, &last);
+  }
+  return HY_OK;
+}
+
 /* bcgs_batch on the host: the phases of the CUDA persistent kernel in C, one after the other
  * (the products with p and s formed in their loads, p in two buffers), every value as the host
  * loop's; with sys->times the ns of each phase added there (k_vec.h).  Local. */
 static int h_bcgs_batch(k_vec *v, const k_bcgs_sys *y, double *sc, int niter, double tol) {
   int64_t n = y->n, last = 0;
+  if (y->merged) return h_bcgs_batch_m(v, y, sc, niter, tol);
   h_mark(y->times, -1, &last);
   for (int k = 0; k < niter; k++) {
     k_bcgs_step(sc, K_BSTEP_BETA, tol);

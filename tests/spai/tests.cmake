@@ -365,6 +365,56 @@ hy_case(NAME spai_phase_times_ignored RANKS 1 JSON
   EXPECT "^bicgstab: solver.phase_times ignored: it times the persistent kernel"
   REJECT "^bicgstab phases"
   RUNCASE --json-field metrics.device_kernel=none)
+# solver.merge_reductions = true (rho from the omega pass's dots, (r, r) with the next (rhat, v);
+# the persistent kernel's merged iteration, its C phases on the host): bit for bit the usual
+# loop's merged arithmetic (SPAI, none, the e05r0100 breakdown, max_iter reached, exit 4), and
+# within the classic iteration's tolerance (iterations 10% + 2, x 1e-6 of max |x|); 2 ranks
+# (the usual loop); the graph device loop falls back to the usual loop with a line
+spai_multi(spai_merged_host_cfd27 device-loop RANKS 1 OPTS --kernel persistent
+  --record merge_reductions=1
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random run.seed=4711
+       solver.device_kernel=persistent solver.merge_reductions=true)
+# (these two stop on the residual test, one phase late in the merged kernel; the random rhs
+# above on ||s|| halfway)
+spai_multi(spai_merged_host_cfd27_rtest device-loop RANKS 1 OPTS --kernel persistent
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99
+       solver.device_kernel=persistent solver.merge_reductions=true)
+spai_multi(spai_merged_host_poisson3d_none device-loop RANKS 1 OPTS --kernel persistent
+  --every 1 10
+  ARGS matrix.generator=poisson3d matrix.size=8000 solver.precond=none
+       solver.device_kernel=persistent solver.merge_reductions=true)
+spai_multi(spai_merged_host_none device-loop RANKS 1 OPTS --kernel persistent --every 1 10
+  ARGS matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=1 solver.precond=none
+       solver.device_kernel=persistent solver.merge_reductions=true)
+spai_multi(spai_merged_host_maxit device-loop RANKS 1 OPTS --kernel persistent --every 1 3 7
+  ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
+       solver.device_kernel=persistent solver.merge_reductions=true)
+spai_multi(spai_merged_host_e05r0100 device-loop RANKS 1 NEED ${M}/e05r0100.mtx.gz
+  OPTS --kernel persistent --every 1 7
+  ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent
+       solver.merge_reductions=true)
+spai_multi(spai_merged_vs_classic_host_cfd27 device-loop RANKS 1 RTOL 1e-6
+  OPTS --kernel persistent --every 10 --loop-iters-rtol 0.1 --relres-rtol 0.5
+  --ref solver.device_loop=true solver.device_kernel=persistent solver.merge_reductions=false
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random run.seed=4711
+       solver.device_kernel=persistent solver.merge_reductions=true)
+spai_multi(spai_merged_vs_classic_host_none device-loop RANKS 1 RTOL 1e-6
+  OPTS --kernel persistent --every 10 --loop-iters-rtol 0.1 --relres-rtol 0.5
+  --ref solver.device_loop=true solver.device_kernel=persistent solver.merge_reductions=false
+  ARGS matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=1 solver.precond=none
+       solver.device_kernel=persistent solver.merge_reductions=true)
+hy_case(NAME spai_merged_r2_host RANKS 2 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+       solver.merge_reductions=true
+  EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged in 2[0-4] iterations"
+  RUNCASE --json-field metrics.merge_reductions=1 --json-field metrics.device_loop=0)
+hy_case(NAME spai_merged_graph_loop_off RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+       solver.merge_reductions=true solver.device_loop=true solver.device_kernel=graph
+  EXPECT "^bicgstab: solver.merge_reductions = true: the device loop runs it only as the persistent kernel"
+         "^PASSED: BiCGSTAB \\(spai\\) converged"
+  REJECT "^bicgstab: device loop"
+  RUNCASE --json-field metrics.device_loop=0 --json-field metrics.merge_reductions=1)
 # solver.device_kernel = fused (the persistent kernel's phases as 5 / 4 kernels per iteration,
 # recorded as a graph, or queued anew): the host's are the same C phases, bit for bit the usual loop
 spai_multi(spai_device_loop_host_fused_cfd27 device-loop RANKS 1 OPTS --kernel fused --graph 1
@@ -671,6 +721,38 @@ if(HYBRID_GPU_TESTS)
     OPTS --backends cuda --every 3 7 --kernel persistent --record persistent_unroll=8
     ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2)
+  # solver.merge_reductions = true on CUDA (the merged persistent kernel, 4 grid syncs per
+  # iteration with M, 3 without) against the usual loop's merged arithmetic on CUDA (its dots in
+  # another order): the same exit, iterations within 10% + 2, x within 1e-6 of max |x| (max_iter:
+  # 1e-9), the e05r0100 breakdown's message; unroll 8 / 2 blocks bit for bit the default (--ref)
+  spai_multi(spai_gpu_merged_cfd2size device-loop RANKS 1 LABELS gpu RTOL 1e-6 TIMEOUT 240
+    OPTS --backends cuda --every 1 10 1000 --kernel persistent --loop-iters-rtol 0.1
+    --relres-rtol 0.3 --record merge_reductions=1
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.merge_reductions=true)
+  spai_multi(spai_gpu_merged_none device-loop RANKS 1 LABELS gpu RTOL 1e-6
+    OPTS --backends cuda host --every 1 10 --kernel persistent --loop-iters-rtol 0.1
+    --cross-rtol 1e-6 --relres-rtol 0.3
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=31337 solver.device_kernel=persistent
+         solver.merge_reductions=true)
+  spai_multi(spai_gpu_merged_maxit device-loop RANKS 1 LABELS gpu RTOL 1e-9
+    OPTS --backends cuda --every 1 3 7 --kernel persistent
+    ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
+         solver.device_kernel=persistent solver.merge_reductions=true)
+  spai_multi(spai_gpu_merged_e05r0100 device-loop RANKS 1 LABELS gpu RTOL 1e-6
+    NEED ${M}/e05r0100.mtx.gz OPTS --backends cuda --every 1 7 --kernel persistent
+    --loop-iters-rtol 0.1 --relres-rtol 0.3
+    ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent
+         solver.merge_reductions=true)
+  spai_multi(spai_gpu_merged_unroll8_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent
+    --record persistent_unroll=8 persistent_blocks=2 merge_reductions=1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_unroll=1 solver.persistent_blocks=3
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.merge_reductions=true
+         solver.persistent_unroll=8 solver.persistent_blocks=2)
   # solver.phase_times on the CUDA persistent kernel (block 0's clock after each grid sync):
   # the phases of the variant > 0, the iterations timed the run's, their sum within 0.6..1.02 of
   # the iteration's time (the warm run of 2; check_every 10: one launch and one read per 10
