@@ -197,6 +197,10 @@ typedef struct {
   int (*trace_mark)(k_backend *be, void *tr, int i);
   int (*trace_read)(k_backend *be, void *tr, double *t);
   void (*trace_close)(k_backend *be, void *tr);
+
+  /* gauss.panel = auto with gauss.panel_vendor_rows = -1 (the default): panels of more than
+   * this many rows by the vendor's getrf, the rest by panel_auto (0: every panel by panel_auto). */
+  int64_t panel_auto_rows;
 } k_gauss_ops;
 
 /* The blocked LU's panels (gauss.panel): the vendor's getrf, getrf_rec with the vendor's or the

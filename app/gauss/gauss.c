@@ -76,10 +76,11 @@ static const cfg_key gauss_keys[] = {
     "blocks of panel_nb columns by getrf: most panel flops in GEMM, pivots kept on the device) or "
     "fused (recursive, blocks of min(panel_nb, 32) columns in one launch of our own: GPU: a "
     "cooperative kernel, rows in shared memory, one grid barrier per column; host: a plain loop)" },
-  { "gauss", "panel_vendor_rows", CFG_INT, "0", 0, 1e12, NULL,
+  { "gauss", "panel_vendor_rows", CFG_INT, "-1", -1, 1e12, NULL,
     "blocked, panel = recursive | fused: panels of more than this many rows are factored by the "
-    "vendor's getrf instead (0: none; fused holds a panel's rows in shared memory, so a tall one "
-    "takes many multiprocessors from the trailing GEMM beside it)" },
+    "vendor's getrf instead (0: none; -1: with panel = auto the backend's bound, else none; fused "
+    "holds a panel's rows in shared memory, so a tall one takes many multiprocessors from the "
+    "trailing GEMM beside it)" },
   { "gauss", "panel_nb", CFG_INT, "64", 1, 4096, NULL,
     "blocked, panel = recursive | fused: widest column block factored as one (fused: at most 32)" },
   { "gauss", "lookahead", CFG_INT, "1", 0, 1, NULL,

@@ -62,7 +62,8 @@ typedef struct {
   int panel;                /* gauss.panel: GAUSS_PANEL_* (vendor getrf; getrf_rec with the
                              * vendor's or the fused base blocks; auto: the backend's) */
   int panel_nb;             /* gauss.panel_nb: the recursive panel's base block (columns) */
-  int64_t panel_vendor_rows;  /* gauss.panel_vendor_rows: taller panels by the vendor's getrf (0: none) */
+  int64_t panel_vendor_rows;  /* gauss.panel_vendor_rows: taller panels by the vendor's getrf (0: none,
+                               * -1: the backend's for panel = auto) */
   int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */
   int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */
   int lda_pad;              /* gauss.lda = auto: the factors' leading dimension padded */
@@ -102,6 +103,8 @@ typedef struct gauss_t {
   const k_gauss_ops *ko;
   int64_t n, nb;
   int panel;                /* the blocked LU's panel: gauss.panel, auto resolved by the backend */
+  int64_t vendor_rows;      /* panels of more rows by the vendor's getrf (gauss.panel_vendor_rows,
+                             * -1 resolved; 0: none) */
   int alg, prec, managed, mtype;
   int fact_sp;              /* precision of the factorization running now (1: FP32) */
   int P, Q;                 /* blocked grid (rows: P = ranks, Q = 1) */

@@ -136,12 +136,12 @@ static int blk_panel_fused(gauss_t *g, int sp, int64_t m, int64_t n, void *a, in
   return g->ko->getrf_rec(g->be, sp, m, n, a, lda, blk_nbmin(g), K_GAUSS_BASE_FUSED, ip, info, minpiv, mi);
 }
 
-/* gauss.panel_vendor_rows: a panel of more than that many rows (0: none) is factored by the
+/* gauss.panel_vendor_rows (g->vendor_rows): a panel of more than that many rows (0: none) is factored by the
  * vendor's getrf whatever gauss.panel says (the fused base block holds all the panel's rows in
  * shared memory: a tall panel takes many multiprocessors from the trailing GEMM beside it).
  * Local. */
 static int blk_tall(const gauss_t *g, int64_t rows) {
-  return g->o->panel_vendor_rows > 0 && rows > g->o->panel_vendor_rows;
+  return g->vendor_rows > 0 && rows > g->vendor_rows;
 }
 
 /* The panel variants by gauss.panel's index (GAUSS_PANEL_*), and getrf_dev's base blocks. */

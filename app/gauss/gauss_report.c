@@ -144,11 +144,11 @@ static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf
                g->prof[0] * 1e3, g->prof[1] * 1e3, g->prof[2] * 1e3, g->prof[3] * 1e3,
                g->prof[4] * 1e3, (g->prof[0] + g->prof[1] + g->prof[2] + g->prof[3] + g->prof[4]) * 1e3);
   if (g->tr.done && g->alg == GAUSS_BLOCKED) gauss_report_trace(g);
-  if (g->o->panel_vendor_rows > 0 && g->alg == GAUSS_BLOCKED && info->alg == &gauss_blocked_alg)
+  if (g->vendor_rows > 0 && g->alg == GAUSS_BLOCKED && info->alg == &gauss_blocked_alg)
     hy_printf0(ctx, "gauss: panels (last factorization): %lld of %lld by "
                "the vendor's getrf (more than gauss.panel_vendor_rows = %lld rows), the rest by "
                "panel %s\n", (long long)g->ntall, (long long)g->npanels,
-               (long long)g->o->panel_vendor_rows, gauss_panel_names[g->panel]);
+               (long long)g->vendor_rows, gauss_panel_names[g->panel]);
   const gauss_refine_stats *rs = &info->rs;
   if (g->prec == GAUSS_MIXED)
     hy_printf0(ctx, "mixed: %d refinement step(s) (refine %s: %d classic, %d GMRES-IR with %d GMRES "

@@ -1217,4 +1217,5 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_gemv_sub,
   K_GAUSS_PANEL_VENDOR,
   c_trace_open, c_trace_mark, c_trace_read, c_trace_close,
+  0,   /* panel_auto_rows: every panel by panel_auto */
 };
