@@ -19,6 +19,13 @@ bench spai-cfd2size-1gpu-loopoff 1 config/bench-spai.ini solver.device_loop=fals
 # graph's above (the same iteration count within a few: its dots sum in another order)
 bench spai-cfd2size-1gpu-persistent 1 config/bench-spai.ini solver.device_kernel=persistent spai.repeat=3
 bench spai-cfd2size-1gpu-persistent-split 1 config/bench-spai.ini solver.device_kernel=persistent solver.persistent_split=true spai.repeat=3
+# the persistent kernel's phases timed inside it ("bicgstab phases (...)": M p, A ph, alpha, M s,
+# A s, omega, x r, rho in us per iteration, the SpMV floors beside them), with its product
+# variants (a row's entries 8 per lane loaded at once, 2 blocks per SM) and the merged iteration
+# (solver.merge_reductions: 4 grid syncs per iteration instead of 5)
+bench spai-cfd2size-1gpu-persistent-phases 1 config/bench-spai.ini solver.device_kernel=persistent solver.phase_times=true spai.repeat=3
+bench spai-cfd2size-1gpu-persistent-u8b2 1 config/bench-spai.ini solver.device_kernel=persistent solver.phase_times=true solver.persistent_unroll=8 solver.persistent_blocks=2 spai.repeat=3
+bench spai-cfd2size-1gpu-persistent-merged 1 config/bench-spai.ini solver.device_kernel=persistent solver.phase_times=true solver.merge_reductions=true spai.repeat=3
 # the same phases as 5 fused kernels per iteration recorded as a graph (solver.device_kernel = fused)
 bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini solver.device_kernel=fused spai.repeat=3
 # the device loop with cuSPARSE's SpMV inside the graph, and with the graph off (queued anew)
@@ -34,6 +41,7 @@ bench spai-cfd2size-1gpu-hostsetup 1 config/bench-spai.ini spai.gpu_setup=host
 bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none
 bench spai-poisson2d-921k-none-1gpu-loopoff 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=false
 bench spai-poisson2d-921k-none-1gpu-persistent 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent
+bench spai-poisson2d-921k-none-1gpu-persistent-merged 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.merge_reductions=true solver.phase_times=true
 bench spai-poisson2d-921k-none-1gpu-fused 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=fused spai.repeat=3
 # (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time)
 bench spai-10M-1gpu 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
