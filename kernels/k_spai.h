@@ -133,7 +133,8 @@ typedef struct k_spai_ops {
   /* Optional (NULL: the driver builds the pattern and M's rows on the host).  One rank, levels 1:
    * B = A^T, the J sets (the same sets as the host pattern) and |I| bounds built by the backend
    * from A (uploaded once), kept in a state ready for cols_index; *jptr (n + 1 offsets of the J
-   * sets, host, malloc'd here, the caller frees it).  *fits = 0 and *state = NULL when a J set
+   * sets, host, malloc'd here, the caller frees it), or NULL from a backend with
+   * cols_index_batches that keeps them (CUDA: nothing of the J sets to the host).  *fits = 0 and *state = NULL when a J set
    * exceeds max_col (the host pattern caps it). */
   int (*single_setup)(k_backend *be, const k_spai_single *in, void **state, int64_t **jptr,
                       int *fits);

@@ -150,7 +150,9 @@ static void warm_single(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
   int fits = 0;
   HY_LOCAL(ko->single_setup(be, &in, &st, &jptr, &fits));
   if (fits && st) {
-    warm_columns(be, ko, st, WARM_N, jptr[WARM_N], "device pattern");
+    /* (tau 1 keeps every entry of the built-in matrix, whose diagonal is there: J_k = B's row k,
+     * nnz values in all, where the backend kept the offsets to itself) */
+    warm_columns(be, ko, st, WARM_N, jptr ? jptr[WARM_N] : w->nnz, "device pattern");
     int64_t *rp = NULL, bad = -1;
     int32_t *ci = NULL;
     double *v = NULL, res[WARM_N];

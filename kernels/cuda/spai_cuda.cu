@@ -552,6 +552,8 @@ typedef struct {
   std::vector<int32_t> *hisize;  /* |I| of every column on the host (the submatrix pass; NULL
                                   * until needed: cols_index_batches keeps them on the device) */
   std::vector<signed char> *hcls;  /* the class of every column on the host (with hisize) */
+  std::vector<int64_t> *hjptr;   /* single_setup: the J offsets on the host (cols_host_sizes;
+                                  * d.jptr then points here) */
   int64_t nslot;                 /* columns with a workspace slot (none: no submatrix pass) */
   unsigned char *cls;            /* the class of every column on the device (k_classify) */
   int32_t *cvals;                /* the chunk's columns, in order (the class sort's values) */
@@ -728,6 +730,12 @@ static int cols_classify(k_backend *be, c_cols *s, int64_t *wsb, int64_t *total)
 static int cols_host_sizes(k_backend *be, c_cols *s) {
   if (s->hisize) return HY_OK;
   k_cuda_state *st = k_cuda_st(be);
+  if (!s->d.jptr) {   /* single_setup kept the J offsets on the device */
+    s->hjptr = new std::vector<int64_t>((size_t)s->ncols + 1);
+    HY_CUDA(cudaMemcpyAsync(s->hjptr->data(), s->jptr, (size_t)(s->ncols + 1) * sizeof(int64_t),
+                            cudaMemcpyDeviceToHost, st->stream));
+    s->d.jptr = s->hjptr->data();
+  }
   s->hisize = new std::vector<int32_t>((size_t)s->ncols + 1);
   if (s->ncols)
     HY_CUDA(cudaMemcpyAsync(s->hisize->data(), s->isize, (size_t)s->ncols * sizeof(int32_t),
@@ -987,6 +995,7 @@ static int c_cols_free(k_backend *be, void *state) {
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) s_free(be, ptrs[i]);
   delete s->hisize;
   delete s->hcls;
+  delete s->hjptr;
   free(s);
   return HY_OK;
 }
@@ -1211,15 +1220,24 @@ static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64
   HY_CALL(s_alloc(be, (void **)&s->jptr, (size_t)(n + 1) * sizeof(int64_t)));
   size_t scan_bytes = 0;
   HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, s->jptr, n + 1));
-  int64_t *jp = (int64_t *)h_big((size_t)(n + 1) * sizeof(int64_t)), jmax = 0;
-  if (!jp) return hy_err(HY_ESYS, "out of memory for %lld J offsets", (long long)n);
+  /* the offsets to the host only for the P-rank driver (its J sets' rows); one rank: their
+   * total, the rest stays on the device (cols_host_sizes copies them where needed) */
+  const int host = jglob_out != NULL;
+  int64_t *jp = NULL, jmax = 0, njd = 0;
+  if (host) {
+    jp = (int64_t *)h_big((size_t)(n + 1) * sizeof(int64_t));
+    if (!jp) return hy_err(HY_ESYS, "out of memory for %lld J offsets", (long long)n);
+  }
   *jptr_out = jp;
   HY_CALL(max_i64(be, t->cnt, n, &jmax));   /* the largest |J| (read after the wait) */
-  HY_CUDA(cudaMemcpyAsync(jp, s->jptr, (size_t)(n + 1) * sizeof(int64_t), cudaMemcpyDeviceToHost,
-                          st->stream));
+  if (host)
+    HY_CUDA(cudaMemcpyAsync(jp, s->jptr, (size_t)(n + 1) * sizeof(int64_t),
+                            cudaMemcpyDeviceToHost, st->stream));
+  else
+    HY_CUDA(cudaMemcpyAsync(&njd, s->jptr + n, sizeof njd, cudaMemcpyDeviceToHost, st->stream));
   HY_CUDA(cudaStreamSynchronize(st->stream));
   if (jmax > j->max_col) return HY_OK;  /* *fits stays 0: the host pattern caps */
-  s->nj = jp[n];
+  s->nj = host ? jp[n] : njd;
   if (s->nj > INT32_MAX)
     return hy_err(HY_ESYS, "spai cuda: index sets exceed 2^31 entries on one rank (use more ranks)");
   HY_CALL(s_alloc(be, (void **)&s->jloc, (size_t)(s->nj + 1) * sizeof(int32_t)));
