@@ -358,6 +358,10 @@ spai_multi(spai_phase_times_host_none_maxit phase-times RANKS 1
   OPTS --phases "p, A ph, alpha, A s, omega, x r, rho"
   ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
        solver.max_iter=30 solver.check_every=7)
+# (the merged iteration: no rho phase, x and r at the next iteration's start and the batch's end)
+spai_multi(spai_phase_times_host_merged phase-times RANKS 1
+  OPTS --phases "x r, M p, A ph, alpha, M s, A s, omega"
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 solver.merge_reductions=true)
 # (not the persistent kernel: a line says the key is ignored, no phases line)
 hy_case(NAME spai_phase_times_ignored RANKS 1 JSON
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
@@ -761,6 +765,10 @@ if(HYBRID_GPU_TESTS)
     OPTS --backends cuda --min-frac 0.6 --phases "M p, A ph, alpha, M s, A s, omega, x r, rho"
     ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          spai.repeat=2)
+  spai_multi(spai_gpu_phase_times_merged_cfd2size phase-times RANKS 1 LABELS gpu TIMEOUT 120
+    OPTS --backends cuda --min-frac 0.6 --phases "M p, A ph, alpha, M s, A s, omega, x r"
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         spai.repeat=2 solver.merge_reductions=true)
   spai_multi(spai_gpu_phase_times_none_split phase-times RANKS 1 LABELS gpu
     OPTS --backends cuda --min-frac 0.6 --phases "p, A ph, alpha, s, A s, omega, x r, rho"
     ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
