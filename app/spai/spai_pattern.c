@@ -309,30 +309,21 @@ static void row_maxima(const hy_csr *a, hy_csr *rm) {
   rm->rowptr[a->m] = a->m;
 }
 
-/* The global rows outside [r0, r1) that bt's entries name, sorted and unique: marked over their
- * index range (one pass, no sort of the nnz references).  *gh (malloc'd), *u of them.  Local. */
+/* The global rows outside [r0, r1) that bt's entries name, sorted and unique: marked in one
+ * pass over the entries (a byte per global row), then read in order.  *gh (malloc'd), *u of
+ * them.  Local. */
 static void ghost_rows(const hy_csr *bt, int64_t n, int64_t r0, int64_t r1, int64_t **gh_out,
                        int64_t *u_out) {
-  int64_t u = 0, gmin = n, gmax = -1;
+  int64_t u = 0;
   int64_t *gh = NULL;
-  for (int64_t e = 0; e < bt->nnz; e++) {
-    int64_t g = bt->colind[e];
-    if (g >= r0 && g < r1) continue;
-    if (g < gmin) gmin = g;
-    if (g > gmax) gmax = g;
-  }
-  int64_t range = gmax >= gmin ? gmax - gmin + 1 : 0;
   unsigned char *seen = NULL;
-  HY_CALLOC(seen, range + 1);
-  for (int64_t e = 0; e < bt->nnz && range; e++) {
-    int64_t g = bt->colind[e];
-    if (g < r0 || g >= r1) seen[g - gmin] = 1;
-  }
-  for (int64_t t = 0; t < range; t++) u += seen[t];
+  HY_CALLOC(seen, n + 1);
+  for (int64_t e = 0; e < bt->nnz; e++) seen[bt->colind[e]] = 1;
+  for (int64_t g = 0; g < n; g++) u += seen[g] && (g < r0 || g >= r1);
   HY_MALLOC(gh, u + 1);
   u = 0;
-  for (int64_t t = 0; t < range; t++)
-    if (seen[t]) gh[u++] = gmin + t;
+  for (int64_t g = 0; g < n; g++)
+    if (seen[g] && (g < r0 || g >= r1)) gh[u++] = g;
   free(seen);
   *gh_out = gh;
   *u_out = u;
