@@ -447,6 +447,33 @@ static __device__ __forceinline__ void pb_mark(const long long *times, long long
   }
 }
 
+/* A persistent kernel's start: the scalar block into the block's copy ssc, the phase timing
+ * zeroed (g.times), its first mark. */
+static __device__ void pb_begin(const pb_args &g, double *ssc, long long *pt) {
+  if (threadIdx.x < K_BS_NSLOT) ssc[threadIdx.x] = __ldcg(g.sc + threadIdx.x);
+  if (g.times && threadIdx.x < 2 * K_PH_N + 3) pt[threadIdx.x] = 0;
+  __syncthreads();
+  pb_mark((const long long *)g.times, pt, -1);
+}
+
+/* An iteration's first scalar step (thread 0, on ssc); whether the iteration runs (counted for
+ * the phase timing). */
+static __device__ bool pb_iteration(const pb_args &g, double *ssc, long long *pt, int step) {
+  if (threadIdx.x == 0) k_bcgs_step(ssc, step, g.tol);
+  __syncthreads();
+  if (ssc[K_BS_RUN] == 0) return false;
+  if (g.times && blockIdx.x == 0 && threadIdx.x == 0) pt[2 * K_PH_N + 2] += 1;
+  return true;
+}
+
+/* A persistent kernel's end: block 0 writes its scalars back and adds its phase timing. */
+static __device__ void pb_end(const pb_args &g, const double *ssc, const long long *pt) {
+  long long *tm = (long long *)g.times;
+  if (blockIdx.x == 0 && threadIdx.x < K_BS_NSLOT) g.sc[threadIdx.x] = ssc[threadIdx.x];
+  if (tm && blockIdx.x == 0 && threadIdx.x < 2 * K_PH_N + 1)
+    tm[threadIdx.x] += pt[threadIdx.x < 2 * K_PH_N ? threadIdx.x : 2 * K_PH_N + 2];
+}
+
 /* The persistent kernel: up to g.niter iterations (PC: with the matrix M), stopping after the
  * one that stops; every block takes the same branches (its scalars are the same).  U: the
  * products' entries loaded per lane at once (pb_spmv); MB: the blocks of PB_THREADS per SM its
@@ -458,15 +485,9 @@ static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args
   __shared__ long long pt[2 * K_PH_N + 3];   /* phase timing: ticks, ns, last mark, iterations */
   cg::grid_group grid = cg::this_grid();
   long long *tm = (long long *)g.times;
-  if (threadIdx.x < K_BS_NSLOT) ssc[threadIdx.x] = __ldcg(g.sc + threadIdx.x);
-  if (tm && threadIdx.x < 2 * K_PH_N + 3) pt[threadIdx.x] = 0;
-  __syncthreads();
-  pb_mark(tm, pt, -1);
+  pb_begin(g, ssc, pt);
   for (int k = 0; k < g.niter; k++) {
-    if (threadIdx.x == 0) k_bcgs_step(ssc, K_BSTEP_BETA, g.tol);
-    __syncthreads();
-    if (ssc[K_BS_RUN] == 0) break;
-    if (tm && blockIdx.x == 0 && threadIdx.x == 0) pt[2 * K_PH_N + 2] += 1;
+    if (!pb_iteration(g, ssc, pt, K_BSTEP_BETA)) break;
     double acc[3] = { 0, 0, 0 };
     double *ph = g.p;
     if (PC) {                              /* ph = M p, p formed in the load (two buffers) */
@@ -531,9 +552,7 @@ static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args
     pb_reduce_step(g.part, 4, 2, ssc + K_BS_RHO_NEW, ssc, K_BSTEP_RHO, g.tol);
     pb_mark(tm, pt, K_PH_RHO);
   }
-  if (blockIdx.x == 0 && threadIdx.x < K_BS_NSLOT) g.sc[threadIdx.x] = ssc[threadIdx.x];
-  if (tm && blockIdx.x == 0 && threadIdx.x < 2 * K_PH_N + 1)
-    tm[threadIdx.x] += pt[threadIdx.x < 2 * K_PH_N ? threadIdx.x : 2 * K_PH_N + 2];
+  pb_end(g, ssc, pt);
 }
 
 /* The merged iteration's first phase without M (kv_bcgs_persist_m): the previous iteration's x
@@ -583,18 +602,12 @@ template <bool PC, int U, int MB>
 static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist_m(pb_args g) {
   __shared__ double ssc[K_BS_NSLOT];
   __shared__ double red[PB_THREADS / 32][5];
-  __shared__ long long pt[2 * K_PH_N + 3];
+  __shared__ long long pt[2 * K_PH_N + 3];   /* phase timing: ticks, ns, last mark, iterations */
   cg::grid_group grid = cg::this_grid();
   long long *tm = (long long *)g.times;
-  if (threadIdx.x < K_BS_NSLOT) ssc[threadIdx.x] = __ldcg(g.sc + threadIdx.x);
-  if (tm && threadIdx.x < 2 * K_PH_N + 3) pt[threadIdx.x] = 0;
-  __syncthreads();
-  pb_mark(tm, pt, -1);
+  pb_begin(g, ssc, pt);
   for (int k = 0; k < g.niter; k++) {
-    if (threadIdx.x == 0) k_bcgs_step(ssc, K_BSTEP_BETA_M, g.tol);
-    __syncthreads();
-    if (ssc[K_BS_RUN] == 0) break;
-    if (tm && blockIdx.x == 0 && threadIdx.x == 0) pt[2 * K_PH_N + 2] += 1;
+    if (!pb_iteration(g, ssc, pt, K_BSTEP_BETA_M)) break;
     bool pend = ssc[K_BS_PEND] != 0;
     double acc[5] = { 0, 0, 0, 0, 0 };
     double *ph = g.p;
@@ -658,9 +671,7 @@ static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist_m(pb_ar
     __syncthreads();
     pb_mark(tm, pt, K_PH_XR);
   }
-  if (blockIdx.x == 0 && threadIdx.x < K_BS_NSLOT) g.sc[threadIdx.x] = ssc[threadIdx.x];
-  if (tm && blockIdx.x == 0 && threadIdx.x < 2 * K_PH_N + 1)
-    tm[threadIdx.x] += pt[threadIdx.x < 2 * K_PH_N ? threadIdx.x : 2 * K_PH_N + 2];
+  pb_end(g, ssc, pt);
 }
 
 /* log2 of a power of 2 up to 32 (threads per row), -1 otherwise.  Local. */
