@@ -55,7 +55,11 @@ def main():
     if p.returncode != 0:
         print("FAILED: the emulated kernels do not compile")
         return 1
-    p = subprocess.run([exe, a.reps], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    try:
+        p = subprocess.run([exe, a.reps], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    except subprocess.TimeoutExpired:
+        print("FAILED: the emulated kernels ran past 60 s")
+        return 1
     out = p.stdout.decode(errors="replace")
     sys.stdout.write(out)
     m = re.search(r"^PASSED: ([0-9]+) of ([0-9]+) checks passed$", out, re.M)

@@ -771,8 +771,8 @@ find_program(HY_EMU_CXX NAMES c++ g++ clang++)
 if(HY_EMU_CXX)
   add_test(NAME gauss_cuda_kernels_emu
     COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/kernel_emu.py --src ${PROJECT_SOURCE_DIR} --cxx ${HY_EMU_CXX}
-            --workdir ${HY_TEST_OUT}/gauss_cuda_kernels_emu --reps 6)
-  set_tests_properties(gauss_cuda_kernels_emu PROPERTIES LABELS unit TIMEOUT 300 SKIP_RETURN_CODE 77)
+            --workdir ${HY_TEST_OUT}/gauss_cuda_kernels_emu --reps 4)
+  set_tests_properties(gauss_cuda_kernels_emu PROPERTIES LABELS unit TIMEOUT 120 SKIP_RETURN_CODE 77)
 endif()
 
 # gauss.trace (time marks on both streams; on the host one stream, in order): the parts of the

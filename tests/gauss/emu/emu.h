@@ -1,5 +1,6 @@
 /* emu.h - a CPU emulator for CUDA kernels written in this tree's style (tests/gauss/kernel_emu.py):
- * every CUDA thread of a launch is one std::thread; __syncthreads is a barrier per thread block,
+ * every CUDA thread of a launch is one std::thread (so keep launches to ~128 threads in all: the
+ * threads wait on barriers and a big grid stalls a small machine); __syncthreads is a barrier per thread block,
  * a cooperative grid sync one barrier over the grid, __shfl_down_sync goes through a buffer and
  * a barrier per warp; the kernels' __shared__ arrays become per-block arenas (emu_sh / emu_dyn,
  * put in by kernel_emu.py's rewrite of the source).  Slow (a thread per CUDA thread) but exact

@@ -13,14 +13,17 @@
 #define __device__
 #define __launch_bounds__(x)
 #include "swap.inc"
+/* OS threads: at most 2 blocks of EMU_T for the panel, one block of EMU_SWAP_T for the swaps
+ * (the machine's other work must not stall behind hundreds of threads on barriers) */
 #define EMU_T 64
+#define EMU_SWAP_T 64
 #include "panel.inc"
 
 /* swap_blk_k on a random M x N panel, base block at column c0 of width n. */
 static int check_swap(std::mt19937 &rng) {
   int64_t M = 1 + rng() % 300, N = 1 + rng() % 200, lda = M + rng() % 5;
   int64_t c0 = rng() % std::min<int64_t>(M, N);
-  int64_t n = 1 + rng() % std::min<int64_t>(N - c0, 64);
+  int64_t n = 1 + rng() % std::min<int64_t>(N - c0, EMU_SWAP_T / 2);
   int d = (int)std::min<int64_t>(M - c0, n);
   std::vector<int> piv(M, 0);
   for (int64_t i = c0; i < c0 + d; i++) piv[i] = (rng() % 10 == 0) ? (int)i : (int)(i + rng() % (M - i));
@@ -32,10 +35,12 @@ static int check_swap(std::mt19937 &rng) {
     if (j < c0 || j >= r0)
       for (int64_t i = c0; i < c0 + d; i++) std::swap(ref[i + j * lda], ref[piv[i] + j * lda]);
   if (c0 + nr <= 0) return 0;
-  int ct = C_SWB_THREADS / (2 * d);
+  /* blocks of EMU_SWAP_T threads (the GPU's C_SWB_THREADS = 256: the same code, ct = the
+   * threads / 2 d columns a block), one at a time: they are independent */
+  int ct = EMU_SWAP_T / (2 * d);
   int nbk = (int)((c0 + nr + ct - 1) / ct);
-  for (int b = 0; b < nbk; b++)   /* the blocks are independent: one at a time */
-    emu_launch(1, C_SWB_THREADS, 0, [&] {
+  for (int b = 0; b < nbk; b++)
+    emu_launch(1, EMU_SWAP_T, 0, [&] {
       swap_blk_k<double>(a.data(), lda, c0, r0, nr, (int)c0, d, piv.data(), M, ct);
     }, b);
   int bad = a != ref;
@@ -44,9 +49,10 @@ static int check_swap(std::mt19937 &rng) {
   return bad;
 }
 
-/* panel_base_k on a random m x bw block in G thread blocks of EMU_T threads. */
+/* panel_base_k on a random m x bw block in G <= 2 thread blocks of EMU_T threads (the GPU's 512:
+ * the same code; warp 0 picks the winner, warp 1 reads row j). */
 template <typename T> static int check_panel(std::mt19937 &rng, int ties) {
-  int m = 1 + rng() % 150, bw = 1 + rng() % 32, G = 1 + rng() % 3;
+  int m = 1 + rng() % 150, bw = 1 + rng() % 32, G = 1 + rng() % 2;
   if (G > m) G = m;
   int64_t lda = m + rng() % 3;
   std::vector<T> a(lda * bw), ref;
