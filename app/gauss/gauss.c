@@ -94,10 +94,11 @@ static const cfg_key gauss_keys[] = {
     "applied there, one launch per step; a singular column found after the factorization); host: "
     "each panel's pivots to the host before its swaps (always so with more ranks)" },
   { "gauss", "small", CFG_ENUM, "auto", 0, 0, "auto|on|off|coop",
-    "blocked, 1 rank, FP64, nb = 0: the small-n LU (GPU: one launch per panel of 32 / 16 / 8 "
-    "columns, no host synchronisation until the end, the solve in one more launch); auto: up to "
-    "the backend's measured bound; on: required (CUDA: n <= 2048; exit 1 where it cannot run); "
-    "coop: as on with the older whole-LU cooperative kernel (slower: kept to compare)" },
+    "blocked, 1 rank, FP64, nb = 0: the small-n LU (GPU: one launch per panel of 8 columns, no "
+    "host synchronisation until the end, the solve in one more launch); auto: up to the "
+    "backend's measured bound (CUDA: n <= 1024, where it beat the blocked LU on the H200); on: "
+    "required (CUDA: n <= 2048; exit 1 where it cannot run); coop: as on with the older "
+    "whole-LU cooperative kernel (slower: kept to compare)" },
   { "gauss", "compare_cusolver", CFG_BOOL, "false", 0, 0, NULL,
     "1 rank: also time the vendor LU (cuSOLVER / LAPACK dgetrf+dgetrs) and a DGEMM on the same device" },
   { "gauss", "repeat", CFG_INT, "1", 1, 1000, NULL,

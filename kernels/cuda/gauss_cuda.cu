@@ -1213,7 +1213,7 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   { 4, 4, 2, 2 }, c_to_low, c_gemm_sub_lowp,
   c_getrf_rec,
   c_getrf_dev, c_swap_plan, c_swap_apply,
-  2048, 0, k_cuda_small_getrf, k_cuda_small_getrs,   /* auto: none until it beats the blocked LU */
+  2048, 1024, k_cuda_small_getrf, k_cuda_small_getrs,   /* auto: up to n = 1024 (the steps LU won on the H200) */
   c_gemv_sub,
   K_GAUSS_PANEL_VENDOR,
   c_trace_open, c_trace_mark, c_trace_read, c_trace_close,

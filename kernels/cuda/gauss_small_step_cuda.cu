@@ -1,7 +1,7 @@
 /* gauss_small_step_cuda.cu - the small-n LU of gauss on the CUDA backend, by steps
  * (k_gauss_ops getrf_small / getrs_small with K_GAUSS_SMALL_STEPS): FP64 LU with partial
- * pivoting of an n x n matrix (n <= 2048) as one ordinary launch per panel of W columns (W = 32,
- * 16, 8 for n <= 512, 1024, 2048), and both triangular solves in one more launch.
+ * pivoting of an n x n matrix (n <= 2048) as one ordinary launch per panel of W = 8 columns
+ * (ss_w_auto; 16 and 32 too where R x W <= 32), and both triangular solves in one more launch.
  *
  * Launch k (lookahead 1): CTA 0 applies panel k's row move, U12 = L11^-1 A12 and A22 -= L21 U12
  * to the next panel's columns, keeping the result in registers (thread t holds rows t, t + 512,
@@ -472,9 +472,15 @@ static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, 
   return HY_OK;
 }
 
-/* The panel width the steps LU takes for order n (32, 16, 8 for n <= 512, 1024, 2048: the
- * panel's R x W registers per thread stay at 32 doubles).  Local. */
-static int ss_w_auto(int64_t n) { return n <= 512 ? 32 : n <= 1024 ? 16 : 8; }
+/* The panel width the steps LU takes for order n: 8 at every n (H200, 00:32, main 51237d1,
+ * factor ms: n = 512 w = 32 / 16 / 8: 0.895 / 0.651 / 0.640; n = 1024 w = 16 / 8: 2.030 /
+ * 1.621; 2048: 8 only (R x W <= 32).  A column costs ~0.5 us + ~0.04 us per register-double of
+ * a thread's rows (R W: the rank-1 update, the rotation, the candidate row), a step ~3.5-4.6 us:
+ * W* = sqrt(step / (0.04 R)) ~ 7-10).  Local. */
+static int ss_w_auto(int64_t n) {
+  (void)n;
+  return 8;
+}
 
 /* The steps LU with panels of w columns (0: ss_w_auto; R = ceil(n / 512) rows a thread, R x w
  * <= 32) by flags (SS_LEAD_ONLY 1, SS_NO_PDL 2, SS_SHFL_RED 4), then info, the smallest |u_jj| and its column to the host (one synchronisation).

@@ -132,7 +132,7 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
   double vt = vf[1] + vs[1];
   printf("small-time n=%lld cuSOLVER getrf+getrs: factor %.3f ms (best %.3f), solve %.3f ms (best %.3f), "
          "total %.3f ms\n", (long long)n, vf[1] * 1e3, vf[0] * 1e3, vs[1] * 1e3, vs[0] * 1e3, vt * 1e3);
-  const int wa = n <= 512 ? 32 : n <= 1024 ? 16 : 8;
+  const int wa = 8;   /* ss_w_auto */
   /* coop first: the reference (checked against dgetrf by gauss_gpu_small_kernels) */
   variant vars[] = {
     { "coop", K_GAUSS_SMALL_COOP, 0, 0 }, { "steps auto", K_GAUSS_SMALL_STEPS, 0, 0 },
