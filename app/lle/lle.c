@@ -41,9 +41,9 @@ static const cfg_key lle_keys[] = {
     "shift-invert: CHOLMOD factorisation of M + tau I and subspace iteration; dense: LAPACK on the n x n matrix (small n, reference); "
     "chol-nd: the same iteration with a CHOLMOD supernodal Cholesky of M + tau I (A A^T from A = B^T, M never assembled) in a geometric nested-dissection order of the points (O(n log n)), the block's solves in one call; "
     "gpu-chol: shift-invert subspace iteration on the device, cuSOLVER sparse Cholesky of P (M + tau I) P^T (CUDA backend only); "
-    "auto: chol-nd from lle.auto_cnd_n points, bsvd below (default: bsvd at every size; gpu-chol lost to bsvd on the H200 at N = 20k and 1M)" },
-  { "lle", "auto_cnd_n", CFG_INT, "2147483647", 0, 2147483647, NULL,
-    "eigensolver = auto: chol-nd from this many points, bsvd below (0: always chol-nd); the default keeps bsvd: on the H200 at one core chol-nd lost (N = 1M 24.4 s against 15.4 s, 20k 0.29 s against 0.20 s), its 16-core figures are pending" },
+    "auto: chol-nd from lle.auto_cnd_n points (default 20000: where the H200 figures show it winning), bsvd below; gpu-chol lost to bsvd on the H200 at N = 20k and 1M" },
+  { "lle", "auto_cnd_n", CFG_INT, "20000", 0, 2147483647, NULL,
+    "eigensolver = auto: chol-nd from this many points, bsvd below (0: always chol-nd); the H200's 16 cores with the own factor: chol-nd won at every size measured, eigen N = 20k 0.155 s against 0.174, 100k 0.64 s against 1.19, 1M 5.9 s against 13-15" },
   { "lle", "gpu_ordering", CFG_ENUM, "colamd", 0, 0, "colamd|metis|symamd",
     "gpu-chol: the fill-reducing order of M, on the host: colamd (CHOLMOD's COLAMD from the pattern of B = I - W alone) or metis / symamd (cuSOLVER's host METIS nested dissection / symamd of M's pattern; experiments)" },
   { "lle", "nd_leaf", CFG_INT, "64", 2, 1e6, NULL,
@@ -54,8 +54,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd: BLAS threads of the numeric Cholesky factor: with cnd_factor = own, of the top separators' dpotrf / dtrsm (0: run.blas_threads where set, else the rank's threads); with cnd_factor = cholmod, of all of it (0: run.blas_threads where set, else min(4, the size rule of the other solvers): CHOLMOD's many small supernodal dsyrk / dgemm / dpotrf calls lose with more, H200 N = 1M: 54.7 s at 16 threads, 6.9 s at 4, 8.6 s at 1); the block solves keep the size rule" },
   { "lle", "cnd_factor", CFG_ENUM, "own", 0, 0, "own|cholmod",
     "chol-nd: the numeric Cholesky factor on CHOLMOD's supernodal analysis: own (kernels/host/lle_chol.c: left-looking supernodal, tree-parallel: subtrees on the rank's threads with one BLAS thread each, the top separators split over the threads, their dpotrf / dtrsm on lle.cnd_blas_threads) or cholmod (CHOLMOD's own, sequential over the supernodes, its BLAS on lle.cnd_blas_threads)" },
-  { "lle", "cnd_top", CFG_ENUM, "blas", 0, 0, "blas|tiles",
-    "chol-nd, cnd_factor = own: the supernodes' dpotrf / dtrsm: blas (one call each; the top supernodes' on up to lle.cnd_blas_threads OpenBLAS threads) or tiles (64-wide tiles, right-looking; the top supernodes' tiles on the rank's threads, one BLAS thread throughout: the factor the same bit for bit at any thread count whatever run.blas_threads)" },
+  { "lle", "cnd_top", CFG_ENUM, "tiles", 0, 0, "blas|tiles",
+    "chol-nd, cnd_factor = own: the supernodes' dpotrf / dtrsm: tiles (64-wide tiles, right-looking; the top supernodes' tiles on the rank's threads, one BLAS thread throughout: the factor the same bit for bit at any thread count whatever run.blas_threads; H200 N = 1M: numeric 1.65 s, its top 0.87 s) or blas (one call each; the top supernodes' on up to lle.cnd_blas_threads OpenBLAS threads: numeric 2.29 s, its top 1.54 s)" },
   { "lle", "cnd_check", CFG_BOOL, "false", 0, 0, NULL,
     "chol-nd: after the factorisation, its backward error on one seeded probe z, ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z||, printed and recorded (cnd_factor_check; costs about two solves)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",

@@ -64,9 +64,10 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
              label, e->method, e->shift, e->t_factor, e->t_analyze, e->lnz, e->flops, e->blas_threads, e->iters,
              e->t_iter, e->normm);
   hy_printf0(ctx, "lle: chol-nd parts: nested-dissection order %.3f s, symbolic analysis %.3f s, numeric Cholesky %.3f s "
-             "(%.3g Gflop/s), block solves %.3f s of the iterations; order threads %d, numeric factor BLAS threads %d\n",
+             "(%.3g Gflop/s), block solves %.3f s of the iterations (the rest of them: QR, Rayleigh-Ritz, residuals %.3f s); "
+             "order threads %d, numeric factor BLAS threads %d\n",
              e->t_order, e->t_analyze - e->t_order, e->t_numeric, e->t_numeric > 0 ? e->flops / e->t_numeric * 1e-9 : 0.0,
-             e->t_solve, e->order_threads, e->factor_blas_threads);
+             e->t_solve, e->t_iter - e->t_solve, e->order_threads, e->factor_blas_threads);
   hy_printf0(ctx, "lle: chol-nd order parts: B and the block %.3f s, renumbering and preparation %.3f s, breadth-first "
              "levels %.3f s, subtrees %.3f s, rest %.3f s, A permuted %.3f s\n", e->t_setup, e->order_parts[0],
              e->order_parts[1], e->order_parts[2], e->order_parts[3], e->t_permute);

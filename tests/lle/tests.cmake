@@ -125,6 +125,11 @@ add_test(NAME lle_auto_eig_cnd COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}
   -- ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} ${HY_LLE_AUTO} lle.eigensolver=auto lle.auto_cnd_n=2000
   ::: ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} ${HY_LLE_AUTO} lle.eigensolver=chol-nd)
 set_tests_properties(lle_auto_eig_cnd PROPERTIES LABELS unit TIMEOUT 120)
+# auto's default crossover (lle.auto_cnd_n = 20000, from the H200 figures): chol-nd from 20000 points, bsvd below
+hy_case(NAME lle_auto_eig_default_cnd RANKS 1 EXPECT "lle: eigensolver chol-nd \\(CHOLMOD" "PASSED: lle"
+  ARGS run.workload=lle lle.n=20000 lle.trust_sample=0 output.record=false lle.eigensolver=auto)
+hy_case(NAME lle_auto_eig_default_bsvd RANKS 1 EXPECT "lle: eigensolver bsvd \\(UMFPACK" "PASSED: lle"
+  ARGS run.workload=lle lle.n=19999 lle.trust_sample=0 output.record=false lle.eigensolver=auto)
 # chol-nd's order (a level's splits and the subtrees on threads) is the same at 8 threads and 1:
 # the same embedding digest (BLAS at one thread in both runs: with OpenBLAS, lle.threads = 8 also
 # threads CHOLMOD's supernodal BLAS calls, which sum in another order and move the digest)
@@ -161,10 +166,13 @@ hy_case(NAME lle_chol_nd_factor_blas RANKS 1
   ARGS run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=8 lle.cnd_factor=cholmod)
 hy_case(NAME lle_chol_nd_factor_own_threads RANKS 1
   EXPECT "order threads 8, numeric factor BLAS threads 8\n" "own tree-parallel supernodal: [0-9]+ subtree.s. on 8 thread.s." "PASSED: lle"
+  ARGS run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=8 lle.cnd_top=blas)
+hy_case(NAME lle_chol_nd_factor_tiles_threads RANKS 1
+  EXPECT "order threads 8, numeric factor BLAS threads 1\n" "own tree-parallel supernodal: [0-9]+ subtree.s. on 8 thread.s..*by tiles on the threads" "PASSED: lle"
   ARGS run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=8)
 hy_case(NAME lle_chol_nd_factor_blas3 RANKS 1
   EXPECT "order threads 2, numeric factor BLAS threads 3\n" "PASSED: lle"
-  ARGS run.workload=lle lle.n=3000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=2 lle.cnd_blas_threads=3)
+  ARGS run.workload=lle lle.n=3000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=2 lle.cnd_blas_threads=3 lle.cnd_top=blas)
 hy_case(NAME lle_bad_cnd_blas_threads RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_blas_threads' = '-1' is out of range; allowed: an integer in \\[0, 1024\\]"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_blas_threads=-1)
