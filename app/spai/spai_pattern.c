@@ -450,25 +450,6 @@ void spai_append_rows(hy_csr *bt, const hy_csr *gx) {
   bt->nnz = tot;
 }
 
-/* B = A^T's local rows under pr: the local rows' transpose (one counting sort into the rows
- * their columns span), its slices to their owners (spai_rows_exchange): la_transpose's rows
- * without its per-entry owner pass and packing.  Collective. */
-static int pattern_transpose(MPI_Comm comm, const la_part *pr, int rank, const hy_csr *a,
-                             hy_csr *bt) {
-  int64_t g0 = pr->n, g1 = 0;
-  for (int64_t e = 0; e < a->nnz; e++) {
-    if (a->colind[e] < g0) g0 = a->colind[e];
-    if (a->colind[e] >= g1) g1 = (int64_t)a->colind[e] + 1;
-  }
-  if (g1 < g0) g0 = g1 = 0;
-  hy_csr t;
-  HY_CALL(la_transpose_local(a, pr->start[rank], g0, g1, &t));
-  t.n = pr->n;
-  HY_CALL(spai_rows_exchange(comm, pr, rank, &t, g0, bt));
-  csr_clear(&t);
-  return HY_OK;
-}
-
 /* P ranks: B = A^T's local rows (the distributed transpose), the rows of B that they name on
  * other ranks fetched once (a superset of the J sets' rows: J_k lies in B's row k and k) with
  * their rows' maxima, and the backend builds the J sets and |I| bounds from them (s->bt keeps
@@ -480,7 +461,7 @@ static int pat_dist(spai_pattern_st *s) {
   int rank = s->ctx->rank;
   int64_t r0 = pr->start[rank], r1 = pr->start[rank + 1], nloc = r1 - r0, u = 0, *gh = NULL;
   double t0 = hy_wtime();
-  HY_CALL(pattern_transpose(comm, pr, rank, s->a, &s->bt));
+  HY_CALL(la_transpose(comm, pr, s->a, pr, &s->bt));
   ghost_rows(&s->bt, pr->n, r0, r1, &gh, &u);
   hy_csr gx;
   HY_CALL(la_fetch_rows(comm, pr, &s->bt, u, gh, &gx));
