@@ -1,10 +1,18 @@
 # gitid.cmake - run at every build (cmake -P): write OUT (a header defining HYBRID_GIT_ID) from
 # `git describe` of SRC, or the HYBRID_GIT_ID environment variable for a copy without .git, or
-# "unknown"; the file is rewritten only when the id changed, so nothing rebuilds needlessly.
+# the commit `git archive` wrote into app/gitid.txt, or "unknown"; the file is rewritten only when the id changed, so nothing rebuilds needlessly.
 execute_process(COMMAND git describe --always --dirty --tags WORKING_DIRECTORY ${SRC}
   OUTPUT_VARIABLE id OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR NOT id)
   set(id "$ENV{HYBRID_GIT_ID}")
+endif()
+# a `git archive` export (no .git, e.g. the device machines' copy): app/gitid.txt holds the commit,
+# filled in through export-subst (.gitattributes); in a checkout it still reads $Format:...$
+if(NOT id AND EXISTS ${SRC}/app/gitid.txt)
+  file(STRINGS ${SRC}/app/gitid.txt arch LIMIT_COUNT 1)
+  if(arch MATCHES "^[0-9a-f]+$")
+    set(id "${arch}")
+  endif()
 endif()
 if(NOT id)
   set(id "unknown")
