@@ -184,7 +184,8 @@ typedef struct {
   /* y -= A x with A m x n (the one-rank solve's block updates, queued: no synchronisation). */
   int (*gemv_sub)(k_backend *be, int sp, int64_t m, int64_t n, const void *a, int64_t lda,
                   const void *x, void *y);
-  /* The blocked LU's panel that gauss.panel = auto means on this backend (K_GAUSS_PANEL_*). */
+  /* The blocked LU's panel that gauss.panel = auto means on this backend for FP64 factors from
+   * n = panel_auto_nmin (K_GAUSS_PANEL_*; FP32 factors: panel_auto_sp). */
   int panel_auto;
 
   /* ---- time marks (gauss.trace: where the factorization's wall time goes, no synchronisation) ---- */
@@ -201,6 +202,10 @@ typedef struct {
   /* gauss.panel = auto with gauss.panel_vendor_rows = -1 (the default): panels of more than
    * this many rows by the vendor's getrf, the rest by panel_auto (0: every panel by panel_auto). */
   int64_t panel_auto_rows;
+  /* gauss.panel = auto: the panel of FP32 factors (precision single / mixed; panel_auto is FP64's),
+   * and the smallest n that takes panel_auto / panel_auto_sp (below: the vendor's). */
+  int panel_auto_sp;
+  int64_t panel_auto_nmin;
 } k_gauss_ops;
 
 /* The blocked LU's panels (gauss.panel): the vendor's getrf, getrf_rec with the vendor's or the

@@ -308,7 +308,10 @@ static void gauss_setup(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info
   g->mtype = o->mtype;
   g->seed = o->seed;
   g->nb = o->nb ? o->nb : g->ko->nb_auto(g->n, o->prec != GAUSS_DOUBLE);
-  g->panel = o->panel == GAUSS_PANEL_AUTO ? g->ko->panel_auto : o->panel;
+  /* gauss.panel = auto: the backend's panel for the factors' precision from its n, else vendor */
+  g->panel = o->panel != GAUSS_PANEL_AUTO ? o->panel
+             : g->n < g->ko->panel_auto_nmin ? GAUSS_PANEL_VENDOR
+             : o->prec == GAUSS_DOUBLE ? g->ko->panel_auto : g->ko->panel_auto_sp;
   /* gauss.panel_vendor_rows = -1: the backend's bound for panel = auto, else none */
   g->vendor_rows = o->panel_vendor_rows >= 0 ? o->panel_vendor_rows
                                              : (o->panel == GAUSS_PANEL_AUTO ? g->ko->panel_auto_rows : 0);

@@ -1134,8 +1134,11 @@ static int c_copy_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a,
 static int64_t c_nb_auto(int64_t n, int lowp) {
   if (n <= 1024) return n > 0 ? n : 1;
   /* FP64 from n = 32768 on: nb 1024 (H200, 21:35: n = 65536 43.4 TF against 41.3 at 512; n =
-   * 32768 34.9 against 34.5); FP32 factors (mixed, HPL-MxP) keep 512 (1024 not measured) */
-  return n >= 32768 && !lowp ? 1024 : 512;
+   * 32768 34.9 against 34.5); FP32 factors (mixed, HPL-MxP) from n = 65536 (00:34: HPL-MxP FP16
+   * 65536 fused panel 175.4 TF-eq at 1024 against 146.4 at 512; vendor panel 190.7 at 22:00
+   * against 156.6); below, 512 */
+  if (lowp) return n >= 65536 ? 1024 : 512;
+  return n >= 32768 ? 1024 : 512;
 }
 
 /* The small-n LU (gauss_small_cuda.cu; k_gauss_ops getrf_small / getrs_small). */
@@ -1215,7 +1218,12 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_getrf_dev, c_swap_plan, c_swap_apply,
   2048, 1024, k_cuda_small_getrf, k_cuda_small_getrs,   /* auto: up to n = 1024 (the steps LU won on the H200) */
   c_gemv_sub,
-  K_GAUSS_PANEL_VENDOR,
+  /* panel = auto (H200, 00:34, main 51237d1, trace runs): FP64 the fused panel from n = 16384
+   * (32768: 38.35 TF against the vendor panel's 37.27; 65536: 45.62 against 44.66), FP32 factors
+   * (HPL-MxP) the vendor's (65536 FP16: nb 512 156.6 TF-eq against fused 146.4; nb 1024 190.7 at
+   * 22:00 against fused 175.4); below 16384 not measured: the vendor's */
+  K_GAUSS_PANEL_FUSED,
   c_trace_open, c_trace_mark, c_trace_read, c_trace_close,
   0,   /* panel_auto_rows: every panel by panel_auto */
+  K_GAUSS_PANEL_VENDOR, 16384,
 };
