@@ -237,8 +237,8 @@ template <int NV>
 static __device__ __forceinline__ double pb_in(int j, double a, const double *x, double b,
                                                const double *y, double c, const double *z) {
   if (NV == 1) return x[j];
-  double q = a * x[j] + b * y[j];
-  if (NV == 3 && c != 0.0) q += c * z[j];
+  double q = __fma_rn(a, x[j], __dmul_rn(b, y[j]));   /* (explicit: the same rounding in every */
+  if (NV == 3 && c != 0.0) q = __fma_rn(c, z[j], q);   /* kernel and unrolled loop) */
   return q;
 }
 
@@ -270,10 +270,12 @@ struct pb_ld_rp {
   const double *s, *t, *v, *pold, *ph, *sh;
   double *x, *r, *pnew;
   bool ux;
-  __device__ __forceinline__ double rj(int j) const { return one * s[j] + nom * t[j]; }
+  __device__ __forceinline__ double rj(int j) const {
+    return __fma_rn(one, s[j], __dmul_rn(nom, t[j]));
+  }
   __device__ __forceinline__ double pj(int j, double r) const {
-    double q = one * r + nbo * v[j];
-    if (beta != 0.0) q += beta * pold[j];
+    double q = __fma_rn(one, r, __dmul_rn(nbo, v[j]));
+    if (beta != 0.0) q = __fma_rn(beta, pold[j], q);
     return q;
   }
   __device__ __forceinline__ double operator()(int j) const { return pj(j, rj(j)); }
@@ -310,7 +312,7 @@ static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double 
       int e1 = __ldg(mt.rp + row + 1);
       if (U == 1) {
         for (int e = __ldg(mt.rp + row) + lane; e < e1; e += T)
-          sum += __ldg(mt.va + e) * ld(__ldg(mt.ci + e));
+          sum = __fma_rn(__ldg(mt.va + e), ld(__ldg(mt.ci + e)), sum);
       } else {
         /* U entries of the lane loaded at once, then their products added in the order of the
          * loop above (the same sum, fewer dependent round trips to memory) */
@@ -328,7 +330,7 @@ static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double 
             qu[u] = e + u * T < e1 ? ld(cu[u]) : 0.0;
 #pragma unroll
           for (int u = 0; u < U; u++)
-            if (e + u * T < e1) sum += vu[u] * qu[u];
+            if (e + u * T < e1) sum = __fma_rn(vu[u], qu[u], sum);
         }
       }
     }
@@ -336,17 +338,17 @@ static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double 
     if (lane == 0 && row < n) {
       double e = ld.own(row);
       out[row] = sum;
-      if (ND == 1 || ND == 2) acc[0] += d[row] * sum;
-      if (ND == 2) acc[1] += d2[row] * d2[row];
+      if (ND == 1 || ND == 2) acc[0] = __fma_rn(d[row], sum, acc[0]);
+      if (ND == 2) acc[1] = __fma_rn(d2[row], d2[row], acc[1]);
       if (ND == 3 || ND == 5) {
         if (LD::nv == 1) e = d[row];
-        acc[0] += sum * e;
-        acc[1] += sum * sum;
-        acc[2] += e * e;
+        acc[0] = __fma_rn(sum, e, acc[0]);
+        acc[1] = __fma_rn(sum, sum, acc[1]);
+        acc[2] = __fma_rn(e, e, acc[2]);
       }
       if (ND == 5) {
-        acc[3] += d2[row] * e;
-        acc[4] += d2[row] * sum;
+        acc[3] = __fma_rn(d2[row], e, acc[3]);
+        acc[4] = __fma_rn(d2[row], sum, acc[4]);
       }
     }
   }
