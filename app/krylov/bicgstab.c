@@ -251,13 +251,12 @@ static void bcgs_result_dev(const double *h, int it, krylov_result *res) {
  * iterations queue is recorded once and that batch is replayed (a last shorter batch before
  * max_iter is queued directly).  Collective (one rank). */
 static int bcgs_run_dev(const krylov_ops *o, const krylov_params *par, const double *b,
-                        double *x, bcgs_vecs *w, krylov_result *res) {
+                        double *x, bcgs_vecs *w, double *sc, krylov_result *res) {
   bcgs_state st;
   int stop = 0;
   HY_CALL(bcgs_start(o, par, b, x, w, &st, res, &stop));
   if (stop) return HY_OK;
-  double *sc = NULL, h[K_BS_NSLOT] = { 0 };
-  HY_CALL(o->s_create(o->ctx, &sc));
+  double h[K_BS_NSLOT] = { 0 };
   h[K_BS_RUN] = h[K_BS_ONE] = 1;
   h[K_BS_BNORM] = st.bnorm;
   h[K_BS_RHO] = st.rho;
@@ -280,30 +279,56 @@ static int bcgs_run_dev(const krylov_ops *o, const krylov_params *par, const dou
   }
   if (rc == HY_OK) bcgs_result_dev(h, it, res);
   if (rec) o->s_unrecord(o->ctx, rec);
-  o->vec_free(o->ctx, sc);
   return rc;
 }
 
-/* Allocate the vectors, run, free them.  Collective. */
+/* Whether the device loop runs (par->device_loop and the ops have it; merged: only as s_batch).
+ * Local. */
+static int bcgs_dev(const krylov_ops *o, const krylov_params *par) {
+  return par->device_loop && o->s_step && (!par->merged || o->s_batch);
+}
+
+/* The work vectors (without preconditioner phat = p and shat = s: p and s do not change between
+ * the products and the update of x that read phat and shat; p2: s_batch's second p) and the
+ * device loop's scalar block.  Collective. */
+int krylov_bicgstab_ws_create(const krylov_ops *o, const krylov_params *par, krylov_bcgs_ws *ws) {
+  memset(ws, 0, sizeof *ws);
+  bcgs_vecs *w = &ws->w;
+  double **all[] = { &w->r, &w->rh, &w->p, &w->v, &w->s, &w->t, &w->ph, &w->sh, &w->p2 };
+  int dev = bcgs_dev(o, par);
+  ws->nv = o->precond ? 8 : 6;
+  if (dev && o->s_batch && o->precond) ws->nv = 9;
+  for (int i = 0; i < ws->nv; i++) HY_CALL(o->vec_create(o->ctx, all[i]));
+  if (!o->precond) {
+    w->ph = w->p;
+    w->sh = w->s;
+  }
+  if (dev) HY_CALL(o->s_create(o->ctx, &ws->sc));
+  return HY_OK;
+}
+
+/* Free what krylov_bicgstab_ws_create made.  Collective. */
+int krylov_bicgstab_ws_free(const krylov_ops *o, krylov_bcgs_ws *ws) {
+  bcgs_vecs *w = &ws->w;
+  double *all[] = { w->r, w->rh, w->p, w->v, w->s, w->t, w->ph, w->sh, w->p2 };
+  for (int i = 0; i < ws->nv; i++)
+    if (all[i]) o->vec_free(o->ctx, all[i]);
+  if (ws->sc) o->vec_free(o->ctx, ws->sc);
+  memset(ws, 0, sizeof *ws);
+  return HY_OK;
+}
+
+/* Run on the work vectors of par->ws, or on ones made and freed here.  Collective. */
 int krylov_bicgstab(const krylov_ops *o, const krylov_params *par, const double *b, double *x,
                     krylov_result *res) {
   memset(res, 0, sizeof *res);
-  bcgs_vecs w;
-  memset(&w, 0, sizeof w);
-  /* without preconditioner phat = p and shat = s (p and s do not change between the products
-   * and the update of x that read phat and shat) */
-  double **all[] = { &w.r, &w.rh, &w.p, &w.v, &w.s, &w.t, &w.ph, &w.sh, &w.p2 };
-  int dev = par->device_loop && o->s_step && (!par->merged || o->s_batch);
-  int nv = o->precond ? 8 : 6, rc = HY_OK;
-  if (dev && o->s_batch && o->precond) nv = 9;   /* p2: s_batch's second p */
-  for (int i = 0; i < nv && rc == HY_OK; i++) rc = o->vec_create(o->ctx, all[i]);
-  if (!o->precond) {
-    w.ph = w.p;
-    w.sh = w.s;
+  krylov_bcgs_ws own, *ws = par->ws;
+  if (!ws) {
+    HY_CALL(krylov_bicgstab_ws_create(o, par, &own));
+    ws = &own;
   }
-  if (rc == HY_OK)
-    rc = dev ? bcgs_run_dev(o, par, b, x, &w, res) : bcgs_run(o, par, b, x, &w, res);
-  for (int i = 0; i < nv; i++)
-    if (*all[i]) o->vec_free(o->ctx, *all[i]);
+  int rc = bcgs_dev(o, par) ? bcgs_run_dev(o, par, b, x, &ws->w, ws->sc, res)
+                            : bcgs_run(o, par, b, x, &ws->w, res);
+  if (ws == &own) krylov_bicgstab_ws_free(o, &own);
   return rc;
 }

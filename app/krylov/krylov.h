@@ -70,7 +70,17 @@ typedef struct {
   int (*s_batch)(void *ctx, double *sc, int n, double tol, double *x, const krylov_bcgs_vecs *w);
 } krylov_ops;
 
+/* BiCGSTAB's work vectors (zeroed) and, for the device loop, its scalar block, made before a
+ * solve by krylov_bicgstab_ws_create so that the solve itself allocates nothing (PETSc's
+ * KSPSetUp; CUDA: cudaMalloc / cudaFree synchronise the device). */
 typedef struct {
+  krylov_bcgs_vecs w;
+  double *sc;       /* the device loop's scalar block (s_create), NULL without it */
+  int nv;           /* vectors made */
+} krylov_bcgs_ws;
+
+typedef struct krylov_params krylov_params;
+struct krylov_params {
   double tol;       /* relative residual ||r|| / ||b|| */
   int max_iter;
   int device_loop;  /* 1: BiCGSTAB's device loop when the ops have it (s_step != NULL) */
@@ -81,7 +91,10 @@ typedef struct {
                      * them) instead of (rhat, r) after r's update, (r, r) alone there: the
                      * persistent kernel's merged iteration (the device loop only with s_batch);
                      * a non-finite rho ends the iteration before x's update */
-} krylov_params;
+  krylov_bcgs_ws *ws;  /* NULL: krylov_bicgstab makes and frees its work vectors; else these
+                        * (made by krylov_bicgstab_ws_create for the same ops and params, used by
+                        * one solve) */
+};
 
 typedef enum { KRYLOV_CONVERGED = 0, KRYLOV_MAXIT = 1, KRYLOV_BREAKDOWN = 2 } krylov_status;
 
@@ -91,6 +104,11 @@ typedef struct {
   double relres;          /* recursive residual estimate at the end */
   char breakdown[128];    /* what broke down ("rho = 0 at iteration 12") */
 } krylov_result;
+
+/* Make / free the work vectors of one krylov_bicgstab on ops o with params par (par->ws not
+ * read).  Collective (through ops). */
+int krylov_bicgstab_ws_create(const krylov_ops *o, const krylov_params *par, krylov_bcgs_ws *ws);
+int krylov_bicgstab_ws_free(const krylov_ops *o, krylov_bcgs_ws *ws);
 
 /* Right-preconditioned BiCGSTAB for A x = b (A M y = b, x = M y) from the initial x.  Returns
  * HY_OK with res->status set (converged / max_iter / breakdown), or an error code of a failing

@@ -260,7 +260,8 @@ typedef struct {
   int iterations;
   double relres;               /* recursive estimate */
   double true_relres;          /* ||b - A x|| / ||b|| recomputed */
-  double seconds;              /* BiCGSTAB time (slowest rank) */
+  double seconds;              /* BiCGSTAB time (slowest rank; its work vectors made before) */
+  double ws_s;                 /* making those work vectors (this rank) */
   double bytes_per_iter;       /* minimum bytes per iteration on the slowest rank */
   double spmv_a_s, spmv_m_s;   /* one local SpMV of A / M alone (slowest rank; backend library) */
   double spmv_a_bytes, spmv_m_bytes;

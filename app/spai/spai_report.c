@@ -353,6 +353,7 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
   hy_printf0(ctx, "total: setup + solve = %.4f s\n", in->t_setup + sv->seconds);
   hy_metric_int(ctx, "iterations", sv->iterations);
   hy_metric_num(ctx, "solve_s", sv->seconds);
+  hy_metric_num(ctx, "krylov_ws_ms", 1e3 * sv->ws_s);
   hy_metric_num(ctx, "total_s", in->t_setup + sv->seconds);
   hy_metric_num(ctx, "relres", sv->relres);
   hy_metric_num(ctx, "true_relres", sv->true_relres);

@@ -402,6 +402,12 @@ static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, d
                         .merged = opt->merge_reductions };
   s->merged = opt->merge_reductions;
   krylov_result kr;
+  krylov_bcgs_ws ws;             /* the work vectors made before the timer (PETSc's KSPSetUp) */
+  double ta = hy_wtime();
+  HY_CALL(krylov_bicgstab_ws_create(&ko, &par, &ws));
+  HY_LOCAL(s->be->ops->sync(s->be));
+  info->ws_s = hy_wtime() - ta;
+  par.ws = &ws;
   hy_progress pg;
   s->log_tol = -log10(opt->tol);
   s->monitor = opt->monitor;
@@ -417,6 +423,7 @@ static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, d
   s->pg = NULL;
   hy_progress_end(&pg);
   HY_MPI(MPI_Allreduce(&t, &info->seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  HY_CALL(krylov_bicgstab_ws_free(&ko, &ws));
   if (s->d_times) solve_phase_times(s, info);
   info->status = kr.status;
   info->iterations = kr.iterations;
