@@ -699,8 +699,11 @@ if(HYBRID_GPU_TESTS)
   # persistent kernel's iterations, exit, breakdown and x bit for bit (--ref); the variant in
   # the record; cfd2's size with SPAI, the 2D case without preconditioner, the e05r0100
   # breakdown, max_iter (exit 4) against the usual loop
-  spai_multi(spai_gpu_persistent_unroll8_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
-    OPTS --backends cuda --every 1 10 1000 --kernel persistent
+  # Unroll 8 at cfd2's size with SPAI is NOT bit for bit on the H200 (01:00 run of 6e352c6, after
+  # 799110f's explicit __fma_rn: x 1.76e-13 of max |x| from unroll 1, relres 1.9e-6 relative, the
+  # same 38 iterations; merged: 1.14e-13 / 1.2e-6): the same iterations and exit, x within 1e-11.
+  spai_multi(spai_gpu_persistent_unroll8_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240 RTOL 1e-11
+    OPTS --backends cuda --every 1 10 1000 --kernel persistent --relres-rtol 1e-5
     --record persistent_unroll=8 persistent_blocks=2
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=10
           solver.persistent_unroll=1 solver.persistent_blocks=3
@@ -749,8 +752,8 @@ if(HYBRID_GPU_TESTS)
     --loop-iters-rtol 0.1 --relres-rtol 0.3
     ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent
          solver.merge_reductions=true)
-  spai_multi(spai_gpu_merged_unroll8_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
-    OPTS --backends cuda --every 10 --kernel persistent
+  spai_multi(spai_gpu_merged_unroll8_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240 RTOL 1e-11
+    OPTS --backends cuda --every 10 --kernel persistent --relres-rtol 1e-5
     --record persistent_unroll=8 persistent_blocks=2 merge_reductions=1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_unroll=1 solver.persistent_blocks=3
@@ -773,6 +776,10 @@ if(HYBRID_GPU_TESTS)
     OPTS --backends cuda --min-frac 0.6 --phases "p, A ph, alpha, s, A s, omega, x r, rho"
     ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
          matrix.rhs=random run.seed=31337 solver.persistent_split=true spai.repeat=2)
+  # a time ratio: alone on the GPU (at ctest -j9 beside other GPU cases the iteration took 197 us
+  # against the phases' 86: spai_gpu_phase_times_cfd2size failed on the H200, 01:10 run)
+  set_tests_properties(spai_gpu_phase_times_cfd2size spai_gpu_phase_times_merged_cfd2size
+    spai_gpu_phase_times_none_split PROPERTIES RUN_SERIAL TRUE)
   # solver.device_kernel = fused (the same phases as 5 / 4 kernels per iteration on the same
   # grid, recorded as a graph): the persistent kernel's iterations, exit and x bit for bit
   # (--ref: the reference run is the persistent loop), cfd2's size with SPAI and the 2D case
