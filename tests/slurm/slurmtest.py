@@ -196,7 +196,7 @@ def check_nodes(a, recs, log):
 
 
 # timings and rates (and spai's iteration time over its floor) vary from run to run
-TIMING = re.compile(r"seconds|time|gflops|gb_?ps|_s$|_us$|per_s|floor|bandwidth|rate|wall", re.I)
+TIMING = re.compile(r"seconds|time|gflops|gb_?ps|_s$|_ms$|_us$|per_s|floor|bandwidth|rate|wall", re.I)
 
 
 def close(x, y, rtol):
