@@ -8,6 +8,7 @@
  * one value's last bit flipped (row 17), one column index moved (row 203), one entry fewer in the
  * last row (and the rows after it shifted); single_mat's SpMV equals mat_create's bit for bit.
  * Exit 0 pass, 1 fail, 77 skip (cuda asked for, none here). */
+#include "../common/test_backend.h"
 #include "k_spai.h"
 #include "hybrid.h"
 
@@ -136,16 +137,8 @@ static void check_mat(k_backend *be, const k_spai_ops *ko, void *mat, int64_t nn
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int cuda = argc > 1 && !strcmp(argv[1], "cuda");
-  if (cuda && k_cuda_device_count() < 1) {
-    printf("SKIP: no CUDA device\n");
-    MPI_Finalize();
-    return 77;
-  }
   k_backend be;
-  memset(&be, 0, sizeof be);
-  HY_LOCAL(k_backend_open(&be, cuda ? K_CUDA : K_HOST, 0));
+  int cuda = test_backend_open(argc, argv, &be);
   const k_spai_ops *ko = k_spai_ops_get(&be);
   if (!ko->single_setup || !ko->single_rows || !ko->single_mat || !ko->mat_get || !ko->mat_differs) {
     printf("FAIL: the %s backend lacks single_setup / single_rows / single_mat / mat_get / "

@@ -7,6 +7,7 @@
  * per row and with each of 1, 2, 4, .. 32, every y_i within 8 ulps of sum_j |a_ij x_j| of the
  * long double value; mat_spmv_own twice gives the same y bit for bit (fixed summation order).
  * Exit 0 pass, 1 fail, 77 skip (cuda asked for, none here). */
+#include "../common/test_backend.h"
 #include "k_spai.h"
 #include "hybrid.h"
 
@@ -115,16 +116,8 @@ static void check_matrix(k_backend *be, const k_spai_ops *ko, const char *name, 
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int cuda = argc > 1 && !strcmp(argv[1], "cuda");
-  if (cuda && k_cuda_device_count() < 1) {
-    printf("SKIP: no CUDA device\n");
-    MPI_Finalize();
-    return 77;
-  }
   k_backend be;
-  memset(&be, 0, sizeof be);
-  HY_LOCAL(k_backend_open(&be, cuda ? K_CUDA : K_HOST, 0));
+  int cuda = test_backend_open(argc, argv, &be);
   const k_spai_ops *ko = k_spai_ops_get(&be);
   check_matrix(&be, ko, "random rows 0..70, ghosts", 0, 5003, 6100);
   check_matrix(&be, ko, "diagonal", 1, 4097, 4097);

@@ -9,6 +9,7 @@
  * dots passes with BiCGSTAB's scalar step fused against the pass then the step, s_read, and a
  * recorded batch (CUDA: a graph) run twice against the same work queued twice.  Exit 0 pass,
  * 1 fail, 77 skip (cuda asked for, none here). */
+#include "../common/test_backend.h"
 #include "k_vec.h"
 #include "hybrid.h"
 #include "k_vec_bcgs.h"
@@ -312,16 +313,8 @@ static void check_record(k_backend *be, k_vec *v, int64_t n, int host) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  int cuda = argc > 1 && !strcmp(argv[1], "cuda");
-  if (cuda && k_cuda_device_count() < 1) {
-    printf("SKIP: no CUDA device\n");
-    MPI_Finalize();
-    return 77;
-  }
   k_backend be;
-  memset(&be, 0, sizeof be);
-  HY_LOCAL(k_backend_open(&be, cuda ? K_CUDA : K_HOST, 0));
+  int cuda = test_backend_open(argc, argv, &be);
   k_vec v;
   HY_LOCAL(k_vec_open(&be, &v));
   const int64_t sizes[] = { 0, 1, 2, 31, 1023, 1024, 1025, 4097, 70001 };
