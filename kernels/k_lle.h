@@ -113,11 +113,14 @@ typedef struct {
 } k_lle_eig_job;
 enum { K_LLE_ORD_METIS = 0, K_LLE_ORD_SYMAMD = 1, K_LLE_ORD_GIVEN = 2 };
 
+struct k_lle_chol_top;   /* chol-nd's top supernodes on an engine (below) */
 typedef struct {
   const char *name;
   /* the iteration above; NULL where the backend has no sparse Cholesky of its own.  Returns
    * HY_ENUMERIC when M + tau I is not positive definite up to tau_max. */
   int (*eig_si)(k_backend *be, k_lle_eig_job *job);
+  /* chol-nd's top supernodes factored on the device (k_lle_chol_top); NULL: on the host's threads */
+  int (*chol_top)(k_backend *be, struct k_lle_chol_top *job);
 } k_lle_eig_ops;
 /* The eigen-solve table of the backend's kind.  Local. */
 const k_lle_eig_ops *k_lle_eig_ops_get(const k_backend *be);
@@ -154,6 +157,32 @@ typedef struct {
   int64_t n, nsuper;
   const int64_t *super, *pi, *px, *s;
 } k_lle_super;
+/* The top phase of k_lle_chol_numeric on another engine (lle.cnd_top = device: the backend's
+ * k_lle_eig_ops.chol_top): the supernodes above the cut top[0 .. ntop) (ascending; every
+ * ancestor of one is one), their blocks in x assembled and updated from every supernode below
+ * the cut.  The engine applies the updates among them, for top[i] in ascending order its
+ * updaters u in [uptr[i], uptr[i + 1]) in ascending order: top[i] -= L_d(rows from p1, :)
+ * L_d(rows [p1, p2), :)^T with d = top[ud[u]], p1 = up1[u], p2 = up2[u] positions in d's rows,
+ * the local rows in top[i] of d's rows p1, p1 + 1, .. being rmap[rptr[u] .. rptr[u + 1]) (the
+ * first p2 - p1 of them top[i]'s columns), the lower part only; then top[i]'s dpotrf and the
+ * dtrsm of its rows below; and writes the factored blocks back into x.  Returns HY_OK, or
+ * HY_ENUMERIC (no message) with minor the first column with a non-positive pivot, or HY_ESYS
+ * (recorded).  Local. */
+typedef struct k_lle_chol_top {
+  const k_lle_super *L;
+  int ntop;
+  const int32_t *top;
+  const int64_t *uptr;          /* ntop + 1 */
+  const int32_t *ud, *up1, *up2;
+  const int64_t *rptr;          /* uptr[ntop] + 1 */
+  const int32_t *rmap;
+  double *x;                    /* L's values (host) */
+  int64_t minor;                /* out: n, or the first column with a non-positive pivot */
+  double bytes;                 /* out: bytes moved between host and engine, both ways */
+  double t_up, t_dev, t_down;   /* out: seconds of the copies up (with what overlaps them),
+                                   the engine's work after them, the copies back */
+} k_lle_chol_top;
+
 /* What k_lle_chol_numeric factors: P (A A^T + tau I) P^T, A n x n in CSC (ap, ai, ax), L's
  * column t being A's row / column perm[t]; the BLAS threads of the top supernodes' dpotrf /
  * dtrsm (top_blas), blas_set to switch them (NULL: never), blas_after the count set at the
@@ -168,6 +197,9 @@ typedef struct {
   int top_tiles;       /* 1: every supernode's dpotrf / dtrsm by 64-wide tiles, the top's on the
                           threads (one BLAS thread throughout); 0: one dpotrf + dtrsm a supernode,
                           the top's on top_blas BLAS threads */
+  /* the top phase on another engine (see k_lle_chol_top), or NULL: the top on the threads */
+  int (*top)(k_backend *be, k_lle_chol_top *job);
+  k_backend *top_be;
 } k_lle_chol_in;
 /* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the
  * dense-block count) in all and above the cut, the two phases' seconds, and minor: n, or the
@@ -176,6 +208,10 @@ typedef struct {
   int nsub, ntop, threads;
   double flops, top_flops, t_sub, t_top;
   int64_t minor;
+  /* with in->top: the top's assembly and updates from below on the threads (seconds, in
+   * t_top), and the engine's figures (k_lle_chol_top) */
+  int top_engine;
+  double t_below, top_bytes, t_up, t_dev, t_down;
 } k_lle_chol_stats;
 /* The tree-parallel supernodal Cholesky of kernels/host/lle_chol.c: a plan (the updaters of
  * every supernode, the tree's cut for threads threads, the threads' scratch; NULL with the

@@ -20,6 +20,9 @@
  * OpenBLAS, so it is switched between these phases only, never while a thread calls BLAS),
  * its dpotrf / dtrsm on top_blas BLAS threads.  Every entry gets the same operations in the
  * same order whichever thread computes it; only the top's dpotrf / dtrsm use a threaded BLAS.
+ * With in->top (lle.cnd_top = device) the top supernodes are assembled and updated from below
+ * the cut on the threads as above, and the engine (the backend's chol_top) applies their
+ * updates among themselves and factors them (k_lle_chol_top).
  * No file-scope state, no MPI. */
 #include "k_lle.h"
 #include "hybrid.h"
@@ -75,6 +78,10 @@ struct k_lle_chol_plan {
   int32_t *atc;
   double *atx;
   int32_t *ilp;
+  /* the top phase on another engine (in->top): the top index of each supernode (-1: below the
+   * cut) and the updaters among the top (k_lle_chol_top's lists) */
+  int32_t *tpos, *tud, *tup1, *tup2, *trmap;
+  int64_t *tuptr, *trptr;
   /* the call in work */
   double *lx;             /* the factor's values */
   double *xb;             /* the solve's block (n x nrhs) */
@@ -524,9 +531,10 @@ static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
     if (b >= nb) break;
     int64_t r0 = (nb - 1 - b) * CH_RCH, r1 = r0 + CH_RCH < lda ? r0 + CH_RCH : lda;
     for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++)
-      ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], r0, r1, map0, t->c);
+      if (!f->in->top || f->tpos[f->ud[u]] < 0)   /* another engine: the updates from below only */
+        ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], r0, r1, map0, t->c);
   }
-  if (f->in->top_tiles) ch_tile_parallel(f, t, s);
+  if (f->in->top_tiles && !f->in->top) ch_tile_parallel(f, t, s);
 }
 
 /* A top supernode's dpotrf / dtrsm on min(top_blas, its columns / CH_BLAS_COLS) BLAS
@@ -534,7 +542,7 @@ static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
 static void ch_fact_post(ch_fact *f, ch_thr *t, int64_t s) {
   const k_lle_chol_in *in = f->in;
   (void)t;
-  if (in->top_tiles) return;   /* factored by tiles in ch_fact_part */
+  if (in->top_tiles || in->top) return;   /* factored by tiles in ch_fact_part, or by the engine */
   int64_t nc = f->L->super[s + 1] - f->L->super[s], bt = nc / CH_BLAS_COLS;
   if (bt > in->top_blas) bt = in->top_blas;
   if (in->blas_set && bt > 1) in->blas_set((int)bt);
@@ -661,6 +669,7 @@ void k_lle_chol_plan_free(k_lle_chol_plan *f) {
   free(f->smap); free(f->parent); free(f->first); free(f->wsub); free(f->uptr);
   free(f->ud); free(f->up1); free(f->up2); free(f->atp); free(f->atc); free(f->atx); free(f->ilp);
   free(f->sub); free(f->top); free(f->tb);
+  free(f->tpos); free(f->tud); free(f->tup1); free(f->tup2); free(f->trmap); free(f->tuptr); free(f->trptr);
   free(f);
 }
 
@@ -693,6 +702,61 @@ static void ch_stats(const ch_fact *f, k_lle_chol_stats *st) {
   st->nsub = f->nsub; st->ntop = f->ntop; st->threads = f->nt;
 }
 
+/* ---- the top phase on another engine (in->top, lle.cnd_top = device) ---- */
+
+/* The top index of every supernode and the updaters among the top supernodes with their rows'
+ * local rows (k_lle_chol_top's lists; map: n scratch).  Local. */
+static void ch_top_lists(ch_fact *f) {
+  const k_lle_super *L = f->L;
+  int64_t ns = L->nsuper, nu = 0, nr = 0;
+  HY_MALLOC(f->tpos, ns);
+  for (int64_t s = 0; s < ns; s++) f->tpos[s] = -1;
+  for (int i = 0; i < f->ntop; i++) f->tpos[f->top[i]] = i;
+  HY_CALLOC(f->tuptr, f->ntop + 1);
+  for (int i = 0; i < f->ntop; i++)   /* count: updaters and their rows */
+    for (int64_t u = f->uptr[f->top[i]]; u < f->uptr[f->top[i] + 1]; u++)
+      if (f->tpos[f->ud[u]] >= 0) { nu++; nr += L->pi[f->ud[u] + 1] - L->pi[f->ud[u]] - f->up1[u]; }
+  HY_MALLOC(f->tud, nu + 1); HY_MALLOC(f->tup1, nu + 1); HY_MALLOC(f->tup2, nu + 1);
+  HY_MALLOC(f->trptr, nu + 1); HY_MALLOC(f->trmap, nr + 1);
+  int32_t *map = f->thr[0].map;
+  int64_t at = 0;
+  f->trptr[0] = 0;
+  for (int i = 0; i < f->ntop; i++) {
+    int64_t s = f->top[i];
+    ch_map(f, s, map);
+    for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++) {
+      int64_t d = f->ud[u];
+      if (f->tpos[d] < 0) continue;
+      const int64_t *rows = L->s + L->pi[d];
+      int64_t q = f->trptr[at];
+      for (int64_t p = f->up1[u]; p < L->pi[d + 1] - L->pi[d]; p++) f->trmap[q++] = map[rows[p]];
+      f->tud[at] = f->tpos[d]; f->tup1[at] = f->up1[u]; f->tup2[at] = f->up2[u];
+      f->trptr[++at] = q;
+    }
+    f->tuptr[i + 1] = at;
+  }
+}
+
+/* The top phase with in->top: each top supernode assembled and updated from below the cut on
+ * the threads, then the engine's updates among them and factor.  Local. */
+static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *st) {
+  if (!f->tpos) ch_top_lists(f);
+  double t0 = ch_now();
+  ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
+  st->t_below = ch_now() - t0;
+  k_lle_chol_top job = { .L = f->L, .ntop = f->ntop, .top = f->top, .uptr = f->tuptr, .ud = f->tud,
+                         .up1 = f->tup1, .up2 = f->tup2, .rptr = f->trptr, .rmap = f->trmap, .x = f->lx,
+                         .minor = f->L->n };
+  int rc = in->top(in->top_be, &job);
+  st->top_engine = 1;
+  st->top_bytes = job.bytes; st->t_up = job.t_up; st->t_dev = job.t_dev; st->t_down = job.t_down;
+  if (rc == HY_ENUMERIC) {
+    int want = 0;
+    atomic_compare_exchange_strong(&f->fail, &want, (int)job.minor + 1);
+  }
+  return rc == HY_ENUMERIC ? HY_OK : rc;
+}
+
 /* The numeric factor (see the file comment): lx (L's xsize values) overwritten; HY_ENUMERIC
  * (no message) with st->minor the first column with a non-positive pivot.  Local. */
 int k_lle_chol_numeric(k_lle_chol_plan *f, const k_lle_chol_in *in, double *lx, k_lle_chol_stats *st) {
@@ -705,9 +769,12 @@ int k_lle_chol_numeric(k_lle_chol_plan *f, const k_lle_chol_in *in, double *lx, 
   ch_sub_phase(f, ch_fact_node, 0);
   st->t_sub = ch_now() - t0;
   t0 = ch_now();
-  if (f->ntop) ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
+  int rc = HY_OK;
+  if (f->ntop && in->top && !atomic_load(&f->fail)) rc = ch_top_engine(f, in, st);
+  else if (f->ntop) ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
   st->t_top = ch_now() - t0;
   if (in->blas_set) in->blas_set(in->blas_after);
+  if (rc != HY_OK) return rc;
   int fail = atomic_load(&f->fail);
   st->minor = fail ? fail - 1 : f->L->n;
   return fail ? HY_ENUMERIC : HY_OK;

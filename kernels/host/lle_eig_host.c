@@ -5,4 +5,5 @@
 const k_lle_eig_ops k_lle_eig_host_ops = {
   .name = "host",
   .eig_si = NULL,
+  .chol_top = NULL,   /* chol-nd's top supernodes on the threads (kernels/host/lle_chol.c) */
 };
