@@ -54,8 +54,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd: BLAS threads of the numeric Cholesky factor: with cnd_factor = own, of the top separators' dpotrf / dtrsm (0: run.blas_threads where set, else the rank's threads); with cnd_factor = cholmod, of all of it (0: run.blas_threads where set, else min(4, the size rule of the other solvers): CHOLMOD's many small supernodal dsyrk / dgemm / dpotrf calls lose with more, H200 N = 1M: 54.7 s at 16 threads, 6.9 s at 4, 8.6 s at 1); the block solves keep the size rule" },
   { "lle", "cnd_factor", CFG_ENUM, "own", 0, 0, "own|cholmod",
     "chol-nd: the numeric Cholesky factor on CHOLMOD's supernodal analysis: own (kernels/host/lle_chol.c: left-looking supernodal, tree-parallel: subtrees on the rank's threads with one BLAS thread each, the top separators split over the threads, their dpotrf / dtrsm on lle.cnd_blas_threads) or cholmod (CHOLMOD's own, sequential over the supernodes, its BLAS on lle.cnd_blas_threads)" },
-  { "lle", "cnd_top", CFG_ENUM, "tiles", 0, 0, "blas|tiles",
-    "chol-nd, cnd_factor = own: the supernodes' dpotrf / dtrsm: tiles (64-wide tiles, right-looking; the top supernodes' tiles on the rank's threads, one BLAS thread throughout: the factor the same bit for bit at any thread count whatever run.blas_threads; H200 N = 1M: numeric 1.65 s, its top 0.87 s) or blas (one call each; the top supernodes' on up to lle.cnd_blas_threads OpenBLAS threads: numeric 2.29 s, its top 1.54 s)" },
+  { "lle", "cnd_top", CFG_ENUM, "auto", 0, 0, "auto|blas|device|tiles",
+    "chol-nd, cnd_factor = own: the top supernodes (above the tree's cut) and every supernode's dpotrf / dtrsm: auto (device where the backend has it, i.e. CUDA, else tiles); device (the subtrees by tiles on the host's threads, the top supernodes assembled and updated from below there, then shipped to the device, updated among themselves by cuBLAS DGEMM and factored by cuSOLVER dpotrf / cuBLAS dtrsm, and shipped back: refused on a backend without it, exit 1); tiles (64-wide tiles, right-looking; the top supernodes' tiles on the rank's threads, one BLAS thread throughout: the factor the same bit for bit at any thread count whatever run.blas_threads; H200 N = 1M: numeric 1.65 s, its top 0.87 s) or blas (one call each; the top supernodes' on up to lle.cnd_blas_threads OpenBLAS threads: numeric 2.29 s, its top 1.54 s)" },
   { "lle", "cnd_check", CFG_BOOL, "false", 0, 0, NULL,
     "chol-nd: after the factorisation, its backward error on one seeded probe z, ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z||, printed and recorded (cnd_factor_check; costs about two solves)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
@@ -119,7 +119,8 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_blas_threads = (int)cfg_int(c, "lle.cnd_blas_threads");
   o->cnd_own = cfg_is(c, "lle.cnd_factor", "own");
   o->cnd_check = cfg_bool(c, "lle.cnd_check");
-  o->cnd_tiles = cfg_is(c, "lle.cnd_top", "tiles");
+  o->cnd_tiles = !cfg_is(c, "lle.cnd_top", "blas");   /* the subtrees by tiles with device and auto too */
+  o->cnd_device = cfg_is(c, "lle.cnd_top", "device") ? 1 : cfg_is(c, "lle.cnd_top", "auto") ? -1 : 0;
   o->threads = (int)cfg_int(c, "lle.threads");
   o->tol = cfg_real(c, "lle.tol");
   o->maxit = (int)cfg_int(c, "lle.maxit");
@@ -171,6 +172,9 @@ static int lle_run(hy_ctx *ctx) {
   if (!strcmp(o.eigensolver, "gpu-chol") && !k_lle_eig_ops_get(&ctx->be)->eig_si)   /* same on every rank */
     return hy_err(HY_EUSAGE, "lle.eigensolver = gpu-chol: the %s backend has no device sparse Cholesky "
                   "(run.backend = cuda; on the host: bsvd, shift-invert, dense or auto)", ctx->be.name);
+  if (o.cnd_device > 0 && !k_lle_eig_ops_get(&ctx->be)->chol_top)   /* same on every rank */
+    return hy_err(HY_EUSAGE, "lle.cnd_top = device: the %s backend has no device Cholesky for chol-nd's top "
+                  "supernodes (run.backend = cuda; on the host: auto, tiles or blas)", ctx->be.name);
 
   HY_CALL(lle_load(ctx, &o, &info));
   lle_report_data(ctx, &o, &info);

@@ -75,6 +75,9 @@ typedef struct {
   int cnd_nsub, cnd_ntop, cnd_threads;   /* its subtrees, top supernodes, threads */
   int cnd_tiles;      /* its dpotrf / dtrsm by tiles (lle.cnd_top = tiles) */
   double cnd_top_frac, t_sub, t_top;     /* its top's share of the flops, its two phases */
+  int cnd_device;     /* its top on the device (lle.cnd_top = device): */
+  double t_below, top_bytes, t_up, t_dev, t_down;   /* the top's host part (assembly, updates from below),
+                                                       bytes moved, copies up, device work, copies back */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */
   int factor_checked;    /* 1: factor_check was computed */
   double solve_check;    /* and the own solve's componentwise backward error (-1: CHOLMOD's factor) */
@@ -142,7 +145,8 @@ typedef struct {
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
   int cnd_own;                 /* chol-nd: lle.cnd_factor = own (else CHOLMOD's numeric factor) */
   int cnd_check;               /* chol-nd: lle.cnd_check, the factor's backward error printed */
-  int cnd_tiles;               /* chol-nd: lle.cnd_top = tiles */
+  int cnd_tiles;               /* chol-nd: lle.cnd_top != blas (tiles, and the subtrees with device / auto) */
+  int cnd_device;              /* chol-nd: the top on the device: 1 (device), -1 (auto: where the backend has it), 0 */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;

@@ -34,7 +34,8 @@ typedef struct {
   int solve_cols;              /* chol-nd: right-hand sides a solve call (0: the whole block) */
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
   int cnd_own, cnd_check;      /* chol-nd: lle.cnd_factor = own, lle.cnd_check */
-  int cnd_tiles;               /* chol-nd: lle.cnd_top = tiles */
+  int cnd_tiles;               /* chol-nd: lle.cnd_top = tiles (the subtrees' too with device) */
+  int cnd_device;              /* chol-nd: the top supernodes on the backend's chol_top (lle.cnd_top = device) */
 } lle_eig_in;
 
 /* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC

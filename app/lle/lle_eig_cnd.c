@@ -44,6 +44,7 @@ typedef struct {
   k_lle_chol_in ci;            /* its matrix and BLAS threads, */
   SuiteSparse_long *cperm;     /* B's index of L's column t (perm[L->Perm[t]]), */
   double *xl;                  /* the block in L's order for its solves */
+  k_backend *be;               /* the rank's backend (lle.cnd_top = device: its chol_top) */
   cholmod_common gcc[CND_MAXG];
   cholmod_dense *grhs[CND_MAXG];
   int gstatus[CND_MAXG];
@@ -204,7 +205,8 @@ static void cnd_own_args(const cnd_op *o, double tau, const lle_eig *e, k_lle_su
                        .px = L->px, .s = L->s };
   *ci = (k_lle_chol_in){ .ap = o->ap, .ai = o->ai, .ax = o->ax, .perm = L->Perm, .tau = tau,
                          .top_blas = e->factor_blas_threads, .blas_after = e->blas_threads, .blas_set = lle_blas_set,
-                         .top_tiles = tiles };
+                         .top_tiles = tiles, .top = e->cnd_device ? k_lle_eig_ops_get(o->be)->chol_top : NULL,
+                         .top_be = o->be };
 }
 
 /* The own tree-parallel numeric factor (kernels/host/lle_chol.c) written into CHOLMOD's
@@ -223,6 +225,8 @@ static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig 
   e->cnd_nsub = st.nsub; e->cnd_ntop = st.ntop; e->cnd_threads = st.threads;
   e->cnd_top_frac = st.flops > 0 ? st.top_flops / st.flops : 0;
   e->t_sub = st.t_sub; e->t_top = st.t_top;
+  e->t_below = st.t_below; e->top_bytes = st.top_bytes; e->t_up = st.t_up; e->t_dev = st.t_dev; e->t_down = st.t_down;
+  if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
   if (rc == HY_OK && !o->cperm) {   /* the solves' permutation and block */
     const SuiteSparse_long *lp = L->Perm;
     HY_MALLOC(o->cperm, o->n);
@@ -262,6 +266,7 @@ static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_e
   double t0 = MPI_Wtime();
   e->cnd_own = in->cnd_own;
   e->cnd_tiles = in->cnd_own && in->cnd_tiles;
+  e->cnd_device = in->cnd_own && in->cnd_device && k_lle_eig_ops_get(in->be)->chol_top;
   e->factor_blas_threads = kind->blas(in, b->n);
   lle_blas_set(e->factor_blas_threads);
   int rc;
@@ -292,6 +297,7 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   HY_CALLOC(o, 1);
   *stp = o;
   o->n = b->n;
+  o->be = in->be;
   e->order_threads = cnd_order_threads(in);
   double ta = MPI_Wtime();
   e->t_setup = ta - t0;   /* B and the iteration's block (lle_bsub_solve) */

@@ -377,11 +377,14 @@ static int cuda_eig_si(k_backend *be, k_lle_eig_job *job) {
   return rc;
 }
 
+extern "C" int k_lle_chol_top_cuda(k_backend *be, k_lle_chol_top *job);   /* lle_chol_cuda.cu */
+
 /* The table, filled by field name (C++ before C++20 has no designated initialisers). */
 static k_lle_eig_ops make_lle_eig_cuda_ops(void) {
   k_lle_eig_ops o = {};
   o.name = "cuda";
   o.eig_si = cuda_eig_si;
+  o.chol_top = k_lle_chol_top_cuda;
   return o;
 }
 extern "C" const k_lle_eig_ops k_lle_eig_cuda_ops = make_lle_eig_cuda_ops();

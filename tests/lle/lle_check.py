@@ -604,7 +604,9 @@ def check_gpu_eig(c):
     ref_digest = {}
     for n, angle_tol in ((2000, 1e-6), (20000, 1e-6)):   # Davis-Kahan: r / gap ~ 1e-13 / 1e-7
         wh, oh = run(c, 1, base + ["lle.n=%d" % n, "run.backend=host", "lle.eigensolver=bsvd"], "geig_host_%d" % n)
-        wg, og = run(c, 1, base + ["lle.n=%d" % n, "run.backend=" + be, "lle.eigensolver=" + solver], "geig_%s_%d" % (solver, n))
+        dev_top = solver == "chol-nd" and be == "cuda"   # its top supernodes on the device (lle.cnd_top = auto)
+        extra = ["lle.cnd_check=true"] if dev_top else []
+        wg, og = run(c, 1, base + ["lle.n=%d" % n, "run.backend=" + be, "lle.eigensolver=" + solver] + extra, "geig_%s_%d" % (solver, n))
         gh, eh = digests(oh)
         gg, eg = digests(og)
         ref_digest[n] = eg
@@ -633,6 +635,8 @@ def check_gpu_eig(c):
                   "factorisation %.4f s; solves %.4f of the iterations %.4f s; no fallback" % (
                   "ok  " if okp else "FAIL", n, order, sym, num, rate, fact, solves, iters))
             rc |= 0 if okp else 1
+        if dev_top:
+            rc |= check_cnd_device_top(c, be, og, Yg, lg, rg, base, n)
         parts = gpu_parts(og, solver) if solver != "chol-nd" else None
         if parts:
             p, total = parts
@@ -667,6 +671,34 @@ def check_gpu_eig(c):
         print("%s gpu_eig auto on %s: bsvd" % ("ok  " if ok else "FAIL", be))
         rc |= 0 if ok else 1
     return rc
+
+
+def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
+    """chol-nd on CUDA with its top supernodes on the device (lle.cnd_top = auto: device): the
+    device line (bytes moved > 0, its seconds), the factor's probe backward error and the solve's
+    <= 1e-14; against the same run with lle.cnd_top = tiles (the top on the host's threads): the
+    same iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
+    m = re.search(r"chol-nd top on the device: assembly and updates from below on the threads ([0-9.]+) s, "
+                  r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s, device work ([0-9.]+) s, copies back ([0-9.]+) s", og)
+    chk = re.search(r"chol-nd factor check: .* = ([0-9.eE+-]+)", og)
+    sck = re.search(r"chol-nd solve check: .* = ([0-9.eE+-]+)", og)
+    it = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", og)
+    wt, ot = run(c, 1, base + ["lle.n=%d" % n, "run.backend=" + be, "lle.eigensolver=chol-nd", "lle.cnd_top=tiles",
+                               "lle.cnd_check=true"], "geig_cnd_tiles_%d" % n)
+    lt, rt, qt = eig_table(ot)
+    itt = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", ot)
+    disp = procrustes_disparity(np.load(os.path.join(wt, "emb.npy")), Yg)
+    ok = (m is not None and float(m.group(2)) > 0 and chk is not None and float(chk.group(1)) <= 1e-14
+          and sck is not None and float(sck.group(1)) <= 1e-14 and it is not None and itt is not None
+          and it.group(1) == itt.group(1) and len(lt) == len(lg) and bool(np.all(np.abs(lg - lt) <= rg + rt))
+          and disp <= 1e-10 and "chol-nd top on the device" not in ot and "PASSED: lle" in ot)
+    print("%s chol_nd n=%d top on the device: %s MB moved, up %s s, device %s s, back %s s; probe %s, solve check %s "
+          "(<= 1e-14); vs cnd_top = tiles: iterations %s / %s, max |dlambda| %.2e (bound met: %s), Procrustes %.2e (<= 1e-10)" % (
+          "ok  " if ok else "FAIL", n, m.group(2) if m else "?", m.group(3) if m else "?", m.group(4) if m else "?",
+          m.group(5) if m else "?", chk.group(1) if chk else "?", sck.group(1) if sck else "?",
+          it.group(1) if it else "?", itt.group(1) if itt else "?", float(np.max(np.abs(lg - lt))) if len(lt) == len(lg) else -1,
+          bool(len(lt) == len(lg) and np.all(np.abs(lg - lt) <= rg + rt)), disp))
+    return 0 if ok else 1
 
 
 def check_chol_nd_cols(c):

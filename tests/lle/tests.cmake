@@ -22,6 +22,13 @@ target_link_libraries(test_lle_kf PRIVATE hybrid_core m)
 add_test(NAME lle_kf_bound COMMAND test_lle_kf)   # the exit code decides (1: a pair outside the bound)
 set_tests_properties(lle_kf_bound PROPERTIES LABELS unit TIMEOUT 60)
 
+# chol-nd's top phase on another engine (k_lle_chol_top) against the host's top: this file's BLAS
+# version of the device algorithm (the same lists and steps); the CUDA one is lle_gpu_chol_top
+add_executable(test_lle_chol_top ${CMAKE_CURRENT_LIST_DIR}/test_lle_chol_top.c)
+target_link_libraries(test_lle_chol_top PRIVATE hybrid_core m)
+add_test(NAME lle_chol_top_engine COMMAND ${HY_RUNCASE} --exit 0 --timeout 100
+  --expect "^PASSED: ([0-9]+) of \\1 checks passed" --reject "^FAIL" -- $<TARGET_FILE:test_lle_chol_top> host)
+set_tests_properties(lle_chol_top_engine PROPERTIES LABELS unit TIMEOUT 120)
 # jobs/lle_scale_table.py (the scale mode's table) on made-up logs: slopes and sums parsed and compared
 add_test(NAME lle_scale_table COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_scale_table.py)
 set_tests_properties(lle_scale_table PROPERTIES LABELS unit TIMEOUT 60)
@@ -183,8 +190,13 @@ hy_case(NAME lle_bad_cnd_factor RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_factor' = 'blas' is not allowed; allowed: one of own.cholmod"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_factor=blas)
 hy_case(NAME lle_bad_cnd_top RANKS 1 EXIT 1
-  EXPECT "key 'lle.cnd_top' = 'lapack' is not allowed; allowed: one of blas.tiles"
+  EXPECT "key 'lle.cnd_top' = 'lapack' is not allowed; allowed: one of auto.blas.device.tiles"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top=lapack)
+# the top supernodes on the device: refused on the host backend before any work
+hy_case(NAME lle_bad_cnd_top_device_host RANKS 2 EXIT 1
+  EXPECT "lle.cnd_top = device: the host backend has no device Cholesky for chol-nd's top supernodes \\(run.backend = cuda; on the host: auto, tiles or blas\\)"
+  REJECT "^PASSED" "lle: neighbours by"
+  ARGS run.workload=lle lle.n=500 run.backend=host lle.eigensolver=chol-nd lle.cnd_top=device)
 hy_case(NAME lle_bad_cnd_check RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_check' = 'maybe' is not a boolean; allowed: true or false"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_check=maybe)
@@ -226,6 +238,15 @@ if(HYBRID_GPU_TESTS)
   # subspace, Procrustes (also vs scikit-learn dense), parts line, 2 / 3 ranks sharing the GPU
   add_test(NAME lle_gpu_eig COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_eig gpu_eig)
   set_tests_properties(lle_gpu_eig PROPERTIES LABELS "gpu" TIMEOUT 600)
+  # chol-nd's top supernodes on the device (lle_chol_cuda.cu) against the host's top: probe
+  # backward error, values within 1e-12 of max |L|, the solve's backward error, a zero pivot's column
+  add_test(NAME lle_gpu_chol_top COMMAND ${HY_RUNCASE} --exit 0 --timeout 100 --need-gpus 1
+    --expect "^PASSED: ([0-9]+) of \\1 checks passed" --reject "^FAIL" -- $<TARGET_FILE:test_lle_chol_top> cuda)
+  set_tests_properties(lle_gpu_chol_top PROPERTIES LABELS "gpu" TIMEOUT 120 SKIP_RETURN_CODE 77)
+  # chol-nd on CUDA (its top supernodes on the device) against the host's bsvd as lle_chol_nd
+  # does, and against cnd_top = tiles on the same backend; 2 / 3 ranks sharing the GPU
+  add_test(NAME lle_gpu_chol_nd COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_chol_nd --gpu-spec cuda:chol-nd gpu_eig)
+  set_tests_properties(lle_gpu_chol_nd PROPERTIES LABELS "gpu" TIMEOUT 600)
   add_test(NAME lle_gpu_knn COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_knn gpu_knn)
   set_tests_properties(lle_gpu_knn PROPERTIES LABELS "gpu" TIMEOUT 600)
   add_test(NAME lle_gpu_grid COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_grid gpu_grid)

@@ -1,0 +1,198 @@
+/* lle_chol_cuda.cu - chol-nd's top supernodes on the device (lle.cnd_top = device; the CUDA
+ * table's k_lle_eig_ops.chol_top, see k_lle_chol_top in kernels/k_lle.h): after the host's
+ * threads have factored the subtrees below the cut and assembled the top supernodes (with
+ * every update from below), the top blocks go up one by one (on a copy stream, the device
+ * working on the earlier ones meanwhile); on the backend's stream, top supernode i (ascending)
+ * gets the updates from its top updaters d (ascending) as one cuBLAS DGEMM L_d(rows from p1, :)
+ * L_d([p1, p2), :)^T into a scratch block and a scatter kernel (each entry of s written by one
+ * thread, the lower part only), then cuSOLVER's dpotrf of its diagonal block and cuBLAS's
+ * dtrsm of the rows below; each factored block comes back into L's values as soon as it is
+ * done.  The same operations in the same order on every run (no atomics): the factor does
+ * not depend on the host's thread count.  Nothing is kept between calls. */
+#include "k_cuda.h"
+#include "k_lle.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Wall seconds (monotonic).  Local. */
+static double cc_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* HY_OK, or HY_ESYS recorded with the CUDA error of what.  Local. */
+static int cc_ok(cudaError_t ce, const char *what) {
+  return ce == cudaSuccess ? HY_OK : hy_err(HY_ESYS, "CUDA: %s failed: %s (%s)", what, cudaGetErrorString(ce),
+                                            cudaGetErrorName(ce));
+}
+
+/* blk(r, col) -= c(ii, jj) for r = rmap[ii] >= col = rmap[jj] (c: m x ncol, leading
+ * dimension m): one thread an entry of c. */
+__global__ void cc_scatter(double *blk, int64_t lda, const double *c, int m, int ncol, const int32_t *rmap) {
+  int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= (int64_t)m * ncol) return;
+  int ii = (int)(e % m), jj = (int)(e / m);
+  int r = rmap[ii], col = rmap[jj];
+  if (r >= col) blk[r + (int64_t)col * lda] -= c[e];
+}
+
+/* The call's device state (freed by cc_free). */
+typedef struct {
+  cudaStream_t cp;                     /* the copies' stream */
+  cudaEvent_t *up, *done, t0;          /* block i uploaded / factored; the start */
+  int nev;
+  double *dx, *dc, *dwork;             /* the top blocks (packed), the update scratch, dpotrf's */
+  int32_t *drmap;
+  int *dinfo;
+  int64_t *off;                        /* host: block i at dx + off[i] */
+} cc_dev;
+
+/* Free the call's state (NULL-safe).  Local. */
+static void cc_free(cc_dev *d) {
+  for (int i = 0; i < d->nev; i++) {
+    if (d->up) cudaEventDestroy(d->up[i]);
+    if (d->done) cudaEventDestroy(d->done[i]);
+  }
+  if (d->t0) cudaEventDestroy(d->t0);
+  if (d->cp) cudaStreamDestroy(d->cp);
+  void *dev[] = { d->dx, d->dc, d->dwork, d->drmap, d->dinfo };
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+    if (dev[i]) cudaFree(dev[i]);
+  free(d->up); free(d->done); free(d->off);
+}
+
+/* Sizes: the blocks' offsets, the largest update block, dpotrf's workspace; the device
+ * buffers, the copy stream and the events.  Local. */
+static int cc_alloc(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int *lwork) {
+  const k_lle_super *L = job->L;
+  int ntop = job->ntop;
+  d->off = (int64_t *)malloc((size_t)(ntop + 1) * sizeof(int64_t));
+  d->up = (cudaEvent_t *)calloc((size_t)ntop, sizeof(cudaEvent_t));
+  d->done = (cudaEvent_t *)calloc((size_t)ntop, sizeof(cudaEvent_t));
+  if (!d->off || !d->up || !d->done) return hy_err(HY_ESYS, "out of memory for %d top supernodes", ntop);
+  int64_t cmax = 1;
+  int lw = 1;
+  d->off[0] = 0;
+  for (int i = 0; i < ntop; i++) {
+    int64_t s = job->top[i], lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+    d->off[i + 1] = d->off[i] + lda * nc;
+    for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
+      int64_t dd = job->top[job->ud[u]], m = L->pi[dd + 1] - L->pi[dd] - job->up1[u];
+      if (m * (job->up2[u] - job->up1[u]) > cmax) cmax = m * (job->up2[u] - job->up1[u]);
+    }
+  }
+  int64_t nr = job->rptr[job->uptr[ntop]];
+  HY_CUDA(cudaMalloc((void **)&d->dx, (size_t)(d->off[ntop] > 0 ? d->off[ntop] : 1) * sizeof(double)));
+  for (int i = 0; i < ntop; i++) {   /* dpotrf's workspace: the largest of the top's */
+    int64_t s = job->top[i];
+    int w = 0;
+    HY_CUSOLVER(cusolverDnDpotrf_bufferSize(k_cuda_st(be)->cusolver, CUBLAS_FILL_MODE_LOWER,
+                                            (int)(L->super[s + 1] - L->super[s]), d->dx + d->off[i],
+                                            (int)(L->pi[s + 1] - L->pi[s]), &w));
+    if (w > lw) lw = w;
+  }
+  *lwork = lw;
+  HY_CUDA(cudaMalloc((void **)&d->dc, (size_t)cmax * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->dwork, (size_t)lw * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&d->drmap, (size_t)(nr > 0 ? nr : 1) * sizeof(int32_t)));
+  HY_CUDA(cudaMalloc((void **)&d->dinfo, (size_t)ntop * sizeof(int)));
+  HY_CUDA(cudaStreamCreateWithFlags(&d->cp, cudaStreamNonBlocking));
+  HY_CUDA(cudaEventCreate(&d->t0));
+  for (; d->nev < ntop; d->nev++) {
+    HY_CUDA(cudaEventCreate(&d->up[d->nev]));
+    HY_CUDA(cudaEventCreate(&d->done[d->nev]));
+  }
+  if (nr > 0) HY_CUDA(cudaMemcpyAsync(d->drmap, job->rmap, (size_t)nr * sizeof(int32_t), cudaMemcpyHostToDevice, d->cp));
+  return HY_OK;
+}
+
+/* Top supernode i on the stream: its updates from the top updaters, dpotrf, dtrsm.  Local. */
+static int cc_node(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int i, int lwork) {
+  k_cuda_state *cs = k_cuda_st(be);
+  const k_lle_super *L = job->L;
+  int64_t s = job->top[i];
+  int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]);
+  double *blk = d->dx + d->off[i];
+  const double one = 1, zero = 0;
+  for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
+    int j = job->ud[u];
+    int64_t dd = job->top[j];
+    int ldd = (int)(L->pi[dd + 1] - L->pi[dd]), kd = (int)(L->super[dd + 1] - L->super[dd]);
+    int p1 = job->up1[u], m = ldd - p1, ncol = job->up2[u] - p1;
+    if (m <= 0 || ncol <= 0) continue;
+    const double *ld = d->dx + d->off[j] + p1;
+    HY_CUBLAS(cublasDgemm(cs->cublas, CUBLAS_OP_N, CUBLAS_OP_T, m, ncol, kd, &one, ld, ldd, ld, ldd, &zero, d->dc, m));
+    int64_t ne = (int64_t)m * ncol;
+    cc_scatter<<<(unsigned)((ne + 255) / 256), 256, 0, cs->stream>>>(blk, lda, d->dc, m, ncol, d->drmap + job->rptr[u]);
+    HY_CUDA_LAUNCH();
+  }
+  HY_CUSOLVER(cusolverDnDpotrf(cs->cusolver, CUBLAS_FILL_MODE_LOWER, nc, blk, lda, d->dwork, lwork, d->dinfo + i));
+  if (lda > nc)
+    HY_CUBLAS(cublasDtrsm(cs->cublas, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT,
+                          lda - nc, nc, &one, blk, lda, blk + nc, lda));
+  return HY_OK;
+}
+
+/* The first non-positive pivot from the dpotrf infos (job->minor), HY_ENUMERIC; HY_OK.  Local. */
+static int cc_pivots(const k_lle_chol_top *job, cc_dev *d, k_lle_chol_top *out) {
+  int *info = (int *)malloc((size_t)job->ntop * sizeof(int));
+  if (!info) return hy_err(HY_ESYS, "out of memory for %d infos", job->ntop);
+  cudaError_t ce = cudaMemcpy(info, d->dinfo, (size_t)job->ntop * sizeof(int), cudaMemcpyDeviceToHost);
+  int rc = HY_OK;
+  for (int i = 0; i < job->ntop && ce == cudaSuccess && rc == HY_OK; i++) {
+    if (info[i] < 0) rc = hy_err(HY_ESYS, "cuSOLVER dpotrf: argument %d wrong (top supernode %d)", -info[i], i);
+    else if (info[i] > 0) {
+      out->minor = job->L->super[job->top[i]] + info[i] - 1;
+      rc = HY_ENUMERIC;
+    }
+  }
+  free(info);
+  HY_CUDA(ce);
+  return rc;
+}
+
+/* The k_lle_eig_ops entry (see k_lle_chol_top).  Local. */
+static int cc_top(k_backend *be, k_lle_chol_top *job) {
+  k_cuda_state *cs = k_cuda_st(be);
+  const k_lle_super *L = job->L;
+  cc_dev d;
+  memset(&d, 0, sizeof d);
+  double t0 = cc_now();
+  int lwork = 0, rc = cc_alloc(be, job, &d, &lwork);
+  if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.t0, cs->stream), "cudaEventRecord");
+  for (int i = 0; i < job->ntop && rc == HY_OK; i++) {   /* up: block i (the device works on the earlier ones) */
+    int64_t s = job->top[i];
+    size_t bytes = (size_t)(d.off[i + 1] - d.off[i]) * sizeof(double);
+    cudaError_t ce = cudaMemcpyAsync(d.dx + d.off[i], job->x + L->px[s], bytes, cudaMemcpyHostToDevice, d.cp);
+    if (ce == cudaSuccess) ce = cudaEventRecord(d.up[i], d.cp);
+    if (ce == cudaSuccess) ce = cudaStreamWaitEvent(cs->stream, d.up[i], 0);
+    if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "CUDA: top block %d up: %s", i, cudaGetErrorString(ce));
+    if (rc == HY_OK) rc = cc_node(be, job, &d, i, lwork);
+    if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.done[i], cs->stream), "cudaEventRecord");
+  }
+  double t1 = cc_now();
+  for (int i = 0; i < job->ntop && rc == HY_OK; i++) {   /* back: block i once factored */
+    int64_t s = job->top[i];
+    size_t bytes = (size_t)(d.off[i + 1] - d.off[i]) * sizeof(double);
+    cudaError_t ce = cudaStreamWaitEvent(d.cp, d.done[i], 0);
+    if (ce == cudaSuccess) ce = cudaMemcpyAsync(job->x + L->px[s], d.dx + d.off[i], bytes, cudaMemcpyDeviceToHost, d.cp);
+    if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "CUDA: top block %d back: %s", i, cudaGetErrorString(ce));
+  }
+  if (rc == HY_OK) rc = cc_ok(cudaStreamSynchronize(d.cp), "cudaStreamSynchronize");
+  if (rc == HY_OK) rc = cc_ok(cudaStreamSynchronize(cs->stream), "cudaStreamSynchronize");
+  float ms = 0;
+  if (rc == HY_OK && job->ntop > 0) rc = cc_ok(cudaEventElapsedTime(&ms, d.t0, d.done[job->ntop - 1]), "cudaEventElapsedTime");
+  if (rc == HY_OK) rc = cc_pivots(job, &d, job);
+  job->bytes = d.off ? 2.0 * (double)d.off[job->ntop] * sizeof(double) : 0;
+  job->t_up = t1 - t0;
+  job->t_dev = 1e-3 * ms;
+  job->t_down = cc_now() - t1;
+  cc_free(&d);
+  return rc;
+}
+
+/* The entry for the CUDA eigen-solve table (lle_eig_cuda.cu).  Local. */
+extern "C" int k_lle_chol_top_cuda(k_backend *be, k_lle_chol_top *job) { return cc_top(be, job); }

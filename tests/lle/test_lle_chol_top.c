@@ -1,0 +1,205 @@
+/* test_lle_chol_top.c - chol-nd's top phase on another engine (k_lle_chol_in.top, k_lle_chol_top)
+ * against the host's own top phase, on CHOLMOD's supernodal analysis of A A^T + tau I for
+ * A = I - W of points on a jittered 2D grid (8 neighbours each, weights summing to 0.9): for
+ * 2 and 4 threads (a cut with several top supernodes and updates among them), the factor's
+ * probe backward error (k_lle_chol_check) <= 1e-14 with either top, the engine's values within
+ * 1e-12 of max |L| of the host's, the solve's componentwise backward error <= 1e-14 with the
+ * engine's factor; and with one row of A zeroed (tau = 0: column n - 1 of L has a zero pivot)
+ * both return HY_ENUMERIC with minor n - 1.
+ * The engine: `host` (this file's BLAS version of the device algorithm: the same lists, one
+ * dgemm an updater into a scratch block, scattered by the relative rows, dpotrf, dtrsm) or
+ * `cuda` (the CUDA backend's chol_top; exit 77 without a device).  Exit 0 pass, 1 fail. */
+#include "k_lle.h"
+#include "hybrid.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <suitesparse/cholmod.h>
+
+extern void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const double *alpha,
+                   const double *a, const int *lda, const double *b, const int *ldb, const double *beta, double *c,
+                   const int *ldc, size_t, size_t);
+extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t);
+extern void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m, const int *n,
+                   const double *alpha, const double *a, const int *lda, double *b, const int *ldb, size_t, size_t,
+                   size_t, size_t);
+
+static int nchecks, nfailed;
+static int64_t seen_updates;   /* updaters among the top in the last job */
+
+/* One check: print it, count it.  Local. */
+static void ok(int cond, const char *what, double val) {
+  nchecks++;
+  if (!cond) nfailed++;
+  printf("%s %s: %.3e\n", cond ? "ok  " : "FAIL", what, val);
+}
+
+/* The host engine: k_lle_chol_top's algorithm with the host BLAS, in place.  Local. */
+static int host_top(k_backend *be, k_lle_chol_top *job) {
+  (void)be;
+  const k_lle_super *L = job->L;
+  const double one = 1, zero = 0;
+  double *c = NULL;
+  size_t cmax = 0;
+  for (int i = 0; i < job->ntop; i++) {
+    int64_t s = job->top[i];
+    int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]), info = 0;
+    double *blk = job->x + L->px[s];
+    for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
+      int64_t d = job->top[job->ud[u]];
+      int ldd = (int)(L->pi[d + 1] - L->pi[d]), kd = (int)(L->super[d + 1] - L->super[d]);
+      int p1 = job->up1[u], m = ldd - p1, ncol = job->up2[u] - p1;
+      if ((size_t)m * ncol > cmax) { free(c); cmax = (size_t)m * ncol; HY_MALLOC(c, cmax); }
+      const double *ld = job->x + L->px[d] + p1;
+      dgemm_("N", "T", &m, &ncol, &kd, &one, ld, &ldd, ld, &ldd, &zero, c, &m, 1, 1);
+      const int32_t *rm = job->rmap + job->rptr[u];
+      for (int jj = 0; jj < ncol; jj++)
+        for (int ii = 0; ii < m; ii++)
+          if (rm[ii] >= rm[jj]) blk[rm[ii] + (int64_t)rm[jj] * lda] -= c[ii + (size_t)jj * m];
+    }
+    dpotrf_("L", &nc, blk, &lda, &info, 1);
+    if (info != 0) { free(c); job->minor = L->super[s] + (info > 0 ? info - 1 : 0); return HY_ENUMERIC; }
+    if (lda > nc) dtrsm_("R", "L", "T", "N", &(int){ lda - nc }, &nc, &one, blk, &lda, blk + nc, &lda, 1, 1, 1, 1);
+  }
+  free(c);
+  job->bytes = 0;
+  return HY_OK;
+}
+
+static int (*engine)(k_backend *be, k_lle_chol_top *job);
+
+/* The engine under test, its lists' size noted.  Local. */
+static int noting_top(k_backend *be, k_lle_chol_top *job) {
+  seen_updates = job->uptr[job->ntop];
+  return engine(be, job);
+}
+
+/* A = I - W (CSC; column i: the diagonal and point i's 8 grid neighbours' -w, rows sorted) for
+ * a side x side jittered grid; row zero (>= 0) zeroed.  Local. */
+static cholmod_sparse *make_a(int side, int64_t zero, cholmod_common *cc) {
+  int64_t n = (int64_t)side * side;
+  cholmod_sparse *a = cholmod_l_allocate_sparse((size_t)n, (size_t)n, (size_t)(9 * n), 1, 1, 0, CHOLMOD_REAL, cc);
+  SuiteSparse_long *ap = a->p, *ai = a->i;
+  double *ax = a->x;
+  uint64_t r = 0x9e3779b97f4a7c15ull;
+  int64_t q = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int x = (int)(i % side), y = (int)(i / side);
+    ap[i] = q;
+    int64_t nb[9];
+    int cnt = 0;
+    for (int dy = -1; dy <= 1; dy++)
+      for (int dx = -1; dx <= 1; dx++) {
+        int xx = x + dx, yy = y + dy;
+        if (xx >= 0 && xx < side && yy >= 0 && yy < side) nb[cnt++] = (int64_t)yy * side + xx;
+      }
+    double w[9], sum = 0;
+    for (int t = 0; t < cnt; t++) {
+      r ^= r << 13; r ^= r >> 7; r ^= r << 17;
+      w[t] = 0.5 + (double)(r >> 11) * 0x1p-53;
+      if (nb[t] != i) sum += w[t];
+    }
+    for (int t = 0; t < cnt; t++) {   /* nb ascending already */
+      ai[q] = nb[t];
+      ax[q] = nb[t] == i ? 1.0 : -0.9 * w[t] / sum;
+      if (nb[t] == zero) ax[q] = 0;
+      q++;
+    }
+  }
+  ap[n] = q;
+  return a;
+}
+
+/* One problem: the host's factor and the engine's at threads threads, compared.  Local. */
+static void check_one(int side, int threads, int singular, k_backend *be) {
+  cholmod_common cc;
+  cholmod_l_start(&cc);
+  cc.print = 0;
+  cc.supernodal = CHOLMOD_SUPERNODAL;
+  cc.nmethods = 1;
+  cc.method[0].ordering = CHOLMOD_AMD;
+  cc.postorder = 1;
+  int64_t n = (int64_t)side * side;
+  cholmod_sparse *a0 = make_a(side, -1, &cc);
+  cholmod_factor *F = cholmod_l_analyze(a0, &cc);
+  if (!F || !F->is_super || !cholmod_l_change_factor(CHOLMOD_REAL, 1, 1, 1, 1, F, &cc)) {
+    ok(0, "CHOLMOD supernodal analysis", (double)cc.status);
+    return;
+  }
+  const SuiteSparse_long *perm = F->Perm;
+  cholmod_sparse *a = singular ? make_a(side, perm[n - 1], &cc) : a0;
+  k_lle_super L = { .n = n, .nsuper = (int64_t)F->nsuper, .super = F->super, .pi = F->pi, .px = F->px, .s = F->s };
+  k_lle_chol_in in = { .ap = a->p, .ai = a->i, .ax = a->x, .perm = F->Perm, .tau = singular ? 0 : 1e-13,
+                       .top_blas = 1, .blas_after = 1, .top_tiles = 1 };
+  size_t nx = F->xsize;
+  double *x0 = NULL, *x1 = NULL;
+  HY_MALLOC(x0, nx); HY_MALLOC(x1, nx);
+  k_lle_chol_plan *p = k_lle_chol_plan_new(&L, threads);
+  k_lle_chol_stats s0, s1;
+  int rc0 = k_lle_chol_numeric(p, &in, x0, &s0);
+  in.top = noting_top;
+  in.top_be = be;
+  seen_updates = -1;
+  int rc1 = k_lle_chol_numeric(p, &in, x1, &s1);
+  char what[200];
+  if (singular) {
+    snprintf(what, sizeof what, "side %d, %d threads, row perm[n-1] of A zero: HY_ENUMERIC (host %d, engine %d), "
+             "minor n - 1 = %lld (host %lld, engine; the figure)", side, threads, rc0, rc1, (long long)(n - 1),
+             (long long)s0.minor);
+    ok(rc0 == HY_ENUMERIC && rc1 == HY_ENUMERIC && s0.minor == n - 1 && s1.minor == n - 1, what, (double)s1.minor);
+  } else {
+    double c0 = k_lle_chol_check(&L, &in, x0), c1 = k_lle_chol_check(&L, &in, x1), dmax = 0, lmax = 0;
+    for (size_t t = 0; t < nx; t++) {
+      if (fabs(x0[t]) > lmax) lmax = fabs(x0[t]);
+      if (!(fabs(x1[t] - x0[t]) <= dmax)) dmax = fabs(x1[t] - x0[t]);
+    }
+    snprintf(what, sizeof what, "side %d, %d threads: %d top supernode(s), %lld update(s) among them (>= 1), "
+             "factors HY_OK (host %d, engine %d, engine used %d)", side, threads, s1.ntop, (long long)seen_updates,
+             rc0, rc1, s1.top_engine);
+    ok(rc0 == HY_OK && rc1 == HY_OK && s1.ntop >= 2 && seen_updates >= 1 && s1.top_engine == 1, what, (double)s1.ntop);
+    snprintf(what, sizeof what, "side %d, %d threads: probe backward error host %.3e, engine (<= 1e-14)", side, threads, c0);
+    ok(c0 <= 1e-14 && c1 <= 1e-14, what, c1);
+    snprintf(what, sizeof what, "side %d, %d threads: max |L_engine - L_host| / max |L| (<= 1e-12)", side, threads);
+    ok(dmax <= 1e-12 * lmax, what, dmax / lmax);
+    double sc = k_lle_chol_check_solve(p, &in, x1);
+    snprintf(what, sizeof what, "side %d, %d threads: solve's componentwise backward error, engine's factor (<= 1e-14)",
+             side, threads);
+    ok(sc <= 1e-14, what, sc);
+  }
+  k_lle_chol_plan_free(p);
+  free(x0); free(x1);
+  if (a != a0) cholmod_l_free_sparse(&a, &cc);
+  cholmod_l_free_sparse(&a0, &cc);
+  cholmod_l_free_factor(&F, &cc);
+  cholmod_l_finish(&cc);
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "host";
+  k_backend be;
+  memset(&be, 0, sizeof be);
+  if (!strcmp(mode, "cuda")) {
+    if (!k_cuda_compiled() || k_cuda_device_count() < 1) {
+      printf("SKIP: no CUDA device\n");
+      return 77;
+    }
+    if (k_backend_open(&be, K_CUDA, 0) != HY_OK) {
+      printf("FAILED: the CUDA backend does not open: %s\n", hy_err_msg());
+      return 1;
+    }
+    engine = k_lle_eig_ops_get(&be)->chol_top;
+    ok(engine != NULL, "the CUDA table has chol_top", 0);
+    if (!engine) return 1;
+  } else {
+    engine = host_top;
+    ok(k_lle_eig_ops_get(&be)->chol_top == NULL, "the host table has no chol_top (the top on the threads)", 0);
+  }
+  check_one(40, 2, 0, &be);
+  check_one(70, 4, 0, &be);
+  check_one(40, 4, 1, &be);
+  if (!strcmp(mode, "cuda")) k_backend_close(&be);
+  printf("%s: %d of %d checks passed\n", nfailed ? "FAILED" : "PASSED", nchecks - nfailed, nchecks);
+  return nfailed ? 1 : 0;
+}
