@@ -43,11 +43,16 @@
 #      streams) of FP64 at --n and at --mxp-n, and of HPL-MxP FP16 at --n and --mxp-n: first
 #      panel, swaps, trsm+U, low copies, lookahead gemm, trailing gemm (with their TF), the main
 #      stream waiting for the next panel; the side stream's panels; by quarter of the steps
+#  chunks. gauss.update_chunks (the trailing update beyond the lookahead panel in chunks, each
+#      chunk's row swaps + TRSM on an aux stream beside the previous chunk's GEMM): FP64 at
+#      --mxp-n and --n with 1 chunk beside cuSOLVER (same run), 2 and 4 chunks, 4 at the main
+#      stream's priority, every run traced; one line each with the factor TF, the ratio to 1
+#      chunk and to cuSOLVER; HPL-MxP FP16 at --mxp-n with 1 and 4 chunks
 #  small. the small-n LU (gauss.small = on: one launch per panel) against cuSOLVER getrf + getrs,
 #      against the blocked LU (gauss.small = off) and the cooperative kernel (gauss.small = coop)
 #      at n = 512, 1024, 2048 (11 runs each): where auto should stop taking it
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,trace,small]] [--mxp-n 65536]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,trace,chunks,small]] [--mxp-n 65536]
 #                                [--mxp-big 98304]
 #                                [-- extra key=value ...]
 set -u
@@ -191,6 +196,30 @@ if want trace; then
     run trace_fp64_$nn 1 gauss.n=$nn gauss.compare_cusolver=false gauss.repeat=2 gauss.trace=true
     run trace_mxp_fp16_$nn 1 gauss.n=$nn gauss.low=fp16 "${MXP[@]}" gauss.trace=true
   done
+fi
+ftime() { sed -n 's/^Gflops per [^(]*(time [0-9.]* s: factor \([0-9.]*\) s.*/\1/p' "$OUT/$1.log" | head -1; }
+vtime() { sed -n 's/^reference: [A-Za-z]* dgetrf \([0-9.]*\) ms.*/\1/p' "$OUT/$1.log" | head -1; }
+if want chunks; then
+  # gauss.update_chunks at --mxp-n and --n in FP64: 1 chunk (the default) beside cuSOLVER, then
+  # 2 and 4 chunks (aux stream priority high) and 4 at the main stream's priority, each with the
+  # trace (unsynchronised: the aux stream's line); HPL-MxP FP16 at --mxp-n with 1 and 4 chunks
+  for nn in $MXPN $N; do
+    run chunks1_fp64_$nn 1 gauss.n=$nn gauss.repeat=2 gauss.trace=true
+    for v in 2:high 4:high 4:same; do
+      run chunks${v%%:*}${v#*:}_fp64_$nn 1 gauss.n=$nn gauss.compare_cusolver=false gauss.repeat=2 gauss.trace=true \
+        gauss.update_chunks=${v%%:*} gauss.update_priority=${v#*:}
+    done
+    t1=$(ftime chunks1_fp64_$nn); tv=$(vtime chunks1_fp64_$nn)
+    for v in 1 2high 4high 4same; do
+      t=$(ftime chunks${v}_fp64_$nn)
+      [ -n "$t" ] && [ -n "$t1" ] && [ -n "$tv" ] && awk -v n="$nn" -v t="$t" -v a="$t1" -v r="$tv" -v v="$v" \
+        'BEGIN{tf = 2/3*n^3/t/1e12; printf "update chunks %s, FP64 n=%d: factor %.4f s = %.2f TF, %.3fx of 1 chunk, %.3fx cuSOLVER dgetrf (%.2f TF, same run as 1 chunk; targets at 65536 >= 50 TF and >= 1.25x, at 32768 >= 1.2x)\n", v, n, t, tf, a/t, r/1e3/t, 2/3*n^3/(r/1e3)/1e12}'
+    done
+  done
+  run chunks1_mxp_fp16_$MXPN 1 gauss.n=$MXPN gauss.low=fp16 "${MXP[@]}" gauss.trace=true
+  mxp chunks1_mxp_fp16_$MXPN
+  run chunks4_mxp_fp16_$MXPN 1 gauss.n=$MXPN gauss.low=fp16 "${MXP[@]}" gauss.trace=true gauss.update_chunks=4
+  mxp chunks4_mxp_fp16_$MXPN
 fi
 if want small; then
   for n in 512 1024 2048; do

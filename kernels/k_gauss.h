@@ -88,7 +88,13 @@ typedef struct {
 
   /* Lookahead streams: what = 0 marks the work queued so far on the main stream; 1 sends the
    * gauss calls that follow to a side stream, which first waits for the mark; 2 sends them back
-   * to the main stream, which waits for everything queued on the side.  Host: nothing. */
+   * to the main stream, which waits for everything queued on the side.  The trailing update's
+   * chunks (gauss.update_chunks; K_GAUSS_ST_*): K_GAUSS_ST_AUX / _AUX_SAME send the calls that
+   * follow to an aux stream (AUX: a priority between the main stream's and the side's; SAME: the
+   * main stream's), which first waits for everything queued on the main stream so far;
+   * K_GAUSS_ST_AUX_GO sends them to the aux stream last entered, with no new wait; K_GAUSS_ST_MAIN
+   * sends them back to the main stream, which waits for everything queued on the aux stream so
+   * far.  The aux stream runs row swaps, TRSM and to_low only.  Host: nothing (in order). */
   int (*stream_ctl)(k_backend *be, int what);
 
   /* FP32 GEMM / TRSM through TF32 tensor cores (on = 1) or exact FP32 (on = 0).  Host: nothing. */
@@ -211,6 +217,9 @@ typedef struct {
 /* The blocked LU's panels (gauss.panel): the vendor's getrf, getrf_rec with the vendor's or the
  * fused base blocks. */
 enum { K_GAUSS_PANEL_VENDOR = 0, K_GAUSS_PANEL_RECURSIVE = 1, K_GAUSS_PANEL_FUSED = 2 };
+
+/* stream_ctl's codes for the trailing update's aux stream (0, 1, 2: the lookahead side stream). */
+enum { K_GAUSS_ST_AUX = 3, K_GAUSS_ST_AUX_SAME = 4, K_GAUSS_ST_AUX_GO = 5, K_GAUSS_ST_MAIN = 6 };
 
 /* The base blocks of getrf_rec / getrf_dev. */
 enum { K_GAUSS_BASE_VENDOR = 0, K_GAUSS_BASE_FUSED = 1 };

@@ -86,6 +86,15 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "lookahead", CFG_INT, "1", 0, 1, NULL,
     "blocked: 1: the next panel's columns updated first, the panel factored (and sent) on a "
     "second stream while the rest of the trailing update runs; 0: each step in order on one stream" },
+  { "gauss", "update_chunks", CFG_INT, "1", 1, 16, NULL,
+    "blocked, one process row: the trailing update's columns beyond the lookahead panel in this "
+    "many chunks (each at least nb wide): chunk i's row swaps and TRSM run on a second stream "
+    "beside chunk i-1's GEMM, off the main stream's critical path; 1: one swap, TRSM and GEMM "
+    "in order on the main stream" },
+  { "gauss", "update_priority", CFG_ENUM, "high", 0, 0, "high|same",
+    "blocked, update_chunks > 1: the priority of the chunks' swap + TRSM stream: high (between "
+    "the main stream's and the lookahead panel's: its kernels pass the GEMM's queued blocks) or "
+    "same (the main stream's)" },
   { "gauss", "lda", CFG_ENUM, "exact", 0, 0, "auto|exact",
     "blocked: leading dimension of the factors: exact (the local rows) or auto (rounded up to 64 "
     "elements, 64 more when a column's stride would be a multiple of 4 KiB: no power-of-two stride)" },
@@ -203,6 +212,8 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->panel_nb = (int)cfg_int(c, "gauss.panel_nb");
   o->panel_vendor_rows = cfg_int(c, "gauss.panel_vendor_rows");
   o->lookahead = (int)cfg_int(c, "gauss.lookahead");
+  o->update_chunks = (int)cfg_int(c, "gauss.update_chunks");
+  o->update_same = cfg_is(c, "gauss.update_priority", "same");
   o->pivots_dev = cfg_is(c, "gauss.pivots", "device");
   o->lda_pad = cfg_is(c, "gauss.lda", "auto");
   o->small = cfg_enum(c, "gauss.small");

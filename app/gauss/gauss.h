@@ -65,6 +65,9 @@ typedef struct {
   int64_t panel_vendor_rows;  /* gauss.panel_vendor_rows: taller panels by the vendor's getrf (0: none,
                                * -1: the backend's for panel = auto) */
   int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */
+  int update_chunks;        /* gauss.update_chunks: the rest of the trailing update in chunks,
+                             * their swaps + TRSM on an aux stream beside the GEMMs (1: off) */
+  int update_same;          /* gauss.update_priority = same: the aux stream at the main's priority */
   int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */
   int lda_pad;              /* gauss.lda = auto: the factors' leading dimension padded */
   int small;                /* gauss.small: GAUSS_SMALL_AUTO / ON / OFF / COOP */
@@ -88,6 +91,9 @@ typedef struct {
   double factor;            /* seconds from the first panel's start to the last step's end */
   double part[GAUSS_TR_PARTS];  /* the main stream's seconds by part (they sum to factor) */
   double panels;            /* seconds of the panels factored on the side stream (after the first) */
+  double aux;               /* gauss.update_chunks > 1: seconds of the aux stream's swaps + TRSM
+                             * (+ low copies), from its first chunk's start to its last's end */
+  int chunks;               /* gauss.update_chunks of the factorization */
   double fl_la, fl_gemm;    /* flops of the lookahead GEMMs / of the rest of the trailing GEMMs */
   double host;              /* the host's seconds queueing the work (first mark to the last) */
   double host_gemm, host_panel;  /* of them in the GEMM calls, in the panels' (+ the first step's) */

@@ -77,6 +77,8 @@ typedef struct {
   /* the lookahead stream hook: ko->stream_ctl (gauss.lookahead = 1) or none */
   int (*side)(k_backend *be, int what);
   int la;                     /* gauss.lookahead: the next panel's columns updated first */
+  int chunks;                 /* gauss.update_chunks (P = 1 and a backend with stream_ctl; else 1) */
+  int aux_enter;              /* stream_ctl's code entering the chunks' aux stream (its priority) */
   void *tr;                   /* gauss.trace: the factorization's time marks (NULL: none) */
   double fl[2];               /* flops of the lookahead GEMMs, of the rest of the trailing GEMMs */
   int64_t ntall;              /* panels factored by the vendor's getrf for gauss.panel_vendor_rows */
@@ -87,9 +89,13 @@ typedef struct {
 /* gauss.trace's marks: 0 the factorization's start, 1 its end, then BLK_TR of each step k from
  * 2 + k BLK_TR: on the main stream the step's start (after the wait for its panel) and the end
  * of each part in order - lookahead columns' swaps, TRSM, low copies, GEMM; the rest's swaps,
- * TRSM, low copies, GEMM - then on the side stream the next panel's start and end. */
+ * TRSM, low copies, GEMM - then on the side stream the next panel's start and end, and with
+ * update chunks on the aux stream the start of the first chunk's swaps and the end of the last
+ * chunk's work (the main stream's rest swaps mark then ends its wait for the first chunk, its
+ * TRSM and low marks follow at once: the chunks' swaps and TRSM run on the aux stream). */
 enum { BLK_TR_START, BLK_TR_LA_SWAP, BLK_TR_LA_TRSM, BLK_TR_LA_LOW, BLK_TR_LA_GEMM, BLK_TR_SWAP,
-       BLK_TR_TRSM, BLK_TR_LOW, BLK_TR_GEMM, BLK_TR_SIDE0, BLK_TR_SIDE1, BLK_TR };
+       BLK_TR_TRSM, BLK_TR_LOW, BLK_TR_GEMM, BLK_TR_SIDE0, BLK_TR_SIDE1, BLK_TR_AUX0, BLK_TR_AUX1,
+       BLK_TR };
 
 /* gauss.trace: record step k's mark `what` (k < 0: mark what of the factorization) on the
  * current stream.  Local. */
@@ -569,6 +575,8 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   w->base = blk_panel_base[g->panel];
   w->la = g->o->lookahead > 0;
   w->side = w->la ? ko->stream_ctl : blk_side_none;
+  w->chunks = P == 1 && ko->stream_ctl ? g->o->update_chunks : 1;
+  w->aux_enter = g->o->update_same ? K_GAUSS_ST_AUX_SAME : K_GAUSS_ST_AUX;
   /* pivots on the device: one rank, gauss.pivots = device, a backend that has getrf_dev */
   int dev = ctx->size == 1 && g->o->pivots_dev && ko->getrf_dev && ko->swap_plan && ko->swap_apply;
   w->pw = &blk_pivot_ways[dev];
@@ -618,6 +626,55 @@ static void blk_lowcopy(blk_ws *w, int lcols, int64_t m, int64_t k, const void *
   if (c1 > c0)
     HY_LOCAL(g->ko->to_low(g->be, low, k, c1 - c0, at(w, (void *)b, 0, c0, ldb), ldb,
                            (char *)w->lowu + (size_t)(c0 * blk_ld8(k)) * le, blk_ld8(k)));
+}
+
+/* The columns [c0, c1) of step k's trailing update beyond the lookahead panel (blk_step). */
+typedef struct {
+  int64_t k, jb, c0, c1, lt, x0, x1, lr0, lr1, mt, ldcur, ldu;
+  void *lcur, *up;            /* the step's L panel (from row lr0) and U block row (column lt) */
+} blk_rest;
+
+/* How many chunks (gauss.update_chunks) the nr columns of a step's update beyond the lookahead
+ * panel take: each at least nb wide, at least one.  Local. */
+static int blk_nchunks(const blk_ws *w, int64_t nr) {
+  int64_t nc = nr / w->g->nb;
+  if (nc > w->chunks) nc = w->chunks;
+  return nc < 1 ? 1 : (int)nc;
+}
+
+/* Chunk c of nc of step k's update beyond the lookahead panel (r: columns [c0, c1)): the row
+ * swaps (P = 1), the TRSM (P = 1), the low copy of U, then the GEMM.  With nc > 1 the first
+ * three run on the aux stream (chunk 0 after everything queued on the main stream so far, the
+ * rest after the previous chunk's) and the GEMM on the main stream after them, so that chunk
+ * c + 1's swaps and TRSM run beside chunk c's GEMM.  Collective (blk_swap; P > 1: one chunk). */
+static int blk_rest_part(blk_ws *w, const blk_rest *r, int c, int nc) {
+  gauss_t *g = w->g;
+  blk_fact *f = w->f;
+  k_backend *be = g->be;
+  int64_t k = r->k, nr = r->c1 - r->c0, mt = r->mt, jb = r->jb;
+  if (nc > 1) HY_LOCAL(g->ko->stream_ctl(be, c == 0 ? w->aux_enter : K_GAUSS_ST_AUX_GO));
+  if (nc > 1 && c == 0) blk_tr(w, k, BLK_TR_AUX0);
+  if (g->P == 1 && nr > 0) HY_CALL(blk_swap(w, k, r->c0, r->c1, r->x0, r->x1));
+  if (nc == 1) blk_tr(w, k, BLK_TR_SWAP);
+  if (g->P == 1 && nr > 0)
+    HY_LOCAL(g->ko->trsm_lunit(be, f->sp, jb, nr, r->lcur, r->ldcur, at(w, f->a, r->lr0, r->c0, f->lda), f->lda));
+  if (nc == 1) blk_tr(w, k, BLK_TR_TRSM);
+  /* (P > 1: all of U was rounded with the lookahead columns) */
+  if (g->P == 1 && mt > 0 && nr > 0) blk_lowcopy(w, 0, mt, jb, NULL, 0, r->up, r->ldu, r->c0 - r->lt, r->c1 - r->lt);
+  if (nc > 1 && c == nc - 1) blk_tr(w, k, BLK_TR_AUX1);
+  if (nc > 1) HY_LOCAL(g->ko->stream_ctl(be, K_GAUSS_ST_MAIN));
+  if (nc > 1 && c == 0) {
+    blk_tr(w, k, BLK_TR_SWAP);
+    blk_tr(w, k, BLK_TR_TRSM);
+  }
+  if (c == 0) blk_tr(w, k, BLK_TR_LOW);
+  if (mt > 0 && nr > 0) {
+    blk_gemm(w, mt, nr, jb, at(w, r->lcur, r->lr1 - r->lr0, 0, r->ldcur), r->ldcur, at(w, r->up, 0, r->c0 - r->lt, r->ldu),
+             r->ldu, at(w, f->a, r->lr1, r->c0, f->lda), f->lda, r->c0 - r->lt);
+    w->fl[1] += 2.0 * (double)mt * (double)nr * (double)jb;
+  }
+  if (c == nc - 1) blk_tr(w, k, BLK_TR_GEMM);
+  return HY_OK;
 }
 
 /* Step k of the blocked LU (panel k already factored and broadcast: lp, ldl): row swaps,
@@ -691,20 +748,14 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
   /* the rest of the trailing update is queued on the main stream; the next panel is factored
    * on the side stream (and communicated) meanwhile */
   HY_LOCAL(w->side(be, 0));
-  int64_t nr = f->nloc - split;
-  if (P == 1 && nr > 0) HY_CALL(blk_swap(w, k, split, f->nloc, x0, x1));
-  blk_tr(w, k, BLK_TR_SWAP);
-  if (P == 1 && nr > 0)
-    HY_LOCAL(ko->trsm_lunit(be, sp, jb, nr, lcur, ldcur, at(w, f->a, lr0, split, f->lda), f->lda));
-  blk_tr(w, k, BLK_TR_TRSM);
-  if (mt > 0 && nr > 0) blk_lowcopy(w, 0, mt, jb, NULL, 0, up, ldu, nt1, nt);
-  blk_tr(w, k, BLK_TR_LOW);
-  if (mt > 0 && nr > 0) {
-    blk_gemm(w, mt, nr, jb, at(w, lcur, lr1 - lr0, 0, ldcur), ldcur, at(w, up, 0, split - lt, ldu), ldu,
-             at(w, f->a, lr1, split, f->lda), f->lda, split - lt);
-    w->fl[1] += 2.0 * (double)mt * (double)nr * (double)jb;
+  blk_rest r = { .k = k, .jb = jb, .c0 = split, .c1 = f->nloc, .lt = lt, .x0 = x0, .x1 = x1,
+                 .lr0 = lr0, .lr1 = lr1, .mt = mt, .lcur = lcur, .ldcur = ldcur, .up = up, .ldu = ldu };
+  int nc = blk_nchunks(w, f->nloc - split);
+  for (int c = 0; c < nc; c++) {
+    r.c0 = split + (f->nloc - split) * c / nc;
+    r.c1 = split + (f->nloc - split) * (c + 1) / nc;
+    HY_CALL(blk_rest_part(w, &r, c, nc));
   }
-  blk_tr(w, k, BLK_TR_GEMM);
   /* gauss.profile: the rest of the trailing update alone (else it would count as the panel's,
    * which runs beside it on the side stream) */
   prof_mark(g, 4, &tp);
@@ -760,6 +811,7 @@ static void blk_trace_sum(blk_ws *w, int64_t nblk) {
   tr->factor = t[1];
   tr->fl_la = w->fl[0];
   tr->fl_gemm = w->fl[1];
+  tr->chunks = w->chunks;
   for (int i = 0; i <= BLK_TR; i++) tr->host += w->host[i];
   tr->host_gemm = w->host[BLK_TR_LA_GEMM] + w->host[BLK_TR_GEMM];
   tr->host_panel = w->host[BLK_TR_SIDE1] + w->host[BLK_TR_START];
@@ -778,6 +830,7 @@ static void blk_trace_sum(blk_ws *w, int64_t nblk) {
     tr->part[GAUSS_TR_WAIT] += next - m[BLK_TR_GEMM];
     tr->qbusy[q] += m[BLK_TR_GEMM] - m[BLK_TR_START];
     tr->qwait[q] += next - m[BLK_TR_GEMM];
+    if (!isnan(m[BLK_TR_AUX0]) && !isnan(m[BLK_TR_AUX1])) tr->aux += m[BLK_TR_AUX1] - m[BLK_TR_AUX0];
     if (k + 1 < nblk) {
       tr->panels += m[BLK_TR_SIDE1] - m[BLK_TR_SIDE0];
       tr->qpanel[q] += m[BLK_TR_SIDE1] - m[BLK_TR_SIDE0];

@@ -111,6 +111,12 @@ static void gauss_report_trace(const gauss_t *g) {
                     tr->qpanel[q] * 1e3);
   hy_printf0(ctx, "trace by quarter of the steps (main stream busy, waiting for the next panel; "
              "side stream panels):%s\n", buf);
+  if (tr->chunks > 1)
+    hy_printf0(ctx, "trace, update chunks (gauss.update_chunks = %d, aux stream priority %s): the "
+               "chunks' swaps + trsm + low copies %.3f ms on the aux stream beside the trailing "
+               "gemm; on the main stream swaps is its wait for each step's first chunk and the "
+               "trailing gemm holds its waits for the later ones\n", tr->chunks,
+               g->o->update_same ? "same" : "high", tr->aux * 1e3);
   hy_printf0(ctx, "trace, host (rank 0): %.3f ms queueing the factorization's work (of them %.3f "
              "ms in the GEMM calls, %.3f ms in the panels'): %s\n", tr->host * 1e3,
              tr->host_gemm * 1e3, tr->host_panel * 1e3,
@@ -241,7 +247,9 @@ static void gauss_report_metrics(const gauss_t *g, const gauss_info *info, doubl
     hy_metric_num(ctx, "trace_factor_ms", g->tr.factor * 1e3);
     for (int i = 0; i < GAUSS_TR_PARTS; i++) hy_metric_num(ctx, tn[i], g->tr.part[i] * 1e3);
     hy_metric_num(ctx, "trace_side_panels_ms", g->tr.panels * 1e3);
+    if (g->tr.chunks > 1) hy_metric_num(ctx, "trace_aux_ms", g->tr.aux * 1e3);
   }
+  if (g->alg == GAUSS_BLOCKED) hy_metric_num(ctx, "update_chunks", g->o->update_chunks);
 }
 
 /* The report stage (see gauss.h).  Collective ([output] files: an agreed outcome). */

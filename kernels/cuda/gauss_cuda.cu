@@ -41,6 +41,21 @@ typedef struct {
   cublasHandle_t cb_side;
   cusolverDnHandle_t cs_side;
   cudaEvent_t ev_mark, ev_side;
+  /* gauss.update_chunks: the aux streams of the trailing update's row swaps and TRSM ([0]: a
+   * priority between the main stream's and the side's, [1]: the main stream's; made at first
+   * use), their handles, the events between them and the main stream, the aux's row list and
+   * its TRSM buffers with the L whose inverse linv_x holds (cleared at K_GAUSS_ST_AUX) */
+  int aux_on[2], aux_cur;
+  cudaStream_t aux[2];
+  cublasHandle_t cb_aux[2];
+  cusolverDnHandle_t cs_aux[2];
+  cudaEvent_t ev_amark, ev_aux;
+  int *rows_x;
+  int rows_x_n;
+  void *linv_x, *tmp_x;
+  size_t linv_x_bytes, tmp_x_bytes;
+  const void *linv_x_l;
+  int64_t linv_x_m, linv_x_ld;
 } gauss_cuda_ws;
 
 /* Free a workspace (k_cuda_close, after the stream is idle).  Local. */
@@ -66,6 +81,19 @@ static void gauss_ws_free(void *p) {
     cudaEventDestroy(w->ev_side);
     cudaStreamDestroy(w->side);
   }
+  for (int i = 0; i < 2; i++)
+    if (w->aux_on[i]) {
+      cublasDestroy(w->cb_aux[i]);
+      cusolverDnDestroy(w->cs_aux[i]);
+      cudaStreamDestroy(w->aux[i]);
+    }
+  if (w->aux_on[0] || w->aux_on[1]) {
+    cudaEventDestroy(w->ev_amark);
+    cudaEventDestroy(w->ev_aux);
+  }
+  if (w->rows_x) cudaFree(w->rows_x);
+  if (w->linv_x) cudaFree(w->linv_x);
+  if (w->tmp_x) cudaFree(w->tmp_x);
   free(w);
 }
 
@@ -98,14 +126,77 @@ static int scratch(k_backend *be) {
   return HY_OK;
 }
 
-/* The stream and handles gauss calls use now (main, or the lookahead side stream).  Local. */
-static inline cudaStream_t strm(k_backend *be) { return gw(be)->cur_side ? gw(be)->side : k_cuda_st(be)->stream; }
-static inline cublasHandle_t cur_cublas(k_backend *be) { return gw(be)->cur_side ? gw(be)->cb_side : k_cuda_st(be)->cublas; }
-static inline cusolverDnHandle_t cur_cusolver(k_backend *be) { return gw(be)->cur_side ? gw(be)->cs_side : k_cuda_st(be)->cusolver; }
+/* The stream and handles gauss calls use now (cur_side: 0 main, 1 the lookahead side stream, 2
+ * the update's aux stream aux[aux_cur]).  Local. */
+static inline cudaStream_t strm(k_backend *be) {
+  gauss_cuda_ws *w = gw(be);
+  return w->cur_side == 1 ? w->side : w->cur_side == 2 ? w->aux[w->aux_cur] : k_cuda_st(be)->stream;
+}
+static inline cublasHandle_t cur_cublas(k_backend *be) {
+  gauss_cuda_ws *w = gw(be);
+  return w->cur_side == 1 ? w->cb_side : w->cur_side == 2 ? w->cb_aux[w->aux_cur] : k_cuda_st(be)->cublas;
+}
+static inline cusolverDnHandle_t cur_cusolver(k_backend *be) {
+  gauss_cuda_ws *w = gw(be);
+  return w->cur_side == 1 ? w->cs_side : w->cur_side == 2 ? w->cs_aux[w->aux_cur] : k_cuda_st(be)->cusolver;
+}
+
+/* Make aux stream i (0: priority between the main stream's and the side's; 1: the main
+ * stream's), its handles (the main handle's math mode) and the events.  Local. */
+static int aux_make(k_backend *be, int i) {
+  gauss_cuda_ws *w = gw(be);
+  if (w->aux_on[i]) return HY_OK;
+  int lo = 0, hi = 0;
+  HY_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+  /* greatest priority = hi (numerically lowest); the main stream has 0 = lo */
+  int pr = i == 0 ? (hi < lo - 1 ? (lo + hi) / 2 : hi) : lo;
+  HY_CUDA(cudaStreamCreateWithPriority(&w->aux[i], cudaStreamNonBlocking, pr));
+  HY_CUBLAS(cublasCreate(&w->cb_aux[i]));
+  HY_CUBLAS(cublasSetStream(w->cb_aux[i], w->aux[i]));
+  cublasMath_t mm = CUBLAS_DEFAULT_MATH;
+  HY_CUBLAS(cublasGetMathMode(k_cuda_st(be)->cublas, &mm));
+  HY_CUBLAS(cublasSetMathMode(w->cb_aux[i], mm));
+  HY_CUSOLVER(cusolverDnCreate(&w->cs_aux[i]));
+  HY_CUSOLVER(cusolverDnSetStream(w->cs_aux[i], w->aux[i]));
+  if (!w->aux_on[1 - i]) {
+    HY_CUDA(cudaEventCreateWithFlags(&w->ev_amark, cudaEventDisableTiming));
+    HY_CUDA(cudaEventCreateWithFlags(&w->ev_aux, cudaEventDisableTiming));
+  }
+  w->aux_on[i] = 1;
+  return HY_OK;
+}
+
+/* stream_ctl's aux codes (K_GAUSS_ST_AUX*, K_GAUSS_ST_MAIN).  Local. */
+static int aux_ctl(k_backend *be, int what) {
+  gauss_cuda_ws *w = gw(be);
+  k_cuda_state *st = k_cuda_st(be);
+  if (what == K_GAUSS_ST_MAIN) {
+    if (w->cur_side != 2) return hy_err(HY_ESYS, "gauss stream_ctl: back to main while not on the aux stream");
+    HY_CUDA(cudaEventRecord(w->ev_aux, w->aux[w->aux_cur]));
+    HY_CUDA(cudaStreamWaitEvent(st->stream, w->ev_aux, 0));
+    w->cur_side = 0;
+    st->cur = NULL;
+    return HY_OK;
+  }
+  int i = what == K_GAUSS_ST_AUX_SAME ? 1 : 0;
+  if (what != K_GAUSS_ST_AUX_GO) {
+    HY_CALL(aux_make(be, i));
+    HY_CUDA(cudaEventRecord(w->ev_amark, st->stream));
+    HY_CUDA(cudaStreamWaitEvent(w->aux[i], w->ev_amark, 0));
+    w->aux_cur = i;
+    w->linv_x_l = NULL;
+  } else if (!w->aux_on[w->aux_cur]) {
+    return hy_err(HY_ESYS, "gauss stream_ctl: aux stream continued before it was entered");
+  }
+  w->cur_side = 2;
+  st->cur = w->aux[w->aux_cur];
+  return HY_OK;
+}
 
 /* Mark / enter / leave the side stream.  Local. */
 static int c_stream_ctl(k_backend *be, int what) {
   k_cuda_state *st = k_cuda_st(be);
+  if (what >= K_GAUSS_ST_AUX) return aux_ctl(be, what);
   if (!gw(be)->side_on) {
     /* the panel's many small kernels must not wait behind the trailing GEMM's blocks */
     int lo = 0, hi = 0;
@@ -656,13 +747,16 @@ static int c_swap_apply(k_backend *be, int sp, void *a, int64_t lda, int64_t nco
 }
 
 /* The device row list of the current stream (main or side: the two may run at once).  Local. */
-static inline int *cur_rows(k_backend *be) { return gw(be)->cur_side ? gw(be)->rows_s : gw(be)->rows; }
+static inline int *cur_rows(k_backend *be) {
+  gauss_cuda_ws *w = gw(be);
+  return w->cur_side == 1 ? w->rows_s : w->cur_side == 2 ? w->rows_x : w->rows;
+}
 
 /* Upload a host int list to the current stream's device row list.  Local. */
 static int rows_upload(k_backend *be, const int *h, int n) {
   gauss_cuda_ws *w = gw(be);
-  int **rp = w->cur_side ? &w->rows_s : &w->rows;
-  int *have = w->cur_side ? &w->rows_s_n : &w->rows_n;
+  int **rp = w->cur_side == 1 ? &w->rows_s : w->cur_side == 2 ? &w->rows_x : &w->rows;
+  int *have = w->cur_side == 1 ? &w->rows_s_n : w->cur_side == 2 ? &w->rows_x_n : &w->rows_n;
   if (*have < n) {
     if (*rp) HY_CUDA(cudaFree(*rp));
     HY_CUDA(cudaMalloc((void **)rp, sizeof(int) * (size_t)n));
@@ -790,25 +884,40 @@ static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void 
   cublasHandle_t h = cur_cublas(be);
   size_t e = sp ? 4 : 8;
   if (m >= 128 && n >= 2 * m) {
-    HY_CALL(grow(&gw(be)->linv, &gw(be)->linv_bytes, (size_t)(m * m) * e));
-    HY_CALL(grow(&gw(be)->tmp, &gw(be)->tmp_bytes, (size_t)(m * n) * e));
-    if (sp) eye_k<float><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((float *)gw(be)->linv, m);
-    else eye_k<double><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((double *)gw(be)->linv, m);
-    HY_CUDA_LAUNCH();
+    /* the aux stream (update chunks) has its own buffers and keeps L^-1 for the step's other
+     * chunks (the same L until the next K_GAUSS_ST_AUX) */
+    gauss_cuda_ws *w = gw(be);
+    int ax = w->cur_side == 2;
+    void **linv = ax ? &w->linv_x : &w->linv, **tmp = ax ? &w->tmp_x : &w->tmp;
+    HY_CALL(grow(linv, ax ? &w->linv_x_bytes : &w->linv_bytes, (size_t)(m * m) * e));
+    HY_CALL(grow(tmp, ax ? &w->tmp_x_bytes : &w->tmp_bytes, (size_t)(m * n) * e));
+    int have = ax && w->linv_x_l == l && w->linv_x_m == m && w->linv_x_ld == ldl;
+    if (!have) {
+      if (sp) eye_k<float><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((float *)*linv, m);
+      else eye_k<double><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((double *)*linv, m);
+      HY_CUDA_LAUNCH();
+    }
     if (sp) {
       float one = 1, zero = 0;
-      HY_CUBLAS(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
-                            (int)m, (int)m, &one, (const float *)l, (int)ldl, (float *)gw(be)->linv, (int)m));
-      HY_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const float *)gw(be)->linv,
-                            (int)m, (const float *)b, (int)ldb, &zero, (float *)gw(be)->tmp, (int)m));
+      if (!have)
+        HY_CUBLAS(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
+                              (int)m, (int)m, &one, (const float *)l, (int)ldl, (float *)*linv, (int)m));
+      HY_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const float *)*linv,
+                            (int)m, (const float *)b, (int)ldb, &zero, (float *)*tmp, (int)m));
     } else {
       double one = 1, zero = 0;
-      HY_CUBLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
-                            (int)m, (int)m, &one, (const double *)l, (int)ldl, (double *)gw(be)->linv, (int)m));
-      HY_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const double *)gw(be)->linv,
-                            (int)m, (const double *)b, (int)ldb, &zero, (double *)gw(be)->tmp, (int)m));
+      if (!have)
+        HY_CUBLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
+                              (int)m, (int)m, &one, (const double *)l, (int)ldl, (double *)*linv, (int)m));
+      HY_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const double *)*linv,
+                            (int)m, (const double *)b, (int)ldb, &zero, (double *)*tmp, (int)m));
     }
-    HY_CUDA(cudaMemcpy2DAsync(b, (size_t)ldb * e, gw(be)->tmp, (size_t)m * e, (size_t)m * e, (size_t)n,
+    if (ax) {
+      w->linv_x_l = l;
+      w->linv_x_m = m;
+      w->linv_x_ld = ldl;
+    }
+    HY_CUDA(cudaMemcpy2DAsync(b, (size_t)ldb * e, *tmp, (size_t)m * e, (size_t)m * e, (size_t)n,
                               cudaMemcpyDeviceToDevice, strm(be)));
     return HY_OK;
   }
@@ -1016,6 +1125,8 @@ static int c_tensor(k_backend *be, int on) {
   HY_CUBLAS(cublasSetMathMode(k_cuda_st(be)->cublas, m));
   if (!gw(be)->side_on) HY_CALL(c_stream_ctl(be, 0));
   HY_CUBLAS(cublasSetMathMode(gw(be)->cb_side, m));
+  for (int i = 0; i < 2; i++)
+    if (gw(be)->aux_on[i]) HY_CUBLAS(cublasSetMathMode(gw(be)->cb_aux[i], m));
   return HY_OK;
 }
 

@@ -21,7 +21,7 @@ gauss_driver.py profile --mpiexec=M --npflag=-n --bin HYBRID --workdir DIR --ran
     every part >= 0, the printed sum = the parts' sum, and the sum within [0.5, 1.05] x the
     factor time of the "Gflops per" line (+ 2 ms): the split accounts for the factorization.
 gauss_driver.py trace --mpiexec=M --npflag=-n --bin HYBRID --workdir DIR --ranks R --tol T
-    [--sequential] [--flops] -- ARGS
+    [--sequential] [--flops] [--chunks C] -- ARGS
     Runs the workload with gauss.trace = false and = true (repeat 1; x within T of each other)
     and parses the trace lines and the record: every main-stream part >= 0 and their sum the
     printed factor time, which lies within [0.5, 1.05] x the run's factor time (+ 2 ms, - 30 ms); the
@@ -29,7 +29,10 @@ gauss_driver.py trace --mpiexec=M --npflag=-n --bin HYBRID --workdir DIR --ranks
     the record's trace_* figures equal the printed ones; the host's GEMM and panel calls within
     its time queueing; --sequential (host: one stream): the waits hold the panels (waiting >=
     panels) and the host's time is the factor's (5% + 1 ms); --flops (one rank): the GEMM rates times their
-    times give HPL's trailing-update count sum_k 2 (n - k0 - jb)^2 jb within 2%.
+    times give HPL's trailing-update count sum_k 2 (n - k0 - jb)^2 jb within 2%; --chunks C
+    (gauss.update_chunks = C in ARGS): the update-chunks line is there (else it must not be), with
+    C, its aux-stream time in (0, factor] (--sequential: within the swaps + trailing gemm) and
+    the record's trace_aux_ms equal to it.
 Exit 0 pass, 1 fail.
 """
 import argparse, os, re, shutil, subprocess, sys
@@ -215,6 +218,23 @@ def trace_check(a, out, rec):
         # one stream: the host does the work as it queues it, so its time is the factor's
         if a.sequential and abs(ht - fac) > 0.05 * fac + 1.0:
             fails.append("one stream: the host's %.3f ms is not the factor's %.3f ms" % (ht, fac))
+    # gauss.update_chunks > 1 (--chunks): the aux stream's line, its time within the factor's
+    # (one stream: inside the main stream's swaps + trailing gemm, which then hold it), the record's
+    am = re.search(r"^trace, update chunks \(gauss.update_chunks = ([0-9]+), aux stream priority "
+                   r"(high|same)\): the chunks' swaps \+ trsm \+ low copies ([0-9.]+) ms on the aux", out, re.M)
+    if bool(am) != bool(a.chunks):
+        fails.append("update chunks line %s, --chunks %s" % ("found" if am else "missing", a.chunks))
+    elif am:
+        aux = float(am.group(3))
+        print("trace: aux stream %.3f ms (update_chunks %s)" % (aux, am.group(1)))
+        if int(am.group(1)) != a.chunks:
+            fails.append("update_chunks %s printed, %d asked" % (am.group(1), a.chunks))
+        if not 0 < aux <= fac + 0.002:
+            fails.append("aux stream %.3f ms not within (0, factor %.3f]" % (aux, fac))
+        if a.sequential and aux > swaps + gemm + 0.002:
+            fails.append("one stream: aux %.3f ms > swaps %.3f + trailing gemm %.3f" % (aux, swaps, gemm))
+        if rec is not None and abs(rec.get("metrics", {}).get("trace_aux_ms", -1) - aux) > 0.0006:
+            fails.append("record trace_aux_ms = %s, printed %.3f" % (rec.get("metrics", {}).get("trace_aux_ms"), aux))
     if a.flops:
         want = sum(2.0 * (n - k0 - min(nb, n - k0)) ** 2 * min(nb, n - k0) for k0 in range(0, n, nb))
         got = (la_tf * la + gemm_tf * gemm) * 1e9
@@ -298,6 +318,7 @@ def main():
     ap.add_argument("mode", choices=["ranks", "validate", "compare", "profile", "threads", "trace"])
     ap.add_argument("--sequential", action="store_true")
     ap.add_argument("--flops", action="store_true")
+    ap.add_argument("--chunks", type=int, default=0)
     ap.add_argument("--threads", nargs="+", default=["1", "5"])
     ap.add_argument("files", nargs="*")
     ap.add_argument("--mpiexec", default="mpiexec")

@@ -503,6 +503,32 @@ if(HYBRID_GPU_TESTS)
               run.workload=gauss run.backend=cuda run.seed=3 ${args})
     set_tests_properties(gauss_gpu_trace_${what} PROPERTIES LABELS "gpu" TIMEOUT 300)
   endforeach()
+  # gauss.update_chunks on the device (each chunk's swaps + TRSM (+ HPL-MxP's low copy of U) on
+  # the aux stream beside the previous chunk's GEMM): x within 1e-10 (FP64) / 1e-9 (HPL-MxP
+  # FP16) of one chunk with 2, 4, 16 chunks, lookahead 0, host pivots, the aux stream at the main
+  # stream's priority; every run PASSED; then the trace with 4 chunks (the aux stream's line,
+  # parts summing to the factor, the GEMM rates x times = HPL's count)
+  foreach(spec "double|gauss.n=8193 gauss.nb=512|1e-10"
+               "hplmxp_fp16|gauss.n=8193 gauss.nb=512 gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16 gauss.refine=gmres|1e-9")
+    string(REPLACE "|" ";" sp "${spec}")
+    list(GET sp 0 what)
+    list(GET sp 1 args)
+    list(GET sp 2 tol)
+    separate_arguments(args)
+    add_test(NAME gauss_gpu_update_chunks_${what}
+      COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+              --workdir ${HY_TEST_OUT}/gauss_gpu_update_chunks_${what} --tol ${tol}
+              --runs "1:gauss.update_chunks=1" "1:gauss.update_chunks=2" "1:gauss.update_chunks=4"
+                     "1:gauss.update_chunks=16" "1:gauss.update_chunks=4 gauss.lookahead=0"
+                     "1:gauss.update_chunks=3 gauss.pivots=host" "1:gauss.update_chunks=4 gauss.update_priority=same"
+              -- run.workload=gauss run.backend=cuda run.seed=3 ${args})
+    set_tests_properties(gauss_gpu_update_chunks_${what} PROPERTIES LABELS "gpu" TIMEOUT 300)
+    add_test(NAME gauss_gpu_trace_chunks_${what}
+      COMMAND ${GAUSS_DRIVER} trace --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
+              --bin ${HY_BIN} --workdir ${HY_TEST_OUT}/gauss_gpu_trace_chunks_${what} --ranks 1 --tol ${tol}
+              --flops --chunks 4 -- run.workload=gauss run.backend=cuda run.seed=3 ${args} gauss.update_chunks=4)
+    set_tests_properties(gauss_gpu_trace_chunks_${what} PROPERTIES LABELS "gpu" TIMEOUT 300)
+  endforeach()
   # gauss.lookahead_low = tf32 on the device (the lookahead GEMM by cublasGemmEx's TF32 compute
   # type on the FP32 data) against the default 16-bit lookahead GEMM: step-0 residuals within
   # 2x, x within 1e-9, both without the fallback
@@ -784,13 +810,21 @@ endif()
 foreach(spec "1x1|1|gauss.n=601 gauss.nb=48|--flops"
              "1x1_la0|1|gauss.n=601 gauss.nb=48 gauss.lookahead=0|--flops"
              "hplmxp|1|gauss.n=601 gauss.nb=48 gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16 gauss.refine=gmres|--flops"
-             "2x1|2|gauss.n=400 gauss.nb=32 gauss.grid=2x1|" "1x2|2|gauss.n=400 gauss.nb=32 gauss.grid=1x2|")
+             "2x1|2|gauss.n=400 gauss.nb=32 gauss.grid=2x1|" "1x2|2|gauss.n=400 gauss.nb=32 gauss.grid=1x2|"
+             # gauss.update_chunks: the aux stream's line (on the host within the swaps + gemm);
+             # two process rows take no chunks (no line)
+             "1x1_chunks4|1|gauss.n=601 gauss.nb=48 gauss.update_chunks=4|--flops --chunks 4"
+             "1x1_la0_chunks3|1|gauss.n=601 gauss.nb=48 gauss.lookahead=0 gauss.update_chunks=3|--flops --chunks 3"
+             "hplmxp_chunks2|1|gauss.n=601 gauss.nb=48 gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16 gauss.refine=gmres gauss.update_chunks=2|--flops --chunks 2"
+             "1x2_chunks2|2|gauss.n=400 gauss.nb=32 gauss.grid=1x2 gauss.update_chunks=2|--chunks 2"
+             "2x1_chunks4|2|gauss.n=400 gauss.nb=32 gauss.grid=2x1 gauss.update_chunks=4|")
   string(REPLACE "|" ";" sp "${spec}")
   list(GET sp 0 what)
   list(GET sp 1 np)
   list(GET sp 2 args)
   list(GET sp 3 fl)
   separate_arguments(args)
+  separate_arguments(fl)
   add_test(NAME gauss_trace_${what}
     COMMAND ${GAUSS_DRIVER} trace --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG}
             --bin ${HY_BIN} --workdir ${HY_TEST_OUT}/gauss_trace_${what} --ranks ${np} --tol 0
@@ -836,6 +870,44 @@ foreach(spec "double:random:" "mixed:hplmxp:gauss.low=fp16 gauss.refine=gmres")
                gauss.n=301 gauss.nb=48 run.seed=17)
   set_tests_properties(gauss_lookahead_pivots_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
 endforeach()
+# gauss.update_chunks (the trailing update beyond the lookahead panel in chunks; on a GPU each
+# chunk's swaps + TRSM on an aux stream beside the previous chunk's GEMM; the host runs them in
+# order): x within 1e-12 of one chunk (the GEMMs' and TRSMs' column splits change only
+# rounding) with 2, 4 and 16 chunks (each at least nb wide: fewer late in the factorization),
+# lookahead 0, host pivots, the recursive panel, the aux stream at the main stream's priority,
+# n that nb does not divide, FP64 and HPL-MxP FP16 (the U block row rounded chunk by chunk);
+# 1x2 and 1x3 grids (each rank's columns in chunks) and 2x1 (two process rows: no chunks)
+# (HPL-MxP: GMRES-IR would hide a wrong LU in x; every run also takes the default's one
+# refinement step of 2 GMRES iterations: a chunk's U left unrounded takes 4)
+foreach(spec "double:random::^PASSED" "mixed:hplmxp:gauss.low=fp16 gauss.refine=gmres:1 refinement step\\(s\\), 2 GMRES iteration\\(s\\)")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 prec)
+  list(GET sp 1 mat)
+  list(GET sp 2 extra)
+  list(GET sp 3 want)
+  separate_arguments(extra)
+  add_test(NAME gauss_update_chunks_${prec}
+    COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_update_chunks_${prec} --tol 1e-12 --expect "${want}"
+            --runs "1:gauss.update_chunks=1" "1:gauss.update_chunks=2" "1:gauss.update_chunks=4"
+                   "1:gauss.update_chunks=16" "1:gauss.update_chunks=4 gauss.lookahead=0"
+                   "1:gauss.update_chunks=3 gauss.pivots=host"
+                   "1:gauss.update_chunks=4 gauss.panel=recursive gauss.panel_nb=7"
+                   "1:gauss.update_chunks=4 gauss.update_priority=same"
+                   "2:gauss.grid=1x2 gauss.update_chunks=4" "2:gauss.grid=2x1 gauss.update_chunks=4"
+                   "3:gauss.grid=1x3 gauss.update_chunks=2"
+            -- run.workload=gauss run.backend=host gauss.precision=${prec} gauss.matrix=${mat} ${extra}
+               gauss.n=301 gauss.nb=48 run.seed=17)
+  set_tests_properties(gauss_update_chunks_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 3)
+endforeach()
+hy_case(NAME gauss_bad_update_chunks RANKS 1 EXIT 1
+  EXPECT "key 'gauss.update_chunks' = '0' is out of range; allowed: an integer in \\[1, 16\\]"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_chunks=0)
+hy_case(NAME gauss_bad_update_chunks_big RANKS 1 EXIT 1
+  EXPECT "key 'gauss.update_chunks' = '17' is out of range; allowed: an integer in \\[1, 16\\]"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_chunks=17)
+hy_case(NAME gauss_bad_update_priority RANKS 1 EXIT 1 EXPECT "gauss.update_priority" "high.same"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_priority=low)
 foreach(spec "0:vendor" "1:recursive" "1:fused")
   string(REPLACE ":" ";" sp "${spec}")
   list(GET sp 0 la)
