@@ -102,6 +102,17 @@ typedef struct {
   double qbusy[GAUSS_TR_QUARTERS], qwait[GAUSS_TR_QUARTERS], qpanel[GAUSS_TR_QUARTERS];
 } gauss_trace;
 
+/* The small-n path's times per run (gauss_small.c; the report's "small-n LU: ... of the run"
+ * line): the host's clock around getrf_small (the launches, the LU, the readback of its info:
+ * it synchronises) and around the solve (getrs_small, x downloaded, the synchronisation), as
+ * tests/gauss/test_gauss_small_time.c times the kernels alone. */
+enum { GAUSS_SM_LU, GAUSS_SM_SOLVE, GAUSS_SM_PARTS };
+typedef struct {
+  int runs;                 /* runs measured */
+  double first[GAUSS_SM_PARTS];   /* the first run's (the warm-up when gauss.repeat > 1) */
+  double sum[GAUSS_SM_PARTS];     /* summed over the runs after the first */
+} gauss_small_times;
+
 typedef struct gauss_t {
   hy_ctx *ctx;
   const gauss_opts *o;
@@ -135,6 +146,7 @@ typedef struct gauss_t {
   double prof[5];           /* gauss.profile: panel, swaps, TRSM + U broadcast, lookahead GEMM,
                              * rest of the trailing GEMM (seconds, rank 0's, last factorization) */
   gauss_trace tr;           /* gauss.trace (blocked) */
+  gauss_small_times small_tm;   /* the small-n path's times (gauss_small.c) */
   int64_t npanels, ntall;   /* the last blocked factorization's panels; of them by the vendor's getrf
                              * for gauss.panel_vendor_rows (every rank counts every panel) */
 } gauss_t;
@@ -147,6 +159,11 @@ typedef struct {
   int (*factor)(gauss_t *g, int sp, int keep, void **fact);
   int (*solve)(gauss_t *g, void *fact, const double *rhs, double *x);
   void (*release)(gauss_t *g, void *fact);
+  /* Before the timer (NULL: nothing to do): the inputs the next factor and solve read, placed
+   * where they read them, as the vendor reference's untimed copies place cuSOLVER's (the small
+   * path: A copied into the factor's buffer, b uploaded into the solve's vector); *fact then
+   * goes to factor, which takes it over.  Collective. */
+  int (*prepare)(gauss_t *g, void **fact);
 } gauss_alg;
 
 extern const gauss_alg gauss_rows_naive, gauss_rows_stepwise, gauss_blocked_alg, gauss_small_alg;

@@ -1062,4 +1062,4 @@ static void blk_release(gauss_t *g, void *fact) {
   free(f);
 }
 
-const gauss_alg gauss_blocked_alg = { "blocked", blk_factor, blk_solve, blk_release };
+const gauss_alg gauss_blocked_alg = { "blocked", blk_factor, blk_solve, blk_release, NULL };

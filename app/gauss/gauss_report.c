@@ -177,6 +177,28 @@ static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf
              info->nr, g->normA, info->nx, g->normb, info->eps);
 }
 
+/* The small-n path's runs (gauss_small.c) split by the host's clock: getrf_small, the solve and
+ * what the run's time holds outside them; means over the timed runs, as info->t.  Local. */
+static void gauss_small_means(const gauss_t *g, const gauss_info *info, double m[3]) {
+  const gauss_small_times *tm = &g->small_tm;
+  const double *d = tm->runs > 1 ? tm->sum : tm->first;
+  int k = tm->runs > 1 ? tm->runs - 1 : 1;
+  m[0] = d[GAUSS_SM_LU] / k;
+  m[1] = d[GAUSS_SM_SOLVE] / k;
+  m[2] = info->t - m[0] - m[1];
+}
+
+/* The small-n path's line: where its run's time goes.  Local. */
+static void gauss_report_small(const gauss_t *g, const gauss_info *info) {
+  if (info->alg != &gauss_small_alg || g->small_tm.runs < 1) return;
+  double m[3];
+  gauss_small_means(g, info, m);
+  hy_printf0(g->ctx, "gauss: small-n LU, the run's %.3f ms (mean of %d): getrf_small %.3f ms (the "
+             "launches, the LU, its info read back), solve %.3f ms (getrs_small, x downloaded), "
+             "outside them %.3f ms; A and b are placed on the device before the timer, as "
+             "the vendor's copies are\n", info->t * 1e3, info->nt, m[0] * 1e3, m[1] * 1e3, m[2] * 1e3);
+}
+
 /* Ours against the vendor's (compare_cusolver), best against best and mean against mean
  * over the same number of timed runs; the targets only on a GPU.  Local. */
 static void gauss_report_compare(const gauss_t *g, const gauss_info *info) {
@@ -240,6 +262,13 @@ static void gauss_report_metrics(const gauss_t *g, const gauss_info *info, doubl
     hy_metric_num(ctx, "lu_gflops", 2.0 / 3.0 * n * n * n / info->t_factor / 1e9);
   }
   if (info->perturb != 0) hy_metric_num(ctx, "debug_perturb", info->perturb);
+  if (info->alg == &gauss_small_alg && g->small_tm.runs > 0) {
+    double m[3];
+    gauss_small_means(g, info, m);
+    hy_metric_num(ctx, "small_getrf_ms", m[0] * 1e3);
+    hy_metric_num(ctx, "small_solve_ms", m[1] * 1e3);
+    hy_metric_num(ctx, "small_outside_ms", m[2] * 1e3);
+  }
   if (g->tr.done && g->alg == GAUSS_BLOCKED) {
     static const char *const tn[GAUSS_TR_PARTS] = { "trace_first_panel_ms", "trace_swaps_ms",
       "trace_trsm_ms", "trace_low_copies_ms", "trace_lookahead_gemm_ms", "trace_gemm_ms",
@@ -272,6 +301,7 @@ int gauss_report(gauss_t *g, const gauss_info *info, const double *x, gauss_line
   line->scaled = info->scaled;
   line->ok = info->ok;
   gauss_report_hpl(g, info, gf, line->tv);
+  gauss_report_small(g, info);
   if (g->o->compare) gauss_report_compare(g, info);
   HY_CALL(gauss_outputs(g, x));
   if (g->o->sweep) return info->ok ? HY_OK : HY_EVALID;   /* the record: gauss_report_sweep */

@@ -287,5 +287,5 @@ static void rows_release(gauss_t *g, void *fact) {
   free(f);
 }
 
-const gauss_alg gauss_rows_naive = { "naive", rows_factor_naive, rows_solve, rows_release };
-const gauss_alg gauss_rows_stepwise = { "stepwise", rows_factor_stepwise, rows_solve, rows_release };
+const gauss_alg gauss_rows_naive = { "naive", rows_factor_naive, rows_solve, rows_release, NULL };
+const gauss_alg gauss_rows_stepwise = { "stepwise", rows_factor_stepwise, rows_solve, rows_release, NULL };

@@ -9,7 +9,11 @@
  * (coop); one line each with factor and solve (mean and best), the total against cuSOLVER's,
  * and from two widths the fit t = n c + (n / W) s: c the cost of a column, s that of a step.
  * Checks: every variant but lead-only gives coop's pivots (coop: checked against dgetrf by
- * gauss_gpu_small_kernels) and factors within 1e-11 of them, each on its own.  Exit 0 when they pass, 1 otherwise, 77 without a CUDA device. */
+ * gauss_gpu_small_kernels) and factors within 1e-11 of them, each on its own; the steps LU
+ * without the dependent launch (no-pdl) and with the other pivot search (shfl-red) give the
+ * auto width's factors and pivots bit for bit (the same arithmetic: a digest of both, FNV-1a
+ * over their bytes, printed for every variant, so that two builds can be compared too).  Exit 0
+ * when they pass, 1 otherwise, 77 without a CUDA device. */
 #include "k_gauss.h"
 #include "hybrid.h"
 #include "workload.h"
@@ -34,6 +38,9 @@ static double val(uint64_t s, uint64_t i) {
   z ^= z >> 31;
   return (double)(z >> 11) / 9007199254740992.0 - 0.5;
 }
+
+/* k_cuda_small_step_getrf_w's flags (gauss_small_step_cuda.cu) */
+enum { SS_LEAD_ONLY = 1, SS_NO_PDL = 2, SS_SHFL_RED = 4 };
 
 typedef struct {
   const char *name;
@@ -90,6 +97,16 @@ static int time_one(bench *q, const variant *v, int reps, double tf[2], double t
   return 0;
 }
 
+/* FNV-1a (64 bits) of the factors' and the pivots' bytes.  Local. */
+static unsigned long long digest(const double *a, const int *p, int64_t n) {
+  unsigned long long h = 1469598103934665603ull;
+  const unsigned char *b = (const unsigned char *)a;
+  for (size_t i = 0; i < (size_t)(n * n) * sizeof(double); i++) h = (h ^ b[i]) * 1099511628211ull;
+  b = (const unsigned char *)p;
+  for (size_t i = 0; i < (size_t)n * sizeof(int); i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
 /* Pivots identical and factors within 1e-11 (relative to max |ref|) of the reference (coop).
  * Local. */
 static void check_same(const char *name, int64_t n, const double *a, const int *p, const double *ra,
@@ -143,6 +160,7 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
   };
   const int R = n <= 512 ? 1 : n <= 1024 ? 2 : 4;
   double tw[33] = { 0 };
+  unsigned long long dauto = 0;   /* the steps LU's digest at the auto width */
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
     const variant *v = &vars[i];
     if (v->kind == K_GAUSS_SMALL_STEPS && v->w != 0 && (v->w == wa || R * v->w > 32)) continue;
@@ -158,6 +176,15 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
     printf("small-time n=%lld %s: factor %.3f ms (best %.3f), solve %.3f ms (best %.3f), total %.3f ms "
            "= %.2f x cuSOLVER's\n", (long long)n, label, tf[0] * 1e3, tf[1] * 1e3, ts[0] * 1e3, ts[1] * 1e3,
            tt * 1e3, tt / vt);
+    unsigned long long d = digest(ha, hp, n);
+    printf("small-time n=%lld %s: digest %016llx\n", (long long)n, label, d);
+    if (v->kind == K_GAUSS_SMALL_STEPS && v->w == 0 && v->flags == 0) dauto = d;
+    if (v->kind == K_GAUSS_SMALL_STEPS && v->w == 0 && (v->flags == SS_NO_PDL || v->flags == SS_SHFL_RED) &&
+        d != dauto) {
+      nfailed++;
+      printf("FAILED: %s n = %lld: digest %016llx, not the auto width's %016llx (the same arithmetic "
+             "must give the same bits)\n", v->name, (long long)n, d, dauto);
+    }
     if (i == 0) {
       memcpy(ra, ha, ab);
       memcpy(rp, hp, (size_t)n * sizeof(int));

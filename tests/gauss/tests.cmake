@@ -1013,6 +1013,7 @@ if(HYBRID_GPU_TESTS)
   target_link_libraries(test_gauss_small_time PRIVATE hybrid_core)
   add_test(NAME gauss_gpu_small_time COMMAND ${HY_RUNCASE} --exit 0 --timeout 60 --need-gpus 1
     --expect "^small-time n=1024 steps auto \\(w=8\\): factor"
+    --expect "^small-time n=1024 steps shfl-red: digest [0-9a-f]{16}$"
     --expect "^PASSED: the small-n LU's widths and kinds agree" --reject "^FAILED"
     -- $<TARGET_FILE:test_gauss_small_time>)
   set_tests_properties(gauss_gpu_small_time PROPERTIES LABELS "gpu" TIMEOUT 90 SKIP_RETURN_CODE 77)
@@ -1032,13 +1033,20 @@ if(HYBRID_GPU_TESTS)
               run.workload=gauss gauss.n=${n} run.seed=7)
     set_tests_properties(gauss_gpu_small_${n} PROPERTIES LABELS "gpu" TIMEOUT 60)
   endforeach()
-  # on at n = 1024 with gauss.repeat = 3 (the parked buffers reused): the line, the metric,
-  # HPL's residual parsed < 16; auto takes it up to the backend's small_auto (1024 on CUDA: the
-  # steps LU won there on the H200 at 00:32) and not above
+  # on at n = 1024 with gauss.repeat = 3 (the parked buffers reused, A and b placed again before
+  # each run's timer): the line, the metric, HPL's residual parsed < 16; the split of the run's
+  # time (getrf_small, solve, outside them: means of the timed runs, so that the parts lie
+  # inside the run, outside >= 0; a warm-up counted in makes it negative) and outside < 0.5 ms
+  # (~0.02 expected: the phases' synchronisations; a gross cost between the kernels shows);
+  # auto takes it up to the
+  # backend's small_auto (1024 on CUDA: the steps LU won there on the H200 at 00:32) and not above
   hy_case(NAME gauss_gpu_small_repeat RANKS 1 LABELS gpu JSON TIMEOUT 60
     EXPECT ${GAUSS_PASS} "^gauss: small-n LU \\(gauss.small = on, n <= 2048 on this backend\\)"
+           "^gauss: small-n LU, the run's [0-9.]+ ms \\(mean of 2\\): getrf_small "
     RUNCASE --json-field metrics.small_lu=1 --runs 1
             --expect-num "0:16:HPL scaled residual ([0-9.e+-]+) < 16"
+            --json-num metrics.small_outside_ms=0:0.5 --json-num metrics.small_getrf_ms=0.01:100
+            --json-num metrics.small_solve_ms=0.001:100
     ARGS run.workload=gauss run.backend=cuda gauss.small=on gauss.n=1024 gauss.repeat=3)
   hy_case(NAME gauss_gpu_small_auto RANKS 1 LABELS gpu JSON TIMEOUT 60
     EXPECT ${GAUSS_PASS} "^gauss: small-n LU \\(gauss.small = auto, n <= 1024 on this backend\\)"
