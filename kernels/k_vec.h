@@ -5,7 +5,8 @@
  *
  * A k_vec is one user's handle on these operations: the backend, its table, and the
  * backend-private scratch of the reductions (CUDA: block partials, a last-block counter, the
- * results in mapped pinned memory; host: none).  Whoever needs vector operations opens a k_vec
+ * results in mapped pinned memory, bcgs_prepare's solve copy; host: that copy only, NULL
+ * without it).  Whoever needs vector operations opens a k_vec
  * (k_vec_open), keeps it in its own state, and closes it; nothing is held at file scope, so two
  * users (or two backends) never share scratch.
  *
@@ -42,7 +43,30 @@ typedef struct {
   const int32_t *colind;
   const double *val;
   int tpr;
+  /* the solve format (bcgs_prepare, NULL: val / colind as they are): the values in FP32 (val
+   * stays set: a matrix is present), the column offsets column - row in 16 bits */
+  const float *valf;
+  const int16_t *col16;
 } k_csr_view;
+
+/* What bcgs_prepare is asked for (in) and what it did (out). */
+typedef struct {
+  int m_single;       /* in: M's values in FP32 (the products' sums in FP64) */
+  int index16;        /* in: 16-bit column offsets (column - row) where every entry of A and M
+                       * fits in [-32768, 32767] (else 32-bit columns: index16_used = 0) */
+  int l2;             /* in (CUDA): the L2 persisting window over the solve copy of K_L2_A: A's
+                       * columns and values, K_L2_M: M's, K_L2_ALL: both (0: none) */
+  int fused;          /* in: the iterations run as bcgs_fused, not bcgs_batch */
+  char why[112];      /* out: why the format (m_single, index16) was not made for this variant
+                       * of the iterations ("" : made, or not asked); the window may still be */
+  int m_single_used;  /* out: M's values are FP32 */
+  int index16_used;   /* out: the offsets are 16-bit */
+  int64_t max_offset; /* out (index16): the largest |column - row| of A and M */
+  double l2_window;   /* out: bytes of the window (0: none) */
+  double l2_setaside; /* out: bytes of L2 set aside for persisting lines */
+  double l2_hit;      /* out: the window's hit ratio (set-aside / window, at most 1) */
+} k_bcgs_fmt;
+enum { K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL };
 
 /* The system of one BiCGSTAB device loop for bcgs_batch: A, the preconditioner M as a matrix
  * (m.val NULL: none, then ph == p and sh == s), and the solver's vectors of n entries (x the
@@ -83,7 +107,7 @@ enum { K_PH_P, K_PH_MP, K_PH_AP, K_PH_ALPHA, K_PH_S, K_PH_MS, K_PH_AS, K_PH_OMEG
 typedef struct {
   k_backend *be;
   const k_vec_ops *ops;
-  void *impl;                 /* backend-private reduction scratch (NULL on the host) */
+  void *impl;                 /* backend-private scratch (host: NULL but for bcgs_prepare's copy) */
 } k_vec;
 
 struct k_vec_ops {
@@ -154,6 +178,21 @@ struct k_vec_ops {
    * last block of a kernel sums its dots and runs the scalar step; a stopped iteration's
    * kernels return at once); host: bcgs_batch's C phases. */
   int (*bcgs_fused)(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, double tol);
+  /* Optional, both or none (NULL: bcgs_batch on the arrays as they are): bcgs_prepare makes
+   * the solve copy of sys->a and sys->m (m.val NULL: none) that f asks for, in one allocation
+   * of the backend kept in v until bcgs_release: columns as 16-bit offsets column - row where
+   * all fit (f->index16), M's values in FP32 (f->m_single), and points sys->a and sys->m at it
+   * (valf / col16; CUDA: colind and val at the copy's 32-bit / FP64 arrays otherwise; host:
+   * the matrices' own), for sys's variant (split, merged, unroll, blocks; f->fused) where the
+   * backend runs the format with it (else f->why says why); CUDA: with f->l2 the
+   * persisting L2 set-aside (cudaLimitPersistingL2CacheSize, up to the device's maximum) and
+   * an access policy window over the chosen part of the copy for bcgs_batch's launches and the
+   * stream (hit ratio scaled to the set-aside); f's out fields filled.  bcgs_batch then runs
+   * the products in that format (FP32 values promoted exactly, the same FP64 sums; 16-bit
+   * offsets: the same columns, bit for bit the 32-bit run).  bcgs_release frees the copy and
+   * resets the window, the set-aside (to its value before) and the persisting lines.  Local. */
+  int (*bcgs_prepare)(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f);
+  int (*bcgs_release)(k_vec *v);
 };
 
 /* The most slots s_read reads at once. */

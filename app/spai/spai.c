@@ -131,6 +131,19 @@ static const cfg_key spai_keys[] = {
     "runs the same arithmetic (any rank count); with the device loop only as device_kernel = "
     "persistent (else the usual loop runs, a line says so); iterations within the classic "
     "iteration's tolerance" },
+  { "solver", "precond_precision", CFG_ENUM, "double", 0, 0, "double|single",
+    "device_kernel = persistent: single = the preconditioner matrix's values in FP32 in a copy "
+    "for the solve (products summed in FP64; cuda: classic kernel, 3 blocks per SM), half of "
+    "M's value bytes; x within the solve's tolerance, iterations within a few of double's" },
+  { "solver", "index16", CFG_BOOL, "false", 0, 0, NULL,
+    "device_kernel = persistent: the column indices of A and M as 16-bit offsets from the row "
+    "in a copy for the solve when every |column - row| <= 32767 (else 32-bit, a line says so); "
+    "the same values bit for bit" },
+  { "solver", "l2_window", CFG_ENUM, "none", 0, 0, "none|a|m|all",
+    "device_kernel = persistent|fused on cuda: an L2 persisting window (access policy window, "
+    "the set-aside up to the device's maximum, hit ratio scaled to it) over A's columns and "
+    "values (a), M's (m) or both (all) in a copy for the solve, reset after it; the same "
+    "values bit for bit" },
   { "solver", "spmv", CFG_ENUM, "auto", 0, 0, "auto|own|library",
     "SpMV of A and M in BiCGSTAB: own = our CSR kernel (cuda: a few threads per row, fixed "
     "summation order), library = the backend library's (cuSPARSE); auto = own where the backend "
@@ -208,6 +221,11 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.persistent_blocks = (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
   o->solver.phase_times = cfg_bool(c, "solver.phase_times");
   o->solver.merge_reductions = cfg_bool(c, "solver.merge_reductions");
+  o->solver.precond_single = cfg_is(c, "solver.precond_precision", "single");
+  o->solver.index16 = cfg_bool(c, "solver.index16");
+  o->solver.l2_window = cfg_is(c, "solver.l2_window", "a") ? K_L2_A
+                        : cfg_is(c, "solver.l2_window", "m") ? K_L2_M
+                        : cfg_is(c, "solver.l2_window", "all") ? K_L2_ALL : K_L2_NONE;
   o->solver.device_kernel = cfg_is(c, "solver.device_kernel", "persistent") ? 2
                             : cfg_is(c, "solver.device_kernel", "fused") ? 3
                             : cfg_is(c, "solver.device_kernel", "auto") ? 0 : 1;

@@ -58,6 +58,9 @@ typedef struct {
   int persistent_blocks;       /* solver.persistent_blocks: 2, 3 blocks per SM */
   int phase_times;             /* solver.phase_times: time the persistent kernel's phases */
   int merge_reductions;        /* solver.merge_reductions: krylov_params.merged */
+  int precond_single;          /* solver.precond_precision = single: M's values in FP32 */
+  int index16;                 /* solver.index16: 16-bit column offsets where they fit */
+  int l2_window;               /* solver.l2_window: K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
@@ -282,6 +285,12 @@ typedef struct {
   double ilu_s;                /* ILU(0) factorisation (slowest rank), ilu0 */
   int64_t ilu_nnz;             /* nnz of the factored diagonal blocks (all ranks) */
   int device_loop;             /* 1: the device loop ran (solver.device_loop, one rank) */
+  int fmt_asked;               /* 1: a solve format or the L2 window was asked for */
+  int fmt_made;                /* 1: bcgs_prepare made the solve copy (fmt holds what it did) */
+  k_bcgs_fmt fmt;              /* asked / done (solver.precond_precision, index16, l2_window) */
+  char fmt_why[112];           /* asked and not made: why */
+  double fmt_s;                /* making the solve copy (outside the timed solve) */
+  double bytes_fmt;            /* bytes per iteration in the format used (0: the FP64 / 32-bit) */
   char breakdown[128];
 } spai_solve_info;
 

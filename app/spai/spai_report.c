@@ -267,6 +267,50 @@ static void report_phases(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
   hy_metric_int(ctx, "phase_iters", sv->phase_iters);
 }
 
+/* The solve format and the L2 window (solver.precond_precision, index16, l2_window): what was
+ * made, and on a GPU the floor of the format's bytes beside the FP64 / 32-bit one.  Local. */
+static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info *sv,
+                          double per_it) {
+  const k_bcgs_fmt *f = &sv->fmt;
+  hy_metric_int(ctx, "precond_single", sv->fmt_made && f->m_single_used);
+  hy_metric_int(ctx, "index16", sv->fmt_made && f->index16_used);
+  hy_metric_str(ctx, "l2_window", o->solver.l2_window == K_L2_A ? "a" : o->solver.l2_window == K_L2_M
+                                  ? "m" : o->solver.l2_window == K_L2_ALL ? "all" : "none");
+  if (!sv->fmt_asked) return;
+  if (!sv->fmt_made) {
+    hy_printf0(ctx, "bicgstab: solve format not made (solver.precond_precision, index16, "
+               "l2_window): %s; FP64 values, 32-bit columns\n", sv->fmt_why);
+    return;
+  }
+  char idx[128];
+  if (f->index16 && !f->index16_used && !sv->fmt_why[0])
+    snprintf(idx, sizeof idx, "32-bit (solver.index16: |column - row| up to %lld > 32767)",
+             (long long)f->max_offset);
+  else
+    snprintf(idx, sizeof idx, "%s", f->index16_used ? "16-bit offsets from the row (solver.index16)"
+                                                    : "32-bit");
+  hy_printf0(ctx, "bicgstab: solve format: M's values %s, columns %s; copy made in %.3f ms "
+             "(outside the timed solve)%s%s\n", !o->solver.use_m ? "(none)" : f->m_single_used
+             ? "FP32 (solver.precond_precision = single)" : "FP64", idx, 1e3 * sv->fmt_s,
+             sv->fmt_why[0] ? "; format not made: " : "", sv->fmt_why);
+  hy_metric_num(ctx, "fmt_ms", 1e3 * sv->fmt_s);
+  hy_metric_int(ctx, "max_offset", f->max_offset);
+  if (!ctx->be.gpu) return;
+  if (f->l2 != K_L2_NONE)
+    hy_printf0(ctx, "bicgstab: L2 window (solver.l2_window): %.2f MB of the solve copy, set-aside "
+               "%.2f MB, hit ratio %.3f%s\n", f->l2_window / 1e6, f->l2_setaside / 1e6, f->l2_hit,
+               f->l2_window > 0 ? "" : " (the device has no persisting L2, or nothing to cover)");
+  hy_metric_num(ctx, "l2_window_mb", f->l2_window / 1e6);
+  hy_metric_num(ctx, "l2_setaside_mb", f->l2_setaside / 1e6);
+  hy_metric_num(ctx, "l2_hit", f->l2_hit);
+  double fl = sv->bytes_fmt / SPAI_H200_BW;
+  hy_printf0(ctx, "bicgstab: %.2f MB per iteration in the solve format: floor %.2f us, ratio %.2f "
+             "(the floor line above counts FP64 values and 32-bit columns; both count every byte "
+             "from HBM%s)\n", sv->bytes_fmt / 1e6, fl * 1e6, fl > 0 ? per_it / fl : 0,
+             f->l2_window > 0 ? ": the L2 window serves part of them from L2" : "");
+  hy_metric_num(ctx, "floor_fmt_us", fl * 1e6);
+}
+
 /* The BiCGSTAB lines and metrics (us per iteration against the floor: the fastest warm run
  * when repeat > 1).  Local (rank 0 prints). */
 static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
@@ -322,6 +366,7 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
     hy_printf0(ctx, "bicgstab: %.2f us per iteration%s (%.2f MB per iteration on the busiest "
                "rank; host backend)\n", per_it * 1e6, warm, sv->bytes_per_iter / 1e6);
   report_phases(ctx, o, sv);
+  report_format(ctx, o, sv, per_it);
   if (sv->spmv_a_s > 0)
     hy_printf0(ctx, "spmv (%s library, alone): A %.2f us (%.0f GB/s of its minimum bytes), M %.2f us "
                "(%.0f GB/s); 2 A + %s per iteration = %.2f us of the %.2f\n", ctx->be.vendor_sparse,

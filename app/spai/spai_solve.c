@@ -270,6 +270,37 @@ static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_o
   }
 }
 
+/* solver.precond_precision / index16 / l2_window: the solve copy of A and M in that format (and
+ * the L2 window over it) by the vector table's bcgs_prepare for the device loop's bcgs_batch /
+ * bcgs_fused, made before the timer (info->fmt_s); info->fmt_why says why not where asked.
+ * Local (one rank). */
+static void solve_format(solve_ctx *s, const spai_solve_opts *opt, spai_solve_info *info) {
+  k_bcgs_fmt *f = &info->fmt;
+  memset(f, 0, sizeof *f);
+  f->m_single = opt->precond_single && opt->use_m;
+  f->index16 = opt->index16;
+  f->l2 = s->be->gpu ? opt->l2_window : K_L2_NONE;
+  info->fmt_asked = f->m_single || f->index16 || opt->l2_window;
+  if (!info->fmt_asked) return;
+  const char *why = !s->batch ? "it needs the device loop at one rank as solver.device_kernel = "
+                                "persistent (or fused, for l2_window)"
+                    : !s->vec.ops->bcgs_prepare ? "the backend does not offer it" : NULL;
+  if (why) {
+    snprintf(info->fmt_why, sizeof info->fmt_why, "%s", why);
+    return;
+  }
+  f->fused = s->batch == 2;
+  k_bcgs_sys sys = { .n = s->nloc, .a = s->va, .m = s->vm, .split = s->split,
+                     .unroll = s->unroll, .blocks = s->blocks, .merged = s->merged };
+  double t0 = hy_wtime();
+  HY_LOCAL(s->vec.ops->bcgs_prepare(&s->vec, &sys, f));
+  info->fmt_s = hy_wtime() - t0;
+  s->va = sys.a;
+  s->vm = sys.m;
+  info->fmt_made = 1;
+  snprintf(info->fmt_why, sizeof info->fmt_why, "%s", f->why);
+}
+
 /* Every iteration: the monitor line (solver.monitor, PETSc's -ksp_monitor: k and the
  * recursive ||r|| / ||b||) and the progress toward tol on a log scale.  Local (rank 0 prints). */
 static void v_monitor(void *c, int it, double relres) {
@@ -401,6 +432,7 @@ static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, d
                         .device_loop = info->device_loop, .check_every = opt->check_every,
                         .merged = opt->merge_reductions };
   s->merged = opt->merge_reductions;
+  solve_format(s, opt, info);
   krylov_result kr;
   krylov_bcgs_ws ws;             /* the work vectors made before the timer (PETSc's KSPSetUp) */
   double ta = hy_wtime();
@@ -424,6 +456,7 @@ static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, d
   hy_progress_end(&pg);
   HY_MPI(MPI_Allreduce(&t, &info->seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
   HY_CALL(krylov_bicgstab_ws_free(&ko, &ws));
+  if (info->fmt_made) HY_LOCAL(s->vec.ops->bcgs_release(&s->vec));
   if (s->d_times) solve_phase_times(s, info);
   info->status = kr.status;
   info->iterations = kr.iterations;
@@ -551,6 +584,12 @@ int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, spai_m *m, const doubl
                  nvec * 8.0 * (double)s.nloc;
   HY_MPI(MPI_Allreduce(&bytes, &info->bytes_per_iter, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
   HY_CALL(solve_iterate(&s, opt, db, dx, info));
+  if (info->fmt_made) {            /* the same count with the format's column and value bytes */
+    double cb = info->fmt.index16_used ? 2.0 : 4.0;
+    double vm = s.vm.valf ? 4.0 : 8.0;
+    info->bytes_fmt = info->bytes_per_iter - 2 * (4.0 - cb) * (double)a->nnz -
+                      (opt->use_m ? 2 * ((4.0 - cb) + (8.0 - vm)) * (double)m->nnz : 0.0);
+  }
   HY_CALL(solve_true_residual(&s, pr, opt, db, dx, x, &dt, &dr, info));
   HY_CALL(solve_spmv_alone(&s, a, m, dt, dr, info));
   double *vecs[] = { dr, dt, db, dx };

@@ -26,6 +26,20 @@ bench spai-cfd2size-1gpu-persistent-split 1 config/bench-spai.ini solver.device_
 bench spai-cfd2size-1gpu-persistent-phases 1 config/bench-spai.ini solver.device_kernel=persistent solver.phase_times=true spai.repeat=3
 bench spai-cfd2size-1gpu-persistent-u8b2 1 config/bench-spai.ini solver.device_kernel=persistent solver.phase_times=true solver.persistent_unroll=8 solver.persistent_blocks=2 spai.repeat=3
 bench spai-cfd2size-1gpu-persistent-merged 1 config/bench-spai.ini solver.device_kernel=persistent solver.phase_times=true solver.merge_reductions=true spai.repeat=3
+# the solve formats and the L2 window (issue 17; README "The persistent kernel's solve formats"),
+# each beside the plain persistent kernel at check_every 1000 (one launch per solve): "bicgstab:
+# X us per iteration ... ratio R" (the FP64 / 32-bit floor), "L2 window (solver.l2_window): W MB
+# .., set-aside S MB, hit ratio H", "X MB per iteration in the solve format: floor F us, ratio R"
+P1000="solver.device_kernel=persistent solver.check_every=1000 spai.repeat=3"
+bench spai-cfd2size-1gpu-persistent-c1000 1 config/bench-spai.ini $P1000
+bench spai-cfd2size-1gpu-persistent-c1000-l2a 1 config/bench-spai.ini $P1000 solver.l2_window=a
+bench spai-cfd2size-1gpu-persistent-c1000-l2m 1 config/bench-spai.ini $P1000 solver.l2_window=m
+bench spai-cfd2size-1gpu-persistent-c1000-l2all 1 config/bench-spai.ini $P1000 solver.l2_window=all
+bench spai-cfd2size-1gpu-persistent-c1000-single 1 config/bench-spai.ini $P1000 solver.precond_precision=single
+bench spai-cfd2size-1gpu-persistent-c1000-i16 1 config/bench-spai.ini $P1000 solver.index16=true
+bench spai-cfd2size-1gpu-persistent-c1000-single-i16 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true
+bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2all 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=all
+bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2all-u8 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=all solver.persistent_unroll=8
 # the same phases as 5 fused kernels per iteration recorded as a graph (solver.device_kernel = fused)
 bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini solver.device_kernel=fused spai.repeat=3
 # the device loop with cuSPARSE's SpMV inside the graph, and with the graph off (queued anew)
@@ -42,6 +56,10 @@ bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini matrix.generator=poi
 bench spai-poisson2d-921k-none-1gpu-loopoff 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=false
 bench spai-poisson2d-921k-none-1gpu-persistent 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent
 bench spai-poisson2d-921k-none-1gpu-persistent-merged 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.merge_reductions=true solver.phase_times=true
+# (issue 17: 921k must stay <= 1.3 with the variants: unroll 8 / 2 blocks, its best, with 16-bit
+# offsets and the L2 window over A, 7.4 + 3.7 MB: all of it fits)
+bench spai-poisson2d-921k-none-1gpu-persistent-u8b2 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
+bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-i16-l2a 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2 solver.index16=true solver.l2_window=a
 bench spai-poisson2d-921k-none-1gpu-fused 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=fused spai.repeat=3
 # (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time)
 bench spai-10M-1gpu 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3

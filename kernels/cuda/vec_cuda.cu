@@ -16,6 +16,8 @@
 
 #include <cooperative_groups.h>
 #include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
 
 namespace cg = cooperative_groups;
 
@@ -29,8 +31,9 @@ static_assert(K_VEC_MAXDOTS <= K_VEC_READMAX, "the dots fit the result scratch")
 #define DOT_PER_THREAD 4
 
 /* The variants of the persistent kernel (pb_kernel: entries per lane loaded at once x blocks
- * per SM). */
+ * per SM), and the grid slots of all (those, merged, and the solve formats'). */
 #define PB_NVAR 6
+#define PB_NGRID 24
 
 /* The reduction scratch of one k_vec: block partials, the last-block counter, the results in
  * mapped pinned host memory and their device alias. */
@@ -38,8 +41,12 @@ typedef struct {
   double *part;
   unsigned *count;
   double *out_host, *out_dev;
-  int pb_grid[2][2 * PB_NVAR];  /* bcgs_batch's grid without / with M per variant, classic then
-                                 * merged (0: not yet chosen) */
+  int pb_grid[2][PB_NGRID];     /* bcgs_batch's grid without / with M per variant (pb_kernel's
+                                 * index; 0: not yet chosen) */
+  void *pack;                   /* bcgs_prepare's solve copy of A and M (NULL: none) */
+  cudaAccessPolicyWindow win;   /* its L2 window for bcgs_batch (num_bytes 0: none) */
+  size_t l2_prev;               /* the persisting set-aside before bcgs_prepare changed it */
+  int l2_set;                   /* 1: bcgs_prepare set the set-aside and the stream's window */
 } vec_scratch;
 
 static __device__ __forceinline__ double vec_warp_sum(double v) {
@@ -211,12 +218,28 @@ static __global__ void kv_dots(int64_t n, double a, const double *x, double b, c
 #define PB_NPART 8
 #define PB_MAXBLOCKS (DOT_BLOCKS * K_VEC_MAXDOTS / PB_NPART)
 
-/* A matrix of the kernel: row offsets, columns, values, log2 of its threads per row. */
+/* A matrix of the kernel: row offsets, columns, values, log2 of its threads per row, and its
+ * solve format (bcgs_prepare): FP32 values vf, 16-bit column offsets co (NULL: not made). */
 struct pb_mat {
   const int32_t *rp, *ci;
   const double *va;
   int lt;
+  const float *vf;
+  const int16_t *co;
 };
+
+/* The solve formats of a product's matrix (template FM, bits): PB_VF its values in FP32 (vf,
+ * promoted exactly), PB_I16 its columns as row + 16-bit offset (co). */
+#define PB_VF 1
+#define PB_I16 2
+template <int FM>
+static __device__ __forceinline__ double pb_val(const pb_mat &m, int e) {
+  return (FM & PB_VF) ? (double)__ldg(m.vf + e) : __ldg(m.va + e);
+}
+template <int FM>
+static __device__ __forceinline__ int pb_col(const pb_mat &m, int e, int row) {
+  return (FM & PB_I16) ? row + (int)__ldg(m.co + e) : __ldg(m.ci + e);
+}
 
 /* The arguments of the persistent kernel (by value). */
 struct pb_args {
@@ -297,7 +320,7 @@ struct pb_ld_rp {
  * (nv > 1) or d[row], acc += (out e, out out, e e); ND 5: and acc[3..4] += (d2[row] e, d2[row]
  * out).  U entries of a lane loaded at once (1, 4, 8).  Rows go to groups of T = 2^lt lanes,
  * grid-stride; the loop is warp-uniform so that every lane takes part in the shuffles. */
-template <int ND, int U, class LD>
+template <int ND, int U, int FM = 0, class LD>
 static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double *out,
                                   const double *d, const double *d2, double *acc) {
   const int T = 1 << mt.lt;
@@ -312,7 +335,7 @@ static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double 
       int e1 = __ldg(mt.rp + row + 1);
       if (U == 1) {
         for (int e = __ldg(mt.rp + row) + lane; e < e1; e += T)
-          sum = __fma_rn(__ldg(mt.va + e), ld(__ldg(mt.ci + e)), sum);
+          sum = __fma_rn(pb_val<FM>(mt, e), ld(pb_col<FM>(mt, e, row)), sum);
       } else {
         /* U entries of the lane loaded at once, then their products added in the order of the
          * loop above (the same sum, fewer dependent round trips to memory) */
@@ -322,8 +345,8 @@ static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double 
 #pragma unroll
           for (int u = 0; u < U; u++) {
             bool in = e + u * T < e1;
-            cu[u] = in ? __ldg(mt.ci + e + u * T) : 0;
-            vu[u] = in ? __ldg(mt.va + e + u * T) : 0.0;
+            cu[u] = in ? pb_col<FM>(mt, e + u * T, row) : 0;
+            vu[u] = in ? pb_val<FM>(mt, e + u * T) : 0.0;
           }
 #pragma unroll
           for (int u = 0; u < U; u++)
@@ -354,14 +377,14 @@ static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double 
   }
 }
 
-/* pb_spmv_ld with q = pb_in<NV>(j, a, x, b, y, c, z) (w: pb_ld's). */
-template <int NV, int ND, int U>
+/* pb_spmv_ld with q = pb_in<NV>(j, a, x, b, y, c, z) (w: pb_ld's); FM: the matrix's format. */
+template <int NV, int ND, int U, int FM = 0>
 static __device__ __forceinline__ void pb_spmv(int n, const pb_mat &mt, double a, const double *x,
                                                double b, const double *y, double c,
                                                const double *z, double *w, double *out,
                                                const double *d, double *acc) {
   pb_ld<NV> ld = { a, b, c, x, y, z, w };
-  pb_spmv_ld<ND, U>(n, mt, ld, out, d, NULL, acc);
+  pb_spmv_ld<ND, U, FM>(n, mt, ld, out, d, NULL, acc);
 }
 
 /* w = pb_in<NV>(...) elementwise, grid-stride (w may be the vector z: each entry read before it
@@ -458,6 +481,24 @@ static __device__ void pb_begin(const pb_args &g, double *ssc, long long *pt) {
   pb_mark((const long long *)g.times, pt, -1);
 }
 
+/* A persistent kernel block's shared memory: its copy of the scalar block, the warp sums of up
+ * to LD partials, the phase timing (ticks, ns, last mark, iterations). */
+template <int LD>
+struct pb_smem {
+  double ssc[K_BS_NSLOT];
+  double red[PB_THREADS / 32][LD];
+  long long pt[2 * K_PH_N + 3];
+};
+
+/* The prologue of both persistent kernels: the block's shared memory (one per kernel that calls
+ * it), then pb_begin on it. */
+template <int LD>
+static __device__ __forceinline__ pb_smem<LD> &pb_prologue(const pb_args &g) {
+  __shared__ pb_smem<LD> sm;
+  pb_begin(g, sm.ssc, sm.pt);
+  return sm;
+}
+
 /* An iteration's first scalar step (thread 0, on ssc); whether the iteration runs (counted for
  * the phase timing). */
 static __device__ bool pb_iteration(const pb_args &g, double *ssc, long long *pt, int step) {
@@ -480,14 +521,13 @@ static __device__ void pb_end(const pb_args &g, const double *ssc, const long lo
  * one that stops; every block takes the same branches (its scalars are the same).  U: the
  * products' entries loaded per lane at once (pb_spmv); MB: the blocks of PB_THREADS per SM its
  * registers must allow (3: 40 registers, 2: 64). */
-template <bool PC, int U, int MB>
+template <bool PC, int U, int MB, int F>
 static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args g) {
-  __shared__ double ssc[K_BS_NSLOT];
-  __shared__ double red[PB_THREADS / 32][3];
-  __shared__ long long pt[2 * K_PH_N + 3];   /* phase timing: ticks, ns, last mark, iterations */
+  const int FA = F & PB_I16;               /* A's format: the offsets only */
+  pb_smem<3> &sm = pb_prologue<3>(g);
+  double *ssc = sm.ssc, (*red)[3] = sm.red;
+  long long *pt = sm.pt, *tm = (long long *)g.times;
   cg::grid_group grid = cg::this_grid();
-  long long *tm = (long long *)g.times;
-  pb_begin(g, ssc, pt);
   for (int k = 0; k < g.niter; k++) {
     if (!pb_iteration(g, ssc, pt, K_BSTEP_BETA)) break;
     double acc[3] = { 0, 0, 0 };
@@ -501,9 +541,9 @@ static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args
                   pnew);
         grid.sync();
         pb_mark(tm, pt, K_PH_P);
-        pb_spmv<1, 0, U>(g.n, g.m, 0, pnew, 0, NULL, 0, NULL, NULL, ph, NULL, acc);
+        pb_spmv<1, 0, U, F>(g.n, g.m, 0, pnew, 0, NULL, 0, NULL, NULL, ph, NULL, acc);
       } else {
-        pb_spmv<3, 0, U>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v,
+        pb_spmv<3, 0, U, F>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v,
                          ssc[K_BS_BETA], pold, pnew, ph, NULL, acc);
       }
     } else {                               /* p = r + beta (p - omega v) */
@@ -511,7 +551,7 @@ static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args
     }
     grid.sync();
     pb_mark(tm, pt, PC ? K_PH_MP : K_PH_P);
-    pb_spmv<1, 1, U>(g.n, g.a, 0, ph, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
+    pb_spmv<1, 1, U, FA>(g.n, g.a, 0, ph, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
     pb_partial(g.part, 0, 1, acc, red);
     grid.sync();
     pb_mark(tm, pt, K_PH_AP);
@@ -526,17 +566,17 @@ static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args
     }
     if (PC) {                              /* sh = M s, s = r - alpha v formed in the load */
       if (g.split)
-        pb_spmv<1, 0, U>(g.n, g.m, 0, g.s, 0, NULL, 0, NULL, NULL, g.sh, NULL, acc);
+        pb_spmv<1, 0, U, F>(g.n, g.m, 0, g.s, 0, NULL, 0, NULL, NULL, g.sh, NULL, acc);
       else
-        pb_spmv<2, 0, U>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s,
+        pb_spmv<2, 0, U, F>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s,
                          g.sh, NULL, acc);
       grid.sync();
       pb_mark(tm, pt, K_PH_MS);
-      pb_spmv<1, 3, U>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
+      pb_spmv<1, 3, U, FA>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
     } else if (g.split) {                  /* t = A s */
-      pb_spmv<1, 3, U>(g.n, g.a, 0, g.s, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
+      pb_spmv<1, 3, U, FA>(g.n, g.a, 0, g.s, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
     } else {                               /* t = A s, s formed in the load */
-      pb_spmv<2, 3, U>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
+      pb_spmv<2, 3, U, FA>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
                        NULL, acc);
     }
     pb_partial(g.part, 1, 3, acc, red);
@@ -602,12 +642,10 @@ static __device__ pb_ld_rp pb_rp(const pb_args &g, const double *ssc, const doub
  * x and r with (r, r) and its test (one sync), so that a read sees the classic state. */
 template <bool PC, int U, int MB>
 static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist_m(pb_args g) {
-  __shared__ double ssc[K_BS_NSLOT];
-  __shared__ double red[PB_THREADS / 32][5];
-  __shared__ long long pt[2 * K_PH_N + 3];   /* phase timing: ticks, ns, last mark, iterations */
+  pb_smem<5> &sm = pb_prologue<5>(g);
+  double *ssc = sm.ssc, (*red)[5] = sm.red;
+  long long *pt = sm.pt, *tm = (long long *)g.times;
   cg::grid_group grid = cg::this_grid();
-  long long *tm = (long long *)g.times;
-  pb_begin(g, ssc, pt);
   for (int k = 0; k < g.niter; k++) {
     if (!pb_iteration(g, ssc, pt, K_BSTEP_BETA_M)) break;
     bool pend = ssc[K_BS_PEND] != 0;
@@ -756,24 +794,40 @@ static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_phase
 }
 
 /* The persistent kernel of a variant: unroll 1 / 4 / 8 (k_bcgs_sys.unroll) x blocks per SM
- * 3 / 2 (k_bcgs_sys.blocks), with M (pc) or without; *var its index (PB_NVAR of them); NULL for
- * values it does not have.  Local. */
+ * 3 / 2 (k_bcgs_sys.blocks), with M (pc) or without, classic or merged, in solve format fmt
+ * (PB_VF: M's values in FP32, PB_I16: 16-bit column offsets; classic only, with M at 3 blocks
+ * per SM); *var its index (PB_NGRID of them); NULL for values it does not have.  Local. */
 typedef void (*pb_kern)(pb_args);
-static pb_kern pb_kernel(bool pc, bool merged, int unroll, int blocks, int *var) {
+static pb_kern pb_kernel(bool pc, bool merged, int fmt, int unroll, int blocks, int *var) {
   static const pb_kern with_m[2 * PB_NVAR] = {
-    kv_bcgs_persist<true, 1, 3>, kv_bcgs_persist<true, 4, 3>, kv_bcgs_persist<true, 8, 3>,
-    kv_bcgs_persist<true, 1, 2>, kv_bcgs_persist<true, 4, 2>, kv_bcgs_persist<true, 8, 2>,
+    kv_bcgs_persist<true, 1, 3, 0>, kv_bcgs_persist<true, 4, 3, 0>, kv_bcgs_persist<true, 8, 3, 0>,
+    kv_bcgs_persist<true, 1, 2, 0>, kv_bcgs_persist<true, 4, 2, 0>, kv_bcgs_persist<true, 8, 2, 0>,
     kv_bcgs_persist_m<true, 1, 3>, kv_bcgs_persist_m<true, 4, 3>, kv_bcgs_persist_m<true, 8, 3>,
     kv_bcgs_persist_m<true, 1, 2>, kv_bcgs_persist_m<true, 4, 2>, kv_bcgs_persist_m<true, 8, 2> };
   static const pb_kern no_m[2 * PB_NVAR] = {
-    kv_bcgs_persist<false, 1, 3>, kv_bcgs_persist<false, 4, 3>, kv_bcgs_persist<false, 8, 3>,
-    kv_bcgs_persist<false, 1, 2>, kv_bcgs_persist<false, 4, 2>, kv_bcgs_persist<false, 8, 2>,
+    kv_bcgs_persist<false, 1, 3, 0>, kv_bcgs_persist<false, 4, 3, 0>,
+    kv_bcgs_persist<false, 8, 3, 0>, kv_bcgs_persist<false, 1, 2, 0>,
+    kv_bcgs_persist<false, 4, 2, 0>, kv_bcgs_persist<false, 8, 2, 0>,
     kv_bcgs_persist_m<false, 1, 3>, kv_bcgs_persist_m<false, 4, 3>,
     kv_bcgs_persist_m<false, 8, 3>, kv_bcgs_persist_m<false, 1, 2>,
     kv_bcgs_persist_m<false, 4, 2>, kv_bcgs_persist_m<false, 8, 2> };
+  /* the solve formats: with M (fmt 1..3) x unroll at 3 blocks; without M 16-bit offsets x the 6 */
+  static const pb_kern with_m_f[3][3] = {
+    { kv_bcgs_persist<true, 1, 3, 1>, kv_bcgs_persist<true, 4, 3, 1>, kv_bcgs_persist<true, 8, 3, 1> },
+    { kv_bcgs_persist<true, 1, 3, 2>, kv_bcgs_persist<true, 4, 3, 2>, kv_bcgs_persist<true, 8, 3, 2> },
+    { kv_bcgs_persist<true, 1, 3, 3>, kv_bcgs_persist<true, 4, 3, 3>, kv_bcgs_persist<true, 8, 3, 3> } };
+  static const pb_kern no_m_f[PB_NVAR] = {
+    kv_bcgs_persist<false, 1, 3, 2>, kv_bcgs_persist<false, 4, 3, 2>,
+    kv_bcgs_persist<false, 8, 3, 2>, kv_bcgs_persist<false, 1, 2, 2>,
+    kv_bcgs_persist<false, 4, 2, 2>, kv_bcgs_persist<false, 8, 2, 2> };
   int u = unroll <= 1 ? 0 : unroll == 4 ? 1 : unroll == 8 ? 2 : -1;
   int b = blocks == 0 || blocks == 3 ? 0 : blocks == 2 ? 1 : -1;
-  if (u < 0 || b < 0) return NULL;
+  if (!pc) fmt &= PB_I16;
+  if (u < 0 || b < 0 || fmt < 0 || fmt > 3 || (fmt && (merged || (pc && b != 0)))) return NULL;
+  if (fmt) {
+    *var = 2 * PB_NVAR + (pc ? 3 * (fmt - 1) + u : 3 * b + u);
+    return pc ? with_m_f[fmt - 1][u] : no_m_f[3 * b + u];
+  }
   *var = (merged ? PB_NVAR : 0) + 3 * b + u;
   return pc ? with_m[*var] : no_m[*var];
 }
@@ -789,8 +843,14 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch on %lld rows (at most 2^31 - 2^24)",
                   (long long)sys->n);
   g->n = (int)sys->n;
-  g->a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, pb_log2(sys->a.tpr) };
-  g->m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val, pc ? pb_log2(sys->m.tpr) : 0 };
+  g->a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, pb_log2(sys->a.tpr), NULL, sys->a.col16 };
+  g->m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val, pc ? pb_log2(sys->m.tpr) : 0,
+                 sys->m.valf, sys->m.col16 };
+  int fmt = (pc && sys->m.valf ? PB_VF : 0) | (sys->a.col16 ? PB_I16 : 0);
+  if (sys->a.valf || (pc && (sys->m.col16 != NULL) != (sys->a.col16 != NULL)) ||
+      (fmt && (fused || sys->split)))
+    return hy_err(HY_ESYS, "vec cuda: bcgs_batch's solve format: FP32 values of M only, 16-bit "
+                  "offsets in both matrices, the classic persistent kernel without split");
   if (!g->a.rp || g->a.lt < 0 || g->m.lt < 0 || (pc && !g->m.rp))
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch needs CUDA CSR views (threads per row %d / %d)",
                   sys->a.tpr, sys->m.tpr);
@@ -805,10 +865,11 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
   int var = 0;
   if (sys->merged && (fused || sys->split))
     return hy_err(HY_ESYS, "vec cuda: the merged iteration runs in bcgs_batch without split");
-  *kern = pb_kernel(pc, sys->merged != 0, fused ? 1 : sys->unroll, fused ? 3 : sys->blocks, &var);
+  *kern = pb_kernel(pc, sys->merged != 0, fmt, fused ? 1 : sys->unroll, fused ? 3 : sys->blocks,
+                    &var);
   if (!*kern)
-    return hy_err(HY_ESYS, "vec cuda: bcgs_batch unroll %d, blocks %d per SM (1, 4, 8; 2, 3)",
-                  sys->unroll, sys->blocks);
+    return hy_err(HY_ESYS, "vec cuda: bcgs_batch unroll %d, blocks %d per SM (1, 4, 8; 2, 3; "
+                  "the solve format %d: classic, with M 3 blocks)", sys->unroll, sys->blocks, fmt);
   int *gr = &s->pb_grid[pc ? 1 : 0][var];
   if (*gr == 0) {
     int dev = 0, coop = 0, per_sm = 0;
@@ -831,8 +892,27 @@ static int c_bcgs_batch(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, 
   int grid = 0;
   HY_CALL(pb_prepare(v, sys, sc, niter, tol, false, &g, &kern, &grid));
   void *args[] = { &g };
-  HY_CUDA(cudaLaunchCooperativeKernel((const void *)kern, dim3(grid), dim3(PB_THREADS), args, 0,
-                                      k_cuda_st(v->be)->stream));
+  vec_scratch *s = (vec_scratch *)v->impl;
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  if (s->win.num_bytes == 0) {
+    HY_CUDA(cudaLaunchCooperativeKernel((const void *)kern, dim3(grid), dim3(PB_THREADS), args, 0,
+                                        st));
+    return HY_OK;
+  }
+  /* bcgs_prepare's L2 window on the launch itself (cooperative, and the persisting window) */
+  cudaLaunchAttribute at[2];
+  memset(at, 0, sizeof at);
+  at[0].id = cudaLaunchAttributeCooperative;
+  at[0].val.cooperative = 1;
+  at[1].id = cudaLaunchAttributeAccessPolicyWindow;
+  at[1].val.accessPolicyWindow = s->win;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(PB_THREADS);
+  cfg.stream = st;
+  cfg.attrs = at;
+  cfg.numAttrs = 2;
+  HY_CUDA(cudaLaunchKernelExC(&cfg, (const void *)kern, args));
   return HY_OK;
 }
 
@@ -864,10 +944,196 @@ static int c_bcgs_fused(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, 
   return HY_OK;
 }
 
+/* ------------------------------------------------------------------ the solve copy */
+/* The largest |column - row| of a CSR matrix into *mx (a warp's maximum, one atomic). */
+static __global__ void kv_max_offset(int rows, const int32_t *__restrict__ rp,
+                                     const int32_t *__restrict__ ci, unsigned *mx) {
+  unsigned m = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += gridDim.x * blockDim.x)
+    for (int e = rp[i]; e < rp[i + 1]; e++) {
+      int d = ci[e] - i;
+      unsigned a = (unsigned)(d < 0 ? -d : d);
+      m = a > m ? a : m;
+    }
+  m = __reduce_max_sync(0xffffffffu, m);
+  if ((threadIdx.x & 31) == 0 && m) atomicMax(mx, m);
+}
+
+/* o[e] = ci[e] - row as 16 bits (every offset fits). */
+static __global__ void kv_col16(int rows, const int32_t *__restrict__ rp,
+                                const int32_t *__restrict__ ci, int16_t *o) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += gridDim.x * blockDim.x)
+    for (int e = rp[i]; e < rp[i + 1]; e++) o[e] = (int16_t)(ci[e] - i);
+}
+
+/* o[e] = va[e] rounded to FP32. */
+static __global__ void kv_val32(int64_t nnz, const double *__restrict__ va, float *o) {
+  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < nnz;
+       e += (int64_t)gridDim.x * blockDim.x)
+    o[e] = (float)va[e];
+}
+
+/* The bytes of a part of the solve copy, rounded up to 256.  Local. */
+static size_t pk_round(size_t b) { return (b + 255) & ~(size_t)255; }
+
+/* The largest |column - row| of view m (rows rows).  Local. */
+static int pk_max_offset(k_vec *v, const k_csr_view *m, unsigned *d_mx, int64_t *out) {
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  unsigned h = 0;
+  HY_CUDA(cudaMemsetAsync(d_mx, 0, sizeof *d_mx, st));
+  int blocks = (int)((m->rows + 255) / 256);
+  blocks = blocks < 1 ? 1 : blocks > 4096 ? 4096 : blocks;
+  kv_max_offset<<<blocks, 256, 0, st>>>((int)m->rows, m->rp32, m->colind, d_mx);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(&h, d_mx, sizeof h, cudaMemcpyDeviceToHost, st));
+  HY_CUDA(cudaStreamSynchronize(st));
+  *out = h;
+  return HY_OK;
+}
+
+/* One matrix into the solve copy at base: columns (16-bit offsets or a 32-bit copy) then values
+ * (FP32 or an FP64 copy); the view pointed at them.  Local. */
+static int pk_fill(k_vec *v, k_csr_view *m, int64_t nnz, bool i16, bool f32, char *base,
+                   size_t colb) {
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  int rb = (int)((m->rows + 255) / 256);
+  rb = rb < 1 ? 1 : rb > 4096 ? 4096 : rb;
+  int eb = (int)((nnz + 255) / 256);
+  eb = eb < 1 ? 1 : eb > 8192 ? 8192 : eb;
+  if (i16) {
+    kv_col16<<<rb, 256, 0, st>>>((int)m->rows, m->rp32, m->colind, (int16_t *)base);
+    HY_CUDA_LAUNCH();
+    m->col16 = (const int16_t *)base;
+  } else {
+    HY_CUDA(cudaMemcpyAsync(base, m->colind, (size_t)nnz * 4, cudaMemcpyDeviceToDevice, st));
+    m->colind = (const int32_t *)base;
+  }
+  char *vb = base + colb;
+  if (f32) {
+    kv_val32<<<eb, 256, 0, st>>>(nnz, m->val, (float *)vb);
+    HY_CUDA_LAUNCH();
+    m->valf = (const float *)vb;
+  } else {
+    HY_CUDA(cudaMemcpyAsync(vb, m->val, (size_t)nnz * 8, cudaMemcpyDeviceToDevice, st));
+    m->val = (const double *)vb;
+  }
+  return HY_OK;
+}
+
+/* The persisting L2 set-aside and the window over [base, base + bytes) for the stream and
+ * bcgs_batch's launches (hit ratio: set-aside / window).  Local. */
+static int pk_l2(k_vec *v, char *base, size_t bytes, k_bcgs_fmt *f) {
+  vec_scratch *s = (vec_scratch *)v->impl;
+  int dev = 0, maxp = 0, maxw = 0;
+  HY_CUDA(cudaGetDevice(&dev));
+  HY_CUDA(cudaDeviceGetAttribute(&maxp, cudaDevAttrMaxPersistingL2CacheSize, dev));
+  HY_CUDA(cudaDeviceGetAttribute(&maxw, cudaDevAttrMaxAccessPolicyWindowSize, dev));
+  if (maxp <= 0 || maxw <= 0 || bytes == 0) return HY_OK;   /* no persisting L2: no window */
+  HY_CUDA(cudaDeviceGetLimit(&s->l2_prev, cudaLimitPersistingL2CacheSize));
+  size_t wb = bytes < (size_t)maxw ? bytes : (size_t)maxw;
+  HY_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, wb < (size_t)maxp ? wb : (size_t)maxp));
+  size_t got = 0;
+  HY_CUDA(cudaDeviceGetLimit(&got, cudaLimitPersistingL2CacheSize));
+  s->l2_set = 1;
+  s->win.base_ptr = base;
+  s->win.num_bytes = wb;
+  s->win.hitRatio = got >= wb ? 1.0f : (float)((double)got / (double)wb);
+  s->win.hitProp = cudaAccessPropertyPersisting;
+  s->win.missProp = cudaAccessPropertyStreaming;
+  cudaStreamAttrValue sa;
+  memset(&sa, 0, sizeof sa);
+  sa.accessPolicyWindow = s->win;
+  HY_CUDA(cudaStreamSetAttribute(k_cuda_st(v->be)->stream, cudaStreamAttributeAccessPolicyWindow, &sa));
+  f->l2_window = (double)wb;
+  f->l2_setaside = (double)got;
+  f->l2_hit = s->win.hitRatio;
+  return HY_OK;
+}
+
+/* bcgs_release: the window off, the persisting lines reset, the set-aside back, the copy freed.
+ * Local. */
+static int c_bcgs_release(k_vec *v) {
+  vec_scratch *s = (vec_scratch *)v->impl;
+  if (!s) return HY_OK;
+  if (s->l2_set) {
+    cudaStreamAttrValue sa;
+    memset(&sa, 0, sizeof sa);
+    sa.accessPolicyWindow.hitProp = cudaAccessPropertyNormal;
+    sa.accessPolicyWindow.missProp = cudaAccessPropertyNormal;
+    HY_CUDA(cudaStreamSetAttribute(k_cuda_st(v->be)->stream, cudaStreamAttributeAccessPolicyWindow, &sa));
+    HY_CUDA(cudaStreamSynchronize(k_cuda_st(v->be)->stream));
+    HY_CUDA(cudaCtxResetPersistingL2Cache());
+    HY_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, s->l2_prev));
+    s->l2_set = 0;
+  }
+  memset(&s->win, 0, sizeof s->win);
+  if (s->pack) {
+    HY_CUDA(cudaStreamSynchronize(k_cuda_st(v->be)->stream));
+    HY_CUDA(cudaFree(s->pack));
+    s->pack = NULL;
+  }
+  return HY_OK;
+}
+
+/* bcgs_prepare (k_vec.h): the solve copy [A columns | A values | M columns | M values] in one
+ * allocation, in the format f asks for, and the L2 window over its part f->l2.  Local. */
+static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
+  vec_scratch *s = (vec_scratch *)v->impl;
+  k_csr_view *a = &sys->a, *m = &sys->m;
+  HY_CALL(c_bcgs_release(v));
+  bool pc = m->val != NULL;
+  bool ask = f->index16 || (pc && f->m_single);
+  f->why[0] = 0;
+  if (ask && (f->fused || sys->split || sys->merged || (pc && sys->blocks == 2))) {
+    snprintf(f->why, sizeof f->why, "%s", f->fused ? "the fused kernels run FP64 values and 32-bit columns"
+             : sys->split ? "not with solver.persistent_split"
+             : sys->merged ? "not with solver.merge_reductions"
+             : "with a preconditioner only at 3 blocks per SM (solver.persistent_blocks = 3)");
+    ask = false;
+  }
+  f->index16_used = 0;
+  f->max_offset = 0;
+  f->l2_window = f->l2_setaside = f->l2_hit = 0;
+  if (!a->rp32 || (pc && !m->rp32))
+    return hy_err(HY_ESYS, "vec cuda: bcgs_prepare needs CUDA CSR views");
+  int32_t na = 0, nm = 0;
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  HY_CUDA(cudaMemcpyAsync(&na, a->rp32 + a->rows, sizeof na, cudaMemcpyDeviceToHost, st));
+  if (pc) HY_CUDA(cudaMemcpyAsync(&nm, m->rp32 + m->rows, sizeof nm, cudaMemcpyDeviceToHost, st));
+  HY_CUDA(cudaStreamSynchronize(st));
+  bool i16 = false;
+  if (ask && f->index16) {
+    int64_t ma = 0, mm = 0;
+    HY_CUDA(cudaMalloc((void **)&s->pack, 256));
+    int rc = pk_max_offset(v, a, (unsigned *)s->pack, &ma);
+    if (rc == HY_OK && pc) rc = pk_max_offset(v, m, (unsigned *)s->pack, &mm);
+    HY_CUDA(cudaFree(s->pack));
+    s->pack = NULL;
+    HY_CALL(rc);
+    f->max_offset = ma > mm ? ma : mm;
+    i16 = f->index16_used = f->max_offset <= 32767;
+  }
+  bool f32 = ask && pc && f->m_single;
+  f->m_single_used = f32;
+  size_t ca = pk_round((size_t)na * (i16 ? 2 : 4)), va = pk_round((size_t)na * 8);
+  size_t cm = pk_round((size_t)nm * (i16 ? 2 : 4)), vm = pk_round((size_t)nm * (f32 ? 4 : 8));
+  size_t total = ca + va + (pc ? cm + vm : 0);
+  HY_CUDA(cudaMalloc(&s->pack, total));
+  char *base = (char *)s->pack;
+  HY_CALL(pk_fill(v, a, na, i16, false, base, ca));
+  if (pc) HY_CALL(pk_fill(v, m, nm, i16, f32, base + ca + va, cm));
+  if (f->l2 == K_L2_A) HY_CALL(pk_l2(v, base, ca + va, f));
+  else if (f->l2 == K_L2_M && pc) HY_CALL(pk_l2(v, base + ca + va, cm + vm, f));
+  else if (f->l2 == K_L2_ALL) HY_CALL(pk_l2(v, base, total, f));
+  HY_CUDA(cudaStreamSynchronize(st));
+  return HY_OK;
+}
+
 /* Free whatever part of the scratch exists.  Local. */
 static int c_close(k_vec *v) {
   vec_scratch *s = (vec_scratch *)v->impl;
   if (!s) return HY_OK;
+  c_bcgs_release(v);
   if (s->part) cudaFree(s->part);
   if (s->count) cudaFree(s->count);
   if (s->out_host) cudaFreeHost(s->out_host);
@@ -1063,4 +1329,6 @@ extern "C" const k_vec_ops k_vec_cuda_ops = {
   .rec_free = c_rec_free,
   .bcgs_batch = c_bcgs_batch,
   .bcgs_fused = c_bcgs_fused,
+  .bcgs_prepare = c_bcgs_prepare,
+  .bcgs_release = c_bcgs_release,
 };

@@ -11,15 +11,30 @@
 
 #define VEC_CHUNK 1024
 
-/* Nothing to allocate on the host.  Local. */
+/* bcgs_prepare's solve copy on the host: M's values in FP32, A's and M's 16-bit column offsets
+ * (what was asked and fits; the FP64 values and 32-bit columns stay the matrices' own). */
+typedef struct {
+  float *mf;
+  int16_t *a16, *m16;
+} h_prep;
+
+/* Nothing to allocate on the host (v->impl: bcgs_prepare's copy).  Local. */
 static int h_open(k_vec *v) {
   v->impl = NULL;
   return HY_OK;
 }
-static int h_close(k_vec *v) {
-  (void)v;
+/* bcgs_release: free the solve copy.  Local. */
+static int h_bcgs_release(k_vec *v) {
+  h_prep *p = v->impl;
+  if (!p) return HY_OK;
+  free(p->mf);
+  free(p->a16);
+  free(p->m16);
+  free(p);
+  v->impl = NULL;
   return HY_OK;
 }
+static int h_close(k_vec *v) { return h_bcgs_release(v); }
 
 /* buf[i] = x[idx[i]].  Local. */
 static int h_gather(k_vec *v, int64_t n, const int32_t *idx, const double *x, double *buf) {
@@ -160,14 +175,83 @@ static double h_in(int nv, int64_t j, double a, const double *x, double b, const
   return a * x[j] + b * y[j];
 }
 
+/* Entry e of row i of m in its solve format: the value (FP32 promoted when valf) and the column
+ * (i + the 16-bit offset when col16).  Local. */
+static inline double h_val(const k_csr_view *m, int64_t e) {
+  return m->valf ? (double)m->valf[e] : m->val[e];
+}
+static inline int64_t h_col(const k_csr_view *m, int64_t i, int64_t e) {
+  return m->col16 ? i + m->col16[e] : m->colind[e];
+}
+
+/* The largest |column - row| of m.  Local. */
+static int64_t h_max_offset(const k_csr_view *m) {
+  int64_t mx = 0;
+  for (int64_t i = 0; i < m->rows; i++)
+    for (int64_t e = m->rp64[i]; e < m->rp64[i + 1]; e++) {
+      int64_t d = m->colind[e] > i ? m->colind[e] - i : i - m->colind[e];
+      if (d > mx) mx = d;
+    }
+  return mx;
+}
+
+/* m's columns as 16-bit offsets column - row (every one fits).  Local. */
+static int h_col16(const k_csr_view *m, int16_t **out) {
+  int64_t nnz = m->rp64[m->rows];
+  int16_t *o = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *o);
+  if (!o) return hy_err(HY_ESYS, "out of memory (%lld 16-bit column offsets)", (long long)nnz);
+  for (int64_t i = 0; i < m->rows; i++)
+    for (int64_t e = m->rp64[i]; e < m->rp64[i + 1]; e++) o[e] = (int16_t)(m->colind[e] - i);
+  *out = o;
+  return HY_OK;
+}
+
+/* bcgs_prepare on the host: M's values rounded to FP32 (f->m_single), 16-bit column offsets of
+ * A and M where all fit (f->index16), for every variant (the C phases); no L2 window.  Local. */
+static int h_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
+  k_csr_view *a = &sys->a, *m = &sys->m;
+  HY_CALL(h_bcgs_release(v));
+  f->why[0] = 0;
+  h_prep *p = calloc(1, sizeof *p);
+  if (!p) return hy_err(HY_ESYS, "out of memory");
+  v->impl = p;
+  f->index16_used = f->m_single_used = 0;
+  f->max_offset = 0;
+  f->l2_window = f->l2_setaside = f->l2_hit = 0;
+  int pc = m->val != NULL;
+  if (f->m_single && pc) {
+    int64_t nnz = m->rp64[m->rows];
+    p->mf = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *p->mf);
+    if (!p->mf) return hy_err(HY_ESYS, "out of memory (%lld FP32 values of M)", (long long)nnz);
+    for (int64_t e = 0; e < nnz; e++) p->mf[e] = (float)m->val[e];
+    m->valf = p->mf;
+    f->m_single_used = 1;
+  }
+  if (f->index16) {
+    int64_t ma = h_max_offset(a), mm = pc ? h_max_offset(m) : 0;
+    f->max_offset = ma > mm ? ma : mm;
+    if (f->max_offset <= 32767) {
+      HY_CALL(h_col16(a, &p->a16));
+      a->col16 = p->a16;
+      if (pc) {
+        HY_CALL(h_col16(m, &p->m16));
+        m->col16 = p->m16;
+      }
+      f->index16_used = 1;
+    }
+  }
+  return HY_OK;
+}
+
 /* out = m q with q = h_in(...) formed as it is loaded (row entries in order, as the host's
- * mat_spmv); w (not NULL) gets q itself (w must not be one of the loaded vectors).  Local. */
+ * mat_spmv; m in its solve format); w (not NULL) gets q itself (w must not be one of the loaded
+ * vectors).  Local. */
 static void h_spmv_in(const k_csr_view *m, int nv, double a, const double *x, double b,
                       const double *y, double c, const double *z, double *w, double *out) {
   for (int64_t i = 0; i < m->rows; i++) {
     double s = 0;
     for (int64_t e = m->rp64[i]; e < m->rp64[i + 1]; e++)
-      s += m->val[e] * h_in(nv, m->colind[e], a, x, b, y, c, z);
+      s += h_val(m, e) * h_in(nv, h_col(m, i, e), a, x, b, y, c, z);
     out[i] = s;
     if (w) w[i] = h_in(nv, i, a, x, b, y, c, z);
   }
@@ -336,4 +420,6 @@ const k_vec_ops k_vec_host_ops = {
   .rec_free = h_rec_free,
   .bcgs_batch = h_bcgs_batch,
   .bcgs_fused = h_bcgs_batch,
+  .bcgs_prepare = h_bcgs_prepare,
+  .bcgs_release = h_bcgs_release,
 };

@@ -66,7 +66,14 @@ modes:
               device-loop variant; its record must say device_loop = 1); --relres-rtol R: the
               recursive residuals of loop on and off within R relative (default 1e3 x --rtol;
               a loop whose dots sum in another order ends on another recursive residual);
-              --record KEY=VALUE..: every loop-on run's record has these metrics
+              --record KEY=VALUE..: every loop-on run's record has these metrics; --min-dx D:
+              x must differ from the reference's by at least D of max |x| (a variant that
+              changes the arithmetic, e.g. FP32 values, must show it)
+  index16     solver.index16 = true with the persistent kernel on a generated matrix of --size rows
+              (default 40000) whose largest |column - row| is each of --far (default 32767
+              32768): against index16 = false the same exit 0, iterations and x bit for bit; the
+              record's max_offset = far and index16 = 1 where far <= 32767, else 0 and the line
+              "columns 32-bit (solver.index16: |column - row| up to FAR > 32767)"
   phase-times solver.phase_times = true with the persistent kernel on each of --backends: the
               phases line parsed, its iterations the run's, the phases exactly --phases ("M p,
               A ph, ..."), each > 0, their sum the line's and the record's, the sum <= the run's
@@ -380,6 +387,9 @@ def check_device_loop(a):
                 fails.append("%s: x written by one run only" % tag)
             elif dx is not None and not dx <= rtol:
                 fails.append("%s: x differs by %.3e of max |x| > %g" % (tag, dx, rtol))
+            elif dx is not None and a.min_dx is not None and not dx >= a.min_dx:
+                fails.append("%s: x differs by %.3e of max |x| < %g (--min-dx: the variant must "
+                             "change the arithmetic)" % (tag, dx, a.min_dx))
             elif ref["x"] is not None and dx is None:
                 fails.append("%s: x of another length" % tag)
     if len(off) > 1 and not fails:
@@ -458,6 +468,63 @@ def xdiff(x0, x1):
         return None
     scale = max(max(abs(v) for v in x0), 1e-300)
     return max(abs(u - v) for u, v in zip(x0, x1)) / scale
+
+
+def write_far_matrix(path, n, far):
+    """A diagonally dominant n x n matrix: 4 on the diagonal, -1 beside it, and -0.5 at (1, 1 + far)
+    and (1 + far, 1) (1-based): its largest |column - row| is far (and 1 where far < 1)."""
+    ent = []
+    for i in range(1, n + 1):
+        ent.append((i, i, 4.0))
+        if i > 1:
+            ent.append((i, i - 1, -1.0))
+        if i < n:
+            ent.append((i, i + 1, -1.0))
+    if far > 1:
+        ent += [(1, 1 + far, -0.5), (1 + far, 1, -0.5)]
+    with open(path, "w") as f:
+        f.write("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n" % (n, n, len(ent)))
+        f.writelines("%d %d %.1f\n" % e for e in ent)
+
+
+def check_index16(a):
+    """solver.index16 = true with the persistent kernel on a generated file matrix of --size rows
+    whose largest |column - row| is each of --far: against the same run without it, the same
+    exit (0), iterations and x bit for bit; the record's max_offset the far distance and index16
+    1 where it is <= 32767, else 0 with the line "columns 32-bit (solver.index16: |column - row|
+    up to FAR > 32767)"."""
+    fails = []
+    os.makedirs(a.workdir, exist_ok=True)
+    for far in a.far:
+        path = os.path.abspath(os.path.join(a.workdir, "far%d.mtx" % far))
+        write_far_matrix(path, a.size, far)
+        base = ["matrix.source=file", "matrix.file=" + path, "solver.device_loop=true",
+                "solver.device_kernel=persistent", "output.solution=x.mtx"]
+        r0 = run(a, a.ranks[0], base + ["solver.index16=false"], "far%d-ref" % far)
+        r1 = run(a, a.ranks[0], base + ["solver.index16=true"], "far%d-i16" % far)
+        if r0[0] != 0 or r1[0] != 0 or not r0[2] or not r1[2]:
+            fails.append("far %d: exits %d / %d (0 wanted), records %s / %s" % (
+                far, r0[0], r1[0], bool(r0[2]), bool(r1[2])))
+            continue
+        m0, m1 = r0[2]["metrics"], r1[2]["metrics"]
+        want = 1 if far <= 32767 else 0
+        got = (m1.get("index16"), m1.get("max_offset"))
+        print("far %d: index16 %r, max_offset %r (expected %d, %d); iterations %r / %r" % (
+            far, got[0], got[1], want, far, m0.get("iterations"), m1.get("iterations")))
+        if got != (want, far) or m0.get("index16") != 0:
+            fails.append("far %d: record index16 %r, max_offset %r (expected %d, %d); without: %r" % (
+                far, got[0], got[1], want, far, m0.get("index16")))
+        line = re.search(r"^bicgstab: solve format: .*columns 32-bit \(solver.index16: \|column - row\| "
+                         r"up to (\d+) > 32767\)", r1[1], re.M)
+        if bool(line) != (want == 0) or (line and int(line.group(1)) != far):
+            fails.append("far %d: the 32-bit line %r" % (far, line and line.group(0)))
+        x0 = read_vec(os.path.join(r0[3], "x.mtx"))
+        x1 = read_vec(os.path.join(r1[3], "x.mtx"))
+        if m0.get("iterations") != m1.get("iterations") or x0 is None or x0 != x1:
+            fails.append("far %d: iterations %r / %r, x %s" % (
+                far, m0.get("iterations"), m1.get("iterations"),
+                "missing" if x0 is None or x1 is None else "differs by %.3e" % xdiff(x0, x1)))
+    return fails
 
 
 def check_spmv_variants(a):
@@ -743,7 +810,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["same-m", "fewer-iters", "verdict", "validate", "gpu-backends", "warmup", "device-m",
                                      "solver-backends", "repeat", "pattern", "stop", "perturb", "ilu-petsc", "jacobi-m",
-                                     "device-loop", "spmv-variants", "phase-times"])
+                                     "device-loop", "spmv-variants", "phase-times", "index16"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--workdir", required=True)
@@ -778,6 +845,9 @@ def main():
     ap.add_argument("--phases", nargs="+", default=None)
     ap.add_argument("--record", nargs="+", default=None)
     ap.add_argument("--min-frac", type=float, default=0.5)
+    ap.add_argument("--far", type=int, nargs="+", default=[32767, 32768])
+    ap.add_argument("--min-dx", type=float, default=None)
+    ap.add_argument("--size", type=int, default=40000)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
@@ -854,6 +924,8 @@ def main():
         fails += check_device_m(a)
     elif a.mode == "phase-times":
         fails += check_phase_times(a)
+    elif a.mode == "index16":
+        fails += check_index16(a)
     elif a.mode == "warmup":
         fails += check_warmup(a)
     elif a.mode == "validate":

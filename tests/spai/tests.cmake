@@ -428,6 +428,63 @@ spai_multi(spai_device_loop_host_fused_none_nograph device-loop RANKS 1
   OPTS --kernel fused --graph 0 --every 1 10
   ARGS matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=1 solver.precond=none
        solver.device_kernel=fused solver.device_graph=false)
+# the persistent kernel's solve formats (bcgs_prepare): solver.index16 = true (16-bit column
+# offsets from the row) bit for bit the 32-bit run (--ref: the default persistent loop), with
+# SPAI and without preconditioner, the record saying index16 = 1; the fallback on a matrix whose
+# largest |column - row| is 32768 (32-bit, the line, index16 = 0) and the edge 32767 (16-bit);
+# solver.precond_precision = single (M's values in FP32, FP64 sums) against double: iterations
+# within 5% + 2, x within 1e-5 of max |x| (cfd2's analogue, sherman5, orsirr_1: 149 against 144),
+# the e05r0100 breakdown (the same message, one iteration later); watt_2 is not used (its double
+# run ends at a true residual 7.06e-7 beside the 1e-6 check: exit 4, single's exit 0)
+spai_multi(spai_fmt_index16_host_cfd27 device-loop RANKS 1 OPTS --kernel persistent --every 10
+  --record index16=1 precond_single=0 l2_window=none
+  --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+        solver.index16=false
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random run.seed=4711
+       solver.device_kernel=persistent solver.index16=true)
+spai_multi(spai_fmt_index16_host_none device-loop RANKS 1 OPTS --kernel persistent --every 1 10
+  --record index16=1
+  --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+        solver.index16=false
+  ARGS matrix.generator=convdiff2d matrix.size=2500 matrix.peclet=1 solver.precond=none
+       solver.device_kernel=persistent solver.index16=true)
+spai_multi(spai_fmt_index16_host_fallback index16 RANKS 1 OPTS --far 32767 32768
+  ARGS run.backend=host solver.precond=jacobi)
+spai_multi(spai_fmt_single_host_cfd27 device-loop RANKS 1 RTOL 1e-5
+  OPTS --kernel persistent --every 10 --loop-iters-rtol 0.05 --relres-rtol 0.5 --min-dx 1e-15
+  --record precond_single=1 index16=0
+  --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
+  ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random run.seed=4711
+       solver.device_kernel=persistent solver.precond_precision=single)
+spai_multi(spai_fmt_single_host_sherman5 device-loop RANKS 1 RTOL 1e-5 NEED ${M}/sherman5.mtx
+  OPTS --kernel persistent --every 10 --loop-iters-rtol 0.05 --relres-rtol 0.5 --min-dx 1e-15
+  --record precond_single=1
+  --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
+  ARGS matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6
+       solver.device_kernel=persistent solver.precond_precision=single)
+spai_multi(spai_fmt_single_host_orsirr1 device-loop RANKS 1 RTOL 1e-5 NEED ${M}/orsirr_1.mtx
+  OPTS --kernel persistent --every 10 --loop-iters-rtol 0.05 --relres-rtol 0.5 --min-dx 1e-15
+  --record precond_single=1 index16=1
+  --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
+        solver.index16=false
+  ARGS matrix.source=file matrix.file=${M}/orsirr_1.mtx solver.device_kernel=persistent
+       solver.precond_precision=single solver.index16=true)
+spai_multi(spai_fmt_single_host_e05r0100 device-loop RANKS 1 NEED ${M}/e05r0100.mtx.gz
+  OPTS --kernel persistent --every 10 --loop-iters-rtol 0.05 --relres-rtol 0.5 --min-dx 1e-15
+  --record precond_single=1
+  --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
+  ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent
+       solver.precond_precision=single)
+# asked without the persistent kernel: not made, a line says why, the record says so
+hy_case(NAME spai_fmt_not_made_host RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+       solver.device_loop=true solver.device_kernel=graph solver.index16=true
+       solver.precond_precision=single
+  EXPECT "^bicgstab: solve format not made \\(solver.precond_precision, index16, l2_window\\): it needs the device loop at one rank as solver.device_kernel = persistent"
+         "^PASSED: BiCGSTAB \\(spai\\) converged"
+  REJECT "^bicgstab: solve format: "
+  RUNCASE --json-field metrics.precond_single=0 --json-field metrics.index16=0
+          --json-field metrics.device_kernel=graph)
 # (ilu0 has triangular solves: the persistent kernel is not run, a line says why, the graph loop
 # gives the usual loop's result)
 hy_case(NAME spai_device_loop_host_persistent_ilu0 RANKS 1 JSON
@@ -760,6 +817,63 @@ if(HYBRID_GPU_TESTS)
     ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.merge_reductions=true
          solver.persistent_unroll=8 solver.persistent_blocks=2)
+  # the solve formats and the L2 window on CUDA (issue 17, cfd2's size): index16 and the L2
+  # window bit for bit the default persistent kernel (--ref), single against double (iterations
+  # within 5% + 2, x within 1e-5) and against the host's single (--backends cuda host: each its
+  # own single at check_every 7 bit for bit, the two within 1e-6 of max |x|); all three
+  # together bit for bit single alone; without preconditioner index16 + the window at unroll 8,
+  # 2 blocks (the 921k variant); the fallback past 32767; the window's line and record (> 0 MB,
+  # hit ratio in (0, 1])
+  spai_multi(spai_gpu_fmt_index16_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record index16=1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.index16=false
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.index16=true)
+  spai_multi(spai_gpu_l2_window_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record l2_window=all
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.l2_window=none
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.l2_window=all)
+  spai_multi(spai_gpu_fmt_single_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240 RTOL 1e-5
+    OPTS --backends cuda --every 10 --kernel persistent --loop-iters-rtol 0.05 --relres-rtol 0.5
+    --min-dx 1e-15 --record precond_single=1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.precond_precision=single)
+  spai_multi(spai_gpu_fmt_single_host_peer device-loop RANKS 1 LABELS gpu RTOL 1e-12
+    OPTS --backends cuda host --every 10 --kernel persistent --cross-rtol 1e-6
+    --relres-rtol 0.3 --record precond_single=1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+    ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random
+         run.seed=4711 solver.device_kernel=persistent solver.precond_precision=single)
+  spai_multi(spai_gpu_fmt_all_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent
+    --record precond_single=1 index16=1 l2_window=all
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.index16=false solver.l2_window=none
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.precond_precision=single solver.index16=true
+         solver.l2_window=all)
+  spai_multi(spai_gpu_fmt_index16_none_u8b2 device-loop RANKS 1 LABELS gpu
+    OPTS --backends cuda --every 10 --kernel persistent --record index16=1 l2_window=a
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.index16=false solver.l2_window=none
+    ARGS matrix.generator=poisson2d matrix.size=40000 solver.precond=none
+         solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
+         solver.index16=true solver.l2_window=a)
+  spai_multi(spai_gpu_fmt_index16_fallback index16 RANKS 1 LABELS gpu OPTS --far 32767 32768
+    ARGS run.backend=cuda solver.precond=jacobi)
+  hy_case(NAME spai_gpu_l2_window_line RANKS 1 JSON LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=117649 spai.tau=0.99
+         solver.device_loop=true solver.device_kernel=persistent solver.l2_window=all
+    EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
+    RUNCASE --expect-num "1:200:^bicgstab: L2 window \\(solver.l2_window\\): ([0-9.]+) MB of the solve copy"
+            --expect-num "1:200:^bicgstab: L2 window .*set-aside ([0-9.]+) MB"
+            --expect-num "1e-3:1:^bicgstab: L2 window .*hit ratio ([0-9.]+)"
+            --json-num metrics.l2_window_mb=1:200 --json-num metrics.l2_hit=1e-3:1
+            --json-field metrics.l2_window=all)
   # solver.phase_times on the CUDA persistent kernel (block 0's clock after each grid sync):
   # the phases of the variant > 0, the iterations timed the run's, their sum within 0.6..1.02 of
   # the iteration's time (the warm run of 2; check_every 10: one launch and one read per 10
