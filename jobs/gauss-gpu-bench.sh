@@ -44,16 +44,16 @@
 #      panel, swaps, trsm+U, low copies, lookahead gemm, trailing gemm (with their TF), the main
 #      stream waiting for the next panel; the side stream's panels; by quarter of the steps
 #  chunks. gauss.update_chunks (the trailing update beyond the lookahead panel in chunks, each
-#      chunk's row swaps + TRSM on an aux stream beside the previous chunk's GEMM): FP64 at
-#      --mxp-n and --n with 1 chunk beside cuSOLVER (same run), 2 and 4 chunks, 4 at the main
-#      stream's priority, every run traced; one line each with the factor TF, the ratio to 1
-#      chunk and to cuSOLVER; HPL-MxP FP16 at --mxp-n with 1 and 4 chunks
+#      chunk's row swaps + TRSM on an aux stream beside the previous chunk's GEMM): FP64 at each
+#      order of --chunks-n (default --mxp-n and --n) with 1 chunk beside cuSOLVER (same run),
+#      then each C:PRIORITY of --chunks (default "2:high 4:high 4:same"), every run traced; one
+#      line each with the factor TF, the ratio to 1 chunk and to cuSOLVER
 #  small. the small-n LU (gauss.small = on: one launch per panel) against cuSOLVER getrf + getrs,
 #      against the blocked LU (gauss.small = off) and the cooperative kernel (gauss.small = coop)
 #      at n = 512, 1024, 2048 (11 runs each): where auto should stop taking it
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
 #                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,trace,chunks,small]] [--mxp-n 65536]
-#                                [--mxp-big 98304]
+#                                [--mxp-big 98304] [--chunks "2:high 4:high 4:same"] [--chunks-n "65536 32768"]
 #                                [-- extra key=value ...]
 set -u
 BIN=build-gpu/hybrid
@@ -61,6 +61,8 @@ MPIEXEC=mpiexec
 N=32768
 MXPN=65536
 MXPBIG=98304
+CHV="2:high 4:high 4:same"
+CHN=
 OUT=gauss-gpu-bench
 ONLY=1,2,3,4
 EXTRA=()
@@ -71,6 +73,8 @@ while [ $# -gt 0 ]; do
     --n) N=$2; shift 2 ;;
     --mxp-n) MXPN=$2; shift 2 ;;
     --mxp-big) MXPBIG=$2; shift 2 ;;
+    --chunks) CHV=$2; shift 2 ;;
+    --chunks-n) CHN=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --) shift; EXTRA=("$@"); break ;;
@@ -200,26 +204,24 @@ fi
 ftime() { sed -n 's/^Gflops per [^(]*(time [0-9.]* s: factor \([0-9.]*\) s.*/\1/p' "$OUT/$1.log" | head -1; }
 vtime() { sed -n 's/^reference: [A-Za-z]* dgetrf \([0-9.]*\) ms.*/\1/p' "$OUT/$1.log" | head -1; }
 if want chunks; then
-  # gauss.update_chunks at --mxp-n and --n in FP64: 1 chunk (the default) beside cuSOLVER, then
-  # 2 and 4 chunks (aux stream priority high) and 4 at the main stream's priority, each with the
-  # trace (unsynchronised: the aux stream's line); HPL-MxP FP16 at --mxp-n with 1 and 4 chunks
-  for nn in $MXPN $N; do
+  # gauss.update_chunks in FP64 at each order of --chunks-n (default --mxp-n and --n): 1 chunk
+  # (the default) beside cuSOLVER, then each variant C:PRIORITY of --chunks (default 2 and 4
+  # chunks with the aux stream's priority high, 4 at the main stream's), each with the trace
+  # (unsynchronised: the aux stream's line)
+  for nn in ${CHN:-$MXPN $N}; do
     run chunks1_fp64_$nn 1 gauss.n=$nn gauss.repeat=2 gauss.trace=true
-    for v in 2:high 4:high 4:same; do
+    for v in $CHV; do
       run chunks${v%%:*}${v#*:}_fp64_$nn 1 gauss.n=$nn gauss.compare_cusolver=false gauss.repeat=2 gauss.trace=true \
         gauss.update_chunks=${v%%:*} gauss.update_priority=${v#*:}
     done
     t1=$(ftime chunks1_fp64_$nn); tv=$(vtime chunks1_fp64_$nn)
-    for v in 1 2high 4high 4same; do
+    for v in 1 $CHV; do
+      v=${v/:/}
       t=$(ftime chunks${v}_fp64_$nn)
       [ -n "$t" ] && [ -n "$t1" ] && [ -n "$tv" ] && awk -v n="$nn" -v t="$t" -v a="$t1" -v r="$tv" -v v="$v" \
         'BEGIN{tf = 2/3*n^3/t/1e12; printf "update chunks %s, FP64 n=%d: factor %.4f s = %.2f TF, %.3fx of 1 chunk, %.3fx cuSOLVER dgetrf (%.2f TF, same run as 1 chunk; targets at 65536 >= 50 TF and >= 1.25x, at 32768 >= 1.2x)\n", v, n, t, tf, a/t, r/1e3/t, 2/3*n^3/(r/1e3)/1e12}'
     done
   done
-  run chunks1_mxp_fp16_$MXPN 1 gauss.n=$MXPN gauss.low=fp16 "${MXP[@]}" gauss.trace=true
-  mxp chunks1_mxp_fp16_$MXPN
-  run chunks4_mxp_fp16_$MXPN 1 gauss.n=$MXPN gauss.low=fp16 "${MXP[@]}" gauss.trace=true gauss.update_chunks=4
-  mxp chunks4_mxp_fp16_$MXPN
 fi
 if want small; then
   for n in 512 1024 2048; do

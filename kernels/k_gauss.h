@@ -88,13 +88,7 @@ typedef struct {
 
   /* Lookahead streams: what = 0 marks the work queued so far on the main stream; 1 sends the
    * gauss calls that follow to a side stream, which first waits for the mark; 2 sends them back
-   * to the main stream, which waits for everything queued on the side.  The trailing update's
-   * chunks (gauss.update_chunks; K_GAUSS_ST_*): K_GAUSS_ST_AUX / _AUX_SAME send the calls that
-   * follow to an aux stream (AUX: a priority between the main stream's and the side's; SAME: the
-   * main stream's), which first waits for everything queued on the main stream so far;
-   * K_GAUSS_ST_AUX_GO sends them to the aux stream last entered, with no new wait; K_GAUSS_ST_MAIN
-   * sends them back to the main stream, which waits for everything queued on the aux stream so
-   * far.  The aux stream runs row swaps, TRSM and to_low only.  Host: nothing (in order). */
+   * to the main stream, which waits for everything queued on the side.  Host: nothing. */
   int (*stream_ctl)(k_backend *be, int what);
 
   /* FP32 GEMM / TRSM through TF32 tensor cores (on = 1) or exact FP32 (on = 0).  Host: nothing. */
@@ -212,14 +206,29 @@ typedef struct {
    * and the smallest n that takes panel_auto / panel_auto_sp (below: the vendor's). */
   int panel_auto_sp;
   int64_t panel_auto_nmin;
+
+  /* ---- the trailing update's aux stream (gauss.update_chunks; K_GAUSS_AUX_*) ---- */
+  /* GPU: streams and events as K_GAUSS_AUX_* say; host: nothing (everything in order); NULL: no
+   * chunks on this backend. */
+  int (*aux_ctl)(k_backend *be, int what, int c);
 } k_gauss_ops;
 
 /* The blocked LU's panels (gauss.panel): the vendor's getrf, getrf_rec with the vendor's or the
  * fused base blocks. */
 enum { K_GAUSS_PANEL_VENDOR = 0, K_GAUSS_PANEL_RECURSIVE = 1, K_GAUSS_PANEL_FUSED = 2 };
 
-/* stream_ctl's codes for the trailing update's aux stream (0, 1, 2: the lookahead side stream). */
-enum { K_GAUSS_ST_AUX = 3, K_GAUSS_ST_AUX_SAME = 4, K_GAUSS_ST_AUX_GO = 5, K_GAUSS_ST_MAIN = 6 };
+/* aux_ctl's what (gauss.update_chunks: the trailing update's aux stream).  ENTER: the calls that
+ * follow go to the aux stream (c = 0: of a priority between the main stream's and the lookahead
+ * side stream's; 1: of the main stream's), which first waits for everything queued on the main
+ * stream so far; PANEL: to the aux stream last entered, which first waits for the side stream's
+ * work up to its last return to the main stream (stream_ctl 2: the next step's panel) and for
+ * chunk mark c; CHUNK: the same waiting for chunk mark c only; MAIN: back to the main stream,
+ * which waits for everything queued on the aux stream so far; MARK: chunk mark c (0 <= c <
+ * K_GAUSS_CHUNKS_MAX) records the main stream's work so far (the chunk's GEMM).  The aux
+ * stream runs row swaps, TRSM and to_low only. */
+enum { K_GAUSS_AUX_ENTER = 0, K_GAUSS_AUX_PANEL = 1, K_GAUSS_AUX_CHUNK = 2, K_GAUSS_AUX_MAIN = 3,
+       K_GAUSS_AUX_MARK = 4 };
+#define K_GAUSS_CHUNKS_MAX 16
 
 /* The base blocks of getrf_rec / getrf_dev. */
 enum { K_GAUSS_BASE_VENDOR = 0, K_GAUSS_BASE_FUSED = 1 };

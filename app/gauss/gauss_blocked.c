@@ -77,8 +77,10 @@ typedef struct {
   /* the lookahead stream hook: ko->stream_ctl (gauss.lookahead = 1) or none */
   int (*side)(k_backend *be, int what);
   int la;                     /* gauss.lookahead: the next panel's columns updated first */
-  int chunks;                 /* gauss.update_chunks (P = 1 and a backend with stream_ctl; else 1) */
-  int aux_enter;              /* stream_ctl's code entering the chunks' aux stream (its priority) */
+  int chunks;                 /* gauss.update_chunks (P = 1 and a backend with aux_ctl; else 1) */
+  int64_t cw;                 /* the chunks' width: chunk c holds local columns [c cw, (c + 1) cw) */
+  int aux_prio;               /* aux_ctl's ENTER argument: the aux stream's priority (0 high, 1 same) */
+  int aux_in;                 /* the aux stream was entered in this factorization */
   void *tr;                   /* gauss.trace: the factorization's time marks (NULL: none) */
   double fl[2];               /* flops of the lookahead GEMMs, of the rest of the trailing GEMMs */
   int64_t ntall;              /* panels factored by the vendor's getrf for gauss.panel_vendor_rows */
@@ -575,8 +577,11 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   w->base = blk_panel_base[g->panel];
   w->la = g->o->lookahead > 0;
   w->side = w->la ? ko->stream_ctl : blk_side_none;
-  w->chunks = P == 1 && ko->stream_ctl ? g->o->update_chunks : 1;
-  w->aux_enter = g->o->update_same ? K_GAUSS_ST_AUX_SAME : K_GAUSS_ST_AUX;
+  w->chunks = P == 1 && ko->aux_ctl ? g->o->update_chunks : 1;
+  if (w->chunks > K_GAUSS_CHUNKS_MAX) w->chunks = K_GAUSS_CHUNKS_MAX;
+  w->cw = ((f->nloc + w->chunks - 1) / w->chunks + nb - 1) / nb * nb;
+  if (w->cw < nb) w->cw = nb;
+  w->aux_prio = g->o->update_same;
   /* pivots on the device: one rank, gauss.pivots = device, a backend that has getrf_dev */
   int dev = ctx->size == 1 && g->o->pivots_dev && ko->getrf_dev && ko->swap_plan && ko->swap_apply;
   w->pw = &blk_pivot_ways[dev];
@@ -634,46 +639,63 @@ typedef struct {
   void *lcur, *up;            /* the step's L panel (from row lr0) and U block row (column lt) */
 } blk_rest;
 
-/* How many chunks (gauss.update_chunks) the nr columns of a step's update beyond the lookahead
- * panel take: each at least nb wide, at least one.  Local. */
-static int blk_nchunks(const blk_ws *w, int64_t nr) {
-  int64_t nc = nr / w->g->nb;
-  if (nc > w->chunks) nc = w->chunks;
-  return nc < 1 ? 1 : (int)nc;
-}
-
-/* Chunk c of nc of step k's update beyond the lookahead panel (r: columns [c0, c1)): the row
- * swaps (P = 1), the TRSM (P = 1), the low copy of U, then the GEMM.  With nc > 1 the first
- * three run on the aux stream (chunk 0 after everything queued on the main stream so far, the
- * rest after the previous chunk's) and the GEMM on the main stream after them, so that chunk
- * c + 1's swaps and TRSM run beside chunk c's GEMM.  Collective (blk_swap; P > 1: one chunk). */
-static int blk_rest_part(blk_ws *w, const blk_rest *r, int c, int nc) {
+/* Chunk c of step k's update beyond the lookahead panel (r: columns [c0, c1), the part of
+ * chunk c's columns [c cw, (c + 1) cw) in it; first, last: of the step): the row swaps (P = 1),
+ * the TRSM (P = 1), the low copy of U, then the GEMM.  With update chunks (w->chunks > 1) the
+ * first three run on the aux stream - the step's first chunk after the step's panel and the
+ * previous step's GEMM of these columns (the first step, or lookahead 0: after everything
+ * queued on the main stream so far), the others after that GEMM too - and the GEMM on the main
+ * stream after them, so that the swaps and TRSM of a chunk run beside the GEMMs of the chunks
+ * before it (of this step and of the previous one).  Collective (blk_swap; P > 1: one chunk). */
+static int blk_rest_part(blk_ws *w, const blk_rest *r, int c, int first, int last) {
   gauss_t *g = w->g;
   blk_fact *f = w->f;
   k_backend *be = g->be;
+  const k_gauss_ops *ko = g->ko;
   int64_t k = r->k, nr = r->c1 - r->c0, mt = r->mt, jb = r->jb;
-  if (nc > 1) HY_LOCAL(g->ko->stream_ctl(be, c == 0 ? w->aux_enter : K_GAUSS_ST_AUX_GO));
-  if (nc > 1 && c == 0) blk_tr(w, k, BLK_TR_AUX0);
+  int ch = w->chunks > 1;
+  if (ch) {
+    int what = !first ? K_GAUSS_AUX_CHUNK : w->aux_in && w->la ? K_GAUSS_AUX_PANEL : K_GAUSS_AUX_ENTER;
+    HY_LOCAL(ko->aux_ctl(be, what, what == K_GAUSS_AUX_ENTER ? w->aux_prio : c));
+    w->aux_in = 1;
+    if (first) blk_tr(w, k, BLK_TR_AUX0);
+  }
   if (g->P == 1 && nr > 0) HY_CALL(blk_swap(w, k, r->c0, r->c1, r->x0, r->x1));
-  if (nc == 1) blk_tr(w, k, BLK_TR_SWAP);
+  if (!ch) blk_tr(w, k, BLK_TR_SWAP);
   if (g->P == 1 && nr > 0)
-    HY_LOCAL(g->ko->trsm_lunit(be, f->sp, jb, nr, r->lcur, r->ldcur, at(w, f->a, r->lr0, r->c0, f->lda), f->lda));
-  if (nc == 1) blk_tr(w, k, BLK_TR_TRSM);
+    HY_LOCAL(ko->trsm_lunit(be, f->sp, jb, nr, r->lcur, r->ldcur, at(w, f->a, r->lr0, r->c0, f->lda), f->lda));
+  if (!ch) blk_tr(w, k, BLK_TR_TRSM);
   /* (P > 1: all of U was rounded with the lookahead columns) */
   if (g->P == 1 && mt > 0 && nr > 0) blk_lowcopy(w, 0, mt, jb, NULL, 0, r->up, r->ldu, r->c0 - r->lt, r->c1 - r->lt);
-  if (nc > 1 && c == nc - 1) blk_tr(w, k, BLK_TR_AUX1);
-  if (nc > 1) HY_LOCAL(g->ko->stream_ctl(be, K_GAUSS_ST_MAIN));
-  if (nc > 1 && c == 0) {
+  if (ch && last) blk_tr(w, k, BLK_TR_AUX1);
+  if (ch) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_MAIN, 0));
+  if (ch && first) {
     blk_tr(w, k, BLK_TR_SWAP);
     blk_tr(w, k, BLK_TR_TRSM);
   }
-  if (c == 0) blk_tr(w, k, BLK_TR_LOW);
+  if (first) blk_tr(w, k, BLK_TR_LOW);
   if (mt > 0 && nr > 0) {
     blk_gemm(w, mt, nr, jb, at(w, r->lcur, r->lr1 - r->lr0, 0, r->ldcur), r->ldcur, at(w, r->up, 0, r->c0 - r->lt, r->ldu),
              r->ldu, at(w, f->a, r->lr1, r->c0, f->lda), f->lda, r->c0 - r->lt);
     w->fl[1] += 2.0 * (double)mt * (double)nr * (double)jb;
   }
-  if (c == nc - 1) blk_tr(w, k, BLK_TR_GEMM);
+  if (ch) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_MARK, c));
+  if (last) blk_tr(w, k, BLK_TR_GEMM);
+  return HY_OK;
+}
+
+/* Step k's update beyond the lookahead panel, columns [c0, nloc) (r), by chunk (w->cw wide, at
+ * fixed columns: a chunk of this step lies inside the same chunk of the previous one; one chunk
+ * without update chunks).  Collective. */
+static int blk_rest_all(blk_ws *w, blk_rest *r) {
+  int64_t c0 = r->c0, nloc = w->f->nloc;
+  if (w->chunks <= 1 || nloc <= c0) return blk_rest_part(w, r, 0, 1, 1);
+  int cf = (int)(c0 / w->cw), cl = (int)((nloc - 1) / w->cw);
+  for (int c = cf; c <= cl; c++) {
+    r->c0 = c == cf ? c0 : c * w->cw;
+    r->c1 = (c + 1) * w->cw < nloc ? (c + 1) * w->cw : nloc;
+    HY_CALL(blk_rest_part(w, r, c, c == cf, c == cl));
+  }
   return HY_OK;
 }
 
@@ -750,12 +772,7 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
   HY_LOCAL(w->side(be, 0));
   blk_rest r = { .k = k, .jb = jb, .c0 = split, .c1 = f->nloc, .lt = lt, .x0 = x0, .x1 = x1,
                  .lr0 = lr0, .lr1 = lr1, .mt = mt, .lcur = lcur, .ldcur = ldcur, .up = up, .ldu = ldu };
-  int nc = blk_nchunks(w, f->nloc - split);
-  for (int c = 0; c < nc; c++) {
-    r.c0 = split + (f->nloc - split) * c / nc;
-    r.c1 = split + (f->nloc - split) * (c + 1) / nc;
-    HY_CALL(blk_rest_part(w, &r, c, nc));
-  }
+  HY_CALL(blk_rest_all(w, &r));
   /* gauss.profile: the rest of the trailing update alone (else it would count as the panel's,
    * which runs beside it on the side stream) */
   prof_mark(g, 4, &tp);

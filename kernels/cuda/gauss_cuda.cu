@@ -44,12 +44,14 @@ typedef struct {
   /* gauss.update_chunks: the aux streams of the trailing update's row swaps and TRSM ([0]: a
    * priority between the main stream's and the side's, [1]: the main stream's; made at first
    * use), their handles, the events between them and the main stream, the aux's row list and
-   * its TRSM buffers with the L whose inverse linv_x holds (cleared at K_GAUSS_ST_AUX) */
+   * its TRSM buffers with the L whose inverse linv_x holds (cleared at a new step:
+   * K_GAUSS_AUX_ENTER / _PANEL) */
   int aux_on[2], aux_cur;
   cudaStream_t aux[2];
   cublasHandle_t cb_aux[2];
   cusolverDnHandle_t cs_aux[2];
   cudaEvent_t ev_amark, ev_aux;
+  cudaEvent_t ev_chunk[K_GAUSS_CHUNKS_MAX];   /* K_GAUSS_AUX_MARK: each chunk's GEMM done */
   int *rows_x;
   int rows_x_n;
   void *linv_x, *tmp_x;
@@ -90,6 +92,7 @@ static void gauss_ws_free(void *p) {
   if (w->aux_on[0] || w->aux_on[1]) {
     cudaEventDestroy(w->ev_amark);
     cudaEventDestroy(w->ev_aux);
+    for (int c = 0; c < K_GAUSS_CHUNKS_MAX; c++) cudaEventDestroy(w->ev_chunk[c]);
   }
   if (w->rows_x) cudaFree(w->rows_x);
   if (w->linv_x) cudaFree(w->linv_x);
@@ -161,32 +164,47 @@ static int aux_make(k_backend *be, int i) {
   if (!w->aux_on[1 - i]) {
     HY_CUDA(cudaEventCreateWithFlags(&w->ev_amark, cudaEventDisableTiming));
     HY_CUDA(cudaEventCreateWithFlags(&w->ev_aux, cudaEventDisableTiming));
+    for (int c = 0; c < K_GAUSS_CHUNKS_MAX; c++)
+      HY_CUDA(cudaEventCreateWithFlags(&w->ev_chunk[c], cudaEventDisableTiming));
   }
   w->aux_on[i] = 1;
   return HY_OK;
 }
 
-/* stream_ctl's aux codes (K_GAUSS_ST_AUX*, K_GAUSS_ST_MAIN).  Local. */
-static int aux_ctl(k_backend *be, int what) {
+/* The trailing update's aux stream (k_gauss_ops aux_ctl, K_GAUSS_AUX_*).  Local. */
+static int c_aux_ctl(k_backend *be, int what, int c) {
   gauss_cuda_ws *w = gw(be);
   k_cuda_state *st = k_cuda_st(be);
-  if (what == K_GAUSS_ST_MAIN) {
-    if (w->cur_side != 2) return hy_err(HY_ESYS, "gauss stream_ctl: back to main while not on the aux stream");
-    HY_CUDA(cudaEventRecord(w->ev_aux, w->aux[w->aux_cur]));
-    HY_CUDA(cudaStreamWaitEvent(st->stream, w->ev_aux, 0));
-    w->cur_side = 0;
-    st->cur = NULL;
-    return HY_OK;
-  }
-  int i = what == K_GAUSS_ST_AUX_SAME ? 1 : 0;
-  if (what != K_GAUSS_ST_AUX_GO) {
+  if ((what == K_GAUSS_AUX_MARK || what == K_GAUSS_AUX_CHUNK || what == K_GAUSS_AUX_PANEL) &&
+      (c < 0 || c >= K_GAUSS_CHUNKS_MAX))
+    return hy_err(HY_ESYS, "gauss aux_ctl: chunk %d outside 0..%d", c, K_GAUSS_CHUNKS_MAX - 1);
+  if (what == K_GAUSS_AUX_ENTER) {
+    int i = c ? 1 : 0;
     HY_CALL(aux_make(be, i));
     HY_CUDA(cudaEventRecord(w->ev_amark, st->stream));
     HY_CUDA(cudaStreamWaitEvent(w->aux[i], w->ev_amark, 0));
     w->aux_cur = i;
     w->linv_x_l = NULL;
-  } else if (!w->aux_on[w->aux_cur]) {
-    return hy_err(HY_ESYS, "gauss stream_ctl: aux stream continued before it was entered");
+  } else if (what == K_GAUSS_AUX_MARK) {
+    if (w->cur_side != 0) return hy_err(HY_ESYS, "gauss aux_ctl: a chunk mark off the main stream");
+    HY_CUDA(cudaEventRecord(w->ev_chunk[c], st->stream));
+    return HY_OK;
+  } else if (what == K_GAUSS_AUX_MAIN) {
+    if (w->cur_side != 2) return hy_err(HY_ESYS, "gauss aux_ctl: back to main while not on the aux stream");
+    HY_CUDA(cudaEventRecord(w->ev_aux, w->aux[w->aux_cur]));
+    HY_CUDA(cudaStreamWaitEvent(st->stream, w->ev_aux, 0));
+    w->cur_side = 0;
+    st->cur = NULL;
+    return HY_OK;
+  } else {
+    if (!w->aux_on[w->aux_cur]) return hy_err(HY_ESYS, "gauss aux_ctl: the aux stream used before it was entered");
+    /* the next step: its panel (the side stream's work up to its last return) and the previous
+     * step's GEMM of this chunk's columns */
+    if (what == K_GAUSS_AUX_PANEL) {
+      if (w->side_on) HY_CUDA(cudaStreamWaitEvent(w->aux[w->aux_cur], w->ev_side, 0));
+      w->linv_x_l = NULL;
+    }
+    HY_CUDA(cudaStreamWaitEvent(w->aux[w->aux_cur], w->ev_chunk[c], 0));
   }
   w->cur_side = 2;
   st->cur = w->aux[w->aux_cur];
@@ -196,7 +214,6 @@ static int aux_ctl(k_backend *be, int what) {
 /* Mark / enter / leave the side stream.  Local. */
 static int c_stream_ctl(k_backend *be, int what) {
   k_cuda_state *st = k_cuda_st(be);
-  if (what >= K_GAUSS_ST_AUX) return aux_ctl(be, what);
   if (!gw(be)->side_on) {
     /* the panel's many small kernels must not wait behind the trailing GEMM's blocks */
     int lo = 0, hi = 0;
@@ -885,7 +902,7 @@ static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void 
   size_t e = sp ? 4 : 8;
   if (m >= 128 && n >= 2 * m) {
     /* the aux stream (update chunks) has its own buffers and keeps L^-1 for the step's other
-     * chunks (the same L until the next K_GAUSS_ST_AUX) */
+     * chunks (the same L until the next K_GAUSS_AUX_ENTER / _PANEL) */
     gauss_cuda_ws *w = gw(be);
     int ax = w->cur_side == 2;
     void **linv = ax ? &w->linv_x : &w->linv, **tmp = ax ? &w->tmp_x : &w->tmp;
@@ -1337,4 +1354,5 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   c_trace_open, c_trace_mark, c_trace_read, c_trace_close,
   0,   /* panel_auto_rows: every panel by panel_auto */
   K_GAUSS_PANEL_VENDOR, 16384,
+  c_aux_ctl,
 };

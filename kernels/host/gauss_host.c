@@ -316,6 +316,14 @@ static int h_convert(k_backend *be, int to_sp, int64_t m, int64_t n, const void 
 /* The host has one queue: nothing to do.  Local. */
 static int h_stream_ctl(k_backend *be, int what) { return HY_OK; }
 
+/* The update chunks' aux stream: the host runs everything in order, nothing to do.  Local. */
+static int h_aux_ctl(k_backend *be, int what, int c) {
+  (void)be;
+  (void)what;
+  (void)c;
+  return HY_OK;
+}
+
 /* No tensor cores on the host: nothing to do.  Local. */
 static int h_tensor(k_backend *be, int on) { return HY_OK; }
 
@@ -672,5 +680,5 @@ const k_gauss_ops k_gauss_host_ops = {
   .gemv_sub = h_gemv_sub, .panel_auto = K_GAUSS_PANEL_VENDOR,
   .trace_open = h_trace_open, .trace_mark = h_trace_mark, .trace_read = h_trace_read,
   .trace_close = h_trace_close, .panel_auto_rows = 0, .panel_auto_sp = K_GAUSS_PANEL_VENDOR,
-  .panel_auto_nmin = 0,
+  .panel_auto_nmin = 0, .aux_ctl = h_aux_ctl,
 };
