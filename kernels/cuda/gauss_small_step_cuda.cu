@@ -286,7 +286,7 @@ __device__ __forceinline__ void ss_pivot(const double (&v)[R][W], const int (&o)
  * plan (plan: [0] ns, [1 + v] row, [65 + v] the row whose old content it gets), the row order
  * dperm composed with it, and the running minimum |u_jj| / first zero pivot in stat / info.
  * Every thread of CTA 0.  Device. */
-template <int R, int W>
+template <int R, int W, int U>
 __device__ __forceinline__ void ss_panel(double *a, int64_t lda, int n, int kk, int ww, double (&v)[R][W],
                                          int *dpiv, int *dperm, int *plan, double *stat, int *info,
                                          int red, ss_shared<W> &s) {
@@ -302,9 +302,12 @@ __device__ __forceinline__ void ss_panel(double *a, int64_t lda, int n, int kk, 
     pinfo = info[0];
     s.cnt = 0;
   }
-  /* a rolled loop (one column's code): the column being factored is v[.][0]; after each column
-   * the W values of every row rotate by one, so that after W rotations all are in place */
-#pragma unroll 1
+  /* a rolled loop (U = 1: one column's code, kept in the instruction cache): the column being
+   * factored is v[.][0]; after each column the W values of every row rotate by one, so that
+   * after W rotations all are in place; U > 1 unrolls it U times (within the U copies the
+   * rotations become register renaming, the update's column bounds and the double buffer's
+   * index constants; the code U times as long) */
+#pragma unroll (U)
   for (int j = 0; j < W; j++) {
     if (j < ww) {
       const int bf = j & 1;
@@ -361,7 +364,7 @@ __device__ __forceinline__ void ss_panel(double *a, int64_t lda, int n, int kk, 
 /* CTA 0 of launch k: the next panel (columns k1 .. k1+w1-1) moved, solved and updated into
  * registers, then factored (ss_panel).  first: launch -1 (no step before: the row order set to
  * the identity, the running figures reset, panel 0 loaded as it is).  Device. */
-template <int R, int W>
+template <int R, int W, int U>
 __device__ __noinline__ void ss_lead(double *a, int64_t lda, int n, int k0, int w, int w1, int first, int *dpiv,
                         int *dperm, int *plan1, double *stat, int *info, int red, ss_shared<W> &s) {
   const int t = threadIdx.x, k1 = first ? 0 : k0 + w, m1 = n - k1;
@@ -385,12 +388,12 @@ __device__ __noinline__ void ss_lead(double *a, int64_t lda, int n, int k0, int 
     for (int c = 0; c < W; c++) v[r][c] = (i < m1 && c < w1) ? a[(int64_t)row + (int64_t)(k1 + c) * lda] : 0.0;
     if (!first && i < m1) ss_gemm_row<W, W, (W < 16 ? W : 16)>(a, lda, row, k0, w, v[r], s);
   }
-  ss_panel<R, W>(a, lda, n, k1, w1, v, dpiv, dperm, plan1, stat, info, red, s);
+  ss_panel<R, W, U>(a, lda, n, k1, w1, v, dpiv, dperm, plan1, stat, info, red, s);
 }
 
 /* Launch k of the LU (k = -1: panel 0 only, one CTA).  Plans alternate: panel k's in
  * plans + (k & 1) SS_PL.  Device. */
-template <int R, int W>
+template <int R, int W, int U>
 __global__ void __launch_bounds__(SS_T, 1)
 ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plans, double *stat, int *info,
           int red) {
@@ -403,7 +406,7 @@ ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plan
   cudaTriggerProgrammaticLaunchCompletion();
 #endif
   if (k < 0) {
-    ss_lead<R, W>(a, lda, n, 0, 0, n < W ? n : W, 1, dpiv, dperm, plans, stat, info, red, s);
+    ss_lead<R, W, U>(a, lda, n, 0, 0, n < W ? n : W, 1, dpiv, dperm, plans, stat, info, red, s);
     return;
   }
   const int k0 = k * W, w = n - k0 < W ? n - k0 : W, k1 = k0 + w;
@@ -411,7 +414,7 @@ ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plan
   ss_setup<W>(a, lda, k0, w, plans + (k & 1) * SS_PL, s);
   if (b == 0) {
     if (w1 > 0)
-      ss_lead<R, W>(a, lda, n, k0, w, w1, 0, dpiv, dperm, plans + ((k + 1) & 1) * SS_PL, stat, info, red, s);
+      ss_lead<R, W, U>(a, lda, n, k0, w, w1, 0, dpiv, dperm, plans + ((k + 1) & 1) * SS_PL, stat, info, red, s);
     return;
   }
   const int cr0 = k1 + w1;
@@ -429,12 +432,13 @@ ss_step_k(double *a, int64_t lda, int n, int k, int *dpiv, int *dperm, int *plan
 
 /* ss_launches' flags: CTA 0 alone (a timing of the critical path; the factors are wrong), no
  * programmatic dependent launch (each step launched after the previous one ended), the pivot
- * search by shuffles of doubles (five rounds) instead of keys and warp reductions (ss_key). */
-enum { SS_LEAD_ONLY = 1, SS_NO_PDL = 2, SS_SHFL_RED = 4 };
+ * search by shuffles of doubles (five rounds) instead of keys and warp reductions (ss_key),
+ * the panel's column loop unrolled 2, 4 or 8 times (ss_panel's U; built for W = 8). */
+enum { SS_LEAD_ONLY = 1, SS_NO_PDL = 2, SS_SHFL_RED = 4, SS_UNROLL2 = 8, SS_UNROLL4 = 16, SS_UNROLL8 = 32 };
 
 /* Launch k of the LU on G CTAs, queued on st; pdl: as a programmatic dependent launch (the
  * launch overlaps the previous step's end, ss_step_k waits for it).  Local. */
-template <int R, int W>
+template <int R, int W, int U>
 static int ss_launch1(cudaStream_t st, int G, int pdl, int red, double *a, int64_t lda, int n, int k,
                       int *dpiv, int *dperm, int *plans, double *stat, int *dinfo) {
   cudaLaunchConfig_t cfg = {};
@@ -446,13 +450,13 @@ static int ss_launch1(cudaStream_t st, int G, int pdl, int red, double *a, int64
   at[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = at;
   cfg.numAttrs = pdl ? 1 : 0;
-  HY_CUDA(cudaLaunchKernelEx(&cfg, ss_step_k<R, W>, a, lda, n, k, dpiv, dperm, plans, stat, dinfo, red));
+  HY_CUDA(cudaLaunchKernelEx(&cfg, ss_step_k<R, W, U>, a, lda, n, k, dpiv, dperm, plans, stat, dinfo, red));
   return HY_OK;
 }
 
 /* The launches of the LU for panels of W columns: launch -1, then one per panel, each on
  * CTA 0 plus one CTA per chunk (at most one per multiprocessor), by flags (SS_*).  Local. */
-template <int R, int W>
+template <int R, int W, int U>
 static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, int flags) {
   int dev = 0, nsm = 0;
   int *dperm = dpiv + n, *dinfo = dpiv + 2 * n + 6, *plans = dpiv + 2 * n + 8;
@@ -461,16 +465,33 @@ static int ss_launches(k_backend *be, int n, double *a, int64_t lda, int *dpiv, 
   HY_CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   cudaStream_t st = k_cuda_cur(be);
   const int pdl = !(flags & SS_NO_PDL), red = !(flags & SS_SHFL_RED);
-  HY_CALL((ss_launch1<R, W>(st, 1, 0, red, a, lda, n, -1, dpiv, dperm, plans, stat, dinfo)));
+  HY_CALL((ss_launch1<R, W, U>(st, 1, 0, red, a, lda, n, -1, dpiv, dperm, plans, stat, dinfo)));
   const int nsteps = (n + W - 1) / W;
   for (int k = 0; k < nsteps; k++) {
     int k0 = k * W, k1 = k0 + (n - k0 < W ? n - k0 : W), w1 = n - k1 < W ? n - k1 : W;
     int chunks = (n - k1 - w1 + SS_CW - 1) / SS_CW + (k0 + SS_LW - 1) / SS_LW;
     int G = (flags & SS_LEAD_ONLY) ? 1 : 1 + (chunks < nsm - 1 ? chunks : nsm - 1);
-    HY_CALL((ss_launch1<R, W>(st, G, pdl, red, a, lda, n, k, dpiv, dperm, plans, stat, dinfo)));
+    HY_CALL((ss_launch1<R, W, U>(st, G, pdl, red, a, lda, n, k, dpiv, dperm, plans, stat, dinfo)));
   }
   return HY_OK;
 }
+
+/* The built kinds of the steps LU: R rows a thread, panel width W, column loop unrolled U
+ * times (1: rolled), and their launches. */
+typedef struct {
+  int R, W, U;
+  int (*launches)(k_backend *be, int n, double *a, int64_t lda, int *dpiv, int flags);
+} ss_kind;
+static const ss_kind ss_kinds[] = {
+  { 1, 32, 1, ss_launches<1, 32, 1> }, { 1, 16, 1, ss_launches<1, 16, 1> },
+  { 1, 8, 1, ss_launches<1, 8, 1> }, { 2, 16, 1, ss_launches<2, 16, 1> },
+  { 2, 8, 1, ss_launches<2, 8, 1> }, { 4, 8, 1, ss_launches<4, 8, 1> },
+  { 1, 8, 2, ss_launches<1, 8, 2> }, { 2, 8, 2, ss_launches<2, 8, 2> },
+  { 4, 8, 2, ss_launches<4, 8, 2> }, { 1, 8, 4, ss_launches<1, 8, 4> },
+  { 2, 8, 4, ss_launches<2, 8, 4> }, { 4, 8, 4, ss_launches<4, 8, 4> },
+  { 1, 8, 8, ss_launches<1, 8, 8> }, { 2, 8, 8, ss_launches<2, 8, 8> },
+  { 4, 8, 8, ss_launches<4, 8, 8> },
+};
 
 /* The panel width the steps LU takes for order n: 8 at every n (H200, 00:32, main 51237d1,
  * factor ms: n = 512 w = 32 / 16 / 8: 0.895 / 0.651 / 0.640; n = 1024 w = 16 / 8: 2.030 /
@@ -483,7 +504,7 @@ static int ss_w_auto(int64_t n) {
 }
 
 /* The steps LU with panels of w columns (0: ss_w_auto; R = ceil(n / 512) rows a thread, R x w
- * <= 32) by flags (SS_LEAD_ONLY 1, SS_NO_PDL 2, SS_SHFL_RED 4), then info, the smallest |u_jj| and its column to the host (one synchronisation).
+ * <= 32) by flags (SS_LEAD_ONLY 1, SS_NO_PDL 2, SS_SHFL_RED 4, SS_UNROLL2 / 4 / 8: 8 / 16 / 32), then info, the smallest |u_jj| and its column to the host (one synchronisation).
  * dpiv: K_GAUSS_SMALL_INTS(n) ints (pivots, row order, the results, the plans).  For the
  * timing test (tests/gauss/test_gauss_small_time.c) beside getrf_small.  Local. */
 extern "C" int k_cuda_small_step_getrf_w(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv,
@@ -492,15 +513,15 @@ extern "C" int k_cuda_small_step_getrf_w(k_backend *be, int64_t n, double *a, in
     return hy_err(HY_EUSAGE, "gauss small LU: n = %lld (allowed: 1 .. %d)", (long long)n, SS_NMAX);
   if (w == 0) w = ss_w_auto(n);
   const int in = (int)n, R = in <= 512 ? 1 : in <= 1024 ? 2 : 4;
-  if (R == 1 && w == 32) HY_CALL((ss_launches<1, 32>(be, in, a, lda, dpiv, flags)));
-  else if (R == 1 && w == 16) HY_CALL((ss_launches<1, 16>(be, in, a, lda, dpiv, flags)));
-  else if (R == 1 && w == 8) HY_CALL((ss_launches<1, 8>(be, in, a, lda, dpiv, flags)));
-  else if (R == 2 && w == 16) HY_CALL((ss_launches<2, 16>(be, in, a, lda, dpiv, flags)));
-  else if (R == 2 && w == 8) HY_CALL((ss_launches<2, 8>(be, in, a, lda, dpiv, flags)));
-  else if (R == 4 && w == 8) HY_CALL((ss_launches<4, 8>(be, in, a, lda, dpiv, flags)));
-  else
-    return hy_err(HY_EUSAGE, "gauss small LU: panel width %d at n = %lld (allowed: 8, 16, 32 with "
-                  "ceil(n / 512) x width <= 32)", w, (long long)n);
+  const int U = (flags & SS_UNROLL8) ? 8 : (flags & SS_UNROLL4) ? 4 : (flags & SS_UNROLL2) ? 2 : 1;
+  const ss_kind *kd = NULL;
+  for (size_t i = 0; i < sizeof ss_kinds / sizeof ss_kinds[0]; i++)
+    if (ss_kinds[i].R == R && ss_kinds[i].W == w && ss_kinds[i].U == U) kd = &ss_kinds[i];
+  if (!kd)
+    return hy_err(HY_EUSAGE, "gauss small LU: panel width %d, column loop unrolled %d times, at n = "
+                  "%lld (allowed: 8, 16, 32 with ceil(n / 512) x width <= 32; unrolled 2, 4, 8 times: "
+                  "width 8)", w, U, (long long)n);
+  HY_CALL(kd->launches(be, in, a, lda, dpiv, flags));
   cudaStream_t s = k_cuda_cur(be);
   double h[4];
   HY_CUDA(cudaMemcpyAsync(h, dpiv + 2 * n, 4 * sizeof(double), cudaMemcpyDeviceToHost, s));
