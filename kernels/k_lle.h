@@ -160,7 +160,8 @@ typedef struct {
 /* The top phase of k_lle_chol_numeric on another engine (lle.cnd_top = device: the backend's
  * k_lle_eig_ops.chol_top): the supernodes above the cut top[0 .. ntop) (ascending; every
  * ancestor of one is one), their blocks in x assembled and updated from every supernode below
- * the cut.  The engine applies the updates among them, for top[i] in ascending order its
+ * the cut (or, with k_lle_chol_in.top_below, assembled only: the engine applies the updates
+ * from below too, first, see the tails below).  The engine applies the updates among them, for top[i] in ascending order its
  * updaters u in [uptr[i], uptr[i + 1]) in ascending order: top[i] -= L_d(rows from p1, :)
  * L_d(rows [p1, p2), :)^T with d = top[ud[u]], p1 = up1[u], p2 = up2[u] positions in d's rows,
  * the local rows in top[i] of d's rows p1, p1 + 1, .. being rmap[rptr[u] .. rptr[u + 1]) (the
@@ -176,6 +177,19 @@ typedef struct k_lle_chol_top {
   const int32_t *ud, *up1, *up2;
   const int64_t *rptr;          /* uptr[ntop] + 1 */
   const int32_t *rmap;
+  /* the updates from below the cut (top_below; else ntail = 0 and the host did them): tail t
+   * is below supernode tail_sn[t]'s rows from position tail_q[t] on (every one a top
+   * supernode's column) in all its columns; top[i] gets, before the updates among the top, for
+   * each pair u in [buptr[i], buptr[i + 1]) and each of its columns: top[i] -= L_d(rows from
+   * bup1[u], :) L_d(bup1[u] .. bup2[u], :)^T, d = tail_sn[bud[u]], the local rows in top[i] of
+   * d's rows bup1[u], bup1[u] + 1, .. being brmap[brptr[u] .. brptr[u + 1]) (the first
+   * bup2[u] - bup1[u] of them top[i]'s columns), the lower part; per entry the pairs in order */
+  int64_t ntail;
+  const int32_t *tail_sn, *tail_q;
+  const double *tailx;            /* the tails packed: tail t at toff[t], column-major, leading dimension its rows */
+  const int64_t *toff;            /* ntail + 1 */
+  const int64_t *buptr, *brptr;   /* ntop + 1, nbelow + 1 */
+  const int32_t *bud, *bup1, *bup2, *brmap;
   double *x;                    /* L's values (host) */
   int64_t minor;                /* out: n, or the first column with a non-positive pivot */
   double bytes;                 /* out: bytes moved between host and engine, both ways */
@@ -200,6 +214,7 @@ typedef struct {
   /* the top phase on another engine (see k_lle_chol_top), or NULL: the top on the threads */
   int (*top)(k_backend *be, k_lle_chol_top *job);
   k_backend *top_be;
+  int top_below;       /* with top: 1, the engine applies the updates from below the cut too */
 } k_lle_chol_in;
 /* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the
  * dense-block count) in all and above the cut, the two phases' seconds, and minor: n, or the

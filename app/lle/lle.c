@@ -56,6 +56,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd: the numeric Cholesky factor on CHOLMOD's supernodal analysis: own (kernels/host/lle_chol.c: left-looking supernodal, tree-parallel: subtrees on the rank's threads with one BLAS thread each, the top separators split over the threads, their dpotrf / dtrsm on lle.cnd_blas_threads) or cholmod (CHOLMOD's own, sequential over the supernodes, its BLAS on lle.cnd_blas_threads)" },
   { "lle", "cnd_top", CFG_ENUM, "auto", 0, 0, "auto|blas|device|tiles",
     "chol-nd, cnd_factor = own: the top supernodes (above the tree's cut) and every supernode's dpotrf / dtrsm: auto (device where the backend has it, i.e. CUDA, else tiles); device (the subtrees by tiles on the host's threads, the top supernodes assembled and updated from below there, then shipped to the device, updated among themselves by cuBLAS DGEMM and factored by cuSOLVER dpotrf / cuBLAS dtrsm, and shipped back: refused on a backend without it, exit 1); tiles (64-wide tiles, right-looking; the top supernodes' tiles on the rank's threads, one BLAS thread throughout: the factor the same bit for bit at any thread count whatever run.blas_threads; H200 N = 1M: numeric 1.65 s, its top 0.87 s) or blas (one call each; the top supernodes' on up to lle.cnd_blas_threads OpenBLAS threads: numeric 2.29 s, its top 1.54 s)" },
+  { "lle", "cnd_below", CFG_ENUM, "device", 0, 0, "device|host",
+    "chol-nd with the top supernodes on the device (lle.cnd_top = device, or auto on CUDA): their updates from the supernodes below the cut: device (the below supernodes' rows in the top packed by the subtree phase, shipped once, applied on the device by a kernel a top column a block) or host (applied on the rank's threads before the top blocks go up)" },
   { "lle", "cnd_check", CFG_BOOL, "false", 0, 0, NULL,
     "chol-nd: after the factorisation, its backward error on one seeded probe z, ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z||, printed and recorded (cnd_factor_check; costs about two solves)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
@@ -120,6 +122,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_own = cfg_is(c, "lle.cnd_factor", "own");
   o->cnd_check = cfg_bool(c, "lle.cnd_check");
   o->cnd_tiles = !cfg_is(c, "lle.cnd_top", "blas");   /* the subtrees by tiles with device and auto too */
+  o->cnd_below = cfg_is(c, "lle.cnd_below", "device");
   o->cnd_device = cfg_is(c, "lle.cnd_top", "device") ? 1 : cfg_is(c, "lle.cnd_top", "auto") ? -1 : 0;
   o->threads = (int)cfg_int(c, "lle.threads");
   o->tol = cfg_real(c, "lle.tol");

@@ -75,7 +75,7 @@ typedef struct {
   int cnd_nsub, cnd_ntop, cnd_threads;   /* its subtrees, top supernodes, threads */
   int cnd_tiles;      /* its dpotrf / dtrsm by tiles (lle.cnd_top = tiles) */
   double cnd_top_frac, t_sub, t_top;     /* its top's share of the flops, its two phases */
-  int cnd_device;     /* its top on the device (lle.cnd_top = device): */
+  int cnd_device, cnd_below;   /* its top on the device (lle.cnd_top = device), the updates from below too: */
   double t_below, top_bytes, t_up, t_dev, t_down;   /* the top's host part (assembly, updates from below),
                                                        bytes moved, copies up, device work, copies back */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */
@@ -147,6 +147,7 @@ typedef struct {
   int cnd_check;               /* chol-nd: lle.cnd_check, the factor's backward error printed */
   int cnd_tiles;               /* chol-nd: lle.cnd_top != blas (tiles, and the subtrees with device / auto) */
   int cnd_device;              /* chol-nd: the top on the device: 1 (device), -1 (auto: where the backend has it), 0 */
+  int cnd_below;               /* chol-nd: with it the updates from below on the device too (lle.cnd_below = device) */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;

@@ -77,9 +77,10 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
                e->cnd_ntop, 100 * e->cnd_top_frac, e->t_top,
                e->cnd_device ? "of the top on the device" : e->cnd_tiles ? "by tiles on the threads" : "by BLAS calls");
   if (e->cnd_own && e->cnd_device)
-    hy_printf0(ctx, "lle: chol-nd top on the device: assembly and updates from below on the threads %.3f s, "
-               "%.1f MB moved (both ways), copies up %.3f s, device work %.3f s, copies back %.3f s\n",
-               e->t_below, e->top_bytes * 1e-6, e->t_up, e->t_dev, e->t_down);
+    hy_printf0(ctx, "lle: chol-nd top on the device: assembly%s on the threads %.3f s, "
+               "%.1f MB moved (both ways), copies up %.3f s, device work %.3f s, copies back %.3f s; updates from below %s\n",
+               e->cnd_below ? "" : " and updates from below", e->t_below, e->top_bytes * 1e-6, e->t_up, e->t_dev, e->t_down,
+               e->cnd_below ? "on the device" : "on the threads");
   if (e->factor_checked)
     hy_printf0(ctx, "lle: chol-nd factor check: ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z|| = %.3e\n",
                e->factor_check);

@@ -39,11 +39,49 @@ __global__ void cc_scatter(double *blk, int64_t lda, const double *c, int m, int
   if (r >= col) blk[r + (int64_t)col * lda] -= c[e];
 }
 
+/* A pair of a top supernode with a tail from below (k_lle_chol_top's below lists), for cc_below. */
+typedef struct {
+  int64_t toff, roff;     /* the tail at dtail + toff (ld rows, k columns); its local rows at drmap2 + roff */
+  int ld, k, j0, ncol, mu;   /* the pair's first row in the tail, its columns, its rows */
+  int pad;
+} cc_pair;
+
+/* blk(:, c) -= the updates from below of top column c = blockIdx.x: for each pair in order
+ * whose columns hold c (bisection), its rows from c's down, one thread a row (dot products over
+ * the tail's columns, k ascending): each entry written by one thread, in the pairs' order. */
+__global__ void cc_below(double *blk, int64_t lda, const cc_pair *pairs, int np, const double *tails,
+                         const int32_t *rmap) {
+  int c = blockIdx.x;
+  for (int q = 0; q < np; q++) {
+    cc_pair p = pairs[q];
+    const int32_t *rm = rmap + p.roff;
+    int lo = 0, hi = p.ncol;
+    while (lo < hi) {
+      int mid = (lo + hi) >> 1;
+      if (rm[mid] < c) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo >= p.ncol || rm[lo] != c) continue;
+    const double *t = tails + p.toff;
+    int b = p.j0 + lo;
+    for (int ar = lo + (int)threadIdx.x; ar < p.mu; ar += blockDim.x) {
+      int a = p.j0 + ar;
+      double acc = 0;
+      for (int k = 0; k < p.k; k++) acc = __fma_rn(t[a + (int64_t)k * p.ld], t[b + (int64_t)k * p.ld], acc);
+      blk[rm[ar] + (int64_t)c * lda] -= acc;
+    }
+  }
+}
+
 /* The call's device state (freed by cc_free). */
 typedef struct {
   cudaStream_t cp;                     /* the copies' stream */
-  cudaEvent_t *up, *done, t0;          /* block i uploaded / factored; the start */
+  cudaEvent_t *up, *done, t0, tails;   /* block i uploaded / factored; the start; the tails up */
   int nev;
+  double *dtail;                       /* the tails from below, packed (tail t at toff[t]) */
+  cc_pair *dpairs;
+  int32_t *drmap2;
+  const int64_t *toff;                 /* host: the job's */
   double *dx, *dc, *dwork;             /* the top blocks (packed), the update scratch, dpotrf's */
   int32_t *drmap;
   int *dinfo;
@@ -57,11 +95,40 @@ static void cc_free(cc_dev *d) {
     if (d->done) cudaEventDestroy(d->done[i]);
   }
   if (d->t0) cudaEventDestroy(d->t0);
+  if (d->tails) cudaEventDestroy(d->tails);
   if (d->cp) cudaStreamDestroy(d->cp);
-  void *dev[] = { d->dx, d->dc, d->dwork, d->drmap, d->dinfo };
+  void *dev[] = { d->dx, d->dc, d->dwork, d->drmap, d->dinfo, d->dtail, d->dpairs, d->drmap2 };
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   free(d->up); free(d->done); free(d->off);
+}
+
+/* The tails from below up (packed by the host, one copy on the copy stream before the
+ * blocks), the pairs and their local rows.  Local. */
+static int cc_tails(const k_lle_chol_top *job, cc_dev *d) {
+  const k_lle_super *L = job->L;
+  int64_t nt = job->ntail, np = job->buptr[job->ntop], nr = job->brptr[np];
+  cc_pair *hp = (cc_pair *)malloc((size_t)(np > 0 ? np : 1) * sizeof(cc_pair));
+  if (!hp) return hy_err(HY_ESYS, "out of memory for %lld pairs", (long long)np);
+  d->toff = job->toff;
+  for (int64_t u = 0; u < np; u++) {
+    int64_t t = job->bud[u], s = job->tail_sn[t];
+    int64_t ld = L->pi[s + 1] - L->pi[s] - job->tail_q[t];
+    hp[u] = cc_pair{ d->toff[t], job->brptr[u], (int)ld, (int)(L->super[s + 1] - L->super[s]),
+                     job->bup1[u] - job->tail_q[t], job->bup2[u] - job->bup1[u],
+                     (int)(L->pi[s + 1] - L->pi[s] - job->bup1[u]), 0 };
+  }
+  cudaError_t ce = cudaMalloc((void **)&d->dtail, (size_t)(d->toff[nt] > 0 ? d->toff[nt] : 1) * sizeof(double));
+  if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->dpairs, (size_t)(np > 0 ? np : 1) * sizeof(cc_pair));
+  if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->drmap2, (size_t)(nr > 0 ? nr : 1) * sizeof(int32_t));
+  if (ce == cudaSuccess && np > 0) ce = cudaMemcpy(d->dpairs, hp, (size_t)np * sizeof(cc_pair), cudaMemcpyHostToDevice);
+  free(hp);
+  if (ce == cudaSuccess && nr > 0) ce = cudaMemcpyAsync(d->drmap2, job->brmap, (size_t)nr * sizeof(int32_t), cudaMemcpyHostToDevice, d->cp);
+  if (ce == cudaSuccess && d->toff[nt] > 0)   /* packed by the host's subtree phase (job->tailx) */
+    ce = cudaMemcpyAsync(d->dtail, job->tailx, (size_t)d->toff[nt] * sizeof(double), cudaMemcpyHostToDevice, d->cp);
+  if (ce == cudaSuccess) ce = cudaEventCreate(&d->tails);
+  if (ce == cudaSuccess) ce = cudaEventRecord(d->tails, d->cp);
+  return cc_ok(ce, "the tails from below up");
 }
 
 /* Sizes: the blocks' offsets, the largest update block, dpotrf's workspace; the device
@@ -106,7 +173,7 @@ static int cc_alloc(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int *lw
     HY_CUDA(cudaEventCreate(&d->done[d->nev]));
   }
   if (nr > 0) HY_CUDA(cudaMemcpyAsync(d->drmap, job->rmap, (size_t)nr * sizeof(int32_t), cudaMemcpyHostToDevice, d->cp));
-  return HY_OK;
+  return job->ntail ? cc_tails(job, d) : HY_OK;
 }
 
 /* Top supernode i on the stream: its updates from the top updaters, dpotrf, dtrsm.  Local. */
@@ -117,6 +184,12 @@ static int cc_node(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int i, i
   int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]);
   double *blk = d->dx + d->off[i];
   const double one = 1, zero = 0;
+  if (job->ntail && job->buptr[i + 1] > job->buptr[i]) {   /* the updates from below first */
+    HY_CUDA(cudaStreamWaitEvent(cs->stream, d->tails, 0));
+    cc_below<<<(unsigned)nc, 128, 0, cs->stream>>>(blk, lda, d->dpairs + job->buptr[i],
+                                                   (int)(job->buptr[i + 1] - job->buptr[i]), d->dtail, d->drmap2);
+    HY_CUDA_LAUNCH();
+  }
   for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
     int j = job->ud[u];
     int64_t dd = job->top[j];
@@ -187,6 +260,7 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   if (rc == HY_OK && job->ntop > 0) rc = cc_ok(cudaEventElapsedTime(&ms, d.t0, d.done[job->ntop - 1]), "cudaEventElapsedTime");
   if (rc == HY_OK) rc = cc_pivots(job, &d, job);
   job->bytes = d.off ? 2.0 * (double)d.off[job->ntop] * sizeof(double) : 0;
+  if (d.toff) job->bytes += (double)d.toff[job->ntail] * sizeof(double);
   job->t_up = t1 - t0;
   job->t_dev = 1e-3 * ms;
   job->t_down = cc_now() - t1;

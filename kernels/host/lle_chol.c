@@ -49,6 +49,7 @@ enum { CH_RCH = 64, CH_MAXT = 64, CH_BLAS_COLS = 256 };
 typedef struct k_lle_chol_plan ch_fact;
 typedef struct ch_thr ch_thr;
 typedef void (*ch_step)(ch_fact *f, ch_thr *t, int64_t s);   /* one supernode's step */
+static void ch_tail_pack(ch_fact *f, int64_t s);
 
 /* One thread's scratch: its row map, update block and gather block. */
 struct ch_thr {
@@ -82,6 +83,13 @@ struct k_lle_chol_plan {
    * cut) and the updaters among the top (k_lle_chol_top's lists) */
   int32_t *tpos, *tud, *tup1, *tup2, *trmap;
   int64_t *tuptr, *trptr;
+  /* and (in->top_below) the tails of the supernodes below that update the top, the pairs */
+  int64_t ntail;
+  int32_t *tail_sn, *tail_q, *bud, *bup1, *bup2, *brmap;
+  int64_t *buptr, *brptr;
+  int32_t *tix;           /* ns: the tail of each supernode below, or -1 */
+  int64_t *toff;          /* ntail + 1: tail t at tailx + toff[t] */
+  double *tailx;          /* the tails packed, by the subtree phase as each supernode is done */
   /* the call in work */
   double *lx;             /* the factor's values */
   double *xb;             /* the solve's block (n x nrhs) */
@@ -505,6 +513,7 @@ static void ch_fact_node(ch_fact *f, ch_thr *t, int64_t s) {
     ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], 0, lda, t->map, t->c);
   if (f->in->top_tiles) ch_tile_serial(f, s);
   else ch_factor_diag(f, s);
+  if (f->in->top_below && f->in->top && f->tix && f->tix[s] >= 0) ch_tail_pack(f, s);   /* for the engine */
 }
 
 /* A top supernode's row map and its block counter (the caller's thread).  Local. */
@@ -531,7 +540,7 @@ static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
     if (b >= nb) break;
     int64_t r0 = (nb - 1 - b) * CH_RCH, r1 = r0 + CH_RCH < lda ? r0 + CH_RCH : lda;
     for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++)
-      if (!f->in->top || f->tpos[f->ud[u]] < 0)   /* another engine: the updates from below only */
+      if (!f->in->top || (!f->in->top_below && f->tpos[f->ud[u]] < 0))   /* an engine: from below only, or none */
         ch_update(f, s, f->ud[u], f->up1[u], f->up2[u], r0, r1, map0, t->c);
   }
   if (f->in->top_tiles && !f->in->top) ch_tile_parallel(f, t, s);
@@ -670,6 +679,8 @@ void k_lle_chol_plan_free(k_lle_chol_plan *f) {
   free(f->ud); free(f->up1); free(f->up2); free(f->atp); free(f->atc); free(f->atx); free(f->ilp);
   free(f->sub); free(f->top); free(f->tb);
   free(f->tpos); free(f->tud); free(f->tup1); free(f->tup2); free(f->trmap); free(f->tuptr); free(f->trptr);
+  free(f->tail_sn); free(f->tail_q); free(f->bud); free(f->bup1); free(f->bup2); free(f->brmap); free(f->buptr);
+  free(f->brptr); free(f->tix); free(f->toff); free(f->tailx);
   free(f);
 }
 
@@ -737,16 +748,84 @@ static void ch_top_lists(ch_fact *f) {
   }
 }
 
-/* The top phase with in->top: each top supernode assembled and updated from below the cut on
- * the threads, then the engine's updates among them and factor.  Local. */
+/* The tails of the supernodes below the cut with rows in the top (d ascending: the first
+ * position whose row is a top supernode's column) and each top supernode's pairs with them
+ * and their rows' local rows (k_lle_chol_top's below lists).  Local. */
+static void ch_below_lists(ch_fact *f) {
+  const k_lle_super *L = f->L;
+  int64_t ns = L->nsuper, nu = 0, nr = 0;
+  int32_t *tix = NULL;
+  HY_MALLOC(tix, ns);
+  f->tix = tix;
+  HY_MALLOC(f->tail_sn, ns); HY_MALLOC(f->tail_q, ns);
+  f->ntail = 0;
+  for (int64_t d = 0; d < ns; d++) {
+    tix[d] = -1;
+    if (f->tpos[d] >= 0) continue;
+    int64_t nc = L->super[d + 1] - L->super[d], lda = L->pi[d + 1] - L->pi[d];
+    const int64_t *rows = L->s + L->pi[d];
+    for (int64_t p = nc; p < lda; p++)
+      if (f->tpos[f->smap[rows[p]]] >= 0) {
+        tix[d] = (int32_t)f->ntail; f->tail_sn[f->ntail] = (int32_t)d; f->tail_q[f->ntail++] = (int32_t)p;
+        break;
+      }
+  }
+  HY_CALLOC(f->buptr, f->ntop + 1);
+  for (int i = 0; i < f->ntop; i++)
+    for (int64_t u = f->uptr[f->top[i]]; u < f->uptr[f->top[i] + 1]; u++)
+      if (f->tpos[f->ud[u]] < 0) { nu++; nr += L->pi[f->ud[u] + 1] - L->pi[f->ud[u]] - f->up1[u]; }
+  HY_MALLOC(f->bud, nu + 1); HY_MALLOC(f->bup1, nu + 1); HY_MALLOC(f->bup2, nu + 1);
+  HY_MALLOC(f->brptr, nu + 1); HY_MALLOC(f->brmap, nr + 1);
+  int32_t *map = f->thr[0].map;
+  int64_t at = 0;
+  f->brptr[0] = 0;
+  for (int i = 0; i < f->ntop; i++) {
+    int64_t s = f->top[i];
+    ch_map(f, s, map);
+    for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++) {
+      int64_t d = f->ud[u];
+      if (f->tpos[d] >= 0) continue;
+      const int64_t *rows = L->s + L->pi[d];
+      int64_t q = f->brptr[at];
+      for (int64_t p = f->up1[u]; p < L->pi[d + 1] - L->pi[d]; p++) f->brmap[q++] = map[rows[p]];
+      f->bud[at] = tix[d]; f->bup1[at] = f->up1[u]; f->bup2[at] = f->up2[u];
+      f->brptr[++at] = q;
+    }
+    f->buptr[i + 1] = at;
+  }
+  HY_MALLOC(f->toff, f->ntail + 1);
+  f->toff[0] = 0;
+  for (int64_t t = 0; t < f->ntail; t++) {
+    int64_t d = f->tail_sn[t];
+    f->toff[t + 1] = f->toff[t] + (L->pi[d + 1] - L->pi[d] - f->tail_q[t]) * (L->super[d + 1] - L->super[d]);
+  }
+  HY_MALLOC(f->tailx, f->toff[f->ntail] + 1);
+}
+
+/* Supernode s's tail (its rows from the first top one, all its columns) into the packed
+ * tails, once factored.  Local. */
+static void ch_tail_pack(ch_fact *f, int64_t s) {
+  const k_lle_super *L = f->L;
+  int64_t t = f->tix[s], lda = L->pi[s + 1] - L->pi[s], q = f->tail_q[t], m = lda - q;
+  const double *blk = f->lx + L->px[s];
+  for (int64_t j = 0; j < L->super[s + 1] - L->super[s]; j++)
+    memcpy(f->tailx + f->toff[t] + j * m, blk + j * lda + q, (size_t)m * sizeof(double));
+}
+
+/* The top phase with in->top: each top supernode assembled (and with !in->top_below updated
+ * from below the cut) on the threads, then the engine's updates and factor.  Local. */
 static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *st) {
-  if (!f->tpos) ch_top_lists(f);
   double t0 = ch_now();
   ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
   st->t_below = ch_now() - t0;
   k_lle_chol_top job = { .L = f->L, .ntop = f->ntop, .top = f->top, .uptr = f->tuptr, .ud = f->tud,
                          .up1 = f->tup1, .up2 = f->tup2, .rptr = f->trptr, .rmap = f->trmap, .x = f->lx,
                          .minor = f->L->n };
+  if (in->top_below) {
+    job.ntail = f->ntail; job.tail_sn = f->tail_sn; job.tail_q = f->tail_q; job.buptr = f->buptr;
+    job.brptr = f->brptr; job.bud = f->bud; job.bup1 = f->bup1; job.bup2 = f->bup2; job.brmap = f->brmap;
+    job.tailx = f->tailx; job.toff = f->toff;
+  }
   int rc = in->top(in->top_be, &job);
   st->top_engine = 1;
   st->top_bytes = job.bytes; st->t_up = job.t_up; st->t_dev = job.t_dev; st->t_down = job.t_down;
@@ -764,6 +843,8 @@ int k_lle_chol_numeric(k_lle_chol_plan *f, const k_lle_chol_in *in, double *lx, 
   f->in = in; f->lx = lx;
   atomic_store(&f->fail, 0);
   if (!f->atp) ch_transpose(f);
+  if (in->top && f->ntop && !f->tpos) ch_top_lists(f);   /* the engine's lists (before the subtrees pack tails) */
+  if (in->top && f->ntop && in->top_below && !f->buptr) ch_below_lists(f);
   double t0 = ch_now();
   if (in->blas_set) in->blas_set(1);   /* the same BLAS calls at any thread count */
   ch_sub_phase(f, ch_fact_node, 0);

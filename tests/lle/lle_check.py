@@ -673,32 +673,47 @@ def check_gpu_eig(c):
     return rc
 
 
+DEV_TOP_RE = (r"chol-nd top on the device: assembly(?: and updates from below)? on the threads ([0-9.]+) s, "
+              r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s, device work ([0-9.]+) s, copies back ([0-9.]+) s; "
+              r"updates from below on the (device|threads)")
+
+
 def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
-    """chol-nd on CUDA with its top supernodes on the device (lle.cnd_top = auto: device): the
-    device line (bytes moved > 0, its seconds), the factor's probe backward error and the solve's
-    <= 1e-14; against the same run with lle.cnd_top = tiles (the top on the host's threads): the
-    same iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
-    m = re.search(r"chol-nd top on the device: assembly and updates from below on the threads ([0-9.]+) s, "
-                  r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s, device work ([0-9.]+) s, copies back ([0-9.]+) s", og)
-    chk = re.search(r"chol-nd factor check: .* = ([0-9.eE+-]+)", og)
-    sck = re.search(r"chol-nd solve check: .* = ([0-9.eE+-]+)", og)
-    it = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", og)
-    wt, ot = run(c, 1, base + ["lle.n=%d" % n, "run.backend=" + be, "lle.eigensolver=chol-nd", "lle.cnd_top=tiles",
-                               "lle.cnd_check=true"], "geig_cnd_tiles_%d" % n)
-    lt, rt, qt = eig_table(ot)
-    itt = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", ot)
-    disp = procrustes_disparity(np.load(os.path.join(wt, "emb.npy")), Yg)
-    ok = (m is not None and float(m.group(2)) > 0 and chk is not None and float(chk.group(1)) <= 1e-14
-          and sck is not None and float(sck.group(1)) <= 1e-14 and it is not None and itt is not None
-          and it.group(1) == itt.group(1) and len(lt) == len(lg) and bool(np.all(np.abs(lg - lt) <= rg + rt))
-          and disp <= 1e-10 and "chol-nd top on the device" not in ot and "PASSED: lle" in ot)
-    print("%s chol_nd n=%d top on the device: %s MB moved, up %s s, device %s s, back %s s; probe %s, solve check %s "
-          "(<= 1e-14); vs cnd_top = tiles: iterations %s / %s, max |dlambda| %.2e (bound met: %s), Procrustes %.2e (<= 1e-10)" % (
-          "ok  " if ok else "FAIL", n, m.group(2) if m else "?", m.group(3) if m else "?", m.group(4) if m else "?",
-          m.group(5) if m else "?", chk.group(1) if chk else "?", sck.group(1) if sck else "?",
-          it.group(1) if it else "?", itt.group(1) if itt else "?", float(np.max(np.abs(lg - lt))) if len(lt) == len(lg) else -1,
-          bool(len(lt) == len(lg) and np.all(np.abs(lg - lt) <= rg + rt)), disp))
-    return 0 if ok else 1
+    """chol-nd on CUDA with its top supernodes on the device (lle.cnd_top = auto: device, the
+    updates from below there too): the device line (bytes moved > 0, its seconds), the factor's
+    probe backward error and the solve's <= 1e-14; against the same problem with
+    lle.cnd_below = host (the updates from below on the threads: the device line says so) and
+    with lle.cnd_top = tiles (the top on the host's threads: no device line): the same
+    iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
+    rc = 0
+    for tag, extra, where in (("default", None, "device"), ("cnd_below=host", ["lle.cnd_below=host"], "threads"),
+                              ("cnd_top=tiles", ["lle.cnd_top=tiles"], None)):
+        if extra is None:
+            out, lt, rt, Yt = og, lg, rg, Yg
+        else:
+            wt, out = run(c, 1, base + ["lle.n=%d" % n, "run.backend=" + be, "lle.eigensolver=chol-nd", "lle.cnd_check=true"]
+                          + extra, "geig_cnd_%s_%d" % (extra[0].split("=")[1], n))
+            lt, rt, _ = eig_table(out)
+            Yt = np.load(os.path.join(wt, "emb.npy"))
+        m = re.search(DEV_TOP_RE, out)
+        chk = re.search(r"chol-nd factor check: .* = ([0-9.eE+-]+)", out)
+        sck = re.search(r"chol-nd solve check: .* = ([0-9.eE+-]+)", out)
+        it = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", out)
+        it0 = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", og)
+        disp = procrustes_disparity(Yt, Yg)
+        same = len(lt) == len(lg) and bool(np.all(np.abs(lg - lt) <= rg + rt))
+        dev_ok = (m is None) if where is None else (m is not None and float(m.group(2)) > 0 and m.group(6) == where)
+        ok = (dev_ok and chk is not None and float(chk.group(1)) <= 1e-14 and sck is not None
+              and float(sck.group(1)) <= 1e-14 and it is not None and it0 is not None and it.group(1) == it0.group(1)
+              and same and disp <= 1e-10 and "PASSED: lle" in out and "fallback" not in out)
+        print("%s chol_nd n=%d %s: device line %s (%s MB moved, up %s s, device %s s, back %s s, below on the %s); "
+              "probe %s, solve check %s (<= 1e-14); vs the default: iterations %s / %s, eigenvalues within the residuals: %s, "
+              "Procrustes %.2e (<= 1e-10)" % (
+              "ok  " if ok else "FAIL", n, tag, "absent" if m is None else "present", *(m.groups() if m else ["?"] * 6)[1:],
+              chk.group(1) if chk else "?", sck.group(1) if sck else "?", it.group(1) if it else "?",
+              it0.group(1) if it0 else "?", same, disp))
+        rc |= 0 if ok else 1
+    return rc
 
 
 def check_chol_nd_cols(c):

@@ -27,13 +27,42 @@ extern void dtrsm_(const char *side, const char *uplo, const char *ta, const cha
                    size_t, size_t);
 
 static int nchecks, nfailed;
-static int64_t seen_updates;   /* updaters among the top in the last job */
+static int64_t seen_updates, seen_below;   /* updaters among the top, pairs with below, in the last job */
 
 /* One check: print it, count it.  Local. */
 static void ok(int cond, const char *what, double val) {
   nchecks++;
   if (!cond) nfailed++;
   printf("%s %s: %.3e\n", cond ? "ok  " : "FAIL", what, val);
+}
+
+/* The updates from below into top[i] as the CUDA kernel does them: per column c of top[i],
+ * the pairs in order, c's position in the pair's columns by bisection, then the pair's rows
+ * from there (dot products over d's columns).  Local. */
+static void host_below(const k_lle_chol_top *job, int i) {
+  const k_lle_super *L = job->L;
+  int64_t s = job->top[i], lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+  double *blk = job->x + L->px[s];
+  for (int64_t c = 0; c < nc; c++)
+    for (int64_t u = job->buptr[i]; u < job->buptr[i + 1]; u++) {
+      int64_t d = job->tail_sn[job->bud[u]], ldd = L->pi[d + 1] - L->pi[d], kd = L->super[d + 1] - L->super[d];
+      const int32_t *rm = job->brmap + job->brptr[u];
+      int ncol = job->bup2[u] - job->bup1[u], mu = (int)(ldd - job->bup1[u]), lo = 0, hi = ncol;
+      while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (rm[mid] < c) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= ncol || rm[lo] != c) continue;
+      const double *t = job->tailx + job->toff[job->bud[u]];   /* the packed tail, as the device has it */
+      int64_t q = job->tail_q[job->bud[u]], ld = ldd - q, b = job->bup1[u] - q + lo;
+      for (int ar = lo; ar < mu; ar++) {
+        int64_t a = job->bup1[u] - q + ar;
+        double acc = 0;
+        for (int64_t k = 0; k < kd; k++) acc = fma(t[a + k * ld], t[b + k * ld], acc);
+        blk[rm[ar] + c * lda] -= acc;
+      }
+    }
 }
 
 /* The host engine: k_lle_chol_top's algorithm with the host BLAS, in place.  Local. */
@@ -47,6 +76,7 @@ static int host_top(k_backend *be, k_lle_chol_top *job) {
     int64_t s = job->top[i];
     int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]), info = 0;
     double *blk = job->x + L->px[s];
+    if (job->ntail) host_below(job, i);
     for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
       int64_t d = job->top[job->ud[u]];
       int ldd = (int)(L->pi[d + 1] - L->pi[d]), kd = (int)(L->super[d + 1] - L->super[d]);
@@ -73,6 +103,7 @@ static int (*engine)(k_backend *be, k_lle_chol_top *job);
 /* The engine under test, its lists' size noted.  Local. */
 static int noting_top(k_backend *be, k_lle_chol_top *job) {
   seen_updates = job->uptr[job->ntop];
+  seen_below = job->ntail ? job->buptr[job->ntop] : 0;
   return engine(be, job);
 }
 
@@ -113,7 +144,7 @@ static cholmod_sparse *make_a(int side, int64_t zero, cholmod_common *cc) {
 }
 
 /* One problem: the host's factor and the engine's at threads threads, compared.  Local. */
-static void check_one(int side, int threads, int singular, k_backend *be) {
+static void check_one(int side, int threads, int singular, int below, k_backend *be) {
   cholmod_common cc;
   cholmod_l_start(&cc);
   cc.print = 0;
@@ -141,12 +172,13 @@ static void check_one(int side, int threads, int singular, k_backend *be) {
   int rc0 = k_lle_chol_numeric(p, &in, x0, &s0);
   in.top = noting_top;
   in.top_be = be;
+  in.top_below = below;
   seen_updates = -1;
   int rc1 = k_lle_chol_numeric(p, &in, x1, &s1);
   char what[200];
   if (singular) {
-    snprintf(what, sizeof what, "side %d, %d threads, row perm[n-1] of A zero: HY_ENUMERIC (host %d, engine %d), "
-             "minor n - 1 = %lld (host %lld, engine; the figure)", side, threads, rc0, rc1, (long long)(n - 1),
+    snprintf(what, sizeof what, "side %d, %d threads, below %d, row perm[n-1] of A zero: HY_ENUMERIC (host %d, engine %d), "
+             "minor n - 1 = %lld (host %lld, engine; the figure)", side, threads, below, rc0, rc1, (long long)(n - 1),
              (long long)s0.minor);
     ok(rc0 == HY_ENUMERIC && rc1 == HY_ENUMERIC && s0.minor == n - 1 && s1.minor == n - 1, what, (double)s1.minor);
   } else {
@@ -155,17 +187,18 @@ static void check_one(int side, int threads, int singular, k_backend *be) {
       if (fabs(x0[t]) > lmax) lmax = fabs(x0[t]);
       if (!(fabs(x1[t] - x0[t]) <= dmax)) dmax = fabs(x1[t] - x0[t]);
     }
-    snprintf(what, sizeof what, "side %d, %d threads: %d top supernode(s), %lld update(s) among them (>= 1), "
-             "factors HY_OK (host %d, engine %d, engine used %d)", side, threads, s1.ntop, (long long)seen_updates,
-             rc0, rc1, s1.top_engine);
-    ok(rc0 == HY_OK && rc1 == HY_OK && s1.ntop >= 2 && seen_updates >= 1 && s1.top_engine == 1, what, (double)s1.ntop);
-    snprintf(what, sizeof what, "side %d, %d threads: probe backward error host %.3e, engine (<= 1e-14)", side, threads, c0);
+    snprintf(what, sizeof what, "side %d, %d threads, below on the engine %d: %d top supernode(s), %lld update(s) among "
+             "them (>= 1), %lld pair(s) with below (>= 1 with it), factors HY_OK (host %d, engine %d, engine used %d)",
+             side, threads, below, s1.ntop, (long long)seen_updates, (long long)seen_below, rc0, rc1, s1.top_engine);
+    ok(rc0 == HY_OK && rc1 == HY_OK && s1.ntop >= 2 && seen_updates >= 1 && s1.top_engine == 1 &&
+       (below ? seen_below >= 1 : seen_below == 0), what, (double)s1.ntop);
+    snprintf(what, sizeof what, "side %d, %d threads, below %d: probe backward error host %.3e, engine (<= 1e-14)", side, threads, below, c0);
     ok(c0 <= 1e-14 && c1 <= 1e-14, what, c1);
-    snprintf(what, sizeof what, "side %d, %d threads: max |L_engine - L_host| / max |L| (<= 1e-12)", side, threads);
+    snprintf(what, sizeof what, "side %d, %d threads, below %d: max |L_engine - L_host| / max |L| (<= 1e-12)", side, threads, below);
     ok(dmax <= 1e-12 * lmax, what, dmax / lmax);
     double sc = k_lle_chol_check_solve(p, &in, x1);
-    snprintf(what, sizeof what, "side %d, %d threads: solve's componentwise backward error, engine's factor (<= 1e-14)",
-             side, threads);
+    snprintf(what, sizeof what, "side %d, %d threads, below %d: solve's componentwise backward error, engine's factor (<= 1e-14)",
+             side, threads, below);
     ok(sc <= 1e-14, what, sc);
   }
   k_lle_chol_plan_free(p);
@@ -196,9 +229,11 @@ int main(int argc, char **argv) {
     engine = host_top;
     ok(k_lle_eig_ops_get(&be)->chol_top == NULL, "the host table has no chol_top (the top on the threads)", 0);
   }
-  check_one(40, 2, 0, &be);
-  check_one(70, 4, 0, &be);
-  check_one(40, 4, 1, &be);
+  for (int below = 0; below <= 1; below++) {
+    check_one(40, 2, 0, below, &be);
+    check_one(70, 4, 0, below, &be);
+    check_one(40, 4, 1, below, &be);
+  }
   if (!strcmp(mode, "cuda")) k_backend_close(&be);
   printf("%s: %d of %d checks passed\n", nfailed ? "FAILED" : "PASSED", nchecks - nfailed, nchecks);
   return nfailed ? 1 : 0;

@@ -192,6 +192,9 @@ hy_case(NAME lle_bad_cnd_factor RANKS 1 EXIT 1
 hy_case(NAME lle_bad_cnd_top RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_top' = 'lapack' is not allowed; allowed: one of auto.blas.device.tiles"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top=lapack)
+hy_case(NAME lle_bad_cnd_below RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_below' = 'gpu' is not allowed; allowed: one of device.host"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_below=gpu)
 # the top supernodes on the device: refused on the host backend before any work
 hy_case(NAME lle_bad_cnd_top_device_host RANKS 2 EXIT 1
   EXPECT "lle.cnd_top = device: the host backend has no device Cholesky for chol-nd's top supernodes \\(run.backend = cuda; on the host: auto, tiles or blas\\)"
