@@ -99,7 +99,28 @@ typedef struct {
   int block_threads, fuse_submat, warp_rows;
   double *split;              /* NULL, or out: [0] seconds of B's upload, [1] of the J sets and
                                * |I| bounds on the device (including their download) */
+  void *brows;                /* NULL, or B's nloc + nghost rows already on the backend (a rows
+                               * block, see k_spai_piece): then bptr / bcol / bval are unused
+                               * (NULL), nothing is uploaded and the state takes the block over
+                               * (whatever the result: it is freed with the state or on failure) */
 } k_spai_dist;
+
+/* Rows blocks (the P-rank device setup, spai.dist_exchange = device): CSR rows with global column
+ * indices, sorted in each row, 64-bit offsets, in the backend's memory (host memory on the host
+ * backend), opaque to the driver (void *).  Made by dist_trans (A's local transpose),
+ * rows_merge (local rows from pieces) and dist_rows_dev (M's rows of the rank's columns); freed by
+ * rows_free, or taken over by dist_setup (k_spai_dist.brows) or rows_mat.  One piece of the local
+ * rows that rows_merge assembles: local rows row0 .. row0 + rows - 1 get, after the pieces
+ * before it in the list, either rows t_row0 .. t_row0 + rows - 1 of the block t (t != NULL), or
+ * host entries: row i's at off[i] .. off[i + 1] of col / val (off[0] = 0). */
+typedef struct {
+  int64_t row0, rows;
+  void *t;
+  int64_t t_row0;
+  const int64_t *off;
+  const int32_t *col;
+  const double *val;
+} k_spai_piece;
 
 /* Kernel statistics of one batch (columns per class, time is measured by the caller). */
 typedef struct {
@@ -172,6 +193,35 @@ typedef struct k_spai_ops {
   int (*dist_rows)(k_backend *be, void *state, const int32_t *jglob, int64_t g0, int64_t g1,
                    int64_t c0, int64_t **rowptr, int32_t **colind, double **val, double *res,
                    int64_t *bad, double *split);
+
+  /* Optional, all six or none (NULL: spai.dist_exchange = device runs as host).  The P-rank
+   * device setup's rows blocks (see k_spai_piece).  dist_trans: A's local rows (host; global
+   * rows r0 .. r0 + nloc - 1, global columns) uploaded once and transposed on the backend: *t =
+   * rows g0 .. g1 - 1 (the columns they touch; g0 = g1 = 0 with no entries), row j's entries
+   * the global rows r0 + i of A's column g0 + j (increasing) with A's values; mx (NULL, or nloc
+   * entries out, host): the row maxima max_j |a_ij| of the local rows. */
+  int (*dist_trans)(k_backend *be, int64_t nloc, int64_t r0, const int64_t *rowptr,
+                    const int32_t *colind, const double *val, void **t, int64_t *g0, int64_t *g1,
+                    double *mx);
+  /* Rows rows[0..nr) of the block (indices into it, any order) to host arrays malloc'd here:
+   * *off (nr + 1 offsets from 0), *col, *val, in list order. */
+  int (*rows_gather)(k_backend *be, void *t, int64_t nr, const int64_t *rows, int64_t **off,
+                     int32_t **col, double **val);
+  /* *out = a block of mloc rows: each row the concatenation of its pieces, in list order (np
+   * pieces; host pieces uploaded; the blocks the pieces name are left as they are). */
+  int (*rows_merge)(k_backend *be, int64_t mloc, int np, const k_spai_piece *pc, void **out);
+  int (*rows_free)(k_backend *be, void *t);
+  /* The block's (nloc rows) global columns renumbered as la_halo_build does (r0 + l -> l, the
+   * sorted ghosts ghost[t] (host, ng) -> nloc + t), each row in increasing new index, made a
+   * matrix of mat_create's kind (nloc x (nloc + ng)) where the block is: *mat, *nnz its entries;
+   * t taken over (freed here whatever the result). */
+  int (*rows_mat)(k_backend *be, void *t, int64_t r0, int64_t nloc, int64_t ng,
+                  const int64_t *ghost, void **mat, int64_t *nnz);
+  /* Of a dist_setup state after cols_solve: dist_rows, the rows left on the backend as the
+   * block *t (rows g0 .. g1 - 1) instead of host arrays; res and *bad as dist_rows; split (NULL
+   * or 2 entries out): seconds of the transpose, of the residuals' copy. */
+  int (*dist_rows_dev)(k_backend *be, void *state, const int32_t *jglob, int64_t g0, int64_t g1,
+                       int64_t c0, void **t, double *res, int64_t *bad, double *split);
 
   /* A local sparse matrix in CSR (rows x cols, local column indices), on the device. */
   int (*mat_create)(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,

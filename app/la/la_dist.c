@@ -373,7 +373,6 @@ int la_fetch_rows(MPI_Comm comm, const la_part *p, const hy_csr *loc, int64_t nr
 /* Halo plan and local renumbering.  Collective. */
 int la_halo_build(MPI_Comm comm, const la_part *p, int rank, hy_csr *loc, la_halo *h) {
   memset(h, 0, sizeof *h);
-  int size = p->size;
   int64_t r0 = p->start[rank], r1 = p->start[rank + 1];
   h->nloc = r1 - r0;
   int64_t ng = 0;
@@ -406,6 +405,21 @@ int la_halo_build(MPI_Comm comm, const la_part *p, int rank, hy_csr *loc, la_hal
   for (int64_t i = 0; i < loc->m; i++)
     io_sort_pairs(loc->colind + loc->rowptr[i], loc->val + loc->rowptr[i],
                     loc->rowptr[i + 1] - loc->rowptr[i]);
+  loc->n = h->nloc + ng;
+  int rc = la_halo_plan(comm, p, rank, ng, gh, h);
+  free(gh);
+  return rc;
+}
+
+/* The plan's exchange for the sorted distinct ghosts gh[0..ng) (h->nloc, h->nghost set here).
+ * Collective. */
+int la_halo_plan(MPI_Comm comm, const la_part *p, int rank, int64_t ng, const int64_t *gh,
+                 la_halo *h) {
+  memset(h, 0, sizeof *h);
+  int size = p->size;
+  int64_t r0 = p->start[rank];
+  h->nloc = p->start[rank + 1] - r0;
+  h->nghost = ng;
   /* who sends what */
   int *scnt = calloc(size, sizeof(int)), *rcnt = calloc(size, sizeof(int));
   int *sdsp = calloc(size, sizeof(int)), *rdsp = calloc(size, sizeof(int));
@@ -441,9 +455,8 @@ int la_halo_build(MPI_Comm comm, const la_part *p, int rank, hy_csr *loc, la_hal
     }
   }
   for (int64_t i = 0; i < nin; i++) h->sidx[i] = (int32_t)(want[i] - r0);
-  free(want); free(gh);
+  free(want);
   free(scnt); free(rcnt); free(sdsp); free(rdsp);
-  loc->n = h->nloc + ng;
   return HY_OK;
 }
 

@@ -56,6 +56,11 @@ typedef struct {
 
 /* Build the plan and renumber loc's columns to local.  Collective. */
 int la_halo_build(MPI_Comm comm, const la_part *p, int rank, hy_csr *loc, la_halo *h);
+/* The plan alone, for the sorted distinct ghost columns gh[0..ng) of a matrix whose columns are
+ * (or will be) renumbered as la_halo_build does (la_halo_build = the ghosts, the renumbering,
+ * then this).  Collective. */
+int la_halo_plan(MPI_Comm comm, const la_part *p, int rank, int64_t ng, const int64_t *gh,
+                 la_halo *h);
 void la_halo_free(la_halo *h);
 
 /* Gather a distributed local CSR to rank 0 as one matrix (MPI_Gatherv).  Collective. */

@@ -78,6 +78,14 @@ static const cfg_key spai_keys[] = {
     "from B's local rows and the rows fetched once from other ranks), also on the host backend at "
     "P ranks (its C version); host = the host pattern, uploaded (same M); auto = device on a GPU "
     "backend, host otherwise" },
+  { "spai", "dist_exchange", CFG_ENUM, "device", 0, 0, "device|host",
+    "P ranks with the dist pattern (gpu_setup device/auto): device = B's rows (A's local transpose "
+    "on the backend, each slice to its owner, merged there; the rows they name fetched once from "
+    "the owners' device rows) and M's rows (the columns' transpose exchanged and merged the same "
+    "way, renumbered for the halo) made and kept in the backend's memory, M staying there for the "
+    "solve; only the slices that cross ranks pass through host buffers (MPI); host = the host's "
+    "distributed transposes (B's rows and M's rows on the host, M uploaded by the solve); the same "
+    "M bit for bit" },
   { "solver", "solve", CFG_BOOL, "true", 0, 0, NULL,
     "false: build the preconditioner only (setup benchmarks, M comparisons)" },
   { "solver", "precond", CFG_ENUM, "spai", 0, 0, "spai|jacobi|none|ilu0",
@@ -199,6 +207,7 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   s->pin_matrix = cfg_bool(c, "spai.gpu_pin_matrix");
   s->device_setup = cfg_is(c, "spai.gpu_setup", "device") ? SPAI_SETUP_DEVICE
                     : cfg_is(c, "spai.gpu_setup", "auto") ? SPAI_SETUP_AUTO : SPAI_SETUP_HOST;
+  s->dist_device = cfg_is(c, "spai.dist_exchange", "device");
   o->repeat = (int)cfg_int(c, "spai.repeat");
   o->check = cfg_bool(c, "spai.check");
   o->solve = cfg_bool(c, "solver.solve");

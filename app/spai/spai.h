@@ -39,6 +39,9 @@ typedef struct {
   int device_setup;    /* spai_setup_where ([spai] gpu_setup); levels 1, no filter: the pattern
                         * by the backend where it has the entries (single_setup at one rank,
                         * dist_setup at P ranks): auto on a GPU backend, device also on the host */
+  int dist_device;     /* [spai] dist_exchange = device: with the dist pattern, B's rows and M's
+                        * rows made and exchanged from the backend's memory (k_spai_ops.dist_trans
+                        * ..), M kept there for the solve; host: through host rows (as before) */
 } spai_setup_opts;
 
 /* The options of the distributed BiCGSTAB ([solver]). */
@@ -123,7 +126,13 @@ typedef struct {
   hy_csr h;
   void *dev;                   /* the backend's matrix, or NULL */
   int64_t rows, cols, nnz;     /* local rows, global columns, local entries */
-  int made_on_device;          /* dev was made by the setup (single_mat) */
+  int made_on_device;          /* dev was made by the setup (single_mat, rows_mat) */
+  /* P ranks, dev made by rows_mat: its columns are local (la_halo_build's numbering), ghost[t]
+   * the global index of column rows + t, and halo the plan the solve takes over (halo_ready) */
+  int64_t r0, ng;
+  int64_t *ghost;
+  la_halo halo;
+  int halo_ready;
   double down_s;               /* seconds of the copies to the host (spai_m_host), slowest rank */
   char down_why[160];          /* what needed M on the host ("" none) */
 } spai_m;
@@ -149,7 +158,11 @@ typedef struct {
                                 * rows; dist_setup) */
   double split[6];             /* device_setup, seconds (slowest rank): pattern on the host (the
                                 * distributed transpose and fetches), to the device, on the
-                                * device; assembly on the device, to the host, on the host */
+                                * device; assembly on the device, to the host, on the host
+                                * (dist_dev: [0] / [5] the MPI exchanges and their host copies,
+                                * [1] / [4] 0, [2] / [3] the backend's calls) */
+  int dist_dev;                /* the P-rank device setup moved B's and M's rows from the backend's
+                                * memory (spai.dist_exchange = device) */
   const char *pattern;         /* the pattern builder that made the J sets */
   la_part pc;                  /* the column partition of the least-squares problems */
   double *res;                 /* this rank's column residuals ||A m_k - e_k|| (under pc) */
@@ -211,6 +224,7 @@ typedef struct {
                                 * P-rank builder (dist) also leaves the J sets in pt */
   void *st;
   int64_t *djptr;              /* dev: the J offsets (host copy) */
+  int dist_dev;                /* dist: B's rows made on the backend (spai.dist_exchange = device) */
   double split[3];             /* dev: seconds on the host, of the upload, on the device */
 } spai_pattern_st;
 
@@ -235,6 +249,17 @@ int spai_rows_exchange(MPI_Comm comm, const la_part *pr, int rank, const hy_csr 
 
 /* bt = bt's rows, then the rows of gx after them (rows bt->m.. of bt); gx unchanged.  Local. */
 void spai_append_rows(hy_csr *bt, const hy_csr *gx);
+
+/* The device setup's row movements (spai_dist_dev.c; see there): every rank's rows block t
+ * (rows g0 .. g1 - 1) to the owners of its rows, merged there on the backend (*out, *ghost: the
+ * received pieces' columns, sorted, distinct); and rows of the other ranks' blocks b by global
+ * index (sorted) into host rows gx.  Collective. */
+int spai_dev_exchange(hy_ctx *ctx, const k_spai_ops *ko, const la_part *pr, void *t, int64_t g0,
+                      int64_t g1, void **out, int64_t **ghost, int64_t *ng);
+int spai_dev_fetch(hy_ctx *ctx, const k_spai_ops *ko, const la_part *pr, void *b, int64_t nr,
+                   const int64_t *rows, hy_csr *gx);
+/* The backend has the device setup's row entries (k_spai_ops.dist_trans ..).  Local. */
+int spai_dev_rows_ok(const k_spai_ops *ko);
 
 /* Run the first usable builder that does not decline; *name = its name.  Collective. */
 int spai_pattern_build(spai_pattern_st *s, const char **name);
@@ -296,7 +321,8 @@ typedef struct {
 
 /* Solve A x = b with BiCGSTAB preconditioned on the right by M (when use_m).  a and M's host
  * rows are local rows with global columns (they are renumbered in place); M's device matrix
- * (m->dev, one rank) is taken as it is instead of uploading m->h.  x: local part, host memory.
+ * (m->dev: one rank, or P ranks with the setup's halo plan m->halo, which the solve takes over) is
+ * taken as it is instead of uploading m->h.  x: local part, host memory.
  * Collective. */
 int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, spai_m *m, const double *b,
                double *x, const spai_solve_opts *opt, spai_solve_info *info);

@@ -450,35 +450,95 @@ void spai_append_rows(hy_csr *bt, const hy_csr *gx) {
   bt->nnz = tot;
 }
 
-/* P ranks: B = A^T's local rows (the distributed transpose), the rows of B that they name on
- * other ranks fetched once (a superset of the J sets' rows: J_k lies in B's row k and k) with
- * their rows' maxima, and the backend builds the J sets and |I| bounds from them (s->bt keeps
- * the local rows, then the fetched ones); s->pt = the J sets (global indices).  Declines on
+/* B's rows through the host: B = A^T's local rows by the distributed transpose (s->bt), the rows
+ * of B they name on other ranks (*gh, *u of them, sorted) fetched and appended, their rows'
+ * maxima (*mxb: local, then fetched; NULL with column maxima).  Collective. */
+static int dist_brows_host(spai_pattern_st *s, int64_t **gh, int64_t *u, double **mxb) {
+  MPI_Comm comm = s->ctx->comm;
+  const la_part *pr = s->pr;
+  int rank = s->ctx->rank;
+  int64_t r0 = pr->start[rank], r1 = pr->start[rank + 1], nloc = r1 - r0;
+  HY_CALL(la_transpose(comm, pr, s->a, pr, &s->bt));
+  ghost_rows(&s->bt, pr->n, r0, r1, gh, u);
+  hy_csr gx;
+  HY_CALL(la_fetch_rows(comm, pr, &s->bt, *u, *gh, &gx));
+  *mxb = NULL;
+  if (!s->cmax) {  /* the row maxima of the local rows, then of the fetched ones */
+    HY_MALLOC(*mxb, nloc + *u + 1);
+    const hy_csr *a = s->a;
+    for (int64_t i = 0; i < nloc; i++) {
+      double mx = 0;
+      for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
+        if (fabs(a->val[e]) > mx) mx = fabs(a->val[e]);
+      (*mxb)[i] = mx;
+    }
+    HY_CALL(la_fetch_values(comm, pr, *mxb, *u, *gh, *mxb + nloc));
+  }
+  spai_append_rows(&s->bt, &gx);
+  csr_clear(&gx);
+  return HY_OK;
+}
+
+/* B's rows on the backend (spai.dist_exchange = device): A's local rows transposed there
+ * (dist_trans, with the row maxima), each slice to the rank that owns it and merged there
+ * (spai_dev_exchange: B's local rows, and the ghosts *gh: the other ranks' rows they name), those
+ * rows fetched once from the owners' blocks (spai_dev_fetch) and appended on the backend
+ * (*brows: nloc + *u rows); *mxb as dist_brows_host.  The same rows as dist_brows_host.
+ * Collective. */
+static int dist_brows_dev(spai_pattern_st *s, int64_t **gh, int64_t *u, double **mxb,
+                          void **brows) {
+  hy_ctx *ctx = s->ctx;
+  k_backend *be = &ctx->be;
+  const k_spai_ops *ko = s->ko;
+  const la_part *pr = s->pr;
+  const hy_csr *a = s->a;
+  int64_t r0 = pr->start[ctx->rank], nloc = pr->start[ctx->rank + 1] - r0, g0 = 0, g1 = 0;
+  double *mx = NULL;
+  void *t = NULL, *bl = NULL;
+  HY_MALLOC(mx, nloc + 1);
+  HY_LOCAL(ko->dist_trans(be, nloc, r0, a->rowptr, a->colind, a->val, &t, &g0, &g1,
+                          s->cmax ? NULL : mx));
+  HY_CALL(spai_dev_exchange(ctx, ko, pr, t, g0, g1, &bl, gh, u));
+  HY_LOCAL(ko->rows_free(be, t));
+  hy_csr gx;
+  HY_CALL(spai_dev_fetch(ctx, ko, pr, bl, *u, *gh, &gx));
+  k_spai_piece pc[2] = { { .row0 = 0, .rows = nloc, .t = bl, .t_row0 = 0 },
+                         { .row0 = nloc, .rows = *u, .off = gx.rowptr, .col = gx.colind,
+                           .val = gx.val } };
+  HY_LOCAL(ko->rows_merge(be, nloc + *u, 2, pc, brows));
+  HY_LOCAL(ko->rows_free(be, bl));
+  csr_clear(&gx);
+  *mxb = NULL;
+  if (!s->cmax) {
+    HY_MALLOC(*mxb, nloc + *u + 1);
+    memcpy(*mxb, mx, (size_t)nloc * sizeof *mx);
+    HY_CALL(la_fetch_values(ctx->comm, pr, *mxb, *u, *gh, *mxb + nloc));
+  }
+  free(mx);
+  return HY_OK;
+}
+
+/* The backend has the device setup's row entries.  Local. */
+int spai_dev_rows_ok(const k_spai_ops *ko) {
+  return ko->dist_trans && ko->rows_gather && ko->rows_merge && ko->rows_free && ko->rows_mat &&
+         ko->dist_rows_dev;
+}
+
+/* P ranks: B's rows (local, then the rows of other ranks they name: a superset of the J sets'
+ * rows, J_k lies in B's row k and k) with their rows' maxima, through the host (s->bt keeps
+ * them) or made on the backend (spai.dist_exchange = device, s->dist_dev), and the backend
+ * builds the J sets and |I| bounds from them; s->pt = the J sets (global indices).  Declines on
  * every rank (dev = 0, bt cleared) when a J set exceeds max_col on one.  Collective. */
 static int pat_dist(spai_pattern_st *s) {
   MPI_Comm comm = s->ctx->comm;
   const la_part *pr = s->pr;
   int rank = s->ctx->rank;
   int64_t r0 = pr->start[rank], r1 = pr->start[rank + 1], nloc = r1 - r0, u = 0, *gh = NULL;
-  double t0 = hy_wtime();
-  HY_CALL(la_transpose(comm, pr, s->a, pr, &s->bt));
-  ghost_rows(&s->bt, pr->n, r0, r1, &gh, &u);
-  hy_csr gx;
-  HY_CALL(la_fetch_rows(comm, pr, &s->bt, u, gh, &gx));
-  double *mxb = NULL;
-  if (!s->cmax) {  /* the row maxima of the local rows, then of the fetched ones */
-    HY_MALLOC(mxb, nloc + u + 1);
-    const hy_csr *a = s->a;
-    for (int64_t i = 0; i < nloc; i++) {
-      double mx = 0;
-      for (int64_t e = a->rowptr[i]; e < a->rowptr[i + 1]; e++)
-        if (fabs(a->val[e]) > mx) mx = fabs(a->val[e]);
-      mxb[i] = mx;
-    }
-    HY_CALL(la_fetch_values(comm, pr, mxb, u, gh, mxb + nloc));
-  }
-  spai_append_rows(&s->bt, &gx);
-  csr_clear(&gx);
+  double t0 = hy_wtime(), *mxb = NULL;
+  void *brows = NULL;
+  s->dist_dev = s->opt->dist_device && spai_dev_rows_ok(s->ko);
+  if (s->dist_dev) HY_CALL(dist_brows_dev(s, &gh, &u, &mxb, &brows));
+  else HY_CALL(dist_brows_host(s, &gh, &u, &mxb));
   int32_t *g32 = NULL, *jglob = NULL;
   HY_MALLOC(g32, u + 1);
   for (int64_t t = 0; t < u; t++) g32[t] = (int32_t)gh[t];
@@ -489,7 +549,7 @@ static int pat_dist(spai_pattern_st *s) {
                      .small_rows = o->small_rows, .small_cols = o->small_cols,
                      .medium_elems = o->medium_elems, .block_threads = o->block_threads,
                      .fuse_submat = o->fuse_submat, .warp_rows = o->warp_rows,
-                     .split = s->split + 1 };
+                     .split = s->split + 1, .brows = brows };
   int fits = 0, all = 0;
   s->split[0] = hy_wtime() - t0;
   HY_LOCAL(s->ko->dist_setup(&s->ctx->be, &in, &s->st, &s->djptr, &jglob, &fits));
@@ -504,6 +564,7 @@ static int pat_dist(spai_pattern_st *s) {
     s->djptr = NULL;
     free(jglob);
     csr_clear(&s->bt);
+    s->dist_dev = 0;
     return HY_OK;
   }
   s->dev = 1;

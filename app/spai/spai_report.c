@@ -147,6 +147,11 @@ void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, s
    * P ranks' the pattern (M's rows: the distributed transpose); "by the backend" on the host's */
   const char *where = !si->device_setup ? "pattern and M's rows built on the host"
                       : p->pr.size == 1 ? "pattern and M's rows built on the device"
+                      : si->dist_dev && in->m_on_device
+                        ? (ctx->be.gpu ? "B's rows, pattern and M's rows built on the device, "
+                                         "only the slices that cross ranks through the host"
+                                       : "B's rows, pattern and M's rows built by the backend's "
+                                         "device path in C")
                       : ctx->be.gpu ? "pattern built on the device, M's rows by the distributed transpose"
                       : "pattern built by the backend, M's rows by the distributed transpose";
   hy_printf0(ctx, "spai: setup phases (ms, slowest rank%s): pattern %.2f, distribute %.2f, index "
@@ -159,6 +164,17 @@ void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, s
                                   "split_pattern_device_s", "split_assembly_device_s",
                                   "split_assembly_download_s", "split_assembly_host_s" };
     for (int i = 0; i < 6; i++) hy_metric_num(ctx, keys[i], x[i]);
+    hy_metric_int(ctx, "dist_exchange_device", si->dist_dev);
+    if (si->dist_dev)
+      hy_printf0(ctx, "spai: setup split (ms, slowest rank%s): pattern: B's rows %.2f (A's "
+                 "transpose on the device, the slices that cross ranks by MPI, merged on the "
+                 "device, the rows they name fetched once), J sets on the device %.2f; assembly: "
+                 "M's rows on the device %.2f (the columns' transpose), residuals to the host "
+                 "%.2f, M's rows exchanged and made the solve's matrix %.2f (MPI of the slices "
+                 "that cross ranks, merged and renumbered on the device, the halo plan)\n",
+                 in->rep.n > 1 ? ", last run" : "", 1e3 * x[0], 1e3 * (x[1] + x[2]), 1e3 * x[3],
+                 1e3 * x[4], 1e3 * x[5]);
+    else
     hy_printf0(ctx, "spai: setup split (ms, slowest rank%s): pattern on the host %.2f (A^T and "
                "the fetches), to the device %.2f, on the device %.2f; assembly on the device %.2f "
                "(M's rows), to the host %.2f, on the host %.2f (filter, scaling, distributed "

@@ -514,6 +514,42 @@ static int assemble_dist_rows(build_st *b, hy_csr *m, int64_t *bad) {
   return HY_OK;
 }
 
+/* P ranks, the device setup's rows (spai.dist_exchange = device; no filter, no scale): M's rows
+ * of the columns transposed on the backend (rows g0 .. g1 - 1), each slice to its owner and
+ * merged there (spai_dev_exchange), renumbered for the halo and made the solve's matrix there
+ * (rows_mat), with the halo plan of its ghost columns (la_halo_plan): nothing of M on the host.
+ * *bad as assemble_dist_rows.  Collective. */
+static int assemble_dist_dev(build_st *b, spai_m *mm, int64_t *bad) {
+  hy_ctx *ctx = b->ctx;
+  const hy_csr *jc = &b->jc;
+  const int64_t r0 = b->pr->start[ctx->rank];
+  int64_t g0 = b->pr->n, g1 = 0, lb = -1, ng = 0, *gh = NULL;
+  for (int64_t e = 0; e < jc->nnz; e++) {
+    if (jc->colind[e] < g0) g0 = jc->colind[e];
+    if (jc->colind[e] >= g1) g1 = (int64_t)jc->colind[e] + 1;
+  }
+  if (g1 < g0) g1 = g0 = 0;
+  void *t = NULL, *ml = NULL;
+  HY_LOCAL(b->ko->dist_rows_dev(&ctx->be, b->ps.st, jc->colind, g0, g1, b->c0, &t, b->res, &lb,
+                                b->split + 3));
+  *bad = lb >= 0 ? b->c0 + lb : -1;
+  double t0 = hy_wtime();
+  HY_CALL(spai_dev_exchange(ctx, b->ko, b->pr, t, g0, g1, &ml, &gh, &ng));
+  HY_LOCAL(b->ko->rows_free(&ctx->be, t));
+  if (mm->rows + ng > INT32_MAX)
+    hy_fatal(HY_ESYS, "spai: M's %lld local rows and %lld ghost columns exceed 32-bit indices (use "
+             "more ranks)", (long long)mm->rows, (long long)ng);
+  HY_LOCAL(b->ko->rows_mat(&ctx->be, ml, r0, mm->rows, ng, gh, &mm->dev, &mm->nnz));
+  HY_CALL(la_halo_plan(ctx->comm, b->pr, ctx->rank, ng, gh, &mm->halo));
+  mm->halo_ready = 1;
+  mm->ghost = gh;
+  mm->ng = ng;
+  mm->r0 = r0;
+  mm->made_on_device = 1;
+  b->split[5] = hy_wtime() - t0;
+  return HY_OK;
+}
+
 /* M's rows: by the backend's transpose of the columns (device pattern, no filter; one rank
  * without scale: made into the solve's matrix where the columns are, single_mat, nothing of M
  * to the host), or the columns' values to the host, the filter, the finiteness check (agreed),
@@ -529,11 +565,14 @@ static int build_assemble(build_st *b, spai_m *mm) {
   int rows_dev = b->ps.dev && b->pr->size == 1;   /* single_setup: M's rows by the backend */
   int rows_mat = rows_dev && b->ko->single_mat && !b->sinv;   /* and kept there as a matrix */
   int rows_dist = b->ps.dev && b->pr->size > 1 && b->ko->dist_rows && b->opt->filter <= 0;
+  int rows_ddev = rows_dist && b->ps.dist_dev && !b->sinv;   /* and kept there (rows_mat) */
   double *sp = b->split + 3, t0 = hy_wtime();     /* device, to the host, host */
   memset(mm, 0, sizeof *mm);
   mm->rows = b->pr->start[ctx->rank + 1] - b->pr->start[ctx->rank];
   mm->cols = b->pr->n;
-  if (rows_dist) {
+  if (rows_ddev) {
+    HY_CALL(assemble_dist_dev(b, mm, &bad));
+  } else if (rows_dist) {
     HY_CALL(assemble_dist_rows(b, m, &bad));
   } else if (rows_mat) {
     HY_LOCAL(b->ko->single_mat(be, b->ps.st, &mm->dev, &mm->nnz, b->res, &bad, sp));
@@ -554,6 +593,7 @@ static int build_assemble(build_st *b, spai_m *mm) {
   int rc = bad >= 0 ? hy_err(HY_ENUMERIC, "SPAI column %lld has a non-finite value", (long long)bad) : HY_OK;
   HY_CALL(hy_agree(ctx->comm, rc));
   if (!mm->dev) mm->nnz = m->nnz;
+  if (rows_ddev) return HY_OK;
   if (rows_dev || rows_dist) {
     int64_t r0 = b->pr->start[ctx->rank];
     double t1 = hy_wtime();
@@ -574,6 +614,18 @@ static int build_assemble(build_st *b, spai_m *mm) {
   return HY_OK;
 }
 
+/* The host copy of a rows_mat matrix back to global columns (local l -> r0 + l, nloc + t ->
+ * ghost[t]), each row sorted by them.  Local. */
+static void m_global_cols(spai_m *m) {
+  hy_csr *h = &m->h;
+  for (int64_t e = 0; e < h->nnz; e++) {
+    int64_t c = h->colind[e];
+    h->colind[e] = (int32_t)(c < m->rows ? m->r0 + c : m->ghost[c - m->rows]);
+  }
+  for (int64_t i = 0; i < h->m; i++)
+    io_sort_pairs(h->colind + h->rowptr[i], h->val + h->rowptr[i], h->rowptr[i + 1] - h->rowptr[i]);
+}
+
 /* M on the host too (see spai.h).  Collective. */
 int spai_m_host(hy_ctx *ctx, spai_m *m, const char *why) {
   int need = m->dev && !m->h.rowptr, any = 0;
@@ -585,6 +637,7 @@ int spai_m_host(hy_ctx *ctx, spai_m *m, const char *why) {
     m->h.m = m->rows;
     m->h.n = m->cols;
     m->h.nnz = m->nnz;
+    if (m->ghost || m->halo_ready) m_global_cols(m);
     t = hy_wtime() - t0;
   }
   HY_MPI(MPI_Allreduce(&need, &any, 1, MPI_INT, MPI_MAX, ctx->comm));
@@ -600,6 +653,8 @@ int spai_m_host(hy_ctx *ctx, spai_m *m, const char *why) {
 /* Free both copies of M.  Local. */
 void spai_m_free(hy_ctx *ctx, spai_m *m) {
   io_csr_free(&m->h);
+  free(m->ghost);
+  la_halo_free(&m->halo);
   if (m->dev) k_spai_ops_get(&ctx->be)->mat_free(&ctx->be, m->dev);
   memset(m, 0, sizeof *m);
 }
@@ -698,6 +753,7 @@ int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup
   b.ps = (spai_pattern_st){ .ctx = ctx, .pr = pr, .a = b.a, .opt = opt, .ko = b.ko, .cmax = b.cmax };
   HY_CALL(spai_pattern_build(&b.ps, &info->pattern));
   info->device_setup = b.ps.dev;
+  info->dist_dev = b.ps.dev && b.ps.dist_dev;
   hy_phase_end(ctx, "spai pattern");
   hy_phase_begin(ctx, "spai distribute");
   if (b.ps.dev && pr->size == 1) {

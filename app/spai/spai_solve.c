@@ -319,15 +319,20 @@ static double spmv_bytes_n(int64_t nnz, int64_t rows) {
 }
 static double spmv_bytes(const hy_csr *a) { return spmv_bytes_n(a->nnz, a->m); }
 
-/* Upload a renumbered matrix and its halo indices.  Local. */
-static void upload(solve_ctx *s, const hy_csr *a, const la_halo *h, void **mat, int32_t **d_sidx) {
+/* Upload a halo plan's send indices.  Local. */
+static void upload_sidx(solve_ctx *s, const la_halo *h, int32_t **d_sidx) {
   k_backend *be = s->be;
-  HY_LOCAL(s->ko->mat_create(be, a->m, a->n, a->rowptr, a->colind, a->val, mat));
   *d_sidx = NULL;
   if (h->nsidx) {
     HY_LOCAL(be->ops->alloc(be, (void **)d_sidx, h->nsidx * sizeof(int32_t)));
     HY_LOCAL(be->ops->h2d(be, *d_sidx, h->sidx, h->nsidx * sizeof(int32_t)));
   }
+}
+
+/* Upload a renumbered matrix and its halo indices.  Local. */
+static void upload(solve_ctx *s, const hy_csr *a, const la_halo *h, void **mat, int32_t **d_sidx) {
+  HY_LOCAL(s->ko->mat_create(s->be, a->m, a->n, a->rowptr, a->colind, a->val, mat));
+  upload_sidx(s, h, d_sidx);
 }
 
 /* The diagonal block of the renumbered local A (columns < nloc, sorted), factored by the
@@ -372,8 +377,14 @@ static int solve_setup(solve_ctx *s, const la_part *pr, hy_csr *a, spai_m *m, co
   k_backend *be = s->be;
   hy_phase_begin(ctx, "solve setup");
   HY_CALL(la_halo_build(ctx->comm, pr, ctx->rank, a, &s->ha));
-  /* M's device matrix from the setup (one rank: no halo, no upload) or its host rows */
+  /* M's device matrix from the setup (one rank: no halo, no upload; P ranks: the setup's halo
+   * plan of its ghost columns, taken over here) or its host rows */
   if (opt->use_m && !m->dev) HY_CALL(la_halo_build(ctx->comm, pr, ctx->rank, &m->h, &s->hm));
+  if (opt->use_m && m->dev && m->halo_ready) {
+    s->hm = m->halo;
+    memset(&m->halo, 0, sizeof m->halo);
+    m->halo_ready = 0;
+  }
   s->nloc = s->ha.nloc;
   int64_t gmax = s->ha.nghost > s->hm.nghost ? s->ha.nghost : s->hm.nghost;
   s->cap = s->nloc + gmax + 1;
@@ -384,6 +395,7 @@ static int solve_setup(solve_ctx *s, const la_part *pr, hy_csr *a, spai_m *m, co
   if (opt->use_m && m->dev) {
     s->mmat = m->dev;
     s->mmat_lent = 1;
+    upload_sidx(s, &s->hm, &s->d_sidx_m);
   } else if (opt->use_m) {
     upload(s, &m->h, &s->hm, &s->mmat, &s->d_sidx_m);
   }

@@ -293,8 +293,51 @@ static int64_t h_dist_jset(const k_spai_dist *in, int64_t k, int32_t *jloc, int3
 /* P ranks, levels 1: the J sets and |I| bounds of the local columns from B's rows (the C
  * version of the CUDA backend's, so that the driver's P-rank device path runs here too).
  * Local. */
+static int h_dist_setup_b(k_backend *be, const k_spai_dist *in, void **state, int64_t **jptr,
+                          int32_t **jglob, int *fits);
+/* The rows blocks of the P-rank device setup in host memory (k_spai_piece). */
+typedef struct {
+  int64_t m;
+  int64_t *rp;
+  int32_t *col;
+  double *val;
+} h_rows;
+
+/* Free a rows block.  Local. */
+static int h_rows_free(k_backend *be, void *t) {
+  (void)be;
+  h_rows *r = t;
+  if (!r) return HY_OK;
+  free(r->rp); free(r->col); free(r->val); free(r);
+  return HY_OK;
+}
+
+/* dist_setup: with in->brows, B's rows are that block (taken over: its arrays go to the state,
+ * or are freed when nothing fits).  Local. */
 static int h_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int64_t **jptr,
                         int32_t **jglob, int *fits) {
+  if (!in->brows) return h_dist_setup_b(be, in, state, jptr, jglob, fits);
+  h_rows *r = in->brows;
+  k_spai_dist d = *in;
+  d.bptr = r->rp;
+  d.bcol = r->col;
+  d.bval = r->val;
+  d.brows = NULL;
+  int rc = h_dist_setup_b(be, &d, state, jptr, jglob, fits);
+  if (rc == HY_OK && *fits) {
+    h_cols *hs = *state;
+    hs->own[3] = r->rp;
+    hs->own[4] = r->col;
+    hs->own[5] = r->val;
+    free(r);
+  } else {
+    h_rows_free(be, r);
+  }
+  return rc;
+}
+
+static int h_dist_setup_b(k_backend *be, const k_spai_dist *in, void **state, int64_t **jptr,
+                          int32_t **jglob, int *fits) {
   int64_t n = in->nloc, cap = in->bptr[n] + n + 1;
   int32_t *jloc = NULL, *jg = NULL, *kglob = NULL;
   int64_t *jp = NULL, *iub = NULL;
@@ -375,6 +418,116 @@ static int h_dist_rows(k_backend *be, void *state, const int32_t *jglob, int64_t
   return HY_OK;
 }
 
+/* A's local rows transposed: rows g0 .. g1 - 1 (the columns touched), entries r0 + i in
+ * increasing order (a counting sort), and the row maxima.  Local. */
+static int h_dist_trans(k_backend *be, int64_t nloc, int64_t r0, const int64_t *rowptr,
+                        const int32_t *colind, const double *val, void **t, int64_t *g0,
+                        int64_t *g1, double *mx) {
+  (void)be;
+  const int64_t nnz = rowptr[nloc];
+  int64_t lo = INT64_MAX, hi = -1;
+  for (int64_t e = 0; e < nnz; e++) {
+    if (colind[e] < lo) lo = colind[e];
+    if (colind[e] > hi) hi = colind[e];
+  }
+  if (hi < 0) lo = hi = -1;
+  h_rows *r = calloc(1, sizeof *r);
+  if (!r) return hy_err(HY_ESYS, "out of memory");
+  r->m = hi - lo + 1 > 0 ? hi - lo + 1 : 0;
+  HY_CALLOC(r->rp, r->m + 2);
+  HY_MALLOC(r->col, nnz + 1);
+  HY_MALLOC(r->val, nnz + 1);
+  for (int64_t e = 0; e < nnz; e++) r->rp[colind[e] - lo + 2]++;
+  for (int64_t j = 0; j < r->m; j++) r->rp[j + 2] += r->rp[j + 1];
+  for (int64_t i = 0; i < nloc; i++) {
+    double m = 0;
+    for (int64_t e = rowptr[i]; e < rowptr[i + 1]; e++) {
+      int64_t at = r->rp[colind[e] - lo + 1]++;
+      r->col[at] = (int32_t)(r0 + i);
+      r->val[at] = val[e];
+      if (fabs(val[e]) > m) m = fabs(val[e]);
+    }
+    if (mx) mx[i] = m;
+  }
+  *g0 = r->m ? lo : 0;
+  *g1 = r->m ? hi + 1 : 0;
+  *t = r;
+  return HY_OK;
+}
+
+/* The listed rows to host arrays.  Local. */
+static int h_rows_gather(k_backend *be, void *t, int64_t nr, const int64_t *rows, int64_t **off,
+                         int32_t **col, double **val) {
+  (void)be;
+  const h_rows *r = t;
+  int64_t *o = NULL;
+  HY_MALLOC(o, nr + 1);
+  o[0] = 0;
+  for (int64_t i = 0; i < nr; i++) {
+    if (rows[i] < 0 || rows[i] >= r->m)
+      return hy_err(HY_ESYS, "spai rows_gather: row %lld of a block of %lld", (long long)rows[i],
+                    (long long)r->m);
+    o[i + 1] = o[i] + r->rp[rows[i] + 1] - r->rp[rows[i]];
+  }
+  HY_MALLOC(*col, o[nr] + 1);
+  HY_MALLOC(*val, o[nr] + 1);
+  for (int64_t i = 0; i < nr; i++) {
+    int64_t b = r->rp[rows[i]], l = o[i + 1] - o[i];
+    memcpy(*col + o[i], r->col + b, (size_t)l * sizeof **col);
+    memcpy(*val + o[i], r->val + b, (size_t)l * sizeof **val);
+  }
+  *off = o;
+  return HY_OK;
+}
+
+/* Local rows from pieces, each row's pieces in list order.  Local. */
+static int h_rows_merge(k_backend *be, int64_t mloc, int np, const k_spai_piece *pc, void **out) {
+  (void)be;
+  h_rows *r = calloc(1, sizeof *r);
+  if (!r) return hy_err(HY_ESYS, "out of memory");
+  r->m = mloc;
+  HY_CALLOC(r->rp, mloc + 1);
+  for (int p = 0; p < np; p++)
+    for (int64_t i = 0; i < pc[p].rows; i++) {
+      const h_rows *t = pc[p].t;
+      r->rp[pc[p].row0 + i + 1] += t ? t->rp[pc[p].t_row0 + i + 1] - t->rp[pc[p].t_row0 + i]
+                                     : pc[p].off[i + 1] - pc[p].off[i];
+    }
+  for (int64_t i = 0; i < mloc; i++) r->rp[i + 1] += r->rp[i];
+  int64_t *pos = NULL;
+  HY_MALLOC(pos, mloc + 1);
+  memcpy(pos, r->rp, (size_t)(mloc + 1) * sizeof *pos);
+  HY_MALLOC(r->col, r->rp[mloc] + 1);
+  HY_MALLOC(r->val, r->rp[mloc] + 1);
+  for (int p = 0; p < np; p++)
+    for (int64_t i = 0; i < pc[p].rows; i++) {
+      const h_rows *t = pc[p].t;
+      int64_t b = t ? t->rp[pc[p].t_row0 + i] : pc[p].off[i];
+      int64_t l = t ? t->rp[pc[p].t_row0 + i + 1] - b : pc[p].off[i + 1] - b;
+      const int32_t *sc = t ? t->col + b : pc[p].col + b;
+      const double *sv = t ? t->val + b : pc[p].val + b;
+      int64_t at = pos[pc[p].row0 + i];
+      memcpy(r->col + at, sc, (size_t)l * sizeof *sc);
+      memcpy(r->val + at, sv, (size_t)l * sizeof *sv);
+      pos[pc[p].row0 + i] += l;
+    }
+  free(pos);
+  *out = r;
+  return HY_OK;
+}
+
+/* The new column index of global g (la_halo_build's numbering).  Local. */
+static int32_t h_halo_col(int64_t g, int64_t r0, int64_t nloc, int64_t ng, const int64_t *gh) {
+  if (g >= r0 && g < r0 + nloc) return (int32_t)(g - r0);
+  int64_t lo = 0, hi = ng - 1;
+  while (lo < hi) {
+    int64_t mid = (lo + hi) / 2;
+    if (gh[mid] < g) lo = mid + 1;
+    else hi = mid;
+  }
+  return (int32_t)(nloc + lo);
+}
+
 /* Seconds of a monotonic clock (the split figures).  Local. */
 static double h_now(void) {
   struct timespec ts;
@@ -421,7 +574,7 @@ static int h_single_setup(k_backend *be, const k_spai_single *in, void **state, 
                     .small_cols = in->small_cols, .medium_elems = in->medium_elems,
                     .block_threads = in->block_threads };
   int32_t *jglob = NULL;
-  HY_CALL(h_dist_setup(be, &d, state, jptr, &jglob, fits));
+  HY_CALL(h_dist_setup_b(be, &d, state, jptr, &jglob, fits));
   free(jglob);   /* the B rows themselves (r0 = 0): jloc */
   free(mx);
   if (!*fits) {
@@ -547,6 +700,55 @@ static int h_mat_differs(k_backend *be, void *x, void *y, int64_t *row) {
   return HY_OK;
 }
 
+/* The block renumbered to local columns and made a matrix (the block's offsets; new index and
+ * value arrays): a row's global order is below r0 (ghosts), local, above; the new order local,
+ * the ghosts below, those above (increasing new index: la_halo_build's sorted rows).  Local. */
+static int h_rows_mat(k_backend *be, void *t, int64_t r0, int64_t nloc, int64_t ng,
+                      const int64_t *ghost, void **mat, int64_t *nnz) {
+  (void)be;
+  h_rows *r = t;
+  const int64_t nz = r->rp[r->m];
+  h_mat *a = calloc(1, sizeof *a);
+  if (!a) return hy_err(HY_ESYS, "out of memory");
+  a->rows = r->m;
+  a->cols = nloc + ng;
+  HY_MALLOC(a->colind, nz + 1);
+  HY_MALLOC(a->val, nz + 1);
+  for (int64_t i = 0; i < r->m; i++) {
+    int64_t b = r->rp[i], e = r->rp[i + 1], nlow = 0, nown = 0;
+    while (b + nlow < e && r->col[b + nlow] < r0) nlow++;
+    while (b + nlow + nown < e && r->col[b + nlow + nown] < r0 + nloc) nown++;
+    for (int64_t k = 0; k < e - b; k++) {
+      int64_t at = k < nlow ? nown + k : k < nlow + nown ? k - nlow : k;
+      a->colind[b + at] = h_halo_col(r->col[b + k], r0, nloc, ng, ghost);
+      a->val[b + at] = r->val[b + k];
+    }
+  }
+  a->rowptr = r->rp;
+  r->rp = NULL;
+  h_rows_free(be, r);
+  *nnz = nz;
+  *mat = a;
+  return HY_OK;
+}
+
+/* dist_rows with the rows kept as a block (host memory here).  Local. */
+static int h_dist_rows_dev(k_backend *be, void *state, const int32_t *jglob, int64_t g0,
+                           int64_t g1, int64_t c0, void **t, double *res, int64_t *bad,
+                           double *split) {
+  h_rows *r = calloc(1, sizeof *r);
+  if (!r) return hy_err(HY_ESYS, "out of memory");
+  r->m = g1 - g0;
+  int rc = h_dist_rows(be, state, jglob, g0, g1, c0, &r->rp, &r->col, &r->val, res, bad, split);
+  if (rc != HY_OK) {
+    free(r);
+    return rc;
+  }
+  *t = r;
+  return HY_OK;
+}
+
+
 const k_spai_ops k_spai_host_ops = {
   .cols_setup = h_cols_setup,
   .cols_index = h_cols_index,
@@ -562,6 +764,12 @@ const k_spai_ops k_spai_host_ops = {
   .single_mat = h_single_mat,
   .dist_setup = h_dist_setup,
   .dist_rows = h_dist_rows,
+  .dist_trans = h_dist_trans,
+  .rows_gather = h_rows_gather,
+  .rows_merge = h_rows_merge,
+  .rows_free = h_rows_free,
+  .rows_mat = h_rows_mat,
+  .dist_rows_dev = h_dist_rows_dev,
   .mat_create = h_mat_create,
   .mat_free = h_mat_free,
   .mat_spmv = h_mat_spmv,

@@ -788,7 +788,30 @@ def check_split(out, m, ranks):
     pat = (r"^spai: setup split \(ms, slowest rank[^)]*\): pattern on the host %s \(A\^T and the "
            r"fetches\), to the device %s, on the device %s; assembly on the device %s \(M's rows\), "
            r"to the host %s, on the host %s " % (f, f, f, f, f, f))
+    # the P-rank device setup's rows (spai.dist_exchange = device, record dist_exchange_device 1):
+    # pattern = B's rows (their exchange) + J sets, assembly = M's rows + residuals + exchange
+    dpat = (r"^spai: setup split \(ms, slowest rank[^)]*\): pattern: B's rows %s \(A's transpose on "
+            r"the device, .*\), J sets on the device %s; assembly: M's rows on the device %s \(the "
+            r"columns' transpose\), residuals to the host %s, M's rows exchanged and made the solve's "
+            r"matrix %s \(" % (f, f, f, f, f))
     sl = re.search(pat, out, re.M)
+    dl = re.search(dpat, out, re.M)
+    if dl:
+        print("setup split (device rows): " + dl.group(0))
+        y = [float(v) for v in dl.groups()]
+        if m.get("dist_exchange_device") != 1:
+            fails.append("the device rows' split line, record dist_exchange_device %r" % m.get("dist_exchange_device"))
+        rec = [1e3 * m.get("split_pattern_host_s", -1),
+               1e3 * (m.get("split_pattern_upload_s", -1) + m.get("split_pattern_device_s", -1)),
+               1e3 * m.get("split_assembly_device_s", -1), 1e3 * m.get("split_assembly_download_s", -1),
+               1e3 * m.get("split_assembly_host_s", -1)]
+        for i, (r, v) in enumerate(zip(rec, y)):
+            if abs(r - v) > 0.011:
+                fails.append("record's split figure %d (%.4f ms) vs the line's %.2f ms" % (i, r, v))
+        for name, part, phase in [("pattern", y[:2], float(ph.group(1))), ("assembly", y[2:], float(ph.group(2)))]:
+            if max(part) > phase + 0.01:
+                fails.append("%s split %r (ms) exceeds its phase %.2f ms" % (name, part, phase))
+        return fails
     if not sl:
         return ["%s pattern without a split line matching %r" % (ph.group(3), pat)]
     x = [float(v) for v in sl.groups()]

@@ -193,6 +193,20 @@ spai_multi(spai_device_m_r1 device-m RANKS 1 TIMEOUT 90
 spai_multi(spai_device_m_repeat device-m RANKS 1 TIMEOUT 90 OPTS --repeat 3
   ARGS run.backend=host matrix.generator=convdiff2d matrix.size=900 matrix.peclet=2 spai.tau=0.7
        spai.threshold=column)
+# P ranks (dist pattern, spai.dist_exchange = device: B's rows, the pattern and M's rows made in
+# the backend's memory, M renumbered for the halo there and taken by the solve as it is; host
+# backend: its C version): against the host pattern's M uploaded by the solve (run A), and
+# against the dist pattern through the host's transposes (--ref spai.dist_exchange=host): the
+# same iterations, x bit for bit, M copied back bit for bit, the lines and record fields of
+# device-m; with spai.repeat = 3 (3 ranks, column thresholds) the runs' M compared where it is
+spai_multi(spai_device_m_r2 device-m RANKS 2 TIMEOUT 90
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=1000 spai.tau=0.99)
+spai_multi(spai_device_m_r3_repeat device-m RANKS 3 TIMEOUT 120 OPTS --repeat 3
+  ARGS run.backend=host matrix.generator=convdiff2d matrix.size=900 matrix.peclet=2 spai.tau=0.7
+       spai.threshold=column)
+spai_multi(spai_device_m_r2_vs_host_rows device-m RANKS 2 TIMEOUT 90
+  OPTS --ref spai.gpu_setup=device spai.dist_exchange=host
+  ARGS run.backend=host matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx spai.tau=0.6)
 # (the --alt run of same-m: a CUDA-only key, ignored by the host kernels: the same M)
 spai_multi(spai_same_m_alt_host same-m RANKS 1 OPTS --rtol 0 --alt spai.gpu_fuse_submat=true
   ARGS run.backend=host matrix.generator=convdiff2d matrix.size=400)
