@@ -55,7 +55,9 @@ typedef struct {
   int index16;        /* in: 16-bit column offsets (column - row) where every entry of A and M
                        * fits in [-32768, 32767] (else 32-bit columns: index16_used = 0) */
   int l2;             /* in (CUDA): the L2 persisting window over the solve copy of K_L2_A: A's
-                       * columns and values, K_L2_M: M's, K_L2_ALL: both (0: none) */
+                       * columns and values, K_L2_M: M's, K_L2_ALL: both (0: none); K_L2_STREAM:
+                       * all of it as streaming (evict-first) lines, no set-aside, so that the
+                       * vectors stay in L2 while the matrices pass through */
   int fused;          /* in: the iterations run as bcgs_fused, not bcgs_batch */
   char why[112];      /* out: why the format (m_single, index16) was not made for this variant
                        * of the iterations ("" : made, or not asked); the window may still be */
@@ -66,7 +68,7 @@ typedef struct {
   double l2_setaside; /* out: bytes of L2 set aside for persisting lines */
   double l2_hit;      /* out: the window's hit ratio (set-aside / window, at most 1) */
 } k_bcgs_fmt;
-enum { K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL };
+enum { K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL, K_L2_STREAM };
 
 /* The system of one BiCGSTAB device loop for bcgs_batch: A, the preconditioner M as a matrix
  * (m.val NULL: none, then ph == p and sh == s), and the solver's vectors of n entries (x the

@@ -147,11 +147,16 @@ static const cfg_key spai_keys[] = {
     "device_kernel = persistent: the column indices of A and M as 16-bit offsets from the row "
     "in a copy for the solve when every |column - row| <= 32767 (else 32-bit, a line says so); "
     "the same values bit for bit" },
-  { "solver", "l2_window", CFG_ENUM, "none", 0, 0, "none|a|m|all",
+  { "solver", "l2_window", CFG_ENUM, "none", 0, 0, "none|a|m|all|stream",
     "device_kernel = persistent|fused on cuda: an L2 persisting window (access policy window, "
     "the set-aside up to the device's maximum, hit ratio scaled to it) over A's columns and "
-    "values (a), M's (m) or both (all) in a copy for the solve, reset after it; the same "
-    "values bit for bit" },
+    "values (a), M's (m) or both (all) in a copy for the solve, reset after it; stream: both as "
+    "streaming (evict-first) lines, no set-aside (the vectors stay in L2); the same values bit "
+    "for bit" },
+  { "solver", "persistent_tpr", CFG_ENUM, "auto", 0, 0, "auto|1|2|4|8|16|32",
+    "device_kernel = persistent|fused on cuda: threads per row of the products of A and M (auto: "
+    "each matrix's own choice, mean entries per row / 12 rounded down to a power of 2: 4 at "
+    "cfd2's size); another count sums a row in another order (x within rounding)" },
   { "solver", "spmv", CFG_ENUM, "auto", 0, 0, "auto|own|library",
     "SpMV of A and M in BiCGSTAB: own = our CSR kernel (cuda: a few threads per row, fixed "
     "summation order), library = the backend library's (cuSPARSE); auto = own where the backend "
@@ -234,7 +239,10 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.index16 = cfg_bool(c, "solver.index16");
   o->solver.l2_window = cfg_is(c, "solver.l2_window", "a") ? K_L2_A
                         : cfg_is(c, "solver.l2_window", "m") ? K_L2_M
-                        : cfg_is(c, "solver.l2_window", "all") ? K_L2_ALL : K_L2_NONE;
+                        : cfg_is(c, "solver.l2_window", "all") ? K_L2_ALL
+                        : cfg_is(c, "solver.l2_window", "stream") ? K_L2_STREAM : K_L2_NONE;
+  o->solver.persistent_tpr = cfg_is(c, "solver.persistent_tpr", "auto") ? 0
+                             : (int)strtol(cfg_str(c, "solver.persistent_tpr"), NULL, 10);
   o->solver.device_kernel = cfg_is(c, "solver.device_kernel", "persistent") ? 2
                             : cfg_is(c, "solver.device_kernel", "fused") ? 3
                             : cfg_is(c, "solver.device_kernel", "auto") ? 0 : 1;

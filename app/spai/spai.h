@@ -63,7 +63,8 @@ typedef struct {
   int merge_reductions;        /* solver.merge_reductions: krylov_params.merged */
   int precond_single;          /* solver.precond_precision = single: M's values in FP32 */
   int index16;                 /* solver.index16: 16-bit column offsets where they fit */
-  int l2_window;               /* solver.l2_window: K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL */
+  int l2_window;               /* solver.l2_window: K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL, K_L2_STREAM */
+  int persistent_tpr;          /* solver.persistent_tpr: threads per row of the products (0 auto) */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
@@ -301,6 +302,7 @@ typedef struct {
                                 * (solver.device_kernel), 0: the queued vector ops */
   char batch_why[96];          /* persistent / fused asked for and not run: why */
   int persistent_split;        /* 1: the persistent kernel ran with solver.persistent_split */
+  int tpr_a, tpr_m;            /* threads per row of the batch's products of A and M (0: none) */
   int phase_timed;             /* 1: phase_ticks / phase_ns hold the persistent kernel's phases */
   int merged_loop_off;         /* 1: solver.merge_reductions turned the device loop off (not the
                                 * persistent kernel) */

@@ -247,11 +247,14 @@ static void report_phases(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
   if (sv->batch == 1) {
     hy_metric_int(ctx, "persistent_unroll", o->solver.persistent_unroll);
     hy_metric_int(ctx, "persistent_blocks", o->solver.persistent_blocks);
+    hy_metric_int(ctx, "tpr_A", sv->tpr_a);
+    hy_metric_int(ctx, "tpr_M", sv->tpr_m);
     if (ctx->be.gpu)
       hy_printf0(ctx, "bicgstab: persistent kernel: %d entries of a row per lane loaded at once "
                  "(solver.persistent_unroll), %d blocks of 512 threads per SM "
-                 "(solver.persistent_blocks)\n", o->solver.persistent_unroll,
-                 o->solver.persistent_blocks);
+                 "(solver.persistent_blocks), %d / %d threads per row of A / M "
+                 "(solver.persistent_tpr)\n", o->solver.persistent_unroll,
+                 o->solver.persistent_blocks, sv->tpr_a, sv->tpr_m);
   }
   if (o->solver.phase_times && !sv->phase_timed)
     hy_printf0(ctx, "bicgstab: solver.phase_times ignored: it times the persistent kernel "
@@ -290,8 +293,9 @@ static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
   const k_bcgs_fmt *f = &sv->fmt;
   hy_metric_int(ctx, "precond_single", sv->fmt_made && f->m_single_used);
   hy_metric_int(ctx, "index16", sv->fmt_made && f->index16_used);
-  hy_metric_str(ctx, "l2_window", o->solver.l2_window == K_L2_A ? "a" : o->solver.l2_window == K_L2_M
-                                  ? "m" : o->solver.l2_window == K_L2_ALL ? "all" : "none");
+  int w = o->solver.l2_window;
+  hy_metric_str(ctx, "l2_window", w == K_L2_A ? "a" : w == K_L2_M ? "m" : w == K_L2_ALL ? "all"
+                                  : w == K_L2_STREAM ? "stream" : "none");
   if (!sv->fmt_asked) return;
   if (!sv->fmt_made) {
     hy_printf0(ctx, "bicgstab: solve format not made (solver.precond_precision, index16, "
@@ -315,7 +319,9 @@ static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
   if (f->l2 != K_L2_NONE)
     hy_printf0(ctx, "bicgstab: L2 window (solver.l2_window): %.2f MB of the solve copy, set-aside "
                "%.2f MB, hit ratio %.3f%s\n", f->l2_window / 1e6, f->l2_setaside / 1e6, f->l2_hit,
-               f->l2_window > 0 ? "" : " (the device has no persisting L2, or nothing to cover)");
+               f->l2_window <= 0 ? " (the device has no persisting L2, or nothing to cover)"
+               : f->l2 == K_L2_STREAM ? " (solver.l2_window = stream: every line streaming, "
+                                        "evict-first; no set-aside)" : "");
   hy_metric_num(ctx, "l2_window_mb", f->l2_window / 1e6);
   hy_metric_num(ctx, "l2_setaside_mb", f->l2_setaside / 1e6);
   hy_metric_num(ctx, "l2_hit", f->l2_hit);

@@ -227,6 +227,12 @@ static int solve_batch_kind(solve_ctx *s, const spai_solve_opts *opt, spai_solve
   HY_LOCAL(s->ko->mat_view(s->be, s->amat, &s->va));
   memset(&s->vm, 0, sizeof s->vm);
   if (s->mmat) HY_LOCAL(s->ko->mat_view(s->be, s->mmat, &s->vm));
+  if (opt->persistent_tpr > 0 && s->be->gpu) {   /* solver.persistent_tpr (host: its C loop) */
+    s->va.tpr = opt->persistent_tpr;
+    if (s->mmat) s->vm.tpr = opt->persistent_tpr;
+  }
+  info->tpr_a = s->va.tpr;
+  info->tpr_m = s->mmat ? s->vm.tpr : 0;
   return want;
 }
 

@@ -40,6 +40,11 @@ bench spai-cfd2size-1gpu-persistent-c1000-i16 1 config/bench-spai.ini $P1000 sol
 bench spai-cfd2size-1gpu-persistent-c1000-single-i16 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true
 bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2all 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=all
 bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2all-u8 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=all solver.persistent_unroll=8
+bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2a 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=a
+bench spai-cfd2size-1gpu-persistent-c1000-l2stream 1 config/bench-spai.ini $P1000 solver.l2_window=stream
+bench spai-cfd2size-1gpu-persistent-c1000-tpr8 1 config/bench-spai.ini $P1000 solver.persistent_tpr=8
+bench spai-cfd2size-1gpu-persistent-c1000-tpr2 1 config/bench-spai.ini $P1000 solver.persistent_tpr=2
+bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2all-tpr8 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=all solver.persistent_tpr=8
 # the same phases as 5 fused kernels per iteration recorded as a graph (solver.device_kernel = fused)
 bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini solver.device_kernel=fused spai.repeat=3
 # the device loop with cuSPARSE's SpMV inside the graph, and with the graph off (queued anew)

@@ -46,7 +46,7 @@ typedef struct {
   void *pack;                   /* bcgs_prepare's solve copy of A and M (NULL: none) */
   cudaAccessPolicyWindow win;   /* its L2 window for bcgs_batch (num_bytes 0: none) */
   size_t l2_prev;               /* the persisting set-aside before bcgs_prepare changed it */
-  int l2_set;                   /* 1: bcgs_prepare set the set-aside and the stream's window */
+  int l2_set;                   /* 1: bcgs_prepare set the stream's window (2: and the set-aside) */
 } vec_scratch;
 
 static __device__ __forceinline__ double vec_warp_sum(double v) {
@@ -1021,24 +1021,27 @@ static int pk_fill(k_vec *v, k_csr_view *m, int64_t nnz, bool i16, bool f32, cha
 }
 
 /* The persisting L2 set-aside and the window over [base, base + bytes) for the stream and
- * bcgs_batch's launches (hit ratio: set-aside / window).  Local. */
-static int pk_l2(k_vec *v, char *base, size_t bytes, k_bcgs_fmt *f) {
+ * bcgs_batch's launches (hit ratio: set-aside / window); stream: no set-aside, every line of the
+ * window streaming (evict-first).  Local. */
+static int pk_l2(k_vec *v, char *base, size_t bytes, bool stream, k_bcgs_fmt *f) {
   vec_scratch *s = (vec_scratch *)v->impl;
   int dev = 0, maxp = 0, maxw = 0;
   HY_CUDA(cudaGetDevice(&dev));
   HY_CUDA(cudaDeviceGetAttribute(&maxp, cudaDevAttrMaxPersistingL2CacheSize, dev));
   HY_CUDA(cudaDeviceGetAttribute(&maxw, cudaDevAttrMaxAccessPolicyWindowSize, dev));
-  if (maxp <= 0 || maxw <= 0 || bytes == 0) return HY_OK;   /* no persisting L2: no window */
-  HY_CUDA(cudaDeviceGetLimit(&s->l2_prev, cudaLimitPersistingL2CacheSize));
-  size_t wb = bytes < (size_t)maxw ? bytes : (size_t)maxw;
-  HY_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, wb < (size_t)maxp ? wb : (size_t)maxp));
-  size_t got = 0;
-  HY_CUDA(cudaDeviceGetLimit(&got, cudaLimitPersistingL2CacheSize));
-  s->l2_set = 1;
+  if ((!stream && maxp <= 0) || maxw <= 0 || bytes == 0) return HY_OK;   /* no window */
+  size_t wb = bytes < (size_t)maxw ? bytes : (size_t)maxw, got = 0;
+  if (!stream) {
+    HY_CUDA(cudaDeviceGetLimit(&s->l2_prev, cudaLimitPersistingL2CacheSize));
+    HY_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize,
+                               wb < (size_t)maxp ? wb : (size_t)maxp));
+    HY_CUDA(cudaDeviceGetLimit(&got, cudaLimitPersistingL2CacheSize));
+  }
+  s->l2_set = stream ? 1 : 2;
   s->win.base_ptr = base;
   s->win.num_bytes = wb;
-  s->win.hitRatio = got >= wb ? 1.0f : (float)((double)got / (double)wb);
-  s->win.hitProp = cudaAccessPropertyPersisting;
+  s->win.hitRatio = stream || got >= wb ? 1.0f : (float)((double)got / (double)wb);
+  s->win.hitProp = stream ? cudaAccessPropertyStreaming : cudaAccessPropertyPersisting;
   s->win.missProp = cudaAccessPropertyStreaming;
   cudaStreamAttrValue sa;
   memset(&sa, 0, sizeof sa);
@@ -1062,8 +1065,10 @@ static int c_bcgs_release(k_vec *v) {
     sa.accessPolicyWindow.missProp = cudaAccessPropertyNormal;
     HY_CUDA(cudaStreamSetAttribute(k_cuda_st(v->be)->stream, cudaStreamAttributeAccessPolicyWindow, &sa));
     HY_CUDA(cudaStreamSynchronize(k_cuda_st(v->be)->stream));
-    HY_CUDA(cudaCtxResetPersistingL2Cache());
-    HY_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, s->l2_prev));
+    if (s->l2_set == 2) {
+      HY_CUDA(cudaCtxResetPersistingL2Cache());
+      HY_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, s->l2_prev));
+    }
     s->l2_set = 0;
   }
   memset(&s->win, 0, sizeof s->win);
@@ -1122,9 +1127,10 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
   char *base = (char *)s->pack;
   HY_CALL(pk_fill(v, a, na, i16, false, base, ca));
   if (pc) HY_CALL(pk_fill(v, m, nm, i16, f32, base + ca + va, cm));
-  if (f->l2 == K_L2_A) HY_CALL(pk_l2(v, base, ca + va, f));
-  else if (f->l2 == K_L2_M && pc) HY_CALL(pk_l2(v, base + ca + va, cm + vm, f));
-  else if (f->l2 == K_L2_ALL) HY_CALL(pk_l2(v, base, total, f));
+  if (f->l2 == K_L2_A) HY_CALL(pk_l2(v, base, ca + va, false, f));
+  else if (f->l2 == K_L2_M && pc) HY_CALL(pk_l2(v, base + ca + va, cm + vm, false, f));
+  else if (f->l2 == K_L2_ALL || f->l2 == K_L2_STREAM)
+    HY_CALL(pk_l2(v, base, total, f->l2 == K_L2_STREAM, f));
   HY_CUDA(cudaStreamSynchronize(st));
   return HY_OK;
 }

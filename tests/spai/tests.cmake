@@ -877,6 +877,21 @@ if(HYBRID_GPU_TESTS)
     ARGS matrix.generator=poisson2d matrix.size=40000 solver.precond=none
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
          solver.index16=true solver.l2_window=a)
+  # solver.l2_window = stream (every line of the copy evict-first, no set-aside): bit for bit;
+  # solver.persistent_tpr = 8 (the products' rows summed by 8 lanes, not 4: another order):
+  # iterations within 10% + 2, x within 1e-6, the record's tpr_A / tpr_M
+  spai_multi(spai_gpu_l2_stream_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record l2_window=stream
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.l2_window=none
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.l2_window=stream)
+  spai_multi(spai_gpu_persistent_tpr8_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240 RTOL 1e-6
+    OPTS --backends cuda --every 10 --kernel persistent --loop-iters-rtol 0.1 --relres-rtol 0.3
+    --record tpr_A=8 tpr_M=8
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.persistent_tpr=auto
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_tpr=8)
   spai_multi(spai_gpu_fmt_index16_fallback index16 RANKS 1 LABELS gpu OPTS --far 32767 32768
     ARGS run.backend=cuda solver.precond=jacobi)
   hy_case(NAME spai_gpu_l2_window_line RANKS 1 JSON LABELS gpu
