@@ -994,6 +994,16 @@ hy_case(NAME gauss_small_coop_trace RANKS 1 EXIT 1
 hy_case(NAME gauss_small_auto_host RANKS 1 JSON EXPECT ${GAUSS_PASS} REJECT "small-n LU"
   RUNCASE --json-field metrics.small_lu=0
   ARGS run.workload=gauss run.backend=host gauss.n=200)
+# the device functions both small-n LU kernels share (kernels/cuda/gauss_small_dev.cuh: the pivot
+# search by shuffles, its tie order, the pivot's record, the register rotation) on the host
+# under the CPU emulator (one warp) against sequential references, ties / NaNs / zeros / empty
+# ranges (tests/gauss/small_dev_emu.py); skipped without a C++20 compiler
+if(HY_EMU_CXX)
+  add_test(NAME gauss_small_dev_emu
+    COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/small_dev_emu.py --src ${PROJECT_SOURCE_DIR} --cxx ${HY_EMU_CXX}
+            --workdir ${HY_TEST_OUT}/gauss_small_dev_emu)
+  set_tests_properties(gauss_small_dev_emu PROPERTIES LABELS unit TIMEOUT 120 SKIP_RETURN_CODE 77)
+endif()
 if(HYBRID_GPU_TESTS)
   # the kernels against LAPACK: pivots identical to dgetrf's (ties: the first row), the row
   # order, factors, min |u_jj|, x, HPL residual, info of a zero column; n = 1 .. 2048 around
