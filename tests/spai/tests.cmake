@@ -894,15 +894,23 @@ if(HYBRID_GPU_TESTS)
          solver.device_kernel=persistent solver.persistent_tpr=8)
   spai_multi(spai_gpu_fmt_index16_fallback index16 RANKS 1 LABELS gpu OPTS --far 32767 32768
     ARGS run.backend=cuda solver.precond=jacobi)
+  # (with FP32 M and 16-bit offsets: the format's bytes per iteration 4 nnz(A) + 12 nnz(M)
+  # fewer than the FP64 floor's 173.6 MB (40.85 us), ~124 MB: its floor in 25..33 us)
   hy_case(NAME spai_gpu_l2_window_line RANKS 1 JSON LABELS gpu
     ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=117649 spai.tau=0.99
          solver.device_loop=true solver.device_kernel=persistent solver.l2_window=all
+         solver.precond_precision=single solver.index16=true
     EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
+           "^bicgstab: solve format: M's values FP32 \\(solver.precond_precision = single\\), columns 16-bit offsets from the row"
     RUNCASE --expect-num "1:200:^bicgstab: L2 window \\(solver.l2_window\\): ([0-9.]+) MB of the solve copy"
             --expect-num "1:200:^bicgstab: L2 window .*set-aside ([0-9.]+) MB"
             --expect-num "1e-3:1:^bicgstab: L2 window .*hit ratio ([0-9.]+)"
+            --expect-num "100:150:^bicgstab: ([0-9.]+) MB per iteration in the solve format"
+            --expect-num "25:33:^bicgstab: .*in the solve format: floor ([0-9.]+) us"
             --json-num metrics.l2_window_mb=1:200 --json-num metrics.l2_hit=1e-3:1
-            --json-field metrics.l2_window=all)
+            --json-num metrics.floor_fmt_us=25:33 --json-field metrics.l2_window=all
+            --json-field metrics.precond_single=1 --json-field metrics.index16=1
+            --json-field metrics.max_offset=2451)
   # solver.phase_times on the CUDA persistent kernel (block 0's clock after each grid sync):
   # the phases of the variant > 0, the iterations timed the run's, their sum within 0.6..1.02 of
   # the iteration's time (the warm run of 2; check_every 10: one launch and one read per 10
