@@ -447,7 +447,8 @@ spai_multi(spai_device_loop_host_fused_none_nograph device-loop RANKS 1
 # SPAI and without preconditioner, the record saying index16 = 1; the fallback on a matrix whose
 # largest |column - row| is 32768 (32-bit, the line, index16 = 0) and the edge 32767 (16-bit);
 # solver.precond_precision = single (M's values in FP32, FP64 sums) against double: iterations
-# within 5% + 2, x within 1e-5 of max |x| (cfd2's analogue, sherman5, orsirr_1: 149 against 144),
+# within 5% + 2, x within 1e-5 of max |x| (cfd2's analogue 17 as double, poisson3d 40^3 62 against
+# 63, sherman5 221 as double, orsirr_1: 149 against 144),
 # the e05r0100 breakdown (the same message, one iteration later); watt_2 is not used (its double
 # run ends at a true residual 7.06e-7 beside the 1e-6 check: exit 4, single's exit 0)
 spai_multi(spai_fmt_index16_host_cfd27 device-loop RANKS 1 OPTS --kernel persistent --every 10
@@ -470,6 +471,12 @@ spai_multi(spai_fmt_single_host_cfd27 device-loop RANKS 1 RTOL 1e-5
   --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
   ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random run.seed=4711
        solver.device_kernel=persistent solver.precond_precision=single)
+spai_multi(spai_fmt_single_host_poisson3d device-loop RANKS 1 RTOL 1e-5
+  OPTS --kernel persistent --every 10 --loop-iters-rtol 0.05 --relres-rtol 0.5 --min-dx 1e-15
+  --record precond_single=1
+  --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
+  ARGS matrix.generator=poisson3d matrix.size=64000 solver.device_kernel=persistent
+       solver.precond_precision=single)
 spai_multi(spai_fmt_single_host_sherman5 device-loop RANKS 1 RTOL 1e-5 NEED ${M}/sherman5.mtx
   OPTS --kernel persistent --every 10 --loop-iters-rtol 0.05 --relres-rtol 0.5 --min-dx 1e-15
   --record precond_single=1
