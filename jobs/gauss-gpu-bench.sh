@@ -46,8 +46,10 @@
 #  chunks. gauss.update_chunks (the trailing update beyond the lookahead panel in chunks, each
 #      chunk's row swaps + TRSM on an aux stream beside the previous chunk's GEMM): FP64 at each
 #      order of --chunks-n (default --mxp-n and --n) with 1 chunk beside cuSOLVER (same run),
-#      then each C:PRIORITY of --chunks (default "2:high 4:high 4:same"), every run traced; one
-#      line each with the factor TF, the ratio to 1 chunk and to cuSOLVER
+#      then each C:PRIORITY[:SIDE] of --chunks (default "2:high 4:high 4:same"; PRIORITY the aux
+#      stream's, SIDE the lookahead panel stream's gauss.side_priority, default high; C = 1 with
+#      SIDE = same: the side priority alone), every run traced; one line each with the factor TF,
+#      the ratio to 1 chunk and to cuSOLVER
 #  small. the small-n LU (gauss.small = on: one launch per panel) against cuSOLVER getrf + getrs,
 #      against the blocked LU (gauss.small = off) and the cooperative kernel (gauss.small = coop)
 #      at n = 512, 1024, 2048 (11 runs each): where auto should stop taking it
@@ -211,12 +213,13 @@ if want chunks; then
   for nn in ${CHN:-$MXPN $N}; do
     run chunks1_fp64_$nn 1 gauss.n=$nn gauss.repeat=2 gauss.trace=true
     for v in $CHV; do
-      run chunks${v%%:*}${v#*:}_fp64_$nn 1 gauss.n=$nn gauss.compare_cusolver=false gauss.repeat=2 gauss.trace=true \
-        gauss.update_chunks=${v%%:*} gauss.update_priority=${v#*:}
+      IFS=: read -r vc vp vs <<< "$v"
+      run chunks${v//:/}_fp64_$nn 1 gauss.n=$nn gauss.compare_cusolver=false gauss.repeat=2 gauss.trace=true \
+        gauss.update_chunks=$vc gauss.update_priority=${vp:-high} gauss.side_priority=${vs:-high}
     done
     t1=$(ftime chunks1_fp64_$nn); tv=$(vtime chunks1_fp64_$nn)
     for v in 1 $CHV; do
-      v=${v/:/}
+      v=${v//:/}
       t=$(ftime chunks${v}_fp64_$nn)
       [ -n "$t" ] && [ -n "$t1" ] && [ -n "$tv" ] && awk -v n="$nn" -v t="$t" -v a="$t1" -v r="$tv" -v v="$v" \
         'BEGIN{tf = 2/3*n^3/t/1e12; printf "update chunks %s, FP64 n=%d: factor %.4f s = %.2f TF, %.3fx of 1 chunk, %.3fx cuSOLVER dgetrf (%.2f TF, same run as 1 chunk; targets at 65536 >= 50 TF and >= 1.25x, at 32768 >= 1.2x)\n", v, n, t, tf, a/t, r/1e3/t, 2/3*n^3/(r/1e3)/1e12}'

@@ -207,7 +207,7 @@ typedef struct {
   int panel_auto_sp;
   int64_t panel_auto_nmin;
 
-  /* ---- the trailing update's aux stream (gauss.update_chunks; K_GAUSS_AUX_*) ---- */
+  /* ---- the trailing update's aux stream (gauss.update_chunks; K_GAUSS_AUX_*), the side stream's priority ---- */
   /* GPU: streams and events as K_GAUSS_AUX_* say; host: nothing (everything in order); NULL: no
    * chunks on this backend. */
   int (*aux_ctl)(k_backend *be, int what, int c);
@@ -225,9 +225,11 @@ enum { K_GAUSS_PANEL_VENDOR = 0, K_GAUSS_PANEL_RECURSIVE = 1, K_GAUSS_PANEL_FUSE
  * chunk mark c; CHUNK: the same waiting for chunk mark c only; MAIN: back to the main stream,
  * which waits for everything queued on the aux stream so far; MARK: chunk mark c (0 <= c <
  * K_GAUSS_CHUNKS_MAX) records the main stream's work so far (the chunk's GEMM).  The aux
- * stream runs row swaps, TRSM and to_low only. */
+ * stream runs row swaps, TRSM and to_low only.  SIDE (gauss.side_priority; called on the main
+ * stream before a factorization): the lookahead side stream's priority, c = 0 the highest (the
+ * default), 1 the main stream's. */
 enum { K_GAUSS_AUX_ENTER = 0, K_GAUSS_AUX_PANEL = 1, K_GAUSS_AUX_CHUNK = 2, K_GAUSS_AUX_MAIN = 3,
-       K_GAUSS_AUX_MARK = 4 };
+       K_GAUSS_AUX_MARK = 4, K_GAUSS_AUX_SIDE = 5 };
 #define K_GAUSS_CHUNKS_MAX 16
 
 /* The base blocks of getrf_rec / getrf_dev. */

@@ -96,6 +96,10 @@ static const cfg_key gauss_keys[] = {
     "blocked, update_chunks > 1: the priority of the chunks' swap + TRSM stream: high (between "
     "the main stream's and the lookahead panel's: its kernels pass the GEMM's queued blocks) or "
     "same (the main stream's)" },
+  { "gauss", "side_priority", CFG_ENUM, "high", 0, 0, "high|same",
+    "blocked, lookahead 1: the priority of the stream that factors the next panel: high (its "
+    "kernels pass the trailing GEMM's queued blocks) or same (the main stream's: the GEMM keeps "
+    "its multiprocessors, the panel waits for free ones)" },
   { "gauss", "lda", CFG_ENUM, "exact", 0, 0, "auto|exact",
     "blocked: leading dimension of the factors: exact (the local rows) or auto (rounded up to 64 "
     "elements, 64 more when a column's stride would be a multiple of 4 KiB: no power-of-two stride)" },
@@ -215,6 +219,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->lookahead = (int)cfg_int(c, "gauss.lookahead");
   o->update_chunks = (int)cfg_int(c, "gauss.update_chunks");
   o->update_same = cfg_is(c, "gauss.update_priority", "same");
+  o->side_same = cfg_is(c, "gauss.side_priority", "same");
   o->pivots_dev = cfg_is(c, "gauss.pivots", "device");
   o->lda_pad = cfg_is(c, "gauss.lda", "auto");
   o->small = cfg_enum(c, "gauss.small");

@@ -68,6 +68,7 @@ typedef struct {
   int update_chunks;        /* gauss.update_chunks: the rest of the trailing update in chunks,
                              * their swaps + TRSM on an aux stream beside the GEMMs (1: off) */
   int update_same;          /* gauss.update_priority = same: the aux stream at the main's priority */
+  int side_same;            /* gauss.side_priority = same: the lookahead panel's stream at the main's */
   int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */
   int lda_pad;              /* gauss.lda = auto: the factors' leading dimension padded */
   int small;                /* gauss.small: GAUSS_SMALL_AUTO / ON / OFF / COOP */

@@ -37,6 +37,7 @@ typedef struct {
   size_t lowa_bytes, lowb_bytes;
   /* lookahead: a side stream with its own cuBLAS / cuSOLVER handles */
   int side_on, cur_side;
+  int side_same;      /* the side stream has (or will have) the main stream's priority (gauss.side_priority = same) */
   cudaStream_t side;
   cublasHandle_t cb_side;
   cusolverDnHandle_t cs_side;
@@ -178,6 +179,22 @@ static int c_aux_ctl(k_backend *be, int what, int c) {
   if ((what == K_GAUSS_AUX_MARK || what == K_GAUSS_AUX_CHUNK || what == K_GAUSS_AUX_PANEL) &&
       (c < 0 || c >= K_GAUSS_CHUNKS_MAX))
     return hy_err(HY_ESYS, "gauss aux_ctl: chunk %d outside 0..%d", c, K_GAUSS_CHUNKS_MAX - 1);
+  if (what == K_GAUSS_AUX_SIDE) {
+    /* the lookahead side stream's priority: made anew (after the device is idle) on a change */
+    if (w->cur_side != 0) return hy_err(HY_ESYS, "gauss aux_ctl: the side stream's priority set off the main stream");
+    int same = c ? 1 : 0;
+    if (w->side_on && w->side_same != same) {
+      int lo = 0, hi = 0;
+      HY_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+      HY_CUDA(cudaDeviceSynchronize());
+      HY_CUDA(cudaStreamDestroy(w->side));
+      HY_CUDA(cudaStreamCreateWithPriority(&w->side, cudaStreamNonBlocking, same ? lo : hi));
+      HY_CUBLAS(cublasSetStream(w->cb_side, w->side));
+      HY_CUSOLVER(cusolverDnSetStream(w->cs_side, w->side));
+    }
+    w->side_same = same;
+    return HY_OK;
+  }
   if (what == K_GAUSS_AUX_ENTER) {
     int i = c ? 1 : 0;
     HY_CALL(aux_make(be, i));
@@ -218,7 +235,7 @@ static int c_stream_ctl(k_backend *be, int what) {
     /* the panel's many small kernels must not wait behind the trailing GEMM's blocks */
     int lo = 0, hi = 0;
     HY_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
-    HY_CUDA(cudaStreamCreateWithPriority(&gw(be)->side, cudaStreamNonBlocking, hi));
+    HY_CUDA(cudaStreamCreateWithPriority(&gw(be)->side, cudaStreamNonBlocking, gw(be)->side_same ? lo : hi));
     HY_CUBLAS(cublasCreate(&gw(be)->cb_side));
     HY_CUBLAS(cublasSetStream(gw(be)->cb_side, gw(be)->side));
     HY_CUSOLVER(cusolverDnCreate(&gw(be)->cs_side));

@@ -504,9 +504,10 @@ if(HYBRID_GPU_TESTS)
     set_tests_properties(gauss_gpu_trace_${what} PROPERTIES LABELS "gpu" TIMEOUT 300)
   endforeach()
   # gauss.update_chunks on the device (each chunk's swaps + TRSM (+ HPL-MxP's low copy of U) on
-  # the aux stream beside the previous chunk's GEMM): x within 1e-10 (FP64) / 1e-9 (HPL-MxP
-  # FP16) of one chunk with 2, 4, 16 chunks, lookahead 0, host pivots, the aux stream at the main
-  # stream's priority; every run PASSED; then the trace with 4 chunks (the aux stream's line,
+  # the aux stream beside the GEMMs of the chunks before it): x within 1e-10 (FP64) / 1e-9
+  # (HPL-MxP FP16) of one chunk with 2, 4, 16 chunks, lookahead 0, host pivots, the aux stream
+  # and (with and without chunks, gauss.side_priority = same) the lookahead panel's stream at the
+  # main stream's priority; every run PASSED; then the trace with 4 chunks (the aux stream's line,
   # parts summing to the factor, the GEMM rates x times = HPL's count)
   foreach(spec "double|gauss.n=8193 gauss.nb=512|1e-10"
                "hplmxp_fp16|gauss.n=8193 gauss.nb=512 gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16 gauss.refine=gmres|1e-9")
@@ -521,6 +522,7 @@ if(HYBRID_GPU_TESTS)
               --runs "1:gauss.update_chunks=1" "1:gauss.update_chunks=2" "1:gauss.update_chunks=4"
                      "1:gauss.update_chunks=16" "1:gauss.update_chunks=4 gauss.lookahead=0"
                      "1:gauss.update_chunks=3 gauss.pivots=host" "1:gauss.update_chunks=4 gauss.update_priority=same"
+                     "1:gauss.side_priority=same" "1:gauss.update_chunks=4 gauss.side_priority=same"
               -- run.workload=gauss run.backend=cuda run.seed=3 ${args})
     set_tests_properties(gauss_gpu_update_chunks_${what} PROPERTIES LABELS "gpu" TIMEOUT 300)
     add_test(NAME gauss_gpu_trace_chunks_${what}
@@ -873,8 +875,9 @@ endforeach()
 # gauss.update_chunks (the trailing update beyond the lookahead panel in chunks; on a GPU each
 # chunk's swaps + TRSM on an aux stream beside the previous chunk's GEMM; the host runs them in
 # order): x within 1e-12 of one chunk (the GEMMs' and TRSMs' column splits change only
-# rounding) with 2, 4 and 16 chunks (each at least nb wide: fewer late in the factorization),
-# lookahead 0, host pivots, the recursive panel, the aux stream at the main stream's priority,
+# rounding) with 2, 4 and 16 chunks (a multiple of nb wide at fixed columns: fewer late in the
+# factorization), lookahead 0, host pivots, the recursive panel, the aux stream (and
+# gauss.side_priority = same, the lookahead panel's stream) at the main stream's priority,
 # n that nb does not divide, FP64 and HPL-MxP FP16 (the U block row rounded chunk by chunk);
 # 1x2 and 1x3 grids (each rank's columns in chunks) and 2x1 (two process rows: no chunks)
 # (HPL-MxP: GMRES-IR would hide a wrong LU in x; every run also takes the default's one
@@ -894,6 +897,7 @@ foreach(spec "double:random::^PASSED" "mixed:hplmxp:gauss.low=fp16 gauss.refine=
                    "1:gauss.update_chunks=3 gauss.pivots=host"
                    "1:gauss.update_chunks=4 gauss.panel=recursive gauss.panel_nb=7"
                    "1:gauss.update_chunks=4 gauss.update_priority=same"
+                   "1:gauss.update_chunks=4 gauss.side_priority=same" "1:gauss.side_priority=same"
                    "2:gauss.grid=1x2 gauss.update_chunks=4" "2:gauss.grid=2x1 gauss.update_chunks=4"
                    "3:gauss.grid=1x3 gauss.update_chunks=2"
             -- run.workload=gauss run.backend=host gauss.precision=${prec} gauss.matrix=${mat} ${extra}
@@ -908,6 +912,8 @@ hy_case(NAME gauss_bad_update_chunks_big RANKS 1 EXIT 1
   ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_chunks=17)
 hy_case(NAME gauss_bad_update_priority RANKS 1 EXIT 1 EXPECT "gauss.update_priority" "high.same"
   ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_priority=low)
+hy_case(NAME gauss_bad_side_priority RANKS 1 EXIT 1 EXPECT "gauss.side_priority" "high.same"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.side_priority=low)
 foreach(spec "0:vendor" "1:recursive" "1:fused")
   string(REPLACE ":" ";" sp "${spec}")
   list(GET sp 0 la)
