@@ -37,8 +37,9 @@
 #      the fused panel (auto nb and 1024), the vendor panel, and fused with gauss.tensor = tf32 (the
 #      panel's and TRSM's FP32 GEMMs on TF32 tensor cores) (target >= 250 TF-equivalent)
 #  13. the profiles (gauss.profile = true) of FP64 and HPL-MxP FP16 with the fused panel at --n
-#  14. HPL-MxP FP16 with the fused panel at --mxp-big (98304: FP64 copy 77 GB + FP32 factors
-#      39 GB on the device), the target line (not in the default list)
+#  14. HPL-MxP FP16 with the default panel at --mxp-big (98304: FP64 copy 77 GB + FP32 factors
+#      39 GB on the device; at most 106496 on an H200: 91 + 45 GB), traced, the target line (not
+#      in the default list)
 #  trace. the factor time split without synchronisation (gauss.trace = true: events on both
 #      streams) of FP64 at --n and at --mxp-n, and of HPL-MxP FP16 at --n and --mxp-n: first
 #      panel, swaps, trsm+U, low copies, lookahead gemm, trailing gemm (with their TF), the main
@@ -194,8 +195,8 @@ if want 13; then
   run profile_mxp_fp16_fused_$N 1 gauss.n=$N gauss.low=fp16 "${MXP[@]}" gauss.repeat=2 gauss.profile=true gauss.panel=fused
 fi
 if want 14; then
-  run big_mxp_fp16_fused_$MXPBIG 1 gauss.n=$MXPBIG gauss.low=fp16 gauss.panel=fused "${MXP[@]}"
-  mxp big_mxp_fp16_fused_$MXPBIG
+  run big_mxp_fp16_$MXPBIG 1 gauss.n=$MXPBIG gauss.low=fp16 gauss.trace=true "${MXP[@]}"
+  mxp big_mxp_fp16_$MXPBIG
 fi
 if want trace; then
   for nn in $N $MXPN; do
