@@ -319,7 +319,8 @@ static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
   if (f->l2 != K_L2_NONE)
     hy_printf0(ctx, "bicgstab: L2 window (solver.l2_window): %.2f MB of the solve copy, set-aside "
                "%.2f MB, hit ratio %.3f%s\n", f->l2_window / 1e6, f->l2_setaside / 1e6, f->l2_hit,
-               f->l2_window <= 0 ? " (the device has no persisting L2, or nothing to cover)"
+               f->l2_window <= 0 ? " (none: the device has no persisting L2, refused the "
+                                   "set-aside, or nothing to cover)"
                : f->l2 == K_L2_STREAM ? " (solver.l2_window = stream: every line streaming, "
                                         "evict-first; no set-aside)" : "");
   hy_metric_num(ctx, "l2_window_mb", f->l2_window / 1e6);

@@ -1033,9 +1033,14 @@ static int pk_l2(k_vec *v, char *base, size_t bytes, bool stream, k_bcgs_fmt *f)
   size_t wb = bytes < (size_t)maxw ? bytes : (size_t)maxw, got = 0;
   if (!stream) {
     HY_CUDA(cudaDeviceGetLimit(&s->l2_prev, cudaLimitPersistingL2CacheSize));
-    HY_CUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize,
-                               wb < (size_t)maxp ? wb : (size_t)maxp));
+    /* refused (e.g. under MPS, where only the daemon's environment sets it): no window */
+    if (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, wb < (size_t)maxp ? wb : (size_t)maxp)
+        != cudaSuccess) {
+      (void)cudaGetLastError();
+      return HY_OK;
+    }
     HY_CUDA(cudaDeviceGetLimit(&got, cudaLimitPersistingL2CacheSize));
+    if (got == 0) return HY_OK;
   }
   s->l2_set = stream ? 1 : 2;
   s->win.base_ptr = base;
