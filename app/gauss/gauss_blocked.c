@@ -667,8 +667,9 @@ static int blk_rest_part(blk_ws *w, const blk_rest *r, int c, int first, int las
   if (g->P == 1 && nr > 0)
     HY_LOCAL(ko->trsm_lunit(be, f->sp, jb, nr, r->lcur, r->ldcur, at(w, f->a, r->lr0, r->c0, f->lda), f->lda));
   if (!ch) blk_tr(w, k, BLK_TR_TRSM);
-  /* (P > 1: all of U was rounded with the lookahead columns) */
-  if (g->P == 1 && mt > 0 && nr > 0) blk_lowcopy(w, 0, mt, jb, NULL, 0, r->up, r->ldu, r->c0 - r->lt, r->c1 - r->lt);
+  /* (P > 1: all of U was rounded with the lookahead columns, but with lookahead_low = tf32,
+   * which leaves the lookahead columns unrounded and these to here) */
+  if ((g->P == 1 || g->o->la_tf32) && mt > 0 && nr > 0) blk_lowcopy(w, 0, mt, jb, NULL, 0, r->up, r->ldu, r->c0 - r->lt, r->c1 - r->lt);
   if (ch && last) blk_tr(w, k, BLK_TR_AUX1);
   if (ch) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_MAIN, 0));
   if (ch && first) {

@@ -761,20 +761,28 @@ foreach(low fp16 bf16)
 endforeach()
 # gauss.lookahead_low = tf32 (HPL-MxP's lookahead GEMM on the FP32 L panel and U columns in TF32,
 # no 16-bit copy of those U columns): against the default (every GEMM on the 16-bit copies),
-# FP16 and BF16, 1 rank and the 1x2 grid: both PASSED without the fallback, the step-0 residual
-# within 2x (the same LU but for the lookahead columns' rounding), x within 1e-9
-foreach(spec "fp16:1:1x1" "bf16:2:1x2")
+# FP16 and BF16, 1 rank, the 1x2 and the 2x1 grid (two process rows: the U block row is solved
+# before the lookahead, the rest of its columns rounded with the rest of the update): both
+# PASSED without the fallback, the step-0 residual within 2x (the same LU but for the lookahead
+# columns' rounding), x within 1e-9
+foreach(spec "fp16:1:1x1" "bf16:2:1x2" "fp16x:2:2x1")
   string(REPLACE ":" ";" sp "${spec}")
   list(GET sp 0 low)
   list(GET sp 1 np)
   list(GET sp 2 grid)
+  string(REPLACE "x" "" lowf "${low}")
+  if(NOT grid STREQUAL "2x1")
+    set(low ${lowf})
+  else()
+    set(low ${lowf}_2x1)
+  endif()
   add_test(NAME gauss_hplmxp_lookahead_tf32_${low}
     COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
             --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
             --workdir ${HY_TEST_OUT}/gauss_hplmxp_lookahead_tf32_${low} --ratio 2
             --runs "${np}:gauss.lookahead_low=low" "${np}:gauss.lookahead_low=tf32" --
             run.workload=gauss run.backend=host gauss.matrix=hplmxp gauss.precision=mixed gauss.grid=${grid}
-            gauss.low=${low} gauss.refine=gmres gauss.n=300 gauss.nb=32 run.seed=9)
+            gauss.low=${lowf} gauss.refine=gmres gauss.n=300 gauss.nb=32 run.seed=9)
   set_tests_properties(gauss_hplmxp_lookahead_tf32_${low} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS ${np})
 endforeach()
 # gauss.profile: the split of the factor time printed, each part parsed (>= 0), the printed sum
