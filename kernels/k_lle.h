@@ -114,6 +114,21 @@ typedef struct {
 enum { K_LLE_ORD_METIS = 0, K_LLE_ORD_SYMAMD = 1, K_LLE_ORD_GIVEN = 2 };
 
 struct k_lle_chol_top;   /* chol-nd's top supernodes on an engine (below) */
+
+/* The block work of bsvd's / chol-nd's subspace iteration (lle_bsub_solve, lle.iter_block =
+ * backend) behind the backend's table: B = I - W (n x n CSR, k1 entries a row, host arrays)
+ * taken once (the CUDA engine uploads it and makes B^T there); per iteration rr: V (n x p,
+ * host, column-major) in, V <- orth(V - e e^T V) (e = 1/sqrt(n) 1; Householder QR), MV = B^T
+ * B V, H = V^T MV (p x p, host out); rotate: V <- V Y, MV <- MV Y (Y: p x p host), res[j] =
+ * ||MV_j - theta_j V_j|| for j < nres (host out), V (host out).  bytes: moved between host and
+ * engine so far.  Local. */
+typedef struct k_lle_bsub k_lle_bsub;
+typedef struct {
+  int64_t n;
+  int k1, p;
+  const int64_t *bp, *bi;
+  const double *bx;
+} k_lle_bsub_in;
 typedef struct {
   const char *name;
   /* the iteration above; NULL where the backend has no sparse Cholesky of its own.  Returns
@@ -121,6 +136,13 @@ typedef struct {
   int (*eig_si)(k_backend *be, k_lle_eig_job *job);
   /* chol-nd's top supernodes factored on the device (k_lle_chol_top); NULL: on the host's threads */
   int (*chol_top)(k_backend *be, struct k_lle_chol_top *job);
+  /* the subspace iteration's block work (k_lle_bsub above): open, rr, rotate, close;
+   * bsub_device: 1 where they run on a device (lle.iter_block = auto takes them there) */
+  int bsub_device;
+  int (*bsub_open)(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **w);
+  int (*bsub_rr)(k_lle_bsub *w, const double *v, double *h);
+  int (*bsub_rotate)(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res, double *v);
+  void (*bsub_close)(k_lle_bsub *w, double *bytes);
 } k_lle_eig_ops;
 /* The eigen-solve table of the backend's kind.  Local. */
 const k_lle_eig_ops *k_lle_eig_ops_get(const k_backend *be);

@@ -86,6 +86,8 @@ typedef struct {
   char method[64];    /* how the factorisation was done, for the report */
   double t_numeric, t_extract, t_solve;   /* bsvd: parts of t_factor / t_iter */
   int solve_threads;  /* bsvd: threads of the block solves and B^T B products */
+  int iter_engine;    /* bsvd / chol-nd: the iteration's block work on the backend's engine (lle.iter_block) */
+  double iter_bytes;  /* and the bytes it moved between host and engine */
   double t_order, t_form, t_rr;   /* gpu-chol: the host ordering and forming P M P^T (parts of
                              t_analyze), the Rayleigh-Ritz steps (part of t_iter; t_solve the
                              block solves, t_numeric the factor) */
@@ -148,6 +150,7 @@ typedef struct {
   int cnd_tiles;               /* chol-nd: lle.cnd_top != blas (tiles, and the subtrees with device / auto) */
   int cnd_device;              /* chol-nd: the top on the device: 1 (device), -1 (auto: where the backend has it), 0 */
   int cnd_below;               /* chol-nd: with it the updates from below on the device too (lle.cnd_below = device) */
+  int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;

@@ -37,6 +37,7 @@ typedef struct {
   int cnd_tiles;               /* chol-nd: lle.cnd_top = tiles (the subtrees' too with device) */
   int cnd_device;              /* chol-nd: the top supernodes on the backend's chol_top (lle.cnd_top = device) */
   int cnd_below;               /* chol-nd: and their updates from below there too (lle.cnd_below = device) */
+  int iter_engine;             /* bsvd / chol-nd: the iteration's block work on the backend's k_lle_bsub engine */
 } lle_eig_in;
 
 /* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC

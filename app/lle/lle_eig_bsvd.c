@@ -4,6 +4,7 @@
  * 2.7e10 for the Cholesky of M. */
 #include "lle_eig.h"
 #include "hybrid.h"
+#include "k_lle.h"
 #include "runtime/rng.h"
 
 #include <math.h>
@@ -690,6 +691,65 @@ static int bsvd_iterate(const lle_eig_in *in, bsvd_ws *s, double lam0, double re
   return bmat_residuals(&s->b, s->nt, e);
 }
 
+/* The convergence of pairs 1..nev-1 from their residuals res[j - 1] (the engine's), as
+ * bsvd_converged: pair j counts while every pair before it has.  Local. */
+static int bsvd_converged_res(const bsvd_ws *s, int nev, double tol, double lam0, double res0, const double *res,
+                              lle_eig *e) {
+  e->val[0] = lam0;
+  e->res[0] = res0;
+  int conv = res0 <= tol * e->normm;
+  for (int j = 1; conv == j && j < nev; j++) {
+    e->res[j] = res[j - 1];
+    e->val[j] = s->theta[j - 1];
+    if (e->res[j] <= tol * e->normm) conv++;
+  }
+  return conv;
+}
+
+/* bsvd_iterate with the block work on the backend's engine (lle.iter_block = backend:
+ * k_lle_bsub; CUDA: on the device): the same steps, the host keeping the solves and the p x p
+ * eigen-decomposition; V crosses to the engine and back once an iteration.  Local. */
+static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, double res0, lle_eig *e) {
+  const k_lle_eig_ops *ops = k_lle_eig_ops_get(in->be);
+  int64_t n = in->n;
+  int p = s->p;
+  k_lle_bsub_in bi = { .n = n, .k1 = s->b.k1, .p = p, .bp = s->b.p, .bi = s->b.i, .bx = s->b.x };
+  k_lle_bsub *w = NULL;
+  double res[64];
+  HY_CALL(lle_orthonormalise(n, p, s->v));
+  int rc = ops->bsub_open(in->be, &bi, &w);
+  for (int it = 1; it <= in->maxit && rc == HY_OK; it++) {
+    double ts = MPI_Wtime();
+    rc = s->op->apply(s->st, p, s->v, s->tmp);
+    e->t_solve += MPI_Wtime() - ts;
+    if (rc == HY_OK) rc = ops->bsub_rr(w, s->v, s->h);   /* P_e, QR, MV = B^T B V, H = V^T MV */
+    if (rc != HY_OK) break;
+    double *h = s->h;
+    for (int i = 0; i < p; i++)
+      for (int j = 0; j < i; j++) {
+        double a = 0.5 * (h[(size_t)j * p + i] + h[(size_t)i * p + j]);
+        h[(size_t)j * p + i] = h[(size_t)i * p + j] = a;
+      }
+    rc = lle_small_eig(p, h, s->theta);
+    int nres = in->nev - 1 < 64 ? in->nev - 1 : 64;
+    if (rc == HY_OK) rc = ops->bsub_rotate(w, h, s->theta, nres, res, s->v);   /* V Y, MV Y, residuals, V */
+    if (rc != HY_OK) break;
+    e->converged = bsvd_converged_res(s, in->nev, in->tol, lam0, res0, res, e);
+    e->iters = it;
+    hy_progress_toward(in->prog, e->res[e->converged < in->nev ? e->converged : in->nev - 1], in->tol * e->normm);
+    if (e->converged == in->nev) break;
+  }
+  double bytes = 0;
+  if (w) ops->bsub_close(w, &bytes);
+  e->iter_bytes = bytes;
+  e->iter_engine = 1;
+  if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
+  if (rc != HY_OK) return rc;
+  memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);
+  for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
+  return bmat_residuals(&s->b, s->nt, e);
+}
+
 /* Free the iteration's state and the operator's factor.  Local. */
 static void bsvd_free(bsvd_ws *s) {
   if (s->op) s->op->free(s->st);
@@ -722,7 +782,7 @@ int lle_bsub_solve(const lle_eig_in *in, const lle_bop *op, lle_eig *e) {
   e->t_factor = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
   e->normm = prep.normm;
-  if (rc == HY_OK) rc = bsvd_iterate(in, &s, prep.lam0, prep.res0, e);
+  if (rc == HY_OK) rc = (in->iter_engine ? bsvd_iterate_engine : bsvd_iterate)(in, &s, prep.lam0, prep.res0, e);
   e->t_iter = MPI_Wtime() - t0;
   bsvd_free(&s);
   if (rc != HY_OK) lle_eig_free(e);

@@ -47,6 +47,14 @@ void lle_report_build(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
 }
 
 /* bsvd's lines: the LU and its parts.  Local (rank 0). */
+/* The iteration's block work line (lle.iter_block = backend).  Local (rank 0). */
+static void lle_report_iter_engine(const hy_ctx *ctx, const lle_eig *e) {
+  if (e->iter_engine)
+    hy_printf0(ctx, "lle: iteration block work (projection, QR, B^T B V, Rayleigh-Ritz, residuals) on the %s "
+               "backend's engine: %.3f s of the iterations, %.1f MB moved\n", ctx->be.name, e->t_iter - e->t_solve,
+               e->iter_bytes * 1e-6);
+}
+
 void lle_report_eig_lu(const hy_ctx *ctx, const char *label, const lle_eig *e) {
   hy_printf0(ctx, "lle: eigensolver %s (%s): factorisation %.3f s (analysis %.3f s; nnz(L+U) %.4g, "
              "%.4g flops, BLAS threads %d), %d iteration(s) %.3f s, ||M||_1 = %.4g\n",
@@ -55,6 +63,7 @@ void lle_report_eig_lu(const hy_ctx *ctx, const char *label, const lle_eig *e) {
   hy_printf0(ctx, "lle: bsvd parts: B and symbolic analysis %.3f s, numeric LU %.3f s, factor extraction %.3f s, "
              "block solves %.3f s of the iterations (%d threads)\n", e->t_analyze, e->t_numeric,
              e->t_extract, e->t_solve, e->solve_threads);
+  lle_report_iter_engine(ctx, e);
 }
 
 /* chol-nd's lines: the Cholesky factorisation and the phase split.  Local (rank 0). */
@@ -81,6 +90,7 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
                "%.1f MB moved (both ways), copies up %.3f s, device work %.3f s, copies back %.3f s; updates from below %s\n",
                e->cnd_below ? "" : " and updates from below", e->t_below, e->top_bytes * 1e-6, e->t_up, e->t_dev, e->t_down,
                e->cnd_below ? "on the device" : "on the threads");
+  lle_report_iter_engine(ctx, e);
   if (e->factor_checked)
     hy_printf0(ctx, "lle: chol-nd factor check: ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z|| = %.3e\n",
                e->factor_check);

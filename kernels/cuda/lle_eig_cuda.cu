@@ -378,6 +378,11 @@ static int cuda_eig_si(k_backend *be, k_lle_eig_job *job) {
 }
 
 extern "C" int k_lle_chol_top_cuda(k_backend *be, k_lle_chol_top *job);   /* lle_chol_cuda.cu */
+extern "C" int k_lle_bsub_open_cuda(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **w);   /* lle_bsub_cuda.cu */
+extern "C" int k_lle_bsub_rr_cuda(k_lle_bsub *w, const double *v, double *h);
+extern "C" int k_lle_bsub_rotate_cuda(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res,
+                                      double *v);
+extern "C" void k_lle_bsub_close_cuda(k_lle_bsub *w, double *bytes);
 
 /* The table, filled by field name (C++ before C++20 has no designated initialisers). */
 static k_lle_eig_ops make_lle_eig_cuda_ops(void) {
@@ -385,6 +390,11 @@ static k_lle_eig_ops make_lle_eig_cuda_ops(void) {
   o.name = "cuda";
   o.eig_si = cuda_eig_si;
   o.chol_top = k_lle_chol_top_cuda;
+  o.bsub_device = 1;
+  o.bsub_open = k_lle_bsub_open_cuda;
+  o.bsub_rr = k_lle_bsub_rr_cuda;
+  o.bsub_rotate = k_lle_bsub_rotate_cuda;
+  o.bsub_close = k_lle_bsub_close_cuda;
   return o;
 }
 extern "C" const k_lle_eig_ops k_lle_eig_cuda_ops = make_lle_eig_cuda_ops();

@@ -716,6 +716,49 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
     return rc
 
 
+def check_iter_block(c):
+    """The subspace iteration's block work on the backend's engine (lle.iter_block = backend;
+    on CUDA also auto) against the driver's loop (driver), for bsvd and chol-nd on the
+    --gpu-spec backend at N = 5000 and 20000: the engine line present (absent with driver),
+    the same iterations, every eigenvalue within the two residuals, residuals <= 1e-14
+    ||M||_1, Procrustes <= 1e-10."""
+    be = c.gpu_spec.split(":")[0]
+    rc = 0
+    eng = ["backend", "auto"] if be == "cuda" else ["backend"]
+    for solver in ("chol-nd", "bsvd"):
+        for n in (5000, 20000):
+            base = ["run.workload=lle", "lle.n=%d" % n, "lle.k=10", "run.seed=1", "lle.trust_sample=0",
+                    "run.backend=" + be, "lle.eigensolver=" + solver, "output.embedding=emb.npy"]
+            runs = {}
+            for ib in ["driver"] + eng:
+                wd, out = run(c, 1, base + ["lle.iter_block=" + ib], "ib_%s_%s_%d" % (ib, solver, n))
+                lam, res, rel = eig_table(out)
+                it = re.search(r"eigensolver %s .*?, (\d+) iteration\(s\)" % solver, out)
+                runs[ib] = dict(out=out, lam=lam, res=res, rel=rel, it=int(it.group(1)) if it else -1,
+                                Y=np.load(os.path.join(wd, "emb.npy")),
+                                line=re.search(r"iteration block work .* on the \w+ backend's engine: ([0-9.]+) s of the "
+                                               r"iterations, ([0-9.]+) MB moved", out))
+            ref = runs["driver"]
+            okd = ref["line"] is None and "PASSED: lle" in ref["out"] and ref["it"] > 0
+            print("%s iter_block %s %s n=%d driver: no engine line, %d iterations" % (
+                  "ok  " if okd else "FAIL", be, solver, n, ref["it"]))
+            rc |= 0 if okd else 1
+            for ib in eng:
+                r = runs[ib]
+                same = len(r["lam"]) == len(ref["lam"]) and bool(np.all(np.abs(r["lam"] - ref["lam"]) <= r["res"] + ref["res"]))
+                disp = procrustes_disparity(ref["Y"], r["Y"])
+                moved = float(r["line"].group(2)) if r["line"] else -1
+                ok = (r["line"] is not None and (moved > 0) == (be == "cuda") and "PASSED: lle" in r["out"]
+                      and "fallback" not in r["out"] and r["it"] == ref["it"] and same
+                      and bool(np.all(r["rel"] <= 1e-14)) and disp <= 1e-10)
+                print("%s iter_block %s %s n=%d %s: engine line %s (%s MB moved), %d iterations (driver %d), "
+                      "eigenvalues within the residuals: %s, max res/||M|| %.2e, Procrustes vs driver %.2e (<= 1e-10)" % (
+                      "ok  " if ok else "FAIL", be, solver, n, ib, "present" if r["line"] else "ABSENT",
+                      r["line"].group(2) if r["line"] else "?", r["it"], ref["it"], same, float(r["rel"].max()), disp))
+                rc |= 0 if ok else 1
+    return rc
+
+
 def check_chol_nd_cols(c):
     """chol-nd with lle.cnd_solve_cols = 2 (the block's solves in calls of 2 columns on the
     rank's threads) against the one-call solve: the same eigenvalues within the residual bound,
@@ -972,7 +1015,7 @@ def main():
     c.gpu_spec = a.gpu_spec
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "chol_nd_factor": check_chol_nd_factor, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
+          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_factor": check_chol_nd_factor, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
           "validate": check_validate}[a.check]
     return fn(c)
 

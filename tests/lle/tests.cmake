@@ -195,6 +195,13 @@ hy_case(NAME lle_bad_cnd_top RANKS 1 EXIT 1
 hy_case(NAME lle_bad_cnd_below RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_below' = 'gpu' is not allowed; allowed: one of device.host"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_below=gpu)
+# the iteration's block work on the backend's engine (the host's sequential one) against the
+# driver's loop, bsvd and chol-nd (lle_check.py iter_block); GPU: lle_gpu_iter_block
+add_test(NAME lle_iter_block COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_iter_block --gpu-spec host:x iter_block)
+set_tests_properties(lle_iter_block PROPERTIES LABELS "unit" TIMEOUT 300)
+hy_case(NAME lle_bad_iter_block RANKS 1 EXIT 1
+  EXPECT "key 'lle.iter_block' = 'device' is not allowed; allowed: one of auto.backend.driver"
+  ARGS run.workload=lle lle.iter_block=device)
 # the top supernodes on the device: refused on the host backend before any work
 hy_case(NAME lle_bad_cnd_top_device_host RANKS 2 EXIT 1
   EXPECT "lle.cnd_top = device: the host backend has no device Cholesky for chol-nd's top supernodes \\(run.backend = cuda; on the host: auto, tiles or blas\\)"
@@ -250,6 +257,9 @@ if(HYBRID_GPU_TESTS)
   # does, and against cnd_top = tiles on the same backend; 2 / 3 ranks sharing the GPU
   add_test(NAME lle_gpu_chol_nd COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_chol_nd --gpu-spec cuda:chol-nd gpu_eig)
   set_tests_properties(lle_gpu_chol_nd PROPERTIES LABELS "gpu" TIMEOUT 600)
+  # the iteration's block work on the device (lle_bsub_cuda.cu; auto and backend) against the driver's loop
+  add_test(NAME lle_gpu_iter_block COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_iter_block --gpu-spec cuda:x iter_block)
+  set_tests_properties(lle_gpu_iter_block PROPERTIES LABELS "gpu" TIMEOUT 300)
   add_test(NAME lle_gpu_knn COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_knn gpu_knn)
   set_tests_properties(lle_gpu_knn PROPERTIES LABELS "gpu" TIMEOUT 600)
   add_test(NAME lle_gpu_grid COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_grid gpu_grid)

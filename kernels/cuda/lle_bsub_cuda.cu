@@ -1,0 +1,222 @@
+/* lle_bsub_cuda.cu - the block work of bsvd's / chol-nd's subspace iteration on the device
+ * (lle.iter_block = backend; k_lle_bsub in kernels/k_lle.h): B = I - W goes up once (its
+ * 64-bit indices made 32-bit there) and B^T is made from it by cuSPARSE csr2csc (ALG1); per
+ * iteration the block V comes up from the host's solves, the constant vector is projected
+ * out (GEMV + GER), V is orthonormalised by cuSOLVER geqrf + orgqr, MV = B^T (B V) by two
+ * cuSPARSE SpMM (CSR_ALG1, deterministic), H = V^T MV by cuBLAS GEMM goes down; after the
+ * host's p x p eigen-decomposition V <- V Y and MV <- MV Y by GEMM, the leading residual norms
+ * by AXPY + NRM2, and V goes down for the next solves.  Deterministic (no atomics).  The
+ * state lives from open to close (one solve). */
+#include "k_cuda.h"
+#include "k_lle.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The engine's state. */
+struct k_lle_bsub {
+  k_backend *be;
+  int64_t n;
+  int p, nnz;
+  int *bp, *bi, *tp, *ti;               /* B and B^T, CSR, 32-bit indices */
+  double *bx, *tx;
+  double *v, *mv, *t, *tmp;             /* n x p blocks */
+  double *ones, *s, *h, *y, *tau, *work;
+  int lwork, *info;
+  void *spbuf;
+  cusparseSpMatDescr_t B, BT;
+  cusparseDnMatDescr_t dv, dt, dmv;
+  double bytes;
+};
+
+/* Copy n 64-bit indices into 32-bit ones. */
+__global__ void bs_narrow(const int64_t *a, int *b, int64_t n) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = (int)a[i];
+}
+
+/* Free the state (NULL-safe).  Local. */
+static void bs_free(k_lle_bsub *w) {
+  if (!w) return;
+  if (w->B) cusparseDestroySpMat(w->B);
+  if (w->BT) cusparseDestroySpMat(w->BT);
+  if (w->dv) cusparseDestroyDnMat(w->dv);
+  if (w->dt) cusparseDestroyDnMat(w->dt);
+  if (w->dmv) cusparseDestroyDnMat(w->dmv);
+  void *dev[] = { w->bp, w->bi, w->tp, w->ti, w->bx, w->tx, w->v, w->mv, w->t, w->tmp, w->ones, w->s, w->h,
+                  w->y, w->tau, w->work, w->info, w->spbuf };
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+    if (dev[i]) cudaFree(dev[i]);
+  free(w);
+}
+
+/* B up (indices narrowed on the device) and B^T made there.  Local. */
+static int bs_upload_b(k_lle_bsub *w, const k_lle_bsub_in *in) {
+  k_cuda_state *cs = k_cuda_st(w->be);
+  int64_t n = in->n, nnz = w->nnz;
+  int64_t *wide = NULL;
+  HY_CUDA(cudaMalloc((void **)&w->bp, (size_t)(n + 1) * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&w->bi, (size_t)nnz * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&w->bx, (size_t)nnz * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&w->tp, (size_t)(n + 1) * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&w->ti, (size_t)nnz * sizeof(int)));
+  HY_CUDA(cudaMalloc((void **)&w->tx, (size_t)nnz * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&wide, (size_t)(nnz > n + 1 ? nnz : n + 1) * sizeof(int64_t)));
+  cudaError_t ce = cudaMemcpyAsync(wide, in->bp, (size_t)(n + 1) * sizeof(int64_t), cudaMemcpyHostToDevice, cs->stream);
+  if (ce == cudaSuccess) {
+    bs_narrow<<<(unsigned)((n + 256) / 256), 256, 0, cs->stream>>>(wide, w->bp, n + 1);
+    ce = cudaGetLastError();
+  }
+  if (ce == cudaSuccess) ce = cudaMemcpyAsync(wide, in->bi, (size_t)nnz * sizeof(int64_t), cudaMemcpyHostToDevice, cs->stream);
+  if (ce == cudaSuccess) {
+    bs_narrow<<<(unsigned)((nnz + 255) / 256), 256, 0, cs->stream>>>(wide, w->bi, nnz);
+    ce = cudaGetLastError();
+  }
+  if (ce == cudaSuccess) ce = cudaMemcpyAsync(w->bx, in->bx, (size_t)nnz * sizeof(double), cudaMemcpyHostToDevice, cs->stream);
+  if (ce == cudaSuccess) ce = cudaStreamSynchronize(cs->stream);
+  cudaFree(wide);
+  HY_CUDA(ce);
+  w->bytes += (double)(n + 1 + nnz) * 8 + (double)nnz * 8;
+  size_t bytes = 0;
+  void *buf = NULL;
+  HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(cs->cusparse, (int)n, (int)n, (int)nnz, w->bx, w->bp, w->bi, w->tx, w->tp,
+                                            w->ti, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                            CUSPARSE_CSR2CSC_ALG1, &bytes));
+  HY_CUDA(cudaMalloc(&buf, bytes > 0 ? bytes : 1));
+  cusparseStatus_t st = cusparseCsr2cscEx2(cs->cusparse, (int)n, (int)n, (int)nnz, w->bx, w->bp, w->bi, w->tx, w->tp,
+                                           w->ti, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                           CUSPARSE_CSR2CSC_ALG1, buf);
+  ce = cudaStreamSynchronize(cs->stream);
+  cudaFree(buf);
+  HY_CUSPARSE(st);
+  HY_CUDA(ce);
+  return HY_OK;
+}
+
+/* The blocks, the descriptors, the workspaces.  Local. */
+static int bs_alloc(k_lle_bsub *w) {
+  k_cuda_state *cs = k_cuda_st(w->be);
+  int64_t n = w->n;
+  int p = w->p;
+  size_t np = (size_t)n * p;
+  HY_CUDA(cudaMalloc((void **)&w->v, np * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&w->mv, np * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&w->t, np * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&w->tmp, np * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&w->ones, (size_t)n * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&w->s, (size_t)p * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&w->h, (size_t)p * p * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&w->y, (size_t)p * p * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&w->tau, (size_t)p * sizeof(double)));
+  HY_CUDA(cudaMalloc((void **)&w->info, sizeof(int)));
+  double *one = (double *)malloc((size_t)n * sizeof(double));
+  if (!one) return hy_err(HY_ESYS, "out of memory for %lld ones", (long long)n);
+  for (int64_t i = 0; i < n; i++) one[i] = 1.0;
+  cudaError_t ce = cudaMemcpy(w->ones, one, (size_t)n * sizeof(double), cudaMemcpyHostToDevice);
+  free(one);
+  HY_CUDA(ce);
+  int l1 = 0, l2 = 0;
+  HY_CUSOLVER(cusolverDnDgeqrf_bufferSize(cs->cusolver, (int)n, p, w->v, (int)n, &l1));
+  HY_CUSOLVER(cusolverDnDorgqr_bufferSize(cs->cusolver, (int)n, p, p, w->v, (int)n, w->tau, &l2));
+  w->lwork = l1 > l2 ? l1 : l2;
+  HY_CUDA(cudaMalloc((void **)&w->work, (size_t)(w->lwork > 0 ? w->lwork : 1) * sizeof(double)));
+  HY_CUSPARSE(cusparseCreateCsr(&w->B, n, n, w->nnz, w->bp, w->bi, w->bx, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  HY_CUSPARSE(cusparseCreateCsr(&w->BT, n, n, w->nnz, w->tp, w->ti, w->tx, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  HY_CUSPARSE(cusparseCreateDnMat(&w->dv, n, p, n, w->v, CUDA_R_64F, CUSPARSE_ORDER_COL));
+  HY_CUSPARSE(cusparseCreateDnMat(&w->dt, n, p, n, w->t, CUDA_R_64F, CUSPARSE_ORDER_COL));
+  HY_CUSPARSE(cusparseCreateDnMat(&w->dmv, n, p, n, w->mv, CUDA_R_64F, CUSPARSE_ORDER_COL));
+  const double one1 = 1, zero = 0;
+  size_t b1 = 0, b2 = 0;
+  HY_CUSPARSE(cusparseSpMM_bufferSize(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                      &one1, w->B, w->dv, &zero, w->dt, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, &b1));
+  HY_CUSPARSE(cusparseSpMM_bufferSize(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                      &one1, w->BT, w->dt, &zero, w->dmv, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, &b2));
+  HY_CUDA(cudaMalloc(&w->spbuf, (b1 > b2 ? b1 : b2) > 0 ? (b1 > b2 ? b1 : b2) : 1));
+  return HY_OK;
+}
+
+/* The k_lle_eig_ops entry bsub_open.  Local. */
+static int bs_open(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **wp) {
+  *wp = NULL;
+  if (in->n * in->k1 > 2147483647LL || in->n < 1 || in->p < 1)
+    return hy_err(HY_EUSAGE, "lle.iter_block = backend: B with n = %lld, %d a row exceeds the 32-bit indices",
+                  (long long)in->n, in->k1);
+  k_lle_bsub *w = (k_lle_bsub *)calloc(1, sizeof *w);
+  if (!w) return hy_err(HY_ESYS, "out of memory for the iteration's engine");
+  w->be = be;
+  w->n = in->n;
+  w->p = in->p;
+  w->nnz = (int)in->bp[in->n];
+  int rc = bs_upload_b(w, in);
+  if (rc == HY_OK) rc = bs_alloc(w);
+  if (rc != HY_OK) { bs_free(w); return rc; }
+  *wp = w;
+  return HY_OK;
+}
+
+/* The k_lle_eig_ops entry bsub_rr: V up, projected, orthonormalised; MV = B^T B V; H down.  Local. */
+static int bs_rr(k_lle_bsub *w, const double *v, double *h) {
+  k_cuda_state *cs = k_cuda_st(w->be);
+  int64_t n = w->n;
+  int p = w->p, nn = (int)n, info = 0;
+  const double one = 1, zero = 0, mr = -1.0 / (double)n;
+  HY_CUDA(cudaMemcpyAsync(w->v, v, (size_t)n * p * sizeof(double), cudaMemcpyHostToDevice, cs->stream));
+  HY_CUBLAS(cublasDgemv(cs->cublas, CUBLAS_OP_T, nn, p, &one, w->v, nn, w->ones, 1, &zero, w->s, 1));
+  HY_CUBLAS(cublasDger(cs->cublas, nn, p, &mr, w->ones, 1, w->s, 1, w->v, nn));
+  HY_CUSOLVER(cusolverDnDgeqrf(cs->cusolver, nn, p, w->v, nn, w->tau, w->work, w->lwork, w->info));
+  HY_CUDA(cudaMemcpyAsync(&info, w->info, sizeof(int), cudaMemcpyDeviceToHost, cs->stream));
+  HY_CUSOLVER(cusolverDnDorgqr(cs->cusolver, nn, p, p, w->v, nn, w->tau, w->work, w->lwork, w->info));
+  HY_CUSPARSE(cusparseSpMM(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                           w->B, w->dv, &zero, w->dt, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, w->spbuf));
+  HY_CUSPARSE(cusparseSpMM(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                           w->BT, w->dt, &zero, w->dmv, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, w->spbuf));
+  HY_CUBLAS(cublasDgemm(cs->cublas, CUBLAS_OP_T, CUBLAS_OP_N, p, p, nn, &one, w->v, nn, w->mv, nn, &zero, w->h, p));
+  int info2 = 0;
+  HY_CUDA(cudaMemcpyAsync(&info2, w->info, sizeof(int), cudaMemcpyDeviceToHost, cs->stream));
+  HY_CUDA(cudaMemcpyAsync(h, w->h, (size_t)p * p * sizeof(double), cudaMemcpyDeviceToHost, cs->stream));
+  HY_CUDA(cudaStreamSynchronize(cs->stream));
+  w->bytes += (double)n * p * 8 + (double)p * p * 8;
+  if (info || info2) return hy_err(HY_ENUMERIC, "QR of the subspace block failed (cuSOLVER info %d / %d)", info, info2);
+  return HY_OK;
+}
+
+/* The k_lle_eig_ops entry bsub_rotate: V <- V Y, MV <- MV Y, the leading residuals, V down.  Local. */
+static int bs_rotate(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res, double *v) {
+  k_cuda_state *cs = k_cuda_st(w->be);
+  int64_t n = w->n;
+  int p = w->p, nn = (int)n;
+  size_t np = (size_t)n * p * sizeof(double);
+  const double one = 1, zero = 0;
+  HY_CUDA(cudaMemcpyAsync(w->y, y, (size_t)p * p * sizeof(double), cudaMemcpyHostToDevice, cs->stream));
+  HY_CUBLAS(cublasDgemm(cs->cublas, CUBLAS_OP_N, CUBLAS_OP_N, nn, p, p, &one, w->v, nn, w->y, p, &zero, w->tmp, nn));
+  HY_CUDA(cudaMemcpyAsync(w->v, w->tmp, np, cudaMemcpyDeviceToDevice, cs->stream));
+  HY_CUBLAS(cublasDgemm(cs->cublas, CUBLAS_OP_N, CUBLAS_OP_N, nn, p, p, &one, w->mv, nn, w->y, p, &zero, w->tmp, nn));
+  HY_CUDA(cudaMemcpyAsync(w->mv, w->tmp, np, cudaMemcpyDeviceToDevice, cs->stream));
+  for (int j = 0; j < nres && j < p; j++) {   /* r_j = MV_j - theta_j V_j in tmp's column j, its norm */
+    double *r = w->tmp + (size_t)j * n, mt = -theta[j];
+    HY_CUDA(cudaMemcpyAsync(r, w->mv + (size_t)j * n, (size_t)n * sizeof(double), cudaMemcpyDeviceToDevice, cs->stream));
+    HY_CUBLAS(cublasDaxpy(cs->cublas, nn, &mt, w->v + (size_t)j * n, 1, r, 1));
+    HY_CUBLAS(cublasDnrm2(cs->cublas, nn, r, 1, &res[j]));
+  }
+  HY_CUDA(cudaMemcpyAsync(v, w->v, np, cudaMemcpyDeviceToHost, cs->stream));
+  HY_CUDA(cudaStreamSynchronize(cs->stream));
+  w->bytes += (double)np + (double)p * p * 8;
+  return HY_OK;
+}
+
+/* The k_lle_eig_ops entry bsub_close: the bytes moved, the state freed.  Local. */
+static void bs_close(k_lle_bsub *w, double *bytes) {
+  if (bytes) *bytes = w ? w->bytes : 0;
+  bs_free(w);
+}
+
+/* The entries for the CUDA eigen-solve table (lle_eig_cuda.cu).  Local. */
+extern "C" int k_lle_bsub_open_cuda(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **w) { return bs_open(be, in, w); }
+extern "C" int k_lle_bsub_rr_cuda(k_lle_bsub *w, const double *v, double *h) { return bs_rr(w, v, h); }
+extern "C" int k_lle_bsub_rotate_cuda(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res,
+                                      double *v) {
+  return bs_rotate(w, y, theta, nres, res, v);
+}
+extern "C" void k_lle_bsub_close_cuda(k_lle_bsub *w, double *bytes) { bs_close(w, bytes); }
