@@ -211,6 +211,8 @@ typedef struct {
   /* GPU: streams and events as K_GAUSS_AUX_* say; host: nothing (everything in order); NULL: no
    * chunks on this backend. */
   int (*aux_ctl)(k_backend *be, int what, int c);
+  /* gauss.update_chunks = 0 (the default) means this many chunks (1: none). */
+  int update_chunks_auto;
 } k_gauss_ops;
 
 /* The blocked LU's panels (gauss.panel): the vendor's getrf, getrf_rec with the vendor's or the

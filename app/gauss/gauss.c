@@ -86,12 +86,12 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "lookahead", CFG_INT, "1", 0, 1, NULL,
     "blocked: 1: the next panel's columns updated first, the panel factored (and sent) on a "
     "second stream while the rest of the trailing update runs; 0: each step in order on one stream" },
-  { "gauss", "update_chunks", CFG_INT, "1", 1, 16, NULL,
+  { "gauss", "update_chunks", CFG_INT, "0", 0, 16, NULL,
     "blocked, one process row: the trailing update's columns beyond the lookahead panel in this "
     "many chunks of fixed columns (each a multiple of nb wide): a chunk's row swaps and TRSM run "
     "on a second stream beside the GEMMs of the chunks before it (of this step and the previous "
     "one), off the main stream's critical path; 1: one swap, TRSM and GEMM in order on the main "
-    "stream" },
+    "stream; 0: the backend's choice (host: 1; CUDA: see README)" },
   { "gauss", "update_priority", CFG_ENUM, "high", 0, 0, "high|same",
     "blocked, update_chunks > 1: the priority of the chunks' swap + TRSM stream: high (between "
     "the main stream's and the lookahead panel's: its kernels pass the GEMM's queued blocks) or "

@@ -148,6 +148,8 @@ typedef struct gauss_t {
                              * rest of the trailing GEMM (seconds, rank 0's, last factorization) */
   gauss_trace tr;           /* gauss.trace (blocked) */
   gauss_small_times small_tm;   /* the small-n path's times (gauss_small.c) */
+  int chunks;               /* the last blocked factorization's update chunks (gauss.update_chunks,
+                             * 0 resolved by the backend; 1 with more process rows) */
   int64_t npanels, ntall;   /* the last blocked factorization's panels; of them by the vendor's getrf
                              * for gauss.panel_vendor_rows (every rank counts every panel) */
 } gauss_t;

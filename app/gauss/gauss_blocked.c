@@ -577,7 +577,8 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   w->base = blk_panel_base[g->panel];
   w->la = g->o->lookahead > 0;
   w->side = w->la ? ko->stream_ctl : blk_side_none;
-  w->chunks = P == 1 && ko->aux_ctl ? g->o->update_chunks : 1;
+  w->chunks = P == 1 && ko->aux_ctl ? (g->o->update_chunks > 0 ? g->o->update_chunks : ko->update_chunks_auto) : 1;
+  if (w->chunks < 1) w->chunks = 1;
   if (w->chunks > K_GAUSS_CHUNKS_MAX) w->chunks = K_GAUSS_CHUNKS_MAX;
   w->cw = ((f->nloc + w->chunks - 1) / w->chunks + nb - 1) / nb * nb;
   if (w->cw < nb) w->cw = nb;
@@ -894,6 +895,7 @@ static int blk_factor(gauss_t *g, int sp, int keep, void **out) {
     g->ko->trace_close(be, w.tr);
   }
   g->ntall = w.ntall;
+  g->chunks = w.chunks;
   g->npanels = nblk;
   if (rc == HY_OK) rc = w.pw->finish(&w, nblk);
   hy_progress_end(&prog);

@@ -278,8 +278,8 @@ static void gauss_report_metrics(const gauss_t *g, const gauss_info *info, doubl
     hy_metric_num(ctx, "trace_side_panels_ms", g->tr.panels * 1e3);
     if (g->tr.chunks > 1) hy_metric_num(ctx, "trace_aux_ms", g->tr.aux * 1e3);
   }
-  if (g->alg == GAUSS_BLOCKED) {
-    hy_metric_num(ctx, "update_chunks", g->o->update_chunks);
+  if (info->alg == &gauss_blocked_alg) {
+    hy_metric_num(ctx, "update_chunks", g->chunks);
     hy_metric_str(ctx, "update_priority", g->o->update_same ? "same" : "high");
     hy_metric_str(ctx, "side_priority", g->o->side_same ? "same" : "high");
   }

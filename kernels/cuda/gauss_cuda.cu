@@ -1372,4 +1372,5 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   0,   /* panel_auto_rows: every panel by panel_auto */
   K_GAUSS_PANEL_VENDOR, 16384,
   c_aux_ctl,
+  1,   /* update_chunks_auto: none until measured on the H200 */
 };

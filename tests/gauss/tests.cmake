@@ -913,10 +913,10 @@ foreach(spec "double:random::^PASSED" "mixed:hplmxp:gauss.low=fp16 gauss.refine=
   set_tests_properties(gauss_update_chunks_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 3)
 endforeach()
 hy_case(NAME gauss_bad_update_chunks RANKS 1 EXIT 1
-  EXPECT "key 'gauss.update_chunks' = '0' is out of range; allowed: an integer in \\[1, 16\\]"
-  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_chunks=0)
+  EXPECT "key 'gauss.update_chunks' = '-1' is out of range; allowed: an integer in \\[0, 16\\]"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_chunks=-1)
 hy_case(NAME gauss_bad_update_chunks_big RANKS 1 EXIT 1
-  EXPECT "key 'gauss.update_chunks' = '17' is out of range; allowed: an integer in \\[1, 16\\]"
+  EXPECT "key 'gauss.update_chunks' = '17' is out of range; allowed: an integer in \\[0, 16\\]"
   ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_chunks=17)
 hy_case(NAME gauss_bad_update_priority RANKS 1 EXIT 1 EXPECT "gauss.update_priority" "high.same"
   ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_priority=low)
