@@ -162,13 +162,27 @@ int k_lle_host_queries(const k_lle_points *p, const double *xq, int64_t nq, int 
  * For low dimensions.  Local. */
 int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2);
 
+/* A persistent pool of host threads (kernels/host/lle_pool.c): threads - 1 workers parked
+ * between jobs (spin, then sleep); a job fn(arg, tid, nt) runs on threads 0..nt-1, tid 0 the
+ * caller's, and returns when all have; k_lle_pool_barrier inside a job waits for all nt of
+ * it; k_lle_pool_for splits [0, n) into contiguous ranges [n t / nt, n (t + 1) / nt).  A NULL
+ * pool runs fn(arg, 0, 1) on the caller's thread.  One caller at a time.  Host.  Local. */
+typedef struct k_lle_pool k_lle_pool;
+k_lle_pool *k_lle_pool_new(int threads);
+int k_lle_pool_size(const k_lle_pool *p);
+void k_lle_pool_run(k_lle_pool *p, int nt, void (*fn)(void *arg, int tid, int nt), void *arg);
+void k_lle_pool_barrier(k_lle_pool *p, int nt);
+void k_lle_pool_for(k_lle_pool *p, int nt, int64_t n, void (*fn)(void *arg, int64_t i0, int64_t i1), void *arg);
+void k_lle_pool_free(k_lle_pool *p);
+
 /* A nested-dissection order of M = B^T B (B = I - W, W's pattern nbr: n x k) from the
  * points' coordinates (kernels/host/lle_nd.c): perm[new] = old; segments of at most leaf
  * points are not split; the subtrees below the first splits on threads threads (the order is
- * the same for any count).  O(n log n), for lle.eigensolver = chol-nd.  Host.  Local. */
+ * the same for any count; pool: the threads, NULL: its own for the call).  O(n log n), for
+ * lle.eigensolver = chol-nd.  Host.  Local. */
 #define K_LLE_ND_MAXD 64
-int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm,
-                   double *parts);   /* parts (NULL or 4): seconds of renumbering + preparation, the
+int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, k_lle_pool *pool,
+                   int32_t *perm, double *parts);   /* parts (NULL or 4): seconds of renumbering + preparation, the
                                         breadth-first levels, the subtrees on threads, the rest */
 
 /* A supernodal Cholesky factor's structure in CHOLMOD's layout (SuiteSparse_long arrays):
@@ -251,13 +265,14 @@ typedef struct {
   double t_below, top_bytes, t_up, t_dev, t_down;
 } k_lle_chol_stats;
 /* The tree-parallel supernodal Cholesky of kernels/host/lle_chol.c: a plan (the updaters of
- * every supernode, the tree's cut for threads threads, the threads' scratch; NULL with the
+ * every supernode, the tree's cut for threads threads (at most pool's; pool NULL: the plan's
+ * own), the threads' scratch; NULL with the
  * error recorded where L is not postordered), the numeric factor (x: xsize values in L's
  * layout, overwritten; HY_ENUMERIC, no message, where a pivot is not positive, st->minor its
  * column), the solve x <- (L L^T)^-1 x (n x nrhs, leading dimension n, in L's order: the
  * same bits at any thread count), and the plan freed.  Host.  Local. */
 typedef struct k_lle_chol_plan k_lle_chol_plan;
-k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads);
+k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads, k_lle_pool *pool);
 int k_lle_chol_numeric(k_lle_chol_plan *p, const k_lle_chol_in *in, double *x, k_lle_chol_stats *st);
 void k_lle_chol_solve(k_lle_chol_plan *p, const k_lle_chol_in *in, const double *x, int nrhs, double *b);
 void k_lle_chol_plan_free(k_lle_chol_plan *p);

@@ -71,6 +71,7 @@ typedef struct {
   int order_threads;  /* chol-nd: threads of the nested-dissection order */
   double order_parts[4];   /* its renumbering + preparation, levels, subtrees, rest (k_lle_nd_order) */
   double t_setup, t_permute;   /* chol-nd: B and the block before the order; A permuted after it */
+  double t_pool;      /* chol-nd: the thread pool's start (its threads - 1 workers) */
   int cnd_own;        /* chol-nd: the own tree-parallel factor (below), else CHOLMOD's */
   int cnd_nsub, cnd_ntop, cnd_threads;   /* its subtrees, top supernodes, threads */
   int cnd_tiles;      /* its dpotrf / dtrsm by tiles (lle.cnd_top = tiles) */

@@ -6,6 +6,7 @@
 #define HY_LLE_EIG_H
 
 #include "lle.h"
+#include "k_lle.h"
 
 struct hy_ctx;
 
@@ -106,6 +107,8 @@ void lle_blas_set(int nt);
 int lle_threads(int want);
 /* fn(arg, c0, c1) over the columns [0, nc) split over at most nt threads.  Local. */
 void lle_parallel(int nt, int nc, void (*fn)(void *, int, int), void *arg);
+/* The same on the pool's threads (no thread start; NULL: lle_parallel).  Local. */
+void lle_parallel_on(k_lle_pool *pool, int nt, int nc, void (*fn)(void *, int, int), void *arg);
 /* y = M x for nc columns (leading dimension n).  Local. */
 void lle_csr_mm(const hy_csr *m, int nc, const double *x, double *y);
 /* ||M||_1 (= ||M||_inf, M symmetric).  Local. */

@@ -45,6 +45,7 @@ typedef struct {
   SuiteSparse_long *cperm;     /* B's index of L's column t (perm[L->Perm[t]]), */
   double *xl;                  /* the block in L's order for its solves */
   k_backend *be;               /* the rank's backend (lle.cnd_top = device: its chol_top) */
+  k_lle_pool *pool;            /* the rank's threads for the order, the factor and the solves */
   cholmod_common gcc[CND_MAXG];
   cholmod_dense *grhs[CND_MAXG];
   int gstatus[CND_MAXG];
@@ -60,6 +61,7 @@ static void cnd_free(void *st) {
   }
   free(o->perm); free(o->ap); free(o->ai); free(o->ax);
   k_lle_chol_plan_free(o->plan);
+  k_lle_pool_free(o->pool);
   free(o->cperm); free(o->xl);
   if (o->started) {
     cholmod_l_free_dense(&o->rhs, &o->cc);
@@ -117,14 +119,14 @@ static int cnd_factor_blas(const lle_eig_in *in, int64_t n) {
 }
 
 /* The nested-dissection order as CHOLMOD's permutation (new index i = old perm[i]).  Local. */
-static int cnd_order(const lle_eig_in *in, SuiteSparse_long **permp, lle_eig *e) {
+static int cnd_order(const lle_eig_in *in, k_lle_pool *pool, SuiteSparse_long **permp, lle_eig *e) {
   int32_t *p32 = NULL;
   SuiteSparse_long *perm = NULL;
   if (!in->x || in->xdim < 1)
     return hy_err(HY_EUSAGE, "lle.eigensolver = chol-nd needs the points' coordinates for its order");
   HY_MALLOC(p32, in->n);
   k_lle_points pts = { .n = in->n, .dim = in->xdim, .x = in->x };
-  int rc = k_lle_nd_order(&pts, in->k, in->nbr, in->nd_leaf, cnd_order_threads(in), p32, e->order_parts);
+  int rc = k_lle_nd_order(&pts, in->k, in->nbr, in->nd_leaf, cnd_order_threads(in), pool, p32, e->order_parts);
   if (rc == HY_OK) {
     HY_MALLOC(perm, in->n);
     for (int64_t i = 0; i < in->n; i++) perm[i] = p32[i];
@@ -168,7 +170,7 @@ static int cnd_permute(const lle_bmat *b, cnd_op *o, int threads) {
   HY_MALLOC(o->ap, n + 1); HY_MALLOC(o->ai, nnz); HY_MALLOC(o->ax, nnz);
   for (int64_t c = 0; c < n; c++) ip[o->perm[c]] = c;
   cnd_perm_job j = { b, ip, o };
-  lle_parallel(threads, (int)n, cnd_permute_part, &j);
+  lle_parallel_on(o->pool, threads, (int)n, cnd_permute_part, &j);
   o->ap[n] = nnz;
   free(ip);
   return HY_OK;
@@ -219,7 +221,7 @@ static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig 
   if (!L->is_super || !L->x) return hy_err(HY_ESYS, "chol-nd: the factor is not supernodal (CHOLMOD's analysis)");
   k_lle_chol_stats st;
   cnd_own_args(o, tau, e, &o->ls, &o->ci);
-  if (!o->plan && !(o->plan = k_lle_chol_plan_new(&o->ls, in->threads > 0 ? in->threads : 1))) return HY_ESYS;
+  if (!o->plan && !(o->plan = k_lle_chol_plan_new(&o->ls, in->threads > 0 ? in->threads : 1, o->pool))) return HY_ESYS;
   int rc = k_lle_chol_numeric(o->plan, &o->ci, L->x, &st);
   L->minor = (size_t)st.minor;
   e->cnd_nsub = st.nsub; e->cnd_ntop = st.ntop; e->cnd_threads = st.threads;
@@ -302,7 +304,9 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   e->order_threads = cnd_order_threads(in);
   double ta = MPI_Wtime();
   e->t_setup = ta - t0;   /* B and the iteration's block (lle_bsub_solve) */
-  int rc = cnd_order(in, &o->perm, e);
+  if (in->threads > 1) o->pool = k_lle_pool_new(in->threads);   /* parked between its jobs */
+  e->t_pool = MPI_Wtime() - ta;
+  int rc = cnd_order(in, o->pool, &o->perm, e);
   if (rc != HY_OK) return rc;
   double tb = MPI_Wtime();
   HY_CALL(cnd_permute(b, o, lle_threads(in->threads)));
@@ -395,7 +399,7 @@ static int cnd_apply(void *st, int p, double *v, double *tmp) {
     cnd_job j = { o, p, v };
     int ng = (p + o->cols - 1) / o->cols;
     if (o->nthreads > 1) lle_blas_set(1);
-    lle_parallel(o->nthreads, ng, cnd_apply_part, &j);
+    lle_parallel_on(o->pool, o->nthreads, ng, cnd_apply_part, &j);
     if (o->nthreads > 1) lle_blas_set(o->blas_threads);
     for (int g = 0; g < ng; g++)
       if (o->gstatus[g] != CHOLMOD_OK)
@@ -405,10 +409,10 @@ static int cnd_apply(void *st, int p, double *v, double *tmp) {
   if (o->plan && o->cperm) {   /* the own factor: its tree-parallel solves in L's order */
     if (!o->xl) HY_MALLOC(o->xl, (size_t)o->n * o->width);
     cnd_move_job j = { o, v, 0 };
-    lle_parallel(o->nthreads, p, cnd_move_part, &j);
+    lle_parallel_on(o->pool, o->nthreads, p, cnd_move_part, &j);
     k_lle_chol_solve(o->plan, &o->ci, o->L->x, p, o->xl);
     j.back = 1;
-    lle_parallel(o->nthreads, p, cnd_move_part, &j);
+    lle_parallel_on(o->pool, o->nthreads, p, cnd_move_part, &j);
     return HY_OK;
   }
   o->rhs->ncol = (size_t)p;

@@ -97,6 +97,28 @@ void lle_parallel(int nt, int nc, void (*fn)(void *, int, int), void *arg) {
   }
 }
 
+/* lle_parallel_on's job: fn over int ranges. */
+typedef struct {
+  void (*fn)(void *arg, int c0, int c1);
+  void *arg;
+} lle_on_job;
+
+/* One range of lle_parallel_on.  Local. */
+static void lle_on_part(void *arg, int64_t c0, int64_t c1) {
+  const lle_on_job *j = arg;
+  j->fn(j->arg, (int)c0, (int)c1);
+}
+
+/* lle_parallel on the pool's threads: the same ranges (nc t / nt .. nc (t + 1) / nt, at most
+ * 8 of them) without a thread start; a NULL pool runs them as lle_parallel.  Local. */
+void lle_parallel_on(k_lle_pool *pool, int nt, int nc, void (*fn)(void *, int, int), void *arg) {
+  if (!pool) { lle_parallel(nt, nc, fn, arg); return; }
+  if (nt > 8) nt = 8;
+  if (nt > k_lle_pool_size(pool)) nt = k_lle_pool_size(pool);
+  lle_on_job j = { fn, arg };
+  k_lle_pool_for(pool, nt, nc, lle_on_part, &j);
+}
+
 /* LAPACK (Fortran, hidden string lengths last); dsyevr_ and dgemm_ in lle_eig.h */
 extern void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
                    double *w, double *work, const int *lwork, int *info, size_t, size_t);

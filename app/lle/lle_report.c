@@ -78,8 +78,8 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
              e->t_order, e->t_analyze - e->t_order, e->t_numeric, e->t_numeric > 0 ? e->flops / e->t_numeric * 1e-9 : 0.0,
              e->t_solve, e->t_iter - e->t_solve, e->order_threads, e->factor_blas_threads);
   hy_printf0(ctx, "lle: chol-nd order parts: B and the block %.3f s, renumbering and preparation %.3f s, breadth-first "
-             "levels %.3f s, subtrees %.3f s, rest %.3f s, A permuted %.3f s\n", e->t_setup, e->order_parts[0],
-             e->order_parts[1], e->order_parts[2], e->order_parts[3], e->t_permute);
+             "levels %.3f s, subtrees %.3f s, rest %.3f s, A permuted %.3f s, thread pool start %.4f s\n", e->t_setup,
+             e->order_parts[0], e->order_parts[1], e->order_parts[2], e->order_parts[3], e->t_permute, e->t_pool);
   if (e->cnd_own)
     hy_printf0(ctx, "lle: chol-nd factor: own tree-parallel supernodal: %d subtree(s) on %d thread(s) %.3f s, "
                "%d top supernode(s) (%.1f%% of the flops) %.3f s, dpotrf / dtrsm %s\n", e->cnd_nsub, e->cnd_threads, e->t_sub,

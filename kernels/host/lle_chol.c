@@ -23,12 +23,14 @@
  * With in->top (lle.cnd_top = device) the top supernodes are assembled and updated from below
  * the cut on the threads as above, and the engine (the backend's chol_top) applies their
  * updates among themselves and factors them (k_lle_chol_top).
+ * The threads are a persistent pool (k_lle_pool, lle_pool.c: the caller's or the plan's own):
+ * each phase is one job on it (no thread start), the top phase's meeting points its spinning
+ * barrier (no futex sleep while the next supernode follows within microseconds).
  * No file-scope state, no MPI. */
 #include "k_lle.h"
 #include "hybrid.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,11 +100,11 @@ struct k_lle_chol_plan {
   atomic_int next;        /* the next subtree to take */
   atomic_llong blk_next;  /* the top phase: the next row block of the supernode in work */
   atomic_int fail;        /* 0, or 1 + the first failing column (a non-positive pivot) */
-  ch_step node, part;     /* the phases' steps */
-  int desc;               /* the subtree phase descending (the backward solve) */
-  pthread_barrier_t bar;  /* the top phase's meeting point */
-  int64_t cur;            /* its supernode in work */
-  int quit;
+  ch_step node, pre, part, post;   /* the phases' steps */
+  int desc;               /* the phase descending (the backward solve) */
+  int stop;               /* the top phase: leave (a failed pivot), set by thread 0 */
+  k_lle_pool *pool;       /* the threads (the plan's own where pool_own) */
+  int pool_own;
 };
 
 /* Wall seconds (CLOCK_MONOTONIC).  Local. */
@@ -409,15 +411,15 @@ static void ch_tile_parallel(ch_fact *f, ch_thr *t, int64_t s) {
   int64_t nc = f->L->super[s + 1] - f->L->super[s];
   for (int64_t k = 0; k < nc; k += CH_RCH) {
     int kb = (int)(k + CH_RCH < nc ? CH_RCH : nc - k);
-    pthread_barrier_wait(&f->bar);
+    k_lle_pool_barrier(f->pool, f->nt);
     if (t->tid == 0) { ch_tile_diag(f, s, k, kb); atomic_store(&f->blk_next, 0); }
-    pthread_barrier_wait(&f->bar);
+    k_lle_pool_barrier(f->pool, f->nt);
     if (atomic_load(&f->fail)) return;   /* every thread sees it after the barrier */
     for (int64_t np = ch_tile_npanel(f, s, k, kb), i; (i = atomic_fetch_add(&f->blk_next, 1)) < np;)
       ch_tile_panel(f, s, k, kb, i);
-    pthread_barrier_wait(&f->bar);
+    k_lle_pool_barrier(f->pool, f->nt);
     if (t->tid == 0) atomic_store(&f->blk_next, 0);
-    pthread_barrier_wait(&f->bar);
+    k_lle_pool_barrier(f->pool, f->nt);
     for (int64_t nq = ch_tile_ntrail(f, s, k, kb), q; (q = atomic_fetch_add(&f->blk_next, 1)) < nq;)
       ch_tile_trail(f, s, k, kb, q);
   }
@@ -431,67 +433,55 @@ static void ch_map(const ch_fact *f, int64_t s, int32_t *map) {
 
 /* ---- the two phases, for the factor and both solves ---- */
 
-/* The subtree phase's worker: subtrees from the shared counter, each in ascending order
- * (f->desc: descending), f->node on each supernode.  Local. */
-static void *ch_sub_run(void *arg) {
-  ch_thr *t = arg;
-  ch_fact *f = t->f;
+/* The subtree phase's job on thread tid: subtrees from the shared counter, each in ascending
+ * order (f->desc: descending), f->node on each supernode.  Local. */
+static void ch_sub_job(void *arg, int tid, int nt) {
+  ch_fact *f = arg;
+  ch_thr *t = &f->thr[tid];
+  (void)nt;
   for (;;) {
     int i = atomic_fetch_add(&f->next, 1);
     if (i >= f->nsub || atomic_load(&f->fail)) break;
     int64_t r = f->sub[i], a = f->first[r];
     for (int64_t k = 0; k <= r - a && !atomic_load(&f->fail); k++) f->node(f, t, f->desc ? r - k : a + k);
   }
-  return NULL;
 }
 
-/* The subtrees below the cut on the threads, node on each supernode.  Local. */
+/* The subtrees below the cut on the pool's threads, node on each supernode.  Local. */
 static void ch_sub_phase(ch_fact *f, ch_step node, int desc) {
-  pthread_t th[CH_MAXT];
-  int started[CH_MAXT] = { 0 };
   f->node = node;
   f->desc = desc;
   atomic_store(&f->next, 0);
-  for (int t = 1; t < f->nt && t < f->nsub; t++) started[t] = pthread_create(&th[t], NULL, ch_sub_run, &f->thr[t]) == 0;
-  ch_sub_run(&f->thr[0]);
-  for (int t = 1; t < f->nt; t++) if (started[t]) pthread_join(th[t], NULL);
+  k_lle_pool_run(f->pool, f->nt < f->nsub ? f->nt : f->nsub, ch_sub_job, f);
 }
 
-/* The top phase's helper threads: wait for a supernode, do their share, until quit.  Local. */
-static void *ch_top_run(void *arg) {
-  ch_thr *t = arg;
-  ch_fact *f = t->f;
-  for (;;) {
-    pthread_barrier_wait(&f->bar);
-    if (f->quit) break;
-    f->part(f, t, f->cur);
-    pthread_barrier_wait(&f->bar);
+/* The top phase's job on thread tid of f->nt: the supernodes above the cut one by one
+ * (ascending, or descending): pre on thread 0, a barrier, part on every thread (its share), a
+ * barrier, post on thread 0; thread 0 decides before the first barrier whether to stop (a
+ * failed pivot), so that all leave together.  Local. */
+static void ch_top_job(void *arg, int tid, int nt) {
+  ch_fact *f = arg;
+  ch_thr *t = &f->thr[tid];
+  for (int i = 0; i < f->ntop; i++) {
+    int64_t s = f->top[f->desc ? f->ntop - 1 - i : i];
+    if (tid == 0) {
+      f->stop = atomic_load(&f->fail) != 0;
+      if (!f->stop && f->pre) f->pre(f, t, s);
+    }
+    k_lle_pool_barrier(f->pool, nt);
+    if (f->stop) break;
+    f->part(f, t, s);
+    k_lle_pool_barrier(f->pool, nt);
+    if (tid == 0) f->post(f, t, s);
   }
-  return NULL;
 }
 
-/* The supernodes above the cut one by one (ascending, or descending): pre on the caller's
- * thread, part on every thread (its share), post on the caller's thread.  Local. */
+/* The supernodes above the cut on all f->nt threads (see ch_top_job).  Local. */
 static void ch_top_phase(ch_fact *f, ch_step pre, ch_step part, ch_step post, int desc) {
-  pthread_t th[CH_MAXT];
-  f->part = part;
-  f->quit = 0;
-  pthread_barrier_init(&f->bar, NULL, (unsigned)f->nt);
-  for (int t = 1; t < f->nt; t++)
-    if (pthread_create(&th[t], NULL, ch_top_run, &f->thr[t]) != 0) hy_fatal(HY_ESYS, "could not start a factor thread");
-  for (int i = 0; i < f->ntop && !atomic_load(&f->fail); i++) {
-    int64_t s = f->top[desc ? f->ntop - 1 - i : i];
-    if (pre) pre(f, &f->thr[0], s);
-    f->cur = s;
-    pthread_barrier_wait(&f->bar);
-    part(f, &f->thr[0], s);
-    pthread_barrier_wait(&f->bar);
-    post(f, &f->thr[0], s);
-  }
-  f->quit = 1;
-  pthread_barrier_wait(&f->bar);
-  for (int t = 1; t < f->nt; t++) pthread_join(th[t], NULL);
-  pthread_barrier_destroy(&f->bar);
+  f->pre = pre; f->part = part; f->post = post;
+  f->desc = desc;
+  f->stop = 0;
+  k_lle_pool_run(f->pool, f->nt, ch_top_job, f);
 }
 
 /* Thread t's share [b0, b1) of nb blocks.  Local. */
@@ -532,7 +522,7 @@ static void ch_fact_part(ch_fact *f, ch_thr *t, int64_t s) {
   int64_t c0 = nc * t->tid / nt, c1 = nc * (t->tid + 1) / nt;   /* its columns zeroed (first touch) and assembled */
   memset(f->lx + L->px[s] + c0 * lda, 0, (size_t)((c1 - c0) * lda) * sizeof(double));
   ch_assemble(f, s, map0, c0, c1);
-  pthread_barrier_wait(&f->bar);
+  k_lle_pool_barrier(f->pool, f->nt);
   /* the CH_RCH-row blocks from a shared counter, the bottom (full-width, heaviest) first */
   int64_t nb = (lda + CH_RCH - 1) / CH_RCH;
   for (;;) {
@@ -681,16 +671,21 @@ void k_lle_chol_plan_free(k_lle_chol_plan *f) {
   free(f->tpos); free(f->tud); free(f->tup1); free(f->tup2); free(f->trmap); free(f->tuptr); free(f->trptr);
   free(f->tail_sn); free(f->tail_q); free(f->bud); free(f->bup1); free(f->bup2); free(f->brmap); free(f->buptr);
   free(f->brptr); free(f->tix); free(f->toff); free(f->tailx);
+  if (f->pool_own) k_lle_pool_free(f->pool);
   free(f);
 }
 
-/* The structure, the cut for threads threads and the threads' scratch; NULL (hy_err
- * recorded) where the tree is not postordered.  Local. */
-k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads) {
+/* The structure, the cut for threads threads (at most the pool's; pool NULL: the plan's
+ * own pool of threads threads) and the threads' scratch; NULL (hy_err recorded) where the
+ * tree is not postordered.  Local. */
+k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads, k_lle_pool *pool) {
   k_lle_chol_plan *f = NULL;
   HY_CALLOC(f, 1);
   f->L = L;
   f->nt = threads < 1 ? 1 : threads > CH_MAXT ? CH_MAXT : threads;
+  if (!pool && f->nt > 1) { pool = k_lle_pool_new(f->nt); f->pool_own = 1; }
+  f->pool = pool;
+  if (f->nt > k_lle_pool_size(pool)) f->nt = k_lle_pool_size(pool);
   if (ch_structure(f) != HY_OK) { k_lle_chol_plan_free(f); return NULL; }
   ch_schedule(f);
   f->maxrows = 1;

@@ -42,6 +42,7 @@ typedef struct {
   nd_marks mk[2];        /* the two trials' marks, n each; mk[0].idx = idx */
   int32_t *lid;          /* n: a leaf's local index of its own points (nd_leaf_order) */
   int64_t leaf;          /* segments of at most this many points are leaves */
+  k_lle_pool *pool;      /* the threads */
   int64_t par_min;       /* splits of at least this many points run their two trials on two
                             threads (the breadth-first phase only) */
 } nd_work;
@@ -353,36 +354,12 @@ static double nd_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* One thread's range of nd_for. */
-typedef struct {
-  void (*fn)(void *arg, int64_t i0, int64_t i1);
-  void *arg;
-  int64_t i0, i1;
-} nd_range;
-
-/* pthread entry: one range.  Local. */
-static void *nd_range_run(void *p) {
-  nd_range *r = p;
-  r->fn(r->arg, r->i0, r->i1);
-  return NULL;
-}
-
-/* fn(arg, i0, i1) over [0, n) in nt contiguous ranges (ranges write disjoint memory; one
- * that cannot start a thread runs inline).  Local. */
-static void nd_for(int nt, int64_t n, void (*fn)(void *, int64_t, int64_t), void *arg) {
-  enum { MAXT = 16 };
-  if (nt > MAXT) nt = MAXT;
+/* fn(arg, i0, i1) over [0, n) in nt contiguous ranges on the pool's threads (ranges write
+ * disjoint memory; below 4096 items one range).  Local. */
+static void nd_for(k_lle_pool *pool, int nt, int64_t n, void (*fn)(void *, int64_t, int64_t), void *arg) {
+  if (nt > 16) nt = 16;
   if (nt < 1 || n < 4096) nt = 1;
-  nd_range r[MAXT];
-  pthread_t th[MAXT];
-  int started[MAXT] = { 0 };
-  for (int t = 0; t < nt; t++) r[t] = (nd_range){ fn, arg, n * t / nt, n * (t + 1) / nt };
-  for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, nd_range_run, &r[t]) == 0;
-  fn(arg, r[0].i0, r[0].i1);
-  for (int t = 1; t < nt; t++) {
-    if (started[t]) pthread_join(th[t], NULL);
-    else fn(arg, r[t].i0, r[t].i1);
-  }
+  k_lle_pool_for(pool, nt, n, fn, arg);
 }
 
 /* nd_prepare's job: the work arrays and the rows' kNN radii. */
@@ -435,8 +412,8 @@ static int nd_prepare(nd_work *w, int nt) {
   for (int64_t r = 0; r < n; r++)
     for (int j = 0; j < k; j++) w->ti[fill[w->nbr[r * k + j]]++] = (int32_t)r;
   nd_prep a = { w, rad };
-  nd_for(nt, n, nd_rad_part, &a);
-  nd_for(nt, n, nd_reach_part, &a);
+  nd_for(w->pool, nt, n, nd_rad_part, &a);
+  nd_for(w->pool, nt, n, nd_reach_part, &a);
   free(rad);
   free(fill);
   return HY_OK;
@@ -487,33 +464,31 @@ typedef struct {
   int32_t base;
 } nd_par;
 
-/* pthread entry: the subtrees of a thread's segments with its own stamps and scratch.  Local. */
-static void *nd_par_run(void *arg) {
-  nd_par *a = arg;
+/* The subtrees of a thread's segments with its own stamps and scratch.  Local. */
+static void nd_par_run(nd_par *a) {
   nd_thr t;
   nd_thr_init(&t, a->maxseg, a->base);
   for (int c = a->c0; c < a->c1; c++) nd_subtree(a->w, &t, a->seg[2 * c], a->seg[2 * c + 1]);
   nd_thr_free(&t);
-  return NULL;
 }
 
-/* The subtrees of the nseg segments over nt threads, contiguous ranges (the caller's thread
- * the first; a thread that cannot start runs inline).  Local. */
+/* nd_par_all's job on thread tid of nt: its contiguous range of the segments, its stamps.  Local. */
+static void nd_par_job(void *arg, int tid, int nt) {
+  nd_par a = *(const nd_par *)arg;
+  a.c0 = a.c0 * tid / nt;   /* a.c0 holds nseg here */
+  a.c1 = a.c1 * (tid + 1) / nt;
+  a.base = (int32_t)(((int64_t)1 << 30) + ((int64_t)tid << 25));
+  nd_par_run(&a);
+}
+
+/* The subtrees of the nseg segments over nt threads of the pool, contiguous ranges (the
+ * caller's thread the first).  Local. */
 static void nd_par_all(nd_work *w, const int64_t *seg, int nseg, int nt) {
-  enum { MAXT = 16 };
   int64_t maxseg = 0;
   for (int c = 0; c < nseg; c++) if (seg[2 * c + 1] - seg[2 * c] > maxseg) maxseg = seg[2 * c + 1] - seg[2 * c];
-  nd_par a[MAXT];
-  pthread_t th[MAXT];
-  int started[MAXT] = { 0 };
-  for (int t = 0; t < nt; t++)
-    a[t] = (nd_par){ w, seg, nseg * t / nt, nseg * (t + 1) / nt, maxseg, (int32_t)(((int64_t)1 << 30) + ((int64_t)t << 25)) };
-  for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, nd_par_run, &a[t]) == 0;
-  nd_par_run(&a[0]);
-  for (int t = 1; t < nt; t++) {
-    if (started[t]) pthread_join(th[t], NULL);
-    else nd_par_run(&a[t]);
-  }
+  if (nt > k_lle_pool_size(w->pool)) nt = k_lle_pool_size(w->pool);
+  nd_par a = { w, seg, nseg, nseg, maxseg, 0 };
+  k_lle_pool_run(w->pool, nt, nd_par_job, &a);
 }
 
 /* One level's splits: segments [c0, c1) of the list, a thread's stamps from *stamp (kept for
@@ -526,10 +501,8 @@ typedef struct {
   int32_t *stamp;
 } nd_lvl;
 
-/* pthread entry: a thread's splits of one level (each split's two trials side by side where
- * par).  Local. */
-static void *nd_lvl_run(void *arg) {
-  nd_lvl *a = arg;
+/* A thread's splits of one level (each split's two trials side by side where par).  Local. */
+static void nd_lvl_run(nd_lvl *a) {
   int64_t maxseg = 0;
   for (int c = a->c0; c < a->c1; c++) if (a->seg[2 * c + 1] - a->seg[2 * c] > maxseg) maxseg = a->seg[2 * c + 1] - a->seg[2 * c];
   nd_thr t;
@@ -543,31 +516,35 @@ static void *nd_lvl_run(void *arg) {
   }
   *a->stamp = t.stamp;
   nd_thr_free(&t);
-  return NULL;
 }
 
-/* The splits of one level's nseg segments on up to nt threads (contiguous ranges, thread t
- * with the stamps lstamp[t]); the results do not depend on the split over threads.  Local. */
+/* nd_level's job on thread tid of nt: its contiguous range of the level's segments, with the
+ * stamps lstamp[tid].  Local. */
+static void nd_lvl_job(void *arg, int tid, int nt) {
+  nd_lvl a = *(const nd_lvl *)arg;
+  int nseg = a.c1;   /* the level's count here */
+  a.c0 = nseg * tid / nt;
+  a.c1 = nseg * (tid + 1) / nt;
+  a.stamp += tid;
+  nd_lvl_run(&a);
+}
+
+/* The splits of one level's nseg segments on up to nt threads of the pool (contiguous ranges,
+ * thread t with the stamps lstamp[t]); the results do not depend on the split over threads.
+ * Local. */
 static void nd_level(nd_work *w, const int64_t *seg, int nseg, int nt, int32_t *lstamp, int64_t *res) {
-  enum { MAXT = 16 };
   int nth = nseg < nt ? nseg : nt;
-  nd_lvl a[MAXT];
-  pthread_t th[MAXT];
-  int started[MAXT] = { 0 };
-  for (int t = 0; t < nth; t++)
-    a[t] = (nd_lvl){ w, seg, res, nseg * t / nth, nseg * (t + 1) / nth, 2 * nseg <= nt, &lstamp[t] };
-  for (int t = 1; t < nth; t++) started[t] = pthread_create(&th[t], NULL, nd_lvl_run, &a[t]) == 0;
-  nd_lvl_run(&a[0]);
-  for (int t = 1; t < nth; t++) {
-    if (started[t]) pthread_join(th[t], NULL);
-    else nd_lvl_run(&a[t]);
-  }
+  if (nth > k_lle_pool_size(w->pool)) nth = k_lle_pool_size(w->pool);
+  nd_lvl a = { w, seg, res, 0, nseg, 2 * nseg <= nt, lstamp };
+  k_lle_pool_run(w->pool, nth, nd_lvl_job, &a);
 }
 
 /* The order of the points as given (see k_lle_nd_order).  Local. */
-static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm, double *tm) {
+static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, k_lle_pool *pool,
+                    int32_t *perm, double *tm) {
   int64_t n = p->n;
-  nd_work w = { .n = n, .dim = p->dim, .k = k, .x = p->x, .nbr = nbr, .idx = perm, .leaf = leaf < 2 ? 2 : leaf };
+  nd_work w = { .n = n, .dim = p->dim, .k = k, .x = p->x, .nbr = nbr, .idx = perm, .leaf = leaf < 2 ? 2 : leaf,
+                .pool = pool };
   HY_MALLOC(w.reach, n);
   HY_MALLOC(w.lid, n);
   w.par_min = 16384;
@@ -654,7 +631,7 @@ static void nd_key_part(void *arg, int64_t i0, int64_t i1) {
 
 /* The points in Morton order of their first (up to 3) coordinates on a 2^21 grid over the
  * bounding box (an LSD radix sort, stable: ties by index): so[new] = old.  Local. */
-static void nd_spatial(const k_lle_points *p, int nt, int32_t *so) {
+static void nd_spatial(const k_lle_points *p, k_lle_pool *pool, int nt, int32_t *so) {
   int64_t n = p->n;
   int d = p->dim, dm = d < 3 ? d : 3;
   double lo[3] = { 0, 0, 0 }, sc[3] = { 0, 0, 0 };
@@ -668,7 +645,7 @@ static void nd_spatial(const k_lle_points *p, int nt, int32_t *so) {
   int32_t *s2 = NULL;
   HY_MALLOC(key, n); HY_MALLOC(k2, n); HY_MALLOC(s2, n);
   nd_key_job kj = { p, lo, sc, dm, key, so };
-  nd_for(nt, n, nd_key_part, &kj);
+  nd_for(pool, nt, n, nd_key_part, &kj);
   int64_t *cnt = NULL;
   HY_MALLOC(cnt, 65536);
   for (int pass = 0; pass < 4; pass++) {
@@ -711,8 +688,8 @@ static void nd_renum_part(void *arg, int64_t i0, int64_t i1) {
  * points are first renumbered in a Morton order of their coordinates, so that a segment's
  * points, neighbour lists and marks lie close in memory (N = 1M: the order's random accesses
  * were most of its time).  Host.  Local. */
-int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, int32_t *perm,
-                   double *parts) {
+int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, k_lle_pool *pool,
+                   int32_t *perm, double *parts) {
   if (p->dim < 1 || p->dim > K_LLE_ND_MAXD)
     return hy_err(HY_EUSAGE, "the nested-dissection order takes data of 1..%d dimensions, not %d", K_LLE_ND_MAXD, p->dim);
   int64_t n = p->n;
@@ -722,12 +699,15 @@ int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, i
   double tm[5];
   tm[0] = nd_now();
   HY_MALLOC(so, n); HY_MALLOC(inv, n); HY_MALLOC(nb, n * k); HY_MALLOC(xs, n * d); HY_MALLOC(ps, n);
-  nd_spatial(p, threads, so);
+  k_lle_pool *own = NULL;
+  if (!pool && threads > 1) pool = own = k_lle_pool_new(threads > 16 ? 16 : threads);
+  nd_spatial(p, pool, threads, so);
   for (int64_t i = 0; i < n; i++) inv[so[i]] = (int32_t)i;
   nd_renum_job rj = { p, k, nbr, so, inv, xs, nb };
-  nd_for(threads, n, nd_renum_part, &rj);
+  nd_for(pool, threads, n, nd_renum_part, &rj);
   k_lle_points ps_pts = { .n = n, .dim = d, .x = xs };
-  int rc = nd_order(&ps_pts, k, nb, leaf, threads, ps, tm);
+  int rc = nd_order(&ps_pts, k, nb, leaf, threads, pool, ps, tm);
+  k_lle_pool_free(own);
   for (int64_t i = 0; rc == HY_OK && i < n; i++) perm[i] = so[ps[i]];
   free(so); free(inv); free(nb); free(xs); free(ps);
   tm[4] = nd_now();

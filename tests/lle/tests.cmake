@@ -20,6 +20,12 @@ set_tests_properties(lle_ranks lle_knn lle_methods lle_transform PROPERTIES LABE
 add_executable(test_lle_kf ${CMAKE_CURRENT_LIST_DIR}/test_lle_kf.c)
 target_link_libraries(test_lle_kf PRIVATE hybrid_core m)
 add_test(NAME lle_kf_bound COMMAND test_lle_kf)   # the exit code decides (1: a pair outside the bound)
+# the persistent thread pool chol-nd's order, factor and solves run on (kernels/host/lle_pool.c):
+# every job's task once per thread, barriers, ranges, the sleep / wake path; a hang fails (alarm)
+add_executable(test_lle_pool ${CMAKE_CURRENT_LIST_DIR}/test_lle_pool.c)
+target_link_libraries(test_lle_pool PRIVATE hybrid_core m)
+add_test(NAME lle_pool COMMAND test_lle_pool)   # the exit code decides
+set_tests_properties(lle_pool PROPERTIES LABELS unit TIMEOUT 150 PROCESSORS 2)
 set_tests_properties(lle_kf_bound PROPERTIES LABELS unit TIMEOUT 60)
 
 # chol-nd's top phase on another engine (k_lle_chol_top) against the host's top: this file's BLAS
