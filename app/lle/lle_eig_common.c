@@ -135,18 +135,20 @@ void lle_eig_free(lle_eig *e) {
   memset(e, 0, sizeof *e);
 }
 
-/* Grow the CSR arrays of m to hold at least need entries.  Local. */
-static int csr_reserve(hy_csr *m, int64_t need, int64_t *cap) {
-  if (need <= *cap) return HY_OK;
+/* Grow the CSR arrays of m to hold at least need entries; out of memory is the local fatal
+ * error (a stage's local work: it never returns into the caller's collectives).  Local. */
+static void csr_reserve(hy_csr *m, int64_t need, int64_t *cap) {
+  if (need <= *cap) return;
   int64_t nc = *cap * 2 > need ? *cap * 2 : need;
   int32_t *ci = realloc(m->colind, (size_t)nc * sizeof *ci);
-  if (!ci) return hy_err(HY_ESYS, "out of memory assembling M (%lld entries)", (long long)nc);
+  if (!ci) hy_fatal(HY_ESYS, "out of memory assembling M (%lld entries, %lld bytes of column indices)", (long long)nc,
+                    (long long)(nc * (int64_t)sizeof *ci));
   m->colind = ci;
   double *v = realloc(m->val, (size_t)nc * sizeof *v);
-  if (!v) return hy_err(HY_ESYS, "out of memory assembling M (%lld entries)", (long long)nc);
+  if (!v) hy_fatal(HY_ESYS, "out of memory assembling M (%lld entries, %lld bytes of values)", (long long)nc,
+                   (long long)(nc * (int64_t)sizeof *v));
   m->val = v;
   *cap = nc;
-  return HY_OK;
 }
 
 /* int32 ascending comparison for qsort.  Local. */
@@ -157,46 +159,36 @@ static int cmp_i32(const void *a, const void *b) {
 
 /* M = I - W - W^T + W^T W.  Entry (i,j) = (delta_ij + S_ij) - (W_ij + W_ji) with
  * S_ij = sum over k ascending of W_ki W_kj, an evaluation order that is the same for (j,i),
- * so M is exactly symmetric.  Local. */
+ * so M is exactly symmetric.  Its work arrays by HY_MALLOC / HY_CALLOC and M's by
+ * la_csr_alloc: out of memory is the local fatal error (rank, host, bytes, file:line), never
+ * a return into the caller's stage (the old plain mallocs went on to write mark[] after a
+ * failed allocation).  Local. */
 int lle_build_m(int64_t n, int k, const int32_t *nbr, const double *w, hy_csr *m) {
   memset(m, 0, sizeof *m);
-  int rc = HY_OK;
-  int64_t *tp = NULL;      /* W^T in CSR: for column i, the rows k with W_ki != 0 (ascending) */
+  int64_t *tp = NULL, *fill = NULL;   /* W^T in CSR: for column i, the rows k with W_ki != 0 (ascending) */
   int32_t *ti = NULL;
   double *tv = NULL, *acc = NULL, *wr = NULL, *wc = NULL;
   int32_t *mark = NULL, *list = NULL;
   HY_CALLOC(tp, n + 1);
   for (int64_t r = 0; r < n * k; r++) tp[nbr[r] + 1]++;
   for (int64_t i = 0; i < n; i++) tp[i + 1] += tp[i];
-  ti = malloc((size_t)(n * k) * sizeof *ti);
-  tv = malloc((size_t)(n * k) * sizeof *tv);
-  acc = calloc((size_t)n, sizeof *acc);
-  wr = calloc((size_t)n, sizeof *wr);
-  wc = calloc((size_t)n, sizeof *wc);
-  mark = malloc((size_t)n * sizeof *mark);
-  list = malloc((size_t)n * sizeof *list);
+  HY_MALLOC(ti, n * k); HY_MALLOC(tv, n * k);
+  HY_CALLOC(acc, n); HY_CALLOC(wr, n); HY_CALLOC(wc, n);
+  HY_MALLOC(mark, n); HY_MALLOC(list, n); HY_MALLOC(fill, n);
   int64_t cap = n * (int64_t)(k + 1) * 4;
   la_csr_alloc(m, n, n, cap);   /* room, grown by csr_reserve; nnz set below */
-  if (!ti || !tv || !acc || !wr || !wc || !mark || !list)
-    rc = hy_err(HY_ESYS, "out of memory assembling M (n = %lld)", (long long)n);
-  if (rc == HY_OK) {
-    int64_t *fill = malloc((size_t)n * sizeof *fill);
-    if (!fill) rc = hy_err(HY_ESYS, "out of memory assembling M");
-    else {
-      memcpy(fill, tp, (size_t)n * sizeof *fill);
-      for (int64_t r = 0; r < n; r++)
-        for (int j = 0; j < k; j++) {
-          int32_t c = nbr[r * k + j];
-          ti[fill[c]] = (int32_t)r;
-          tv[fill[c]++] = w[r * k + j];
-        }
-      free(fill);
+  memcpy(fill, tp, (size_t)n * sizeof *fill);
+  for (int64_t r = 0; r < n; r++)
+    for (int j = 0; j < k; j++) {
+      int32_t c = nbr[r * k + j];
+      ti[fill[c]] = (int32_t)r;
+      tv[fill[c]++] = w[r * k + j];
     }
-  }
+  free(fill);
   for (int64_t i = 0; i < n; i++) mark[i] = -1;
   m->rowptr[0] = 0;
   int64_t nnz = 0;
-  for (int64_t i = 0; rc == HY_OK && i < n; i++) {
+  for (int64_t i = 0; i < n; i++) {
     int cnt = 0;
 #define TOUCH(j)                                                     \
   do {                                                               \
@@ -228,8 +220,7 @@ int lle_build_m(int64_t n, int k, const int32_t *nbr, const double *w, hy_csr *m
         while (b >= 0 && list[b] > v) { list[b + 1] = list[b]; b--; }
         list[b + 1] = v;
       }
-    rc = csr_reserve(m, nnz + cnt, &cap);
-    if (rc) break;
+    csr_reserve(m, nnz + cnt, &cap);
     for (int q = 0; q < cnt; q++) {
       int32_t j = list[q];
       double s = acc[j] + (j == i ? 1.0 : 0.0);
@@ -239,7 +230,6 @@ int lle_build_m(int64_t n, int k, const int32_t *nbr, const double *w, hy_csr *m
     m->rowptr[i + 1] = nnz;
   }
   free(tp); free(ti); free(tv); free(acc); free(wr); free(wc); free(mark); free(list);
-  if (rc != HY_OK) { io_csr_free(m); return rc; }
   m->m = m->n = n;
   m->nnz = nnz;
   return HY_OK;
