@@ -72,6 +72,8 @@ typedef struct {
   double order_parts[4];   /* its renumbering + preparation, levels, subtrees, rest (k_lle_nd_order) */
   double t_setup, t_permute;   /* chol-nd: B and the block before the order; A permuted after it */
   double t_pool;      /* chol-nd: the thread pool's start (its threads - 1 workers) */
+  double mem_factor, mem_matrix, mem_block;   /* chol-nd: bytes of the factor (values and row
+                             indices), of A, A by rows and B, of the iteration's blocks */
   int cnd_own;        /* chol-nd: the own tree-parallel factor (below), else CHOLMOD's */
   int cnd_nsub, cnd_ntop, cnd_threads;   /* its subtrees, top supernodes, threads */
   int cnd_tiles;      /* its dpotrf / dtrsm by tiles (lle.cnd_top = tiles) */

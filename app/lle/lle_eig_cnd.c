@@ -293,6 +293,16 @@ static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_e
   return HY_OK;
 }
 
+/* The memory the eigen-solve holds from the symbolic analysis on (printed: N = 10M must fit
+ * one host): the factor's values and row indices (CHOLMOD's sizes), A = P B^T P^T (CSC), A by
+ * rows (the own factor's copy) and B (CSR), and the blocks (the iteration's, the solves').  Local. */
+static void cnd_memory(const lle_eig_in *in, const lle_bmat *b, const cnd_op *o, lle_eig *e) {
+  double nnz = (double)b->p[b->n], n = (double)b->n, width = lle_bsub_width(in);
+  e->mem_factor = 8.0 * ((double)o->L->xsize + (double)o->L->ssize) + 24.0 * (double)o->L->nsuper + 16 * n;
+  e->mem_matrix = nnz * 16 + n * 8 + (in->cnd_own ? nnz * 12 + n * 12 : 0) + nnz * 16 + n * 8;
+  e->mem_block = 8.0 * n * width * (in->cnd_own ? 6 : 5) + 4.0 * n * (in->threads > 1 ? in->threads : 1);
+}
+
 /* Order, symbolic analysis (postordered, supernodal) and the numeric factor; the dense block
  * for the solves.  Local. */
 static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_eig *e, double t0) {
@@ -330,6 +340,7 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
                            "CHOLMOD analysis of M in the nested-dissection order failed (status %d)", o->cc.status);
   e->t_analyze = MPI_Wtime() - t0;
   e->ordering = (int)o->L->ordering;
+  cnd_memory(in, b, o, e);
   snprintf(e->method, sizeof e->method, "%s", in->cnd_own ? "CHOLMOD analysis, own tree-parallel Cholesky, geometric ND"
                                                             : "CHOLMOD supernodal Cholesky of P (M + tau I) P^T, geometric ND");
   HY_CALL(cnd_numeric(in, b, o, e));

@@ -80,6 +80,9 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
   hy_printf0(ctx, "lle: chol-nd order parts: B and the block %.3f s, renumbering and preparation %.3f s, breadth-first "
              "levels %.3f s, subtrees %.3f s, rest %.3f s, A permuted %.3f s, thread pool start %.4f s\n", e->t_setup,
              e->order_parts[0], e->order_parts[1], e->order_parts[2], e->order_parts[3], e->t_permute, e->t_pool);
+  hy_printf0(ctx, "lle: chol-nd memory: factor %.4g GB (values and row indices), matrices %.4g GB (A, A by rows, B), "
+             "blocks and maps %.4g GB; %.4g GB in all\n", e->mem_factor * 1e-9, e->mem_matrix * 1e-9, e->mem_block * 1e-9,
+             (e->mem_factor + e->mem_matrix + e->mem_block) * 1e-9);
   if (e->cnd_own)
     hy_printf0(ctx, "lle: chol-nd factor: own tree-parallel supernodal: %d subtree(s) on %d thread(s) %.3f s, "
                "%d top supernode(s) (%.1f%% of the flops) %.3f s, dpotrf / dtrsm %s\n", e->cnd_nsub, e->cnd_threads, e->t_sub,

@@ -788,6 +788,20 @@ def check_chol_nd_cols(c):
     print("%s chol-nd cnd_solve_cols=2 at 1 and 2 threads: digests %s, %s" % ("ok  " if same else "FAIL",
           runs[(2, 1)][3], runs[(2, 2)][3]))
     rc |= 0 if same else 1
+    # the memory line: the factor's figure is its nnz(L) values and row indices (8 bytes each:
+    # at least 8 nnz(L), less than 3x that: the supernodal row indices are far fewer), the sum
+    # of the parts
+    out = runs[(0, 2)][4]
+    lnz = re.search(r"nnz\(L\) ([0-9.eE+-]+)", out)
+    mem = re.search(r"chol-nd memory: factor ([0-9.eE+-]+) GB .*, matrices ([0-9.eE+-]+) GB .*, blocks and maps ([0-9.eE+-]+) GB; ([0-9.eE+-]+) GB in all", out)
+    okm = bool(lnz and mem)
+    if okm:
+        f, mt, bl, tot = (float(mem.group(i)) for i in range(1, 5))
+        lv = 8 * float(lnz.group(1)) * 1e-9
+        okm = lv <= f <= 3 * lv and mt > 0 and bl > 0 and abs(f + mt + bl - tot) <= 1e-3 * tot
+    print("%s chol-nd memory line: %s (8 nnz(L) = %s GB)" % ("ok  " if okm else "FAIL", mem.group(0) if mem else "missing",
+          "%.4f" % (8 * float(lnz.group(1)) * 1e-9) if lnz else "?"))
+    rc |= 0 if okm else 1
     return rc
 
 
