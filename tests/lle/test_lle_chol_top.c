@@ -167,7 +167,7 @@ static void check_one(int side, int threads, int singular, int below, k_backend 
   size_t nx = F->xsize;
   double *x0 = NULL, *x1 = NULL;
   HY_MALLOC(x0, nx); HY_MALLOC(x1, nx);
-  k_lle_chol_plan *p = k_lle_chol_plan_new(&L, threads);
+  k_lle_chol_plan *p = k_lle_chol_plan_new(&L, threads, NULL);
   k_lle_chol_stats s0, s1;
   int rc0 = k_lle_chol_numeric(p, &in, x0, &s0);
   in.top = noting_top;
