@@ -753,7 +753,6 @@ int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup
   b.ps = (spai_pattern_st){ .ctx = ctx, .pr = pr, .a = b.a, .opt = opt, .ko = b.ko, .cmax = b.cmax };
   HY_CALL(spai_pattern_build(&b.ps, &info->pattern));
   info->device_setup = b.ps.dev;
-  info->dist_dev = b.ps.dev && b.ps.dist_dev;
   hy_phase_end(ctx, "spai pattern");
   hy_phase_begin(ctx, "spai distribute");
   if (b.ps.dev && pr->size == 1) {
@@ -774,6 +773,8 @@ int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup
   hy_phase_begin(ctx, "spai assembly");
   HY_CALL(build_assemble(&b, m));
   hy_phase_end(ctx, "spai assembly");
+  /* the device rows' split line: B's and M's rows both made on the backend */
+  info->dist_dev = b.ps.dev && b.ps.dist_dev && m->made_on_device && pr->size > 1;
   memcpy(b.split, b.ps.split, sizeof b.ps.split);
   HY_MPI(MPI_Allreduce(b.split, info->split, 6, MPI_DOUBLE, MPI_MAX, ctx->comm));
   info->loc_ks = b.ks;

@@ -76,3 +76,11 @@ true
 # "(dist pattern)" in the phases line; the setup figures of "spai: repeat 3:"; target <= 400 ms)
 bench spai-10M-setup-1rank 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3 solver.solve=false spai.check=false
 bench spai-10M-setup-2ranks-1gpu 2 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3 solver.solve=false spai.check=false
+# the same through the host's distributed transposes (spai.dist_exchange = host, the path before
+# the device rows): its "spai: setup split" (pattern on the host ..., assembly on the host ...)
+# beside the device rows' ("pattern: B's rows X ..., J sets on the device ...; assembly: ...")
+bench spai-10M-setup-2ranks-1gpu-hostrows 2 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3 solver.solve=false spai.check=false spai.dist_exchange=host
+# cfd2's size at 2 ranks sharing the GPU: setup (device rows / host rows) and the solve from M
+# left on the device ("spai: M is on the device ..")
+bench spai-cfd2size-2ranks-1gpu 2 config/bench-spai.ini spai.repeat=3
+bench spai-cfd2size-2ranks-1gpu-hostrows 2 config/bench-spai.ini spai.repeat=3 spai.dist_exchange=host

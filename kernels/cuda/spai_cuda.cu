@@ -1372,14 +1372,37 @@ static int c_single_setup(k_backend *be, const k_spai_single *in, void **state, 
   return HY_OK;
 }
 
-/* c_dist_setup's uploads: B's rows into the state, the ghosts and the thresholds into t.
- * Local. */
+/* A rows block of the P-rank device setup (k_spai_piece): m rows, 64-bit offsets rp (m + 1),
+ * global column indices and values, nnz entries, in the setup's stream-ordered memory. */
+typedef struct {
+  int64_t m, nnz;
+  int64_t *rp;
+  int32_t *col;
+  double *val;
+} c_rows;
+
+/* Free a rows block (its arrays stream-ordered).  Local. */
+static int c_rows_free(k_backend *be, void *t) {
+  c_rows *r = (c_rows *)t;
+  if (!r) return HY_OK;
+  s_free(be, r->rp);
+  s_free(be, r->col);
+  s_free(be, r->val);
+  free(r);
+  return HY_OK;
+}
+
+/* c_dist_setup's uploads: B's rows into the state (unless they are a rows block here already),
+ * the ghosts and the thresholds into t.  Local. */
 static int dist_upload(k_backend *be, const k_spai_dist *in, c_cols *s, c_tmp *t) {
   k_cuda_state *st = k_cuda_st(be);
-  const int64_t nb = in->nloc + in->nghost, nbz = in->bptr[nb];
-  SUPLOAD(s->bptr, in->bptr, nb + 1);
-  SUPLOAD(s->bcol, in->bcol, nbz);
-  SUPLOAD(s->bval, in->bval, nbz);
+  const int64_t nb = in->nloc + in->nghost;
+  if (!in->brows) {
+    const int64_t nbz = in->bptr[nb];
+    SUPLOAD(s->bptr, in->bptr, nb + 1);
+    SUPLOAD(s->bcol, in->bcol, nbz);
+    SUPLOAD(s->bval, in->bval, nbz);
+  }
   SUPLOAD(t->ghost, in->ghost, in->nghost);
   if (in->cmax) SUPLOAD(t->cmax, in->cmax, in->nloc);
   else SUPLOAD(t->mx, in->mxb, nb);
@@ -1390,17 +1413,29 @@ static int dist_upload(k_backend *be, const k_spai_dist *in, c_cols *s, c_tmp *t
  * built on the device; *jptr and *jglob to the host.  Local. */
 static int c_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int64_t **jptr,
                         int32_t **jglob, int *fits) {
-  HY_CALL(s_pool_keep(be));
+  c_rows *br = (c_rows *)in->brows;   /* B's rows already here: taken over by the state */
   *state = NULL;
   *jptr = NULL;
   *jglob = NULL;
   *fits = 0;
-  const int64_t nb = in->nloc + in->nghost, nbz = in->bptr[nb];
-  if (nbz > INT32_MAX)
-    return hy_err(HY_ESYS, "spai cuda: B's rows with %lld entries exceed 32-bit indices on one rank "
-                  "(use more ranks)", (long long)nbz);
+  const int64_t nb = in->nloc + in->nghost, nbz = br ? br->nnz : in->bptr[nb];
+  const int64_t brm = br ? br->m : nb;
   c_cols *s = (c_cols *)calloc(1, sizeof *s);
+  if (s && br) {
+    s->bptr = br->rp;
+    s->bcol = br->col;
+    s->bval = br->val;
+    free(br);
+  } else if (br) {
+    c_rows_free(be, br);
+  }
   if (!s) return hy_err(HY_ESYS, "out of memory");
+  HY_CALL(s_pool_keep(be));
+  if (nbz > INT32_MAX || brm != nb) {
+    c_cols_free(be, s);
+    return hy_err(HY_ESYS, "spai cuda: B's rows with %lld entries exceed 32-bit indices on one rank "
+                  "(use more ranks), or a rows block of another size", (long long)nbz);
+  }
   c_tmp t;
   memset(&t, 0, sizeof t);
   double t0 = s_now();
@@ -1522,15 +1557,14 @@ __global__ void k_add_i32(int64_t n, const int32_t *in, int64_t add, int32_t *ou
   if (i < n) out[i] = (int32_t)(in[i] + add);
 }
 
-/* The body of c_dist_rows: the column block (rows of a CSR: column k, global row jglob - g0)
- * transposed by cusparseCsr2cscEx2 into rows g0 .. g1 - 1 (columns c0 + k), to the host.
- * Local. */
-static int dist_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t g0, int64_t g1, int64_t c0,
-                          int64_t *rowptr, int32_t *colind, double *val, double *res, int64_t *bad,
-                          double *split) {
+/* The device part of dist_transpose: the column block (rows of a CSR: column k, global row
+ * jglob - g0) transposed by cusparseCsr2cscEx2 into rows g0 .. g1 - 1 (columns c0 + k): t->cnt
+ * (m + 1 offsets, 64-bit), t->ri, t->val; the finiteness check queued into *hbad (~0: none;
+ * read after the next wait).  Local. */
+static int dist_transpose_dev(k_backend *be, c_cols *s, c_tmp *t, int64_t g0, int64_t g1,
+                              int64_t c0, unsigned long long *hbad) {
   k_cuda_state *st = k_cuda_st(be);
   const int64_t n = s->ncols, nj = s->nj, m = g1 - g0;
-  const double t0 = s_now();
   HY_CALL(s_alloc(be, (void **)&t->rp32, (size_t)(n + 1) * sizeof(int32_t)));
   HY_CALL(s_alloc(be, (void **)&t->col32, (size_t)(nj + 1) * sizeof(int32_t)));
   HY_CALL(s_alloc(be, (void **)&t->bp32, (size_t)(m + 1) * sizeof(int32_t)));
@@ -1540,7 +1574,6 @@ static int dist_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t g0, int64_
   HY_CALL(s_alloc(be, (void **)&t->bad, sizeof(unsigned long long)));
   HY_CUDA(cudaMemsetAsync(t->bad, 0xff, sizeof(unsigned long long), st->stream));
   HY_CUDA(cudaMemsetAsync(t->cnt, 0, (size_t)(m + 1) * sizeof(int64_t), st->stream));
-  unsigned long long hbad = ~0ull;
   if (n > 0) {
     k_i64_to_i32<<<grid_of(n + 1), 256, 0, st->stream>>>(n + 1, s->jptr, t->rp32);
     HY_CUDA_LAUNCH();
@@ -1565,7 +1598,21 @@ static int dist_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t g0, int64_
     k_i32_to_i64<<<grid_of(m + 1), 256, 0, st->stream>>>(m + 1, t->bp32, t->cnt);
     HY_CUDA_LAUNCH();
   }
-  HY_CUDA(cudaMemcpyAsync(&hbad, t->bad, sizeof hbad, cudaMemcpyDeviceToHost, st->stream));
+  HY_CUDA(cudaMemcpyAsync(hbad, t->bad, sizeof *hbad, cudaMemcpyDeviceToHost, st->stream));
+  return HY_OK;
+}
+
+/* The body of c_dist_rows: the column block (rows of a CSR: column k, global row jglob - g0)
+ * transposed by cusparseCsr2cscEx2 into rows g0 .. g1 - 1 (columns c0 + k), to the host.
+ * Local. */
+static int dist_transpose(k_backend *be, c_cols *s, c_tmp *t, int64_t g0, int64_t g1, int64_t c0,
+                          int64_t *rowptr, int32_t *colind, double *val, double *res, int64_t *bad,
+                          double *split) {
+  k_cuda_state *st = k_cuda_st(be);
+  const int64_t n = s->ncols, nj = s->nj, m = g1 - g0;
+  const double t0 = s_now();
+  unsigned long long hbad = ~0ull;
+  HY_CALL(dist_transpose_dev(be, s, t, g0, g1, c0, &hbad));
   if (split) {  /* the transpose alone (one more wait: the split figure) */
     HY_CUDA(cudaStreamSynchronize(st->stream));
     split[0] = s_now() - t0;
@@ -1607,6 +1654,53 @@ static int c_dist_rows(k_backend *be, void *state, const int32_t *jglob, int64_t
   int rc = dist_transpose(be, s, &t, g0, g1, c0, *rowptr, *colind, *val, res, bad, split);
   tmp_free(be, &t);
   return rc;
+}
+
+/* M's rows g0 .. g1 - 1 from the device columns of a dist_setup state, left on the device as a
+ * rows block (the transpose's arrays; jglob unused); the residuals to the host.  Local. */
+static int c_dist_rows_dev(k_backend *be, void *state, const int32_t *jglob, int64_t g0,
+                           int64_t g1, int64_t c0, void **t, double *res, int64_t *bad,
+                           double *split) {
+  (void)jglob;
+  c_cols *s = (c_cols *)state;
+  k_cuda_state *st = k_cuda_st(be);
+  *t = NULL;
+  if (!s->jglob) return hy_err(HY_ESYS, "spai cuda: dist_rows_dev of a state without global indices");
+  c_rows *r = (c_rows *)calloc(1, sizeof *r);
+  if (!r) return hy_err(HY_ESYS, "out of memory");
+  const double t0 = s_now();
+  c_tmp tt;
+  memset(&tt, 0, sizeof tt);
+  unsigned long long hbad = ~0ull;
+  int rc = dist_transpose_dev(be, s, &tt, g0, g1, c0, &hbad);
+  if (rc == HY_OK && split) {  /* the transpose alone (one more wait: the split figure) */
+    rc = cudaStreamSynchronize(st->stream) == cudaSuccess ? HY_OK
+         : hy_err(HY_ESYS, "CUDA: M's transpose failed: %s", cudaGetErrorString(cudaGetLastError()));
+    split[0] = s_now() - t0;
+  }
+  if (rc == HY_OK && s->ncols &&
+      cudaMemcpyAsync(res, s->res, (size_t)s->ncols * sizeof(double), cudaMemcpyDeviceToHost,
+                      st->stream) != cudaSuccess)
+    rc = hy_err(HY_ESYS, "CUDA: the residuals' copy failed");
+  if (rc == HY_OK && cudaStreamSynchronize(st->stream) != cudaSuccess)
+    rc = hy_err(HY_ESYS, "CUDA: M's transpose failed: %s", cudaGetErrorString(cudaGetLastError()));
+  if (split) split[1] = s_now() - t0 - split[0];
+  r->m = g1 - g0;
+  r->nnz = s->nj;
+  r->rp = tt.cnt;   /* the block owns them from here */
+  r->col = tt.ri;
+  r->val = tt.val;
+  tt.cnt = NULL;
+  tt.ri = NULL;
+  tt.val = NULL;
+  tmp_free(be, &tt);
+  if (rc != HY_OK) {
+    c_rows_free(be, r);
+    return rc;
+  }
+  *bad = hbad == ~0ull ? -1 : (int64_t)hbad;
+  *t = r;
+  return HY_OK;
 }
 
 /* ------------------------------------------------------------------ sparse matrices */
@@ -1889,6 +1983,389 @@ static int c_mat_differs(k_backend *be, void *x, void *y, int64_t *row) {
   return HY_OK;
 }
 
+/* ------------------------------------------------------------------ rows blocks (P ranks) */
+/* cnt[i] = the length of row rows[i] (rows NULL: row i) of the offsets rp. */
+__global__ void k_rows_len(int64_t nr, const int64_t *__restrict__ rows,
+                           const int64_t *__restrict__ rp, int64_t *__restrict__ cnt) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= nr) return;
+  int64_t r = rows ? rows[i] : i;
+  cnt[i] = rp[r + 1] - rp[r];
+}
+/* Row rows[i] of (rp, col, val) to off[i] of (oc, ov), a thread per row. */
+__global__ void k_rows_copy(int64_t nr, const int64_t *__restrict__ rows,
+                            const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
+                            const double *__restrict__ val, const int64_t *__restrict__ off,
+                            int32_t *__restrict__ oc, double *__restrict__ ov) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= nr) return;
+  int64_t b = rp[rows[i]], l = rp[rows[i] + 1] - b, o = off[i];
+  for (int64_t k = 0; k < l; k++) {
+    oc[o + k] = col[b + k];
+    ov[o + k] = val[b + k];
+  }
+}
+/* A piece's row lengths added to len[row0 + i] (its rows at off[i] .. off[i + 1]). */
+__global__ void k_piece_len(int64_t rows, int64_t row0, const int64_t *__restrict__ off,
+                            int64_t *__restrict__ len) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < rows) len[row0 + i] += off[i + 1] - off[i];
+}
+/* A piece's rows copied to pos[row0 + i] of (dc, dv), pos advanced past them. */
+__global__ void k_piece_copy(int64_t rows, int64_t row0, const int64_t *__restrict__ off,
+                             const int32_t *__restrict__ col, const double *__restrict__ val,
+                             int64_t *__restrict__ pos, int32_t *__restrict__ dc,
+                             double *__restrict__ dv) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  int64_t b = off[i], l = off[i + 1] - b, at = pos[row0 + i];
+  for (int64_t k = 0; k < l; k++) {
+    dc[at + k] = col[b + k];
+    dv[at + k] = val[b + k];
+  }
+  pos[row0 + i] = at + l;
+}
+/* la_halo_build's new index of global column g: g - r0 for this rank's, else nloc + its place
+ * among the sorted ghosts gh. */
+__device__ __forceinline__ int32_t halo_col(int64_t g, int64_t r0, int64_t nloc, int64_t ng,
+                                            const int64_t *__restrict__ gh) {
+  if (g >= r0 && g < r0 + nloc) return (int32_t)(g - r0);
+  int64_t lo = 0, hi = ng - 1;
+  while (lo < hi) {
+    int64_t mid = (lo + hi) >> 1;
+    if (gh[mid] < g) lo = mid + 1;
+    else hi = mid;
+  }
+  return (int32_t)(nloc + lo);
+}
+/* Row i renumbered for the halo, its entries in increasing new index: the global order is
+ * the ghosts below r0, the local ones, those above; the new one local, below, above (a thread
+ * per row). */
+__global__ void k_rows_halo(int64_t m, const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
+                            const double *__restrict__ val, int64_t r0, int64_t nloc, int64_t ng,
+                            const int64_t *__restrict__ gh, int32_t *__restrict__ oc,
+                            double *__restrict__ ov) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const int64_t b = rp[i], e = rp[i + 1];
+  int64_t nlow = 0, nown = 0;
+  while (b + nlow < e && col[b + nlow] < r0) nlow++;
+  while (b + nlow + nown < e && col[b + nlow + nown] < r0 + nloc) nown++;
+  for (int64_t k = 0; k < e - b; k++) {
+    int64_t at = k < nlow ? nown + k : k < nlow + nown ? k - nlow : k;
+    oc[b + at] = halo_col(col[b + k], r0, nloc, ng, gh);
+    ov[b + at] = val[b + k];
+  }
+}
+
+/* The smallest and largest of in[0..n) (n >= 1; CUB), to the host (ends with a wait).  Local. */
+static int minmax_i32(k_backend *be, const int32_t *in, int64_t n, int32_t *lo, int32_t *hi) {
+  k_cuda_state *st = k_cuda_st(be);
+  size_t a = 0, b = 0;
+  int32_t *d = NULL, h[2] = { 0, 0 };
+  HY_CUDA(cub::DeviceReduce::Min(NULL, a, in, d, (int)n, st->stream));
+  HY_CUDA(cub::DeviceReduce::Max(NULL, b, in, d, (int)n, st->stream));
+  size_t need = a > b ? a : b;
+  void *tmp = NULL;
+  HY_CALL(s_alloc(be, &tmp, need + 16));
+  d = (int32_t *)((char *)tmp + ((need + 7) & ~(size_t)7));
+  HY_CUDA(cub::DeviceReduce::Min(tmp, need, in, d, (int)n, st->stream));
+  HY_CUDA(cub::DeviceReduce::Max(tmp, need, in, d + 1, (int)n, st->stream));
+  HY_CUDA(cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, st->stream));
+  HY_CALL(s_free(be, tmp));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  *lo = h[0];
+  *hi = h[1];
+  return HY_OK;
+}
+
+/* The body of c_dist_trans: A up (its 64-bit offsets narrowed on the device), the row maxima
+ * (k_rowmax, to mx), the touched column range, A's columns shifted by -g0 and transposed by
+ * cusparseCsr2cscEx2 (row indices + r0: global rows), the offsets widened into r.  Local. */
+static int dist_trans_run(k_backend *be, int64_t nloc, int64_t r0, const int64_t *rowptr,
+                          const int32_t *colind, const double *val, c_rows *r, c_tmp *t,
+                          int64_t *g0, int64_t *g1, double *mx) {
+  k_cuda_state *st = k_cuda_st(be);
+  const int64_t nnz = rowptr[nloc];
+  SUPLOAD(t->cnt, rowptr, nloc + 1);
+  HY_CALL(s_alloc(be, (void **)&t->rp32, (size_t)(nloc + 1) * sizeof(int32_t)));
+  k_i64_to_i32<<<grid_of(nloc + 1), 256, 0, st->stream>>>(nloc + 1, t->cnt, t->rp32);
+  HY_CUDA_LAUNCH();
+  SUPLOAD(t->col32, colind, nnz);
+  SUPLOAD(t->val, val, nnz);
+  if (mx && nloc > 0) {
+    HY_CALL(s_alloc(be, (void **)&t->mx, (size_t)nloc * sizeof(double)));
+    k_rowmax<<<grid_of(nloc), 256, 0, st->stream>>>(nloc, t->rp32, t->val, t->mx);
+    HY_CUDA_LAUNCH();
+    HY_CUDA(cudaMemcpyAsync(mx, t->mx, (size_t)nloc * sizeof(double), cudaMemcpyDeviceToHost,
+                            st->stream));
+  }
+  int32_t lo = 0, hi = -1;
+  if (nnz > 0) HY_CALL(minmax_i32(be, t->col32, nnz, &lo, &hi));
+  const int64_t m = nnz > 0 ? (int64_t)hi - lo + 1 : 0;
+  HY_CALL(s_alloc(be, (void **)&r->rp, (size_t)(m + 1) * sizeof(int64_t)));
+  HY_CALL(s_alloc(be, (void **)&r->col, (size_t)(nnz + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&r->val, (size_t)(nnz + 1) * sizeof(double)));
+  HY_CALL(s_alloc(be, (void **)&t->bp32, (size_t)(m + 1) * sizeof(int32_t)));
+  HY_CUDA(cudaMemsetAsync(r->rp, 0, (size_t)(m + 1) * sizeof(int64_t), st->stream));
+  if (nnz > 0) {
+    HY_CALL(s_alloc(be, (void **)&t->ri, (size_t)nnz * sizeof(int32_t)));
+    k_add_i32<<<grid_of(nnz), 256, 0, st->stream>>>(nnz, t->col32, -(int64_t)lo, t->ri);
+    HY_CUDA_LAUNCH();
+    size_t bytes = 0;
+    HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(st->cusparse, (int)nloc, (int)m, (int)nnz, t->val,
+                                              t->rp32, t->ri, r->val, t->bp32, r->col, CUDA_R_64F,
+                                              CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                              CUSPARSE_CSR2CSC_ALG1, &bytes));
+    HY_CALL(s_alloc(be, &t->buf, bytes ? bytes : 8));
+    HY_CUSPARSE(cusparseCsr2cscEx2(st->cusparse, (int)nloc, (int)m, (int)nnz, t->val, t->rp32,
+                                   t->ri, r->val, t->bp32, r->col, CUDA_R_64F,
+                                   CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                   CUSPARSE_CSR2CSC_ALG1, t->buf));
+    k_add_i32<<<grid_of(nnz), 256, 0, st->stream>>>(nnz, r->col, r0, r->col);
+    HY_CUDA_LAUNCH();
+    k_i32_to_i64<<<grid_of(m + 1), 256, 0, st->stream>>>(m + 1, t->bp32, r->rp);
+    HY_CUDA_LAUNCH();
+  }
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  r->m = m;
+  r->nnz = nnz;
+  *g0 = nnz > 0 ? lo : 0;
+  *g1 = nnz > 0 ? (int64_t)hi + 1 : 0;
+  return HY_OK;
+}
+
+/* P ranks: A's local rows uploaded once and transposed on the device into a rows block.
+ * Local. */
+static int c_dist_trans(k_backend *be, int64_t nloc, int64_t r0, const int64_t *rowptr,
+                        const int32_t *colind, const double *val, void **t, int64_t *g0,
+                        int64_t *g1, double *mx) {
+  *t = NULL;
+  *g0 = *g1 = 0;
+  if (rowptr[nloc] > INT32_MAX || nloc >= INT32_MAX)
+    return hy_err(HY_ESYS, "spai cuda: A's %lld local entries exceed the 32-bit indices of "
+                  "cuSPARSE's transpose (use more ranks)", (long long)rowptr[nloc]);
+  HY_CALL(s_pool_keep(be));
+  c_rows *r = (c_rows *)calloc(1, sizeof *r);
+  if (!r) return hy_err(HY_ESYS, "out of memory");
+  c_tmp tt;
+  memset(&tt, 0, sizeof tt);
+  int rc = dist_trans_run(be, nloc, r0, rowptr, colind, val, r, &tt, g0, g1, mx);
+  tmp_free(be, &tt);
+  if (rc != HY_OK) {
+    c_rows_free(be, r);
+    return rc;
+  }
+  *t = r;
+  return HY_OK;
+}
+
+/* The body of c_rows_gather: the list up, the rows' lengths and offsets (to the host), the rows
+ * copied into one buffer and down.  Local. */
+static int rows_gather_run(k_backend *be, const c_rows *r, int64_t nr, const int64_t *rows,
+                           c_tmp *t, int64_t *off, int32_t **col, double **val) {
+  k_cuda_state *st = k_cuda_st(be);
+  int64_t *dl = NULL, *dof = NULL;
+  SUPLOAD(dl, rows, nr);
+  t->buf = dl;
+  HY_CALL(s_alloc(be, (void **)&t->cnt, (size_t)(nr + 1) * sizeof(int64_t)));
+  HY_CALL(s_alloc(be, (void **)&dof, (size_t)(nr + 1) * sizeof(int64_t)));
+  t->bad = (unsigned long long *)dof;
+  HY_CUDA(cudaMemsetAsync(t->cnt, 0, (size_t)(nr + 1) * sizeof(int64_t), st->stream));
+  k_rows_len<<<grid_of(nr), 256, 0, st->stream>>>(nr, dl, r->rp, t->cnt);
+  HY_CUDA_LAUNCH();
+  size_t scan_bytes = 0;
+  HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, dof, nr + 1));
+  HY_CUDA(cudaMemcpyAsync(off, dof, (size_t)(nr + 1) * sizeof(int64_t), cudaMemcpyDeviceToHost,
+                          st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  const int64_t tot = off[nr];
+  *col = (int32_t *)h_big((size_t)(tot + 1) * sizeof(int32_t));
+  *val = (double *)h_big((size_t)(tot + 1) * sizeof(double));
+  if (!*col || !*val) return hy_err(HY_ESYS, "out of memory for %lld gathered entries", (long long)tot);
+  HY_CALL(s_alloc(be, (void **)&t->col32, (size_t)(tot + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&t->val, (size_t)(tot + 1) * sizeof(double)));
+  k_rows_copy<<<grid_of(nr), 256, 0, st->stream>>>(nr, dl, r->rp, r->col, r->val, dof, t->col32,
+                                                   t->val);
+  HY_CUDA_LAUNCH();
+  if (tot) {
+    HY_CUDA(cudaMemcpyAsync(*col, t->col32, (size_t)tot * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                            st->stream));
+    HY_CUDA(cudaMemcpyAsync(*val, t->val, (size_t)tot * sizeof(double), cudaMemcpyDeviceToHost,
+                            st->stream));
+  }
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  return HY_OK;
+}
+
+/* The listed rows of a block to host arrays.  Local. */
+static int c_rows_gather(k_backend *be, void *t, int64_t nr, const int64_t *rows, int64_t **off,
+                         int32_t **col, double **val) {
+  const c_rows *r = (const c_rows *)t;
+  *col = NULL;
+  *val = NULL;
+  for (int64_t i = 0; i < nr; i++)
+    if (rows[i] < 0 || rows[i] >= r->m)
+      return hy_err(HY_ESYS, "spai cuda: rows_gather: row %lld of a block of %lld",
+                    (long long)rows[i], (long long)r->m);
+  *off = (int64_t *)h_big((size_t)(nr + 1) * sizeof(int64_t));
+  if (!*off) return hy_err(HY_ESYS, "out of memory");
+  (*off)[0] = 0;
+  if (nr == 0) {
+    *col = (int32_t *)malloc(8);
+    *val = (double *)malloc(8);
+    return HY_OK;
+  }
+  c_tmp tt;
+  memset(&tt, 0, sizeof tt);
+  int rc = rows_gather_run(be, r, nr, rows, &tt, *off, col, val);
+  tmp_free(be, &tt);
+  return rc;
+}
+
+/* Device copies of the host pieces' arrays and of every piece's offsets / entries. */
+typedef struct {
+  std::vector<const int64_t *> off;
+  std::vector<const int32_t *> col;
+  std::vector<const double *> val;
+  std::vector<void *> owned;     /* uploaded here, freed at the end */
+} c_pieces;
+
+/* The body of c_rows_merge: host pieces up, the row lengths summed piece by piece, their
+ * offsets (scan), then each piece's rows copied in list order behind the ones before.  Local. */
+static int rows_merge_run(k_backend *be, int64_t mloc, int np, const k_spai_piece *pc,
+                          c_rows *r, c_tmp *t, c_pieces *dp) {
+  k_cuda_state *st = k_cuda_st(be);
+  HY_CALL(s_alloc(be, (void **)&t->cnt, (size_t)(mloc + 1) * sizeof(int64_t)));
+  HY_CUDA(cudaMemsetAsync(t->cnt, 0, (size_t)(mloc + 1) * sizeof(int64_t), st->stream));
+  for (int p = 0; p < np; p++) {
+    const k_spai_piece *q = &pc[p];
+    if (q->rows < 0 || q->row0 < 0 || q->row0 + q->rows > mloc)
+      return hy_err(HY_ESYS, "spai cuda: rows_merge: a piece of rows %lld..%lld in %lld rows",
+                    (long long)q->row0, (long long)(q->row0 + q->rows), (long long)mloc);
+    if (q->t) {
+      const c_rows *b = (const c_rows *)q->t;
+      dp->off[p] = b->rp + q->t_row0;
+      dp->col[p] = b->col;
+      dp->val[p] = b->val;
+    } else {
+      int64_t *o = NULL;
+      int32_t *c = NULL;
+      double *v = NULL;
+      SUPLOAD(o, q->off, q->rows + 1);
+      dp->owned.push_back(o);
+      SUPLOAD(c, q->col, q->off[q->rows]);
+      dp->owned.push_back(c);
+      SUPLOAD(v, q->val, q->off[q->rows]);
+      dp->owned.push_back(v);
+      dp->off[p] = o;
+      dp->col[p] = c;
+      dp->val[p] = v;
+    }
+    if (q->rows > 0) {
+      k_piece_len<<<grid_of(q->rows), 256, 0, st->stream>>>(q->rows, q->row0, dp->off[p], t->cnt);
+      HY_CUDA_LAUNCH();
+    }
+  }
+  HY_CALL(s_alloc(be, (void **)&r->rp, (size_t)(mloc + 1) * sizeof(int64_t)));
+  size_t scan_bytes = 0;
+  HY_CALL(scan_i64(be, t, &scan_bytes, t->cnt, r->rp, mloc + 1));
+  HY_CUDA(cudaMemcpyAsync(&r->nnz, r->rp + mloc, sizeof r->nnz, cudaMemcpyDeviceToHost, st->stream));
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  r->m = mloc;
+  HY_CALL(s_alloc(be, (void **)&r->col, (size_t)(r->nnz + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&r->val, (size_t)(r->nnz + 1) * sizeof(double)));
+  int64_t *pos = t->cnt;   /* the lengths are spent: now the next place in each row */
+  HY_CUDA(cudaMemcpyAsync(pos, r->rp, (size_t)(mloc + 1) * sizeof(int64_t),
+                          cudaMemcpyDeviceToDevice, st->stream));
+  for (int p = 0; p < np; p++) {
+    if (pc[p].rows == 0) continue;
+    k_piece_copy<<<grid_of(pc[p].rows), 256, 0, st->stream>>>(pc[p].rows, pc[p].row0, dp->off[p],
+                                                              dp->col[p], dp->val[p], pos, r->col,
+                                                              r->val);
+    HY_CUDA_LAUNCH();
+  }
+  HY_CUDA(cudaStreamSynchronize(st->stream));
+  return HY_OK;
+}
+
+/* A block of mloc local rows from pieces, each row's pieces in list order.  Local. */
+static int c_rows_merge(k_backend *be, int64_t mloc, int np, const k_spai_piece *pc, void **out) {
+  *out = NULL;
+  HY_CALL(s_pool_keep(be));
+  c_rows *r = (c_rows *)calloc(1, sizeof *r);
+  if (!r) return hy_err(HY_ESYS, "out of memory");
+  c_tmp tt;
+  memset(&tt, 0, sizeof tt);
+  c_pieces dp;
+  dp.off.resize((size_t)np);
+  dp.col.resize((size_t)np);
+  dp.val.resize((size_t)np);
+  int rc = rows_merge_run(be, mloc, np, pc, r, &tt, &dp);
+  for (void *p : dp.owned) s_free(be, p);
+  tmp_free(be, &tt);
+  if (rc != HY_OK) {
+    c_rows_free(be, r);
+    return rc;
+  }
+  *out = r;
+  return HY_OK;
+}
+
+/* A block's rows renumbered for the halo (k_rows_halo) into a matrix of the setup's memory
+ * (a->pool), its descriptor and SpMV analysis made here (ends with a wait).  Local. */
+static int rows_mat_run(k_backend *be, const c_rows *r, c_mat *a, int64_t r0, int64_t nloc,
+                        int64_t ng, const int64_t *ghost, int64_t **dg) {
+  k_cuda_state *st = k_cuda_st(be);
+  SUPLOAD(*dg, ghost, ng);
+  HY_CALL(s_alloc(be, (void **)&a->rowptr, (size_t)(r->m + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&a->colind, (size_t)(r->nnz + 1) * sizeof(int32_t)));
+  HY_CALL(s_alloc(be, (void **)&a->val, (size_t)(r->nnz + 1) * sizeof(double)));
+  k_i64_to_i32<<<grid_of(r->m + 1), 256, 0, st->stream>>>(r->m + 1, r->rp, a->rowptr);
+  HY_CUDA_LAUNCH();
+  if (r->m > 0) {
+    k_rows_halo<<<grid_of(r->m), 256, 0, st->stream>>>(r->m, r->rp, r->col, r->val, r0, nloc, ng,
+                                                       *dg, a->colind, a->val);
+    HY_CUDA_LAUNCH();
+  }
+  return mat_descr(be, a);
+}
+
+/* The block made the solve's matrix with local columns (la_halo_build's numbering); the block
+ * freed.  Local. */
+static int c_rows_mat(k_backend *be, void *t, int64_t r0, int64_t nloc, int64_t ng,
+                      const int64_t *ghost, void **mat, int64_t *nnz) {
+  c_rows *r = (c_rows *)t;
+  *mat = NULL;
+  const int64_t nz = r->nnz;
+  if (nz > INT32_MAX || nloc + ng > INT32_MAX) {
+    c_rows_free(be, r);
+    return hy_err(HY_ESYS, "spai cuda: M's local matrix with %lld entries exceeds 32-bit indices "
+                  "(use more ranks)", (long long)nz);
+  }
+  c_mat *a = (c_mat *)calloc(1, sizeof *a);
+  if (!a) {
+    c_rows_free(be, r);
+    return hy_err(HY_ESYS, "out of memory");
+  }
+  a->rows = r->m;
+  a->cols = nloc + ng;
+  a->nnz = r->nnz;
+  a->pool = 1;
+  a->tpr = mat_tpr(a->rows > 0 ? (double)a->nnz / (double)a->rows : 1.0);
+  int64_t *dg = NULL;
+  int rc = rows_mat_run(be, r, a, r0, nloc, ng, ghost, &dg);
+  s_free(be, dg);
+  c_rows_free(be, r);
+  if (rc != HY_OK) {
+    c_mat_free(be, a);
+    return rc;
+  }
+  *nnz = a->nnz;
+  *mat = a;
+  return HY_OK;
+}
+
 /* ILU(0) (spai_ilu_cuda.cu). */
 int k_spai_cuda_ilu_create(k_backend *be, int64_t n, const int64_t *rowptr, const int32_t *colind,
                            const double *val, void **ilu);
@@ -1908,6 +2385,12 @@ extern "C" const k_spai_ops k_spai_cuda_ops = {
   .single_mat = c_single_mat,
   .dist_setup = c_dist_setup,
   .dist_rows = c_dist_rows,
+  .dist_trans = c_dist_trans,
+  .rows_gather = c_rows_gather,
+  .rows_merge = c_rows_merge,
+  .rows_free = c_rows_free,
+  .rows_mat = c_rows_mat,
+  .dist_rows_dev = c_dist_rows_dev,
   .mat_create = c_mat_create,
   .mat_free = c_mat_free,
   .mat_spmv = c_mat_spmv,

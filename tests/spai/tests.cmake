@@ -639,6 +639,25 @@ if(HYBRID_GPU_TESTS)
   spai_multi(spai_gpu_device_m_repeat device-m RANKS 1 LABELS gpu RTOL 1e-12 OPTS --repeat 3
     ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=13824 matrix.peclet=2
          spai.tau=0.7 spai.threshold=column)
+  # 2 and 3 ranks sharing the one GPU with the P-rank device setup's rows (spai.dist_exchange =
+  # device, the default: B's rows by A's transpose on the GPU, the slices that cross ranks by
+  # MPI, merged on the GPU, the rows they name fetched once from the owners' device rows; M's rows
+  # exchanged the same way, renumbered for the halo there and taken by the solve as it is):
+  # against the host pattern's M uploaded by the solve (run A) and against the dist pattern
+  # through the host's transposes (--ref .. dist_exchange=host): the same iterations, x within
+  # 1e-12 of max |x|, M copied back bit for bit, "M is on the device"; with spai.repeat = 3 the
+  # runs' M compared on the device (mat_differs)
+  spai_multi(spai_gpu_device_m_r2 device-m RANKS 2 LABELS gpu RTOL 1e-12
+    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99)
+  spai_multi(spai_gpu_device_m_r3_repeat device-m RANKS 3 LABELS gpu RTOL 1e-12 OPTS --repeat 3
+    ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=13824 matrix.peclet=2
+         spai.tau=0.7 spai.threshold=column)
+  spai_multi(spai_gpu_device_m_r2_vs_host_rows device-m RANKS 2 LABELS gpu RTOL 1e-12
+    OPTS --ref spai.gpu_setup=device spai.dist_exchange=host
+    ARGS run.backend=cuda matrix.source=file matrix.file=${SPAI_DATA}/zerodiag24.mtx spai.tau=0.6)
+  spai_multi(spai_gpu_device_m_r3_sherman5 device-m RANKS 3 LABELS gpu RTOL 1e-12
+    NEED ${M}/sherman5.mtx
+    ARGS run.backend=cuda matrix.source=file matrix.file=${M}/sherman5.mtx spai.tau=0.6)
   spai_multi(spai_gpu_same_m_dist same-m RANKS 1 2 3 LABELS gpu
     OPTS --rtol 0 --expect-pattern device dist dist
     ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=21952 spai.tau=0.99)
