@@ -110,6 +110,7 @@ static void core_opts_from_cfg(const hy_cfg *c, hy_ctx *ctx, const hy_workload *
   *record = cfg_bool(c, "output.record");
   ctx->progress_interval = cfg_real(c, "run.progress");
   ctx->blas_threads_want = (int)cfg_int(c, "run.blas_threads");
+  ctx->cuda_pool = !strcmp(cfg_str(c, "run.cuda_pool"), "on");
   const char *pm = cfg_str(c, "run.progress_mode");
   ctx->progress_mode = !strcmp(pm, "bar") ? 1 : !strcmp(pm, "lines") ? 2 : !strcmp(pm, "off") ? 3 : 0;
   hy_exit_file_set(cfg_str(c, "run.exit_file"));
@@ -202,6 +203,7 @@ static int finish(hy_ctx *ctx, const hy_workload *wl, int rc, int want_record) {
   if (ctx->be.ops) {
     if (rt_devices_json(ctx, &devices) != HY_OK) hy_abort_recorded(HY_ESYS);
     if (rt_phases_json(ctx, &phases, 1) != HY_OK) hy_abort_recorded(HY_ESYS);
+    if (rt_pool_summary(ctx) != HY_OK) hy_abort_recorded(HY_ESYS);
   }
   if (ctx->rank == 0 && want_record) {
     char path[1400];

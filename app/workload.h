@@ -68,6 +68,8 @@ typedef struct hy_ctx {
   int progress_mode;         /* run.progress_mode: 0 auto, 1 bar, 2 lines, 3 off */
   hy_debug debug;            /* [debug] test hooks */
   char backend[16];          /* [run] backend as configured: auto, cuda or host */
+  int cuda_pool;             /* [run] cuda_pool: 1 on (the CUDA backend's memory pool), 0 off */
+  char pool_json[320];       /* the record's cuda_pool (rt_pool_summary); "" before it: null */
   char *unused_keys_json;    /* keys set that the workload does not read: a JSON array */
   double t_start;
 } hy_ctx;

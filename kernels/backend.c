@@ -23,14 +23,18 @@ int k_cuda_device_count(void) {
 #endif
 }
 
-/* Open the backend of the given kind.  Local. */
-int k_backend_open(k_backend *be, k_kind kind, int dev) {
+/* Open the backend of the given kind with the default options.  Local. */
+int k_backend_open(k_backend *be, k_kind kind, int dev) { return k_backend_open_opts(be, kind, dev, NULL); }
+
+/* Open the backend of the given kind (opts NULL: the defaults).  Local. */
+int k_backend_open_opts(k_backend *be, k_kind kind, int dev, const k_open_opts *opts) {
   memset(be, 0, sizeof *be);
   be->device = -1;
   if (kind == K_HOST) return k_host_open(be);
 #ifdef HYBRID_HAVE_CUDA
-  return k_cuda_open(be, dev);
+  return k_cuda_open(be, dev, opts ? opts->pool : 1);
 #else
+  (void)opts;
   return hy_err(HY_ESYS, "this binary was built without the CUDA backend");
 #endif
 }

@@ -21,6 +21,21 @@ typedef enum { K_HOST = 0, K_CUDA = 1 } k_kind;
 
 typedef struct k_backend k_backend;
 
+/* The device memory pool's figures (CUDA backend, run.cuda_pool = on): bytes of allocations
+ * handed out now and at most, bytes the pool holds from the device now and at most (freed
+ * memory stays in the pool until the backend closes or mem_info trims it), allocations made. */
+typedef struct {
+  uint64_t used, used_peak;
+  uint64_t reserved, reserved_peak;
+  uint64_t allocs;
+} k_pool_stats;
+
+/* Options of k_backend_open_opts (NULL: the defaults). */
+typedef struct {
+  int pool;   /* CUDA: 1 alloc / free from a stream-ordered memory pool kept across frees
+               * (run.cuda_pool = on, the default), 0 plain cudaMalloc / cudaFree; host: unused */
+} k_open_opts;
+
 /* The core operations every backend provides. */
 typedef struct {
   int (*alloc)(k_backend *be, void **p, size_t bytes);          /* device memory */
@@ -39,6 +54,8 @@ typedef struct {
   int (*ddot)(k_backend *be, int64_t n, const double *x, const double *y, double *result);
   /* device memory free and total in bytes; NULL where device memory is host memory (host) */
   int (*mem_info)(k_backend *be, size_t *free_bytes, size_t *total_bytes);
+  /* the memory pool's figures; NULL where alloc / free use no pool (host, run.cuda_pool = off) */
+  int (*pool_stats)(k_backend *be, k_pool_stats *stats);
 } k_ops;
 
 struct k_backend {
@@ -69,15 +86,17 @@ int k_cuda_device_count(void);
 /* 1 when the CUDA backend is compiled into this binary.  Local. */
 int k_cuda_compiled(void);
 
-/* Open a backend: K_HOST, or K_CUDA on device ordinal dev.  Local. */
+/* Open a backend: K_HOST, or K_CUDA on device ordinal dev, with the default options.  Local. */
 int k_backend_open(k_backend *be, k_kind kind, int dev);
+/* The same with options (NULL: the defaults).  Local. */
+int k_backend_open_opts(k_backend *be, k_kind kind, int dev, const k_open_opts *opts);
 /* Release its resources.  Local. */
 int k_backend_close(k_backend *be);
 
 /* Host and CUDA implementations (the CUDA one only when compiled in). */
 int k_host_open(k_backend *be);
 int k_host_close(k_backend *be);
-int k_cuda_open(k_backend *be, int dev);
+int k_cuda_open(k_backend *be, int dev, int pool);
 int k_cuda_close(k_backend *be);
 int k_cuda_count(void);
 

@@ -28,6 +28,8 @@ static const cfg_key core_keys[] = {
     "threads of the BLAS/LAPACK calls (0: the rank's threads, from OMP_NUM_THREADS, "
     "SLURM_CPUS_PER_TASK or the CPU affinity); a threaded BLAS (OpenBLAS) may change the last "
     "bits of dense LAPACK/GEMM results with the count, so fix it to compare runs bit for bit" },
+  { "run", "cuda_pool", CFG_ENUM, "on", 0, 0, "on|off",
+    "CUDA backend: device buffers from a stream-ordered memory pool that keeps freed memory, so an allocation or free inside a timed region does not synchronise the device (the record's cuda_pool: peak and reserved bytes); off: cudaMalloc / cudaFree. Kept memory is released at the end and before a memory pre-check" },
   { "run", "name", CFG_STR, "", 0, 0, NULL, "free label copied into the results record" },
   { "run", "exit_file", CFG_STR, "", 0, 0, NULL,
     "a rank that ends the job alone (MPI_Abort: a local fatal error) first writes its exit code into this new file, so that a job script can report hybrid's code instead of the launcher's (srun: 137); jobs/*.slurm set it; empty: none" },

@@ -319,6 +319,7 @@ static void write_build_run(FILE *f, const hy_ctx *ctx) {
   } else {
     fputs("null", f);
   }
+  fprintf(f, ",\n  \"cuda_pool\": %s", ctx->pool_json[0] ? ctx->pool_json : "null");
   fprintf(f, ",\n  \"nccl\": ");
   json_str_or_null(f, ctx->be.nccl_version);
   fprintf(f, ",\n  \"cudnn\": ");

@@ -88,7 +88,8 @@ int rt_backend_open(hy_ctx *ctx) {
     dev = ctx->node_rank % ndev;
     ctx->shared_device = ctx->node_size > ndev;
   }
-  rc = k_backend_open(&ctx->be, all_cuda ? K_CUDA : K_HOST, dev);
+  k_open_opts opts = { .pool = ctx->cuda_pool };
+  rc = k_backend_open_opts(&ctx->be, all_cuda ? K_CUDA : K_HOST, dev, &opts);
   HY_CALL(hy_agree(ctx->comm, rc));
   rt_fail_alloc_arm(ctx);
   int shared = ctx->shared_device, any_shared = 0;
@@ -96,6 +97,34 @@ int rt_backend_open(hy_ctx *ctx) {
   if (any_shared && ctx->rank == 0)
     fprintf(stderr, "hybrid: note: more ranks than CUDA devices on a node (%d ranks, %d devices "
             "on %s): ranks share devices\n", ctx->node_size, ndev, ctx->host);
+  return HY_OK;
+}
+
+/* The memory pool's figures (max over ranks) into ctx->pool_json; one line on rank 0 of a GPU
+ * backend.  Collective. */
+int rt_pool_summary(hy_ctx *ctx) {
+  k_pool_stats s = { 0 };
+  int has = ctx->be.ops->pool_stats != NULL;
+  if (has) {   /* the frees queued so far done: used_bytes is what the run left allocated */
+    HY_LOCAL(ctx->be.ops->sync(&ctx->be));
+    HY_LOCAL(ctx->be.ops->pool_stats(&ctx->be, &s));
+  }
+  unsigned long long v[6] = { (unsigned long long)has, s.used_peak, s.reserved_peak, s.reserved, s.allocs, s.used }, m[6];
+  HY_MPI(MPI_Allreduce(v, m, 6, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx->comm));
+  ctx->pool_json[0] = '\0';
+  if (!ctx->be.gpu && !m[0]) return HY_OK;   /* host backend: null */
+  if (!m[0]) {
+    snprintf(ctx->pool_json, sizeof ctx->pool_json, "{\"enabled\": false}");
+    if (ctx->rank == 0) printf("memory pool: off (run.cuda_pool = off: cudaMalloc / cudaFree)\n");
+    return HY_OK;
+  }
+  snprintf(ctx->pool_json, sizeof ctx->pool_json,
+           "{\"enabled\": true, \"used_peak_bytes\": %llu, \"reserved_peak_bytes\": %llu, "
+           "\"reserved_bytes\": %llu, \"used_bytes\": %llu, \"allocs\": %llu}", m[1], m[2], m[3], m[5], m[4]);
+  if (ctx->rank == 0)
+    printf("memory pool: on (run.cuda_pool), max over ranks: peak in use %.1f MiB, reserved at most %.1f MiB, "
+           "%.1f MiB reserved at the end (released at close), %llu allocations\n",
+           m[1] / 1048576.0, m[2] / 1048576.0, m[3] / 1048576.0, m[4]);
   return HY_OK;
 }
 

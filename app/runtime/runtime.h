@@ -21,6 +21,10 @@ int rt_backend_open(hy_ctx *ctx);
  * string is malloc'ed on rank 0, NULL elsewhere.  Collective. */
 int rt_devices_json(hy_ctx *ctx, char **json);
 
+/* The memory pool's figures, max over ranks, into ctx->pool_json (null on the host backend,
+ * {"enabled": false} without a pool) and, on a GPU backend, one line on rank 0.  Collective. */
+int rt_pool_summary(hy_ctx *ctx);
+
 /* Reduce the phase timers over ranks to min/avg/max and write them as a JSON object (rank 0
  * gets the string, malloc'ed).  Also prints the phase table on rank 0.  Collective. */
 int rt_phases_json(hy_ctx *ctx, char **json, int print);

@@ -647,8 +647,8 @@ static void cuda_plan_destroy(k_conv_plan *p) {
   for (int k = 0; k < CONV_MAX_EVENTS; k++) if (p->ev[k]) cudaEventDestroy(p->ev[k]);
   if (p->ev_cs) cudaEventDestroy(p->ev_cs);
   if (p->ev_hs) cudaEventDestroy(p->ev_hs);
-  if (p->cs) cudaStreamDestroy(p->cs);
-  if (p->hs) cudaStreamDestroy(p->hs);
+  if (p->cs) { k_cuda_side_drop(p->be, p->cs); cudaStreamDestroy(p->cs); }
+  if (p->hs) { k_cuda_side_drop(p->be, p->hs); cudaStreamDestroy(p->hs); }
   free(p);
 }
 
@@ -684,7 +684,9 @@ static int cuda_plan_init(k_conv_plan *p, int v, const double *w, const double *
   const k_conv_geom *g = &p->g;
   HY_CUDA(cudaSetDevice(p->be->device));
   HY_CUDA(cudaStreamCreateWithFlags(&p->cs, cudaStreamNonBlocking));
+  HY_CALL(k_cuda_side_add(p->be, p->cs));   /* the memory pool orders its blocks with them */
   HY_CUDA(cudaStreamCreateWithFlags(&p->hs, cudaStreamNonBlocking));
+  HY_CALL(k_cuda_side_add(p->be, p->hs));
   HY_CUDA(cudaEventCreateWithFlags(&p->ev_cs, cudaEventDisableTiming));
   HY_CUDA(cudaEventCreateWithFlags(&p->ev_hs, cudaEventDisableTiming));
   HY_CUDA(cudaEventRecord(p->ev_cs, p->cs));

@@ -236,6 +236,7 @@ static int c_stream_ctl(k_backend *be, int what) {
     int lo = 0, hi = 0;
     HY_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
     HY_CUDA(cudaStreamCreateWithPriority(&gw(be)->side, cudaStreamNonBlocking, gw(be)->side_same ? lo : hi));
+    HY_CALL(k_cuda_side_add(be, gw(be)->side));   /* the memory pool orders its blocks with it (dropped at close) */
     HY_CUBLAS(cublasCreate(&gw(be)->cb_side));
     HY_CUBLAS(cublasSetStream(gw(be)->cb_side, gw(be)->side));
     HY_CUSOLVER(cusolverDnCreate(&gw(be)->cs_side));

@@ -244,6 +244,7 @@ static int c_stream_ctl(k_backend *be, k_gemm_ws *ws, int what) {
     int lo = 0, hi = 0;
     HY_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
     HY_CUDA(cudaStreamCreateWithPriority(&ws->side, cudaStreamNonBlocking, hi));
+    HY_CALL(k_cuda_side_add(be, ws->side));   /* the memory pool orders its blocks with it */
     HY_CUDA(cudaEventCreateWithFlags(&ws->ev_mark, cudaEventDisableTiming));
     HY_CUDA(cudaEventCreateWithFlags(&ws->ev_side, cudaEventDisableTiming));
     ws->side_on = 1;
@@ -275,6 +276,7 @@ static int c_ws_close(k_backend *be, k_gemm_ws *ws) {
     k_cuda_st(be)->cur = NULL;
     cudaEventDestroy(ws->ev_mark);
     cudaEventDestroy(ws->ev_side);
+    k_cuda_side_drop(be, ws->side);
     cudaStreamDestroy(ws->side);
   }
   for (int x = 0; x < 2 * ws->cap; x++) cudaEventDestroy(ws->ev[x]);

@@ -40,6 +40,9 @@
       return hy_err(HY_ESYS, "cuSPARSE: %s failed: %s", #expr, cusparseGetErrorString(hy_ps_)); \
   } while (0)
 
+/* At most this many streams of the workloads' own (k_cuda_side_add). */
+#define K_CUDA_MAX_SIDE 8
+
 /* Backend-private state behind k_backend.impl. */
 typedef struct {
   cudaStream_t stream;
@@ -53,7 +56,29 @@ typedef struct {
                              * side stream while selected (gauss lookahead, k_gauss stream_ctl) */
   void *gauss_ws;           /* the gauss kernels' workspace (gauss_cuda.cu: made at first use) */
   void (*gauss_ws_free)(void *ws);   /* and how k_cuda_close frees it */
+  /* run.cuda_pool = on: alloc / free are cudaMallocFromPoolAsync / cudaFreeAsync from this pool
+   * on `stream` (release threshold: all, so freed memory is kept; trimmed at close and by
+   * mem_info); NULL: cudaMalloc / cudaFree */
+  cudaMemPool_t pool;
+  cudaEvent_t pool_ev;      /* the fence on `stream` that side streams wait for (alloc) */
+  uint64_t pool_allocs;
+  /* allocations made while the stream was being captured into a graph: cudaMalloc (a pool
+   * allocation would become the graph's own), freed with cudaFree */
+  int ncap;
+  void *cap[16];
+  /* the workloads' own streams (gauss / gemm side streams, conv's compute and halo streams):
+   * a pool free waits for their queued work, a pool allocation is waited for by them, so a
+   * block handed out again is never in use on any of them (what cudaFree's device-wide sync
+   * gave) */
+  int nside;
+  cudaStream_t side[K_CUDA_MAX_SIDE];
+  cudaEvent_t side_ev[K_CUDA_MAX_SIDE];
 } k_cuda_state;
+
+/* Tell the pool about a stream of the caller's own (after creating it).  Local. */
+int k_cuda_side_add(k_backend *be, cudaStream_t s);
+/* And that it is gone (before destroying it).  Local. */
+void k_cuda_side_drop(k_backend *be, cudaStream_t s);
 
 static inline k_cuda_state *k_cuda_st(k_backend *be) { return (k_cuda_state *)be->impl; }
 /* The stream work is queued on now (the transports of k_comm use it).  Local. */

@@ -50,6 +50,7 @@ static const k_ops host_ops = {
   .free_pinned = h_free, .h2d = h_copy, .d2h = h_copy, .d2d = h_copy, .memset0 = h_memset0,
   .sync = h_sync, .daxpy = h_daxpy, .ddot = h_ddot,
   .mem_info = NULL,   /* device memory is host memory: hy_mem_check's host figure covers it */
+  .pool_stats = NULL, /* malloc / free: no pool */
 };
 
 /* CPU model name from /proc/cpuinfo.  Local. */
