@@ -155,6 +155,7 @@ static int aux_make(k_backend *be, int i) {
   /* greatest priority = hi (numerically lowest); the main stream has 0 = lo */
   int pr = i == 0 ? (hi < lo - 1 ? (lo + hi) / 2 : hi) : lo;
   HY_CUDA(cudaStreamCreateWithPriority(&w->aux[i], cudaStreamNonBlocking, pr));
+  HY_CALL(k_cuda_side_add(be, w->aux[i]));   /* the memory pool orders its blocks with it (dropped at close) */
   HY_CUBLAS(cublasCreate(&w->cb_aux[i]));
   HY_CUBLAS(cublasSetStream(w->cb_aux[i], w->aux[i]));
   cublasMath_t mm = CUBLAS_DEFAULT_MATH;

@@ -41,7 +41,7 @@
   } while (0)
 
 /* At most this many streams of the workloads' own (k_cuda_side_add). */
-#define K_CUDA_MAX_SIDE 8
+#define K_CUDA_MAX_SIDE 16
 
 /* Backend-private state behind k_backend.impl. */
 typedef struct {
