@@ -188,8 +188,10 @@ static int c_aux_ctl(k_backend *be, int what, int c) {
       int lo = 0, hi = 0;
       HY_CUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
       HY_CUDA(cudaDeviceSynchronize());
+      k_cuda_side_drop(be, w->side);
       HY_CUDA(cudaStreamDestroy(w->side));
       HY_CUDA(cudaStreamCreateWithPriority(&w->side, cudaStreamNonBlocking, same ? lo : hi));
+      HY_CALL(k_cuda_side_add(be, w->side));   /* the memory pool orders its blocks with it */
       HY_CUBLAS(cublasSetStream(w->cb_side, w->side));
       HY_CUSOLVER(cusolverDnSetStream(w->cs_side, w->side));
     }
