@@ -153,6 +153,11 @@ static const cfg_key spai_keys[] = {
     "values (a), M's (m) or both (all) in a copy for the solve, reset after it; stream: both as "
     "streaming (evict-first) lines, no set-aside (the vectors stay in L2); the same values bit "
     "for bit" },
+  { "solver", "persistent_rows", CFG_ENUM, "1", 0, 0, "1|2",
+    "device_kernel = persistent on cuda: rows of a lane group whose offsets and entries a product "
+    "loads at once (2: one chain of trips to memory for two grid-stride rounds; needs "
+    "persistent_unroll = 8, persistent_blocks = 2, merge_reductions = false); the same values "
+    "bit for bit" },
   { "solver", "persistent_tpr", CFG_ENUM, "auto", 0, 0, "auto|1|2|4|8|16|32",
     "device_kernel = persistent|fused on cuda: threads per row of the products of A and M (auto: "
     "each matrix's own choice, mean entries per row / 12 rounded down to a power of 2: 4 at "
@@ -178,6 +183,11 @@ static int spai_cfg_check(hy_cfg *c) {
     return cfg_err(c, "matrix.rhs", "is 'file' but [matrix] rhs_file is not set");
   if (cfg_int(c, "spai.gpu_block") % 32)
     return cfg_err(c, "spai.gpu_block", "must be a multiple of 32");
+  if (cfg_is(c, "solver.persistent_rows", "2") &&
+      (!cfg_is(c, "solver.persistent_unroll", "8") || !cfg_is(c, "solver.persistent_blocks", "2") ||
+       cfg_bool(c, "solver.merge_reductions")))
+    return cfg_err(c, "solver.persistent_rows", "is 2: it needs solver.persistent_unroll = 8, "
+                   "solver.persistent_blocks = 2 and solver.merge_reductions = false");
   return HY_OK;
 }
 
@@ -241,6 +251,7 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
                         : cfg_is(c, "solver.l2_window", "m") ? K_L2_M
                         : cfg_is(c, "solver.l2_window", "all") ? K_L2_ALL
                         : cfg_is(c, "solver.l2_window", "stream") ? K_L2_STREAM : K_L2_NONE;
+  o->solver.persistent_rows = (int)strtol(cfg_str(c, "solver.persistent_rows"), NULL, 10);
   o->solver.persistent_tpr = cfg_is(c, "solver.persistent_tpr", "auto") ? 0
                              : (int)strtol(cfg_str(c, "solver.persistent_tpr"), NULL, 10);
   o->solver.device_kernel = cfg_is(c, "solver.device_kernel", "persistent") ? 2

@@ -65,6 +65,7 @@ typedef struct {
   int index16;                 /* solver.index16: 16-bit column offsets where they fit */
   int l2_window;               /* solver.l2_window: K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL, K_L2_STREAM */
   int persistent_tpr;          /* solver.persistent_tpr: threads per row of the products (0 auto) */
+  int persistent_rows;         /* solver.persistent_rows: rows of a lane group in flight, 1 or 2 */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;

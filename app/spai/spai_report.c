@@ -247,14 +247,16 @@ static void report_phases(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
   if (sv->batch == 1) {
     hy_metric_int(ctx, "persistent_unroll", o->solver.persistent_unroll);
     hy_metric_int(ctx, "persistent_blocks", o->solver.persistent_blocks);
+    hy_metric_int(ctx, "persistent_rows", o->solver.persistent_rows);
     hy_metric_int(ctx, "tpr_A", sv->tpr_a);
     hy_metric_int(ctx, "tpr_M", sv->tpr_m);
     if (ctx->be.gpu)
       hy_printf0(ctx, "bicgstab: persistent kernel: %d entries of a row per lane loaded at once "
                  "(solver.persistent_unroll), %d blocks of 512 threads per SM "
                  "(solver.persistent_blocks), %d / %d threads per row of A / M "
-                 "(solver.persistent_tpr)\n", o->solver.persistent_unroll,
-                 o->solver.persistent_blocks, sv->tpr_a, sv->tpr_m);
+                 "(solver.persistent_tpr), %d row(s) of a lane group in flight "
+                 "(solver.persistent_rows)\n", o->solver.persistent_unroll,
+                 o->solver.persistent_blocks, sv->tpr_a, sv->tpr_m, o->solver.persistent_rows);
   }
   if (o->solver.phase_times && !sv->phase_timed)
     hy_printf0(ctx, "bicgstab: solver.phase_times ignored: it times the persistent kernel "

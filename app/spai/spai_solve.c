@@ -40,7 +40,7 @@ typedef struct {
   k_csr_view va, vm;           /* A and M as the backend's arrays (solver.device_kernel) */
   int batch;                   /* 1: bcgs_batch (persistent), 2: bcgs_fused, 0: the queued ops */
   int split;                   /* solver.persistent_split */
-  int unroll, blocks;          /* solver.persistent_unroll / persistent_blocks */
+  int unroll, blocks, rows;    /* solver.persistent_unroll / persistent_blocks / persistent_rows */
   int merged;                  /* solver.merge_reductions */
   int64_t *d_times;            /* solver.phase_times: bcgs_batch's phase timing (K_PH_SLOTS) */
 } solve_ctx;
@@ -201,6 +201,7 @@ static int v_s_batch(void *c, double *sc, int n, double tol, double *x, const kr
   k_bcgs_sys sys = { .n = s->nloc, .a = s->va, .m = s->vm, .r = w->r, .rh = w->rh, .p = w->p,
                      .p2 = w->p2, .v = w->v, .ph = w->ph, .s = w->s, .sh = w->sh, .t = w->t,
                      .x = x, .split = s->split, .unroll = s->unroll, .blocks = s->blocks,
+                     .rows = s->rows,
                      .times = s->batch == 1 ? s->d_times : NULL, .merged = s->merged };
   if (s->batch == 1) HY_LOCAL(s->vec.ops->bcgs_batch(&s->vec, &sys, sc, n, tol));
   else HY_LOCAL(s->vec.ops->bcgs_fused(&s->vec, &sys, sc, n, tol));
@@ -257,6 +258,7 @@ static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_o
   info->persistent_split = s->split;
   s->unroll = opt->persistent_unroll;
   s->blocks = opt->persistent_blocks;
+  s->rows = opt->persistent_rows;
   if (s->batch == 1 && opt->phase_times) {
     HY_LOCAL(s->be->ops->alloc(s->be, (void **)&s->d_times, K_PH_SLOTS * sizeof(int64_t)));
     HY_LOCAL(s->be->ops->memset0(s->be, s->d_times, K_PH_SLOTS * sizeof(int64_t)));
@@ -297,7 +299,8 @@ static void solve_format(solve_ctx *s, const spai_solve_opts *opt, spai_solve_in
   }
   f->fused = s->batch == 2;
   k_bcgs_sys sys = { .n = s->nloc, .a = s->va, .m = s->vm, .split = s->split,
-                     .unroll = s->unroll, .blocks = s->blocks, .merged = s->merged };
+                     .unroll = s->unroll, .blocks = s->blocks, .merged = s->merged,
+                     .rows = s->rows };
   double t0 = hy_wtime();
   HY_LOCAL(s->vec.ops->bcgs_prepare(&s->vec, &sys, f));
   info->fmt_s = hy_wtime() - t0;

@@ -44,6 +44,9 @@ bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2a 1 config/bench-spai.ini
 bench spai-cfd2size-1gpu-persistent-c1000-l2stream 1 config/bench-spai.ini $P1000 solver.l2_window=stream
 bench spai-cfd2size-1gpu-persistent-c1000-tpr8 1 config/bench-spai.ini $P1000 solver.persistent_tpr=8
 bench spai-cfd2size-1gpu-persistent-c1000-tpr2 1 config/bench-spai.ini $P1000 solver.persistent_tpr=2
+bench spai-cfd2size-1gpu-persistent-c1000-u8b2 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_blocks=2
+bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_blocks=2 solver.persistent_rows=2
+bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2-single-i16-l2all 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_blocks=2 solver.persistent_rows=2 solver.precond_precision=single solver.index16=true solver.l2_window=all
 bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2all-tpr8 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=all solver.persistent_tpr=8
 # the same phases as 5 fused kernels per iteration recorded as a graph (solver.device_kernel = fused)
 bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini solver.device_kernel=fused spai.repeat=3

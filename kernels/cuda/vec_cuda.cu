@@ -33,7 +33,7 @@ static_assert(K_VEC_MAXDOTS <= K_VEC_READMAX, "the dots fit the result scratch")
 /* The variants of the persistent kernel (pb_kernel: entries per lane loaded at once x blocks
  * per SM), and the grid slots of all (those, merged, and the solve formats'). */
 #define PB_NVAR 6
-#define PB_NGRID 24
+#define PB_NGRID 32
 
 /* The reduction scratch of one k_vec: block partials, the last-block counter, the results in
  * mapped pinned host memory and their device alias. */
@@ -315,14 +315,98 @@ struct pb_ld_rp {
   }
 };
 
+/* The row owner's part of a product (pb_spmv_ld): ld.own(row), out[row] = sum and the dots of
+ * ND (pb_spmv_ld's comment). */
+template <int ND, class LD>
+static __device__ __forceinline__ void pb_row_out(const LD &ld, int row, double sum, double *out,
+                                                  const double *d, const double *d2, double *acc) {
+  double e = ld.own(row);
+  out[row] = sum;
+  if (ND == 1 || ND == 2) acc[0] = __fma_rn(d[row], sum, acc[0]);
+  if (ND == 2) acc[1] = __fma_rn(d2[row], d2[row], acc[1]);
+  if (ND == 3 || ND == 5) {
+    if (LD::nv == 1) e = d[row];
+    acc[0] = __fma_rn(sum, e, acc[0]);
+    acc[1] = __fma_rn(sum, sum, acc[1]);
+    acc[2] = __fma_rn(e, e, acc[2]);
+  }
+  if (ND == 5) {
+    acc[3] = __fma_rn(d2[row], e, acc[3]);
+    acc[4] = __fma_rn(d2[row], sum, acc[4]);
+  }
+}
+
+/* pb_spmv_ld with R rows of a lane group in flight (k_bcgs_sys.rows): the offsets of rows g + k,
+ * g + k + ng, .. g + k + (R - 1) ng loaded together, then U entries of each per lane at once, so
+ * that one chain of trips to memory (offsets, entries, loaded vector) serves R grid-stride
+ * rounds; every row's sum in pb_spmv_ld's order (the same U), the rows' outputs and dots in
+ * its order: the same values bit for bit. */
+template <int ND, int U, int FM, int R, class LD>
+static __device__ void pb_spmv_rows(int n, const pb_mat &mt, const LD &ld, double *out,
+                                    const double *d, const double *d2, double *acc) {
+  const int T = 1 << mt.lt;
+  int gt = blockIdx.x * blockDim.x + threadIdx.x;
+  int ng = (gridDim.x * blockDim.x) >> mt.lt;
+  int lane = threadIdx.x & (T - 1);
+  int g = gt >> mt.lt, g0 = (gt - (threadIdx.x & 31)) >> mt.lt;
+  for (int k = 0; g0 + k < n; k += R * ng) {
+    int e0[R], e1[R];
+    double sum[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      int row = g + k + r * ng;
+      e0[r] = row < n ? __ldg(mt.rp + row) + lane : 0;
+      e1[r] = row < n ? __ldg(mt.rp + row + 1) : 0;
+      sum[r] = 0;
+    }
+    for (int o = 0;; o += U * T) {
+      bool any = false;
+#pragma unroll
+      for (int r = 0; r < R; r++) any = any || e0[r] + o < e1[r];
+      if (!any) break;
+      int cu[R][U];
+      double vu[R][U], qu[R][U];
+#pragma unroll
+      for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+          int e = e0[r] + o + u * T;
+          bool in = e < e1[r];
+          cu[r][u] = in ? pb_col<FM>(mt, e, g + k + r * ng) : 0;
+          vu[r][u] = in ? pb_val<FM>(mt, e) : 0.0;
+        }
+#pragma unroll
+      for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int u = 0; u < U; u++) qu[r][u] = e0[r] + o + u * T < e1[r] ? ld(cu[r][u]) : 0.0;
+#pragma unroll
+      for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int u = 0; u < U; u++)
+          if (e0[r] + o + u * T < e1[r]) sum[r] = __fma_rn(vu[r][u], qu[r][u], sum[r]);
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      double sm = sum[r];
+      for (int q = T >> 1; q > 0; q >>= 1) sm += __shfl_xor_sync(0xffffffffu, sm, q);
+      int row = g + k + r * ng;
+      if (lane == 0 && row < n) pb_row_out<ND>(ld, row, sm, out, d, d2, acc);
+    }
+  }
+}
+
 /* out = mat q, q = ld(j) formed in the load (pb_ld / pb_ld_rp), the row's owner calling ld.own
  * first.  ND 1: acc[0] += d[row] out[row]; ND 2: and acc[1] += d2[row]^2; ND 3: with e = q[row]
  * (nv > 1) or d[row], acc += (out e, out out, e e); ND 5: and acc[3..4] += (d2[row] e, d2[row]
  * out).  U entries of a lane loaded at once (1, 4, 8).  Rows go to groups of T = 2^lt lanes,
  * grid-stride; the loop is warp-uniform so that every lane takes part in the shuffles. */
-template <int ND, int U, int FM = 0, class LD>
+template <int ND, int U, int FM = 0, int R = 1, class LD>
 static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double *out,
                                   const double *d, const double *d2, double *acc) {
+  if (R > 1) {
+    pb_spmv_rows<ND, U, FM, R>(n, mt, ld, out, d, d2, acc);
+    return;
+  }
   const int T = 1 << mt.lt;
   int gt = blockIdx.x * blockDim.x + threadIdx.x;
   int ng = (gridDim.x * blockDim.x) >> mt.lt;
@@ -358,33 +442,18 @@ static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double 
       }
     }
     for (int o = T >> 1; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-    if (lane == 0 && row < n) {
-      double e = ld.own(row);
-      out[row] = sum;
-      if (ND == 1 || ND == 2) acc[0] = __fma_rn(d[row], sum, acc[0]);
-      if (ND == 2) acc[1] = __fma_rn(d2[row], d2[row], acc[1]);
-      if (ND == 3 || ND == 5) {
-        if (LD::nv == 1) e = d[row];
-        acc[0] = __fma_rn(sum, e, acc[0]);
-        acc[1] = __fma_rn(sum, sum, acc[1]);
-        acc[2] = __fma_rn(e, e, acc[2]);
-      }
-      if (ND == 5) {
-        acc[3] = __fma_rn(d2[row], e, acc[3]);
-        acc[4] = __fma_rn(d2[row], sum, acc[4]);
-      }
-    }
+    if (lane == 0 && row < n) pb_row_out<ND>(ld, row, sum, out, d, d2, acc);
   }
 }
 
 /* pb_spmv_ld with q = pb_in<NV>(j, a, x, b, y, c, z) (w: pb_ld's); FM: the matrix's format. */
-template <int NV, int ND, int U, int FM = 0>
+template <int NV, int ND, int U, int FM = 0, int R = 1>
 static __device__ __forceinline__ void pb_spmv(int n, const pb_mat &mt, double a, const double *x,
                                                double b, const double *y, double c,
                                                const double *z, double *w, double *out,
                                                const double *d, double *acc) {
   pb_ld<NV> ld = { a, b, c, x, y, z, w };
-  pb_spmv_ld<ND, U, FM>(n, mt, ld, out, d, NULL, acc);
+  pb_spmv_ld<ND, U, FM, R>(n, mt, ld, out, d, NULL, acc);
 }
 
 /* w = pb_in<NV>(...) elementwise, grid-stride (w may be the vector z: each entry read before it
@@ -521,7 +590,7 @@ static __device__ void pb_end(const pb_args &g, const double *ssc, const long lo
  * one that stops; every block takes the same branches (its scalars are the same).  U: the
  * products' entries loaded per lane at once (pb_spmv); MB: the blocks of PB_THREADS per SM its
  * registers must allow (3: 40 registers, 2: 64). */
-template <bool PC, int U, int MB, int F>
+template <bool PC, int U, int MB, int F, int R = 1>
 static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args g) {
   const int FA = F & PB_I16;               /* A's format: the offsets only */
   pb_smem<3> &sm = pb_prologue<3>(g);
@@ -541,9 +610,9 @@ static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args
                   pnew);
         grid.sync();
         pb_mark(tm, pt, K_PH_P);
-        pb_spmv<1, 0, U, F>(g.n, g.m, 0, pnew, 0, NULL, 0, NULL, NULL, ph, NULL, acc);
+        pb_spmv<1, 0, U, F, R>(g.n, g.m, 0, pnew, 0, NULL, 0, NULL, NULL, ph, NULL, acc);
       } else {
-        pb_spmv<3, 0, U, F>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v,
+        pb_spmv<3, 0, U, F, R>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_BETA_OMEGA], g.v,
                          ssc[K_BS_BETA], pold, pnew, ph, NULL, acc);
       }
     } else {                               /* p = r + beta (p - omega v) */
@@ -551,7 +620,7 @@ static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args
     }
     grid.sync();
     pb_mark(tm, pt, PC ? K_PH_MP : K_PH_P);
-    pb_spmv<1, 1, U, FA>(g.n, g.a, 0, ph, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
+    pb_spmv<1, 1, U, FA, R>(g.n, g.a, 0, ph, 0, NULL, 0, NULL, NULL, g.v, g.rh, acc);
     pb_partial(g.part, 0, 1, acc, red);
     grid.sync();
     pb_mark(tm, pt, K_PH_AP);
@@ -566,17 +635,17 @@ static __global__ void __launch_bounds__(PB_THREADS, MB) kv_bcgs_persist(pb_args
     }
     if (PC) {                              /* sh = M s, s = r - alpha v formed in the load */
       if (g.split)
-        pb_spmv<1, 0, U, F>(g.n, g.m, 0, g.s, 0, NULL, 0, NULL, NULL, g.sh, NULL, acc);
+        pb_spmv<1, 0, U, F, R>(g.n, g.m, 0, g.s, 0, NULL, 0, NULL, NULL, g.sh, NULL, acc);
       else
-        pb_spmv<2, 0, U, F>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s,
+        pb_spmv<2, 0, U, F, R>(g.n, g.m, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s,
                          g.sh, NULL, acc);
       grid.sync();
       pb_mark(tm, pt, K_PH_MS);
-      pb_spmv<1, 3, U, FA>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
+      pb_spmv<1, 3, U, FA, R>(g.n, g.a, 0, g.sh, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
     } else if (g.split) {                  /* t = A s */
-      pb_spmv<1, 3, U, FA>(g.n, g.a, 0, g.s, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
+      pb_spmv<1, 3, U, FA, R>(g.n, g.a, 0, g.s, 0, NULL, 0, NULL, NULL, g.t, g.s, acc);
     } else {                               /* t = A s, s formed in the load */
-      pb_spmv<2, 3, U, FA>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
+      pb_spmv<2, 3, U, FA, R>(g.n, g.a, ssc[K_BS_ONE], g.r, ssc[K_BS_NEG_ALPHA], g.v, 0, NULL, g.s, g.t,
                        NULL, acc);
     }
     pb_partial(g.part, 1, 3, acc, red);
@@ -798,7 +867,7 @@ static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_phase
  * (PB_VF: M's values in FP32, PB_I16: 16-bit column offsets; classic only, with M at 3 blocks
  * per SM); *var its index (PB_NGRID of them); NULL for values it does not have.  Local. */
 typedef void (*pb_kern)(pb_args);
-static pb_kern pb_kernel(bool pc, bool merged, int fmt, int unroll, int blocks, int *var) {
+static pb_kern pb_kernel(bool pc, bool merged, int fmt, int unroll, int blocks, int rows, int *var) {
   static const pb_kern with_m[2 * PB_NVAR] = {
     kv_bcgs_persist<true, 1, 3, 0>, kv_bcgs_persist<true, 4, 3, 0>, kv_bcgs_persist<true, 8, 3, 0>,
     kv_bcgs_persist<true, 1, 2, 0>, kv_bcgs_persist<true, 4, 2, 0>, kv_bcgs_persist<true, 8, 2, 0>,
@@ -820,9 +889,20 @@ static pb_kern pb_kernel(bool pc, bool merged, int fmt, int unroll, int blocks, 
     kv_bcgs_persist<false, 1, 3, 2>, kv_bcgs_persist<false, 4, 3, 2>,
     kv_bcgs_persist<false, 8, 3, 2>, kv_bcgs_persist<false, 1, 2, 2>,
     kv_bcgs_persist<false, 4, 2, 2>, kv_bcgs_persist<false, 8, 2, 2> };
+  /* 2 rows of a lane group in flight (unroll 8, 2 blocks): with M the 4 formats, without M 2 */
+  static const pb_kern with_m_r2[4] = {
+    kv_bcgs_persist<true, 8, 2, 0, 2>, kv_bcgs_persist<true, 8, 2, 1, 2>,
+    kv_bcgs_persist<true, 8, 2, 2, 2>, kv_bcgs_persist<true, 8, 2, 3, 2> };
+  static const pb_kern no_m_r2[2] = { kv_bcgs_persist<false, 8, 2, 0, 2>,
+                                      kv_bcgs_persist<false, 8, 2, 2, 2> };
   int u = unroll <= 1 ? 0 : unroll == 4 ? 1 : unroll == 8 ? 2 : -1;
   int b = blocks == 0 || blocks == 3 ? 0 : blocks == 2 ? 1 : -1;
   if (!pc) fmt &= PB_I16;
+  if (rows > 1) {
+    if (rows != 2 || merged || u != 2 || b != 1 || fmt < 0 || fmt > 3) return NULL;
+    *var = 2 * PB_NVAR + 9 + (pc ? fmt : fmt >> 1);
+    return pc ? with_m_r2[fmt] : no_m_r2[fmt >> 1];
+  }
   if (u < 0 || b < 0 || fmt < 0 || fmt > 3 || (fmt && (merged || (pc && b != 0)))) return NULL;
   if (fmt) {
     *var = 2 * PB_NVAR + (pc ? 3 * (fmt - 1) + u : 3 * b + u);
@@ -866,10 +946,11 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
   if (sys->merged && (fused || sys->split))
     return hy_err(HY_ESYS, "vec cuda: the merged iteration runs in bcgs_batch without split");
   *kern = pb_kernel(pc, sys->merged != 0, fmt, fused ? 1 : sys->unroll, fused ? 3 : sys->blocks,
-                    &var);
+                    fused ? 1 : sys->rows, &var);
   if (!*kern)
-    return hy_err(HY_ESYS, "vec cuda: bcgs_batch unroll %d, blocks %d per SM (1, 4, 8; 2, 3; "
-                  "the solve format %d: classic, with M 3 blocks)", sys->unroll, sys->blocks, fmt);
+    return hy_err(HY_ESYS, "vec cuda: bcgs_batch unroll %d, blocks %d per SM, rows %d (1, 4, 8; "
+                  "2, 3; the solve format %d: classic, with M 3 blocks; rows 2: classic, unroll "
+                  "8, 2 blocks)", sys->unroll, sys->blocks, sys->rows, fmt);
   int *gr = &s->pb_grid[pc ? 1 : 0][var];
   if (*gr == 0) {
     int dev = 0, coop = 0, per_sm = 0;
@@ -1094,11 +1175,12 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
   bool pc = m->val != NULL;
   bool ask = f->index16 || (pc && f->m_single);
   f->why[0] = 0;
-  if (ask && (f->fused || sys->split || sys->merged || (pc && sys->blocks == 2))) {
+  if (ask && (f->fused || sys->split || sys->merged || (pc && sys->blocks == 2 && sys->rows != 2))) {
     snprintf(f->why, sizeof f->why, "%s", f->fused ? "the fused kernels run FP64 values and 32-bit columns"
              : sys->split ? "not with solver.persistent_split"
              : sys->merged ? "not with solver.merge_reductions"
-             : "with a preconditioner only at 3 blocks per SM (solver.persistent_blocks = 3)");
+             : "with a preconditioner only at 3 blocks per SM (solver.persistent_blocks = 3) "
+               "or with solver.persistent_rows = 2");
     ask = false;
   }
   f->index16_used = 0;

@@ -496,6 +496,17 @@ spai_multi(spai_fmt_single_host_e05r0100 device-loop RANKS 1 NEED ${M}/e05r0100.
   --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
   ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent
        solver.precond_precision=single)
+# solver.persistent_rows = 2 without unroll 8 and 2 blocks: a configuration error naming the keys
+hy_case(NAME spai_persistent_rows_bad RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.persistent_rows=2
+       solver.persistent_unroll=4 solver.persistent_blocks=2
+  EXPECT "solver.persistent_rows.*is 2: it needs solver.persistent_unroll = 8, solver.persistent_blocks = 2 and solver.merge_reductions = false")
+hy_case(NAME spai_persistent_rows_host RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+       solver.device_loop=true solver.device_kernel=persistent solver.persistent_rows=2
+       solver.persistent_unroll=8 solver.persistent_blocks=2
+  EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
+  RUNCASE --json-field metrics.persistent_rows=2 --json-field metrics.device_kernel=persistent)
 # asked without the persistent kernel: not made, a line says why, the record says so
 hy_case(NAME spai_fmt_not_made_host RANKS 1 JSON
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
@@ -918,6 +929,33 @@ if(HYBRID_GPU_TESTS)
     --ref solver.device_loop=true solver.device_kernel=persistent solver.persistent_tpr=auto
     ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_tpr=8)
+  # solver.persistent_rows = 2 (two grid-stride rounds of a lane group's rows loaded at once):
+  # bit for bit the same unroll 8 / 2 blocks kernel with one row (--ref), with SPAI and without
+  # preconditioner (+ 16-bit offsets); with FP32 M + 16-bit offsets + the window against double
+  spai_multi(spai_gpu_persistent_rows2_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record persistent_rows=2
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_rows=1
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
+         solver.persistent_rows=2)
+  spai_multi(spai_gpu_persistent_rows2_none device-loop RANKS 1 LABELS gpu
+    OPTS --backends cuda --every 1 10 --kernel persistent --record persistent_rows=2 index16=1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_rows=1 solver.index16=false
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=31337 solver.device_kernel=persistent
+         solver.persistent_unroll=8 solver.persistent_blocks=2 solver.persistent_rows=2
+         solver.index16=true)
+  spai_multi(spai_gpu_persistent_rows2_fmt_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    RTOL 1e-5 OPTS --backends cuda --every 10 --kernel persistent --loop-iters-rtol 0.05
+    --relres-rtol 0.5 --min-dx 1e-15 --record persistent_rows=2 precond_single=1 index16=1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.persistent_rows=1
+          solver.precond_precision=double solver.index16=false solver.l2_window=none
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
+         solver.persistent_rows=2 solver.precond_precision=single solver.index16=true
+         solver.l2_window=all)
   spai_multi(spai_gpu_fmt_index16_fallback index16 RANKS 1 LABELS gpu OPTS --far 32767 32768
     ARGS run.backend=cuda solver.precond=jacobi)
   # (with FP32 M and 16-bit offsets: the format's bytes per iteration 4 nnz(A) + 12 nnz(M)
