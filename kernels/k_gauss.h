@@ -229,9 +229,11 @@ enum { K_GAUSS_PANEL_VENDOR = 0, K_GAUSS_PANEL_RECURSIVE = 1, K_GAUSS_PANEL_FUSE
  * K_GAUSS_CHUNKS_MAX) records the main stream's work so far (the chunk's GEMM).  The aux
  * stream runs row swaps, TRSM and to_low only.  SIDE (gauss.side_priority; called on the main
  * stream before a factorization): the lookahead side stream's priority, c = 0 the highest (the
- * default), 1 the main stream's. */
+ * default), 1 the main stream's.  PBROWS (gauss.panel_rows): the fused base block's rows per
+ * thread block, c (0: the backend's default; GPU: 1024, fewer where shared memory holds fewer;
+ * host: nothing). */
 enum { K_GAUSS_AUX_ENTER = 0, K_GAUSS_AUX_PANEL = 1, K_GAUSS_AUX_CHUNK = 2, K_GAUSS_AUX_MAIN = 3,
-       K_GAUSS_AUX_MARK = 4, K_GAUSS_AUX_SIDE = 5 };
+       K_GAUSS_AUX_MARK = 4, K_GAUSS_AUX_SIDE = 5, K_GAUSS_AUX_PBROWS = 6 };
 #define K_GAUSS_CHUNKS_MAX 16
 
 /* The base blocks of getrf_rec / getrf_dev. */

@@ -81,6 +81,10 @@ static const cfg_key gauss_keys[] = {
     "vendor's getrf instead (0: none; -1: with panel = auto the backend's bound, else none; fused "
     "holds a panel's rows in shared memory, so a tall one takes many multiprocessors from the "
     "trailing GEMM beside it)" },
+  { "gauss", "panel_rows", CFG_INT, "0", 0, 1048576, NULL,
+    "blocked, panel = fused (GPU): about this many rows a thread block of the base block (0: "
+    "1024; more rows: fewer blocks, so fewer multiprocessors taken from the trailing GEMM, as far "
+    "as shared memory holds them: at most ~1600 FP32 / ~800 FP64 rows of 32 columns)" },
   { "gauss", "panel_nb", CFG_INT, "64", 1, 4096, NULL,
     "blocked, panel = recursive | fused: widest column block factored as one (fused: at most 32)" },
   { "gauss", "lookahead", CFG_INT, "1", 0, 1, NULL,
@@ -215,6 +219,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->trace = cfg_bool(c, "gauss.trace");
   o->panel = cfg_enum(c, "gauss.panel");
   o->panel_nb = (int)cfg_int(c, "gauss.panel_nb");
+  o->panel_rows = (int)cfg_int(c, "gauss.panel_rows");
   o->panel_vendor_rows = cfg_int(c, "gauss.panel_vendor_rows");
   o->lookahead = (int)cfg_int(c, "gauss.lookahead");
   o->update_chunks = (int)cfg_int(c, "gauss.update_chunks");

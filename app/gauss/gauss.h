@@ -62,6 +62,7 @@ typedef struct {
   int panel;                /* gauss.panel: GAUSS_PANEL_* (vendor getrf; getrf_rec with the
                              * vendor's or the fused base blocks; auto: the backend's) */
   int panel_nb;             /* gauss.panel_nb: the recursive panel's base block (columns) */
+  int panel_rows;           /* gauss.panel_rows: the fused base block's rows per thread block (0: backend's) */
   int64_t panel_vendor_rows;  /* gauss.panel_vendor_rows: taller panels by the vendor's getrf (0: none,
                                * -1: the backend's for panel = auto) */
   int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */

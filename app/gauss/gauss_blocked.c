@@ -585,6 +585,8 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   w->aux_prio = g->o->update_same;
   /* gauss.side_priority: the lookahead panel's stream (made at its first use) */
   if (ko->aux_ctl) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_SIDE, g->o->side_same));
+  /* gauss.panel_rows: the fused base block's rows per thread block */
+  if (ko->aux_ctl) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_PBROWS, g->o->panel_rows));
   /* pivots on the device: one rank, gauss.pivots = device, a backend that has getrf_dev */
   int dev = ctx->size == 1 && g->o->pivots_dev && ko->getrf_dev && ko->swap_plan && ko->swap_apply;
   w->pw = &blk_pivot_ways[dev];

@@ -37,6 +37,7 @@ typedef struct {
   size_t lowa_bytes, lowb_bytes;
   /* lookahead: a side stream with its own cuBLAS / cuSOLVER handles */
   int side_on, cur_side;
+  int pb_rows;        /* gauss.panel_rows: the fused base block's rows per thread block (0: 1024) */
   int side_same;      /* the side stream has (or will have) the main stream's priority (gauss.side_priority = same) */
   cudaStream_t side;
   cublasHandle_t cb_side;
@@ -180,6 +181,10 @@ static int c_aux_ctl(k_backend *be, int what, int c) {
   if ((what == K_GAUSS_AUX_MARK || what == K_GAUSS_AUX_CHUNK || what == K_GAUSS_AUX_PANEL) &&
       (c < 0 || c >= K_GAUSS_CHUNKS_MAX))
     return hy_err(HY_ESYS, "gauss aux_ctl: chunk %d outside 0..%d", c, K_GAUSS_CHUNKS_MAX - 1);
+  if (what == K_GAUSS_AUX_PBROWS) {
+    w->pb_rows = c > 0 ? c : 0;
+    return HY_OK;
+  }
   if (what == K_GAUSS_AUX_SIDE) {
     /* the lookahead side stream's priority: made anew (after the device is idle) on a change */
     if (w->cur_side != 0) return hy_err(HY_ESYS, "gauss aux_ctl: the side stream's priority set off the main stream");
@@ -583,7 +588,8 @@ static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
     int d = im < in ? im : in;
     if (base == K_GAUSS_BASE_FUSED) {
       if (!gw(be)->pbs) HY_CUDA(cudaMalloc(&gw(be)->pbs, GAUSS_PB_SCRATCH));
-      HY_CALL(gauss_cuda_panel_base(stream, sp, rows, in, blk, lda, rp + c0, (int)c0, gw(be)->pbs, &done));
+      HY_CALL(gauss_cuda_panel_base(stream, sp, rows, in, blk, lda, rp + c0, (int)c0, gw(be)->pbs, gw(be)->pb_rows,
+                                    &done));
     }
     if (!done) {
       cusolverDnHandle_t cs = cur_cusolver(be);

@@ -149,16 +149,17 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
 /* Launch the fused base block when it fits (see gauss_panel_cuda.h).  Local. */
 template <typename T>
 static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int *piv, int poff,
-                     void *scratch, int *done) {
+                     void *scratch, int rows, int *done) {
   int dev = 0, nsm = 0, optin = 0;
   HY_CUDA(cudaGetDevice(&dev));
   HY_CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
   HY_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   size_t smax = (size_t)optin - 4096;   /* room for the static shared arrays */
   if (smax > (size_t)200 * 1024) smax = (size_t)200 * 1024;
-  /* about 1024 rows a block, more blocks when a chunk (one more row: its odd leading
-   * dimension) would not fit in shared memory */
-  int64_t G = (m + 1023) / 1024;
+  /* about `rows` rows a block (0: 1024), more blocks when a chunk (one more row: its odd
+   * leading dimension) would not fit in shared memory */
+  int64_t R = rows > 0 ? rows : 1024;
+  int64_t G = (m + R - 1) / R;
   int64_t gmin = (int64_t)(((m + 1) * bw * (int64_t)sizeof(T) + (int64_t)smax - 1) / (int64_t)smax);
   if (G < gmin) G = gmin;
   if (G < 1) G = 1;
@@ -188,10 +189,10 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
 }
 
 int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv,
-                          int poff, void *scratch, int *done) {
+                          int poff, void *scratch, int rows, int *done) {
   *done = 0;
   if (m <= 0 || bw <= 0) { *done = 1; return HY_OK; }
   if (bw > PB_BWMAX || m > 2147483647LL) return HY_OK;
-  if (sp) return pb_launch<float>(st, m, bw, (float *)a, lda, piv, poff, scratch, done);
-  return pb_launch<double>(st, m, bw, (double *)a, lda, piv, poff, scratch, done);
+  if (sp) return pb_launch<float>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
+  return pb_launch<double>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
 }

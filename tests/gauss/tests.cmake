@@ -505,8 +505,8 @@ if(HYBRID_GPU_TESTS)
   endforeach()
   # gauss.update_chunks on the device (each chunk's swaps + TRSM (+ HPL-MxP's low copy of U) on
   # the aux stream beside the GEMMs of the chunks before it): x within 1e-10 (FP64) / 1e-9
-  # (HPL-MxP FP16) of one chunk with 2, 4, 16 chunks, lookahead 0, host pivots, the aux stream
-  # and (with and without chunks, gauss.side_priority = same) the lookahead panel's stream at the
+  # (HPL-MxP FP16) of one chunk with 4 and 16 chunks, 4 with lookahead 0, 3 with host pivots,
+  # 2 with the aux stream and the lookahead panel's stream (gauss.side_priority = same) at the
   # main stream's priority; every run PASSED; then the trace with 4 chunks (the aux stream's line,
   # parts summing to the factor, the GEMM rates x times = HPL's count)
   foreach(spec "double|gauss.n=8193 gauss.nb=512|1e-10"
@@ -519,10 +519,9 @@ if(HYBRID_GPU_TESTS)
     add_test(NAME gauss_gpu_update_chunks_${what}
       COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
               --workdir ${HY_TEST_OUT}/gauss_gpu_update_chunks_${what} --tol ${tol}
-              --runs "1:gauss.update_chunks=1" "1:gauss.update_chunks=2" "1:gauss.update_chunks=4"
-                     "1:gauss.update_chunks=16" "1:gauss.update_chunks=4 gauss.lookahead=0"
-                     "1:gauss.update_chunks=3 gauss.pivots=host" "1:gauss.update_chunks=4 gauss.update_priority=same"
-                     "1:gauss.side_priority=same" "1:gauss.update_chunks=4 gauss.side_priority=same"
+              --runs "1:gauss.update_chunks=1" "1:gauss.update_chunks=4" "1:gauss.update_chunks=16"
+                     "1:gauss.update_chunks=4 gauss.lookahead=0" "1:gauss.update_chunks=3 gauss.pivots=host"
+                     "1:gauss.update_chunks=2 gauss.update_priority=same gauss.side_priority=same"
               -- run.workload=gauss run.backend=cuda run.seed=3 ${args})
     set_tests_properties(gauss_gpu_update_chunks_${what} PROPERTIES LABELS "gpu" TIMEOUT 300)
     add_test(NAME gauss_gpu_trace_chunks_${what}
@@ -554,13 +553,16 @@ if(HYBRID_GPU_TESTS)
   # column, rows in shared memory): FP32 at n = 3001 against the host's vendor panel (3e-3, as
   # the recursive panel), FP64 at n = 8192 (11 thread blocks of 745 rows in the first panel's
   # base blocks) against the device's vendor panel (1e-10), device and host pivots, lookahead 0
-  # and 1, base blocks of 8; HPL-MxP FP16 fused against vendor (same rounding: step-0 residuals
-  # within 4x, x within 1e-9)
+  # and 1, base blocks of 8, gauss.panel_rows (rows per thread block: as many as shared memory
+  # holds - FP32 3001 rows in 2 blocks, FP64 as the default - and 300 / 200: 11 / 41 blocks);
+  # HPL-MxP FP16 fused against vendor (same rounding: step-0 residuals within 4x, x within 1e-9)
   add_test(NAME gauss_gpu_panel_fused_single
     COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
             --workdir ${HY_TEST_OUT}/gauss_gpu_panel_fused_single --tol 3e-3
             --runs "1:run.backend=host gauss.panel=vendor" "1:run.backend=cuda gauss.panel=fused"
                    "1:run.backend=cuda gauss.panel=fused gauss.pivots=host gauss.lookahead=0"
+                   "1:run.backend=cuda gauss.panel=fused gauss.panel_rows=65536"
+                   "1:run.backend=cuda gauss.panel=fused gauss.panel_rows=300"
             -- run.workload=gauss gauss.precision=single gauss.n=3001 gauss.nb=256 run.seed=3)
   set_tests_properties(gauss_gpu_panel_fused_single PROPERTIES LABELS "gpu" TIMEOUT 300)
   add_test(NAME gauss_gpu_panel_fused_double
@@ -569,6 +571,7 @@ if(HYBRID_GPU_TESTS)
             --runs "1:gauss.panel=vendor" "1:gauss.panel=fused" "1:gauss.panel=fused gauss.pivots=host"
                    "1:gauss.panel=fused gauss.lookahead=0 gauss.panel_nb=8"
                    "1:gauss.panel=fused gauss.panel_vendor_rows=4000"
+                   "1:gauss.panel=fused gauss.panel_rows=65536" "1:gauss.panel=fused gauss.panel_rows=200"
             -- run.workload=gauss run.backend=cuda gauss.n=8192 gauss.nb=512 run.seed=3)
   set_tests_properties(gauss_gpu_panel_fused_double PROPERTIES LABELS "gpu" TIMEOUT 300)
   add_test(NAME gauss_gpu_panel_fused_hplmxp_fp16
