@@ -366,6 +366,7 @@ static void nd_for(k_lle_pool *pool, int nt, int64_t n, void (*fn)(void *, int64
 typedef struct {
   nd_work *w;
   double *rad;
+  int32_t *fill;   /* the transpose's next slot of each list */
 } nd_prep;
 
 /* Rows [r0, r1): their kNN radius (the largest neighbour distance).  Local. */
@@ -396,7 +397,38 @@ static void nd_reach_part(void *arg, int64_t i0, int64_t i1) {
   }
 }
 
-/* The transpose of nbr and every point's reach (the radii and reaches on nt threads).  Local. */
+/* Rows [r0, r1): their entries counted into tp[i + 1] (atomic: rows on threads).  Local. */
+static void nd_tcount_part(void *arg, int64_t r0, int64_t r1) {
+  nd_prep *a = arg;
+  nd_work *w = a->w;
+  for (int64_t q = r0 * w->k; q < r1 * w->k; q++) __atomic_fetch_add(&w->tp[w->nbr[q] + 1], 1, __ATOMIC_RELAXED);
+}
+
+/* Rows [r0, r1): each row r put into the lists of its neighbours (a slot by an atomic
+ * counter: the lists' order depends on the threads, nd_tsort_part sorts them).  Local. */
+static void nd_tfill_part(void *arg, int64_t r0, int64_t r1) {
+  nd_prep *a = arg;
+  nd_work *w = a->w;
+  for (int64_t r = r0; r < r1; r++)
+    for (int j = 0; j < w->k; j++) w->ti[__atomic_fetch_add(&a->fill[w->nbr[r * w->k + j]], 1, __ATOMIC_RELAXED)] = (int32_t)r;
+}
+
+/* Points [i0, i1): their lists of rows ascending (insertion sort: short lists, nearly sorted),
+ * the serial fill's result at any thread count.  Local. */
+static void nd_tsort_part(void *arg, int64_t i0, int64_t i1) {
+  nd_prep *a = arg;
+  nd_work *w = a->w;
+  for (int64_t i = i0; i < i1; i++)
+    for (int64_t q = w->tp[i] + 1; q < w->tp[i + 1]; q++) {
+      int32_t v = w->ti[q];
+      int64_t b = q - 1;
+      while (b >= w->tp[i] && w->ti[b] > v) { w->ti[b + 1] = w->ti[b]; b--; }
+      w->ti[b + 1] = v;
+    }
+}
+
+/* The transpose of nbr (counted, filled and sorted on nt threads: the lists ascending as a
+ * serial fill makes them) and every point's reach (the radii and reaches on nt threads).  Local. */
 static int nd_prepare(nd_work *w, int nt) {
   int64_t n = w->n;
   int k = w->k;
@@ -404,14 +436,14 @@ static int nd_prepare(nd_work *w, int nt) {
   HY_CALLOC(w->tp, n + 1);
   HY_MALLOC(w->ti, n * k);
   HY_MALLOC(rad, n);
-  for (int64_t a = 0; a < n * k; a++) w->tp[w->nbr[a] + 1]++;
-  for (int64_t i = 0; i < n; i++) w->tp[i + 1] += w->tp[i];
   int32_t *fill = NULL;
   HY_MALLOC(fill, n);
+  nd_prep a = { w, rad, fill };
+  nd_for(w->pool, nt, n, nd_tcount_part, &a);
+  for (int64_t i = 0; i < n; i++) w->tp[i + 1] += w->tp[i];
   memcpy(fill, w->tp, (size_t)n * sizeof *fill);
-  for (int64_t r = 0; r < n; r++)
-    for (int j = 0; j < k; j++) w->ti[fill[w->nbr[r * k + j]]++] = (int32_t)r;
-  nd_prep a = { w, rad };
+  nd_for(w->pool, nt, n, nd_tfill_part, &a);
+  nd_for(w->pool, nt, n, nd_tsort_part, &a);
   nd_for(w->pool, nt, n, nd_rad_part, &a);
   nd_for(w->pool, nt, n, nd_reach_part, &a);
   free(rad);
@@ -629,8 +661,44 @@ static void nd_key_part(void *arg, int64_t i0, int64_t i1) {
   }
 }
 
+/* One pass of nd_spatial's radix sort: 16 bits of the keys from bit sh. */
+typedef struct {
+  k_lle_pool *pool;
+  int64_t n;
+  int sh;
+  const uint64_t *key;
+  const int32_t *so;
+  uint64_t *k2;
+  int32_t *s2;
+  int64_t *cnt;   /* 65536 counts a thread */
+} nd_radix_job;
+
+/* The pass on thread tid of nt: its contiguous chunk counted, a barrier, thread 0's prefix
+ * over (bucket, thread), a barrier, the chunk scattered in order: stable, the serial sort's
+ * result at any thread count.  Local. */
+static void nd_radix_run(void *arg, int tid, int nt) {
+  nd_radix_job *j = arg;
+  int64_t i0 = j->n * tid / nt, i1 = j->n * (tid + 1) / nt;
+  int64_t *c = j->cnt + (size_t)tid * 65536;
+  memset(c, 0, 65536 * sizeof *c);
+  for (int64_t i = i0; i < i1; i++) c[j->key[i] >> j->sh & 0xffff]++;
+  k_lle_pool_barrier(j->pool, nt);
+  if (tid == 0) {
+    int64_t sum = 0;
+    for (int b = 0; b < 65536; b++)
+      for (int t = 0; t < nt; t++) { int64_t v = j->cnt[(size_t)t * 65536 + b]; j->cnt[(size_t)t * 65536 + b] = sum; sum += v; }
+  }
+  k_lle_pool_barrier(j->pool, nt);
+  for (int64_t i = i0; i < i1; i++) {
+    int64_t at = c[j->key[i] >> j->sh & 0xffff]++;
+    j->k2[at] = j->key[i];
+    j->s2[at] = j->so[i];
+  }
+}
+
 /* The points in Morton order of their first (up to 3) coordinates on a 2^21 grid over the
- * bounding box (an LSD radix sort, stable: ties by index): so[new] = old.  Local. */
+ * bounding box (an LSD radix sort, stable: ties by index; its passes on nt threads):
+ * so[new] = old.  Local. */
 static void nd_spatial(const k_lle_points *p, k_lle_pool *pool, int nt, int32_t *so) {
   int64_t n = p->n;
   int d = p->dim, dm = d < 3 ? d : 3;
@@ -646,19 +714,18 @@ static void nd_spatial(const k_lle_points *p, k_lle_pool *pool, int nt, int32_t 
   HY_MALLOC(key, n); HY_MALLOC(k2, n); HY_MALLOC(s2, n);
   nd_key_job kj = { p, lo, sc, dm, key, so };
   nd_for(pool, nt, n, nd_key_part, &kj);
-  int64_t *cnt = NULL;
-  HY_MALLOC(cnt, 65536);
+  int rt = nt < 1 || n < 4096 ? 1 : nt > 16 ? 16 : nt;
+  if (rt > k_lle_pool_size(pool)) rt = k_lle_pool_size(pool);
+  nd_radix_job rj = { pool, n, 0, NULL, so, NULL, s2, NULL };
+  HY_MALLOC(rj.cnt, (size_t)rt * 65536);
   for (int pass = 0; pass < 4; pass++) {
-    int sh = 16 * pass;
-    memset(cnt, 0, 65536 * sizeof *cnt);
-    for (int64_t i = 0; i < n; i++) cnt[key[i] >> sh & 0xffff]++;
-    int64_t sum = 0;
-    for (int b = 0; b < 65536; b++) { int64_t c = cnt[b]; cnt[b] = sum; sum += c; }
-    for (int64_t i = 0; i < n; i++) { int64_t at = cnt[key[i] >> sh & 0xffff]++; k2[at] = key[i]; s2[at] = so[i]; }
+    rj.sh = 16 * pass;
+    rj.key = key; rj.k2 = k2;
+    k_lle_pool_run(pool, rt, nd_radix_run, &rj);
     uint64_t *tk = key; key = k2; k2 = tk;
     memcpy(so, s2, (size_t)n * sizeof *so);
   }
-  free(key); free(k2); free(s2); free(cnt);
+  free(key); free(k2); free(s2); free(rj.cnt);
 }
 
 /* The renumbering in the Morton order: the points, the lists, the order and its inverse, the
