@@ -552,10 +552,11 @@ __device__ __forceinline__ void ss_diag(const double *a, int64_t lda, int n, int
 }
 
 /* sx[r] -= sum_i a[r, j0 + i] sx[j0 + i] (i < jb) for rows r0 <= r < r1, 32 loads in flight per
- * row.  Every thread.  Device. */
+ * row; rows r0 + tt, r0 + tt + nt, ...  (tt: this thread's place among the nt doing it).
+ * Device. */
 __device__ __forceinline__ void ss_gemv(const double *a, int64_t lda, int j0, int jb, int r0, int r1,
-                                        double *sx) {
-  for (int r = r0 + (int)threadIdx.x; r < r1; r += SS_T) {
+                                        double *sx, int tt, int nt) {
+  for (int r = r0 + tt; r < r1; r += nt) {
     double lv[32];
 #pragma unroll
     for (int i = 0; i < 32; i++) lv[i] = i < jb ? a[(int64_t)r + (int64_t)(j0 + i) * lda] : 0.0;
@@ -564,6 +565,34 @@ __device__ __forceinline__ void ss_gemv(const double *a, int64_t lda, int j0, in
     for (int i = 0; i < 32; i++) acc -= lv[i] * sx[j0 + i];   /* zero beyond jb (both) */
     sx[r] = acc;
   }
+}
+
+/* The unit lower solve of the diagonal block D (jb rows from j0) on sx, by warp shuffles.
+ * One warp.  Device. */
+__device__ __forceinline__ void ss_lsolve_diag(const double (*D)[33], int j0, int jb, int lane, double *sx) {
+  double xv = lane < jb ? sx[j0 + lane] : 0.0;
+#pragma unroll
+  for (int i = 0; i < 32; i++) {
+    double xi = __shfl_sync(SS_FULL, xv, i);
+    if (i < jb && lane > i && lane < jb) xv -= D[lane][i] * xi;
+  }
+  if (lane < jb) sx[j0 + lane] = xv;
+}
+
+/* The upper solve of the diagonal block D (jb rows from j0) on sx, by warp shuffles.  One
+ * warp.  Device. */
+__device__ __forceinline__ void ss_usolve_diag(const double (*D)[33], int j0, int jb, int lane, double *sx) {
+  double xv = lane < jb ? sx[j0 + lane] : 0.0;
+  const double rd = lane < jb ? 1.0 / D[lane][lane] : 0.0;
+#pragma unroll
+  for (int i = 31; i >= 0; i--) {
+    if (i < jb) {
+      if (lane == i) xv *= rd;
+      double xi = __shfl_sync(SS_FULL, xv, i);
+      if (lane < i) xv -= D[lane][i] * xi;
+    }
+  }
+  if (lane < jb) sx[j0 + lane] = xv;
 }
 
 /* x = U^-1 L^-1 (P x) with the step LU's factors: x[i] = x[dperm[i]], the unit lower solve, the
@@ -579,19 +608,10 @@ ss_getrs_k(int n, const double *a, int64_t lda, const int *dperm, double *x) {
   __syncthreads();
   for (int B = 0; B < nbk; B++) {
     const int j0 = B * 32, jb = n - j0 < 32 ? n - j0 : 32;
-    if (t < 32) {
-      double xv = lane < jb ? sx[j0 + lane] : 0.0;
-#pragma unroll
-      for (int i = 0; i < 32; i++) {
-        double xi = __shfl_sync(SS_FULL, xv, i);
-        if (i < jb && lane > i && lane < jb) xv -= D[B & 1][lane][i] * xi;
-      }
-      if (lane < jb) sx[j0 + lane] = xv;
-    } else if (B + 1 < nbk) {
-      ss_diag(a, lda, n, j0 + 32, D[(B + 1) & 1], 32, SS_T - 32);
-    }
+    if (t < 32) ss_lsolve_diag(D[B & 1], j0, jb, lane, sx);
+    else if (B + 1 < nbk) ss_diag(a, lda, n, j0 + 32, D[(B + 1) & 1], 32, SS_T - 32);
     __syncthreads();
-    ss_gemv(a, lda, j0, jb, j0 + jb, n, sx);
+    ss_gemv(a, lda, j0, jb, j0 + jb, n, sx, t, SS_T);
     __syncthreads();
   }
   /* the upper solve from the last block; its diagonal block first */
@@ -599,35 +619,80 @@ ss_getrs_k(int n, const double *a, int64_t lda, const int *dperm, double *x) {
   __syncthreads();
   for (int B = nbk - 1; B >= 0; B--) {
     const int j0 = B * 32, jb = n - j0 < 32 ? n - j0 : 32;
-    if (t < 32) {
-      double xv = lane < jb ? sx[j0 + lane] : 0.0;
-      const double rd = lane < jb ? 1.0 / D[B & 1][lane][lane] : 0.0;
-#pragma unroll
-      for (int i = 31; i >= 0; i--) {
-        if (i < jb) {
-          if (lane == i) xv *= rd;
-          double xi = __shfl_sync(SS_FULL, xv, i);
-          if (lane < i) xv -= D[B & 1][lane][i] * xi;
-        }
-      }
-      if (lane < jb) sx[j0 + lane] = xv;
-    } else if (B > 0) {
-      ss_diag(a, lda, n, j0 - 32, D[(B - 1) & 1], 32, SS_T - 32);
-    }
+    if (t < 32) ss_usolve_diag(D[B & 1], j0, jb, lane, sx);
+    else if (B > 0) ss_diag(a, lda, n, j0 - 32, D[(B - 1) & 1], 32, SS_T - 32);
     __syncthreads();
-    ss_gemv(a, lda, j0, jb, 0, j0, sx);
+    ss_gemv(a, lda, j0, jb, 0, j0, sx, t, SS_T);
     __syncthreads();
   }
   for (int i = t; i < n; i += SS_T) x[i] = sx[i];
+}
+
+/* ss_getrs_k with lookahead: in step B warp 0 applies block B - 1's x to block B's rows and
+ * solves block B, while the other warps apply block B - 1's x to the rows beyond block B and
+ * load the next diagonal block; one barrier a step instead of two, and the diagonal solve no
+ * longer waits for the whole GEMV.  Every row gets the blocks' updates in the same order and
+ * the same arithmetic as in ss_getrs_k: the same x bit for bit.  One CTA of SS_T threads.
+ * Device. */
+__global__ void __launch_bounds__(SS_T, 1)
+ss_getrs_la_k(int n, const double *a, int64_t lda, const int *dperm, double *x) {
+  __shared__ double sx[SS_NMAX];
+  __shared__ double D[2][32][33];
+  const int t = threadIdx.x, lane = t & 31;
+  const int nbk = (n + 31) / 32;
+  for (int i = t; i < nbk * 32; i += SS_T) sx[i] = i < n ? x[dperm[i]] : 0.0;
+  ss_diag(a, lda, n, 0, D[0], 0, SS_T);
+  __syncthreads();
+  for (int B = 0; B < nbk; B++) {
+    const int j0 = B * 32, jb = n - j0 < 32 ? n - j0 : 32;
+    if (t < 32) {
+      if (B > 0) ss_gemv(a, lda, j0 - 32, 32, j0, j0 + jb, sx, lane, 32);
+      __syncwarp();
+      ss_lsolve_diag(D[B & 1], j0, jb, lane, sx);
+    } else {
+      if (B + 1 < nbk) ss_diag(a, lda, n, j0 + 32, D[(B + 1) & 1], 32, SS_T - 32);
+      if (B > 0) ss_gemv(a, lda, j0 - 32, 32, j0 + jb, n, sx, t - 32, SS_T - 32);
+    }
+    __syncthreads();
+  }
+  ss_diag(a, lda, n, (nbk - 1) * 32, D[(nbk - 1) & 1], 0, SS_T);
+  __syncthreads();
+  for (int B = nbk - 1; B >= 0; B--) {
+    const int j0 = B * 32, jb = n - j0 < 32 ? n - j0 : 32;
+    const int j1 = j0 + 32, jb1 = n - j1 < 32 ? n - j1 : 32;   /* block B + 1 (when B + 1 < nbk) */
+    if (t < 32) {
+      if (B + 1 < nbk) ss_gemv(a, lda, j1, jb1, j0, j0 + jb, sx, lane, 32);
+      __syncwarp();
+      ss_usolve_diag(D[B & 1], j0, jb, lane, sx);
+    } else {
+      if (B > 0) ss_diag(a, lda, n, j0 - 32, D[(B - 1) & 1], 32, SS_T - 32);
+      if (B + 1 < nbk) ss_gemv(a, lda, j1, jb1, 0, j0, sx, t - 32, SS_T - 32);
+    }
+    __syncthreads();
+  }
+  for (int i = t; i < n; i += SS_T) x[i] = sx[i];
+}
+
+/* The steps LU's solves by variant: 0 ss_getrs_k, 1 with lookahead (ss_getrs_la_k). */
+typedef void (*ss_getrs_fn)(int n, const double *a, int64_t lda, const int *dperm, double *x);
+static const ss_getrs_fn ss_getrs_variants[] = { ss_getrs_k, ss_getrs_la_k };
+
+/* The steps LU's solve by variant (ss_getrs_variants), one launch, queued; dpiv as getrf's.
+ * For the timing test beside getrs_small.  Local. */
+extern "C" int k_cuda_small_step_getrs_v(k_backend *be, int64_t n, const double *a, int64_t lda,
+                                        const int *dpiv, double *x, int variant) {
+  if (n < 1 || n > SS_NMAX)
+    return hy_err(HY_EUSAGE, "gauss small solve: n = %lld (allowed: 1 .. %d)", (long long)n, SS_NMAX);
+  if (variant < 0 || variant > 1)
+    return hy_err(HY_EUSAGE, "gauss small solve: variant %d (allowed: 0 plain, 1 lookahead)", variant);
+  ss_getrs_variants[variant]<<<1, SS_T, 0, k_cuda_cur(be)>>>((int)n, a, lda, dpiv + n, x);
+  HY_CUDA_LAUNCH();
+  return HY_OK;
 }
 
 /* k_gauss_ops getrs_small, K_GAUSS_SMALL_STEPS: x = A^-1 x with the step LU's factors (dpiv as
  * there), one launch, queued.  Local. */
 extern "C" int k_cuda_small_step_getrs(k_backend *be, int64_t n, const double *a, int64_t lda,
                                       const int *dpiv, double *x) {
-  if (n < 1 || n > SS_NMAX)
-    return hy_err(HY_EUSAGE, "gauss small solve: n = %lld (allowed: 1 .. %d)", (long long)n, SS_NMAX);
-  ss_getrs_k<<<1, SS_T, 0, k_cuda_cur(be)>>>((int)n, a, lda, dpiv + n, x);
-  HY_CUDA_LAUNCH();
-  return HY_OK;
+  return k_cuda_small_step_getrs_v(be, n, a, lda, dpiv, x, 0);
 }

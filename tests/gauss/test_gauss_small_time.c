@@ -12,8 +12,9 @@
  * gauss_gpu_small_kernels) and factors within 1e-11 of them, each on its own; the steps LU
  * without the dependent launch (no-pdl), with the other pivot search (shfl-red) and with the
  * panel's column loop unrolled 2, 4, 8 times (unroll2 / 4 / 8: timed too) give the auto
- * width's factors and pivots bit for bit (the same arithmetic: a digest of both, FNV-1a over
- * their bytes, printed for every variant, so that two builds can be compared too).  Exit 0
+ * width's factors and pivots bit for bit, and the solve with lookahead (solve-la: timed too)
+ * its x (the same arithmetic: digests, FNV-1a over the bytes of the factors and pivots and of
+ * x, printed for every variant, so that two builds can be compared too).  Exit 0
  * when they pass, 1 otherwise, 77 without a CUDA device. */
 #include "k_gauss.h"
 #include "hybrid.h"
@@ -28,6 +29,8 @@
 /* (gauss_small_step_cuda.cu, beside the table's getrf_small) */
 int k_cuda_small_step_getrf_w(k_backend *be, int64_t n, double *a, int64_t lda, int *dpiv, int w,
                               int flags, int *info, double *minpiv, int64_t *minidx);
+int k_cuda_small_step_getrs_v(k_backend *be, int64_t n, const double *a, int64_t lda, const int *dpiv,
+                              double *x, int variant);
 
 static int nfailed;
 
@@ -45,8 +48,9 @@ enum { SS_LEAD_ONLY = 1, SS_NO_PDL = 2, SS_SHFL_RED = 4, SS_UNROLL2 = 8, SS_UNRO
 
 typedef struct {
   const char *name;
-  int kind, w, flags;       /* K_GAUSS_SMALL_*; steps: the width (0 auto), 1: CTA 0 alone, 2: no
-                             * programmatic dependent launch */
+  int kind, w, flags;       /* K_GAUSS_SMALL_*; steps: the width (0 auto), SS_* flags */
+  int solve;                /* steps: the solve's variant (k_cuda_small_step_getrs_v: 0 plain, 1
+                             * with lookahead) */
 } variant;
 
 typedef struct {
@@ -68,8 +72,9 @@ static int run_lu(bench *q, const variant *v) {
 }
 
 /* Time a variant: 1 + reps runs of copy, factor, solve; tf / ts: mean [0], best [1] of the
- * timed ones; the last factors and pivots into ha / hp.  Local. */
-static int time_one(bench *q, const variant *v, int reps, double tf[2], double ts[2], double *ha, int *hp) {
+ * timed ones; the last factors, pivots and x into ha / hp / hx.  Local. */
+static int time_one(bench *q, const variant *v, int reps, double tf[2], double ts[2], double *ha, int *hp,
+                    double *hx) {
   size_t ab = (size_t)(q->n * q->n) * sizeof(double), xb = (size_t)q->n * sizeof(double);
   tf[0] = ts[0] = 0;
   tf[1] = ts[1] = INFINITY;
@@ -83,7 +88,12 @@ static int time_one(bench *q, const variant *v, int reps, double tf[2], double t
       return 1;
     }
     double t1 = hy_wtime();
-    if (q->ko->getrs_small(q->be, v->kind, q->n, q->a, q->n, q->piv, q->x) != HY_OK) return 1;
+    int rc = v->solve ? k_cuda_small_step_getrs_v(q->be, q->n, q->a, q->n, q->piv, q->x, v->solve)
+                      : q->ko->getrs_small(q->be, v->kind, q->n, q->a, q->n, q->piv, q->x);
+    if (rc != HY_OK) {
+      printf("FAILED: %s n = %lld: %s\n", v->name, (long long)q->n, hy_err_msg());
+      return 1;
+    }
     q->be->ops->sync(q->be);
     double t2 = hy_wtime();
     if (r == 0) continue;
@@ -94,18 +104,40 @@ static int time_one(bench *q, const variant *v, int reps, double tf[2], double t
   }
   q->be->ops->d2h(q->be, ha, q->a, ab);
   q->be->ops->d2h(q->be, hp, q->piv, (size_t)q->n * sizeof(int));
+  q->be->ops->d2h(q->be, hx, q->x, xb);
   q->be->ops->sync(q->be);
   return 0;
 }
 
-/* FNV-1a (64 bits) of the factors' and the pivots' bytes.  Local. */
-static unsigned long long digest(const double *a, const int *p, int64_t n) {
-  unsigned long long h = 1469598103934665603ull;
-  const unsigned char *b = (const unsigned char *)a;
-  for (size_t i = 0; i < (size_t)(n * n) * sizeof(double); i++) h = (h ^ b[i]) * 1099511628211ull;
-  b = (const unsigned char *)p;
-  for (size_t i = 0; i < (size_t)n * sizeof(int); i++) h = (h ^ b[i]) * 1099511628211ull;
+/* FNV-1a (64 bits) of len bytes, continuing h.  Local. */
+static unsigned long long fnv(unsigned long long h, const void *p, size_t len) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 1099511628211ull;
   return h;
+}
+
+/* The digest of the factors' and the pivots' bytes.  Local. */
+static unsigned long long digest(const double *a, const int *p, int64_t n) {
+  return fnv(fnv(1469598103934665603ull, a, (size_t)(n * n) * sizeof(double)), p, (size_t)n * sizeof(int));
+}
+
+/* A variant's digests (d: factors and pivots, dx: x) printed; those of the steps LU at the auto
+ * width kept (da: "steps auto"), every other variant at the auto width but CTA 0 alone must
+ * match them bit for bit (the same arithmetic).  Local. */
+static void check_bits(const variant *v, int64_t n, const char *label, unsigned long long d,
+                       unsigned long long dx, unsigned long long da[2]) {
+  printf("small-time n=%lld %s: digest %016llx (x %016llx)\n", (long long)n, label, d, dx);
+  if (v->kind != K_GAUSS_SMALL_STEPS || v->w != 0 || (v->flags & SS_LEAD_ONLY)) return;
+  if (v->flags == 0 && v->solve == 0) {
+    da[0] = d;
+    da[1] = dx;
+    return;
+  }
+  if (d != da[0] || dx != da[1]) {
+    nfailed++;
+    printf("FAILED: %s n = %lld: digest %016llx (x %016llx), not the auto width's %016llx (x %016llx): "
+           "the same arithmetic must give the same bits\n", v->name, (long long)n, d, dx, da[0], da[1]);
+  }
 }
 
 /* Pivots identical and factors within 1e-11 (relative to max |ref|) of the reference (coop).
@@ -132,7 +164,7 @@ static void check_same(const char *name, int64_t n, const double *a, const int *
 static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
   bench q = { be, ko, n, NULL, NULL, NULL, NULL, NULL };
   size_t nn = (size_t)(n * n), ab = nn * sizeof(double), xb = (size_t)n * sizeof(double);
-  double *h = malloc(ab), *ha = malloc(ab), *ra = malloc(ab);
+  double *h = malloc(ab), *ha = malloc(ab), *ra = malloc(ab), *hx = malloc(xb);
   int *hp = malloc((size_t)n * sizeof(int)), *rp = malloc((size_t)n * sizeof(int));
   for (size_t e = 0; e < nn; e++) h[e] = val(7 + (uint64_t)n, e);
   be->ops->alloc(be, (void **)&q.a0, ab);
@@ -153,22 +185,22 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
   const int wa = 8;   /* ss_w_auto */
   /* coop first: the reference (checked against dgetrf by gauss_gpu_small_kernels) */
   variant vars[] = {
-    { "coop", K_GAUSS_SMALL_COOP, 0, 0 }, { "steps auto", K_GAUSS_SMALL_STEPS, 0, 0 },
-    { "steps w=32", K_GAUSS_SMALL_STEPS, 32, 0 }, { "steps w=16", K_GAUSS_SMALL_STEPS, 16, 0 },
-    { "steps w=8", K_GAUSS_SMALL_STEPS, 8, 0 }, { "steps no-pdl", K_GAUSS_SMALL_STEPS, 0, 2 },
-    { "steps shfl-red", K_GAUSS_SMALL_STEPS, 0, 4 }, { "steps lead-only", K_GAUSS_SMALL_STEPS, 0, 1 },
-    { "steps lead-only no-pdl", K_GAUSS_SMALL_STEPS, 0, 3 },
-    { "steps unroll2", K_GAUSS_SMALL_STEPS, 0, SS_UNROLL2 }, { "steps unroll4", K_GAUSS_SMALL_STEPS, 0, SS_UNROLL4 },
-    { "steps unroll8", K_GAUSS_SMALL_STEPS, 0, SS_UNROLL8 },
+    { "coop", K_GAUSS_SMALL_COOP, 0, 0, 0 }, { "steps auto", K_GAUSS_SMALL_STEPS, 0, 0, 0 },
+    { "steps w=32", K_GAUSS_SMALL_STEPS, 32, 0, 0 }, { "steps w=16", K_GAUSS_SMALL_STEPS, 16, 0, 0 },
+    { "steps w=8", K_GAUSS_SMALL_STEPS, 8, 0, 0 }, { "steps no-pdl", K_GAUSS_SMALL_STEPS, 0, 2, 0 },
+    { "steps shfl-red", K_GAUSS_SMALL_STEPS, 0, 4, 0 }, { "steps lead-only", K_GAUSS_SMALL_STEPS, 0, 1, 0 },
+    { "steps lead-only no-pdl", K_GAUSS_SMALL_STEPS, 0, 3, 0 },
+    { "steps unroll2", K_GAUSS_SMALL_STEPS, 0, SS_UNROLL2, 0 }, { "steps unroll4", K_GAUSS_SMALL_STEPS, 0, SS_UNROLL4, 0 },
+    { "steps unroll8", K_GAUSS_SMALL_STEPS, 0, SS_UNROLL8, 0 }, { "steps solve-la", K_GAUSS_SMALL_STEPS, 0, 0, 1 },
   };
   const int R = n <= 512 ? 1 : n <= 1024 ? 2 : 4;
   double tw[33] = { 0 };
-  unsigned long long dauto = 0;   /* the steps LU's digest at the auto width */
+  unsigned long long dauto[2] = { 0, 0 };   /* the steps LU's digests at the auto width */
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
     const variant *v = &vars[i];
     if (v->kind == K_GAUSS_SMALL_STEPS && v->w != 0 && (v->w == wa || R * v->w > 32)) continue;
     double tf[2], ts[2];
-    if (time_one(&q, v, 10, tf, ts, ha, hp)) {
+    if (time_one(&q, v, 10, tf, ts, ha, hp, hx)) {
       nfailed++;
       continue;
     }
@@ -179,22 +211,14 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
     printf("small-time n=%lld %s: factor %.3f ms (best %.3f), solve %.3f ms (best %.3f), total %.3f ms "
            "= %.2f x cuSOLVER's\n", (long long)n, label, tf[0] * 1e3, tf[1] * 1e3, ts[0] * 1e3, ts[1] * 1e3,
            tt * 1e3, tt / vt);
-    unsigned long long d = digest(ha, hp, n);
-    printf("small-time n=%lld %s: digest %016llx\n", (long long)n, label, d);
-    if (v->kind == K_GAUSS_SMALL_STEPS && v->w == 0 && v->flags == 0) dauto = d;
-    if (v->kind == K_GAUSS_SMALL_STEPS && v->w == 0 && v->flags != 0 && !(v->flags & SS_LEAD_ONLY) &&
-        d != dauto) {
-      nfailed++;
-      printf("FAILED: %s n = %lld: digest %016llx, not the auto width's %016llx (the same arithmetic "
-             "must give the same bits)\n", v->name, (long long)n, d, dauto);
-    }
+    check_bits(v, n, label, digest(ha, hp, n), fnv(1469598103934665603ull, hx, xb), dauto);
     if (i == 0) {
       memcpy(ra, ha, ab);
       memcpy(rp, hp, (size_t)n * sizeof(int));
     } else if (!(v->flags & 1)) {
       check_same(v->name, n, ha, hp, ra, rp);
     }
-    if (v->kind == K_GAUSS_SMALL_STEPS && v->flags == 0) tw[v->w ? v->w : wa] = tf[0];
+    if (v->kind == K_GAUSS_SMALL_STEPS && v->flags == 0 && v->solve == 0) tw[v->w ? v->w : wa] = tf[0];
   }
   /* t = n c + (n / W) s from the two widest widths measured */
   int w1 = 0, w2 = 0;
@@ -214,7 +238,7 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
   be->ops->free(be, q.b);
   be->ops->free(be, q.x);
   be->ops->free(be, q.piv);
-  free(h); free(ha); free(ra); free(hp); free(rp);
+  free(h); free(ha); free(ra); free(hx); free(hp); free(rp);
 }
 
 int main(void) {
