@@ -22,13 +22,24 @@ extern "C" int k_cuda_count(void) {
   return n;
 }
 
+/* The error of a failed device allocation: out of memory in the words of HY_MALLOC's message.  Local. */
+static int alloc_err(k_backend *be, size_t bytes, cudaError_t e, const char *how) {
+  if (e == cudaErrorMemoryAllocation)
+    return hy_err(HY_ESYS, "CUDA: out of memory allocating %zu bytes of device memory on device %d (%s)",
+                  bytes, be->device, how);
+  return hy_err(HY_ESYS, "CUDA: %s of %zu bytes on device %d failed: %s", how, bytes, be->device,
+                cudaGetErrorString(e));
+}
+
 static int c_alloc(k_backend *be, void **p, size_t bytes) {
   *p = NULL;
   if (!bytes) return HY_OK;
   cudaError_t e = cudaMalloc(p, bytes);
-  if (e != cudaSuccess)
-    return hy_err(HY_ESYS, "CUDA: cudaMalloc of %zu bytes on device %d failed: %s", bytes,
-                  be->device, cudaGetErrorString(e));
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    *p = NULL;
+    return alloc_err(be, bytes, e, "cudaMalloc");
+  }
   return HY_OK;
 }
 static int c_free(k_backend *be, void *p) {
@@ -75,8 +86,7 @@ static int c_pool_alloc(k_backend *be, void **p, size_t bytes) {
   if (e != cudaSuccess) {
     cudaGetLastError();
     *p = NULL;
-    return hy_err(HY_ESYS, "CUDA: cudaMalloc of %zu bytes on device %d failed: %s (memory pool, "
-                  "run.cuda_pool = on)", bytes, be->device, cudaGetErrorString(e));
+    return alloc_err(be, bytes, e, "memory pool, run.cuda_pool = on; its kept memory released first");
   }
   st->pool_allocs++;
   return pool_fence_alloc(st);

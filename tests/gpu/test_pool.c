@@ -108,14 +108,15 @@ static void check_stats(k_backend *be, size_t held) {
      (double)s.used, (double)held);
   ok(s.used_peak >= held + ((size_t)64 << 20), "peak in use >= the vectors + the largest loop block",
      (double)s.used_peak, (double)(held + ((size_t)64 << 20)));
-  ok(s.reserved >= s.used + ((size_t)64 << 20), "freed memory stays reserved (release threshold)",
+  /* ones, a and b (64 MiB each) were live together and freed: >= 192 MiB kept */
+  ok(s.reserved >= s.used + ((size_t)128 << 20), "freed memory stays reserved (release threshold)",
      (double)s.reserved, (double)s.used);
   ok(s.reserved_peak >= s.reserved, "reserved peak >= reserved", (double)s.reserved_peak, (double)s.reserved);
   ok(s.allocs == 2 + 64 + 1 + 4 * 3, "allocations counted", (double)s.allocs, 2 + 64 + 1 + 4 * 3);
   size_t fr = 0, tot = 0;
   HY_LOCAL(be->ops->mem_info(be, &fr, &tot));
   HY_LOCAL(be->ops->pool_stats(be, &s));
-  ok(s.reserved < s.used + ((size_t)64 << 20), "mem_info trims the kept memory", (double)s.reserved,
+  ok(s.reserved < s.used + ((size_t)128 << 20), "mem_info trims the kept memory", (double)s.reserved,
      (double)s.used);
 }
 
