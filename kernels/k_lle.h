@@ -114,6 +114,7 @@ typedef struct {
 enum { K_LLE_ORD_METIS = 0, K_LLE_ORD_SYMAMD = 1, K_LLE_ORD_GIVEN = 2 };
 
 struct k_lle_chol_top;   /* chol-nd's top supernodes on an engine (below) */
+struct k_lle_chol_top_solve;
 
 /* The block work of bsvd's / chol-nd's subspace iteration (lle_bsub_solve, lle.iter_block =
  * backend) behind the backend's table: B = I - W (n x n CSR, k1 entries a row, host arrays)
@@ -136,6 +137,9 @@ typedef struct {
   int (*eig_si)(k_backend *be, k_lle_eig_job *job);
   /* chol-nd's top supernodes factored on the device (k_lle_chol_top); NULL: on the host's threads */
   int (*chol_top)(k_backend *be, struct k_lle_chol_top *job);
+  /* the top part of chol-nd's solves on the device (k_lle_chol_top_solve), the kept state released */
+  int (*chol_top_solve)(k_backend *be, struct k_lle_chol_top_solve *sj);
+  void (*chol_top_release)(void *state);
   /* the subspace iteration's block work (k_lle_bsub above): open, rr, rotate, close;
    * bsub_device: 1 where they run on a device (lle.iter_block = auto takes them there) */
   int bsub_device;
@@ -231,7 +235,27 @@ typedef struct k_lle_chol_top {
   double bytes;                 /* out: bytes moved between host and engine, both ways */
   double t_up, t_dev, t_down;   /* out: seconds of the copies up (with what overlaps them),
                                    the engine's work after them, the copies back */
+  int keep;                     /* in: 1, keep the factored top (and tails) on the engine for
+                                   the solves: *state, released by the table's chol_top_release */
+  void *state;                  /* out (keep): the engine's state; NULL if not kept */
 } k_lle_chol_top;
+
+/* The top part of k_lle_chol_solve on the engine that factored it (k_lle_chol_in.top_solve):
+ * after the subtrees' forward phase on the host, X at the top supernodes' columns (xtop: top[i]'s
+ * columns at rows xoff[i] .. xoff[i + 1], leading dimension xoff[ntop]) and X at the tails'
+ * supernodes' columns (xtail: tail t's at rows yoff[t] .., leading dimension yoff[ntail]), nrhs
+ * columns, go to the engine, which does the forward solve of the top (per top[i] ascending:
+ * the updates from the tails, the updates among the top, L_ii^-1) and the backward solve (per
+ * top[i] descending: X_i -= L_21^T X(its rows below), L_ii^-T), and xtop comes back.  The lists
+ * are the factor job's (job).  Local. */
+typedef struct k_lle_chol_top_solve {
+  const k_lle_chol_top *job;    /* the factor's lists (its state in job->state) */
+  int nrhs;
+  double *xtop;                 /* in / out */
+  const double *xtail;
+  const int64_t *xoff, *yoff;   /* ntop + 1, ntail + 1 */
+  double bytes;                 /* out: bytes moved */
+} k_lle_chol_top_solve;
 
 /* What k_lle_chol_numeric factors: P (A A^T + tau I) P^T, A n x n in CSC (ap, ai, ax), L's
  * column t being A's row / column perm[t]; the BLAS threads of the top supernodes' dpotrf /
@@ -251,6 +275,10 @@ typedef struct {
   int (*top)(k_backend *be, k_lle_chol_top *job);
   k_backend *top_be;
   int top_below;       /* with top: 1, the engine applies the updates from below the cut too */
+  /* with top and top_below: the top part of the solves on the engine too (k_lle_chol_top_solve;
+   * the factor keeps its state), or NULL; and how the plan releases that state */
+  int (*top_solve)(k_backend *be, k_lle_chol_top_solve *sj);
+  void (*top_release)(void *state);
 } k_lle_chol_in;
 /* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the
  * dense-block count) in all and above the cut, the two phases' seconds, and minor: n, or the

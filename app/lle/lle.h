@@ -78,7 +78,8 @@ typedef struct {
   int cnd_nsub, cnd_ntop, cnd_threads;   /* its subtrees, top supernodes, threads */
   int cnd_tiles;      /* its dpotrf / dtrsm by tiles (lle.cnd_top = tiles) */
   double cnd_top_frac, t_sub, t_top;     /* its top's share of the flops, its two phases */
-  int cnd_device, cnd_below;   /* its top on the device (lle.cnd_top = device), the updates from below too: */
+  int cnd_device, cnd_below, cnd_solve_top;   /* its top on the device (lle.cnd_top = device), the updates from
+                                                 below too, the solves' top part too: */
   double t_below, top_bytes, t_up, t_dev, t_down;   /* the top's host part (assembly, updates from below),
                                                        bytes moved, copies up, device work, copies back */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */
@@ -153,6 +154,7 @@ typedef struct {
   int cnd_tiles;               /* chol-nd: lle.cnd_top != blas (tiles, and the subtrees with device / auto) */
   int cnd_device;              /* chol-nd: the top on the device: 1 (device), -1 (auto: where the backend has it), 0 */
   int cnd_below;               /* chol-nd: with it the updates from below on the device too (lle.cnd_below = device) */
+  int cnd_solve_top;           /* chol-nd: with those the solves' top part on the device (lle.cnd_solve_top = device) */
   int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;

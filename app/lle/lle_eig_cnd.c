@@ -208,7 +208,9 @@ static void cnd_own_args(const cnd_op *o, double tau, const lle_eig *e, k_lle_su
   *ci = (k_lle_chol_in){ .ap = o->ap, .ai = o->ai, .ax = o->ax, .perm = L->Perm, .tau = tau,
                          .top_blas = e->factor_blas_threads, .blas_after = e->blas_threads, .blas_set = lle_blas_set,
                          .top_tiles = tiles, .top = e->cnd_device ? k_lle_eig_ops_get(o->be)->chol_top : NULL,
-                         .top_be = o->be, .top_below = e->cnd_below };
+                         .top_be = o->be, .top_below = e->cnd_below,
+                         .top_solve = e->cnd_solve_top ? k_lle_eig_ops_get(o->be)->chol_top_solve : NULL,
+                         .top_release = e->cnd_solve_top ? k_lle_eig_ops_get(o->be)->chol_top_release : NULL };
 }
 
 /* The own tree-parallel numeric factor (kernels/host/lle_chol.c) written into CHOLMOD's
@@ -270,6 +272,7 @@ static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_e
   e->cnd_tiles = in->cnd_own && in->cnd_tiles;
   e->cnd_device = in->cnd_own && in->cnd_device && k_lle_eig_ops_get(in->be)->chol_top;
   e->cnd_below = e->cnd_device && in->cnd_below;
+  e->cnd_solve_top = e->cnd_below && in->cnd_solve_top && k_lle_eig_ops_get(in->be)->chol_top_solve;
   e->factor_blas_threads = kind->blas(in, b->n);
   lle_blas_set(e->factor_blas_threads);
   int rc;

@@ -44,6 +44,7 @@ typedef struct {
   int64_t toff, roff;     /* the tail at dtail + toff (ld rows, k columns); its local rows at drmap2 + roff */
   int ld, k, j0, ncol, mu;   /* the pair's first row in the tail, its columns, its rows */
   int pad;
+  int64_t yoff;           /* the solves: the tail's supernode's columns at this row of X_tail */
 } cc_pair;
 
 /* blk(:, c) -= the updates from below of top column c = blockIdx.x: for each pair in order
@@ -86,6 +87,11 @@ typedef struct {
   int32_t *drmap;
   int *dinfo;
   int64_t *off;                        /* host: block i at dx + off[i] */
+  /* the solves (kept): X at the top columns and the tails' columns, scratch, the backward gathers */
+  double *dxt, *dxy, *dcs, *dtb;
+  int xcap;
+  int32_t *dg;
+  int64_t *goff;                       /* host: top i's gather list at dg + goff[i] */
 } cc_dev;
 
 /* Free the call's state (NULL-safe).  Local. */
@@ -97,10 +103,11 @@ static void cc_free(cc_dev *d) {
   if (d->t0) cudaEventDestroy(d->t0);
   if (d->tails) cudaEventDestroy(d->tails);
   if (d->cp) cudaStreamDestroy(d->cp);
-  void *dev[] = { d->dx, d->dc, d->dwork, d->drmap, d->dinfo, d->dtail, d->dpairs, d->drmap2 };
+  void *dev[] = { d->dx, d->dc, d->dwork, d->drmap, d->dinfo, d->dtail, d->dpairs, d->drmap2, d->dxt, d->dxy, d->dcs,
+                  d->dtb, d->dg };
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
-  free(d->up); free(d->done); free(d->off);
+  free(d->up); free(d->done); free(d->off); free(d->goff);
 }
 
 /* The tails from below up (packed by the host, one copy on the copy stream before the
@@ -116,8 +123,14 @@ static int cc_tails(const k_lle_chol_top *job, cc_dev *d) {
     int64_t ld = L->pi[s + 1] - L->pi[s] - job->tail_q[t];
     hp[u] = cc_pair{ d->toff[t], job->brptr[u], (int)ld, (int)(L->super[s + 1] - L->super[s]),
                      job->bup1[u] - job->tail_q[t], job->bup2[u] - job->bup1[u],
-                     (int)(L->pi[s + 1] - L->pi[s] - job->bup1[u]), 0 };
+                     (int)(L->pi[s + 1] - L->pi[s] - job->bup1[u]), 0, 0 };
   }
+  int64_t *yo = (int64_t *)malloc((size_t)(nt + 1) * sizeof(int64_t));   /* X_tail's rows (k_lle_chol_top_solve's yoff) */
+  if (!yo) { free(hp); return hy_err(HY_ESYS, "out of memory for %lld tails", (long long)nt); }
+  yo[0] = 0;
+  for (int64_t t = 0; t < nt; t++) yo[t + 1] = yo[t] + L->super[job->tail_sn[t] + 1] - L->super[job->tail_sn[t]];
+  for (int64_t u = 0; u < np; u++) hp[u].yoff = yo[job->bud[u]];
+  free(yo);
   cudaError_t ce = cudaMalloc((void **)&d->dtail, (size_t)(d->toff[nt] > 0 ? d->toff[nt] : 1) * sizeof(double));
   if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->dpairs, (size_t)(np > 0 ? np : 1) * sizeof(cc_pair));
   if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->drmap2, (size_t)(nr > 0 ? nr : 1) * sizeof(int32_t));
@@ -231,8 +244,9 @@ static int cc_pivots(const k_lle_chol_top *job, cc_dev *d, k_lle_chol_top *out) 
 static int cc_top(k_backend *be, k_lle_chol_top *job) {
   k_cuda_state *cs = k_cuda_st(be);
   const k_lle_super *L = job->L;
-  cc_dev d;
-  memset(&d, 0, sizeof d);
+  cc_dev *dp = (cc_dev *)calloc(1, sizeof *dp);
+  if (!dp) return hy_err(HY_ESYS, "out of memory for the top's state");
+  cc_dev &d = *dp;
   double t0 = cc_now();
   int lwork = 0, rc = cc_alloc(be, job, &d, &lwork);
   if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.t0, cs->stream), "cudaEventRecord");
@@ -264,9 +278,179 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   job->t_up = t1 - t0;
   job->t_dev = 1e-3 * ms;
   job->t_down = cc_now() - t1;
-  cc_free(&d);
+  job->state = NULL;
+  if (rc == HY_OK && job->keep) job->state = dp;   /* kept for the solves (chol_top_release) */
+  else { cc_free(dp); free(dp); }
   return rc;
 }
 
-/* The entry for the CUDA eigen-solve table (lle_eig_cuda.cu).  Local. */
+/* ---- the solves' top part on the kept factor (k_lle_chol_top_solve) ---- */
+
+/* Forward, the updates from the tails into X_i's row r = blockIdx.x: the pairs in order whose
+ * columns hold r (bisection), X_i(r, c) -= L_d(its row, :) X_d(:, c), one thread a column c. */
+__global__ void cc_fwd_below(double *xs, int64_t ldx, const cc_pair *pairs, int np, const double *tails,
+                             const int32_t *rmap, const double *xy, int64_t ldy, int nrhs) {
+  int r = blockIdx.x;
+  for (int q = 0; q < np; q++) {
+    cc_pair p = pairs[q];
+    const int32_t *rm = rmap + p.roff;
+    int lo = 0, hi = p.ncol;
+    while (lo < hi) {
+      int mid = (lo + hi) >> 1;
+      if (rm[mid] < r) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo >= p.ncol || rm[lo] != r) continue;
+    const double *t = tails + p.toff;
+    int a = p.j0 + lo;
+    for (int c = threadIdx.x; c < nrhs; c += blockDim.x) {
+      double acc = 0;
+      for (int k = 0; k < p.k; k++) acc = __fma_rn(t[a + (int64_t)k * p.ld], xy[p.yoff + k + (int64_t)c * ldy], acc);
+      xs[r + (int64_t)c * ldx] -= acc;
+    }
+  }
+}
+
+/* xs(rm[jj], c) -= cb(jj, c) for jj < m (cb: m x nrhs). */
+__global__ void cc_sub_rows(double *xs, int64_t ldx, const double *cb, int m, int nrhs, const int32_t *rm) {
+  int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= (int64_t)m * nrhs) return;
+  int jj = (int)(e % m), c = (int)(e / m);
+  xs[rm[jj] + (int64_t)c * ldx] -= cb[e];
+}
+
+/* tb(r, c) = xt(g[r], c) for r < m (tb: m x nrhs). */
+__global__ void cc_gather_rows(double *tb, const double *xt, int64_t ldx, const int32_t *g, int m, int nrhs) {
+  int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= (int64_t)m * nrhs) return;
+  int r = (int)(e % m), c = (int)(e / m);
+  tb[e] = xt[g[r] + (int64_t)c * ldx];
+}
+
+/* The solves' buffers for nrhs columns and (once) the backward gather lists: the rows of top i
+ * below its columns as rows of X_top.  Local. */
+static int cc_solve_prep(const k_lle_chol_top_solve *sj, cc_dev *d) {
+  const k_lle_chol_top *job = sj->job;
+  const k_lle_super *L = job->L;
+  int ntop = job->ntop, p = sj->nrhs;
+  int64_t nt = sj->xoff[ntop], ny = job->ntail ? sj->yoff[job->ntail] : 0, cmax = 1, mmax = 1;
+  for (int i = 0; i < ntop; i++) {
+    int64_t s = job->top[i], m2 = L->pi[s + 1] - L->pi[s] - (L->super[s + 1] - L->super[s]);
+    if (m2 > mmax) mmax = m2;
+    for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++)
+      if (job->up2[u] - job->up1[u] > cmax) cmax = job->up2[u] - job->up1[u];
+  }
+  if (p > d->xcap) {
+    if (d->dxt) { cudaFree(d->dxt); cudaFree(d->dxy); cudaFree(d->dcs); cudaFree(d->dtb); d->dxt = NULL; }
+    HY_CUDA(cudaMalloc((void **)&d->dxt, (size_t)(nt * p + 1) * sizeof(double)));
+    HY_CUDA(cudaMalloc((void **)&d->dxy, (size_t)(ny * p + 1) * sizeof(double)));
+    HY_CUDA(cudaMalloc((void **)&d->dcs, (size_t)(cmax * p + 1) * sizeof(double)));
+    HY_CUDA(cudaMalloc((void **)&d->dtb, (size_t)(mmax * p + 1) * sizeof(double)));
+    d->xcap = p;
+  }
+  if (d->goff) return HY_OK;
+  d->goff = (int64_t *)malloc((size_t)(ntop + 1) * sizeof(int64_t));
+  int32_t *pos = (int32_t *)malloc((size_t)L->n * sizeof(int32_t));
+  if (!d->goff || !pos) { free(pos); return hy_err(HY_ESYS, "out of memory for the solves' gathers"); }
+  d->goff[0] = 0;
+  for (int i = 0; i < ntop; i++) {
+    int64_t s = job->top[i];
+    for (int64_t j = L->super[s]; j < L->super[s + 1]; j++) pos[j] = (int32_t)(sj->xoff[i] + j - L->super[s]);
+    d->goff[i + 1] = d->goff[i] + L->pi[s + 1] - L->pi[s] - (L->super[s + 1] - L->super[s]);
+  }
+  int32_t *g = (int32_t *)malloc((size_t)(d->goff[ntop] + 1) * sizeof(int32_t));
+  if (!g) { free(pos); return hy_err(HY_ESYS, "out of memory for the solves' gathers"); }
+  for (int i = 0; i < ntop; i++) {   /* every row below a top supernode's columns is a top column */
+    int64_t s = job->top[i], nc = L->super[s + 1] - L->super[s];
+    for (int64_t r = L->pi[s] + nc; r < L->pi[s + 1]; r++) g[d->goff[i] + r - L->pi[s] - nc] = pos[L->s[r]];
+  }
+  free(pos);
+  cudaError_t ce = cudaMalloc((void **)&d->dg, (size_t)(d->goff[ntop] + 1) * sizeof(int32_t));
+  if (ce == cudaSuccess) ce = cudaMemcpy(d->dg, g, (size_t)(d->goff[ntop] + 1) * sizeof(int32_t), cudaMemcpyHostToDevice);
+  free(g);
+  return cc_ok(ce, "the solves' gather lists up");
+}
+
+/* Forward of top i on the stream: the tails' updates, the top updaters', L_ii^-1.  Local. */
+static int cc_fwd_node(k_backend *be, const k_lle_chol_top_solve *sj, cc_dev *d, int i) {
+  k_cuda_state *cs = k_cuda_st(be);
+  const k_lle_chol_top *job = sj->job;
+  const k_lle_super *L = job->L;
+  int64_t s = job->top[i], nt = sj->xoff[job->ntop], ny = job->ntail ? sj->yoff[job->ntail] : 0;
+  int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]), p = sj->nrhs;
+  double *xs = d->dxt + sj->xoff[i];
+  const double one = 1, zero = 0;
+  if (job->ntail && job->buptr[i + 1] > job->buptr[i]) {
+    cc_fwd_below<<<(unsigned)nc, 32, 0, cs->stream>>>(xs, nt, d->dpairs + job->buptr[i], (int)(job->buptr[i + 1] - job->buptr[i]),
+                                                       d->dtail, d->drmap2, d->dxy, ny, p);
+    HY_CUDA_LAUNCH();
+  }
+  for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
+    int j = job->ud[u];
+    int64_t dd = job->top[j];
+    int ldd = (int)(L->pi[dd + 1] - L->pi[dd]), kd = (int)(L->super[dd + 1] - L->super[dd]);
+    int p1 = job->up1[u], ncol = job->up2[u] - p1;
+    if (ncol <= 0) continue;
+    HY_CUBLAS(cublasDgemm(cs->cublas, CUBLAS_OP_N, CUBLAS_OP_N, ncol, p, kd, &one, d->dx + d->off[j] + p1, ldd,
+                          d->dxt + sj->xoff[j], (int)nt, &zero, d->dcs, ncol));
+    int64_t ne = (int64_t)ncol * p;
+    cc_sub_rows<<<(unsigned)((ne + 255) / 256), 256, 0, cs->stream>>>(xs, nt, d->dcs, ncol, p, d->drmap + job->rptr[u]);
+    HY_CUDA_LAUNCH();
+  }
+  HY_CUBLAS(cublasDtrsm(cs->cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, nc, p,
+                        &one, d->dx + d->off[i], lda, xs, (int)nt));
+  return HY_OK;
+}
+
+/* Backward of top i on the stream: X_i -= L_21^T X(its rows below), L_ii^-T.  Local. */
+static int cc_bwd_node(k_backend *be, const k_lle_chol_top_solve *sj, cc_dev *d, int i) {
+  k_cuda_state *cs = k_cuda_st(be);
+  const k_lle_chol_top *job = sj->job;
+  const k_lle_super *L = job->L;
+  int64_t s = job->top[i], nt = sj->xoff[job->ntop];
+  int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]), p = sj->nrhs, m2 = lda - nc;
+  double *xs = d->dxt + sj->xoff[i];
+  const double one = 1, mone = -1;
+  if (m2 > 0) {
+    int64_t ne = (int64_t)m2 * p;
+    cc_gather_rows<<<(unsigned)((ne + 255) / 256), 256, 0, cs->stream>>>(d->dtb, d->dxt, nt, d->dg + d->goff[i], m2, p);
+    HY_CUDA_LAUNCH();
+    HY_CUBLAS(cublasDgemm(cs->cublas, CUBLAS_OP_T, CUBLAS_OP_N, nc, p, m2, &mone, d->dx + d->off[i] + nc, lda, d->dtb, m2,
+                          &one, xs, (int)nt));
+  }
+  HY_CUBLAS(cublasDtrsm(cs->cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, nc, p,
+                        &one, d->dx + d->off[i], lda, xs, (int)nt));
+  return HY_OK;
+}
+
+/* The k_lle_eig_ops entry chol_top_solve (see k_lle_chol_top_solve).  Local. */
+static int cc_top_solve(k_backend *be, k_lle_chol_top_solve *sj) {
+  k_cuda_state *cs = k_cuda_st(be);
+  const k_lle_chol_top *job = sj->job;
+  cc_dev *d = (cc_dev *)job->state;
+  if (!d) return hy_err(HY_ESYS, "chol-nd: the top's solve without its kept factor");
+  int ntop = job->ntop, p = sj->nrhs;
+  int64_t nt = sj->xoff[ntop], ny = job->ntail ? sj->yoff[job->ntail] : 0;
+  HY_CALL(cc_solve_prep(sj, d));
+  HY_CUDA(cudaMemcpyAsync(d->dxt, sj->xtop, (size_t)nt * p * sizeof(double), cudaMemcpyHostToDevice, cs->stream));
+  if (ny > 0) HY_CUDA(cudaMemcpyAsync(d->dxy, sj->xtail, (size_t)ny * p * sizeof(double), cudaMemcpyHostToDevice, cs->stream));
+  for (int i = 0; i < ntop; i++) HY_CALL(cc_fwd_node(be, sj, d, i));
+  for (int i = ntop - 1; i >= 0; i--) HY_CALL(cc_bwd_node(be, sj, d, i));
+  HY_CUDA(cudaMemcpyAsync(sj->xtop, d->dxt, (size_t)nt * p * sizeof(double), cudaMemcpyDeviceToHost, cs->stream));
+  HY_CUDA(cudaStreamSynchronize(cs->stream));
+  sj->bytes = (double)(2 * nt + ny) * p * sizeof(double);
+  return HY_OK;
+}
+
+/* The k_lle_eig_ops entry chol_top_release: the kept factor freed.  Local. */
+static void cc_top_release(void *state) {
+  cc_dev *d = (cc_dev *)state;
+  if (!d) return;
+  cc_free(d);
+  free(d);
+}
+
+/* The entries for the CUDA eigen-solve table (lle_eig_cuda.cu).  Local. */
 extern "C" int k_lle_chol_top_cuda(k_backend *be, k_lle_chol_top *job) { return cc_top(be, job); }
+extern "C" int k_lle_chol_top_solve_cuda(k_backend *be, k_lle_chol_top_solve *sj) { return cc_top_solve(be, sj); }
+extern "C" void k_lle_chol_top_release_cuda(void *state) { cc_top_release(state); }

@@ -92,6 +92,14 @@ struct k_lle_chol_plan {
   int32_t *tix;           /* ns: the tail of each supernode below, or -1 */
   int64_t *toff;          /* ntail + 1: tail t at tailx + toff[t] */
   double *tailx;          /* the tails packed, by the subtree phase as each supernode is done */
+  /* the top kept on the engine for the solves (in->top_solve): its state, the factor's job, the
+   * packed X blocks (top columns, tails' columns) and their row offsets */
+  void *top_state;
+  void (*top_release)(void *state);
+  k_lle_chol_top top_job;
+  int64_t *xoff, *yoff;
+  double *xtop, *xtail;
+  int x_cols;
   /* the call in work */
   double *lx;             /* the factor's values */
   double *xb;             /* the solve's block (n x nrhs) */
@@ -671,6 +679,8 @@ void k_lle_chol_plan_free(k_lle_chol_plan *f) {
   free(f->tpos); free(f->tud); free(f->tup1); free(f->tup2); free(f->trmap); free(f->tuptr); free(f->trptr);
   free(f->tail_sn); free(f->tail_q); free(f->bud); free(f->bup1); free(f->bup2); free(f->brmap); free(f->buptr);
   free(f->brptr); free(f->tix); free(f->toff); free(f->tailx);
+  if (f->top_state && f->top_release) f->top_release(f->top_state);
+  free(f->xoff); free(f->yoff); free(f->xtop); free(f->xtail);
   if (f->pool_own) k_lle_pool_free(f->pool);
   free(f);
 }
@@ -815,13 +825,19 @@ static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *
   st->t_below = ch_now() - t0;
   k_lle_chol_top job = { .L = f->L, .ntop = f->ntop, .top = f->top, .uptr = f->tuptr, .ud = f->tud,
                          .up1 = f->tup1, .up2 = f->tup2, .rptr = f->trptr, .rmap = f->trmap, .x = f->lx,
-                         .minor = f->L->n };
+                         .minor = f->L->n, .keep = in->top_solve && in->top_below };
+  if (f->top_state && f->top_release) f->top_release(f->top_state);   /* a factor before (another shift) */
+  f->top_state = NULL;
   if (in->top_below) {
     job.ntail = f->ntail; job.tail_sn = f->tail_sn; job.tail_q = f->tail_q; job.buptr = f->buptr;
     job.brptr = f->brptr; job.bud = f->bud; job.bup1 = f->bup1; job.bup2 = f->bup2; job.brmap = f->brmap;
     job.tailx = f->tailx; job.toff = f->toff;
   }
   int rc = in->top(in->top_be, &job);
+  f->top_state = rc == HY_OK ? job.state : NULL;
+  if (rc != HY_OK && job.state && in->top_release) in->top_release(job.state);
+  f->top_release = in->top_release;
+  f->top_job = job;
   st->top_engine = 1;
   st->top_bytes = job.bytes; st->t_up = job.t_up; st->t_dev = job.t_dev; st->t_down = job.t_down;
   if (rc == HY_ENUMERIC) {
@@ -856,6 +872,42 @@ int k_lle_chol_numeric(k_lle_chol_plan *f, const k_lle_chol_in *in, double *lx, 
   return fail ? HY_ENUMERIC : HY_OK;
 }
 
+/* The top part of a solve on the engine that keeps the factored top (in->top_solve): X at the
+ * top supernodes' columns and at the tails' columns packed, the engine's forward and backward
+ * solve of the top, X at the top columns back.  Local. */
+static void ch_top_solve_engine(ch_fact *f, const k_lle_chol_in *in, int nrhs) {
+  const k_lle_super *L = f->L;
+  int64_t n = L->n;
+  if (!f->xoff) {
+    HY_MALLOC(f->xoff, f->ntop + 1); HY_MALLOC(f->yoff, f->ntail + 1);
+    f->xoff[0] = f->yoff[0] = 0;
+    for (int i = 0; i < f->ntop; i++) f->xoff[i + 1] = f->xoff[i] + L->super[f->top[i] + 1] - L->super[f->top[i]];
+    for (int64_t t = 0; t < f->ntail; t++)
+      f->yoff[t + 1] = f->yoff[t] + L->super[f->tail_sn[t] + 1] - L->super[f->tail_sn[t]];
+  }
+  int64_t nt = f->xoff[f->ntop], ny = f->yoff[f->ntail];
+  if (nrhs > f->x_cols) {
+    free(f->xtop); free(f->xtail);
+    HY_MALLOC(f->xtop, (size_t)nt * nrhs + 1); HY_MALLOC(f->xtail, (size_t)ny * nrhs + 1);
+    f->x_cols = nrhs;
+  }
+  for (int c = 0; c < nrhs; c++) {
+    for (int i = 0; i < f->ntop; i++)
+      memcpy(f->xtop + (size_t)c * nt + f->xoff[i], f->xb + (size_t)c * n + L->super[f->top[i]],
+             (size_t)(f->xoff[i + 1] - f->xoff[i]) * sizeof(double));
+    for (int64_t t = 0; t < f->ntail; t++)
+      memcpy(f->xtail + (size_t)c * ny + f->yoff[t], f->xb + (size_t)c * n + L->super[f->tail_sn[t]],
+             (size_t)(f->yoff[t + 1] - f->yoff[t]) * sizeof(double));
+  }
+  k_lle_chol_top_solve sj = { .job = &f->top_job, .nrhs = nrhs, .xtop = f->xtop, .xtail = f->xtail, .xoff = f->xoff,
+                              .yoff = f->yoff };
+  HY_LOCAL(in->top_solve(in->top_be, &sj));   /* a device failure ends the job */
+  for (int c = 0; c < nrhs; c++)
+    for (int i = 0; i < f->ntop; i++)
+      memcpy(f->xb + (size_t)c * n + L->super[f->top[i]], f->xtop + (size_t)c * nt + f->xoff[i],
+             (size_t)(f->xoff[i + 1] - f->xoff[i]) * sizeof(double));
+}
+
 /* x <- (L L^T)^-1 x for nrhs columns (n x nrhs, leading dimension n, L's order) with the
  * factor lx: forward over the subtrees then the top, backward over the top then the
  * subtrees; one BLAS thread throughout (the same bits at any thread count).  Local. */
@@ -880,8 +932,11 @@ void k_lle_chol_solve(k_lle_chol_plan *f, const k_lle_chol_in *in, const double 
   }
   if (in && in->blas_set) in->blas_set(1);
   ch_sub_phase(f, ch_fwd_node, 0);
-  if (f->ntop) ch_top_phase(f, NULL, ch_fwd_part, ch_fwd_post, 0);
-  if (f->ntop) ch_top_phase(f, ch_bwd_pre, ch_bwd_part, ch_bwd_post, 1);
+  if (f->ntop && f->top_state && in && in->top_solve) ch_top_solve_engine(f, in, nrhs);   /* the top on the engine */
+  else if (f->ntop) {
+    ch_top_phase(f, NULL, ch_fwd_part, ch_fwd_post, 0);
+    ch_top_phase(f, ch_bwd_pre, ch_bwd_part, ch_bwd_post, 1);
+  }
   ch_sub_phase(f, ch_bwd_node, 1);
   if (in && in->blas_set) in->blas_set(in->blas_after);
 }

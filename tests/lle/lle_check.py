@@ -683,10 +683,13 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
     updates from below there too): the device line (bytes moved > 0, its seconds), the factor's
     probe backward error and the solve's <= 1e-14; against the same problem with
     lle.cnd_below = host (the updates from below on the threads: the device line says so) and
-    with lle.cnd_top = tiles (the top on the host's threads: no device line): the same
+    with lle.cnd_solve_top = device (the solves' top part on the device: the line says so; the solve
+    check then measures the device's solves) and with lle.cnd_top = tiles (the top on the host's
+    threads: no device line): the same
     iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
     rc = 0
     for tag, extra, where in (("default", None, "device"), ("cnd_below=host", ["lle.cnd_below=host"], "threads"),
+                              ("cnd_solve_top=device", ["lle.cnd_solve_top=device"], "device"),
                               ("cnd_top=tiles", ["lle.cnd_top=tiles"], None)):
         if extra is None:
             out, lt, rt, Yt = og, lg, rg, Yg
@@ -703,6 +706,7 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
         disp = procrustes_disparity(Yt, Yg)
         same = len(lt) == len(lg) and bool(np.all(np.abs(lg - lt) <= rg + rt))
         dev_ok = (m is None) if where is None else (m is not None and float(m.group(2)) > 0 and m.group(6) == where)
+        dev_ok = dev_ok and (("the solves' top part on the device" in out) == (tag == "cnd_solve_top=device"))
         ok = (dev_ok and chk is not None and float(chk.group(1)) <= 1e-14 and sck is not None
               and float(sck.group(1)) <= 1e-14 and it is not None and it0 is not None and it.group(1) == it0.group(1)
               and same and disp <= 1e-10 and "PASSED: lle" in out and "fallback" not in out)

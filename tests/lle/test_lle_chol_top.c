@@ -27,6 +27,7 @@ extern void dtrsm_(const char *side, const char *uplo, const char *ta, const cha
                    size_t, size_t);
 
 static int nchecks, nfailed;
+static int nkept, nreleased;   /* the host engine's kept states */
 static int64_t seen_updates, seen_below;   /* updaters among the top, pairs with below, in the last job */
 
 /* One check: print it, count it.  Local. */
@@ -95,10 +96,94 @@ static int host_top(k_backend *be, k_lle_chol_top *job) {
   }
   free(c);
   job->bytes = 0;
+  job->state = NULL;
+  if (job->keep) { HY_MALLOC(job->state, 1); nkept++; }
+  return HY_OK;
+}
+
+extern void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag, const int *m, const int *n,
+                   const double *alpha, const double *a, const int *lda, double *b, const int *ldb, size_t, size_t,
+                   size_t, size_t);
+
+
+/* The host engine's release of a kept state.  Local. */
+static void host_release(void *state) {
+  nreleased++;
+  free(state);
+}
+
+/* The host engine's top solve, the CUDA one's steps on the packed X blocks: forward per top i
+ * (its rows' updates from the tails, pairs in order; the top updaters; L_ii^-1), backward per
+ * top i descending (X_i -= L_21^T X(rows below), L_ii^-T).  Local. */
+static int host_top_solve(k_backend *be, k_lle_chol_top_solve *sj) {
+  (void)be;
+  const k_lle_chol_top *job = sj->job;
+  const k_lle_super *L = job->L;
+  int p = sj->nrhs;
+  int64_t nt = sj->xoff[job->ntop], ny = job->ntail ? sj->yoff[job->ntail] : 0;
+  const double one = 1, mone = -1;
+  int ldx = (int)nt;
+  for (int i = 0; i < job->ntop; i++) {
+    int64_t s = job->top[i];
+    int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]);
+    double *xs = sj->xtop + sj->xoff[i];
+    for (int r = 0; r < nc && job->ntail; r++)
+      for (int64_t u = job->buptr[i]; u < job->buptr[i + 1]; u++) {
+        const int32_t *rm = job->brmap + job->brptr[u];
+        int ncol = job->bup2[u] - job->bup1[u], lo = 0, hi = ncol;
+        while (lo < hi) { int mid = (lo + hi) / 2; if (rm[mid] < r) lo = mid + 1; else hi = mid; }
+        if (lo >= ncol || rm[lo] != r) continue;
+        int64_t t = job->bud[u], d = job->tail_sn[t], q = job->tail_q[t], ld = L->pi[d + 1] - L->pi[d] - q;
+        int64_t kd = L->super[d + 1] - L->super[d], a = job->bup1[u] - q + lo;
+        const double *tl = job->tailx + job->toff[t];
+        for (int c = 0; c < p; c++) {
+          double acc = 0;
+          for (int64_t k = 0; k < kd; k++) acc = fma(tl[a + k * ld], sj->xtail[sj->yoff[t] + k + c * ny], acc);
+          xs[r + c * nt] -= acc;
+        }
+      }
+    for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
+      int j = job->ud[u];
+      int64_t d = job->top[j], ldd = L->pi[d + 1] - L->pi[d], kd = L->super[d + 1] - L->super[d];
+      const int32_t *rm = job->rmap + job->rptr[u];
+      const double *ld = job->x + L->px[d];
+      for (int jj = 0; jj < job->up2[u] - job->up1[u]; jj++)
+        for (int c = 0; c < p; c++) {
+          double acc = 0;
+          for (int64_t k = 0; k < kd; k++) acc += ld[job->up1[u] + jj + k * ldd] * sj->xtop[sj->xoff[j] + k + c * nt];
+          xs[rm[jj] + c * nt] -= acc;
+        }
+    }
+    dtrsm_("L", "L", "N", "N", &nc, &p, &one, job->x + L->px[s], &lda, xs, &ldx, 1, 1, 1, 1);
+  }
+  int32_t *pos = NULL;
+  double *tb = NULL;
+  HY_MALLOC(pos, L->n);
+  for (int i = 0; i < job->ntop; i++)
+    for (int64_t c = L->super[job->top[i]]; c < L->super[job->top[i] + 1]; c++)
+      pos[c] = (int32_t)(sj->xoff[i] + c - L->super[job->top[i]]);
+  for (int i = job->ntop - 1; i >= 0; i--) {
+    int64_t s = job->top[i];
+    int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]), m2 = lda - nc;
+    double *xs = sj->xtop + sj->xoff[i];
+    const double *blk = job->x + L->px[s];
+    if (m2 > 0) {
+      HY_MALLOC(tb, (size_t)m2 * p);
+      for (int c = 0; c < p; c++)
+        for (int r = 0; r < m2; r++) tb[r + (size_t)c * m2] = sj->xtop[pos[L->s[L->pi[s] + nc + r]] + c * nt];
+      dgemm_("T", "N", &nc, &p, &m2, &mone, blk + nc, &lda, tb, &m2, &one, xs, &ldx, 1, 1);
+      free(tb);
+    }
+    dtrsm_("L", "L", "T", "N", &nc, &p, &one, blk, &lda, xs, &ldx, 1, 1, 1, 1);
+  }
+  free(pos);
+  sj->bytes = 0;
   return HY_OK;
 }
 
 static int (*engine)(k_backend *be, k_lle_chol_top *job);
+static int (*engine_solve)(k_backend *be, k_lle_chol_top_solve *sj);
+static void (*engine_release)(void *state);
 
 /* The engine under test, its lists' size noted.  Local. */
 static int noting_top(k_backend *be, k_lle_chol_top *job) {
@@ -172,7 +257,8 @@ static void check_one(int side, int threads, int singular, int below, k_backend 
   int rc0 = k_lle_chol_numeric(p, &in, x0, &s0);
   in.top = noting_top;
   in.top_be = be;
-  in.top_below = below;
+  in.top_below = below >= 1;
+  if (below == 2) { in.top_solve = engine_solve; in.top_release = engine_release; }
   seen_updates = -1;
   int rc1 = k_lle_chol_numeric(p, &in, x1, &s1);
   char what[200];
@@ -202,6 +288,11 @@ static void check_one(int side, int threads, int singular, int below, k_backend 
     ok(sc <= 1e-14, what, sc);
   }
   k_lle_chol_plan_free(p);
+  if (below == 2 && engine_release == host_release) {
+    snprintf(what, sizeof what, "side %d, %d threads, solves on the engine: states kept %d, released %d (equal; the count)",
+             side, threads, nkept, nreleased);
+    ok(nkept == nreleased && (singular || nkept >= 1), what, (double)nkept);
+  }
   free(x0); free(x1);
   if (a != a0) cholmod_l_free_sparse(&a, &cc);
   cholmod_l_free_sparse(&a0, &cc);
@@ -223,13 +314,17 @@ int main(int argc, char **argv) {
       return 1;
     }
     engine = k_lle_eig_ops_get(&be)->chol_top;
-    ok(engine != NULL, "the CUDA table has chol_top", 0);
-    if (!engine) return 1;
+    engine_solve = k_lle_eig_ops_get(&be)->chol_top_solve;
+    engine_release = k_lle_eig_ops_get(&be)->chol_top_release;
+    ok(engine && engine_solve && engine_release, "the CUDA table has chol_top, chol_top_solve, chol_top_release", 0);
+    if (!engine || !engine_solve || !engine_release) return 1;
   } else {
     engine = host_top;
+    engine_solve = host_top_solve;
+    engine_release = host_release;
     ok(k_lle_eig_ops_get(&be)->chol_top == NULL, "the host table has no chol_top (the top on the threads)", 0);
   }
-  for (int below = 0; below <= 1; below++) {
+  for (int below = 0; below <= 2; below++) {   /* 1: the updates from below on the engine; 2: and the solves' top */
     check_one(40, 2, 0, below, &be);
     check_one(70, 4, 0, below, &be);
     check_one(40, 4, 1, below, &be);

@@ -198,6 +198,9 @@ hy_case(NAME lle_bad_cnd_factor RANKS 1 EXIT 1
 hy_case(NAME lle_bad_cnd_top RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_top' = 'lapack' is not allowed; allowed: one of auto.blas.device.tiles"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top=lapack)
+hy_case(NAME lle_bad_cnd_solve_top RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_solve_top' = 'gpu' is not allowed; allowed: one of device.host"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_top=gpu)
 hy_case(NAME lle_bad_cnd_below RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_below' = 'gpu' is not allowed; allowed: one of device.host"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_below=gpu)
