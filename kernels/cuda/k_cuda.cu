@@ -124,6 +124,7 @@ static int c_alloc_managed(k_backend *be, void **p, size_t bytes) {
   *p = NULL;
   if (!bytes) return HY_OK;
   size_t freeb = 0, total = 0;
+  if (k_cuda_st(be)->pool) HY_CUDA(cudaMemPoolTrimTo(k_cuda_st(be)->pool, 0));   /* kept memory counts as free */
   HY_CUDA(cudaMemGetInfo(&freeb, &total));
   /* never ask for more managed memory than the card has free (it can hang the GPU) */
   if (bytes > freeb / 10 * 9)
