@@ -1,14 +1,17 @@
 /* lle_chol_cuda.cu - chol-nd's top supernodes on the device (lle.cnd_top = device; the CUDA
  * table's k_lle_eig_ops.chol_top, see k_lle_chol_top in kernels/k_lle.h): after the host's
- * threads have factored the subtrees below the cut and assembled the top supernodes (with
- * every update from below), the top blocks go up one by one (on a copy stream, the device
- * working on the earlier ones meanwhile); on the backend's stream, top supernode i (ascending)
- * gets the updates from its top updaters d (ascending) as one cuBLAS DGEMM L_d(rows from p1, :)
+ * threads have factored the subtrees below the cut and assembled the top supernodes (with the
+ * updates from below, or without them and the below supernodes' tails packed), the tails go up
+ * in one copy and the top blocks one by one (on a copy stream, the device working on the
+ * earlier ones meanwhile); on the backend's stream, top supernode i (ascending) gets the
+ * updates from the tails (cc_below: a block per column, the pairs in order, a thread a row),
+ * then from its top updaters d (ascending) as one cuBLAS DGEMM L_d(rows from p1, :)
  * L_d([p1, p2), :)^T into a scratch block and a scatter kernel (each entry of s written by one
  * thread, the lower part only), then cuSOLVER's dpotrf of its diagonal block and cuBLAS's
  * dtrsm of the rows below; each factored block comes back into L's values as soon as it is
  * done.  The same operations in the same order on every run (no atomics): the factor does
- * not depend on the host's thread count.  Nothing is kept between calls. */
+ * not depend on the host's thread count.  With job->keep the device state (the factored top,
+ * the tails) lives on for the solves' top part (cc_top_solve) until chol_top_release. */
 #include "k_cuda.h"
 #include "k_lle.h"
 
