@@ -229,6 +229,7 @@ static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig 
   e->cnd_nsub = st.nsub; e->cnd_ntop = st.ntop; e->cnd_threads = st.threads;
   e->cnd_top_frac = st.flops > 0 ? st.top_flops / st.flops : 0;
   e->t_sub = st.t_sub; e->t_top = st.t_top;
+  e->cnd_top_used = st.top_engine;
   e->t_below = st.t_below; e->top_bytes = st.top_bytes; e->t_up = st.t_up; e->t_dev = st.t_dev; e->t_down = st.t_down;
   if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
   if (rc == HY_OK && !o->cperm) {   /* the solves' permutation and block */
