@@ -62,6 +62,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd with the top supernodes and the updates from below on the device (lle.cnd_top = device or auto on CUDA, lle.cnd_below = device): the block solves' top part (forward and backward through the top supernodes, with the tails' updates) on the device, the factored top kept there (device; the host sends the block's rows at the top and tails' columns and gets the top rows back each solve), or on the rank's threads (host)" },
   { "lle", "iter_block", CFG_ENUM, "auto", 0, 0, "auto|backend|driver",
     "bsvd / chol-nd: where the subspace iteration's block work runs (the projection of the constant vector, the QR, M V = B^T B V, H = V^T M V, V Y and M V Y, the residuals; the solves and the p x p eigenproblem stay on the host): backend (the backend's engine: on CUDA the device, the block crossing once an iteration each way; on the host a sequential C + LAPACK one), driver (the driver's own loop on the rank's threads), auto (backend where it is a device, else driver)" },
+  { "lle", "cnd_symbolic", CFG_ENUM, "steps", 0, 0, "steps|cholmod",
+    "chol-nd: the symbolic analysis of M: steps (cholmod_analyze's own steps through CHOLMOD's public functions, its three serial transposes of A done on the rank's threads: the same factor bit for bit) or cholmod (one cholmod_l_analyze call); cnd_check runs both and compares them" },
   { "lle", "cnd_check", CFG_BOOL, "false", 0, 0, NULL,
     "chol-nd: after the factorisation, its backward error on one seeded probe z, ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z||, printed and recorded (cnd_factor_check; costs about two solves)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
@@ -125,6 +127,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_blas_threads = (int)cfg_int(c, "lle.cnd_blas_threads");
   o->cnd_own = cfg_is(c, "lle.cnd_factor", "own");
   o->cnd_check = cfg_bool(c, "lle.cnd_check");
+  o->cnd_sym_steps = cfg_is(c, "lle.cnd_symbolic", "steps");
   o->cnd_tiles = !cfg_is(c, "lle.cnd_top", "blas");   /* the subtrees by tiles with device and auto too */
   o->cnd_below = cfg_is(c, "lle.cnd_below", "device");
   o->cnd_solve_top = cfg_is(c, "lle.cnd_solve_top", "device");

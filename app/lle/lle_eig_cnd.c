@@ -14,7 +14,7 @@
  * fails); the constant vector is deflated exactly by the iteration (pair 0 is (e^T M e, e)),
  * so its 1/tau eigenvalue never enters the block; Rayleigh-Ritz and the residuals use M =
  * B^T B itself, as bsvd. */
-#include "lle_eig.h"
+#include "lle_eig_cnd.h"
 #include "hybrid.h"
 #include "k_lle.h"
 
@@ -334,12 +334,10 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   o->cc.method[0].ordering = CHOLMOD_NATURAL;   /* A is given in the order (better locality) */
   o->cc.postorder = 1;
   o->cc.supernodal = CHOLMOD_SUPERNODAL;
-  cholmod_sparse a = {
-    .nrow = (size_t)b->n, .ncol = (size_t)b->n, .nzmax = (size_t)b->p[b->n], .p = o->ap, .i = o->ai,
-    .x = o->ax, .stype = 0, .itype = CHOLMOD_LONG, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
-    .sorted = 1, .packed = 1,
-  };
-  o->L = cholmod_l_analyze(&a, &o->cc);
+  cnd_sym_in si = { .n = b->n, .ap = o->ap, .ai = o->ai, .pool = o->pool,
+                     .threads = lle_threads(in->threads), .steps = in->cnd_sym_steps, .check = in->cnd_check };
+  e->sym_steps = in->cnd_sym_steps;
+  o->L = lle_cnd_analyze(&si, &o->cc, &e->sym_diff);
   if (!o->L) return hy_err(o->cc.status == CHOLMOD_OUT_OF_MEMORY ? HY_ESYS : HY_ENUMERIC,
                            "CHOLMOD analysis of M in the nested-dissection order failed (status %d)", o->cc.status);
   e->t_analyze = MPI_Wtime() - t0;

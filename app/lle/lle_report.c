@@ -77,6 +77,9 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
              "order threads %d, numeric factor BLAS threads %d\n",
              e->t_order, e->t_analyze - e->t_order, e->t_numeric, e->t_numeric > 0 ? e->flops / e->t_numeric * 1e-9 : 0.0,
              e->t_solve, e->t_iter - e->t_solve, e->order_threads, e->factor_blas_threads);
+  hy_printf0(ctx, "lle: chol-nd symbolic analysis %s: %.3f s\n",
+             e->sym_steps ? "by steps (cholmod_analyze's, its transposes on the threads)" : "by cholmod_analyze",
+             e->t_analyze - e->t_order);
   hy_printf0(ctx, "lle: chol-nd order parts: B and the block %.3f s, renumbering and preparation %.3f s, breadth-first "
              "levels %.3f s, subtrees %.3f s, rest %.3f s, A permuted %.3f s, thread pool start %.4f s\n", e->t_setup,
              e->order_parts[0], e->order_parts[1], e->order_parts[2], e->order_parts[3], e->t_permute, e->t_pool);
@@ -98,6 +101,9 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
   if (e->factor_checked)
     hy_printf0(ctx, "lle: chol-nd factor check: ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z|| = %.3e\n",
                e->factor_check);
+  if (e->factor_checked && e->sym_diff >= 0)
+    hy_printf0(ctx, "lle: chol-nd symbolic check: the analysis by steps and cholmod_analyze's %s (field %d)\n",
+               e->sym_diff ? "DIFFER" : "are the same", e->sym_diff);
   if (e->factor_checked && e->solve_check >= 0)
     hy_printf0(ctx, "lle: chol-nd solve check: max_i |L L^T x - b|_i / (|L| |L^T| |x| + |b|)_i = %.3e\n", e->solve_check);
 }
@@ -156,6 +162,7 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   hy_metric_num(ctx, "eigen_iter_seconds", e->t_iter);
   if (e->factor_checked) hy_metric_num(ctx, "cnd_factor_check", e->factor_check);
   if (e->factor_checked && e->solve_check >= 0) hy_metric_num(ctx, "cnd_solve_check", e->solve_check);
+  if (e->factor_checked && e->sym_diff >= 0) hy_metric_num(ctx, "cnd_symbolic_diff", e->sym_diff);
   double rerr = 0;   /* scikit-learn's reconstruction_error_: the sum of the d kept eigenvalues */
   for (int j = 1; j < o->nev; j++) rerr += e->val[j];
   hy_printf0(ctx, "lle: reconstruction error %.6e (sum of the %d kept eigenvalues, scikit-learn's reconstruction_error_)\n",

@@ -192,6 +192,24 @@ hy_case(NAME lle_bad_cnd_blas_threads RANKS 1 EXIT 1
 # the own tree-parallel numeric factor (lle.cnd_factor = own) against CHOLMOD's: see lle_check.py chol_nd_factor
 add_test(NAME lle_chol_nd_factor COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_factor chol_nd_factor)
 set_tests_properties(lle_chol_nd_factor PROPERTIES LABELS "unit" TIMEOUT 300)
+# the symbolic analysis by steps (lle.cnd_symbolic = steps: cholmod_analyze's steps with its
+# transposes on the threads) is cholmod_analyze's field by field (lle.cnd_check runs both and
+# compares Perm, ColCount, super, pi, px, s, the sizes, flops and nnz(L)); both give the same
+# embedding digest at 3 threads
+hy_case(NAME lle_chol_nd_symbolic RANKS 1
+  EXPECT "chol-nd symbolic check: the analysis by steps and cholmod_analyze's are the same \\(field 0\\)"
+         "chol-nd symbolic analysis by steps" "PASSED: lle"
+  REJECT "DIFFER"
+  ARGS run.workload=lle lle.n=20000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=3 lle.cnd_check=true)
+add_test(NAME lle_chol_nd_symbolic_digest COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/tools/same_figure.py
+  --figure "embedding digest ([0-9a-f]+)" --expect "chol-nd symbolic analysis by (steps|cholmod_analyze)" --expect "^PASSED: lle"
+  --workdir ${HY_TEST_OUT}/lle_chol_nd_symbolic_digest
+  -- ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=3 run.blas_threads=1 lle.cnd_symbolic=steps
+  ::: ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=3 run.blas_threads=1 lle.cnd_symbolic=cholmod)
+set_tests_properties(lle_chol_nd_symbolic_digest PROPERTIES LABELS unit TIMEOUT 120)
+hy_case(NAME lle_bad_cnd_symbolic RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_symbolic' = 'own' is not allowed; allowed: one of steps.cholmod"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_symbolic=own)
 hy_case(NAME lle_bad_cnd_factor RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_factor' = 'blas' is not allowed; allowed: one of own.cholmod"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_factor=blas)
