@@ -81,6 +81,7 @@ struct k_lle_chol_plan {
   int32_t *atc;
   double *atx;
   int32_t *ilp;
+  int64_t *tfill;         /* ch_transpose's next slot of each row */
   /* the top phase on another engine (in->top): the top index of each supernode (-1: below the
    * cut) and the updaters among the top (k_lle_chol_top's lists) */
   int32_t *tpos, *tud, *tup1, *tup2, *trmap;
@@ -184,24 +185,47 @@ static int ch_structure(ch_fact *f) {
   return HY_OK;
 }
 
-/* A by rows (A^T's CSC: columns c ascending within a row) and perm's inverse.  Local. */
-static void ch_transpose(ch_fact *f) {
+/* ch_transpose's job on thread tid of nt: A's columns [n tid / nt, n (tid + 1) / nt) counted
+ * into the rows (atomic), a barrier, thread 0's prefix, a barrier, the entries put into their
+ * rows' slots (atomic), a barrier, then the rows [same split] sorted by column: each row's
+ * columns ascending with their values, the serial transpose's result at any thread count.  Local. */
+static void ch_transpose_job(void *arg, int tid, int nt) {
+  ch_fact *f = arg;
   const k_lle_chol_in *in = f->in;
-  int64_t n = f->L->n, nnz = in->ap[n];
-  HY_CALLOC(f->atp, n + 1);
-  HY_MALLOC(f->atc, nnz); HY_MALLOC(f->atx, nnz); HY_MALLOC(f->ilp, n);
-  for (int64_t e = 0; e < nnz; e++) f->atp[in->ai[e] + 1]++;
-  for (int64_t j = 0; j < n; j++) f->atp[j + 1] += f->atp[j];
-  int64_t *fill = NULL;
-  HY_MALLOC(fill, n);
-  memcpy(fill, f->atp, (size_t)n * sizeof *fill);
-  for (int64_t c = 0; c < n; c++)
+  int64_t n = f->L->n, c0 = n * tid / nt, c1 = n * (tid + 1) / nt;
+  for (int64_t e = in->ap[c0]; e < in->ap[c1]; e++) __atomic_fetch_add(&f->atp[in->ai[e] + 1], 1, __ATOMIC_RELAXED);
+  k_lle_pool_barrier(f->pool, nt);
+  if (tid == 0) {
+    for (int64_t j = 0; j < n; j++) f->atp[j + 1] += f->atp[j];
+    memcpy(f->tfill, f->atp, (size_t)n * sizeof *f->tfill);
+  }
+  k_lle_pool_barrier(f->pool, nt);
+  for (int64_t c = c0; c < c1; c++)
     for (int64_t e = in->ap[c]; e < in->ap[c + 1]; e++) {
-      int64_t at = fill[in->ai[e]]++;
+      int64_t at = __atomic_fetch_add(&f->tfill[in->ai[e]], 1, __ATOMIC_RELAXED);
       f->atc[at] = (int32_t)c; f->atx[at] = in->ax[e];
     }
-  free(fill);
-  for (int64_t t = 0; t < n; t++) f->ilp[in->perm[t]] = (int32_t)t;
+  k_lle_pool_barrier(f->pool, nt);
+  for (int64_t j = c0; j < c1; j++)   /* insertion sort by column (short, nearly sorted rows) */
+    for (int64_t q = f->atp[j] + 1; q < f->atp[j + 1]; q++) {
+      int32_t c = f->atc[q];
+      double x = f->atx[q];
+      int64_t b = q - 1;
+      while (b >= f->atp[j] && f->atc[b] > c) { f->atc[b + 1] = f->atc[b]; f->atx[b + 1] = f->atx[b]; b--; }
+      f->atc[b + 1] = c; f->atx[b + 1] = x;
+    }
+  for (int64_t t = c0; t < c1; t++) f->ilp[in->perm[t]] = (int32_t)t;
+}
+
+/* A by rows (A^T's CSC: columns c ascending within a row) and perm's inverse, on the plan's
+ * threads.  Local. */
+static void ch_transpose(ch_fact *f) {
+  int64_t n = f->L->n, nnz = f->in->ap[n];
+  HY_CALLOC(f->atp, n + 1);
+  HY_MALLOC(f->atc, nnz); HY_MALLOC(f->atx, nnz); HY_MALLOC(f->ilp, n); HY_MALLOC(f->tfill, n);
+  k_lle_pool_run(f->pool, n < 4096 ? 1 : f->nt, ch_transpose_job, f);
+  free(f->tfill);
+  f->tfill = NULL;
 }
 
 /* The cut: from the roots down, the heaviest subtree below it split (moved above, its
