@@ -104,18 +104,23 @@ int rt_backend_open(hy_ctx *ctx) {
  * backend.  Collective. */
 int rt_pool_summary(hy_ctx *ctx) {
   k_pool_stats s = { 0 };
-  int has = ctx->be.ops->pool_stats != NULL;
-  if (has) {   /* the frees queued so far done: used_bytes is what the run left allocated */
-    HY_LOCAL(ctx->be.ops->sync(&ctx->be));
-    HY_LOCAL(ctx->be.ops->pool_stats(&ctx->be, &s));
-  }
-  unsigned long long v[6] = { (unsigned long long)has, s.used_peak, s.reserved_peak, s.reserved, s.allocs, s.used }, m[6];
-  HY_MPI(MPI_Allreduce(v, m, 6, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx->comm));
+  int has = ctx->be.ops->pool_stats != NULL, bad = 0;
+  /* the frees queued so far done: used_bytes is what the run left allocated; a device left in
+   * error by the run gives no figures (the run's own error stays the one reported) */
+  if (has && (ctx->be.ops->sync(&ctx->be) != HY_OK || ctx->be.ops->pool_stats(&ctx->be, &s) != HY_OK)) bad = 1;
+  unsigned long long v[7] = { (unsigned long long)has, s.used_peak, s.reserved_peak, s.reserved, s.allocs,
+                              s.used, (unsigned long long)bad }, m[7];
+  HY_MPI(MPI_Allreduce(v, m, 7, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ctx->comm));
   ctx->pool_json[0] = '\0';
   if (!ctx->be.gpu && !m[0]) return HY_OK;   /* host backend: null */
   if (!m[0]) {
     snprintf(ctx->pool_json, sizeof ctx->pool_json, "{\"enabled\": false}");
     if (ctx->rank == 0) printf("memory pool: off (run.cuda_pool = off: cudaMalloc / cudaFree)\n");
+    return HY_OK;
+  }
+  if (m[6]) {
+    snprintf(ctx->pool_json, sizeof ctx->pool_json, "{\"enabled\": true, \"figures\": null}");
+    if (ctx->rank == 0) printf("memory pool: on (run.cuda_pool); no figures: a device ended in error\n");
     return HY_OK;
   }
   snprintf(ctx->pool_json, sizeof ctx->pool_json,
