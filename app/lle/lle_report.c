@@ -163,6 +163,10 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   if (e->factor_checked) hy_metric_num(ctx, "cnd_factor_check", e->factor_check);
   if (e->factor_checked && e->solve_check >= 0) hy_metric_num(ctx, "cnd_solve_check", e->solve_check);
   if (e->factor_checked && e->sym_diff >= 0) hy_metric_num(ctx, "cnd_symbolic_diff", e->sym_diff);
+  if (e->mem_factor > 0) {   /* chol-nd */
+    hy_metric_num(ctx, "cnd_memory_bytes", e->mem_factor + e->mem_matrix + e->mem_block);
+    hy_metric_num(ctx, "cnd_symbolic_seconds", e->t_analyze - e->t_order);
+  }
   double rerr = 0;   /* scikit-learn's reconstruction_error_: the sum of the d kept eigenvalues */
   for (int j = 1; j < o->nev; j++) rerr += e->val[j];
   hy_printf0(ctx, "lle: reconstruction error %.6e (sum of the %d kept eigenvalues, scikit-learn's reconstruction_error_)\n",
