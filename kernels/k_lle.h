@@ -238,6 +238,8 @@ typedef struct k_lle_chol_top {
   int keep;                     /* in: 1, keep the factored top (and tails) on the engine for
                                    the solves: *state, released by the table's chol_top_release */
   void *state;                  /* out (keep): the engine's state; NULL if not kept */
+  int back;                     /* in: 1, the factored blocks back into x (0 only with keep:
+                                   nothing on the host reads the top's values) */
 } k_lle_chol_top;
 
 /* The top part of k_lle_chol_solve on the engine that factored it (k_lle_chol_in.top_solve):
@@ -279,6 +281,7 @@ typedef struct {
    * the factor keeps its state), or NULL; and how the plan releases that state */
   int (*top_solve)(k_backend *be, k_lle_chol_top_solve *sj);
   void (*top_release)(void *state);
+  int top_values;      /* with top_solve: 1, the top's values wanted in x too (a check, CHOLMOD's solves) */
 } k_lle_chol_in;
 /* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the
  * dense-block count) in all and above the cut, the two phases' seconds, and minor: n, or the

@@ -79,6 +79,7 @@ typedef struct {
   int cnd_tiles;      /* its dpotrf / dtrsm by tiles (lle.cnd_top = tiles) */
   double cnd_top_frac, t_sub, t_top;     /* its top's share of the flops, its two phases */
   int cnd_top_used;   /* its top did go to the device (a cut with top supernodes) */
+  int cnd_top_values; /* and its values come back to the host (not with the solves' top there, unchecked) */
   int cnd_device, cnd_below, cnd_solve_top;   /* its top on the device (lle.cnd_top = device), the updates from
                                                  below too, the solves' top part too: */
   double t_below, top_bytes, t_up, t_dev, t_down;   /* the top's host part (assembly, updates from below),

@@ -264,7 +264,7 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
     if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.done[i], cs->stream), "cudaEventRecord");
   }
   double t1 = cc_now();
-  for (int i = 0; i < job->ntop && rc == HY_OK; i++) {   /* back: block i once factored */
+  for (int i = 0; i < job->ntop && rc == HY_OK && (job->back || !job->keep); i++) {   /* back: block i once factored */
     int64_t s = job->top[i];
     size_t bytes = (size_t)(d.off[i + 1] - d.off[i]) * sizeof(double);
     cudaError_t ce = cudaStreamWaitEvent(d.cp, d.done[i], 0);
@@ -276,7 +276,7 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   float ms = 0;
   if (rc == HY_OK && job->ntop > 0) rc = cc_ok(cudaEventElapsedTime(&ms, d.t0, d.done[job->ntop - 1]), "cudaEventElapsedTime");
   if (rc == HY_OK) rc = cc_pivots(job, &d, job);
-  job->bytes = d.off ? 2.0 * (double)d.off[job->ntop] * sizeof(double) : 0;
+  job->bytes = d.off ? ((job->back || !job->keep) ? 2.0 : 1.0) * (double)d.off[job->ntop] * sizeof(double) : 0;
   if (d.toff) job->bytes += (double)d.toff[job->ntail] * sizeof(double);
   job->t_up = t1 - t0;
   job->t_dev = 1e-3 * ms;

@@ -258,7 +258,7 @@ static void check_one(int side, int threads, int singular, int below, k_backend 
   in.top = noting_top;
   in.top_be = be;
   in.top_below = below >= 1;
-  if (below == 2) { in.top_solve = engine_solve; in.top_release = engine_release; }
+  if (below == 2) { in.top_solve = engine_solve; in.top_release = engine_release; in.top_values = 1; }
   seen_updates = -1;
   int rc1 = k_lle_chol_numeric(p, &in, x1, &s1);
   char what[200];
