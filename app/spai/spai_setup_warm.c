@@ -166,6 +166,86 @@ static void warm_single(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
   free(jptr);
 }
 
+/* A warm-up failure of the device rows.  Local (ends the job). */
+static void warm_rows_fail(const char *what, int64_t at) {
+  HY_LOCAL(hy_err(HY_ESYS, "spai warm-up (device rows): %s (at %lld) on the built-in problem: the "
+                  "backend's rows entries are broken", what, (long long)at));
+}
+
+/* Rows 0..23 (t2, a block) and 24..47 (a host piece: the block of rows 24..47 gathered back)
+ * of the built-in problem transposed and merged into B = A^T on the backend as two ranks'
+ * pieces would be (dist_trans, rows_gather, rows_merge); *mx: the row maxima.  Local. */
+static void *warm_brows(k_backend *be, const k_spai_ops *ko, const warm_csr *w, double *mx) {
+  const int h = WARM_N / 2;
+  int64_t rp3[WARM_N / 2 + 1], ga = 0, gb = 0, ha = 0, hb = 0, list[WARM_N], *off = NULL;
+  for (int i = 0; i <= h; i++) rp3[i] = w->rp[h + i] - w->rp[h];
+  void *t2 = NULL, *t3 = NULL, *b = NULL;
+  int32_t *col = NULL;
+  double *val = NULL;
+  HY_LOCAL(ko->dist_trans(be, h, 0, w->rp, w->ci, w->v, &t2, &ga, &gb, mx));
+  HY_LOCAL(ko->dist_trans(be, h, h, rp3, w->ci + w->rp[h], w->v + w->rp[h], &t3, &ha, &hb, mx + h));
+  if (ga != 0 || gb <= h || ha >= h || hb != WARM_N) warm_rows_fail("dist_trans' row ranges", gb);
+  for (int64_t i = 0; i < hb - ha; i++) list[i] = i;
+  HY_LOCAL(ko->rows_gather(be, t3, hb - ha, list, &off, &col, &val));
+  k_spai_piece pc[2] = { { .row0 = ga, .rows = gb - ga, .t = t2, .t_row0 = 0 },
+                         { .row0 = ha, .rows = hb - ha, .off = off, .col = col, .val = val } };
+  HY_LOCAL(ko->rows_merge(be, WARM_N, 2, pc, &b));
+  HY_LOCAL(ko->rows_free(be, t2));
+  HY_LOCAL(ko->rows_free(be, t3));
+  free(off); free(col); free(val);
+  return b;
+}
+
+/* The P-rank device setup's rows (spai.dist_exchange = device) on the built-in problem as one
+ * rank, where the backend has them, checked against the host path: B merged from two halves'
+ * transposes (warm_brows; the matrix is symmetric: B's rows, gathered back in reverse order, must
+ * be A's bit for bit), the pattern on that block (dist_setup's brows), M's rows kept
+ * (dist_rows_dev) and made the solve's matrix (rows_mat), whose copy must be ref (dist_rows' M)
+ * bit for bit.  Local. */
+static void warm_dist_dev(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
+                          const k_spai_dist *din, const int64_t *rrp, const int32_t *rci,
+                          const double *rv) {
+  if (!spai_dev_rows_ok(ko)) return;
+  void *b = NULL, *st = NULL, *tm = NULL, *mat = NULL;
+  int64_t list[WARM_N], *off = NULL, *jptr = NULL, bad = -1, nnz = 0;
+  int32_t *col = NULL, *jglob = NULL;
+  double *val = NULL, mx[WARM_N], res[WARM_N];
+  b = warm_brows(be, ko, w, mx);
+  for (int i = 0; i < WARM_N; i++) list[i] = WARM_N - 1 - i;
+  HY_LOCAL(ko->rows_gather(be, b, WARM_N, list, &off, &col, &val));
+  for (int i = 0; i < WARM_N; i++) {
+    int64_t r = list[i], l = w->rp[r + 1] - w->rp[r];
+    if (off[i + 1] - off[i] != l) warm_rows_fail("a row's length in B", r);
+    for (int64_t k = 0; k < l; k++)
+      if (col[off[i] + k] != w->ci[w->rp[r] + k] || val[off[i] + k] != w->v[w->rp[r] + k])
+        warm_rows_fail("an entry of B", r);
+  }
+  k_spai_dist in = *din;
+  in.bptr = NULL;
+  in.bcol = NULL;
+  in.bval = NULL;
+  in.mxb = mx;
+  in.brows = b;   /* taken over */
+  int fits = 0;
+  HY_LOCAL(ko->dist_setup(be, &in, &st, &jptr, &jglob, &fits));
+  if (!fits || !st) warm_rows_fail("the pattern on the merged rows declined", 0);
+  warm_columns(be, ko, st, WARM_N, jptr[WARM_N], "dist pattern, device rows");
+  HY_LOCAL(ko->dist_rows_dev(be, st, jglob, 0, WARM_N, 0, &tm, res, &bad, NULL));
+  HY_LOCAL(ko->rows_mat(be, tm, 0, WARM_N, 0, NULL, &mat, &nnz));
+  int64_t *mrp = NULL;
+  int32_t *mci = NULL;
+  double *mv = NULL;
+  HY_LOCAL(ko->mat_get(be, mat, &mrp, &mci, &mv));
+  if (bad >= 0 || nnz != rrp[WARM_N]) warm_rows_fail("M's entries", nnz);
+  for (int64_t i = 0; i < WARM_N; i++)
+    if (mrp[i + 1] != rrp[i + 1]) warm_rows_fail("a row of M", i);
+  for (int64_t e = 0; e < nnz; e++)
+    if (mci[e] != rci[e] || memcmp(mv + e, rv + e, sizeof *mv)) warm_rows_fail("an entry of M", e);
+  ko->mat_free(be, mat);
+  ko->cols_free(be, st);
+  free(off); free(col); free(val); free(jptr); free(jglob); free(mrp); free(mci); free(mv);
+}
+
 /* The P-rank pattern builder (dist_setup, as one rank holding every row, no ghosts) on the
  * built-in problem, where the backend has it.  Local. */
 static void warm_dist(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
@@ -198,6 +278,7 @@ static void warm_dist(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
         HY_LOCAL(hy_err(HY_ESYS, "spai warm-up (dist rows): %lld entries in M's rows of the "
                         "built-in problem, %lld in its columns, first bad column %lld",
                         (long long)rp[WARM_N], (long long)jptr[WARM_N], (long long)bad));
+      warm_dist_dev(be, ko, w, &in, rp, ci, v);
       free(rp);
       free(ci);
       free(v);
