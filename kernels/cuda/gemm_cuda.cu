@@ -387,9 +387,9 @@ static int c_bench(k_backend *be, k_gemm_ws *ws, int prec, int kernel, int64_t m
   if (rc == HY_OK) rc = be->ops->alloc(be, &c, (size_t)(m * n) * k_gemm_c_bytes(prec));
   if (rc == HY_OK) rc = gbench_run(be, ws, prec, kernel, m, n, k, reps, a, b, c, seconds);
   cudaStreamSynchronize(gstream(be));
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(c);
+  be->ops->free(be, a);   /* the backend's free: they may be the memory pool's (run.cuda_pool) */
+  be->ops->free(be, b);
+  be->ops->free(be, c);
   return rc;
 }
 
