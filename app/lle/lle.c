@@ -60,6 +60,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd with the top supernodes on the device (lle.cnd_top = device, or auto on CUDA): their updates from the supernodes below the cut: device (the below supernodes' rows in the top packed by the subtree phase, shipped once, applied on the device by a kernel a top column a block) or host (applied on the rank's threads before the top blocks go up)" },
   { "lle", "cnd_solve_top", CFG_ENUM, "host", 0, 0, "device|host",
     "chol-nd with the top supernodes and the updates from below on the device (lle.cnd_top = device or auto on CUDA, lle.cnd_below = device): the block solves' top part (forward and backward through the top supernodes, with the tails' updates) on the device, the factored top kept there (device; the host sends the block's rows at the top and tails' columns and gets the top rows back each solve), or on the rank's threads (host)" },
+  { "lle", "cnd_cut", CFG_REAL, "1", 1, 64, NULL,
+    "chol-nd, cnd_factor = own: how deep the supernodal tree is cut: a subtree is split while it is heavier than the flops below the cut / (threads x cnd_cut); 1 (default) balances the subtrees over the rank's threads, larger moves more supernodes into the top (with cnd_top = device: more of the factor on the device, more bytes moved); the host's factor is the same bit for bit at any cut" },
   { "lle", "iter_block", CFG_ENUM, "auto", 0, 0, "auto|backend|driver",
     "bsvd / chol-nd: where the subspace iteration's block work runs (the projection of the constant vector, the QR, M V = B^T B V, H = V^T M V, V Y and M V Y, the residuals; the solves and the p x p eigenproblem stay on the host): backend (the backend's engine: on CUDA the device, the block crossing once an iteration each way; on the host a sequential C + LAPACK one), driver (the driver's own loop on the rank's threads), auto (backend where it is a device, else driver)" },
   { "lle", "cnd_symbolic", CFG_ENUM, "steps", 0, 0, "steps|cholmod",
@@ -131,6 +133,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_tiles = !cfg_is(c, "lle.cnd_top", "blas");   /* the subtrees by tiles with device and auto too */
   o->cnd_below = cfg_is(c, "lle.cnd_below", "device");
   o->cnd_solve_top = cfg_is(c, "lle.cnd_solve_top", "device");
+  o->cnd_cut = cfg_real(c, "lle.cnd_cut");
   o->iter_block = cfg_is(c, "lle.iter_block", "backend") ? 1 : cfg_is(c, "lle.iter_block", "auto") ? -1 : 0;
   o->cnd_device = cfg_is(c, "lle.cnd_top", "device") ? 1 : cfg_is(c, "lle.cnd_top", "auto") ? -1 : 0;
   o->threads = (int)cfg_int(c, "lle.threads");

@@ -160,6 +160,7 @@ typedef struct {
   int cnd_device;              /* chol-nd: the top on the device: 1 (device), -1 (auto: where the backend has it), 0 */
   int cnd_below;               /* chol-nd: with it the updates from below on the device too (lle.cnd_below = device) */
   int cnd_solve_top;           /* chol-nd: with those the solves' top part on the device (lle.cnd_solve_top = device) */
+  double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut) */
   int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;

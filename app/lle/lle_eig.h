@@ -40,6 +40,7 @@ typedef struct {
   int cnd_device;              /* chol-nd: the top supernodes on the backend's chol_top (lle.cnd_top = device) */
   int cnd_below;               /* chol-nd: and their updates from below there too (lle.cnd_below = device) */
   int cnd_solve_top;           /* chol-nd: and the solves' top part there (lle.cnd_solve_top = device) */
+  double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut, >= 1) */
   int iter_engine;             /* bsvd / chol-nd: the iteration's block work on the backend's k_lle_bsub engine */
 } lle_eig_in;
 

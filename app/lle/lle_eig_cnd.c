@@ -224,7 +224,8 @@ static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig 
   if (!L->is_super || !L->x) return hy_err(HY_ESYS, "chol-nd: the factor is not supernodal (CHOLMOD's analysis)");
   k_lle_chol_stats st;
   cnd_own_args(o, tau, e, &o->ls, &o->ci);
-  if (!o->plan && !(o->plan = k_lle_chol_plan_new(&o->ls, in->threads > 0 ? in->threads : 1, o->pool))) return HY_ESYS;
+  if (!o->plan && !(o->plan = k_lle_chol_plan_new_cut(&o->ls, in->threads > 0 ? in->threads : 1, o->pool, in->cnd_cut)))
+    return HY_ESYS;
   int rc = k_lle_chol_numeric(o->plan, &o->ci, L->x, &st);
   L->minor = (size_t)st.minor;
   e->cnd_nsub = st.nsub; e->cnd_ntop = st.ntop; e->cnd_threads = st.threads;

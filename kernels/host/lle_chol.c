@@ -73,6 +73,7 @@ struct k_lle_chol_plan {
   int32_t *sub;           /* the subtrees' roots below the cut, heaviest first */
   int32_t *top;           /* the supernodes above the cut, ascending */
   int nsub, ntop, nt;
+  double cut;             /* the cut's depth: split while heavier than below / (nt cut); 1 by default */
   int64_t maxcols, maxrows;   /* the widest supernode, the tallest */
   ch_thr thr[CH_MAXT];
   /* the numeric factor's matrix: A by rows (row j is atc/atx[atp[j] .. atp[j + 1])), perm's inverse */
@@ -256,7 +257,7 @@ static void ch_schedule(ch_fact *f) {
     int h = 0;
     for (int i = 1; i < nf; i++) if (f->wsub[fr[i]] > f->wsub[fr[h]]) h = i;
     int32_t s = fr[h];
-    if (f->wsub[s] <= below / f->nt || kp[s + 1] == kp[s]) break;
+    if (f->wsub[s] <= below / (f->nt * f->cut) || kp[s + 1] == kp[s]) break;
     above[s] = 1;
     double own = f->wsub[s];
     fr[h] = fr[--nf];
@@ -713,9 +714,15 @@ void k_lle_chol_plan_free(k_lle_chol_plan *f) {
  * own pool of threads threads) and the threads' scratch; NULL (hy_err recorded) where the
  * tree is not postordered.  Local. */
 k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads, k_lle_pool *pool) {
+  return k_lle_chol_plan_new_cut(L, threads, pool, 1.0);
+}
+
+/* k_lle_chol_plan_new with the cut cut times deeper (see k_lle.h).  Local. */
+k_lle_chol_plan *k_lle_chol_plan_new_cut(const k_lle_super *L, int threads, k_lle_pool *pool, double cut) {
   k_lle_chol_plan *f = NULL;
   HY_CALLOC(f, 1);
   f->L = L;
+  f->cut = cut >= 1 ? cut : 1;
   f->nt = threads < 1 ? 1 : threads > CH_MAXT ? CH_MAXT : threads;
   if (!pool && f->nt > 1) { pool = k_lle_pool_new(f->nt); f->pool_own = 1; }
   f->pool = pool;

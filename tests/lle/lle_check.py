@@ -769,6 +769,37 @@ def check_iter_block(c):
     return rc
 
 
+def check_chol_nd_cut(c):
+    """lle.cnd_cut: a deeper cut of the own factor's tree (cnd_cut = 4, 16 against 1, 4 threads,
+    N = 20000, the --gpu-spec backend): more top supernodes and a larger share of the flops
+    above the cut; on the host the same embedding bit for bit (every entry the same BLAS calls
+    whichever phase does it), on CUDA (the top on the device) within Procrustes 1e-10 with the
+    same iterations."""
+    be = c.gpu_spec.split(":")[0]
+    rc = 0
+    base = ["run.workload=lle", "lle.n=20000", "lle.k=10", "run.seed=2", "lle.trust_sample=0", "run.backend=" + be,
+            "lle.eigensolver=chol-nd", "lle.threads=4", "output.embedding=emb.npy"]
+    runs = {}
+    for cut in (1, 4, 16):
+        wd, out = run(c, 1, base + ["lle.cnd_cut=%d" % cut], "cut_%s_%d" % (be, cut))
+        m = re.search(r"own tree-parallel supernodal: (\d+) subtree\(s\) on \d+ thread\(s\) [0-9.]+ s, (\d+) top "
+                      r"supernode\(s\) \(([0-9.]+)% of the flops\)", out)
+        it = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", out)
+        runs[cut] = dict(out=out, ntop=int(m.group(2)) if m else -1, frac=float(m.group(3)) if m else -1,
+                         it=int(it.group(1)) if it else -1, dg=digests(out)[1], Y=np.load(os.path.join(wd, "emb.npy")))
+    r1 = runs[1]
+    for cut in (4, 16):
+        r = runs[cut]
+        disp = procrustes_disparity(r1["Y"], r["Y"])
+        same = (r["dg"] == r1["dg"] and r["dg"] is not None) if be == "host" else (disp <= 1e-10 and r["it"] == r1["it"])
+        ok = ("PASSED: lle" in r["out"] and r["ntop"] > r1["ntop"] > 0 and r["frac"] > r1["frac"] and same)
+        print("%s chol-nd %s cnd_cut=%d: %d top supernodes (%.1f%% of the flops) against %d (%.1f%%) at 1; "
+              "digest %s (1: %s), Procrustes %.2e, %d iterations (1: %d)" % ("ok  " if ok else "FAIL", be, cut, r["ntop"],
+              r["frac"], r1["ntop"], r1["frac"], r["dg"], r1["dg"], disp, r["it"], r1["it"]))
+        rc |= 0 if ok else 1
+    return rc
+
+
 def check_chol_nd_cols(c):
     """chol-nd with lle.cnd_solve_cols = 2 (the block's solves in calls of 2 columns on the
     rank's threads) against the one-call solve: the same eigenvalues within the residual bound,
@@ -1039,7 +1070,7 @@ def main():
     c.gpu_spec = a.gpu_spec
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_factor": check_chol_nd_factor, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
+          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_cut": check_chol_nd_cut, "chol_nd_factor": check_chol_nd_factor, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
           "validate": check_validate}[a.check]
     return fn(c)
 

@@ -216,6 +216,12 @@ hy_case(NAME lle_bad_cnd_factor RANKS 1 EXIT 1
 hy_case(NAME lle_bad_cnd_top RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_top' = 'lapack' is not allowed; allowed: one of auto.blas.device.tiles"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top=lapack)
+# lle.cnd_cut: a deeper cut, more top supernodes, the same embedding bit for bit on the host
+add_test(NAME lle_chol_nd_cut COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_cut --gpu-spec host:x chol_nd_cut)
+set_tests_properties(lle_chol_nd_cut PROPERTIES LABELS "unit" TIMEOUT 300)
+hy_case(NAME lle_bad_cnd_cut RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_cut' = '0.5' is out of range; allowed: a number in \\[1, 64\\]"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_cut=0.5)
 hy_case(NAME lle_bad_cnd_solve_top RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_solve_top' = 'gpu' is not allowed; allowed: one of device.host"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_top=gpu)
@@ -287,6 +293,9 @@ if(HYBRID_GPU_TESTS)
   # the iteration's block work on the device (lle_bsub_cuda.cu; auto and backend) against the driver's loop
   add_test(NAME lle_gpu_iter_block COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_iter_block --gpu-spec cuda:x iter_block)
   set_tests_properties(lle_gpu_iter_block PROPERTIES LABELS "gpu" TIMEOUT 300)
+  # lle.cnd_cut on CUDA: more of the factor on the device, the same embedding within Procrustes 1e-10
+  add_test(NAME lle_gpu_chol_nd_cut COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_chol_nd_cut --gpu-spec cuda:x chol_nd_cut)
+  set_tests_properties(lle_gpu_chol_nd_cut PROPERTIES LABELS "gpu" TIMEOUT 300)
   add_test(NAME lle_gpu_knn COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_knn gpu_knn)
   set_tests_properties(lle_gpu_knn PROPERTIES LABELS "gpu" TIMEOUT 600)
   add_test(NAME lle_gpu_grid COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_grid gpu_grid)
