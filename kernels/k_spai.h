@@ -99,6 +99,8 @@ typedef struct {
   int block_threads, fuse_submat, warp_rows;
   double *split;              /* NULL, or out: [0] seconds of B's upload, [1] of the J sets and
                                * |I| bounds on the device (including their download) */
+  int jglob_kept;             /* 1: the backend may keep the J sets' global indices to itself
+                               * (dist_setup's *jglob then NULL; for dist_rows_dev only) */
   void *brows;                /* NULL, or B's nloc + nghost rows already on the backend (a rows
                                * block, see k_spai_piece): then bptr / bcol / bval are unused
                                * (NULL), nothing is uploaded and the state takes the block over
@@ -218,10 +220,12 @@ typedef struct k_spai_ops {
   int (*rows_mat)(k_backend *be, void *t, int64_t r0, int64_t nloc, int64_t ng,
                   const int64_t *ghost, void **mat, int64_t *nnz);
   /* Of a dist_setup state after cols_solve: dist_rows, the rows left on the backend as the
-   * block *t (rows g0 .. g1 - 1) instead of host arrays; res and *bad as dist_rows; split (NULL
-   * or 2 entries out): seconds of the transpose, of the residuals' copy. */
-  int (*dist_rows_dev)(k_backend *be, void *state, const int32_t *jglob, int64_t g0, int64_t g1,
-                       int64_t c0, void **t, double *res, int64_t *bad, double *split);
+   * block *t instead of host arrays, rows *g0 .. *g1 - 1 (the range of the J sets' global
+   * indices, found here: jglob, host, or NULL where the backend kept them; none: 0, 0); res and
+   * *bad as dist_rows; split (NULL or 2 entries out): seconds of the transpose, of the
+   * residuals' copy. */
+  int (*dist_rows_dev)(k_backend *be, void *state, const int32_t *jglob, int64_t c0, void **t,
+                       int64_t *g0, int64_t *g1, double *res, int64_t *bad, double *split);
 
   /* A local sparse matrix in CSR (rows x cols, local column indices), on the device. */
   int (*mat_create)(k_backend *be, int64_t rows, int64_t cols, const int64_t *rowptr,

@@ -549,7 +549,10 @@ static int pat_dist(spai_pattern_st *s) {
                      .small_rows = o->small_rows, .small_cols = o->small_cols,
                      .medium_elems = o->medium_elems, .block_threads = o->block_threads,
                      .fuse_submat = o->fuse_submat, .warp_rows = o->warp_rows,
-                     .split = s->split + 1, .brows = brows };
+                     .split = s->split + 1, .brows = brows,
+                     /* the device assembly finds M's row range itself (the host's, with
+                      * spai.scale, reads the J sets' global indices) */
+                     .jglob_kept = s->dist_dev && !o->scale };
   int fits = 0, all = 0;
   s->split[0] = hy_wtime() - t0;
   HY_LOCAL(s->ko->dist_setup(&s->ctx->be, &in, &s->st, &s->djptr, &jglob, &fits));
@@ -574,7 +577,7 @@ static int pat_dist(spai_pattern_st *s) {
   s->pt.nnz = s->djptr[nloc];
   HY_MALLOC(s->pt.rowptr, nloc + 1);
   memcpy(s->pt.rowptr, s->djptr, (size_t)(nloc + 1) * sizeof *s->pt.rowptr);
-  s->pt.colind = jglob;
+  s->pt.colind = jglob;   /* NULL where the backend kept them (jglob_kept) */
   HY_MALLOC(s->pt.val, s->pt.nnz + 1);   /* M's values, by cols_result */
   return HY_OK;
 }

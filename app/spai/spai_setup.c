@@ -515,23 +515,18 @@ static int assemble_dist_rows(build_st *b, hy_csr *m, int64_t *bad) {
 }
 
 /* P ranks, the device setup's rows (spai.dist_exchange = device; no filter, no scale): M's rows
- * of the columns transposed on the backend (rows g0 .. g1 - 1), each slice to its owner and
+ * of the columns transposed on the backend (rows g0 .. g1 - 1, the range its J sets name, found
+ * there: the J sets' global indices need not come to the host), each slice to its owner and
  * merged there (spai_dev_exchange), renumbered for the halo and made the solve's matrix there
  * (rows_mat), with the halo plan of its ghost columns (la_halo_plan): nothing of M on the host.
  * *bad as assemble_dist_rows.  Collective. */
 static int assemble_dist_dev(build_st *b, spai_m *mm, int64_t *bad) {
   hy_ctx *ctx = b->ctx;
-  const hy_csr *jc = &b->jc;
   const int64_t r0 = b->pr->start[ctx->rank];
-  int64_t g0 = b->pr->n, g1 = 0, lb = -1, ng = 0, *gh = NULL;
-  for (int64_t e = 0; e < jc->nnz; e++) {
-    if (jc->colind[e] < g0) g0 = jc->colind[e];
-    if (jc->colind[e] >= g1) g1 = (int64_t)jc->colind[e] + 1;
-  }
-  if (g1 < g0) g1 = g0 = 0;
+  int64_t g0 = 0, g1 = 0, lb = -1, ng = 0, *gh = NULL;
   void *t = NULL, *ml = NULL;
-  HY_LOCAL(b->ko->dist_rows_dev(&ctx->be, b->ps.st, jc->colind, g0, g1, b->c0, &t, b->res, &lb,
-                                b->split + 3));
+  HY_LOCAL(b->ko->dist_rows_dev(&ctx->be, b->ps.st, b->jc.colind, b->c0, &t, &g0, &g1, b->res,
+                                &lb, b->split + 3));
   *bad = lb >= 0 ? b->c0 + lb : -1;
   double t0 = hy_wtime();
   HY_CALL(spai_dev_exchange(ctx, b->ko, b->pr, t, g0, g1, &ml, &gh, &ng));

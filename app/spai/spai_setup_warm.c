@@ -226,11 +226,14 @@ static void warm_dist_dev(k_backend *be, const k_spai_ops *ko, const warm_csr *w
   in.bval = NULL;
   in.mxb = mx;
   in.brows = b;   /* taken over */
+  in.jglob_kept = 1;   /* as the device assembly asks */
   int fits = 0;
   HY_LOCAL(ko->dist_setup(be, &in, &st, &jptr, &jglob, &fits));
   if (!fits || !st) warm_rows_fail("the pattern on the merged rows declined", 0);
   warm_columns(be, ko, st, WARM_N, jptr[WARM_N], "dist pattern, device rows");
-  HY_LOCAL(ko->dist_rows_dev(be, st, jglob, 0, WARM_N, 0, &tm, res, &bad, NULL));
+  int64_t g0 = -1, g1 = -1;
+  HY_LOCAL(ko->dist_rows_dev(be, st, jglob, 0, &tm, &g0, &g1, res, &bad, NULL));
+  if (g0 != 0 || g1 != WARM_N) warm_rows_fail("dist_rows_dev's row range", g1);
   HY_LOCAL(ko->rows_mat(be, tm, 0, WARM_N, 0, NULL, &mat, &nnz));
   int64_t *mrp = NULL;
   int32_t *mci = NULL;

@@ -1199,6 +1199,7 @@ typedef struct {
   int max_col, small_rows, small_cols;
   int64_t medium_elems;
   int block_threads, fuse_submat, warp_rows;
+  int jglob_kept;              /* the global indices stay on the device (none to the host) */
 } c_jin;
 
 /* From B on the device (s->bptr, bcol, bval; s->nb, nbz set): the J sets (counts, offsets to the
@@ -1261,7 +1262,7 @@ static int jsets_build(k_backend *be, c_cols *s, c_tmp *t, const c_jin *j, int64
     HY_CUDA_LAUNCH();
   }
   int32_t *jg = NULL;
-  if (jglob_out) {
+  if (jglob_out && !j->jglob_kept) {
     jg = (int32_t *)h_big((size_t)(s->nj + 1) * sizeof(int32_t));
     if (!jg) return hy_err(HY_ESYS, "out of memory for %lld J entries", (long long)s->nj);
     *jglob_out = jg;
@@ -1381,6 +1382,8 @@ typedef struct {
   double *val;
 } c_rows;
 
+static int minmax_i32(k_backend *be, const int32_t *in, int64_t n, int32_t *lo, int32_t *hi);
+
 /* Free a rows block (its arrays stream-ordered).  Local. */
 static int c_rows_free(k_backend *be, void *t) {
   c_rows *r = (c_rows *)t;
@@ -1453,7 +1456,8 @@ static int c_dist_setup(k_backend *be, const k_spai_dist *in, void **state, int6
                 .mx = t.mx, .cmax = t.cmax, .tau = in->tau, .max_col = in->max_col,
                 .small_rows = in->small_rows, .small_cols = in->small_cols,
                 .medium_elems = in->medium_elems, .block_threads = in->block_threads,
-              .fuse_submat = in->fuse_submat, .warp_rows = in->warp_rows };
+                .fuse_submat = in->fuse_submat, .warp_rows = in->warp_rows,
+                .jglob_kept = in->jglob_kept };
     rc = jsets_build(be, s, &t, &j, jptr, jglob, fits);
     if (in->split) in->split[1] = s_now() - t0 - in->split[0];
   }
@@ -1658,17 +1662,22 @@ static int c_dist_rows(k_backend *be, void *state, const int32_t *jglob, int64_t
 
 /* M's rows g0 .. g1 - 1 from the device columns of a dist_setup state, left on the device as a
  * rows block (the transpose's arrays; jglob unused); the residuals to the host.  Local. */
-static int c_dist_rows_dev(k_backend *be, void *state, const int32_t *jglob, int64_t g0,
-                           int64_t g1, int64_t c0, void **t, double *res, int64_t *bad,
+static int c_dist_rows_dev(k_backend *be, void *state, const int32_t *jglob, int64_t c0,
+                           void **t, int64_t *g0_out, int64_t *g1_out, double *res, int64_t *bad,
                            double *split) {
   (void)jglob;
   c_cols *s = (c_cols *)state;
   k_cuda_state *st = k_cuda_st(be);
   *t = NULL;
   if (!s->jglob) return hy_err(HY_ESYS, "spai cuda: dist_rows_dev of a state without global indices");
+  const double t0 = s_now();
+  int32_t lo = 0, hi = -1;   /* the rows the J sets name, from their global indices here */
+  if (s->nj > 0) HY_CALL(minmax_i32(be, s->jglob, s->nj, &lo, &hi));
+  const int64_t g0 = s->nj > 0 ? lo : 0, g1 = s->nj > 0 ? (int64_t)hi + 1 : 0;
+  *g0_out = g0;
+  *g1_out = g1;
   c_rows *r = (c_rows *)calloc(1, sizeof *r);
   if (!r) return hy_err(HY_ESYS, "out of memory");
-  const double t0 = s_now();
   c_tmp tt;
   memset(&tt, 0, sizeof tt);
   unsigned long long hbad = ~0ull;

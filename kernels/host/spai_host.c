@@ -733,9 +733,19 @@ static int h_rows_mat(k_backend *be, void *t, int64_t r0, int64_t nloc, int64_t 
 }
 
 /* dist_rows with the rows kept as a block (host memory here).  Local. */
-static int h_dist_rows_dev(k_backend *be, void *state, const int32_t *jglob, int64_t g0,
-                           int64_t g1, int64_t c0, void **t, double *res, int64_t *bad,
+static int h_dist_rows_dev(k_backend *be, void *state, const int32_t *jglob, int64_t c0,
+                           void **t, int64_t *g0_out, int64_t *g1_out, double *res, int64_t *bad,
                            double *split) {
+  const h_cols *s = state;
+  const int64_t nj = s->d.jptr[s->d.ncols];
+  int64_t g0 = INT64_MAX, g1 = 0;
+  for (int64_t e = 0; e < nj; e++) {
+    if (jglob[e] < g0) g0 = jglob[e];
+    if (jglob[e] >= g1) g1 = (int64_t)jglob[e] + 1;
+  }
+  if (nj == 0) g0 = g1 = 0;
+  *g0_out = g0;
+  *g1_out = g1;
   h_rows *r = calloc(1, sizeof *r);
   if (!r) return hy_err(HY_ESYS, "out of memory");
   r->m = g1 - g0;
