@@ -273,6 +273,9 @@ typedef struct {
   int top_tiles;       /* 1: every supernode's dpotrf / dtrsm by 64-wide tiles, the top's on the
                           threads (one BLAS thread throughout); 0: one dpotrf + dtrsm a supernode,
                           the top's on top_blas BLAS threads */
+  int solve_tiles;     /* 1: the solves' triangular solves of top supernodes of >= 256 columns by
+                          64-row tiles on the threads (lle.cnd_solve_trsm = tiles); 0: one dtrsm
+                          on one thread */
   /* the top phase on another engine (see k_lle_chol_top), or NULL: the top on the threads */
   int (*top)(k_backend *be, k_lle_chol_top *job);
   k_backend *top_be;

@@ -64,6 +64,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd, cnd_factor = own: how deep the supernodal tree is cut: a subtree is split while it is heavier than the flops below the cut / (threads x cnd_cut); 1 (default) balances the subtrees over the rank's threads, larger moves more supernodes into the top (with cnd_top = device: more of the factor on the device, more bytes moved); the host's factor is the same bit for bit at any cut" },
   { "lle", "iter_block", CFG_ENUM, "auto", 0, 0, "auto|backend|driver",
     "bsvd / chol-nd: where the subspace iteration's block work runs (the projection of the constant vector, the QR, M V = B^T B V, H = V^T M V, V Y and M V Y, the residuals; the solves and the p x p eigenproblem stay on the host): backend (the backend's engine: on CUDA the device, the block crossing once an iteration each way; on the host a sequential C + LAPACK one), driver (the driver's own loop on the rank's threads), auto (backend where it is a device, else driver)" },
+  { "lle", "cnd_solve_trsm", CFG_ENUM, "tiles", 0, 0, "tiles|blas",
+    "chol-nd, cnd_factor = own: the block solves' triangular solves with the top supernodes of at least 256 columns: tiles (64-row tiles, the updates below / above each tile on the rank's threads: the same bits at any thread count) or blas (one dtrsm each on one thread)" },
   { "lle", "cnd_symbolic", CFG_ENUM, "steps", 0, 0, "steps|cholmod",
     "chol-nd: the symbolic analysis of M: steps (cholmod_analyze's own steps through CHOLMOD's public functions, its three serial transposes of A done on the rank's threads: the same factor bit for bit) or cholmod (one cholmod_l_analyze call); cnd_check runs both and compares them" },
   { "lle", "cnd_check", CFG_BOOL, "false", 0, 0, NULL,
@@ -130,6 +132,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_own = cfg_is(c, "lle.cnd_factor", "own");
   o->cnd_check = cfg_bool(c, "lle.cnd_check");
   o->cnd_sym_steps = cfg_is(c, "lle.cnd_symbolic", "steps");
+  o->cnd_solve_tiles = cfg_is(c, "lle.cnd_solve_trsm", "tiles");
   o->cnd_tiles = !cfg_is(c, "lle.cnd_top", "blas");   /* the subtrees by tiles with device and auto too */
   o->cnd_below = cfg_is(c, "lle.cnd_below", "device");
   o->cnd_solve_top = cfg_is(c, "lle.cnd_solve_top", "device");

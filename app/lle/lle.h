@@ -86,6 +86,7 @@ typedef struct {
                                                        bytes moved, copies up, device work, copies back */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */
   int sym_steps;         /* chol-nd: the symbolic analysis by steps (lle.cnd_symbolic) */
+  int cnd_solve_tiles;   /* chol-nd: the solves' top triangular solves by tiles (lle.cnd_solve_trsm) */
   int sym_diff;          /* with lle.cnd_check: 0 both analyses the same, else the first field that differs; -1 not compared */
   int factor_checked;    /* 1: factor_check was computed */
   double solve_check;    /* and the own solve's componentwise backward error (-1: CHOLMOD's factor) */
@@ -156,6 +157,7 @@ typedef struct {
   int cnd_own;                 /* chol-nd: lle.cnd_factor = own (else CHOLMOD's numeric factor) */
   int cnd_check;               /* chol-nd: lle.cnd_check, the factor's backward error printed */
   int cnd_sym_steps;           /* chol-nd: lle.cnd_symbolic = steps (else cholmod) */
+  int cnd_solve_tiles;         /* chol-nd: lle.cnd_solve_trsm = tiles (else blas) */
   int cnd_tiles;               /* chol-nd: lle.cnd_top != blas (tiles, and the subtrees with device / auto) */
   int cnd_device;              /* chol-nd: the top on the device: 1 (device), -1 (auto: where the backend has it), 0 */
   int cnd_below;               /* chol-nd: with it the updates from below on the device too (lle.cnd_below = device) */

@@ -36,6 +36,7 @@ typedef struct {
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
   int cnd_own, cnd_check;      /* chol-nd: lle.cnd_factor = own, lle.cnd_check */
   int cnd_sym_steps;           /* chol-nd: lle.cnd_symbolic = steps (else one cholmod_l_analyze) */
+  int cnd_solve_tiles;         /* chol-nd: lle.cnd_solve_trsm = tiles */
   int cnd_tiles;               /* chol-nd: lle.cnd_top = tiles (the subtrees' too with device) */
   int cnd_device;              /* chol-nd: the top supernodes on the backend's chol_top (lle.cnd_top = device) */
   int cnd_below;               /* chol-nd: and their updates from below there too (lle.cnd_below = device) */

@@ -88,9 +88,10 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
              (e->mem_factor + e->mem_matrix + e->mem_block) * 1e-9);
   if (e->cnd_own)
     hy_printf0(ctx, "lle: chol-nd factor: own tree-parallel supernodal: %d subtree(s) on %d thread(s) %.3f s, "
-               "%d top supernode(s) (%.1f%% of the flops) %.3f s, dpotrf / dtrsm %s\n", e->cnd_nsub, e->cnd_threads, e->t_sub,
-               e->cnd_ntop, 100 * e->cnd_top_frac, e->t_top,
-               e->cnd_top_used ? "of the top on the device" : e->cnd_tiles ? "by tiles on the threads" : "by BLAS calls");
+               "%d top supernode(s) (%.1f%% of the flops) %.3f s, dpotrf / dtrsm %s; the solves' top triangular solves %s\n",
+               e->cnd_nsub, e->cnd_threads, e->t_sub, e->cnd_ntop, 100 * e->cnd_top_frac, e->t_top,
+               e->cnd_top_used ? "of the top on the device" : e->cnd_tiles ? "by tiles on the threads" : "by BLAS calls",
+               e->cnd_solve_tiles ? "tiled over the threads" : "one dtrsm each");
   if (e->cnd_own && e->cnd_top_used)
     hy_printf0(ctx, "lle: chol-nd top on the device: assembly%s on the threads %.3f s, "
                "%.1f MB moved (both ways), copies up %.3f s, device work %.3f s, copies back %.3f s; updates from below %s%s\n",

@@ -111,6 +111,8 @@ struct k_lle_chol_plan {
   atomic_llong blk_next;  /* the top phase: the next row block of the supernode in work */
   atomic_int fail;        /* 0, or 1 + the first failing column (a non-positive pivot) */
   ch_step node, pre, part, post;   /* the phases' steps */
+  ch_step post_all;       /* the top phase: post on every thread where ch_post_all says so */
+  int solve_tiles;        /* the solves' triangular solves of wide supernodes by tiles */
   int desc;               /* the phase descending (the backward solve) */
   int stop;               /* the top phase: leave (a failed pivot), set by thread 0 */
   k_lle_pool *pool;       /* the threads (the plan's own where pool_own) */
@@ -488,6 +490,13 @@ static void ch_sub_phase(ch_fact *f, ch_step node, int desc) {
   k_lle_pool_run(f->pool, f->nt < f->nsub ? f->nt : f->nsub, ch_sub_job, f);
 }
 
+/* 1 where the top phase's post step of s runs on every thread (f->post_all: the solves'
+ * triangular solve by tiles, lle.cnd_solve_trsm = tiles, for s of at least CH_BLAS_COLS
+ * columns); the same answer on every thread.  Local. */
+static int ch_post_all(const ch_fact *f, int64_t s) {
+  return f->post_all && f->L->super[s + 1] - f->L->super[s] >= CH_BLAS_COLS;
+}
+
 /* The top phase's job on thread tid of f->nt: the supernodes above the cut one by one
  * (ascending, or descending): pre on thread 0, a barrier, part on every thread (its share), a
  * barrier, post on thread 0; thread 0 decides before the first barrier whether to stop (a
@@ -505,7 +514,8 @@ static void ch_top_job(void *arg, int tid, int nt) {
     if (f->stop) break;
     f->part(f, t, s);
     k_lle_pool_barrier(f->pool, nt);
-    if (tid == 0) f->post(f, t, s);
+    if (ch_post_all(f, s)) f->post_all(f, t, s);   /* every thread (barriers inside) */
+    else if (tid == 0) f->post(f, t, s);
   }
 }
 
@@ -515,6 +525,7 @@ static void ch_top_phase(ch_fact *f, ch_step pre, ch_step part, ch_step post, in
   f->desc = desc;
   f->stop = 0;
   k_lle_pool_run(f->pool, f->nt, ch_top_job, f);
+  f->post_all = NULL;
 }
 
 /* Thread t's share [b0, b1) of nb blocks.  Local. */
@@ -620,8 +631,18 @@ static void ch_fwd_cols(ch_fact *f, ch_thr *t, int64_t s, int64_t b0, int64_t b1
   }
 }
 
-/* X(s's columns) = L_11^-1 X(s's columns) (forward) or L_11^-T (backward).  Local. */
+static void ch_fwd_tiles(ch_fact *f, int64_t s, int tid, int nt);
+static void ch_bwd_tiles(ch_fact *f, int64_t s, int tid, int nt);
+
+/* X(s's columns) = L_11^-1 X(s's columns) (forward) or L_11^-T (backward): by tiles on this
+ * thread where f->solve_tiles and s has at least CH_BLAS_COLS columns (the calls the top
+ * phase makes on all threads: the same bits wherever s falls), else one dtrsm.  Local. */
 static void ch_trsm(ch_fact *f, int64_t s, const char *trans) {
+  if (f->solve_tiles && f->L->super[s + 1] - f->L->super[s] >= CH_BLAS_COLS) {
+    if (trans[0] == 'N') ch_fwd_tiles(f, s, 0, 1);
+    else ch_bwd_tiles(f, s, 0, 1);
+    return;
+  }
   const k_lle_super *L = f->L;
   int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]), ldx = (int)L->n;
   const double one = 1;
@@ -674,6 +695,57 @@ static void ch_fwd_part(ch_fact *f, ch_thr *t, int64_t s) {
 /* Forward / backward: a top supernode's triangular solve (one BLAS thread).  Local. */
 static void ch_fwd_post(ch_fact *f, ch_thr *t, int64_t s) { (void)t; ch_trsm(f, s, "N"); }
 static void ch_bwd_post(ch_fact *f, ch_thr *t, int64_t s) { (void)t; ch_trsm(f, s, "T"); }
+
+/* Forward, X(s's columns) = L_11^-1 X by CH_RCH tiles on threads tid of nt (a top supernode
+ * on every thread of the phase, or 0 of 1): thread 0 the diagonal tile's dtrsm, a barrier,
+ * the row blocks below it updated (block b by thread b mod nt, one dgemm each), a barrier;
+ * each block gets the same calls in the same order at any thread count.  Local. */
+static void ch_fwd_tiles(ch_fact *f, int64_t s, int tid, int nt) {
+  const k_lle_super *L = f->L;
+  int lda = (int)(L->pi[s + 1] - L->pi[s]), ldx = (int)L->n, nrhs = f->nrhs;
+  int64_t nc = L->super[s + 1] - L->super[s];
+  const double *a = f->lx + L->px[s];
+  double *x = f->xb + L->super[s];
+  const double one = 1, mone = -1;
+  for (int64_t k0 = 0; k0 < nc; k0 += CH_RCH) {
+    int kb = (int)(k0 + CH_RCH < nc ? CH_RCH : nc - k0);
+    if (tid == 0) dtrsm_("L", "L", "N", "N", &kb, &nrhs, &one, a + k0 * lda + k0, &lda, x + k0, &ldx, 1, 1, 1, 1);
+    k_lle_pool_barrier(f->pool, nt);
+    int64_t nb = (nc - k0 - kb + CH_RCH - 1) / CH_RCH;
+    for (int64_t b = tid; b < nb; b += nt) {
+      int64_t i0 = k0 + kb + b * CH_RCH;
+      int ib = (int)(i0 + CH_RCH < nc ? CH_RCH : nc - i0);
+      dgemm_("N", "N", &ib, &nrhs, &kb, &mone, a + k0 * lda + i0, &lda, x + k0, &ldx, &one, x + i0, &ldx, 1, 1);
+    }
+    k_lle_pool_barrier(f->pool, nt);
+  }
+}
+
+/* Backward, X(s's columns) = L_11^-T X by tiles from the last on threads tid of nt: thread 0
+ * the diagonal tile's dtrsm, a barrier, the row blocks above it updated by L_11(tile rows,
+ * block)^T (block b by thread b mod nt), a barrier.  Local. */
+static void ch_bwd_tiles(ch_fact *f, int64_t s, int tid, int nt) {
+  const k_lle_super *L = f->L;
+  int lda = (int)(L->pi[s + 1] - L->pi[s]), ldx = (int)L->n, nrhs = f->nrhs, ib = CH_RCH;
+  int64_t nc = L->super[s + 1] - L->super[s], ntile = (nc + CH_RCH - 1) / CH_RCH;
+  const double *a = f->lx + L->px[s];
+  double *x = f->xb + L->super[s];
+  const double one = 1, mone = -1;
+  for (int64_t kt = ntile - 1; kt >= 0; kt--) {
+    int64_t k0 = kt * CH_RCH;
+    int kb = (int)(k0 + CH_RCH < nc ? CH_RCH : nc - k0);
+    if (tid == 0) dtrsm_("L", "L", "T", "N", &kb, &nrhs, &one, a + k0 * lda + k0, &lda, x + k0, &ldx, 1, 1, 1, 1);
+    k_lle_pool_barrier(f->pool, nt);
+    for (int64_t b = tid; b < kt; b += nt)
+      dgemm_("T", "N", &ib, &nrhs, &kb, &mone, a + b * CH_RCH * lda + k0, &lda, x + k0, &ldx, &one, x + b * CH_RCH, &ldx,
+             1, 1);
+    k_lle_pool_barrier(f->pool, nt);
+  }
+}
+
+/* The top phase's post steps by tiles on every thread of the phase.  Local. */
+static void ch_fwd_post_tiles(ch_fact *f, ch_thr *t, int64_t s) { ch_fwd_tiles(f, s, t->tid, f->nt); }
+static void ch_bwd_post_tiles(ch_fact *f, ch_thr *t, int64_t s) { ch_bwd_tiles(f, s, t->tid, f->nt); }
 
 /* Backward supernode s by one thread.  Local. */
 static void ch_bwd_node(ch_fact *f, ch_thr *t, int64_t s) {
@@ -947,6 +1019,7 @@ void k_lle_chol_solve(k_lle_chol_plan *f, const k_lle_chol_in *in, const double 
   f->lx = (double *)lx;
   f->xb = x;
   f->nrhs = nrhs;
+  f->solve_tiles = in && in->solve_tiles;
   atomic_store(&f->fail, 0);
   if (nrhs > f->tb_cols) {   /* the gather buffers: maxrows x nrhs, and c: CH_RCH x nrhs */
     for (int t = 0; t < f->nt; t++) {
@@ -966,7 +1039,9 @@ void k_lle_chol_solve(k_lle_chol_plan *f, const k_lle_chol_in *in, const double 
   ch_sub_phase(f, ch_fwd_node, 0);
   if (f->ntop && f->top_state && in && in->top_solve) ch_top_solve_engine(f, in, nrhs);   /* the top on the engine */
   else if (f->ntop) {
+    f->post_all = f->solve_tiles ? ch_fwd_post_tiles : NULL;
     ch_top_phase(f, NULL, ch_fwd_part, ch_fwd_post, 0);
+    f->post_all = f->solve_tiles ? ch_bwd_post_tiles : NULL;
     ch_top_phase(f, ch_bwd_pre, ch_bwd_part, ch_bwd_post, 1);
   }
   ch_sub_phase(f, ch_bwd_node, 1);

@@ -207,6 +207,17 @@ add_test(NAME lle_chol_nd_symbolic_digest COMMAND ${Python3_EXECUTABLE} ${CMAKE_
   -- ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=3 run.blas_threads=1 lle.cnd_symbolic=steps
   ::: ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=3 run.blas_threads=1 lle.cnd_symbolic=cholmod)
 set_tests_properties(lle_chol_nd_symbolic_digest PROPERTIES LABELS unit TIMEOUT 120)
+# the solves' top triangular solves: tiles (the default; lle_chol_nd_factor checks them at 1, 2,
+# 3 and 8 threads) and one dtrsm each (blas): the same embedding at 3 threads and 1 with blas too
+add_test(NAME lle_chol_nd_solve_trsm_blas COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/tools/same_figure.py
+  --figure "embedding digest ([0-9a-f]+)" --expect "the solves' top triangular solves one dtrsm each" --expect "^PASSED: lle"
+  --workdir ${HY_TEST_OUT}/lle_chol_nd_solve_trsm_blas
+  -- ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=3 run.blas_threads=1 lle.cnd_solve_trsm=blas
+  ::: ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} run.workload=lle lle.n=40000 lle.trust_sample=0 output.record=false lle.eigensolver=chol-nd lle.threads=1 run.blas_threads=1 lle.cnd_solve_trsm=blas)
+set_tests_properties(lle_chol_nd_solve_trsm_blas PROPERTIES LABELS unit TIMEOUT 120)
+hy_case(NAME lle_bad_cnd_solve_trsm RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_solve_trsm' = 'lapack' is not allowed; allowed: one of tiles.blas"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_trsm=lapack)
 hy_case(NAME lle_bad_cnd_symbolic RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_symbolic' = 'own' is not allowed; allowed: one of steps.cholmod"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_symbolic=own)
