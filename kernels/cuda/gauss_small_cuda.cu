@@ -18,6 +18,7 @@
  * is the backend's current one. */
 #include "k_cuda.h"
 #include "k_gauss.h"
+#include "gauss_small_dev.cuh"
 
 #include <cooperative_groups.h>
 
@@ -74,21 +75,7 @@ __device__ __noinline__ void sm_panel(double *a, int64_t lda, int n, int k1, int
       /* the largest |v| over my rows i >= j, then over the warp, then over the CTA */
       double bv = -1.0;
       int bi = 0x7fffffff;
-#pragma unroll
-      for (int r = 0; r < R; r++) {
-        int i = t + r * SM_T;
-        if (i >= j && i < m) {
-          double x = fabs(v[r][0]);
-          if (isnan(x)) x = INFINITY;
-          if (x > bv) { bv = x; bi = i; }
-        }
-      }
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) {
-        double ov = __shfl_xor_sync(SM_FULL, bv, o);
-        int oi = __shfl_xor_sync(SM_FULL, bi, o);
-        if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
-      }
+      gs_best_shfl<R, W, SM_T>(v, t, j, m, bv, bi);
       if ((t & 31) == 0) { s.rv[t >> 5] = bv; s.ri[t >> 5] = bi; }
       __syncthreads();
       bv = s.rv[0];
@@ -97,7 +84,7 @@ __device__ __noinline__ void sm_panel(double *a, int64_t lda, int n, int k1, int
       for (int q = 1; q < SM_T / 32; q++) {
         double ov = s.rv[q];
         int oi = s.ri[q];
-        if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
+        if (gs_beats(ov, oi, bv, bi)) { bv = ov; bi = oi; }
       }
       const int p = bi;
       /* the pivot row's owner publishes it, row j's owner the row it gives up (whole rows:
@@ -135,20 +122,9 @@ __device__ __noinline__ void sm_panel(double *a, int64_t lda, int n, int k1, int
             if (c < W - j) v[r][c] -= l * s.prow[c];
         }
       }
-      if (t == 0) {
-        dpiv[k1 + j] = k1 + p;
-        double ap = fabs(piv);
-        if (!(ap >= pmin)) { pmin = ap; pidx = k1 + j; }
-        if (piv == 0.0 && pinfo == 0) pinfo = k1 + j + 1;
-      }
+      gs_pivot_record(t, dpiv, k1, j, p, piv, pmin, pidx, pinfo);
     }
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      double t0 = v[r][0];
-#pragma unroll
-      for (int c = 0; c < W - 1; c++) v[r][c] = v[r][c + 1];
-      v[r][W - 1] = t0;
-    }
+    gs_rotate<R, W>(v);
   }
 #pragma unroll
   for (int r = 0; r < R; r++) {

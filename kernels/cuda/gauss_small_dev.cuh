@@ -3,9 +3,11 @@
  * thread's panel rows and its warp by shuffles of doubles, the comparison that orders two
  * candidates, thread 0's record of a column's pivot, and the rotation of a thread's panel rows
  * by one column (the rolled column loop's).  Forced inline.  Tested on the host under the CPU
- * emulator (gauss_small_dev_emu).  The kernels still hold their own copies of this code until
- * the GPU run of 03:35 has recorded their factors' digests (gauss_gpu_small_time): then they
- * switch to these, and the digests must stay the same.  No state. */
+ * emulator (gauss_small_dev_emu).  Taking them from here changed the kernels' instruction
+ * schedule and register use, not their floating-point arithmetic (per kernel the same counts of
+ * DADD / DMUL / DFMA / MUFU in the SASS; comparisons, selects and moves differ): their factors
+ * and pivots are bit for bit those of before (gauss_gpu_small_time compares their digests with
+ * those of the GPU run before the change).  No state. */
 #ifndef GAUSS_SMALL_DEV_CUH
 #define GAUSS_SMALL_DEV_CUH
 

@@ -25,6 +25,7 @@
  * Kernels hold no state; the stream is the backend's current one. */
 #include "k_cuda.h"
 #include "k_gauss.h"
+#include "gauss_small_dev.cuh"
 
 #include <float.h>
 #include <math.h>
@@ -220,21 +221,7 @@ __device__ __forceinline__ void ss_pivot(const double (&v)[R][W], const int (&o)
     bi = ui == 0xffffffffu ? 0x7fffffff : (int)ui;
   } else {
     /* red = 0: doubles and five rounds of shuffles */
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      int i = t + r * SS_T;
-      if (i >= j && i < m) {
-        double x = fabs(v[r][0]);
-        if (isnan(x)) x = INFINITY;
-        if (x > bv) { bv = x; bi = i; }
-      }
-    }
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      double ov = __shfl_xor_sync(SS_FULL, bv, d);
-      int oi = __shfl_xor_sync(SS_FULL, bi, d);
-      if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
-    }
+    gs_best_shfl<R, W, SS_T>(v, t, j, m, bv, bi);
   }
   /* the warp's best row, row j, before the one barrier of the column */
 #pragma unroll
@@ -274,7 +261,7 @@ __device__ __forceinline__ void ss_pivot(const double (&v)[R][W], const int (&o)
     for (int u = 1; u < SS_NW; u++) {
       double ov = s.cv[bf][u];
       int oi = s.ci[bf][u];
-      if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; q = u; }
+      if (gs_beats(ov, oi, bv, bi)) { bv = ov; bi = oi; q = u; }
     }
   }
   p = bi;
@@ -290,7 +277,7 @@ template <int R, int W, int U>
 __device__ __forceinline__ void ss_panel(double *a, int64_t lda, int n, int kk, int ww, double (&v)[R][W],
                                          int *dpiv, int *dperm, int *plan, double *stat, int *info,
                                          int red, ss_shared<W> &s) {
-  const int t = threadIdx.x, m = n - kk, wp = t >> 5;
+  const int t = threadIdx.x, m = n - kk;
   int o[R];
 #pragma unroll
   for (int r = 0; r < R; r++) o[r] = t + r * SS_T;
@@ -338,20 +325,9 @@ __device__ __forceinline__ void ss_panel(double *a, int64_t lda, int n, int kk, 
             if (c < W - j) v[r][c] -= l * pr[c];
         }
       }
-      if (t == 0) {
-        dpiv[kk + j] = kk + p;
-        double ap = fabs(piv);
-        if (!(ap >= pmin)) { pmin = ap; pidx = kk + j; }
-        if (piv == 0.0 && pinfo == 0) pinfo = kk + j + 1;
-      }
+      gs_pivot_record(t, dpiv, kk, j, p, piv, pmin, pidx, pinfo);
     }
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      double t0 = v[r][0];
-#pragma unroll
-      for (int c = 0; c < W - 1; c++) v[r][c] = v[r][c + 1];
-      v[r][W - 1] = t0;
-    }
+    gs_rotate<R, W>(v);
   }
   ss_panel_out<R, W>(a, lda, n, kk, ww, v, o, dperm, plan, s);
   if (t == 0) {
@@ -691,8 +667,10 @@ extern "C" int k_cuda_small_step_getrs_v(k_backend *be, int64_t n, const double 
 }
 
 /* k_gauss_ops getrs_small, K_GAUSS_SMALL_STEPS: x = A^-1 x with the step LU's factors (dpiv as
- * there), one launch, queued.  Local. */
+ * there), one launch, queued: the solve with lookahead (H200, 03:15, bd8e183, gauss_gpu_small_time:
+ * 0.077 / 0.167 / 0.513 ms at n = 512 / 1024 / 2048 against 0.088 / 0.215 / 0.675 without; the
+ * same x bit for bit).  Local. */
 extern "C" int k_cuda_small_step_getrs(k_backend *be, int64_t n, const double *a, int64_t lda,
                                       const int *dpiv, double *x) {
-  return k_cuda_small_step_getrs_v(be, n, a, lda, dpiv, x, 0);
+  return k_cuda_small_step_getrs_v(be, n, a, lda, dpiv, x, 1);
 }

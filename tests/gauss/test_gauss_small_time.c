@@ -12,9 +12,10 @@
  * gauss_gpu_small_kernels) and factors within 1e-11 of them, each on its own; the steps LU
  * without the dependent launch (no-pdl), with the other pivot search (shfl-red) and with the
  * panel's column loop unrolled 2, 4, 8 times (unroll2 / 4 / 8: timed too) give the auto
- * width's factors and pivots bit for bit, and the solve with lookahead (solve-la: timed too)
- * its x (the same arithmetic: digests, FNV-1a over the bytes of the factors and pivots and of
- * x, printed for every variant, so that two builds can be compared too).  Exit 0
+ * width's factors and pivots bit for bit, and the solve without lookahead (solve-plain: timed
+ * too; getrs_small has the lookahead) its x (the same arithmetic: digests, FNV-1a over the bytes of the factors and pivots and of
+ * x, printed for every variant; coop's and the auto steps LU's must be those of the run before
+ * the kernels shared gauss_small_dev.cuh, golden[]).  Exit 0
  * when they pass, 1 otherwise, 77 without a CUDA device. */
 #include "k_gauss.h"
 #include "hybrid.h"
@@ -49,8 +50,8 @@ enum { SS_LEAD_ONLY = 1, SS_NO_PDL = 2, SS_SHFL_RED = 4, SS_UNROLL2 = 8, SS_UNRO
 typedef struct {
   const char *name;
   int kind, w, flags;       /* K_GAUSS_SMALL_*; steps: the width (0 auto), SS_* flags */
-  int solve;                /* steps: the solve's variant (k_cuda_small_step_getrs_v: 0 plain, 1
-                             * with lookahead) */
+  int solve;                /* steps: 0 the table's getrs_small, else k_cuda_small_step_getrs_v's
+                             * variant solve - 1 (1: plain, without lookahead) */
 } variant;
 
 typedef struct {
@@ -88,7 +89,7 @@ static int time_one(bench *q, const variant *v, int reps, double tf[2], double t
       return 1;
     }
     double t1 = hy_wtime();
-    int rc = v->solve ? k_cuda_small_step_getrs_v(q->be, q->n, q->a, q->n, q->piv, q->x, v->solve)
+    int rc = v->solve ? k_cuda_small_step_getrs_v(q->be, q->n, q->a, q->n, q->piv, q->x, v->solve - 1)
                       : q->ko->getrs_small(q->be, v->kind, q->n, q->a, q->n, q->piv, q->x);
     if (rc != HY_OK) {
       printf("FAILED: %s n = %lld: %s\n", v->name, (long long)q->n, hy_err_msg());
@@ -121,12 +122,41 @@ static unsigned long long digest(const double *a, const int *p, int64_t n) {
   return fnv(fnv(1469598103934665603ull, a, (size_t)(n * n) * sizeof(double)), p, (size_t)n * sizeof(int));
 }
 
+/* The digests (factors and pivots; x) of coop and of the steps LU at the auto width from the H200
+ * run of 03:15 (main bd8e183), before both kernels took their pivot search, pivot record and
+ * register rotation from kernels/cuda/gauss_small_dev.cuh: the same bits expected (refresh them
+ * only when the arithmetic changes on purpose, saying so). */
+static const struct {
+  int64_t n;
+  int kind;
+  unsigned long long d, dx;
+} golden[] = {
+  { 512, K_GAUSS_SMALL_COOP, 0xaa877acb483b30c7ull, 0x55a5ab7dd42fb745ull },
+  { 512, K_GAUSS_SMALL_STEPS, 0xe2c043b8b1331546ull, 0x165c0289a5e3b59full },
+  { 1024, K_GAUSS_SMALL_COOP, 0x44f02ff08e4871baull, 0x126f00cd7f1654d3ull },
+  { 1024, K_GAUSS_SMALL_STEPS, 0x0f63f5044fc714e8ull, 0xdd803d1257b639fdull },
+  { 2048, K_GAUSS_SMALL_COOP, 0xf728b1479a7d9f06ull, 0xb3cc62bf4c40a5cdull },
+  { 2048, K_GAUSS_SMALL_STEPS, 0x3c5c72fc70487bf9ull, 0xd95eb55cd2ad33bfull },
+};
+
+/* coop's and the auto steps LU's digests against golden[].  Local. */
+static void check_golden(const variant *v, int64_t n, unsigned long long d, unsigned long long dx) {
+  if (v->flags != 0 || v->w != 0 || v->solve != 0) return;
+  for (size_t i = 0; i < sizeof golden / sizeof golden[0]; i++)
+    if (golden[i].n == n && golden[i].kind == v->kind && (golden[i].d != d || golden[i].dx != dx)) {
+      nfailed++;
+      printf("FAILED: %s n = %lld: digest %016llx (x %016llx), not that of main bd8e183 %016llx (x %016llx)\n",
+             v->name, (long long)n, d, dx, golden[i].d, golden[i].dx);
+    }
+}
+
 /* A variant's digests (d: factors and pivots, dx: x) printed; those of the steps LU at the auto
  * width kept (da: "steps auto"), every other variant at the auto width but CTA 0 alone must
  * match them bit for bit (the same arithmetic).  Local. */
 static void check_bits(const variant *v, int64_t n, const char *label, unsigned long long d,
                        unsigned long long dx, unsigned long long da[2]) {
   printf("small-time n=%lld %s: digest %016llx (x %016llx)\n", (long long)n, label, d, dx);
+  check_golden(v, n, d, dx);
   if (v->kind != K_GAUSS_SMALL_STEPS || v->w != 0 || (v->flags & SS_LEAD_ONLY)) return;
   if (v->flags == 0 && v->solve == 0) {
     da[0] = d;
@@ -191,7 +221,7 @@ static void bench_n(k_backend *be, const k_gauss_ops *ko, int64_t n) {
     { "steps shfl-red", K_GAUSS_SMALL_STEPS, 0, 4, 0 }, { "steps lead-only", K_GAUSS_SMALL_STEPS, 0, 1, 0 },
     { "steps lead-only no-pdl", K_GAUSS_SMALL_STEPS, 0, 3, 0 },
     { "steps unroll2", K_GAUSS_SMALL_STEPS, 0, SS_UNROLL2, 0 }, { "steps unroll4", K_GAUSS_SMALL_STEPS, 0, SS_UNROLL4, 0 },
-    { "steps unroll8", K_GAUSS_SMALL_STEPS, 0, SS_UNROLL8, 0 }, { "steps solve-la", K_GAUSS_SMALL_STEPS, 0, 0, 1 },
+    { "steps unroll8", K_GAUSS_SMALL_STEPS, 0, SS_UNROLL8, 0 }, { "steps solve-plain", K_GAUSS_SMALL_STEPS, 0, 0, 1 },
   };
   const int R = n <= 512 ? 1 : n <= 1024 ? 2 : 4;
   double tw[33] = { 0 };

@@ -1040,7 +1040,7 @@ if(HYBRID_GPU_TESTS)
   target_link_libraries(test_gauss_small_time PRIVATE hybrid_core)
   add_test(NAME gauss_gpu_small_time COMMAND ${HY_RUNCASE} --exit 0 --timeout 60 --need-gpus 1
     --expect "^small-time n=1024 steps auto \\(w=8\\): factor"
-    --expect "^small-time n=1024 steps shfl-red: digest [0-9a-f]{16} \\(x [0-9a-f]{16}\\)$"
+    --expect "^small-time n=1024 steps shfl-red \\(w=8\\): digest [0-9a-f]{16} \\(x [0-9a-f]{16}\\)$"
     --expect "^PASSED: the small-n LU's widths and kinds agree" --reject "^FAILED"
     -- $<TARGET_FILE:test_gauss_small_time>)
   set_tests_properties(gauss_gpu_small_time PROPERTIES LABELS "gpu" TIMEOUT 90 SKIP_RETURN_CODE 77)
