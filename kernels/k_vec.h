@@ -195,7 +195,8 @@ struct k_vec_ops {
    * stream (hit ratio scaled to the set-aside); f's out fields filled.  bcgs_batch then runs
    * the products in that format (FP32 values promoted exactly, the same FP64 sums; 16-bit
    * offsets: the same columns, bit for bit the 32-bit run).  bcgs_release frees the copy and
-   * resets the window, the set-aside (to its value before) and the persisting lines.  Local. */
+   * resets the window, the set-aside (to its value before) and the persisting lines.  Nothing
+   * to change (no format made, no window): no copy, the views as they were.  Local. */
   int (*bcgs_prepare)(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f);
   int (*bcgs_release)(k_vec *v);
 };

@@ -143,10 +143,11 @@ static const cfg_key spai_keys[] = {
     "device_kernel = persistent: single = the preconditioner matrix's values in FP32 in a copy "
     "for the solve (products summed in FP64; cuda: classic kernel, 3 blocks per SM), half of "
     "M's value bytes; x within the solve's tolerance, iterations within a few of double's" },
-  { "solver", "index16", CFG_BOOL, "false", 0, 0, NULL,
+  { "solver", "index16", CFG_ENUM, "auto", 0, 0, "false|true|auto",
     "device_kernel = persistent: the column indices of A and M as 16-bit offsets from the row "
     "in a copy for the solve when every |column - row| <= 32767 (else 32-bit, a line says so); "
-    "the same values bit for bit" },
+    "the same values bit for bit; auto = true on a GPU backend (H200, cfd2's size: 80.9 against "
+    "88.8 us per iteration), false on the host" },
   { "solver", "l2_window", CFG_ENUM, "none", 0, 0, "none|a|m|all|stream",
     "device_kernel = persistent|fused on cuda: an L2 persisting window (access policy window, "
     "the set-aside up to the device's maximum, hit ratio scaled to it) over A's columns and "
@@ -246,7 +247,8 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.phase_times = cfg_bool(c, "solver.phase_times");
   o->solver.merge_reductions = cfg_bool(c, "solver.merge_reductions");
   o->solver.precond_single = cfg_is(c, "solver.precond_precision", "single");
-  o->solver.index16 = cfg_bool(c, "solver.index16");
+  o->solver.index16 = cfg_is(c, "solver.index16", "true") ? 1
+                      : cfg_is(c, "solver.index16", "auto") ? 2 : 0;
   o->solver.l2_window = cfg_is(c, "solver.l2_window", "a") ? K_L2_A
                         : cfg_is(c, "solver.l2_window", "m") ? K_L2_M
                         : cfg_is(c, "solver.l2_window", "all") ? K_L2_ALL

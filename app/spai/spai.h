@@ -62,7 +62,8 @@ typedef struct {
   int phase_times;             /* solver.phase_times: time the persistent kernel's phases */
   int merge_reductions;        /* solver.merge_reductions: krylov_params.merged */
   int precond_single;          /* solver.precond_precision = single: M's values in FP32 */
-  int index16;                 /* solver.index16: 16-bit column offsets where they fit */
+  int index16;                 /* solver.index16: 16-bit column offsets where they fit: 0 false,
+                                * 1 true, 2 auto (true on a GPU backend) */
   int l2_window;               /* solver.l2_window: K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL, K_L2_STREAM */
   int persistent_tpr;          /* solver.persistent_tpr: threads per row of the products (0 auto) */
   int persistent_rows;         /* solver.persistent_rows: rows of a lane group in flight, 1 or 2 */

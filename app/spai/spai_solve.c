@@ -286,9 +286,9 @@ static void solve_format(solve_ctx *s, const spai_solve_opts *opt, spai_solve_in
   k_bcgs_fmt *f = &info->fmt;
   memset(f, 0, sizeof *f);
   f->m_single = opt->precond_single && opt->use_m;
-  f->index16 = opt->index16;
+  f->index16 = opt->index16 == 1 || (opt->index16 == 2 && s->be->gpu);
   f->l2 = s->be->gpu ? opt->l2_window : K_L2_NONE;
-  info->fmt_asked = f->m_single || f->index16 || opt->l2_window;
+  info->fmt_asked = f->m_single || opt->index16 == 1 || opt->l2_window || (f->index16 && s->batch);
   if (!info->fmt_asked) return;
   const char *why = !s->batch ? "it needs the device loop at one rank as solver.device_kernel = "
                                 "persistent (or fused, for l2_window)"

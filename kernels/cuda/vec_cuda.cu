@@ -1207,6 +1207,7 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
   }
   bool f32 = ask && pc && f->m_single;
   f->m_single_used = f32;
+  if (!i16 && !f32 && f->l2 == K_L2_NONE) return HY_OK;   /* nothing to change: no copy */
   size_t ca = pk_round((size_t)na * (i16 ? 2 : 4)), va = pk_round((size_t)na * 8);
   size_t cm = pk_round((size_t)nm * (i16 ? 2 : 4)), vm = pk_round((size_t)nm * (f32 ? 4 : 8));
   size_t total = ca + va + (pc ? cm + vm : 0);
