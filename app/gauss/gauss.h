@@ -294,8 +294,10 @@ typedef struct {
 /* Set up g from the options, read / make the inputs (files on rank 0, broadcast; b), the grid
  * and its transport, the FP64 matrix on the device and ||A||_inf. */
 int gauss_load(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info *info);
-/* The vendor's LU and a DGEMM on this rank's device (compare_cusolver). */
+/* The vendor's LU on this rank's device (compare_cusolver), before our runs. */
 int gauss_reference(gauss_t *g, gauss_info *info);
+/* The vendor's DGEMM (compare_cusolver), after our runs, and the reference lines. */
+int gauss_reference_gemm(gauss_t *g, gauss_info *info);
 /* gauss.repeat times: factor, solve, refine (mixed), FP64 fallback; x the last run's. */
 int gauss_solve(gauss_t *g, gauss_info *info, double *x);
 /* [debug] perturb on x, then HPL's scaled residual against the original matrix in FP64. */
