@@ -19,9 +19,11 @@
  * programmatic dependent launch: its launch overlaps the previous step's end, its CTAs wait for
  * it in cudaGridDependencySynchronize); two plan buffers alternate between launches.  The row order (dperm: (P b)[i] = b[dperm[i]]) is composed by
  * CTA 0 from the same plans.
- * The solve: one CTA of 512 threads, x in shared memory, blocks of 32: the diagonal block in
- * shared memory (the next one loaded by the other warps while warp 0 solves this one), the rows
- * below / above by a GEMV of all threads with 32 loads in flight each.
+ * The solve: one CTA of 512 threads, x in shared memory, blocks of 32, with lookahead (the
+ * default, ss_getrs_la_k): in step B warp 0 applies block B - 1's x to block B's rows and solves
+ * block B (the diagonal block in shared memory) while the other warps apply block B - 1's x to
+ * the rows beyond with 32 loads in flight each and load the next diagonal block; ss_getrs_k, the
+ * plain one (two barriers a step), gives the same bits.
  * Kernels hold no state; the stream is the backend's current one. */
 #include "k_cuda.h"
 #include "k_gauss.h"
