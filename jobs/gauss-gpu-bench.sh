@@ -38,8 +38,8 @@
 #      panel's and TRSM's FP32 GEMMs on TF32 tensor cores) (target >= 250 TF-equivalent)
 #  13. the profiles (gauss.profile = true) of FP64 and HPL-MxP FP16 with the fused panel at --n
 #  14. HPL-MxP FP16 with the default panel at --mxp-big (98304: FP64 copy 77 GB + FP32 factors
-#      39 GB on the device; at most 106496 on an H200: 91 + 45 GB), traced, the target line (not
-#      in the default list)
+#      39 GB on the device; at most 106496 on an H200: 91 + 45 GB), traced, the target line: the
+#      issue's HPL-MxP figure (H200, 03:13, bd8e183: 253.6 TF-equivalent, met)
 #  trace. the factor time split without synchronisation (gauss.trace = true: events on both
 #      streams) of FP64 at --n and at --mxp-n, and of HPL-MxP FP16 at --n and --mxp-n: first
 #      panel, swaps, trsm+U, low copies, lookahead gemm, trailing gemm (with their TF), the main
@@ -51,11 +51,13 @@
 #      stream's, SIDE the lookahead panel stream's gauss.side_priority, default high; C = 1 with
 #      SIDE = same: the side priority alone), every run traced; one line each with the factor TF,
 #      the ratio to 1 chunk and to cuSOLVER
+#  variant. one FP64 line at --n with the arguments after -- (compare_cusolver off, repeat 2,
+#      traced): "variant FP64 n=N (ARGS): factor T s = R TF"
 #  small. the small-n LU (gauss.small = on: one launch per panel) against cuSOLVER getrf + getrs,
 #      against the blocked LU (gauss.small = off) and the cooperative kernel (gauss.small = coop)
 #      at n = 512, 1024, 2048 (11 runs each): where auto should stop taking it
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,trace,chunks,small]] [--mxp-n 65536]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,trace,chunks,variant,small]] [--mxp-n 65536]
 #                                [--mxp-big 98304] [--chunks "2:high 4:high 4:same"] [--chunks-n "65536 32768"]
 #                                [-- extra key=value ...]
 set -u
@@ -226,6 +228,13 @@ if want chunks; then
         'BEGIN{tf = 2/3*n^3/t/1e12; printf "update chunks %s, FP64 n=%d: factor %.4f s = %.2f TF, %.3fx of 1 chunk, %.3fx cuSOLVER dgetrf (%.2f TF, same run as 1 chunk; targets at 65536 >= 50 TF and >= 1.25x, at 32768 >= 1.2x)\n", v, n, t, tf, a/t, r/1e3/t, 2/3*n^3/(r/1e3)/1e12}'
     done
   done
+fi
+if want variant; then
+  # one FP64 line at --n with the arguments after -- (compare_cusolver off, repeat 2, traced)
+  run variant_fp64_$N 1 gauss.n=$N gauss.compare_cusolver=false gauss.repeat=2 gauss.trace=true
+  t=$(ftime variant_fp64_$N)
+  [ -n "$t" ] && awk -v n="$N" -v t="$t" -v x="${EXTRA[*]+${EXTRA[*]}}" \
+    'BEGIN{printf "variant FP64 n=%d (%s): factor %.4f s = %.2f TF\n", n, x, t, 2/3*n^3/t/1e12}'
 fi
 if want small; then
   for n in 512 1024 2048; do
