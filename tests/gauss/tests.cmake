@@ -425,6 +425,19 @@ if(HYBRID_GPU_TESTS)
     RUNCASE --json-field metrics.fp64_fallback=0
     ARGS run.workload=gauss run.backend=cuda gauss.precision=mixed gauss.tensor=tf32
          gauss.refine=auto gauss.n=8192)
+  # HPL-MxP FP16 with gauss.tensor = tf32 (the FP32 TRSM's L^-1 product and the panel's GEMMs on
+  # TF32 tensor cores too: the 462 ms of SIMT FP32 TRSM at n = 98304): GMRES-IR to FP64 without
+  # the fallback, the rate line printed; the fused panel with as many rows a block as fit
+  hy_case(NAME gauss_gpu_hplmxp_fp16_tensor_tf32 RANKS 1 LABELS gpu JSON TIMEOUT 300
+    EXPECT ${GAUSS_PASS} "^hpl-mxp: low fp16" REJECT "fallback" "falling back"
+    RUNCASE --json-field metrics.fp64_fallback=0
+    ARGS run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16
+         gauss.refine=gmres gauss.tensor=tf32 gauss.n=8192)
+  hy_case(NAME gauss_gpu_hplmxp_fp16_fused_rows RANKS 1 LABELS gpu JSON TIMEOUT 300
+    EXPECT ${GAUSS_PASS} "^hpl-mxp: low fp16" REJECT "fallback" "falling back"
+    RUNCASE --json-field metrics.fp64_fallback=0
+    ARGS run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16
+         gauss.refine=gmres gauss.panel=fused gauss.panel_rows=65536 gauss.n=8192)
   # HPL-MxP on the device: the trailing GEMMs on tensor cores (cublasGemmEx: FP16 / BF16 inputs,
   # FP32 sums; TF32 compute type), GMRES-IR to FP64 without the fallback; the device's x agrees
   # with the host emulation's within HPL's threshold (both pass), the rate line is printed
