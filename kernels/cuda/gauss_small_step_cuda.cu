@@ -573,6 +573,15 @@ __device__ __forceinline__ void ss_usolve_diag(const double (*D)[33], int j0, in
   if (lane < jb) sx[j0 + lane] = xv;
 }
 
+/* The solves' start: sx = P x (x[dperm[i]], zero up to nbk blocks of 32), the first diagonal
+ * block into D0.  Every thread of the CTA (ends with a barrier).  Device. */
+__device__ __forceinline__ void ss_solve_start(int n, const double *a, int64_t lda, const int *dperm,
+                                               const double *x, int nbk, double *sx, double (*D0)[33]) {
+  for (int i = threadIdx.x; i < nbk * 32; i += SS_T) sx[i] = i < n ? x[dperm[i]] : 0.0;
+  ss_diag(a, lda, n, 0, D0, 0, SS_T);
+  __syncthreads();
+}
+
 /* x = U^-1 L^-1 (P x) with the step LU's factors: x[i] = x[dperm[i]], the unit lower solve, the
  * upper solve, in blocks of 32 (see the file's head).  One CTA of SS_T threads.  Device. */
 __global__ void __launch_bounds__(SS_T, 1)
@@ -581,9 +590,7 @@ ss_getrs_k(int n, const double *a, int64_t lda, const int *dperm, double *x) {
   __shared__ double D[2][32][33];
   const int t = threadIdx.x, lane = t & 31;
   const int nbk = (n + 31) / 32;
-  for (int i = t; i < nbk * 32; i += SS_T) sx[i] = i < n ? x[dperm[i]] : 0.0;
-  ss_diag(a, lda, n, 0, D[0], 0, SS_T);
-  __syncthreads();
+  ss_solve_start(n, a, lda, dperm, x, nbk, sx, D[0]);
   for (int B = 0; B < nbk; B++) {
     const int j0 = B * 32, jb = n - j0 < 32 ? n - j0 : 32;
     if (t < 32) ss_lsolve_diag(D[B & 1], j0, jb, lane, sx);
@@ -618,9 +625,7 @@ ss_getrs_la_k(int n, const double *a, int64_t lda, const int *dperm, double *x) 
   __shared__ double D[2][32][33];
   const int t = threadIdx.x, lane = t & 31;
   const int nbk = (n + 31) / 32;
-  for (int i = t; i < nbk * 32; i += SS_T) sx[i] = i < n ? x[dperm[i]] : 0.0;
-  ss_diag(a, lda, n, 0, D[0], 0, SS_T);
-  __syncthreads();
+  ss_solve_start(n, a, lda, dperm, x, nbk, sx, D[0]);
   for (int B = 0; B < nbk; B++) {
     const int j0 = B * 32, jb = n - j0 < 32 ? n - j0 : 32;
     if (t < 32) {
