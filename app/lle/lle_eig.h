@@ -25,6 +25,7 @@ typedef struct {
   const char *chol_ordering;   /* shift-invert: CHOLMOD ordering auto|amd|metis|nesdis */
   const char *chol_supernodal; /* shift-invert: auto|simplicial|supernodal */
   int threads;                 /* threads of the column-parallel loops (lle.threads; 0: auto) */
+  int threads_auto;            /* 1: lle.threads = 0 (threads is the rank's count) */
   hy_progress *prog;           /* progress of the iterations (hy_progress_toward), or NULL */
   const char *gpu_ordering;    /* gpu-chol: the host ordering metis | symamd (lle.gpu_ordering) */
   k_backend *be;               /* the rank's backend (gpu-chol's device table) */

@@ -28,6 +28,9 @@
 /* chol-nd's operator: the factor, a dense block for the solves, and with lle.cnd_solve_cols
  * = c > 0 one CHOLMOD workspace and c-column block per solve call. */
 enum { CND_MAXG = 64 };
+/* chol-nd's size rules where lle.threads / run.blas_threads are 0 (cnd_sizes): one thread per
+ * CND_N_THREAD points at most, one BLAS thread for the iteration below CND_N_BLAS points */
+enum { CND_N_THREAD = 5000, CND_N_BLAS = 200000 };
 typedef struct {
   cholmod_common cc;
   int started;
@@ -322,6 +325,7 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   e->order_threads = cnd_order_threads(in);
   double ta = MPI_Wtime();
   e->t_setup = ta - t0;   /* B and the iteration's block (lle_bsub_solve) */
+  if (in->cnd_own && in->blas_threads <= 0 && b->n < CND_N_BLAS) e->blas_threads = 1;   /* the iteration's (cnd_sizes) */
   if (in->threads > 1) o->pool = k_lle_pool_new(in->threads);   /* parked between its jobs */
   e->t_pool = MPI_Wtime() - ta;
   int rc = cnd_order(in, o->pool, &o->perm, e);
@@ -441,11 +445,30 @@ static int cnd_apply(void *st, int p, double *v, double *tmp) {
   return HY_OK;
 }
 
+/* chol-nd's threads and the iteration's BLAS threads by size where not set (lle.threads = 0,
+ * run.blas_threads = 0): at most one thread per CND_N_THREAD points, and one BLAS thread below
+ * CND_N_BLAS points.  The H200 at N = 20k (03:15 run, 16 cores): block solves 0.060 s at 16
+ * threads with the size rule's 4 BLAS threads (OpenBLAS's idle threads spin after each QR /
+ * Rayleigh-Ritz call and take cores from the pool's), 0.031 s at 16 with one BLAS thread,
+ * 0.020 s at 4 threads; the order 0.053 s at 16, 0.028 s at 4 (its steps too small to split
+ * 16 ways).  The results do not depend on the thread count; the BLAS count (cnd_factor sets
+ * it) changes the last bits of QR / Rayleigh-Ritz.  Local. */
+static void cnd_sizes(const lle_eig_in *in, lle_eig_in *use) {
+  *use = *in;
+  if (in->threads_auto) {
+    int64_t cap = in->n / CND_N_THREAD;
+    if (cap < 1) cap = 1;
+    if (use->threads > cap) use->threads = (int)cap;
+  }
+}
+
 /* chol-nd (see the file comment).  Local (rank 0). */
 static int cnd_solve(const lle_eig_in *in, lle_eig *e) {
   static const lle_bop chol = { .name = "CHOLMOD Cholesky of M + tau I", .factor = cnd_factor,
                                 .apply = cnd_apply, .free = cnd_free };
-  return lle_bsub_solve(in, &chol, e);
+  lle_eig_in use;
+  cnd_sizes(in, &use);
+  return lle_bsub_solve(&use, &chol, e);
 }
 
 const lle_eigsolver lle_eig_cnd_solver = {

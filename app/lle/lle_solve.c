@@ -86,6 +86,7 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     .n = n, .k = o->k, .nbr = info->nbr, .w = info->w, .m = &info->m, .nev = o->nev, .tol = o->tol,
     .maxit = o->maxit, .seed = o->seed, .ordering = o->ordering, .chol_ordering = o->chol_ordering,
     .chol_supernodal = o->chol_supernodal, .threads = o->threads > 0 ? o->threads : ctx->threads,
+    .threads_auto = o->threads <= 0,
     .gpu_ordering = o->gpu_ordering, .be = &ctx->be,
     .blas_threads = ctx->blas_threads_want,
     .x = info->data.x, .xdim = info->data.dim, .nd_leaf = o->nd_leaf,
