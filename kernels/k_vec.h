@@ -89,7 +89,7 @@ typedef struct {
                      * per lane at once before their products (0: 1; the same sums, in order) */
   int blocks;       /* bcgs_batch on CUDA: blocks per SM its registers allow, 2 or 3 (0: 3) */
   int rows;         /* bcgs_batch on CUDA: rows of a lane group in flight at once in a product,
-                     * 1 or 2 (0: 1; 2 with unroll 8, 2 blocks, the classic iteration; the same
+                     * 1 or 2 (0: 1; 2 with unroll 4 or 8, 2 blocks, the classic iteration; the same
                      * sums in the same order) */
   int64_t *times;   /* NULL, or K_PH_SLOTS zeroed slots of backend memory where bcgs_batch adds
                      * what each phase of its iterations took (K_PH_*): the clock ticks of one

@@ -158,8 +158,8 @@ static const cfg_key spai_keys[] = {
   { "solver", "persistent_rows", CFG_ENUM, "1", 0, 0, "1|2",
     "device_kernel = persistent on cuda: rows of a lane group whose offsets and entries a product "
     "loads at once (2: one chain of trips to memory for two grid-stride rounds; needs "
-    "persistent_unroll = 8, persistent_blocks = 2 or auto, merge_reductions = false); the same "
-    "values bit for bit" },
+    "persistent_unroll = 4 or 8, persistent_blocks = 2 (auto with unroll 8), merge_reductions = "
+    "false); the same values bit for bit" },
   { "solver", "persistent_tpr", CFG_ENUM, "auto", 0, 0, "auto|1|2|4|8|16|32",
     "device_kernel = persistent|fused on cuda: threads per row of the products of A and M (auto: "
     "each matrix's own choice, mean entries per row / 12 rounded down to a power of 2: 4 at "
@@ -186,10 +186,12 @@ static int spai_cfg_check(hy_cfg *c) {
   if (cfg_int(c, "spai.gpu_block") % 32)
     return cfg_err(c, "spai.gpu_block", "must be a multiple of 32");
   if (cfg_is(c, "solver.persistent_rows", "2") &&
-      (!cfg_is(c, "solver.persistent_unroll", "8") || cfg_is(c, "solver.persistent_blocks", "3") ||
+      (cfg_is(c, "solver.persistent_unroll", "1") || cfg_is(c, "solver.persistent_blocks", "3") ||
+       (cfg_is(c, "solver.persistent_unroll", "4") && !cfg_is(c, "solver.persistent_blocks", "2")) ||
        cfg_bool(c, "solver.merge_reductions")))
-    return cfg_err(c, "solver.persistent_rows", "is 2: it needs solver.persistent_unroll = 8, "
-                   "solver.persistent_blocks = 2 and solver.merge_reductions = false");
+    return cfg_err(c, "solver.persistent_rows", "is 2: it needs solver.persistent_unroll = 4 or "
+                   "8, solver.persistent_blocks = 2 (auto: with unroll 8) and "
+                   "solver.merge_reductions = false");
   return HY_OK;
 }
 

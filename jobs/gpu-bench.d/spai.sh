@@ -46,6 +46,7 @@ bench spai-cfd2size-1gpu-persistent-c1000-tpr8 1 config/bench-spai.ini $P1000 so
 bench spai-cfd2size-1gpu-persistent-c1000-tpr2 1 config/bench-spai.ini $P1000 solver.persistent_tpr=2
 bench spai-cfd2size-1gpu-persistent-c1000-u8b2 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_blocks=2
 bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_blocks=2 solver.persistent_rows=2
+bench spai-cfd2size-1gpu-persistent-c1000-u4b2-rows2 1 config/bench-spai.ini $P1000 solver.persistent_unroll=4 solver.persistent_blocks=2 solver.persistent_rows=2
 bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2-single-i16-l2all 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_blocks=2 solver.persistent_rows=2 solver.precond_precision=single solver.index16=true solver.l2_window=all
 bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2all-tpr8 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=all solver.persistent_tpr=8
 # the same phases as 5 fused kernels per iteration recorded as a graph (solver.device_kernel = fused)

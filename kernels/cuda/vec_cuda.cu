@@ -889,19 +889,23 @@ static pb_kern pb_kernel(bool pc, bool merged, int fmt, int unroll, int blocks, 
     kv_bcgs_persist<false, 1, 3, 2>, kv_bcgs_persist<false, 4, 3, 2>,
     kv_bcgs_persist<false, 8, 3, 2>, kv_bcgs_persist<false, 1, 2, 2>,
     kv_bcgs_persist<false, 4, 2, 2>, kv_bcgs_persist<false, 8, 2, 2> };
-  /* 2 rows of a lane group in flight (unroll 8, 2 blocks): with M the 4 formats, without M 2 */
-  static const pb_kern with_m_r2[4] = {
-    kv_bcgs_persist<true, 8, 2, 0, 2>, kv_bcgs_persist<true, 8, 2, 1, 2>,
-    kv_bcgs_persist<true, 8, 2, 2, 2>, kv_bcgs_persist<true, 8, 2, 3, 2> };
-  static const pb_kern no_m_r2[2] = { kv_bcgs_persist<false, 8, 2, 0, 2>,
-                                      kv_bcgs_persist<false, 8, 2, 2, 2> };
+  /* 2 rows of a lane group in flight (unroll 4 or 8, 2 blocks): with M the 4 formats, without
+   * M 2 */
+  static const pb_kern with_m_r2[2][4] = {
+    { kv_bcgs_persist<true, 4, 2, 0, 2>, kv_bcgs_persist<true, 4, 2, 1, 2>,
+      kv_bcgs_persist<true, 4, 2, 2, 2>, kv_bcgs_persist<true, 4, 2, 3, 2> },
+    { kv_bcgs_persist<true, 8, 2, 0, 2>, kv_bcgs_persist<true, 8, 2, 1, 2>,
+      kv_bcgs_persist<true, 8, 2, 2, 2>, kv_bcgs_persist<true, 8, 2, 3, 2> } };
+  static const pb_kern no_m_r2[2][2] = {
+    { kv_bcgs_persist<false, 4, 2, 0, 2>, kv_bcgs_persist<false, 4, 2, 2, 2> },
+    { kv_bcgs_persist<false, 8, 2, 0, 2>, kv_bcgs_persist<false, 8, 2, 2, 2> } };
   int u = unroll <= 1 ? 0 : unroll == 4 ? 1 : unroll == 8 ? 2 : -1;
   int b = blocks == 0 || blocks == 3 ? 0 : blocks == 2 ? 1 : -1;
   if (!pc) fmt &= PB_I16;
   if (rows > 1) {
-    if (rows != 2 || merged || u != 2 || b != 1 || fmt < 0 || fmt > 3) return NULL;
-    *var = 2 * PB_NVAR + 9 + (pc ? fmt : fmt >> 1);
-    return pc ? with_m_r2[fmt] : no_m_r2[fmt >> 1];
+    if (rows != 2 || merged || u < 1 || b != 1 || fmt < 0 || fmt > 3) return NULL;
+    *var = 2 * PB_NVAR + 9 + 4 * (u - 1) + (pc ? fmt : fmt >> 1);
+    return pc ? with_m_r2[u - 1][fmt] : no_m_r2[u - 1][fmt >> 1];
   }
   if (u < 0 || b < 0 || fmt < 0 || fmt > 3 || (fmt && (merged || (pc && b != 0)))) return NULL;
   if (fmt) {
@@ -950,7 +954,7 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
   if (!*kern)
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch unroll %d, blocks %d per SM, rows %d (1, 4, 8; "
                   "2, 3; the solve format %d: classic, with M 3 blocks; rows 2: classic, unroll "
-                  "8, 2 blocks)", sys->unroll, sys->blocks, sys->rows, fmt);
+                  "4 or 8, 2 blocks)", sys->unroll, sys->blocks, sys->rows, fmt);
   int *gr = &s->pb_grid[pc ? 1 : 0][var];
   if (*gr == 0) {
     int dev = 0, coop = 0, per_sm = 0;

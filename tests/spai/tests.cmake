@@ -496,11 +496,12 @@ spai_multi(spai_fmt_single_host_e05r0100 device-loop RANKS 1 NEED ${M}/e05r0100.
   --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
   ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent
        solver.precond_precision=single)
-# solver.persistent_rows = 2 without unroll 8 and 2 blocks: a configuration error naming the keys
+# solver.persistent_rows = 2 without unroll 4 / 8 and 2 blocks (unroll 4 at auto blocks: 3): a
+# configuration error naming the keys
 hy_case(NAME spai_persistent_rows_bad RANKS 1 EXIT 1
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.persistent_rows=2
-       solver.persistent_unroll=4 solver.persistent_blocks=2
-  EXPECT "solver.persistent_rows.*is 2: it needs solver.persistent_unroll = 8, solver.persistent_blocks = 2 and solver.merge_reductions = false")
+       solver.persistent_unroll=4
+  EXPECT "solver.persistent_rows.*is 2: it needs solver.persistent_unroll = 4 or 8, solver.persistent_blocks = 2 \\(auto: with unroll 8\\) and solver.merge_reductions = false")
 hy_case(NAME spai_persistent_rows_host RANKS 1 JSON
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
        solver.device_loop=true solver.device_kernel=persistent solver.persistent_rows=2
@@ -938,6 +939,14 @@ if(HYBRID_GPU_TESTS)
           solver.persistent_rows=1
     ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
+         solver.persistent_rows=2)
+  spai_multi(spai_gpu_persistent_rows2_u4_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record persistent_rows=2
+    persistent_unroll=4 persistent_blocks=2
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_rows=1
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_unroll=4 solver.persistent_blocks=2
          solver.persistent_rows=2)
   spai_multi(spai_gpu_persistent_rows2_none device-loop RANKS 1 LABELS gpu
     OPTS --backends cuda --every 1 10 --kernel persistent --record persistent_rows=2 index16=1
