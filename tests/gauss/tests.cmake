@@ -1088,6 +1088,8 @@ if(HYBRID_GPU_TESTS)
             --json-num metrics.small_outside_ms=0:0.5 --json-num metrics.small_getrf_ms=0.01:100
             --json-num metrics.small_solve_ms=0.001:100
     ARGS run.workload=gauss run.backend=cuda gauss.small=on gauss.n=1024 gauss.repeat=3)
+  # (alone: its time split must not see other GPU tests' contention)
+  set_tests_properties(gauss_gpu_small_repeat PROPERTIES RUN_SERIAL TRUE)
   hy_case(NAME gauss_gpu_small_auto RANKS 1 LABELS gpu JSON TIMEOUT 60
     EXPECT ${GAUSS_PASS} "^gauss: small-n LU \\(gauss.small = auto, n <= 1024 on this backend\\)"
     RUNCASE --json-field metrics.small_lu=1
