@@ -29,26 +29,25 @@ bench spai-cfd2size-1gpu-persistent-merged 1 config/bench-spai.ini solver.device
 # the solve formats and the L2 window (issue 17; README "The persistent kernel's solve formats"),
 # each beside the plain persistent kernel at check_every 1000 (one launch per solve): "bicgstab:
 # X us per iteration ... ratio R" (the FP64 / 32-bit floor), "L2 window (solver.l2_window): W MB
-# .., set-aside S MB, hit ratio H", "X MB per iteration in the solve format: floor F us, ratio R"
+# .., set-aside S MB, hit ratio H", "X MB per iteration in the solve format: floor F us, ratio R".
+# (H200 mid run of bd8e183, us per iteration: 32-bit 88.77, 16-bit offsets 80.94 (index16 = auto
+# now), FP32 M + 16-bit 75.00, + window all 73.12; persisting windows alone 97-105 (slower, not
+# kept here), the streaming window 84.91, unroll 8 at 3 blocks 113 (spills))
 P1000="solver.device_kernel=persistent solver.check_every=1000 spai.repeat=3"
+bench spai-cfd2size-1gpu-persistent-c1000-i32 1 config/bench-spai.ini $P1000 solver.index16=false
 bench spai-cfd2size-1gpu-persistent-c1000 1 config/bench-spai.ini $P1000
-bench spai-cfd2size-1gpu-persistent-c1000-l2a 1 config/bench-spai.ini $P1000 solver.l2_window=a
-bench spai-cfd2size-1gpu-persistent-c1000-l2m 1 config/bench-spai.ini $P1000 solver.l2_window=m
-bench spai-cfd2size-1gpu-persistent-c1000-l2all 1 config/bench-spai.ini $P1000 solver.l2_window=all
-bench spai-cfd2size-1gpu-persistent-c1000-single 1 config/bench-spai.ini $P1000 solver.precond_precision=single
-bench spai-cfd2size-1gpu-persistent-c1000-i16 1 config/bench-spai.ini $P1000 solver.index16=true
-bench spai-cfd2size-1gpu-persistent-c1000-single-i16 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true
-bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2all 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=all
-bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2all-u8 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=all solver.persistent_unroll=8
-bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2a 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=a
 bench spai-cfd2size-1gpu-persistent-c1000-l2stream 1 config/bench-spai.ini $P1000 solver.l2_window=stream
-bench spai-cfd2size-1gpu-persistent-c1000-tpr8 1 config/bench-spai.ini $P1000 solver.persistent_tpr=8
-bench spai-cfd2size-1gpu-persistent-c1000-tpr2 1 config/bench-spai.ini $P1000 solver.persistent_tpr=2
-bench spai-cfd2size-1gpu-persistent-c1000-u8b2 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_blocks=2
-bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_blocks=2 solver.persistent_rows=2
+bench spai-cfd2size-1gpu-persistent-c1000-single 1 config/bench-spai.ini $P1000 solver.precond_precision=single
+bench spai-cfd2size-1gpu-persistent-c1000-single-l2all 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.l2_window=all
+bench spai-cfd2size-1gpu-persistent-c1000-single-l2stream 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.l2_window=stream
+# the products' chain of dependent loads (solver.persistent_rows = 2: two rows of a lane group in
+# flight; solver.persistent_tpr: lanes per row, so rounds per product)
+bench spai-cfd2size-1gpu-persistent-c1000-u8b2 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8
+bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_rows=2
 bench spai-cfd2size-1gpu-persistent-c1000-u4b2-rows2 1 config/bench-spai.ini $P1000 solver.persistent_unroll=4 solver.persistent_blocks=2 solver.persistent_rows=2
-bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2-single-i16-l2all 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_blocks=2 solver.persistent_rows=2 solver.precond_precision=single solver.index16=true solver.l2_window=all
-bench spai-cfd2size-1gpu-persistent-c1000-single-i16-l2all-tpr8 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.index16=true solver.l2_window=all solver.persistent_tpr=8
+bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2-single 1 config/bench-spai.ini $P1000 solver.persistent_unroll=8 solver.persistent_rows=2 solver.precond_precision=single
+bench spai-cfd2size-1gpu-persistent-c1000-tpr8 1 config/bench-spai.ini $P1000 solver.persistent_tpr=8
+bench spai-cfd2size-1gpu-persistent-c1000-single-tpr8 1 config/bench-spai.ini $P1000 solver.precond_precision=single solver.persistent_tpr=8
 # the same phases as 5 fused kernels per iteration recorded as a graph (solver.device_kernel = fused)
 bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini solver.device_kernel=fused spai.repeat=3
 # the device loop with cuSPARSE's SpMV inside the graph, and with the graph off (queued anew)
@@ -65,10 +64,10 @@ bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini matrix.generator=poi
 bench spai-poisson2d-921k-none-1gpu-loopoff 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=false
 bench spai-poisson2d-921k-none-1gpu-persistent 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent
 bench spai-poisson2d-921k-none-1gpu-persistent-merged 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.merge_reductions=true solver.phase_times=true
-# (issue 17: 921k must stay <= 1.3 with the variants: unroll 8 / 2 blocks, its best, with 16-bit
-# offsets and the L2 window over A, 7.4 + 3.7 MB: all of it fits)
+# (issue 17: 921k must stay <= 1.3: unroll 8 / 2 blocks, its best, with 16-bit offsets (index16 =
+# auto) and without; mid run: 83.17 us = 1.23 without, 84.72 = 1.25 with them and the window over A)
 bench spai-poisson2d-921k-none-1gpu-persistent-u8b2 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
-bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-i16-l2a 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2 solver.index16=true solver.l2_window=a
+bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-i32 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2 solver.index16=false
 bench spai-poisson2d-921k-none-1gpu-fused 1 config/bench-spai.ini matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=fused spai.repeat=3
 # (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time)
 bench spai-10M-1gpu 1 config/bench-spai.ini matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3

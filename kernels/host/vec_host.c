@@ -34,6 +34,7 @@ static int h_bcgs_release(k_vec *v) {
   v->impl = NULL;
   return HY_OK;
 }
+/* Close: the solve copy freed.  Local. */
 static int h_close(k_vec *v) { return h_bcgs_release(v); }
 
 /* buf[i] = x[idx[i]].  Local. */
