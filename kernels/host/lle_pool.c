@@ -9,7 +9,7 @@
  * returns when every thread of the job has returned.  Work is split by the job itself (tid,
  * nt, or a counter it shares), so which thread runs a task never changes what a task computes:
  * the callers keep their results the same bit for bit at any thread count.  A worker waits for
- * the next job by spinning on the job word for POOL_SPIN_NS (CPU pause), then sleeps on the
+ * the next job by spinning on the job word for POOL_SPIN_NS (CPU pause, then sched_yield), then sleeps on the
  * pool's condition variable; the barrier inside a job and the caller's wait for the job's end
  * wait the same way.  The job word holds the job's sequence number and its thread count, so a
  * worker that is not in a job never reads the job's other fields (a caller may change them for
@@ -18,6 +18,7 @@
 #include "hybrid.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -26,6 +27,10 @@ enum { POOL_MAXT = 64, POOL_NT_BITS = 8 };
 /* nanoseconds a waiting thread spins before it sleeps (a job follows the last within a few
  * microseconds inside a phase; between phases the workers sleep) */
 #define POOL_SPIN_NS 60000
+/* CPU pauses before the spin turns to sched_yield (where more threads than cores are runnable,
+ * e.g. OpenBLAS's idle threads spinning after a call, a pure pause spin holds the core the
+ * thread it waits for needs) */
+enum { POOL_PAUSES = 2048 };
 
 /* One worker's identity. */
 typedef struct {
@@ -76,7 +81,8 @@ static unsigned pool_wait(k_lle_pool *p, atomic_uint *w, unsigned v, int ne) {
       if (!t0) t0 = t;
       else if (t - t0 > POOL_SPIN_NS) break;
     }
-    pool_relax();
+    if (i < POOL_PAUSES) pool_relax();
+    else sched_yield();   /* another runnable thread (OpenBLAS's, a busy core) gets the core */
   }
   pthread_mutex_lock(&p->mu);
   atomic_fetch_add(&p->nsleep, 1);   /* seq_cst against pool_wake's store and load */
