@@ -148,7 +148,7 @@ typedef struct {
 
 /* Columns [c0, c1) of P A P^T: column c is row perm[c] of B (b->k1 entries a row, so column
  * c starts at c k1), its entries in the new numbering, sorted.  Local. */
-static void cnd_permute_part(void *arg, int c0, int c1) {
+static void cnd_permute_part(void *arg, int64_t c0, int64_t c1) {
   const cnd_perm_job *j = arg;
   const lle_bmat *b = j->b;
   cnd_op *o = j->o;
@@ -173,7 +173,7 @@ static int cnd_permute(const lle_bmat *b, cnd_op *o, int threads) {
   HY_MALLOC(o->ap, n + 1); HY_MALLOC(o->ai, nnz); HY_MALLOC(o->ax, nnz);
   for (int64_t c = 0; c < n; c++) ip[o->perm[c]] = c;
   cnd_perm_job j = { b, ip, o };
-  lle_parallel_on(o->pool, threads, (int)n, cnd_permute_part, &j);
+  k_lle_pool_for(o->pool, threads, n, cnd_permute_part, &j);   /* every thread of the pool (not lle_threads' 8) */
   o->ap[n] = nnz;
   free(ip);
   return HY_OK;
@@ -331,7 +331,7 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   int rc = cnd_order(in, o->pool, &o->perm, e);
   if (rc != HY_OK) return rc;
   double tb = MPI_Wtime();
-  HY_CALL(cnd_permute(b, o, lle_threads(in->threads)));
+  HY_CALL(cnd_permute(b, o, in->threads));
   e->t_order = MPI_Wtime() - t0;
   e->t_permute = MPI_Wtime() - tb;
   cholmod_l_start(&o->cc);
