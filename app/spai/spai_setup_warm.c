@@ -250,9 +250,10 @@ static void warm_dist_dev(k_backend *be, const k_spai_ops *ko, const warm_csr *w
 }
 
 /* The P-rank pattern builder (dist_setup, as one rank holding every row, no ghosts) on the
- * built-in problem, where the backend has it.  Local. */
+ * built-in problem, where the backend has it; at P ranks with spai.dist_exchange = device also
+ * the device rows (warm_dist_dev).  Local. */
 static void warm_dist(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
-                      const spai_setup_opts *o) {
+                      const spai_setup_opts *o, int ranks) {
   if (!ko->dist_setup) return;
   double mxb[WARM_N];
   for (int i = 0; i < WARM_N; i++) {
@@ -281,7 +282,7 @@ static void warm_dist(k_backend *be, const k_spai_ops *ko, const warm_csr *w,
         HY_LOCAL(hy_err(HY_ESYS, "spai warm-up (dist rows): %lld entries in M's rows of the "
                         "built-in problem, %lld in its columns, first bad column %lld",
                         (long long)rp[WARM_N], (long long)jptr[WARM_N], (long long)bad));
-      warm_dist_dev(be, ko, w, &in, rp, ci, v);
+      if (ranks > 1 && o->dist_device) warm_dist_dev(be, ko, w, &in, rp, ci, v);   /* where it runs */
       free(rp);
       free(ci);
       free(v);
@@ -372,7 +373,7 @@ int spai_setup_warm(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_
   for (int i = 0; i < 6; i++) warm_cols_pass(be, ko, &w, &choice[i]);
   out->passes = 6;
   warm_single(be, ko, &w, opt);
-  warm_dist(be, ko, &w, opt);
+  warm_dist(be, ko, &w, opt, pr->size);
   int64_t want = warm_pool_estimate(pr, ctx->rank, a, opt), kept = 0;
   if (ko->pool_reserve) HY_LOCAL(ko->pool_reserve(be, want, &kept));
   int64_t pin = opt->pin_matrix && ko->host_pin ? warm_pin(be, ko, a, 1, out->pinned) : 0;
