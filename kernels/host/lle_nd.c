@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 /* One trial cut's marks (two sets: the two trials of a split run side by side, each on its
@@ -487,39 +488,36 @@ static void nd_subtree(nd_work *w, nd_thr *t, int64_t lo, int64_t hi) {
   free(stk);
 }
 
-/* One thread's segments [c0, c1) of the list (lo, hi pairs), stamps from base. */
+/* The subtrees' job: the segments (lo, hi pairs), the next one to take. */
 typedef struct {
   nd_work *w;
   const int64_t *seg;
-  int c0, c1;
+  int nseg;
   int64_t maxseg;
-  int32_t base;
+  atomic_int next;
 } nd_par;
 
-/* The subtrees of a thread's segments with its own stamps and scratch.  Local. */
-static void nd_par_run(nd_par *a) {
+/* nd_par_all's job on thread tid of nt: segments from the shared counter (in list order), each
+ * subtree with the thread's own stamps (from 2^30 + tid 2^25: unique over the threads; a split
+ * depends on its segment alone, so which thread takes it does not change the order) and
+ * scratch.  Local. */
+static void nd_par_job(void *arg, int tid, int nt) {
+  nd_par *a = arg;
+  (void)nt;
   nd_thr t;
-  nd_thr_init(&t, a->maxseg, a->base);
-  for (int c = a->c0; c < a->c1; c++) nd_subtree(a->w, &t, a->seg[2 * c], a->seg[2 * c + 1]);
+  nd_thr_init(&t, a->maxseg, (int32_t)(((int64_t)1 << 30) + ((int64_t)tid << 25)));
+  for (int c; (c = atomic_fetch_add(&a->next, 1)) < a->nseg;) nd_subtree(a->w, &t, a->seg[2 * c], a->seg[2 * c + 1]);
   nd_thr_free(&t);
 }
 
-/* nd_par_all's job on thread tid of nt: its contiguous range of the segments, its stamps.  Local. */
-static void nd_par_job(void *arg, int tid, int nt) {
-  nd_par a = *(const nd_par *)arg;
-  a.c0 = a.c0 * tid / nt;   /* a.c0 holds nseg here */
-  a.c1 = a.c1 * (tid + 1) / nt;
-  a.base = (int32_t)(((int64_t)1 << 30) + ((int64_t)tid << 25));
-  nd_par_run(&a);
-}
-
-/* The subtrees of the nseg segments over nt threads of the pool, contiguous ranges (the
- * caller's thread the first).  Local. */
+/* The subtrees of the nseg segments over nt threads of the pool, taken one by one from a
+ * shared counter (contiguous ranges left threads idle where the subtrees' costs differ).  Local. */
 static void nd_par_all(nd_work *w, const int64_t *seg, int nseg, int nt) {
   int64_t maxseg = 0;
   for (int c = 0; c < nseg; c++) if (seg[2 * c + 1] - seg[2 * c] > maxseg) maxseg = seg[2 * c + 1] - seg[2 * c];
   if (nt > k_lle_pool_size(w->pool)) nt = k_lle_pool_size(w->pool);
-  nd_par a = { w, seg, nseg, nseg, maxseg, 0 };
+  nd_par a = { .w = w, .seg = seg, .nseg = nseg, .maxseg = maxseg };
+  atomic_init(&a.next, 0);
   k_lle_pool_run(w->pool, nt, nd_par_job, &a);
 }
 
