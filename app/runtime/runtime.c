@@ -126,7 +126,10 @@ int rt_pool_summary(hy_ctx *ctx) {
   snprintf(ctx->pool_json, sizeof ctx->pool_json,
            "{\"enabled\": true, \"used_peak_bytes\": %llu, \"reserved_peak_bytes\": %llu, "
            "\"reserved_bytes\": %llu, \"used_bytes\": %llu, \"allocs\": %llu}", m[1], m[2], m[3], m[5], m[4]);
-  if (ctx->rank == 0)
+  if (ctx->rank == 0 && !m[4])
+    printf("memory pool: on (run.cuda_pool), unused: no device buffer of this run came from the "
+           "backend's alloc (the workload's kernels allocate their own)\n");
+  else if (ctx->rank == 0)
     printf("memory pool: on (run.cuda_pool), max over ranks: peak in use %.1f MiB, reserved at most %.1f MiB, "
            "%.1f MiB reserved at the end (released at close), %llu allocations\n",
            m[1] / 1048576.0, m[2] / 1048576.0, m[3] / 1048576.0, m[4]);

@@ -31,6 +31,11 @@ if(HYBRID_GPU_TESTS)
     --json-num cuda_pool.allocs=4:4 --json-num cuda_pool.reserved_peak_bytes=134217728:
     --json-num cuda_pool.used_bytes=0:0
     ARGS run.workload=selftest run.backend=cuda selftest.copy_mib=64 selftest.n=1000000)
+  # a workload whose device buffers are all its kernels' own (lle at bd8e183: 0 allocations)
+  hy_case(NAME gpu_pool_record_unused RANKS 1 EXIT 0 JSON LABELS gpu
+    EXPECT "^memory pool: on \\(run.cuda_pool\\), unused: no device buffer" "^PASSED"
+    RUNCASE --json-num cuda_pool.allocs=0:0 --json-num cuda_pool.used_peak_bytes=0:0
+    ARGS run.workload=lle run.backend=cuda lle.n=2000 lle.k=10)
   hy_case(NAME gpu_pool_record_off RANKS 1 EXIT 0 JSON LABELS gpu
     EXPECT "^memory pool: off" RUNCASE --json-field cuda_pool.enabled=false
     ARGS run.workload=selftest run.backend=cuda run.cuda_pool=off selftest.copy_mib=16 selftest.n=1000000)
