@@ -343,7 +343,7 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   o->cc.postorder = 1;
   o->cc.supernodal = CHOLMOD_SUPERNODAL;
   cnd_sym_in si = { .n = b->n, .ap = o->ap, .ai = o->ai, .pool = o->pool,
-                     .threads = lle_threads(in->threads), .steps = in->cnd_sym_steps, .check = in->cnd_check };
+                     .threads = in->threads, .steps = in->cnd_sym_steps, .check = in->cnd_check };
   e->sym_steps = in->cnd_sym_steps;
   o->L = lle_cnd_analyze(&si, &o->cc, &e->sym_diff);
   if (!o->L) return hy_err(o->cc.status == CHOLMOD_OUT_OF_MEMORY ? HY_ESYS : HY_ENUMERIC,

@@ -43,27 +43,27 @@ static void sym_sort(SuiteSparse_long *a, int64_t m) {
 
 /* A's columns [c0, c1): their entries counted into F's columns (atomic: columns on threads;
  * A is in the ND order, so its columns' rows lie close: local accesses).  Local. */
-static void sym_fcount(void *arg, int c0, int c1) {
+static void sym_fcount(void *arg, int64_t c0, int64_t c1) {
   sym_job *j = arg;
   for (int64_t a = j->ap[c0]; a < j->ap[c1]; a++) __atomic_fetch_add(&j->fp[j->ai[a] + 1], 1, __ATOMIC_RELAXED);
 }
 
 /* A's columns [c0, c1): c put into F's column of each of its rows (a slot by an atomic
  * counter: ascending within a thread's range, sym_fsort orders the threads' parts).  Local. */
-static void sym_ffill(void *arg, int c0, int c1) {
+static void sym_ffill(void *arg, int64_t c0, int64_t c1) {
   sym_job *j = arg;
   for (int64_t c = c0; c < c1; c++)
     for (int64_t a = j->ap[c]; a < j->ap[c + 1]; a++) j->fi[__atomic_fetch_add(&j->fill[j->ai[a]], 1, __ATOMIC_RELAXED)] = c;
 }
 
 /* F's columns [c0, c1) sorted (ptranspose's order: ascending).  Local. */
-static void sym_fsort(void *arg, int c0, int c1) {
+static void sym_fsort(void *arg, int64_t c0, int64_t c1) {
   sym_job *j = arg;
   for (int64_t c = c0; c < c1; c++) sym_sort(j->fi + j->fp[c], j->fp[c + 1] - j->fp[c]);
 }
 
 /* F2's columns [c0, c1): F's columns lp[c] (pointers from a prefix made before).  Local. */
-static void sym_f2(void *arg, int c0, int c1) {
+static void sym_f2(void *arg, int64_t c0, int64_t c1) {
   sym_job *j = arg;
   for (int64_t c = c0; c < c1; c++) {
     SuiteSparse_long s = j->fp[j->lp[c]], m = j->fp[j->lp[c] + 1] - s;
@@ -72,7 +72,7 @@ static void sym_f2(void *arg, int c0, int c1) {
 }
 
 /* S2's columns [c0, c1): A's columns, rows renumbered by L->Perm's inverse, sorted.  Local. */
-static void sym_s2(void *arg, int c0, int c1) {
+static void sym_s2(void *arg, int64_t c0, int64_t c1) {
   sym_job *j = arg;
   for (int64_t c = c0; c < c1; c++) {
     for (int64_t a = j->ap[c]; a < j->ap[c + 1]; a++) j->s2i[a] = j->ilp[j->ai[a]];
@@ -111,11 +111,11 @@ static int sym_postorder(int64_t n, SuiteSparse_long *parent, SuiteSparse_long *
 static void sym_transpose(sym_job *j, k_lle_pool *pool, int nt) {
   int64_t n = j->n, nnz = j->ap[n];
   HY_CALLOC(j->fp, n + 1); HY_MALLOC(j->fi, nnz); HY_MALLOC(j->fill, n);
-  lle_parallel_on(pool, nt, (int)n, sym_fcount, j);
+  k_lle_pool_for(pool, nt, n, sym_fcount, j);
   for (int64_t c = 0; c < n; c++) j->fp[c + 1] += j->fp[c];
   memcpy(j->fill, j->fp, (size_t)n * sizeof *j->fill);
-  lle_parallel_on(pool, nt, (int)n, sym_ffill, j);
-  lle_parallel_on(pool, nt, (int)n, sym_fsort, j);
+  k_lle_pool_for(pool, nt, n, sym_ffill, j);
+  k_lle_pool_for(pool, nt, n, sym_fsort, j);
 }
 
 /* The steps (see the file comment): the supernodal symbolic factor, or NULL with
@@ -140,8 +140,8 @@ static cholmod_factor *sym_steps(const cnd_sym_in *in, cholmod_common *cc) {
     HY_MALLOC(j.f2p, n + 1); HY_MALLOC(j.f2i, in->ap[n]); HY_MALLOC(j.s2i, in->ap[n]);
     j.f2p[0] = 0;
     for (int64_t c = 0; c < n; c++) j.f2p[c + 1] = j.f2p[c] + (j.fp[j.lp[c] + 1] - j.fp[j.lp[c]]);
-    lle_parallel_on(in->pool, in->threads, (int)n, sym_f2, &j);
-    lle_parallel_on(in->pool, in->threads, (int)n, sym_s2, &j);
+    k_lle_pool_for(in->pool, in->threads, n, sym_f2, &j);
+    k_lle_pool_for(in->pool, in->threads, n, sym_s2, &j);
     cholmod_sparse f2 = sym_pattern(n, j.f2p, j.f2i), s2 = sym_pattern(n, (SuiteSparse_long *)in->ap, j.s2i);
     ok = cholmod_l_super_symbolic2(1, &s2, &f2, parent, L, cc);
   }
