@@ -938,6 +938,9 @@ hy_case(NAME gauss_bad_update_priority RANKS 1 EXIT 1 EXPECT "gauss.update_prior
   ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_priority=low)
 hy_case(NAME gauss_bad_side_priority RANKS 1 EXIT 1 EXPECT "gauss.side_priority" "high.same"
   ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.side_priority=low)
+hy_case(NAME gauss_bad_panel_rows RANKS 1 EXIT 1
+  EXPECT "key 'gauss.panel_rows' = '-5' is out of range; allowed: an integer in \\[0, 1048576\\]"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.panel_rows=-5)
 foreach(spec "0:vendor" "1:recursive" "1:fused")
   string(REPLACE ":" ";" sp "${spec}")
   list(GET sp 0 la)
