@@ -307,8 +307,9 @@ typedef struct {
  * same bits at any thread count), and the plan freed.  Host.  Local. */
 typedef struct k_lle_chol_plan k_lle_chol_plan;
 k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads, k_lle_pool *pool);
-/* The same with a deeper cut: a subtree split while heavier than the flops below the cut /
- * (threads cut), cut >= 1 (more supernodes in the top, e.g. for a device: lle.cnd_cut).  Local. */
+/* The same with the cut of threads x cut threads: a subtree split while heavier than the
+ * flops below the cut / (threads cut), cut > 0 (cut > 1: more supernodes in the top, e.g. for a
+ * device: lle.cnd_cut; threads x cut fixed: the same cut at any thread count).  Local. */
 k_lle_chol_plan *k_lle_chol_plan_new_cut(const k_lle_super *L, int threads, k_lle_pool *pool, double cut);
 int k_lle_chol_numeric(k_lle_chol_plan *p, const k_lle_chol_in *in, double *x, k_lle_chol_stats *st);
 void k_lle_chol_solve(k_lle_chol_plan *p, const k_lle_chol_in *in, const double *x, int nrhs, double *b);

@@ -56,8 +56,10 @@ static const cfg_key lle_keys[] = {
     "chol-nd: the numeric Cholesky factor on CHOLMOD's supernodal analysis: own (kernels/host/lle_chol.c: left-looking supernodal, tree-parallel: subtrees on the rank's threads with one BLAS thread each, the top separators split over the threads, their dpotrf / dtrsm on lle.cnd_blas_threads) or cholmod (CHOLMOD's own, sequential over the supernodes, its BLAS on lle.cnd_blas_threads)" },
   { "lle", "cnd_top", CFG_ENUM, "auto", 0, 0, "auto|blas|device|tiles",
     "chol-nd, cnd_factor = own: the top supernodes (above the tree's cut) and every supernode's dpotrf / dtrsm: auto (device where the backend has it, i.e. CUDA, else tiles); device (the subtrees by tiles on the host's threads, the top supernodes assembled and updated from below there, then shipped to the device, updated among themselves by cuBLAS DGEMM and factored by cuSOLVER dpotrf / cuBLAS dtrsm, and shipped back: refused on a backend without it, exit 1); tiles (64-wide tiles, right-looking; the top supernodes' tiles on the rank's threads, one BLAS thread throughout: the factor the same bit for bit at any thread count whatever run.blas_threads; H200 N = 1M: numeric 1.65 s, its top 0.87 s) or blas (one call each; the top supernodes' on up to lle.cnd_blas_threads OpenBLAS threads: numeric 2.29 s, its top 1.54 s)" },
-  { "lle", "cnd_below", CFG_ENUM, "device", 0, 0, "device|host",
-    "chol-nd with the top supernodes on the device (lle.cnd_top = device, or auto on CUDA): their updates from the supernodes below the cut: device (the below supernodes' rows in the top packed by the subtree phase, shipped once, applied on the device by a kernel a top column a block) or host (applied on the rank's threads before the top blocks go up)" },
+  { "lle", "auto_device_n", CFG_INT, "200000", 0, 2147483647, NULL,
+    "lle.cnd_top = auto and lle.iter_block = auto take the device (where the backend has one) from this many points: below it their fixed costs lose (H200 mid run: the device iteration block 0.13 s against the driver's 0.013 s at N = 20k; 0.40 s against 0.78 s at 1M)" },
+  { "lle", "cnd_below", CFG_ENUM, "host", 0, 0, "device|host",
+    "chol-nd with the top supernodes on the device (lle.cnd_top = device, or auto on CUDA): their updates from the supernodes below the cut: host (the default: applied on the rank's threads before the top blocks go up; H200 N = 1M: the top 0.553 s against 0.896 s by tiles) or device (the below supernodes' rows in the top packed by the subtree phase, shipped once, applied on the device by a kernel a top column a block; its race fixed after the mid run, not yet measured)" },
   { "lle", "cnd_solve_top", CFG_ENUM, "host", 0, 0, "device|host",
     "chol-nd with the top supernodes and the updates from below on the device (lle.cnd_top = device or auto on CUDA, lle.cnd_below = device): the block solves' top part (forward and backward through the top supernodes, with the tails' updates) on the device, the factored top kept there (device; the host sends the block's rows at the top and tails' columns and gets the top rows back each solve), or on the rank's threads (host)" },
   { "lle", "cnd_cut", CFG_REAL, "1", 1, 64, NULL,
@@ -136,6 +138,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_tiles = !cfg_is(c, "lle.cnd_top", "blas");   /* the subtrees by tiles with device and auto too */
   o->cnd_below = cfg_is(c, "lle.cnd_below", "device");
   o->cnd_solve_top = cfg_is(c, "lle.cnd_solve_top", "device");
+  o->auto_device_n = cfg_int(c, "lle.auto_device_n");
   o->cnd_cut = cfg_real(c, "lle.cnd_cut");
   o->iter_block = cfg_is(c, "lle.iter_block", "backend") ? 1 : cfg_is(c, "lle.iter_block", "auto") ? -1 : 0;
   o->cnd_device = cfg_is(c, "lle.cnd_top", "device") ? 1 : cfg_is(c, "lle.cnd_top", "auto") ? -1 : 0;

@@ -153,6 +153,7 @@ typedef struct {
   int nd_leaf;                 /* chol-nd: unsplit segments of at most this many points */
   int cnd_solve_cols;          /* chol-nd: right-hand sides a solve call (0: all) */
   int64_t auto_cnd_n;          /* eigensolver = auto: chol-nd from this many points */
+  int64_t auto_device_n;       /* cnd_top = auto, iter_block = auto: the device from this many points */
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
   int cnd_own;                 /* chol-nd: lle.cnd_factor = own (else CHOLMOD's numeric factor) */
   int cnd_check;               /* chol-nd: lle.cnd_check, the factor's backward error printed */

@@ -27,7 +27,7 @@
 
 /* chol-nd's operator: the factor, a dense block for the solves, and with lle.cnd_solve_cols
  * = c > 0 one CHOLMOD workspace and c-column block per solve call. */
-enum { CND_MAXG = 64 };
+enum { CND_MAXG = 64, CND_DEVICE_CUT_THREADS = 16 };
 /* chol-nd's size rules where lle.threads / run.blas_threads are 0 (cnd_sizes): one thread per
  * CND_N_THREAD points at most, one BLAS thread for the iteration below CND_N_BLAS points */
 enum { CND_N_THREAD = 5000, CND_N_BLAS = 200000 };
@@ -227,8 +227,11 @@ static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig 
   if (!L->is_super || !L->x) return hy_err(HY_ESYS, "chol-nd: the factor is not supernodal (CHOLMOD's analysis)");
   k_lle_chol_stats st;
   cnd_own_args(o, tau, e, &o->ls, &o->ci);
-  if (!o->plan && !(o->plan = k_lle_chol_plan_new_cut(&o->ls, in->threads > 0 ? in->threads : 1, o->pool, in->cnd_cut)))
-    return HY_ESYS;
+  /* with the top on the device the cut of CND_DEVICE_CUT_THREADS threads (times lle.cnd_cut),
+   * whatever the rank's: the same supernodes on the device, the same factor at any thread count */
+  int nt = in->threads > 0 ? in->threads : 1;
+  double cut = in->cnd_cut * (e->cnd_device ? (double)CND_DEVICE_CUT_THREADS / nt : 1.0);
+  if (!o->plan && !(o->plan = k_lle_chol_plan_new_cut(&o->ls, nt, o->pool, cut))) return HY_ESYS;
   int rc = k_lle_chol_numeric(o->plan, &o->ci, L->x, &st);
   L->minor = (size_t)st.minor;
   e->cnd_nsub = st.nsub; e->cnd_ntop = st.ntop; e->cnd_threads = st.threads;

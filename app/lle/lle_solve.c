@@ -95,8 +95,9 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     .cnd_solve_tiles = o->cnd_solve_tiles,
     .cnd_below = o->cnd_below, .cnd_solve_top = o->cnd_solve_top, .cnd_cut = o->cnd_cut,
     .iter_engine = k_lle_eig_ops_get(&ctx->be)->bsub_open &&
-                   (o->iter_block > 0 || (o->iter_block < 0 && k_lle_eig_ops_get(&ctx->be)->bsub_device)),
-    .cnd_device = o->cnd_device > 0 || (o->cnd_device < 0 && k_lle_eig_ops_get(&ctx->be)->chol_top),
+                   (o->iter_block > 0 || (o->iter_block < 0 && k_lle_eig_ops_get(&ctx->be)->bsub_device &&
+                                          n >= o->auto_device_n)),
+    .cnd_device = o->cnd_device > 0 || (o->cnd_device < 0 && k_lle_eig_ops_get(&ctx->be)->chol_top && n >= o->auto_device_n),
   };
   cpu0 = lle_cpu();
   hy_phase_begin(ctx, "eigen");

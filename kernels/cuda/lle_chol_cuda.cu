@@ -65,7 +65,7 @@ __global__ void cc_below(double *blk, int64_t lda, const cc_pair *pairs, int np,
       if (rm[mid] < c) lo = mid + 1;
       else hi = mid;
     }
-    if (lo >= p.ncol || rm[lo] != c) continue;
+    if (lo >= p.ncol || rm[lo] != c) continue;   /* the same for every thread of the block */
     const double *t = tails + p.toff;
     int b = p.j0 + lo;
     for (int ar = lo + (int)threadIdx.x; ar < p.mu; ar += blockDim.x) {
@@ -74,6 +74,7 @@ __global__ void cc_below(double *blk, int64_t lda, const cc_pair *pairs, int np,
       for (int k = 0; k < p.k; k++) acc = __fma_rn(t[a + (int64_t)k * p.ld], t[b + (int64_t)k * p.ld], acc);
       blk[rm[ar] + (int64_t)c * lda] -= acc;
     }
+    __syncthreads();   /* the next pair may write the same entries from other threads (the H200 mid run's wrong factor) */
   }
 }
 

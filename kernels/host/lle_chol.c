@@ -255,7 +255,7 @@ static void ch_schedule(ch_fact *f) {
   memcpy(fill, kp, (size_t)ns * sizeof *fill);
   for (int64_t s = 0; s < ns; s++) if (f->parent[s] >= 0) kids[fill[f->parent[s]]++] = (int32_t)s;
   free(fill);
-  while (f->nt > 1 && nf > 0) {
+  while (f->nt * f->cut > 1 && nf > 0) {
     int h = 0;
     for (int i = 1; i < nf; i++) if (f->wsub[fr[i]] > f->wsub[fr[h]]) h = i;
     int32_t s = fr[h];
@@ -794,11 +794,14 @@ k_lle_chol_plan *k_lle_chol_plan_new_cut(const k_lle_super *L, int threads, k_ll
   k_lle_chol_plan *f = NULL;
   HY_CALLOC(f, 1);
   f->L = L;
-  f->cut = cut >= 1 ? cut : 1;
+  f->cut = cut > 0 ? cut : 1;
   f->nt = threads < 1 ? 1 : threads > CH_MAXT ? CH_MAXT : threads;
   if (!pool && f->nt > 1) { pool = k_lle_pool_new(f->nt); f->pool_own = 1; }
   f->pool = pool;
-  if (f->nt > k_lle_pool_size(pool)) f->nt = k_lle_pool_size(pool);
+  if (f->nt > k_lle_pool_size(pool)) {   /* fewer threads than asked: the same cut (threads x cut) */
+    f->cut *= (double)f->nt / k_lle_pool_size(pool);
+    f->nt = k_lle_pool_size(pool);
+  }
   if (ch_structure(f) != HY_OK) { k_lle_chol_plan_free(f); return NULL; }
   ch_schedule(f);
   f->maxrows = 1;

@@ -601,8 +601,8 @@ def check_gpu_eig(c):
     rc = 0
     base = ["run.workload=lle", "lle.dataset=swissroll", "lle.k=10", "run.seed=0", "lle.trust_sample=0",
             "output.embedding=emb.npy", "output.eigvecs=vecs.mtx"]
-    if solver == "chol-nd" and be == "cuda":   # threads for a cut (a top to put on the device) under a binding mpiexec
-        base.append("lle.threads=4")
+    if solver == "chol-nd" and be == "cuda":   # the top on the device (auto: from lle.auto_device_n points); its cut
+        base.append("lle.cnd_top=device")      # is 16 threads' at any thread count: the same bits at 1 / 2 / 3 ranks
     ref_digest = {}
     for n, angle_tol in ((2000, 1e-6), (20000, 1e-6)):   # Davis-Kahan: r / gap ~ 1e-13 / 1e-7
         wh, oh = run(c, 1, base + ["lle.n=%d" % n, "run.backend=host", "lle.eigensolver=bsvd"], "geig_host_%d" % n)
@@ -681,18 +681,19 @@ DEV_TOP_RE = (r"chol-nd top on the device: assembly(?: and updates from below)? 
 
 
 def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
-    """chol-nd on CUDA with its top supernodes on the device (lle.cnd_top = auto: device, the
-    updates from below there too): the device line (bytes moved > 0, its seconds), the factor's
+    """chol-nd on CUDA with its top supernodes on the device (lle.cnd_top = device, the updates
+    from below on the threads): the device line (bytes moved > 0, its seconds), the factor's
     probe backward error and the solve's <= 1e-14; against the same problem with
-    lle.cnd_below = host (the updates from below on the threads: the device line says so) and
+    lle.cnd_below = device (the updates from below on the device: the device line says so) and
     with lle.cnd_solve_top = device (the solves' top part on the device: the line says so; the solve
     check then measures the device's solves; and unchecked: the top's values not brought back) and with lle.cnd_top = tiles (the top on the host's
     threads: no device line): the same
     iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
     rc = 0
-    for tag, extra, where in (("default", None, "device"), ("cnd_below=host", ["lle.cnd_below=host"], "threads"),
-                              ("cnd_solve_top=device", ["lle.cnd_solve_top=device"], "device"),
-                              ("cnd_solve_top=device unchecked", ["lle.cnd_solve_top=device", "lle.cnd_check=false"], "device"),
+    dev = ["lle.cnd_below=device"]
+    for tag, extra, where in (("default", None, "threads"), ("cnd_below=device", dev, "device"),
+                              ("cnd_solve_top=device", dev + ["lle.cnd_solve_top=device"], "device"),
+                              ("cnd_solve_top=device unchecked", dev + ["lle.cnd_solve_top=device", "lle.cnd_check=false"], "device"),
                               ("cnd_top=tiles", ["lle.cnd_top=tiles"], None)):
         checked = "lle.cnd_check=false" not in (extra or [])
         if extra is None:
@@ -779,6 +780,8 @@ def check_chol_nd_cut(c):
     rc = 0
     base = ["run.workload=lle", "lle.n=20000", "lle.k=10", "run.seed=2", "lle.trust_sample=0", "run.backend=" + be,
             "lle.eigensolver=chol-nd", "lle.threads=4", "output.embedding=emb.npy"]
+    if be == "cuda":
+        base.append("lle.cnd_top=device")   # (auto: the device from lle.auto_device_n points)
     runs = {}
     for cut in (1, 4, 16):
         wd, out = run(c, 1, base + ["lle.cnd_cut=%d" % cut], "cut_%s_%d" % (be, cut))

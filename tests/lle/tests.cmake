@@ -233,6 +233,9 @@ set_tests_properties(lle_chol_nd_cut PROPERTIES LABELS "unit" TIMEOUT 300)
 hy_case(NAME lle_bad_cnd_cut RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_cut' = '0.5' is out of range; allowed: a number in \\[1, 64\\]"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_cut=0.5)
+hy_case(NAME lle_bad_auto_device_n RANKS 1 EXIT 1
+  EXPECT "key 'lle.auto_device_n' = '-1' is out of range; allowed: an integer in \\[0, 2147483647\\]"
+  ARGS run.workload=lle lle.auto_device_n=-1)
 hy_case(NAME lle_bad_cnd_solve_top RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_solve_top' = 'gpu' is not allowed; allowed: one of device.host"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_top=gpu)
