@@ -729,20 +729,25 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
 
 def check_iter_block(c):
     """The subspace iteration's block work on the backend's engine (lle.iter_block = backend;
-    on CUDA also auto) against the driver's loop (driver), for bsvd and chol-nd on the
+    on CUDA also auto with lle.auto_device_n = 0, and auto by default: the driver below 200000
+    points) against the driver's loop (driver), for bsvd and chol-nd on the
     --gpu-spec backend at N = 5000 and 20000: the engine line present (absent with driver),
     the same iterations, every eigenvalue within the two residuals, residuals <= 1e-14
     ||M||_1, Procrustes <= 1e-10."""
     be = c.gpu_spec.split(":")[0]
     rc = 0
-    eng = ["backend", "auto"] if be == "cuda" else ["backend"]
+    # (name, its keys, the engine expected); auto takes the device from lle.auto_device_n points
+    eng = [("backend", ["lle.iter_block=backend"], True)]
+    if be == "cuda":
+        eng += [("auto", ["lle.iter_block=auto", "lle.auto_device_n=0"], True),
+                ("auto_default", ["lle.iter_block=auto"], False)]
     for solver in ("chol-nd", "bsvd"):
         for n in (5000, 20000):
             base = ["run.workload=lle", "lle.n=%d" % n, "lle.k=10", "run.seed=1", "lle.trust_sample=0",
                     "run.backend=" + be, "lle.eigensolver=" + solver, "output.embedding=emb.npy"]
             runs = {}
-            for ib in ["driver"] + eng:
-                wd, out = run(c, 1, base + ["lle.iter_block=" + ib], "ib_%s_%s_%d" % (ib, solver, n))
+            for ib, keys, _ in [("driver", ["lle.iter_block=driver"], False)] + eng:
+                wd, out = run(c, 1, base + keys, "ib_%s_%s_%d" % (ib, solver, n))
                 lam, res, rel = eig_table(out)
                 it = re.search(r"eigensolver %s .*?, (\d+) iteration\(s\)" % solver, out)
                 runs[ib] = dict(out=out, lam=lam, res=res, rel=rel, it=int(it.group(1)) if it else -1,
@@ -754,12 +759,13 @@ def check_iter_block(c):
             print("%s iter_block %s %s n=%d driver: no engine line, %d iterations" % (
                   "ok  " if okd else "FAIL", be, solver, n, ref["it"]))
             rc |= 0 if okd else 1
-            for ib in eng:
+            for ib, _, want in eng:
                 r = runs[ib]
                 same = len(r["lam"]) == len(ref["lam"]) and bool(np.all(np.abs(r["lam"] - ref["lam"]) <= r["res"] + ref["res"]))
                 disp = procrustes_disparity(ref["Y"], r["Y"])
                 moved = float(r["line"].group(2)) if r["line"] else -1
-                ok = (r["line"] is not None and (moved > 0) == (be == "cuda") and "PASSED: lle" in r["out"]
+                ok = ((r["line"] is not None and (moved > 0) == (be == "cuda") if want else r["line"] is None)
+                      and "PASSED: lle" in r["out"]
                       and "fallback" not in r["out"] and r["it"] == ref["it"] and same
                       and bool(np.all(r["rel"] <= 1e-14)) and disp <= 1e-10)
                 print("%s iter_block %s %s n=%d %s: engine line %s (%s MB moved), %d iterations (driver %d), "
