@@ -147,6 +147,9 @@ typedef struct {
   int (*bsub_rr)(k_lle_bsub *w, const double *v, double *h);
   int (*bsub_rotate)(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res, double *v);
   void (*bsub_close)(k_lle_bsub *w, double *bytes);
+  /* the engine's host block for V (n x p; CUDA: pinned, for faster copies) that the driver may
+   * use as its V between open and close, or NULL (NULL entry: none) */
+  double *(*bsub_host_block)(k_lle_bsub *w);
 } k_lle_eig_ops;
 /* The eigen-solve table of the backend's kind.  Local. */
 const k_lle_eig_ops *k_lle_eig_ops_get(const k_backend *be);

@@ -718,6 +718,11 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
   double res[64];
   HY_CALL(lle_orthonormalise(n, p, s->v));
   int rc = ops->bsub_open(in->be, &bi, &w);
+  double *v0 = s->v, *hv = rc == HY_OK && ops->bsub_host_block ? ops->bsub_host_block(w) : NULL;
+  if (hv) {   /* V in the engine's host block (CUDA: pinned) until close */
+    memcpy(hv, s->v, (size_t)n * p * sizeof *hv);
+    s->v = hv;
+  }
   for (int it = 1; it <= in->maxit && rc == HY_OK; it++) {
     double ts = MPI_Wtime();
     rc = s->op->apply(s->st, p, s->v, s->tmp);
@@ -738,6 +743,10 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
     e->iters = it;
     hy_progress_toward(in->prog, e->res[e->converged < in->nev ? e->converged : in->nev - 1], in->tol * e->normm);
     if (e->converged == in->nev) break;
+  }
+  if (hv) {   /* V back into the driver's block before the engine goes */
+    memcpy(v0, hv, (size_t)n * p * sizeof *v0);
+    s->v = v0;
   }
   double bytes = 0;
   if (w) ops->bsub_close(w, &bytes);

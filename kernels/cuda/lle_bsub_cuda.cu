@@ -27,6 +27,7 @@ struct k_lle_bsub {
   cusparseSpMatDescr_t B, BT;
   cusparseDnMatDescr_t dv, dt, dmv;
   double bytes;
+  double *hv;                           /* pinned host n x p block for V (bsub_host_block), or NULL */
 };
 
 /* Copy n 64-bit indices into 32-bit ones. */
@@ -38,6 +39,7 @@ __global__ void bs_narrow(const int64_t *a, int *b, int64_t n) {
 /* Free the state (NULL-safe).  Local. */
 static void bs_free(k_lle_bsub *w) {
   if (!w) return;
+  if (w->hv) cudaFreeHost(w->hv);
   if (w->B) cusparseDestroySpMat(w->B);
   if (w->BT) cusparseDestroySpMat(w->BT);
   if (w->dv) cusparseDestroyDnMat(w->dv);
@@ -152,6 +154,10 @@ static int bs_open(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **wp) {
   int rc = bs_upload_b(w, in);
   if (rc == HY_OK) rc = bs_alloc(w);
   if (rc != HY_OK) { bs_free(w); return rc; }
+  if (cudaMallocHost((void **)&w->hv, (size_t)in->n * in->p * sizeof(double)) != cudaSuccess) {
+    w->hv = NULL;   /* pageable copies then */
+    cudaGetLastError();
+  }
   *wp = w;
   return HY_OK;
 }
@@ -212,7 +218,11 @@ static void bs_close(k_lle_bsub *w, double *bytes) {
   bs_free(w);
 }
 
+/* The k_lle_eig_ops entry bsub_host_block: the pinned V block, or NULL.  Local. */
+static double *bs_host_block(k_lle_bsub *w) { return w ? w->hv : NULL; }
+
 /* The entries for the CUDA eigen-solve table (lle_eig_cuda.cu).  Local. */
+extern "C" double *k_lle_bsub_host_block_cuda(k_lle_bsub *w) { return bs_host_block(w); }
 extern "C" int k_lle_bsub_open_cuda(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **w) { return bs_open(be, in, w); }
 extern "C" int k_lle_bsub_rr_cuda(k_lle_bsub *w, const double *v, double *h) { return bs_rr(w, v, h); }
 extern "C" int k_lle_bsub_rotate_cuda(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res,

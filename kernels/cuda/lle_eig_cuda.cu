@@ -385,6 +385,7 @@ extern "C" int k_lle_bsub_rr_cuda(k_lle_bsub *w, const double *v, double *h);
 extern "C" int k_lle_bsub_rotate_cuda(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res,
                                       double *v);
 extern "C" void k_lle_bsub_close_cuda(k_lle_bsub *w, double *bytes);
+extern "C" double *k_lle_bsub_host_block_cuda(k_lle_bsub *w);
 
 /* The table, filled by field name (C++ before C++20 has no designated initialisers). */
 static k_lle_eig_ops make_lle_eig_cuda_ops(void) {
@@ -399,6 +400,7 @@ static k_lle_eig_ops make_lle_eig_cuda_ops(void) {
   o.bsub_rr = k_lle_bsub_rr_cuda;
   o.bsub_rotate = k_lle_bsub_rotate_cuda;
   o.bsub_close = k_lle_bsub_close_cuda;
+  o.bsub_host_block = k_lle_bsub_host_block_cuda;
   return o;
 }
 extern "C" const k_lle_eig_ops k_lle_eig_cuda_ops = make_lle_eig_cuda_ops();

@@ -23,6 +23,7 @@ extern void dorgqr_(const int *m, const int *n, const int *k, double *a, const i
 struct k_lle_bsub {
   k_lle_bsub_in b;
   double *v, *mv, *t, *tau, *work;
+  double *hb;             /* the host block offered for V (bsub_host_block: the driver's swap tested here) */
   int lwork;
   double bytes;
 };
@@ -34,7 +35,7 @@ static int hb_open(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **wp) {
   HY_CALLOC(w, 1);
   w->b = *in;
   size_t np = (size_t)in->n * in->p;
-  HY_MALLOC(w->v, np); HY_MALLOC(w->mv, np); HY_MALLOC(w->t, np); HY_MALLOC(w->tau, in->p);
+  HY_MALLOC(w->v, np); HY_MALLOC(w->mv, np); HY_MALLOC(w->t, np); HY_MALLOC(w->tau, in->p); HY_MALLOC(w->hb, np);
   int nn = (int)in->n, p = in->p, lw = -1, info = 0;
   double q1 = 0, q2 = 0;
   dgeqrf_(&nn, &p, w->v, &nn, w->tau, &q1, &lw, &info);
@@ -103,11 +104,12 @@ static int hb_rotate(k_lle_bsub *w, const double *y, const double *theta, int nr
 static void hb_close(k_lle_bsub *w, double *bytes) {
   if (bytes) *bytes = w ? w->bytes : 0;
   if (!w) return;
-  free(w->v); free(w->mv); free(w->t); free(w->tau); free(w->work);
+  free(w->v); free(w->mv); free(w->t); free(w->tau); free(w->work); free(w->hb);
   free(w);
 }
 
 /* The entries for the host eigen-solve table (lle_eig_host.c).  Local. */
+double *k_lle_bsub_host_block_host(k_lle_bsub *w) { return w ? w->hb : NULL; }
 int k_lle_bsub_open_host(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **w) { return hb_open(be, in, w); }
 int k_lle_bsub_rr_host(k_lle_bsub *w, const double *v, double *h) { return hb_rr(w, v, h); }
 int k_lle_bsub_rotate_host(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res, double *v) {

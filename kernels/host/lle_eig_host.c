@@ -7,6 +7,7 @@ int k_lle_bsub_open_host(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **w)
 int k_lle_bsub_rr_host(k_lle_bsub *w, const double *v, double *h);
 int k_lle_bsub_rotate_host(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res, double *v);
 void k_lle_bsub_close_host(k_lle_bsub *w, double *bytes);
+double *k_lle_bsub_host_block_host(k_lle_bsub *w);
 
 const k_lle_eig_ops k_lle_eig_host_ops = {
   .name = "host",
@@ -17,4 +18,5 @@ const k_lle_eig_ops k_lle_eig_host_ops = {
   .bsub_rr = k_lle_bsub_rr_host,
   .bsub_rotate = k_lle_bsub_rotate_host,
   .bsub_close = k_lle_bsub_close_host,
+  .bsub_host_block = k_lle_bsub_host_block_host,
 };
