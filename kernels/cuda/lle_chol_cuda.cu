@@ -50,6 +50,17 @@ typedef struct {
   int64_t yoff;           /* the solves: the tail's supernode's columns at this row of X_tail */
 } cc_pair;
 
+/* The position of c in the ascending rm[0 .. n), or -1 (bisection). */
+__device__ int cc_find(const int32_t *rm, int n, int c) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = (lo + hi) >> 1;
+    if (rm[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && rm[lo] == c ? lo : -1;
+}
+
 /* blk(:, c) -= the updates from below of top column c = blockIdx.x: for each pair in order
  * whose columns hold c (bisection), its rows from c's down, one thread a row (dot products over
  * the tail's columns, k ascending): each entry written by one thread, in the pairs' order. */
@@ -59,13 +70,8 @@ __global__ void cc_below(double *blk, int64_t lda, const cc_pair *pairs, int np,
   for (int q = 0; q < np; q++) {
     cc_pair p = pairs[q];
     const int32_t *rm = rmap + p.roff;
-    int lo = 0, hi = p.ncol;
-    while (lo < hi) {
-      int mid = (lo + hi) >> 1;
-      if (rm[mid] < c) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo >= p.ncol || rm[lo] != c) continue;   /* the same for every thread of the block */
+    int lo = cc_find(rm, p.ncol, c);
+    if (lo < 0) continue;   /* the same for every thread of the block */
     const double *t = tails + p.toff;
     int b = p.j0 + lo;
     for (int ar = lo + (int)threadIdx.x; ar < p.mu; ar += blockDim.x) {
@@ -298,13 +304,8 @@ __global__ void cc_fwd_below(double *xs, int64_t ldx, const cc_pair *pairs, int 
   for (int q = 0; q < np; q++) {
     cc_pair p = pairs[q];
     const int32_t *rm = rmap + p.roff;
-    int lo = 0, hi = p.ncol;
-    while (lo < hi) {
-      int mid = (lo + hi) >> 1;
-      if (rm[mid] < r) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo >= p.ncol || rm[lo] != r) continue;
+    int lo = cc_find(rm, p.ncol, r);
+    if (lo < 0) continue;
     const double *t = tails + p.toff;
     int a = p.j0 + lo;
     for (int c = threadIdx.x; c < nrhs; c += blockDim.x) {

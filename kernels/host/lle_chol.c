@@ -826,37 +826,46 @@ static void ch_stats(const ch_fact *f, k_lle_chol_stats *st) {
 
 /* ---- the top phase on another engine (in->top, lle.cnd_top = device) ---- */
 
-/* The top index of every supernode and the updaters among the top supernodes with their rows'
- * local rows (k_lle_chol_top's lists; map: n scratch).  Local. */
-static void ch_top_lists(ch_fact *f) {
+/* One kind of pair lists (k_lle_chol_top's): for each top supernode its updaters d with
+ * (below ? tpos[d] < 0 : tpos[d] >= 0), d's index idx[d], its rows' positions and their local
+ * rows in the top supernode (map: thread 0's n scratch).  Local. */
+static void ch_pair_lists(ch_fact *f, int below, const int32_t *idx, int64_t **uptr, int32_t **ud, int32_t **up1,
+                          int32_t **up2, int64_t **rptr, int32_t **rmap) {
   const k_lle_super *L = f->L;
-  int64_t ns = L->nsuper, nu = 0, nr = 0;
-  HY_MALLOC(f->tpos, ns);
-  for (int64_t s = 0; s < ns; s++) f->tpos[s] = -1;
-  for (int i = 0; i < f->ntop; i++) f->tpos[f->top[i]] = i;
-  HY_CALLOC(f->tuptr, f->ntop + 1);
+  int64_t nu = 0, nr = 0;
+  HY_CALLOC(*uptr, f->ntop + 1);
   for (int i = 0; i < f->ntop; i++)   /* count: updaters and their rows */
     for (int64_t u = f->uptr[f->top[i]]; u < f->uptr[f->top[i] + 1]; u++)
-      if (f->tpos[f->ud[u]] >= 0) { nu++; nr += L->pi[f->ud[u] + 1] - L->pi[f->ud[u]] - f->up1[u]; }
-  HY_MALLOC(f->tud, nu + 1); HY_MALLOC(f->tup1, nu + 1); HY_MALLOC(f->tup2, nu + 1);
-  HY_MALLOC(f->trptr, nu + 1); HY_MALLOC(f->trmap, nr + 1);
+      if ((f->tpos[f->ud[u]] < 0) == below) { nu++; nr += L->pi[f->ud[u] + 1] - L->pi[f->ud[u]] - f->up1[u]; }
+  HY_MALLOC(*ud, nu + 1); HY_MALLOC(*up1, nu + 1); HY_MALLOC(*up2, nu + 1);
+  HY_MALLOC(*rptr, nu + 1); HY_MALLOC(*rmap, nr + 1);
   int32_t *map = f->thr[0].map;
   int64_t at = 0;
-  f->trptr[0] = 0;
+  (*rptr)[0] = 0;
   for (int i = 0; i < f->ntop; i++) {
     int64_t s = f->top[i];
     ch_map(f, s, map);
     for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++) {
       int64_t d = f->ud[u];
-      if (f->tpos[d] < 0) continue;
+      if ((f->tpos[d] < 0) != below) continue;
       const int64_t *rows = L->s + L->pi[d];
-      int64_t q = f->trptr[at];
-      for (int64_t p = f->up1[u]; p < L->pi[d + 1] - L->pi[d]; p++) f->trmap[q++] = map[rows[p]];
-      f->tud[at] = f->tpos[d]; f->tup1[at] = f->up1[u]; f->tup2[at] = f->up2[u];
-      f->trptr[++at] = q;
+      int64_t q = (*rptr)[at];
+      for (int64_t p = f->up1[u]; p < L->pi[d + 1] - L->pi[d]; p++) (*rmap)[q++] = map[rows[p]];
+      (*ud)[at] = idx[d]; (*up1)[at] = f->up1[u]; (*up2)[at] = f->up2[u];
+      (*rptr)[++at] = q;
     }
-    f->tuptr[i + 1] = at;
+    (*uptr)[i + 1] = at;
   }
+}
+
+/* The top index of every supernode and the updaters among the top supernodes with their rows'
+ * local rows (k_lle_chol_top's lists).  Local. */
+static void ch_top_lists(ch_fact *f) {
+  int64_t ns = f->L->nsuper;
+  HY_MALLOC(f->tpos, ns);
+  for (int64_t s = 0; s < ns; s++) f->tpos[s] = -1;
+  for (int i = 0; i < f->ntop; i++) f->tpos[f->top[i]] = i;
+  ch_pair_lists(f, 0, f->tpos, &f->tuptr, &f->tud, &f->tup1, &f->tup2, &f->trptr, &f->trmap);
 }
 
 /* The tails of the supernodes below the cut with rows in the top (d ascending: the first
@@ -864,7 +873,7 @@ static void ch_top_lists(ch_fact *f) {
  * and their rows' local rows (k_lle_chol_top's below lists).  Local. */
 static void ch_below_lists(ch_fact *f) {
   const k_lle_super *L = f->L;
-  int64_t ns = L->nsuper, nu = 0, nr = 0;
+  int64_t ns = L->nsuper;
   int32_t *tix = NULL;
   HY_MALLOC(tix, ns);
   f->tix = tix;
@@ -881,29 +890,7 @@ static void ch_below_lists(ch_fact *f) {
         break;
       }
   }
-  HY_CALLOC(f->buptr, f->ntop + 1);
-  for (int i = 0; i < f->ntop; i++)
-    for (int64_t u = f->uptr[f->top[i]]; u < f->uptr[f->top[i] + 1]; u++)
-      if (f->tpos[f->ud[u]] < 0) { nu++; nr += L->pi[f->ud[u] + 1] - L->pi[f->ud[u]] - f->up1[u]; }
-  HY_MALLOC(f->bud, nu + 1); HY_MALLOC(f->bup1, nu + 1); HY_MALLOC(f->bup2, nu + 1);
-  HY_MALLOC(f->brptr, nu + 1); HY_MALLOC(f->brmap, nr + 1);
-  int32_t *map = f->thr[0].map;
-  int64_t at = 0;
-  f->brptr[0] = 0;
-  for (int i = 0; i < f->ntop; i++) {
-    int64_t s = f->top[i];
-    ch_map(f, s, map);
-    for (int64_t u = f->uptr[s]; u < f->uptr[s + 1]; u++) {
-      int64_t d = f->ud[u];
-      if (f->tpos[d] >= 0) continue;
-      const int64_t *rows = L->s + L->pi[d];
-      int64_t q = f->brptr[at];
-      for (int64_t p = f->up1[u]; p < L->pi[d + 1] - L->pi[d]; p++) f->brmap[q++] = map[rows[p]];
-      f->bud[at] = tix[d]; f->bup1[at] = f->up1[u]; f->bup2[at] = f->up2[u];
-      f->brptr[++at] = q;
-    }
-    f->buptr[i + 1] = at;
-  }
+  ch_pair_lists(f, 1, tix, &f->buptr, &f->bud, &f->bup1, &f->bup2, &f->brptr, &f->brmap);
   HY_MALLOC(f->toff, f->ntail + 1);
   f->toff[0] = 0;
   for (int64_t t = 0; t < f->ntail; t++) {
