@@ -1,7 +1,8 @@
 /* test_lle_chol_top.c - chol-nd's top phase on another engine (k_lle_chol_in.top, k_lle_chol_top)
  * against the host's own top phase, on CHOLMOD's supernodal analysis of A A^T + tau I for
  * A = I - W of points on a jittered 2D grid (8 neighbours each, weights summing to 0.9): for
- * 2 and 4 threads (a cut with several top supernodes and updates among them), the factor's
+ * 2 and 4 threads (a cut with several top supernodes and updates among them) and at one thread
+ * with the device's cut of 16 threads (54 top supernodes), the factor's
  * probe backward error (k_lle_chol_check) <= 1e-14 with either top, the engine's values within
  * 1e-12 of max |L| of the host's, the solve's componentwise backward error <= 1e-14 with the
  * engine's factor; and with one row of A zeroed (tau = 0: column n - 1 of L has a zero pivot)
@@ -229,7 +230,7 @@ static cholmod_sparse *make_a(int side, int64_t zero, cholmod_common *cc) {
 }
 
 /* One problem: the host's factor and the engine's at threads threads, compared.  Local. */
-static void check_one(int side, int threads, int singular, int below, k_backend *be) {
+static void check_one(int side, int threads, double cut, int singular, int below, k_backend *be) {
   cholmod_common cc;
   cholmod_l_start(&cc);
   cc.print = 0;
@@ -252,7 +253,7 @@ static void check_one(int side, int threads, int singular, int below, k_backend 
   size_t nx = F->xsize;
   double *x0 = NULL, *x1 = NULL;
   HY_MALLOC(x0, nx); HY_MALLOC(x1, nx);
-  k_lle_chol_plan *p = k_lle_chol_plan_new(&L, threads, NULL);
+  k_lle_chol_plan *p = k_lle_chol_plan_new_cut(&L, threads, NULL, cut);
   k_lle_chol_stats s0, s1;
   int rc0 = k_lle_chol_numeric(p, &in, x0, &s0);
   in.top = noting_top;
@@ -325,9 +326,10 @@ int main(int argc, char **argv) {
     ok(k_lle_eig_ops_get(&be)->chol_top == NULL, "the host table has no chol_top (the top on the threads)", 0);
   }
   for (int below = 0; below <= 2; below++) {   /* 1: the updates from below on the engine; 2: and the solves' top */
-    check_one(40, 2, 0, below, &be);
-    check_one(70, 4, 0, below, &be);
-    check_one(40, 4, 1, below, &be);
+    check_one(40, 2, 1.0, 0, below, &be);
+    check_one(70, 4, 1.0, 0, below, &be);
+    check_one(40, 4, 1.0, 1, below, &be);
+    check_one(40, 1, 16.0, 0, below, &be);   /* one thread, the device's cut of 16 (a binding mpiexec) */
   }
   if (!strcmp(mode, "cuda")) k_backend_close(&be);
   printf("%s: %d of %d checks passed\n", nfailed ? "FAILED" : "PASSED", nchecks - nfailed, nchecks);
