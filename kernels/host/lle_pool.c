@@ -76,7 +76,7 @@ static unsigned pool_wait(k_lle_pool *p, atomic_uint *w, unsigned v, int ne) {
   for (unsigned i = 0;; i++) {
     unsigned g = atomic_load_explicit(w, memory_order_acquire);
     if ((g != v) == ne) return g;
-    if ((i & 255) == 255) {
+    if ((i & 255) == 255 || i >= POOL_PAUSES) {   /* the clock each time once it yields */
       int64_t t = pool_ns();
       if (!t0) t0 = t;
       else if (t - t0 > POOL_SPIN_NS) break;
