@@ -167,6 +167,7 @@ typedef struct {
                                 * [1] / [4] 0, [2] / [3] the backend's calls) */
   int dist_dev;                /* the P-rank device setup moved B's and M's rows from the backend's
                                 * memory (spai.dist_exchange = device) */
+  double bsplit[4];            /* dist_dev: B's rows (spai_pattern_st.bsplit), slowest rank */
   const char *pattern;         /* the pattern builder that made the J sets */
   la_part pc;                  /* the column partition of the least-squares problems */
   double *res;                 /* this rank's column residuals ||A m_k - e_k|| (under pc) */
@@ -229,6 +230,8 @@ typedef struct {
   void *st;
   int64_t *djptr;              /* dev: the J offsets (host copy) */
   int dist_dev;                /* dist: B's rows made on the backend (spai.dist_exchange = device) */
+  double bsplit[4];            /* dist_dev: seconds of A's transpose (dist_trans), the exchange of
+                                * its slices, the fetch of the rows they name, their append */
   double split[3];             /* dev: seconds on the host, of the upload, on the device */
 } spai_pattern_st;
 

@@ -495,13 +495,20 @@ static int dist_brows_dev(spai_pattern_st *s, int64_t **gh, int64_t *u, double *
   int64_t r0 = pr->start[ctx->rank], nloc = pr->start[ctx->rank + 1] - r0, g0 = 0, g1 = 0;
   double *mx = NULL;
   void *t = NULL, *bl = NULL;
+  double *bs = s->bsplit, t0 = hy_wtime(), t1;
   HY_MALLOC(mx, nloc + 1);
   HY_LOCAL(ko->dist_trans(be, nloc, r0, a->rowptr, a->colind, a->val, &t, &g0, &g1,
                           s->cmax ? NULL : mx));
+  t1 = hy_wtime();
+  bs[0] = t1 - t0;
   HY_CALL(spai_dev_exchange(ctx, ko, pr, t, g0, g1, &bl, gh, u));
   HY_LOCAL(ko->rows_free(be, t));
+  t0 = hy_wtime();
+  bs[1] = t0 - t1;
   hy_csr gx;
   HY_CALL(spai_dev_fetch(ctx, ko, pr, bl, *u, *gh, &gx));
+  t1 = hy_wtime();
+  bs[2] = t1 - t0;
   k_spai_piece pc[2] = { { .row0 = 0, .rows = nloc, .t = bl, .t_row0 = 0 },
                          { .row0 = nloc, .rows = *u, .off = gx.rowptr, .col = gx.colind,
                            .val = gx.val } };
@@ -515,6 +522,7 @@ static int dist_brows_dev(spai_pattern_st *s, int64_t **gh, int64_t *u, double *
     HY_CALL(la_fetch_values(ctx->comm, pr, *mxb, *u, *gh, *mxb + nloc));
   }
   free(mx);
+  bs[3] = hy_wtime() - t1;
   return HY_OK;
 }
 

@@ -174,6 +174,19 @@ void spai_report_setup(hy_ctx *ctx, const spai_opts *o, const spai_problem *p, s
                  "that cross ranks, merged and renumbered on the device, the halo plan)\n",
                  in->rep.n > 1 ? ", last run" : "", 1e3 * x[0], 1e3 * (x[1] + x[2]), 1e3 * x[3],
                  1e3 * x[4], 1e3 * x[5]);
+    if (si->dist_dev) {
+      const double *y = si->bsplit;
+      static const char *bk[] = { "split_brows_transpose_s", "split_brows_exchange_s",
+                                  "split_brows_fetch_s", "split_brows_append_s" };
+      for (int i = 0; i < 4; i++) hy_metric_num(ctx, bk[i], y[i]);
+      hy_printf0(ctx, "spai: B's rows (ms, slowest rank%s; each part includes its waits for the "
+                 "other ranks, and for their kernels on a shared GPU): A's transpose %.2f (A to "
+                 "the device, csr2csc, the row maxima to the host), exchange %.2f (the slices "
+                 "for other ranks to the host, MPI, merged on the device), fetch %.2f (the rows "
+                 "they name, from the owners' device rows), append %.2f (merged on the device, "
+                 "their row maxima fetched)\n", in->rep.n > 1 ? ", last run" : "", 1e3 * y[0],
+                 1e3 * y[1], 1e3 * y[2], 1e3 * y[3]);
+    }
     else
     hy_printf0(ctx, "spai: setup split (ms, slowest rank%s): pattern on the host %.2f (A^T and "
                "the fetches), to the device %.2f, on the device %.2f; assembly on the device %.2f "

@@ -772,6 +772,7 @@ int spai_build(hy_ctx *ctx, const la_part *pr, const hy_csr *a, const spai_setup
   info->dist_dev = b.ps.dev && b.ps.dist_dev && m->made_on_device && pr->size > 1;
   memcpy(b.split, b.ps.split, sizeof b.ps.split);
   HY_MPI(MPI_Allreduce(b.split, info->split, 6, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  HY_MPI(MPI_Allreduce(b.ps.bsplit, info->bsplit, 4, MPI_DOUBLE, MPI_MAX, ctx->comm));
   info->loc_ks = b.ks;
   info->loc_dropped = b.dropped;
   info->loc_nnz = m->nnz;

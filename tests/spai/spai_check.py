@@ -811,6 +811,20 @@ def check_split(out, m, ranks):
         for name, part, phase in [("pattern", y[:2], float(ph.group(1))), ("assembly", y[2:], float(ph.group(2)))]:
             if max(part) > phase + 0.01:
                 fails.append("%s split %r (ms) exceeds its phase %.2f ms" % (name, part, phase))
+        # B's rows in four parts (each the slowest rank's, each within B's rows' figure)
+        bl = re.search(r"^spai: B's rows \(ms, slowest rank[^)]*\): A's transpose %s \(.*\), exchange %s "
+                       r"\(.*\), fetch %s \(.*\), append %s \(" % (f, f, f, f), out, re.M)
+        if not bl:
+            fails.append("the device rows' split line without the B's rows line")
+        else:
+            z = [float(v) for v in bl.groups()]
+            print("B's rows (ms): transpose %.2f, exchange %.2f, fetch %.2f, append %.2f" % tuple(z))
+            for k, v in zip(["split_brows_transpose_s", "split_brows_exchange_s", "split_brows_fetch_s",
+                             "split_brows_append_s"], z):
+                if abs(1e3 * m.get(k, -1) - v) > 0.006:
+                    fails.append("record %s %r vs the line's %.2f ms" % (k, m.get(k), v))
+            if max(z) > y[0] + 0.01:
+                fails.append("a part of B's rows %r (ms) exceeds its %.2f ms" % (z, y[0]))
         return fails
     if not sl:
         return ["%s pattern without a split line matching %r" % (ph.group(3), pat)]
