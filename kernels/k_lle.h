@@ -158,6 +158,8 @@ extern const k_lle_eig_ops k_lle_eig_host_ops;
 extern const k_lle_eig_ops k_lle_eig_cuda_ops;
 #endif
 
+typedef struct k_lle_pool k_lle_pool;   /* the host's thread pool (below) */
+
 /* New points (transform): the K nearest of the queries xq (nq x dim, row-major) among p's
  * points by brute force (FP64 direct form, ties by index, nothing excluded: a query equal
  * to a point has it at distance 0) and their weights (k_lle_point_weights_at).  Host.
@@ -165,16 +167,29 @@ extern const k_lle_eig_ops k_lle_eig_cuda_ops;
 int k_lle_host_queries(const k_lle_points *p, const double *xq, int64_t nq, int k, double reg,
                        int32_t *nbr, double *w, int64_t *nbad);
 
+/* The reconstruction weights of queries q0..q1-1 (nbr: their lists, (q1 - q0) x k) on
+ * threads threads of pool (NULL: the caller's thread), the host backend's values; *nbad the
+ * singular local Gram matrices.  Host.  Local. */
+int k_lle_host_weights(const k_lle_points *p, int64_t q0, int64_t q1, int k, const int32_t *nbr, double reg,
+                       k_lle_pool *pool, int threads, double *w, int64_t *nbad);
+
 /* Exact K nearest neighbours by a KD-tree on the host (same order and tie rule as knn).
- * For low dimensions.  Local. */
+ * For low dimensions.  k_lle_kdtree_knn builds the tree for the call and queries on the
+ * caller's thread; k_lle_kdtree_new builds it once (p->x must outlive it) and
+ * k_lle_kdtree_query takes blocks of queries on threads threads of pool (NULL: the caller's
+ * thread; each query independent: the same lists at any count).  Host.  Local. */
+typedef struct k_lle_kdtree k_lle_kdtree;
 int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2);
+int k_lle_kdtree_new(const k_lle_points *p, k_lle_kdtree **out);
+int k_lle_kdtree_query(const k_lle_kdtree *kt, k_lle_pool *pool, int threads, int64_t q0, int64_t q1, int k,
+                       int32_t *nbr, double *d2);
+void k_lle_kdtree_free(k_lle_kdtree *kt);
 
 /* A persistent pool of host threads (kernels/host/lle_pool.c): threads - 1 workers parked
  * between jobs (spin, then sleep); a job fn(arg, tid, nt) runs on threads 0..nt-1, tid 0 the
  * caller's, and returns when all have; k_lle_pool_barrier inside a job waits for all nt of
  * it; k_lle_pool_for splits [0, n) into contiguous ranges [n t / nt, n (t + 1) / nt).  A NULL
  * pool runs fn(arg, 0, 1) on the caller's thread.  One caller at a time.  Host.  Local. */
-typedef struct k_lle_pool k_lle_pool;
 k_lle_pool *k_lle_pool_new(int threads);
 int k_lle_pool_size(const k_lle_pool *p);
 void k_lle_pool_run(k_lle_pool *p, int nt, void (*fn)(void *arg, int tid, int nt), void *arg);

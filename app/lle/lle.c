@@ -33,7 +33,11 @@ static const cfg_key lle_keys[] = {
   { "lle", "hessian_tol", CFG_REAL, "1e-4", 0, 1e6, NULL, "method = hessian: a local null-space column whose sum is below this in magnitude is not normalised (scikit-learn's hessian_tol)" },
   { "lle", "reg", CFG_REAL, "1e-3", 0, 1e6, NULL, "regularisation of the local Gram matrix: reg * trace(G) (reg when the trace is 0)" },
   { "lle", "knn", CFG_ENUM, "auto", 0, 0, "auto|brute|kdtree|grid",
-    "neighbour search: brute (backend kernel, query blocks over ranks), kdtree (host), grid (exact uniform-grid cell search on the backend, dimension <= 8), auto: grid for dimension <= 3 and n >= 100000 on CUDA, dimension <= 4 and n >= 50000 on the host backend, else kdtree on the host backend for dimension <= 8, else brute" },
+    "neighbour search: brute (backend kernel, query blocks over ranks), kdtree (host), grid (exact uniform-grid cell search on the backend, dimension <= 8), auto: grid for dimension <= 3 and n >= 100000 on CUDA, dimension <= 4 and n >= 50000 on the host backend, else kdtree on the host backend for dimension <= 8 (on CUDA below lle.auto_host_n points too), else brute; the kdtree's queries run on the rank's threads" },
+  { "lle", "weights", CFG_ENUM, "auto", 0, 0, "auto|backend|host",
+    "method = standard: where the reconstruction weights are computed: backend (its kernel: the device on CUDA, one thread on the host backend), host (the rank's threads on the host, the host kernel's values), auto (host on a device backend below lle.auto_host_n points, else backend)" },
+  { "lle", "auto_host_n", CFG_INT, "50000", 0, 2147483647, NULL,
+    "on a device backend (CUDA), below this many points lle.knn = auto takes the host kd-tree (dimension <= 8) and lle.weights = auto the host, both on the rank's threads: the device's fixed costs (allocations, copies, first launches) lose at small N (0: never)" },
   { "lle", "precision", CFG_ENUM, "fp64", 0, 0, "fp64|fp32", "brute-force distances: FP64 or FP32, both in the direct form sum (x - y)^2" },
   { "lle", "knn_warmup", CFG_BOOL, "false", 0, 0, NULL, "benchmarks: the neighbour search run once untimed before the knn phase (the device's first-use costs, kernel loading and memory pool, left out as torch's warm-up leaves them)" },
   { "lle", "eigensolver", CFG_ENUM, "bsvd", 0, 0, "bsvd|chol-nd|shift-invert|dense|gpu-chol|auto",
@@ -122,6 +126,8 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->knn = cfg_enum(c, "lle.knn");
   o->fp32 = cfg_is(c, "lle.precision", "fp32");
   o->knn_warmup = cfg_bool(c, "lle.knn_warmup");
+  o->weights = cfg_is(c, "lle.weights", "host") ? LLE_WEIGHTS_HOST : cfg_is(c, "lle.weights", "backend") ? LLE_WEIGHTS_BACKEND : LLE_WEIGHTS_AUTO;
+  o->auto_host_n = cfg_int(c, "lle.auto_host_n");
   o->eigensolver = cfg_str(c, "lle.eigensolver");
   o->ordering = cfg_str(c, "lle.ordering");
   o->chol_ordering = cfg_str(c, "lle.cholmod_ordering");

@@ -123,6 +123,7 @@ int lle_trustworthiness(const lle_data *d, int dd, const double *y, int kt, int6
 enum { LLE_SWISSROLL, LLE_SCURVE, LLE_UNIFORM, LLE_FILE };   /* lle.dataset */
 enum { LLE_STAGE_ALL, LLE_STAGE_KNN, LLE_STAGE_WEIGHTS };    /* lle.stage */
 enum { LLE_KNN_AUTO, LLE_KNN_BRUTE, LLE_KNN_KDTREE, LLE_KNN_GRID };   /* lle.knn */
+enum { LLE_WEIGHTS_AUTO, LLE_WEIGHTS_BACKEND, LLE_WEIGHTS_HOST };       /* lle.weights */
 enum { LLE_STANDARD, LLE_LTSA, LLE_HESSIAN, LLE_MODIFIED };   /* lle.method (= K_LLE_LTSA ...) */
 
 /* Every [lle] key and lle's [output] keys, read once by lle_opts_from_cfg. */
@@ -145,6 +146,8 @@ typedef struct {
   int knn;                     /* LLE_KNN_* */
   int fp32;                    /* lle.precision = fp32 */
   int knn_warmup;              /* lle.knn_warmup: one untimed search before the knn phase */
+  int weights;                 /* LLE_WEIGHTS_* (lle.weights) */
+  int64_t auto_host_n;         /* knn = auto, weights = auto on a device backend: the host's threads below this many points */
   const char *eigensolver;     /* bsvd | shift-invert | dense (the table's names) */
   const char *ordering;        /* bsvd: UMFPACK ordering */
   const char *chol_ordering;   /* shift-invert: CHOLMOD ordering */
@@ -192,6 +195,8 @@ typedef struct {
   const char *knn_name;        /* "brute force", "kdtree", "grid" */
   const char *knn_metric;      /* record field knn: "brute", "kdtree", "grid" */
   const char *knn_how;         /* "host", "FP32 direct form", "FP64 direct form" */
+  int weights_host;            /* the weights on the host's threads (lle.weights) */
+  int host_threads;            /* threads of the kd-tree's queries and the host weights */
   int32_t *nbr;                /* rank 0: n x k neighbours (all rows of W) */
   double *w;                   /* rank 0: n x k weights (method = standard), else NULL */
   double *blk;                 /* rank 0: n local blocks (ltsa, hessian: k x k; modified: (k+1)^2), else NULL */

@@ -123,9 +123,16 @@ static int lle_modified_eta(hy_ctx *ctx, const k_lle_ops *ops, const k_lle_point
  * Collective. */
 static int lle_knn_pick(hy_ctx *ctx, const lle_opts *o, const k_lle_ops *ops, const lle_data *d, lle_info *info) {
   int m = o->knn;
+  /* on a device backend below lle.auto_host_n points the host's kd-tree on the rank's threads
+   * (the device's allocations, copies and first launches cost more than the search there) */
+  int small = ctx->be.gpu && d->n < o->auto_host_n;
   if (m == LLE_KNN_AUTO)
-    m = ops->grid_knn && d->dim <= ops->grid_max_dim && d->n >= ops->grid_min_n ? LLE_KNN_GRID
+    m = small && d->dim <= k_lle_host_ops.kdtree_max_dim ? LLE_KNN_KDTREE
+        : ops->grid_knn && d->dim <= ops->grid_max_dim && d->n >= ops->grid_min_n ? LLE_KNN_GRID
         : d->dim <= ops->kdtree_max_dim ? LLE_KNN_KDTREE : LLE_KNN_BRUTE;
+  info->weights_host = o->method == LLE_STANDARD &&
+                       (o->weights == LLE_WEIGHTS_HOST || (o->weights == LLE_WEIGHTS_AUTO && small));
+  info->host_threads = ctx->threads > 1 ? ctx->threads : 1;
   int rc = HY_OK;
   if (m == LLE_KNN_GRID && (!ops->grid_knn || d->dim > K_LLE_GRID_MAXD))
     rc = hy_err(HY_EUSAGE, "key 'lle.knn' = grid: the data has %d dimensions, the grid search takes at most %d%s "
@@ -139,12 +146,23 @@ static int lle_knn_pick(hy_ctx *ctx, const lle_opts *o, const k_lle_ops *ops, co
   return HY_OK;
 }
 
+/* The host threads of the kd-tree's queries and the host weights (a pool of the rank's
+ * threads, made where one of them runs) and the kd-tree, built once for the knn phase. */
+typedef struct {
+  k_lle_pool *pool;
+  k_lle_kdtree *tree;
+} lle_host_work;
+
 /* Neighbours of queries a..b-1 by the search lle_knn_pick chose; *nredo as k_lle_ops.knn
  * (-1 where no FP32 filter ran).  Local. */
 static int lle_knn_block(hy_ctx *ctx, const lle_opts *o, const k_lle_ops *ops, const lle_info *info,
-                         const k_lle_points *pts, int64_t a, int64_t b, int32_t *nb, double *dd, int64_t *nredo) {
+                         lle_host_work *hw, const k_lle_points *pts, int64_t a, int64_t b, int32_t *nb, double *dd,
+                         int64_t *nredo) {
   *nredo = -1;
-  if (info->knn_used == LLE_KNN_KDTREE) return k_lle_kdtree_knn(pts, a, b, o->k, nb, dd);
+  if (info->knn_used == LLE_KNN_KDTREE) {
+    if (!hw->tree) HY_CALL(k_lle_kdtree_new(pts, &hw->tree));
+    return k_lle_kdtree_query(hw->tree, hw->pool, info->host_threads, a, b, o->k, nb, dd);
+  }
   if (info->knn_used == LLE_KNN_GRID) return ops->grid_knn(&ctx->be, pts, a, b, o->k, nb, dd);
   return ops->knn(&ctx->be, pts, a, b, o->k, o->fp32, nb, dd, nredo);
 }
@@ -165,9 +183,17 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   HY_MALLOC(w, (size_t)(nq ? nq : 1) * wk);
   k_lle_points pts = { n, d->dim, d->x };
   int64_t redo[2] = { 0, 0 }, nredo = -1;   /* queries the FP32 filter left to FP64, calls with a filter */
-  if (o->knn_warmup && nq > 0)   /* benchmarks: the device's first-use costs outside the timed phase */
-    HY_LOCAL(lle_knn_block(ctx, o, ops, info, &pts, q0, q1, nbr, d2, &nredo));
+  lle_host_work hw = { NULL, NULL };
+  int need_pool = info->host_threads > 1 && nq > 0 &&
+                  (info->knn_used == LLE_KNN_KDTREE || (info->weights_host && o->stage != LLE_STAGE_KNN));
+  if (o->knn_warmup && nq > 0) {   /* benchmarks: the device's first-use costs outside the timed phase */
+    lle_host_work hw0 = { NULL, NULL };
+    int rc0 = lle_knn_block(ctx, o, ops, info, &hw0, &pts, q0, q1, nbr, d2, &nredo);
+    k_lle_kdtree_free(hw0.tree);
+    HY_LOCAL(rc0);
+  }
   hy_phase_begin(ctx, "knn");
+  if (need_pool) hw.pool = k_lle_pool_new(info->host_threads);   /* NULL (out of memory): the caller's thread alone */
   hy_progress pg;   /* a first 1/32 of the queries timed: the rest at once when it is short; one call
                      * where the backend's table says chunks repeat its set-up (knn_chunked = 0: CUDA) */
   hy_progress_begin(&pg, ctx, "lle knn (queries of rank 0)", (double)nq);
@@ -176,25 +202,34 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     b = q1 - a > cs ? a + cs : q1;
     int32_t *nb = nbr + (a - q0) * k;
     double *dd = d2 + (a - q0) * k, t0 = hy_wtime();
-    HY_LOCAL(lle_knn_block(ctx, o, ops, info, &pts, a, b, nb, dd, &nredo));
+    int rck = lle_knn_block(ctx, o, ops, info, &hw, &pts, a, b, nb, dd, &nredo);
+    if (rck != HY_OK) { k_lle_kdtree_free(hw.tree); k_lle_pool_free(hw.pool); }
+    HY_LOCAL(rck);
     if (nredo >= 0) { redo[0] += nredo; redo[1]++; }
     hy_progress_update(&pg, (double)(b - q0));
     if (a == q0 && (hy_wtime() - t0) * (double)(q1 - b) / (double)(b - a) < LLE_KNN_SHORT) cs = q1 - b;
   }
   hy_progress_end(&pg);
+  k_lle_kdtree_free(hw.tree);
+  hw.tree = NULL;
   hy_debug_point(ctx, "knn");
   hy_phase_end(ctx, "knn");
   int64_t cnt[4] = { 0, 0, redo[0], redo[1] }, all[4] = { 0, 0, 0, 0 };   /* zero-distance neighbours, singular Gram, redo */
   for (int64_t i = 0; i < nq * k; i++) cnt[0] += d2[i] == 0;
   hy_phase_begin(ctx, "weights");
-  if (nq > 0 && o->stage != LLE_STAGE_KNN && o->method == LLE_STANDARD)
-    HY_LOCAL(ops->weights(&ctx->be, &pts, q0, q1, k, nbr, o->reg, w, &cnt[1]));
+  if (nq > 0 && o->stage != LLE_STAGE_KNN && o->method == LLE_STANDARD) {
+    int rcw = info->weights_host ? k_lle_host_weights(&pts, q0, q1, k, nbr, o->reg, hw.pool, info->host_threads, w, &cnt[1])
+                                 : ops->weights(&ctx->be, &pts, q0, q1, k, nbr, o->reg, w, &cnt[1]);
+    if (rcw != HY_OK) k_lle_pool_free(hw.pool);
+    HY_LOCAL(rcw);
+  }
   else if (o->stage != LLE_STAGE_KNN) {
     double tol = o->method == LLE_MODIFIED ? o->modified_tol : o->hessian_tol, eta = 0;
     if (o->method == LLE_MODIFIED) HY_CALL(lle_modified_eta(ctx, ops, &pts, q0, q1, k, nbr, o->dim, &eta));
     info->eta = eta;
     if (nq > 0) HY_LOCAL(ops->blocks(&ctx->be, &pts, q0, q1, k, nbr, o->method, o->dim, tol, eta, w, &cnt[1]));
   }
+  k_lle_pool_free(hw.pool);
   hy_debug_point(ctx, "weights");
   hy_phase_end(ctx, "weights");
   HY_MPI(MPI_Reduce(cnt, all, 4, MPI_INT64_T, MPI_SUM, 0, ctx->comm));

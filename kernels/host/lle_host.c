@@ -72,6 +72,43 @@ static int host_weights(k_backend *be, const k_lle_points *p, int64_t q0, int64_
   return HY_OK;
 }
 
+/* k_lle_host_weights's job: the arguments, one count of singular Gram matrices a thread. */
+typedef struct {
+  const k_lle_points *p;
+  int64_t q0, m;   /* the first query, the count */
+  int k;
+  const int32_t *nbr;
+  double reg;
+  double *w;
+  int64_t bad[64];
+} hw_job;
+
+/* Thread tid of nt: its contiguous share of the m queries.  Local. */
+static void hw_part(void *arg, int tid, int nt) {
+  hw_job *j = arg;
+  double g[K_LLE_KMAX * K_LLE_KMAX];
+  int64_t bad = 0;
+  int64_t m = j->m, i0 = m * tid / nt, i1 = m * (tid + 1) / nt;
+  for (int64_t i = i0; i < i1; i++)
+    bad += k_lle_point_weights(j->p->x, j->p->dim, j->q0 + i, j->k, j->nbr + i * j->k, j->reg, g, 1, j->w + i * j->k);
+  j->bad[tid] = bad;
+}
+
+/* The weights of queries q0..q1-1 on threads threads of pool (NULL: the caller's thread), the
+ * same values as the host backend's (each query on its own).  Host.  Local. */
+int k_lle_host_weights(const k_lle_points *p, int64_t q0, int64_t q1, int k, const int32_t *nbr, double reg,
+                       struct k_lle_pool *pool, int threads, double *w, int64_t *nbad) {
+  if (!pool || threads < 2) return host_weights(NULL, p, q0, q1, k, nbr, reg, w, nbad);
+  if (threads > 63) threads = 63;
+  if (threads > k_lle_pool_size(pool)) threads = k_lle_pool_size(pool);
+  hw_job j = { .p = p, .q0 = q0, .m = q1 - q0, .k = k, .nbr = nbr, .reg = reg, .w = w };
+  k_lle_pool_run(pool, threads, hw_part, &j);
+  int64_t bad = 0;
+  for (int t = 0; t < threads; t++) bad += j.bad[t];
+  *nbad = bad;
+  return HY_OK;
+}
+
 /* K nearest points and weights of external queries (transform).  Local. */
 int k_lle_host_queries(const k_lle_points *p, const double *xq, int64_t nq, int k, double reg,
                        int32_t *nbr, double *w, int64_t *nbad) {

@@ -110,22 +110,77 @@ static void kd_search(const kd_tree *t, int32_t id, kd_query *s) {
   if (diff * diff <= s->dl[k - 1]) kd_search(t, second, s);
 }
 
-/* Neighbours of queries q0..q1-1 by the KD-tree.  Local. */
-int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2) {
+/* The tree over all points (k_lle_kdtree_new): built once, queried by blocks of queries on
+ * any number of threads (each query independent: the same lists at any thread count). */
+struct k_lle_kdtree {
+  kd_tree t;
+};
+
+/* Build the tree over p's points (p->x must outlive it) into *out.  Local. */
+int k_lle_kdtree_new(const k_lle_points *p, k_lle_kdtree **out) {
+  *out = NULL;
   if (p->n > INT32_MAX) return hy_err(HY_EUSAGE, "kdtree: %lld points exceed 2^31", (long long)p->n);
-  kd_tree t = { p->x, p->dim, NULL, NULL, 0, 0 };
-  HY_MALLOC(t.perm, p->n);
-  t.cap = (int32_t)(2 * (p->n / (KD_LEAF / 2) + 1) + 1);
-  t.node = malloc((size_t)t.cap * sizeof *t.node);
-  if (!t.node) { free(t.perm); return hy_err(HY_ESYS, "out of memory for the KD-tree"); }
-  for (int64_t i = 0; i < p->n; i++) t.perm[i] = (int32_t)i;
-  kd_build(&t, 0, (int32_t)p->n);
-  for (int64_t q = q0; q < q1; q++) {
-    kd_query s = { d2 + (q - q0) * k, nbr + (q - q0) * k, k, q, p->x + q * p->dim };
-    for (int j = 0; j < k; j++) { s.dl[j] = INFINITY; s.il[j] = INT32_MAX; }
-    kd_search(&t, 0, &s);
+  k_lle_kdtree *kt = calloc(1, sizeof *kt);
+  if (!kt) return hy_err(HY_ESYS, "out of memory for the KD-tree");
+  kd_tree *t = &kt->t;
+  *t = (kd_tree){ p->x, p->dim, NULL, NULL, 0, 0 };
+  t->perm = malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *t->perm);
+  t->cap = (int32_t)(2 * (p->n / (KD_LEAF / 2) + 1) + 1);
+  t->node = malloc((size_t)t->cap * sizeof *t->node);
+  if (!t->perm || !t->node) {
+    free(t->perm); free(t->node); free(kt);
+    return hy_err(HY_ESYS, "out of memory for the KD-tree");
   }
-  free(t.perm);
-  free(t.node);
+  for (int64_t i = 0; i < p->n; i++) t->perm[i] = (int32_t)i;
+  kd_build(t, 0, (int32_t)p->n);
+  *out = kt;
   return HY_OK;
+}
+
+/* Free the tree (NULL allowed).  Local. */
+void k_lle_kdtree_free(k_lle_kdtree *kt) {
+  if (!kt) return;
+  free(kt->t.perm);
+  free(kt->t.node);
+  free(kt);
+}
+
+/* k_lle_kdtree_query's job: the tree, the queries' first index, the lists. */
+typedef struct {
+  const kd_tree *t;
+  int64_t q0;
+  int k;
+  int32_t *nbr;
+  double *d2;
+} kd_job;
+
+/* Queries q0 + [i0, i1).  Local. */
+static void kd_query_part(void *arg, int64_t i0, int64_t i1) {
+  const kd_job *j = arg;
+  const kd_tree *t = j->t;
+  for (int64_t i = i0; i < i1; i++) {
+    int64_t q = j->q0 + i;
+    kd_query s = { j->d2 + i * j->k, j->nbr + i * j->k, j->k, q, t->x + q * t->dim };
+    for (int c = 0; c < j->k; c++) { s.dl[c] = INFINITY; s.il[c] = INT32_MAX; }
+    kd_search(t, 0, &s);
+  }
+}
+
+/* Neighbours of queries q0..q1-1 by the tree, split over threads threads of pool (NULL: the
+ * caller's thread alone).  Local. */
+int k_lle_kdtree_query(const k_lle_kdtree *kt, k_lle_pool *pool, int threads, int64_t q0, int64_t q1, int k,
+                       int32_t *nbr, double *d2) {
+  kd_job j = { &kt->t, q0, k, nbr, d2 };
+  if (!pool || threads < 2 || q1 - q0 < 2 * threads) kd_query_part(&j, 0, q1 - q0);
+  else k_lle_pool_for(pool, threads, q1 - q0, kd_query_part, &j);
+  return HY_OK;
+}
+
+/* Neighbours of queries q0..q1-1 by a KD-tree built for the call, on the caller's thread.  Local. */
+int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2) {
+  k_lle_kdtree *kt = NULL;
+  HY_CALL(k_lle_kdtree_new(p, &kt));
+  int rc = k_lle_kdtree_query(kt, NULL, 1, q0, q1, k, nbr, d2);
+  k_lle_kdtree_free(kt);
+  return rc;
 }

@@ -49,6 +49,8 @@ CHECK:
                the default run's embedding (same digest) on 1 thread; lle.ordering = metis is
                used; HYBRID_LLE_ORDERING / HYBRID_LLE_THREADS in the environment no longer beat
                the keys; shift-invert's lle.cholmod_ordering / cholmod_supernodal are used
+  host_threads the kd-tree's queries and lle.weights = host on 1, 2, 3 threads: the lists, graph
+               and embedding the same bit for bit as the serial host backend, 1 and 2 ranks
   verdict      the eigen-residual check decides: [debug] perturb = 1e-3 (the eigenvectors
                perturbed after the solve) must give exit 4, FAILED with the figure, the figure
                equal to max ||M v - lambda v|| / ||M||_1 recomputed here from the written M,
@@ -468,6 +470,39 @@ def check_keys(c):
     return rc
 
 
+def check_host_threads(c):
+    """The kd-tree's queries and lle.weights = host on the rank's threads (OMP_NUM_THREADS = 1,
+    2, 3): the neighbour lists (output.neighbors), the graph and the embedding the same bit for
+    bit as the serial host backend (lle.weights = backend, one thread), at 1 and 2 ranks; and
+    the report names the threads."""
+    base = ["run.workload=lle", "lle.n=6000", "lle.k=10", "lle.noise=0.05", "run.seed=11", "lle.trust_sample=0",
+            "lle.knn=kdtree", "output.record=false", "output.neighbors=nbr.npy"]
+    rc = 0
+    saved = dict(os.environ)
+    res = {}
+    try:
+        for nt, w, ranks in ((1, "backend", 1), (2, "host", 1), (3, "host", 1), (3, "host", 2), (3, "backend", 1)):
+            os.environ["OMP_NUM_THREADS"] = str(nt)
+            wd, out = run(c, ranks, base + ["lle.weights=" + w], "host_threads_%d_%s_%d" % (nt, w, ranks))
+            res[(nt, w, ranks)] = (digests(out), np.load(os.path.join(wd, "nbr.npy")), out)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    ref = res[(1, "backend", 1)]
+    for key, (dg, nbr, out) in res.items():
+        nt, w, ranks = key
+        same = dg == ref[0] and dg[0] is not None and dg[1] is not None and np.array_equal(nbr, ref[1])
+        want = ("kd-tree queries and weights on %d host thread(s)" % nt if w == "host" else
+                "kd-tree queries on %d host thread(s)" % nt)
+        named = want in out and ("weights on host" in out)
+        ok = same and named and "PASSED: lle" in out
+        print("%s host threads: %d thread(s), lle.weights = %s, %d rank(s): lists %s, graph %s embedding %s%s" %
+              ("ok  " if ok else "FAIL", nt, w, ranks, "same" if np.array_equal(nbr, ref[1]) else "DIFFERENT",
+               dg[0], dg[1], "" if named else " (report line missing: %r)" % want))
+        rc |= 0 if ok else 1
+    return rc
+
+
 def max_rel_residual(wd):
     """max_j ||M v_j - lambda_j v_j|| / ||M||_1 from the files a run wrote."""
     import scipy.io
@@ -555,7 +590,7 @@ def check_gpu(c):
         outs = {}
         for be in ("host", "cuda"):
             wd, out = run(c, 1, ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=10",
-                                 "lle.knn=brute", "run.backend=" + be, "lle.trust_sample=0",
+                                 "lle.knn=brute", "run.backend=" + be, "lle.trust_sample=0", "lle.weights=backend",
                                  "output.embedding=emb.npy"] + extra, "gpu_%s_%s_%s" % (ds, "_".join(extra), be))
             outs[be] = (digests(out), np.load(os.path.join(wd, "emb.npy")))
         same = outs["host"][0][0] == outs["cuda"][0][0]
@@ -564,6 +599,25 @@ def check_gpu(c):
         ok = same and disp < 1e-8
         print("%s gpu %s n=%d: graph %s, embedding Procrustes disparity cuda vs host %.2e" %
               ("ok  " if ok else "FAIL", ds, n, "identical" if same else "DIFFERENT", disp))
+        rc |= 0 if ok else 1
+    # lle.knn / lle.weights = auto on CUDA below lle.auto_host_n points (default 50000): the host's
+    # kd-tree and weights on the rank's threads, the host backend's graph and embedding bit for
+    # bit; with lle.auto_host_n = 0 the device's brute force and weights (Procrustes <= 1e-8)
+    base = ["run.workload=lle", "lle.n=20000", "lle.k=10", "lle.trust_sample=0", "output.embedding=emb.npy"]
+    wh, oh = run(c, 1, base + ["run.backend=host"], "gpu_auto_host")
+    wa, oa = run(c, 1, base + ["run.backend=cuda"], "gpu_auto_cuda")
+    wd, od = run(c, 1, base + ["run.backend=cuda", "lle.auto_host_n=0"], "gpu_auto_cuda_device")
+    checks = [
+        ("auto below auto_host_n: kd-tree and weights on the host",
+         "neighbours by kdtree (host), weights on host" in oa and "kd-tree queries and weights on" in oa),
+        ("auto below auto_host_n: the host backend's graph and embedding", digests(oa) == digests(oh) and None not in digests(oa)),
+        ("auto_host_n = 0: the device's search and weights", "neighbours by brute force" in od and "weights on cuda" in od),
+        ("auto_host_n = 0: the same graph, Procrustes <= 1e-8",
+         digests(od)[0] == digests(oh)[0] and procrustes_disparity(np.load(os.path.join(wh, "emb.npy")),
+                                                                   np.load(os.path.join(wd, "emb.npy"))) < 1e-8),
+    ]
+    for what, ok in checks:
+        print("%s gpu %s" % ("ok  " if ok else "FAIL", what))
         rc |= 0 if ok else 1
     return rc
 
@@ -1080,7 +1134,7 @@ def main():
     c.gpu_spec = a.gpu_spec
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_cut": check_chol_nd_cut, "chol_nd_factor": check_chol_nd_factor, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "methods": check_methods, "transform": check_transform,
+          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_cut": check_chol_nd_cut, "chol_nd_factor": check_chol_nd_factor, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "host_threads": check_host_threads, "methods": check_methods, "transform": check_transform,
           "validate": check_validate}[a.check]
     return fn(c)
 
