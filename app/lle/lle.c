@@ -62,10 +62,10 @@ static const cfg_key lle_keys[] = {
     "chol-nd, cnd_factor = own: the top supernodes (above the tree's cut) and every supernode's dpotrf / dtrsm: auto (device where the backend has it, i.e. CUDA, from lle.auto_device_n points, else tiles); device (the subtrees by tiles on the host's threads, the top supernodes assembled and updated from below there, then shipped to the device, updated among themselves by cuBLAS DGEMM and factored by cuSOLVER dpotrf / cuBLAS dtrsm, and shipped back; the tree cut as for 16 threads whatever the rank's: the same factor at any thread count; H200 N = 1M: the top 0.553 s against 0.896 s by tiles; refused on a backend without it, exit 1); tiles (64-wide tiles, right-looking; the top supernodes' tiles on the rank's threads, one BLAS thread throughout: the factor the same bit for bit at any thread count whatever run.blas_threads; H200 N = 1M: numeric 1.65 s, its top 0.87 s) or blas (one call each; the top supernodes' on up to lle.cnd_blas_threads OpenBLAS threads: numeric 2.29 s, its top 1.54 s)" },
   { "lle", "auto_device_n", CFG_INT, "200000", 0, 2147483647, NULL,
     "lle.cnd_top = auto and lle.iter_block = auto take the device (where the backend has one) from this many points: below it their fixed costs lose (H200 mid run: the device iteration block 0.13 s against the driver's 0.013 s at N = 20k; 0.40 s against 0.78 s at 1M)" },
-  { "lle", "cnd_below", CFG_ENUM, "host", 0, 0, "device|host",
-    "chol-nd with the top supernodes on the device (lle.cnd_top = device, or auto on CUDA): their updates from the supernodes below the cut: host (the default: applied on the rank's threads before the top blocks go up; H200 N = 1M: the top 0.553 s against 0.896 s by tiles) or device (the below supernodes' rows in the top packed by the subtree phase, shipped once, applied on the device by a kernel a top column a block; its race fixed after the mid run, not yet measured)" },
-  { "lle", "cnd_solve_top", CFG_ENUM, "host", 0, 0, "device|host",
-    "chol-nd with the top supernodes and the updates from below on the device (lle.cnd_top = device or auto on CUDA, lle.cnd_below = device): the block solves' top part (forward and backward through the top supernodes, with the tails' updates) on the device, the factored top kept there (device; the host sends the block's rows at the top and tails' columns and gets the top rows back each solve), or on the rank's threads (host)" },
+  { "lle", "cnd_below", CFG_ENUM, "auto", 0, 0, "auto|device|host",
+    "chol-nd with the top supernodes on the device (lle.cnd_top = device, or auto on CUDA): their updates from the supernodes below the cut: device (the below supernodes' rows in the top packed by the subtree phase, shipped once, applied on the device by a kernel a top column a block) or host (applied on the rank's threads before the top blocks go up); auto (the default): device wherever the top is on the device (H200, N = 1M: numeric 0.99 s, its top 0.35 s, against 1.19 s, top 0.56 s, with host and cnd_solve_top = host in session 7's final run at 6a00730; 0.93 s, top 0.34 s, in the 2026-12-02 06:28 run at 80c0879)" },
+  { "lle", "cnd_solve_top", CFG_ENUM, "auto", 0, 0, "auto|device|host",
+    "chol-nd with the top supernodes and the updates from below on the device (lle.cnd_top = device or auto on CUDA, lle.cnd_below = device or auto): the block solves' top part (forward and backward through the top supernodes, with the tails' updates) on the device, the factored top kept there (device; the host sends the block's rows at the top and tails' columns and gets the top rows back each solve), or on the rank's threads (host); auto (the default): device wherever the updates from below are (H200, session 7 final run at 6a00730, N = 1M: block solves 0.661 s against 0.682 s)" },
   { "lle", "cnd_cut", CFG_REAL, "1", 1, 64, NULL,
     "chol-nd, cnd_factor = own: how deep the supernodal tree is cut: a subtree is split while it is heavier than the flops below the cut / (threads x cnd_cut); 1 (default) balances the subtrees over the rank's threads, larger moves more supernodes into the top (with cnd_top = device: more of the factor on the device, more bytes moved); the host's factor is the same bit for bit at any cut" },
   { "lle", "iter_block", CFG_ENUM, "auto", 0, 0, "auto|backend|driver",
@@ -142,8 +142,8 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_sym_steps = cfg_is(c, "lle.cnd_symbolic", "steps");
   o->cnd_solve_tiles = cfg_is(c, "lle.cnd_solve_trsm", "tiles");
   o->cnd_tiles = !cfg_is(c, "lle.cnd_top", "blas");   /* the subtrees by tiles with device and auto too */
-  o->cnd_below = cfg_is(c, "lle.cnd_below", "device");
-  o->cnd_solve_top = cfg_is(c, "lle.cnd_solve_top", "device");
+  o->cnd_below = !cfg_is(c, "lle.cnd_below", "host");   /* auto: device where the top is (cnd_numeric) */
+  o->cnd_solve_top = !cfg_is(c, "lle.cnd_solve_top", "host");
   o->auto_device_n = cfg_int(c, "lle.auto_device_n");
   o->cnd_cut = cfg_real(c, "lle.cnd_cut");
   o->iter_block = cfg_is(c, "lle.iter_block", "backend") ? 1 : cfg_is(c, "lle.iter_block", "auto") ? -1 : 0;

@@ -736,20 +736,20 @@ DEV_TOP_RE = (r"chol-nd top on the device: assembly(?: and updates from below)? 
 
 
 def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
-    """chol-nd on CUDA with its top supernodes on the device (lle.cnd_top = device, the updates
-    from below on the threads): the device line (bytes moved > 0, its seconds), the factor's
-    probe backward error and the solve's <= 1e-14; against the same problem with
-    lle.cnd_below = device (the updates from below on the device: the device line says so) and
-    with lle.cnd_solve_top = device (the solves' top part on the device: the line says so; the solve
-    check then measures the device's solves; and unchecked: the top's values not brought back) and with lle.cnd_top = tiles (the top on the host's
-    threads: no device line): the same
-    iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
+    """chol-nd on CUDA with its top supernodes on the device (lle.cnd_top = device; by default,
+    cnd_below = cnd_solve_top = auto, the updates from below and the solves' top part there too):
+    the device line (bytes moved > 0, its seconds, below on the device, the solves' top part on
+    the device), the factor's probe backward error and the solve's <= 1e-14 (the solve check then
+    measures the device's solves); against the same problem with lle.cnd_below = host (the
+    updates from below on the threads: the device line says so; no solves' top on the device),
+    with lle.cnd_solve_top = host (the solves on the host's threads), unchecked (the top's values
+    not brought back) and with lle.cnd_top = tiles (the top on the host's threads: no device
+    line): the same iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
     rc = 0
-    dev = ["lle.cnd_below=device"]
-    for tag, extra, where in (("default", None, "threads"), ("cnd_below=device", dev, "device"),
-                              ("cnd_solve_top=device", dev + ["lle.cnd_solve_top=device"], "device"),
-                              ("cnd_solve_top=device unchecked", dev + ["lle.cnd_solve_top=device", "lle.cnd_check=false"], "device"),
-                              ("cnd_top=tiles", ["lle.cnd_top=tiles"], None)):
+    for tag, extra, where, stop in (("default", None, "device", True), ("cnd_below=host", ["lle.cnd_below=host"], "threads", False),
+                                    ("cnd_solve_top=host", ["lle.cnd_solve_top=host"], "device", False),
+                                    ("unchecked", ["lle.cnd_check=false"], "device", True),
+                                    ("cnd_top=tiles", ["lle.cnd_top=tiles"], None, False)):
         checked = "lle.cnd_check=false" not in (extra or [])
         if extra is None:
             out, lt, rt, Yt = og, lg, rg, Yg
@@ -766,7 +766,7 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
         disp = procrustes_disparity(Yt, Yg)
         same = len(lt) == len(lg) and bool(np.all(np.abs(lg - lt) <= rg + rt))
         dev_ok = (m is None) if where is None else (m is not None and float(m.group(2)) > 0 and m.group(6) == where)
-        dev_ok = dev_ok and (("the solves' top part on the device" in out) == tag.startswith("cnd_solve_top=device"))
+        dev_ok = dev_ok and (("the solves' top part on the device" in out) == stop)
         # unchecked with the solves' top on the device: the top's values stay there (less moved)
         chk_ok = ((chk is not None and float(chk.group(1)) <= 1e-14 and sck is not None and float(sck.group(1)) <= 1e-14)
                   if checked else (chk is None and sck is None))

@@ -237,10 +237,10 @@ hy_case(NAME lle_bad_auto_device_n RANKS 1 EXIT 1
   EXPECT "key 'lle.auto_device_n' = '-1' is out of range; allowed: an integer in \\[0, 2147483647\\]"
   ARGS run.workload=lle lle.auto_device_n=-1)
 hy_case(NAME lle_bad_cnd_solve_top RANKS 1 EXIT 1
-  EXPECT "key 'lle.cnd_solve_top' = 'gpu' is not allowed; allowed: one of device.host"
+  EXPECT "key 'lle.cnd_solve_top' = 'gpu' is not allowed; allowed: one of auto.device.host"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_top=gpu)
 hy_case(NAME lle_bad_cnd_below RANKS 1 EXIT 1
-  EXPECT "key 'lle.cnd_below' = 'gpu' is not allowed; allowed: one of device.host"
+  EXPECT "key 'lle.cnd_below' = 'gpu' is not allowed; allowed: one of auto.device.host"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_below=gpu)
 # the iteration's block work on the backend's engine (the host's sequential one) against the
 # driver's loop, bsvd and chol-nd (lle_check.py iter_block); GPU: lle_gpu_iter_block
