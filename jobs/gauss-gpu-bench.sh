@@ -40,6 +40,10 @@
 #  14. HPL-MxP FP16 with the default panel at --mxp-big (98304: FP64 copy 77 GB + FP32 factors
 #      39 GB on the device; at most 106496 on an H200: 91 + 45 GB), traced, the target line: the
 #      issue's HPL-MxP figure (H200, 03:13, bd8e183: 253.6 TF-equivalent, met)
+#  mxpvariant. one HPL-MxP FP16 line at --mxp-big (traced, repeat 2) with the arguments after --
+#      (e.g. gauss.pivoting=none, gauss.tensor=tf32, gauss.nb=2048): "target HPL-MxP fp16: R
+#      TF-equivalent ..." with the variant's keys, so that one GPU run compares variants (one
+#      command each, each with its own --out: the logs share a name)
 #  trace. the factor time split without synchronisation (gauss.trace = true: events on both
 #      streams) of FP64 at --n and at --mxp-n, and of HPL-MxP FP16 at --n and --mxp-n: first
 #      panel, swaps, trsm+U, low copies, lookahead gemm, trailing gemm (with their TF), the main
@@ -57,7 +61,7 @@
 #      against the blocked LU (gauss.small = off) and the cooperative kernel (gauss.small = coop)
 #      at n = 512, 1024, 2048 (11 runs each): where auto should stop taking it
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,trace,chunks,variant,small]] [--mxp-n 65536]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,mxpvariant,trace,chunks,variant,small]] [--mxp-n 65536]
 #                                [--mxp-big 98304] [--chunks "2:high 4:high 4:same"] [--chunks-n "65536 32768"]
 #                                [-- extra key=value ...]
 set -u
@@ -199,6 +203,10 @@ fi
 if want 14; then
   run big_mxp_fp16_$MXPBIG 1 gauss.n=$MXPBIG gauss.low=fp16 gauss.trace=true "${MXP[@]}"
   mxp big_mxp_fp16_$MXPBIG
+fi
+if want mxpvariant; then
+  run mxpvariant_fp16_$MXPBIG 1 gauss.n=$MXPBIG gauss.low=fp16 gauss.trace=true "${MXP[@]}"
+  echo "   (variant: ${EXTRA[*]+${EXTRA[*]}})"; mxp mxpvariant_fp16_$MXPBIG
 fi
 if want trace; then
   for nn in $N $MXPN; do

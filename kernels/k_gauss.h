@@ -236,8 +236,14 @@ enum { K_GAUSS_AUX_ENTER = 0, K_GAUSS_AUX_PANEL = 1, K_GAUSS_AUX_CHUNK = 2, K_GA
        K_GAUSS_AUX_MARK = 4, K_GAUSS_AUX_SIDE = 5, K_GAUSS_AUX_PBROWS = 6 };
 #define K_GAUSS_CHUNKS_MAX 16
 
-/* The base blocks of getrf_rec / getrf_dev. */
-enum { K_GAUSS_BASE_VENDOR = 0, K_GAUSS_BASE_FUSED = 1 };
+/* The base blocks of getrf_rec / getrf_dev.  NOPIV (gauss.pivoting = none, FP32 factors: HPL-MxP's
+ * diagonally dominant matrix, whose rules ask for an LU without pivoting): the recursion's base
+ * blocks of at most K_GAUSS_NOPIV_MAX columns factored without row exchanges (GPU: one launch
+ * each: every thread block factors the block's top square in shared memory, then solves its share
+ * of the rows below against that U; host: an unblocked loop), the pivots the identity (dpiv[i] =
+ * i), a zero pivot left unscaled and reported as info. */
+enum { K_GAUSS_BASE_VENDOR = 0, K_GAUSS_BASE_FUSED = 1, K_GAUSS_BASE_NOPIV = 2 };
+#define K_GAUSS_NOPIV_MAX 32
 
 /* The small-n LU's kinds (getrf_small): one ordinary launch per panel of W columns (steps), or
  * the whole factorization in one cooperative kernel (coop: slower on the H200, kept to compare). */

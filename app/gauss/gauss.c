@@ -111,6 +111,11 @@ static const cfg_key gauss_keys[] = {
     "blocked, 1 rank: device: the panels' pivots stay on the device (row swaps planned and "
     "applied there, one launch per step; a singular column found after the factorization); host: "
     "each panel's pivots to the host before its swaps (always so with more ranks)" },
+  { "gauss", "pivoting", CFG_ENUM, "partial", 0, 0, "partial|none",
+    "blocked, precision = single | mixed: partial (row exchanges, LAPACK's getrf) or none (the "
+    "FP32 LU without row exchanges, as HPL-MxP's rules allow for its diagonally dominant matrix: "
+    "every panel by a recursion whose base blocks need no pivot search, no row swaps; a zero "
+    "pivot makes mixed fall back to FP64, which pivots)" },
   { "gauss", "small", CFG_ENUM, "auto", 0, 0, "auto|on|off|coop",
     "blocked, 1 rank, FP64, nb = 0: the small-n LU (GPU: one launch per panel of 8 columns, no "
     "host synchronisation until the end, the solve in one more launch); auto: up to the "
@@ -174,6 +179,11 @@ static int gauss_cfg_check(hy_cfg *c) {
       (cfg_is(c, "gauss.precision", "double") || !cfg_is(c, "gauss.algorithm", "blocked")))
     return cfg_err(c, "gauss.low", "= %s rounds the blocked LU's FP32 GEMM inputs: it needs "
                    "algorithm = blocked and precision = single or mixed", cfg_str(c, "gauss.low"));
+  if (cfg_is(c, "gauss.pivoting", "none") &&
+      (cfg_is(c, "gauss.precision", "double") || !cfg_is(c, "gauss.algorithm", "blocked")))
+    return cfg_err(c, "gauss.pivoting", "= none factors the blocked LU's FP32 factors without row "
+                   "exchanges: it needs algorithm = blocked and precision = single or mixed (allowed "
+                   "otherwise: partial)");
   if (cfg_bool(c, "gauss.compare_cusolver") && size != 1)
     return cfg_err(c, "gauss.compare_cusolver", "= true times the vendor LU on one device: run it "
                    "with 1 rank (this run has %d)", size);
@@ -226,6 +236,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->update_same = cfg_is(c, "gauss.update_priority", "same");
   o->side_same = cfg_is(c, "gauss.side_priority", "same");
   o->pivots_dev = cfg_is(c, "gauss.pivots", "device");
+  o->nopiv = cfg_is(c, "gauss.pivoting", "none");
   o->lda_pad = cfg_is(c, "gauss.lda", "auto");
   o->small = cfg_enum(c, "gauss.small");
   o->seed = (uint64_t)cfg_int(c, "run.seed");

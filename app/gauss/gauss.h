@@ -71,6 +71,8 @@ typedef struct {
   int update_same;          /* gauss.update_priority = same: the aux stream at the main's priority */
   int side_same;            /* gauss.side_priority = same: the lookahead panel's stream at the main's */
   int pivots_dev;           /* gauss.pivots = device (1 rank: pivots stay on the device) */
+  int nopiv;                /* gauss.pivoting = none: the FP32 factors' LU without row exchanges
+                             * (HPL-MxP; the FP64 fallback pivots) */
   int lda_pad;              /* gauss.lda = auto: the factors' leading dimension padded */
   int small;                /* gauss.small: GAUSS_SMALL_AUTO / ON / OFF / COOP */
   uint64_t seed;            /* run.seed */

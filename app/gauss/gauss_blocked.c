@@ -77,6 +77,8 @@ typedef struct {
   /* the lookahead stream hook: ko->stream_ctl (gauss.lookahead = 1) or none */
   int (*side)(k_backend *be, int what);
   int la;                     /* gauss.lookahead: the next panel's columns updated first */
+  int nopiv;                  /* gauss.pivoting = none with FP32 factors: every panel by
+                               * blk_panel_nopiv (identity pivots), no row swaps */
   int chunks;                 /* gauss.update_chunks (P = 1 and a backend with aux_ctl; else 1) */
   int64_t cw;                 /* the chunks' width: chunk c holds local columns [c cw, (c + 1) cw) */
   int aux_prio;               /* aux_ctl's ENTER argument: the aux stream's priority (0 high, 1 same) */
@@ -142,6 +144,17 @@ static int blk_panel_rec(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int6
 static int blk_panel_fused(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *ip,
                            int *info, double *minpiv, int64_t *mi) {
   return g->ko->getrf_rec(g->be, sp, m, n, a, lda, blk_nbmin(g), K_GAUSS_BASE_FUSED, ip, info, minpiv, mi);
+}
+
+/* gauss.pivoting = none (FP32 factors): getrf_rec with base blocks of at most
+ * K_GAUSS_NOPIV_MAX (32) columns factored without row exchanges; the pivots come back the
+ * identity.  Local. */
+static int blk_nbmin_nopiv(const gauss_t *g) {
+  return g->o->panel_nb > K_GAUSS_NOPIV_MAX ? K_GAUSS_NOPIV_MAX : g->o->panel_nb;
+}
+static int blk_panel_nopiv(gauss_t *g, int sp, int64_t m, int64_t n, void *a, int64_t lda, int *ip,
+                           int *info, double *minpiv, int64_t *mi) {
+  return g->ko->getrf_rec(g->be, sp, m, n, a, lda, blk_nbmin_nopiv(g), K_GAUSS_BASE_NOPIV, ip, info, minpiv, mi);
 }
 
 /* gauss.panel_vendor_rows (g->vendor_rows): a panel of more than that many rows (0: none) is factored by the
@@ -232,14 +245,14 @@ static int blk_panel_host(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   int *ip = w->ipiv;  /* ip[0..jb): pivots relative to k0; ip[jb]: singular column or -1 */
   double minpiv = INFINITY;
   int root = pk * Q + qk;
-  w->ntall += blk_tall(g, n - k0);
+  int tall = !w->nopiv && blk_tall(g, n - k0);   /* (no pivots: never the vendor's getrf) */
+  w->ntall += tall;
   if (f->q == qk) {
     void *pan = at(w, f->a, lr0, lc0, f->lda);
     if (P == 1) {
       int info = 0;
       int64_t mi = 0;
-      HY_LOCAL((blk_tall(g, n - k0) ? blk_panel_vendor : w->panel)(g, sp, mrows, jb, pan, f->lda, ip, &info,
-                                                                  &minpiv, &mi));
+      HY_LOCAL((tall ? blk_panel_vendor : w->panel)(g, sp, mrows, jb, pan, f->lda, ip, &info, &minpiv, &mi));
       ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
     } else {
       /* gather the panel's rows to the diagonal process of this column: one message per
@@ -279,7 +292,7 @@ static int blk_panel_host(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
                                  at(w, w->pbuf2, dsp[pp], 0, 1)));
         int info = 0;
         int64_t mi = 0;
-        HY_LOCAL((blk_tall(g, m) ? blk_panel_vendor : w->panel)(g, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
+        HY_LOCAL((tall ? blk_panel_vendor : w->panel)(g, sp, m, jb, w->pbuf, m, ip, &info, &minpiv, &mi));
         ip[jb] = info > 0 ? (int)(k0 + info - 1) : (minpiv <= gauss_tiny(g, sp) ? (int)(k0 + mi) : -1);
         for (int pp = 0; pp < P; pp++)
           if (cnt[pp] > 0)
@@ -321,7 +334,7 @@ static int blk_panel_dev(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   blk_fact *f = w->f;
   int64_t n = g->n, k0 = k * g->nb, jb = n - k0 < g->nb ? n - k0 : g->nb;
   void *pan = at(w, f->a, k0, k0, f->lda);
-  int tall = blk_tall(g, n - k0);
+  int tall = !w->nopiv && blk_tall(g, n - k0);
   w->ntall += tall;
   HY_LOCAL(g->ko->getrf_dev(g->be, f->sp, n - k0, jb, pan, f->lda, tall ? 0 : w->nbmin, w->base,
                             w->dpiv + k0, w->dstat + 3 * k));
@@ -411,6 +424,7 @@ static int blk_swap(blk_ws *w, int64_t k, int64_t c0, int64_t c1, int64_t x0, in
   const k_gauss_ops *ko = g->ko;
   int P = g->P, sp = f->sp;
   int64_t n = g->n, nb = g->nb, k0 = k * nb, jb = n - k0 < nb ? n - k0 : nb;
+  if (w->nopiv) return HY_OK;   /* gauss.pivoting = none: the pivots are the identity */
   if (P == 1) {
     /* one process row: the panel's swaps (in order: laswp, or one planned permutation with the
      * pivots on the device) on the columns right of the panel; the columns left of it (earlier
@@ -572,9 +586,10 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
     w->glist = gauss_xmalloc(sizeof(int) * (size_t)n);
   }
   w->ipiv = gauss_xmalloc(sizeof(int) * (size_t)(nb + 4));
-  w->panel = blk_panels[g->panel];
-  w->nbmin = g->panel != GAUSS_PANEL_VENDOR ? blk_nbmin(g) : 0;
-  w->base = blk_panel_base[g->panel];
+  w->nopiv = sp && g->o->nopiv;
+  w->panel = w->nopiv ? blk_panel_nopiv : blk_panels[g->panel];
+  w->nbmin = w->nopiv ? blk_nbmin_nopiv(g) : g->panel != GAUSS_PANEL_VENDOR ? blk_nbmin(g) : 0;
+  w->base = w->nopiv ? K_GAUSS_BASE_NOPIV : blk_panel_base[g->panel];
   w->la = g->o->lookahead > 0;
   w->side = w->la ? ko->stream_ctl : blk_side_none;
   w->chunks = P == 1 && ko->aux_ctl ? (g->o->update_chunks > 0 ? g->o->update_chunks : ko->update_chunks_auto) : 1;

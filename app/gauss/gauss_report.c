@@ -165,8 +165,9 @@ static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf
     double n = (double)g->n, lu = 2.0 / 3.0 * n * n * n / info->t_factor / 1e9;
     hy_printf0(ctx, "hpl-mxp: low %s, matrix %s: %.4e Gflops as HPL-MxP reports it ((2/3 n^3 + 3/2 "
                "n^2) over LU + refinement, %.6f s), LU alone %.4e Gflops (%.6f s); %d refinement "
-               "step(s), %d GMRES iteration(s)%s\n", gauss_lname[g->o->low], g->o->matrix_name, gf,
+               "step(s), %d GMRES iteration(s); %s%s\n", gauss_lname[g->o->low], g->o->matrix_name, gf,
                info->t, lu, info->t_factor, info->iters, rs->gmres_iters,
+               g->o->nopiv ? "pivoting none (the FP32 LU without row exchanges)" : "partial pivoting",
                info->fellback ? "; FP64 fallback: not a mixed-precision result" : "");
   }
   if (info->perturb != 0)
@@ -256,6 +257,8 @@ static void gauss_report_metrics(const gauss_t *g, const gauss_info *info, doubl
   }
   if (g->mtype == GAUSS_ILLCOND) hy_metric_num(ctx, "cond", g->o->cond);
   if (g->prec != GAUSS_DOUBLE) hy_metric_str(ctx, "low", gauss_lname[g->o->low]);
+  if (g->prec != GAUSS_DOUBLE && g->alg == GAUSS_BLOCKED)
+    hy_metric_str(ctx, "pivoting", g->o->nopiv ? "none" : "partial");
   if (g->prec == GAUSS_MIXED && (g->mtype == GAUSS_HPLMXP || g->o->low != GAUSS_LOW_FP32)) {
     double n = (double)g->n;
     hy_metric_num(ctx, "hplmxp_gflops", gf);

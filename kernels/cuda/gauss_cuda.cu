@@ -568,6 +568,78 @@ static void swap_blk(cudaStream_t st, T *a, int64_t lda, int64_t M, int64_t c0, 
   if (nr > 0) laswp_dev_k<T><<<nblocks(nr, 128), 128, 0, st>>>(a + r0 * lda, lda, nr, (int)c0, (int)c0 + d, rp);
 }
 
+/* getrf_rec's base = K_GAUSS_BASE_NOPIV (gauss.pivoting = none): the rows x n block a (n <=
+ * K_GAUSS_NOPIV_MAX, rows >= 1) factored without row exchanges in two launches.  First one
+ * thread block factors the top d x n square (d = min(rows, n)) in shared memory, right-looking
+ * as the host's getf2 without pivots (a zero pivot leaves its column unscaled), writes it back
+ * and the identity pivots rp[j] = off + j.  Then every row below solves x U = a_i against that
+ * U (the same right-looking order: x_j = a_ij / u_jj, a_ic -= x_j u_jc for c > j), one thread a
+ * row: rows are independent, so the tall part needs no barrier beyond the launch.  Device. */
+#define C_NP_THREADS(T) (sizeof(T) == 8 ? 128 : 256)
+template <typename T>
+__global__ void __launch_bounds__(256) nopiv_top_k(T *a, int64_t lda, int d, int n, int *rp, int off) {
+  __shared__ T ts[K_GAUSS_NOPIV_MAX * (K_GAUSS_NOPIV_MAX + 1)];
+  const int ld = K_GAUSS_NOPIV_MAX + 1;
+  for (int t = threadIdx.x; t < d * n; t += blockDim.x) {
+    int i = t % d, c = t / d;
+    ts[i + c * ld] = a[i + c * lda];
+  }
+  for (int j = 0; j < d; j++) {
+    __syncthreads();
+    T pv = ts[j + j * ld];
+    for (int i = j + 1 + threadIdx.x; i < d; i += blockDim.x)
+      if (pv != (T)0) ts[i + j * ld] = ts[i + j * ld] / pv;
+    __syncthreads();
+    int rr = d - j - 1, cc = n - j - 1;
+    for (int t = threadIdx.x; t < rr * cc; t += blockDim.x) {
+      int i = j + 1 + t % rr, c = j + 1 + t / rr;
+      ts[i + c * ld] -= ts[i + j * ld] * ts[j + c * ld];
+    }
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < d * n; t += blockDim.x) {
+    int i = t % d, c = t / d;
+    a[i + c * lda] = ts[i + c * ld];
+  }
+  for (int j = threadIdx.x; j < d; j += blockDim.x) rp[j] = off + j;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(256) nopiv_rows_k(T *a, int64_t lda, int64_t rows, int n) {
+  const int nt = C_NP_THREADS(T);
+  __shared__ T us[K_GAUSS_NOPIV_MAX * (K_GAUSS_NOPIV_MAX + 1)];
+  __shared__ T xs[K_GAUSS_NOPIV_MAX * C_NP_THREADS(T)];
+  const int ld = K_GAUSS_NOPIV_MAX + 1;
+  for (int t = threadIdx.x; t < n * n; t += blockDim.x) {
+    int i = t % n, c = t / n;
+    us[i + c * ld] = i <= c ? a[i + c * lda] : (T)0;
+  }
+  __syncthreads();
+  int tid = threadIdx.x;
+  for (int64_t r = n + blockIdx.x * (int64_t)nt + tid; r < rows; r += (int64_t)gridDim.x * nt) {
+    for (int c = 0; c < n; c++) xs[c * nt + tid] = a[r + c * lda];
+    for (int j = 0; j < n; j++) {
+      T pv = us[j + j * ld], x = xs[j * nt + tid];
+      if (pv != (T)0) x = x / pv;
+      xs[j * nt + tid] = x;
+      for (int c = j + 1; c < n; c++) xs[c * nt + tid] -= x * us[j + c * ld];
+    }
+    for (int c = 0; c < n; c++) a[r + c * lda] = xs[c * nt + tid];
+  }
+}
+
+/* The two launches of the no-pivot base block on stream st.  Local. */
+template <typename T>
+static void nopiv_base(cudaStream_t st, T *blk, int64_t lda, int64_t rows, int n, int *rp, int off) {
+  int d = rows < n ? (int)rows : n;
+  nopiv_top_k<T><<<1, 256, 0, st>>>(blk, lda, d, n, rp, off);
+  if (rows > n) {
+    const int nt = C_NP_THREADS(T);
+    int64_t nbk = (rows - n + nt - 1) / nt;
+    nopiv_rows_k<T><<<(unsigned)(nbk < 1056 ? nbk : 1056), nt, 0, st>>>(blk, lda, rows, n);
+  }
+}
+
 static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void *l, int64_t ldl,
                         void *b, int64_t ldb);
 static int c_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, const void *a,
@@ -586,6 +658,15 @@ static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
   if (n <= nbmin) {
     int im = (int)rows, in = (int)n, il = (int)lda, lwork = 0, done = 0;
     int d = im < in ? im : in;
+    if (base == K_GAUSS_BASE_NOPIV) {
+      /* no row exchanges: no swaps on the panel's other columns */
+      if (n > K_GAUSS_NOPIV_MAX)
+        return hy_err(HY_ESYS, "gauss: no-pivot base block of %lld columns (at most %d)", (long long)n, K_GAUSS_NOPIV_MAX);
+      if (sp) nopiv_base<float>(stream, (float *)blk, lda, rows, in, rp + c0, (int)c0);
+      else nopiv_base<double>(stream, (double *)blk, lda, rows, in, rp + c0, (int)c0);
+      HY_CUDA_LAUNCH();
+      return HY_OK;
+    }
     if (base == K_GAUSS_BASE_FUSED) {
       if (!gw(be)->pbs) HY_CUDA(cudaMalloc(&gw(be)->pbs, GAUSS_PB_SCRATCH));
       HY_CALL(gauss_cuda_panel_base(stream, sp, rows, in, blk, lda, rp + c0, (int)c0, gw(be)->pbs, gw(be)->pb_rows,
@@ -1129,21 +1210,23 @@ static int c_gemm_sub_low(k_backend *be, int low, int64_t m, int64_t n, int64_t 
 
 /* dst (ld ldd) = the m x n FP32 block src rounded to BF16 (low 2) or FP16 (low 3), round to
  * nearest even, on the current gauss stream.  Local. */
+/* (a 2D grid: x over the rows, y over the columns, each y block striding by gridDim.y: no 64-bit
+ * division per element, which held the H200's 98304 run at ~90 ms of copies for ~58 GB) */
 template <typename T>
 __global__ void to_low_ld_k(int64_t rows, int64_t cols, const float *a, int64_t lda, T *r, int64_t ldr) {
-  int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (t >= rows * cols) return;
-  int64_t i = t % rows, j = t / rows;
-  put_low(r + i + j * ldr, a[i + j * lda]);
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  for (int64_t j = blockIdx.y; j < cols; j += gridDim.y) put_low(r + i + j * ldr, a[i + j * lda]);
 }
 
 static int c_to_low(k_backend *be, int low, int64_t m, int64_t n, const float *src, int64_t lds,
                     void *dst, int64_t ldd) {
   if (m <= 0 || n <= 0) return HY_OK;
+  dim3 grid(nblocks(m, 256), (unsigned)(n < 65535 ? n : 65535));
   if (low == 2)
-    to_low_ld_k<__nv_bfloat16><<<nblocks(m * n, 256), 256, 0, strm(be)>>>(m, n, src, lds, (__nv_bfloat16 *)dst, ldd);
+    to_low_ld_k<__nv_bfloat16><<<grid, 256, 0, strm(be)>>>(m, n, src, lds, (__nv_bfloat16 *)dst, ldd);
   else if (low == 3)
-    to_low_ld_k<__half><<<nblocks(m * n, 256), 256, 0, strm(be)>>>(m, n, src, lds, (__half *)dst, ldd);
+    to_low_ld_k<__half><<<grid, 256, 0, strm(be)>>>(m, n, src, lds, (__half *)dst, ldd);
   else
     return hy_err(HY_ESYS, "gauss to_low: low = %d has no 16-bit storage (2: bf16, 3: fp16)", low);
   HY_CUDA_LAUNCH();

@@ -458,14 +458,16 @@ static int h_gemm_sub(k_backend *be, int sp, int64_t m, int64_t n, int64_t k, co
 /* The fused base block on the host (getrf_rec's base = K_GAUSS_BASE_FUSED): an unblocked
  * right-looking LU with partial pivoting of the m x n block a, the largest magnitude on the
  * lowest row of equals (the CUDA kernel's choice), an exact zero pivot leaving its column
- * unscaled; piv 0-based, *inf = 1 + the first zero pivot's column (0: none).  Local. */
-static void h_getf2(int sp, int64_t m, int64_t n, void *a, int64_t lda, int *piv, int *inf) {
+ * unscaled; piv 0-based, *inf = 1 + the first zero pivot's column (0: none).  nopiv
+ * (K_GAUSS_BASE_NOPIV): the same without row exchanges, the pivot of column j the diagonal
+ * a_jj (piv[j] = j).  Local. */
+static void h_getf2(int sp, int64_t m, int64_t n, void *a, int64_t lda, int *piv, int *inf, int nopiv) {
   int64_t d = m < n ? m : n;
   *inf = 0;
   for (int64_t j = 0; j < d; j++) {
     int64_t p = j;
     double best = -1;
-    for (int64_t i = j; i < m; i++) {
+    for (int64_t i = j; i < (nopiv ? j + 1 : m); i++) {
       double v = fabs(sp ? (double)((float *)a)[i + j * lda] : ((double *)a)[i + j * lda]);
       if (v > best) { best = v; p = i; }
     }
@@ -504,7 +506,8 @@ static int h_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
     double mp;
     int64_t mi;
     int inf = 0;
-    if (base == K_GAUSS_BASE_FUSED) h_getf2(sp, rows, n, blk, lda, piv + c0, &inf);
+    if (base == K_GAUSS_BASE_FUSED || base == K_GAUSS_BASE_NOPIV)
+      h_getf2(sp, rows, n, blk, lda, piv + c0, &inf, base == K_GAUSS_BASE_NOPIV);
     else HY_CALL(h_getrf(be, sp, rows, n, blk, lda, piv + c0, &inf, &mp, &mi));
     if (inf > 0 && *info == 0) *info = (int)c0 + inf;
     int64_t d = rows < n ? rows : n;

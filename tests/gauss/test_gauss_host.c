@@ -382,6 +382,76 @@ static void check_plan(const k_gauss_ops *ko, k_backend *be) {
   free(a1); free(a2);
 }
 
+/* The reference LU without pivoting (unblocked, right-looking; a zero pivot leaves its column
+ * unscaled).  Local. */
+static void ref_getrf_nopiv(int64_t m, int64_t n, double *a, int64_t lda) {
+  int64_t d = m < n ? m : n;
+  for (int64_t k = 0; k < d; k++) {
+    double piv = a[k + k * lda];
+    if (piv == 0) continue;
+    for (int64_t i = k + 1; i < m; i++) a[i + k * lda] /= piv;
+    for (int64_t j = k + 1; j < n; j++)
+      for (int64_t i = k + 1; i < m; i++) a[i + j * lda] -= a[i + k * lda] * a[k + j * lda];
+  }
+}
+
+/* getrf_rec / getrf_dev with base = K_GAUSS_BASE_NOPIV (gauss.pivoting = none) on a matrix
+ * where partial pivoting swaps: the identity pivots, the factors of the LU without pivoting
+ * (one base block: exactly; blocks of 4 and 32 columns through the recursion's TRSM + GEMM:
+ * 1e-12 FP64, 1e-5 FP32), getrf_dev's status 0; a zero a_00 of a nonsingular matrix gives
+ * info = 1 (partial pivoting factors it).  Local. */
+static void check_nopiv(const k_gauss_ops *ko, k_backend *be) {
+  int64_t m = 61, n = 23;
+  double *a0 = mat(70, m, n, m);
+  for (int64_t j = 0; j < n; j++) a0[j + j * m] += 3.0;   /* keep the pivots away from 0 */
+  double *r = malloc(sizeof *r * (size_t)(m * n)), *pr = malloc(sizeof *pr * (size_t)(m * n));
+  memcpy(r, a0, sizeof *r * (size_t)(m * n));
+  memcpy(pr, a0, sizeof *pr * (size_t)(m * n));
+  ref_getrf_nopiv(m, n, r, m);
+  int rp[23], moved = 0;
+  ref_getrf(m, n, pr, m, rp);
+  for (int64_t k = 0; k < n; k++) moved += rp[k] != k;
+  ok(moved > 0, "no-pivot check: partial pivoting would swap rows of this matrix", moved);
+  const int nbms[3] = { 32, 4, 7 };
+  for (int sp = 0; sp < 2; sp++)
+    for (int t = 0; t < 3; t++) {
+      int nbm = nbms[t], ip[23], info = -1, ident = 1;
+      double mp = 0, *a = malloc(sizeof *a * (size_t)(m * n));
+      float *af = malloc(sizeof *af * (size_t)(m * n));
+      int64_t mi = 0;
+      memcpy(a, a0, sizeof *a * (size_t)(m * n));
+      for (int64_t i = 0; i < m * n; i++) af[i] = (float)a0[i];
+      ok(ko->getrf_rec(be, sp, m, n, sp ? (void *)af : (void *)a, m, nbm, K_GAUSS_BASE_NOPIV, ip, &info, &mp, &mi)
+             == HY_OK, "no-pivot getrf_rec returns HY_OK", 0);
+      if (sp)
+        for (int64_t i = 0; i < m * n; i++) a[i] = af[i];
+      for (int64_t k = 0; k < n; k++) ident &= ip[k] == k;
+      double e = rdiff(a, r, m, n, m);
+      char what[128];
+      snprintf(what, sizeof what, "no-pivot base blocks of %d (%s): identity pivots, info 0, the LU without "
+               "pivoting", nbm, sp ? "FP32" : "FP64");
+      ok(ident && info == 0 && (sp ? e <= 1e-5 : nbm >= n ? e == 0 : e <= 1e-12), what, e);
+      free(a); free(af);
+    }
+  /* getrf_dev: the same factors, identity pivots, status 0 and the smallest |u_jj| */
+  double *a = malloc(sizeof *a * (size_t)(m * n)), st[3];
+  int dp[23], ident = 1;
+  memcpy(a, a0, sizeof *a * (size_t)(m * n));
+  ko->getrf_dev(be, 0, m, n, a, m, 8, K_GAUSS_BASE_NOPIV, dp, st);
+  for (int64_t k = 0; k < n; k++) ident &= dp[k] == k;
+  double mp = INFINITY;
+  for (int64_t k = 0; k < n; k++) mp = fabs(r[k + k * m]) < mp ? fabs(r[k + k * m]) : mp;
+  ok(ident && st[0] == 0 && fabs(st[1] - mp) <= 1e-12 * mp && rdiff(a, r, m, n, m) <= 1e-12,
+     "no-pivot getrf_dev: identity pivots, status 0, min |u_jj|, the factors", st[1] - mp);
+  free(a); free(a0); free(r); free(pr);
+  double z[4] = { 0, 1, 1, 0 }, zmp = 1;
+  int zp[2], zinfo = 0;
+  int64_t zmi = 5;
+  ko->getrf_rec(be, 0, 2, 2, z, 2, 2, K_GAUSS_BASE_NOPIV, zp, &zinfo, &zmp, &zmi);
+  ok(zinfo == 1 && zmp == 0 && zmi == 0 && zp[0] == 0 && zp[1] == 1,
+     "no-pivot base block: a zero a_00 gives info = 1, identity pivots", zinfo);
+}
+
 int main(void) {
   k_backend be;
   memset(&be, 0, sizeof be);
@@ -397,6 +467,7 @@ int main(void) {
   check_rows(ko, &be);
   check_low(ko, &be);
   check_plan(ko, &be);
+  check_nopiv(ko, &be);
   ok(kc->coll_id_bytes(&be) == 0 && kc->no_coll != NULL, "host: no device collectives", 0);
   k_backend_close(&be);
   printf("%s: %d of %d checks passed\n", nfailed ? "FAILED" : "PASSED", nchecks - nfailed, nchecks);

@@ -438,6 +438,51 @@ if(HYBRID_GPU_TESTS)
     RUNCASE --json-field metrics.fp64_fallback=0
     ARGS run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16
          gauss.refine=gmres gauss.panel=fused gauss.panel_rows=65536 gauss.n=8192)
+  # gauss.pivoting = none on the device (the no-pivot base blocks: one block factors the top
+  # square in shared memory, the rows below solved one thread a row; no row swaps): HPL-MxP FP16
+  # against the host's no-pivot emulation (n = 2000: step-0 residual within 4x, x within 1e-9)
+  # and against the device's partial pivoting (n = 8193: a ragged last block; within 2x, and 4x
+  # with tensor = tf32: the panel's GEMMs and the U TRSM on TF32 tensor cores), no fallback;
+  # FP32 on the diagonally dominant matrix against the host (3e-3, as the fused panel's test), host
+  # pivots with lookahead 0 and base blocks of 8; the zero-diagonal matrix falls back to FP64
+  add_test(NAME gauss_gpu_hplmxp_nopiv_vs_host
+    COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
+            --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_gpu_hplmxp_nopiv_vs_host
+            --runs "1:run.backend=host" "1:run.backend=cuda" --
+            run.workload=gauss gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16 gauss.pivoting=none
+            gauss.refine=gmres gauss.n=2000 gauss.nb=128 run.seed=9)
+  set_tests_properties(gauss_gpu_hplmxp_nopiv_vs_host PROPERTIES LABELS "gpu" TIMEOUT 300)
+  foreach(spec "partial:2:" "tf32:4:gauss.tensor=tf32")
+    string(REPLACE ":" ";" sp "${spec}")
+    list(GET sp 0 what)
+    list(GET sp 1 ratio)
+    list(LENGTH sp nsp)
+    set(extra "")
+    if(nsp GREATER 2)
+      list(GET sp 2 extra)
+    endif()
+    add_test(NAME gauss_gpu_hplmxp_nopiv_vs_${what}
+      COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
+              --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+              --workdir ${HY_TEST_OUT}/gauss_gpu_hplmxp_nopiv_vs_${what} --ratio ${ratio}
+              --runs "1:gauss.pivoting=partial" "1:gauss.pivoting=none ${extra}" --
+              run.workload=gauss run.backend=cuda gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16
+              gauss.refine=gmres gauss.n=8193 gauss.nb=512 run.seed=9)
+    set_tests_properties(gauss_gpu_hplmxp_nopiv_vs_${what} PROPERTIES LABELS "gpu" TIMEOUT 300)
+  endforeach()
+  add_test(NAME gauss_gpu_nopiv_single
+    COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_gpu_nopiv_single --tol 3e-3
+            --runs "1:run.backend=host" "1:run.backend=cuda"
+                   "1:run.backend=cuda gauss.pivots=host gauss.lookahead=0 gauss.panel_nb=8"
+            -- run.workload=gauss gauss.precision=single gauss.pivoting=none gauss.matrix=diagdom
+               gauss.n=3001 gauss.nb=256 run.seed=3)
+  set_tests_properties(gauss_gpu_nopiv_single PROPERTIES LABELS "gpu" TIMEOUT 300)
+  hy_case(NAME gauss_gpu_nopiv_zerodiag RANKS 1 LABELS gpu TIMEOUT 60 EXPECT ${GAUSS_PASS}
+    "the FP32 factorization failed \\(matrix is exactly singular at column 0" "falling back to FP64"
+    ARGS run.workload=gauss run.backend=cuda gauss.matrix=file gauss.file=${GAUSS_T}/zerodiag.mtx
+         gauss.rhs=ones gauss.nb=4 gauss.precision=mixed gauss.pivoting=none)
   # HPL-MxP on the device: the trailing GEMMs on tensor cores (cublasGemmEx: FP16 / BF16 inputs,
   # FP32 sums; TF32 compute type), GMRES-IR to FP64 without the fallback; the device's x agrees
   # with the host emulation's within HPL's threshold (both pass), the rate line is printed
@@ -801,6 +846,46 @@ foreach(spec "fp16:1:1x1" "bf16:2:1x2" "fp16x:2:2x1")
             gauss.low=${lowf} gauss.refine=gmres gauss.n=300 gauss.nb=32 run.seed=9)
   set_tests_properties(gauss_hplmxp_lookahead_tf32_${low} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS ${np})
 endforeach()
+# gauss.pivoting = none (HPL-MxP's FP32 LU without row exchanges: getrf_rec with no-pivot base
+# blocks, no row swaps; here the host's loop): against partial pivoting on the HPL-MxP matrix
+# (diagonally dominant: partial pivoting exchanges nothing there, so the same LU up to the
+# panels' blocking): both PASSED without the fallback, step-0 residuals within 2x, x within
+# 1e-9, the rate line parsed; 1 rank (device pivots, and host pivots with lookahead 0 and update
+# chunks), the gathered (2x1) and the in-place (1x2) panel of two ranks, FP16 and BF16
+foreach(spec "fp16:1:gauss.grid=1x1" "bf16:1:gauss.grid=1x1 gauss.panel_nb=7"
+             "fp16_hostpiv:1:gauss.pivots=host gauss.lookahead=0 gauss.update_chunks=2"
+             "fp16_2x1:2:gauss.grid=2x1" "fp16_1x2:2:gauss.grid=1x2")
+  string(REPLACE ":" ";" sp "${spec}")
+  list(GET sp 0 what)
+  list(GET sp 1 np)
+  list(GET sp 2 args)
+  string(REGEX REPLACE "_.*" "" low "${what}")
+  add_test(NAME gauss_hplmxp_nopiv_${what}
+    COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
+            --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+            --workdir ${HY_TEST_OUT}/gauss_hplmxp_nopiv_${what} --ratio 2
+            --runs "1:gauss.pivoting=partial" "${np}:gauss.pivoting=none ${args}" --
+            run.workload=gauss run.backend=host gauss.matrix=hplmxp gauss.precision=mixed
+            gauss.low=${low} gauss.refine=gmres gauss.n=301 gauss.nb=32 run.seed=9)
+  set_tests_properties(gauss_hplmxp_nopiv_${what} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS ${np})
+endforeach()
+# pivoting = none really exchanges no rows: the zero-diagonal matrix (partial pivoting solves it
+# in FP32 without the fallback) stops the FP32 LU at column 0, and mixed falls back to FP64
+# (which pivots) and passes; 1 rank and the 2x1 grid
+foreach(np 1 2)
+  hy_case(NAME gauss_nopiv_zerodiag_${np} RANKS ${np} EXPECT ${GAUSS_PASS}
+    "the FP32 factorization failed \\(matrix is exactly singular at column 0" "falling back to FP64"
+    ARGS run.workload=gauss run.backend=host gauss.matrix=file gauss.file=${GAUSS_T}/zerodiag.mtx
+         gauss.rhs=ones gauss.nb=4 gauss.precision=mixed gauss.pivoting=none gauss.grid=${np}x1)
+  hy_case(NAME gauss_partialpiv_zerodiag_${np} RANKS ${np} EXPECT ${GAUSS_PASS} REJECT "fallback" "falling back"
+    ARGS run.workload=gauss run.backend=host gauss.matrix=file gauss.file=${GAUSS_T}/zerodiag.mtx
+         gauss.rhs=ones gauss.nb=4 gauss.precision=mixed gauss.grid=${np}x1)
+endforeach()
+hy_case(NAME gauss_bad_pivoting RANKS 1 EXIT 1
+  EXPECT "key 'gauss.pivoting' = none factors the blocked LU's FP32 factors without row exchanges: it needs algorithm = blocked and precision = single or mixed"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.pivoting=none)
+hy_case(NAME gauss_bad_pivoting_value RANKS 1 EXIT 1 EXPECT "gauss.pivoting" "partial.none"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.precision=mixed gauss.pivoting=full)
 # gauss.profile: the split of the factor time printed, each part parsed (>= 0), the printed sum
 # theirs, and the sum within [0.5, 1.05] x the factor time of the run (gauss_driver.py profile)
 foreach(spec "1:1x1" "2:1x2" "2:2x1")
