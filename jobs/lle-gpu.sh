@@ -4,7 +4,10 @@
 # with scikit-learn's time from the same call, KNN N = 100,000 D = 32 against torch.cdist+topk,
 # and KNN+weights on 2 GPUs against 1 at N = 1,000,000.  Logs in $OUT (default ./lle-gpu-out).
 #
-#   jobs/lle-gpu.sh [build|test|bench|grid|eig|cnd|knn|scale|all]   (grid: only the KNN grid-vs-brute figures;
+#   jobs/lle-gpu.sh [build|test|bench|grid|eig|cnd|knn|scale|small|all]   (grid: only the KNN grid-vs-brute figures;
+#       small: N = 20k end to end (lle.eigensolver = auto) with variants: env SMALL_N (20000), SMALL_REPS
+#       (3 runs a variant after one warm-up), SMALL_VARIANTS ("name:key=v key=v;name2:..." beside the
+#       default), scikit-learn in the same call unless SKIP_SKLEARN;
 #       eig: only the eigensolver figures (gpu-chol vs bsvd); cnd: chol-nd vs bsvd; knn: only D = 32 vs torch; scale: N = 1M..10M, env SCALE_N,
 #       SCALE_EIG (lle.eigensolver, default gpu-chol), SCALE_STAGE (lle.stage: all, or weights for the
 #       phases before the eigen-solve alone), SCALE_TIMEOUT (s a run, default 150))      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
@@ -197,6 +200,65 @@ PY
   fi
 }
 
+# N = 20k end to end: the defaults (lle.eigensolver = auto: chol-nd from lle.auto_cnd_n) and
+# variants as keys, SMALL_REPS singleton runs each after one untimed warm-up run, the median and
+# the fastest of the phase sum data..eigen (target <= 0.1 s) with the median run's phases and
+# chol-nd parts; scikit-learn's LLE (arpack, all cores) on the same Swiss roll in the same call.
+do_small() {
+  local n=${SMALL_N:-20000} reps=${SMALL_REPS:-3}
+  local variants="default:;${SMALL_VARIANTS:-}" v name keys r
+  log "Swiss roll N=$n K=10 d=2, CUDA, eigensolver auto, $reps runs a variant (target <= 0.1 s end to end)"
+  run small-warm 1 run.workload=lle lle.n=$n run.backend=cuda lle.trust_sample=0 lle.eigensolver=auto > /dev/null
+  IFS=';' read -ra vs <<< "$variants"
+  for v in "${vs[@]}"; do
+    [ -z "$v" ] && continue
+    name=${v%%:*}; keys=${v#*:}
+    for r in $(seq 1 "$reps"); do
+      timeout 120 env -u OPENBLAS_NUM_THREADS "$MPIEXEC" $MPIBIND -n 1 "$BUILD/hybrid" run.workload=lle lle.n=$n run.backend=cuda \
+        lle.trust_sample=0 lle.eigensolver=auto $keys output.record=false > "$OUT/small-$name-$r.log" 2>&1 || echo "   small-$name-$r: rc=$?"
+    done
+  done
+  python3 - "$OUT" "$reps" "$variants" <<'PY' | tee -a "$OUT/lle.log"
+import re, sys, statistics
+out, reps, variants = sys.argv[1], int(sys.argv[2]), [v for v in sys.argv[3].split(";") if v]
+PH = ("data", "knn", "weights", "gather", "assemble", "eigen")
+for v in variants:
+    name, keys = v.split(":", 1)
+    runs = []
+    for r in range(1, reps + 1):
+        try:
+            t = open("%s/small-%s-%d.log" % (out, name, r)).read()
+        except OSError:
+            continue
+        ph = {m.group(1): float(m.group(2)) for m in re.finditer(r"^(\w+) +[0-9.]+ +[0-9.]+ +([0-9.]+)$", t, re.M) if m.group(1) in PH}
+        if "PASSED" not in t or "eigen" not in ph:
+            print("   %-14s run %d: not PASSED" % (name, r)); continue
+        runs.append((sum(ph.values()), ph, t))
+    if not runs:
+        continue
+    runs.sort(key=lambda x: x[0])
+    tot, ph, t = runs[len(runs) // 2]
+    parts = re.search(r"chol-nd parts: nested-dissection order ([0-9.]+) s, symbolic analysis ([0-9.]+) s, numeric Cholesky ([0-9.]+) s.*?block solves ([0-9.]+) s.*?residuals ([0-9.]+) s", t)
+    dg = re.search(r"embedding digest ([0-9a-f]+)", t)
+    print("   %-14s end to end median %.4f s, fastest %.4f s (target <= 0.1: %s); knn %.4f weights %.4f eigen %.4f%s; digest %s  [%s]"
+          % (name, tot, runs[0][0], "met" if tot <= 0.1 else "NOT met", ph.get("knn", 0), ph.get("weights", 0), ph["eigen"],
+             "" if not parts else " (order %s, symbolic %s, numeric %s, solves %s, rest %s)" % parts.groups(),
+             dg.group(1) if dg else "-", keys.strip() or "defaults"))
+PY
+  if [ -z "${SKIP_SKLEARN:-}" ]; then
+    python3 - "$n" <<'PY' 2>&1 | tee -a "$OUT/lle.log"
+import sys, time
+from sklearn.datasets import make_swiss_roll
+from sklearn.manifold import LocallyLinearEmbedding
+n = int(sys.argv[1])
+X, t = make_swiss_roll(n, random_state=42)
+t0 = time.perf_counter()
+LocallyLinearEmbedding(n_neighbors=10, n_components=2, eigen_solver="arpack", n_jobs=-1).fit_transform(X)
+print("   scikit-learn LLE N=%d arpack (same call): %.3f s" % (n, time.perf_counter() - t0))
+PY
+  fi
+}
+
 case "$what" in
   build) do_build ;;
   test) do_test ;;
@@ -206,6 +268,7 @@ case "$what" in
   cnd) do_cnd ;;
   knn) do_knn ;;
   scale) do_scale ;;
+  small) do_small ;;
   all) do_build && { do_test; do_bench; } ;;
-  *) echo "usage: $0 [build|test|bench|grid|eig|cnd|knn|scale|all]"; exit 1 ;;
+  *) echo "usage: $0 [build|test|bench|grid|eig|cnd|knn|scale|small|all]"; exit 1 ;;
 esac
