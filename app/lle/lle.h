@@ -85,7 +85,9 @@ typedef struct {
   double t_below, top_bytes, t_up, t_dev, t_down;   /* the top's host part (assembly, updates from below),
                                                        bytes moved, copies up, device work, copies back */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */
-  int sym_steps;         /* chol-nd: the symbolic analysis by steps (lle.cnd_symbolic) */
+  int sym_kind;          /* chol-nd: the symbolic analysis (lle.cnd_symbolic): 0 cholmod, 1 steps, 2 tree */
+  double sym_parts[7];   /* and its steps' seconds (steps, tree): transposes, etree, postorder, counts,
+                            weighted postorder, permuted copies, supernodal pattern */
   int cnd_solve_tiles;   /* chol-nd: the solves' top triangular solves by tiles (lle.cnd_solve_trsm) */
   int sym_diff;          /* with lle.cnd_check: 0 both analyses the same, else the first field that differs; -1 not compared */
   int factor_checked;    /* 1: factor_check was computed */
@@ -160,7 +162,7 @@ typedef struct {
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
   int cnd_own;                 /* chol-nd: lle.cnd_factor = own (else CHOLMOD's numeric factor) */
   int cnd_check;               /* chol-nd: lle.cnd_check, the factor's backward error printed */
-  int cnd_sym_steps;           /* chol-nd: lle.cnd_symbolic = steps (else cholmod) */
+  int cnd_sym;                 /* chol-nd: lle.cnd_symbolic: 0 cholmod, 1 steps, 2 tree */
   int cnd_solve_tiles;         /* chol-nd: lle.cnd_solve_trsm = tiles (else blas) */
   int cnd_tiles;               /* chol-nd: lle.cnd_top != blas (tiles, and the subtrees with device / auto) */
   int cnd_device;              /* chol-nd: the top on the device: 1 (device), -1 (auto: where the backend has it), 0 */

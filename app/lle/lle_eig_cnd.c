@@ -346,8 +346,8 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   o->cc.postorder = 1;
   o->cc.supernodal = CHOLMOD_SUPERNODAL;
   cnd_sym_in si = { .n = b->n, .ap = o->ap, .ai = o->ai, .pool = o->pool,
-                     .threads = in->threads, .steps = in->cnd_sym_steps, .check = in->cnd_check };
-  e->sym_steps = in->cnd_sym_steps;
+                     .threads = in->threads, .variant = in->cnd_sym, .check = in->cnd_check, .parts = e->sym_parts };
+  e->sym_kind = in->cnd_sym;
   o->L = lle_cnd_analyze(&si, &o->cc, &e->sym_diff);
   if (!o->L) return hy_err(o->cc.status == CHOLMOD_OUT_OF_MEMORY ? HY_ESYS : HY_ENUMERIC,
                            "CHOLMOD analysis of M in the nested-dissection order failed (status %d)", o->cc.status);

@@ -14,9 +14,26 @@ typedef struct {
   const SuiteSparse_long *ap, *ai;
   k_lle_pool *pool;
   int threads;
-  int steps;    /* lle.cnd_symbolic = steps (else cholmod) */
-  int check;    /* lle.cnd_check: the other analysis too, compared */
+  int variant;  /* lle.cnd_symbolic: CND_SYM_CHOLMOD, CND_SYM_STEPS or CND_SYM_TREE */
+  int check;    /* lle.cnd_check: cholmod_analyze's too (steps' where the variant is cholmod), compared */
+  double *parts;   /* NULL or CND_SYM_PARTS seconds (steps and tree): the transposes, etree, postorder,
+                      row / column counts, weighted postorder, the permuted copies, the supernodal pattern */
 } cnd_sym_in;
+enum { CND_SYM_CHOLMOD = 0, CND_SYM_STEPS = 1, CND_SYM_TREE = 2, CND_SYM_PARTS = 7 };
+
+/* What the supernodal pattern on the threads (lle_eig_cnd_super.c) takes: S2 = A(p, p)
+ * (A's pointers, its rows renumbered by the postorder, columns sorted), F2 = S2', the pool. */
+typedef struct {
+  int64_t n;
+  const SuiteSparse_long *ap, *s2i, *f2p, *f2i;
+  k_lle_pool *pool;
+  int threads;
+} cnd_super_in;
+
+/* cholmod_l_super_symbolic2(1, S2, F2, Parent, L, cc)'s result, its row pass over the
+ * supernodal tree's subtrees on the pool's threads (L: simplicial symbolic with ColCount,
+ * Parent postordered).  1, or 0 with cc->status set.  Local. */
+int lle_cnd_super(const cnd_super_in *in, const SuiteSparse_long *parent, cholmod_factor *L, cholmod_common *cc);
 
 /* A variant of the analysis (lle.cnd_symbolic). */
 typedef struct {
@@ -25,9 +42,10 @@ typedef struct {
 } cnd_sym_kind;
 
 /* The supernodal symbolic factor of A A^T, postordered, in CHOLMOD's layout (cc->fl and
- * cc->lnz set as cholmod_analyze sets them), by in->steps's variant; with in->check the
- * other variant too and *diff = 0 where they are the same in every field (else the first
- * that differs; -1 not compared).  NULL with cc->status set on failure.  Local. */
+ * cc->lnz set as cholmod_analyze sets them), by in->variant; with in->check
+ * cholmod_analyze's too (steps' for variant cholmod) and *diff = 0 where they are the same in
+ * every field (else the first that differs; -1 not compared).  NULL with cc->status set on
+ * failure.  Local. */
 cholmod_factor *lle_cnd_analyze(const cnd_sym_in *in, cholmod_common *cc, int *diff);
 
 #endif

@@ -14,10 +14,14 @@
  * gathering F's columns by L->Perm, S2 = A's columns with their
  * rows renumbered by L->Perm's inverse and sorted: the matrices CHOLMOD's ptranspose makes
  * (columns sorted), so every later step sees the same input and L is the same bit for bit
- * (lle.cnd_check compares the two analyses field by field; test lle_chol_nd_symbolic). */
+ * (lle.cnd_check compares the two analyses field by field; test lle_chol_nd_symbolic).
+ * lle.cnd_symbolic = tree: the same steps with cholmod_l_super_symbolic2 replaced by
+ * lle_cnd_super (lle_eig_cnd_super.c: its row pass over the supernodal tree on the threads),
+ * the same factor bit for bit. */
 #include "lle_eig_cnd.h"
 #include "hybrid.h"
 
+#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,20 +122,34 @@ static void sym_transpose(sym_job *j, k_lle_pool *pool, int nt) {
   k_lle_pool_for(pool, nt, n, sym_fsort, j);
 }
 
+/* Seconds since *t into parts[i] (parts NULL: nothing); *t reset.  Local. */
+static void sym_lap(double *parts, int i, double *t) {
+  double now = MPI_Wtime();
+  if (parts) parts[i] = now - *t;
+  *t = now;
+}
+
 /* The steps (see the file comment): the supernodal symbolic factor, or NULL with
- * cc->status set.  Local. */
-static cholmod_factor *sym_steps(const cnd_sym_in *in, cholmod_common *cc) {
+ * cc->status set; tree: the supernodal pattern by lle_cnd_super.  Local. */
+static cholmod_factor *sym_steps_kind(const cnd_sym_in *in, cholmod_common *cc, int tree) {
   int64_t n = in->n;
   sym_job j = { .n = n, .ap = in->ap, .ai = in->ai };
   SuiteSparse_long *parent = NULL, *post = NULL, *colcount = NULL, *first = NULL, *level = NULL, *ilp = NULL;
+  double t = MPI_Wtime();
   sym_transpose(&j, in->pool, in->threads);
+  sym_lap(in->parts, 0, &t);
   HY_MALLOC(parent, n); HY_MALLOC(post, n); HY_MALLOC(colcount, n); HY_MALLOC(first, n); HY_MALLOC(level, n);
   cholmod_sparse f = sym_pattern(n, j.fp, j.fi), s = sym_pattern(n, (SuiteSparse_long *)in->ap, (SuiteSparse_long *)in->ai);
   cholmod_factor *L = NULL;
-  int ok = cholmod_l_etree(&f, parent, cc) && cholmod_l_postorder(parent, (size_t)n, NULL, post, cc) == n &&
-           cholmod_l_rowcolcounts(&s, NULL, 0, parent, post, NULL, colcount, first, level, cc);
+  int ok = cholmod_l_etree(&f, parent, cc);
+  sym_lap(in->parts, 1, &t);
+  ok = ok && cholmod_l_postorder(parent, (size_t)n, NULL, post, cc) == n;
+  sym_lap(in->parts, 2, &t);
+  ok = ok && cholmod_l_rowcolcounts(&s, NULL, 0, parent, post, NULL, colcount, first, level, cc);
+  sym_lap(in->parts, 3, &t);
   if (ok) L = cholmod_l_allocate_factor((size_t)n, cc);
   ok = ok && L && sym_postorder(n, parent, colcount, L, cc);
+  sym_lap(in->parts, 4, &t);
   if (ok) {   /* F2 = A(p,:)' and S2 = F2' */
     HY_MALLOC(ilp, n);
     j.lp = L->Perm;
@@ -142,14 +160,24 @@ static cholmod_factor *sym_steps(const cnd_sym_in *in, cholmod_common *cc) {
     for (int64_t c = 0; c < n; c++) j.f2p[c + 1] = j.f2p[c] + (j.fp[j.lp[c] + 1] - j.fp[j.lp[c]]);
     k_lle_pool_for(in->pool, in->threads, n, sym_f2, &j);
     k_lle_pool_for(in->pool, in->threads, n, sym_s2, &j);
+    sym_lap(in->parts, 5, &t);
     cholmod_sparse f2 = sym_pattern(n, j.f2p, j.f2i), s2 = sym_pattern(n, (SuiteSparse_long *)in->ap, j.s2i);
-    ok = cholmod_l_super_symbolic2(1, &s2, &f2, parent, L, cc);
+    cnd_super_in si = { .n = n, .ap = in->ap, .s2i = j.s2i, .f2p = j.f2p, .f2i = j.f2i, .pool = in->pool,
+                        .threads = in->threads };
+    ok = tree ? lle_cnd_super(&si, parent, L, cc) : cholmod_l_super_symbolic2(1, &s2, &f2, parent, L, cc);
+    sym_lap(in->parts, 6, &t);
   }
   if (!ok) cholmod_l_free_factor(&L, cc);
   free(parent); free(post); free(colcount); free(first); free(level); free(ilp);
   free(j.fp); free(j.fi); free(j.fill); free(j.f2p); free(j.f2i); free(j.s2i);
   return L;
 }
+
+/* The steps with CHOLMOD's supernodal pattern (cnd_symbolic = steps).  Local. */
+static cholmod_factor *sym_steps(const cnd_sym_in *in, cholmod_common *cc) { return sym_steps_kind(in, cc, 0); }
+
+/* The steps with the supernodal pattern on the threads (cnd_symbolic = tree).  Local. */
+static cholmod_factor *sym_tree(const cnd_sym_in *in, cholmod_common *cc) { return sym_steps_kind(in, cc, 1); }
 
 /* One cholmod_l_analyze call on A (natural ordering, postordered, supernodal).  Local. */
 static cholmod_factor *sym_cholmod(const cnd_sym_in *in, cholmod_common *cc) {
@@ -174,17 +202,21 @@ static int sym_compare(const cholmod_factor *a, const cholmod_factor *b) {
   return 0;
 }
 
-/* The analysis by in->kind (lle.cnd_symbolic); with in->check also the other one, compared
- * field by field (*diff: 0 the same, else the first field that differs; -1 not compared) and
- * CHOLMOD's flop and nonzero counts checked equal.  NULL with cc->status set on failure.  Local. */
+/* The analysis by in->variant (lle.cnd_symbolic); with in->check also cholmod_analyze's (steps'
+ * where the kind is cholmod), compared field by field (*diff: 0 the same, else the first
+ * field that differs; -1 not compared) and CHOLMOD's flop and nonzero counts checked equal.
+ * NULL with cc->status set on failure.  Local. */
 cholmod_factor *lle_cnd_analyze(const cnd_sym_in *in, cholmod_common *cc, int *diff) {
-  static const cnd_sym_kind kinds[] = { { "cholmod", sym_cholmod }, { "steps", sym_steps } };
-  const cnd_sym_kind *k = &kinds[in->steps ? 1 : 0], *other = &kinds[in->steps ? 0 : 1];
+  static const cnd_sym_kind kinds[] = { { "cholmod", sym_cholmod }, { "steps", sym_steps }, { "tree", sym_tree } };
+  int kind = in->variant >= CND_SYM_CHOLMOD && in->variant <= CND_SYM_TREE ? in->variant : CND_SYM_STEPS;
+  const cnd_sym_kind *k = &kinds[kind], *other = &kinds[kind == CND_SYM_CHOLMOD ? CND_SYM_STEPS : CND_SYM_CHOLMOD];
   *diff = -1;
   cholmod_factor *L = k->analyze(in, cc);
   if (!L || !in->check) return L;
   double fl = cc->fl, lnz = cc->lnz;
-  cholmod_factor *L2 = other->analyze(in, cc);
+  cnd_sym_in in2 = *in;
+  in2.parts = NULL;   /* the parts are the chosen analysis's */
+  cholmod_factor *L2 = other->analyze(&in2, cc);
   *diff = L2 ? sym_compare(L, L2) : 8;
   if (!*diff && (cc->fl != fl || cc->lnz != lnz)) *diff = 9;
   cc->fl = fl; cc->lnz = lnz;

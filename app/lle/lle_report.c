@@ -83,9 +83,15 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
              "order threads %d, numeric factor BLAS threads %d\n",
              e->t_order, e->t_analyze - e->t_order, e->t_numeric, e->t_numeric > 0 ? e->flops / e->t_numeric * 1e-9 : 0.0,
              e->t_solve, e->t_iter - e->t_solve, e->order_threads, e->factor_blas_threads);
-  hy_printf0(ctx, "lle: chol-nd symbolic analysis %s: %.3f s\n",
-             e->sym_steps ? "by steps (cholmod_analyze's, its transposes on the threads)" : "by cholmod_analyze",
-             e->t_analyze - e->t_order);
+  static const char *sym_how[] = { "by cholmod_analyze", "by steps (cholmod_analyze's, its transposes on the threads)",
+                                    "by steps, the supernodal pattern over the tree on the threads" };
+  const double *sp = e->sym_parts;
+  if (e->sym_kind)
+    hy_printf0(ctx, "lle: chol-nd symbolic analysis %s: %.3f s (transposes %.3f, etree %.3f, postorder %.3f, counts %.3f, "
+               "weighted postorder %.3f, permuted copies %.3f, supernodal pattern %.3f s)\n", sym_how[e->sym_kind],
+               e->t_analyze - e->t_order, sp[0], sp[1], sp[2], sp[3], sp[4], sp[5], sp[6]);
+  else
+    hy_printf0(ctx, "lle: chol-nd symbolic analysis %s: %.3f s\n", sym_how[0], e->t_analyze - e->t_order);
   hy_printf0(ctx, "lle: chol-nd order parts: B and the block %.3f s, renumbering and preparation %.3f s, breadth-first "
              "levels %.3f s, subtrees %.3f s, rest %.3f s, A permuted %.3f s, thread pool start %.4f s\n", e->t_setup,
              e->order_parts[0], e->order_parts[1], e->order_parts[2], e->order_parts[3], e->t_permute, e->t_pool);
@@ -109,8 +115,9 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
     hy_printf0(ctx, "lle: chol-nd factor check: ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z|| = %.3e\n",
                e->factor_check);
   if (e->factor_checked && e->sym_diff >= 0)
-    hy_printf0(ctx, "lle: chol-nd symbolic check: the analysis by steps and cholmod_analyze's %s (field %d)\n",
-               e->sym_diff ? "DIFFER" : "are the same", e->sym_diff);
+    hy_printf0(ctx, "lle: chol-nd symbolic check: the analysis by %s and cholmod_analyze's %s (field %d)\n",
+               e->sym_kind == 2 ? "tree (the supernodal pattern on the threads)" : "steps", e->sym_diff ? "DIFFER" : "are the same",
+               e->sym_diff);
   if (e->factor_checked && e->solve_check >= 0)
     hy_printf0(ctx, "lle: chol-nd solve check: max_i |L L^T x - b|_i / (|L| |L^T| |x| + |b|)_i = %.3e\n", e->solve_check);
 }

@@ -91,7 +91,7 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     .blas_threads = ctx->blas_threads_want,
     .x = info->data.x, .xdim = info->data.dim, .nd_leaf = o->nd_leaf,
     .solve_cols = o->cnd_solve_cols, .cnd_blas_threads = o->cnd_blas_threads, .cnd_own = o->cnd_own,
-    .cnd_check = o->cnd_check, .cnd_tiles = o->cnd_tiles, .cnd_sym_steps = o->cnd_sym_steps,
+    .cnd_check = o->cnd_check, .cnd_tiles = o->cnd_tiles, .cnd_sym = o->cnd_sym,
     .cnd_solve_tiles = o->cnd_solve_tiles,
     .cnd_below = o->cnd_below, .cnd_solve_top = o->cnd_solve_top, .cnd_cut = o->cnd_cut,
     .iter_engine = k_lle_eig_ops_get(&ctx->be)->bsub_open &&
