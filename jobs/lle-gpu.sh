@@ -163,12 +163,12 @@ do_scale() {
 
 do_bench() {   # (the eigensolver comparison, ~80 s of 1M runs, is its own mode: eig)
   do_grid
-  log "Swiss roll N=20000 K=10 d=2, CUDA (target <= 0.2 s end to end)"
-  run sr20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0
-  TARGET=0.2 run sr20k 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 \
+  log "Swiss roll N=20000 K=10 d=2, CUDA, eigensolver auto (chol-nd from 20000) (target <= 0.1 s end to end; variants: mode small)"
+  run sr20k-warm 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=auto
+  TARGET=0.1 run sr20k 1 run.workload=lle lle.n=20000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=auto \
     output.embedding="$OUT/sr20k.npy" output.points="$OUT/sr20k_points.csv"
   python3 jobs/hyplot.py embedding "$OUT/sr20k.npy" "$OUT/sr20k_points.csv" "$OUT/sr20k.png" \
-    --title "lle swissroll, N = 20000, K = 10, method standard, bsvd, device cuda" 2>&1 | tee -a "$OUT/lle.log" || true
+    --title "lle swissroll, N = 20000, K = 10, method standard, auto (chol-nd), device cuda" 2>&1 | tee -a "$OUT/lle.log" || true
   if [ -z "${SKIP_SKLEARN:-}" ]; then
     log "scikit-learn LLE arpack, same data (reference 3.16 s on 16 cores)"
     python3 - <<'PY' 2>&1 | tee -a "$OUT/lle.log"
