@@ -192,6 +192,7 @@ void k_lle_kdtree_free(k_lle_kdtree *kt);
  * pool runs fn(arg, 0, 1) on the caller's thread.  One caller at a time.  Host.  Local. */
 k_lle_pool *k_lle_pool_new(int threads);
 int k_lle_pool_size(const k_lle_pool *p);
+void k_lle_pool_set_spin(k_lle_pool *p, int64_t ns);   /* a waiting thread's spin before it sleeps (<= 0: 60 us) */
 void k_lle_pool_run(k_lle_pool *p, int nt, void (*fn)(void *arg, int tid, int nt), void *arg);
 void k_lle_pool_barrier(k_lle_pool *p, int nt);
 void k_lle_pool_for(k_lle_pool *p, int nt, int64_t n, void (*fn)(void *arg, int64_t i0, int64_t i1), void *arg);

@@ -43,6 +43,7 @@ typedef struct {
   int cnd_below;               /* chol-nd: and their updates from below there too (lle.cnd_below = device) */
   int cnd_solve_top;           /* chol-nd: and the solves' top part there (lle.cnd_solve_top = device) */
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut, >= 1) */
+  int pool_spin_us;            /* chol-nd: its thread pool's spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_engine;             /* bsvd / chol-nd: the iteration's block work on the backend's k_lle_bsub engine */
 } lle_eig_in;
 

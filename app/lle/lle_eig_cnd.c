@@ -330,6 +330,7 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   e->t_setup = ta - t0;   /* B and the iteration's block (lle_bsub_solve) */
   if (in->cnd_own && in->blas_threads <= 0 && b->n < CND_N_BLAS) e->blas_threads = 1;   /* the iteration's (cnd_sizes) */
   if (in->threads > 1) o->pool = k_lle_pool_new(in->threads);   /* parked between its jobs */
+  k_lle_pool_set_spin(o->pool, (int64_t)in->pool_spin_us * 1000);
   e->t_pool = MPI_Wtime() - ta;
   int rc = cnd_order(in, o->pool, &o->perm, e);
   if (rc != HY_OK) return rc;

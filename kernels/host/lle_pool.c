@@ -51,6 +51,7 @@ struct k_lle_pool {
   void (*fn)(void *arg, int tid, int nt);
   void *arg;
   int quit;
+  _Atomic int64_t spin_ns;        /* a waiting thread spins this long before it sleeps */
 };
 
 /* The CPU's spin-wait hint.  Local. */
@@ -69,7 +70,7 @@ static int64_t pool_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Wait until *w != v (ne = 1) or *w == v (ne = 0): spin POOL_SPIN_NS, then sleep on the
+/* Wait until *w != v (ne = 1) or *w == v (ne = 0): spin the pool's spin_ns, then sleep on the
  * pool's condition variable (woken by pool_wake); the value seen returned.  Local. */
 static unsigned pool_wait(k_lle_pool *p, atomic_uint *w, unsigned v, int ne) {
   int64_t t0 = 0;
@@ -79,7 +80,7 @@ static unsigned pool_wait(k_lle_pool *p, atomic_uint *w, unsigned v, int ne) {
     if ((i & 255) == 255 || i >= POOL_PAUSES) {   /* the clock each time once it yields */
       int64_t t = pool_ns();
       if (!t0) t0 = t;
-      else if (t - t0 > POOL_SPIN_NS) break;
+      else if (t - t0 > atomic_load_explicit(&p->spin_ns, memory_order_relaxed)) break;
     }
     if (i < POOL_PAUSES) pool_relax();
     else sched_yield();   /* another runnable thread (OpenBLAS's, a busy core) gets the core */
@@ -127,6 +128,7 @@ k_lle_pool *k_lle_pool_new(int threads) {
   if (threads > POOL_MAXT) threads = POOL_MAXT;
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
+  atomic_store(&p->spin_ns, POOL_SPIN_NS);
   p->size = 1;
   for (int t = 1; t < threads; t++) {
     p->who[t] = (pool_who){ p, t };
@@ -134,6 +136,12 @@ k_lle_pool *k_lle_pool_new(int threads) {
     p->size = t + 1;
   }
   return p;
+}
+
+/* How long a waiting thread of the pool spins before it sleeps (ns <= 0: the default
+ * POOL_SPIN_NS); NULL: nothing.  Host.  Local. */
+void k_lle_pool_set_spin(k_lle_pool *p, int64_t ns) {
+  if (p) atomic_store(&p->spin_ns, ns > 0 ? ns : POOL_SPIN_NS);
 }
 
 /* The pool's threads (the caller's included); 1 for NULL.  Host.  Local. */
