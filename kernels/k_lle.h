@@ -207,6 +207,13 @@ void k_lle_pool_free(k_lle_pool *p);
 int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, k_lle_pool *pool,
                    int32_t *perm, double *parts);   /* parts (NULL or 4): seconds of renumbering + preparation, the
                                         breadth-first levels, the subtrees on threads, the rest */
+/* The same, and the segments whose subtrees ran on the threads: [segs[2 s], segs[2 s + 1]) of
+ * the new numbering, ascending and disjoint, each a whole subtree of the dissection (ordered
+ * as a whole: its points' M-neighbours outside it are in its ancestors' separators, numbered
+ * after it); *segs malloc'ed by the call (NULL, *nseg = 0 where one thread ordered all).
+ * Host.  Local. */
+int k_lle_nd_order_segs(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, k_lle_pool *pool,
+                        int32_t *perm, double *parts, int64_t **segs, int *nseg);
 
 /* A supernodal Cholesky factor's structure in CHOLMOD's layout (SuiteSparse_long arrays):
  * supernode s holds the columns super[s] .. super[s + 1] - 1 of L, its row indices

@@ -86,7 +86,7 @@ typedef struct {
                                                        bytes moved, copies up, device work, copies back */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */
   int sym_kind;          /* chol-nd: the symbolic analysis (lle.cnd_symbolic): 0 cholmod, 1 steps, 2 tree */
-  double sym_parts[7];   /* and its steps' seconds (steps, tree): transposes, etree, postorder, counts,
+  double sym_parts[8];   /* and its steps' seconds (steps, tree): transposes, etree, postorder, counts,
                             weighted postorder, permuted copies, supernodal pattern */
   int cnd_solve_tiles;   /* chol-nd: the solves' top triangular solves by tiles (lle.cnd_solve_trsm) */
   int sym_diff;          /* with lle.cnd_check: 0 both analyses the same, else the first field that differs; -1 not compared */

@@ -121,15 +121,18 @@ static int cnd_factor_blas(const lle_eig_in *in, int64_t n) {
   return nt > 4 ? 4 : nt;
 }
 
-/* The nested-dissection order as CHOLMOD's permutation (new index i = old perm[i]).  Local. */
-static int cnd_order(const lle_eig_in *in, k_lle_pool *pool, SuiteSparse_long **permp, lle_eig *e) {
+/* The nested-dissection order as CHOLMOD's permutation (new index i = old perm[i]), and its
+ * subtrees' segments for the symbolic analysis (k_lle_nd_order_segs).  Local. */
+static int cnd_order(const lle_eig_in *in, k_lle_pool *pool, SuiteSparse_long **permp, lle_eig *e, int64_t **segs,
+                     int *nseg) {
   int32_t *p32 = NULL;
   SuiteSparse_long *perm = NULL;
   if (!in->x || in->xdim < 1)
     return hy_err(HY_EUSAGE, "lle.eigensolver = chol-nd needs the points' coordinates for its order");
   HY_MALLOC(p32, in->n);
   k_lle_points pts = { .n = in->n, .dim = in->xdim, .x = in->x };
-  int rc = k_lle_nd_order(&pts, in->k, in->nbr, in->nd_leaf, cnd_order_threads(in), pool, p32, e->order_parts);
+  int rc = k_lle_nd_order_segs(&pts, in->k, in->nbr, in->nd_leaf, cnd_order_threads(in), pool, p32, e->order_parts,
+                               segs, nseg);
   if (rc == HY_OK) {
     HY_MALLOC(perm, in->n);
     for (int64_t i = 0; i < in->n; i++) perm[i] = p32[i];
@@ -332,10 +335,13 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   if (in->threads > 1) o->pool = k_lle_pool_new(in->threads);   /* parked between its jobs */
   k_lle_pool_set_spin(o->pool, (int64_t)in->pool_spin_us * 1000);
   e->t_pool = MPI_Wtime() - ta;
-  int rc = cnd_order(in, o->pool, &o->perm, e);
-  if (rc != HY_OK) return rc;
+  int64_t *segs = NULL;
+  int nseg = 0;
+  int rc = cnd_order(in, o->pool, &o->perm, e, &segs, &nseg);
+  if (rc != HY_OK) { free(segs); return rc; }
   double tb = MPI_Wtime();
-  HY_CALL(cnd_permute(b, o, in->threads));
+  rc = cnd_permute(b, o, in->threads);
+  if (rc != HY_OK) { free(segs); return rc; }
   e->t_order = MPI_Wtime() - t0;
   e->t_permute = MPI_Wtime() - tb;
   cholmod_l_start(&o->cc);
@@ -347,9 +353,11 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   o->cc.postorder = 1;
   o->cc.supernodal = CHOLMOD_SUPERNODAL;
   cnd_sym_in si = { .n = b->n, .ap = o->ap, .ai = o->ai, .pool = o->pool,
-                     .threads = in->threads, .variant = in->cnd_sym, .check = in->cnd_check, .parts = e->sym_parts };
+                     .threads = in->threads, .variant = in->cnd_sym, .check = in->cnd_check, .parts = e->sym_parts,
+                     .segs = segs, .nseg = nseg };
   e->sym_kind = in->cnd_sym;
   o->L = lle_cnd_analyze(&si, &o->cc, &e->sym_diff);
+  free(segs);
   if (!o->L) return hy_err(o->cc.status == CHOLMOD_OUT_OF_MEMORY ? HY_ESYS : HY_ENUMERIC,
                            "CHOLMOD analysis of M in the nested-dissection order failed (status %d)", o->cc.status);
   e->t_analyze = MPI_Wtime() - t0;

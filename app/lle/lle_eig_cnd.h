@@ -15,11 +15,15 @@ typedef struct {
   k_lle_pool *pool;
   int threads;
   int variant;  /* lle.cnd_symbolic: CND_SYM_CHOLMOD, CND_SYM_STEPS or CND_SYM_TREE */
+  const int64_t *segs;   /* tree: the order's closed segments [segs[2s], segs[2s + 1]) (NULL: none) */
+  int nseg;
   int check;    /* lle.cnd_check: cholmod_analyze's too (steps' where the variant is cholmod), compared */
   double *parts;   /* NULL or CND_SYM_PARTS seconds (steps and tree): the transposes, etree, postorder,
-                      row / column counts, weighted postorder, the permuted copies, the supernodal pattern */
+                      row / column counts, weighted postorder, the permuted copies, the supernodal
+                      pattern; parts[7] = 1 where the etree and counts ran over the order's segments
+                      (tree), parts[1], [2], [3] then: the segments' part, the top's, 0 */
 } cnd_sym_in;
-enum { CND_SYM_CHOLMOD = 0, CND_SYM_STEPS = 1, CND_SYM_TREE = 2, CND_SYM_PARTS = 7 };
+enum { CND_SYM_CHOLMOD = 0, CND_SYM_STEPS = 1, CND_SYM_TREE = 2, CND_SYM_PARTS = 8 };
 
 /* What the supernodal pattern on the threads (lle_eig_cnd_super.c) takes: S2 = A(p, p)
  * (A's pointers, its rows renumbered by the postorder, columns sorted), F2 = S2', the pool. */
@@ -29,6 +33,23 @@ typedef struct {
   k_lle_pool *pool;
   int threads;
 } cnd_super_in;
+
+/* What the elimination tree and counts on the threads (lle_eig_cnd_counts.c) take: A (n x n
+ * CSC in the order, columns sorted), F = A', the order's segments, the pool. */
+typedef struct {
+  int64_t n;
+  const SuiteSparse_long *ap, *ai, *fp, *fi;
+  const int64_t *segs;
+  int nseg;
+  k_lle_pool *pool;
+  int threads;
+} cnd_counts_in;
+
+/* Parent and ColCount of A A^T as cholmod_l_etree + cholmod_l_rowcolcounts give them (cc's fl,
+ * lnz, aatfl too), the segments' local problems on the threads, the top after: 1 done, 0 not
+ * applicable (no segments, or one not closed), -1 failure (cc->status set).  Local. */
+int lle_cnd_tree_counts(const cnd_counts_in *in, SuiteSparse_long *parent, SuiteSparse_long *colcount,
+                        cholmod_common *cc, double *ts);   /* ts (2): the seconds of the segments' part, the top's */
 
 /* cholmod_l_super_symbolic2(1, S2, F2, Parent, L, cc)'s result, its row pass over the
  * supernodal tree's subtrees on the pool's threads (L: simplicial symbolic with ColCount,

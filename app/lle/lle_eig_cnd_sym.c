@@ -141,12 +141,24 @@ static cholmod_factor *sym_steps_kind(const cnd_sym_in *in, cholmod_common *cc, 
   HY_MALLOC(parent, n); HY_MALLOC(post, n); HY_MALLOC(colcount, n); HY_MALLOC(first, n); HY_MALLOC(level, n);
   cholmod_sparse f = sym_pattern(n, j.fp, j.fi), s = sym_pattern(n, (SuiteSparse_long *)in->ap, (SuiteSparse_long *)in->ai);
   cholmod_factor *L = NULL;
-  int ok = cholmod_l_etree(&f, parent, cc);
-  sym_lap(in->parts, 1, &t);
-  ok = ok && cholmod_l_postorder(parent, (size_t)n, NULL, post, cc) == n;
-  sym_lap(in->parts, 2, &t);
-  ok = ok && cholmod_l_rowcolcounts(&s, NULL, 0, parent, post, NULL, colcount, first, level, cc);
-  sym_lap(in->parts, 3, &t);
+  int ok = 1, done = 0;
+  if (tree) {   /* the etree and counts on the threads where the order's segments allow it */
+    cnd_counts_in ci = { .n = n, .ap = in->ap, .ai = in->ai, .fp = j.fp, .fi = j.fi, .segs = in->segs,
+                         .nseg = in->nseg, .pool = in->pool, .threads = in->threads };
+    double ts[2] = { 0, 0 };
+    int rc = lle_cnd_tree_counts(&ci, parent, colcount, cc, ts);
+    ok = rc >= 0; done = rc == 1;
+    if (in->parts) { in->parts[7] = done; in->parts[1] = ts[0]; in->parts[2] = ts[1]; in->parts[3] = 0; }
+    t = MPI_Wtime();
+  }
+  if (ok && !done) {
+    ok = cholmod_l_etree(&f, parent, cc);
+    sym_lap(in->parts, 1, &t);
+    ok = ok && cholmod_l_postorder(parent, (size_t)n, NULL, post, cc) == n;
+    sym_lap(in->parts, 2, &t);
+    ok = ok && cholmod_l_rowcolcounts(&s, NULL, 0, parent, post, NULL, colcount, first, level, cc);
+    sym_lap(in->parts, 3, &t);
+  }
   if (ok) L = cholmod_l_allocate_factor((size_t)n, cc);
   ok = ok && L && sym_postorder(n, parent, colcount, L, cc);
   sym_lap(in->parts, 4, &t);

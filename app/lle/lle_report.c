@@ -84,9 +84,13 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
              e->t_order, e->t_analyze - e->t_order, e->t_numeric, e->t_numeric > 0 ? e->flops / e->t_numeric * 1e-9 : 0.0,
              e->t_solve, e->t_iter - e->t_solve, e->order_threads, e->factor_blas_threads);
   static const char *sym_how[] = { "by cholmod_analyze", "by steps (cholmod_analyze's, its transposes on the threads)",
-                                    "by steps, the supernodal pattern over the tree on the threads" };
+                                    "by steps, the supernodal pattern over the tree on the threads" };   /* (tests match them) */
   const double *sp = e->sym_parts;
-  if (e->sym_kind)
+  if (e->sym_kind == 2 && sp[7] > 0)
+    hy_printf0(ctx, "lle: chol-nd symbolic analysis %s: %.3f s (transposes %.3f, etree and counts: the order's subtrees "
+               "on the threads %.3f, the top %.3f, weighted postorder %.3f, permuted copies %.3f, supernodal pattern %.3f s)\n",
+               sym_how[2], e->t_analyze - e->t_order, sp[0], sp[1], sp[2], sp[4], sp[5], sp[6]);
+  else if (e->sym_kind)
     hy_printf0(ctx, "lle: chol-nd symbolic analysis %s: %.3f s (transposes %.3f, etree %.3f, postorder %.3f, counts %.3f, "
                "weighted postorder %.3f, permuted copies %.3f, supernodal pattern %.3f s)\n", sym_how[e->sym_kind],
                e->t_analyze - e->t_order, sp[0], sp[1], sp[2], sp[3], sp[4], sp[5], sp[6]);

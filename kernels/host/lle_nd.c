@@ -571,7 +571,7 @@ static void nd_level(nd_work *w, const int64_t *seg, int nseg, int nt, int32_t *
 
 /* The order of the points as given (see k_lle_nd_order).  Local. */
 static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, k_lle_pool *pool,
-                    int32_t *perm, double *tm) {
+                    int32_t *perm, double *tm, int64_t **segs, int *nsegs) {
   int64_t n = p->n;
   nd_work w = { .n = n, .dim = p->dim, .k = k, .x = p->x, .nbr = nbr, .idx = perm, .leaf = leaf < 2 ? 2 : leaf,
                 .pool = pool };
@@ -615,6 +615,11 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
   }
   free(res);
   tm[2] = nd_now();
+  if (segs && nt > 1 && nseg > 1) {   /* the subtrees' segments for the caller (k_lle_nd_order_segs) */
+    HY_MALLOC(*segs, 2 * (size_t)nseg);
+    memcpy(*segs, seg, 2 * (size_t)nseg * sizeof **segs);
+    *nsegs = nseg;
+  }
   if (nt > 1 && nseg > 1) {
     nd_par_all(&w, seg, nseg, nt);
   } else
@@ -753,8 +758,9 @@ static void nd_renum_part(void *arg, int64_t i0, int64_t i1) {
  * points are first renumbered in a Morton order of their coordinates, so that a segment's
  * points, neighbour lists and marks lie close in memory (N = 1M: the order's random accesses
  * were most of its time).  Host.  Local. */
-int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, k_lle_pool *pool,
-                   int32_t *perm, double *parts) {
+int k_lle_nd_order_segs(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, k_lle_pool *pool,
+                        int32_t *perm, double *parts, int64_t **segs, int *nseg) {
+  if (segs) { *segs = NULL; *nseg = 0; }
   if (p->dim < 1 || p->dim > K_LLE_ND_MAXD)
     return hy_err(HY_EUSAGE, "the nested-dissection order takes data of 1..%d dimensions, not %d", K_LLE_ND_MAXD, p->dim);
   int64_t n = p->n;
@@ -771,7 +777,7 @@ int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, i
   nd_renum_job rj = { p, k, nbr, so, inv, xs, nb };
   nd_for(pool, threads, n, nd_renum_part, &rj);
   k_lle_points ps_pts = { .n = n, .dim = d, .x = xs };
-  int rc = nd_order(&ps_pts, k, nb, leaf, threads, pool, ps, tm);
+  int rc = nd_order(&ps_pts, k, nb, leaf, threads, pool, ps, tm, segs, nseg);
   k_lle_pool_free(own);
   for (int64_t i = 0; rc == HY_OK && i < n; i++) perm[i] = so[ps[i]];
   free(so); free(inv); free(nb); free(xs); free(ps);
@@ -780,4 +786,10 @@ int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, i
     parts[0] = tm[1] - tm[0]; parts[1] = tm[2] - tm[1]; parts[2] = tm[3] - tm[2]; parts[3] = tm[4] - tm[3];
   }
   return rc;
+}
+
+/* k_lle_nd_order without the segments.  Host.  Local. */
+int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, k_lle_pool *pool,
+                   int32_t *perm, double *parts) {
+  return k_lle_nd_order_segs(p, k, nbr, leaf, threads, pool, perm, parts, NULL, NULL);
 }
