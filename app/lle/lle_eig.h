@@ -26,6 +26,8 @@ typedef struct {
   const char *chol_supernodal; /* shift-invert: auto|simplicial|supernodal */
   int threads;                 /* threads of the column-parallel loops (lle.threads; 0: auto) */
   int threads_auto;            /* 1: lle.threads = 0 (threads is the rank's count) */
+  k_lle_pool *pool;            /* bsvd: the column-parallel loops' threads (bsvd's own for the
+                                * solve, parked between the loops); NULL: threads per loop */
   hy_progress *prog;           /* progress of the iterations (hy_progress_toward), or NULL */
   const char *gpu_ordering;    /* gpu-chol: the host ordering metis | symamd (lle.gpu_ordering) */
   k_backend *be;               /* the rank's backend (gpu-chol's device table) */
@@ -43,7 +45,7 @@ typedef struct {
   int cnd_below;               /* chol-nd: and their updates from below there too (lle.cnd_below = device) */
   int cnd_solve_top;           /* chol-nd: and the solves' top part there (lle.cnd_solve_top = device) */
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut, >= 1) */
-  int pool_spin_us;            /* chol-nd: its thread pool's spin before a waiting thread sleeps (lle.pool_spin_us) */
+  int pool_spin_us;            /* chol-nd, bsvd: their thread pools' spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_engine;             /* bsvd / chol-nd: the iteration's block work on the backend's k_lle_bsub engine */
 } lle_eig_in;
 

@@ -80,8 +80,9 @@ static void bmat_rows(void *arg, int r0, int r1) {
   }
 }
 
-/* B = I - W from the neighbour lists (sorted columns, exact -w values), rows on nt threads.  Local. */
-static int bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, int nt, lle_bmat *b) {
+/* B = I - W from the neighbour lists (sorted columns, exact -w values), rows on nt threads
+ * (pool's, or started for the call when pool is NULL).  Local. */
+static int bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, int nt, k_lle_pool *pool, lle_bmat *b) {
   memset(b, 0, sizeof *b);
   b->n = n;
   b->k1 = k + 1;
@@ -91,7 +92,7 @@ static int bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, int
   b->x = malloc((size_t)nnz * sizeof *b->x);
   if (!b->p || !b->i || !b->x) { bmat_free(b); return hy_err(HY_ESYS, "out of memory for B = I - W (n = %lld)", (long long)n); }
   bmat_job jb = { k, nbr, w, b };
-  lle_parallel(nt, (int)n, bmat_rows, &jb);
+  lle_parallel_on(pool, nt, (int)n, bmat_rows, &jb);
   b->p[n] = nnz;
   return HY_OK;
 }
@@ -129,10 +130,11 @@ static void btb_part(void *arg, int c0, int c1) {
   bmat_btb(j->b, c1 - c0, j->x + c0 * n, j->y + c0 * n, j->t + c0 * n);
 }
 
-/* Y = B^T B X for nc columns on nt threads; t: n x nc scratch.  Local. */
-static void bmat_btb_par(const lle_bmat *b, int nt, int nc, const double *x, double *y, double *t) {
+/* Y = B^T B X for nc columns on nt threads (pool's; NULL: started for the call); t: n x nc
+ * scratch.  Local. */
+static void bmat_btb_par(const lle_bmat *b, int nt, k_lle_pool *pool, int nc, const double *x, double *y, double *t) {
   btb_job j = { b, x, y, t };
-  lle_parallel(nt, nc, btb_part, &j);
+  lle_parallel_on(pool, nt, nc, btb_part, &j);
 }
 
 /* (index, value) of one contribution B_rj B_ri to M_ij, for bmat_btb_norm1. */
@@ -273,6 +275,7 @@ typedef struct {
   int32_t *lj32, *ui32;      /* lj, ui in 32 bits (n < 2^31): 12 bytes an entry per solve, not 16 */
   double *lx, *ux, *r, *z;   /* z: n x nr interleaved scratch */
   int nthreads;              /* threads of the block solves */
+  k_lle_pool *pool;          /* their pool (the solve's, not owned), or NULL: started per solve */
 } lle_lu;
 
 /* Free the factors.  Local. */
@@ -421,15 +424,16 @@ static void lu_solve(lle_lu *f, int trans, int nr, const double *b, double *x) {
   int nt = f->nthreads;
   /* whole columns per thread in the widths compiled above: 8 -> 2 x 4 or 4 x 2 or 8 x 1 */
   if (nr == 8 && nt >= 2) nt = nt >= 8 ? 8 : nt >= 4 ? 4 : 2;
-  lle_parallel(nt, nr, lu_solve_part, &j);
+  lle_parallel_on(f->pool, nt, nr, lu_solve_part, &j);
 }
 
-/* Residuals ||B^T B v - lambda v|| (normm already set), the products on nt threads.  Local. */
-static int bmat_residuals(const lle_bmat *b, int nt, lle_eig *e) {
+/* Residuals ||B^T B v - lambda v|| (normm already set), the products on nt threads (pool's,
+ * or NULL).  Local. */
+static int bmat_residuals(const lle_bmat *b, int nt, k_lle_pool *pool, lle_eig *e) {
   int64_t n = b->n;
   double *y = malloc((size_t)n * e->nev * sizeof *y), *t = malloc((size_t)n * e->nev * sizeof *t);
   if (!y || !t) { free(y); free(t); return hy_err(HY_ESYS, "out of memory for residuals"); }
-  bmat_btb_par(b, nt, e->nev, e->vec, y, t);
+  bmat_btb_par(b, nt, pool, e->nev, e->vec, y, t);
   for (int j = 0; j < e->nev; j++) {
     const double *v = e->vec + (size_t)j * n, *yj = y + (size_t)j * n;
     double s = 0;
@@ -443,8 +447,8 @@ static int bmat_residuals(const lle_bmat *b, int nt, lle_eig *e) {
 /* Residuals with M applied as B^T B from the neighbour lists and weights.  Local. */
 int lle_eig_residuals_w(int64_t n, int k, const int32_t *nbr, const double *w, int threads, lle_eig *e) {
   lle_bmat b;
-  HY_CALL(bmat_build(n, k, nbr, w, lle_threads(threads), &b));
-  int rc = bmat_residuals(&b, lle_threads(threads), e);
+  HY_CALL(bmat_build(n, k, nbr, w, lle_threads(threads), NULL, &b));
+  int rc = bmat_residuals(&b, lle_threads(threads), NULL, e);
   bmat_free(&b);
   return rc;
 }
@@ -513,7 +517,7 @@ static int bsvd_setup(const lle_eig_in *in, bsvd_ws *s, lle_eig *e) {
   int64_t n = in->n;
   int nev = in->nev;
   s->p = lle_bsub_width(in);
-  HY_CALL(bmat_build(n, in->k, in->nbr, in->w, lle_threads(in->threads), &s->b));
+  HY_CALL(bmat_build(n, in->k, in->nbr, in->w, lle_threads(in->threads), in->pool, &s->b));
   e->blas_threads = in->blas_threads > 0 ? in->blas_threads : lle_blas_threads(n, in->threads);
   s->nt = e->solve_threads = lle_threads(in->threads);
   size_t np = (size_t)n * s->p;
@@ -570,6 +574,7 @@ static int bsvd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_
   const double delta = 1.0;
   const char *ordname = bsvd_controls(in, f);
   f->nthreads = lle_threads(in->threads);
+  f->pool = in->pool;
   snprintf(e->method, sizeof e->method, "UMFPACK LU of B + e_k e_k^T, ordering %s", ordname);
   HY_MALLOC(s->q, n); HY_MALLOC(s->y, n); HY_MALLOC(s->t, n); HY_MALLOC(f->cx, nnzb);
   s->kk = bmat_pick_k(b, s->y, s->t);
@@ -667,7 +672,7 @@ static int bsvd_iterate(const lle_eig_in *in, bsvd_ws *s, double lam0, double re
     project_out(n, p, s->v, NULL);
     HY_CALL(lle_orthonormalise(n, p, s->v));
     /* Rayleigh-Ritz with M = B^T B: H = V^T M V */
-    bmat_btb_par(&s->b, s->nt, p, s->v, s->mv, s->tmp);
+    bmat_btb_par(&s->b, s->nt, in->pool, p, s->v, s->mv, s->tmp);
     double *h = s->h;
     dgemm_("T", "N", &p, &p, &nn, &d1, s->v, &nn, s->mv, &nn, &d0, h, &p, 1, 1);
     for (int i = 0; i < p; i++)
@@ -688,7 +693,7 @@ static int bsvd_iterate(const lle_eig_in *in, bsvd_ws *s, double lam0, double re
   }
   memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);
   for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
-  return bmat_residuals(&s->b, s->nt, e);
+  return bmat_residuals(&s->b, s->nt, in->pool, e);
 }
 
 /* The convergence of pairs 1..nev-1 from their residuals res[j - 1] (the engine's), as
@@ -756,7 +761,7 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
   if (rc != HY_OK) return rc;
   memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);
   for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
-  return bmat_residuals(&s->b, s->nt, e);
+  return bmat_residuals(&s->b, s->nt, in->pool, e);
 }
 
 /* Free the iteration's state and the operator's factor.  Local. */
@@ -798,10 +803,20 @@ int lle_bsub_solve(const lle_eig_in *in, const lle_bop *op, lle_eig *e) {
   return rc;
 }
 
-/* bsvd: the subspace iteration with M^+ from the LU of B.  Local. */
+/* bsvd: the subspace iteration with M^+ from the LU of B; its column-parallel loops (B's rows,
+ * the block solves, the B^T B products: ~3 an iteration) on one pool of lle_threads threads
+ * started for the solve and parked between them (not a thread start per loop; the same ranges,
+ * so the same results bit for bit), unless the caller hands one in.  Local. */
 static int bsvd_solve(const lle_eig_in *in, lle_eig *e) {
   static const lle_bop lu = { .name = "UMFPACK LU of B", .factor = bsvd_factor, .apply = bsvd_apply, .free = bsvd_op_free };
-  return lle_bsub_solve(in, &lu, e);
+  lle_eig_in pin = *in;
+  k_lle_pool *own = NULL;
+  int nt = lle_threads(in->threads);
+  if (!pin.pool && nt > 1) pin.pool = own = k_lle_pool_new(nt);
+  k_lle_pool_set_spin(own, (int64_t)in->pool_spin_us * 1000);
+  int rc = lle_bsub_solve(&pin, &lu, e);
+  k_lle_pool_free(own);
+  return rc;
 }
 
 const lle_eigsolver lle_eig_bsvd_solver = {
