@@ -606,7 +606,7 @@ __global__ void __launch_bounds__(256) nopiv_top_k(T *a, int64_t lda, int d, int
 
 template <typename T>
 __global__ void __launch_bounds__(256) nopiv_rows_k(T *a, int64_t lda, int64_t rows, int n) {
-  const int nt = C_NP_THREADS(T);
+  const int nt = blockDim.x;   /* at most C_NP_THREADS(T): xs holds K_GAUSS_NOPIV_MAX values a thread */
   __shared__ T us[K_GAUSS_NOPIV_MAX * (K_GAUSS_NOPIV_MAX + 1)];
   __shared__ T xs[K_GAUSS_NOPIV_MAX * C_NP_THREADS(T)];
   const int ld = K_GAUSS_NOPIV_MAX + 1;

@@ -899,8 +899,8 @@ foreach(spec "1:1x1" "2:1x2" "2:2x1")
   set_tests_properties(gauss_profile_${grid} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS ${np})
 endforeach()
 
-# The CUDA backend's panel kernels on the host (no GPU needed): swap_blk_k and the fused base
-# block panel_base_k, their source cut from kernels/cuda and rewritten for a thread-per-CUDA-
+# The CUDA backend's panel kernels on the host (no GPU needed): swap_blk_k, the fused base
+# block panel_base_k and the no-pivot base block (nopiv_top_k + nopiv_rows_k), their source cut from kernels/cuda and rewritten for a thread-per-CUDA-
 # thread emulator (tests/gauss/emu: block barriers, the cooperative grid barrier, warp shuffles),
 # against the swaps done in order and an unblocked getf2 (pivots identical, factors to 1e-12 in
 # FP64, several thread blocks, ties); skipped without a C++20 compiler (tests/gauss/kernel_emu.py)

@@ -3,7 +3,8 @@
  * panel.inc): swap_blk_k (a base block's row swaps on the panel's other columns) against the
  * swaps done in order, panel_base_k (the fused base block, several thread blocks and the grid
  * barrier) against an unblocked getf2: the same pivots, the factors to 1e-12 (FP64) / 1e-4
- * (FP32, the products may round differently), ties included.  Prints one line per check and
+ * (FP32, the products may round differently), ties included; nopiv_top_k + nopiv_rows_k (the
+ * no-pivot base block) against getf2 without pivots.  Prints one line per check and
  * "PASSED: K of K checks passed" or "FAILED: ...". */
 #include "emu.h"
 #include <algorithm>
@@ -18,6 +19,7 @@
 #define EMU_T 64
 #define EMU_SWAP_T 64
 #include "panel.inc"
+#include "nopiv.inc"
 
 /* swap_blk_k on a random M x N panel, base block at column c0 of width n. */
 static int check_swap(std::mt19937 &rng) {
@@ -97,12 +99,50 @@ template <typename T> static int check_panel(std::mt19937 &rng, int ties) {
   return bad;
 }
 
+/* The no-pivot base block (gauss.pivoting = none: nopiv_top_k on one thread block, then
+ * nopiv_rows_k on G <= 2 blocks of EMU_T threads, the GPU's 256 / 128: the same code, the rows
+ * strided by the launch) on a random m x bw block at row offset off of its panel, rows above
+ * the top square m > bw or not, against getf2 without pivots: identity pivots off + j, the
+ * factors to 1e-12 (FP64) / 1e-4 (FP32). */
+template <typename T> static int check_nopiv(std::mt19937 &rng) {
+  int bw = 1 + rng() % K_GAUSS_NOPIV_MAX, m = (rng() % 5 == 0) ? 1 + rng() % bw : bw + rng() % 200;
+  int G = 1 + rng() % 2, off = (int)(rng() % 50);
+  int64_t lda = m + rng() % 3;
+  std::vector<T> a(lda * bw), ref;
+  for (auto &x : a) x = (T)((double)(rng() % 2000001) / 1e6 - 1.0);
+  for (int j = 0; j < bw && j < m; j++) a[j + j * lda] += (T)(j % 2 ? 3 : -3);
+  ref = a;
+  int d = m < bw ? m : bw;
+  for (int j = 0; j < d; j++) {
+    T pv = ref[j + j * lda];
+    for (int i = j + 1; i < m; i++) {
+      T l = ref[i + j * lda];
+      if (pv != (T)0) l = l / pv;
+      ref[i + j * lda] = l;
+      for (int c = j + 1; c < bw; c++) ref[i + c * lda] -= l * ref[j + c * lda];
+    }
+  }
+  std::vector<int> rp(bw, -1);
+  emu_launch(1, EMU_T, 0, [&] { nopiv_top_k<T>(a.data(), lda, d, bw, rp.data(), off); });
+  if (m > bw) emu_launch(G, EMU_T, 0, [&] { nopiv_rows_k<T>(a.data(), lda, (int64_t)m, bw); });
+  int bad = 0;
+  for (int j = 0; j < d; j++) bad |= rp[j] != off + j;
+  double mx = 0;
+  for (int64_t k = 0; k < lda * bw; k++)
+    if (k % lda < m) mx = std::fmax(mx, std::fabs((double)a[k] - (double)ref[k]) / (1 + std::fabs((double)ref[k])));
+  bad |= !(mx < (sizeof(T) == 8 ? 1e-12 : 1e-4));
+  printf("nopiv base %s m=%d bw=%d blocks=%d: pivots %s, factors within %.1e\n", sizeof(T) == 8 ? "FP64" : "FP32",
+         m, bw, G, bad ? "or factors DIFFER" : "the identity, as getf2 without pivots", mx);
+  return bad;
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 8;
   std::mt19937 rng(11);
   int bad = 0, n = 0;
   for (int k = 0; k < 3 * reps; k++, n++) bad += check_swap(rng);
   for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_panel<float>(rng, k % 4 == 3) : check_panel<double>(rng, k % 4 == 2);
+  for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_nopiv<float>(rng) : check_nopiv<double>(rng);
   if (bad) printf("FAILED: %d of %d checks\n", bad, n);
   else printf("PASSED: %d of %d checks passed\n", n, n);
   return bad != 0;
