@@ -921,6 +921,7 @@ endif()
 foreach(spec "1x1|1|gauss.n=601 gauss.nb=48|--flops"
              "1x1_la0|1|gauss.n=601 gauss.nb=48 gauss.lookahead=0|--flops"
              "hplmxp|1|gauss.n=601 gauss.nb=48 gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16 gauss.refine=gmres|--flops"
+             "hplmxp_nopiv|1|gauss.n=601 gauss.nb=48 gauss.matrix=hplmxp gauss.precision=mixed gauss.low=fp16 gauss.refine=gmres gauss.pivoting=none|--flops"
              "2x1|2|gauss.n=400 gauss.nb=32 gauss.grid=2x1|" "1x2|2|gauss.n=400 gauss.nb=32 gauss.grid=1x2|"
              # gauss.update_chunks: the aux stream's line (on the host within the swaps + gemm);
              # two process rows take no chunks (no line)
