@@ -70,6 +70,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd, cnd_factor = own: how deep the supernodal tree is cut: a subtree is split while it is heavier than the flops below the cut / (threads x cnd_cut); 1 (default) balances the subtrees over the rank's threads, larger moves more supernodes into the top (with cnd_top = device: more of the factor on the device, more bytes moved); the host's factor is the same bit for bit at any cut" },
   { "lle", "pool_spin_us", CFG_INT, "60", 1, 1000000, NULL,
     "the host thread pools (chol-nd's order, factor and solves; bsvd's solves and products; the kd-tree's queries and the host weights): microseconds a waiting thread spins (CPU pauses, then sched_yield) before it sleeps on a condition variable; longer keeps the threads awake between a phase's many small jobs at the cost of busy cores" },
+  { "lle", "iter_products", CFG_ENUM, "blocks", 0, 0, "blocks|columns",
+    "bsvd / chol-nd with the driver's iteration (lle.iter_block = driver): the products M V = B^T (B V) by blocks of 8 columns, rows split over the threads, B^T made beside the factorisation (blocks), or a column a thread, two sweeps of B a column (columns); the same bits either way" },
   { "lle", "iter_block", CFG_ENUM, "auto", 0, 0, "auto|backend|driver",
     "bsvd / chol-nd: where the subspace iteration's block work runs (the projection of the constant vector, the QR, M V = B^T B V, H = V^T M V, V Y and M V Y, the residuals; the solves and the p x p eigenproblem stay on the host): backend (the backend's engine: on CUDA the device, the block crossing once an iteration each way; on the host a sequential C + LAPACK one), driver (the driver's own loop on the rank's threads), auto (backend where it is a device, from lle.auto_device_n points, else driver)" },
   { "lle", "cnd_solve_trsm", CFG_ENUM, "tiles", 0, 0, "tiles|blas",
@@ -149,6 +151,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->auto_device_n = cfg_int(c, "lle.auto_device_n");
   o->cnd_cut = cfg_real(c, "lle.cnd_cut");
   o->pool_spin_us = (int)cfg_int(c, "lle.pool_spin_us");
+  o->iter_columns = cfg_is(c, "lle.iter_products", "columns");
   o->iter_block = cfg_is(c, "lle.iter_block", "backend") ? 1 : cfg_is(c, "lle.iter_block", "auto") ? -1 : 0;
   o->cnd_device = cfg_is(c, "lle.cnd_top", "device") ? 1 : cfg_is(c, "lle.cnd_top", "auto") ? -1 : 0;
   o->threads = (int)cfg_int(c, "lle.threads");

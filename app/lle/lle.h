@@ -170,6 +170,7 @@ typedef struct {
   int cnd_solve_top;           /* chol-nd: with those the solves' top part on the device (lle.cnd_solve_top = device) */
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut) */
   int pool_spin_us;            /* host thread pools: spin before a waiting thread sleeps (lle.pool_spin_us) */
+  int iter_columns;            /* lle.iter_products = columns */
   int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;

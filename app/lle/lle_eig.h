@@ -46,6 +46,7 @@ typedef struct {
   int cnd_solve_top;           /* chol-nd: and the solves' top part there (lle.cnd_solve_top = device) */
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut, >= 1) */
   int pool_spin_us;            /* chol-nd, bsvd: their thread pools' spin before a waiting thread sleeps (lle.pool_spin_us) */
+  int iter_columns;            /* bsvd / chol-nd driver loop: M V a column at a time (lle.iter_products = columns) */
   int iter_engine;             /* bsvd / chol-nd: the iteration's block work on the backend's k_lle_bsub engine */
 } lle_eig_in;
 

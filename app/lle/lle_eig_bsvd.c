@@ -137,6 +137,87 @@ static void bmat_btb_par(const lle_bmat *b, int nt, k_lle_pool *pool, int nc, co
   lle_parallel_on(pool, nt, nc, btb_part, &j);
 }
 
+/* B^T's rows (bt: row i lists the rows r of B holding column i, ascending, with B_ri), for
+ * the blocked product below.  Local. */
+static int bmat_transpose(const lle_bmat *b, lle_bmat *bt) {
+  int64_t n = b->n, nnz = b->p[n];
+  memset(bt, 0, sizeof *bt);
+  bt->n = n;
+  bt->p = calloc((size_t)n + 1, sizeof *bt->p);
+  bt->i = malloc((size_t)(nnz ? nnz : 1) * sizeof *bt->i);
+  bt->x = malloc((size_t)(nnz ? nnz : 1) * sizeof *bt->x);
+  int64_t *fill = malloc((size_t)(n ? n : 1) * sizeof *fill);
+  if (!bt->p || !bt->i || !bt->x || !fill) {
+    free(fill); bmat_free(bt);
+    return hy_err(HY_ESYS, "out of memory for B^T (n = %lld)", (long long)n);
+  }
+  for (int64_t q = 0; q < nnz; q++) bt->p[b->i[q] + 1]++;
+  for (int64_t i = 0; i < n; i++) bt->p[i + 1] += bt->p[i];
+  memcpy(fill, bt->p, (size_t)n * sizeof *fill);
+  for (int64_t r = 0; r < n; r++)
+    for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) {
+      int64_t d = fill[b->i[q]]++;
+      bt->i[d] = r;
+      bt->x[d] = b->x[q];
+    }
+  free(fill);
+  return HY_OK;
+}
+
+/* Y = B^T B X by blocks of BTB_W columns, rows split over the threads: X's rows interleaved
+ * (xr: n x BTB_W, row-major), T = B X by B's rows, Y = B^T T by B^T's rows (bt), so that each
+ * entry of B brings one cache line of the block instead of one a column, and B is swept twice
+ * a block instead of twice a column.  Every entry gets its terms in the order of bmat_btb's
+ * one-column loops (t_r over the row's entries; y_i over the rows r ascending, the order of
+ * bt's lists), so the bits are bmat_btb's. */
+enum { BTB_W = 8 };
+typedef struct {
+  const lle_bmat *b, *bt;
+  int nc;
+  const double *x;
+  double *y, *xr, *tr;
+  k_lle_pool *pool;
+} btb_blk_job;
+
+/* Thread tid of nt: its rows in the three steps, a barrier between them.  Local. */
+static void btb_blk_run(void *arg, int tid, int nt) {
+  const btb_blk_job *j = arg;
+  const lle_bmat *b = j->b, *bt = j->bt;
+  int64_t n = b->n, r0 = n * tid / nt, r1 = n * (tid + 1) / nt;
+  for (int c0 = 0; c0 < j->nc; c0 += BTB_W) {
+    int m = j->nc - c0 < BTB_W ? j->nc - c0 : BTB_W;
+    const double *x = j->x + (size_t)c0 * n;
+    double *y = j->y + (size_t)c0 * n, *xr = j->xr, *tr = j->tr;
+    for (int64_t r = r0; r < r1; r++) {
+      double *d = xr + r * BTB_W;
+      int c = 0;
+      for (; c < m; c++) d[c] = x[(size_t)c * n + r];
+      for (; c < BTB_W; c++) d[c] = 0;
+    }
+    k_lle_pool_barrier(j->pool, nt);
+    for (int64_t r = r0; r < r1; r++) {
+      double s[BTB_W] = { 0 };
+      for (int64_t q = b->p[r]; q < b->p[r + 1]; q++) {
+        double v = b->x[q];
+        const double *xx = xr + b->i[q] * BTB_W;
+        for (int c = 0; c < BTB_W; c++) s[c] += v * xx[c];
+      }
+      for (int c = 0; c < BTB_W; c++) tr[r * BTB_W + c] = s[c];
+    }
+    k_lle_pool_barrier(j->pool, nt);
+    for (int64_t i = r0; i < r1; i++) {
+      double s[BTB_W] = { 0 };
+      for (int64_t q = bt->p[i]; q < bt->p[i + 1]; q++) {
+        double v = bt->x[q];
+        const double *tt = tr + bt->i[q] * BTB_W;
+        for (int c = 0; c < BTB_W; c++) s[c] += v * tt[c];
+      }
+      for (int c = 0; c < m; c++) y[(size_t)c * n + i] = s[c];
+    }
+    k_lle_pool_barrier(j->pool, nt);   /* xr and tr are the next block's */
+  }
+}
+
 /* (index, value) of one contribution B_rj B_ri to M_ij, for bmat_btb_norm1. */
 typedef struct { int64_t i; double v; } lle_pair;
 
@@ -468,6 +549,7 @@ typedef struct {
   uint64_t seed;
   double *v, *e0, *y, *t;   /* v: n x p start block; e0: the unit constant vector; y, t: n scratch */
   double normm, lam0, res0;
+  lle_bmat *bt;             /* B^T for the iteration's products (NULL: none; left empty where it fails) */
   char msg[512];            /* the thread's error message (its own hy_err record), for the caller */
 } bsvd_prep;
 
@@ -491,6 +573,7 @@ static void *bsvd_prep_run(void *arg) {
   for (int c = 0; c < a->p; c++)
     for (int64_t i = 0; i < n; i++) a->v[(size_t)c * n + i] = hy_rand_u01(a->seed, 0x1e16 + c + 1, (uint64_t)i) - 0.5;
   project_out(n, a->p, a->v, NULL);
+  if (a->bt && bmat_transpose(a->b, a->bt) != HY_OK) hy_err_clear();   /* without it: the column products */
   return NULL;
 }
 
@@ -503,7 +586,43 @@ typedef struct {
   int p;                       /* block width on e^perp */
   int nt;                      /* threads of the B^T B products */
   double *v, *mv, *h, *theta, *tmp;
+  lle_bmat bt;                 /* B^T (made on the prep thread) for the blocked products */
+  k_lle_pool *in_pool;         /* the solve's pool (lle_eig_in.pool: bsvd's), or NULL */
+  k_lle_pool *pool;            /* the products' own where there is none (made at the first product) */
+  double *xr, *tr;             /* their n x BTB_W blocks */
 } bsvd_ws;
+
+/* Y = B^T B X for nc columns on the iteration's threads (btb_blk_run); where B^T or the
+ * scratch is missing, bmat_btb_par's column split (the same bits).  Local. */
+static void bsvd_btb(bsvd_ws *s, int nc, const double *x, double *y, double *t) {
+  int64_t n = s->b.n;
+  if (s->bt.p && !s->xr) {
+    s->xr = malloc((size_t)n * BTB_W * sizeof *s->xr);
+    s->tr = malloc((size_t)n * BTB_W * sizeof *s->tr);
+    if (s->nt > 1 && s->xr && s->tr && !s->in_pool) s->pool = k_lle_pool_new(s->nt);
+  }
+  k_lle_pool *pool = s->in_pool ? s->in_pool : s->pool;
+  if (!s->bt.p || !s->xr || !s->tr) { bmat_btb_par(&s->b, s->nt, s->in_pool, nc, x, y, t); return; }
+  int nt = s->nt < k_lle_pool_size(pool) ? s->nt : k_lle_pool_size(pool);
+  btb_blk_job j = { &s->b, &s->bt, nc, x, y, s->xr, s->tr, pool };
+  k_lle_pool_run(pool, nt, btb_blk_run, &j);
+}
+
+/* Residuals ||B^T B v - lambda v|| of e's pairs by bsvd_btb.  Local. */
+static int bsvd_residuals(bsvd_ws *s, lle_eig *e) {
+  int64_t n = s->b.n;
+  double *y = malloc((size_t)n * e->nev * sizeof *y), *t = malloc((size_t)n * e->nev * sizeof *t);
+  if (!y || !t) { free(y); free(t); return hy_err(HY_ESYS, "out of memory for residuals"); }
+  bsvd_btb(s, e->nev, e->vec, y, t);
+  for (int j = 0; j < e->nev; j++) {
+    const double *v = e->vec + (size_t)j * n, *yj = y + (size_t)j * n;
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++) { double r = yj[i] - e->val[j] * v[i]; sum += r * r; }
+    e->res[j] = sqrt(sum);
+  }
+  free(y); free(t);
+  return HY_OK;
+}
 
 /* The block width on e^perp: nev - 1 + max(nev, 6) (with e: nev + max(nev, 6), as
  * shift-invert), at most n - 1.  Local. */
@@ -520,6 +639,7 @@ static int bsvd_setup(const lle_eig_in *in, bsvd_ws *s, lle_eig *e) {
   HY_CALL(bmat_build(n, in->k, in->nbr, in->w, lle_threads(in->threads), in->pool, &s->b));
   e->blas_threads = in->blas_threads > 0 ? in->blas_threads : lle_blas_threads(n, in->threads);
   s->nt = e->solve_threads = lle_threads(in->threads);
+  s->in_pool = in->pool;
   size_t np = (size_t)n * s->p;
   HY_MALLOC(s->v, np); HY_MALLOC(s->mv, np); HY_MALLOC(s->tmp, np);
   HY_MALLOC(s->h, (size_t)s->p * s->p); HY_MALLOC(s->theta, s->p);
@@ -672,7 +792,7 @@ static int bsvd_iterate(const lle_eig_in *in, bsvd_ws *s, double lam0, double re
     project_out(n, p, s->v, NULL);
     HY_CALL(lle_orthonormalise(n, p, s->v));
     /* Rayleigh-Ritz with M = B^T B: H = V^T M V */
-    bmat_btb_par(&s->b, s->nt, in->pool, p, s->v, s->mv, s->tmp);
+    bsvd_btb(s, p, s->v, s->mv, s->tmp);
     double *h = s->h;
     dgemm_("T", "N", &p, &p, &nn, &d1, s->v, &nn, s->mv, &nn, &d0, h, &p, 1, 1);
     for (int i = 0; i < p; i++)
@@ -693,7 +813,7 @@ static int bsvd_iterate(const lle_eig_in *in, bsvd_ws *s, double lam0, double re
   }
   memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);
   for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
-  return bmat_residuals(&s->b, s->nt, in->pool, e);
+  return bsvd_residuals(s, e);
 }
 
 /* The convergence of pairs 1..nev-1 from their residuals res[j - 1] (the engine's), as
@@ -761,13 +881,16 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
   if (rc != HY_OK) return rc;
   memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);
   for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
-  return bmat_residuals(&s->b, s->nt, in->pool, e);
+  return bsvd_residuals(s, e);
 }
 
 /* Free the iteration's state and the operator's factor.  Local. */
 static void bsvd_free(bsvd_ws *s) {
   if (s->op) s->op->free(s->st);
   bmat_free(&s->b);
+  bmat_free(&s->bt);
+  k_lle_pool_free(s->pool);
+  free(s->xr); free(s->tr);
   free(s->v); free(s->mv); free(s->h); free(s->theta); free(s->tmp);
 }
 
@@ -784,7 +907,8 @@ int lle_bsub_solve(const lle_eig_in *in, const lle_bop *op, lle_eig *e) {
   bsvd_ws s;
   memset(&s, 0, sizeof s);
   HY_CALL(bsvd_setup(in, &s, e));
-  bsvd_prep prep = { &s.b, s.p, HY_OK, in->seed, s.v, e->vec, s.mv, s.tmp, 0, 0, 0, "" };
+  bsvd_prep prep = { &s.b, s.p, HY_OK, in->seed, s.v, e->vec, s.mv, s.tmp, 0, 0, 0,
+                     in->iter_columns || in->iter_engine ? NULL : &s.bt, "" };
   pthread_t prep_th;
   int prep_started = pthread_create(&prep_th, NULL, bsvd_prep_run, &prep) == 0;
   if (!prep_started) bsvd_prep_run(&prep);

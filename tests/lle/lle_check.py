@@ -473,8 +473,9 @@ def check_keys(c):
 def check_host_threads(c):
     """The kd-tree's queries and lle.weights = host on the rank's threads (OMP_NUM_THREADS = 1,
     2, 3): the neighbour lists (output.neighbors), the graph and the embedding the same bit for
-    bit as the serial host backend (lle.weights = backend, one thread), at 1 and 2 ranks and
-    with a longer pool spin (lle.pool_spin_us); and the report names the threads."""
+    bit as the serial host backend (lle.weights = backend, one thread), at 1 and 2 ranks, with a
+    longer pool spin (lle.pool_spin_us) and with the iteration's products a column at a time
+    (lle.iter_products = columns against the default blocks); and the report names the threads."""
     base = ["run.workload=lle", "lle.n=6000", "lle.k=10", "lle.noise=0.05", "run.seed=11", "lle.trust_sample=0",
             "lle.knn=kdtree", "output.record=false", "output.neighbors=nbr.npy"]
     rc = 0
@@ -482,9 +483,10 @@ def check_host_threads(c):
     res = {}
     try:
         for nt, w, ranks, spin in ((1, "backend", 1, 60), (2, "host", 1, 60), (3, "host", 1, 60), (3, "host", 2, 60),
-                                   (3, "backend", 1, 60), (3, "host", 1, 3000)):
+                                   (3, "backend", 1, 60), (3, "host", 1, 3000), (2, "host", 1, 0)):
             os.environ["OMP_NUM_THREADS"] = str(nt)
-            wd, out = run(c, ranks, base + ["lle.weights=" + w, "lle.pool_spin_us=%d" % spin],
+            extra = ["lle.pool_spin_us=%d" % spin] if spin else ["lle.iter_products=columns"]   # spin 0: the column products
+            wd, out = run(c, ranks, base + ["lle.weights=" + w] + extra,
                           "host_threads_%d_%s_%d_%d" % (nt, w, ranks, spin))
             res[(nt, w, ranks, spin)] = (digests(out), np.load(os.path.join(wd, "nbr.npy")), out)
     finally:
@@ -498,7 +500,7 @@ def check_host_threads(c):
                 "kd-tree queries on %d host thread(s)" % nt)
         named = want in out and ("weights on host" in out)
         ok = same and named and "PASSED: lle" in out
-        print("%s host threads: %d thread(s), lle.weights = %s, %d rank(s), pool spin %d us: lists %s, graph %s embedding %s%s" %
+        print("%s host threads: %d thread(s), lle.weights = %s, %d rank(s), pool spin %d us (0: columns): lists %s, graph %s embedding %s%s" %
               ("ok  " if ok else "FAIL", nt, w, ranks, spin, "same" if np.array_equal(nbr, ref[1]) else "DIFFERENT",
                dg[0], dg[1], "" if named else " (report line missing: %r)" % want))
         rc |= 0 if ok else 1
