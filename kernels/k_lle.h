@@ -266,6 +266,10 @@ typedef struct k_lle_chol_top {
   void *state;                  /* out (keep): the engine's state; NULL if not kept */
   int back;                     /* in: 1, the factored blocks back into x (0 only with keep:
                                    nothing on the host reads the top's values) */
+  int stage;                    /* in: 1, the copies up (blocks, tails) through pinned buffers that
+                                   pool's threads fill (lle.cnd_top_copy = pinned); 0 pageable */
+  k_lle_pool *pool;             /* in: the host's threads for that (NULL: pageable) */
+  int pool_threads;             /* in: how many of them */
 } k_lle_chol_top;
 
 /* The top part of k_lle_chol_solve on the engine that factored it (k_lle_chol_in.top_solve):
@@ -311,6 +315,8 @@ typedef struct {
   int (*top_solve)(k_backend *be, k_lle_chol_top_solve *sj);
   void (*top_release)(void *state);
   int top_values;      /* with top_solve: 1, the top's values wanted in x too (a check, CHOLMOD's solves) */
+  int top_stage;       /* with top: 1, its copies up through pinned buffers filled by the plan's
+                          threads (k_lle_chol_top.stage; lle.cnd_top_copy = pinned) */
 } k_lle_chol_in;
 /* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the
  * dense-block count) in all and above the cut, the two phases' seconds, and minor: n, or the

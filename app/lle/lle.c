@@ -66,6 +66,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd with the top supernodes on the device (lle.cnd_top = device, or auto on CUDA): their updates from the supernodes below the cut: device (the below supernodes' rows in the top packed by the subtree phase, shipped once, applied on the device by a kernel a top column a block) or host (applied on the rank's threads before the top blocks go up); auto (the default): device wherever the top is on the device (H200, N = 1M: numeric 0.99 s, its top 0.35 s, against 1.19 s, top 0.56 s, with host and cnd_solve_top = host in session 7's final run at 6a00730; 0.93 s, top 0.34 s, in the 2026-12-02 06:28 run at 80c0879)" },
   { "lle", "cnd_solve_top", CFG_ENUM, "auto", 0, 0, "auto|device|host",
     "chol-nd with the top supernodes and the updates from below on the device (lle.cnd_top = device or auto on CUDA, lle.cnd_below = device or auto): the block solves' top part (forward and backward through the top supernodes, with the tails' updates) on the device, the factored top kept there (device; the host sends the block's rows at the top and tails' columns and gets the top rows back each solve), or on the rank's threads (host); auto (the default): device wherever the updates from below are (H200, session 7 final run at 6a00730, N = 1M: block solves 0.661 s against 0.682 s)" },
+  { "lle", "cnd_top_copy", CFG_ENUM, "pageable", 0, 0, "pageable|pinned",
+    "chol-nd with the top supernodes on the device: how their blocks and the tails from below go up: pageable (the default: cudaMemcpyAsync from the host's arrays, the driver's own staging on one thread; H200 N = 1M, 80c0879: copies up 0.276 s for ~1 GB) or pinned (through two 32 MB pinned buffers that the rank's threads fill while the other's DMA runs; not yet measured)" },
   { "lle", "cnd_cut", CFG_REAL, "1", 1, 64, NULL,
     "chol-nd, cnd_factor = own: how deep the supernodal tree is cut: a subtree is split while it is heavier than the flops below the cut / (threads x cnd_cut); 1 (default) balances the subtrees over the rank's threads, larger moves more supernodes into the top (with cnd_top = device: more of the factor on the device, more bytes moved); the host's factor is the same bit for bit at any cut" },
   { "lle", "pool_spin_us", CFG_INT, "60", 1, 1000000, NULL,
@@ -148,6 +150,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_tiles = !cfg_is(c, "lle.cnd_top", "blas");   /* the subtrees by tiles with device and auto too */
   o->cnd_below = !cfg_is(c, "lle.cnd_below", "host");   /* auto: device where the top is (cnd_numeric) */
   o->cnd_solve_top = !cfg_is(c, "lle.cnd_solve_top", "host");
+  o->cnd_top_copy = cfg_is(c, "lle.cnd_top_copy", "pinned");
   o->auto_device_n = cfg_int(c, "lle.auto_device_n");
   o->cnd_cut = cfg_real(c, "lle.cnd_cut");
   o->pool_spin_us = (int)cfg_int(c, "lle.pool_spin_us");

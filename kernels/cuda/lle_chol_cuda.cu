@@ -26,6 +26,83 @@ static double cc_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The copies up through pinned memory (k_lle_chol_top.stage, lle.cnd_top_copy = pinned): two
+ * buffers of CC_STAGE_BYTES, one filled by the pool's threads (a memcpy each, contiguous byte
+ * ranges) while the other one's DMA runs; without them (stage off, or no pinned memory) the
+ * copies go from the pageable host arrays as before (the driver's own staging, one thread). */
+enum { CC_STAGE_BYTES = 32 << 20 };
+typedef struct {
+  char *pin[2];
+  cudaEvent_t ev[2];
+  int used[2], b;
+  k_lle_pool *pool;
+  int nt;
+} cc_stage;
+
+/* One staging memcpy: dst[i] = src[i] over the byte range of a thread. */
+typedef struct {
+  char *dst;
+  const char *src;
+} cc_mcpy;
+
+/* Bytes [i0, i1) of a staging memcpy.  Local. */
+static void cc_mcpy_part(void *arg, int64_t i0, int64_t i1) {
+  const cc_mcpy *m = (const cc_mcpy *)arg;
+  memcpy(m->dst + i0, m->src + i0, (size_t)(i1 - i0));
+}
+
+/* Open the staging where the job asks for it (a failure leaves it off: the pageable path).  Local. */
+static void cc_stage_open(cc_stage *st, const k_lle_chol_top *job) {
+  memset(st, 0, sizeof *st);
+  if (!job->stage || !job->pool) return;
+  for (int b = 0; b < 2; b++)
+    if (cudaMallocHost((void **)&st->pin[b], CC_STAGE_BYTES) != cudaSuccess ||
+        cudaEventCreateWithFlags(&st->ev[b], cudaEventDisableTiming) != cudaSuccess) {
+      for (int c = 0; c <= b; c++) {
+        if (st->pin[c]) cudaFreeHost(st->pin[c]);
+        if (st->ev[c]) cudaEventDestroy(st->ev[c]);
+      }
+      cudaGetLastError();
+      memset(st, 0, sizeof *st);
+      return;
+    }
+  st->pool = job->pool;
+  st->nt = job->pool_threads > 0 ? job->pool_threads : 1;
+}
+
+/* bytes from the host's src to the device's dst on stream s: through the staging buffers
+ * (the call returns once src has been read; the DMA may still run), else one pageable copy.
+ * Local. */
+static cudaError_t cc_stage_up(cc_stage *st, void *dst, const void *src, size_t bytes, cudaStream_t s) {
+  if (!st->pin[0]) return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s);
+  const char *p = (const char *)src;
+  char *q = (char *)dst;
+  cudaError_t ce = cudaSuccess;
+  while (bytes > 0 && ce == cudaSuccess) {
+    size_t len = bytes < (size_t)CC_STAGE_BYTES ? bytes : (size_t)CC_STAGE_BYTES;
+    int b = st->b;
+    if (st->used[b]) ce = cudaEventSynchronize(st->ev[b]);   /* its last DMA done */
+    if (ce != cudaSuccess) break;
+    cc_mcpy m = { st->pin[b], p };
+    k_lle_pool_for(st->pool, len >= ((size_t)1 << 20) ? st->nt : 1, (int64_t)len, cc_mcpy_part, &m);
+    ce = cudaMemcpyAsync(q, st->pin[b], len, cudaMemcpyHostToDevice, s);
+    if (ce == cudaSuccess) ce = cudaEventRecord(st->ev[b], s);
+    st->used[b] = 1;
+    st->b ^= 1;
+    p += len; q += len; bytes -= len;
+  }
+  return ce;
+}
+
+/* Close the staging (its DMAs waited for).  Local. */
+static void cc_stage_close(cc_stage *st) {
+  for (int b = 0; b < 2; b++) {
+    if (st->ev[b]) { cudaEventSynchronize(st->ev[b]); cudaEventDestroy(st->ev[b]); }
+    if (st->pin[b]) cudaFreeHost(st->pin[b]);
+  }
+  memset(st, 0, sizeof *st);
+}
+
 /* HY_OK, or HY_ESYS recorded with the CUDA error of what.  Local. */
 static int cc_ok(cudaError_t ce, const char *what) {
   return ce == cudaSuccess ? HY_OK : hy_err(HY_ESYS, "CUDA: %s failed: %s (%s)", what, cudaGetErrorString(ce),
@@ -102,10 +179,12 @@ typedef struct {
   int xcap;
   int32_t *dg;
   int64_t *goff;                       /* host: top i's gather list at dg + goff[i] */
+  cc_stage stg;                        /* the copies up's staging (cc_top only) */
 } cc_dev;
 
 /* Free the call's state (NULL-safe).  Local. */
 static void cc_free(cc_dev *d) {
+  cc_stage_close(&d->stg);
   for (int i = 0; i < d->nev; i++) {
     if (d->up) cudaEventDestroy(d->up[i]);
     if (d->done) cudaEventDestroy(d->done[i]);
@@ -148,7 +227,7 @@ static int cc_tails(const k_lle_chol_top *job, cc_dev *d) {
   free(hp);
   if (ce == cudaSuccess && nr > 0) ce = cudaMemcpyAsync(d->drmap2, job->brmap, (size_t)nr * sizeof(int32_t), cudaMemcpyHostToDevice, d->cp);
   if (ce == cudaSuccess && d->toff[nt] > 0)   /* packed by the host's subtree phase (job->tailx) */
-    ce = cudaMemcpyAsync(d->dtail, job->tailx, (size_t)d->toff[nt] * sizeof(double), cudaMemcpyHostToDevice, d->cp);
+    ce = cc_stage_up(&d->stg, d->dtail, job->tailx, (size_t)d->toff[nt] * sizeof(double), d->cp);
   if (ce == cudaSuccess) ce = cudaEventCreate(&d->tails);
   if (ce == cudaSuccess) ce = cudaEventRecord(d->tails, d->cp);
   return cc_ok(ce, "the tails from below up");
@@ -258,12 +337,13 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   if (!dp) return hy_err(HY_ESYS, "out of memory for the top's state");
   cc_dev &d = *dp;
   double t0 = cc_now();
+  cc_stage_open(&d.stg, job);
   int lwork = 0, rc = cc_alloc(be, job, &d, &lwork);
   if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.t0, cs->stream), "cudaEventRecord");
   for (int i = 0; i < job->ntop && rc == HY_OK; i++) {   /* up: block i (the device works on the earlier ones) */
     int64_t s = job->top[i];
     size_t bytes = (size_t)(d.off[i + 1] - d.off[i]) * sizeof(double);
-    cudaError_t ce = cudaMemcpyAsync(d.dx + d.off[i], job->x + L->px[s], bytes, cudaMemcpyHostToDevice, d.cp);
+    cudaError_t ce = cc_stage_up(&d.stg, d.dx + d.off[i], job->x + L->px[s], bytes, d.cp);
     if (ce == cudaSuccess) ce = cudaEventRecord(d.up[i], d.cp);
     if (ce == cudaSuccess) ce = cudaStreamWaitEvent(cs->stream, d.up[i], 0);
     if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "CUDA: top block %d up: %s", i, cudaGetErrorString(ce));
@@ -271,6 +351,7 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
     if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.done[i], cs->stream), "cudaEventRecord");
   }
   double t1 = cc_now();
+  cc_stage_close(&d.stg);   /* (its last DMAs waited for) */
   for (int i = 0; i < job->ntop && rc == HY_OK && (job->back || !job->keep); i++) {   /* back: block i once factored */
     int64_t s = job->top[i];
     size_t bytes = (size_t)(d.off[i + 1] - d.off[i]) * sizeof(double);

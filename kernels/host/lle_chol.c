@@ -919,7 +919,8 @@ static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *
   k_lle_chol_top job = { .L = f->L, .ntop = f->ntop, .top = f->top, .uptr = f->tuptr, .ud = f->tud,
                          .up1 = f->tup1, .up2 = f->tup2, .rptr = f->trptr, .rmap = f->trmap, .x = f->lx,
                          .minor = f->L->n, .keep = in->top_solve && in->top_below,
-                         .back = !(in->top_solve && in->top_below) || in->top_values };
+                         .back = !(in->top_solve && in->top_below) || in->top_values,
+                         .stage = in->top_stage, .pool = f->pool, .pool_threads = f->nt };
   if (f->top_state && f->top_release) f->top_release(f->top_state);   /* a factor before (another shift) */
   f->top_state = NULL;
   if (in->top_below) {

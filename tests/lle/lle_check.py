@@ -747,12 +747,14 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
     measures the device's solves); against the same problem with lle.cnd_below = host (the
     updates from below on the threads: the device line says so; no solves' top on the device),
     with lle.cnd_solve_top = host (the solves on the host's threads), unchecked (the top's values
-    not brought back) and with lle.cnd_top = tiles (the top on the host's threads: no device
+    not brought back), with lle.cnd_top_copy = pinned (the copies up through pinned buffers: the
+    line says so) and with lle.cnd_top = tiles (the top on the host's threads: no device
     line): the same iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
     rc = 0
     for tag, extra, where, stop in (("default", None, "device", True), ("cnd_below=host", ["lle.cnd_below=host"], "threads", False),
                                     ("cnd_solve_top=host", ["lle.cnd_solve_top=host"], "device", False),
                                     ("unchecked", ["lle.cnd_check=false"], "device", True),
+                                    ("cnd_top_copy=pinned", ["lle.cnd_top_copy=pinned"], "device", True),
                                     ("cnd_top=tiles", ["lle.cnd_top=tiles"], None, False)):
         checked = "lle.cnd_check=false" not in (extra or [])
         if extra is None:
@@ -771,6 +773,7 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
         same = len(lt) == len(lg) and bool(np.all(np.abs(lg - lt) <= rg + rt))
         dev_ok = (m is None) if where is None else (m is not None and float(m.group(2)) > 0 and m.group(6) == where)
         dev_ok = dev_ok and (("the solves' top part on the device" in out) == stop)
+        dev_ok = dev_ok and (("copies up through pinned buffers" in out) == tag.endswith("pinned"))
         # unchecked with the solves' top on the device: the top's values stay there (less moved)
         chk_ok = ((chk is not None and float(chk.group(1)) <= 1e-14 and sck is not None and float(sck.group(1)) <= 1e-14)
                   if checked else (chk is None and sck is None))

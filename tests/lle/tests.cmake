@@ -270,6 +270,9 @@ hy_case(NAME lle_bad_auto_device_n RANKS 1 EXIT 1
 hy_case(NAME lle_bad_cnd_solve_top RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_solve_top' = 'gpu' is not allowed; allowed: one of auto.device.host"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_top=gpu)
+hy_case(NAME lle_bad_cnd_top_copy RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_top_copy' = 'mapped' is not allowed; allowed: one of pageable.pinned"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top_copy=mapped)
 hy_case(NAME lle_bad_cnd_below RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_below' = 'gpu' is not allowed; allowed: one of auto.device.host"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_below=gpu)
