@@ -26,10 +26,10 @@ typedef struct {
   int *rows_s;        /* the row lists of calls on the lookahead side stream */
   int rows_s_n;
   double *red;       /* 2 doubles + index for reductions */
-  void *linv;        /* TRSM through the inverse: L^-1 and the product */
-  size_t linv_bytes;
-  void *tmp;
-  size_t tmp_bytes;
+  /* TRSM through the inverse (c_trsm_lunit), per stream (main, the lookahead side stream, the
+   * update's aux stream: they may run at once): L^-1, the inversion's products, B's product */
+  void *tl_inv[3], *tl_t[3], *tl_tmp[3];
+  size_t tl_inv_b[3], tl_t_b[3], tl_tmp_b[3];
   void *lowa, *lowb;  /* gemm_sub_low: A and B rounded to BF16 / FP16 */
   int *rpiv;          /* getrf_rec: the panel's pivots on the device (0-based from its top) */
   void *pbs;          /* the fused base block's scratch (GAUSS_PB_SCRATCH bytes) */
@@ -46,7 +46,7 @@ typedef struct {
   /* gauss.update_chunks: the aux streams of the trailing update's row swaps and TRSM ([0]: a
    * priority between the main stream's and the side's, [1]: the main stream's; made at first
    * use), their handles, the events between them and the main stream, the aux's row list and
-   * its TRSM buffers with the L whose inverse linv_x holds (cleared at a new step:
+   * its TRSM buffers (tl_*[2]) with the L whose inverse tl_inv[2] holds (cleared at a new step:
    * K_GAUSS_AUX_ENTER / _PANEL) */
   int aux_on[2], aux_cur;
   cudaStream_t aux[2];
@@ -56,9 +56,7 @@ typedef struct {
   cudaEvent_t ev_chunk[K_GAUSS_CHUNKS_MAX];   /* K_GAUSS_AUX_MARK: each chunk's GEMM done */
   int *rows_x;
   int rows_x_n;
-  void *linv_x, *tmp_x;
-  size_t linv_x_bytes, tmp_x_bytes;
-  const void *linv_x_l;
+  const void *linv_x_l;   /* the L whose inverse tl_inv[2] holds */
   int64_t linv_x_m, linv_x_ld;
 } gauss_cuda_ws;
 
@@ -72,8 +70,11 @@ static void gauss_ws_free(void *p) {
   if (w->rows) cudaFree(w->rows);
   if (w->rows_s) cudaFree(w->rows_s);
   if (w->red) cudaFree(w->red);
-  if (w->linv) cudaFree(w->linv);
-  if (w->tmp) cudaFree(w->tmp);
+  for (int i = 0; i < 3; i++) {
+    if (w->tl_inv[i]) cudaFree(w->tl_inv[i]);
+    if (w->tl_t[i]) cudaFree(w->tl_t[i]);
+    if (w->tl_tmp[i]) cudaFree(w->tl_tmp[i]);
+  }
   if (w->lowa) cudaFree(w->lowa);
   if (w->lowb) cudaFree(w->lowb);
   if (w->rpiv) cudaFree(w->rpiv);
@@ -97,8 +98,6 @@ static void gauss_ws_free(void *p) {
     for (int c = 0; c < K_GAUSS_CHUNKS_MAX; c++) cudaEventDestroy(w->ev_chunk[c]);
   }
   if (w->rows_x) cudaFree(w->rows_x);
-  if (w->linv_x) cudaFree(w->linv_x);
-  if (w->tmp_x) cudaFree(w->tmp_x);
   free(w);
 }
 
@@ -993,7 +992,6 @@ static int c_rows_put(k_backend *be, int sp, void *a, int64_t lda, int64_t ncols
   return HY_OK;
 }
 
-/* B = L^-1 B (unit lower), cuBLAS TRSM.  Local. */
 /* The m x m identity.  Device. */
 template <typename T>
 __global__ void eye_k(T *a, int64_t m) {
@@ -1001,48 +999,118 @@ __global__ void eye_k(T *a, int64_t m) {
   if (t < m * m) a[t] = (t % m == t / m) ? (T)1 : (T)0;
 }
 
-/* B = L^-1 B (unit lower): for a wide B through L^-1 (a small TRSM on the identity) and one
- * GEMM, which runs at GEMM speed; else cuBLAS TRSM.  Local. */
+/* The diagonal blocks of LINV_B rows of the inverse of a unit lower triangular matrix. */
+#define LINV_B 32
+
+/* Diagonal block blockIdx.x (rows [r0, r0 + b), b = min(LINV_B, m - r0)) of X = L^-1, L unit
+ * lower (ld ldl; its diagonal and upper part not read), into inv (ld ldi): thread j forms column
+ * j by forward substitution on e_j, X(i, j) = -sum_{k < i} L(i, k) X(k, j) for i > j, every
+ * thread through the same (i, k) (L(i, k) one broadcast, X(k, j) = 0 above the diagonal), so the
+ * loops run in step; the block's upper part written as zeros.  Device. */
+__global__ void __launch_bounds__(LINV_B) linv_base_k(const double *l, int64_t ldl, int m, double *inv,
+                                                      int64_t ldi) {
+  __shared__ double sl[LINV_B * (LINV_B + 1)];
+  __shared__ double sx[LINV_B * (LINV_B + 1)];
+  const int ls = LINV_B + 1;
+  int r0 = blockIdx.x * LINV_B, b = m - r0 < LINV_B ? m - r0 : LINV_B, j = threadIdx.x;
+  for (int c = 0; c < b; c++)
+    if (j < b) sl[j + c * ls] = j > c ? l[(int64_t)(r0 + j) + (int64_t)(r0 + c) * ldl] : 0.0;
+  __syncthreads();
+  if (j < b) {
+    for (int i = 0; i <= j; i++) sx[i + j * ls] = i == j ? 1.0 : 0.0;
+    for (int i = 1; i < b; i++) {
+      double s = 0;
+      for (int k = 0; k < i; k++) s += sl[i + k * ls] * sx[k + j * ls];
+      if (i > j) sx[i + j * ls] = -s;
+    }
+  }
+  __syncthreads();
+  for (int c = 0; c < b; c++)
+    if (j < b) inv[(int64_t)(r0 + j) + (int64_t)(r0 + c) * ldi] = sx[j + c * ls];
+}
+
+/* inv (m x m, ld m) = L^-1 for L unit lower m x m (ld ldl), FP64, in a few launches: the
+ * diagonal blocks of LINV_B rows by linv_base_k, then by level s = LINV_B, 2 LINV_B, ... each
+ * pair of consecutive inverted diagonal blocks [X11 0; . X22] of L's [L11 0; L21 L22] completed
+ * by X21 = -X22 (L21 X11) (two GEMMs; the full pairs of a level in one strided batched GEMM
+ * each, a last shorter pair by plain GEMMs), as LAPACK's blocked trtri; the upper part zero.
+ * t: m * m doubles of scratch.  Queued on the current stream.  Local. */
+static int linv_fp64(k_backend *be, int64_t m, const double *l, int64_t ldl, double *inv, double *t) {
+  cudaStream_t st = strm(be);
+  cublasHandle_t h = cur_cublas(be);
+  const double one = 1, mone = -1, zero = 0;
+  HY_CUDA(cudaMemsetAsync(inv, 0, (size_t)(m * m) * sizeof(double), st));
+  linv_base_k<<<nblocks(m, LINV_B), LINV_B, 0, st>>>(l, ldl, (int)m, inv, m);
+  HY_CUDA_LAUNCH();
+  int im = (int)m, il = (int)ldl;
+  for (int64_t s = LINV_B; s < m; s *= 2) {
+    int64_t np = m / (2 * s), r0 = 2 * np * s, rem = m - r0;
+    int is = (int)s;
+    if (np > 0) {
+      /* pair p: rows and columns [2 p s, 2 p s + 2 s); T_p = L21_p X11_p, X21_p = -X22_p T_p */
+      HY_CUBLAS(cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, is, is, is, &one, l + s, il,
+                                          2 * s * (ldl + 1), inv, im, 2 * s * (m + 1), &zero, t, is, s * s,
+                                          (int)np));
+      HY_CUBLAS(cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, is, is, is, &mone, inv + s * (m + 1), im,
+                                          2 * s * (m + 1), t, is, s * s, &zero, inv + s, im, 2 * s * (m + 1),
+                                          (int)np));
+    }
+    if (rem > s) {
+      /* the last pair: a full block of s and one of r2 < s rows */
+      int r2 = (int)(rem - s);
+      HY_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, r2, is, is, &one, l + (r0 + s) + r0 * ldl, il,
+                            inv + r0 * (m + 1), im, &zero, t, r2));
+      HY_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, r2, is, r2, &mone, inv + (r0 + s) * (m + 1), im, t, r2,
+                            &zero, inv + (r0 + s) + r0 * m, im));
+    }
+  }
+  return HY_OK;
+}
+
+/* B = L^-1 B (unit lower).  A wide B goes through L^-1 and one GEMM, which runs at GEMM speed:
+ * FP64 (m >= 128, n >= m; on the lookahead side stream n >= 2 m: the panel's own TRSMs stay
+ * cuBLAS's) with L^-1 by linv_fp64 (a few launches; cuBLAS's TRSM of the identity took ~1.5 ms
+ * at m = 1024), FP32 (m >= 128, n >= 2 m) by a small TRSM on the identity; else cuBLAS TRSM.
+ * Each stream has its own buffers; the aux stream keeps L^-1 for the step's other chunks (the
+ * same L until the next K_GAUSS_AUX_ENTER / _PANEL).  Local. */
 static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void *l, int64_t ldl,
                         void *b, int64_t ldb) {
   if (m <= 0 || n <= 0) return HY_OK;
   cublasHandle_t h = cur_cublas(be);
+  gauss_cuda_ws *w = gw(be);
   size_t e = sp ? 4 : 8;
-  if (m >= 128 && n >= 2 * m) {
-    /* the aux stream (update chunks) has its own buffers and keeps L^-1 for the step's other
-     * chunks (the same L until the next K_GAUSS_AUX_ENTER / _PANEL) */
-    gauss_cuda_ws *w = gw(be);
-    int ax = w->cur_side == 2;
-    void **linv = ax ? &w->linv_x : &w->linv, **tmp = ax ? &w->tmp_x : &w->tmp;
-    HY_CALL(grow(linv, ax ? &w->linv_x_bytes : &w->linv_bytes, (size_t)(m * m) * e));
-    HY_CALL(grow(tmp, ax ? &w->tmp_x_bytes : &w->tmp_bytes, (size_t)(m * n) * e));
+  int sid = w->cur_side, ax = sid == 2;
+  int via = m >= 128 && (!sp && sid != 1 ? n >= m : n >= 2 * m) && m <= 32768;
+  if (via) {
+    HY_CALL(grow(&w->tl_inv[sid], &w->tl_inv_b[sid], (size_t)(m * m) * e));
+    HY_CALL(grow(&w->tl_tmp[sid], &w->tl_tmp_b[sid], (size_t)(m * n) * e));
+    void *linv = w->tl_inv[sid], *tmp = w->tl_tmp[sid];
     int have = ax && w->linv_x_l == l && w->linv_x_m == m && w->linv_x_ld == ldl;
-    if (!have) {
-      if (sp) eye_k<float><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((float *)*linv, m);
-      else eye_k<double><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((double *)*linv, m);
-      HY_CUDA_LAUNCH();
-    }
     if (sp) {
       float one = 1, zero = 0;
-      if (!have)
+      if (!have) {
+        eye_k<float><<<nblocks(m * m, 256), 256, 0, strm(be)>>>((float *)linv, m);
+        HY_CUDA_LAUNCH();
         HY_CUBLAS(cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
-                              (int)m, (int)m, &one, (const float *)l, (int)ldl, (float *)*linv, (int)m));
-      HY_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const float *)*linv,
-                            (int)m, (const float *)b, (int)ldb, &zero, (float *)*tmp, (int)m));
+                              (int)m, (int)m, &one, (const float *)l, (int)ldl, (float *)linv, (int)m));
+      }
+      HY_CUBLAS(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const float *)linv,
+                            (int)m, (const float *)b, (int)ldb, &zero, (float *)tmp, (int)m));
     } else {
       double one = 1, zero = 0;
-      if (!have)
-        HY_CUBLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT,
-                              (int)m, (int)m, &one, (const double *)l, (int)ldl, (double *)*linv, (int)m));
-      HY_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const double *)*linv,
-                            (int)m, (const double *)b, (int)ldb, &zero, (double *)*tmp, (int)m));
+      if (!have) {
+        HY_CALL(grow(&w->tl_t[sid], &w->tl_t_b[sid], (size_t)(m * m) * e));
+        HY_CALL(linv_fp64(be, m, (const double *)l, ldl, (double *)linv, (double *)w->tl_t[sid]));
+      }
+      HY_CUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)m, &one, (const double *)linv,
+                            (int)m, (const double *)b, (int)ldb, &zero, (double *)tmp, (int)m));
     }
     if (ax) {
       w->linv_x_l = l;
       w->linv_x_m = m;
       w->linv_x_ld = ldl;
     }
-    HY_CUDA(cudaMemcpy2DAsync(b, (size_t)ldb * e, *tmp, (size_t)m * e, (size_t)m * e, (size_t)n,
+    HY_CUDA(cudaMemcpy2DAsync(b, (size_t)ldb * e, tmp, (size_t)m * e, (size_t)m * e, (size_t)n,
                               cudaMemcpyDeviceToDevice, strm(be)));
     return HY_OK;
   }

@@ -1134,6 +1134,18 @@ if(HYBRID_GPU_TESTS)
     --expect-num "0:16:n = 2047: pivots as dgetrf, factors [0-9.e+-]+, x [0-9.e+-]+, HPL scaled residual ([0-9.]+)"
     -- $<TARGET_FILE:test_gauss_small_gpu>)
   set_tests_properties(gauss_gpu_small_kernels PROPERTIES LABELS "gpu" TIMEOUT 120 SKIP_RETURN_CODE 77)
+  # trsm_lunit against the host's BLAS TRSM (tests/gauss/test_gauss_trsm_gpu.c): FP64 through
+  # L^-1 (linv_fp64: diagonal blocks of 32, levels, orders 32 does not divide), cuBLAS's TRSM,
+  # FP32, the side stream's own buffers, B's other rows and columns untouched; prints the time
+  # at m = 1024 (`ctest -R gauss_gpu_trsm -V`)
+  add_executable(test_gauss_trsm_gpu ${CMAKE_CURRENT_LIST_DIR}/test_gauss_trsm_gpu.c)
+  target_link_libraries(test_gauss_trsm_gpu PRIVATE hybrid_core)
+  add_test(NAME gauss_gpu_trsm COMMAND ${HY_RUNCASE} --exit 0 --timeout 60 --need-gpus 1
+    --expect "^PASSED: ([0-9]+) of \\1 checks passed" --reject "^FAILED"
+    --expect "^trsm_lunit FP64 m = 1000, n = 1000: max"
+    --expect "^trsm_lunit FP64 time, m = 1024: n = 1024 [0-9.]+ ms"
+    -- $<TARGET_FILE:test_gauss_trsm_gpu>)
+  set_tests_properties(gauss_gpu_trsm PROPERTIES LABELS "gpu" TIMEOUT 90 SKIP_RETURN_CODE 77)
   # where the small-n LU's time goes (tests/gauss/test_gauss_small_time.c): coop, every panel
   # width of the steps LU, without PDL, with the shuffle pivot search, CTA 0 alone, timed beside
   # cuSOLVER getrf + getrs at n = 512, 1024, 2048 (printed: `ctest -R gauss_gpu_small_time -V`);

@@ -1,0 +1,224 @@
+/* test_gauss_trsm_gpu.c - the CUDA backend's trsm_lunit (B = L^-1 B, L unit lower) against the
+ * host backend's (BLAS dtrsm / strsm): L the unit lower factor of LAPACK's getrf of a random
+ * matrix (as the blocked LU's panels give it, |l_ij| <= 1), B random with a leading dimension
+ * above m, at the shapes that take each path: FP64 through L^-1 (m >= 128, n >= m: linv_fp64's
+ * diagonal blocks of 32 and its levels, orders 32 does not divide, a last shorter pair), FP64
+ * by cuBLAS's TRSM (n < m, m < 128), FP32 (through the identity's TRSM from n >= 2 m), on the
+ * main stream and on the lookahead side stream (its own buffers: its FP64 rule n >= 2 m), the
+ * same L twice in a row (nothing cached on the main stream).  B to 1e-12 of the host's in FP64,
+ * 2e-4 in FP32 (relative to max |B|); the rows of B below m and its columns beyond n untouched.
+ * Prints the device time of trsm_lunit at m = 1024 (n = 1024 and 64512 through L^-1; n = 1023:
+ * cuBLAS's TRSM), for the record.  Exit 0 when every check passes, 1 otherwise, 77 without a
+ * CUDA device (skip).
+ *   test_gauss_trsm_gpu --gemm [N]: no checks; the FP64 trailing GEMM of the blocked LU
+ *   (gemm_sub: cuBLAS DGEMM, C -= A B inside one random N x N matrix, N = 65536 by default:
+ *   A = L21, B = U12 beside the lookahead columns, C = A22, all with ld N) timed at the shapes of
+ *   its first step and of its middle step for nb = 768, 1024, 1536, 2048 and at nb = 1024 with
+ *   the leading dimension padded by 64: the GEMM's own ceiling at each nb, without the panel
+ *   beside it (best of 3 after a warm-up, TF = 2 M N K over the time). */
+#include "k_gauss.h"
+#include "hybrid.h"
+#include "workload.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int nchecks, nfailed;
+
+/* Count a check; print it when it failed.  Local. */
+static void ok(int cond, const char *what, int sp, int64_t m, int64_t n, double fig) {
+  nchecks++;
+  if (!cond) {
+    nfailed++;
+    printf("FAILED: %s, %s m = %lld, n = %lld (figure %.3e)\n", what, sp ? "FP32" : "FP64", (long long)m,
+           (long long)n, fig);
+  }
+}
+
+/* A deterministic value in [-0.5, 0.5) for index i of stream s. */
+static double val(uint64_t s, uint64_t i) {
+  uint64_t z = (s * 0x9E3779B97F4A7C15ull) ^ (i + 0x632BE59BD9B4E5ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (double)(z >> 11) / 9007199254740992.0 - 0.5;
+}
+
+/* Element i of a buffer of e-byte values as double.  Local. */
+static double get(const void *p, size_t e, int64_t i) {
+  return e == 4 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+/* One shape: L (m x m, ld m + 3) from the host getrf of a random matrix, B (m x n inside an
+ * (m + 5) x (n + 2) block, ld m + 5), host and device trsm_lunit (on stream `side`: 0 main, 1
+ * the lookahead side stream), compared; twice when twice (the same L, a fresh B).  Local. */
+static void check(const k_gauss_ops *ho, k_backend *hb, const k_gauss_ops *co, k_backend *cb, int sp,
+                  int64_t m, int64_t n, int side, int twice, uint64_t seed) {
+  size_t e = sp ? 4 : 8;
+  int64_t ldl = m + 3, ldb = m + 5, nbc = n + 2;
+  size_t lbytes = (size_t)(ldl * m) * e, bbytes = (size_t)(ldb * nbc) * e;
+  void *l = malloc(lbytes), *b0 = malloc(bbytes), *bh = malloc(bbytes), *bc = malloc(bbytes);
+  int *ip = malloc(sizeof(int) * (size_t)(m + 1));
+  for (int64_t i = 0; i < ldl * m; i++) {
+    double v = val(seed, (uint64_t)i);
+    if (sp) ((float *)l)[i] = (float)v;
+    else ((double *)l)[i] = v;
+  }
+  int info = 0;
+  double mp = 0;
+  int64_t mi = 0;
+  ok(ho->getrf(hb, sp, m, m, l, ldl, ip, &info, &mp, &mi) == HY_OK && info == 0, "host getrf of L's matrix", sp, m, n, info);
+  void *dl = NULL, *db = NULL;
+  ok(cb->ops->alloc(cb, &dl, lbytes) == HY_OK && cb->ops->alloc(cb, &db, bbytes) == HY_OK, "device buffers", sp, m, n, 0);
+  cb->ops->h2d(cb, dl, l, lbytes);
+  for (int rep = 0; rep <= twice; rep++) {
+    for (int64_t i = 0; i < ldb * nbc; i++) {
+      double v = val(seed + 1000 + (uint64_t)rep, (uint64_t)i);
+      if (sp) ((float *)b0)[i] = (float)v;
+      else ((double *)b0)[i] = v;
+    }
+    memcpy(bh, b0, bbytes);
+    ho->trsm_lunit(hb, sp, m, n, l, ldl, bh, ldb);
+    cb->ops->h2d(cb, db, b0, bbytes);
+    if (side) {
+      co->stream_ctl(cb, 0);
+      co->stream_ctl(cb, 1);
+    }
+    int rc = co->trsm_lunit(cb, sp, m, n, dl, ldl, db, ldb);
+    if (side) co->stream_ctl(cb, 2);
+    ok(rc == HY_OK, "device trsm_lunit returns HY_OK", sp, m, n, rc);
+    cb->ops->d2h(cb, bc, db, bbytes);
+    cb->ops->sync(cb);
+    double d = 0, s = 0;
+    int outside = 0;
+    for (int64_t j = 0; j < nbc; j++)
+      for (int64_t i = 0; i < ldb; i++) {
+        int64_t x = i + j * ldb;
+        if (i < m && j < n) {
+          double dd = fabs(get(bc, e, x) - get(bh, e, x));
+          if (dd > d || isnan(dd)) d = isnan(dd) ? INFINITY : dd;
+          if (fabs(get(bh, e, x)) > s) s = fabs(get(bh, e, x));
+        } else if (get(bc, e, x) != get(b0, e, x)) {
+          outside++;
+        }
+      }
+    d /= s > 0 ? s : 1;
+    ok(d <= (sp ? 2e-4 : 1e-12), "B = L^-1 B as the host's", sp, m, n, d);
+    ok(outside == 0, "B's rows below m and columns beyond n untouched", sp, m, n, outside);
+    printf("trsm_lunit %s m = %lld, n = %lld%s%s: max |B_gpu - B_host| / max |B| = %.2e\n", sp ? "FP32" : "FP64",
+           (long long)m, (long long)n, side ? " (side stream)" : "", rep ? " (same L again)" : "", d);
+  }
+  cb->ops->free(cb, dl);
+  cb->ops->free(cb, db);
+  free(l); free(b0); free(bh); free(bc); free(ip);
+}
+
+/* The mean device time (ms) of 5 calls of trsm_lunit (m x n, FP64) after a warm-up.  Local. */
+static double timed(const k_gauss_ops *co, k_backend *cb, int64_t m, int64_t n) {
+  void *dl = NULL, *db = NULL;
+  if (cb->ops->alloc(cb, &dl, (size_t)(m * m) * 8) != HY_OK || cb->ops->alloc(cb, &db, (size_t)(m * n) * 8) != HY_OK)
+    return NAN;
+  /* L = I + a small strictly lower part: the solves stay bounded however often repeated */
+  double *h = calloc((size_t)(m * m), sizeof(double));
+  for (int64_t j = 0; j < m; j++)
+    for (int64_t i = j; i < m; i++) h[i + j * m] = i == j ? 1.0 : val(7, (uint64_t)(i + j * m)) / (double)m;
+  cb->ops->h2d(cb, dl, h, (size_t)(m * m) * 8);
+  cb->ops->memset0(cb, db, (size_t)(m * n) * 8);
+  co->trsm_lunit(cb, 0, m, n, dl, m, db, m);
+  cb->ops->sync(cb);
+  double t0 = hy_wtime();
+  for (int r = 0; r < 5; r++) co->trsm_lunit(cb, 0, m, n, dl, m, db, m);
+  cb->ops->sync(cb);
+  double t = (hy_wtime() - t0) / 5 * 1e3;
+  cb->ops->free(cb, dl);
+  cb->ops->free(cb, db);
+  free(h);
+  return t;
+}
+
+/* --gemm: the trailing GEMM's shapes (see the head).  Returns 0, 1 when a buffer fails.  Local. */
+static int gemm_shapes(const k_gauss_ops *co, k_backend *cb, int64_t n) {
+  size_t bytes = (size_t)(n * n) * 8, blk = (size_t)(n * 1024) * 8;
+  double *d = NULL, *h = malloc(blk);
+  if (!h || cb->ops->alloc(cb, (void **)&d, bytes) != HY_OK) {
+    printf("FAILED: no room for the %lld x %lld matrix\n", (long long)n, (long long)n);
+    return 1;
+  }
+  for (int64_t i = 0; i < n * 1024; i++) h[i] = val(99, (uint64_t)i);
+  for (int64_t c = 0; c < n; c += 1024) {
+    int64_t w = n - c < 1024 ? n - c : 1024;
+    cb->ops->h2d(cb, d + c * n, h, (size_t)(w * n) * 8);
+  }
+  cb->ops->sync(cb);
+  static const int64_t nbs[] = { 768, 1024, 1536, 2048, -1024 };
+  for (size_t v = 0; v < sizeof nbs / sizeof nbs[0]; v++) {
+    int64_t nb = nbs[v] < 0 ? -nbs[v] : nbs[v], ld = nbs[v] < 0 ? n + 64 : n;
+    int64_t cols = bytes / 8 / (size_t)ld;   /* the columns the buffer holds with this ld */
+    for (int mid = 0; mid < 2; mid++) {
+      int64_t k0 = mid ? (n / 2) / nb * nb : 0;   /* the step's first column */
+      int64_t m = n - k0 - nb, nc = (cols < n ? cols : n) - k0 - 2 * nb;
+      if (m <= 0 || nc <= 0) continue;
+      const double *a = d + (k0 + nb) + k0 * ld, *b = d + k0 + (k0 + 2 * nb) * ld;
+      double *c = d + (k0 + nb) + (k0 + 2 * nb) * ld;
+      double best = INFINITY;
+      for (int r = 0; r < 4; r++) {
+        cb->ops->sync(cb);
+        double t0 = hy_wtime();
+        co->gemm_sub(cb, 0, m, nc, nb, a, ld, b, ld, c, ld);
+        cb->ops->sync(cb);
+        double t = hy_wtime() - t0;
+        if (r > 0 && t < best) best = t;
+      }
+      printf("gemm_sub FP64 trailing GEMM, n = %lld, nb = %lld, %s step (M %lld x N %lld x K %lld, ld %lld): %.2f ms "
+             "= %.2f TF\n", (long long)n, (long long)nb, mid ? "middle" : "first", (long long)m, (long long)nc,
+             (long long)nb, (long long)ld, best * 1e3, 2.0 * (double)m * (double)nc * (double)nb / best / 1e12);
+    }
+  }
+  cb->ops->free(cb, d);
+  free(h);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (!k_cuda_compiled() || k_cuda_device_count() < 1) {
+    printf("SKIP: no CUDA device\n");
+    return 77;
+  }
+  k_backend hb, cb;
+  memset(&hb, 0, sizeof hb);
+  memset(&cb, 0, sizeof cb);
+  if (k_backend_open(&hb, K_HOST, -1) != HY_OK || k_backend_open(&cb, K_CUDA, 0) != HY_OK) {
+    printf("FAILED: a backend does not open: %s\n", hy_err_msg());
+    return 1;
+  }
+  const k_gauss_ops *ho = k_gauss_ops_get(&hb), *co = k_gauss_ops_get(&cb);
+  if (argc > 1 && strcmp(argv[1], "--gemm") == 0) {
+    int rc = gemm_shapes(co, &cb, argc > 2 ? atoll(argv[2]) : 65536);
+    k_backend_close(&cb);
+    k_backend_close(&hb);
+    return rc;
+  }
+  /* FP64 through L^-1: base blocks of 32 + levels, 32 not dividing m (200: last pairs of 64 + 8
+   * and 128 + 72; 1000: every level's last pair shorter), m = 1024 (full levels), n = m and wide */
+  static const int64_t sh[][2] = { { 128, 128 }, { 200, 333 }, { 256, 1000 }, { 1000, 1000 }, { 1024, 1024 },
+                                   { 1024, 3000 }, { 777, 1601 }, { 129, 129 },
+                                   /* cuBLAS's TRSM: n < m, m < 128 */
+                                   { 1024, 700 }, { 100, 500 }, { 64, 64 } };
+  uint64_t seed = 21;
+  for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++) check(ho, &hb, co, &cb, 0, sh[i][0], sh[i][1], 0, i == 4, seed++);
+  /* the side stream: its own buffers, FP64 through L^-1 from n >= 2 m */
+  check(ho, &hb, co, &cb, 0, 256, 512, 1, 0, seed++);
+  check(ho, &hb, co, &cb, 0, 512, 512, 1, 0, seed++);
+  /* FP32: through the identity's TRSM from n >= 2 m, else cuBLAS's */
+  check(ho, &hb, co, &cb, 1, 256, 600, 0, 1, seed++);
+  check(ho, &hb, co, &cb, 1, 300, 300, 0, 0, seed++);
+  printf("trsm_lunit FP64 time, m = 1024: n = 1024 %.3f ms, n = 64512 %.3f ms (through L^-1); n = 1023 %.3f ms "
+         "(cuBLAS TRSM)\n", timed(co, &cb, 1024, 1024), timed(co, &cb, 1024, 64512), timed(co, &cb, 1024, 1023));
+  k_backend_close(&cb);
+  k_backend_close(&hb);
+  printf("%s: %d of %d checks passed\n", nfailed ? "FAILED" : "PASSED", nchecks - nfailed, nchecks);
+  return nfailed ? 1 : 0;
+}
