@@ -144,6 +144,18 @@ static inline void k_conv_prefix(const double *w, int ks, double *P) {
   }
 }
 
+/* The FFT variant's transform size of a padded tile side n: the smallest 2^a 3^b 5^c 7^d >= n
+ * (a size cuFFT and FFTW transform without Bluestein or a generic-prime pass); the host and
+ * the CUDA plans take the same.  Local. */
+static inline int k_conv_fft_nice(int n) {
+  for (int m = n;; m++) {
+    int t = m;
+    for (int f = 2; f <= 7; f++)
+      while (t % f == 0) t /= f;
+    if (t == 1) return m;
+  }
+}
+
 #ifdef __cplusplus
 }
 #endif

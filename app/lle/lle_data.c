@@ -109,6 +109,15 @@ static void add_noise(lle_data *d, lle_mt *r, double noise) {
     for (int64_t i = 0; i < d->n; i++) d->x[i * 3 + c] += noise * lle_mt_gauss(r);
 }
 
+/* The Swiss roll's x = t cos t and z = t sin t from the positions t (y drawn already).  Local. */
+static void roll_xz(lle_data *d, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    double t = d->t[i];
+    d->x[i * 3 + 0] = t * cos(t);
+    d->x[i * 3 + 2] = t * sin(t);
+  }
+}
+
 /* sklearn.datasets.make_swiss_roll(n, noise=noise, random_state=seed, hole=False).  Local. */
 int lle_gen_swissroll(lle_data *d, int64_t n, double noise, uint32_t seed) {
   HY_CALL(data_alloc(d, n, 3));
@@ -116,11 +125,7 @@ int lle_gen_swissroll(lle_data *d, int64_t n, double noise, uint32_t seed) {
   lle_mt_seed(&r, seed);
   for (int64_t i = 0; i < n; i++) d->t[i] = 1.5 * M_PI * (1 + 2 * lle_mt_double(&r));
   for (int64_t i = 0; i < n; i++) d->x[i * 3 + 1] = 21 * lle_mt_double(&r);
-  for (int64_t i = 0; i < n; i++) {
-    double t = d->t[i];
-    d->x[i * 3 + 0] = t * cos(t);
-    d->x[i * 3 + 2] = t * sin(t);
-  }
+  roll_xz(d, n);
   if (noise != 0) add_noise(d, &r, noise);   /* values unchanged by noise = 0: add_noise */
   return HY_OK;
 }
@@ -146,11 +151,7 @@ int lle_gen_swissroll_hole(lle_data *d, int64_t n, double noise, uint32_t seed) 
   for (int64_t i = 0; i < n; i++) d->t[i] = ct[ci[i]] + lle_mt_double(&r) * M_PI;
   for (int64_t i = 0; i < n; i++) d->x[i * 3 + 1] = cy[ci[i]] + lle_mt_double(&r) * 7;
   free(ci);
-  for (int64_t i = 0; i < n; i++) {
-    double t = d->t[i];
-    d->x[i * 3 + 0] = t * cos(t);
-    d->x[i * 3 + 2] = t * sin(t);
-  }
+  roll_xz(d, n);
   if (noise != 0) add_noise(d, &r, noise);   /* values unchanged by noise = 0: add_noise */
   return HY_OK;
 }

@@ -482,23 +482,13 @@ static int conv_copy_out(k_conv_plan *p, const void *src, int64_t sld, double sc
     if (hy_fr_ != CUFFT_SUCCESS) return hy_err(HY_ESYS, "cuFFT: %s failed: %d", #expr, (int)hy_fr_); \
   } while (0)
 
-/* The smallest 2^a 3^b 5^c 7^d >= n (a size cuFFT transforms without Bluestein).  Local. */
-static int fft_nice(int n) {
-  for (int m = n;; m++) {
-    int t = m;
-    for (int f = 2; f <= 7; f++)
-      while (t % f == 0) t /= f;
-    if (t == 1) return m;
-  }
-}
-
 /* cuFFT plans for the padded tile zero-extended to a nice size (channels batched, strided:
  * a circular correlation of that size equals the direct one on the owned pixels), and the
  * kernel's spectrum.  Local. */
 static int fft_setup(k_conv_plan *p, const double *w) {
   const k_conv_geom *g = &p->g;
-  p->fn0 = fft_nice(g->th + 2 * g->r);
-  p->fn1 = fft_nice(g->tw + 2 * g->r);
+  p->fn0 = k_conv_fft_nice(g->th + 2 * g->r);
+  p->fn1 = k_conv_fft_nice(g->tw + 2 * g->r);
   int n[2] = { p->fn0, p->fn1 }, C = g->C;
   int64_t nc = (int64_t)n[0] * (n[1] / 2 + 1), nr = (int64_t)n[0] * n[1];
   size_t cs = p->es * 2;

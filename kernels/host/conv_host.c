@@ -159,16 +159,6 @@ static int host_separable(k_conv_plan *p, const k_conv_rect *rc) {
 
 
 #ifdef HYBRID_HAVE_FFTW
-/* The smallest 2^a 3^b 5^c 7^d >= n.  Local. */
-static int fft_nice(int n) {
-  for (int m = n;; m++) {
-    int t = m;
-    for (int f = 2; f <= 7; f++)
-      while (t % f == 0) t /= f;
-    if (t == 1) return m;
-  }
-}
-
 /* FFTW plans and the kernel's spectrum for element type T with FFTW prefix PX.  Local. */
 #define DEFINE_FFT(T, SFX, PX)                                                                 \
   static int fft_setup_##SFX(k_conv_plan *p, const double *w) {                               \
@@ -288,8 +278,8 @@ static int host_plan_create(k_backend *be, const k_conv_geom *g, int v, const do
   k_conv_prefix(w, g->ks, p->P);
 #ifdef HYBRID_HAVE_FFTW
   if (v == K_CONV_FFT) {
-    p->fn0 = fft_nice(g->th + 2 * g->r);
-    p->fn1 = fft_nice(g->tw + 2 * g->r);
+    p->fn0 = k_conv_fft_nice(g->th + 2 * g->r);
+    p->fn1 = k_conv_fft_nice(g->tw + 2 * g->r);
     int rc = g->fp64 ? fft_setup_d(p, w) : fft_setup_f(p, w);
     if (rc != HY_OK) {
       host_plan_destroy(p);

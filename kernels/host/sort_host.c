@@ -156,19 +156,18 @@ static void hs_scratch(k_sort_type t, int64_t n, int with_idx, void **tk, int64_
   *ti = i;
 }
 
-/* local = merge: the seed's bottom-up merge sort (one thread: merge_path_from and merge_tile
- * change nothing on the host).  Local. */
-static int hs_merge(k_backend *be, const k_sort_args *a, void *keys, int64_t *idx, int64_t n,
-                    double *kernel_s) {
+/* The merge sort (radix = 0) or the radix sort of keys (and idx) through n-key scratch arrays,
+ * the sort alone timed into *kernel_s.  Local. */
+static int hs_scratch_sort(const k_sort_args *a, int radix, void *keys, int64_t *idx, int64_t n, double *kernel_s) {
   void *tk;
   int64_t *ti;
   hs_scratch(a->type, n, idx != NULL, &tk, &ti);
   double t0 = hs_now();
   switch (a->type) {
-  case K_SORT_I32: msort_i32(keys, idx, n, tk, ti); break;
-  case K_SORT_I64: msort_i64(keys, idx, n, tk, ti); break;
-  case K_SORT_F32: msort_f32(keys, idx, n, tk, ti); break;
-  case K_SORT_F64: msort_f64(keys, idx, n, tk, ti); break;
+  case K_SORT_I32: (radix ? rsort_i32 : msort_i32)(keys, idx, n, tk, ti); break;
+  case K_SORT_I64: (radix ? rsort_i64 : msort_i64)(keys, idx, n, tk, ti); break;
+  case K_SORT_F32: (radix ? rsort_f32 : msort_f32)(keys, idx, n, tk, ti); break;
+  case K_SORT_F64: (radix ? rsort_f64 : msort_f64)(keys, idx, n, tk, ti); break;
   }
   *kernel_s = hs_now() - t0;
   free(tk);
@@ -176,23 +175,17 @@ static int hs_merge(k_backend *be, const k_sort_args *a, void *keys, int64_t *id
   return HY_OK;
 }
 
+/* local = merge: the seed's bottom-up merge sort (one thread: merge_path_from and merge_tile
+ * change nothing on the host).  Local. */
+static int hs_merge(k_backend *be, const k_sort_args *a, void *keys, int64_t *idx, int64_t n,
+                    double *kernel_s) {
+  return hs_scratch_sort(a, 0, keys, idx, n, kernel_s);
+}
+
 /* local = radix: LSD radix sort.  Local. */
 static int hs_radix(k_backend *be, const k_sort_args *a, void *keys, int64_t *idx, int64_t n,
                     double *kernel_s) {
-  void *tk;
-  int64_t *ti;
-  hs_scratch(a->type, n, idx != NULL, &tk, &ti);
-  double t0 = hs_now();
-  switch (a->type) {
-  case K_SORT_I32: rsort_i32(keys, idx, n, tk, ti); break;
-  case K_SORT_I64: rsort_i64(keys, idx, n, tk, ti); break;
-  case K_SORT_F32: rsort_f32(keys, idx, n, tk, ti); break;
-  case K_SORT_F64: rsort_f64(keys, idx, n, tk, ti); break;
-  }
-  *kernel_s = hs_now() - t0;
-  free(tk);
-  free(ti);
-  return HY_OK;
+  return hs_scratch_sort(a, 1, keys, idx, n, kernel_s);
 }
 
 /* local = qsort: libc qsort of (key, position) pairs.  Local. */

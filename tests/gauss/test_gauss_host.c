@@ -7,6 +7,7 @@
 #include "k_comm.h"
 #include "k_gauss.h"
 #include "hybrid.h"
+#include "../common/test_rand.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -26,13 +27,7 @@ static void ok(int cond, const char *what, double fig) {
 }
 
 /* A deterministic value in [-1, 1) for index i of stream s (not the library's generator). */
-static double val(uint64_t s, uint64_t i) {
-  uint64_t z = (s * 0x9E3779B97F4A7C15ull) ^ (i + 0x632BE59BD9B4E5ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) / 4503599627370496.0 - 1.0;
-}
+static double val(uint64_t s, uint64_t i) { return 2.0 * test_u01(s, i) - 1.0; }
 
 /* Fill an m x n column-major matrix from stream s.  Local. */
 static double *mat(uint64_t s, int64_t m, int64_t n, int64_t ld) {

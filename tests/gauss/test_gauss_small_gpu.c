@@ -9,6 +9,7 @@
  * (each failed check printed), 77 without a CUDA device (skip). */
 #include "k_gauss.h"
 #include "hybrid.h"
+#include "../common/test_rand.h"
 
 #include <float.h>
 #include <math.h>
@@ -31,13 +32,7 @@ static void ok(int cond, const char *what, int64_t n, double fig) {
 }
 
 /* A deterministic value in [-0.5, 0.5) for index i of stream s. */
-static double val(uint64_t s, uint64_t i) {
-  uint64_t z = (s * 0x9E3779B97F4A7C15ull) ^ (i + 0x632BE59BD9B4E5ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) / 9007199254740992.0 - 0.5;
-}
+static double val(uint64_t s, uint64_t i) { return test_u01(s, i) - 0.5; }
 
 /* max |a - b| relative to max |b| over len values.  Local. */
 static double rdiff(const double *a, const double *b, int64_t len) {

@@ -19,6 +19,7 @@
  * when they pass, 1 otherwise, 77 without a CUDA device. */
 #include "k_gauss.h"
 #include "hybrid.h"
+#include "../common/test_rand.h"
 #include "workload.h"
 
 #include <math.h>
@@ -36,13 +37,7 @@ int k_cuda_small_step_getrs_v(k_backend *be, int64_t n, const double *a, int64_t
 static int nfailed;
 
 /* A deterministic value in [-0.5, 0.5) for index i of stream s. */
-static double val(uint64_t s, uint64_t i) {
-  uint64_t z = (s * 0x9E3779B97F4A7C15ull) ^ (i + 0x632BE59BD9B4E5ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) / 9007199254740992.0 - 0.5;
-}
+static double val(uint64_t s, uint64_t i) { return test_u01(s, i) - 0.5; }
 
 /* k_cuda_small_step_getrf_w's flags (gauss_small_step_cuda.cu) */
 enum { SS_LEAD_ONLY = 1, SS_NO_PDL = 2, SS_SHFL_RED = 4, SS_UNROLL2 = 8, SS_UNROLL4 = 16, SS_UNROLL8 = 32 };

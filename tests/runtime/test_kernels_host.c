@@ -4,6 +4,7 @@
  * Exit 0 when every check passes, 1 otherwise; each failed check is printed. */
 #include "kernels.h"
 #include "hybrid.h"
+#include "../common/test_rand.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -23,13 +24,7 @@ static void ok(int cond, const char *what, double fig) {
 }
 
 /* A deterministic value in [-1, 1) for index i of stream s (not the library's generator). */
-static double val(uint64_t s, uint64_t i) {
-  uint64_t z = (s * 0x9E3779B97F4A7C15ull) ^ (i + 0x632BE59BD9B4E5ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (double)(z >> 11) / 4503599627370496.0 - 1.0;
-}
+static double val(uint64_t s, uint64_t i) { return 2.0 * test_u01(s, i) - 1.0; }
 
 /* daxpy of length n with factor a against y0 + a x rounded once from long double. */
 static void check_daxpy(k_backend *be, int64_t n, double a) {
