@@ -18,7 +18,8 @@
  * columns c of S2 with row j (F2's column j), their rows >= k2 (S2's columns are sorted).
  * Each supernode reads only its children's finished lists and writes its own (pi known in
  * advance), so the subtrees below a cut (subtree weight <= 1 / (8 threads) of the total) run
- * on the threads from a shared counter and the supernodes above it after them, in order;
+ * on the threads from a shared counter and the supernodes above it after them in waves by
+ * height (a supernode once its children are done), each wave on the threads;
  * every list is sorted, so the result does not depend on the threads.  A list whose length
  * is not CHOLMOD's Snz (a bug) fails the call.  maxcsize / maxesize as CHOLMOD, by ranges
  * on the threads.  Local. */
@@ -35,8 +36,9 @@ typedef struct {
   const SuiteSparse_long *super, *lpi, *supermap;
   const SuiteSparse_long *kidp, *kids;   /* the supernodal tree's children (CSR, ascending) */
   const SuiteSparse_long *fd;            /* each supernode's first descendant */
-  const SuiteSparse_long *roots;         /* the subtrees' roots below the cut */
+  const SuiteSparse_long *roots;         /* the subtrees' roots below the cut (single: a wave's supernodes) */
   int64_t nroots;
+  int single;                            /* 1: each root alone (a wave of the top), 0: its whole subtree */
   SuiteSparse_long *ls;
   int32_t **flag;                        /* a mark array per thread (n each, lazily zeroed) */
   int64_t next;                          /* the next root (shared counter) */
@@ -114,7 +116,7 @@ static void sup_subtrees(void *arg, int tid, int nt) {
   }
   for (int64_t r; (r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->nroots;) {
     SuiteSparse_long root = j->roots[r];
-    for (SuiteSparse_long s = j->fd[root]; s <= root; s++)
+    for (SuiteSparse_long s = j->single ? root : j->fd[root]; s <= root; s++)
       if (sup_rows(j, s, j->flag[tid])) __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
   }
 }
@@ -233,6 +235,36 @@ static int64_t sup_cut(int64_t ns, const SuiteSparse_long *sparent, const SuiteS
   return nr;
 }
 
+/* The supernodes above the cut (those in no root's subtree) in waves by height (a wave: those
+ * whose children above the cut are all in earlier waves), each wave's on the threads from the
+ * shared counter.  Local. */
+static void sup_top(sup_job *j, const SuiteSparse_long *sparent, k_lle_pool *pool, int nt) {
+  int64_t ns = j->nsuper, ntop = 0, hmax = 0;
+  SuiteSparse_long *h = NULL, *cnt = NULL, *order = NULL;
+  HY_CALLOC(h, ns + 1);   /* 0: below the cut; a top supernode's height from 1 */
+  for (int64_t r = 0; r < j->nroots; r++) for (SuiteSparse_long s = j->fd[j->roots[r]]; s <= j->roots[r]; s++) h[s] = -1;
+  for (int64_t s = 0; s < ns; s++) {
+    if (h[s] < 0) continue;
+    h[s] += 1;   /* 1 + its top children's highest (pushed up below) */
+    ntop++;
+    if (h[s] > hmax) hmax = h[s];
+    if (sparent[s] >= 0 && h[sparent[s]] >= 0 && h[sparent[s]] < h[s]) h[sparent[s]] = h[s];
+  }
+  HY_CALLOC(cnt, hmax + 2); HY_MALLOC(order, ntop + 1);
+  for (int64_t s = 0; s < ns; s++) if (h[s] > 0) cnt[h[s] + 1]++;
+  for (int64_t l = 1; l <= hmax; l++) cnt[l + 1] += cnt[l];
+  for (int64_t s = 0; s < ns; s++) if (h[s] > 0) order[cnt[h[s]]++] = s;   /* by height, ascending within */
+  j->single = 1;
+  for (int64_t l = 1, a = 0; l <= hmax && !j->bad; l++) {   /* cnt[l]: the end of wave l */
+    int64_t b = cnt[l];
+    j->roots = order + a; j->nroots = b - a; j->next = 0;
+    int w = b - a < 2 ? 1 : b - a < nt ? (int)(b - a) : nt;
+    k_lle_pool_run(w > 1 ? pool : NULL, w, sup_subtrees, j);
+    a = b;
+  }
+  free(h); free(cnt); free(order);
+}
+
 /* The supernodal symbolic factor of S2 S2' into L (simplicial symbolic on input, with
  * ColCount; Parent postordered): as cholmod_l_super_symbolic2(1, S2, F2, Parent, L, cc).
  * 1, or 0 with cc->status set.  Local. */
@@ -283,14 +315,7 @@ int lle_cnd_super(const cnd_super_in *in, const SuiteSparse_long *parent, cholmo
                   .super = L->super, .lpi = lpi, .supermap = map, .kidp = wi, .kids = merged, .fd = zeros,
                   .roots = snz, .nroots = nr, .ls = ls, .flag = flag };
     k_lle_pool_run(nt > 1 ? in->pool : NULL, nt, sup_subtrees, &j);
-    if (!j.bad) {   /* the supernodes above the cut, ascending, on this thread */
-      int32_t *f0 = flag[0];
-      char *below = NULL;
-      HY_CALLOC(below, ns);
-      for (int64_t r = 0; r < nr; r++) for (SuiteSparse_long s = zeros[snz[r]]; s <= snz[r]; s++) below[s] = 1;
-      for (int64_t s = 0; s < ns && !j.bad; s++) if (!below[s]) j.bad = sup_rows(&j, s, f0);
-      free(below);
-    }
+    if (!j.bad) sup_top(&j, sparent, in->pool, nt);
     if (!j.bad) {
       HY_MALLOC(j.csize, (size_t)nt); HY_MALLOC(j.esize, (size_t)nt);
       for (int t = 0; t < nt; t++) j.csize[t] = j.esize[t] = 1;   /* the pool may run fewer */
