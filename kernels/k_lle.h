@@ -317,7 +317,16 @@ typedef struct {
   int top_values;      /* with top_solve: 1, the top's values wanted in x too (a check, CHOLMOD's solves) */
   int top_stage;       /* with top: 1, its copies up through pinned buffers filled by the plan's
                           threads (k_lle_chol_top.stage; lle.cnd_top_copy = pinned) */
+  /* a share of the work (the lle eigen-solve spread over ranks, lle.eig_ranks): phase 0 is all of
+   * it; else the K_LLE_CH_* parts: the numeric factor's subtree phase (SUB) and top (TOP, the
+   * values of the subtrees' supernodes that update the top, their tails, already in x), the
+   * solve's forward subtree phase (SUB), its top forward and backward (TOP), its backward
+   * subtree phase (BWD); sub_mine (NULL: all) the subtrees (k_lle_chol_layout's order) that the
+   * subtree phases do.  Every supernode's arithmetic is the same as in the whole call. */
+  int phase;
+  const unsigned char *sub_mine;
 } k_lle_chol_in;
+enum { K_LLE_CH_SUB = 1, K_LLE_CH_TOP = 2, K_LLE_CH_BWD = 4 };
 /* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the
  * dense-block count) in all and above the cut, the two phases' seconds, and minor: n, or the
  * first column with a non-positive pivot. */
@@ -346,6 +355,21 @@ k_lle_chol_plan *k_lle_chol_plan_new_cut(const k_lle_super *L, int threads, k_ll
 int k_lle_chol_numeric(k_lle_chol_plan *p, const k_lle_chol_in *in, double *x, k_lle_chol_stats *st);
 void k_lle_chol_solve(k_lle_chol_plan *p, const k_lle_chol_in *in, const double *x, int nrhs, double *b);
 void k_lle_chol_plan_free(k_lle_chol_plan *p);
+/* The plan's split, for a caller that spreads the subtrees (k_lle_chol_in.sub_mine): the
+ * subtrees below the cut (root sub[i], heaviest first; its supernodes first[sub[i]] ..
+ * sub[i], contiguous, so are their columns and values), each supernode's subtree flops wsub
+ * and subtree index sub_of (-1: above the cut), the top supernodes, and the tails: supernode
+ * tail_sn[t] below the cut has rows in the top from its row position tail_q[t] on (all of
+ * them top columns), the only values of it that the top's factor reads, and its columns are
+ * the only subtree columns the top's solves read.  The arrays are the plan's.  Local. */
+typedef struct {
+  int nsub, ntop;
+  const int32_t *sub, *first, *top, *sub_of;
+  const double *wsub;
+  int64_t ntail;
+  const int32_t *tail_sn, *tail_q;
+} k_lle_chol_layout;
+void k_lle_chol_layout_get(k_lle_chol_plan *p, k_lle_chol_layout *lay);
 /* ||P (A A^T + tau I) P^T z - L L^T z|| / ||P (A A^T + tau I) P^T z|| for a fixed pseudo-random
  * z: the factor's backward error on one probe (lle.cnd_check).  Host.  Local. */
 double k_lle_chol_check(const k_lle_super *L, const k_lle_chol_in *in, const double *x);

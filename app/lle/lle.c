@@ -68,6 +68,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd with the top supernodes and the updates from below on the device (lle.cnd_top = device or auto on CUDA, lle.cnd_below = device or auto): the block solves' top part (forward and backward through the top supernodes, with the tails' updates) on the device, the factored top kept there (device; the host sends the block's rows at the top and tails' columns and gets the top rows back each solve), or on the rank's threads (host); auto (the default): device wherever the updates from below are (H200, session 7 final run at 6a00730, N = 1M: block solves 0.661 s against 0.682 s)" },
   { "lle", "cnd_top_copy", CFG_ENUM, "pageable", 0, 0, "pageable|pinned",
     "chol-nd with the top supernodes on the device: how their blocks and the tails from below go up: pageable (the default: cudaMemcpyAsync from the host's arrays, the driver's own staging on one thread; H200 N = 1M, 80c0879: copies up 0.276 s for ~1 GB) or pinned (through two 32 MB pinned buffers that the rank's threads fill while the other's DMA runs; not yet measured)" },
+  { "lle", "eig_ranks", CFG_ENUM, "auto", 0, 0, "auto|1|all",
+    "chol-nd: the ranks that share the eigen-solve: all (every rank builds B and runs the same order, symbolic analysis and plan; the plan's subtrees are split over the ranks by their flops, each rank factors its subtrees and does their part of every block solve, rank 0 the top supernodes (on its device where one rank puts them there) and the iteration's QR / Rayleigh-Ritz: the same factor, solves and embedding bit for bit as on one rank), 1 (rank 0 alone, the other ranks wait), auto (all on more than one rank); spread only with lle.cnd_factor = own, lle.cnd_solve_cols = 0 and lle.method = standard (all refuses other settings, auto takes 1 there); another solver (auto below lle.auto_cnd_n points: bsvd) runs on rank 0" },
   { "lle", "cnd_cut", CFG_REAL, "1", 1, 64, NULL,
     "chol-nd, cnd_factor = own: how deep the supernodal tree is cut: a subtree is split while it is heavier than the flops below the cut / (threads x cnd_cut); 1 (default) balances the subtrees over the rank's threads, larger moves more supernodes into the top (with cnd_top = device: more of the factor on the device, more bytes moved); the host's factor is the same bit for bit at any cut" },
   { "lle", "pool_spin_us", CFG_INT, "60", 1, 1000000, NULL,
@@ -155,6 +157,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_cut = cfg_real(c, "lle.cnd_cut");
   o->pool_spin_us = (int)cfg_int(c, "lle.pool_spin_us");
   o->iter_columns = cfg_is(c, "lle.iter_products", "columns");
+  o->eig_ranks = cfg_is(c, "lle.eig_ranks", "1") ? 1 : cfg_is(c, "lle.eig_ranks", "all") ? -1 : 0;
   o->iter_block = cfg_is(c, "lle.iter_block", "backend") ? 1 : cfg_is(c, "lle.iter_block", "auto") ? -1 : 0;
   o->cnd_device = cfg_is(c, "lle.cnd_top", "device") ? 1 : cfg_is(c, "lle.cnd_top", "auto") ? -1 : 0;
   o->threads = (int)cfg_int(c, "lle.threads");
@@ -193,6 +196,13 @@ static int lle_check(hy_cfg *c) {
     if (o.k >= o.n) return cfg_err(c, "lle.k", "= %d must be below lle.n = %lld", o.k, (long long)o.n);
     if (o.n > INT32_MAX) return cfg_err(c, "lle.n", "= %lld exceeds 2^31 - 1 points", (long long)o.n);
   }
+  if (o.eig_ranks < 0) {   /* all: the spread chol-nd must be possible */
+    const char *why = !strcmp(o.eigensolver, "chol-nd") || !strcmp(o.eigensolver, "auto") ? NULL : "lle.eigensolver = chol-nd or auto";
+    if (!why && !o.cnd_own) why = "lle.cnd_factor = own";
+    if (!why && o.cnd_solve_cols) why = "lle.cnd_solve_cols = 0";
+    if (!why && o.method != LLE_STANDARD) why = "lle.method = standard";
+    if (why) return cfg_err(c, "lle.eig_ranks", "= all spreads chol-nd's factor over the ranks: it needs %s (or lle.eig_ranks = auto | 1)", why);
+  }
   if (o.ambient_dim > 0 && o.ambient_dim < 3 && (o.dataset == LLE_SWISSROLL || o.dataset == LLE_SCURVE))
     return cfg_err(c, "lle.ambient_dim", "= %d is below the generators' 3 dimensions", o.ambient_dim);
   return HY_OK;
@@ -222,7 +232,9 @@ static int lle_run(hy_ctx *ctx) {
   lle_report_build(ctx, &o, &info);
 
   int rc = HY_OK;
-  if (o.stage == LLE_STAGE_ALL && ctx->rank == 0) {   /* rank 0 alone; agreed below */
+  if (o.stage == LLE_STAGE_ALL && ctx->rank != 0 && lle_eig_ranks(ctx, &o, info.data.n) > 1)
+    rc = lle_solve(ctx, &o, &info);   /* their part of rank 0's chol-nd */
+  if (o.stage == LLE_STAGE_ALL && ctx->rank == 0) {   /* rank 0 (the others above); agreed below */
     rc = lle_solve(ctx, &o, &info);
     if (rc == HY_OK) rc = lle_check_result(ctx, &o, &info);
     if (rc == HY_OK) lle_report_solve(ctx, &o, &info);

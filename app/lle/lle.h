@@ -104,7 +104,19 @@ typedef struct {
                              t_analyze), the Rayleigh-Ritz steps (part of t_iter; t_solve the
                              block solves, t_numeric the factor) */
   double factor_bytes;    /* gpu-chol: the device factor's storage */
+  /* chol-nd spread over the ranks (lle.eig_ranks): the ranks, each one's subtrees (fewest, most),
+   * the most loaded rank's share of the subtrees' flops, per phase (LLE_DP_*) the slowest rank's
+   * seconds and rank 0's, the bytes moved for the factor's tails and by the solves */
+  int dist_ranks, dist_nsub_min, dist_nsub_max;
+  double dist_wmax;
+  double dist_max[9], dist_r0[9];
+  double dist_bytes_f, dist_bytes_s;
 } lle_eig;
+/* chol-nd's phases over the ranks: order, symbolic, the subtrees' factor, tails to rank 0, the
+ * top's factor (rank 0), the solves' subtrees, the solves' top (rank 0), the solves' exchanges,
+ * the rank's whole eigen-solve */
+enum { LLE_DP_ORDER, LLE_DP_SYM, LLE_DP_SUB, LLE_DP_TAILS, LLE_DP_TOP, LLE_DP_SSUB, LLE_DP_STOP, LLE_DP_SCOMM,
+       LLE_DP_TOTAL, LLE_DP_N };
 void lle_eig_free(lle_eig *e);
 /* The eigensolvers (bsvd, shift-invert, dense) are entries of one table: lle_eig.h. */
 /* Residuals ||M v - lambda v|| of every pair and ||M||_1.  Local. */
@@ -174,6 +186,7 @@ typedef struct {
   int pool_spin_us;            /* host thread pools: spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_columns;            /* lle.iter_products = columns */
   int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver */
+  int eig_ranks;               /* lle.eig_ranks: 1, -1 (all), 0 (auto) */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;
@@ -237,9 +250,15 @@ int lle_load(hy_ctx *ctx, const lle_opts *o, lle_info *info);
 /* K nearest neighbours and weights of this rank's query block, W's rows gathered on rank 0,
  * output.neighbors.  Collective. */
 int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info);
+/* The ranks that share the eigen-solve (lle.eig_ranks): ctx->size where chol-nd (the own
+ * factor, its one-call solves, method = standard) is the solver and eig_ranks is all, or auto
+ * on more than one rank; else 1.  The same on every rank (n: the points).  Local. */
+int lle_eig_ranks(const hy_ctx *ctx, const lle_opts *o, int64_t n);
 /* Rank 0: M when needed, the nev smallest eigenpairs through the eigensolver table (and its
  * fallback).  Local (rank 0; the caller agrees on the code). */
 int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info);
+/* (The ranks other than 0 where lle_eig_ranks > 1 call lle_solve too: their part of rank 0's
+ * chol-nd solve and of each factor it retries, collective with rank 0's call.) */
 /* Rank 0: [debug] perturb, sign convention, the eigen-residual verdict, the embedding and
  * its digest, trustworthiness.  Local (rank 0). */
 int lle_check_result(hy_ctx *ctx, const lle_opts *o, lle_info *info);

@@ -39,10 +39,12 @@ static int lle_write_npy_i32(const char *path, int64_t n, int k, const int32_t *
   return ok ? HY_OK : hy_err(HY_ESYS, "%s: write failed", path);
 }
 
-/* Gather the query blocks' rows on rank 0 into *anbr (n x k) and *aw (n x wk: the weights,
- * wk = k, or the local blocks, wk = k * k); with one rank the block itself is handed over
- * (N = 1M: 120 MB not copied).  Collective. */
-static int lle_gather_w(hy_ctx *ctx, int64_t n, int k, int wk, int32_t **nbr, double **w, int32_t **anbr, double **aw) {
+/* Gather the query blocks' rows on rank 0 (all: on every rank, for the eigen-solve spread over
+ * them, lle.eig_ranks) into *anbr (n x k) and *aw (n x wk: the weights, wk = k, or the local
+ * blocks, wk = k * k); with one rank the block itself is handed over (N = 1M: 120 MB not
+ * copied).  Collective. */
+static int lle_gather_w(hy_ctx *ctx, int64_t n, int k, int wk, int32_t **nbr, double **w, int32_t **anbr, double **aw,
+                        int all) {
   if (ctx->size == 1) {
     *anbr = *nbr; *aw = *w;
     *nbr = NULL; *w = NULL;
@@ -51,7 +53,7 @@ static int lle_gather_w(hy_ctx *ctx, int64_t n, int k, int wk, int32_t **nbr, do
   int *cnt = NULL, *dsp = NULL;
   int rc = n * wk > INT32_MAX ? hy_err(HY_EUSAGE, "n * %d = %lld exceeds the MPI count limit", wk, (long long)(n * wk)) : HY_OK;
   HY_CALL(hy_agree(ctx->comm, rc));   /* every rank computes the same */
-  if (ctx->rank == 0) {
+  if (ctx->rank == 0 || all) {
     HY_MALLOC(*anbr, (size_t)n * k);
     HY_MALLOC(*aw, (size_t)n * wk);
     HY_MALLOC(cnt, 2 * ctx->size);
@@ -65,9 +67,14 @@ static int lle_gather_w(hy_ctx *ctx, int64_t n, int k, int wk, int32_t **nbr, do
     }
   }
   int64_t q0 = n * ctx->rank / ctx->size, nq = n * (ctx->rank + 1) / ctx->size - q0;
-  HY_MPI(MPI_Gatherv(*nbr, (int)(nq * k), MPI_INT32_T, *anbr, cnt, dsp, MPI_INT32_T, 0, ctx->comm));
-  HY_MPI(MPI_Gatherv(*w, (int)(nq * wk), MPI_DOUBLE, *aw, cnt ? cnt + ctx->size : NULL, dsp ? dsp + ctx->size : NULL,
-                     MPI_DOUBLE, 0, ctx->comm));
+  if (all) {
+    HY_MPI(MPI_Allgatherv(*nbr, (int)(nq * k), MPI_INT32_T, *anbr, cnt, dsp, MPI_INT32_T, ctx->comm));
+    HY_MPI(MPI_Allgatherv(*w, (int)(nq * wk), MPI_DOUBLE, *aw, cnt + ctx->size, dsp + ctx->size, MPI_DOUBLE, ctx->comm));
+  } else {
+    HY_MPI(MPI_Gatherv(*nbr, (int)(nq * k), MPI_INT32_T, *anbr, cnt, dsp, MPI_INT32_T, 0, ctx->comm));
+    HY_MPI(MPI_Gatherv(*w, (int)(nq * wk), MPI_DOUBLE, *aw, cnt ? cnt + ctx->size : NULL, dsp ? dsp + ctx->size : NULL,
+                       MPI_DOUBLE, 0, ctx->comm));
+  }
   free(cnt); free(dsp);
   return HY_OK;
 }
@@ -87,7 +94,7 @@ static int lle_build_transform(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   if (tq > 0) HY_LOCAL(k_lle_host_queries(&pts, info->tdata.x + t0 * info->tdata.dim, tq, k, o->reg, tn, tw, &bad));
   hy_phase_end(ctx, "transform");
   HY_MPI(MPI_Reduce(&bad, &info->tbad, 1, MPI_INT64_T, MPI_SUM, 0, ctx->comm));
-  HY_CALL(lle_gather_w(ctx, nt, k, k, &tn, &tw, &info->tnbr, &info->tw));
+  HY_CALL(lle_gather_w(ctx, nt, k, k, &tn, &tw, &info->tnbr, &info->tw, 0));
   free(tn); free(tw);
   return HY_OK;
 }
@@ -243,7 +250,8 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   info->t_weights = tkwmax[1];
   free(d2);
   hy_phase_begin(ctx, "gather");
-  HY_CALL(lle_gather_w(ctx, n, k, wk, &nbr, &w, &info->nbr, o->method == LLE_STANDARD ? &info->w : &info->blk));
+  int w_all = o->stage == LLE_STAGE_ALL && lle_eig_ranks(ctx, o, n) > 1;   /* every rank builds B */
+  HY_CALL(lle_gather_w(ctx, n, k, wk, &nbr, &w, &info->nbr, o->method == LLE_STANDARD ? &info->w : &info->blk, w_all));
   hy_phase_end(ctx, "gather");
   free(nbr); free(w);
   if (info->tdata.n > 0 && o->stage == LLE_STAGE_ALL) HY_CALL(lle_build_transform(ctx, o, info));

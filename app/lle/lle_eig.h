@@ -7,6 +7,7 @@
 
 #include "lle.h"
 #include "k_lle.h"
+#include <mpi.h>
 
 struct hy_ctx;
 
@@ -49,6 +50,8 @@ typedef struct {
   int pool_spin_us;            /* chol-nd, bsvd: their thread pools' spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_columns;            /* bsvd / chol-nd driver loop: M V a column at a time (lle.iter_products = columns) */
   int iter_engine;             /* bsvd / chol-nd: the iteration's block work on the backend's k_lle_bsub engine */
+  int eig_ranks;               /* chol-nd: the ranks of comm that share the factor and the solves (lle.eig_ranks; 1: this rank alone) */
+  MPI_Comm comm;               /* with eig_ranks > 1: the ranks (every one of them calls the solver or lle_cnd_worker) */
 } lle_eig_in;
 
 /* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC
@@ -59,6 +62,10 @@ typedef struct {
   int64_t *p, *i;         /* SuiteSparse_long */
   double *x;
 } lle_bmat;
+
+/* B from W's rows (every rank of a spread chol-nd builds it), freed.  Local. */
+int lle_bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, int nt, lle_bmat *b);
+void lle_bmat_free(lle_bmat *b);
 
 /* The operator of the subspace iteration on e^perp with Rayleigh-Ritz on M = B^T B
  * (lle_bsub_solve in lle_eig_bsvd.c): bsvd's M^+ from an LU of B, chol-nd's (M + tau I)^-1. */
@@ -95,6 +102,10 @@ typedef struct lle_eigsolver {
 
 extern const lle_eigsolver lle_eig_bsvd_solver, lle_eig_si_solver, lle_eig_dense_solver, lle_eig_gpu_solver,
     lle_eig_cnd_solver;
+/* chol-nd spread over in->eig_ranks ranks: what the ranks other than 0 run while rank 0 runs
+ * the solver (the same order, analysis and plan; their subtrees of every factor; their part
+ * of every solve until rank 0's operator ends).  Collective with rank 0's chol-nd solve. */
+int lle_cnd_worker(const lle_eig_in *in);
 /* The solver of that name, or NULL.  Local. */
 const lle_eigsolver *lle_eigsolver_find(const char *name);
 

@@ -48,6 +48,7 @@ static void bmat_free(lle_bmat *b) {
   free(b->p); free(b->i); free(b->x);
   memset(b, 0, sizeof *b);
 }
+void lle_bmat_free(lle_bmat *b) { bmat_free(b); }
 
 /* bmat_build's job: the neighbour lists and weights, B. */
 typedef struct {
@@ -95,6 +96,10 @@ static int bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, int
   lle_parallel_on(pool, nt, (int)n, bmat_rows, &jb);
   b->p[n] = nnz;
   return HY_OK;
+}
+
+int lle_bmat_build(int64_t n, int k, const int32_t *nbr, const double *w, int nt, lle_bmat *b) {
+  return bmat_build(n, k, nbr, w, nt, NULL, b);
 }
 
 /* Y = B^T B X for nc columns (leading dimension n); t: n scratch.  Local. */

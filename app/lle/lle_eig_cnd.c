@@ -49,6 +49,10 @@ typedef struct {
   double *xl;                  /* the block in L's order for its solves */
   k_backend *be;               /* the rank's backend (lle.cnd_top = device: its chol_top) */
   k_lle_pool *pool;            /* the rank's threads for the order, the factor and the solves */
+  cnd_dist *dist;              /* lle.eig_ranks > 1: the factor and the solves spread over the ranks */
+  int rank, serving;           /* this rank of in->comm; 1: the factor done, the other ranks serve */
+  lle_eig *e;                  /* the figures (cnd_dist_end writes the ranks' phases) */
+  double t_start;              /* the eigen-solve's start (B and the block before the factor) */
   cholmod_common gcc[CND_MAXG];
   cholmod_dense *grhs[CND_MAXG];
   int gstatus[CND_MAXG];
@@ -58,6 +62,8 @@ typedef struct {
 static void cnd_free(void *st) {
   cnd_op *o = st;
   if (!o) return;
+  if (o->dist && o->serving && o->rank == 0) cnd_dist_end(o->dist, o->e, o->t_start);   /* the others leave their serve */
+  cnd_dist_free(o->dist);
   for (int g = 0; g < o->ngrp; g++) {
     cholmod_l_free_dense(&o->grhs[g], &o->gcc[g]);
     cholmod_l_finish(&o->gcc[g]);
@@ -234,8 +240,16 @@ static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig 
    * whatever the rank's: the same supernodes on the device, the same factor at any thread count */
   int nt = in->threads > 0 ? in->threads : 1;
   double cut = in->cnd_cut * (e->cnd_device ? (double)CND_DEVICE_CUT_THREADS / nt : 1.0);
+  /* spread over the ranks with the host's top by tiles: the cut for all the ranks' threads (a
+   * rank's subtrees keep its threads busy; the factor is the same bit for bit at any cut); with
+   * the top on the device the one-rank cut (the same supernodes on the device, the same bits) */
+  if (in->eig_ranks > 1 && e->cnd_tiles && !e->cnd_device) cut *= in->eig_ranks;
   if (!o->plan && !(o->plan = k_lle_chol_plan_new_cut(&o->ls, nt, o->pool, cut))) return HY_ESYS;
-  int rc = k_lle_chol_numeric(o->plan, &o->ci, L->x, &st);
+  if (in->eig_ranks > 1 && !o->dist) {   /* the subtrees over the ranks (the same plan on each) */
+    int rc = cnd_dist_new(in->comm, o->plan, &o->ls, L->Perm, &o->dist);
+    if (rc != HY_OK) return rc;
+  }
+  int rc = o->dist ? cnd_dist_numeric(o->dist, &o->ci, L->x, &st) : k_lle_chol_numeric(o->plan, &o->ci, L->x, &st);
   L->minor = (size_t)st.minor;
   e->cnd_nsub = st.nsub; e->cnd_ntop = st.ntop; e->cnd_threads = st.threads;
   e->cnd_top_frac = st.flops > 0 ? st.top_flops / st.flops : 0;
@@ -300,13 +314,17 @@ static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_e
   e->shift = tau;
   e->lnz = o->cc.lnz;
   e->flops = o->cc.fl;
-  if (in->cnd_check) {
+  if (in->cnd_check && o->dist) HY_CALL(cnd_dist_gather_factor(o->dist, o->L->x));   /* rank 0's checks read all of L */
+  if (in->cnd_check && o->rank == 0) {
     e->factor_checked = 1;
     k_lle_super ls;
     k_lle_chol_in ci;
     cnd_own_args(o, tau, e, &ls, &ci);
     e->factor_check = k_lle_chol_check(&ls, &ci, o->L->x);
-    e->solve_check = o->plan ? k_lle_chol_check_solve(o->plan, &o->ci, o->L->x) : -1;
+    k_lle_chol_in whole = o->ci;   /* rank 0 alone, all of L (the phases and share reset) */
+    whole.phase = 0;
+    whole.sub_mine = NULL;
+    e->solve_check = o->plan ? k_lle_chol_check_solve(o->plan, &whole, o->L->x) : -1;
   }
   return HY_OK;
 }
@@ -329,6 +347,9 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   *stp = o;
   o->n = b->n;
   o->be = in->be;
+  o->e = e;
+  o->t_start = t0;
+  if (in->eig_ranks > 1) MPI_Comm_rank(in->comm, &o->rank);
   e->order_threads = cnd_order_threads(in);
   double ta = MPI_Wtime();
   e->t_setup = ta - t0;   /* B and the iteration's block (lle_bsub_solve) */
@@ -367,6 +388,7 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   snprintf(e->method, sizeof e->method, "%s", in->cnd_own ? "CHOLMOD analysis, own tree-parallel Cholesky, geometric ND"
                                                             : "CHOLMOD supernodal Cholesky of P (M + tau I) P^T, geometric ND");
   HY_CALL(cnd_numeric(in, b, o, e));
+  o->serving = o->dist != NULL;
   o->rhs = cholmod_l_allocate_dense((size_t)b->n, (size_t)lle_bsub_width(in), (size_t)b->n, CHOLMOD_REAL, &o->cc);
   if (!o->rhs) return hy_err(HY_ESYS, "CHOLMOD could not allocate the %d-column block", lle_bsub_width(in));
   return cnd_groups(in, o, lle_bsub_width(in), e->blas_threads);
@@ -444,7 +466,8 @@ static int cnd_apply(void *st, int p, double *v, double *tmp) {
     if (!o->xl) HY_MALLOC(o->xl, (size_t)o->n * o->width);
     cnd_move_job j = { o, v, 0 };
     lle_parallel_on(o->pool, o->nthreads, p, cnd_move_part, &j);
-    k_lle_chol_solve(o->plan, &o->ci, o->L->x, p, o->xl);
+    if (o->dist) HY_CALL(cnd_dist_solve0(o->dist, &o->ci, o->L->x, p, o->xl));   /* over the ranks */
+    else k_lle_chol_solve(o->plan, &o->ci, o->L->x, p, o->xl);
     j.back = 1;
     lle_parallel_on(o->pool, o->nthreads, p, cnd_move_part, &j);
     return HY_OK;
@@ -482,6 +505,30 @@ static int cnd_solve(const lle_eig_in *in, lle_eig *e) {
   lle_eig_in use;
   cnd_sizes(in, &use);
   return lle_bsub_solve(&use, &chol, e);
+}
+
+/* chol-nd spread over the ranks, ranks other than 0: B, the factor as rank 0's (every retry),
+ * then their part of its solves until it ends.  Collective with rank 0's cnd_solve. */
+int lle_cnd_worker(const lle_eig_in *in) {
+  lle_eig_in use;
+  cnd_sizes(in, &use);
+  if (in->n > INT32_MAX || in->nev < 1 || in->nev >= in->n) return HY_OK;   /* rank 0 refuses it alone (lle_bsub_solve) */
+  double t0 = MPI_Wtime();
+  lle_bmat b;
+  lle_eig e;
+  memset(&e, 0, sizeof e);
+  HY_CALL(lle_bmat_build(use.n, use.k, use.nbr, use.w, lle_threads(use.threads), &b));
+  e.blas_threads = use.blas_threads > 0 ? use.blas_threads : lle_blas_threads(use.n, use.threads);   /* as bsvd_setup */
+  void *st = NULL;
+  int rc = cnd_factor(&use, &b, &st, &e, t0);
+  cnd_op *o = st;
+  if (rc == HY_OK && o->dist) {
+    o->serving = 0;   /* rank 0 ends the serve */
+    rc = cnd_dist_serve(o->dist, &o->ci, o->L->x, &e, t0);
+  }
+  cnd_free(st);
+  lle_bmat_free(&b);
+  return rc;
 }
 
 const lle_eigsolver lle_eig_cnd_solver = {

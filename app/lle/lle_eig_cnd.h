@@ -6,6 +6,7 @@
 
 #include "lle_eig.h"
 #include <suitesparse/cholmod.h>
+#include <mpi.h>
 
 /* What the symbolic analysis of A A^T takes: A = P B^T P^T (n x n CSC, columns sorted, in
  * the nested-dissection order), the rank's threads. */
@@ -68,5 +69,35 @@ typedef struct {
  * every field (else the first that differs; -1 not compared).  NULL with cc->status set on
  * failure.  Local. */
 cholmod_factor *lle_cnd_analyze(const cnd_sym_in *in, cholmod_common *cc, int *diff);
+
+/* ---- chol-nd spread over the ranks (lle.eig_ranks; lle_eig_cnd_dist.c) ----
+ * Every rank has B and runs the same order, symbolic analysis and plan (checked the same); the
+ * plan's subtrees are split over the ranks by their flops (largest first to the least loaded
+ * rank); a numeric factor is each rank's subtrees on its threads, their tails to rank 0, the top
+ * there (on its device where the one-rank path puts it); a solve (rank 0 holds the block) is the
+ * block's rows of each rank's subtrees to it, the forward subtree phase on every rank, the tails'
+ * rows to rank 0, the top's forward and backward there, the top's rows to every rank, the
+ * backward subtree phase, the subtrees' rows back to rank 0.  Every supernode's arithmetic is the
+ * one-rank path's: the factor and every solve are the same bit for bit at any rank count. */
+typedef struct cnd_dist cnd_dist;
+/* The split of plan's subtrees over comm's ranks, the structure compared between the ranks
+ * (a digest of L and perm); HY_OK on every rank or the same error.  Collective. */
+int cnd_dist_new(MPI_Comm comm, k_lle_chol_plan *plan, const k_lle_super *L, const int64_t *perm, cnd_dist **dp);
+/* One numeric factor (ci as k_lle_chol_numeric's, phase and sub_mine set here): HY_OK or
+ * HY_ENUMERIC on every rank (a device error ends the job).  Collective. */
+int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_chol_stats *st);
+/* The other ranks' subtrees' values into rank 0's lx (its checks read all of L).  Collective. */
+int cnd_dist_gather_factor(cnd_dist *d, double *lx);
+/* Rank 0: x <- (L L^T)^-1 x for nrhs columns (n x nrhs in L's order), the other ranks serving
+ * (cnd_dist_serve); then at the end cnd_dist_end with the eigen-solve's figures e (its phases
+ * gathered from every rank, the per-phase maxima written into e).  Local on rank 0, collective
+ * with the others' serve. */
+int cnd_dist_solve0(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, int nrhs, double *x);
+void cnd_dist_end(cnd_dist *d, lle_eig *e, double t_start);
+/* The other ranks: their part of rank 0's solves until its cnd_dist_end, then their figures to
+ * it (e: the rank's order and analysis times).  Collective with rank 0. */
+int cnd_dist_serve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, const lle_eig *e, double t_start);
+/* Free it.  Local. */
+void cnd_dist_free(cnd_dist *d);
 
 #endif

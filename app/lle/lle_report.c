@@ -73,6 +73,12 @@ void lle_report_eig_lu(const hy_ctx *ctx, const char *label, const lle_eig *e) {
 }
 
 /* chol-nd's lines: the Cholesky factorisation and the phase split.  Local (rank 0). */
+/* chol-nd over the ranks: the seconds only rank 0 works (the top's factor, the solves' top,
+ * the iteration's block work and the p x p eigenproblems).  Local. */
+static double lle_eig_rank0_alone(const lle_eig *e) {
+  return e->dist_r0[LLE_DP_TOP] + e->dist_r0[LLE_DP_STOP] + (e->t_iter - e->t_solve);
+}
+
 void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) {
   hy_printf0(ctx, "lle: eigensolver %s (%s): shift %.3g, factorisation %.3f s (order and analysis %.3f s; nnz(L) %.4g, "
              "%.4g flops, BLAS threads %d), %d iteration(s) %.3f s, ||M||_1 = %.4g\n",
@@ -116,6 +122,20 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
                e->cnd_solve_top ? "; the solves' top part on the device (the factored top kept there)" : "",
                e->cnd_top_copy ? "; copies up through pinned buffers" : "");
   lle_report_iter_engine(ctx, e);
+  if (e->dist_ranks > 1) {
+    const double *m = e->dist_max, *r = e->dist_r0;
+    hy_printf0(ctx, "lle: chol-nd over %d ranks (lle.eig_ranks): %d to %d subtree(s) a rank (the most loaded %.1f%% of their "
+               "flops); per phase the slowest rank (rank 0): order %.3f (%.3f) s, symbolic analysis %.3f (%.3f) s, subtrees' "
+               "factor %.3f (%.3f) s, tails to rank 0 %.3f (%.3f) s %.1f MB, solves' subtrees %.3f (%.3f) s, solves' "
+               "exchanges %.3f (%.3f) s %.1f MB, eigen-solve %.3f (%.3f) s\n",
+               e->dist_ranks, e->dist_nsub_min, e->dist_nsub_max, 100 * e->dist_wmax, m[LLE_DP_ORDER], r[LLE_DP_ORDER],
+               m[LLE_DP_SYM], r[LLE_DP_SYM], m[LLE_DP_SUB], r[LLE_DP_SUB], m[LLE_DP_TAILS], r[LLE_DP_TAILS],
+               e->dist_bytes_f * 1e-6, m[LLE_DP_SSUB], r[LLE_DP_SSUB], m[LLE_DP_SCOMM], r[LLE_DP_SCOMM],
+               e->dist_bytes_s * 1e-6, m[LLE_DP_TOTAL], r[LLE_DP_TOTAL]);
+    hy_printf0(ctx, "lle: chol-nd rank 0 alone: top factor %.3f s, solves' top %.3f s, QR / Rayleigh-Ritz / residuals %.3f s; "
+               "%.3f s in all, %.1f%% of its eigen-solve\n", r[LLE_DP_TOP], r[LLE_DP_STOP], e->t_iter - e->t_solve,
+               lle_eig_rank0_alone(e), r[LLE_DP_TOTAL] > 0 ? 100 * lle_eig_rank0_alone(e) / r[LLE_DP_TOTAL] : 0.0);
+  }
   if (e->factor_checked)
     hy_printf0(ctx, "lle: chol-nd factor check: ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z|| = %.3e\n",
                e->factor_check);
@@ -185,6 +205,12 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   if (e->mem_factor > 0) {   /* chol-nd */
     hy_metric_num(ctx, "cnd_memory_bytes", e->mem_factor + e->mem_matrix + e->mem_block);
     hy_metric_num(ctx, "cnd_symbolic_seconds", e->t_analyze - e->t_order);
+    hy_metric_int(ctx, "eig_ranks", e->dist_ranks > 1 ? e->dist_ranks : 1);
+  }
+  if (e->dist_ranks > 1) {
+    hy_metric_num(ctx, "eig_rank0_alone_seconds", lle_eig_rank0_alone(e));
+    hy_metric_num(ctx, "eig_subtrees_max_seconds", e->dist_max[LLE_DP_SUB]);
+    hy_metric_num(ctx, "eig_solves_subtrees_max_seconds", e->dist_max[LLE_DP_SSUB]);
   }
   double rerr = 0;   /* scikit-learn's reconstruction_error_: the sum of the d kept eigenvalues */
   for (int j = 1; j < o->nev; j++) rerr += e->val[j];

@@ -46,7 +46,19 @@ static int lle_eig_with_fallback(const lle_eigsolver *s, lle_eig_in *in, lle_inf
   return fb->solve(in, &info->eig);
 }
 
-/* M where needed, output.matrix, the eigenpairs.  Local (rank 0). */
+/* The solver's name: lle.eigensolver, auto resolved (see lle_solve).  Local. */
+static const char *lle_solver_name(const lle_opts *o, int64_t n) {
+  return strcmp(o->eigensolver, "auto") ? o->eigensolver : n >= o->auto_cnd_n ? "chol-nd" : "bsvd";
+}
+
+int lle_eig_ranks(const hy_ctx *ctx, const lle_opts *o, int64_t n) {
+  if (ctx->size < 2 || o->eig_ranks == 1) return 1;
+  int ok = !strcmp(lle_solver_name(o, n), "chol-nd") && o->method == LLE_STANDARD && o->cnd_own && o->cnd_solve_cols == 0;
+  return ok ? ctx->size : 1;
+}
+
+/* M where needed, output.matrix, the eigenpairs.  Local (rank 0; with lle_eig_ranks > 1
+ * collective with the other ranks' call, which only does their part of chol-nd). */
 int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   int64_t n = info->data.n;
   const char *name = o->eigensolver;
@@ -55,15 +67,16 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
    * 0.155 s vs 0.174, 100k 0.64 vs 1.19, 1M 5.9 vs 13-15); gpu-chol lost on the H200
    * (N = 20k 1.0 s vs 0.28 s, 1M 23.6 s vs 15.4 s: cuSOLVER csrchol's analysis and one-column
    * solves).  By n alone, so the same at any rank count. */
-  if (!strcmp(name, "auto")) name = n >= o->auto_cnd_n ? "chol-nd" : "bsvd";
+  name = lle_solver_name(o, n);
   const lle_eigsolver *s = lle_eigsolver_find(name);
   if (!s) return hy_err(HY_EUSAGE, "lle.eigensolver = %s: no such solver", o->eigensolver);
   if (s->needs_w && !info->w) {   /* ltsa, hessian: M from blocks, no W = I - B */
     snprintf(info->solver_note, sizeof info->solver_note, " (%s needs method = standard)", s->name);
     s = lle_eigsolver_find(s->fallback);
   }
+  int worker = ctx->rank != 0;   /* lle_eig_ranks > 1: the other ranks' part of chol-nd */
   double cpu0 = lle_cpu();
-  if (s->needs_m || o->out_matrix[0]) {   /* bsvd never needs M itself */
+  if (!worker && (s->needs_m || o->out_matrix[0])) {   /* bsvd never needs M itself */
     hy_phase_begin(ctx, "assemble");
     if (info->w) HY_CALL(lle_build_m(n, o->k, info->nbr, info->w, &info->m));
     else if (o->method != LLE_MODIFIED) HY_CALL(lle_build_m_blocks(n, o->k, info->nbr, info->blk, &info->m));
@@ -81,7 +94,9 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     info->m_first = 1;
   }
   info->cpu_assemble = lle_cpu() - cpu0;
-  if (o->out_matrix[0]) HY_CALL(io_write_csr(o->out_matrix, &info->m, "lle: M = (I - W)^T (I - W)"));
+  /* spread over the ranks the others wait in the solve: a write failure reported after it */
+  int wrc = !worker && o->out_matrix[0] ? io_write_csr(o->out_matrix, &info->m, "lle: M = (I - W)^T (I - W)") : HY_OK;
+  if (wrc != HY_OK && lle_eig_ranks(ctx, o, n) <= 1) return wrc;
   lle_eig_in in = {
     .n = n, .k = o->k, .nbr = info->nbr, .w = info->w, .m = &info->m, .nev = o->nev, .tol = o->tol,
     .maxit = o->maxit, .seed = o->seed, .ordering = o->ordering, .chol_ordering = o->chol_ordering,
@@ -100,6 +115,16 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
                                           n >= o->auto_device_n)),
     .cnd_device = o->cnd_device > 0 || (o->cnd_device < 0 && k_lle_eig_ops_get(&ctx->be)->chol_top && n >= o->auto_device_n),
   };
+  in.eig_ranks = lle_eig_ranks(ctx, o, n);
+  in.comm = ctx->comm;
+  if (worker) {
+    hy_phase_begin(ctx, "eigen");
+    hy_debug_point(ctx, "eigen");
+    int rc = lle_cnd_worker(&in);
+    hy_phase_end(ctx, "eigen");
+    info->cpu_eigen = lle_cpu() - cpu0;
+    return rc;
+  }
   cpu0 = lle_cpu();
   hy_phase_begin(ctx, "eigen");
   hy_debug_point(ctx, "eigen");
@@ -110,5 +135,5 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   hy_progress_end(&pg);
   hy_phase_end(ctx, "eigen");
   info->cpu_eigen = lle_cpu() - cpu0;
-  return rc;
+  return rc == HY_OK ? wrc : rc;
 }

@@ -92,6 +92,8 @@ struct k_lle_chol_plan {
   int32_t *tail_sn, *tail_q, *bud, *bup1, *bup2, *brmap;
   int64_t *buptr, *brptr;
   int32_t *tix;           /* ns: the tail of each supernode below, or -1 */
+  int32_t *sub_of;        /* ns: the subtree (index in sub) of each supernode below the cut, -1 above */
+  const unsigned char *mine;   /* the call's subtrees (k_lle_chol_in.sub_mine), NULL: all */
   int64_t *toff;          /* ntail + 1: tail t at tailx + toff[t] */
   double *tailx;          /* the tails packed, by the subtree phase as each supernode is done */
   /* the top kept on the engine for the solves (in->top_solve): its state, the factor's job, the
@@ -477,6 +479,7 @@ static void ch_sub_job(void *arg, int tid, int nt) {
   for (;;) {
     int i = atomic_fetch_add(&f->next, 1);
     if (i >= f->nsub || atomic_load(&f->fail)) break;
+    if (f->mine && !f->mine[i]) continue;   /* another rank's subtree */
     int64_t r = f->sub[i], a = f->first[r];
     for (int64_t k = 0; k <= r - a && !atomic_load(&f->fail); k++) f->node(f, t, f->desc ? r - k : a + k);
   }
@@ -775,7 +778,7 @@ void k_lle_chol_plan_free(k_lle_chol_plan *f) {
   free(f->sub); free(f->top); free(f->tb);
   free(f->tpos); free(f->tud); free(f->tup1); free(f->tup2); free(f->trmap); free(f->tuptr); free(f->trptr);
   free(f->tail_sn); free(f->tail_q); free(f->bud); free(f->bup1); free(f->bup2); free(f->brmap); free(f->buptr);
-  free(f->brptr); free(f->tix); free(f->toff); free(f->tailx);
+  free(f->brptr); free(f->tix); free(f->sub_of); free(f->toff); free(f->tailx);
   if (f->top_state && f->top_release) f->top_release(f->top_state);
   free(f->xoff); free(f->yoff); free(f->xtop); free(f->xtail);
   if (f->pool_own) k_lle_pool_free(f->pool);
@@ -860,20 +863,25 @@ static void ch_pair_lists(ch_fact *f, int below, const int32_t *idx, int64_t **u
 
 /* The top index of every supernode and the updaters among the top supernodes with their rows'
  * local rows (k_lle_chol_top's lists).  Local. */
-static void ch_top_lists(ch_fact *f) {
+static void ch_tpos(ch_fact *f) {
   int64_t ns = f->L->nsuper;
+  if (f->tpos) return;
   HY_MALLOC(f->tpos, ns);
   for (int64_t s = 0; s < ns; s++) f->tpos[s] = -1;
   for (int i = 0; i < f->ntop; i++) f->tpos[f->top[i]] = i;
+}
+static void ch_top_lists(ch_fact *f) {
+  ch_tpos(f);
   ch_pair_lists(f, 0, f->tpos, &f->tuptr, &f->tud, &f->tup1, &f->tup2, &f->trptr, &f->trmap);
 }
 
 /* The tails of the supernodes below the cut with rows in the top (d ascending: the first
- * position whose row is a top supernode's column) and each top supernode's pairs with them
- * and their rows' local rows (k_lle_chol_top's below lists).  Local. */
-static void ch_below_lists(ch_fact *f) {
+ * position whose row is a top supernode's column) and their packed offsets, once.  Local. */
+static void ch_tail_index(ch_fact *f) {
   const k_lle_super *L = f->L;
   int64_t ns = L->nsuper;
+  if (f->tix) return;
+  ch_tpos(f);
   int32_t *tix = NULL;
   HY_MALLOC(tix, ns);
   f->tix = tix;
@@ -890,13 +898,18 @@ static void ch_below_lists(ch_fact *f) {
         break;
       }
   }
-  ch_pair_lists(f, 1, tix, &f->buptr, &f->bud, &f->bup1, &f->bup2, &f->brptr, &f->brmap);
   HY_MALLOC(f->toff, f->ntail + 1);
   f->toff[0] = 0;
   for (int64_t t = 0; t < f->ntail; t++) {
     int64_t d = f->tail_sn[t];
     f->toff[t + 1] = f->toff[t] + (L->pi[d + 1] - L->pi[d] - f->tail_q[t]) * (L->super[d + 1] - L->super[d]);
   }
+}
+/* The tails and each top supernode's pairs with them and their rows' local rows
+ * (k_lle_chol_top's below lists), the packed tails' storage.  Local. */
+static void ch_below_lists(ch_fact *f) {
+  ch_tail_index(f);
+  ch_pair_lists(f, 1, f->tix, &f->buptr, &f->bud, &f->bup1, &f->bup2, &f->brptr, &f->brmap);
   HY_MALLOC(f->tailx, f->toff[f->ntail] + 1);
 }
 
@@ -945,26 +958,49 @@ static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *
 /* The numeric factor (see the file comment): lx (L's xsize values) overwritten; HY_ENUMERIC
  * (no message) with st->minor the first column with a non-positive pivot.  Local. */
 int k_lle_chol_numeric(k_lle_chol_plan *f, const k_lle_chol_in *in, double *lx, k_lle_chol_stats *st) {
+  int ph = in->phase ? in->phase : K_LLE_CH_SUB | K_LLE_CH_TOP;
   ch_stats(f, st);
   f->in = in; f->lx = lx;
+  f->mine = in->sub_mine;
   atomic_store(&f->fail, 0);
   if (!f->atp) ch_transpose(f);
-  if (in->top && f->ntop && !f->tpos) ch_top_lists(f);   /* the engine's lists (before the subtrees pack tails) */
+  if (in->top && f->ntop && !f->tuptr) ch_top_lists(f);   /* the engine's lists (before the subtrees pack tails) */
   if (in->top && f->ntop && in->top_below && !f->buptr) ch_below_lists(f);
   double t0 = ch_now();
   if (in->blas_set) in->blas_set(1);   /* the same BLAS calls at any thread count */
-  ch_sub_phase(f, ch_fact_node, 0);
+  if (ph & K_LLE_CH_SUB) ch_sub_phase(f, ch_fact_node, 0);
   st->t_sub = ch_now() - t0;
   t0 = ch_now();
   int rc = HY_OK;
-  if (f->ntop && in->top && !atomic_load(&f->fail)) rc = ch_top_engine(f, in, st);
-  else if (f->ntop) ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
+  if ((ph & K_LLE_CH_TOP) && f->mine && f->tailx)   /* the other ranks' tails, put into lx by the caller, packed */
+    for (int64_t t = 0; t < f->ntail; t++)
+      if (!f->mine[f->sub_of[f->tail_sn[t]]]) ch_tail_pack(f, f->tail_sn[t]);
+  if (!(ph & K_LLE_CH_TOP) || !f->ntop) {
+  } else if (in->top && !atomic_load(&f->fail)) rc = ch_top_engine(f, in, st);
+  else ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
   st->t_top = ch_now() - t0;
   if (in->blas_set) in->blas_set(in->blas_after);
+  f->mine = NULL;
   if (rc != HY_OK) return rc;
   int fail = atomic_load(&f->fail);
   st->minor = fail ? fail - 1 : f->L->n;
   return fail ? HY_ENUMERIC : HY_OK;
+}
+
+/* The plan's split for a caller that spreads it (k_lle_chol_layout in k_lle.h): the subtrees,
+ * the top, the tails (built once), each supernode's subtree.  Local. */
+void k_lle_chol_layout_get(k_lle_chol_plan *f, k_lle_chol_layout *lay) {
+  int64_t ns = f->L->nsuper;
+  ch_tail_index(f);
+  if (!f->sub_of) {
+    HY_MALLOC(f->sub_of, ns);
+    for (int64_t s = 0; s < ns; s++) f->sub_of[s] = -1;
+    for (int i = 0; i < f->nsub; i++)
+      for (int64_t s = f->first[f->sub[i]]; s <= f->sub[i]; s++) f->sub_of[s] = i;
+  }
+  *lay = (k_lle_chol_layout){ .nsub = f->nsub, .ntop = f->ntop, .sub = f->sub, .first = f->first, .wsub = f->wsub,
+                              .top = f->top, .sub_of = f->sub_of, .ntail = f->ntail, .tail_sn = f->tail_sn,
+                              .tail_q = f->tail_q };
 }
 
 /* The top part of a solve on the engine that keeps the factored top (in->top_solve): X at the
@@ -1026,17 +1062,21 @@ void k_lle_chol_solve(k_lle_chol_plan *f, const k_lle_chol_in *in, const double 
     f->tb_cols = nrhs;
     if (nrhs > f->maxcols) f->maxcols = nrhs;
   }
+  int ph = in && in->phase ? in->phase : K_LLE_CH_SUB | K_LLE_CH_TOP | K_LLE_CH_BWD;
+  f->mine = in ? in->sub_mine : NULL;
   if (in && in->blas_set) in->blas_set(1);
-  ch_sub_phase(f, ch_fwd_node, 0);
-  if (f->ntop && f->top_state && in && in->top_solve) ch_top_solve_engine(f, in, nrhs);   /* the top on the engine */
-  else if (f->ntop) {
+  if (ph & K_LLE_CH_SUB) ch_sub_phase(f, ch_fwd_node, 0);
+  if (!(ph & K_LLE_CH_TOP) || !f->ntop) {
+  } else if (f->top_state && in && in->top_solve) ch_top_solve_engine(f, in, nrhs);   /* the top on the engine */
+  else {
     f->post_all = f->solve_tiles ? ch_fwd_post_tiles : NULL;
     ch_top_phase(f, NULL, ch_fwd_part, ch_fwd_post, 0);
     f->post_all = f->solve_tiles ? ch_bwd_post_tiles : NULL;
     ch_top_phase(f, ch_bwd_pre, ch_bwd_part, ch_bwd_post, 1);
   }
-  ch_sub_phase(f, ch_bwd_node, 1);
+  if (ph & K_LLE_CH_BWD) ch_sub_phase(f, ch_bwd_node, 1);
   if (in && in->blas_set) in->blas_set(in->blas_after);
+  f->mine = NULL;
 }
 
 /* y = L L^T z (ab: |L| |L|^T |z|); w: n scratch.  Local. */

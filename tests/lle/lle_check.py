@@ -722,9 +722,11 @@ def check_gpu_eig(c):
         _, o = run(c, ranks, base + ["lle.n=%d" % n, "run.backend=" + be, "lle.eigensolver=" + solver],
                    "geig_%s_%d_np%d" % (solver, n, ranks))
         d = digests(o)[1]
-        ok = d == ref_digest[n] and d is not None and "PASSED: lle" in o
-        print("%s gpu_eig n=%d %d ranks sharing the device: embedding digest %s (1 rank %s)" % (
-              "ok  " if ok else "FAIL", n, ranks, d, ref_digest[n]))
+        spread = solver != "chol-nd" or "chol-nd over %d ranks" % ranks in o   # chol-nd: lle.eig_ranks = auto spreads it
+        ok = d == ref_digest[n] and d is not None and "PASSED: lle" in o and spread
+        print("%s gpu_eig n=%d %d ranks sharing the device: embedding digest %s (1 rank %s)%s" % (
+              "ok  " if ok else "FAIL", n, ranks, d, ref_digest[n],
+              "" if solver != "chol-nd" else ", the eigen-solve over the ranks" if spread else ", NOT over the ranks"))
         rc |= 0 if ok else 1
     if solver == "gpu-chol":   # auto is bsvd on CUDA too (gpu-chol lost on the H200)
         _, o = run(c, 1, base + ["lle.n=2000", "run.backend=" + be, "lle.eigensolver=auto"], "geig_auto")
@@ -914,6 +916,82 @@ def check_chol_nd_cols(c):
     print("%s chol-nd memory line: %s (8 nnz(L) = %s GB)" % ("ok  " if okm else "FAIL", mem.group(0) if mem else "missing",
           "%.4f" % (8 * float(lnz.group(1)) * 1e-9) if lnz else "?"))
     rc |= 0 if okm else 1
+    return rc
+
+
+CND_RANKS_RE = (r"chol-nd over (\d+) ranks \(lle.eig_ranks\): (\d+) to (\d+) subtree\(s\) a rank \(the most loaded ([0-9.]+)% of "
+                r"their flops\); per phase the slowest rank \(rank 0\): order ([0-9.]+) \(([0-9.]+)\) s, .*"
+                r"eigen-solve ([0-9.]+) \(([0-9.]+)\) s")
+CND_ALONE_RE = (r"chol-nd rank 0 alone: top factor ([0-9.]+) s, solves' top ([0-9.]+) s, QR / Rayleigh-Ritz / residuals "
+                r"([0-9.]+) s; ([0-9.]+) s in all, ([0-9.]+)% of its eigen-solve")
+
+
+def check_chol_nd_ranks(c):
+    """chol-nd spread over the ranks (lle.eig_ranks = auto / all): the same factor and solves as
+    one rank, so bit for bit the same run: at 2 and 3 ranks (fewer threads a rank: another cut of
+    the tree on the host) the same embedding digest and file, eigenvalue table, iterations, and
+    with lle.cnd_check the same probe backward errors of the factor (gathered on rank 0) and of a
+    solve; its two lines (the ranks' phases, rank 0's part alone, consistent); lle.eig_ranks = 1 at
+    2 ranks: rank 0 alone, the same digest.  Random data: a fresh run.seed (printed).  With
+    --gpu-spec cuda:ranks the same on CUDA (2 and 3 ranks sharing the device), the top on the device
+    (lle.cnd_top = device), also with its updates from below and the solves' top there."""
+    import random
+    rc = 0
+    be = "cuda" if c.gpu_spec == "cuda:ranks" else "host"
+    seed = random.SystemRandom().randrange(1, 2 ** 31 - 1)
+    print("chol_nd_ranks: run.seed=%d, backend %s" % (seed, be))
+    # (set, n, noise, keys, threads a rank at 2 / 3 ranks): by tiles the cut is for all the ranks'
+    # threads (one thread a rank: still split); with cnd_top = blas or the device the one-rank cut
+    cases = [("swissroll", 12000, 0.0, [], 1), ("scurve", 6000, 0.05, ["lle.cnd_top=blas"], 2)]
+    if be == "cuda":
+        cases = [("swissroll", 20000, 0.0, ["lle.cnd_top=device"], 2),
+                 ("scurve", 20000, 0.05, ["lle.cnd_top=device", "lle.cnd_below=device", "lle.cnd_solve_top=device"], 2)]
+    for ds, n, noise, extra, rth in cases:
+        base = ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.noise=%r" % noise, "lle.k=10",
+                "run.seed=%d" % seed, "lle.trust_sample=0", "lle.eigensolver=chol-nd", "run.backend=" + be,
+                "lle.cnd_check=true", "output.embedding=emb.npy"] + extra
+        tag = "%s_%d" % (ds, n)
+
+        def figs(out):
+            f = re.search(r"chol-nd factor check: .* = ([0-9.eE+-]+)", out)
+            s_ = re.search(r"chol-nd solve check: .* = ([0-9.eE+-]+)", out)
+            it = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", out)
+            tab = re.findall(r"^\s+\d+\s+[-+0-9.eE]+\s+[-+0-9.eE]+\s+[-+0-9.eE]+.*$", out, re.M)
+            return (digests(out)[1], f.group(1) if f else None, s_.group(1) if s_ else None,
+                    it.group(1) if it else None, "\n".join(tab))
+        w1, o1 = run(c, 1, base + ["lle.threads=2"], "ranks_%s_np1" % tag)
+        ref = figs(o1)
+        y1 = np.load(os.path.join(w1, "emb.npy"))
+        ok1 = "PASSED: lle" in o1 and None not in ref and "chol-nd over" not in o1
+        print("%s chol_nd_ranks %s n=%d %s one rank: digest %s, factor check %s, solve check %s, %s iterations" % (
+              "ok  " if ok1 else "FAIL", ds, n, " ".join(extra), ref[0], ref[1], ref[2], ref[3]))
+        rc |= 0 if ok1 else 1
+        for ranks, th, key in ((2, rth, "auto"), (3, rth, "all")):
+            w, o = run(c, ranks, base + ["lle.threads=%d" % th, "lle.eig_ranks=" + key], "ranks_%s_np%d" % (tag, ranks))
+            got = figs(o)
+            y = np.load(os.path.join(w, "emb.npy"))
+            m, a = re.search(CND_RANKS_RE, o), re.search(CND_ALONE_RE, o)
+            lines = bool(m and a and int(m.group(1)) == ranks and int(m.group(2 if rth == 1 else 3)) >= 1 and float(m.group(4)) <= 100.0
+                         and float(m.group(7)) >= float(m.group(8)) > 0
+                         and abs(float(a.group(1)) + float(a.group(2)) + float(a.group(3)) - float(a.group(4))) <= 2e-3)
+            same = got == ref and np.array_equal(y, y1)
+            ok = "PASSED: lle" in o and same and lines
+            print("%s chol_nd_ranks %s n=%d %d ranks (%d thread(s) each, eig_ranks = %s): digest %s, factor check %s, "
+                  "solve check %s, %s iterations, eigenpairs table %s, embedding file %s; lines %s" % (
+                  "ok  " if ok else "FAIL", ds, n, ranks, th, key, got[0], got[1], got[2], got[3],
+                  "the same" if got[4] == ref[4] else "DIFFERS", "the same" if np.array_equal(y, y1) else "DIFFERS",
+                  (m.group(0) + " | " + a.group(0)) if m and a else "MISSING"))
+            rc |= 0 if ok else 1
+    # lle.eig_ranks = 1: rank 0 alone at 2 ranks, the same embedding
+    base = ["run.workload=lle", "lle.n=6000", "run.seed=%d" % seed, "lle.trust_sample=0", "lle.eigensolver=chol-nd",
+            "run.backend=" + be, "lle.threads=2"]
+    _, o1 = run(c, 1, base, "ranks_one_np1")
+    _, o2 = run(c, 2, base + ["lle.eig_ranks=1"], "ranks_one_np2")
+    ok = ("PASSED: lle" in o2 and "chol-nd over" not in o2 and digests(o2)[1] == digests(o1)[1] is not None
+          and "eigensolver chol-nd (" in o2)
+    print("%s chol_nd_ranks lle.eig_ranks = 1 at 2 ranks: rank 0 alone, digest %s (one rank %s)" % (
+          "ok  " if ok else "FAIL", digests(o2)[1], digests(o1)[1]))
+    rc |= 0 if ok else 1
     return rc
 
 
@@ -1141,7 +1219,7 @@ def main():
     c.gpu_spec = a.gpu_spec
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_cut": check_chol_nd_cut, "chol_nd_factor": check_chol_nd_factor, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "host_threads": check_host_threads, "methods": check_methods, "transform": check_transform,
+          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_cut": check_chol_nd_cut, "chol_nd_factor": check_chol_nd_factor, "chol_nd_ranks": check_chol_nd_ranks, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "host_threads": check_host_threads, "methods": check_methods, "transform": check_transform,
           "validate": check_validate}[a.check]
     return fn(c)
 

@@ -59,6 +59,11 @@ foreach(np 2 3)
     EXPECT "hybrid: rank ${last} on [^ :]+: injected failure \\(\\[debug\\] fail_rank = ${last}, fail_stage = knn\\)"
     REJECT "^PASSED" "^FAILED" "^record:" RUNCASE --timeout 10
     ARGS run.workload=lle lle.n=4000 lle.trust_sample=0 debug.fail_rank=${last} debug.fail_stage=knn)
+  # chol-nd spread over the ranks (lle.eig_ranks = auto): the last rank fails alone in eigen
+  hy_case(NAME lle_fail_eigen_cnd_rank${last}_np${np} RANKS ${np} EXIT ${LLE_ABORT3} TIMEOUT 30
+    EXPECT "hybrid: rank ${last} on [^ :]+: injected failure \\(\\[debug\\] fail_rank = ${last}, fail_stage = eigen\\)"
+    REJECT "^PASSED" "^FAILED" "^record:" RUNCASE --timeout 10
+    ARGS run.workload=lle lle.n=4000 lle.trust_sample=0 lle.eigensolver=chol-nd debug.fail_rank=${last} debug.fail_stage=eigen debug.fail_code=3)
 endforeach()
 
 hy_case(NAME lle_default RANKS 1 JSON EXPECT "PASSED: lle" "trustworthiness 0\\.99" "eigensolver bsvd"
@@ -165,6 +170,23 @@ set_tests_properties(lle_gpu_eig_checker PROPERTIES LABELS "mpi" TIMEOUT 300 PRO
 # 2000), its parts line, no fallback, the same embedding at 2 and 3 ranks
 add_test(NAME lle_chol_nd COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd --gpu-spec host:chol-nd gpu_eig)
 set_tests_properties(lle_chol_nd PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCESSORS 3)
+# chol-nd spread over the ranks (lle.eig_ranks = auto / all): bit for bit the one-rank run at 2 and
+# 3 ranks (digest, embedding file, eigenpairs, iterations, the factor's and a solve's probe errors
+# with the factor gathered), its phase lines; lle.eig_ranks = 1 keeps rank 0 alone; fresh seed
+add_test(NAME lle_chol_nd_ranks COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_ranks chol_nd_ranks)
+set_tests_properties(lle_chol_nd_ranks PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCESSORS 3)
+hy_case(NAME lle_bad_eig_ranks RANKS 1 EXIT 1
+  EXPECT "key 'lle.eig_ranks' = '2' is not allowed; allowed: one of auto\\|1\\|all"
+  ARGS run.workload=lle lle.eig_ranks=2)
+hy_case(NAME lle_bad_eig_ranks_solver RANKS 1 EXIT 1
+  EXPECT "key 'lle.eig_ranks' = all spreads chol-nd's factor over the ranks: it needs lle.eigensolver = chol-nd or auto"
+  ARGS run.workload=lle lle.eig_ranks=all lle.eigensolver=bsvd)
+hy_case(NAME lle_bad_eig_ranks_cols RANKS 1 EXIT 1
+  EXPECT "key 'lle.eig_ranks' = all .* it needs lle.cnd_solve_cols = 0"
+  ARGS run.workload=lle lle.eig_ranks=all lle.eigensolver=chol-nd lle.cnd_solve_cols=2)
+hy_case(NAME lle_bad_eig_ranks_factor RANKS 1 EXIT 1
+  EXPECT "key 'lle.eig_ranks' = all .* it needs lle.cnd_factor = own"
+  ARGS run.workload=lle lle.eig_ranks=all lle.eigensolver=auto lle.cnd_factor=cholmod)
 # (chol-nd's [debug] perturb verdict: lle_verdict)
 # lle.cnd_solve_cols = 2 / 3 (calls of c columns on threads) against the one-call solve
 add_test(NAME lle_chol_nd_cols COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_cols chol_nd_cols)
@@ -341,6 +363,10 @@ if(HYBRID_GPU_TESTS)
   # the iteration's block work on the device (lle_bsub_cuda.cu; auto and backend) against the driver's loop
   add_test(NAME lle_gpu_iter_block COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_iter_block --gpu-spec cuda:x iter_block)
   set_tests_properties(lle_gpu_iter_block PROPERTIES LABELS "gpu" TIMEOUT 300)
+  # chol-nd spread over 2 and 3 ranks sharing the GPU (the top, and its updates from below and the
+  # solves' top, on rank 0's device): bit for bit the one-rank run (lle_check.py chol_nd_ranks)
+  add_test(NAME lle_gpu_chol_nd_ranks COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_chol_nd_ranks --gpu-spec cuda:ranks chol_nd_ranks)
+  set_tests_properties(lle_gpu_chol_nd_ranks PROPERTIES LABELS "gpu" TIMEOUT 300)
   # lle.cnd_cut on CUDA: more of the factor on the device, the same embedding within Procrustes 1e-10
   add_test(NAME lle_gpu_chol_nd_cut COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_chol_nd_cut --gpu-spec cuda:x chol_nd_cut)
   set_tests_properties(lle_gpu_chol_nd_cut PROPERTIES LABELS "gpu" TIMEOUT 300)
