@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { CD_CHUNK = 1 << 27 };   /* doubles a message at most (the int count of MPI) */
 enum { CD_TAG_TAIL = 7101, CD_TAG_RHS, CD_TAG_XT, CD_TAG_XS, CD_TAG_L };
@@ -49,11 +50,30 @@ static double *cd_buf(cnd_dist *d, size_t m) {
   return d->buf;
 }
 
-/* m doubles to / from rank peer in messages of at most CD_CHUNK.  Local (paired). */
+/* Wait for rq: MPI_Test spinning for CD_SPIN_NS, then between tests CD_NAP_NS asleep, so that a
+ * rank waiting for another (the others for rank 0's top and iteration, rank 0 for the slowest
+ * subtrees) leaves the cores to the ranks that work (ranks sharing a host: MPI's own blocking
+ * waits poll at full speed).  Local. */
+enum { CD_SPIN_NS = 200000, CD_NAP_NS = 20000 };
+static int cd_wait(MPI_Request *rq) {
+  struct timespec t0, t1, nap = { 0, CD_NAP_NS };
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int done = 0;;) {
+    HY_MPI(MPI_Test(rq, &done, MPI_STATUS_IGNORE));
+    if (done) return HY_OK;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if ((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec) > CD_SPIN_NS) nanosleep(&nap, NULL);
+  }
+}
+
+/* m doubles to / from rank peer, or from rank 0 to all, in messages of at most CD_CHUNK (one
+ * empty message where m = 0, point to point).  Local (paired) / collective. */
 static int cd_send(cnd_dist *d, const double *x, size_t m, int peer, int tag) {
   for (size_t a = 0; a < m || a == 0; a += CD_CHUNK) {
     int c = (int)(m - a < CD_CHUNK ? m - a : CD_CHUNK);
-    HY_MPI(MPI_Send(x + a, c, MPI_DOUBLE, peer, tag, d->comm));
+    MPI_Request rq;
+    HY_MPI(MPI_Isend(x + a, c, MPI_DOUBLE, peer, tag, d->comm, &rq));
+    HY_CALL(cd_wait(&rq));
     if (m == 0) break;
   }
   return HY_OK;
@@ -61,15 +81,19 @@ static int cd_send(cnd_dist *d, const double *x, size_t m, int peer, int tag) {
 static int cd_recv(cnd_dist *d, double *x, size_t m, int peer, int tag) {
   for (size_t a = 0; a < m || a == 0; a += CD_CHUNK) {
     int c = (int)(m - a < CD_CHUNK ? m - a : CD_CHUNK);
-    HY_MPI(MPI_Recv(x + a, c, MPI_DOUBLE, peer, tag, d->comm, MPI_STATUS_IGNORE));
+    MPI_Request rq;
+    HY_MPI(MPI_Irecv(x + a, c, MPI_DOUBLE, peer, tag, d->comm, &rq));
+    HY_CALL(cd_wait(&rq));
     if (m == 0) break;
   }
   return HY_OK;
 }
-static int cd_bcast(cnd_dist *d, double *x, size_t m) {
+static int cd_bcast(cnd_dist *d, void *x, size_t m, MPI_Datatype type) {
   for (size_t a = 0; a < m; a += CD_CHUNK) {
     int c = (int)(m - a < CD_CHUNK ? m - a : CD_CHUNK);
-    HY_MPI(MPI_Bcast(x + a, c, MPI_DOUBLE, 0, d->comm));
+    MPI_Request rq;
+    HY_MPI(MPI_Ibcast((char *)x + a * (type == MPI_INT ? sizeof(int) : sizeof(double)), c, type, 0, d->comm, &rq));
+    HY_CALL(cd_wait(&rq));
   }
   return HY_OK;
 }
@@ -192,7 +216,9 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
   double t1 = MPI_Wtime();
   d->t[LLE_DP_SUB] = t1 - t0;
   int bad = rc == HY_ENUMERIC, any = 0;
-  HY_MPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, d->comm));
+  MPI_Request rq;
+  HY_MPI(MPI_Iallreduce(&bad, &any, 1, MPI_INT, MPI_MAX, d->comm, &rq));
+  HY_CALL(cd_wait(&rq));
   if (any) return HY_ENUMERIC;   /* a pivot anywhere: the next shift, on every rank */
   if (d->rank != 0) {
     double *buf = cd_buf(d, (size_t)d->tvals[d->rank] + 1);
@@ -217,7 +243,7 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
     st->top_bytes = s2.top_bytes; st->t_up = s2.t_up; st->t_dev = s2.t_dev; st->t_down = s2.t_down;
     d->t[LLE_DP_TOP] = MPI_Wtime() - t2;
   }
-  HY_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, d->comm));
+  HY_CALL(cd_bcast(d, &rc, 1, MPI_INT));
   return rc;
 }
 
@@ -288,7 +314,7 @@ static int cd_solve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, int 
   {
     double *buf = cd_buf(d, (size_t)d->top.cols * nrhs + 1);
     if (d->rank == 0) cd_pack(&d->top, n, nrhs, x, buf, 0);
-    HY_CALL(cd_bcast(d, buf, (size_t)d->top.cols * nrhs));
+    HY_CALL(cd_bcast(d, buf, (size_t)d->top.cols * nrhs, MPI_DOUBLE));
     if (d->rank != 0) cd_pack(&d->top, n, nrhs, x, buf, 1);
   }
   double t5 = MPI_Wtime();
@@ -317,7 +343,7 @@ static int cd_solve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, int 
 }
 
 int cnd_dist_solve0(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, int nrhs, double *x) {
-  HY_LOCAL(MPI_Bcast(&nrhs, 1, MPI_INT, 0, d->comm) == MPI_SUCCESS ? HY_OK : hy_err(HY_ESYS, "MPI_Bcast failed"));
+  HY_LOCAL(cd_bcast(d, &nrhs, 1, MPI_INT));
   HY_LOCAL(cd_solve(d, ci, lx, nrhs, x));   /* the other ranks are inside it too: a failure ends the job */
   return HY_OK;
 }
@@ -354,14 +380,14 @@ static void cd_figures(cnd_dist *d, const lle_eig *mine, lle_eig *e, double t_st
 
 void cnd_dist_end(cnd_dist *d, lle_eig *e, double t_start) {
   int zero = 0;
-  MPI_Bcast(&zero, 1, MPI_INT, 0, d->comm);
+  if (cd_bcast(d, &zero, 1, MPI_INT) != HY_OK) hy_err_clear();
   cd_figures(d, e, e, t_start);
 }
 
 int cnd_dist_serve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, const lle_eig *e, double t_start) {
   for (;;) {
     int nrhs = 0;
-    HY_MPI(MPI_Bcast(&nrhs, 1, MPI_INT, 0, d->comm));
+    HY_CALL(cd_bcast(d, &nrhs, 1, MPI_INT));   /* rank 0's iteration step: asleep between tests */
     if (nrhs <= 0) break;
     HY_LOCAL(cd_solve(d, ci, lx, nrhs, NULL));   /* an MPI failure mid-way ends the job */
   }
