@@ -204,9 +204,13 @@ void k_lle_pool_free(k_lle_pool *p);
  * the same for any count; pool: the threads, NULL: its own for the call).  O(n log n), for
  * lle.eigensolver = chol-nd.  Host.  Local. */
 #define K_LLE_ND_MAXD 64
+#define K_LLE_ND_PARTS 10
 int k_lle_nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, int threads, k_lle_pool *pool,
-                   int32_t *perm, double *parts);   /* parts (NULL or 4): seconds of renumbering + preparation, the
-                                        breadth-first levels, the subtrees on threads, the rest */
+                   int32_t *perm, double *parts);   /* parts (NULL or K_LLE_ND_PARTS): seconds of renumbering +
+                                        preparation, the breadth-first levels, the subtrees on threads,
+                                        the rest; then the first's parts: the Morton sort, the
+                                        renumbered copies, the work arrays, the transpose and reach;
+                                        and the first two levels */
 /* The same, and the segments whose subtrees ran on the threads: [segs[2 s], segs[2 s + 1]) of
  * the new numbering, ascending and disjoint, each a whole subtree of the dissection (ordered
  * as a whole: its points' M-neighbours outside it are in its ancestors' separators, numbered

@@ -69,7 +69,7 @@ typedef struct {
   int blas_threads;   /* OpenBLAS threads set for the factorisation, -1 untouched */
   int factor_blas_threads;   /* chol-nd: OpenBLAS threads of the numeric factor */
   int order_threads;  /* chol-nd: threads of the nested-dissection order */
-  double order_parts[4];   /* its renumbering + preparation, levels, subtrees, rest (k_lle_nd_order) */
+  double order_parts[10];  /* its renumbering + preparation, levels, subtrees, rest, and their split (k_lle_nd_order) */
   double t_setup, t_permute;   /* chol-nd: B and the block before the order; A permuted after it */
   double t_pool;      /* chol-nd: the thread pool's start (its threads - 1 workers) */
   double mem_factor, mem_matrix, mem_block;   /* chol-nd: bytes of the factor (values and row

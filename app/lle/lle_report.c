@@ -105,6 +105,9 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
   hy_printf0(ctx, "lle: chol-nd order parts: B and the block %.3f s, renumbering and preparation %.3f s, breadth-first "
              "levels %.3f s, subtrees %.3f s, rest %.3f s, A permuted %.3f s, thread pool start %.4f s\n", e->t_setup,
              e->order_parts[0], e->order_parts[1], e->order_parts[2], e->order_parts[3], e->t_permute, e->t_pool);
+  hy_printf0(ctx, "lle: chol-nd order split: renumbering and preparation = Morton sort %.3f + renumbered copies %.3f + work "
+             "arrays %.3f + transpose and reach %.3f s; breadth-first levels: the first %.3f s, the second %.3f s\n",
+             e->order_parts[4], e->order_parts[5], e->order_parts[6], e->order_parts[7], e->order_parts[8], e->order_parts[9]);
   hy_printf0(ctx, "lle: chol-nd memory: factor %.4g GB (values and row indices), matrices %.4g GB (A, A by rows, B), "
              "blocks and maps %.4g GB; %.4g GB in all\n", e->mem_factor * 1e-9, e->mem_matrix * 1e-9, e->mem_block * 1e-9,
              (e->mem_factor + e->mem_matrix + e->mem_block) * 1e-9);

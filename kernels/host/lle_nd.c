@@ -586,8 +586,10 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
   }
   w.stamp = w.mk[0].stamp;
   for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
+  tm[7] = nd_now();
   int rc = nd_prepare(&w, threads);
   tm[1] = nd_now();
+  tm[8] = tm[9] = tm[1];
   int nt = threads < 1 ? 1 : threads > 16 ? 16 : threads;
   /* breadth-first: the list of segments, split level by level (a level's splits on threads)
    * until 4 nt of them or none splittable */
@@ -599,8 +601,9 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
   nd_thr_init(&t0, n, 0);
   int32_t lstamp[16];
   for (int t = 0; t < 16; t++) lstamp[t] = (int32_t)(((int64_t)1 << 30) + ((int64_t)(16 + t) << 25));
-  while (nt > 1 && nseg < 4 * nt && 2 * nseg <= cap) {
+  for (int lev = 0; nt > 1 && nseg < 4 * nt && 2 * nseg <= cap; lev++) {
     nd_level(&w, seg, nseg, nt, lstamp, res);
+    if (lev < 2) tm[8 + lev] = nd_now();
     int m = 0, split = 0;
     for (int c = 0; c < nseg; c++) {
       int64_t lo = seg[2 * c], n1 = res[3 * c], n2 = res[3 * c + 1];
@@ -615,6 +618,7 @@ static int nd_order(const k_lle_points *p, int k, const int32_t *nbr, int leaf, 
   }
   free(res);
   tm[2] = nd_now();
+  if (tm[9] < tm[8]) tm[9] = tm[8];   /* (one level, or none: the second 0) */
   if (segs && nt > 1 && nseg > 1) {   /* the subtrees' segments for the caller (k_lle_nd_order_segs) */
     HY_MALLOC(*segs, 2 * (size_t)nseg);
     memcpy(*segs, seg, 2 * (size_t)nseg * sizeof **segs);
@@ -767,23 +771,29 @@ int k_lle_nd_order_segs(const k_lle_points *p, int k, const int32_t *nbr, int le
   int d = p->dim;
   int32_t *so = NULL, *inv = NULL, *nb = NULL, *ps = NULL;
   double *xs = NULL;
-  double tm[5];
+  double tm[10];
   tm[0] = nd_now();
   HY_MALLOC(so, n); HY_MALLOC(inv, n); HY_MALLOC(nb, n * k); HY_MALLOC(xs, n * d); HY_MALLOC(ps, n);
   k_lle_pool *own = NULL;
   if (!pool && threads > 1) pool = own = k_lle_pool_new(threads > 16 ? 16 : threads);
   nd_spatial(p, pool, threads, so);
+  tm[5] = nd_now();
   for (int64_t i = 0; i < n; i++) inv[so[i]] = (int32_t)i;
   nd_renum_job rj = { p, k, nbr, so, inv, xs, nb };
   nd_for(pool, threads, n, nd_renum_part, &rj);
+  tm[6] = nd_now();
   k_lle_points ps_pts = { .n = n, .dim = d, .x = xs };
   int rc = nd_order(&ps_pts, k, nb, leaf, threads, pool, ps, tm, segs, nseg);
   k_lle_pool_free(own);
   for (int64_t i = 0; rc == HY_OK && i < n; i++) perm[i] = so[ps[i]];
   free(so); free(inv); free(nb); free(xs); free(ps);
   tm[4] = nd_now();
-  if (parts) {   /* renumbering and preparation, the breadth-first levels, the subtrees, the rest */
+  if (parts) {   /* renumbering and preparation, the breadth-first levels, the subtrees, the rest; then
+                    the first's parts (Morton sort, renumbered copies, work arrays, transpose and
+                    reach) and the first two levels */
     parts[0] = tm[1] - tm[0]; parts[1] = tm[2] - tm[1]; parts[2] = tm[3] - tm[2]; parts[3] = tm[4] - tm[3];
+    parts[4] = tm[5] - tm[0]; parts[5] = tm[6] - tm[5]; parts[6] = tm[7] - tm[6]; parts[7] = tm[1] - tm[7];
+    parts[8] = tm[8] - tm[1]; parts[9] = tm[9] - tm[8];
   }
   return rc;
 }
