@@ -944,7 +944,7 @@ def check_chol_nd_ranks(c):
     # threads (one thread a rank: still split); with cnd_top = blas or the device the one-rank cut
     cases = [("swissroll", 12000, 0.0, [], 1), ("scurve", 6000, 0.05, ["lle.cnd_top=blas"], 2)]
     if be == "cuda":
-        cases = [("swissroll", 20000, 0.0, ["lle.cnd_top=device"], 2),
+        cases = [("swissroll", 20000, 0.0, ["lle.cnd_top=device", "lle.cnd_below=host", "lle.cnd_solve_top=host"], 2),
                  ("scurve", 20000, 0.05, ["lle.cnd_top=device", "lle.cnd_below=device", "lle.cnd_solve_top=device"], 2)]
     for ds, n, noise, extra, rth in cases:
         base = ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.noise=%r" % noise, "lle.k=10",
