@@ -244,6 +244,49 @@ int validate_load_vec(const char *path, Vec *v, int64_t *n) {
   return rc;
 }
 
+/* ---------------------------------------------------------------- .npy files */
+
+/* Whether the file starts with the .npy magic.  Local. */
+int validate_is_npy(const char *path) {
+  unsigned char pre[6];
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  int is = fread(pre, 1, 6, f) == 6 && !memcmp(pre, "\x93NUMPY", 6);
+  fclose(f);
+  return is;
+}
+
+/* Header by app/io's strict reader, then dtype, order and rank; the data read whole.  Local. */
+int validate_read_npy(const char *path, const char *noun, int ndim, const char *const *descrs, io_npy_info *h,
+                      int *which, void **data) {
+  *data = NULL;
+  HY_CALL(io_npy_read_header(path, noun, h));
+  char allowed[64] = "";
+  *which = -1;
+  for (int i = 0; descrs[i]; i++) {
+    if (!strcmp(h->descr, descrs[i])) *which = i;
+    snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", i ? " " : "", descrs[i]);
+  }
+  if (*which < 0) return hy_err(HY_EINPUT, "%s: .npy dtype '%s' is not allowed; allowed: %s", path, h->descr, allowed);
+  if (h->fortran) return hy_err(HY_EINPUT, "%s: .npy fortran_order is True; only C order is read", path);
+  if (h->ndim != ndim) return hy_err(HY_EINPUT, "%s: .npy has %d dimension(s); a %d-dimensional array is needed", path, h->ndim, ndim);
+  FILE *f = fopen(path, "rb");
+  if (!f) return hy_err(HY_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  void *a = malloc((size_t)h->bytes + 8);
+  if (!a) {
+    fclose(f);
+    return hy_err(HY_ESYS, "out of memory for %llu %s of %s", (unsigned long long)h->count, noun, path);
+  }
+  int ok = fseek(f, h->data_off, SEEK_SET) == 0 && fread(a, 1, (size_t)h->bytes, f) == (size_t)h->bytes;
+  fclose(f);
+  if (!ok) {
+    free(a);
+    return hy_err(HY_EINPUT, "%s: the .npy data could not be read (%llu bytes)", path, (unsigned long long)h->bytes);
+  }
+  *data = a;
+  return HY_OK;
+}
+
 /* ---------------------------------------------------------------- norms */
 
 /* Frobenius norm of A.  Local. */

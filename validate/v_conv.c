@@ -18,42 +18,26 @@ typedef struct {
   double *v;
 } vc_image;
 
-/* Read an H x W x C C-order .npy of <f4 or <f8 as doubles.  Local. */
+/* Read an H x W x C C-order .npy of <f4 or <f8 (app/io's strict reader) as doubles.  Local. */
 static int vc_read_npy(const char *path, vc_image *im) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return hy_err(HY_EINPUT, "%s: cannot open", path);
-  unsigned char pre[10];
-  if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY\x01", 7)) {
-    fclose(f);
-    return hy_err(HY_EINPUT, "%s: not a .npy file (version 1)", path);
-  }
-  size_t hl = (size_t)pre[8] | (size_t)pre[9] << 8;
-  char h[65536 + 1];
-  if (fread(h, 1, hl, f) != hl) {
-    fclose(f);
-    return hy_err(HY_EINPUT, "%s: .npy header truncated", path);
-  }
-  h[hl] = '\0';
-  im->f8 = strstr(h, "'<f8'") != NULL;
-  const char *s = strstr(h, "'shape': (");
-  if ((!im->f8 && !strstr(h, "'<f4'")) || !strstr(h, "'fortran_order': False") || !s ||
-      sscanf(s + 10, "%d, %d, %d)", &im->H, &im->W, &im->C) != 3 || im->H < 1 || im->W < 1 || im->C < 1) {
-    fclose(f);
-    return hy_err(HY_EINPUT, "%s: not an H x W x C C-order .npy of <f4 or <f8 (header: %s)", path, h);
-  }
-  size_t n = (size_t)im->H * im->W * im->C, eb = im->f8 ? 8 : 4;
-  void *raw = malloc(n * eb + 8);
-  im->v = malloc(n * sizeof *im->v + 8);
-  if (!raw || !im->v) {
-    fclose(f);
-    return hy_err(HY_ESYS, "out of memory for %zu values", n);
-  }
-  size_t got = fread(raw, eb, n, f);
-  int extra = fgetc(f) != EOF;
-  fclose(f);
-  if (got != n || extra) {
+  static const char *const descr[] = { "<f4", "<f8", NULL };
+  io_npy_info h;
+  void *raw = NULL;
+  HY_CALL(validate_read_npy(path, "values", 3, descr, &h, &im->f8, &raw));
+  if (h.shape[0] < 1 || h.shape[1] < 1 || h.shape[2] < 1 || h.shape[0] > INT32_MAX || h.shape[1] > INT32_MAX ||
+      h.shape[2] > INT32_MAX) {
     free(raw);
-    return hy_err(HY_EINPUT, "%s: the data is not %zu values of %zu bytes", path, n, eb);
+    return hy_err(HY_EINPUT, "%s: .npy shape (%lld, %lld, %lld) is not an H x W x C image", path,
+                  (long long)h.shape[0], (long long)h.shape[1], (long long)h.shape[2]);
+  }
+  im->H = (int)h.shape[0];
+  im->W = (int)h.shape[1];
+  im->C = (int)h.shape[2];
+  size_t n = (size_t)h.count;
+  im->v = malloc(n * sizeof *im->v + 8);
+  if (!im->v) {
+    free(raw);
+    return hy_err(HY_ESYS, "out of memory for %zu values", n);
   }
   for (size_t e = 0; e < n; e++) im->v[e] = im->f8 ? ((double *)raw)[e] : ((float *)raw)[e];
   free(raw);

@@ -18,58 +18,16 @@ typedef struct {
   void *a;
 } vs_array;
 
-/* Read a 1-D .npy of one of the four dtypes (header checked: dtype, C order, 1-D shape,
- * size).  *isnpy = 0 when the file is not .npy at all.  Local. */
-static int vs_read_npy(const char *path, vs_array *v, int *isnpy) {
-  static const char *descr[] = { "'<i4'", "'<i8'", "'<f4'", "'<f8'" };
-  static const size_t eb[] = { 4, 8, 4, 8 };
-  FILE *f = fopen(path, "rb");
-  if (!f) return hy_err(HY_EINPUT, "%s: cannot open", path);
-  unsigned char pre[10];
-  *isnpy = fread(pre, 1, 10, f) == 10 && !memcmp(pre, "\x93NUMPY\x01", 7);
-  if (!*isnpy) {
-    fclose(f);
+/* A 1-D .npy of keys (<i4 <i8 <f4 <f8: app/io's strict reader), or a vector file (PETSc binary /
+ * Matrix Market) as double keys.  Local. */
+static int vs_read(const char *path, vs_array *v) {
+  static const char *const descr[] = { "<i4", "<i8", "<f4", "<f8", NULL };
+  if (validate_is_npy(path)) {
+    io_npy_info h;
+    HY_CALL(validate_read_npy(path, "keys", 1, descr, &h, &v->type, &v->a));
+    v->n = h.shape[0];
     return HY_OK;
   }
-  size_t hl = (size_t)pre[8] | (size_t)pre[9] << 8;
-  char h[65536 + 1];
-  if (fread(h, 1, hl, f) != hl) {
-    fclose(f);
-    return hy_err(HY_EINPUT, "%s: .npy header truncated", path);
-  }
-  h[hl] = '\0';
-  v->type = -1;
-  for (int t = 0; t < 4; t++) if (strstr(h, descr[t])) v->type = t;
-  const char *s = strstr(h, "'shape': (");
-  long long n = -1;
-  int ok = v->type >= 0 && strstr(h, "'fortran_order': False") && s && sscanf(s + 10, "%lld,)", &n) == 1 && n >= 0;
-  if (ok) {
-    const char *e = strchr(s + 10, ')');
-    ok = e && e[-1] == ',';
-  }
-  if (!ok) {
-    fclose(f);
-    return hy_err(HY_EINPUT, "%s: not a 1-D C-order .npy of <i4, <i8, <f4 or <f8 (header: %s)", path, h);
-  }
-  v->n = n;
-  v->a = malloc((size_t)n * eb[v->type] + 8);
-  if (!v->a) {
-    fclose(f);
-    return hy_err(HY_ESYS, "out of memory for %lld keys", n);
-  }
-  size_t got = fread(v->a, eb[v->type], (size_t)n, f);
-  int extra = fgetc(f) != EOF;
-  fclose(f);
-  if (got != (size_t)n || extra)
-    return hy_err(HY_EINPUT, "%s: the .npy data is not %lld keys of %zu bytes", path, n, eb[v->type]);
-  return HY_OK;
-}
-
-/* A .npy of keys, or a vector file (PETSc binary / Matrix Market) as double keys.  Local. */
-static int vs_read(const char *path, vs_array *v) {
-  int isnpy = 0;
-  HY_CALL(vs_read_npy(path, v, &isnpy));
-  if (isnpy) return HY_OK;
   double *x = NULL;
   HY_CALL(io_read_vec(path, &x, &v->n));
   v->type = VS_F64;

@@ -91,6 +91,15 @@ int validate_load_mat(const char *path, int dense, Mat *A, int64_t *m, int64_t *
 /* Read a vector file through app/io as a sequential Vec of length *n.  Local. */
 int validate_load_vec(const char *path, Vec *v, int64_t *n);
 
+/* Whether path starts with the .npy magic (\x93NUMPY); 0 for a file that cannot be read.  Local. */
+int validate_is_npy(const char *path);
+/* A .npy file through app/io's strict header reader (io_npy_read_header: exactly descr /
+ * fortran_order / shape, the data filling the rest of the file), C order and ndim dimensions
+ * required, the dtype one of descrs (NULL-terminated; *which gets its index); *data (freed by
+ * the caller) the h->bytes of data as stored; noun names the elements in messages.  Local. */
+int validate_read_npy(const char *path, const char *noun, int ndim, const char *const *descrs, io_npy_info *h,
+                      int *which, void **data);
+
 /* Frobenius norm of A (any type).  Local. */
 int validate_mat_norm_fro(Mat A, double *nrm);
 
