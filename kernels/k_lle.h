@@ -329,6 +329,8 @@ typedef struct {
    * subtree phases do.  Every supernode's arithmetic is the same as in the whole call. */
   int phase;
   const unsigned char *sub_mine;
+  int small_cols;      /* the dpotrf / dtrsm of blocks of fewer columns (a tile, a solve's diagonal
+                          block) by plain loops instead of LAPACK / BLAS calls (0: never) */
 } k_lle_chol_in;
 enum { K_LLE_CH_SUB = 1, K_LLE_CH_TOP = 2, K_LLE_CH_BWD = 4 };
 /* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the

@@ -74,6 +74,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd, cnd_factor = own: how deep the supernodal tree is cut: a subtree is split while it is heavier than the flops below the cut / (threads x cnd_cut); 1 (default) balances the subtrees over the rank's threads, larger moves more supernodes into the top (with cnd_top = device: more of the factor on the device, more bytes moved); the host's factor is the same bit for bit at any cut" },
   { "lle", "pool_spin_us", CFG_INT, "60", 1, 1000000, NULL,
     "the host thread pools (chol-nd's order, factor and solves; bsvd's solves and products; the kd-tree's queries and the host weights): microseconds a waiting thread spins (CPU pauses, then sched_yield) before it sleeps on a condition variable; longer keeps the threads awake between a phase's many small jobs at the cost of busy cores" },
+  { "lle", "cnd_small", CFG_INT, "0", 0, 64, NULL,
+    "chol-nd, cnd_factor = own: the dpotrf / dtrsm of diagonal blocks (the factor's tiles, the solves' triangular solves) with fewer columns than this by plain loops instead of LAPACK / BLAS calls, whose fixed costs exceed the work of small blocks (N = 20k: 1127 of 1375 supernodes have at most 16 columns); 0: every block through LAPACK / BLAS; changes the last bits, not the thread-count invariance" },
   { "lle", "iter_products", CFG_ENUM, "blocks", 0, 0, "blocks|columns",
     "bsvd / chol-nd with the driver's iteration (lle.iter_block = driver): the products M V = B^T (B V) by blocks of 8 columns, rows split over the threads, B^T made beside the factorisation (blocks), or a column a thread, two sweeps of B a column (columns); the same bits either way" },
   { "lle", "iter_block", CFG_ENUM, "auto", 0, 0, "auto|backend|driver",
@@ -158,6 +160,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->pool_spin_us = (int)cfg_int(c, "lle.pool_spin_us");
   o->iter_columns = cfg_is(c, "lle.iter_products", "columns");
   o->eig_ranks = cfg_is(c, "lle.eig_ranks", "1") ? 1 : cfg_is(c, "lle.eig_ranks", "all") ? -1 : 0;
+  o->cnd_small = (int)cfg_int(c, "lle.cnd_small");
   o->iter_block = cfg_is(c, "lle.iter_block", "backend") ? 1 : cfg_is(c, "lle.iter_block", "auto") ? -1 : 0;
   o->cnd_device = cfg_is(c, "lle.cnd_top", "device") ? 1 : cfg_is(c, "lle.cnd_top", "auto") ? -1 : 0;
   o->threads = (int)cfg_int(c, "lle.threads");

@@ -90,6 +90,7 @@ typedef struct {
   double sym_parts[8];   /* and its steps' seconds (steps, tree): transposes, etree, postorder, counts,
                             weighted postorder, permuted copies, supernodal pattern */
   int cnd_solve_tiles;   /* chol-nd: the solves' top triangular solves by tiles (lle.cnd_solve_trsm) */
+  int cnd_small;         /* chol-nd: blocks of fewer columns by plain loops (lle.cnd_small) */
   int sym_diff;          /* with lle.cnd_check: 0 both analyses the same, else the first field that differs; -1 not compared */
   int factor_checked;    /* 1: factor_check was computed */
   double solve_check;    /* and the own solve's componentwise backward error (-1: CHOLMOD's factor) */
@@ -185,6 +186,7 @@ typedef struct {
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut) */
   int pool_spin_us;            /* host thread pools: spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_columns;            /* lle.iter_products = columns */
+  int cnd_small;               /* lle.cnd_small */
   int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver */
   int eig_ranks;               /* lle.eig_ranks: 1, -1 (all), 0 (auto) */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */

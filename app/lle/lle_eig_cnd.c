@@ -219,7 +219,7 @@ static void cnd_own_args(const cnd_op *o, double tau, const lle_eig *e, k_lle_su
                        .px = L->px, .s = L->s };
   *ci = (k_lle_chol_in){ .ap = o->ap, .ai = o->ai, .ax = o->ax, .perm = L->Perm, .tau = tau,
                          .top_blas = e->factor_blas_threads, .blas_after = e->blas_threads, .blas_set = lle_blas_set,
-                         .top_tiles = tiles, .solve_tiles = e->cnd_solve_tiles, .top = e->cnd_device ? k_lle_eig_ops_get(o->be)->chol_top : NULL,
+                         .top_tiles = tiles, .solve_tiles = e->cnd_solve_tiles, .small_cols = e->cnd_small, .top = e->cnd_device ? k_lle_eig_ops_get(o->be)->chol_top : NULL,
                          .top_be = o->be, .top_below = e->cnd_below,
                          .top_solve = e->cnd_solve_top ? k_lle_eig_ops_get(o->be)->chol_top_solve : NULL,
                          .top_release = e->cnd_solve_top ? k_lle_eig_ops_get(o->be)->chol_top_release : NULL,
@@ -297,6 +297,7 @@ static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_e
   e->cnd_own = in->cnd_own;
   e->cnd_tiles = in->cnd_own && in->cnd_tiles;
   e->cnd_solve_tiles = in->cnd_own && in->cnd_solve_tiles;
+  e->cnd_small = in->cnd_own ? in->cnd_small : 0;
   e->cnd_device = in->cnd_own && in->cnd_device && k_lle_eig_ops_get(in->be)->chol_top;
   e->cnd_below = e->cnd_device && in->cnd_below;
   e->cnd_solve_top = e->cnd_below && in->cnd_solve_top && k_lle_eig_ops_get(in->be)->chol_top_solve;

@@ -115,6 +115,7 @@ struct k_lle_chol_plan {
   ch_step node, pre, part, post;   /* the phases' steps */
   ch_step post_all;       /* the top phase: post on every thread where ch_post_all says so */
   int solve_tiles;        /* the solves' triangular solves of wide supernodes by tiles */
+  int small;              /* blocks of fewer columns by ch_small_* loops (k_lle_chol_in.small_cols) */
   int desc;               /* the phase descending (the backward solve) */
   int stop;               /* the top phase: leave (a failed pivot), set by thread 0 */
   k_lle_pool *pool;       /* the threads (the plan's own where pool_own) */
@@ -368,12 +369,68 @@ static void ch_factor_diag(ch_fact *f, int64_t s) {
 extern void dsyrk_(const char *uplo, const char *tr, const int *n, const int *k, const double *alpha,
                    const double *a, const int *lda, const double *beta, double *c, const int *ldc, size_t, size_t);
 
+/* ---- small blocks (k_lle_chol_in.small_cols, lle.cnd_small): plain loops instead of the
+ * LAPACK / BLAS calls, whose fixed costs (argument checks, packing, a dpotf2 of BLAS-1/2 calls)
+ * exceed the work of a block of a few dozen columns (N = 20k: 1127 of 1375 supernodes have at
+ * most 16 columns); right-looking, the inner loops down contiguous columns ---- */
+
+/* dpotrf("L") of the kb x kb block a (leading dimension lda): 0, or 1 + the column of the
+ * first non-positive pivot.  Local. */
+static int ch_small_potrf(double *a, int lda, int kb) {
+  for (int j = 0; j < kb; j++) {
+    double *aj = a + (size_t)j * lda, d = aj[j];
+    if (!(d > 0)) return j + 1;
+    d = sqrt(d);
+    aj[j] = d;
+    for (int i = j + 1; i < kb; i++) aj[i] /= d;
+    for (int c = j + 1; c < kb; c++) {
+      double *ac = a + (size_t)c * lda, l = aj[c];
+      for (int i = c; i < kb; i++) ac[i] -= aj[i] * l;
+    }
+  }
+  return 0;
+}
+
+/* B := B L^-T (dtrsm "R", "L", "T", "N"): B m x kb (ldb), L kb x kb lower (lda).  Local. */
+static void ch_small_trsm_rlt(const double *l, int lda, int kb, double *b, int ldb, int m) {
+  for (int j = 0; j < kb; j++) {
+    double *bj = b + (size_t)j * ldb, d = l[(size_t)j * lda + j];
+    for (int i = 0; i < m; i++) bj[i] /= d;
+    for (int c = j + 1; c < kb; c++) {
+      double *bc = b + (size_t)c * ldb, lc = l[(size_t)j * lda + c];
+      for (int i = 0; i < m; i++) bc[i] -= bj[i] * lc;
+    }
+  }
+}
+
+/* X := L^-1 X (trans "N") or L^-T X ("T") for nrhs columns of X (ldx), L nc x nc lower (lda).  Local. */
+static void ch_small_trsm_l(const double *l, int lda, int nc, const char *trans, double *x, int ldx, int nrhs) {
+  for (int r = 0; r < nrhs; r++) {
+    double *xr = x + (size_t)r * ldx;
+    if (trans[0] == 'N')
+      for (int j = 0; j < nc; j++) {
+        const double *lj = l + (size_t)j * lda;
+        double v = xr[j] / lj[j];
+        xr[j] = v;
+        for (int i = j + 1; i < nc; i++) xr[i] -= lj[i] * v;
+      }
+    else
+      for (int j = nc - 1; j >= 0; j--) {
+        const double *lj = l + (size_t)j * lda;
+        double v = xr[j];
+        for (int i = j + 1; i < nc; i++) v -= lj[i] * xr[i];
+        xr[j] = v / lj[j];
+      }
+  }
+}
+
 /* Step k's diagonal tile: dpotrf (kb columns); a non-positive pivot recorded.  Local. */
 static void ch_tile_diag(ch_fact *f, int64_t s, int64_t k, int kb) {
   const k_lle_super *L = f->L;
   int lda = (int)(L->pi[s + 1] - L->pi[s]), info = 0;
   double *a = f->lx + L->px[s] + k * lda + k;
-  dpotrf_("L", &kb, a, &lda, &info, 1);
+  if (kb < f->small) info = ch_small_potrf(a, lda, kb);
+  else dpotrf_("L", &kb, a, &lda, &info, 1);
   if (info != 0) {
     int want = 0, col = (int)(L->super[s] + k + (info > 0 ? info - 1 : 0)) + 1;
     atomic_compare_exchange_strong(&f->fail, &want, col);
@@ -387,7 +444,8 @@ static void ch_tile_panel(ch_fact *f, int64_t s, int64_t k, int kb, int64_t i) {
   int m = (int)(r + CH_RCH < lda ? CH_RCH : lda - r), ilda = (int)lda;
   double *blk = f->lx + L->px[s];
   const double one = 1;
-  dtrsm_("R", "L", "T", "N", &m, &kb, &one, blk + k * lda + k, &ilda, blk + k * lda + r, &ilda, 1, 1, 1, 1);
+  if (kb < f->small) ch_small_trsm_rlt(blk + k * lda + k, ilda, kb, blk + k * lda + r, ilda, m);
+  else dtrsm_("R", "L", "T", "N", &m, &kb, &one, blk + k * lda + k, &ilda, blk + k * lda + r, &ilda, 1, 1, 1, 1);
 }
 
 /* Step k's panel row blocks.  Local. */
@@ -649,7 +707,8 @@ static void ch_trsm(ch_fact *f, int64_t s, const char *trans) {
   const k_lle_super *L = f->L;
   int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]), ldx = (int)L->n;
   const double one = 1;
-  dtrsm_("L", "L", trans, "N", &nc, &f->nrhs, &one, f->lx + L->px[s], &lda, f->xb + L->super[s], &ldx, 1, 1, 1, 1);
+  if (nc < f->small) ch_small_trsm_l(f->lx + L->px[s], lda, nc, trans, f->xb + L->super[s], ldx, f->nrhs);
+  else dtrsm_("L", "L", trans, "N", &nc, &f->nrhs, &one, f->lx + L->px[s], &lda, f->xb + L->super[s], &ldx, 1, 1, 1, 1);
 }
 
 /* Backward, s's columns in blocks [b0, b1): X(s's columns) -= L_21^T T, T = X(s's rows
@@ -962,6 +1021,7 @@ int k_lle_chol_numeric(k_lle_chol_plan *f, const k_lle_chol_in *in, double *lx, 
   ch_stats(f, st);
   f->in = in; f->lx = lx;
   f->mine = in->sub_mine;
+  f->small = in->small_cols;
   atomic_store(&f->fail, 0);
   if (!f->atp) ch_transpose(f);
   if (in->top && f->ntop && !f->tuptr) ch_top_lists(f);   /* the engine's lists (before the subtrees pack tails) */
@@ -1047,6 +1107,7 @@ void k_lle_chol_solve(k_lle_chol_plan *f, const k_lle_chol_in *in, const double 
   f->xb = x;
   f->nrhs = nrhs;
   f->solve_tiles = in && in->solve_tiles;
+  f->small = in ? in->small_cols : 0;
   atomic_store(&f->fail, 0);
   if (nrhs > f->tb_cols) {   /* the gather buffers: maxrows x nrhs, and c: CH_RCH x nrhs */
     for (int t = 0; t < f->nt; t++) {

@@ -51,6 +51,8 @@ CHECK:
                the keys; shift-invert's lle.cholmod_ordering / cholmod_supernodal are used
   host_threads the kd-tree's queries and lle.weights = host on 1, 2, 3 threads: the lists, graph
                and embedding the same bit for bit as the serial host backend, 1 and 2 ranks
+  chol_nd_small lle.cnd_small = 32 (small blocks by loops): probe errors <= 1e-14, the same bits at
+               1 / 2 / 3 threads, Procrustes <= 1e-10 against the BLAS calls everywhere
   verdict      the eigen-residual check decides: [debug] perturb = 1e-3 (the eigenvectors
                perturbed after the solve) must give exit 4, FAILED with the figure, the figure
                equal to max ||M v - lambda v|| / ||M||_1 recomputed here from the written M,
@@ -503,6 +505,38 @@ def check_host_threads(c):
         print("%s host threads: %d thread(s), lle.weights = %s, %d rank(s), pool spin %d us (0: columns): lists %s, graph %s embedding %s%s" %
               ("ok  " if ok else "FAIL", nt, w, ranks, spin, "same" if np.array_equal(nbr, ref[1]) else "DIFFERENT",
                dg[0], dg[1], "" if named else " (report line missing: %r)" % want))
+        rc |= 0 if ok else 1
+    return rc
+
+
+def check_chol_nd_small(c):
+    """lle.cnd_small = 32 (the own factor's small tiles and the solves' small diagonal blocks by
+    plain loops): the factor's and the solve's probe backward errors <= 1e-14, the same embedding
+    bit for bit at 1, 2 and 3 threads, within Procrustes 1e-10 of lle.cnd_small = 0 (LAPACK / BLAS
+    everywhere), residuals <= 1e-14 ||M||_1 (the verdict)."""
+    base = ["run.workload=lle", "lle.n=8000", "lle.k=10", "lle.noise=0.02", "run.seed=5", "lle.trust_sample=0",
+            "lle.eigensolver=chol-nd", "lle.cnd_check=true", "output.record=false", "output.embedding=emb.npy"]
+    rc = 0
+    saved = dict(os.environ)
+    res = {}
+    try:
+        for nt, small in ((1, 0), (1, 32), (2, 32), (3, 32)):
+            os.environ["OMP_NUM_THREADS"] = str(nt)
+            wd, out = run(c, 1, base + ["lle.cnd_small=%d" % small], "cnd_small_%d_%d" % (nt, small))
+            fc = re.search(r"factor check: .* = ([0-9.eE+-]+)", out)
+            sc = re.search(r"solve check: .* = ([0-9.eE+-]+)", out)
+            res[(nt, small)] = (digests(out)[1], np.load(os.path.join(wd, "emb.npy")),
+                                float(fc.group(1)) if fc else 1.0, float(sc.group(1)) if sc else 1.0, "PASSED: lle" in out)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    ref = res[(1, 0)]
+    for (nt, small), (dg, emb, fc, sc, passed) in res.items():
+        disp = procrustes_disparity(ref[1], emb)
+        same = dg == res[(1, 32)][0] if small else True
+        ok = passed and fc <= 1e-14 and sc <= 1e-14 and disp <= 1e-10 and same and dg is not None
+        print("%s chol-nd cnd_small = %d, %d thread(s): factor check %.2e, solve check %.2e, Procrustes vs BLAS %.2e, "
+              "digest %s%s" % ("ok  " if ok else "FAIL", small, nt, fc, sc, disp, dg, "" if same else " (differs from 1 thread's)"))
         rc |= 0 if ok else 1
     return rc
 
@@ -1219,7 +1253,7 @@ def main():
     c.gpu_spec = a.gpu_spec
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_cut": check_chol_nd_cut, "chol_nd_factor": check_chol_nd_factor, "chol_nd_ranks": check_chol_nd_ranks, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "host_threads": check_host_threads, "methods": check_methods, "transform": check_transform,
+          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_cut": check_chol_nd_cut, "chol_nd_factor": check_chol_nd_factor, "chol_nd_ranks": check_chol_nd_ranks, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "host_threads": check_host_threads, "chol_nd_small": check_chol_nd_small, "methods": check_methods, "transform": check_transform,
           "validate": check_validate}[a.check]
     return fn(c)
 

@@ -10,7 +10,7 @@ endif()
 set(LLE_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/lle_check.py --hybrid $<TARGET_FILE:hybrid>
   --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--preflags=${MPIEXEC_PREFLAGS}"
   ${LLE_ALLOW_SKIP})
-foreach(chk generators sklearn ranks duplicates knn verdict keys methods transform host_threads)
+foreach(chk generators sklearn ranks duplicates knn verdict keys methods transform host_threads chol_nd_small)
   add_test(NAME lle_${chk} COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_${chk} ${chk})
   set_tests_properties(lle_${chk} PROPERTIES LABELS "unit" TIMEOUT 300 SKIP_RETURN_CODE 77)
 endforeach()
