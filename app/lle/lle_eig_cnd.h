@@ -52,6 +52,12 @@ typedef struct {
 int lle_cnd_tree_counts(const cnd_counts_in *in, SuiteSparse_long *parent, SuiteSparse_long *colcount,
                         cholmod_common *cc, double *ts);   /* ts (2): the seconds of the segments' part, the top's */
 
+/* cholmod_l_postorder(Parent, n, ColCount, post)'s result (the weighted postorder) by the
+ * segments' trees on the threads and the top after (in as lle_cnd_tree_counts): 1, or 0 where
+ * the segments do not apply.  Local. */
+int lle_cnd_tree_postorder(const cnd_counts_in *in, const SuiteSparse_long *parent, const SuiteSparse_long *colcount,
+                           SuiteSparse_long *post);
+
 /* cholmod_l_super_symbolic2(1, S2, F2, Parent, L, cc)'s result, its row pass over the
  * supernodal tree's subtrees on the pool's threads (L: simplicial symbolic with ColCount,
  * Parent postordered).  1, or 0 with cc->status set.  Local. */

@@ -17,7 +17,8 @@
  * meets C (those stencils restricted to the top's rows): eliminating it joins N(C) as C's
  * elimination does, and every path through C of the global problem is one through it, so
  * the top's Parent and ColCount are exact too.  fl = sum ColCount^2, lnz = sum ColCount
- * (ascending j, as CHOLMOD sums them), aatfl over A's columns.  Local. */
+ * (ascending j, as CHOLMOD sums them), aatfl over A's columns.  The weighted postorder
+ * (cholmod_l_postorder's) by the same segments: below.  Local. */
 #include "lle_eig_cnd.h"
 #include "hybrid.h"
 
@@ -263,4 +264,157 @@ int lle_cnd_tree_counts(const cnd_counts_in *in, SuiteSparse_long *parent, Suite
   cc->fl = fl; cc->lnz = lnz; cc->aatfl = aatfl;
   cc->status = CHOLMOD_OK;
   return 1;
+}
+
+/* ---- the weighted postorder (cholmod_l_postorder with the column counts as weights) ----
+ * CHOLMOD's: a depth-first search from each root in ascending order, each node's children in
+ * ascending (weight, index) order (its weight buckets), the weights clipped to [0, n - 1].  A
+ * segment's nodes have their children in it (a node below it reaches it only through it), so
+ * each tree of a segment's forest is postordered on its own, side by side on the threads; the
+ * top nodes' search then takes a segment's tree as one block of its size. */
+
+/* The postorder's job: the etree, the weights, each segment's postordered trees. */
+typedef struct {
+  int64_t n;
+  const SuiteSparse_long *parent, *colcount;
+  const int64_t *segs;
+  int nseg;
+  SuiteSparse_long *seq;     /* each segment's trees' postorders, in its range [lo, hi) */
+  SuiteSparse_long *rstart;  /* a segment's root: its tree's first position in seq; its size in rsize */
+  SuiteSparse_long *rsize;
+  int next;
+} po_job;
+
+/* The clipped weight of node j.  Local. */
+static SuiteSparse_long po_w(const po_job *j, SuiteSparse_long v) {
+  SuiteSparse_long w = j->colcount[v];
+  return w < 0 ? 0 : w > j->n - 1 ? j->n - 1 : w;
+}
+
+/* Sort kids[0..m) by ascending (weight, index) (insertion sort: short lists).  Local. */
+static void po_sort(const po_job *j, SuiteSparse_long *kids, int64_t m) {
+  for (int64_t q = 1; q < m; q++) {
+    SuiteSparse_long v = kids[q], wv = po_w(j, v);
+    int64_t t = q - 1;
+    while (t >= 0 && (po_w(j, kids[t]) > wv || (po_w(j, kids[t]) == wv && kids[t] > v))) { kids[t + 1] = kids[t]; t--; }
+    kids[t + 1] = v;
+  }
+}
+
+/* The depth-first postorder of the tree at root over the children lists kp / ki (node v's at
+ * ki[kp[v - base] .. kp[v - base + 1])), a child that is a block (blk != NULL and blk[v] >= 0:
+ * a segment's tree of rsize[v] nodes) counted whole: out[pos ..] (a block's position in
+ * bpos[v]); stack: workspace.  Returns the next position.  Local. */
+static int64_t po_dfs(SuiteSparse_long root, int64_t pos, SuiteSparse_long base, const SuiteSparse_long *kp,
+                      const SuiteSparse_long *ki, SuiteSparse_long *next, SuiteSparse_long *stack, SuiteSparse_long *out,
+                      const char *isblk, const SuiteSparse_long *rsize, SuiteSparse_long *bpos) {
+  int64_t top = 0;
+  stack[top++] = root;
+  next[root - base] = kp[root - base];
+  while (top > 0) {
+    SuiteSparse_long v = stack[top - 1];
+    if (isblk && isblk[v]) { bpos[v] = pos; pos += rsize[v]; top--; continue; }
+    if (next[v - base] < kp[v - base + 1]) {
+      SuiteSparse_long c = ki[next[v - base]++];
+      stack[top++] = c;
+      if (!(isblk && isblk[c])) next[c - base] = kp[c - base];
+    } else {
+      out[pos++] = v;
+      top--;
+    }
+  }
+  return pos;
+}
+
+/* Segment s's trees postordered into seq[lo, hi), each root's start and size.  Local. */
+static void po_segment(po_job *j, int s) {
+  SuiteSparse_long lo = j->segs[2 * s], hi = j->segs[2 * s + 1], m = hi - lo;
+  SuiteSparse_long *kp = NULL, *ki = NULL, *nx = NULL, *stk = NULL, *fill = NULL;
+  HY_CALLOC(kp, m + 1); HY_MALLOC(ki, m + 1); HY_MALLOC(nx, m + 1); HY_MALLOC(stk, m + 1); HY_MALLOC(fill, m + 1);
+  for (SuiteSparse_long v = lo; v < hi; v++) {
+    SuiteSparse_long p = j->parent[v];
+    if (p >= lo && p < hi) kp[p - lo + 1]++;
+  }
+  for (int64_t q = 0; q < m; q++) kp[q + 1] += kp[q];
+  memcpy(fill, kp, (size_t)m * sizeof *fill);
+  for (SuiteSparse_long v = lo; v < hi; v++) {
+    SuiteSparse_long p = j->parent[v];
+    if (p >= lo && p < hi) ki[fill[p - lo]++] = v;
+  }
+  for (int64_t q = 0; q < m; q++) po_sort(j, ki + kp[q], kp[q + 1] - kp[q]);
+  int64_t pos = lo;
+  for (SuiteSparse_long v = lo; v < hi; v++) {
+    SuiteSparse_long p = j->parent[v];
+    if (p >= lo && p < hi) continue;   /* a root of the segment's forest */
+    int64_t p0 = pos;
+    pos = po_dfs(v, pos, lo, kp, ki, nx, stk, j->seq, NULL, NULL, NULL);
+    j->rstart[v] = p0; j->rsize[v] = pos - p0;
+  }
+  free(kp); free(ki); free(nx); free(stk); free(fill);
+}
+
+/* The segments' trees on the threads from the shared counter.  Local. */
+static void po_run(void *arg, int tid, int nt) {
+  po_job *j = arg;
+  (void)tid; (void)nt;
+  for (int s; (s = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->nseg;) po_segment(j, s);
+}
+
+/* The blocks' copies into post: segment s's trees at their positions.  Local. */
+typedef struct {
+  const po_job *j;
+  const char *isroot;
+  const SuiteSparse_long *bpos;
+  SuiteSparse_long *post;
+} po_copy;
+
+static void po_copy_part(void *arg, int64_t s0, int64_t s1) {
+  const po_copy *c = arg;
+  const po_job *j = c->j;
+  for (int64_t s = s0; s < s1; s++)
+    for (SuiteSparse_long v = j->segs[2 * s]; v < j->segs[2 * s + 1]; v++)
+      if (c->isroot[v])
+        memcpy(c->post + c->bpos[v], j->seq + j->rstart[v], (size_t)j->rsize[v] * sizeof *c->post);
+}
+
+/* cholmod_l_postorder(parent, n, colcount, post)'s result by the segments (1), or 0 where they
+ * do not apply (in as lle_cnd_tree_counts: Parent and ColCount computed there).  Local. */
+int lle_cnd_tree_postorder(const cnd_counts_in *in, const SuiteSparse_long *parent, const SuiteSparse_long *colcount,
+                           SuiteSparse_long *post) {
+  int64_t n = in->n;
+  if (in->nseg < 2 || !in->segs) return 0;
+  po_job j = { .n = n, .parent = parent, .colcount = colcount, .segs = in->segs, .nseg = in->nseg };
+  char *inseg = NULL, *isroot = NULL;
+  HY_MALLOC(j.seq, n); HY_MALLOC(j.rstart, n); HY_MALLOC(j.rsize, n);
+  HY_CALLOC(inseg, n); HY_CALLOC(isroot, n);
+  for (int s = 0; s < in->nseg; s++) {
+    SuiteSparse_long lo = in->segs[2 * s], hi = in->segs[2 * s + 1];
+    memset(inseg + lo, 1, (size_t)(hi - lo));
+    for (SuiteSparse_long v = lo; v < hi; v++) if (parent[v] < lo || parent[v] >= hi) isroot[v] = 1;
+  }
+  int nt = in->pool && in->threads > 1 ? in->threads : 1;
+  k_lle_pool_run(nt > 1 ? in->pool : NULL, nt, po_run, &j);
+  /* the quotient tree: the top nodes and the segments' roots (blocks), children lists by parent */
+  SuiteSparse_long *kp = NULL, *ki = NULL, *nx = NULL, *stk = NULL, *fill = NULL, *bpos = NULL;
+  HY_CALLOC(kp, n + 1); HY_MALLOC(ki, n + 1); HY_MALLOC(nx, n + 1); HY_MALLOC(stk, n + 1); HY_MALLOC(fill, n + 1);
+  HY_MALLOC(bpos, n + 1);
+  for (int64_t v = 0; v < n; v++)
+    if ((!inseg[v] || isroot[v]) && parent[v] >= 0) kp[parent[v] + 1]++;
+  for (int64_t v = 0; v < n; v++) kp[v + 1] += kp[v];
+  memcpy(fill, kp, (size_t)n * sizeof *fill);
+  for (int64_t v = 0; v < n; v++)
+    if ((!inseg[v] || isroot[v]) && parent[v] >= 0) ki[fill[parent[v]]++] = v;
+  for (int64_t v = 0; v < n; v++) if (!inseg[v]) po_sort(&j, ki + kp[v], kp[v + 1] - kp[v]);
+  int64_t pos = 0;
+  for (int64_t v = 0; v < n; v++)
+    if (parent[v] < 0 && (!inseg[v] || isroot[v]))
+      pos = po_dfs(v, pos, 0, kp, ki, nx, stk, post, isroot, j.rsize, bpos);
+  int ok = pos == n;
+  if (ok) {
+    po_copy c = { &j, isroot, bpos, post };
+    k_lle_pool_for(nt > 1 ? in->pool : NULL, nt, in->nseg, po_copy_part, &c);
+  }
+  free(j.seq); free(j.rstart); free(j.rsize); free(inseg); free(isroot);
+  free(kp); free(ki); free(nx); free(stk); free(fill); free(bpos);
+  return ok;
 }

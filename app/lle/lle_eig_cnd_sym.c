@@ -92,22 +92,47 @@ static cholmod_sparse sym_pattern(int64_t n, SuiteSparse_long *p, SuiteSparse_lo
   return s;
 }
 
-/* cholmod_analyze_p2's weighted postorder combined into L (Perm, ColCount, Parent), as there.  Local. */
+/* sym_postorder's combination into L on the threads: the postorder, its inverse, the counts. */
+typedef struct {
+  const SuiteSparse_long *post, *parent, *colcount, *inv;
+  SuiteSparse_long *lperm, *lcc, *w, *invw;
+} sym_po_job;
+
+/* [k0, k1): Perm, ColCount and the inverse.  Local. */
+static void sym_po_a(void *arg, int64_t k0, int64_t k1) {
+  const sym_po_job *j = arg;
+  for (int64_t k = k0; k < k1; k++) {
+    j->lperm[k] = j->post[k];   /* the natural order's Perm is the identity */
+    j->lcc[k] = j->colcount[j->post[k]];
+    j->invw[j->post[k]] = k;
+  }
+}
+
+/* [k0, k1): the postordered tree.  Local. */
+static void sym_po_b(void *arg, int64_t k0, int64_t k1) {
+  const sym_po_job *j = arg;
+  for (int64_t k = k0; k < k1; k++) j->w[k] = j->parent[j->post[k]] < 0 ? -1 : j->inv[j->parent[j->post[k]]];
+}
+
+/* cholmod_analyze_p2's weighted postorder combined into L (Perm, ColCount, Parent), as there;
+ * the postorder CHOLMOD's, or given (post0: the same, computed over the order's segments),
+ * the combination on the pool's threads.  Local. */
 static int sym_postorder(int64_t n, SuiteSparse_long *parent, SuiteSparse_long *colcount, cholmod_factor *L,
-                         cholmod_common *cc) {
-  SuiteSparse_long *post = NULL, *w = NULL, *inv = NULL;
-  HY_MALLOC(post, n); HY_MALLOC(w, n); HY_MALLOC(inv, n);
-  int ok = cholmod_l_postorder(parent, (size_t)n, colcount, post, cc) == n;
+                         cholmod_common *cc, SuiteSparse_long *post0, k_lle_pool *pool, int nt) {
+  SuiteSparse_long *post = post0, *w = NULL, *inv = NULL;
+  if (!post) HY_MALLOC(post, n);
+  HY_MALLOC(w, n); HY_MALLOC(inv, n);
+  int ok = post0 || cholmod_l_postorder(parent, (size_t)n, colcount, post, cc) == n;
   if (ok) {
-    SuiteSparse_long *lperm = L->Perm, *lcc = L->ColCount;
-    for (int64_t k = 0; k < n; k++) lperm[k] = post[k];   /* the natural order's Perm is the identity */
-    for (int64_t k = 0; k < n; k++) lcc[k] = colcount[post[k]];
-    for (int64_t k = 0; k < n; k++) inv[post[k]] = k;
-    for (int64_t k = 0; k < n; k++) w[k] = parent[post[k]] < 0 ? -1 : inv[parent[post[k]]];
+    sym_po_job j = { .post = post, .parent = parent, .colcount = colcount, .inv = inv, .lperm = L->Perm,
+                     .lcc = L->ColCount, .w = w, .invw = inv };
+    k_lle_pool_for(pool, nt, n, sym_po_a, &j);
+    k_lle_pool_for(pool, nt, n, sym_po_b, &j);
     memcpy(parent, w, (size_t)n * sizeof *w);
     L->ordering = CHOLMOD_POSTORDERED;
   }
-  free(post); free(w); free(inv);
+  if (post != post0) free(post);
+  free(w); free(inv);
   return ok;
 }
 
@@ -160,7 +185,12 @@ static cholmod_factor *sym_steps_kind(const cnd_sym_in *in, cholmod_common *cc, 
     sym_lap(in->parts, 3, &t);
   }
   if (ok) L = cholmod_l_allocate_factor((size_t)n, cc);
-  ok = ok && L && sym_postorder(n, parent, colcount, L, cc);
+  if (ok && L && done) {   /* the weighted postorder over the segments too (CHOLMOD's, exactly) */
+    cnd_counts_in ci = { .n = n, .ap = in->ap, .ai = in->ai, .fp = j.fp, .fi = j.fi, .segs = in->segs,
+                         .nseg = in->nseg, .pool = in->pool, .threads = in->threads };
+    if (!lle_cnd_tree_postorder(&ci, parent, colcount, post)) done = 0;
+  }
+  ok = ok && L && sym_postorder(n, parent, colcount, L, cc, done ? post : NULL, in->pool, in->threads);
   sym_lap(in->parts, 4, &t);
   if (ok) {   /* F2 = A(p,:)' and S2 = F2' */
     HY_MALLOC(ilp, n);
