@@ -17,63 +17,58 @@ namespace cg = cooperative_groups;
 #define PB_THREADS 512
 #define PB_BWMAX 32
 
-/* (ov, oi) beats (bv, bi): larger magnitude, or equal and the lower row (-1: none).  Device. */
-__device__ inline bool pb_better(double ov, int oi, double bv, int bi) {
-  return ov > bv || (ov == bv && oi >= 0 && (bi < 0 || oi < bi));
+/* |x| as an ordered key: the bits of |x| as a double plus one, so that a larger |x| has a larger
+ * key; 0 (no row) for NaN, which never wins a pivot search (as `v > best` never holds for it).
+ * Device. */
+typedef unsigned long long pb_u64;
+
+__device__ __forceinline__ pb_u64 pb_key(double x) {
+  double ax = fabs(x);
+  return isnan(ax) ? 0ull : (pb_u64)__double_as_longlong(ax) + 1ull;
 }
 
-/* Reduce (v, i) over the warp: lane 0 gets the best.  Device. */
-__device__ inline void pb_warp_best(double &v, int &i) {
-  for (int o = 16; o > 0; o >>= 1) {
-    double ov = __shfl_down_sync(0xffffffffu, v, o);
-    int oi = __shfl_down_sync(0xffffffffu, i, o);
-    if (pb_better(ov, oi, v, i)) { v = ov; i = oi; }
-  }
-}
-
-/* The block's best (v, i) over its threads' values: every thread gets it.  Device. */
-__device__ inline void pb_block_best(double &v, int &i, double *wv, int *wi) {
-  int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  pb_warp_best(v, i);
-  if (lane == 0) { wv[wid] = v; wi[wid] = i; }
-  __syncthreads();
-  if (wid == 0) {
-    v = lane < nw ? wv[lane] : -1.0;
-    i = lane < nw ? wi[lane] : -1;
-    pb_warp_best(v, i);
-    if (lane == 0) { wv[0] = v; wi[0] = i; }
-  }
-  __syncthreads();
-  v = wv[0];
-  i = wi[0];
-  __syncthreads();
+/* The warp's largest key and, among its lanes holding it, the smallest row (every lane gets
+ * both): three warp reductions (REDUX).  idx: 0xffffffff where no row.  Device. */
+__device__ __forceinline__ void pb_warp_best(pb_u64 &key, unsigned &idx) {
+  const unsigned h = (unsigned)(key >> 32), l = (unsigned)key;
+  const unsigned mh = __reduce_max_sync(0xffffffffu, h);
+  const unsigned ml = __reduce_max_sync(0xffffffffu, h == mh ? l : 0u);
+  idx = __reduce_min_sync(0xffffffffu, (h == mh && l == ml) ? idx : 0xffffffffu);
+  key = ((pb_u64)mh << 32) | ml;
 }
 
 /* The fused base block: a (ld lda) m x bw, block b holds rows [b rpb, b rpb + nr) in s (ld
  * rpb | 1: odd, so that a row's bw values - read and written across the columns by the
  * candidate rows, the swap and the pivot row - fall in distinct shared-memory banks);
  * piv[j] = poff + the pivot row of column j (0-based from a's top).  Scratch (global): crow
- * (2 x G x bw candidate rows), cval / cidx (2 x G candidates), rowj (2 x bw): two sets, by the
- * column's parity, so that a block that runs ahead never overwrites what a slower one still
- * reads (between its write of column j + 2 and a slow block's read of column j lies the grid
- * barrier of column j + 1).  Per column: the block's candidate published, one grid barrier
+ * (2 x G x bw candidate rows), cval / cidx (2 x G candidates: the key of |a_ij| in cval's 8
+ * bytes, its row), rowj (2 x bw): two sets, by the column's parity, so that a block that runs
+ * ahead never overwrites what a slower one still reads (between its write of column j + 2 and a
+ * slow block's read of column j lies the grid barrier of column j + 1).  Per column, three
+ * block barriers and the grid barrier: each warp's best row of the column by warp reductions
+ * of keys (the lowest row among the largest |a_ij|), one block barrier, warp 0 the block's best
+ * and publishes it with its row (warp 1 row j, in the block holding it); the grid barrier
  * (cooperative groups' grid sync orders the writes before it for every block after it: no
- * extra fence), then warp 0 alone picks the winner over the G candidates while warp 1 reads
- * row j, one block barrier, the winner's row read; the swap, the scaling and the rank-1 update
- * in shared memory.  Device (cooperative launch). */
+ * extra fence); warp 0 picks the winner over the G candidates and reads its row while warp 1
+ * reads row j, one block barrier; then each thread's rows at once swapped, scaled and updated
+ * (the pivot row written at row j, row j's old content at the winner's row - scaled and
+ * updated there - every other row below j scaled and updated in place: the same arithmetic as
+ * the swap first, then the update), one block barrier.  Device (cooperative launch). */
 template <typename T>
 __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, int m, int bw, int rpb,
                                                            int *piv, int poff, T *crow, double *cval,
                                                            int *cidx, T *rowj) {
   extern __shared__ double pb_sh[];
   T *s = (T *)pb_sh;
-  __shared__ double wv[PB_THREADS / 32];
-  __shared__ int wi[PB_THREADS / 32];
+  __shared__ pb_u64 wk[PB_THREADS / 32];
+  __shared__ unsigned wi[PB_THREADS / 32];
   __shared__ T u[PB_BWMAX];
   __shared__ T rj[PB_BWMAX];
   cg::grid_group grid = cg::this_grid();
-  int b = blockIdx.x, G = gridDim.x, ls = rpb | 1, lane = threadIdx.x & 31;
+  int b = blockIdx.x, G = gridDim.x, ls = rpb | 1, lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  int nw = blockDim.x >> 5;
   int r0 = b * rpb, nr = m - r0 < rpb ? m - r0 : rpb;
+  pb_u64 *ck = (pb_u64 *)cval;
   for (int t = threadIdx.x; t < nr * bw; t += blockDim.x) {
     int i = t % nr, c = t / nr;
     s[i + c * ls] = a[(int64_t)(r0 + i) + c * lda];
@@ -82,61 +77,69 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
   int nj = m < bw ? m : bw;
   for (int j = 0; j < nj; j++) {
     int par = j & 1;
-    /* this block's candidate: the largest |a_ij| over its rows i >= j */
-    double bv = -1.0;
-    int bi = -1;
+    /* this thread's candidate: the largest |a_ij| over its rows i >= j (the lowest on ties) */
+    pb_u64 bk = 0;
+    unsigned bi = 0xffffffffu;
     for (int i = threadIdx.x; i < nr; i += blockDim.x) {
       if (r0 + i < j) continue;
-      double v = fabs((double)s[i + j * ls]);
-      if (v > bv) { bv = v; bi = r0 + i; }
+      pb_u64 k = pb_key((double)s[i + j * ls]);
+      if (k > bk) { bk = k; bi = (unsigned)(r0 + i); }
     }
-    pb_block_best(bv, bi, wv, wi);
-    if (threadIdx.x == 0) {
-      cval[par * G + b] = bv;
-      cidx[par * G + b] = bi;
-    }
-    for (int c = threadIdx.x; c < bw; c += blockDim.x) {
-      if (bi >= 0) crow[(int64_t)(par * G + b) * bw + c] = s[(bi - r0) + c * ls];
-      if (j >= r0 && j < r0 + nr) rowj[par * bw + c] = s[(j - r0) + c * ls];
+    pb_warp_best(bk, bi);
+    if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
+    __syncthreads();
+    if (wid == 0) {
+      /* the block's best over its warps, published with its row */
+      bk = lane < nw ? wk[lane] : 0ull;
+      bi = lane < nw ? wi[lane] : 0xffffffffu;
+      pb_warp_best(bk, bi);
+      if (lane == 0) {
+        ck[par * G + b] = bk;
+        cidx[par * G + b] = bk ? (int)bi : -1;
+      }
+      if (bk && lane < bw) crow[(int64_t)(par * G + b) * bw + lane] = s[((int)bi - r0) + lane * ls];
+    } else if (wid == 1 && j >= r0 && j < r0 + nr && lane < bw) {
+      rowj[par * bw + lane] = s[(j - r0) + lane * ls];
     }
     grid.sync();
-    /* the winner over the blocks (every block the same), by warp 0; row j by warp 1 */
-    if (threadIdx.x < 32) {
-      bv = -1.0;
-      bi = -1;
+    /* the winner over the blocks (every block the same) and its row, by warp 0; row j by warp 1 */
+    if (wid == 0) {
+      bk = 0;
+      bi = 0xffffffffu;
       for (int g = lane; g < G; g += 32) {
-        double v = __ldcg(cval + par * G + g);
+        pb_u64 k = __ldcg(ck + par * G + g);
         int i = __ldcg(cidx + par * G + g);
-        if (pb_better(v, i, bv, bi)) { bv = v; bi = i; }
+        if (k > bk) { bk = k; bi = (unsigned)i; }
       }
-      pb_warp_best(bv, bi);
-      if (lane == 0) { wv[0] = bv; wi[0] = bi; }
-    } else if (threadIdx.x < 32 + bw) {
-      rj[threadIdx.x - 32] = __ldcg(rowj + par * bw + (threadIdx.x - 32));
+      pb_warp_best(bk, bi);
+      int p = bk ? (int)bi : j;   /* none (NaN column): no swap */
+      if (lane < bw) u[lane] = bk ? __ldcg(crow + (int64_t)(par * G + p / rpb) * bw + lane) : __ldcg(rowj + par * bw + lane);
+      if (lane == 0) {
+        wi[0] = (unsigned)p;
+        if (b == 0) piv[j] = p + poff;
+      }
+    } else if (wid == 1 && lane < bw) {
+      rj[lane] = __ldcg(rowj + par * bw + lane);
     }
     __syncthreads();
-    bi = wi[0];
-    int p = bi >= 0 ? bi : j;   /* none (NaN column): no swap */
-    int wb = p / rpb;
-    for (int c = threadIdx.x; c < bw; c += blockDim.x)
-      u[c] = bi >= 0 ? __ldcg(crow + (int64_t)(par * G + wb) * bw + c) : rj[c];
-    if (b == 0 && threadIdx.x == 0) piv[j] = p + poff;
-    __syncthreads();
-    if (p != j) {
-      for (int c = threadIdx.x; c < bw; c += blockDim.x) {
-        if (p >= r0 && p < r0 + nr) s[(p - r0) + c * ls] = rj[c];
-        if (j >= r0 && j < r0 + nr) s[(j - r0) + c * ls] = u[c];
-      }
-    }
-    __syncthreads();
-    /* scale the column below the pivot, rank-1 update of the rest of the block's rows */
+    /* swap, scale the column below the pivot, rank-1 update of the rest of the block's rows */
+    int p = (int)wi[0];
     T pv = u[j];
     for (int i = threadIdx.x; i < nr; i += blockDim.x) {
-      if (r0 + i <= j) continue;
-      T l = s[i + j * ls];
+      int gi = r0 + i;
+      if (gi < j) continue;
+      if (gi == j) {
+        if (p != j)
+          for (int c = 0; c < bw; c++) s[i + c * ls] = u[c];
+        continue;
+      }
+      int mv = gi == p;   /* this row gets row j's old content */
+      if (mv)
+        for (int c = 0; c < j; c++) s[i + c * ls] = rj[c];
+      T l = mv ? rj[j] : s[i + j * ls];
       if (pv != (T)0) l = l / pv;
       s[i + j * ls] = l;
-      for (int c = j + 1; c < bw; c++) s[i + c * ls] -= l * u[c];
+      for (int c = j + 1; c < bw; c++) s[i + c * ls] = (mv ? rj[c] : s[i + c * ls]) - l * u[c];
     }
     __syncthreads();
   }

@@ -1,8 +1,8 @@
 /* emu.h - a CPU emulator for CUDA kernels written in this tree's style (tests/gauss/kernel_emu.py):
  * every CUDA thread of a launch is one std::thread (so keep launches to ~128 threads in all: the
  * threads wait on barriers and a big grid stalls a small machine); __syncthreads is a barrier per thread block,
- * a cooperative grid sync one barrier over the grid, __shfl_down_sync goes through a buffer and
- * a barrier per warp; the kernels' __shared__ arrays become per-block arenas (emu_sh / emu_dyn,
+ * a cooperative grid sync one barrier over the grid, __shfl_down_sync and __reduce_max_sync /
+ * __reduce_min_sync go through a buffer and a barrier per warp; the kernels' __shared__ arrays become per-block arenas (emu_sh / emu_dyn,
  * put in by kernel_emu.py's rewrite of the source).  Slow (a thread per CUDA thread) but exact
  * about what each thread computes and when it waits: for checking a kernel's logic against a
  * sequential reference on a machine without a GPU. */
@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,6 +56,29 @@ template <typename V> V __shfl_down_sync(unsigned, V v, int o) {
   b.wbar[w]->arrive_and_wait();
   return (V)r;
 }
+
+/* The warp's max / min of an unsigned (every lane gets it), through the warp buffer. */
+inline unsigned emu_wred(unsigned v, int mx) {
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  emu_block &b = emu_b();
+  b.wbuf[w * 32 + lane] = (double)v;
+  b.wbar[w]->arrive_and_wait();
+  unsigned r = (unsigned)b.wbuf[w * 32];
+  for (int k = 1; k < 32; k++) {
+    unsigned x = (unsigned)b.wbuf[w * 32 + k];
+    if (mx ? x > r : x < r) r = x;
+  }
+  b.wbar[w]->arrive_and_wait();
+  return r;
+}
+inline unsigned __reduce_max_sync(unsigned, unsigned v) { return emu_wred(v, 1); }
+inline unsigned __reduce_min_sync(unsigned, unsigned v) { return emu_wred(v, 0); }
+inline long long __double_as_longlong(double x) {
+  long long r;
+  std::memcpy(&r, &x, sizeof r);
+  return r;
+}
+using std::isnan;
 
 /* Run body on blocks off .. off + G - 1 of a grid of G + off blocks (all of it: off = 0) of T
  * threads each (T a multiple of 32), dyn bytes of dynamic shared memory per block, every thread
