@@ -175,12 +175,13 @@ int k_lle_host_weights(const k_lle_points *p, int64_t q0, int64_t q1, int k, con
 
 /* Exact K nearest neighbours by a KD-tree on the host (same order and tie rule as knn).
  * For low dimensions.  k_lle_kdtree_knn builds the tree for the call and queries on the
- * caller's thread; k_lle_kdtree_new builds it once (p->x must outlive it) and
+ * caller's thread; k_lle_kdtree_new builds it once (p->x must outlive it; its lower levels on
+ * threads threads of pool, NULL: the caller's: the same splits either way) and
  * k_lle_kdtree_query takes blocks of queries on threads threads of pool (NULL: the caller's
  * thread; each query independent: the same lists at any count).  Host.  Local. */
 typedef struct k_lle_kdtree k_lle_kdtree;
 int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2);
-int k_lle_kdtree_new(const k_lle_points *p, k_lle_kdtree **out);
+int k_lle_kdtree_new(const k_lle_points *p, k_lle_pool *pool, int threads, k_lle_kdtree **out);
 int k_lle_kdtree_query(const k_lle_kdtree *kt, k_lle_pool *pool, int threads, int64_t q0, int64_t q1, int k,
                        int32_t *nbr, double *d2);
 void k_lle_kdtree_free(k_lle_kdtree *kt);

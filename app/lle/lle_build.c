@@ -167,7 +167,7 @@ static int lle_knn_block(hy_ctx *ctx, const lle_opts *o, const k_lle_ops *ops, c
                          int64_t *nredo) {
   *nredo = -1;
   if (info->knn_used == LLE_KNN_KDTREE) {
-    if (!hw->tree) HY_CALL(k_lle_kdtree_new(pts, &hw->tree));
+    if (!hw->tree) HY_CALL(k_lle_kdtree_new(pts, hw->pool, info->host_threads, &hw->tree));
     return k_lle_kdtree_query(hw->tree, hw->pool, info->host_threads, a, b, o->k, nb, dd);
   }
   if (info->knn_used == LLE_KNN_GRID) return ops->grid_knn(&ctx->be, pts, a, b, o->k, nb, dd);

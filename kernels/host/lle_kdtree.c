@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define KD_LEAF 16
 
@@ -73,6 +74,106 @@ static int32_t kd_build(kd_tree *t, int32_t lo, int32_t hi) {
   return id;
 }
 
+/* ---- the build on threads: the top levels split here as kd_build splits them, the ranges
+ * below become tasks built by kd_build into their own node arrays on the pool's threads, then
+ * joined (the same splits and leaves whichever thread builds what: only the node numbering
+ * differs, and the search does not depend on it) ---- */
+enum { KD_PAR_MIN = 2048, KD_MAXTASK = 128 };
+typedef struct {
+  int32_t lo, hi, slot;   /* the range, the placeholder node in the top */
+  kd_tree sub;            /* its nodes (root at 0) */
+} kd_task;
+
+/* kd_build down to depth (or below KD_PAR_MIN points), the ranges below queued.  Local. */
+static int32_t kd_build_top(kd_tree *t, int32_t lo, int32_t hi, int depth, kd_task *tk, int *ntk) {
+  if ((depth <= 0 || hi - lo < KD_PAR_MIN) && *ntk < KD_MAXTASK) {
+    int32_t id = t->nnode++;
+    t->node[id] = (kd_node){ lo, hi, -1, -1, 0, 0 };
+    tk[(*ntk)++] = (kd_task){ .lo = lo, .hi = hi, .slot = id };
+    return id;
+  }
+  int32_t id = t->nnode++;
+  kd_node *nd = &t->node[id];
+  nd->lo = lo; nd->hi = hi; nd->left = nd->right = -1; nd->dim = 0; nd->split = 0;
+  if (hi - lo <= KD_LEAF) return id;
+  int best = 0;
+  double bw = -1;
+  for (int c = 0; c < t->dim; c++) {
+    double mn = INFINITY, mx = -INFINITY;
+    for (int32_t i = lo; i < hi; i++) {
+      double v = t->x[(int64_t)t->perm[i] * t->dim + c];
+      if (v < mn) mn = v;
+      if (v > mx) mx = v;
+    }
+    if (mx - mn > bw) { bw = mx - mn; best = c; }
+  }
+  if (!(bw > 0)) return id;
+  int32_t mid = lo + (hi - lo) / 2;
+  kd_select(t, lo, hi, mid, best);
+  double split = t->x[(int64_t)t->perm[mid] * t->dim + best];
+  int32_t l = kd_build_top(t, lo, mid, depth - 1, tk, ntk);
+  int32_t r = kd_build_top(t, mid, hi, depth - 1, tk, ntk);
+  nd = &t->node[id];
+  nd->dim = best; nd->split = split; nd->left = l; nd->right = r;
+  return id;
+}
+
+/* The tasks' build job: task i on thread i mod nt. */
+typedef struct {
+  kd_task *tk;
+  int ntk;
+} kd_build_job;
+
+/* Thread tid's tasks (their node arrays allocated by the caller).  Local. */
+static void kd_build_run(void *arg, int tid, int nt) {
+  kd_build_job *j = arg;
+  for (int i = tid; i < j->ntk; i += nt) kd_build(&j->tk[i].sub, j->tk[i].lo, j->tk[i].hi);
+}
+
+/* The tree over perm[0..n) on threads threads of pool: t->node holds the top's nodes (cap
+ * t->cap); replaced by the joined array.  Local. */
+static int kd_build_par(kd_tree *t, int32_t n, k_lle_pool *pool, int threads) {
+  kd_task tk[KD_MAXTASK];
+  int ntk = 0, depth = 1;
+  while ((1 << depth) < 2 * threads && depth < 6) depth++;
+  kd_build_top(t, 0, n, depth, tk, &ntk);
+  int rc = HY_OK;
+  for (int i = 0; i < ntk; i++) {
+    int32_t m = tk[i].hi - tk[i].lo;
+    tk[i].sub = (kd_tree){ t->x, t->dim, t->perm, NULL, 0, (int32_t)(2 * (m / (KD_LEAF / 2) + 1) + 1) };
+    tk[i].sub.node = malloc((size_t)tk[i].sub.cap * sizeof *tk[i].sub.node);
+    if (!tk[i].sub.node) rc = hy_err(HY_ESYS, "out of memory for the KD-tree");
+  }
+  if (rc == HY_OK) {
+    kd_build_job j = { tk, ntk };
+    k_lle_pool_run(pool, threads, kd_build_run, &j);
+    int64_t total = t->nnode;
+    for (int i = 0; i < ntk; i++) total += tk[i].sub.nnode - 1;
+    kd_node *all = malloc((size_t)total * sizeof *all);
+    if (!all) rc = hy_err(HY_ESYS, "out of memory for the KD-tree");
+    else {
+      memcpy(all, t->node, (size_t)t->nnode * sizeof *all);
+      int32_t off = t->nnode;
+      for (int i = 0; i < ntk; i++) {   /* local 0 -> the slot, local c >= 1 -> off + c - 1 */
+        const kd_tree *s = &tk[i].sub;
+        for (int32_t c = 0; c < s->nnode; c++) {
+          kd_node nd = s->node[c];
+          if (nd.left >= 0) nd.left = off + nd.left - 1;
+          if (nd.right >= 0) nd.right = off + nd.right - 1;
+          all[c == 0 ? tk[i].slot : off + c - 1] = nd;
+        }
+        off += s->nnode - 1;
+      }
+      free(t->node);
+      t->node = all;
+      t->nnode = (int32_t)total;
+      t->cap = (int32_t)total;
+    }
+  }
+  for (int i = 0; i < ntk; i++) free(tk[i].sub.node);
+  return rc;
+}
+
 typedef struct {
   double *dl;
   int32_t *il;
@@ -116,8 +217,11 @@ struct k_lle_kdtree {
   kd_tree t;
 };
 
-/* Build the tree over p's points (p->x must outlive it) into *out.  Local. */
-int k_lle_kdtree_new(const k_lle_points *p, k_lle_kdtree **out) {
+void k_lle_kdtree_free(k_lle_kdtree *kt);
+
+/* Build the tree over p's points (p->x must outlive it) into *out, on threads threads of
+ * pool (NULL: the caller's thread; the same tree either way).  Local. */
+int k_lle_kdtree_new(const k_lle_points *p, k_lle_pool *pool, int threads, k_lle_kdtree **out) {
   *out = NULL;
   if (p->n > INT32_MAX) return hy_err(HY_EUSAGE, "kdtree: %lld points exceed 2^31", (long long)p->n);
   k_lle_kdtree *kt = calloc(1, sizeof *kt);
@@ -132,7 +236,12 @@ int k_lle_kdtree_new(const k_lle_points *p, k_lle_kdtree **out) {
     return hy_err(HY_ESYS, "out of memory for the KD-tree");
   }
   for (int64_t i = 0; i < p->n; i++) t->perm[i] = (int32_t)i;
-  kd_build(t, 0, (int32_t)p->n);
+  if (pool && threads > 1 && p->n >= 2 * KD_PAR_MIN) {
+    if (threads > k_lle_pool_size(pool)) threads = k_lle_pool_size(pool);
+    int rc = kd_build_par(t, (int32_t)p->n, pool, threads);
+    if (rc != HY_OK) { k_lle_kdtree_free(kt); return rc; }
+  } else
+    kd_build(t, 0, (int32_t)p->n);
   *out = kt;
   return HY_OK;
 }
@@ -179,7 +288,7 @@ int k_lle_kdtree_query(const k_lle_kdtree *kt, k_lle_pool *pool, int threads, in
 /* Neighbours of queries q0..q1-1 by a KD-tree built for the call, on the caller's thread.  Local. */
 int k_lle_kdtree_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2) {
   k_lle_kdtree *kt = NULL;
-  HY_CALL(k_lle_kdtree_new(p, &kt));
+  HY_CALL(k_lle_kdtree_new(p, NULL, 1, &kt));
   int rc = k_lle_kdtree_query(kt, NULL, 1, q0, q1, k, nbr, d2);
   k_lle_kdtree_free(kt);
   return rc;

@@ -322,8 +322,12 @@ def check_knn(c):
     # a plane lattice with every point 1-3 times: ties at the K-th distance on cell faces
     g2 = np.array([(a, b) for a in range(12) for b in range(9)], dtype=float)
     Xp = np.r_[g2, g2[::3], g2[::7]] * 0.25
+    # a cube lattice of 4096 points with 904 repeats: n >= 4096, so the kd-tree's lower levels are
+    # built on the rank's threads (kernels/host/lle_kdtree.c, kd_build_par), with ties everywhere
+    g3 = np.array([(a, b, z) for a in range(16) for b in range(16) for z in range(16)], dtype=float)
+    Xc = np.r_[g3, g3[rng.randint(0, len(g3), size=904)]]
     rc = 0
-    for name, X, k in (("integer grid", Xi, 10), ("swiss roll", Xs, 8), ("plane lattice", Xp, 12)):
+    for name, X, k in (("integer grid", Xi, 10), ("swiss roll", Xs, 8), ("plane lattice", Xp, 12), ("cube lattice", Xc, 10)):
         path = os.path.join(c.workdir, "knn_%s.csv" % name.split()[0])
         np.savetxt(path, X, delimiter=",", header=",".join("x%d" % i for i in range(X.shape[1])),
                    comments="", fmt="%.17g")
