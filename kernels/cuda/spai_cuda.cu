@@ -1336,7 +1336,7 @@ static int single_build(k_backend *be, const k_spai_single *in, c_cols *s, c_tmp
               .tau = in->tau, .max_col = in->max_col, .small_rows = in->small_rows,
               .small_cols = in->small_cols, .medium_elems = in->medium_elems,
               .block_threads = in->block_threads,
-              .fuse_submat = in->fuse_submat, .warp_rows = in->warp_rows };
+              .fuse_submat = in->fuse_submat, .warp_rows = in->warp_rows, .jglob_kept = 0 };
   s->nb = n;
   s->nbz = nnz;
   return jsets_build(be, s, t, &j, jptr_out, NULL, fits);
