@@ -59,6 +59,9 @@ typedef struct {
                        * all of it as streaming (evict-first) lines, no set-aside, so that the
                        * vectors stay in L2 while the matrices pass through */
   int fused;          /* in: the iterations run as bcgs_fused, not bcgs_batch */
+  double l2_mb;       /* in (CUDA, l2 a|m|all): the window at most this many MB (0: the part's
+                       * whole size, capped by the device's largest window; < 0: the set-aside
+                       * it got, so that the window's hit ratio is 1: the part that fits) */
   char why[112];      /* out: why the format (m_single, index16) was not made for this variant
                        * of the iterations ("" : made, or not asked); the window may still be */
   int m_single_used;  /* out: M's values are FP32 */
@@ -91,6 +94,11 @@ typedef struct {
   int rows;         /* bcgs_batch on CUDA: rows of a lane group in flight at once in a product,
                      * 1 or 2 (0: 1; 2 with unroll 4 or 8, 2 blocks, the classic iteration; the same
                      * sums in the same order) */
+  int prefetch;     /* bcgs_batch on CUDA: 1 = a product's next chunk of a lane's entries (the
+                     * row's next unroll x tpr entries, or the next grid-stride row's first) and
+                     * the row offsets after it loaded while the current chunk's vector entries
+                     * are gathered (unroll 4 or 8, 2 or 3 blocks, the classic iteration; the
+                     * same sums in the same order) */
   int64_t *times;   /* NULL, or K_PH_SLOTS zeroed slots of backend memory where bcgs_batch adds
                      * what each phase of its iterations took (K_PH_*): the clock ticks of one
                      * block (CUDA: block 0's clock64 at each phase end, the grid syncs included;

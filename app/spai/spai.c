@@ -160,6 +160,29 @@ static const cfg_key spai_keys[] = {
     "loads at once (2: one chain of trips to memory for two grid-stride rounds; needs "
     "persistent_unroll = 4 or 8, persistent_blocks = 2 (auto with unroll 8), merge_reductions = "
     "false); the same values bit for bit" },
+  { "solver", "persistent_prefetch", CFG_BOOL, "false", 0, 0, NULL,
+    "device_kernel = persistent on cuda: each product loads a lane's next chunk of entries (the "
+    "row's next unroll x threads-per-row entries, or its next grid-stride row's first) and the "
+    "row offsets after it while the current chunk's vector entries are gathered: one trip to "
+    "memory per chunk instead of three per row; needs persistent_unroll = 4 or 8, "
+    "persistent_rows = 1, merge_reductions = false; 2 or 3 blocks, every solve format; the same "
+    "values bit for bit" },
+  { "solver", "l2_window_mb", CFG_REAL, "0", -1, 1e5, NULL,
+    "l2_window = a|m|all|stream on cuda: the window over at most this many MB of its part of the "
+    "solve copy (its first bytes); 0 = the whole part (up to the device's largest window, hit "
+    "ratio = set-aside / window); -1 = fit: the window as large as the set-aside the device gave, "
+    "hit ratio 1; the same values bit for bit" },
+  { "solver", "variants", CFG_STR, "", 0, 0, NULL,
+    "after the solve (the last of spai.repeat), the same solve again from x = 0 once per variant "
+    "of this comma-separated list at one rank with the device loop, each run twice and the "
+    "faster printed as 'bicgstab variant V: ... us per iteration, ratio R ..., x ...' beside the "
+    "run's; a variant is tokens joined by '+', each changing one solver key of the run's: i32 / "
+    "i16 (index16 false / true), double / single (precond_precision), l2none / l2a / l2m / l2all "
+    "/ l2stream (l2_window), l2fit / l2whole (l2_window_mb -1 / 0), pf / nopf "
+    "(persistent_prefetch), u1 / u4 / u8 (persistent_unroll; blocks as auto), b2 / b3 "
+    "(persistent_blocks), t1 .. t32 / tauto (persistent_tpr), times (phase_times), persistent / "
+    "fused / graph (device_kernel), cN (check_every N); e.g. 'persistent+i32, persistent+i16, "
+    "persistent+i16+single'" },
   { "solver", "persistent_tpr", CFG_ENUM, "auto", 0, 0, "auto|1|2|4|8|16|32",
     "device_kernel = persistent|fused on cuda: threads per row of the products of A and M (auto: "
     "each matrix's own choice, mean entries per row / 12 rounded down to a power of 2: 4 at "
@@ -192,6 +215,34 @@ static int spai_cfg_check(hy_cfg *c) {
     return cfg_err(c, "solver.persistent_rows", "is 2: it needs solver.persistent_unroll = 4 or "
                    "8, solver.persistent_blocks = 2 (auto: with unroll 8) and "
                    "solver.merge_reductions = false");
+  if (cfg_bool(c, "solver.persistent_prefetch") &&
+      (cfg_is(c, "solver.persistent_unroll", "1") || cfg_is(c, "solver.persistent_rows", "2") ||
+       cfg_bool(c, "solver.merge_reductions")))
+    return cfg_err(c, "solver.persistent_prefetch", "is true: it needs solver.persistent_unroll "
+                   "= 4 or 8, solver.persistent_rows = 1 and solver.merge_reductions = false");
+  double l2mb = cfg_real(c, "solver.l2_window_mb");
+  if (l2mb < 0 && l2mb != -1)
+    return cfg_err(c, "solver.l2_window_mb", "= %g: allowed -1 (fit), 0 (the whole part) or a "
+                   "size in MB > 0", l2mb);
+  const char *vl = cfg_str(c, "solver.variants");
+  for (const char *v = vl; *v;) {          /* each variant on the run's keys (spai_variant_apply) */
+    const char *e = strchr(v, ',');
+    size_t len = e ? (size_t)(e - v) : strlen(v);
+    spai_solve_opts so;
+    memset(&so, 0, sizeof so);
+    so.persistent_unroll = (int)strtol(cfg_str(c, "solver.persistent_unroll"), NULL, 10);
+    so.persistent_blocks = cfg_is(c, "solver.persistent_blocks", "auto")
+                           ? (so.persistent_unroll == 8 ? 2 : 3)
+                           : (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
+    so.persistent_rows = (int)strtol(cfg_str(c, "solver.persistent_rows"), NULL, 10);
+    so.merge_reductions = cfg_bool(c, "solver.merge_reductions");
+    so.persistent_prefetch = cfg_bool(c, "solver.persistent_prefetch");
+    char err[320];
+    const char *bad = spai_variant_apply(v, len, &so, err);
+    if (bad)
+      return cfg_err(c, "solver.variants", "= '%s': variant '%.*s': %s", vl, (int)len, v, bad);
+    v += len + (e ? 1 : 0);
+  }
   return HY_OK;
 }
 
@@ -259,6 +310,9 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
                         : cfg_is(c, "solver.l2_window", "all") ? K_L2_ALL
                         : cfg_is(c, "solver.l2_window", "stream") ? K_L2_STREAM : K_L2_NONE;
   o->solver.persistent_rows = (int)strtol(cfg_str(c, "solver.persistent_rows"), NULL, 10);
+  o->solver.persistent_prefetch = cfg_bool(c, "solver.persistent_prefetch");
+  o->solver.l2_window_mb = cfg_real(c, "solver.l2_window_mb");
+  o->solver.variants = cfg_str(c, "solver.variants");
   o->solver.persistent_tpr = cfg_is(c, "solver.persistent_tpr", "auto") ? 0
                              : (int)strtol(cfg_str(c, "solver.persistent_tpr"), NULL, 10);
   o->solver.device_kernel = cfg_is(c, "solver.device_kernel", "persistent") ? 2
@@ -337,7 +391,9 @@ static int spai_solve_once(hy_ctx *ctx, const spai_opts *o, spai_problem *p, spa
   memset(&aw, 0, sizeof aw);
   if (!last) HY_CALL(la_csr_copy(&p->a, &aw));
   memset(x, 0, (size_t)(p->a.m + 1) * sizeof *x);
-  HY_CALL(spai_solve(ctx, &p->pr, last ? &p->a : &aw, m, p->b, x, &o->solver, &in->solve));
+  spai_solve_opts so = o->solver;
+  if (!last) so.variants = NULL;   /* solver.variants: after the last run's solve */
+  HY_CALL(spai_solve(ctx, &p->pr, last ? &p->a : &aw, m, p->b, x, &so, &in->solve));
   io_csr_free(&aw);
   in->solved = 1;
   if (o->solver.ilu) in->t_setup = in->rep.setup[rep] = in->solve.ilu_s;   /* its setup */

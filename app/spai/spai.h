@@ -68,6 +68,13 @@ typedef struct {
   int l2_window;               /* solver.l2_window: K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL, K_L2_STREAM */
   int persistent_tpr;          /* solver.persistent_tpr: threads per row of the products (0 auto) */
   int persistent_rows;         /* solver.persistent_rows: rows of a lane group in flight, 1 or 2 */
+  int persistent_prefetch;     /* solver.persistent_prefetch: a product's next chunk of entries
+                                * loaded while the current one's vector entries are gathered */
+  double l2_window_mb;         /* solver.l2_window_mb: the window at most this many MB (0: the
+                                * part's size; -1: fit, the set-aside's size, hit ratio 1) */
+  const char *variants;        /* solver.variants: after the solve, the same solve once per
+                                * listed variant (spai_variant_apply), one line each; NULL or
+                                * "": none (spai_solve_once passes it to the last repeat only) */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
@@ -326,6 +333,11 @@ typedef struct {
   double bytes_fmt;            /* bytes per iteration in the format used (0: the FP64 / 32-bit) */
   char breakdown[128];
 } spai_solve_info;
+
+/* solver.variants: apply one variant (tokens joined by '+', spai_variant_tokens) to o; NULL, or
+ * what is wrong with the token or the combination (err: at least 320 bytes).  Local. */
+const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o, char *err);
+extern const char spai_variant_tokens[];
 
 /* Solve A x = b with BiCGSTAB preconditioned on the right by M (when use_m).  a and M's host
  * rows are local rows with global columns (they are renumbered in place); M's device matrix

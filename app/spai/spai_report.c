@@ -261,6 +261,7 @@ static void report_phases(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
     hy_metric_int(ctx, "persistent_unroll", o->solver.persistent_unroll);
     hy_metric_int(ctx, "persistent_blocks", o->solver.persistent_blocks);
     hy_metric_int(ctx, "persistent_rows", o->solver.persistent_rows);
+    hy_metric_int(ctx, "persistent_prefetch", o->solver.persistent_prefetch);
     hy_metric_int(ctx, "tpr_A", sv->tpr_a);
     hy_metric_int(ctx, "tpr_M", sv->tpr_m);
     if (ctx->be.gpu)
@@ -268,8 +269,10 @@ static void report_phases(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
                  "(solver.persistent_unroll), %d blocks of 512 threads per SM "
                  "(solver.persistent_blocks), %d / %d threads per row of A / M "
                  "(solver.persistent_tpr), %d row(s) of a lane group in flight "
-                 "(solver.persistent_rows)\n", o->solver.persistent_unroll,
-                 o->solver.persistent_blocks, sv->tpr_a, sv->tpr_m, o->solver.persistent_rows);
+                 "(solver.persistent_rows)%s\n", o->solver.persistent_unroll,
+                 o->solver.persistent_blocks, sv->tpr_a, sv->tpr_m, o->solver.persistent_rows,
+                 o->solver.persistent_prefetch ? ", the next chunk of entries loaded while one is "
+                 "gathered (solver.persistent_prefetch)" : "");
   }
   if (o->solver.phase_times && !sv->phase_timed)
     hy_printf0(ctx, "bicgstab: solver.phase_times ignored: it times the persistent kernel "

@@ -41,6 +41,7 @@ typedef struct {
   int batch;                   /* 1: bcgs_batch (persistent), 2: bcgs_fused, 0: the queued ops */
   int split;                   /* solver.persistent_split */
   int unroll, blocks, rows;    /* solver.persistent_unroll / persistent_blocks / persistent_rows */
+  int prefetch;                /* solver.persistent_prefetch */
   int merged;                  /* solver.merge_reductions */
   int64_t *d_times;            /* solver.phase_times: bcgs_batch's phase timing (K_PH_SLOTS) */
 } solve_ctx;
@@ -201,7 +202,7 @@ static int v_s_batch(void *c, double *sc, int n, double tol, double *x, const kr
   k_bcgs_sys sys = { .n = s->nloc, .a = s->va, .m = s->vm, .r = w->r, .rh = w->rh, .p = w->p,
                      .p2 = w->p2, .v = w->v, .ph = w->ph, .s = w->s, .sh = w->sh, .t = w->t,
                      .x = x, .split = s->split, .unroll = s->unroll, .blocks = s->blocks,
-                     .rows = s->rows,
+                     .rows = s->rows, .prefetch = s->prefetch,
                      .times = s->batch == 1 ? s->d_times : NULL, .merged = s->merged };
   if (s->batch == 1) HY_LOCAL(s->vec.ops->bcgs_batch(&s->vec, &sys, sc, n, tol));
   else HY_LOCAL(s->vec.ops->bcgs_fused(&s->vec, &sys, sc, n, tol));
@@ -259,6 +260,7 @@ static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_o
   s->unroll = opt->persistent_unroll;
   s->blocks = opt->persistent_blocks;
   s->rows = opt->persistent_rows;
+  s->prefetch = s->batch == 1 && opt->persistent_prefetch;
   if (s->batch == 1 && opt->phase_times) {
     HY_LOCAL(s->be->ops->alloc(s->be, (void **)&s->d_times, K_PH_SLOTS * sizeof(int64_t)));
     HY_LOCAL(s->be->ops->memset0(s->be, s->d_times, K_PH_SLOTS * sizeof(int64_t)));
@@ -288,6 +290,7 @@ static void solve_format(solve_ctx *s, const spai_solve_opts *opt, spai_solve_in
   f->m_single = opt->precond_single && opt->use_m;
   f->index16 = opt->index16 == 1 || (opt->index16 == 2 && s->be->gpu);
   f->l2 = s->be->gpu ? opt->l2_window : K_L2_NONE;
+  f->l2_mb = opt->l2_window_mb;
   info->fmt_asked = f->m_single || opt->index16 == 1 || opt->l2_window || (f->index16 && s->batch);
   if (!info->fmt_asked) return;
   const char *why = !s->batch ? "it needs the device loop at one rank as solver.device_kernel = "
@@ -300,7 +303,7 @@ static void solve_format(solve_ctx *s, const spai_solve_opts *opt, spai_solve_in
   f->fused = s->batch == 2;
   k_bcgs_sys sys = { .n = s->nloc, .a = s->va, .m = s->vm, .split = s->split,
                      .unroll = s->unroll, .blocks = s->blocks, .merged = s->merged,
-                     .rows = s->rows };
+                     .rows = s->rows, .prefetch = s->prefetch };
   double t0 = hy_wtime();
   HY_LOCAL(s->vec.ops->bcgs_prepare(&s->vec, &sys, f));
   info->fmt_s = hy_wtime() - t0;
@@ -440,7 +443,7 @@ static void solve_phase_times(solve_ctx *s, spai_solve_info *info) {
 /* BiCGSTAB from x (the progress toward tol, the monitor), timed on the slowest rank.
  * Collective. */
 static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, double *dx,
-                         spai_solve_info *info) {
+                         spai_solve_info *info, int quiet) {
   hy_ctx *ctx = s->ctx;
   krylov_ops ko = { .ctx = s, .n = s->nloc, .vec_create = v_create, .vec_free = v_free,
                     .vec_copy = v_copy, .matvec = v_matvec,
@@ -463,18 +466,22 @@ static int solve_iterate(solve_ctx *s, const spai_solve_opts *opt, double *db, d
   par.ws = &ws;
   hy_progress pg;
   s->log_tol = -log10(opt->tol);
-  s->monitor = opt->monitor;
-  hy_progress_begin(&pg, ctx, "bicgstab (log10 of the residual, toward tol)", s->log_tol);
-  s->pg = &pg;
+  s->monitor = opt->monitor && !quiet;
+  if (!quiet) {
+    hy_progress_begin(&pg, ctx, "bicgstab (log10 of the residual, toward tol)", s->log_tol);
+    s->pg = &pg;
+  }
   HY_MPI(MPI_Barrier(ctx->comm));
-  hy_phase_begin(ctx, "bicgstab");
+  if (!quiet) hy_phase_begin(ctx, "bicgstab");
   double t0 = hy_wtime();
   HY_CALL(krylov_bicgstab(&ko, &par, db, dx, &kr));
   HY_LOCAL(s->be->ops->sync(s->be));
   double t = hy_wtime() - t0;
-  hy_phase_end(ctx, "bicgstab");
-  s->pg = NULL;
-  hy_progress_end(&pg);
+  if (!quiet) {
+    hy_phase_end(ctx, "bicgstab");
+    s->pg = NULL;
+    hy_progress_end(&pg);
+  }
   HY_MPI(MPI_Allreduce(&t, &info->seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
   HY_CALL(krylov_bicgstab_ws_free(&ko, &ws));
   if (info->fmt_made) HY_LOCAL(s->vec.ops->bcgs_release(&s->vec));
@@ -583,6 +590,177 @@ static void solve_free(solve_ctx *s, double **vecs, int nv) {
   la_halo_free(&s->hm);
 }
 
+/* The bytes per iteration in the solve format that info's run used (info->bytes_fmt; 0 without
+ * one): the FP64 / 32-bit count less the columns' and M's values' bytes saved.  Local. */
+static void solve_bytes_fmt(const solve_ctx *s, const spai_solve_opts *opt, const hy_csr *a,
+                            const spai_m *m, spai_solve_info *info) {
+  if (!info->fmt_made) return;
+  double cb = info->fmt.index16_used ? 2.0 : 4.0;
+  double vm = s->vm.valf ? 4.0 : 8.0;
+  info->bytes_fmt = info->bytes_per_iter - 2 * (4.0 - cb) * (double)a->nnz -
+                    (opt->use_m ? 2 * ((4.0 - cb) + (8.0 - vm)) * (double)m->nnz : 0.0);
+}
+
+const char spai_variant_tokens[] = "i32|i16|double|single|l2none|l2a|l2m|l2all|l2stream|l2fit|"
+                                   "l2whole|pf|nopf|u1|u4|u8|b2|b3|t1|t2|t4|t8|t16|t32|tauto|"
+                                   "times|persistent|fused|graph|c<N> (check_every N, 1..9999999)";
+
+/* solver.variants (spai.h).  Local. */
+const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o, char *err) {
+  size_t i = 0;
+  int ntok = 0;
+  while (i < len) {
+    while (i < len && (spec[i] == ' ' || spec[i] == '\t')) i++;
+    size_t j = i;
+    while (j < len && spec[j] != '+' && spec[j] != ' ' && spec[j] != '\t') j++;
+    char t[16];
+    size_t tl = j - i;
+    if (tl == 0 || tl >= sizeof t) {
+      snprintf(err, 320, "an empty or overlong token; allowed tokens (joined by '+'): %s",
+               spai_variant_tokens);
+      return err;
+    }
+    memcpy(t, spec + i, tl);
+    t[tl] = 0;
+    ntok++;
+    if (!strcmp(t, "i32")) o->index16 = 0;
+    else if (!strcmp(t, "i16")) o->index16 = 1;
+    else if (!strcmp(t, "double")) o->precond_single = 0;
+    else if (!strcmp(t, "single")) o->precond_single = 1;
+    else if (!strcmp(t, "l2none")) o->l2_window = K_L2_NONE;
+    else if (!strcmp(t, "l2a")) o->l2_window = K_L2_A;
+    else if (!strcmp(t, "l2m")) o->l2_window = K_L2_M;
+    else if (!strcmp(t, "l2all")) o->l2_window = K_L2_ALL;
+    else if (!strcmp(t, "l2stream")) o->l2_window = K_L2_STREAM;
+    else if (!strcmp(t, "l2fit")) o->l2_window_mb = -1;
+    else if (!strcmp(t, "l2whole")) o->l2_window_mb = 0;
+    else if (!strcmp(t, "pf")) o->persistent_prefetch = 1;
+    else if (!strcmp(t, "nopf")) o->persistent_prefetch = 0;
+    else if (!strcmp(t, "u1") || !strcmp(t, "u4") || !strcmp(t, "u8")) {
+      o->persistent_unroll = t[1] - '0';
+      o->persistent_blocks = o->persistent_unroll == 8 ? 2 : 3;   /* as auto */
+    } else if (!strcmp(t, "b2") || !strcmp(t, "b3")) o->persistent_blocks = t[1] - '0';
+    else if (!strcmp(t, "times")) o->phase_times = 1;
+    else if (!strcmp(t, "t1") || !strcmp(t, "t2") || !strcmp(t, "t4") || !strcmp(t, "t8") ||
+             !strcmp(t, "t16") || !strcmp(t, "t32") || !strcmp(t, "tauto"))
+      o->persistent_tpr = t[1] == 'a' ? 0 : (int)strtol(t + 1, NULL, 10);
+    else if (!strcmp(t, "persistent")) o->device_kernel = 2;
+    else if (!strcmp(t, "fused")) o->device_kernel = 3;
+    else if (!strcmp(t, "graph")) o->device_kernel = 1;
+    else if (t[0] == 'c' && t[1] >= '1' && t[1] <= '9' && strspn(t + 1, "0123456789") == tl - 1 &&
+             tl <= 8)
+      o->check_every = (int)strtol(t + 1, NULL, 10);
+    else {
+      snprintf(err, 320, "unknown token '%s'; allowed (joined by '+'): %s", t,
+               spai_variant_tokens);
+      return err;
+    }
+    while (j < len && (spec[j] == ' ' || spec[j] == '\t')) j++;
+    if (j < len && spec[j] != '+') {
+      snprintf(err, 320, "tokens must be joined by '+' (allowed: %s)", spai_variant_tokens);
+      return err;
+    }
+    i = j + 1;
+  }
+  if (!ntok) {
+    snprintf(err, 320, "empty; allowed tokens (joined by '+'): %s", spai_variant_tokens);
+    return err;
+  }
+  if (o->persistent_prefetch && (o->persistent_unroll == 1 || o->persistent_rows == 2 ||
+                                 o->merge_reductions))
+    return "pf needs unroll 4 or 8 (u4 / u8), persistent_rows = 1 and merge_reductions = false";
+  if (o->persistent_rows == 2 && (o->persistent_unroll == 1 || o->persistent_blocks == 3))
+    return "persistent_rows = 2 needs unroll 4 or 8 at 2 blocks (u4+b2 / u8)";
+  return NULL;
+}
+
+/* The bytes per iteration, us per iteration and ratio text of a run.  Local. */
+static int variant_text(char *buf, size_t len, const spai_solve_info *v) {
+  double per = v->iterations ? v->seconds / v->iterations : 0, fl = v->bytes_per_iter / 4.25e12;
+  int n = snprintf(buf, len, "%d iterations, %.2f us per iteration, ratio %.2f", v->iterations,
+                   per * 1e6, fl > 0 ? per / fl : 0);
+  if (v->bytes_fmt > 0)
+    n += snprintf(buf + n, len - (size_t)n, " (format %.1f MB: ratio %.2f)", v->bytes_fmt / 1e6,
+                  per / (v->bytes_fmt / 4.25e12));
+  if (v->fmt_made && v->fmt.l2 != K_L2_NONE)
+    n += snprintf(buf + n, len - (size_t)n, ", L2 window %.1f MB hit %.2f", v->fmt.l2_window / 1e6,
+                  v->fmt.l2_hit);
+  if (v->fmt_why[0]) n += snprintf(buf + n, len - (size_t)n, ", format not made: %s", v->fmt_why);
+  if (v->phase_timed && v->phase_iters > 0) {
+    static const char *nm[K_PH_N] = { "p", "M p", "A ph", "alpha", "s", "M s", "A s", "omega",
+                                      "x r", "rho" };
+    double ticks = 0, ns = 0;
+    for (int i = 0; i < K_PH_N; i++) {
+      ticks += v->phase_ticks[i];
+      ns += v->phase_ns[i];
+    }
+    double pi = ns / 1e3 / (double)v->phase_iters;
+    n += snprintf(buf + n, len - (size_t)n, "; phases (us):");
+    for (int i = 0; i < K_PH_N; i++)
+      if (v->phase_ticks[i] > 0)
+        n += snprintf(buf + n, len - (size_t)n, " %s %.2f", nm[i], v->phase_ticks[i] / ticks * pi);
+  }
+  return n;
+}
+
+/* solver.variants: the solve again from x = 0 for each variant of the list (one rank, the device
+ * loop), twice each, the faster kept; a line each with its figures beside the run's (info) and
+ * its x against the run's (x0: the run's x on the host).  Local (one rank). */
+static int solve_variants(solve_ctx *s, const spai_solve_opts *opt, const hy_csr *a,
+                          const spai_m *m, double *db, double *dx, const double *x0,
+                          const spai_solve_info *info) {
+  hy_ctx *ctx = s->ctx;
+  if (ctx->size > 1 || !info->device_loop) {
+    hy_printf0(ctx, "bicgstab variants (solver.variants): not run: %s\n", ctx->size > 1
+               ? "one rank only" : "the run's solve is not the device loop");
+    return HY_OK;
+  }
+  char line[1024];
+  variant_text(line, sizeof line, info);
+  hy_printf0(ctx, "bicgstab variants (solver.variants, the faster of 2 runs each, ratio against "
+             "the FP64 / 32-bit floor): the run's: %s\n", line);
+  double *xv = NULL;
+  HY_MALLOC(xv, s->nloc + 1);
+  double xmax = 0;
+  for (int64_t i = 0; i < s->nloc; i++) xmax = fmax(xmax, fabs(x0[i]));
+  for (const char *v = opt->variants; *v;) {
+    const char *e = strchr(v, ',');
+    size_t len = e ? (size_t)(e - v) : strlen(v);
+    spai_solve_opts vo = *opt;
+    char err[320];
+    const char *bad = spai_variant_apply(v, len, &vo, err);
+    if (bad) {   /* (the configuration check has refused these already) */
+      free(xv);
+      return hy_err(HY_EUSAGE, "solver.variants: variant '%.*s': %s", (int)len, v, bad);
+    }
+    spai_solve_info best;
+    memset(&best, 0, sizeof best);
+    for (int rep = 0; rep < 2; rep++) {
+      spai_solve_info vi;
+      memset(&vi, 0, sizeof vi);
+      vi.bytes_per_iter = info->bytes_per_iter;
+      HY_LOCAL(s->be->ops->memset0(s->be, dx, (size_t)s->nloc * sizeof(double)));
+      HY_CALL(solve_iterate(s, &vo, db, dx, &vi, 1));
+      solve_bytes_fmt(s, &vo, a, m, &vi);
+      double pv = vi.iterations ? vi.seconds / vi.iterations : 0;
+      double pb = best.iterations ? best.seconds / best.iterations : 0;
+      if (rep == 0 || pv < pb) best = vi;
+    }
+    HY_LOCAL(s->be->ops->d2h(s->be, xv, dx, (size_t)s->nloc * sizeof(double)));
+    double dmax = 0;
+    for (int64_t i = 0; i < s->nloc; i++) dmax = fmax(dmax, fabs(xv[i] - x0[i]));
+    variant_text(line, sizeof line, &best);
+    char xs[96];
+    if (dmax == 0) snprintf(xs, sizeof xs, "x bit for bit the run's");
+    else snprintf(xs, sizeof xs, "x within %.2e of max |x| of the run's", xmax > 0 ? dmax / xmax : dmax);
+    hy_printf0(ctx, "bicgstab variant %.*s: %s; %s%s\n", (int)len, v, line, xs,
+               best.status == info->status ? "" : " (another status than the run's)");
+    v += len + (e ? 1 : 0);
+  }
+  free(xv);
+  return HY_OK;
+}
+
 /* The solve: setup -> iterate -> true residual -> SpMV alone.  Collective. */
 int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, spai_m *m, const double *b,
                double *x, const spai_solve_opts *opt, spai_solve_info *info) {
@@ -604,14 +782,10 @@ int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, spai_m *m, const doubl
                                        opt->ilu ? 2 * spmv_bytes(&s.blk) : 0.0) +
                  nvec * 8.0 * (double)s.nloc;
   HY_MPI(MPI_Allreduce(&bytes, &info->bytes_per_iter, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
-  HY_CALL(solve_iterate(&s, opt, db, dx, info));
-  if (info->fmt_made) {            /* the same count with the format's column and value bytes */
-    double cb = info->fmt.index16_used ? 2.0 : 4.0;
-    double vm = s.vm.valf ? 4.0 : 8.0;
-    info->bytes_fmt = info->bytes_per_iter - 2 * (4.0 - cb) * (double)a->nnz -
-                      (opt->use_m ? 2 * ((4.0 - cb) + (8.0 - vm)) * (double)m->nnz : 0.0);
-  }
+  HY_CALL(solve_iterate(&s, opt, db, dx, info, 0));
+  solve_bytes_fmt(&s, opt, a, m, info);
   HY_CALL(solve_true_residual(&s, pr, opt, db, dx, x, &dt, &dr, info));
+  if (opt->variants && opt->variants[0]) HY_CALL(solve_variants(&s, opt, a, m, db, dx, x, info));
   HY_CALL(solve_spmv_alone(&s, a, m, dt, dr, info));
   double *vecs[] = { dr, dt, db, dx };
   solve_free(&s, vecs, 4);

@@ -33,7 +33,9 @@ static_assert(K_VEC_MAXDOTS <= K_VEC_READMAX, "the dots fit the result scratch")
 /* The variants of the persistent kernel (pb_kernel: entries per lane loaded at once x blocks
  * per SM), and the grid slots of all (those, merged, and the solve formats'). */
 #define PB_NVAR 6
-#define PB_NGRID 32
+#define PB_NGRID 48
+/* The first grid slot of the prefetching products' kernels (pb_kernel_pf: 16 slots). */
+#define PB_VAR_PF 29
 
 /* The reduction scratch of one k_vec: block partials, the last-block counter, the results in
  * mapped pinned host memory and their device alias. */
@@ -232,6 +234,9 @@ struct pb_mat {
  * promoted exactly), PB_I16 its columns as row + 16-bit offset (co). */
 #define PB_VF 1
 #define PB_I16 2
+/* The rows template argument of the products that prefetch (pb_spmv_pf) instead of holding R
+ * rows at once. */
+#define PB_PF 0
 template <int FM>
 static __device__ __forceinline__ double pb_val(const pb_mat &m, int e) {
   return (FM & PB_VF) ? (double)__ldg(m.vf + e) : __ldg(m.va + e);
@@ -395,6 +400,83 @@ static __device__ void pb_spmv_rows(int n, const pb_mat &mt, const LD &ld, doubl
   }
 }
 
+/* A matrix value as stored in format FM (FP32 with PB_VF, else FP64), promoted by pb_vd
+ * exactly as pb_val promotes it. */
+template <int FM> struct pb_vt { typedef double t; };
+template <> struct pb_vt<PB_VF> { typedef float t; };
+template <> struct pb_vt<PB_VF | PB_I16> { typedef float t; };
+template <int FM>
+static __device__ __forceinline__ typename pb_vt<FM>::t pb_raw(const pb_mat &m, int e) {
+  if (FM & PB_VF) return __ldg(m.vf + e);
+  return __ldg(m.va + e);
+}
+
+/* The columns of row row's entries e, e + T, .. e + (U - 1) T below e1 into cu (0 past e1). */
+template <int U, int FM>
+static __device__ __forceinline__ void pb_cols(const pb_mat &mt, int T, int e, int e1, int row,
+                                               int *cu) {
+#pragma unroll
+  for (int u = 0; u < U; u++) cu[u] = e + u * T < e1 ? pb_col<FM>(mt, e + u * T, row) : 0;
+}
+
+/* pb_spmv_ld with the next loads in flight (k_bcgs_sys.prefetch): a lane group's rows g, g + ng,
+ * .. (its grid-stride rounds) run as chunks of U entries per lane (the row's next U T entries,
+ * or the next row's first). The columns run one chunk ahead: while a chunk's values and
+ * loaded-vector entries are on their way, so are the next chunk's columns and, when the next
+ * chunk starts a row, the offsets of the row after it. That is one trip to memory per chunk
+ * (cfd2's size at 4 lanes and U = 8: one chunk per row) instead of pb_spmv_ld's three per round
+ * (offsets, then entries, then vector). Every lane's sum in pb_spmv_ld's order (entries e0 +
+ * lane, + T, .. by fma), then the same shuffles, the rows' outputs and dots in its order: bit for
+ * bit. */
+template <int ND, int U, int FM, class LD>
+static __device__ void pb_spmv_pf(int n, const pb_mat &mt, const LD &ld, double *out,
+                                  const double *d, const double *d2, double *acc) {
+  typedef typename pb_vt<FM>::t vt;
+  const int T = 1 << mt.lt;
+  int gt = blockIdx.x * blockDim.x + threadIdx.x;
+  int ng = (gridDim.x * blockDim.x) >> mt.lt;
+  int lane = threadIdx.x & (T - 1);
+  int g = gt >> mt.lt, g0 = (gt - (threadIdx.x & 31)) >> mt.lt;
+  /* the current chunk (row cr, this lane's entries from ce below ce1, their columns cu) and the
+   * next row's offsets (nr: nb0 + lane, nb1) */
+  int cr = g, ce = cr < n ? __ldg(mt.rp + cr) + lane : 0, ce1 = cr < n ? __ldg(mt.rp + cr + 1) : 0;
+  int nr = g + ng;
+  int nb0 = nr < n ? __ldg(mt.rp + nr) + lane : 0, nb1 = nr < n ? __ldg(mt.rp + nr + 1) : 0;
+  int cu[U];
+  pb_cols<U, FM>(mt, T, ce, ce1, cr, cu);
+  for (int k = 0; g0 + k < n; k += ng) {   /* warp-uniform: the shuffles below */
+    double sum = 0;
+    int row = cr;
+    for (;;) {                             /* the chunks of row cr (one where U T covers it) */
+      vt vu[U];
+      double qu[U];
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        bool in = ce + u * T < ce1;
+        vu[u] = in ? pb_raw<FM>(mt, ce + u * T) : (vt)0;
+        qu[u] = in ? ld(cu[u]) : 0.0;
+      }
+      bool more = ce + U * T < ce1;
+      int fe = more ? ce + U * T : nb0, fe1 = more ? ce1 : nb1, fr = more ? cr : nr;
+      pb_cols<U, FM>(mt, T, fe, fe1, fr, cu);   /* (cu's old columns are in flight in qu) */
+      if (!more) {                         /* the offsets of the row after the next */
+        nr += ng;
+        nb0 = nr < n ? __ldg(mt.rp + nr) + lane : 0;
+        nb1 = nr < n ? __ldg(mt.rp + nr + 1) : 0;
+      }
+#pragma unroll
+      for (int u = 0; u < U; u++)
+        if (ce + u * T < ce1) sum = __fma_rn((double)vu[u], qu[u], sum);
+      ce = fe;
+      ce1 = fe1;
+      cr = fr;
+      if (!more) break;
+    }
+    for (int q = T >> 1; q > 0; q >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, q);
+    if (lane == 0 && row < n) pb_row_out<ND>(ld, row, sum, out, d, d2, acc);
+  }
+}
+
 /* out = mat q, q = ld(j) formed in the load (pb_ld / pb_ld_rp), the row's owner calling ld.own
  * first.  ND 1: acc[0] += d[row] out[row]; ND 2: and acc[1] += d2[row]^2; ND 3: with e = q[row]
  * (nv > 1) or d[row], acc += (out e, out out, e e); ND 5: and acc[3..4] += (d2[row] e, d2[row]
@@ -403,8 +485,11 @@ static __device__ void pb_spmv_rows(int n, const pb_mat &mt, const LD &ld, doubl
 template <int ND, int U, int FM = 0, int R = 1, class LD>
 static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double *out,
                                   const double *d, const double *d2, double *acc) {
-  if (R > 1) {
+  if constexpr (R > 1) {
     pb_spmv_rows<ND, U, FM, R>(n, mt, ld, out, d, d2, acc);
+    return;
+  } else if constexpr (R == PB_PF) {
+    pb_spmv_pf<ND, U, FM>(n, mt, ld, out, d, d2, acc);
     return;
   }
   const int T = 1 << mt.lt;
@@ -475,12 +560,21 @@ static __device__ void pb_partial(double *part, int slot, int np, const double *
 }
 
 /* After the grid sync: dst[q] = the sum of slot + q's block partials for q < np in a fixed order
- * (warp q, lanes strided over the blocks), the same in every block (a block sync follows). */
+ * (warp q, lane l adding blocks l, l + 32, .. in turn, then the warp's sum), the same in every
+ * block (a block sync follows).  A lane's partials (at most PB_MAXBLOCKS / 32) are all loaded
+ * before they are added, so that the reduction is one trip to L2, not one per few blocks. */
 static __device__ void pb_sum_slots(const double *part, int slot, int np, double *dst) {
   int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   if (w < np) {
+    const double *pp = part + (slot + w) * gridDim.x;
+    double q[PB_MAXBLOCKS / 32];
+#pragma unroll
+    for (int i = 0; i < PB_MAXBLOCKS / 32; i++)
+      q[i] = lane + 32u * i < gridDim.x ? __ldcg(pp + lane + 32 * i) : 0.0;
     double v = 0;
-    for (unsigned b = lane; b < gridDim.x; b += 32) v += __ldcg(part + (slot + w) * gridDim.x + b);
+#pragma unroll
+    for (int i = 0; i < PB_MAXBLOCKS / 32; i++)
+      if (lane + 32u * i < gridDim.x) v += q[i];
     v = vec_warp_sum(v);
     if (lane == 0) dst[w] = v;
   }
@@ -867,6 +961,26 @@ static __global__ void __launch_bounds__(PB_THREADS, PB_MINBLOCKS) kv_bcgs_phase
  * (PB_VF: M's values in FP32, PB_I16: 16-bit column offsets; classic only, with M at 3 blocks
  * per SM); *var its index (PB_NGRID of them); NULL for values it does not have.  Local. */
 typedef void (*pb_kern)(pb_args);
+/* The prefetching products' kernels (pb_spmv_pf): with M unroll 4 / 8 x blocks 3 / 2 x the 4
+ * formats, without M x 2 (32-bit, 16-bit offsets).  Local. */
+#define PB_PF_M(U, B) { kv_bcgs_persist<true, U, B, 0, PB_PF>, kv_bcgs_persist<true, U, B, 1, PB_PF>, \
+                        kv_bcgs_persist<true, U, B, 2, PB_PF>, kv_bcgs_persist<true, U, B, 3, PB_PF> }
+#define PB_PF_N(U, B) { kv_bcgs_persist<false, U, B, 0, PB_PF>, kv_bcgs_persist<false, U, B, 2, PB_PF> }
+static pb_kern pb_kernel_pf(bool pc, bool merged, int fmt, int unroll, int blocks, int *var) {
+  static const pb_kern with_m[2][2][4] = { { PB_PF_M(4, 3), PB_PF_M(4, 2) },
+                                           { PB_PF_M(8, 3), PB_PF_M(8, 2) } };
+  static const pb_kern no_m[2][2][2] = { { PB_PF_N(4, 3), PB_PF_N(4, 2) },
+                                         { PB_PF_N(8, 3), PB_PF_N(8, 2) } };
+  int u = unroll == 4 ? 0 : unroll == 8 ? 1 : -1;
+  int b = blocks == 0 || blocks == 3 ? 0 : blocks == 2 ? 1 : -1;
+  if (!pc) fmt &= PB_I16;
+  if (merged || u < 0 || b < 0 || fmt < 0 || fmt > 3) return NULL;
+  *var = PB_VAR_PF + (pc ? 8 * u + 4 * b + fmt : 4 * u + 2 * b + (fmt >> 1));
+  return pc ? with_m[u][b][fmt] : no_m[u][b][fmt >> 1];
+}
+#undef PB_PF_M
+#undef PB_PF_N
+
 static pb_kern pb_kernel(bool pc, bool merged, int fmt, int unroll, int blocks, int rows, int *var) {
   static const pb_kern with_m[2 * PB_NVAR] = {
     kv_bcgs_persist<true, 1, 3, 0>, kv_bcgs_persist<true, 4, 3, 0>, kv_bcgs_persist<true, 8, 3, 0>,
@@ -949,12 +1063,17 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
   int var = 0;
   if (sys->merged && (fused || sys->split))
     return hy_err(HY_ESYS, "vec cuda: the merged iteration runs in bcgs_batch without split");
-  *kern = pb_kernel(pc, sys->merged != 0, fmt, fused ? 1 : sys->unroll, fused ? 3 : sys->blocks,
-                    fused ? 1 : sys->rows, &var);
+  if (sys->prefetch && !fused && sys->rows > 1)
+    return hy_err(HY_ESYS, "vec cuda: bcgs_batch: prefetch with rows %d (1 only)", sys->rows);
+  *kern = sys->prefetch && !fused
+          ? pb_kernel_pf(pc, sys->merged != 0, fmt, sys->unroll, sys->blocks, &var)
+          : pb_kernel(pc, sys->merged != 0, fmt, fused ? 1 : sys->unroll, fused ? 3 : sys->blocks,
+                      fused ? 1 : sys->rows, &var);
   if (!*kern)
-    return hy_err(HY_ESYS, "vec cuda: bcgs_batch unroll %d, blocks %d per SM, rows %d (1, 4, 8; "
-                  "2, 3; the solve format %d: classic, with M 3 blocks; rows 2: classic, unroll "
-                  "4 or 8, 2 blocks)", sys->unroll, sys->blocks, sys->rows, fmt);
+    return hy_err(HY_ESYS, "vec cuda: bcgs_batch unroll %d, blocks %d per SM, rows %d, prefetch "
+                  "%d (1, 4, 8; 2, 3; the solve format %d: classic, with M 3 blocks; rows 2: "
+                  "classic, unroll 4 or 8, 2 blocks; prefetch: classic, unroll 4 or 8)",
+                  sys->unroll, sys->blocks, sys->rows, sys->prefetch, fmt);
   int *gr = &s->pb_grid[pc ? 1 : 0][var];
   if (*gr == 0) {
     int dev = 0, coop = 0, per_sm = 0;
@@ -1107,7 +1226,8 @@ static int pk_fill(k_vec *v, k_csr_view *m, int64_t nnz, bool i16, bool f32, cha
 
 /* The persisting L2 set-aside and the window over [base, base + bytes) for the stream and
  * bcgs_batch's launches (hit ratio: set-aside / window); stream: no set-aside, every line of the
- * window streaming (evict-first).  Local. */
+ * window streaming (evict-first).  f->l2_mb > 0 caps the window at that many MB, < 0 at the
+ * set-aside the device gave (its first bytes only, hit ratio 1).  Local. */
 static int pk_l2(k_vec *v, char *base, size_t bytes, bool stream, k_bcgs_fmt *f) {
   vec_scratch *s = (vec_scratch *)v->impl;
   int dev = 0, maxp = 0, maxw = 0;
@@ -1116,6 +1236,7 @@ static int pk_l2(k_vec *v, char *base, size_t bytes, bool stream, k_bcgs_fmt *f)
   HY_CUDA(cudaDeviceGetAttribute(&maxw, cudaDevAttrMaxAccessPolicyWindowSize, dev));
   if ((!stream && maxp <= 0) || maxw <= 0 || bytes == 0) return HY_OK;   /* no window */
   size_t wb = bytes < (size_t)maxw ? bytes : (size_t)maxw, got = 0;
+  if (f->l2_mb > 0 && (double)wb > f->l2_mb * 1e6) wb = (size_t)(f->l2_mb * 1e6);
   if (!stream) {
     HY_CUDA(cudaDeviceGetLimit(&s->l2_prev, cudaLimitPersistingL2CacheSize));
     /* refused (e.g. under MPS, where only the daemon's environment sets it): no window */
@@ -1126,6 +1247,7 @@ static int pk_l2(k_vec *v, char *base, size_t bytes, bool stream, k_bcgs_fmt *f)
     }
     HY_CUDA(cudaDeviceGetLimit(&got, cudaLimitPersistingL2CacheSize));
     if (got == 0) return HY_OK;
+    if (f->l2_mb < 0 && got < wb) wb = got;   /* the part that fits: hit ratio 1 */
   }
   s->l2_set = stream ? 1 : 2;
   s->win.base_ptr = base;
@@ -1179,12 +1301,13 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
   bool pc = m->val != NULL;
   bool ask = f->index16 || (pc && f->m_single);
   f->why[0] = 0;
-  if (ask && (f->fused || sys->split || sys->merged || (pc && sys->blocks == 2 && sys->rows != 2))) {
+  if (ask && (f->fused || sys->split || sys->merged ||
+              (pc && sys->blocks == 2 && sys->rows != 2 && !sys->prefetch))) {
     snprintf(f->why, sizeof f->why, "%s", f->fused ? "the fused kernels run FP64 values and 32-bit columns"
              : sys->split ? "not with solver.persistent_split"
              : sys->merged ? "not with solver.merge_reductions"
-             : "with a preconditioner only at 3 blocks per SM (solver.persistent_blocks = 3) "
-               "or with solver.persistent_rows = 2");
+             : "with M only at 3 blocks per SM, or with solver.persistent_rows = 2 or "
+               "persistent_prefetch");
     ask = false;
   }
   f->index16_used = 0;

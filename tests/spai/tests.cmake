@@ -508,6 +508,43 @@ hy_case(NAME spai_persistent_rows_host RANKS 1 JSON
        solver.persistent_unroll=8 solver.persistent_blocks=2
   EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
   RUNCASE --json-field metrics.persistent_rows=2 --json-field metrics.device_kernel=persistent)
+# solver.persistent_prefetch without unroll 4 / 8 (or with rows 2): a configuration error naming
+# the keys; on the host (its C phases: the same values whatever the CUDA load order) accepted
+# and recorded
+hy_case(NAME spai_persistent_prefetch_bad RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000
+       solver.persistent_prefetch=true solver.persistent_unroll=1
+  EXPECT "solver.persistent_prefetch.*is true: it needs solver.persistent_unroll = 4 or 8, solver.persistent_rows = 1 and solver.merge_reductions = false")
+hy_case(NAME spai_persistent_prefetch_host RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+       solver.device_loop=true solver.device_kernel=persistent solver.persistent_prefetch=true
+       solver.persistent_unroll=8
+  EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
+  RUNCASE --json-field metrics.persistent_prefetch=1 --json-field metrics.device_kernel=persistent)
+# solver.variants: the solve again per variant in one run, a line each beside the run's; on the
+# host (index16 auto = false there) 16-bit offsets and the unroll / prefetch tokens give the
+# run's x bit for bit, FP32 M another x (within the solve's tolerance); a bad token, a bad
+# combination and a bad l2_window_mb are configuration errors naming the key and what is allowed
+hy_case(NAME spai_variants_host RANKS 1
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99
+       matrix.rhs=random run.seed=9127 solver.device_loop=true solver.device_kernel=persistent
+       solver.variants=i32,i16,i16+single,u8+pf+i16,times
+  EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
+         "^bicgstab variants \\(solver.variants, the faster of 2 runs each, ratio against the FP64 / 32-bit floor\\): the run's: [0-9]+ iterations, [0-9.]+ us per iteration, ratio [0-9.]+"
+         "^bicgstab variant i32: [0-9]+ iterations, .*. x bit for bit the run's$"
+         "^bicgstab variant i16: [0-9]+ iterations, .*\\(format [0-9.]+ MB: ratio [0-9.]+\\). x bit for bit the run's$"
+         "^bicgstab variant i16\\+single: [0-9]+ iterations, .*. x within [0-9.]+e-[0-9]+ of max \\|x\\| of the run's$"
+         "^bicgstab variant u8\\+pf\\+i16: [0-9]+ iterations, .*. x bit for bit the run's$"
+         "^bicgstab variant times: [0-9]+ iterations, .*. phases \\(us\\): M p [0-9.]+ A ph [0-9.]+ alpha .* rho [0-9.]+. x bit for bit the run's$")
+hy_case(NAME spai_variants_bad_token RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.variants=i16,i17
+  EXPECT "key 'solver.variants' = 'i16,i17': variant 'i17': unknown token 'i17'; allowed \\(joined by '\\+'\\): i32\\|i16\\|double")
+hy_case(NAME spai_variants_bad_combination RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.variants=u1+pf
+  EXPECT "key 'solver.variants' = 'u1\\+pf': variant 'u1\\+pf': pf needs unroll 4 or 8")
+hy_case(NAME spai_l2_window_mb_bad RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.l2_window_mb=-0.5
+  EXPECT "key 'solver.l2_window_mb' = -0.5: allowed -1 \\(fit\\), 0 \\(the whole part\\) or a size in MB > 0")
 # asked without the persistent kernel: not made, a line says why, the record says so
 hy_case(NAME spai_fmt_not_made_host RANKS 1 JSON
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
@@ -965,6 +1002,52 @@ if(HYBRID_GPU_TESTS)
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
          solver.persistent_rows=2 solver.precond_precision=single solver.index16=true
          solver.l2_window=all)
+  # solver.persistent_prefetch (a product's next chunk of entries loaded while one is gathered):
+  # bit for bit the default persistent kernel (--ref: unroll 1, 3 blocks) at unroll 8 / 2 blocks
+  # and unroll 4 / 3 blocks, with FP32 M + 16-bit offsets + the window bit for bit the same
+  # format without prefetch, without preconditioner (+ 16-bit offsets) at unroll 8
+  spai_multi(spai_gpu_persistent_prefetch_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record persistent_prefetch=1
+    persistent_unroll=8 persistent_blocks=2
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_prefetch=false solver.persistent_unroll=1
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true)
+  spai_multi(spai_gpu_persistent_prefetch_u4b3_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record persistent_prefetch=1
+    persistent_unroll=4 persistent_blocks=3
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_prefetch=false solver.persistent_unroll=1
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_unroll=4 solver.persistent_prefetch=true)
+  spai_multi(spai_gpu_persistent_prefetch_fmt_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record persistent_prefetch=1
+    precond_single=1 index16=1 l2_window=all
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_prefetch=false solver.persistent_unroll=1 solver.l2_window=none
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true
+         solver.precond_precision=single solver.index16=true solver.l2_window=all
+         solver.l2_window_mb=-1)
+  spai_multi(spai_gpu_persistent_prefetch_none device-loop RANKS 1 LABELS gpu
+    OPTS --backends cuda --every 1 10 --kernel persistent --record persistent_prefetch=1 index16=1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_prefetch=false solver.persistent_unroll=1 solver.index16=false
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=52711 solver.device_kernel=persistent
+         solver.persistent_unroll=8 solver.persistent_prefetch=true solver.index16=true)
+  # solver.l2_window_mb = -1 (the window as large as the set-aside, hit ratio 1) and a cap of
+  # 20 MB: the window's line says so; solver.variants on the GPU (the lines of the cfd2 bench)
+  hy_case(NAME spai_gpu_l2_fit_line RANKS 1 LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=117649 spai.tau=0.99
+         solver.device_loop=true solver.device_kernel=persistent solver.l2_window=all
+         solver.l2_window_mb=-1 solver.precond_precision=single
+         solver.variants=i16+single+l2all+l2whole,i16+single+l2all,i32+double+l2none
+    EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
+           "^bicgstab: L2 window \\(solver.l2_window\\): [0-9.]+ MB of the solve copy, set-aside [0-9.]+ MB, hit ratio 1.000"
+           "^bicgstab variant i16\\+single\\+l2all\\+l2whole: .*L2 window 48.[0-9] MB hit 0.[0-9]+. x bit for bit the run's$"
+           "^bicgstab variant i16\\+single\\+l2all: .*L2 window [0-9.]+ MB hit 1.00. x bit for bit the run's$"
+           "^bicgstab variant i32\\+double\\+l2none: .*. x within [0-9.]+e-[0-9]+ of max \\|x\\| of the run's$")
   spai_multi(spai_gpu_fmt_index16_fallback index16 RANKS 1 LABELS gpu OPTS --far 32767 32768
     ARGS run.backend=cuda solver.precond=jacobi)
   # (with FP32 M and 16-bit offsets: the format's bytes per iteration 4 nnz(A) + 12 nnz(M)
