@@ -325,7 +325,8 @@ typedef struct {
   /* a share of the work (the lle eigen-solve spread over ranks, lle.eig_ranks): phase 0 is all of
    * it; else the K_LLE_CH_* parts: the numeric factor's subtree phase (SUB) and top (TOP, the
    * values of the subtrees' supernodes that update the top, their tails, already in x), the
-   * solve's forward subtree phase (SUB), its top forward and backward (TOP), its backward
+   * solve's forward subtree phase (SUB), its top forward (TOP) and backward (TOPB; on the engine
+   * that kept the top, top_solve, both in one call: TOP or TOPB does both), its backward
    * subtree phase (BWD); sub_mine (NULL: all) the subtrees (k_lle_chol_layout's order) that the
    * subtree phases do.  Every supernode's arithmetic is the same as in the whole call. */
   int phase;
@@ -333,7 +334,7 @@ typedef struct {
   int small_cols;      /* the dpotrf / dtrsm of blocks of fewer columns (a tile, a solve's diagonal
                           block) by plain loops instead of LAPACK / BLAS calls (0: never) */
 } k_lle_chol_in;
-enum { K_LLE_CH_SUB = 1, K_LLE_CH_TOP = 2, K_LLE_CH_BWD = 4 };
+enum { K_LLE_CH_SUB = 1, K_LLE_CH_TOP = 2, K_LLE_CH_BWD = 4, K_LLE_CH_TOPB = 8 };
 /* Its figures: subtrees below the cut and supernodes above it, threads, the flops (by the
  * dense-block count) in all and above the cut, the two phases' seconds, and minor: n, or the
  * first column with a non-positive pivot. */
@@ -359,6 +360,11 @@ k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads, k_lle_po
  * flops below the cut / (threads cut), cut > 0 (cut > 1: more supernodes in the top, e.g. for a
  * device: lle.cnd_cut; threads x cut fixed: the same cut at any thread count).  Local. */
 k_lle_chol_plan *k_lle_chol_plan_new_cut(const k_lle_super *L, int threads, k_lle_pool *pool, double cut);
+/* The same on the subtrees rooted at roots[0 .. nroots) alone (a domain: the rest of L is not the
+ * plan's; its top the domain's supernodes above the cut), e.g. a rank's share of a cut for ranks
+ * (lle.eig_top = spread).  Local. */
+k_lle_chol_plan *k_lle_chol_plan_new_roots(const k_lle_super *L, int threads, k_lle_pool *pool, double cut,
+                                           const int32_t *roots, int nroots);
 int k_lle_chol_numeric(k_lle_chol_plan *p, const k_lle_chol_in *in, double *x, k_lle_chol_stats *st);
 void k_lle_chol_solve(k_lle_chol_plan *p, const k_lle_chol_in *in, const double *x, int nrhs, double *b);
 void k_lle_chol_plan_free(k_lle_chol_plan *p);

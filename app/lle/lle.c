@@ -70,6 +70,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd with the top supernodes on the device: how their blocks and the tails from below go up: pageable (the default: cudaMemcpyAsync from the host's arrays, the driver's own staging on one thread; H200 N = 1M, 80c0879: copies up 0.276 s for ~1 GB) or pinned (through two 32 MB pinned buffers that the rank's threads fill while the other's DMA runs; not yet measured)" },
   { "lle", "eig_ranks", CFG_ENUM, "auto", 0, 0, "auto|1|all",
     "chol-nd: the ranks that share the eigen-solve: all (every rank builds B and runs the same order, symbolic analysis and plan; the plan's subtrees are split over the ranks by their flops, each rank factors its subtrees and does their part of every block solve, rank 0 the top supernodes (on its device where one rank puts them there) and the iteration's QR / Rayleigh-Ritz: the same factor, solves and embedding bit for bit as on one rank), 1 (rank 0 alone, the other ranks wait), auto (all on more than one rank); spread only with lle.cnd_factor = own, lle.cnd_solve_cols = 0 and lle.method = standard (all refuses other settings, auto takes 1 there); another solver (auto below lle.auto_cnd_n points: bsvd) runs on rank 0" },
+  { "lle", "eig_top", CFG_ENUM, "rank0", 0, 0, "rank0|spread",
+    "chol-nd spread over the ranks (lle.eig_ranks): rank0 (the supernodes above the one-rank cut of the tree on rank 0, the other ranks the subtrees below it: the same factor bit for bit as one rank) or spread (the tree cut for the ranks first, two subtrees a rank by flops; each rank factors its subtrees with their own top, on its device where one rank puts the top there, their solves' top on its threads; rank 0 only the separators above the ranks' subtrees: bit for bit the same on the host by tiles, within rounding where the device takes other supernodes)" },
   { "lle", "cnd_cut", CFG_REAL, "1", 1, 64, NULL,
     "chol-nd, cnd_factor = own: how deep the supernodal tree is cut: a subtree is split while it is heavier than the flops below the cut / (threads x cnd_cut); 1 (default) balances the subtrees over the rank's threads, larger moves more supernodes into the top (with cnd_top = device: more of the factor on the device, more bytes moved); the host's factor is the same bit for bit at any cut" },
   { "lle", "pool_spin_us", CFG_INT, "60", 1, 1000000, NULL,
@@ -161,6 +163,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->iter_columns = cfg_is(c, "lle.iter_products", "columns");
   o->eig_ranks = cfg_is(c, "lle.eig_ranks", "1") ? 1 : cfg_is(c, "lle.eig_ranks", "all") ? -1 : 0;
   o->cnd_small = (int)cfg_int(c, "lle.cnd_small");
+  o->eig_spread = cfg_is(c, "lle.eig_top", "spread");
   o->iter_block = cfg_is(c, "lle.iter_block", "backend") ? 1 : cfg_is(c, "lle.iter_block", "auto") ? -1 : 0;
   o->cnd_device = cfg_is(c, "lle.cnd_top", "device") ? 1 : cfg_is(c, "lle.cnd_top", "auto") ? -1 : 0;
   o->threads = (int)cfg_int(c, "lle.threads");

@@ -108,7 +108,7 @@ typedef struct {
   /* chol-nd spread over the ranks (lle.eig_ranks): the ranks, each one's subtrees (fewest, most),
    * the most loaded rank's share of the subtrees' flops, per phase (LLE_DP_*) the slowest rank's
    * seconds and rank 0's, the bytes moved for the factor's tails and by the solves */
-  int dist_ranks, dist_nsub_min, dist_nsub_max;
+  int dist_ranks, dist_nsub_min, dist_nsub_max, dist_spread;
   double dist_wmax;
   double dist_max[9], dist_r0[9];
   double dist_bytes_f, dist_bytes_s;
@@ -189,6 +189,7 @@ typedef struct {
   int cnd_small;               /* lle.cnd_small */
   int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver */
   int eig_ranks;               /* lle.eig_ranks: 1, -1 (all), 0 (auto) */
+  int eig_spread;              /* lle.eig_top = spread */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */
   double tol;
   int maxit;

@@ -53,6 +53,7 @@ typedef struct {
   int iter_engine;             /* bsvd / chol-nd: the iteration's block work on the backend's k_lle_bsub engine */
   int eig_ranks;               /* chol-nd: the ranks of comm that share the factor and the solves (lle.eig_ranks; 1: this rank alone) */
   MPI_Comm comm;               /* with eig_ranks > 1: the ranks (every one of them calls the solver or lle_cnd_worker) */
+  int cnd_spread;              /* with eig_ranks > 1: lle.eig_top = spread (each rank its subtrees' top, rank 0 the rest) */
 } lle_eig_in;
 
 /* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC

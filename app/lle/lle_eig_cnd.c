@@ -243,10 +243,15 @@ static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig 
   /* spread over the ranks with the host's top by tiles: the cut for all the ranks' threads (a
    * rank's subtrees keep its threads busy; the factor is the same bit for bit at any cut); with
    * the top on the device the one-rank cut (the same supernodes on the device, the same bits) */
-  if (in->eig_ranks > 1 && e->cnd_tiles && !e->cnd_device) cut *= in->eig_ranks;
+  /* lle.eig_top = spread: the plan cut for the ranks (two subtrees a rank: the balance of the
+   * split), its top alone rank 0's; each rank's plan on its subtrees cut as one rank's */
+  double rcut = cut;
+  if (in->eig_ranks > 1 && in->cnd_spread) cut = 2.0 * in->eig_ranks / nt;
+  else if (in->eig_ranks > 1 && e->cnd_tiles && !e->cnd_device) cut *= in->eig_ranks;
   if (!o->plan && !(o->plan = k_lle_chol_plan_new_cut(&o->ls, nt, o->pool, cut))) return HY_ESYS;
   if (in->eig_ranks > 1 && !o->dist) {   /* the subtrees over the ranks (the same plan on each) */
-    int rc = cnd_dist_new(in->comm, o->plan, &o->ls, L->Perm, &o->dist);
+    cnd_spread sp = { .threads = nt, .pool = o->pool, .cut = rcut };
+    int rc = cnd_dist_new(in->comm, o->plan, &o->ls, L->Perm, in->cnd_spread ? &sp : NULL, &o->dist);
     if (rc != HY_OK) return rc;
   }
   int rc = o->dist ? cnd_dist_numeric(o->dist, &o->ci, L->x, &st) : k_lle_chol_numeric(o->plan, &o->ci, L->x, &st);

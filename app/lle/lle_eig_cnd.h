@@ -87,8 +87,17 @@ cholmod_factor *lle_cnd_analyze(const cnd_sym_in *in, cholmod_common *cc, int *d
  * one-rank path's: the factor and every solve are the same bit for bit at any rank count. */
 typedef struct cnd_dist cnd_dist;
 /* The split of plan's subtrees over comm's ranks, the structure compared between the ranks
- * (a digest of L and perm); HY_OK on every rank or the same error.  Collective. */
-int cnd_dist_new(MPI_Comm comm, k_lle_chol_plan *plan, const k_lle_super *L, const int64_t *perm, cnd_dist **dp);
+ * (a digest of L and perm), with sp (spread) each rank's own plan; HY_OK on every rank or the
+ * same error.  Collective. */
+/* lle.eig_top = spread: plan is cut for the ranks (its subtrees the ranks' shares, its top rank
+ * 0's alone), each rank's plan on its subtrees is cut for its threads with cut (k_lle_chol_plan_new_roots). */
+typedef struct {
+  int threads;
+  k_lle_pool *pool;
+  double cut;
+} cnd_spread;
+int cnd_dist_new(MPI_Comm comm, k_lle_chol_plan *plan, const k_lle_super *L, const int64_t *perm, const cnd_spread *sp,
+                 cnd_dist **dp);
 /* One numeric factor (ci as k_lle_chol_numeric's, phase and sub_mine set here): HY_OK or
  * HY_ENUMERIC on every rank (a device error ends the job).  Collective. */
 int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_chol_stats *st);

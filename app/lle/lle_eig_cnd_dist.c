@@ -25,7 +25,9 @@ struct cnd_dist {
   int rank, size;
   const k_lle_super *L;
   k_lle_chol_plan *plan;
+  k_lle_chol_plan *rplan;   /* spread (lle.eig_top): this rank's plan on its subtrees (NULL: none, or rank 0's top) */
   k_lle_chol_layout lay;
+  unsigned char *none;      /* nsub zeros: every tail another rank's (spread: rank 0 packs them all for its top) */
   int *owner;             /* nsub: each subtree's rank */
   unsigned char *mine;    /* nsub */
   double *wrank;          /* size: each rank's subtree flops */
@@ -38,7 +40,25 @@ struct cnd_dist {
   size_t nbuf, nxw;
   double t[LLE_DP_N];     /* this rank's phases (the last factor's, the solves' sums) */
   double bytes_f, bytes_s;
+  int spread;             /* lle.eig_top = spread */
 };
+
+/* A rank's plan's input (spread): the factor's, its top's values back on the host and its solves'
+ * top there (the engine keeps one top: rank 0's).  Local. */
+static k_lle_chol_in cd_rank_in(const k_lle_chol_in *ci) {
+  k_lle_chol_in r = *ci;
+  r.top_solve = NULL;
+  r.top_release = NULL;
+  r.top_values = 1;
+  r.phase = 0;
+  r.sub_mine = NULL;
+  return r;
+}
+
+/* The figures of a factor that did no part of its own.  Local. */
+static void ch_stats_zero(k_lle_chol_stats *st) {
+  memset(st, 0, sizeof *st);
+}
 
 /* The buffer at least m doubles.  Local. */
 static double *cd_buf(cnd_dist *d, size_t m) {
@@ -128,7 +148,8 @@ static uint64_t cd_fnv(uint64_t h, const int64_t *a, int64_t m) {
   return h;
 }
 
-int cnd_dist_new(MPI_Comm comm, k_lle_chol_plan *plan, const k_lle_super *L, const int64_t *perm, cnd_dist **dp) {
+int cnd_dist_new(MPI_Comm comm, k_lle_chol_plan *plan, const k_lle_super *L, const int64_t *perm, const cnd_spread *sp,
+                 cnd_dist **dp) {
   cnd_dist *d = NULL;
   HY_CALLOC(d, 1);
   *dp = d;
@@ -137,6 +158,7 @@ int cnd_dist_new(MPI_Comm comm, k_lle_chol_plan *plan, const k_lle_super *L, con
   MPI_Comm_size(comm, &d->size);
   d->L = L;
   d->plan = plan;
+  d->spread = sp != NULL;
   /* the same structure on every rank: n, the supernodes' columns, rows and values' offsets, the order */
   uint64_t h = 0xcbf29ce484222325ull;
   int64_t hd[2] = { L->n, L->nsuper };
@@ -185,6 +207,17 @@ int cnd_dist_new(MPI_Comm comm, k_lle_chol_plan *plan, const k_lle_super *L, con
   }
   HY_MALLOC(d->top.lo, lay->ntop + 1); HY_MALLOC(d->top.hi, lay->ntop + 1);
   for (int i = 0; i < lay->ntop; i++) cd_add(&d->top, L->super[lay->top[i]], L->super[lay->top[i] + 1]);
+  HY_CALLOC(d->none, lay->nsub + 1);
+  if (sp) {   /* spread: this rank's plan on its subtrees, cut for its threads (its top on its device where so) */
+    int32_t *roots = NULL;
+    int nr = 0;
+    HY_MALLOC(roots, lay->nsub + 1);
+    for (int i = 0; i < lay->nsub; i++) if (d->mine[i]) roots[nr++] = lay->sub[i];
+    if (nr > 0 && !(d->rplan = k_lle_chol_plan_new_roots(L, sp->threads, sp->pool, sp->cut, roots, nr))) rc = HY_ESYS;
+    free(roots);
+    HY_MPI(MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, comm));
+    if (all != HY_OK) return rc != HY_OK ? rc : hy_err(HY_ESYS, "chol-nd over the ranks: another rank's plan failed");
+  }
   return HY_OK;
 }
 
@@ -211,10 +244,18 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
   k_lle_chol_in c = *ci;
   c.phase = K_LLE_CH_SUB;
   c.sub_mine = d->mine;
-  int rc = k_lle_chol_numeric(d->plan, &c, lx, st);
+  int rc = HY_OK;
+  if (d->rplan || d->spread) {   /* spread: this rank's subtrees and their top, its solves' top on the host */
+    k_lle_chol_in rc_in = cd_rank_in(ci);
+    k_lle_chol_stats rs;
+    ch_stats_zero(st);
+    if (d->rplan) rc = k_lle_chol_numeric(d->rplan, &rc_in, lx, &rs);
+    if (d->rplan) { st->t_below = rs.t_below; st->top_bytes = rs.top_bytes; st->t_up = rs.t_up; st->t_dev = rs.t_dev; st->t_down = rs.t_down; }
+  } else rc = k_lle_chol_numeric(d->plan, &c, lx, st);
   if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);
   double t1 = MPI_Wtime();
   d->t[LLE_DP_SUB] = t1 - t0;
+  if (d->spread) st->t_sub = t1 - t0;   /* this rank's subtrees with their top */
   int bad = rc == HY_ENUMERIC, any = 0;
   MPI_Request rq;
   HY_MPI(MPI_Iallreduce(&bad, &any, 1, MPI_INT, MPI_MAX, d->comm, &rq));
@@ -237,7 +278,9 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
   if (d->rank == 0) {
     k_lle_chol_stats s2;
     c.phase = K_LLE_CH_TOP;
+    if (d->spread) c.sub_mine = d->none;   /* every tail packed for the top (its own rank's too: its plan packs its own) */
     rc = k_lle_chol_numeric(d->plan, &c, lx, &s2);
+    if (d->spread) { st->nsub = s2.nsub; st->ntop = s2.ntop; st->threads = s2.threads; st->flops = s2.flops; st->top_flops = s2.top_flops; }
     if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
     st->t_top = s2.t_top; st->minor = s2.minor; st->top_engine = s2.top_engine; st->t_below = s2.t_below;
     st->top_bytes = s2.top_bytes; st->t_up = s2.t_up; st->t_dev = s2.t_dev; st->t_down = s2.t_down;
@@ -286,10 +329,13 @@ static int cd_solve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, int 
   }
   double t1 = MPI_Wtime();
   tc += t1 - t0;
-  k_lle_chol_in c = *ci;
+  k_lle_chol_in c = *ci, rin = cd_rank_in(ci);
   c.sub_mine = d->mine;
   c.phase = K_LLE_CH_SUB;
-  k_lle_chol_solve(d->plan, &c, lx, nrhs, x);
+  if (d->rplan) {   /* spread: its subtrees' and their top's forward */
+    rin.phase = K_LLE_CH_SUB | K_LLE_CH_TOP;
+    k_lle_chol_solve(d->rplan, &rin, lx, nrhs, x);
+  } else if (!d->spread) k_lle_chol_solve(d->plan, &c, lx, nrhs, x);
   double t2 = MPI_Wtime();
   d->t[LLE_DP_SSUB] += t2 - t1;
   /* the tails' rows to rank 0, its top forward and backward, the top's rows to every rank */
@@ -306,7 +352,7 @@ static int cd_solve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, int 
   double t3 = MPI_Wtime();
   tc += t3 - t2;
   if (d->rank == 0) {
-    c.phase = K_LLE_CH_TOP;
+    c.phase = K_LLE_CH_TOP | K_LLE_CH_TOPB;
     k_lle_chol_solve(d->plan, &c, lx, nrhs, x);
   }
   double t4 = MPI_Wtime();
@@ -320,7 +366,10 @@ static int cd_solve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, int 
   double t5 = MPI_Wtime();
   tc += t5 - t4;
   c.phase = K_LLE_CH_BWD;
-  k_lle_chol_solve(d->plan, &c, lx, nrhs, x);
+  if (d->rplan) {   /* spread: its subtrees' top's backward, then theirs */
+    rin.phase = K_LLE_CH_TOPB | K_LLE_CH_BWD;
+    k_lle_chol_solve(d->rplan, &rin, lx, nrhs, x);
+  } else if (!d->spread) k_lle_chol_solve(d->plan, &c, lx, nrhs, x);
   double t6 = MPI_Wtime();
   d->t[LLE_DP_SSUB] += t6 - t5;
   /* the subtrees' rows back to rank 0 */
@@ -359,6 +408,7 @@ static void cd_figures(cnd_dist *d, const lle_eig *mine, lle_eig *e, double t_st
   MPI_Gather(t, LLE_DP_N, MPI_DOUBLE, all, LLE_DP_N, MPI_DOUBLE, 0, d->comm);
   if (d->rank != 0 || !e) { free(all); return; }
   e->dist_ranks = d->size;
+  e->dist_spread = d->spread;
   e->dist_nsub_min = e->dist_nsub_max = d->nsub_rank[0];
   double wall = 0, wmax = 0;
   for (int r = 0; r < d->size; r++) {
@@ -400,6 +450,8 @@ void cnd_dist_free(cnd_dist *d) {
   if (d->sub)
     for (int r = 0; r < d->size; r++) { free(d->sub[r].lo); free(d->sub[r].hi); free(d->tail[r].lo); free(d->tail[r].hi); }
   free(d->sub); free(d->tail); free(d->tvals); free(d->top.lo); free(d->top.hi);
+  k_lle_chol_plan_free(d->rplan);
+  free(d->none);
   free(d->owner); free(d->mine); free(d->wrank); free(d->nsub_rank); free(d->buf); free(d->xw);
   free(d);
 }

@@ -127,11 +127,11 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
   lle_report_iter_engine(ctx, e);
   if (e->dist_ranks > 1) {
     const double *m = e->dist_max, *r = e->dist_r0;
-    hy_printf0(ctx, "lle: chol-nd over %d ranks (lle.eig_ranks): %d to %d subtree(s) a rank (the most loaded %.1f%% of their "
+    hy_printf0(ctx, "lle: chol-nd over %d ranks (lle.eig_ranks, eig_top = %s): %d to %d subtree(s) a rank (the most loaded %.1f%% of their "
                "flops); per phase the slowest rank (rank 0): order %.3f (%.3f) s, symbolic analysis %.3f (%.3f) s, subtrees' "
                "factor %.3f (%.3f) s, tails to rank 0 %.3f (%.3f) s %.1f MB, solves' subtrees %.3f (%.3f) s, solves' "
                "exchanges %.3f (%.3f) s %.1f MB, eigen-solve %.3f (%.3f) s\n",
-               e->dist_ranks, e->dist_nsub_min, e->dist_nsub_max, 100 * e->dist_wmax, m[LLE_DP_ORDER], r[LLE_DP_ORDER],
+               e->dist_ranks, e->dist_spread ? "spread" : "rank0", e->dist_nsub_min, e->dist_nsub_max, 100 * e->dist_wmax, m[LLE_DP_ORDER], r[LLE_DP_ORDER],
                m[LLE_DP_SYM], r[LLE_DP_SYM], m[LLE_DP_SUB], r[LLE_DP_SUB], m[LLE_DP_TAILS], r[LLE_DP_TAILS],
                e->dist_bytes_f * 1e-6, m[LLE_DP_SSUB], r[LLE_DP_SSUB], m[LLE_DP_SCOMM], r[LLE_DP_SCOMM],
                e->dist_bytes_s * 1e-6, m[LLE_DP_TOTAL], r[LLE_DP_TOTAL]);

@@ -118,6 +118,7 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   };
   in.eig_ranks = lle_eig_ranks(ctx, o, n);
   in.comm = ctx->comm;
+  in.cnd_spread = o->eig_spread;
   if (worker) {
     hy_phase_begin(ctx, "eigen");
     hy_debug_point(ctx, "eigen");

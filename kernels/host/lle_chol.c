@@ -52,6 +52,7 @@ typedef struct k_lle_chol_plan ch_fact;
 typedef struct ch_thr ch_thr;
 typedef void (*ch_step)(ch_fact *f, ch_thr *t, int64_t s);   /* one supernode's step */
 static void ch_tail_pack(ch_fact *f, int64_t s);
+static k_lle_chol_plan *ch_plan_init(k_lle_chol_plan *f, const k_lle_super *L, int threads, k_lle_pool *pool, double cut);
 
 /* One thread's scratch: its row map, update block and gather block. */
 struct ch_thr {
@@ -74,6 +75,8 @@ struct k_lle_chol_plan {
   int32_t *top;           /* the supernodes above the cut, ascending */
   int nsub, ntop, nt;
   double cut;             /* the cut's depth: split while heavier than below / (nt cut); 1 by default */
+  const int32_t *roots;   /* NULL: the tree's roots; else the plan's domain, these subtrees (k_lle_chol_plan_new_roots) */
+  int nroots;
   int64_t maxcols, maxrows;   /* the widest supernode, the tallest */
   ch_thr thr[CH_MAXT];
   /* the numeric factor's matrix: A by rows (row j is atc/atx[atp[j] .. atp[j + 1])), perm's inverse */
@@ -246,7 +249,10 @@ static void ch_schedule(ch_fact *f) {
   HY_MALLOC(f->top, ns);
   int nf = 0;
   double below = 0;
-  for (int64_t s = 0; s < ns; s++) if (f->parent[s] < 0) { fr[nf++] = (int32_t)s; below += f->wsub[s]; }
+  if (f->roots)   /* the domain: these subtrees (nothing outside them is the plan's) */
+    for (int i = 0; i < f->nroots; i++) { fr[nf++] = f->roots[i]; below += f->wsub[f->roots[i]]; }
+  else
+    for (int64_t s = 0; s < ns; s++) if (f->parent[s] < 0) { fr[nf++] = (int32_t)s; below += f->wsub[s]; }
   int32_t *kids = NULL;   /* children lists, for the splits */
   int64_t *kp = NULL;
   HY_CALLOC(kp, ns + 1);
@@ -834,7 +840,7 @@ void k_lle_chol_plan_free(k_lle_chol_plan *f) {
   for (int t = 0; t < f->nt; t++) { free(f->thr[t].map); free(f->thr[t].c); free(f->thr[t].tb); }
   free(f->smap); free(f->parent); free(f->first); free(f->wsub); free(f->uptr);
   free(f->ud); free(f->up1); free(f->up2); free(f->atp); free(f->atc); free(f->atx); free(f->ilp);
-  free(f->sub); free(f->top); free(f->tb);
+  free(f->sub); free(f->top); free(f->tb); free((void *)f->roots);
   free(f->tpos); free(f->tud); free(f->tup1); free(f->tup2); free(f->trmap); free(f->tuptr); free(f->trptr);
   free(f->tail_sn); free(f->tail_q); free(f->bud); free(f->bup1); free(f->bup2); free(f->brmap); free(f->buptr);
   free(f->brptr); free(f->tix); free(f->sub_of); free(f->toff); free(f->tailx);
@@ -855,6 +861,11 @@ k_lle_chol_plan *k_lle_chol_plan_new(const k_lle_super *L, int threads, k_lle_po
 k_lle_chol_plan *k_lle_chol_plan_new_cut(const k_lle_super *L, int threads, k_lle_pool *pool, double cut) {
   k_lle_chol_plan *f = NULL;
   HY_CALLOC(f, 1);
+  return ch_plan_init(f, L, threads, pool, cut);
+}
+
+/* The plan f (allocated, its domain set) for L: structure, cut, scratch.  Local. */
+static k_lle_chol_plan *ch_plan_init(k_lle_chol_plan *f, const k_lle_super *L, int threads, k_lle_pool *pool, double cut) {
   f->L = L;
   f->cut = cut > 0 ? cut : 1;
   f->nt = threads < 1 ? 1 : threads > CH_MAXT ? CH_MAXT : threads;
@@ -876,12 +887,26 @@ k_lle_chol_plan *k_lle_chol_plan_new_cut(const k_lle_super *L, int threads, k_ll
   return f;
 }
 
+/* k_lle_chol_plan_new_cut on the subtrees rooted at roots[0 .. nroots) alone (see k_lle.h).  Local. */
+k_lle_chol_plan *k_lle_chol_plan_new_roots(const k_lle_super *L, int threads, k_lle_pool *pool, double cut,
+                                           const int32_t *roots, int nroots) {
+  int32_t *own = NULL;
+  HY_MALLOC(own, nroots + 1);
+  memcpy(own, roots, (size_t)nroots * sizeof *own);
+  ch_fact *f = NULL;
+  HY_CALLOC(f, 1);
+  f->roots = own;
+  f->nroots = nroots;
+  return ch_plan_init(f, L, threads, pool, cut);
+}
+
 /* The plan's figures: subtrees, top supernodes, threads, flops in all and above the cut.  Local. */
 static void ch_stats(const ch_fact *f, k_lle_chol_stats *st) {
   memset(st, 0, sizeof *st);
   double below = 0;   /* the subtrees' flops: the rest is above the cut */
   for (int i = 0; i < f->nsub; i++) below += f->wsub[f->sub[i]];
-  for (int64_t s = 0; s < f->L->nsuper; s++) if (f->parent[s] < 0) st->flops += f->wsub[s];
+  if (f->roots) for (int i = 0; i < f->nroots; i++) st->flops += f->wsub[f->roots[i]];
+  else for (int64_t s = 0; s < f->L->nsuper; s++) if (f->parent[s] < 0) st->flops += f->wsub[s];
   st->top_flops = f->ntop ? st->flops - below : 0;
   st->nsub = f->nsub; st->ntop = f->ntop; st->threads = f->nt;
 }
@@ -1123,17 +1148,21 @@ void k_lle_chol_solve(k_lle_chol_plan *f, const k_lle_chol_in *in, const double 
     f->tb_cols = nrhs;
     if (nrhs > f->maxcols) f->maxcols = nrhs;
   }
-  int ph = in && in->phase ? in->phase : K_LLE_CH_SUB | K_LLE_CH_TOP | K_LLE_CH_BWD;
+  int ph = in && in->phase ? in->phase : K_LLE_CH_SUB | K_LLE_CH_TOP | K_LLE_CH_TOPB | K_LLE_CH_BWD;
   f->mine = in ? in->sub_mine : NULL;
   if (in && in->blas_set) in->blas_set(1);
   if (ph & K_LLE_CH_SUB) ch_sub_phase(f, ch_fwd_node, 0);
-  if (!(ph & K_LLE_CH_TOP) || !f->ntop) {
-  } else if (f->top_state && in && in->top_solve) ch_top_solve_engine(f, in, nrhs);   /* the top on the engine */
+  if (!(ph & (K_LLE_CH_TOP | K_LLE_CH_TOPB)) || !f->ntop) {
+  } else if (f->top_state && in && in->top_solve) ch_top_solve_engine(f, in, nrhs);   /* the top on the engine (both) */
   else {
-    f->post_all = f->solve_tiles ? ch_fwd_post_tiles : NULL;
-    ch_top_phase(f, NULL, ch_fwd_part, ch_fwd_post, 0);
-    f->post_all = f->solve_tiles ? ch_bwd_post_tiles : NULL;
-    ch_top_phase(f, ch_bwd_pre, ch_bwd_part, ch_bwd_post, 1);
+    if (ph & K_LLE_CH_TOP) {
+      f->post_all = f->solve_tiles ? ch_fwd_post_tiles : NULL;
+      ch_top_phase(f, NULL, ch_fwd_part, ch_fwd_post, 0);
+    }
+    if (ph & K_LLE_CH_TOPB) {
+      f->post_all = f->solve_tiles ? ch_bwd_post_tiles : NULL;
+      ch_top_phase(f, ch_bwd_pre, ch_bwd_part, ch_bwd_post, 1);
+    }
   }
   if (ph & K_LLE_CH_BWD) ch_sub_phase(f, ch_bwd_node, 1);
   if (in && in->blas_set) in->blas_set(in->blas_after);

@@ -957,7 +957,7 @@ def check_chol_nd_cols(c):
     return rc
 
 
-CND_RANKS_RE = (r"chol-nd over (\d+) ranks \(lle.eig_ranks\): (\d+) to (\d+) subtree\(s\) a rank \(the most loaded ([0-9.]+)% of "
+CND_RANKS_RE = (r"chol-nd over (\d+) ranks \(lle.eig_ranks, eig_top = (?:rank0|spread)\): (\d+) to (\d+) subtree\(s\) a rank \(the most loaded ([0-9.]+)% of "
                 r"their flops\); per phase the slowest rank \(rank 0\): order ([0-9.]+) \(([0-9.]+)\) s, .*"
                 r"eigen-solve ([0-9.]+) \(([0-9.]+)\) s")
 CND_ALONE_RE = (r"chol-nd rank 0 alone: top factor ([0-9.]+) s, solves' top ([0-9.]+) s, QR / Rayleigh-Ritz / residuals "
@@ -967,11 +967,13 @@ CND_ALONE_RE = (r"chol-nd rank 0 alone: top factor ([0-9.]+) s, solves' top ([0-
 def check_chol_nd_ranks(c):
     """chol-nd spread over the ranks (lle.eig_ranks = auto / all): the same factor and solves as
     one rank, so bit for bit the same run: at 2 and 3 ranks (fewer threads a rank: another cut of
-    the tree on the host) the same embedding digest and file, eigenvalue table, iterations, and
+    the tree on the host), with the top on rank 0 and spread (lle.eig_top: each rank its subtrees'
+    top, rank 0 the separators above them), the same embedding digest and file, eigenvalue table, iterations, and
     with lle.cnd_check the same probe backward errors of the factor (gathered on rank 0) and of a
     solve; its two lines (the ranks' phases, rank 0's part alone, consistent); lle.eig_ranks = 1 at
     2 ranks: rank 0 alone, the same digest.  Random data: a fresh run.seed (printed).  With
-    --gpu-spec cuda:ranks the same on CUDA (2 and 3 ranks sharing the device), the top on the device
+    --gpu-spec cuda:ranks the same on CUDA (2 and 3 ranks sharing the device; eig_top = spread puts
+    other supernodes on the device: eigenvalues within the residuals, Procrustes <= 1e-10, the same iterations), the top on the device
     (lle.cnd_top = device), also with its updates from below and the solves' top there."""
     import random
     rc = 0
@@ -1004,9 +1006,24 @@ def check_chol_nd_ranks(c):
         print("%s chol_nd_ranks %s n=%d %s one rank: digest %s, factor check %s, solve check %s, %s iterations" % (
               "ok  " if ok1 else "FAIL", ds, n, " ".join(extra), ref[0], ref[1], ref[2], ref[3]))
         rc |= 0 if ok1 else 1
-        for ranks, th, key in ((2, rth, "auto"), (3, rth, "all")):
-            w, o = run(c, ranks, base + ["lle.threads=%d" % th, "lle.eig_ranks=" + key], "ranks_%s_np%d" % (tag, ranks))
+        lam1, res1, _ = eig_table(o1)
+        for ranks, th, key, top in ((2, rth, "auto", "rank0"), (3, rth, "all", "rank0"), (2, rth, "auto", "spread"),
+                                    (3, 2, "all", "spread")):
+            w, o = run(c, ranks, base + ["lle.threads=%d" % th, "lle.eig_ranks=" + key, "lle.eig_top=" + top],
+                       "ranks_%s_np%d_%s" % (tag, ranks, top))
             got = figs(o)
+            if be == "cuda" and top == "spread":   # other supernodes on the device: the same within rounding
+                y = np.load(os.path.join(w, "emb.npy"))
+                lam, res, rel = eig_table(o)
+                disp = procrustes_disparity(y1, y)
+                ok = ("PASSED: lle" in o and "eig_top = spread" in o and bool(np.all(rel <= 1e-14))
+                      and bool(np.all(np.abs(lam - lam1) <= res + res1)) and disp <= 1e-10 and got[3] == ref[3])
+                print("%s chol_nd_ranks %s n=%d %d ranks eig_top = spread on cuda: max |dlambda| %.2e (within the residuals: %s), "
+                      "max res/||M|| %.2e, Procrustes vs one rank %.2e (<= 1e-10), %s iterations (one rank %s)" % (
+                      "ok  " if ok else "FAIL", ds, n, ranks, float(np.max(np.abs(lam - lam1))),
+                      bool(np.all(np.abs(lam - lam1) <= res + res1)), float(rel.max()), disp, got[3], ref[3]))
+                rc |= 0 if ok else 1
+                continue
             y = np.load(os.path.join(w, "emb.npy"))
             m, a = re.search(CND_RANKS_RE, o), re.search(CND_ALONE_RE, o)
             lines = bool(m and a and int(m.group(1)) == ranks and int(m.group(2 if rth == 1 else 3)) >= 1 and float(m.group(4)) <= 100.0
@@ -1014,9 +1031,9 @@ def check_chol_nd_ranks(c):
                          and abs(float(a.group(1)) + float(a.group(2)) + float(a.group(3)) - float(a.group(4))) <= 2e-3)
             same = got == ref and np.array_equal(y, y1)
             ok = "PASSED: lle" in o and same and lines
-            print("%s chol_nd_ranks %s n=%d %d ranks (%d thread(s) each, eig_ranks = %s): digest %s, factor check %s, "
+            print("%s chol_nd_ranks %s n=%d %d ranks (%d thread(s) each, eig_ranks = %s, eig_top = %s): digest %s, factor check %s, "
                   "solve check %s, %s iterations, eigenpairs table %s, embedding file %s; lines %s" % (
-                  "ok  " if ok else "FAIL", ds, n, ranks, th, key, got[0], got[1], got[2], got[3],
+                  "ok  " if ok else "FAIL", ds, n, ranks, th, key, top, got[0], got[1], got[2], got[3],
                   "the same" if got[4] == ref[4] else "DIFFERS", "the same" if np.array_equal(y, y1) else "DIFFERS",
                   (m.group(0) + " | " + a.group(0)) if m and a else "MISSING"))
             rc |= 0 if ok else 1

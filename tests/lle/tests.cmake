@@ -175,6 +175,9 @@ set_tests_properties(lle_chol_nd PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCES
 # with the factor gathered), its phase lines; lle.eig_ranks = 1 keeps rank 0 alone; fresh seed
 add_test(NAME lle_chol_nd_ranks COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_ranks chol_nd_ranks)
 set_tests_properties(lle_chol_nd_ranks PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCESSORS 3)
+hy_case(NAME lle_bad_eig_top RANKS 1 EXIT 1
+  EXPECT "key 'lle.eig_top' = 'all' is not allowed; allowed: one of rank0\\|spread"
+  ARGS run.workload=lle lle.eig_top=all)
 hy_case(NAME lle_bad_eig_ranks RANKS 1 EXIT 1
   EXPECT "key 'lle.eig_ranks' = '2' is not allowed; allowed: one of auto\\|1\\|all"
   ARGS run.workload=lle lle.eig_ranks=2)
