@@ -20,6 +20,7 @@
 
 #include <math.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,11 @@ enum { CND_MAXG = 64, CND_DEVICE_CUT_THREADS = 16 };
 /* chol-nd's size rules where lle.threads / run.blas_threads are 0 (cnd_sizes): one thread per
  * CND_N_THREAD points at most, one BLAS thread for the iteration below CND_N_BLAS points */
 enum { CND_N_THREAD = 5000, CND_N_BLAS = 200000 };
+/* cnd_dmax's job on a thread of its own (cnd_dmax_run): B, the result. */
+typedef struct {
+  const lle_bmat *b;
+  double dmax;
+} cnd_dmax_job;
 typedef struct {
   cholmod_common cc;
   int started;
@@ -53,6 +59,9 @@ typedef struct {
   int rank, serving;           /* this rank of in->comm; 1: the factor done, the other ranks serve */
   lle_eig *e;                  /* the figures (cnd_dist_end writes the ranks' phases) */
   double t_start;              /* the eigen-solve's start (B and the block before the factor) */
+  pthread_t dmax_th;           /* cnd_dmax beside the order (cnd_factor), joined by cnd_numeric */
+  int dmax_started;
+  cnd_dmax_job dmax_job;
   cholmod_common gcc[CND_MAXG];
   cholmod_dense *grhs[CND_MAXG];
   int gstatus[CND_MAXG];
@@ -62,6 +71,7 @@ typedef struct {
 static void cnd_free(void *st) {
   cnd_op *o = st;
   if (!o) return;
+  if (o->dmax_started) pthread_join(o->dmax_th, NULL);
   if (o->dist && o->serving && o->rank == 0) cnd_dist_end(o->dist, o->e, o->t_start);   /* the others leave their serve */
   cnd_dist_free(o->dist);
   for (int g = 0; g < o->ngrp; g++) {
@@ -107,6 +117,14 @@ static double cnd_dmax(const lle_bmat *b) {
   for (int64_t i = 0; i < b->n; i++) if (d[i] > dmax) dmax = d[i];
   free(d);
   return dmax;
+}
+
+/* cnd_dmax on a thread of its own beside the order and the analysis (a serial pass over B's
+ * entries, scattered: off the factorisation's path; the same sums).  Local. */
+static void *cnd_dmax_run(void *arg) {
+  cnd_dmax_job *j = arg;
+  j->dmax = cnd_dmax(j->b);
+  return NULL;
 }
 
 /* The order's threads: the rank's (lle_solve passes lle.threads, or the rank's threads where
@@ -296,7 +314,7 @@ static const cnd_numeric_kind cnd_kind_cholmod = { .name = "cholmod", .numeric =
  * probe's backward error.  Local. */
 static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_eig *e) {
   const cnd_numeric_kind *kind = in->cnd_own ? &cnd_kind_own : &cnd_kind_cholmod;
-  double dmax = cnd_dmax(b);
+  double dmax = o->dmax_started ? (pthread_join(o->dmax_th, NULL), o->dmax_started = 0, o->dmax_job.dmax) : cnd_dmax(b);
   double tau = 1e-13 * (dmax > 0 ? dmax : 1);
   double t0 = MPI_Wtime();
   e->cnd_own = in->cnd_own;
@@ -361,6 +379,8 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   e->t_setup = ta - t0;   /* B and the iteration's block (lle_bsub_solve) */
   if (in->cnd_own && in->blas_threads <= 0 && b->n < CND_N_BLAS) e->blas_threads = 1;   /* the iteration's (cnd_sizes) */
   if (in->threads > 1) o->pool = k_lle_pool_new(in->threads);   /* parked between its jobs */
+  o->dmax_job.b = b;
+  o->dmax_started = in->threads > 1 && pthread_create(&o->dmax_th, NULL, cnd_dmax_run, &o->dmax_job) == 0;
   k_lle_pool_set_spin(o->pool, (int64_t)in->pool_spin_us * 1000);
   e->t_pool = MPI_Wtime() - ta;
   int64_t *segs = NULL;

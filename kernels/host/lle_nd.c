@@ -703,6 +703,26 @@ static void nd_radix_run(void *arg, int tid, int nt) {
   }
 }
 
+/* nd_spatial's bounding box: per thread the least and largest of each of the first dm
+ * coordinates over its contiguous range. */
+typedef struct {
+  const k_lle_points *p;
+  int dm;
+  double lo[16][3], hi[16][3];
+} nd_box_job;
+
+/* Thread tid's range of the points into its box.  Local. */
+static void nd_box_run(void *arg, int tid, int nt) {
+  nd_box_job *j = arg;
+  int64_t n = j->p->n, i0 = n * tid / nt, i1 = n * (tid + 1) / nt;
+  int d = j->p->dim;
+  for (int c = 0; c < j->dm; c++) {
+    double a = INFINITY, b = -INFINITY;
+    for (int64_t i = i0; i < i1; i++) { double v = j->p->x[i * d + c]; if (v < a) a = v; if (v > b) b = v; }
+    j->lo[tid][c] = a; j->hi[tid][c] = b;
+  }
+}
+
 /* The points in Morton order of their first (up to 3) coordinates on a 2^21 grid over the
  * bounding box (an LSD radix sort, stable: ties by index; its passes on nt threads):
  * so[new] = old.  Local. */
@@ -710,9 +730,16 @@ static void nd_spatial(const k_lle_points *p, k_lle_pool *pool, int nt, int32_t 
   int64_t n = p->n;
   int d = p->dim, dm = d < 3 ? d : 3;
   double lo[3] = { 0, 0, 0 }, sc[3] = { 0, 0, 0 };
-  for (int c = 0; c < dm; c++) {
+  nd_box_job bj;
+  memset(&bj, 0, sizeof bj);
+  bj.p = p; bj.dm = dm;
+  int bt = nt < 1 || n < 4096 ? 1 : nt > 16 ? 16 : nt;
+  for (int t = 0; t < 16; t++)
+    for (int c = 0; c < 3; c++) { bj.lo[t][c] = INFINITY; bj.hi[t][c] = -INFINITY; }
+  k_lle_pool_run(pool, bt, nd_box_run, &bj);
+  for (int c = 0; c < dm; c++) {   /* min / max: exact whatever the split */
     double a = INFINITY, b = -INFINITY;
-    for (int64_t i = 0; i < n; i++) { double v = p->x[i * d + c]; if (v < a) a = v; if (v > b) b = v; }
+    for (int t = 0; t < 16; t++) { if (bj.lo[t][c] < a) a = bj.lo[t][c]; if (bj.hi[t][c] > b) b = bj.hi[t][c]; }
     lo[c] = a;
     sc[c] = b > a ? 2097151.0 / (b - a) : 0;
   }
@@ -725,12 +752,14 @@ static void nd_spatial(const k_lle_points *p, k_lle_pool *pool, int nt, int32_t 
   if (rt > k_lle_pool_size(pool)) rt = k_lle_pool_size(pool);
   nd_radix_job rj = { pool, n, 0, NULL, so, NULL, s2, NULL };
   HY_MALLOC(rj.cnt, (size_t)rt * 65536);
+  int32_t *sa = so, *sb = s2;   /* the order alternates between so and s2: 4 passes end in so */
   for (int pass = 0; pass < 4; pass++) {
     rj.sh = 16 * pass;
     rj.key = key; rj.k2 = k2;
+    rj.so = sa; rj.s2 = sb;
     k_lle_pool_run(pool, rt, nd_radix_run, &rj);
     uint64_t *tk = key; key = k2; k2 = tk;
-    memcpy(so, s2, (size_t)n * sizeof *so);
+    int32_t *ts = sa; sa = sb; sb = ts;
   }
   free(key); free(k2); free(s2); free(rj.cnt);
 }
@@ -740,10 +769,25 @@ static void nd_spatial(const k_lle_points *p, k_lle_pool *pool, int nt, int32_t 
 typedef struct {
   const k_lle_points *p;
   int k;
-  const int32_t *nbr, *so, *inv;
+  const int32_t *nbr, *so;
+  int32_t *inv;
   double *xs;
   int32_t *nb;
+  const int32_t *ps;   /* the order of the renumbered points (nd_perm_part) */
+  int32_t *perm;
 } nd_renum_job;
+
+/* [i0, i1): inv[so[i]] = i (so a permutation: disjoint writes).  Local. */
+static void nd_inv_part(void *arg, int64_t i0, int64_t i1) {
+  const nd_renum_job *j = arg;
+  for (int64_t i = i0; i < i1; i++) j->inv[j->so[i]] = (int32_t)i;
+}
+
+/* [i0, i1): the order in the caller's numbering, perm[i] = so[ps[i]].  Local. */
+static void nd_perm_part(void *arg, int64_t i0, int64_t i1) {
+  const nd_renum_job *j = arg;
+  for (int64_t i = i0; i < i1; i++) j->perm[i] = j->so[j->ps[i]];
+}
 
 /* New points [i0, i1): their coordinates and renumbered neighbour lists.  Local. */
 static void nd_renum_part(void *arg, int64_t i0, int64_t i1) {
@@ -778,14 +822,15 @@ int k_lle_nd_order_segs(const k_lle_points *p, int k, const int32_t *nbr, int le
   if (!pool && threads > 1) pool = own = k_lle_pool_new(threads > 16 ? 16 : threads);
   nd_spatial(p, pool, threads, so);
   tm[5] = nd_now();
-  for (int64_t i = 0; i < n; i++) inv[so[i]] = (int32_t)i;
-  nd_renum_job rj = { p, k, nbr, so, inv, xs, nb };
+  nd_renum_job rj = { p, k, nbr, so, inv, xs, nb, NULL, NULL };
+  nd_for(pool, threads, n, nd_inv_part, &rj);
   nd_for(pool, threads, n, nd_renum_part, &rj);
   tm[6] = nd_now();
   k_lle_points ps_pts = { .n = n, .dim = d, .x = xs };
   int rc = nd_order(&ps_pts, k, nb, leaf, threads, pool, ps, tm, segs, nseg);
   k_lle_pool_free(own);
-  for (int64_t i = 0; rc == HY_OK && i < n; i++) perm[i] = so[ps[i]];
+  rj.ps = ps; rj.perm = perm;
+  if (rc == HY_OK) nd_for(pool, threads, n, nd_perm_part, &rj);
   free(so); free(inv); free(nb); free(xs); free(ps);
   tm[4] = nd_now();
   if (parts) {   /* renumbering and preparation, the breadth-first levels, the subtrees, the rest; then
