@@ -129,6 +129,8 @@ typedef struct {
   int k1, p;
   const int64_t *bp, *bi;
   const double *bx;
+  int early;   /* 1: opened on a thread of its own beside other device work (lle.iter_open = beside):
+                  the set-up on a stream and handles of its own */
 } k_lle_bsub_in;
 typedef struct {
   const char *name;

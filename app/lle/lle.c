@@ -80,6 +80,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd, cnd_factor = own: the dpotrf / dtrsm of diagonal blocks (the factor's tiles, the solves' triangular solves) with fewer columns than this by plain loops instead of LAPACK / BLAS calls, whose fixed costs exceed the work of small blocks (N = 20k: 1127 of 1375 supernodes have at most 16 columns); 0: every block through LAPACK / BLAS; changes the last bits, not the thread-count invariance" },
   { "lle", "iter_products", CFG_ENUM, "blocks", 0, 0, "blocks|columns",
     "bsvd / chol-nd with the driver's iteration (lle.iter_block = driver): the products M V = B^T (B V) by blocks of 8 columns, rows split over the threads, B^T made beside the factorisation (blocks), or a column a thread, two sweeps of B a column (columns); the same bits either way" },
+  { "lle", "iter_open", CFG_ENUM, "after", 0, 0, "after|beside",
+    "bsvd / chol-nd with the iteration's block work on the backend's engine (lle.iter_block): when the engine is set up (B up, B^T made, the blocks and workspaces; CUDA: ~0.1 s and more at N = 1M, the first calls' fixed costs too): after the factorisation (the default) or beside it, on a thread of its own with a stream and handles of its own (not yet measured on the H200)" },
   { "lle", "iter_block", CFG_ENUM, "auto", 0, 0, "auto|backend|driver",
     "bsvd / chol-nd: where the subspace iteration's block work runs (the projection of the constant vector, the QR, M V = B^T B V, H = V^T M V, V Y and M V Y, the residuals; the solves and the p x p eigenproblem stay on the host): backend (the backend's engine: on CUDA the device, the block crossing once an iteration each way; on the host a sequential C + LAPACK one), driver (the driver's own loop on the rank's threads), auto (backend where it is a device, from lle.auto_device_n points, else driver)" },
   { "lle", "cnd_solve_trsm", CFG_ENUM, "tiles", 0, 0, "tiles|blas",
@@ -161,6 +163,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_cut = cfg_real(c, "lle.cnd_cut");
   o->pool_spin_us = (int)cfg_int(c, "lle.pool_spin_us");
   o->iter_columns = cfg_is(c, "lle.iter_products", "columns");
+  o->iter_open_beside = cfg_is(c, "lle.iter_open", "beside");
   o->eig_ranks = cfg_is(c, "lle.eig_ranks", "1") ? 1 : cfg_is(c, "lle.eig_ranks", "all") ? -1 : 0;
   o->cnd_small = (int)cfg_int(c, "lle.cnd_small");
   o->eig_spread = cfg_is(c, "lle.eig_top", "spread");

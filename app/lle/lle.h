@@ -100,6 +100,7 @@ typedef struct {
   double t_numeric, t_extract, t_solve;   /* bsvd: parts of t_factor / t_iter */
   int solve_threads;  /* bsvd: threads of the block solves and B^T B products */
   int iter_engine;    /* bsvd / chol-nd: the iteration's block work on the backend's engine (lle.iter_block) */
+  int iter_opened_beside;   /* and that engine was opened beside the factorisation (lle.iter_open = beside) */
   double iter_bytes;  /* and the bytes it moved between host and engine */
   double t_order, t_form, t_rr;   /* gpu-chol: the host ordering and forming P M P^T (parts of
                              t_analyze), the Rayleigh-Ritz steps (part of t_iter; t_solve the
@@ -186,6 +187,7 @@ typedef struct {
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut) */
   int pool_spin_us;            /* host thread pools: spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_columns;            /* lle.iter_products = columns */
+  int iter_open_beside;        /* lle.iter_open = beside */
   int cnd_small;               /* lle.cnd_small */
   int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver */
   int eig_ranks;               /* lle.eig_ranks: 1, -1 (all), 0 (auto) */

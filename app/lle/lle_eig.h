@@ -49,6 +49,7 @@ typedef struct {
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut, >= 1) */
   int pool_spin_us;            /* chol-nd, bsvd: their thread pools' spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_columns;            /* bsvd / chol-nd driver loop: M V a column at a time (lle.iter_products = columns) */
+  int iter_open_beside;        /* the engine opened beside the factorisation (lle.iter_open = beside) */
   int cnd_small;               /* chol-nd, own factor: dpotrf / dtrsm of blocks of fewer columns by loops (lle.cnd_small) */
   int iter_engine;             /* bsvd / chol-nd: the iteration's block work on the backend's k_lle_bsub engine */
   int eig_ranks;               /* chol-nd: the ranks of comm that share the factor and the solves (lle.eig_ranks; 1: this rank alone) */

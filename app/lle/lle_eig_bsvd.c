@@ -595,7 +595,33 @@ typedef struct {
   k_lle_pool *in_pool;         /* the solve's pool (lle_eig_in.pool: bsvd's), or NULL */
   k_lle_pool *pool;            /* the products' own where there is none (made at the first product) */
   double *xr, *tr;             /* their n x BTB_W blocks */
+  pthread_t open_th;           /* lle.iter_open = beside: the engine opened on this thread during the */
+  int open_started, open_rc;   /* factorisation (bsvd_open_run), taken by bsvd_iterate_engine */
+  const k_lle_eig_ops *open_ops;
+  k_backend *open_be;
+  k_lle_bsub_in open_in;
+  k_lle_bsub *open_w;
 } bsvd_ws;
+
+/* The engine opened beside the factorisation (its set-up on a stream and handles of its own:
+ * k_lle_bsub_in.early).  Local. */
+static void *bsvd_open_run(void *arg) {
+  bsvd_ws *s = arg;
+  s->open_rc = s->open_ops->bsub_open(s->open_be, &s->open_in, &s->open_w);
+  if (s->open_rc != HY_OK) hy_err_clear();   /* the iteration opens it again, on its own thread */
+  return NULL;
+}
+
+/* The early-opened engine, joined: it, or NULL where it failed (or none was started).  Local. */
+static k_lle_bsub *bsvd_open_take(bsvd_ws *s) {
+  if (!s->open_started) return NULL;
+  pthread_join(s->open_th, NULL);
+  s->open_started = 0;
+  k_lle_bsub *w = s->open_rc == HY_OK ? s->open_w : NULL;
+  if (!w && s->open_w) s->open_ops->bsub_close(s->open_w, NULL);
+  s->open_w = NULL;
+  return w;
+}
 
 /* Y = B^T B X for nc columns on the iteration's threads (btb_blk_run); where B^T or the
  * scratch is missing, bmat_btb_par's column split (the same bits).  Local. */
@@ -847,7 +873,9 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
   k_lle_bsub *w = NULL;
   double res[64];
   HY_CALL(lle_orthonormalise(n, p, s->v));
-  int rc = ops->bsub_open(in->be, &bi, &w);
+  w = bsvd_open_take(s);   /* lle.iter_open = beside: opened during the factorisation */
+  e->iter_opened_beside = w != NULL;
+  int rc = w ? HY_OK : ops->bsub_open(in->be, &bi, &w);
   double *v0 = s->v, *hv = rc == HY_OK && ops->bsub_host_block ? ops->bsub_host_block(w) : NULL;
   if (hv) {   /* V in the engine's host block (CUDA: pinned) until close */
     memcpy(hv, s->v, (size_t)n * p * sizeof *hv);
@@ -891,6 +919,8 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
 
 /* Free the iteration's state and the operator's factor.  Local. */
 static void bsvd_free(bsvd_ws *s) {
+  k_lle_bsub *w = bsvd_open_take(s);   /* (an early engine the iteration did not take) */
+  if (w) s->open_ops->bsub_close(w, NULL);
   if (s->op) s->op->free(s->st);
   bmat_free(&s->b);
   bmat_free(&s->bt);
@@ -916,6 +946,12 @@ int lle_bsub_solve(const lle_eig_in *in, const lle_bop *op, lle_eig *e) {
                      in->iter_columns || in->iter_engine ? NULL : &s.bt, "" };
   pthread_t prep_th;
   int prep_started = pthread_create(&prep_th, NULL, bsvd_prep_run, &prep) == 0;
+  if (in->iter_engine && in->iter_open_beside) {   /* the engine's set-up beside the factorisation */
+    s.open_ops = k_lle_eig_ops_get(in->be);
+    s.open_be = in->be;
+    s.open_in = (k_lle_bsub_in){ .n = n, .k1 = s.b.k1, .p = s.p, .bp = s.b.p, .bi = s.b.i, .bx = s.b.x, .early = 1 };
+    s.open_started = pthread_create(&s.open_th, NULL, bsvd_open_run, &s) == 0;
+  }
   if (!prep_started) bsvd_prep_run(&prep);
   s.op = op;
   int rc = op->factor(in, &s.b, &s.st, e, t0);

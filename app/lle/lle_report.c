@@ -57,8 +57,8 @@ void lle_report_build(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
 static void lle_report_iter_engine(const hy_ctx *ctx, const lle_eig *e) {
   if (e->iter_engine)
     hy_printf0(ctx, "lle: iteration block work (projection, QR, B^T B V, Rayleigh-Ritz, residuals) on the %s "
-               "backend's engine: %.3f s of the iterations, %.1f MB moved\n", ctx->be.name, e->t_iter - e->t_solve,
-               e->iter_bytes * 1e-6);
+               "backend's engine: %.3f s of the iterations, %.1f MB moved%s\n", ctx->be.name, e->t_iter - e->t_solve,
+               e->iter_bytes * 1e-6, e->iter_opened_beside ? "; the engine opened beside the factorisation" : "");
 }
 
 void lle_report_eig_lu(const hy_ctx *ctx, const char *label, const lle_eig *e) {

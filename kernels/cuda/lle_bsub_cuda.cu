@@ -53,8 +53,7 @@ static void bs_free(k_lle_bsub *w) {
 }
 
 /* B up (indices narrowed on the device) and B^T made there.  Local. */
-static int bs_upload_b(k_lle_bsub *w, const k_lle_bsub_in *in) {
-  k_cuda_state *cs = k_cuda_st(w->be);
+static int bs_upload_b(k_lle_bsub *w, const k_lle_bsub_in *in, cudaStream_t stream, cusparseHandle_t sp) {
   int64_t n = in->n, nnz = w->nnz;
   int64_t *wide = NULL;
   HY_CUDA(cudaMalloc((void **)&w->bp, (size_t)(n + 1) * sizeof(int)));
@@ -64,31 +63,31 @@ static int bs_upload_b(k_lle_bsub *w, const k_lle_bsub_in *in) {
   HY_CUDA(cudaMalloc((void **)&w->ti, (size_t)nnz * sizeof(int)));
   HY_CUDA(cudaMalloc((void **)&w->tx, (size_t)nnz * sizeof(double)));
   HY_CUDA(cudaMalloc((void **)&wide, (size_t)(nnz > n + 1 ? nnz : n + 1) * sizeof(int64_t)));
-  cudaError_t ce = cudaMemcpyAsync(wide, in->bp, (size_t)(n + 1) * sizeof(int64_t), cudaMemcpyHostToDevice, cs->stream);
+  cudaError_t ce = cudaMemcpyAsync(wide, in->bp, (size_t)(n + 1) * sizeof(int64_t), cudaMemcpyHostToDevice, stream);
   if (ce == cudaSuccess) {
-    bs_narrow<<<(unsigned)((n + 256) / 256), 256, 0, cs->stream>>>(wide, w->bp, n + 1);
+    bs_narrow<<<(unsigned)((n + 256) / 256), 256, 0, stream>>>(wide, w->bp, n + 1);
     ce = cudaGetLastError();
   }
-  if (ce == cudaSuccess) ce = cudaMemcpyAsync(wide, in->bi, (size_t)nnz * sizeof(int64_t), cudaMemcpyHostToDevice, cs->stream);
+  if (ce == cudaSuccess) ce = cudaMemcpyAsync(wide, in->bi, (size_t)nnz * sizeof(int64_t), cudaMemcpyHostToDevice, stream);
   if (ce == cudaSuccess) {
-    bs_narrow<<<(unsigned)((nnz + 255) / 256), 256, 0, cs->stream>>>(wide, w->bi, nnz);
+    bs_narrow<<<(unsigned)((nnz + 255) / 256), 256, 0, stream>>>(wide, w->bi, nnz);
     ce = cudaGetLastError();
   }
-  if (ce == cudaSuccess) ce = cudaMemcpyAsync(w->bx, in->bx, (size_t)nnz * sizeof(double), cudaMemcpyHostToDevice, cs->stream);
-  if (ce == cudaSuccess) ce = cudaStreamSynchronize(cs->stream);
+  if (ce == cudaSuccess) ce = cudaMemcpyAsync(w->bx, in->bx, (size_t)nnz * sizeof(double), cudaMemcpyHostToDevice, stream);
+  if (ce == cudaSuccess) ce = cudaStreamSynchronize(stream);
   cudaFree(wide);
   HY_CUDA(ce);
   w->bytes += (double)(n + 1 + nnz) * 8 + (double)nnz * 8;
   size_t bytes = 0;
   void *buf = NULL;
-  HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(cs->cusparse, (int)n, (int)n, (int)nnz, w->bx, w->bp, w->bi, w->tx, w->tp,
+  HY_CUSPARSE(cusparseCsr2cscEx2_bufferSize(sp, (int)n, (int)n, (int)nnz, w->bx, w->bp, w->bi, w->tx, w->tp,
                                             w->ti, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
                                             CUSPARSE_CSR2CSC_ALG1, &bytes));
   HY_CUDA(cudaMalloc(&buf, bytes > 0 ? bytes : 1));
-  cusparseStatus_t st = cusparseCsr2cscEx2(cs->cusparse, (int)n, (int)n, (int)nnz, w->bx, w->bp, w->bi, w->tx, w->tp,
+  cusparseStatus_t st = cusparseCsr2cscEx2(sp, (int)n, (int)n, (int)nnz, w->bx, w->bp, w->bi, w->tx, w->tp,
                                            w->ti, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
                                            CUSPARSE_CSR2CSC_ALG1, buf);
-  ce = cudaStreamSynchronize(cs->stream);
+  ce = cudaStreamSynchronize(stream);
   cudaFree(buf);
   HY_CUSPARSE(st);
   HY_CUDA(ce);
@@ -96,8 +95,7 @@ static int bs_upload_b(k_lle_bsub *w, const k_lle_bsub_in *in) {
 }
 
 /* The blocks, the descriptors, the workspaces.  Local. */
-static int bs_alloc(k_lle_bsub *w) {
-  k_cuda_state *cs = k_cuda_st(w->be);
+static int bs_alloc(k_lle_bsub *w, cudaStream_t stream, cusparseHandle_t sp, cusolverDnHandle_t so) {
   int64_t n = w->n;
   int p = w->p;
   size_t np = (size_t)n * p;
@@ -114,12 +112,13 @@ static int bs_alloc(k_lle_bsub *w) {
   double *one = (double *)malloc((size_t)n * sizeof(double));
   if (!one) return hy_err(HY_ESYS, "out of memory for %lld ones", (long long)n);
   for (int64_t i = 0; i < n; i++) one[i] = 1.0;
-  cudaError_t ce = cudaMemcpy(w->ones, one, (size_t)n * sizeof(double), cudaMemcpyHostToDevice);
+  cudaError_t ce = cudaMemcpyAsync(w->ones, one, (size_t)n * sizeof(double), cudaMemcpyHostToDevice, stream);
+  if (ce == cudaSuccess) ce = cudaStreamSynchronize(stream);
   free(one);
   HY_CUDA(ce);
   int l1 = 0, l2 = 0;
-  HY_CUSOLVER(cusolverDnDgeqrf_bufferSize(cs->cusolver, (int)n, p, w->v, (int)n, &l1));
-  HY_CUSOLVER(cusolverDnDorgqr_bufferSize(cs->cusolver, (int)n, p, p, w->v, (int)n, w->tau, &l2));
+  HY_CUSOLVER(cusolverDnDgeqrf_bufferSize(so, (int)n, p, w->v, (int)n, &l1));
+  HY_CUSOLVER(cusolverDnDorgqr_bufferSize(so, (int)n, p, p, w->v, (int)n, w->tau, &l2));
   w->lwork = l1 > l2 ? l1 : l2;
   HY_CUDA(cudaMalloc((void **)&w->work, (size_t)(w->lwork > 0 ? w->lwork : 1) * sizeof(double)));
   HY_CUSPARSE(cusparseCreateCsr(&w->B, n, n, w->nnz, w->bp, w->bi, w->bx, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
@@ -131,9 +130,9 @@ static int bs_alloc(k_lle_bsub *w) {
   HY_CUSPARSE(cusparseCreateDnMat(&w->dmv, n, p, n, w->mv, CUDA_R_64F, CUSPARSE_ORDER_COL));
   const double one1 = 1, zero = 0;
   size_t b1 = 0, b2 = 0;
-  HY_CUSPARSE(cusparseSpMM_bufferSize(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+  HY_CUSPARSE(cusparseSpMM_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                       &one1, w->B, w->dv, &zero, w->dt, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, &b1));
-  HY_CUSPARSE(cusparseSpMM_bufferSize(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+  HY_CUSPARSE(cusparseSpMM_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                       &one1, w->BT, w->dt, &zero, w->dmv, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, &b2));
   HY_CUDA(cudaMalloc(&w->spbuf, (b1 > b2 ? b1 : b2) > 0 ? (b1 > b2 ? b1 : b2) : 1));
   return HY_OK;
@@ -151,8 +150,28 @@ static int bs_open(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **wp) {
   w->n = in->n;
   w->p = in->p;
   w->nnz = (int)in->bp[in->n];
-  int rc = bs_upload_b(w, in);
-  if (rc == HY_OK) rc = bs_alloc(w);
+  /* early (opened beside other device work, lle.iter_open = beside): the set-up on a stream
+   * and cuSPARSE / cuSOLVER handles of its own, none of the backend's shared ones touched */
+  k_cuda_state *cs = k_cuda_st(be);
+  cudaStream_t stream = cs->stream;
+  cusparseHandle_t sp = cs->cusparse;
+  cusolverDnHandle_t so = cs->cusolver;
+  int own = in->early, rc = HY_OK;
+  if (own) {
+    stream = NULL; sp = NULL; so = NULL;
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess || cusparseCreate(&sp) != CUSPARSE_STATUS_SUCCESS ||
+        cusparseSetStream(sp, stream) != CUSPARSE_STATUS_SUCCESS || cusolverDnCreate(&so) != CUSOLVER_STATUS_SUCCESS ||
+        cusolverDnSetStream(so, stream) != CUSOLVER_STATUS_SUCCESS)
+      rc = hy_err(HY_ESYS, "CUDA: the iteration engine's own stream and handles (lle.iter_open = beside)");
+  }
+  if (rc == HY_OK) rc = bs_upload_b(w, in, stream, sp);
+  if (rc == HY_OK) rc = bs_alloc(w, stream, sp, so);
+  if (own) {
+    if (stream) cudaStreamSynchronize(stream);
+    if (so) cusolverDnDestroy(so);
+    if (sp) cusparseDestroy(sp);
+    if (stream) cudaStreamDestroy(stream);
+  }
   if (rc != HY_OK) { bs_free(w); return rc; }
   if (cudaMallocHost((void **)&w->hv, (size_t)in->n * in->p * sizeof(double)) != cudaSuccess) {
     w->hv = NULL;   /* pageable copies then */

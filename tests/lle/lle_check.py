@@ -839,7 +839,8 @@ def check_iter_block(c):
     be = c.gpu_spec.split(":")[0]
     rc = 0
     # (name, its keys, the engine expected); auto takes the device from lle.auto_device_n points
-    eng = [("backend", ["lle.iter_block=backend"], True)]
+    eng = [("backend", ["lle.iter_block=backend"], True),
+           ("beside", ["lle.iter_block=backend", "lle.iter_open=beside"], True)]   # opened during the factorisation
     if be == "cuda":
         eng += [("auto", ["lle.iter_block=auto", "lle.auto_device_n=0"], True),
                 ("auto_default", ["lle.iter_block=auto"], False)]
@@ -868,6 +869,7 @@ def check_iter_block(c):
                 moved = float(r["line"].group(2)) if r["line"] else -1
                 ok = ((r["line"] is not None and (moved > 0) == (be == "cuda") if want else r["line"] is None)
                       and "PASSED: lle" in r["out"]
+                      and (("the engine opened beside the factorisation" in r["out"]) == (ib == "beside"))
                       and "fallback" not in r["out"] and r["it"] == ref["it"] and same
                       and bool(np.all(r["rel"] <= 1e-14)) and disp <= 1e-10)
                 print("%s iter_block %s %s n=%d %s: engine line %s (%s MB moved), %d iterations (driver %d), "

@@ -295,6 +295,20 @@ hy_case(NAME lle_bad_auto_device_n RANKS 1 EXIT 1
 hy_case(NAME lle_bad_cnd_solve_top RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_solve_top' = 'gpu' is not allowed; allowed: one of auto.device.host"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_top=gpu)
+# lle.iter_open = beside: the iteration's engine opened on a thread of its own during the
+# factorisation (the host engine here; CUDA: lle_gpu_iter_block's variant): the same embedding
+# as opened after it, chol-nd and bsvd, and the line says it was taken
+foreach(_e chol-nd bsvd)
+  add_test(NAME lle_iter_open_beside_${_e} COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/tools/same_figure.py
+    --figure "embedding digest ([0-9a-f]+)" --expect "the engine opened beside the factorisation" --expect "^PASSED: lle"
+    --workdir ${HY_TEST_OUT}/lle_iter_open_beside_${_e}
+    -- ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} run.workload=lle lle.n=20000 lle.trust_sample=0 output.record=false lle.eigensolver=${_e} lle.threads=2 lle.iter_block=backend lle.iter_open=beside
+    ::: ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} run.workload=lle lle.n=20000 lle.trust_sample=0 output.record=false lle.eigensolver=${_e} lle.threads=2 lle.iter_block=backend lle.iter_open=after)
+  set_tests_properties(lle_iter_open_beside_${_e} PROPERTIES LABELS unit TIMEOUT 120)
+endforeach()
+hy_case(NAME lle_bad_iter_open RANKS 1 EXIT 1
+  EXPECT "key 'lle.iter_open' = 'early' is not allowed; allowed: one of after.beside"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.iter_open=early)
 hy_case(NAME lle_bad_cnd_top_copy RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_top_copy' = 'mapped' is not allowed; allowed: one of pageable.pinned"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top_copy=mapped)
