@@ -178,7 +178,7 @@ static const cfg_key spai_keys[] = {
     "faster printed as 'bicgstab variant V: ... us per iteration, ratio R ..., x ...' beside the "
     "run's; a variant is tokens joined by '+', each changing one solver key of the run's: i32 / "
     "i16 (index16 false / true), double / single (precond_precision), l2none / l2a / l2m / l2all "
-    "/ l2stream (l2_window), l2fit / l2whole (l2_window_mb -1 / 0), pf / nopf "
+    "/ l2stream (l2_window), l2fit / l2whole / l2mbN (l2_window_mb -1 / 0 / N), pf / nopf "
     "(persistent_prefetch), u1 / u4 / u8 (persistent_unroll; blocks as auto), b2 / b3 "
     "(persistent_blocks), t1 .. t32 / tauto (persistent_tpr), times (phase_times), persistent / "
     "fused / graph (device_kernel), cN (check_every N); e.g. 'persistent+i32, persistent+i16, "

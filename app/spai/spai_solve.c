@@ -603,7 +603,8 @@ static void solve_bytes_fmt(const solve_ctx *s, const spai_solve_opts *opt, cons
 
 const char spai_variant_tokens[] = "i32|i16|double|single|l2none|l2a|l2m|l2all|l2stream|l2fit|"
                                    "l2whole|pf|nopf|u1|u4|u8|b2|b3|t1|t2|t4|t8|t16|t32|tauto|"
-                                   "times|persistent|fused|graph|c<N> (check_every N, 1..9999999)";
+                                   "times|persistent|fused|graph|c<N> (check_every N, 1..9999999)|"
+                                   "l2mb<N> (l2_window_mb N, 1..99999)";
 
 /* solver.variants (spai.h).  Local. */
 const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o, char *err) {
@@ -650,6 +651,9 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
     else if (t[0] == 'c' && t[1] >= '1' && t[1] <= '9' && strspn(t + 1, "0123456789") == tl - 1 &&
              tl <= 8)
       o->check_every = (int)strtol(t + 1, NULL, 10);
+    else if (!strncmp(t, "l2mb", 4) && t[4] >= '1' && t[4] <= '9' &&
+             strspn(t + 4, "0123456789") == tl - 4 && tl <= 9)
+      o->l2_window_mb = (double)strtol(t + 4, NULL, 10);
     else {
       snprintf(err, 320, "unknown token '%s'; allowed (joined by '+'): %s", t,
                spai_variant_tokens);

@@ -426,11 +426,14 @@ static __device__ __forceinline__ void pb_cols(const pb_mat &mt, int T, int e, i
  * chunk starts a row, the offsets of the row after it. That is one trip to memory per chunk
  * (cfd2's size at 4 lanes and U = 8: one chunk per row) instead of pb_spmv_ld's three per round
  * (offsets, then entries, then vector). Every lane's sum in pb_spmv_ld's order (entries e0 +
- * lane, + T, .. by fma), then the same shuffles, the rows' outputs and dots in its order: bit for
- * bit. */
-template <int ND, int U, int FM, class LD>
+ * lane, + T, .. by fma; the chunk's size does not change it), then the same shuffles, the rows'
+ * outputs and dots in its order: bit for bit. */
+template <int ND, int U0, int FM, class LD>
 static __device__ void pb_spmv_pf(int n, const pb_mat &mt, const LD &ld, double *out,
                                   const double *d, const double *d2, double *acc) {
+  /* (a product whose loaded vector is formed from 2 or 3 vectors takes 4 entries a chunk at
+   * unroll 8: 16 or 24 gathers in flight already; the same sums) */
+  constexpr int U = U0 > 4 && LD::nv >= 2 ? 4 : U0;
   typedef typename pb_vt<FM>::t vt;
   const int T = 1 << mt.lt;
   int gt = blockIdx.x * blockDim.x + threadIdx.x;
