@@ -351,7 +351,6 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
     if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.done[i], cs->stream), "cudaEventRecord");
   }
   double t1 = cc_now();
-  cc_stage_close(&d.stg);   /* (its last DMAs waited for) */
   for (int i = 0; i < job->ntop && rc == HY_OK && (job->back || !job->keep); i++) {   /* back: block i once factored */
     int64_t s = job->top[i];
     size_t bytes = (size_t)(d.off[i + 1] - d.off[i]) * sizeof(double);
@@ -361,6 +360,7 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   }
   if (rc == HY_OK) rc = cc_ok(cudaStreamSynchronize(d.cp), "cudaStreamSynchronize");
   if (rc == HY_OK) rc = cc_ok(cudaStreamSynchronize(cs->stream), "cudaStreamSynchronize");
+  cc_stage_close(&d.stg);   /* after the syncs: cudaFreeHost may wait for the device */
   float ms = 0;
   if (rc == HY_OK && job->ntop > 0) rc = cc_ok(cudaEventElapsedTime(&ms, d.t0, d.done[job->ntop - 1]), "cudaEventElapsedTime");
   if (rc == HY_OK) rc = cc_pivots(job, &d, job);
