@@ -157,7 +157,9 @@ typedef struct {
   /* The nswap swaps of dpiv (row i <-> dpiv[i] in order, i < nswap, dpiv[i] in [i, m): a pivot
    * outside is taken as i) as one permutation of at most 2 nswap rows, written to plan (device,
    * K_GAUSS_PLAN_INTS(nswap) ints): slot v < 2 nswap moves row plan[v] (-1: unused slot) the old
-   * content of row plan[2 nswap + v].  Queued on the current stream. */
+   * content of row plan[2 nswap + v]; the slots in any order (GPU: by row, and plan[4 nswap + r]
+   * the slot of the r-th smallest source row, swap_apply's read order).  Queued on the current
+   * stream. */
   int (*swap_plan)(k_backend *be, int nswap, int64_t m, const int *dpiv, int *plan);
   /* Apply those swaps to ncols columns of a (row 0 = the panel's top row), each column in one
    * pass (read every moved row, then write: GPU: coalesced down the column, one launch for all
@@ -253,7 +255,7 @@ enum { K_GAUSS_SMALL_STEPS = 0, K_GAUSS_SMALL_COOP = 1 };
 #define K_GAUSS_SMALL_INTS(n) (2 * (int64_t)(n) + 8 + 272)
 
 /* Ints of a swap plan for nswap pivots (k_gauss_ops swap_plan). */
-#define K_GAUSS_PLAN_INTS(nswap) (4 * (int64_t)(nswap) + 4)
+#define K_GAUSS_PLAN_INTS(nswap) (6 * (int64_t)(nswap) + 4)
 
 /* The table of this backend.  Local. */
 const k_gauss_ops *k_gauss_ops_get(const k_backend *be);

@@ -776,6 +776,8 @@ static int c_getrf_dev(k_backend *be, int sp, int64_t m, int64_t n, void *a, int
 /* The most pivots a swap plan handles (its four int arrays in 48 KB of shared memory, and one
  * FP64 column of 2 nswap rows in swap_apply_k's); beyond, swap_apply swaps in order.  */
 #define C_PLAN_MAX 3072
+/* Slots of a plan each of swap_plan_k's 1024 threads holds (2 C_PLAN_MAX / 1024). */
+#define C_PLAN_SLOTS 6
 
 /* The swap plan (k_gauss_ops swap_plan) in one block: each pivot's slot (a top row, or the
  * first occurrence of a row below: O(nswap^2) comparisons spread over the threads), the swaps
@@ -807,11 +809,59 @@ __global__ void swap_plan_k(int nswap, int64_t m, const int *piv, int *plan) {
       content[c] = t;
     }
   __syncthreads();
-  for (int v = threadIdx.x; v < cap; v += blockDim.x) {
-    int j = v - nswap, used = v < nswap || (sp[j] >= nswap && code[j] == v);
-    int c = content[v];
-    plan[v] = used ? (v < nswap ? v : sp[j]) : -1;
-    plan[cap + v] = used ? (c < nswap ? c : sp[c - nswap]) : 0;
+  /* each slot's row and source row (thread t: slots t + q blockDim), then the slots written in
+   * the order of their rows (the top rows first, then the moved rows below in row order, the
+   * unused ones last) and the read order: the used slots by source row, so that swap_apply's
+   * warps read and write the scattered rows of a column in ascending order (neighbouring lanes
+   * ~m / nswap rows apart instead of anywhere in the column) */
+  int dv[C_PLAN_SLOTS], sv[C_PLAN_SLOTS];
+#pragma unroll
+  for (int q = 0; q < C_PLAN_SLOTS; q++) {
+    int v = threadIdx.x + q * blockDim.x;
+    dv[q] = -1;
+    sv[q] = 0;
+    if (v < cap) {
+      int j = v - nswap, used = v < nswap || (sp[j] >= nswap && code[j] == v);
+      int c = content[v];
+      if (used) {
+        dv[q] = v < nswap ? v : sp[j];
+        sv[q] = c < nswap ? c : sp[c - nswap];
+      }
+    }
+  }
+  __syncthreads();   /* sp, code, content read for the last time */
+  int *dd = shp, *ss = shp + cap;
+#pragma unroll
+  for (int q = 0; q < C_PLAN_SLOTS; q++) {
+    int v = threadIdx.x + q * blockDim.x;
+    if (v < cap) {
+      dd[v] = dv[q];
+      ss[v] = sv[q];
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < C_PLAN_SLOTS; q++) {
+    int v = threadIdx.x + q * blockDim.x;
+    if (v >= cap) continue;
+    int d = dv[q], s = sv[q], rd = 0, rs = 0, nu = 0, uu = 0;
+    for (int w = 0; w < cap; w++) {
+      int dw = dd[w], uw = dw >= 0;
+      rd += uw && dw < d;
+      rs += uw && ss[w] < s;
+      nu += uw;
+      uu += !uw && w < v;
+    }
+    if (d >= 0) {
+      plan[rd] = d;
+      plan[cap + rd] = s;
+      plan[2 * cap + rs] = rd;
+    } else {
+      int r = nu + uu;
+      plan[r] = -1;
+      plan[cap + r] = 0;
+      plan[2 * cap + r] = r;
+    }
   }
 }
 
@@ -823,8 +873,9 @@ static int c_swap_plan(k_backend *be, int nswap, int64_t m, const int *dpiv, int
   return HY_OK;
 }
 
-/* One block per tile of ct columns: every used slot's source row read into shared memory (the
- * top rows coalesced down each column), then written to its row.  Device. */
+/* One block per tile of ct columns: every used slot's source row read into shared memory (in
+ * the plan's read order: by source row, ascending down each column), then written to its row
+ * (in slot order: by row).  Device. */
 template <typename T>
 __global__ void swap_apply_k(T *a, int64_t lda, int64_t ncols, int cap, int ct, const int *plan) {
   extern __shared__ unsigned char shraw2[];
@@ -832,9 +883,9 @@ __global__ void swap_apply_k(T *a, int64_t lda, int64_t ncols, int cap, int ct, 
   int64_t j0 = (int64_t)blockIdx.x * ct;
   int tot = cap * ct;
   for (int t = threadIdx.x; t < tot; t += blockDim.x) {
-    int v = t % cap, c = t / cap;
+    int v = plan[2 * cap + t % cap], c = t / cap;   /* by source row */
     int d = plan[v], s = plan[cap + v];
-    if (d >= 0 && d != s && j0 + c < ncols) sh[t] = a[s + (j0 + c) * lda];
+    if (d >= 0 && d != s && j0 + c < ncols) sh[v + c * cap] = a[s + (j0 + c) * lda];
   }
   __syncthreads();
   for (int t = threadIdx.x; t < tot; t += blockDim.x) {

@@ -3,7 +3,7 @@
 
 Runs the CUDA backend's gauss panel kernels on the host (tests/gauss/emu): their source is cut
 from kernels/cuda/gauss_cuda.cu (swap_blk_k; nopiv_top_k and nopiv_rows_k, the no-pivot base
-block) and kernels/cuda/gauss_panel_cuda.cu (panel_base_k with its helpers), rewritten for the emulator (every __shared__ array a per-block arena, the
+block; swap_plan_k and swap_apply_k, a step's row swaps by one planned permutation) and kernels/cuda/gauss_panel_cuda.cu (panel_base_k with its helpers), rewritten for the emulator (every __shared__ array a per-block arena, the
 cooperative grid an emulated barrier, __ldcg a plain load), compiled with emu_gauss.cpp and run:
 its checks against sequential references decide the exit code.  Exit 77 (skip) when the C++
 compiler has no C++20 <barrier>."""
@@ -19,6 +19,7 @@ def cut(path, start, end):
 
 def rewrite(s):
     s = s.replace("extern __shared__ double pb_sh[];", "double *pb_sh = (double *)emu_dyn();")
+    s = re.sub(r"extern __shared__ (\w+(?: \w+)?) (\w+)\[\];", lambda m: "%s *%s = (%s *)emu_dyn();" % (m.group(1), m.group(2), m.group(1)), s)
     s = re.sub(r"__shared__ (\w+) (\w+)\[([^\]]+)\];",
                lambda m: "%s *%s = (%s *)emu_sh(__COUNTER__, sizeof(%s) * (%s));" % (m.group(1), m.group(2), m.group(1), m.group(1), m.group(3)), s)
     s = s.replace("cg::grid_group grid = cg::this_grid();", "emu_grid grid;")
@@ -44,6 +45,10 @@ def main():
     open(os.path.join(a.workdir, "swap.inc"), "w").write(rewrite(swap))
     open(os.path.join(a.workdir, "panel.inc"), "w").write(rewrite(panel))
     open(os.path.join(a.workdir, "nopiv.inc"), "w").write(rewrite(nopiv))
+    plan = cut(os.path.join(a.src, "kernels", "k_gauss.h"), "#define K_GAUSS_PLAN_INTS", "\n") + "\n" + \
+        cut(os.path.join(cu, "gauss_cuda.cu"), "#define C_PLAN_MAX", "/* Build the swap plan") + \
+        cut(os.path.join(cu, "gauss_cuda.cu"), "/* One block per tile of ct columns: every used", "/* Apply the plan's swaps")
+    open(os.path.join(a.workdir, "plan.inc"), "w").write(rewrite(plan))
     emu = os.path.join(a.src, "tests", "gauss", "emu")
     exe = os.path.join(a.workdir, "emu_gauss")
     probe = subprocess.run([a.cxx, "-std=c++20", "-x", "c++", "-fsyntax-only", "-"], input=b"#include <barrier>\n",

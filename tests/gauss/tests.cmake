@@ -900,8 +900,9 @@ foreach(spec "1:1x1" "2:1x2" "2:2x1")
 endforeach()
 
 # The CUDA backend's panel kernels on the host (no GPU needed): swap_blk_k, the fused base
-# block panel_base_k and the no-pivot base block (nopiv_top_k + nopiv_rows_k), their source cut from kernels/cuda and rewritten for a thread-per-CUDA-
-# thread emulator (tests/gauss/emu: block barriers, the cooperative grid barrier, warp shuffles),
+# block panel_base_k and the no-pivot base block (nopiv_top_k + nopiv_rows_k), a step's planned
+# row permutation (swap_plan_k + swap_apply_k: slots by row, reads by source row), their source cut from kernels/cuda and rewritten for a thread-per-CUDA-
+# thread emulator (tests/gauss/emu: block barriers, the cooperative grid barrier, warp shuffles and reductions),
 # against the swaps done in order and an unblocked getf2 (pivots identical, factors to 1e-12 in
 # FP64, several thread blocks, ties); skipped without a C++20 compiler (tests/gauss/kernel_emu.py)
 find_program(HY_EMU_CXX NAMES c++ g++ clang++)

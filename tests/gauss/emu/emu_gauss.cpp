@@ -21,6 +21,8 @@
 #define EMU_SWAP_T 64
 #include "panel.inc"
 #include "nopiv.inc"
+#define EMU_PLAN_T 64
+#include "plan.inc"
 
 /* swap_blk_k on a random M x N panel, base block at column c0 of width n. */
 static int check_swap(std::mt19937 &rng) {
@@ -137,6 +139,54 @@ template <typename T> static int check_nopiv(std::mt19937 &rng) {
   return bad;
 }
 
+/* swap_plan_k (one block of EMU_PLAN_T threads: 2 nswap <= C_PLAN_SLOTS EMU_PLAN_T, the GPU's
+ * 1024: the same code) and swap_apply_k (blocks of EMU_SWAP_T threads and ct columns, one at a
+ * time) on a random m x ncols block: pivots >= i, some equal to i, some repeating rows moved
+ * before (chains), some outside [i, m) (taken as i), against the swaps in order (exactly); the
+ * plan's slots by row and its read order by source row. */
+static int check_plan(std::mt19937 &rng) {
+  int nswap = 1 + (int)(rng() % (C_PLAN_SLOTS * EMU_PLAN_T / 2));
+  int64_t m = nswap + (rng() % 4 == 0 ? 0 : (int64_t)(rng() % 400));
+  int64_t ncols = 1 + rng() % 40, lda = m + rng() % 3;
+  int ct = 1 + (int)(rng() % 3), cap = 2 * nswap;
+  std::vector<int> piv(nswap);
+  for (int i = 0; i < nswap; i++) {
+    int r = (int)(rng() % 10);
+    piv[i] = r == 0 ? i : r == 1 && i > 0 ? piv[rng() % i] : r == 2 ? (int)(m + rng() % 5) : (int)(i + rng() % (m - i));
+  }
+  std::vector<double> a(lda * ncols), ref;
+  for (auto &x : a) x = (double)(rng() % 100000);
+  ref = a;
+  for (int i = 0; i < nswap; i++) {
+    int p = piv[i] < i || piv[i] >= m ? i : piv[i];
+    for (int64_t j = 0; j < ncols; j++) std::swap(ref[i + j * lda], ref[p + j * lda]);
+  }
+  std::vector<int> plan(K_GAUSS_PLAN_INTS(nswap), -7);
+  emu_launch(1, EMU_PLAN_T, (size_t)nswap * 4 * sizeof(int), [&] { swap_plan_k(nswap, m, piv.data(), plan.data()); });
+  int nbk = (int)((ncols + ct - 1) / ct);
+  for (int b = 0; b < nbk; b++)
+    emu_launch(1, EMU_SWAP_T, (size_t)cap * ct * sizeof(double), [&] {
+      swap_apply_k<double>(a.data(), lda, ncols, cap, ct, plan.data());
+    }, b);
+  int bad = a != ref, order = 1, prev = -1, prevs = -1;
+  for (int v = 0; v < cap; v++) {
+    int d = plan[v];
+    if (d >= 0 && d <= prev) order = 0;
+    if (d >= 0) prev = d;
+    if (d < 0 && v + 1 < cap && plan[v + 1] >= 0) order = 0;   /* unused slots last */
+    int r = plan[2 * cap + v];
+    if (r < 0 || r >= cap) { order = 0; continue; }
+    if (plan[r] >= 0) {
+      if (plan[cap + r] <= prevs) order = 0;
+      prevs = plan[cap + r];
+    }
+  }
+  bad |= !order;
+  printf("swap_plan_k + swap_apply_k nswap=%d m=%ld ncols=%ld ct=%d: %s, plan %s\n", nswap, (long)m, (long)ncols, ct,
+         a != ref ? "DIFFERS from the swaps in order" : "as the swaps in order", order ? "by row, reads by source row" : "NOT ORDERED");
+  return bad;
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 8;
   std::mt19937 rng(11);
@@ -144,6 +194,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 3 * reps; k++, n++) bad += check_swap(rng);
   for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_panel<float>(rng, k % 4 == 3) : check_panel<double>(rng, k % 4 == 2);
   for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_nopiv<float>(rng) : check_nopiv<double>(rng);
+  for (int k = 0; k < 2 * reps; k++, n++) bad += check_plan(rng);
   if (bad) printf("FAILED: %d of %d checks\n", bad, n);
   else printf("PASSED: %d of %d checks passed\n", n, n);
   return bad != 0;
