@@ -400,8 +400,8 @@ static int ch_small_potrf(double *a, int lda, int kb) {
 /* B := B L^-T (dtrsm "R", "L", "T", "N"): B m x kb (ldb), L kb x kb lower (lda).  Local. */
 static void ch_small_trsm_rlt(const double *l, int lda, int kb, double *b, int ldb, int m) {
   for (int j = 0; j < kb; j++) {
-    double *bj = b + (size_t)j * ldb, d = l[(size_t)j * lda + j];
-    for (int i = 0; i < m; i++) bj[i] /= d;
+    double *bj = b + (size_t)j * ldb, d = 1.0 / l[(size_t)j * lda + j];
+    for (int i = 0; i < m; i++) bj[i] *= d;
     for (int c = j + 1; c < kb; c++) {
       double *bc = b + (size_t)c * ldb, lc = l[(size_t)j * lda + c];
       for (int i = 0; i < m; i++) bc[i] -= bj[i] * lc;
@@ -409,24 +409,40 @@ static void ch_small_trsm_rlt(const double *l, int lda, int kb, double *b, int l
   }
 }
 
-/* X := L^-1 X (trans "N") or L^-T X ("T") for nrhs columns of X (ldx), L nc x nc lower (lda).  Local. */
+/* X := L^-1 X (trans "N") or L^-T X ("T") for nrhs columns of X (ldx), L nc x nc lower (lda),
+ * nc <= 64: CH_SW columns of X at a time copied into a row-major nc x CH_SW block, the solve
+ * across them (the inner loops over the right-hand sides), the diagonal's reciprocals once.  Local. */
+enum { CH_SW = 8 };
 static void ch_small_trsm_l(const double *l, int lda, int nc, const char *trans, double *x, int ldx, int nrhs) {
-  for (int r = 0; r < nrhs; r++) {
-    double *xr = x + (size_t)r * ldx;
+  double xb[64 * CH_SW], inv[64];
+  for (int j = 0; j < nc; j++) inv[j] = 1.0 / l[(size_t)j * lda + j];
+  for (int r0 = 0; r0 < nrhs; r0 += CH_SW) {
+    int w = nrhs - r0 < CH_SW ? nrhs - r0 : CH_SW;
+    for (int i = 0; i < nc; i++)
+      for (int r = 0; r < CH_SW; r++) xb[i * CH_SW + r] = r < w ? x[(size_t)(r0 + r) * ldx + i] : 0;
     if (trans[0] == 'N')
       for (int j = 0; j < nc; j++) {
         const double *lj = l + (size_t)j * lda;
-        double v = xr[j] / lj[j];
-        xr[j] = v;
-        for (int i = j + 1; i < nc; i++) xr[i] -= lj[i] * v;
+        double *vj = xb + j * CH_SW;
+        for (int r = 0; r < CH_SW; r++) vj[r] *= inv[j];
+        for (int i = j + 1; i < nc; i++) {
+          double li = lj[i], *vi = xb + i * CH_SW;
+          for (int r = 0; r < CH_SW; r++) vi[r] -= li * vj[r];
+        }
       }
     else
       for (int j = nc - 1; j >= 0; j--) {
         const double *lj = l + (size_t)j * lda;
-        double v = xr[j];
-        for (int i = j + 1; i < nc; i++) v -= lj[i] * xr[i];
-        xr[j] = v / lj[j];
+        double *vj = xb + j * CH_SW;
+        for (int i = j + 1; i < nc; i++) {
+          double li = lj[i];
+          const double *vi = xb + i * CH_SW;
+          for (int r = 0; r < CH_SW; r++) vj[r] -= li * vi[r];
+        }
+        for (int r = 0; r < CH_SW; r++) vj[r] *= inv[j];
       }
+    for (int i = 0; i < nc; i++)
+      for (int r = 0; r < w; r++) x[(size_t)(r0 + r) * ldx + i] = xb[i * CH_SW + r];
   }
 }
 
