@@ -301,6 +301,160 @@ static void check_one(int side, int threads, double cut, int singular, int below
   cholmod_l_finish(&cc);
 }
 
+/* The factor and a solve split over nr simulated ranks as chol-nd over the ranks does it
+ * (app/lle/lle_eig_cnd_dist.c): the plan's subtrees to the ranks (heaviest first to the least
+ * loaded), each rank's own arrays NaN where it has nothing, so that a read of anything the
+ * exchanges do not bring is caught: each rank's subtrees (sub_mine, phase SUB; spread: its own
+ * plan on its subtrees, k_lle_chol_plan_new_roots), the tails to rank 0, its top (TOP); a solve:
+ * each rank's rows of its subtrees, the forward subtree phase, the tails' rows to rank 0, its
+ * top forward and backward, the top's rows back, the backward subtree phase.  The pieces from
+ * their owners must be the whole factor's and the whole solve's bit for bit.  Local. */
+static void check_split(int side, int threads, int nr, int spread, int below, k_backend *be) {
+  cholmod_common cc;
+  cholmod_l_start(&cc);
+  cc.print = 0;
+  cc.supernodal = CHOLMOD_SUPERNODAL;
+  cc.nmethods = 1;
+  cc.method[0].ordering = CHOLMOD_AMD;
+  cc.postorder = 1;
+  int64_t n = (int64_t)side * side;
+  cholmod_sparse *a = make_a(side, -1, &cc);
+  cholmod_factor *F = cholmod_l_analyze(a, &cc);
+  if (!F || !F->is_super || !cholmod_l_change_factor(CHOLMOD_REAL, 1, 1, 1, 1, F, &cc)) {
+    ok(0, "CHOLMOD supernodal analysis", (double)cc.status);
+    return;
+  }
+  k_lle_super L = { .n = n, .nsuper = (int64_t)F->nsuper, .super = F->super, .pi = F->pi, .px = F->px, .s = F->s };
+  k_lle_chol_in in = { .ap = a->p, .ai = a->i, .ax = a->x, .perm = F->Perm, .tau = 1e-13, .top_blas = 1, .blas_after = 1,
+                       .top_tiles = 1, .solve_tiles = 1 };
+  if (below) { in.top = engine; in.top_be = be; in.top_below = 1; }
+  size_t nx = F->xsize;
+  enum { NRHS = 3, MAXR = 4 };
+  double *x0 = NULL, *b = NULL, *y0 = NULL, *xr[MAXR], *yr[MAXR];
+  HY_MALLOC(x0, nx); HY_MALLOC(b, (size_t)n * NRHS); HY_MALLOC(y0, (size_t)n * NRHS);
+  /* the whole factor: with the top by tiles on the threads at another cut (the host's factor is
+   * the same at any cut); with the engine at the split's cut (the engine's top is its own) */
+  k_lle_chol_plan *g = k_lle_chol_plan_new_cut(&L, threads, NULL, spread ? 2.0 * nr / threads : (double)nr);
+  k_lle_chol_plan *p = below ? g : k_lle_chol_plan_new_cut(&L, threads, NULL, 1.0);
+  k_lle_chol_stats st;
+  int rc0 = k_lle_chol_numeric(p, &in, x0, &st);
+  uint64_t r = 0x2545f4914f6cdd1dull;
+  for (size_t t = 0; t < (size_t)n * NRHS; t++) {
+    r ^= r << 13; r ^= r >> 7; r ^= r << 17;
+    b[t] = (double)(r >> 11) * 0x1p-52 - 1.0;
+  }
+  memcpy(y0, b, (size_t)n * NRHS * sizeof *y0);
+  k_lle_chol_solve(p, &in, x0, NRHS, y0);
+  /* the split plan (spread: cut for 2 nr parts, else for nr x threads), its owners */
+  k_lle_chol_layout lay;
+  k_lle_chol_layout_get(g, &lay);
+  int *owner = NULL;
+  unsigned char *mine[MAXR], *none = NULL;
+  double load[MAXR] = { 0 };
+  HY_MALLOC(owner, lay.nsub + 1);
+  HY_CALLOC(none, lay.nsub + 1);
+  k_lle_chol_plan *rp[MAXR] = { 0 };
+  for (int q = 0; q < nr; q++) HY_CALLOC(mine[q], lay.nsub + 1);
+  for (int i = 0; i < lay.nsub; i++) {
+    int q = 0;
+    for (int t = 1; t < nr; t++) if (load[t] < load[q]) q = t;
+    owner[i] = q; mine[q][i] = 1; load[q] += lay.wsub[lay.sub[i]];
+  }
+  int64_t *col_owner = NULL;   /* each column's rank (-1: the top, rank 0) */
+  HY_MALLOC(col_owner, n);
+  for (int64_t s = 0; s < L.nsuper; s++)
+    for (int64_t j = L.super[s]; j < L.super[s + 1]; j++) col_owner[j] = lay.sub_of[s] < 0 ? -1 : owner[lay.sub_of[s]];
+  k_lle_chol_in rin = in;   /* a rank's own plan (spread): its top's values back, its solves' top on its threads */
+  rin.top_solve = NULL; rin.top_release = NULL; rin.top_values = 1;
+  for (int q = 0; q < nr; q++) {
+    HY_MALLOC(xr[q], nx); HY_MALLOC(yr[q], (size_t)n * NRHS);
+    for (size_t t = 0; t < nx; t++) xr[q][t] = NAN;
+    if (spread) {
+      int32_t roots[512];
+      int nroot = 0;
+      for (int i = 0; i < lay.nsub && nroot < 512; i++) if (owner[i] == q) roots[nroot++] = lay.sub[i];
+      if (nroot) rp[q] = k_lle_chol_plan_new_roots(&L, threads, NULL, 1.0, roots, nroot);
+    }
+  }
+  int rcs = HY_OK;
+  for (int q = 0; q < nr; q++) {   /* each rank's subtrees */
+    k_lle_chol_in c = in;
+    c.phase = K_LLE_CH_SUB; c.sub_mine = mine[q];
+    int rq = spread ? (rp[q] ? k_lle_chol_numeric(rp[q], &rin, xr[q], &st) : HY_OK) : k_lle_chol_numeric(g, &c, xr[q], &st);
+    if (rq != HY_OK) rcs = rq;
+  }
+  for (int64_t t = 0; t < lay.ntail; t++) {   /* the tails to rank 0 */
+    int64_t s = lay.tail_sn[t], lda = L.pi[s + 1] - L.pi[s], q0 = lay.tail_q[t];
+    int q = owner[lay.sub_of[s]];
+    if (q == 0) continue;
+    for (int64_t j = 0; j < L.super[s + 1] - L.super[s]; j++)
+      memcpy(xr[0] + L.px[s] + j * lda + q0, xr[q] + L.px[s] + j * lda + q0, (size_t)(lda - q0) * sizeof(double));
+  }
+  k_lle_chol_in c0 = in;
+  c0.phase = K_LLE_CH_TOP; c0.sub_mine = spread ? none : mine[0];
+  int rct = k_lle_chol_numeric(g, &c0, xr[0], &st);
+  size_t bad = 0;   /* the factor from the owners */
+  for (int64_t s = 0; s < L.nsuper; s++) {
+    int q = lay.sub_of[s] < 0 ? 0 : owner[lay.sub_of[s]];
+    size_t m = (size_t)((L.pi[s + 1] - L.pi[s]) * (L.super[s + 1] - L.super[s]));
+    if (memcmp(xr[q] + L.px[s], x0 + L.px[s], m * sizeof(double))) bad++;
+  }
+  char what[240];
+  snprintf(what, sizeof what, "side %d, %d threads, %d ranks%s, below on the engine %d: %d subtrees, %d top supernodes, "
+           "%lld tails; the factor from its owners the whole one's bit for bit (supernodes differing: the count)",
+           side, threads, nr, spread ? " (spread)" : "", below, lay.nsub, lay.ntop, (long long)lay.ntail);
+  ok(rc0 == HY_OK && rcs == HY_OK && rct == HY_OK && bad == 0 && lay.nsub >= nr, what, (double)bad);
+  /* a solve: rows of the block where their rank has them, NaN elsewhere */
+  for (int q = 0; q < nr; q++)
+    for (int c = 0; c < NRHS; c++)
+      for (int64_t j = 0; j < n; j++)
+        yr[q][(size_t)c * n + j] = (q == 0 || col_owner[j] == q) ? b[(size_t)c * n + j] : NAN;
+  k_lle_chol_in rs = rin;
+  for (int q = 0; q < nr; q++) {   /* forward subtree phases (spread: and their own top) */
+    k_lle_chol_in c = in;
+    c.phase = K_LLE_CH_SUB; c.sub_mine = mine[q];
+    rs.phase = K_LLE_CH_SUB | K_LLE_CH_TOP;
+    if (spread && rp[q]) k_lle_chol_solve(rp[q], &rs, xr[q], NRHS, yr[q]);
+    else if (!spread) k_lle_chol_solve(g, &c, xr[q], NRHS, yr[q]);
+  }
+  for (int64_t t = 0; t < lay.ntail; t++) {   /* the tails' rows to rank 0 */
+    int64_t s = lay.tail_sn[t];
+    int q = owner[lay.sub_of[s]];
+    for (int c = 0; c < NRHS && q; c++)
+      memcpy(yr[0] + (size_t)c * n + L.super[s], yr[q] + (size_t)c * n + L.super[s], (size_t)(L.super[s + 1] - L.super[s]) * sizeof(double));
+  }
+  c0.phase = K_LLE_CH_TOP | K_LLE_CH_TOPB;
+  k_lle_chol_solve(g, &c0, xr[0], NRHS, yr[0]);
+  for (int q = 1; q < nr; q++)   /* the top's rows to every rank */
+    for (int c = 0; c < NRHS; c++)
+      for (int64_t j = 0; j < n; j++)
+        if (col_owner[j] < 0) yr[q][(size_t)c * n + j] = yr[0][(size_t)c * n + j];
+  for (int q = 0; q < nr; q++) {   /* backward */
+    k_lle_chol_in c = in;
+    c.phase = K_LLE_CH_BWD; c.sub_mine = mine[q];
+    rs.phase = K_LLE_CH_TOPB | K_LLE_CH_BWD;
+    if (spread && rp[q]) k_lle_chol_solve(rp[q], &rs, xr[q], NRHS, yr[q]);
+    else if (!spread) k_lle_chol_solve(g, &c, xr[q], NRHS, yr[q]);
+  }
+  size_t bads = 0;
+  for (int c = 0; c < NRHS; c++)
+    for (int64_t j = 0; j < n; j++) {
+      int q = col_owner[j] < 0 ? 0 : (int)col_owner[j];
+      double u = yr[q][(size_t)c * n + j], v = y0[(size_t)c * n + j];
+      if (memcmp(&u, &v, sizeof u)) bads++;
+    }
+  snprintf(what, sizeof what, "side %d, %d threads, %d ranks%s, below %d: a %d-column solve from its owners the whole one's "
+           "bit for bit (entries differing: the count)", side, threads, nr, spread ? " (spread)" : "", below, NRHS);
+  ok(bads == 0, what, (double)bads);
+  for (int q = 0; q < nr; q++) { free(xr[q]); free(yr[q]); free(mine[q]); k_lle_chol_plan_free(rp[q]); }
+  free(owner); free(none); free(col_owner); free(x0); free(b); free(y0);
+  if (p != g) k_lle_chol_plan_free(p);
+  k_lle_chol_plan_free(g);
+  cholmod_l_free_sparse(&a, &cc);
+  cholmod_l_free_factor(&F, &cc);
+  cholmod_l_finish(&cc);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "host";
   k_backend be;
@@ -330,6 +484,14 @@ int main(int argc, char **argv) {
     check_one(70, 4, 1.0, 0, below, &be);
     check_one(40, 4, 1.0, 1, below, &be);
     check_one(40, 1, 16.0, 0, below, &be);   /* one thread, the device's cut of 16 (a binding mpiexec) */
+  }
+  if (strcmp(mode, "cuda")) {   /* the split over simulated ranks (host arithmetic: bit for bit) */
+    for (int below = 0; below <= 1; below++) {   /* 1: the top on the (host) engine with the updates from below */
+      check_split(60, 2, 2, 0, below, &be);
+      check_split(60, 1, 3, 0, below, &be);
+    }
+    check_split(60, 2, 2, 1, 0, &be);   /* spread: the ranks' own tops by tiles (an engine's top would be another one) */
+    check_split(70, 2, 3, 1, 0, &be);
   }
   if (!strcmp(mode, "cuda")) k_backend_close(&be);
   printf("%s: %d of %d checks passed\n", nfailed ? "FAILED" : "PASSED", nchecks - nfailed, nchecks);

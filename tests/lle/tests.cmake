@@ -29,7 +29,11 @@ set_tests_properties(lle_pool PROPERTIES LABELS unit TIMEOUT 150 PROCESSORS 2)
 set_tests_properties(lle_kf_bound PROPERTIES LABELS unit TIMEOUT 60)
 
 # chol-nd's top phase on another engine (k_lle_chol_top) against the host's top: this file's BLAS
-# version of the device algorithm (the same lists and steps); the CUDA one is lle_gpu_chol_top
+# version of the device algorithm (the same lists and steps); the CUDA one is lle_gpu_chol_top.
+# On the host also the factor and a solve split over 2 / 3 simulated ranks as chol-nd over the
+# ranks does it (eig_top = rank0 and spread; each rank's arrays NaN where the exchanges bring
+# nothing): the pieces from their owners the whole factor's and solve's bit for bit (a tail not
+# sent fails 12 of its checks)
 add_executable(test_lle_chol_top ${CMAKE_CURRENT_LIST_DIR}/test_lle_chol_top.c)
 target_link_libraries(test_lle_chol_top PRIVATE hybrid_core m)
 add_test(NAME lle_chol_top_engine COMMAND ${HY_RUNCASE} --exit 0 --timeout 100
