@@ -31,7 +31,8 @@ typedef struct {
   const SuiteSparse_long *ap, *ai;   /* A */
   SuiteSparse_long *fp, *fi;   /* F = A' */
   SuiteSparse_long *fill;      /* F's next slot of each column */
-  const SuiteSparse_long *lp, *ilp;   /* L->Perm and its inverse */
+  const SuiteSparse_long *lp;   /* L->Perm */
+  SuiteSparse_long *ilp;        /* and its inverse */
   SuiteSparse_long *f2p, *f2i, *s2i;   /* F2 = F(:, lp), S2 = A(lp, :) (its pointers are A's) */
 } sym_job;
 
@@ -64,6 +65,16 @@ static void sym_ffill(void *arg, int64_t c0, int64_t c1) {
 static void sym_fsort(void *arg, int64_t c0, int64_t c1) {
   sym_job *j = arg;
   for (int64_t c = c0; c < c1; c++) sym_sort(j->fi + j->fp[c], j->fp[c + 1] - j->fp[c]);
+}
+
+/* [c0, c1): L->Perm's inverse (a permutation: disjoint writes) and F2's column lengths into
+ * f2p[c + 1] (the prefix after).  Local. */
+static void sym_inv_len(void *arg, int64_t c0, int64_t c1) {
+  sym_job *j = arg;
+  for (int64_t c = c0; c < c1; c++) {
+    j->ilp[j->lp[c]] = c;
+    j->f2p[c + 1] = j->fp[j->lp[c] + 1] - j->fp[j->lp[c]];
+  }
 }
 
 /* F2's columns [c0, c1): F's columns lp[c] (pointers from a prefix made before).  Local. */
@@ -195,11 +206,11 @@ static cholmod_factor *sym_steps_kind(const cnd_sym_in *in, cholmod_common *cc, 
   if (ok) {   /* F2 = A(p,:)' and S2 = F2' */
     HY_MALLOC(ilp, n);
     j.lp = L->Perm;
-    for (int64_t k = 0; k < n; k++) ilp[j.lp[k]] = k;
     j.ilp = ilp;
     HY_MALLOC(j.f2p, n + 1); HY_MALLOC(j.f2i, in->ap[n]); HY_MALLOC(j.s2i, in->ap[n]);
+    k_lle_pool_for(in->pool, in->threads, n, sym_inv_len, &j);   /* L->Perm's inverse, F2's column lengths */
     j.f2p[0] = 0;
-    for (int64_t c = 0; c < n; c++) j.f2p[c + 1] = j.f2p[c] + (j.fp[j.lp[c] + 1] - j.fp[j.lp[c]]);
+    for (int64_t c = 0; c < n; c++) j.f2p[c + 1] += j.f2p[c];
     k_lle_pool_for(in->pool, in->threads, n, sym_f2, &j);
     k_lle_pool_for(in->pool, in->threads, n, sym_s2, &j);
     sym_lap(in->parts, 5, &t);
