@@ -182,7 +182,13 @@ static const cfg_key spai_keys[] = {
     "(persistent_prefetch), u1 / u4 / u8 (persistent_unroll; blocks as auto), b2 / b3 "
     "(persistent_blocks), t1 .. t32 / tauto (persistent_tpr), times (phase_times), persistent / "
     "fused / graph (device_kernel), cN (check_every N); e.g. 'persistent+i32, persistent+i16, "
-    "persistent+i16+single'" },
+    "persistent+i16+single' (an INI line holds at most 198 characters: solver.variants_base "
+    "and solver.variants_more make room)" },
+  { "solver", "variants_more", CFG_STR, "", 0, 0, NULL,
+    "more variants, run after those of solver.variants (the same form)" },
+  { "solver", "variants_base", CFG_STR, "", 0, 0, NULL,
+    "tokens applied before each variant's own (the same tokens joined by '+', e.g. "
+    "'persistent+c1000'); a variant's line names only its own" },
   { "solver", "persistent_tpr", CFG_ENUM, "auto", 0, 0, "auto|1|2|4|8|16|32",
     "device_kernel = persistent|fused on cuda: threads per row of the products of A and M (auto: "
     "each matrix's own choice, mean entries per row / 12 rounded down to a power of 2: 4 at "
@@ -198,6 +204,32 @@ static const cfg_key spai_keys[] = {
   { "output", "rhs", CFG_STR, "", 0, 0, NULL, "write b here" },
   CFG_END
 };
+
+/* solver.variants / variants_more (key): each variant, after solver.variants_base's tokens, on
+ * the run's keys (spai_variant_apply).  Local (rank 0). */
+static int spai_variants_check(hy_cfg *c, const char *key) {
+  const char *vl = cfg_str(c, key), *base = cfg_str(c, "solver.variants_base");
+  for (const char *v = vl; *v;) {
+    const char *e = strchr(v, ',');
+    size_t len = e ? (size_t)(e - v) : strlen(v);
+    spai_solve_opts so;
+    memset(&so, 0, sizeof so);
+    so.persistent_unroll = (int)strtol(cfg_str(c, "solver.persistent_unroll"), NULL, 10);
+    so.persistent_blocks = cfg_is(c, "solver.persistent_blocks", "auto")
+                           ? (so.persistent_unroll == 8 ? 2 : 3)
+                           : (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
+    so.persistent_rows = (int)strtol(cfg_str(c, "solver.persistent_rows"), NULL, 10);
+    so.merge_reductions = cfg_bool(c, "solver.merge_reductions");
+    so.persistent_prefetch = cfg_bool(c, "solver.persistent_prefetch");
+    char err[320];
+    const char *bad = spai_variant_with_base(base, v, len, &so, err);
+    if (bad)
+      return cfg_err(c, key, "= '%s': variant '%.*s'%s%s: %s", vl, (int)len, v,
+                     base[0] ? " after solver.variants_base = " : "", base, bad);
+    v += len + (e ? 1 : 0);
+  }
+  return HY_OK;
+}
 
 /* Cross-key rules.  Local (rank 0). */
 static int spai_cfg_check(hy_cfg *c) {
@@ -224,25 +256,8 @@ static int spai_cfg_check(hy_cfg *c) {
   if (l2mb < 0 && l2mb != -1)
     return cfg_err(c, "solver.l2_window_mb", "= %g: allowed -1 (fit), 0 (the whole part) or a "
                    "size in MB > 0", l2mb);
-  const char *vl = cfg_str(c, "solver.variants");
-  for (const char *v = vl; *v;) {          /* each variant on the run's keys (spai_variant_apply) */
-    const char *e = strchr(v, ',');
-    size_t len = e ? (size_t)(e - v) : strlen(v);
-    spai_solve_opts so;
-    memset(&so, 0, sizeof so);
-    so.persistent_unroll = (int)strtol(cfg_str(c, "solver.persistent_unroll"), NULL, 10);
-    so.persistent_blocks = cfg_is(c, "solver.persistent_blocks", "auto")
-                           ? (so.persistent_unroll == 8 ? 2 : 3)
-                           : (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
-    so.persistent_rows = (int)strtol(cfg_str(c, "solver.persistent_rows"), NULL, 10);
-    so.merge_reductions = cfg_bool(c, "solver.merge_reductions");
-    so.persistent_prefetch = cfg_bool(c, "solver.persistent_prefetch");
-    char err[320];
-    const char *bad = spai_variant_apply(v, len, &so, err);
-    if (bad)
-      return cfg_err(c, "solver.variants", "= '%s': variant '%.*s': %s", vl, (int)len, v, bad);
-    v += len + (e ? 1 : 0);
-  }
+  HY_CALL(spai_variants_check(c, "solver.variants"));
+  HY_CALL(spai_variants_check(c, "solver.variants_more"));
   return HY_OK;
 }
 
@@ -313,6 +328,8 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.persistent_prefetch = cfg_bool(c, "solver.persistent_prefetch");
   o->solver.l2_window_mb = cfg_real(c, "solver.l2_window_mb");
   o->solver.variants = cfg_str(c, "solver.variants");
+  o->solver.variants_more = cfg_str(c, "solver.variants_more");
+  o->solver.variants_base = cfg_str(c, "solver.variants_base");
   o->solver.persistent_tpr = cfg_is(c, "solver.persistent_tpr", "auto") ? 0
                              : (int)strtol(cfg_str(c, "solver.persistent_tpr"), NULL, 10);
   o->solver.device_kernel = cfg_is(c, "solver.device_kernel", "persistent") ? 2
@@ -392,7 +409,7 @@ static int spai_solve_once(hy_ctx *ctx, const spai_opts *o, spai_problem *p, spa
   if (!last) HY_CALL(la_csr_copy(&p->a, &aw));
   memset(x, 0, (size_t)(p->a.m + 1) * sizeof *x);
   spai_solve_opts so = o->solver;
-  if (!last) so.variants = NULL;   /* solver.variants: after the last run's solve */
+  if (!last) so.variants = so.variants_more = NULL;   /* solver.variants: after the last run */
   HY_CALL(spai_solve(ctx, &p->pr, last ? &p->a : &aw, m, p->b, x, &so, &in->solve));
   io_csr_free(&aw);
   in->solved = 1;

@@ -75,6 +75,8 @@ typedef struct {
   const char *variants;        /* solver.variants: after the solve, the same solve once per
                                 * listed variant (spai_variant_apply), one line each; NULL or
                                 * "": none (spai_solve_once passes it to the last repeat only) */
+  const char *variants_more;   /* solver.variants_more: more of them, after those */
+  const char *variants_base;   /* solver.variants_base: tokens applied before each variant's */
   int spmv_own;                /* 1: our SpMV where the backend has one (solver.spmv auto|own) */
   double perturb;              /* [debug] perturb: x *= 1 + perturb before the true residual */
 } spai_solve_opts;
@@ -337,6 +339,9 @@ typedef struct {
 /* solver.variants: apply one variant (tokens joined by '+', spai_variant_tokens) to o; NULL, or
  * what is wrong with the token or the combination (err: at least 320 bytes).  Local. */
 const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o, char *err);
+/* The same with base's tokens (solver.variants_base; "" or NULL: none) applied first. */
+const char *spai_variant_with_base(const char *base, const char *spec, size_t len,
+                                   spai_solve_opts *o, char *err);
 extern const char spai_variant_tokens[];
 
 /* Solve A x = b with BiCGSTAB preconditioned on the right by M (when use_m).  a and M's host

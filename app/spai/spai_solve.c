@@ -678,6 +678,21 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
   return NULL;
 }
 
+/* solver.variants_base before the variant (spai.h).  Local. */
+const char *spai_variant_with_base(const char *base, const char *spec, size_t len,
+                                   spai_solve_opts *o, char *err) {
+  char buf[2100];                     /* (two values of at most 1023 characters) */
+  size_t bl = base ? strlen(base) : 0;
+  if (bl + len + 2 > sizeof buf) {
+    snprintf(err, 320, "the variant and solver.variants_base together are too long");
+    return err;
+  }
+  if (bl) memcpy(buf, base, bl);
+  if (bl) buf[bl++] = '+';
+  memcpy(buf + bl, spec, len);
+  return spai_variant_apply(buf, bl + len, o, err);
+}
+
 /* The bytes per iteration, us per iteration and ratio text of a run.  Local. */
 static int variant_text(char *buf, size_t len, const spai_solve_info *v) {
   double per = v->iterations ? v->seconds / v->iterations : 0, fl = v->bytes_per_iter / 4.25e12;
@@ -721,18 +736,23 @@ static int solve_variants(solve_ctx *s, const spai_solve_opts *opt, const hy_csr
   }
   char line[1024];
   variant_text(line, sizeof line, info);
+  const char *base = opt->variants_base ? opt->variants_base : "";
   hy_printf0(ctx, "bicgstab variants (solver.variants, the faster of 2 runs each, ratio against "
-             "the FP64 / 32-bit floor): the run's: %s\n", line);
+             "the FP64 / 32-bit floor%s%s): the run's: %s\n", base[0] ? "; each after " : "", base,
+             line);
   double *xv = NULL;
   HY_MALLOC(xv, s->nloc + 1);
   double xmax = 0;
   for (int64_t i = 0; i < s->nloc; i++) xmax = fmax(xmax, fabs(x0[i]));
-  for (const char *v = opt->variants; *v;) {
+  const char *lists[2] = { opt->variants ? opt->variants : "",
+                           opt->variants_more ? opt->variants_more : "" };
+  for (int li = 0; li < 2; li++)
+  for (const char *v = lists[li]; *v;) {
     const char *e = strchr(v, ',');
     size_t len = e ? (size_t)(e - v) : strlen(v);
     spai_solve_opts vo = *opt;
     char err[320];
-    const char *bad = spai_variant_apply(v, len, &vo, err);
+    const char *bad = spai_variant_with_base(opt->variants_base, v, len, &vo, err);
     if (bad) {   /* (the configuration check has refused these already) */
       free(xv);
       return hy_err(HY_EUSAGE, "solver.variants: variant '%.*s': %s", (int)len, v, bad);
@@ -757,7 +777,11 @@ static int solve_variants(solve_ctx *s, const spai_solve_opts *opt, const hy_csr
     char xs[96];
     if (dmax == 0) snprintf(xs, sizeof xs, "x bit for bit the run's");
     else snprintf(xs, sizeof xs, "x within %.2e of max |x| of the run's", xmax > 0 ? dmax / xmax : dmax);
-    hy_printf0(ctx, "bicgstab variant %.*s: %s; %s%s\n", (int)len, v, line, xs,
+    const char *nm = v;                    /* the name without the blanks around it */
+    size_t nl = len;
+    while (nl && (*nm == ' ' || *nm == '\t')) nm++, nl--;
+    while (nl && (nm[nl - 1] == ' ' || nm[nl - 1] == '\t')) nl--;
+    hy_printf0(ctx, "bicgstab variant %.*s: %s; %s%s\n", (int)nl, nm, line, xs,
                best.status == info->status ? "" : " (another status than the run's)");
     v += len + (e ? 1 : 0);
   }
@@ -789,7 +813,8 @@ int spai_solve(hy_ctx *ctx, const la_part *pr, hy_csr *a, spai_m *m, const doubl
   HY_CALL(solve_iterate(&s, opt, db, dx, info, 0));
   solve_bytes_fmt(&s, opt, a, m, info);
   HY_CALL(solve_true_residual(&s, pr, opt, db, dx, x, &dt, &dr, info));
-  if (opt->variants && opt->variants[0]) HY_CALL(solve_variants(&s, opt, a, m, db, dx, x, info));
+  if ((opt->variants && opt->variants[0]) || (opt->variants_more && opt->variants_more[0]))
+    HY_CALL(solve_variants(&s, opt, a, m, db, dx, x, info));
   HY_CALL(solve_spmv_alone(&s, a, m, dt, dr, info));
   double *vecs[] = { dr, dt, db, dx };
   solve_free(&s, vecs, 4);

@@ -536,6 +536,19 @@ hy_case(NAME spai_variants_host RANKS 1
          "^bicgstab variant i16\\+single: [0-9]+ iterations, .*. x within [0-9.]+e-[0-9]+ of max \\|x\\| of the run's$"
          "^bicgstab variant u8\\+pf\\+i16: [0-9]+ iterations, .*. x bit for bit the run's$"
          "^bicgstab variant times: [0-9]+ iterations, .*. phases \\(us\\): M p [0-9.]+ A ph [0-9.]+ alpha .* rho [0-9.]+. x bit for bit the run's$")
+# solver.variants_base before each variant's tokens (i16 here: both lines with the format) and
+# solver.variants_more after the list; a base that breaks a variant names both
+hy_case(NAME spai_variants_base_host RANKS 1
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99
+       matrix.rhs=random run.seed=6607 solver.device_loop=true solver.device_kernel=persistent
+       solver.variants_base=i16 solver.variants=i32+u4 solver.variants_more=u8+pf
+  EXPECT "^bicgstab variants \\(solver.variants, the faster of 2 runs each, ratio against the FP64 / 32-bit floor. each after i16\\): the run's"
+         "^bicgstab variant i32\\+u4: [0-9]+ iterations, [0-9.]+ us per iteration, ratio [0-9.]+. x bit for bit the run's$"
+         "^bicgstab variant u8\\+pf: [0-9]+ iterations, .*\\(format [0-9.]+ MB: ratio [0-9.]+\\). x bit for bit the run's$")
+hy_case(NAME spai_variants_bad_base RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.variants_base=u1
+       solver.variants_more=pf
+  EXPECT "key 'solver.variants_more' = 'pf': variant 'pf' after solver.variants_base = u1: pf needs unroll 4 or 8")
 hy_case(NAME spai_variants_bad_token RANKS 1 EXIT 1
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.variants=i16,i17
   EXPECT "key 'solver.variants' = 'i16,i17': variant 'i17': unknown token 'i17'; allowed \\(joined by '\\+'\\): i32\\|i16\\|double")
