@@ -135,6 +135,32 @@ do_cnd() {
   done
 }
 
+# chol-nd spread over the ranks (lle.eig_ranks, lle.eig_top) on this machine's GPU(s): per N (env
+# RANKS_N, default "100000 1000000") one rank, 2 ranks with the top on rank 0 (eig_top = rank0, the
+# same embedding bit for bit), 2 ranks spread (each rank its subtrees' top), 2 ranks of half the
+# cores each (OMP_NUM_THREADS); per run the eigen phase (slowest rank), end to end, the seconds
+# rank 0 works alone and their share of its eigen-solve (the issue: <= 5% at 1M), the digest.
+do_ranks() {
+  local half=$(( $(nproc) / 2 )) names=""
+  for n in ${RANKS_N:-100000 1000000}; do
+    log "chol-nd over the ranks, Swiss roll N=$n K=10 d=2 ($ngpu GPU(s), $(nproc) cores)"
+    local base="run.workload=lle lle.n=$n run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd"
+    run ranks$n-np1 1 $base
+    run ranks$n-np2 2 $base
+    run ranks$n-np2-spread 2 $base lle.eig_top=spread
+    RUN_ENV="OMP_NUM_THREADS=$half" run ranks$n-np2-half 2 $base
+    names="$names ranks$n-np1 ranks$n-np2 ranks$n-np2-spread ranks$n-np2-half"
+  done
+  for f in $names; do
+    local ref=${f%%-np*}-np1
+    awk -v f=$f -v ref="$(grep -o 'embedding digest [0-9a-f]*' "$OUT/$ref.log" | awk '{print $3}')" '
+      /^eigen /{e=$4} /embedding digest/{d=$NF} /^(PASSED|FAILED)/{v=$1} /^(data|knn|weights|gather|assemble|eigen) /{s+=$4}
+      /chol-nd rank 0 alone/{t = $0; sub(/.*; /, "", t); split(t, q, " "); a = q[1]; p = q[5]; sub(/%/, "", p)}
+      END{printf "   %-22s eigen %7.3f s, end to end %7.3f s, rank 0 alone %s s (%s%% of its eigen-solve), digest %s (%s one rank), %s\n",
+          f, e, s, a == "" ? "-" : a, p == "" ? "-" : p, d, d == ref ? "=" : "!=", v}' "$OUT/$f.log" | tee -a "$OUT/lle.log"
+  done
+}
+
 # KNN N = 100k, D = 32, K = 10: the exact FP64 brute force (FP32 filter + FP64 re-ranking)
 # against torch.cdist + topk in the same call (target ratio <= 0.25), sampled lists checked exact.
 do_knn() {
@@ -269,6 +295,7 @@ case "$what" in
   knn) do_knn ;;
   scale) do_scale ;;
   small) do_small ;;
+  ranks) do_ranks ;;
   all) do_build && { do_test; do_bench; } ;;
-  *) echo "usage: $0 [build|test|bench|grid|eig|cnd|knn|scale|small|all]"; exit 1 ;;
+  *) echo "usage: $0 [build|test|bench|grid|eig|cnd|knn|scale|small|ranks|all]"; exit 1 ;;
 esac
