@@ -181,6 +181,12 @@ static void cnd_permute_part(void *arg, int64_t c0, int64_t c1) {
   cnd_op *o = j->o;
   for (int64_t c = c0; c < c1; c++) {
     int64_t r = o->perm[c], q = c * b->k1;
+    if (c + 16 < c1) {   /* B's rows are random here (the order): their entries asked for ahead */
+      int64_t r2 = o->perm[c + 16], a0 = b->p[r2], a1 = b->p[r2 + 1] - 1;
+      __builtin_prefetch(b->i + a0); __builtin_prefetch(b->i + a1);
+      __builtin_prefetch(b->x + a0); __builtin_prefetch(b->x + a1);
+    }
+    if (c + 32 < c1) __builtin_prefetch(b->p + o->perm[c + 32]);
     o->ap[c] = q;
     for (int64_t a = b->p[r]; a < b->p[r + 1]; a++) {
       SuiteSparse_long i = j->ip[b->i[a]];
