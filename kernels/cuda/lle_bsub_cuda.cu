@@ -157,9 +157,9 @@ static int bs_open(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **wp) {
   cusparseHandle_t sp = cs->cusparse;
   cusolverDnHandle_t so = cs->cusolver;
   int own = in->early, rc = HY_OK;
-  if (own) {
+  if (own) {   /* (a thread of its own: the rank's device made current on it first) */
     stream = NULL; sp = NULL; so = NULL;
-    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess || cusparseCreate(&sp) != CUSPARSE_STATUS_SUCCESS ||
+    if (cudaSetDevice(be->device) != cudaSuccess || cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess || cusparseCreate(&sp) != CUSPARSE_STATUS_SUCCESS ||
         cusparseSetStream(sp, stream) != CUSPARSE_STATUS_SUCCESS || cusolverDnCreate(&so) != CUSOLVER_STATUS_SUCCESS ||
         cusolverDnSetStream(so, stream) != CUSOLVER_STATUS_SUCCESS)
       rc = hy_err(HY_ESYS, "CUDA: the iteration engine's own stream and handles (lle.iter_open = beside)");
