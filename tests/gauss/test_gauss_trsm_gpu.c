@@ -15,10 +15,15 @@
  *   A = L21, B = U12 beside the lookahead columns, C = A22, all with ld N) timed at the shapes of
  *   its first step and of its middle step for nb = 768, 1024, 1536, 2048 and at nb = 1024 with
  *   the leading dimension padded by 64: the GEMM's own ceiling at each nb, without the panel
- *   beside it (best of 3 after a warm-up, TF = 2 M N K over the time). */
+ *   beside it (best of 3 after a warm-up, TF = 2 M N K over the time); at nb = 1024 and 2048 also
+ *   every algorithm cuBLASLt's heuristic offers for the shape (up to 16, 64 MiB of workspace),
+ *   the best of them beside cuBLAS's own pick: whether the library's default leaves rate behind. */
 #include "k_gauss.h"
 #include "hybrid.h"
 #include "workload.h"
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -139,6 +144,63 @@ static double timed(const k_gauss_ops *co, k_backend *cb, int64_t m, int64_t n) 
   return t;
 }
 
+/* --gemm at one shape: C -= A B through every algorithm cuBLASLt's heuristic returns (best of 2
+ * after a warm-up each); prints the best and how many ran.  Local. */
+static void gemm_lt(int64_t m, int64_t n, int64_t k, const double *a, const double *b, double *c, int64_t ld,
+                    double tsub) {
+  cublasLtHandle_t lt = NULL;
+  cublasLtMatmulDesc_t op = NULL;
+  cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
+  cublasLtMatmulPreference_t pref = NULL;
+  void *ws = NULL;
+  size_t wsb = (size_t)64 << 20;
+  cublasLtMatmulHeuristicResult_t res[16];
+  int nres = 0;
+  if (cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS || cudaMalloc(&ws, wsb) != cudaSuccess ||
+      cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_64F, CUDA_R_64F) != CUBLAS_STATUS_SUCCESS ||
+      cublasLtMatrixLayoutCreate(&la, CUDA_R_64F, (uint64_t)m, (uint64_t)k, ld) != CUBLAS_STATUS_SUCCESS ||
+      cublasLtMatrixLayoutCreate(&lb, CUDA_R_64F, (uint64_t)k, (uint64_t)n, ld) != CUBLAS_STATUS_SUCCESS ||
+      cublasLtMatrixLayoutCreate(&lc, CUDA_R_64F, (uint64_t)m, (uint64_t)n, ld) != CUBLAS_STATUS_SUCCESS ||
+      cublasLtMatmulPreferenceCreate(&pref) != CUBLAS_STATUS_SUCCESS ||
+      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb) !=
+          CUBLAS_STATUS_SUCCESS ||
+      cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 16, res, &nres) != CUBLAS_STATUS_SUCCESS) {
+    printf("gemm_sub FP64 cuBLASLt: no heuristic for M %lld x N %lld x K %lld\n", (long long)m, (long long)n, (long long)k);
+    nres = 0;
+  }
+  const double mone = -1, one = 1;
+  double best = INFINITY;
+  int bi = -1, ran = 0;
+  for (int r = 0; r < nres; r++) {
+    if (res[r].state != CUBLAS_STATUS_SUCCESS) continue;
+    double bt = INFINITY;
+    int okr = 1;
+    for (int q = 0; q < 3 && okr; q++) {
+      cudaDeviceSynchronize();
+      double t0 = hy_wtime();
+      okr = cublasLtMatmul(lt, op, &mone, a, la, b, lb, &one, c, lc, c, lc, &res[r].algo, ws, wsb, 0) ==
+            CUBLAS_STATUS_SUCCESS;
+      cudaDeviceSynchronize();
+      double t = hy_wtime() - t0;
+      if (q > 0 && t < bt) bt = t;
+    }
+    if (!okr) continue;
+    ran++;
+    if (bt < best) { best = bt; bi = r; }
+  }
+  if (bi >= 0)
+    printf("gemm_sub FP64 cuBLASLt, M %lld x N %lld x K %lld: best of %d algorithms (heuristic rank %d) %.2f ms = %.2f TF "
+           "(cuBLAS's own %.2f ms: %.3fx)\n", (long long)m, (long long)n, (long long)k, ran, bi, best * 1e3,
+           2.0 * (double)m * (double)n * (double)k / best / 1e12, tsub * 1e3, tsub / best);
+  if (pref) cublasLtMatmulPreferenceDestroy(pref);
+  if (la) cublasLtMatrixLayoutDestroy(la);
+  if (lb) cublasLtMatrixLayoutDestroy(lb);
+  if (lc) cublasLtMatrixLayoutDestroy(lc);
+  if (op) cublasLtMatmulDescDestroy(op);
+  if (ws) cudaFree(ws);
+  if (lt) cublasLtDestroy(lt);
+}
+
 /* --gemm: the trailing GEMM's shapes (see the head).  Returns 0, 1 when a buffer fails.  Local. */
 static int gemm_shapes(const k_gauss_ops *co, k_backend *cb, int64_t n) {
   size_t bytes = (size_t)(n * n) * 8, blk = (size_t)(n * 1024) * 8;
@@ -175,6 +237,7 @@ static int gemm_shapes(const k_gauss_ops *co, k_backend *cb, int64_t n) {
       printf("gemm_sub FP64 trailing GEMM, n = %lld, nb = %lld, %s step (M %lld x N %lld x K %lld, ld %lld): %.2f ms "
              "= %.2f TF\n", (long long)n, (long long)nb, mid ? "middle" : "first", (long long)m, (long long)nc,
              (long long)nb, (long long)ld, best * 1e3, 2.0 * (double)m * (double)nc * (double)nb / best / 1e12);
+      if (ld == n && (nb == 1024 || nb == 2048)) gemm_lt(m, nc, nb, a, b, c, ld, best);
     }
   }
   cb->ops->free(cb, d);

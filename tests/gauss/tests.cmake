@@ -1140,7 +1140,7 @@ if(HYBRID_GPU_TESTS)
   # FP32, the side stream's own buffers, B's other rows and columns untouched; prints the time
   # at m = 1024 (`ctest -R gauss_gpu_trsm -V`)
   add_executable(test_gauss_trsm_gpu ${CMAKE_CURRENT_LIST_DIR}/test_gauss_trsm_gpu.c)
-  target_link_libraries(test_gauss_trsm_gpu PRIVATE hybrid_core)
+  target_link_libraries(test_gauss_trsm_gpu PRIVATE hybrid_core CUDA::cublasLt)
   add_test(NAME gauss_gpu_trsm COMMAND ${HY_RUNCASE} --exit 0 --timeout 60 --need-gpus 1
     --expect "^PASSED: ([0-9]+) of \\1 checks passed" --reject "^FAILED"
     --expect "^trsm_lunit FP64 m = 1000, n = 1000: max"
