@@ -86,8 +86,8 @@ static const cfg_key lle_keys[] = {
     "bsvd / chol-nd: where the subspace iteration's block work runs (the projection of the constant vector, the QR, M V = B^T B V, H = V^T M V, V Y and M V Y, the residuals; the solves and the p x p eigenproblem stay on the host): backend (the backend's engine: on CUDA the device, the block crossing once an iteration each way; on the host a sequential C + LAPACK one), driver (the driver's own loop on the rank's threads), auto (backend where it is a device, from lle.auto_device_n points, else driver)" },
   { "lle", "cnd_solve_trsm", CFG_ENUM, "tiles", 0, 0, "tiles|blas",
     "chol-nd, cnd_factor = own: the block solves' triangular solves with the top supernodes of at least 256 columns: tiles (64-row tiles, the updates below / above each tile on the rank's threads: the same bits at any thread count) or blas (one dtrsm each on one thread)" },
-  { "lle", "cnd_symbolic", CFG_ENUM, "tree", 0, 0, "tree|steps|cholmod",
-    "chol-nd: the symbolic analysis of M: tree (the default: cholmod_analyze's own steps through CHOLMOD's public functions, its three serial transposes of A on the rank's threads, its etree and column counts by CHOLMOD's own calls on the nested-dissection order's subtrees side by side on the rank's threads and on the top separators (with a virtual vertex a subtree's part) after them, and its supernodal pattern, super_symbolic2, by a pass over the supernodal tree's subtrees on the rank's threads: the same factor bit for bit), steps (the same with CHOLMOD's serial super_symbolic2) or cholmod (one cholmod_l_analyze call); cnd_check runs cholmod_analyze too (steps for cholmod) and compares them field by field" },
+  { "lle", "cnd_symbolic", CFG_ENUM, "auto", 0, 0, "auto|tree|steps|cholmod",
+    "chol-nd: the symbolic analysis of M: auto (the default: tree from 100000 points, steps below, where tree's fixed costs on the threads would not pay: on this 2-core host, 2 threads, best of 3, N = 20k 0.018 s either way, 100k 0.091 s by tree against 0.105 by steps, 300k 0.248 against 0.307), tree (cholmod_analyze's own steps through CHOLMOD's public functions, its three serial transposes of A on the rank's threads, its etree and column counts by CHOLMOD's own calls on the nested-dissection order's subtrees side by side on the rank's threads and on the top separators (with a virtual vertex a subtree's part) after them, and its supernodal pattern, super_symbolic2, by a pass over the supernodal tree's subtrees on the rank's threads: the same factor bit for bit), steps (the same with CHOLMOD's serial super_symbolic2) or cholmod (one cholmod_l_analyze call); cnd_check runs cholmod_analyze too (steps for cholmod) and compares them field by field" },
   { "lle", "cnd_check", CFG_BOOL, "false", 0, 0, NULL,
     "chol-nd: after the factorisation, its backward error on one seeded probe z, ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z||, printed and recorded (cnd_factor_check; costs about two solves)" },
   { "lle", "ordering", CFG_ENUM, "amd", 0, 0, "amd|metis|cholmod|best",
@@ -153,7 +153,8 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_blas_threads = (int)cfg_int(c, "lle.cnd_blas_threads");
   o->cnd_own = cfg_is(c, "lle.cnd_factor", "own");
   o->cnd_check = cfg_bool(c, "lle.cnd_check");
-  o->cnd_sym = cfg_is(c, "lle.cnd_symbolic", "tree") ? 2 : cfg_is(c, "lle.cnd_symbolic", "steps") ? 1 : 0;
+  o->cnd_sym = cfg_is(c, "lle.cnd_symbolic", "auto") ? -1 : cfg_is(c, "lle.cnd_symbolic", "tree") ? 2
+              : cfg_is(c, "lle.cnd_symbolic", "steps") ? 1 : 0;
   o->cnd_solve_tiles = cfg_is(c, "lle.cnd_solve_trsm", "tiles");
   o->cnd_tiles = !cfg_is(c, "lle.cnd_top", "blas");   /* the subtrees by tiles with device and auto too */
   o->cnd_below = !cfg_is(c, "lle.cnd_below", "host");   /* auto: device where the top is (cnd_numeric) */

@@ -177,7 +177,7 @@ typedef struct {
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
   int cnd_own;                 /* chol-nd: lle.cnd_factor = own (else CHOLMOD's numeric factor) */
   int cnd_check;               /* chol-nd: lle.cnd_check, the factor's backward error printed */
-  int cnd_sym;                 /* chol-nd: lle.cnd_symbolic: 0 cholmod, 1 steps, 2 tree */
+  int cnd_sym;                 /* chol-nd: lle.cnd_symbolic: 0 cholmod, 1 steps, 2 tree, -1 auto */
   int cnd_solve_tiles;         /* chol-nd: lle.cnd_solve_trsm = tiles (else blas) */
   int cnd_tiles;               /* chol-nd: lle.cnd_top != blas (tiles, and the subtrees with device / auto) */
   int cnd_device;              /* chol-nd: the top on the device: 1 (device), -1 (auto: where the backend has it), 0 */

@@ -39,7 +39,7 @@ typedef struct {
   int solve_cols;              /* chol-nd: right-hand sides a solve call (0: the whole block) */
   int cnd_blas_threads;        /* chol-nd: BLAS threads of the numeric factor (0: auto) */
   int cnd_own, cnd_check;      /* chol-nd: lle.cnd_factor = own, lle.cnd_check */
-  int cnd_sym;                 /* chol-nd: lle.cnd_symbolic: 0 one cholmod_l_analyze, 1 steps, 2 tree */
+  int cnd_sym;                 /* chol-nd: lle.cnd_symbolic: 0 one cholmod_l_analyze, 1 steps, 2 tree, -1 auto */
   int cnd_solve_tiles;         /* chol-nd: lle.cnd_solve_trsm = tiles */
   int cnd_tiles;               /* chol-nd: lle.cnd_top = tiles (the subtrees' too with device) */
   int cnd_device;              /* chol-nd: the top supernodes on the backend's chol_top (lle.cnd_top = device) */

@@ -32,6 +32,9 @@ enum { CND_MAXG = 64, CND_DEVICE_CUT_THREADS = 16 };
 /* chol-nd's size rules where lle.threads / run.blas_threads are 0 (cnd_sizes): one thread per
  * CND_N_THREAD points at most, one BLAS thread for the iteration below CND_N_BLAS points */
 enum { CND_N_THREAD = 5000, CND_N_BLAS = 200000 };
+/* lle.cnd_symbolic = auto: tree from this many points (below, steps: tree's fixed costs on the
+ * threads lose) */
+enum { CND_N_SYM_TREE = 100000 };
 /* cnd_dmax's job on a thread of its own (cnd_dmax_run): B, the result. */
 typedef struct {
   const lle_bmat *b;
@@ -407,9 +410,10 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   o->cc.postorder = 1;
   o->cc.supernodal = CHOLMOD_SUPERNODAL;
   cnd_sym_in si = { .n = b->n, .ap = o->ap, .ai = o->ai, .pool = o->pool,
-                     .threads = in->threads, .variant = in->cnd_sym, .check = in->cnd_check, .parts = e->sym_parts,
+                     .threads = in->threads, .variant = in->cnd_sym >= 0 ? in->cnd_sym : b->n >= CND_N_SYM_TREE ? 2 : 1,
+                     .check = in->cnd_check, .parts = e->sym_parts,
                      .segs = segs, .nseg = nseg };
-  e->sym_kind = in->cnd_sym;
+  e->sym_kind = si.variant;
   o->L = lle_cnd_analyze(&si, &o->cc, &e->sym_diff);
   free(segs);
   if (!o->L) return hy_err(o->cc.status == CHOLMOD_OUT_OF_MEMORY ? HY_ESYS : HY_ENUMERIC,

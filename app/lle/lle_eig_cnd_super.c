@@ -235,6 +235,8 @@ static int64_t sup_cut(int64_t ns, const SuiteSparse_long *sparent, const SuiteS
   return nr;
 }
 
+enum { SUP_WAVE_ROWS = 32768 };   /* a wave on the threads from this many rows of its lists */
+
 /* The supernodes above the cut (those in no root's subtree) in waves by height (a wave: those
  * whose children above the cut are all in earlier waves), each wave's on the threads from the
  * shared counter.  Local. */
@@ -256,9 +258,11 @@ static void sup_top(sup_job *j, const SuiteSparse_long *sparent, k_lle_pool *poo
   for (int64_t s = 0; s < ns; s++) if (h[s] > 0) order[cnt[h[s]]++] = s;   /* by height, ascending within */
   j->single = 1;
   for (int64_t l = 1, a = 0; l <= hmax && !j->bad; l++) {   /* cnt[l]: the end of wave l */
-    int64_t b = cnt[l];
+    int64_t b = cnt[l], rows = 0;
+    for (int64_t q = a; q < b; q++) rows += j->lpi[order[q] + 1] - j->lpi[order[q]];
     j->roots = order + a; j->nroots = b - a; j->next = 0;
-    int w = b - a < 2 ? 1 : b - a < nt ? (int)(b - a) : nt;
+    /* a small wave on this thread alone (a pool job's wake-up costs more than its lists) */
+    int w = b - a < 2 || rows < SUP_WAVE_ROWS ? 1 : b - a < nt ? (int)(b - a) : nt;
     k_lle_pool_run(w > 1 ? pool : NULL, w, sup_subtrees, j);
     a = b;
   }

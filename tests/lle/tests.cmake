@@ -279,7 +279,7 @@ hy_case(NAME lle_bad_cnd_solve_trsm RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_solve_trsm' = 'lapack' is not allowed; allowed: one of tiles.blas"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_solve_trsm=lapack)
 hy_case(NAME lle_bad_cnd_symbolic RANKS 1 EXIT 1
-  EXPECT "key 'lle.cnd_symbolic' = 'own' is not allowed; allowed: one of tree.steps.cholmod"
+  EXPECT "key 'lle.cnd_symbolic' = 'own' is not allowed; allowed: one of auto.tree.steps.cholmod"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_symbolic=own)
 hy_case(NAME lle_bad_cnd_factor RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_factor' = 'blas' is not allowed; allowed: one of own.cholmod"
