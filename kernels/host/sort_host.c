@@ -48,6 +48,12 @@ static inline uint64_t map_f64(double x) {
     for (; i < m; i++, k++) { dk[k] = sk[i]; if (di) di[k] = si[i]; }                            \
     for (; j < r; j++, k++) { dk[k] = sk[j]; if (di) di[k] = si[j]; }                            \
   }                                                                                              \
+  /* The ping-pong ended in the scratch (sk, si): the run back into keys / idx.  Local. */       \
+  static void back_##S(T *keys, int64_t *idx, const T *sk, const int64_t *si, int64_t n) {       \
+    if (sk == keys) return;                                                                      \
+    memcpy(keys, sk, (size_t)n * sizeof(T));                                                     \
+    if (idx) memcpy(idx, si, (size_t)n * sizeof(int64_t));                                       \
+  }                                                                                              \
   /* Bottom-up merge sort: every level merges pairs of runs of width w into runs of 2w,        \
    * ping-ponging between keys and a scratch array, until one run (w >= n).  Local. */           \
   static void msort_##S(T *keys, int64_t *idx, int64_t n, T *tk, int64_t *ti) {                  \
@@ -61,10 +67,7 @@ static inline uint64_t map_f64(double x) {
       T *t = sk; sk = dk; dk = t;                                                                \
       int64_t *u = si; si = di; di = u;                                                          \
     }                                                                                            \
-    if (sk != keys) {                                                                            \
-      memcpy(keys, sk, (size_t)n * sizeof(T));                                                   \
-      if (idx) memcpy(idx, si, (size_t)n * sizeof(int64_t));                                     \
-    }                                                                                            \
+    back_##S(keys, idx, sk, si, n);                                                              \
   }                                                                                              \
   /* LSD radix sort on 8-bit digits of MAP(key).  Local. */                                      \
   static void rsort_##S(T *keys, int64_t *idx, int64_t n, T *tk, int64_t *ti) {                  \
@@ -87,10 +90,7 @@ static inline uint64_t map_f64(double x) {
       T *t = sk; sk = dk; dk = t;                                                                \
       int64_t *u = si; si = di; di = u;                                                          \
     }                                                                                            \
-    if (sk != keys) {                                                                            \
-      memcpy(keys, sk, (size_t)n * sizeof(T));                                                   \
-      if (idx) memcpy(idx, si, (size_t)n * sizeof(int64_t));                                     \
-    }                                                                                            \
+    back_##S(keys, idx, sk, si, n);                                                              \
   }                                                                                              \
   typedef struct { T k; int64_t p; } pair_##S;                                                   \
   /* qsort order of (key, position).  Local. */                                                  \
@@ -134,10 +134,7 @@ static inline uint64_t map_f64(double x) {
       T *t = sk; sk = dk; dk = t;                                                                \
       int64_t *u = si; si = di; di = u;                                                          \
     }                                                                                            \
-    if (sk != keys) {                                                                            \
-      memcpy(keys, sk, (size_t)n * sizeof(T));                                                   \
-      if (idx) memcpy(idx, si, (size_t)n * sizeof(int64_t));                                     \
-    }                                                                                            \
+    back_##S(keys, idx, sk, si, n);                                                              \
     free(off);                                                                                   \
   }
 
