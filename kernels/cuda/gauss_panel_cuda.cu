@@ -153,10 +153,21 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
 template <typename T>
 static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int *piv, int poff,
                      void *scratch, int rows, int *done) {
-  int dev = 0, nsm = 0, optin = 0;
+  /* the device's figures, the kernel's shared-memory attribute and its occupancy are asked once
+   * (per device, per size): a panel launches this kernel 32 times (nb 1024), and the host queues
+   * the panels' thousands of calls nearly all the factorization long */
+  static int c_dev = -1, c_nsm, c_optin;
+  static size_t c_set = 0, c_occ_ok = 0;   /* the largest size set; the largest with a block a multiprocessor */
+  int dev = 0;
   HY_CUDA(cudaGetDevice(&dev));
-  HY_CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
-  HY_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  if (dev != c_dev) {
+    HY_CUDA(cudaDeviceGetAttribute(&c_nsm, cudaDevAttrMultiProcessorCount, dev));
+    HY_CUDA(cudaDeviceGetAttribute(&c_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    c_dev = dev;
+    c_set = 0;
+    c_occ_ok = 0;
+  }
+  int nsm = c_nsm, optin = c_optin;
   size_t smax = (size_t)optin - 4096;   /* room for the static shared arrays */
   if (smax > (size_t)200 * 1024) smax = (size_t)200 * 1024;
   /* about `rows` rows a block (0: 1024), more blocks when a chunk (one more row: its odd
@@ -175,9 +186,15 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
   G = (m + rpb - 1) / rpb;
   size_t shm = (size_t)(rpb | 1) * bw * sizeof(T);
   if (shm > smax || G > nsm || G > GAUSS_PB_GMAX) return HY_OK;
-  HY_CUDA(cudaFuncSetAttribute(panel_base_k<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  int occ = 0;
-  HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, panel_base_k<T>, PB_THREADS, shm));
+  if (shm > c_set) {
+    HY_CUDA(cudaFuncSetAttribute(panel_base_k<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    c_set = shm;
+  }
+  int occ = 1;   /* (G <= nsm: one block a multiprocessor is all the launch needs) */
+  if (shm > c_occ_ok) {
+    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, panel_base_k<T>, PB_THREADS, shm));
+    if (occ >= 1) c_occ_ok = shm;
+  }
   if ((int64_t)occ * nsm < G) return HY_OK;
   T *crow = (T *)scratch;
   double *cval = (double *)((char *)scratch + (size_t)2 * GAUSS_PB_GMAX * PB_BWMAX * 8);
