@@ -19,7 +19,7 @@ static const cfg_key gauss_keys[] = {
   { "gauss", "n", CFG_INT_LIST, "1000", 1, 2147483647.0, NULL,
     "matrix order (matrix = file: from the file); a list (16384, 32768) sweeps HPL.dat-style" },
   { "gauss", "nb", CFG_INT_LIST, "0", 0, 65536, NULL,
-    "blocked: block size (0: auto: on a GPU 512, 1024 in FP64 from n = 32768, n when n <= 1024; "
+    "blocked: block size (0: auto: on a GPU 512, 1024 in FP64 from n = 32768, 1536 from 65536, n when n <= 1024; "
     "64 on the host); a list sweeps" },
   { "gauss", "grid", CFG_GRID_LIST, "auto", 0, 0, NULL,
     "blocked: process grid PxQ (P * Q = ranks); auto: the most square with P <= Q; a list sweeps" },

@@ -1486,7 +1486,7 @@ static int c_copy_2d(k_backend *be, int sp, int64_t m, int64_t n, const void *a,
   return HY_OK;
 }
 
-/* auto block size on a GPU: GEMM-sized blocks (1024 for FP64 from n = 32768), one panel up to
+/* auto block size on a GPU: GEMM-sized blocks (1024 for FP64 from n = 32768, 1536 from 65536), one panel up to
  * n = 1024 (there the run is latency bound and extra steps only add launches).  Local. */
 static int64_t c_nb_auto(int64_t n, int lowp) {
   if (n <= 1024) return n > 0 ? n : 1;
@@ -1495,6 +1495,11 @@ static int64_t c_nb_auto(int64_t n, int lowp) {
    * 65536 fused panel 175.4 TF-eq at 1024 against 146.4 at 512; vendor panel 190.7 at 22:00
    * against 156.6); below, 512 */
   if (lowp) return n >= 65536 ? 1024 : 512;
+  /* FP64 from n = 65536: nb 1536 (H200 mid run 07:25, b8a85d5, traced, repeat 2: 46.13 TF against
+   * 45.54 at 1024 and 46.07 at 2048: the trailing GEMM 3448 ms at K 1536 against 3566 at 1024 -
+   * cuBLAS's DGEMM at the first step's shape 53.8 TF against 52.1 - more than the panels' and the
+   * TRSM's growth; n = 32768 stays at 1024: 38.61 TF against 37.84 at 1536) */
+  if (n >= 65536) return 1536;
   return n >= 32768 ? 1024 : 512;
 }
 
