@@ -787,14 +787,14 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
     measures the device's solves); against the same problem with lle.cnd_below = host (the
     updates from below on the threads: the device line says so; no solves' top on the device),
     with lle.cnd_solve_top = host (the solves on the host's threads), unchecked (the top's values
-    not brought back), with lle.cnd_top_copy = pinned (the copies up through pinned buffers: the
-    line says so) and with lle.cnd_top = tiles (the top on the host's threads: no device
+    not brought back), with lle.cnd_top_copy = pageable (the copies up from the host's arrays; by
+    default through pinned buffers: the line says so) and with lle.cnd_top = tiles (the top on the host's threads: no device
     line): the same iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
     rc = 0
     for tag, extra, where, stop in (("default", None, "device", True), ("cnd_below=host", ["lle.cnd_below=host"], "threads", False),
                                     ("cnd_solve_top=host", ["lle.cnd_solve_top=host"], "device", False),
                                     ("unchecked", ["lle.cnd_check=false"], "device", True),
-                                    ("cnd_top_copy=pinned", ["lle.cnd_top_copy=pinned"], "device", True),
+                                    ("cnd_top_copy=pageable", ["lle.cnd_top_copy=pageable"], "device", True),
                                     ("cnd_top=tiles", ["lle.cnd_top=tiles"], None, False)):
         checked = "lle.cnd_check=false" not in (extra or [])
         if extra is None:
@@ -813,7 +813,7 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
         same = len(lt) == len(lg) and bool(np.all(np.abs(lg - lt) <= rg + rt))
         dev_ok = (m is None) if where is None else (m is not None and float(m.group(2)) > 0 and m.group(6) == where)
         dev_ok = dev_ok and (("the solves' top part on the device" in out) == stop)
-        dev_ok = dev_ok and (("copies up through pinned buffers" in out) == tag.endswith("pinned"))
+        dev_ok = dev_ok and (("copies up through pinned buffers" in out) == (where is not None and not tag.endswith("pageable")))
         # unchecked with the solves' top on the device: the top's values stay there (less moved)
         chk_ok = ((chk is not None and float(chk.group(1)) <= 1e-14 and sck is not None and float(sck.group(1)) <= 1e-14)
                   if checked else (chk is None and sck is None))
@@ -840,7 +840,7 @@ def check_iter_block(c):
     rc = 0
     # (name, its keys, the engine expected); auto takes the device from lle.auto_device_n points
     eng = [("backend", ["lle.iter_block=backend"], True),
-           ("beside", ["lle.iter_block=backend", "lle.iter_open=beside"], True)]   # opened during the factorisation
+           ("after", ["lle.iter_block=backend", "lle.iter_open=after"], True)]   # opened after the factorisation (beside: the default)
     if be == "cuda":
         eng += [("auto", ["lle.iter_block=auto", "lle.auto_device_n=0"], True),
                 ("auto_default", ["lle.iter_block=auto"], False)]
@@ -869,7 +869,7 @@ def check_iter_block(c):
                 moved = float(r["line"].group(2)) if r["line"] else -1
                 ok = ((r["line"] is not None and (moved > 0) == (be == "cuda") if want else r["line"] is None)
                       and "PASSED: lle" in r["out"]
-                      and (("the engine opened beside the factorisation" in r["out"]) == (ib == "beside"))
+                      and (("the engine opened beside the factorisation" in r["out"]) == (want and ib != "after"))
                       and "fallback" not in r["out"] and r["it"] == ref["it"] and same
                       and bool(np.all(r["rel"] <= 1e-14)) and disp <= 1e-10)
                 print("%s iter_block %s %s n=%d %s: engine line %s (%s MB moved), %d iterations (driver %d), "
