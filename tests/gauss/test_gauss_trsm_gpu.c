@@ -15,8 +15,9 @@
  *   A = L21, B = U12 beside the lookahead columns, C = A22, all with ld N) timed at the shapes of
  *   its first step and of its middle step for nb = 768, 1024, 1536, 2048 and at nb = 1024 with
  *   the leading dimension padded by 64: the GEMM's own ceiling at each nb, without the panel
- *   beside it (best of 3 after a warm-up, TF = 2 M N K over the time); at nb = 1024 and 2048 also
- *   every algorithm cuBLASLt's heuristic offers for the shape (up to 16, 64 MiB of workspace),
+ *   beside it (best of 3 after a warm-up, TF = 2 M N K over the time); at the first step of nb =
+ *   1024 and 1536 also every algorithm cuBLASLt's heuristic offers for the shape (up to 8, 64 MiB
+ *   of workspace),
  *   the best of them beside cuBLAS's own pick: whether the library's default leaves rate behind. */
 #include "k_gauss.h"
 #include "hybrid.h"
@@ -154,7 +155,7 @@ static void gemm_lt(int64_t m, int64_t n, int64_t k, const double *a, const doub
   cublasLtMatmulPreference_t pref = NULL;
   void *ws = NULL;
   size_t wsb = (size_t)64 << 20;
-  cublasLtMatmulHeuristicResult_t res[16];
+  cublasLtMatmulHeuristicResult_t res[8];
   int nres = 0;
   if (cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS || cudaMalloc(&ws, wsb) != cudaSuccess ||
       cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_64F, CUDA_R_64F) != CUBLAS_STATUS_SUCCESS ||
@@ -164,7 +165,7 @@ static void gemm_lt(int64_t m, int64_t n, int64_t k, const double *a, const doub
       cublasLtMatmulPreferenceCreate(&pref) != CUBLAS_STATUS_SUCCESS ||
       cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb) !=
           CUBLAS_STATUS_SUCCESS ||
-      cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 16, res, &nres) != CUBLAS_STATUS_SUCCESS) {
+      cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 8, res, &nres) != CUBLAS_STATUS_SUCCESS) {
     printf("gemm_sub FP64 cuBLASLt: no heuristic for M %lld x N %lld x K %lld\n", (long long)m, (long long)n, (long long)k);
     nres = 0;
   }
@@ -237,7 +238,7 @@ static int gemm_shapes(const k_gauss_ops *co, k_backend *cb, int64_t n) {
       printf("gemm_sub FP64 trailing GEMM, n = %lld, nb = %lld, %s step (M %lld x N %lld x K %lld, ld %lld): %.2f ms "
              "= %.2f TF\n", (long long)n, (long long)nb, mid ? "middle" : "first", (long long)m, (long long)nc,
              (long long)nb, (long long)ld, best * 1e3, 2.0 * (double)m * (double)nc * (double)nb / best / 1e12);
-      if (ld == n && (nb == 1024 || nb == 2048)) gemm_lt(m, nc, nb, a, b, c, ld, best);
+      if (ld == n && !mid && (nb == 1024 || nb == 1536)) gemm_lt(m, nc, nb, a, b, c, ld, best);
     }
   }
   cb->ops->free(cb, d);
