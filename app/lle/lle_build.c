@@ -201,7 +201,7 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   }
   hy_phase_begin(ctx, "knn");
   if (need_pool) hw.pool = k_lle_pool_new(info->host_threads);   /* NULL (out of memory): the caller's thread alone */
-  k_lle_pool_set_spin(hw.pool, (int64_t)o->pool_spin_us * 1000);
+  k_lle_pool_set_spin(hw.pool, (int64_t)lle_pool_spin_us(o->pool_spin_us, n) * 1000);
   hy_progress pg;   /* a first 1/32 of the queries timed: the rest at once when it is short; one call
                      * where the backend's table says chunks repeat its set-up (knn_chunked = 0: CUDA) */
   hy_progress_begin(&pg, ctx, "lle knn (queries of rank 0)", (double)nq);

@@ -31,7 +31,7 @@
 enum { CND_MAXG = 64, CND_DEVICE_CUT_THREADS = 16 };
 /* chol-nd's size rules where lle.threads / run.blas_threads are 0 (cnd_sizes): one thread per
  * CND_N_THREAD points at most, one BLAS thread for the iteration below CND_N_BLAS points */
-enum { CND_N_THREAD = 5000, CND_N_BLAS = 200000 };
+enum { CND_N_THREAD = 2500, CND_N_BLAS = 200000 };
 /* lle.cnd_symbolic = auto: tree from this many points (below, steps: tree's fixed costs on the
  * threads lose) */
 enum { CND_N_SYM_TREE = 100000 };
@@ -523,8 +523,11 @@ static int cnd_apply(void *st, int p, double *v, double *tmp) {
  * threads with the size rule's 4 BLAS threads (OpenBLAS's idle threads spin after each QR /
  * Rayleigh-Ritz call and take cores from the pool's), 0.031 s at 16 with one BLAS thread,
  * 0.020 s at 4 threads; the order 0.053 s at 16, 0.028 s at 4 (its steps too small to split
- * 16 ways).  The results do not depend on the thread count; the BLAS count (cnd_factor sets
- * it) changes the last bits of QR / Rayleigh-Ritz.  Local. */
+ * 16 ways).  The H200 mid run of session 8 (b8a85d5, 07:25-07:33) at 20k: eigen 0.102 s (S1) /
+ * 0.085 s (S2) at 4 threads, 0.092 s at 8, 0.088 s at 6, 0.119 s at 2; at 8 with the pool's
+ * waiting threads spinning 2 ms (lle.pool_spin_us) 0.071 s (order 0.018, numeric 0.015): one
+ * thread per 2500 points now (8 at 20k).  The results do not depend on the thread count; the
+ * BLAS count (cnd_factor sets it) changes the last bits of QR / Rayleigh-Ritz.  Local. */
 static void cnd_sizes(const lle_eig_in *in, lle_eig_in *use) {
   *use = *in;
   if (in->threads_auto) {
