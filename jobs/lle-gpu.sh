@@ -137,19 +137,19 @@ do_cnd() {
 
 # chol-nd spread over the ranks (lle.eig_ranks, lle.eig_top) on this machine's GPU(s): per N (env
 # RANKS_N, default "100000 1000000") one rank, 2 ranks with the top on rank 0 (eig_top = rank0, the
-# same embedding bit for bit), 2 ranks spread (each rank its subtrees' top), 2 ranks of half the
-# cores each (OMP_NUM_THREADS); per run the eigen phase (slowest rank), end to end, the seconds
+# same embedding bit for bit), 2 ranks spread (each rank its subtrees' top; a rank's threads are
+# the node's cores / its ranks: the H200 mid run's "8 thread(s) per rank"); per run the eigen
+# phase (slowest rank), end to end, the seconds
 # rank 0 works alone and their share of its eigen-solve (the issue: <= 5% at 1M), the digest.
 do_ranks() {
-  local half=$(( $(nproc) / 2 )) names=""
+  local names=""
   for n in ${RANKS_N:-100000 1000000}; do
     log "chol-nd over the ranks, Swiss roll N=$n K=10 d=2 ($ngpu GPU(s), $(nproc) cores)"
     local base="run.workload=lle lle.n=$n run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd"
     run ranks$n-np1 1 $base
     run ranks$n-np2 2 $base
     run ranks$n-np2-spread 2 $base lle.eig_top=spread
-    RUN_ENV="OMP_NUM_THREADS=$half" run ranks$n-np2-half 2 $base
-    names="$names ranks$n-np1 ranks$n-np2 ranks$n-np2-spread ranks$n-np2-half"
+    names="$names ranks$n-np1 ranks$n-np2 ranks$n-np2-spread"
   done
   for f in $names; do
     local ref=${f%%-np*}-np1
