@@ -424,6 +424,8 @@ typedef struct {
 int k_lle_grid_plan(const k_lle_points *p, k_lle_grid *g);
 /* Neighbours of queries q0..q1-1 by the grid on the host: cells by a counting sort.  Local. */
 int k_lle_grid_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2);
+int k_lle_grid_knn_on(const k_lle_points *p, k_lle_pool *pool, int threads, int64_t q0, int64_t q1, int k,
+                      int32_t *nbr, double *d2);   /* the queries on threads threads of pool (NULL: the caller's) */
 
 /* FP64 operations rounded one by one (no fused multiply-add on the device, where nvcc would
  * contract a * b + c), so that host and device distances agree bit for bit. */

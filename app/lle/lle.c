@@ -38,6 +38,8 @@ static const cfg_key lle_keys[] = {
     "method = standard: where the reconstruction weights are computed: backend (its kernel: the device on CUDA, one thread on the host backend), host (the rank's threads on the host, the host kernel's values), auto (host on a device backend below lle.auto_host_n points, else backend)" },
   { "lle", "auto_host_n", CFG_INT, "50000", 0, 2147483647, NULL,
     "on a device backend (CUDA), below this many points lle.knn = auto takes the host kd-tree (dimension <= 8) and lle.weights = auto the host, both on the rank's threads: the device's fixed costs (allocations, copies, first launches) lose at small N (0: never)" },
+  { "lle", "knn_host", CFG_ENUM, "kdtree", 0, 0, "kdtree|grid",
+    "the search lle.knn = auto takes on a device backend below lle.auto_host_n points, on the rank's threads: the host kd-tree (dimension <= 8; its top levels built on one thread) or the host grid (dimension <= 4, else the kd-tree; its cells sorted on one thread, O(n)); the same lists" },
   { "lle", "precision", CFG_ENUM, "fp64", 0, 0, "fp64|fp32", "brute-force distances: FP64 or FP32, both in the direct form sum (x - y)^2" },
   { "lle", "knn_warmup", CFG_BOOL, "false", 0, 0, NULL, "benchmarks: the neighbour search run once untimed before the knn phase (the device's first-use costs, kernel loading and memory pool, left out as torch's warm-up leaves them)" },
   { "lle", "eigensolver", CFG_ENUM, "bsvd", 0, 0, "bsvd|chol-nd|shift-invert|dense|gpu-chol|auto",
@@ -142,6 +144,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->knn_warmup = cfg_bool(c, "lle.knn_warmup");
   o->weights = cfg_is(c, "lle.weights", "host") ? LLE_WEIGHTS_HOST : cfg_is(c, "lle.weights", "backend") ? LLE_WEIGHTS_BACKEND : LLE_WEIGHTS_AUTO;
   o->auto_host_n = cfg_int(c, "lle.auto_host_n");
+  o->knn_host_grid = cfg_is(c, "lle.knn_host", "grid");
   o->eigensolver = cfg_str(c, "lle.eigensolver");
   o->ordering = cfg_str(c, "lle.ordering");
   o->chol_ordering = cfg_str(c, "lle.cholmod_ordering");

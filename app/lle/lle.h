@@ -165,6 +165,7 @@ typedef struct {
   int knn_warmup;              /* lle.knn_warmup: one untimed search before the knn phase */
   int weights;                 /* LLE_WEIGHTS_* (lle.weights) */
   int64_t auto_host_n;         /* knn = auto, weights = auto on a device backend: the host's threads below this many points */
+  int knn_host_grid;           /* lle.knn_host = grid: that host search by the grid (else the kd-tree) */
   const char *eigensolver;     /* bsvd | shift-invert | dense (the table's names) */
   const char *ordering;        /* bsvd: UMFPACK ordering */
   const char *chol_ordering;   /* shift-invert: CHOLMOD ordering */
@@ -229,6 +230,7 @@ typedef struct {
   const char *knn_metric;      /* record field knn: "brute", "kdtree", "grid" */
   const char *knn_how;         /* "host", "FP32 direct form", "FP64 direct form" */
   int weights_host;            /* the weights on the host's threads (lle.weights) */
+  int grid_host;               /* knn_used = grid on the host's threads (lle.knn_host = grid) */
   int host_threads;            /* threads of the kd-tree's queries and the host weights */
   int32_t *nbr;                /* rank 0: n x k neighbours (all rows of W) */
   double *w;                   /* rank 0: n x k weights (method = standard), else NULL */

@@ -133,6 +133,8 @@ static int lle_knn_pick(hy_ctx *ctx, const lle_opts *o, const k_lle_ops *ops, co
   /* on a device backend below lle.auto_host_n points the host's kd-tree on the rank's threads
    * (the device's allocations, copies and first launches cost more than the search there) */
   int small = ctx->be.gpu && d->n < o->auto_host_n;
+  info->grid_host = m == LLE_KNN_AUTO && small && o->knn_host_grid && d->dim <= k_lle_host_ops.grid_max_dim;
+  if (info->grid_host) m = LLE_KNN_GRID;
   if (m == LLE_KNN_AUTO)
     m = small && d->dim <= k_lle_host_ops.kdtree_max_dim ? LLE_KNN_KDTREE
         : ops->grid_knn && d->dim <= ops->grid_max_dim && d->n >= ops->grid_min_n ? LLE_KNN_GRID
@@ -149,7 +151,8 @@ static int lle_knn_pick(hy_ctx *ctx, const lle_opts *o, const k_lle_ops *ops, co
   info->knn_used = m;
   info->knn_name = name[m];
   info->knn_metric = metric[m];
-  info->knn_how = m == LLE_KNN_KDTREE ? "host" : m == LLE_KNN_GRID || !o->fp32 ? "FP64 direct form" : "FP32 direct form";
+  info->knn_how = m == LLE_KNN_KDTREE || info->grid_host ? "host" : m == LLE_KNN_GRID || !o->fp32 ? "FP64 direct form" : "FP32 direct form";
+  if (m == LLE_KNN_GRID && !ctx->be.gpu) info->grid_host = 1;   /* the host backend's grid: its queries on the threads too */
   return HY_OK;
 }
 
@@ -170,6 +173,8 @@ static int lle_knn_block(hy_ctx *ctx, const lle_opts *o, const k_lle_ops *ops, c
     if (!hw->tree) HY_CALL(k_lle_kdtree_new(pts, hw->pool, info->host_threads, &hw->tree));
     return k_lle_kdtree_query(hw->tree, hw->pool, info->host_threads, a, b, o->k, nb, dd);
   }
+  if (info->knn_used == LLE_KNN_GRID && info->grid_host)
+    return k_lle_grid_knn_on(pts, hw->pool, info->host_threads, a, b, o->k, nb, dd);
   if (info->knn_used == LLE_KNN_GRID) return ops->grid_knn(&ctx->be, pts, a, b, o->k, nb, dd);
   return ops->knn(&ctx->be, pts, a, b, o->k, o->fp32, nb, dd, nredo);
 }
@@ -192,7 +197,7 @@ int lle_build(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
   int64_t redo[2] = { 0, 0 }, nredo = -1;   /* queries the FP32 filter left to FP64, calls with a filter */
   lle_host_work hw = { NULL, NULL };
   int need_pool = info->host_threads > 1 && nq > 0 &&
-                  (info->knn_used == LLE_KNN_KDTREE || (info->weights_host && o->stage != LLE_STAGE_KNN));
+                  (info->knn_used == LLE_KNN_KDTREE || info->grid_host || (info->weights_host && o->stage != LLE_STAGE_KNN));
   if (o->knn_warmup && nq > 0) {   /* benchmarks: the device's first-use costs outside the timed phase */
     lle_host_work hw0 = { NULL, NULL };
     int rc0 = lle_knn_block(ctx, o, ops, info, &hw0, &pts, q0, q1, nbr, d2, &nredo);

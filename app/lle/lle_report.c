@@ -24,11 +24,12 @@ void lle_report_build(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
   int64_t n = info->data.n;
   static const char *const local_name[] = { "weights", "ltsa blocks", "hessian blocks", "modified blocks" };
   const char *local = local_name[o->method];
-  int kd = info->knn_used == LLE_KNN_KDTREE;
+  int kd = info->knn_used == LLE_KNN_KDTREE || info->grid_host;
+  const char *qn = info->grid_host ? "grid queries" : "kd-tree queries";
   char how[96] = "";
   if (kd || info->weights_host)
-    snprintf(how, sizeof how, "; %s on %d host thread(s) a rank", kd && info->weights_host ? "kd-tree queries and weights"
-             : kd ? "kd-tree queries" : "weights", info->host_threads);
+    snprintf(how, sizeof how, "; %s%s on %d host thread(s) a rank", kd ? qn : "weights",
+             kd && info->weights_host ? " and weights" : "", info->host_threads);
   hy_printf0(ctx, "lle: neighbours by %s (%s), %s on %s, %d rank(s) with query blocks%s\n",
              info->knn_name, info->knn_how, local, info->weights_host ? "host" : ctx->be.name, ctx->size, how);
   hy_metric_str(ctx, "weights_on", info->weights_host ? "host" : ctx->be.name);

@@ -59,8 +59,34 @@ int k_lle_grid_plan(const k_lle_points *p, k_lle_grid *g) {
   return HY_OK;
 }
 
-/* Neighbours of queries q0..q1-1 by the grid on the host.  Local. */
+/* k_lle_grid_knn_on's job: the grid, the points, the queries' first index, the lists. */
+typedef struct {
+  const k_lle_grid *g;
+  const k_lle_points *p;
+  int64_t q0;
+  int k;
+  int32_t *nbr;
+  double *d2;
+} grid_job;
+
+/* Queries q0 + [i0, i1).  Local. */
+static void grid_query_part(void *arg, int64_t i0, int64_t i1) {
+  const grid_job *j = arg;
+  for (int64_t i = i0; i < i1; i++) {
+    int64_t q = j->q0 + i;
+    k_lle_grid_query(j->g, j->p->x + q * j->p->dim, q, j->k, j->d2 + i * j->k, j->nbr + i * j->k);
+  }
+}
+
+/* Neighbours of queries q0..q1-1 by the grid on the host (the caller's thread).  Local. */
 int k_lle_grid_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t *nbr, double *d2) {
+  return k_lle_grid_knn_on(p, NULL, 1, q0, q1, k, nbr, d2);
+}
+
+/* The same with the queries on threads threads of pool (NULL: the caller's; each query on its
+ * own: the same lists at any count).  Local. */
+int k_lle_grid_knn_on(const k_lle_points *p, k_lle_pool *pool, int threads, int64_t q0, int64_t q1, int k,
+                      int32_t *nbr, double *d2) {
   k_lle_grid g;
   HY_CALL(k_lle_grid_plan(p, &g));
   int64_t n = p->n, *cell = NULL;
@@ -84,8 +110,9 @@ int k_lle_grid_knn(const k_lle_points *p, int64_t q0, int64_t q1, int k, int32_t
   start[0] = 0;
   free(cell);
   g.start = start; g.idx = idx; g.xs = xs;
-  for (int64_t q = q0; q < q1; q++)
-    k_lle_grid_query(&g, p->x + q * p->dim, q, k, d2 + (q - q0) * k, nbr + (q - q0) * k);
+  grid_job j = { &g, p, q0, k, nbr, d2 };
+  if (!pool || threads < 2 || q1 - q0 < 2 * threads) grid_query_part(&j, 0, q1 - q0);
+  else k_lle_pool_for(pool, threads, q1 - q0, grid_query_part, &j);
   free(start); free(idx); free(xs);
   return HY_OK;
 }

@@ -498,16 +498,25 @@ def check_host_threads(c):
     finally:
         os.environ.clear()
         os.environ.update(saved)
+    try:   # the host grid's queries on the threads (k_lle_grid_knn_on): the kd-tree's lists
+        for nt in (1, 3):
+            os.environ["OMP_NUM_THREADS"] = str(nt)
+            wd, out = run(c, 1, [a for a in base if a != "lle.knn=kdtree"] + ["lle.knn=grid"], "host_threads_grid_%d" % nt)
+            res[(nt, "grid", 1, -1)] = (digests(out), np.load(os.path.join(wd, "nbr.npy")), out)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
     ref = res[(1, "backend", 1, 60)]
     for key, (dg, nbr, out) in res.items():
         nt, w, ranks, spin = key
         same = dg == ref[0] and dg[0] is not None and dg[1] is not None and np.array_equal(nbr, ref[1])
-        want = ("kd-tree queries and weights on %d host thread(s)" % nt if w == "host" else
+        want = ("grid queries on %d host thread(s)" % nt if w == "grid" else
+                "kd-tree queries and weights on %d host thread(s)" % nt if w == "host" else
                 "kd-tree queries on %d host thread(s)" % nt)
         named = want in out and ("weights on host" in out)
         ok = same and named and "PASSED: lle" in out
-        print("%s host threads: %d thread(s), lle.weights = %s, %d rank(s), pool spin %d us (0: columns): lists %s, graph %s embedding %s%s" %
-              ("ok  " if ok else "FAIL", nt, w, ranks, spin, "same" if np.array_equal(nbr, ref[1]) else "DIFFERENT",
+        print("%s host threads: %d thread(s), %s, %d rank(s), pool spin %d us (0: columns; -1: default): lists %s, graph %s embedding %s%s" %
+              ("ok  " if ok else "FAIL", nt, "lle.knn = grid" if w == "grid" else "lle.weights = " + w, ranks, spin, "same" if np.array_equal(nbr, ref[1]) else "DIFFERENT",
                dg[0], dg[1], "" if named else " (report line missing: %r)" % want))
         rc |= 0 if ok else 1
     return rc
@@ -649,11 +658,14 @@ def check_gpu(c):
     wh, oh = run(c, 1, base + ["run.backend=host"], "gpu_auto_host")
     wa, oa = run(c, 1, base + ["run.backend=cuda"], "gpu_auto_cuda")
     wd, od = run(c, 1, base + ["run.backend=cuda", "lle.auto_host_n=0"], "gpu_auto_cuda_device")
+    wg, og = run(c, 1, base + ["run.backend=cuda", "lle.knn_host=grid"], "gpu_auto_cuda_hostgrid")
     checks = [
         ("auto below auto_host_n: kd-tree and weights on the host",
          "neighbours by kdtree (host), weights on host" in oa and "kd-tree queries and weights on" in oa),
         ("auto below auto_host_n: the host backend's graph and embedding", digests(oa) == digests(oh) and None not in digests(oa)),
         ("auto_host_n = 0: the device's search and weights", "neighbours by brute force" in od and "weights on cuda" in od),
+        ("knn_host = grid: the host grid on the threads, the host backend's graph and embedding",
+         "neighbours by grid (host), weights on host" in og and "grid queries and weights on" in og and digests(og) == digests(oh)),
         ("auto_host_n = 0: the same graph, Procrustes <= 1e-8",
          digests(od)[0] == digests(oh)[0] and procrustes_disparity(np.load(os.path.join(wh, "emb.npy")),
                                                                    np.load(os.path.join(wd, "emb.npy"))) < 1e-8),
