@@ -135,7 +135,7 @@ static void kd_build_run(void *arg, int tid, int nt) {
 static int kd_build_par(kd_tree *t, int32_t n, k_lle_pool *pool, int threads) {
   kd_task tk[KD_MAXTASK];
   int ntk = 0, depth = 1;
-  while ((1 << depth) < 2 * threads && depth < 6) depth++;
+  while ((1 << depth) < threads && depth < 6) depth++;   /* a task a thread: median splits make them equal */
   kd_build_top(t, 0, n, depth, tk, &ntk);
   int rc = HY_OK;
   for (int i = 0; i < ntk; i++) {
