@@ -47,6 +47,10 @@ typedef struct {
    * stays set: a matrix is present), the column offsets column - row in 16 bits */
   const float *valf;
   const int16_t *col16;
+  /* bcgs_prepare with k_bcgs_fmt.sell (CUDA): the entries in slices of 32 rows, entry j of row
+   * 32 s + l at sell[s] + 32 j + l (each slice padded to its longest row; the row's length from
+   * rp32); colind / col16 / val / valf then point at entries in that order (NULL: CSR order) */
+  const int32_t *sell;
 } k_csr_view;
 
 /* What bcgs_prepare is asked for (in) and what it did (out). */
@@ -59,6 +63,10 @@ typedef struct {
                        * all of it as streaming (evict-first) lines, no set-aside, so that the
                        * vectors stay in L2 while the matrices pass through */
   int fused;          /* in: the iterations run as bcgs_fused, not bcgs_batch */
+  int sell;           /* in (CUDA): the entries of A and M in slices of 32 rows (k_csr_view.sell)
+                       * for bcgs_batch's products at one thread a row (the rows' sums as 1 thread
+                       * per row in CSR order) */
+  int sell_used;      /* out: made */
   double l2_mb;       /* in (CUDA, l2 a|m|all): the window at most this many MB (0: the part's
                        * whole size, capped by the device's largest window; < 0: the set-aside
                        * it got, so that the window's hit ratio is 1: the part that fits) */

@@ -167,6 +167,13 @@ static const cfg_key spai_keys[] = {
     "memory per chunk instead of three per row; needs persistent_unroll = 4 or 8, "
     "persistent_rows = 1, merge_reductions = false; 2 or 3 blocks, every solve format; the same "
     "values bit for bit" },
+  { "solver", "persistent_sell", CFG_BOOL, "false", 0, 0, NULL,
+    "device_kernel = persistent on cuda: A's and M's entries in a copy for the solve in slices of "
+    "32 rows (entry j of the 32 rows of a slice side by side, each slice padded to its longest "
+    "row), each product at one thread a row with 4 of its entries loaded at once, so that a "
+    "warp's loads are consecutive; the rows' sums as solver.persistent_tpr = 1 sums them (bit "
+    "for bit that at the same grid); the classic iteration, not with split, prefetch or "
+    "persistent_rows = 2; every solve format, 2 or 3 blocks" },
   { "solver", "l2_window_mb", CFG_REAL, "0", -1, 1e5, NULL,
     "l2_window = a|m|all|stream on cuda: the window over at most this many MB of its part of the "
     "solve copy (its first bytes); 0 = the whole part (up to the device's largest window, hit "
@@ -179,7 +186,7 @@ static const cfg_key spai_keys[] = {
     "run's; a variant is tokens joined by '+', each changing one solver key of the run's: i32 / "
     "i16 (index16 false / true), double / single (precond_precision), l2none / l2a / l2m / l2all "
     "/ l2stream (l2_window), l2fit / l2whole / l2mbN (l2_window_mb -1 / 0 / N), pf / nopf "
-    "(persistent_prefetch), u1 / u4 / u8 (persistent_unroll; blocks as auto), b2 / b3 "
+    "(persistent_prefetch), sell / nosell (persistent_sell), u1 / u4 / u8 (persistent_unroll; blocks as auto), b2 / b3 "
     "(persistent_blocks), t1 .. t32 / tauto (persistent_tpr), times (phase_times), persistent / "
     "fused / graph (device_kernel), cN (check_every N); e.g. 'persistent+i32, persistent+i16, "
     "persistent+i16+single' (an INI line holds at most 198 characters: solver.variants_base "
@@ -221,6 +228,8 @@ static int spai_variants_check(hy_cfg *c, const char *key) {
     so.persistent_rows = (int)strtol(cfg_str(c, "solver.persistent_rows"), NULL, 10);
     so.merge_reductions = cfg_bool(c, "solver.merge_reductions");
     so.persistent_prefetch = cfg_bool(c, "solver.persistent_prefetch");
+    so.persistent_sell = cfg_bool(c, "solver.persistent_sell");
+    so.persistent_split = cfg_bool(c, "solver.persistent_split");
     char err[320];
     const char *bad = spai_variant_with_base(base, v, len, &so, err);
     if (bad)
@@ -252,6 +261,11 @@ static int spai_cfg_check(hy_cfg *c) {
        cfg_bool(c, "solver.merge_reductions")))
     return cfg_err(c, "solver.persistent_prefetch", "is true: it needs solver.persistent_unroll "
                    "= 4 or 8, solver.persistent_rows = 1 and solver.merge_reductions = false");
+  if (cfg_bool(c, "solver.persistent_sell") &&
+      (cfg_bool(c, "solver.persistent_prefetch") || cfg_is(c, "solver.persistent_rows", "2") ||
+       cfg_bool(c, "solver.merge_reductions") || cfg_bool(c, "solver.persistent_split")))
+    return cfg_err(c, "solver.persistent_sell", "is true: not with solver.persistent_prefetch, "
+                   "persistent_rows = 2, merge_reductions or persistent_split");
   double l2mb = cfg_real(c, "solver.l2_window_mb");
   if (l2mb < 0 && l2mb != -1)
     return cfg_err(c, "solver.l2_window_mb", "= %g: allowed -1 (fit), 0 (the whole part) or a "
@@ -326,6 +340,7 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
                         : cfg_is(c, "solver.l2_window", "stream") ? K_L2_STREAM : K_L2_NONE;
   o->solver.persistent_rows = (int)strtol(cfg_str(c, "solver.persistent_rows"), NULL, 10);
   o->solver.persistent_prefetch = cfg_bool(c, "solver.persistent_prefetch");
+  o->solver.persistent_sell = cfg_bool(c, "solver.persistent_sell");
   o->solver.l2_window_mb = cfg_real(c, "solver.l2_window_mb");
   o->solver.variants = cfg_str(c, "solver.variants");
   o->solver.variants_more = cfg_str(c, "solver.variants_more");

@@ -70,6 +70,8 @@ typedef struct {
   int persistent_rows;         /* solver.persistent_rows: rows of a lane group in flight, 1 or 2 */
   int persistent_prefetch;     /* solver.persistent_prefetch: a product's next chunk of entries
                                 * loaded while the current one's vector entries are gathered */
+  int persistent_sell;         /* solver.persistent_sell: A's and M's entries in slices of 32
+                                * rows for the persistent kernel (one thread a row) */
   double l2_window_mb;         /* solver.l2_window_mb: the window at most this many MB (0: the
                                 * part's size; -1: fit, the set-aside's size, hit ratio 1) */
   const char *variants;        /* solver.variants: after the solve, the same solve once per

@@ -311,6 +311,7 @@ static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
   const k_bcgs_fmt *f = &sv->fmt;
   hy_metric_int(ctx, "precond_single", sv->fmt_made && f->m_single_used);
   hy_metric_int(ctx, "index16", sv->fmt_made && f->index16_used);
+  hy_metric_int(ctx, "persistent_sell", sv->fmt_made && f->sell_used);
   int w = o->solver.l2_window;
   hy_metric_str(ctx, "l2_window", w == K_L2_A ? "a" : w == K_L2_M ? "m" : w == K_L2_ALL ? "all"
                                   : w == K_L2_STREAM ? "stream" : "none");
@@ -327,9 +328,11 @@ static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
   else
     snprintf(idx, sizeof idx, "%s", f->index16_used ? "16-bit offsets from the row (solver.index16)"
                                                     : "32-bit");
-  hy_printf0(ctx, "bicgstab: solve format: M's values %s, columns %s; copy made in %.3f ms "
+  hy_printf0(ctx, "bicgstab: solve format: M's values %s, columns %s%s; copy made in %.3f ms "
              "(outside the timed solve)%s%s\n", !o->solver.use_m ? "(none)" : f->m_single_used
-             ? "FP32 (solver.precond_precision = single)" : "FP64", idx, 1e3 * sv->fmt_s,
+             ? "FP32 (solver.precond_precision = single)" : "FP64", idx,
+             f->sell_used ? ", entries in slices of 32 rows (solver.persistent_sell)" : "",
+             1e3 * sv->fmt_s,
              sv->fmt_why[0] ? "; format not made: " : "", sv->fmt_why);
   hy_metric_num(ctx, "fmt_ms", 1e3 * sv->fmt_s);
   hy_metric_int(ctx, "max_offset", f->max_offset);

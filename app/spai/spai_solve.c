@@ -233,6 +233,10 @@ static int solve_batch_kind(solve_ctx *s, const spai_solve_opts *opt, spai_solve
     s->va.tpr = opt->persistent_tpr;
     if (s->mmat) s->vm.tpr = opt->persistent_tpr;
   }
+  if (opt->persistent_sell && s->be->gpu && want == 1) {   /* slices: one thread a row */
+    s->va.tpr = 1;
+    if (s->mmat) s->vm.tpr = 1;
+  }
   info->tpr_a = s->va.tpr;
   info->tpr_m = s->mmat ? s->vm.tpr : 0;
   return want;
@@ -291,7 +295,9 @@ static void solve_format(solve_ctx *s, const spai_solve_opts *opt, spai_solve_in
   f->index16 = opt->index16 == 1 || (opt->index16 == 2 && s->be->gpu);
   f->l2 = s->be->gpu ? opt->l2_window : K_L2_NONE;
   f->l2_mb = opt->l2_window_mb;
-  info->fmt_asked = f->m_single || opt->index16 == 1 || opt->l2_window || (f->index16 && s->batch);
+  f->sell = s->be->gpu && opt->persistent_sell && s->batch == 1;
+  info->fmt_asked = f->m_single || opt->index16 == 1 || opt->l2_window || (f->index16 && s->batch) ||
+                    f->sell;
   if (!info->fmt_asked) return;
   const char *why = !s->batch ? "it needs the device loop at one rank as solver.device_kernel = "
                                 "persistent (or fused, for l2_window)"
@@ -602,7 +608,7 @@ static void solve_bytes_fmt(const solve_ctx *s, const spai_solve_opts *opt, cons
 }
 
 const char spai_variant_tokens[] = "i32|i16|double|single|l2none|l2a|l2m|l2all|l2stream|l2fit|"
-                                   "l2whole|pf|nopf|u1|u4|u8|b2|b3|t1|t2|t4|t8|t16|t32|tauto|"
+                                   "l2whole|pf|nopf|sell|nosell|u1|u4|u8|b2|b3|t1|t2|t4|t8|t16|t32|tauto|"
                                    "times|persistent|fused|graph|c<N> (check_every N, 1..9999999)|"
                                    "l2mb<N> (l2_window_mb N, 1..99999)";
 
@@ -635,6 +641,8 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
     else if (!strcmp(t, "l2stream")) o->l2_window = K_L2_STREAM;
     else if (!strcmp(t, "l2fit")) o->l2_window_mb = -1;
     else if (!strcmp(t, "l2whole")) o->l2_window_mb = 0;
+    else if (!strcmp(t, "sell")) o->persistent_sell = 1;
+    else if (!strcmp(t, "nosell")) o->persistent_sell = 0;
     else if (!strcmp(t, "pf")) o->persistent_prefetch = 1;
     else if (!strcmp(t, "nopf")) o->persistent_prefetch = 0;
     else if (!strcmp(t, "u1") || !strcmp(t, "u4") || !strcmp(t, "u8")) {
@@ -673,6 +681,9 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
   if (o->persistent_prefetch && (o->persistent_unroll == 1 || o->persistent_rows == 2 ||
                                  o->merge_reductions))
     return "pf needs unroll 4 or 8 (u4 / u8), persistent_rows = 1 and merge_reductions = false";
+  if (o->persistent_sell && (o->persistent_prefetch || o->persistent_rows == 2 ||
+                             o->merge_reductions || o->persistent_split))
+    return "sell: not with pf, persistent_rows = 2, merge_reductions or persistent_split";
   if (o->persistent_rows == 2 && (o->persistent_unroll == 1 || o->persistent_blocks == 3))
     return "persistent_rows = 2 needs unroll 4 or 8 at 2 blocks (u4+b2 / u8)";
   return NULL;

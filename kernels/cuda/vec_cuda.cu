@@ -33,7 +33,9 @@ static_assert(K_VEC_MAXDOTS <= K_VEC_READMAX, "the dots fit the result scratch")
 /* The variants of the persistent kernel (pb_kernel: entries per lane loaded at once x blocks
  * per SM), and the grid slots of all (those, merged, and the solve formats'). */
 #define PB_NVAR 6
-#define PB_NGRID 48
+#define PB_NGRID 56
+/* The first grid slot of the slice products' kernels (pb_kernel_sell: 8 slots). */
+#define PB_VAR_SELL 45
 /* The first grid slot of the prefetching products' kernels (pb_kernel_pf: 16 slots). */
 #define PB_VAR_PF 29
 
@@ -228,6 +230,7 @@ struct pb_mat {
   int lt;
   const float *vf;
   const int16_t *co;
+  const int32_t *sp;               /* the slices' starts (k_csr_view.sell; NULL: CSR order) */
 };
 
 /* The solve formats of a product's matrix (template FM, bits): PB_VF its values in FP32 (vf,
@@ -237,6 +240,8 @@ struct pb_mat {
 /* The rows template argument of the products that prefetch (pb_spmv_pf) instead of holding R
  * rows at once. */
 #define PB_PF 0
+/* ... and of the products over slices of 32 rows (pb_spmv_sell). */
+#define PB_SELL (-1)
 template <int FM>
 static __device__ __forceinline__ double pb_val(const pb_mat &m, int e) {
   return (FM & PB_VF) ? (double)__ldg(m.vf + e) : __ldg(m.va + e);
@@ -480,6 +485,43 @@ static __device__ void pb_spmv_pf(int n, const pb_mat &mt, const LD &ld, double 
   }
 }
 
+/* pb_spmv_ld at one thread a row over the slices of 32 rows (k_csr_view.sell): thread gt takes
+ * rows gt, gt + G, .. (G the grid's threads, a multiple of 32, so a warp's rows are one slice),
+ * entry j of all 32 rows of a warp at consecutive addresses (one or two lines a load instead of
+ * eight or more for CSR's 8 rows x 4 lanes), their columns' vector entries mostly consecutive too;
+ * U entries of the row loaded at once.  The row's sum in CSR order by fma, as pb_spmv_ld with 1
+ * thread per row sums it, and the rows' outputs and dots in its order: bit for bit
+ * solver.persistent_tpr = 1 at the same grid. */
+template <int ND, int U, int FM, class LD>
+static __device__ void pb_spmv_sell(int n, const pb_mat &mt, const LD &ld, double *out,
+                                    const double *d, const double *d2, double *acc) {
+  typedef typename pb_vt<FM>::t vt;
+  int ng = gridDim.x * blockDim.x;
+  for (int row = blockIdx.x * blockDim.x + threadIdx.x; row < n; row += ng) {
+    int len = __ldg(mt.rp + row + 1) - __ldg(mt.rp + row);
+    int base = __ldg(mt.sp + (row >> 5)) + (row & 31);
+    double sum = 0;
+    for (int j = 0; j < len; j += U) {
+      int cu[U];
+      vt vu[U];
+      double qu[U];
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        bool in = j + u < len;
+        int e = base + 32 * (j + u);
+        cu[u] = in ? pb_col<FM>(mt, e, row) : 0;
+        vu[u] = in ? pb_raw<FM>(mt, e) : (vt)0;
+      }
+#pragma unroll
+      for (int u = 0; u < U; u++) qu[u] = j + u < len ? ld(cu[u]) : 0.0;
+#pragma unroll
+      for (int u = 0; u < U; u++)
+        if (j + u < len) sum = __fma_rn((double)vu[u], qu[u], sum);
+    }
+    pb_row_out<ND>(ld, row, sum, out, d, d2, acc);
+  }
+}
+
 /* out = mat q, q = ld(j) formed in the load (pb_ld / pb_ld_rp), the row's owner calling ld.own
  * first.  ND 1: acc[0] += d[row] out[row]; ND 2: and acc[1] += d2[row]^2; ND 3: with e = q[row]
  * (nv > 1) or d[row], acc += (out e, out out, e e); ND 5: and acc[3..4] += (d2[row] e, d2[row]
@@ -493,6 +535,9 @@ static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double 
     return;
   } else if constexpr (R == PB_PF) {
     pb_spmv_pf<ND, U, FM>(n, mt, ld, out, d, d2, acc);
+    return;
+  } else if constexpr (R == PB_SELL) {
+    pb_spmv_sell<ND, U, FM>(n, mt, ld, out, d, d2, acc);
     return;
   }
   const int T = 1 << mt.lt;
@@ -984,6 +1029,25 @@ static pb_kern pb_kernel_pf(bool pc, bool merged, int fmt, int unroll, int block
 #undef PB_PF_M
 #undef PB_PF_N
 
+/* The slice products' kernels (pb_spmv_sell, 4 entries of a row at once whatever the unroll):
+ * with M blocks 3 / 2 x the 4 formats, without M x 2.  Local. */
+static pb_kern pb_kernel_sell(bool pc, bool merged, int fmt, int unroll, int blocks, int *var) {
+  static const pb_kern with_m[2][4] = {
+    { kv_bcgs_persist<true, 4, 3, 0, PB_SELL>, kv_bcgs_persist<true, 4, 3, 1, PB_SELL>,
+      kv_bcgs_persist<true, 4, 3, 2, PB_SELL>, kv_bcgs_persist<true, 4, 3, 3, PB_SELL> },
+    { kv_bcgs_persist<true, 4, 2, 0, PB_SELL>, kv_bcgs_persist<true, 4, 2, 1, PB_SELL>,
+      kv_bcgs_persist<true, 4, 2, 2, PB_SELL>, kv_bcgs_persist<true, 4, 2, 3, PB_SELL> } };
+  static const pb_kern no_m[2][2] = {
+    { kv_bcgs_persist<false, 4, 3, 0, PB_SELL>, kv_bcgs_persist<false, 4, 3, 2, PB_SELL> },
+    { kv_bcgs_persist<false, 4, 2, 0, PB_SELL>, kv_bcgs_persist<false, 4, 2, 2, PB_SELL> } };
+  int b = blocks == 0 || blocks == 3 ? 0 : blocks == 2 ? 1 : -1;
+  if (!pc) fmt &= PB_I16;
+  (void)unroll;                            /* (always 4 entries of a row at once) */
+  if (merged || b < 0 || fmt < 0 || fmt > 3) return NULL;
+  *var = PB_VAR_SELL + (pc ? 4 * b + fmt : 2 * b + (fmt >> 1));
+  return pc ? with_m[b][fmt] : no_m[b][fmt >> 1];
+}
+
 static pb_kern pb_kernel(bool pc, bool merged, int fmt, int unroll, int blocks, int rows, int *var) {
   static const pb_kern with_m[2 * PB_NVAR] = {
     kv_bcgs_persist<true, 1, 3, 0>, kv_bcgs_persist<true, 4, 3, 0>, kv_bcgs_persist<true, 8, 3, 0>,
@@ -1044,9 +1108,15 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch on %lld rows (at most 2^31 - 2^24)",
                   (long long)sys->n);
   g->n = (int)sys->n;
-  g->a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, pb_log2(sys->a.tpr), NULL, sys->a.col16 };
-  g->m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val, pc ? pb_log2(sys->m.tpr) : 0,
-                 sys->m.valf, sys->m.col16 };
+  bool sell = sys->a.sell != NULL;
+  g->a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, sell ? 0 : pb_log2(sys->a.tpr), NULL,
+                 sys->a.col16, sys->a.sell };
+  g->m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val, pc && !sell ? pb_log2(sys->m.tpr) : 0,
+                 sys->m.valf, sys->m.col16, sys->m.sell };
+  if (sell && (fused || sys->split || sys->merged || sys->prefetch || sys->rows > 1 ||
+               (pc && !sys->m.sell)))
+    return hy_err(HY_ESYS, "vec cuda: bcgs_batch's slices of rows: the classic persistent "
+                  "kernel, no split, prefetch or rows 2, both matrices in slices");
   int fmt = (pc && sys->m.valf ? PB_VF : 0) | (sys->a.col16 ? PB_I16 : 0);
   if (sys->a.valf || (pc && (sys->m.col16 != NULL) != (sys->a.col16 != NULL)) ||
       (fmt && (fused || sys->split)))
@@ -1068,7 +1138,8 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
     return hy_err(HY_ESYS, "vec cuda: the merged iteration runs in bcgs_batch without split");
   if (sys->prefetch && !fused && sys->rows > 1)
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch: prefetch with rows %d (1 only)", sys->rows);
-  *kern = sys->prefetch && !fused
+  *kern = sell ? pb_kernel_sell(pc, sys->merged != 0, fmt, sys->unroll, sys->blocks, &var)
+          : sys->prefetch && !fused
           ? pb_kernel_pf(pc, sys->merged != 0, fmt, sys->unroll, sys->blocks, &var)
           : pb_kernel(pc, sys->merged != 0, fmt, fused ? 1 : sys->unroll, fused ? 3 : sys->blocks,
                       fused ? 1 : sys->rows, &var);
@@ -1227,6 +1298,95 @@ static int pk_fill(k_vec *v, k_csr_view *m, int64_t nnz, bool i16, bool f32, cha
   return HY_OK;
 }
 
+/* w[s] = the longest row of slice s (rows 32 s .. 32 s + 31).  */
+static __global__ void kv_sell_width(int rows, const int32_t *__restrict__ rp, int32_t *w) {
+  int ns = (rows + 31) >> 5;
+  for (int sl = blockIdx.x * blockDim.x + threadIdx.x; sl < ns; sl += gridDim.x * blockDim.x) {
+    int mx = 0;
+    for (int r = 32 * sl; r < rows && r < 32 * sl + 32; r++) {
+      int l = rp[r + 1] - rp[r];
+      mx = l > mx ? l : mx;
+    }
+    w[sl] = mx;
+  }
+}
+
+/* Row i's entries to their places in the slices (sp: the slices' starts): columns as 16-bit
+ * offsets (i16) or 32-bit, values as FP32 (VT float) or FP64, in the row's order. */
+template <typename VT>
+static __global__ void kv_sell_fill(int rows, const int32_t *__restrict__ rp,
+                                    const int32_t *__restrict__ ci, const double *__restrict__ va,
+                                    const int32_t *__restrict__ sp, bool i16, void *oc, VT *ov) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += gridDim.x * blockDim.x) {
+    int b = sp[i >> 5] + (i & 31);
+    for (int e = rp[i], j = 0; e < rp[i + 1]; e++, j++) {
+      if (i16) ((int16_t *)oc)[b + 32 * j] = (int16_t)(ci[e] - i);
+      else ((int32_t *)oc)[b + 32 * j] = ci[e];
+      ov[b + 32 * j] = (VT)va[e];
+    }
+  }
+}
+
+/* The starts of view m's slices of 32 rows on the host (*out: ns + 1 of them, malloc'd; the
+ * last the padded entries' count).  Local. */
+static int pk_sell_starts(k_vec *v, const k_csr_view *m, int32_t **out, int64_t *ns) {
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  int rows = (int)m->rows;
+  int64_t n = (rows + 31) / 32;
+  int32_t *dw = NULL, *hw = (int32_t *)malloc((size_t)(n + 1) * sizeof *hw);
+  if (!hw) return hy_err(HY_ESYS, "out of memory");
+  cudaError_t ce = cudaMalloc((void **)&dw, (size_t)(n > 0 ? n : 1) * sizeof *dw);
+  if (ce == cudaSuccess && n > 0) {
+    int b = (int)((n + 255) / 256);
+    kv_sell_width<<<b < 4096 ? b : 4096, 256, 0, st>>>(rows, m->rp32, dw);
+    ce = cudaGetLastError();
+    if (ce == cudaSuccess) ce = cudaMemcpyAsync(hw, dw, (size_t)n * sizeof *dw, cudaMemcpyDeviceToHost, st);
+    if (ce == cudaSuccess) ce = cudaStreamSynchronize(st);
+  }
+  if (dw) cudaFree(dw);
+  if (ce != cudaSuccess) {
+    free(hw);
+    HY_CUDA(ce);
+  }
+  int64_t acc = 0;                         /* exclusive scan of 32 x the widths */
+  for (int64_t k = 0; k < n; k++) {
+    int64_t w = hw[k];
+    hw[k] = (int32_t)acc;
+    acc += 32 * w;
+    if (acc > INT32_MAX - (1 << 24)) {
+      free(hw);
+      return hy_err(HY_ESYS, "vec cuda: the slices of rows hold more than 2^31 - 2^24 entries");
+    }
+  }
+  hw[n] = (int32_t)acc;
+  *out = hw;
+  *ns = n;
+  return HY_OK;
+}
+
+/* One matrix into the solve copy in slices of 32 rows (sp: the starts on the device): columns
+ * at base, values at base + colb; the view pointed at them.  Local. */
+static int pk_fill_sell(k_vec *v, k_csr_view *m, const int32_t *sp, bool i16, bool f32, char *base,
+                        size_t colb) {
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  int rb = (int)((m->rows + 255) / 256);
+  rb = rb < 1 ? 1 : rb > 4096 ? 4096 : rb;
+  char *vb = base + colb;
+  if (f32)
+    kv_sell_fill<float><<<rb, 256, 0, st>>>((int)m->rows, m->rp32, m->colind, m->val, sp, i16, base,
+                                            (float *)vb);
+  else
+    kv_sell_fill<double><<<rb, 256, 0, st>>>((int)m->rows, m->rp32, m->colind, m->val, sp, i16,
+                                             base, (double *)vb);
+  HY_CUDA_LAUNCH();
+  if (i16) m->col16 = (const int16_t *)base;
+  else m->colind = (const int32_t *)base;
+  if (f32) m->valf = (const float *)vb;
+  else m->val = (const double *)vb;
+  m->sell = sp;
+  return HY_OK;
+}
+
 /* The persisting L2 set-aside and the window over [base, base + bytes) for the stream and
  * bcgs_batch's launches (hit ratio: set-aside / window); stream: no set-aside, every line of the
  * window streaming (evict-first).  f->l2_mb > 0 caps the window at that many MB, < 0 at the
@@ -1304,8 +1464,11 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
   bool pc = m->val != NULL;
   bool ask = f->index16 || (pc && f->m_single);
   f->why[0] = 0;
+  bool sell = f->sell && !f->fused && !sys->split && !sys->merged && !sys->prefetch &&
+              sys->rows <= 1;
+  f->sell_used = 0;
   if (ask && (f->fused || sys->split || sys->merged ||
-              (pc && sys->blocks == 2 && sys->rows != 2 && !sys->prefetch))) {
+              (pc && sys->blocks == 2 && sys->rows != 2 && !sys->prefetch && !sell))) {
     snprintf(f->why, sizeof f->why, "%s", f->fused ? "the fused kernels run FP64 values and 32-bit columns"
              : sys->split ? "not with solver.persistent_split"
              : sys->merged ? "not with solver.merge_reductions"
@@ -1337,14 +1500,45 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
   }
   bool f32 = ask && pc && f->m_single;
   f->m_single_used = f32;
-  if (!i16 && !f32 && f->l2 == K_L2_NONE) return HY_OK;   /* nothing to change: no copy */
+  if (!i16 && !f32 && !sell && f->l2 == K_L2_NONE) return HY_OK;   /* nothing to change */
+  /* in slices: the padded entries and the slices' starts (sa, sm: host, then after the rest) */
+  int32_t *hsa = NULL, *hsm = NULL;
+  int64_t nsa = 0, nsm = 0;
+  if (sell) {
+    HY_CALL(pk_sell_starts(v, a, &hsa, &nsa));
+    if (pc) {
+      int rc = pk_sell_starts(v, m, &hsm, &nsm);
+      if (rc != HY_OK) free(hsa);
+      HY_CALL(rc);
+    }
+    na = hsa[nsa];
+    if (pc) nm = hsm[nsm];
+  }
   size_t ca = pk_round((size_t)na * (i16 ? 2 : 4)), va = pk_round((size_t)na * 8);
   size_t cm = pk_round((size_t)nm * (i16 ? 2 : 4)), vm = pk_round((size_t)nm * (f32 ? 4 : 8));
-  size_t total = ca + va + (pc ? cm + vm : 0);
-  HY_CUDA(cudaMalloc(&s->pack, total));
+  size_t mats = ca + va + (pc ? cm + vm : 0);
+  size_t spa = sell ? pk_round((size_t)(nsa + 1) * 4) : 0, spm = sell && pc ? pk_round((size_t)(nsm + 1) * 4) : 0;
+  size_t total = mats + spa + spm;
+  cudaError_t ce = cudaMalloc(&s->pack, total);
+  if (ce == cudaSuccess && sell) {
+    char *sb = (char *)s->pack + mats;
+    ce = cudaMemcpy(sb, hsa, (size_t)(nsa + 1) * 4, cudaMemcpyHostToDevice);
+    if (ce == cudaSuccess && pc) ce = cudaMemcpy(sb + spa, hsm, (size_t)(nsm + 1) * 4, cudaMemcpyHostToDevice);
+  }
+  free(hsa);
+  free(hsm);
+  HY_CUDA(ce);
   char *base = (char *)s->pack;
-  HY_CALL(pk_fill(v, a, na, i16, false, base, ca));
-  if (pc) HY_CALL(pk_fill(v, m, nm, i16, f32, base + ca + va, cm));
+  if (sell) {
+    const int32_t *sa = (const int32_t *)(base + mats), *sm = (const int32_t *)(base + mats + spa);
+    HY_CALL(pk_fill_sell(v, a, sa, i16, false, base, ca));
+    if (pc) HY_CALL(pk_fill_sell(v, m, sm, i16, f32, base + ca + va, cm));
+    f->sell_used = 1;
+  } else {
+    HY_CALL(pk_fill(v, a, na, i16, false, base, ca));
+    if (pc) HY_CALL(pk_fill(v, m, nm, i16, f32, base + ca + va, cm));
+  }
+  total = mats;                            /* (the window over the matrices, not the starts) */
   if (f->l2 == K_L2_A) HY_CALL(pk_l2(v, base, ca + va, false, f));
   else if (f->l2 == K_L2_M && pc) HY_CALL(pk_l2(v, base + ca + va, cm + vm, false, f));
   else if (f->l2 == K_L2_ALL || f->l2 == K_L2_STREAM)

@@ -515,6 +515,10 @@ hy_case(NAME spai_persistent_prefetch_bad RANKS 1 EXIT 1
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000
        solver.persistent_prefetch=true solver.persistent_unroll=1
   EXPECT "solver.persistent_prefetch.*is true: it needs solver.persistent_unroll = 4 or 8, solver.persistent_rows = 1 and solver.merge_reductions = false")
+hy_case(NAME spai_persistent_sell_bad RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000
+       solver.persistent_sell=true solver.persistent_split=true
+  EXPECT "solver.persistent_sell.*is true: not with solver.persistent_prefetch, persistent_rows = 2, merge_reductions or persistent_split")
 hy_case(NAME spai_persistent_prefetch_host RANKS 1 JSON
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
        solver.device_loop=true solver.device_kernel=persistent solver.persistent_prefetch=true
@@ -1016,14 +1020,48 @@ if(HYBRID_GPU_TESTS)
          solver.persistent_rows=2 solver.precond_precision=single solver.index16=true
          solver.l2_window=all)
   # solver.persistent_prefetch (a product's next chunk of entries loaded while one is gathered):
-  # bit for bit the default persistent kernel (--ref: unroll 1, 3 blocks) at unroll 8 / 2 blocks
-  # and unroll 4 / 3 blocks, with FP32 M + 16-bit offsets + the window bit for bit the same
-  # format without prefetch, without preconditioner (+ 16-bit offsets) at unroll 8
+  # bit for bit the persistent kernel at unroll 1 on the same grid (--ref: the same blocks per
+  # SM; another grid sums the dots in other blocks: the 07:25 H200 run's 1.8e-13 of max |x| at 2
+  # against 3 blocks) at unroll 8 / 2 blocks and unroll 4 / 3 blocks, with FP32 M + 16-bit
+  # offsets + the window (unroll 4, 3 blocks) bit for bit the same format without prefetch,
+  # without preconditioner (+ 16-bit offsets) at unroll 8 / 2 blocks.  solver.persistent_sell
+  # (A's and M's entries in slices of 32 rows, one thread a row): bit for bit
+  # solver.persistent_tpr = 1 at the same grid, with SPAI, with FP32 M + 16-bit offsets + the
+  # window, at 2 blocks, without preconditioner
+  spai_multi(spai_gpu_persistent_sell_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record persistent_sell=1 tpr_A=1 tpr_M=1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_sell=false solver.persistent_tpr=1
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_sell=true)
+  spai_multi(spai_gpu_persistent_sell_fmt_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record persistent_sell=1
+    precond_single=1 index16=1 l2_window=all
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_sell=false solver.persistent_tpr=1 solver.l2_window=none
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_sell=true
+         solver.precond_precision=single solver.index16=true solver.l2_window=all
+         solver.l2_window_mb=20)
+  spai_multi(spai_gpu_persistent_sell_b2_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent --record persistent_sell=1
+    persistent_blocks=2
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_sell=false solver.persistent_tpr=1
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_sell=true solver.persistent_blocks=2)
+  spai_multi(spai_gpu_persistent_sell_none device-loop RANKS 1 LABELS gpu
+    OPTS --backends cuda --every 1 10 --kernel persistent --record persistent_sell=1 index16=1
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_sell=false solver.persistent_tpr=1 solver.index16=false
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=40427 solver.device_kernel=persistent
+         solver.persistent_sell=true solver.index16=true)
   spai_multi(spai_gpu_persistent_prefetch_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
     OPTS --backends cuda --every 10 --kernel persistent --record persistent_prefetch=1
     persistent_unroll=8 persistent_blocks=2
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
-          solver.persistent_prefetch=false solver.persistent_unroll=1
+          solver.persistent_prefetch=false solver.persistent_unroll=1 solver.persistent_blocks=2
     ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true)
   spai_multi(spai_gpu_persistent_prefetch_u4b3_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
@@ -1039,13 +1077,15 @@ if(HYBRID_GPU_TESTS)
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_prefetch=false solver.persistent_unroll=1 solver.l2_window=none
     ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
-         solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true
+         solver.device_kernel=persistent solver.persistent_unroll=4 solver.persistent_blocks=3
+         solver.persistent_prefetch=true
          solver.precond_precision=single solver.index16=true solver.l2_window=all
          solver.l2_window_mb=-1)
   spai_multi(spai_gpu_persistent_prefetch_none device-loop RANKS 1 LABELS gpu
     OPTS --backends cuda --every 1 10 --kernel persistent --record persistent_prefetch=1 index16=1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
-          solver.persistent_prefetch=false solver.persistent_unroll=1 solver.index16=false
+          solver.persistent_prefetch=false solver.persistent_unroll=1 solver.persistent_blocks=2
+          solver.index16=false
     ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
          matrix.rhs=random run.seed=52711 solver.device_kernel=persistent
          solver.persistent_unroll=8 solver.persistent_prefetch=true solver.index16=true)
