@@ -138,6 +138,43 @@ static int bs_alloc(k_lle_bsub *w, cudaStream_t stream, cusparseHandle_t sp, cus
   return HY_OK;
 }
 
+/* An early engine's warm-up (lle.iter_open = beside): one rr and rotate's calls on zero blocks,
+ * on the opening thread's stream and handles, so that the modules of their kernels are loaded
+ * (CUDA loads a kernel's module at its first launch) while the factorisation runs, not in the
+ * first iteration.  Nothing it leaves is read (the iteration overwrites the blocks); a failure
+ * is ignored (cleared): the iteration then pays those first calls as before.  Local. */
+static void bs_warm(k_lle_bsub *w, cudaStream_t stream, cusparseHandle_t sp, cusolverDnHandle_t so) {
+  cublasHandle_t cb = NULL;
+  if (cublasCreate(&cb) != CUBLAS_STATUS_SUCCESS || cublasSetStream(cb, stream) != CUBLAS_STATUS_SUCCESS) {
+    if (cb) cublasDestroy(cb);
+    cudaGetLastError();
+    return;
+  }
+  int64_t n = w->n;
+  int p = w->p, nn = (int)n;
+  size_t np = (size_t)n * p * sizeof(double);
+  const double one = 1, zero = 0, mr = -1.0 / (double)n;
+  double res = 0;
+  cudaMemsetAsync(w->v, 0, np, stream);
+  cudaMemsetAsync(w->mv, 0, np, stream);
+  cudaMemsetAsync(w->y, 0, (size_t)p * p * sizeof(double), stream);
+  cublasDgemv(cb, CUBLAS_OP_T, nn, p, &one, w->v, nn, w->ones, 1, &zero, w->s, 1);
+  cublasDger(cb, nn, p, &mr, w->ones, 1, w->s, 1, w->v, nn);
+  cusolverDnDgeqrf(so, nn, p, w->v, nn, w->tau, w->work, w->lwork, w->info);
+  cusolverDnDorgqr(so, nn, p, p, w->v, nn, w->tau, w->work, w->lwork, w->info);
+  cusparseSpMM(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, w->B, w->dv, &zero, w->dt,
+               CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, w->spbuf);
+  cusparseSpMM(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, w->BT, w->dt, &zero, w->dmv,
+               CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, w->spbuf);
+  cublasDgemm(cb, CUBLAS_OP_T, CUBLAS_OP_N, p, p, nn, &one, w->v, nn, w->mv, nn, &zero, w->h, p);
+  cublasDgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, nn, p, p, &one, w->v, nn, w->y, p, &zero, w->tmp, nn);
+  cublasDaxpy(cb, nn, &mr, w->v, 1, w->tmp, 1);
+  cublasDnrm2(cb, nn, w->tmp, 1, &res);
+  cudaStreamSynchronize(stream);
+  cublasDestroy(cb);
+  cudaGetLastError();
+}
+
 /* The k_lle_eig_ops entry bsub_open.  Local. */
 static int bs_open(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **wp) {
   *wp = NULL;
@@ -166,6 +203,7 @@ static int bs_open(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **wp) {
   }
   if (rc == HY_OK) rc = bs_upload_b(w, in, stream, sp);
   if (rc == HY_OK) rc = bs_alloc(w, stream, sp, so);
+  if (rc == HY_OK && own) bs_warm(w, stream, sp, so);
   if (own) {
     if (stream) cudaStreamSynchronize(stream);
     if (so) cusolverDnDestroy(so);
