@@ -37,9 +37,12 @@
 #      the fused panel (auto nb and 1024), the vendor panel, and fused with gauss.tensor = tf32 (the
 #      panel's and TRSM's FP32 GEMMs on TF32 tensor cores) (target >= 250 TF-equivalent)
 #  13. the profiles (gauss.profile = true) of FP64 and HPL-MxP FP16 with the fused panel at --n
-#  14. HPL-MxP FP16 with the default panel at --mxp-big (98304: FP64 copy 77 GB + FP32 factors
-#      39 GB on the device; at most 106496 on an H200: 91 + 45 GB), traced, the target line: the
-#      issue's HPL-MxP figure (H200, 03:13, bd8e183: 253.6 TF-equivalent, met)
+#  14. HPL-MxP FP16 at --mxp-big (98304: FP64 copy 77 GB + FP32 factors 39 GB on the device; at
+#      most 106496 on an H200: 91 + 45 GB) without row exchanges (gauss.pivoting = none, as
+#      HPL-MxP's rules allow), the FP32 TRSM and panel GEMMs on TF32 tensor cores (gauss.tensor =
+#      tf32), nb 2048, traced: the target line, the issue's HPL-MxP figure (H200, 12-02 07:25,
+#      b8a85d5: 392.0 TF-equivalent; partial pivoting, the vendor's panel, nb 1024 as before:
+#      248.8 in the same run; --only mxpvariant without keys runs that one)
 #  mxpvariant. one HPL-MxP FP16 line at --mxp-big (traced, repeat 2) with the arguments after --
 #      (e.g. gauss.pivoting=none, gauss.tensor=tf32, gauss.nb=2048): "target HPL-MxP fp16: R
 #      TF-equivalent ..." with the variant's keys, so that one GPU run compares variants (one
@@ -201,7 +204,8 @@ if want 13; then
   run profile_mxp_fp16_fused_$N 1 gauss.n=$N gauss.low=fp16 "${MXP[@]}" gauss.repeat=2 gauss.profile=true gauss.panel=fused
 fi
 if want 14; then
-  run big_mxp_fp16_$MXPBIG 1 gauss.n=$MXPBIG gauss.low=fp16 gauss.trace=true "${MXP[@]}"
+  run big_mxp_fp16_$MXPBIG 1 gauss.n=$MXPBIG gauss.low=fp16 gauss.trace=true gauss.pivoting=none gauss.tensor=tf32 \
+    gauss.nb=2048 "${MXP[@]}"
   mxp big_mxp_fp16_$MXPBIG
 fi
 if want mxpvariant; then

@@ -233,9 +233,11 @@ enum { K_GAUSS_PANEL_VENDOR = 0, K_GAUSS_PANEL_RECURSIVE = 1, K_GAUSS_PANEL_FUSE
  * stream before a factorization): the lookahead side stream's priority, c = 0 the highest (the
  * default), 1 the main stream's.  PBROWS (gauss.panel_rows): the fused base block's rows per
  * thread block, c (0: the backend's default; GPU: 1024, fewer where shared memory holds fewer;
- * host: nothing). */
+ * host: nothing).  SMS (gauss.panel_sms): the main stream's library calls (the trailing GEMMs,
+ * the TRSM) told to use all but c multiprocessors, left to the lookahead panel beside them (GPU:
+ * cublasSetSmCountTarget on the main handle; c = 0: all again; host: nothing). */
 enum { K_GAUSS_AUX_ENTER = 0, K_GAUSS_AUX_PANEL = 1, K_GAUSS_AUX_CHUNK = 2, K_GAUSS_AUX_MAIN = 3,
-       K_GAUSS_AUX_MARK = 4, K_GAUSS_AUX_SIDE = 5, K_GAUSS_AUX_PBROWS = 6 };
+       K_GAUSS_AUX_MARK = 4, K_GAUSS_AUX_SIDE = 5, K_GAUSS_AUX_PBROWS = 6, K_GAUSS_AUX_SMS = 7 };
 #define K_GAUSS_CHUNKS_MAX 16
 
 /* The base blocks of getrf_rec / getrf_dev.  NOPIV (gauss.pivoting = none, FP32 factors: HPL-MxP's

@@ -85,6 +85,11 @@ static const cfg_key gauss_keys[] = {
     "blocked, panel = fused (GPU): about this many rows a thread block of the base block (0: "
     "1024; more rows: fewer blocks, so fewer multiprocessors taken from the trailing GEMM, as far "
     "as shared memory holds them: at most ~1600 FP32 / ~800 FP64 rows of 32 columns)" },
+  { "gauss", "panel_sms", CFG_INT, "0", 0, 1024, NULL,
+    "blocked, lookahead 1, GPU: the main stream's library calls (the trailing GEMMs, TRSM) use all "
+    "but this many multiprocessors (cublasSetSmCountTarget), left to the lookahead panel factored "
+    "beside them (0: all; the GEMM's kernels otherwise hold every multiprocessor to the end of "
+    "the call, and the panel waits for it)" },
   { "gauss", "panel_nb", CFG_INT, "64", 1, 4096, NULL,
     "blocked, panel = recursive | fused: widest column block factored as one (fused: at most 32)" },
   { "gauss", "lookahead", CFG_INT, "1", 0, 1, NULL,
@@ -230,6 +235,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->panel = cfg_enum(c, "gauss.panel");
   o->panel_nb = (int)cfg_int(c, "gauss.panel_nb");
   o->panel_rows = (int)cfg_int(c, "gauss.panel_rows");
+  o->panel_sms = (int)cfg_int(c, "gauss.panel_sms");
   o->panel_vendor_rows = cfg_int(c, "gauss.panel_vendor_rows");
   o->lookahead = (int)cfg_int(c, "gauss.lookahead");
   o->update_chunks = (int)cfg_int(c, "gauss.update_chunks");

@@ -602,6 +602,8 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w) {
   if (ko->aux_ctl) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_SIDE, g->o->side_same));
   /* gauss.panel_rows: the fused base block's rows per thread block */
   if (ko->aux_ctl) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_PBROWS, g->o->panel_rows));
+  /* gauss.panel_sms: multiprocessors the main stream's GEMMs leave to the panel (until blk_ws_free) */
+  if (ko->aux_ctl && g->o->panel_sms > 0) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_SMS, g->o->panel_sms));
   /* pivots on the device: one rank, gauss.pivots = device, a backend that has getrf_dev */
   int dev = ctx->size == 1 && g->o->pivots_dev && ko->getrf_dev && ko->swap_plan && ko->swap_apply;
   w->pw = &blk_pivot_ways[dev];
@@ -815,6 +817,7 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
 static void blk_ws_free(blk_ws *w) {
   k_backend *be = w->g->be;
   HY_LOCAL(be->ops->sync(be));
+  if (w->g->ko->aux_ctl && w->g->o->panel_sms > 0) HY_LOCAL(w->g->ko->aux_ctl(be, K_GAUSS_AUX_SMS, 0));
   be->ops->free(be, w->lbuf[0]);
   be->ops->free(be, w->lbuf[1]);
   be->ops->free(be, w->ubuf);

@@ -150,6 +150,9 @@ static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf
                g->prof[0] * 1e3, g->prof[1] * 1e3, g->prof[2] * 1e3, g->prof[3] * 1e3,
                g->prof[4] * 1e3, (g->prof[0] + g->prof[1] + g->prof[2] + g->prof[3] + g->prof[4]) * 1e3);
   if (g->tr.done && g->alg == GAUSS_BLOCKED) gauss_report_trace(g);
+  if (g->o->panel_sms > 0 && g->alg == GAUSS_BLOCKED && info->alg == &gauss_blocked_alg && g->ko->gpu)
+    hy_printf0(ctx, "gauss: panel_sms = %d: the main stream's GEMMs and TRSM on all but %d "
+               "multiprocessors, left to the lookahead panel beside them\n", g->o->panel_sms, g->o->panel_sms);
   if (g->vendor_rows > 0 && g->alg == GAUSS_BLOCKED && info->alg == &gauss_blocked_alg)
     hy_printf0(ctx, "gauss: panels (last factorization): %lld of %lld by "
                "the vendor's getrf (more than gauss.panel_vendor_rows = %lld rows), the rest by "

@@ -184,6 +184,19 @@ static int c_aux_ctl(k_backend *be, int what, int c) {
     w->pb_rows = c > 0 ? c : 0;
     return HY_OK;
   }
+  if (what == K_GAUSS_AUX_SMS) {
+    /* gauss.panel_sms: the main handle's kernels on all but c multiprocessors (Hopper's GEMM
+     * kernels otherwise hold every one for the whole call, and the side stream's panel waits) */
+    int dev = 0, nsm = 0, got = -1;
+    HY_CUDA(cudaGetDevice(&dev));
+    HY_CUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+    int target = c > 0 ? (nsm - c > 1 ? nsm - c : 1) : 0;
+    HY_CUBLAS(cublasSetSmCountTarget(st->cublas, target));
+    HY_CUBLAS(cublasGetSmCountTarget(st->cublas, &got));
+    if (got != target)
+      return hy_err(HY_ESYS, "gauss.panel_sms: cuBLAS kept an SM count target of %d, not %d", got, target);
+    return HY_OK;
+  }
   if (what == K_GAUSS_AUX_SIDE) {
     /* the lookahead side stream's priority: made anew (after the device is idle) on a change */
     if (w->cur_side != 0) return hy_err(HY_ESYS, "gauss aux_ctl: the side stream's priority set off the main stream");
