@@ -1517,13 +1517,17 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
   size_t ca = pk_round((size_t)na * (i16 ? 2 : 4)), va = pk_round((size_t)na * 8);
   size_t cm = pk_round((size_t)nm * (i16 ? 2 : 4)), vm = pk_round((size_t)nm * (f32 ? 4 : 8));
   size_t mats = ca + va + (pc ? cm + vm : 0);
-  size_t spa = sell ? pk_round((size_t)(nsa + 1) * 4) : 0, spm = sell && pc ? pk_round((size_t)(nsm + 1) * 4) : 0;
+  size_t spa = sell ? pk_round((size_t)(nsa + 1) * 4) : 0;
+  size_t spm = sell && pc ? pk_round((size_t)(nsm + 1) * 4) : 0;
   size_t total = mats + spa + spm;
   cudaError_t ce = cudaMalloc(&s->pack, total);
-  if (ce == cudaSuccess && sell) {
+  if (ce == cudaSuccess && sell) {          /* (on the stream, done before the host copies go) */
     char *sb = (char *)s->pack + mats;
-    ce = cudaMemcpy(sb, hsa, (size_t)(nsa + 1) * 4, cudaMemcpyHostToDevice);
-    if (ce == cudaSuccess && pc) ce = cudaMemcpy(sb + spa, hsm, (size_t)(nsm + 1) * 4, cudaMemcpyHostToDevice);
+    ce = cudaMemcpyAsync(sb, hsa, (size_t)(nsa + 1) * 4, cudaMemcpyHostToDevice, st);
+    if (ce == cudaSuccess && pc)
+      ce = cudaMemcpyAsync(sb + spa, hsm, (size_t)(nsm + 1) * 4, cudaMemcpyHostToDevice, st);
+    cudaError_t se = cudaStreamSynchronize(st);
+    if (ce == cudaSuccess) ce = se;
   }
   free(hsa);
   free(hsm);
