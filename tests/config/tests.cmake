@@ -160,3 +160,22 @@ hy_case(NAME config_unused_embedded_other_np1 RANKS 1 EXIT 0 JSON TIMEOUT 60
   REJECT "set but not read"
   RUNCASE "--json-field=unused_keys=[]"
   ARGS run.workload=selftest selftest.n=1000 selftest.copy_mib=1)
+
+# The shipped configs set only what they mean to (tests/tools/config_defaults.py): every other
+# key at its registry default, so that a default the H200 measurements chose is what a user of
+# config/NAME.ini runs (config/lle.ini held cnd_top = tiles after the default became auto).
+# The allowed keys are each file's problem size and workload.
+set(HY_CFG_ALLOW_gauss run.workload gauss.n)
+set(HY_CFG_ALLOW_spai run.workload matrix.generator matrix.size spai.tau)
+set(HY_CFG_ALLOW_lle run.workload lle.n lle.trust_sample)
+set(HY_CFG_ALLOW_gemm run.workload)
+set(HY_CFG_ALLOW_sort run.workload sort.n)
+set(HY_CFG_ALLOW_conv run.workload run.seed conv.width conv.height conv.passes)
+set(HY_CFG_ALLOW_selftest selftest.copy_mib)
+foreach(w gauss spai lle gemm sort conv selftest)
+  add_test(NAME config_defaults_${w}
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/tools/config_defaults.py --bin ${HY_BIN_HYBRID}
+            ${CMAKE_SOURCE_DIR}/config/${w}.ini --allow ${HY_CFG_ALLOW_${w}})
+  set_tests_properties(config_defaults_${w} PROPERTIES LABELS unit TIMEOUT 60
+    PASS_REGULAR_EXPRESSION "PASSED: .*${w}\\.ini" FAIL_REGULAR_EXPRESSION "FAILED")
+endforeach()
