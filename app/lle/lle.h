@@ -248,6 +248,7 @@ typedef struct {
   const struct lle_eigsolver *solver;   /* the solver whose result this is */
   char solver_label[96];       /* its name, "(fallback)" added when it took over */
   char solver_note[64];        /* why the configured solver was not used, or "" */
+  const char *auto_choice;     /* lle.eigensolver = auto: the solver it chose by n, else NULL */
   char fallback_msg[512];      /* why the first solver gave way, "" when it did not */
   double cpu_assemble, cpu_eigen;
   /* check (rank 0) */

@@ -1,7 +1,7 @@
-/* lle_eig_bsvd.c - eigensolver bsvd (the default): subspace iteration with M^+ = B^+ B^+T
- * from one UMFPACK LU of B = I - W (+ one diagonal entry), M never assembled; falls back to
- * shift-invert when the kNN graph has several components.  N = 300k: 4e9 LU flops against
- * 2.7e10 for the Cholesky of M. */
+/* lle_eig_bsvd.c - eigensolver bsvd (lle.eigensolver = auto's below lle.auto_cnd_n points):
+ * subspace iteration with M^+ = B^+ B^+T from one UMFPACK LU of B = I - W (+ one diagonal
+ * entry), M never assembled; falls back to shift-invert when the kNN graph has several
+ * components.  N = 300k: 4e9 LU flops against 2.7e10 for the Cholesky of M. */
 #include "lle_eig.h"
 #include "hybrid.h"
 #include "k_lle.h"

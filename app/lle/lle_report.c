@@ -179,11 +179,15 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
     hy_printf0(ctx, "lle: M = %s: %lld x %lld, %lld nonzeros\n",
                o->method == LLE_STANDARD ? "(I - W)^T (I - W)" : "sum of the local blocks", (long long)n, (long long)n,
                (long long)info->m.nnz);
+  if (info->auto_choice)   /* which solver auto took, and why: users see what ran */
+    hy_printf0(ctx, "lle: eigensolver = auto: %s (n = %lld %s lle.auto_cnd_n = %lld)\n", info->auto_choice, (long long)n,
+               n >= o->auto_cnd_n ? ">=" : "<", (long long)o->auto_cnd_n);
   if (info->fallback_msg[0]) hy_printf0(ctx, "%s", info->fallback_msg);
   if (info->perturbed)
     hy_printf0(ctx, "lle: [debug] perturb = %g: eigenvectors perturbed after the solve, residuals recomputed\n",
                ctx->debug.perturb);
   info->solver->report(ctx, info->solver_label, e);
+  hy_metric_str(ctx, "eigensolver", info->solver->name);   /* the one whose eigenpairs these are (auto resolved, fallback taken) */
   hy_printf0(ctx, "lle: CPU time of this process: assemble %.3f s, eigen %.3f s\n", info->cpu_assemble, info->cpu_eigen);
   hy_metric_num(ctx, "eigen_cpu_seconds", info->cpu_eigen);
   hy_printf0(ctx, "  %3s %24s %12s %12s\n", "j", "eigenvalue", "residual", "res/||M||");

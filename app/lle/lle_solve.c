@@ -68,6 +68,7 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
    * (N = 20k 1.0 s vs 0.28 s, 1M 23.6 s vs 15.4 s: cuSOLVER csrchol's analysis and one-column
    * solves).  By n alone, so the same at any rank count. */
   name = lle_solver_name(o, n);
+  info->auto_choice = strcmp(o->eigensolver, "auto") ? NULL : name;
   const lle_eigsolver *s = lle_eigsolver_find(name);
   if (!s) return hy_err(HY_EUSAGE, "lle.eigensolver = %s: no such solver", o->eigensolver);
   if (s->needs_w && !info->w) {   /* ltsa, hessian: M from blocks, no W = I - B */

@@ -642,7 +642,7 @@ def check_gpu(c):
         for be in ("host", "cuda"):
             wd, out = run(c, 1, ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.k=10",
                                  "lle.knn=brute", "run.backend=" + be, "lle.trust_sample=0", "lle.weights=backend",
-                                 "output.embedding=emb.npy"] + extra, "gpu_%s_%s_%s" % (ds, "_".join(extra), be))
+                                 "lle.eigensolver=bsvd", "output.embedding=emb.npy"] + extra, "gpu_%s_%s_%s" % (ds, "_".join(extra), be))
             outs[be] = (digests(out), np.load(os.path.join(wd, "emb.npy")))
         same = outs["host"][0][0] == outs["cuda"][0][0]
         Yh, Yc = outs["host"][1], outs["cuda"][1]
@@ -654,7 +654,8 @@ def check_gpu(c):
     # lle.knn / lle.weights = auto on CUDA below lle.auto_host_n points (default 50000): the host's
     # kd-tree and weights on the rank's threads, the host backend's graph and embedding bit for
     # bit; with lle.auto_host_n = 0 the device's brute force and weights (Procrustes <= 1e-8)
-    base = ["run.workload=lle", "lle.n=20000", "lle.k=10", "lle.trust_sample=0", "output.embedding=emb.npy"]
+    base = ["run.workload=lle", "lle.n=20000", "lle.k=10", "lle.trust_sample=0", "lle.eigensolver=bsvd",
+            "output.embedding=emb.npy"]
     wh, oh = run(c, 1, base + ["run.backend=host"], "gpu_auto_host")
     wa, oa = run(c, 1, base + ["run.backend=cuda"], "gpu_auto_cuda")
     wd, od = run(c, 1, base + ["run.backend=cuda", "lle.auto_host_n=0"], "gpu_auto_cuda_device")

@@ -70,7 +70,10 @@ foreach(np 2 3)
     ARGS run.workload=lle lle.n=4000 lle.trust_sample=0 lle.eigensolver=chol-nd debug.fail_rank=${last} debug.fail_stage=eigen debug.fail_code=3)
 endforeach()
 
+# (lle.eigensolver's default is auto: bsvd below lle.auto_cnd_n = 20000 points, the choice printed and recorded)
 hy_case(NAME lle_default RANKS 1 JSON EXPECT "PASSED: lle" "trustworthiness 0\\.99" "eigensolver bsvd"
+  "lle: eigensolver = auto: bsvd \\(n = 1000 < lle.auto_cnd_n = 20000\\)"
+  RUNCASE --json-field config.lle.eigensolver=auto --json-field metrics.eigensolver=bsvd
   ARGS run.workload=lle lle.n=1000 output.embedding=e.csv)
 # the in-binary PNG plot is gone (jobs/hyplot.py draws from the embedding file): output.plot is
 # an unknown key now, refused naming it
@@ -147,11 +150,20 @@ add_test(NAME lle_auto_eig_cnd COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}
   -- ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} ${HY_LLE_AUTO} lle.eigensolver=auto lle.auto_cnd_n=2000
   ::: ${HY_MPIEXEC} 1 ${HY_MPIEXEC_PREFLAGS} ${MPIEXEC_PREFLAGS} ${HY_BIN} ${HY_LLE_AUTO} lle.eigensolver=chol-nd)
 set_tests_properties(lle_auto_eig_cnd PROPERTIES LABELS unit TIMEOUT 120)
-# auto's default crossover (lle.auto_cnd_n = 20000, from the H200 figures): chol-nd from 20000 points, bsvd below
-hy_case(NAME lle_auto_eig_default_cnd RANKS 1 EXPECT "lle: eigensolver chol-nd \\(CHOLMOD" "PASSED: lle"
-  ARGS run.workload=lle lle.n=20000 lle.trust_sample=0 output.record=false lle.eigensolver=auto)
-hy_case(NAME lle_auto_eig_default_bsvd RANKS 1 EXPECT "lle: eigensolver bsvd \\(UMFPACK" "PASSED: lle"
-  ARGS run.workload=lle lle.n=19999 lle.trust_sample=0 output.record=false lle.eigensolver=auto)
+# auto's default crossover (lle.auto_cnd_n = 20000, from the H200 figures): chol-nd from 20000 points, bsvd below;
+# auto is the key's default (no lle.eigensolver given), its choice printed and recorded (metrics.eigensolver)
+hy_case(NAME lle_auto_eig_default_cnd RANKS 1 JSON EXPECT "lle: eigensolver chol-nd \\(CHOLMOD" "PASSED: lle"
+  "lle: eigensolver = auto: chol-nd \\(n = 20000 >= lle.auto_cnd_n = 20000\\)"
+  RUNCASE --json-field config.lle.eigensolver=auto --json-field metrics.eigensolver=chol-nd
+  ARGS run.workload=lle lle.n=20000 lle.trust_sample=0)
+hy_case(NAME lle_auto_eig_default_bsvd RANKS 1 JSON EXPECT "lle: eigensolver bsvd \\(UMFPACK" "PASSED: lle"
+  "lle: eigensolver = auto: bsvd \\(n = 19999 < lle.auto_cnd_n = 20000\\)"
+  RUNCASE --json-field config.lle.eigensolver=auto --json-field metrics.eigensolver=bsvd
+  ARGS run.workload=lle lle.n=19999 lle.trust_sample=0)
+# an explicit solver prints no auto line and records itself
+hy_case(NAME lle_explicit_eig_no_auto_line RANKS 1 JSON EXPECT "lle: eigensolver bsvd \\(UMFPACK" "PASSED: lle"
+  REJECT "eigensolver = auto" RUNCASE --json-field metrics.eigensolver=bsvd
+  ARGS run.workload=lle lle.n=20000 lle.trust_sample=0 lle.eigensolver=bsvd)
 # chol-nd's order (a level's splits and the subtrees on threads) is the same at 8 threads and 1:
 # the same embedding digest (BLAS at one thread in both runs: with OpenBLAS, lle.threads = 8 also
 # threads CHOLMOD's supernodal BLAS calls, which sum in another order and move the digest)
@@ -354,8 +366,11 @@ hy_case(NAME lle_shift_invert RANKS 1 JSON EXPECT "PASSED: lle" "eigensolver shi
 hy_case(NAME lle_bsvd_fallback RANKS 1 JSON
   EXPECT "bsvd: 2 of 3 eigenpairs .*falling back to shift-invert" "eigensolver shift-invert \\(fallback\\)" "PASSED: lle"
   ARGS run.workload=lle lle.dataset=file lle.file=${CMAKE_CURRENT_LIST_DIR}/data/two_clusters.csv lle.trust_sample=0)
-hy_case(NAME lle_config_ini RANKS 1 EXPECT "eigensolver bsvd" "PASSED: lle"
+hy_case(NAME lle_config_ini RANKS 1 EXPECT "eigensolver bsvd" "lle: eigensolver = auto: bsvd" "PASSED: lle"
   ARGS ${CMAKE_SOURCE_DIR}/config/lle.ini lle.n=3000)
+# config/lle.ini from auto_cnd_n points: chol-nd (what its N = 1M run gets), the host's top by tiles
+hy_case(NAME lle_config_ini_cnd RANKS 1 EXPECT "lle: eigensolver = auto: chol-nd" "eigensolver chol-nd \\(CHOLMOD" "PASSED: lle"
+  ARGS ${CMAKE_SOURCE_DIR}/config/lle.ini lle.n=20000 run.backend=host output.record=false)
 hy_case(NAME lle_not_converged RANKS 1 EXIT 4 JSON EXPECT "FAILED: lle: eigenpairs not converged"
   ARGS run.workload=lle lle.n=1500 lle.maxit=1 lle.tol=1e-16)
 
@@ -396,9 +411,9 @@ if(HYBRID_GPU_TESTS)
   add_test(NAME lle_gpu_grid COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_grid gpu_grid)
   set_tests_properties(lle_gpu_grid PROPERTIES LABELS "gpu" TIMEOUT 600)
   hy_case(NAME lle_gpu_2ranks RANKS 2 LABELS gpu EXPECT "PASSED: lle" "weights on cuda"
-    ARGS run.workload=lle run.backend=cuda lle.n=100000 lle.k=10 lle.trust_sample=0)
+    ARGS run.workload=lle run.backend=cuda lle.n=100000 lle.k=10 lle.trust_sample=0 lle.eigensolver=bsvd)
   hy_case(NAME lle_gpu_modified_2ranks RANKS 2 LABELS gpu EXPECT "PASSED: lle" "modified blocks on cuda" "transform: 2000 new point"
-    ARGS run.workload=lle run.backend=cuda lle.n=20000 lle.k=10 lle.method=modified lle.trust_sample=0
+    ARGS run.workload=lle run.backend=cuda lle.n=20000 lle.k=10 lle.method=modified lle.trust_sample=0 lle.eigensolver=bsvd
     lle.transform=${CMAKE_CURRENT_LIST_DIR}/data/new2000.csv)
 endif()
 
