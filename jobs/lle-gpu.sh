@@ -208,7 +208,8 @@ print("   scikit-learn LLE N=20000 arpack: %.3f s" % (time.perf_counter() - t0))
 PY
   fi
   # (lle.eigensolver = auto: chol-nd from 20000 points, the solver of issue 15's 1M figures; the key's
-  # default is bsvd: the session 8 mid run's 1M lines without it ran bsvd, eigen 13-16 s)
+  # default since session 9, named here all the same: the session 8 mid run's 1M lines without it
+  # ran bsvd, the default then, eigen 13-16 s)
   log "Swiss roll N=1000000 K=10 d=2, CUDA, eigensolver auto (target <= 5 s end to end, eigen <= 3 s, converged)"
   TARGET=5 run sr1m 1 run.workload=lle lle.n=1000000 run.backend=cuda lle.trust_sample=0 lle.eigensolver=auto
   log "bsvd beside it, with 4 BLAS threads in the LU (UMFPACK's small fronts against OpenBLAS thread start-up)"

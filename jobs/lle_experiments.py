@@ -231,9 +231,9 @@ def main():
             if ph is not None:
                 r = RECS[name]
                 wd = os.path.join(a.out, "runs")
+                eig = hyplot.value(r, "metrics.eigensolver") or hyplot.value(r, "config.lle.eigensolver")   # auto resolved
                 title = "lle %s, N = %d, K = 9, method %s, eigensolver %s, device %s" % (
-                    ds, n, hyplot.value(r, "config.lle.method"), hyplot.value(r, "config.lle.eigensolver"),
-                    r.get("backend"))
+                    ds, n, hyplot.value(r, "config.lle.method"), eig, r.get("backend"))
                 hyplot.embedding_plot(png, hyplot.read_table(os.path.join(wd, name + ".csv")),
                                       hyplot.read_table(os.path.join(wd, name + "_points.csv"))[:, -1], title)
             lines.append([ds, str(n), os.path.basename(png), tw])
