@@ -107,15 +107,18 @@ static const cfg_key spai_keys[] = {
     "device_loop on a backend that can record work (cuda: a CUDA graph): check_every iterations "
     "recorded once and replayed, no launch per kernel; false: queued anew every iteration "
     "(same iterations and x)" },
-  { "solver", "device_kernel", CFG_ENUM, "graph", 0, 0, "auto|graph|fused|persistent",
+  { "solver", "device_kernel", CFG_ENUM, "auto", 0, 0, "auto|graph|fused|persistent",
     "device_loop: how the iterations between two reads run: graph = the vector kernels queued "
     "(recorded once as a CUDA graph with solver.device_graph); persistent = one launch of a "
     "persistent kernel per check_every iterations (cuda: cooperative, grid syncs between its "
     "phases, our SpMV; precond spai|jacobi|none; the host runs the same phases in C); fused = "
     "the persistent kernel's phases as 5 kernels per iteration (4 without preconditioner), "
     "recorded as a graph with solver.device_graph, the persistent kernel's values bit for bit; "
-    "auto = persistent on a GPU backend up to 4,000,000 rows where it is offered, else graph; "
-    "same iterations and x within the usual loop's tolerances" },
+    "auto = on a GPU backend persistent up to 4,000,000 rows where it is offered (not with "
+    "precond = ilu0 or spmv = library), else graph with a line saying why (H200, cfd2's size: "
+    "80.4 us per iteration in one launch per solve against the graph's 110.0; 10.6M rows: graph "
+    "1.20x of the floor, persistent 1.29x), graph on the host backend; same iterations and x "
+    "within the usual loop's tolerances" },
   { "solver", "persistent_split", CFG_BOOL, "false", 0, 0, NULL,
     "device_kernel = persistent: true = p and s updated in phases of their own before plain M "
     "products (two grid syncs more per iteration), false = formed as the products load them; "

@@ -21,6 +21,11 @@ typedef enum { SPAI_PC_SPAI = 0, SPAI_PC_JACOBI = 1, SPAI_PC_NONE = 2, SPAI_PC_I
 typedef enum { SPAI_SETUP_HOST = 0, SPAI_SETUP_AUTO = 1, SPAI_SETUP_DEVICE = 2 } spai_setup_where;
 typedef enum { SPAI_RHS_ONES = 0, SPAI_RHS_RANDOM = 1, SPAI_RHS_FILE = 2 } spai_rhs_kind;
 
+/* The most rows for which solver.device_kernel = auto (the default) takes the persistent kernel
+ * on a GPU backend; above it the graph (H200, 10.6M rows: the default persistent kernel 1.29x of
+ * the floor against the graph's 1.20x; README "Defaults of the device loop"). */
+#define SPAI_PERSIST_AUTO_N 4000000
+
 /* The options of the SPAI setup ([spai]). */
 typedef struct {
   double tau;          /* pattern threshold (eq. 3) */
@@ -55,7 +60,9 @@ typedef struct {
                                 * 1 true, 2 auto (true on a GPU backend, no monitor) */
   int check_every;             /* its convergence read every check_every iterations */
   int device_graph;            /* 1: record check_every iterations once, replay (solver.device_graph) */
-  int device_kernel;           /* solver.device_kernel: 0 auto, 1 graph, 2 persistent, 3 fused */
+  int device_kernel;           /* solver.device_kernel: 0 auto (the default: persistent on a GPU
+                                * backend up to SPAI_PERSIST_AUTO_N rows), 1 graph, 2 persistent,
+                                * 3 fused */
   int persistent_split;        /* solver.persistent_split: p and s in phases of their own */
   int persistent_unroll;       /* solver.persistent_unroll: 1, 4, 8 entries per lane at once */
   int persistent_blocks;       /* solver.persistent_blocks: 2, 3 blocks per SM (auto: 2 with
@@ -317,7 +324,9 @@ typedef struct {
   int device_graph;            /* 1: the device loop replayed a recorded batch */
   int batch;                   /* the device loop ran as 1: bcgs_batch (persistent), 2: bcgs_fused
                                 * (solver.device_kernel), 0: the queued vector ops */
-  char batch_why[96];          /* persistent / fused asked for and not run: why */
+  char batch_why[96];          /* persistent / fused asked for and not run, or auto on a GPU
+                                * backend that took the graph: why */
+  int batch_auto;              /* 1: solver.device_kernel = auto chose the kind */
   int persistent_split;        /* 1: the persistent kernel ran with solver.persistent_split */
   int tpr_a, tpr_m;            /* threads per row of the batch's products of A and M (0: none) */
   int phase_timed;             /* 1: phase_ticks / phase_ns hold the persistent kernel's phases */

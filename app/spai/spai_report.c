@@ -368,22 +368,29 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
   hy_printf0(ctx, "bicgstab (%s, right preconditioning): %d iteration(s), %.4f s, recursive "
              "residual %.3e, true residual ||b - Ax||/||b|| = %.3e\n", o->pc_name, sv->iterations,
              sv->seconds, sv->relres, sv->true_relres);
-  if (sv->device_loop)
+  /* (the persistent kernel by the key's auto, the default, or named) */
+  char pk[64] = "persistent";
+  if (sv->batch_auto)
+    snprintf(pk, sizeof pk, "auto: persistent up to %d rows", SPAI_PERSIST_AUTO_N);
+  if (sv->device_loop && sv->batch == 1)
+    hy_printf0(ctx, "bicgstab: device loop (scalars in backend memory, convergence read every %d "
+               "iteration(s)), the iterations between reads in one launch of a persistent kernel "
+               "(solver.device_kernel = %s%s)\n", o->solver.check_every, pk,
+               sv->persistent_split ? "; p and s in phases of their own: solver.persistent_split"
+                                    : "");
+  else if (sv->device_loop)
     hy_printf0(ctx, "bicgstab: device loop (scalars in backend memory, convergence read every %d "
                "iteration(s))%s\n", o->solver.check_every,
-               sv->batch == 1 && sv->persistent_split
-                   ? ", the iterations between reads in one launch of a persistent kernel "
-                     "(solver.device_kernel = persistent; p and s in phases of their own: "
-                     "solver.persistent_split)"
-               : sv->batch == 1 ? ", the iterations between reads in one launch of a persistent "
-                                "kernel (solver.device_kernel = persistent)"
-               : sv->batch == 2 && sv->device_graph
+               sv->batch == 2 && sv->device_graph
                    ? ", the fused kernels (solver.device_kernel = fused) of the iterations between "
                      "reads recorded once and replayed (solver.device_graph)"
                : sv->batch == 2 ? ", the fused kernels (solver.device_kernel = fused) queued"
                : sv->device_graph ? ", the iterations between reads recorded once and replayed "
                                     "(solver.device_graph)" : "");
-  if (sv->device_loop && sv->batch_why[0])
+  if (sv->device_loop && sv->batch_why[0] && sv->batch_auto)
+    hy_printf0(ctx, "bicgstab: solver.device_kernel = auto: the graph, not the persistent kernel "
+               "(%s)\n", sv->batch_why);
+  else if (sv->device_loop && sv->batch_why[0])
     hy_printf0(ctx, "bicgstab: solver.device_kernel = %s not run: %s; the iterations are "
                "queued kernels\n", o->solver.device_kernel == 3 ? "fused" : "persistent",
                sv->batch_why);

@@ -46,9 +46,6 @@ typedef struct {
   int64_t *d_times;            /* solver.phase_times: bcgs_batch's phase timing (K_PH_SLOTS) */
 } solve_ctx;
 
-/* The most rows for which solver.device_kernel = auto takes the persistent kernel. */
-#define SPAI_PERSIST_AUTO_N 4000000
-
 /* y = mat x by the SpMV chosen at setup (ours or the backend library's).  Local. */
 static int mat_mul(solve_ctx *s, void *mat, const double *x, double *y) {
   if (s->own) return s->ko->mat_spmv_own(s->be, mat, 0, x, y);
@@ -210,20 +207,26 @@ static int v_s_batch(void *c, double *sc, int n, double tol, double *x, const kr
 }
 
 /* solver.device_kernel: whether the device loop runs as the backend's bcgs_batch (persistent,
- * or auto on a GPU backend up to SPAI_PERSIST_AUTO_N rows: 1) or bcgs_fused (fused: 2), with the
- * matrices' views; 0: the queued ops (graph), and info->batch_why says why where persistent or
- * fused was asked for.  Local (the same on every rank). */
+ * or auto, the default, on a GPU backend up to SPAI_PERSIST_AUTO_N rows: 1) or bcgs_fused
+ * (fused: 2), with the matrices' views; 0: the queued ops (graph), and info->batch_why says why
+ * where persistent or fused was asked for, or where auto took the graph on a GPU backend
+ * (info->batch_auto).  Local (the same on every rank). */
 static int solve_batch_kind(solve_ctx *s, const spai_solve_opts *opt, spai_solve_info *info) {
   int k = opt->device_kernel;
-  int want = k == 2 ? 1 : k == 3 ? 2
-             : k == 0 && s->be->gpu && s->nloc <= SPAI_PERSIST_AUTO_N ? 1 : 0;
+  info->batch_auto = k == 0;
+  if (k == 0 && s->be->gpu && s->nloc > SPAI_PERSIST_AUTO_N) {
+    snprintf(info->batch_why, sizeof info->batch_why, "%lld rows > %d",
+             (long long)s->nloc, SPAI_PERSIST_AUTO_N);
+    return 0;
+  }
+  int want = k == 2 ? 1 : k == 3 ? 2 : k == 0 && s->be->gpu ? 1 : 0;
   if (!want) return 0;
   const char *why = !(want == 1 ? s->vec.ops->bcgs_batch : s->vec.ops->bcgs_fused) ||
                     !s->ko->mat_view ? "the backend does not offer it"
                     : opt->ilu ? "solver.precond = ilu0 (triangular solves)"
                     : s->be->gpu && !s->own ? "solver.spmv = library (it runs our SpMV)" : NULL;
   if (why) {
-    if (k != 0) snprintf(info->batch_why, sizeof info->batch_why, "%s", why);
+    snprintf(info->batch_why, sizeof info->batch_why, "%s", why);
     return 0;
   }
   HY_LOCAL(s->ko->mat_view(s->be, s->amat, &s->va));
