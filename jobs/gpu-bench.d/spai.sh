@@ -8,19 +8,24 @@
 # the lines above are the last run's, the target and floor lines the fastest warm run's, and
 # "spai: repeat N: setup cold X ms, warm mean Y ms, fastest Z ms; bicgstab cold A us/it, warm mean
 # B us/it, fastest C us/it" (matched by the bench grep: "ms") sets the cold run against the warm.
-# (defaults: the device loop, solver.device_loop = auto: scalars on the GPU, check_every = 10
-# iterations recorded once as a CUDA graph and replayed; our SpMV, solver.spmv = auto):
+# (defaults: the device loop, solver.device_loop = auto: scalars on the GPU, read every
+# check_every = 10 iterations; solver.device_kernel = auto: those iterations in one launch of
+# the persistent kernel up to 4,000,000 rows (cfd2's size, 921k; 16-bit offsets by index16 =
+# auto), else recorded once as a CUDA graph and replayed (10.6M); our SpMV, solver.spmv = auto):
 # "bicgstab: X us per iteration ... ratio R", "spmv (ours, alone)" beside "spmv (cuSPARSE
-# library, alone)"; -loopoff: the usual host-driven loop (same iterations)
+# library, alone)"; -graph: the graph loop (the default until session 9); -loopoff: the usual
+# host-driven loop (same iterations)
 # (that line also prints config/bench-spai.ini's solver.variants: "bicgstab variant V: ... us per
 # iteration, ratio R ..." for 32-bit / 16-bit offsets / FP32 M / the L2 window over all and its
 # fit / the prefetching products, each the faster of 2 runs in the same process; the other
 # lines clear the list)
 bench spai-cfd2size-1gpu 1 config/bench-spai.ini
+bench spai-cfd2size-1gpu-graph 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=graph spai.repeat=3
 bench spai-cfd2size-1gpu-loopoff 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_loop=false spai.repeat=3
 # the device loop as one persistent cooperative kernel per check_every iterations
-# (solver.device_kernel = persistent): its "bicgstab: X us per iteration ... ratio R" beside the
-# graph's above (the same iteration count within a few: its dots sum in another order)
+# (solver.device_kernel = persistent, what auto takes here): its "bicgstab: X us per iteration
+# ... ratio R" beside the graph's above (the same iteration count within a few: its dots sum in
+# another order)
 bench spai-cfd2size-1gpu-persistent 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=persistent spai.repeat=3
 bench spai-cfd2size-1gpu-persistent-split 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=persistent solver.persistent_split=true spai.repeat=3
 # the persistent kernel's phases timed inside it ("bicgstab phases (...)": M p, A ph, alpha, M s,
@@ -55,8 +60,8 @@ bench spai-cfd2size-1gpu-persistent-c1000-single-tpr8 1 config/bench-spai.ini so
 # the same phases as 5 fused kernels per iteration recorded as a graph (solver.device_kernel = fused)
 bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=fused spai.repeat=3
 # the device loop with cuSPARSE's SpMV inside the graph, and with the graph off (queued anew)
-bench spai-cfd2size-1gpu-cusparse 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.spmv=library spai.repeat=3
-bench spai-cfd2size-1gpu-nograph 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_graph=false spai.repeat=3
+bench spai-cfd2size-1gpu-cusparse 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.spmv=library solver.device_kernel=graph spai.repeat=3
+bench spai-cfd2size-1gpu-nograph 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_graph=false solver.device_kernel=graph spai.repeat=3
 # the setup with the submatrices scattered into shared memory by the QR kernel (spai.gpu_fuse_submat)
 bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini solver.variants= solver.variants_more= spai.gpu_fuse_submat=true solver.solve=false
 # the same with the pattern and M's rows built on the host (the setup before the device path)
@@ -65,6 +70,7 @@ bench spai-cfd2size-1gpu-hostsetup 1 config/bench-spai.ini solver.variants= solv
 # the solver alone (5-point 2D, n = 921,600, no preconditioner): the iteration against its two
 # SpMVs ("spmv (cuSPARSE library, alone)"), the vector updates and the three dot groups
 bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none
+bench spai-poisson2d-921k-none-1gpu-graph 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=graph
 bench spai-poisson2d-921k-none-1gpu-loopoff 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=false
 bench spai-poisson2d-921k-none-1gpu-persistent 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent
 bench spai-poisson2d-921k-none-1gpu-persistent-merged 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.merge_reductions=true solver.phase_times=true
@@ -76,7 +82,8 @@ bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-i32 1 config/bench-spai.ini 
 # one is gathered; bit for bit) at 921k 2D and 10.6M 3D
 bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-pf 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true
 bench spai-poisson2d-921k-none-1gpu-fused 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=fused spai.repeat=3
-# (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time)
+# (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time; the defaults' line is the
+# graph, solver.device_kernel = auto above 4,000,000 rows)
 bench spai-10M-1gpu 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 bench spai-10M-1gpu-loopoff 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_loop=false
 bench spai-10M-1gpu-persistent-u8b2-pf 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true
