@@ -85,8 +85,9 @@ static const cfg_key lle_keys[] = {
     "bsvd / chol-nd with the driver's iteration (lle.iter_block = driver): the products M V = B^T (B V) by blocks of 8 columns, rows split over the threads, B^T made beside the factorisation (blocks), or a column a thread, two sweeps of B a column (columns); the same bits either way" },
   { "lle", "iter_open", CFG_ENUM, "beside", 0, 0, "after|beside",
     "bsvd / chol-nd with the iteration's block work on the backend's engine (lle.iter_block): when the engine is set up (B up, B^T made, the blocks and workspaces, the first calls' fixed costs): beside the factorisation (the default: on a thread of its own, on CUDA with a stream and handles of its own; H200 N = 1M: the iteration block work 0.327 s against 0.510 s after it, the same digest: bsvd in the session 8 mid run at b8a85d5, 2026-12-02 07:25-07:33) or after it" },
-  { "lle", "iter_block", CFG_ENUM, "auto", 0, 0, "auto|backend|driver",
-    "bsvd / chol-nd: where the subspace iteration's block work runs (the projection of the constant vector, the QR, M V = B^T B V, H = V^T M V, V Y and M V Y, the residuals; the solves and the p x p eigenproblem stay on the host): backend (the backend's engine: on CUDA the device, the block crossing once an iteration each way; on the host a sequential C + LAPACK one), driver (the driver's own loop on the rank's threads), auto (backend where it is a device, from lle.auto_device_n points, else driver)" },
+  { "lle", "iter_block", CFG_ENUM, "auto", 0, 0, "auto|backend|driver|rows",
+    "bsvd / chol-nd: where the subspace iteration's block work runs (the projection of the constant vector, the QR, M V = B^T B V, H = V^T M V, V Y and M V Y, the residuals; the solves and the p x p eigenproblem stay on the host): backend (the backend's engine: on CUDA the device, the block crossing once an iteration each way; on the host a sequential C + LAPACK one), driver (the driver's own loop on the rank's threads), auto (backend where it is a device, from lle.auto_device_n points, else driver), "
+    "rows (chol-nd: the block split by rows over the ranks that share its solves, lle.eig_ranks, each rank its rows' part of every step on its threads: fixed 4096-row blocks, own loops, CholeskyQR3, the reductions' partials a block added in block order on every rank, V and B V all-gathered for M V; rank 0 keeps the p x p eigenproblem and gathers the block for each solve: the same embedding bit for bit at any rank and thread count, not the driver's bits; on one rank its threads; bsvd (auto below lle.auto_cnd_n points): the driver)" },
   { "lle", "cnd_solve_trsm", CFG_ENUM, "tiles", 0, 0, "tiles|blas",
     "chol-nd, cnd_factor = own: the block solves' triangular solves with the top supernodes of at least 256 columns: tiles (64-row tiles, the updates below / above each tile on the rank's threads: the same bits at any thread count) or blas (one dtrsm each on one thread)" },
   { "lle", "cnd_symbolic", CFG_ENUM, "auto", 0, 0, "auto|tree|steps|cholmod",
@@ -172,7 +173,8 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->eig_ranks = cfg_is(c, "lle.eig_ranks", "1") ? 1 : cfg_is(c, "lle.eig_ranks", "all") ? -1 : 0;
   o->cnd_small = (int)cfg_int(c, "lle.cnd_small");
   o->eig_spread = cfg_is(c, "lle.eig_top", "spread");
-  o->iter_block = cfg_is(c, "lle.iter_block", "backend") ? 1 : cfg_is(c, "lle.iter_block", "auto") ? -1 : 0;
+  o->iter_block = cfg_is(c, "lle.iter_block", "backend") ? 1 : cfg_is(c, "lle.iter_block", "auto") ? -1
+                  : cfg_is(c, "lle.iter_block", "rows") ? 2 : 0;
   o->cnd_device = cfg_is(c, "lle.cnd_top", "device") ? 1 : cfg_is(c, "lle.cnd_top", "auto") ? -1 : 0;
   o->threads = (int)cfg_int(c, "lle.threads");
   o->tol = cfg_real(c, "lle.tol");
@@ -217,6 +219,9 @@ static int lle_check(hy_cfg *c) {
     if (!why && o.method != LLE_STANDARD) why = "lle.method = standard";
     if (why) return cfg_err(c, "lle.eig_ranks", "= all spreads chol-nd's factor over the ranks: it needs %s (or lle.eig_ranks = auto | 1)", why);
   }
+  if (o.iter_block == 2 && strcmp(o.eigensolver, "chol-nd") && strcmp(o.eigensolver, "auto"))
+    return cfg_err(c, "lle.iter_block", "= rows is chol-nd's iteration by rows over its ranks: it needs lle.eigensolver = chol-nd "
+                   "or auto (it is %s)", o.eigensolver);
   if (o.ambient_dim > 0 && o.ambient_dim < 3 && (o.dataset == LLE_SWISSROLL || o.dataset == LLE_SCURVE))
     return cfg_err(c, "lle.ambient_dim", "= %d is below the generators' 3 dimensions", o.ambient_dim);
   return HY_OK;
@@ -232,7 +237,7 @@ static int lle_run(hy_ctx *ctx) {
   if (!strcmp(o.eigensolver, "gpu-chol") && !k_lle_eig_ops_get(&ctx->be)->eig_si)   /* same on every rank */
     return hy_err(HY_EUSAGE, "lle.eigensolver = gpu-chol: the %s backend has no device sparse Cholesky "
                   "(run.backend = cuda; on the host: bsvd, shift-invert, dense or auto)", ctx->be.name);
-  if (o.iter_block > 0 && !k_lle_eig_ops_get(&ctx->be)->bsub_open)   /* same on every rank */
+  if (o.iter_block == 1 && !k_lle_eig_ops_get(&ctx->be)->bsub_open)   /* same on every rank */
     return hy_err(HY_EUSAGE, "lle.iter_block = backend: the %s backend has no engine for the iteration's block work "
                   "(lle.iter_block = driver or auto)", ctx->be.name);
   if (o.cnd_device > 0 && !k_lle_eig_ops_get(&ctx->be)->chol_top)   /* same on every rank */

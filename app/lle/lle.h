@@ -102,6 +102,9 @@ typedef struct {
   int iter_engine;    /* bsvd / chol-nd: the iteration's block work on the backend's engine (lle.iter_block) */
   int iter_opened_beside;   /* and that engine was opened beside the factorisation (lle.iter_open = beside) */
   double iter_bytes;  /* and the bytes it moved between host and engine */
+  int iter_rows;      /* chol-nd: the block work by rows (lle.iter_block = rows) over this many ranks (0: not) */
+  double t_rows, t_rows_eig, rows_bytes;   /* and its seconds on rank 0 (shared with the others: not alone),
+                                              rank 0's p x p eigen-decompositions in them (alone), the bytes moved */
   double t_order, t_form, t_rr;   /* gpu-chol: the host ordering and forming P M P^T (parts of
                              t_analyze), the Rayleigh-Ritz steps (part of t_iter; t_solve the
                              block solves, t_numeric the factor) */
@@ -190,7 +193,8 @@ typedef struct {
   int iter_columns;            /* lle.iter_products = columns */
   int iter_open_beside;        /* lle.iter_open = beside */
   int cnd_small;               /* lle.cnd_small */
-  int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver */
+  int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver,
+                                  2 by rows over chol-nd's ranks (lle.iter_block = rows) */
   int eig_ranks;               /* lle.eig_ranks: 1, -1 (all), 0 (auto) */
   int eig_spread;              /* lle.eig_top = spread */
   int threads;                 /* bsvd's column-parallel threads, 0 auto */

@@ -55,6 +55,7 @@ typedef struct {
   int eig_ranks;               /* chol-nd: the ranks of comm that share the factor and the solves (lle.eig_ranks; 1: this rank alone) */
   MPI_Comm comm;               /* with eig_ranks > 1: the ranks (every one of them calls the solver or lle_cnd_worker) */
   int cnd_spread;              /* with eig_ranks > 1: lle.eig_top = spread (each rank its subtrees' top, rank 0 the rest) */
+  int iter_rows;               /* chol-nd: the iteration's block work by rows over its ranks (lle.iter_block = rows) */
 } lle_eig_in;
 
 /* B = I - W as CSR with sorted columns, each row the diagonal and its k neighbours; as a CSC
@@ -72,6 +73,9 @@ void lle_bmat_free(lle_bmat *b);
 
 /* The operator of the subspace iteration on e^perp with Rayleigh-Ritz on M = B^T B
  * (lle_bsub_solve in lle_eig_bsvd.c): bsvd's M^+ from an LU of B, chol-nd's (M + tau I)^-1. */
+/* Rank 0 of a by-rows iteration (lle_eig_rows.h): tell the other ranks the step code (> 0)
+ * before it runs.  HY_OK or an error. */
+typedef int (*lle_rows_call)(void *arg, int code);
 typedef struct lle_bop {
   const char *name;
   /* factor from B (and in's points, neighbours); *st its state; e gets the factorisation's
@@ -80,6 +84,11 @@ typedef struct lle_bop {
   /* v <- op(v) for p columns (the caller projects away from e); tmp: n x p scratch */
   int (*apply)(void *st, int p, double *v, double *tmp);
   void (*free)(void *st);   /* st may be NULL */
+  /* lle.iter_block = rows: the ranks of the block's rows (*comm: those that share the solves,
+   * MPI_COMM_SELF where the operator has none), rank 0's word to the others before each step
+   * (*call / *arg, NULL where there are none) and the threads' pool; NULL: not offered (bsvd:
+   * the driver's loop) */
+  int (*rows_link)(void *st, MPI_Comm *comm, lle_rows_call *call, void **arg, k_lle_pool **pool);
 } lle_bop;
 /* The d + 1 smallest eigenpairs by subspace iteration with op: pair 0 the constant vector,
  * ||M||_1 and the start block computed beside the factorisation.  Local. */

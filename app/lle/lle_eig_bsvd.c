@@ -3,6 +3,7 @@
  * entry), M never assembled; falls back to shift-invert when the kNN graph has several
  * components.  N = 300k: 4e9 LU flops against 2.7e10 for the Cholesky of M. */
 #include "lle_eig.h"
+#include "lle_eig_rows.h"
 #include "hybrid.h"
 #include "k_lle.h"
 #include "runtime/rng.h"
@@ -917,6 +918,64 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
   return bsvd_residuals(s, e);
 }
 
+/* bsvd_iterate with the block work by rows over the ranks that share the operator's solves
+ * (lle.iter_block = rows; lle_eig_rows.c): the block gathered on rank 0 for each solve and its
+ * rows back to the ranks after it, the rest (P_e, QR, M V, H, V Y, M V Y, the residuals, the
+ * final residuals too) by rows on every rank; only H's p x p eigen-decomposition on rank 0
+ * alone.  The same bits at any rank and thread count (not the driver's: other loops).  Local
+ * on rank 0, collective with the other ranks' serve (op->rows_link). */
+static int bsvd_iterate_rows(const lle_eig_in *in, bsvd_ws *s, double lam0, double res0, lle_eig *e) {
+  int64_t n = in->n;
+  int p = s->p, nres = in->nev - 1;
+  if (p > LLE_ROWS_PMAX) return hy_err(HY_EUSAGE, "lle.iter_block = rows: a block of %d columns, at most %d", p, LLE_ROWS_PMAX);
+  MPI_Comm comm = MPI_COMM_SELF;
+  lle_rows_call call = NULL;
+  void *arg = NULL;
+  k_lle_pool *pool = NULL;
+  HY_CALL(s->op->rows_link(s->st, &comm, &call, &arg, &pool));
+  lle_rows *r = NULL;
+  double t_rows = 0, t0 = MPI_Wtime(), res[LLE_ROWS_PMAX], *h = NULL, *theta = NULL;
+  int rc = lle_rows_open(comm, &s->b, p, s->nt, pool, call, arg, &r);
+  if (rc == HY_OK) rc = lle_rows_scatter(r, s->v, p);
+  if (rc == HY_OK) rc = lle_rows_orth(r);
+  t_rows += MPI_Wtime() - t0;
+  for (int it = 1; it <= in->maxit && rc == HY_OK; it++) {
+    double ta = MPI_Wtime();
+    rc = lle_rows_gather(r, s->v, p);   /* the solve's block on rank 0 */
+    double ts = MPI_Wtime();
+    t_rows += ts - ta;
+    if (rc == HY_OK) rc = s->op->apply(s->st, p, s->v, s->tmp);
+    double tb = MPI_Wtime();
+    e->t_solve += tb - ts;
+    if (rc == HY_OK) rc = lle_rows_scatter(r, s->v, p);
+    if (rc == HY_OK) rc = lle_rows_orth(r);   /* P_e, CholeskyQR3 */
+    if (rc == HY_OK) rc = lle_rows_rr(r, &h, &theta);   /* M V = B^T B V, H = V^T M V, its eigenpairs */
+    if (rc == HY_OK) rc = lle_rows_rotate(r, nres, res);   /* V Y, M V Y, the residuals */
+    t_rows += MPI_Wtime() - tb;
+    if (rc != HY_OK) break;
+    memcpy(s->theta, theta, (size_t)p * sizeof *s->theta);
+    e->converged = bsvd_converged_res(s, in->nev, in->tol, lam0, res0, res, e);
+    e->iters = it;
+    hy_progress_toward(in->prog, e->res[e->converged < in->nev ? e->converged : in->nev - 1], in->tol * e->normm);
+    if (e->converged == in->nev) break;
+  }
+  double tc = MPI_Wtime();
+  if (rc == HY_OK) rc = lle_rows_gather(r, e->vec + n, nres);
+  if (rc == HY_OK) {
+    e->val[0] = lam0;
+    for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
+    rc = lle_rows_residuals(r, e->vec, in->nev, e->val, e->res);   /* ||B^T B v - lambda v||, pair 0 too */
+  }
+  t_rows += MPI_Wtime() - tc;
+  lle_rows_figures(r, &e->t_rows_eig, &e->rows_bytes);
+  e->t_rows = t_rows - e->t_rows_eig;
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  e->iter_rows = size;
+  lle_rows_free(r);
+  return rc;
+}
+
 /* Free the iteration's state and the operator's factor.  Local. */
 static void bsvd_free(bsvd_ws *s) {
   k_lle_bsub *w = bsvd_open_take(s);   /* (an early engine the iteration did not take) */
@@ -943,7 +1002,7 @@ int lle_bsub_solve(const lle_eig_in *in, const lle_bop *op, lle_eig *e) {
   memset(&s, 0, sizeof s);
   HY_CALL(bsvd_setup(in, &s, e));
   bsvd_prep prep = { &s.b, s.p, HY_OK, in->seed, s.v, e->vec, s.mv, s.tmp, 0, 0, 0,
-                     in->iter_columns || in->iter_engine ? NULL : &s.bt, "" };
+                     in->iter_columns || in->iter_engine || (in->iter_rows && op->rows_link) ? NULL : &s.bt, "" };
   pthread_t prep_th;
   int prep_started = pthread_create(&prep_th, NULL, bsvd_prep_run, &prep) == 0;
   if (in->iter_engine && in->iter_open_beside) {   /* the engine's set-up beside the factorisation */
@@ -961,7 +1020,9 @@ int lle_bsub_solve(const lle_eig_in *in, const lle_bop *op, lle_eig *e) {
   e->t_factor = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
   e->normm = prep.normm;
-  if (rc == HY_OK) rc = (in->iter_engine ? bsvd_iterate_engine : bsvd_iterate)(in, &s, prep.lam0, prep.res0, e);
+  if (rc == HY_OK)
+    rc = (in->iter_rows && op->rows_link ? bsvd_iterate_rows : in->iter_engine ? bsvd_iterate_engine
+                                                                               : bsvd_iterate)(in, &s, prep.lam0, prep.res0, e);
   e->t_iter = MPI_Wtime() - t0;
   bsvd_free(&s);
   if (rc != HY_OK) lle_eig_free(e);

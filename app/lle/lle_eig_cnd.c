@@ -15,6 +15,7 @@
  * so its 1/tau eigenvalue never enters the block; Rayleigh-Ritz and the residuals use M =
  * B^T B itself, as bsvd. */
 #include "lle_eig_cnd.h"
+#include "lle_eig_rows.h"
 #include "hybrid.h"
 #include "k_lle.h"
 
@@ -537,17 +538,55 @@ static void cnd_sizes(const lle_eig_in *in, lle_eig_in *use) {
   }
 }
 
+/* Rank 0's word to the others before a by-rows step (lle_rows_call).  Local on rank 0. */
+static int cnd_rows_call(void *arg, int code) {
+  return cnd_dist_announce(arg, code);
+}
+
+/* lle.iter_block = rows: the block's rows over the ranks of the solves (this rank alone where
+ * they are not spread), the rank's pool.  Local. */
+static int cnd_rows_link(void *st, MPI_Comm *comm, lle_rows_call *call, void **arg, k_lle_pool **pool) {
+  cnd_op *o = st;
+  *comm = o->dist ? cnd_dist_comm(o->dist) : MPI_COMM_SELF;
+  *call = o->dist ? cnd_rows_call : NULL;
+  *arg = o->dist;
+  *pool = o->pool;
+  return HY_OK;
+}
+
 /* chol-nd (see the file comment).  Local (rank 0). */
 static int cnd_solve(const lle_eig_in *in, lle_eig *e) {
   static const lle_bop chol = { .name = "CHOLMOD Cholesky of M + tau I", .factor = cnd_factor,
-                                .apply = cnd_apply, .free = cnd_free };
+                                .apply = cnd_apply, .free = cnd_free, .rows_link = cnd_rows_link };
   lle_eig_in use;
   cnd_sizes(in, &use);
   return lle_bsub_solve(&use, &chol, e);
 }
 
+/* A rank other than 0 in rank 0's by-rows iteration (lle.iter_block = rows): its B, threads,
+ * operator and rows. */
+typedef struct {
+  const lle_bmat *b;
+  int nt;
+  cnd_op *o;
+  lle_rows *r;
+} cnd_rows_srv;
+
+/* The step rank 0 told (cnd_dist_serve's step): open the rows (again), or a step on them.  Collective. */
+static int cnd_rows_step(void *arg, int code) {
+  cnd_rows_srv *w = arg;
+  if (code % LLE_ROWS_STEPS == LLE_ROWS_OPEN) {
+    lle_rows_free(w->r);
+    w->r = NULL;
+    return lle_rows_open(cnd_dist_comm(w->o->dist), w->b, code / LLE_ROWS_STEPS, w->nt, w->o->pool, NULL, NULL, &w->r);
+  }
+  if (!w->r) return hy_err(HY_ESYS, "chol-nd by rows: step %d before the rows were opened", code);
+  return lle_rows_step(w->r, code);
+}
+
 /* chol-nd spread over the ranks, ranks other than 0: B, the factor as rank 0's (every retry),
- * then their part of its solves until it ends.  Collective with rank 0's cnd_solve. */
+ * then their part of its solves (and with lle.iter_block = rows of its iteration's block work)
+ * until it ends.  Collective with rank 0's cnd_solve. */
 int lle_cnd_worker(const lle_eig_in *in) {
   lle_eig_in use;
   cnd_sizes(in, &use);
@@ -563,7 +602,9 @@ int lle_cnd_worker(const lle_eig_in *in) {
   cnd_op *o = st;
   if (rc == HY_OK && o->dist) {
     o->serving = 0;   /* rank 0 ends the serve */
-    rc = cnd_dist_serve(o->dist, &o->ci, o->L->x, &e, t0);
+    cnd_rows_srv w = { .b = &b, .nt = lle_threads(use.threads), .o = o };
+    rc = cnd_dist_serve(o->dist, &o->ci, o->L->x, &e, t0, use.iter_rows ? cnd_rows_step : NULL, &w);
+    lle_rows_free(w.r);
   }
   cnd_free(st);
   lle_bmat_free(&b);

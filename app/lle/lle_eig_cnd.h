@@ -111,7 +111,14 @@ int cnd_dist_solve0(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, int 
 void cnd_dist_end(cnd_dist *d, lle_eig *e, double t_start);
 /* The other ranks: their part of rank 0's solves until its cnd_dist_end, then their figures to
  * it (e: the rank's order and analysis times).  Collective with rank 0. */
-int cnd_dist_serve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, const lle_eig *e, double t_start);
+int cnd_dist_serve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, const lle_eig *e, double t_start,
+                   int (*step)(void *arg, int code), void *arg);
+/* Rank 0: the other ranks' next step other than a solve (code > 0: lle.iter_block = rows'
+ * lle_rows steps), which their serve hands to its step(arg, code); HY_ENUMERIC from it is
+ * rank 0's to see too (the same reduced values), any other failure ends the job.  Local on
+ * rank 0, collective with the others' serve.  The ranks' communicator: cnd_dist_comm. */
+int cnd_dist_announce(cnd_dist *d, int code);
+MPI_Comm cnd_dist_comm(const cnd_dist *d);
 /* Free it.  Local. */
 void cnd_dist_free(cnd_dist *d);
 

@@ -453,11 +453,26 @@ void cnd_dist_end(cnd_dist *d, lle_eig *e, double t_start) {
   cd_figures(d, e, e, t_start);
 }
 
-int cnd_dist_serve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, const lle_eig *e, double t_start) {
+int cnd_dist_announce(cnd_dist *d, int code) {
+  int cmd = -code;
+  HY_LOCAL(cd_bcast(d, &cmd, 1, MPI_INT));   /* the others are waiting for it: a failure ends the job */
+  return HY_OK;
+}
+
+MPI_Comm cnd_dist_comm(const cnd_dist *d) { return d->comm; }
+
+int cnd_dist_serve(cnd_dist *d, const k_lle_chol_in *ci, const double *lx, const lle_eig *e, double t_start,
+                   int (*step)(void *arg, int code), void *arg) {
   for (;;) {
     int nrhs = 0;
     HY_CALL(cd_bcast(d, &nrhs, 1, MPI_INT));   /* rank 0's iteration step: asleep between tests */
-    if (nrhs <= 0) break;
+    if (nrhs == 0) break;
+    if (nrhs < 0) {   /* another step of rank 0's (lle.iter_block = rows) */
+      int rc = step ? step(arg, -nrhs) : hy_err(HY_ESYS, "chol-nd over the ranks: step %d and no one to take it", -nrhs);
+      if (rc == HY_ENUMERIC) hy_err_clear();   /* seen by rank 0 too (the same reduced values): it ends the serve */
+      else HY_LOCAL(rc);
+      continue;
+    }
     HY_LOCAL(cd_solve(d, ci, lx, nrhs, NULL));   /* an MPI failure mid-way ends the job */
   }
   cd_figures(d, e, NULL, t_start);

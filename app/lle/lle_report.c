@@ -75,9 +75,13 @@ void lle_report_eig_lu(const hy_ctx *ctx, const char *label, const lle_eig *e) {
 
 /* chol-nd's lines: the Cholesky factorisation and the phase split.  Local (rank 0). */
 /* chol-nd over the ranks: the seconds only rank 0 works (the top's factor, the solves' top,
- * the iteration's block work and the p x p eigenproblems).  Local. */
+ * the iteration's block work and the p x p eigenproblems; with lle.iter_block = rows the
+ * block work's steps by rows are every rank's, the rest of the iteration rank 0's).  Local. */
+static double lle_eig_iter_alone(const lle_eig *e) {
+  return e->t_iter - e->t_solve - (e->iter_rows ? e->t_rows : 0);
+}
 static double lle_eig_rank0_alone(const lle_eig *e) {
-  return e->dist_r0[LLE_DP_TOP] + e->dist_r0[LLE_DP_STOP] + (e->t_iter - e->t_solve);
+  return e->dist_r0[LLE_DP_TOP] + e->dist_r0[LLE_DP_STOP] + lle_eig_iter_alone(e);
 }
 
 void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) {
@@ -126,6 +130,11 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
                e->cnd_solve_top ? "; the solves' top part on the device (the factored top kept there)" : "",
                e->cnd_top_copy ? "; copies up through pinned buffers" : "");
   lle_report_iter_engine(ctx, e);
+  if (e->iter_rows)
+    hy_printf0(ctx, "lle: iteration block work by rows (lle.iter_block = rows: projection, CholeskyQR3, B^T B V, H = V^T M V, "
+               "V Y, M V Y, residuals; the block to rank 0 for each solve) over %d rank(s): %.3f s of the iterations, "
+               "%.1f MB moved; rank 0's p x p eigenproblems %.4f s\n", e->iter_rows, e->t_rows, e->rows_bytes * 1e-6,
+               e->t_rows_eig);
   if (e->dist_ranks > 1) {
     const double *m = e->dist_max, *r = e->dist_r0;
     hy_printf0(ctx, "lle: chol-nd over %d ranks (lle.eig_ranks, eig_top = %s): %d to %d subtree(s) a rank (the most loaded %.1f%% of their "
@@ -137,8 +146,10 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
                e->dist_bytes_f * 1e-6, m[LLE_DP_SSUB], r[LLE_DP_SSUB], m[LLE_DP_SCOMM], r[LLE_DP_SCOMM],
                e->dist_bytes_s * 1e-6, m[LLE_DP_TOTAL], r[LLE_DP_TOTAL]);
     hy_printf0(ctx, "lle: chol-nd rank 0 alone: top factor %.3f s, solves' top %.3f s, QR / Rayleigh-Ritz / residuals %.3f s; "
-               "%.3f s in all, %.1f%% of its eigen-solve\n", r[LLE_DP_TOP], r[LLE_DP_STOP], e->t_iter - e->t_solve,
-               lle_eig_rank0_alone(e), r[LLE_DP_TOTAL] > 0 ? 100 * lle_eig_rank0_alone(e) / r[LLE_DP_TOTAL] : 0.0);
+               "%.3f s in all, %.1f%% of its eigen-solve%s\n", r[LLE_DP_TOP], r[LLE_DP_STOP], lle_eig_iter_alone(e),
+               lle_eig_rank0_alone(e), r[LLE_DP_TOTAL] > 0 ? 100 * lle_eig_rank0_alone(e) / r[LLE_DP_TOTAL] : 0.0,
+               e->iter_rows > 1 ? " (the block work by rows over the ranks not in it: their eigenproblems and the rest of the "
+                                  "iteration's loop only)" : "");
   }
   if (e->factor_checked)
     hy_printf0(ctx, "lle: chol-nd factor check: ||P (M + tau I) P^T z - L L^T z|| / ||P (M + tau I) P^T z|| = %.3e\n",
@@ -214,6 +225,10 @@ void lle_report_solve(hy_ctx *ctx, const lle_opts *o, const lle_info *info) {
     hy_metric_num(ctx, "cnd_memory_bytes", e->mem_factor + e->mem_matrix + e->mem_block);
     hy_metric_num(ctx, "cnd_symbolic_seconds", e->t_analyze - e->t_order);
     hy_metric_int(ctx, "eig_ranks", e->dist_ranks > 1 ? e->dist_ranks : 1);
+  }
+  if (e->iter_rows) {   /* lle.iter_block = rows */
+    hy_metric_int(ctx, "iter_rows_ranks", e->iter_rows);
+    hy_metric_num(ctx, "iter_rows_seconds", e->t_rows);
   }
   if (e->dist_ranks > 1) {
     hy_metric_num(ctx, "eig_rank0_alone_seconds", lle_eig_rank0_alone(e));

@@ -113,13 +113,14 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     .pool_spin_us = lle_pool_spin_us(o->pool_spin_us, n), .iter_columns = o->iter_columns, .iter_open_beside = o->iter_open_beside,
     .cnd_small = o->cnd_small,
     .iter_engine = k_lle_eig_ops_get(&ctx->be)->bsub_open &&
-                   (o->iter_block > 0 || (o->iter_block < 0 && k_lle_eig_ops_get(&ctx->be)->bsub_device &&
+                   (o->iter_block == 1 || (o->iter_block < 0 && k_lle_eig_ops_get(&ctx->be)->bsub_device &&
                                           n >= o->auto_device_n)),
     .cnd_device = o->cnd_device > 0 || (o->cnd_device < 0 && k_lle_eig_ops_get(&ctx->be)->chol_top && n >= o->auto_device_n),
   };
   in.eig_ranks = lle_eig_ranks(ctx, o, n);
   in.comm = ctx->comm;
   in.cnd_spread = o->eig_spread;
+  in.iter_rows = o->iter_block == 2;
   if (worker) {
     hy_phase_begin(ctx, "eigen");
     hy_debug_point(ctx, "eigen");

@@ -893,6 +893,72 @@ def check_iter_block(c):
     return rc
 
 
+CND_ROWS_RE = (r"iteration block work by rows \(lle.iter_block = rows: .*\) over (\d+) rank\(s\): ([0-9.]+) s of the iterations, "
+               r"([0-9.]+) MB moved; rank 0's p x p eigenproblems ([0-9.]+) s")
+
+
+def check_chol_nd_rows(c):
+    """lle.iter_block = rows (chol-nd's iteration block work by rows over the ranks that share
+    its solves): at 2 and 3 ranks (one thread each; eig_ranks auto / all, eig_top rank0 /
+    spread) and at 2 ranks with eig_ranks = 1 the one-rank run's (two threads) digest, embedding
+    file, eigenpairs table and iterations bit for bit; against the driver's loop at one rank the
+    same iterations, every eigenvalue within the two residuals, residuals <= 1e-14 ||M||_1,
+    Procrustes <= 1e-10; its line (the ranks, MB moved only where there are several) and the
+    rank-0-alone line without the rows' share (its parts adding up, the rows' seconds not in
+    it).  Random data: a fresh run.seed (printed)."""
+    import random
+    rc = 0
+    seed = random.SystemRandom().randrange(1, 2 ** 31 - 1)
+    print("chol_nd_rows: run.seed=%d" % seed)
+    for ds, n, noise, extra in (("swissroll", 9000, 0.0, []), ("scurve", 6000, 0.05, ["lle.cnd_top=blas"])):
+        base = ["run.workload=lle", "lle.dataset=" + ds, "lle.n=%d" % n, "lle.noise=%r" % noise, "lle.k=10",
+                "run.seed=%d" % seed, "lle.trust_sample=0", "lle.eigensolver=chol-nd", "output.embedding=emb.npy"] + extra
+        tag = "%s_%d" % (ds, n)
+
+        def figs(out):
+            it = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", out)
+            tab = re.findall(r"^\s+\d+\s+[-+0-9.eE]+\s+[-+0-9.eE]+\s+[-+0-9.eE]+.*$", out, re.M)
+            return digests(out)[1], it.group(1) if it else None, "\n".join(tab)
+        wr, orows = run(c, 1, base + ["lle.threads=2", "lle.iter_block=rows"], "rows_%s_np1" % tag)
+        wd, odrv = run(c, 1, base + ["lle.threads=2", "lle.iter_block=driver"], "rows_%s_driver" % tag)
+        ref, y1 = figs(orows), np.load(os.path.join(wr, "emb.npy"))
+        m1 = re.search(CND_ROWS_RE, orows)
+        lr, rr_, qr = eig_table(orows)
+        ld, rd, _ = eig_table(odrv)
+        disp = procrustes_disparity(np.load(os.path.join(wd, "emb.npy")), y1)
+        ok = ("PASSED: lle" in orows and None not in ref and m1 is not None and int(m1.group(1)) == 1
+              and float(m1.group(3)) == 0 and "iteration block work by rows" not in odrv and ref[1] == figs(odrv)[1]
+              and len(lr) == len(ld) and bool(np.all(np.abs(lr - ld) <= rr_ + rd)) and bool(np.all(qr <= 1e-14))
+              and disp <= 1e-10)
+        print("%s chol_nd_rows %s n=%d %s one rank: digest %s, %s iterations (driver %s), max |dlambda| vs driver %.2e, "
+              "max res/||M|| %.2e, Procrustes vs driver %.2e (<= 1e-10); line %s" % (
+              "ok  " if ok else "FAIL", ds, n, " ".join(extra), ref[0], ref[1], figs(odrv)[1],
+              float(np.max(np.abs(lr - ld))) if len(lr) == len(ld) else -1, float(qr.max()), disp,
+              m1.group(0) if m1 else "MISSING"))
+        rc |= 0 if ok else 1
+        for ranks, key, top in ((2, "auto", "rank0"), (3, "all", "rank0"), (2, "all", "spread"), (2, "1", "rank0")):
+            w, o = run(c, ranks, base + ["lle.threads=1", "lle.iter_block=rows", "lle.eig_ranks=" + key, "lle.eig_top=" + top],
+                       "rows_%s_np%d_%s_%s" % (tag, ranks, key, top))
+            got, y = figs(o), np.load(os.path.join(w, "emb.npy"))
+            m, a = re.search(CND_ROWS_RE, o), re.search(CND_ALONE_RE, o)
+            spread = key != "1"
+            lines = bool(m and int(m.group(1)) == (ranks if spread else 1) and (float(m.group(3)) > 0) == spread)
+            if spread:   # rank 0 alone: its parts add up, the rows' seconds not among them
+                lines = lines and bool(a and abs(float(a.group(1)) + float(a.group(2)) + float(a.group(3)) - float(a.group(4))) <= 2e-3
+                                       and "the block work by rows over the ranks not in it" in o
+                                       and float(a.group(3)) <= float(m.group(4)) + 2e-3)
+            else:
+                lines = lines and "chol-nd over" not in o
+            ok = "PASSED: lle" in o and got == ref and np.array_equal(y, y1) and lines
+            print("%s chol_nd_rows %s n=%d %d ranks (eig_ranks = %s, eig_top = %s): digest %s, %s iterations, eigenpairs table %s, "
+                  "embedding file %s; lines %s" % (
+                  "ok  " if ok else "FAIL", ds, n, ranks, key, top, got[0], got[1], "the same" if got[2] == ref[2] else "DIFFERS",
+                  "the same" if np.array_equal(y, y1) else "DIFFERS",
+                  " | ".join(x.group(0) for x in (m, a) if x) if (m or a) else "MISSING"))
+            rc |= 0 if ok else 1
+    return rc
+
+
 def check_chol_nd_cut(c):
     """lle.cnd_cut: a deeper cut of the own factor's tree (cnd_cut = 4, 16 against 1, 4 threads,
     N = 20000, the --gpu-spec backend): more top supernodes and a larger share of the flops
@@ -1293,7 +1359,7 @@ def main():
     c.gpu_spec = a.gpu_spec
     os.makedirs(c.workdir, exist_ok=True)
     fn = {"generators": check_generators, "sklearn": check_sklearn, "ranks": check_ranks,
-          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_cut": check_chol_nd_cut, "chol_nd_factor": check_chol_nd_factor, "chol_nd_ranks": check_chol_nd_ranks, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "host_threads": check_host_threads, "chol_nd_small": check_chol_nd_small, "methods": check_methods, "transform": check_transform,
+          "duplicates": check_duplicates, "gpu": check_gpu, "gpu_grid": check_gpu_grid, "gpu_eig": check_gpu_eig, "chol_nd_cols": check_chol_nd_cols, "iter_block": check_iter_block, "chol_nd_cut": check_chol_nd_cut, "chol_nd_factor": check_chol_nd_factor, "chol_nd_ranks": check_chol_nd_ranks, "chol_nd_rows": check_chol_nd_rows, "gpu_knn": check_gpu_knn, "knn": check_knn, "verdict": check_verdict, "keys": check_keys, "host_threads": check_host_threads, "chol_nd_small": check_chol_nd_small, "methods": check_methods, "transform": check_transform,
           "validate": check_validate}[a.check]
     return fn(c)
 

@@ -191,6 +191,14 @@ set_tests_properties(lle_chol_nd PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCES
 # with the factor gathered), its phase lines; lle.eig_ranks = 1 keeps rank 0 alone; fresh seed
 add_test(NAME lle_chol_nd_ranks COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_ranks chol_nd_ranks)
 set_tests_properties(lle_chol_nd_ranks PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCESSORS 3)
+# lle.iter_block = rows (the iteration's block work by rows over chol-nd's ranks): bit for bit the
+# one-rank run at 2 and 3 ranks (and eig_ranks = 1), within the residuals of the driver's loop;
+# the rank-0-alone line without the rows' share; fresh seed
+add_test(NAME lle_chol_nd_rows COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_chol_nd_rows chol_nd_rows)
+set_tests_properties(lle_chol_nd_rows PROPERTIES LABELS "unit;mpi" TIMEOUT 300 PROCESSORS 3)
+hy_case(NAME lle_bad_iter_rows_solver RANKS 1 EXIT 1
+  EXPECT "key 'lle.iter_block' = rows is chol-nd's iteration by rows over its ranks: it needs lle.eigensolver = chol-nd or auto \\(it is bsvd\\)"
+  ARGS run.workload=lle lle.iter_block=rows lle.eigensolver=bsvd)
 hy_case(NAME lle_bad_eig_top RANKS 1 EXIT 1
   EXPECT "key 'lle.eig_top' = 'all' is not allowed; allowed: one of rank0\\|spread"
   ARGS run.workload=lle lle.eig_top=all)
