@@ -24,6 +24,7 @@
 #include "lle_eig_rows.h"
 #include "hybrid.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ struct lle_rows {
   int64_t nb, b0, b1;          /* blocks in all, this rank's [b0, b1) */
   int *cnt, *dsp;              /* size: rows (Gatherv / Scatterv / Allgatherv) */
   int *pcnt, *pdsp;            /* size: the partials' doubles a rank (a block's m_part each) */
+  int *bcnt, *bdsp;            /* size: a block of nc columns a rank (its rows x nc, packed) */
+  double *pk;                  /* n x p: blocks packed rank after rank (one message a step) */
   double *v, *mv, *tmp;        /* m x p, leading dimension m: this rank's rows */
   double *vf, *tf;             /* n x p: V and T = B V all-gathered */
   double *part, *all;          /* the rank's partials, every block's */
@@ -203,11 +206,30 @@ static int rows_reduce(lle_rows *r, int k, double *out) {
   return HY_OK;
 }
 
-/* x (m x nc, this rank's rows) to every rank as the full n x nc y.  Collective. */
+/* The ranks' counts and offsets of nc-column blocks packed rank after rank (rank q's m_q x nc
+ * block, leading dimension m_q, at lo_q nc).  Local. */
+static void rows_counts(lle_rows *r, int nc) {
+  for (int q = 0; q < r->size; q++) {
+    r->bcnt[q] = r->cnt[q] * nc;
+    r->bdsp[q] = r->dsp[q] * nc;
+  }
+}
+
+/* The packed blocks (r->pk) to / from the n x nc column-major y (back = 1: y from pk).  Local. */
+static void rows_unpack(lle_rows *r, int nc, double *y, int back) {
+  for (int q = 0; q < r->size; q++)
+    for (int c = 0; c < nc; c++) {
+      double *pq = r->pk + (size_t)r->dsp[q] * nc + (size_t)c * r->cnt[q], *yc = y + (size_t)c * r->n + r->dsp[q];
+      if (back) memcpy(yc, pq, (size_t)r->cnt[q] * sizeof *yc);
+      else memcpy(pq, yc, (size_t)r->cnt[q] * sizeof *yc);
+    }
+}
+
+/* x (m x nc, this rank's rows) to every rank as the full n x nc y (one message).  Collective. */
 static int rows_allgather(lle_rows *r, int nc, const double *x, double *y) {
-  for (int c = 0; c < nc; c++)
-    HY_MPI(MPI_Allgatherv(x + (size_t)c * r->m, (int)r->m, MPI_DOUBLE, y + (size_t)c * r->n, r->cnt, r->dsp, MPI_DOUBLE,
-                          r->comm));
+  rows_counts(r, nc);
+  HY_MPI(MPI_Allgatherv(x, (int)(r->m * nc), MPI_DOUBLE, r->pk, r->bcnt, r->bdsp, MPI_DOUBLE, r->comm));
+  rows_unpack(r, nc, y, 1);
   r->bytes += 8.0 * (double)(r->n - r->m) * nc;
   return HY_OK;
 }
@@ -222,6 +244,9 @@ int lle_rows_open(MPI_Comm comm, const lle_bmat *b, int p, int nt, k_lle_pool *p
   MPI_Comm_size(comm, &r->size);
   r->call = call;
   r->call_arg = arg;
+  if ((double)b->n * p > INT_MAX)   /* (before the others are told: rank 0's error alone, the serve ends as usual) */
+    return hy_err(HY_EUSAGE, "lle.iter_block = rows: the block's n x p = %lld x %d values exceed one MPI count "
+                  "(2^31 - 1; lle.iter_block = driver)", (long long)b->n, p);
   HY_CALL(rows_tell(r, LLE_ROWS_OPEN, p));
   int64_t n = b->n;
   r->n = n;
@@ -236,6 +261,7 @@ int lle_rows_open(MPI_Comm comm, const lle_bmat *b, int p, int nt, k_lle_pool *p
   r->hi = r->b1 * LLE_ROWS_RB < n ? r->b1 * LLE_ROWS_RB : n;
   r->m = r->hi - r->lo;
   HY_MALLOC(r->cnt, r->size); HY_MALLOC(r->dsp, r->size); HY_MALLOC(r->pcnt, r->size); HY_MALLOC(r->pdsp, r->size);
+  HY_MALLOC(r->bcnt, r->size); HY_MALLOC(r->bdsp, r->size);
   for (int q = 0; q < r->size; q++) {
     int64_t q0 = r->nb * q / r->size, q1 = r->nb * (q + 1) / r->size;
     int64_t lo = q0 * LLE_ROWS_RB < n ? q0 * LLE_ROWS_RB : n, hi = q1 * LLE_ROWS_RB < n ? q1 * LLE_ROWS_RB : n;
@@ -244,9 +270,10 @@ int lle_rows_open(MPI_Comm comm, const lle_bmat *b, int p, int nt, k_lle_pool *p
   }
   size_t mp = (size_t)r->m * p + 1, np = (size_t)n * p, kmax = (size_t)p * p;
   HY_MALLOC(r->v, mp); HY_MALLOC(r->mv, mp); HY_MALLOC(r->tmp, mp);
-  HY_MALLOC(r->vf, np); HY_MALLOC(r->tf, np);
+  HY_MALLOC(r->vf, np); HY_MALLOC(r->tf, np); HY_MALLOC(r->pk, np);
   HY_MALLOC(r->part, (size_t)(r->b1 - r->b0) * kmax + 1); HY_MALLOC(r->all, (size_t)r->nb * kmax);
-  HY_MALLOC(r->h, kmax); HY_MALLOC(r->theta, p);
+  HY_MALLOC(r->h, kmax + p);
+  r->theta = r->h + kmax;
   /* this rank's rows of B^T: B's entries in its columns [lo, hi), in B's row order */
   HY_CALLOC(r->btp, r->m + 1);
   int64_t nnz = b->p[n];
@@ -269,20 +296,25 @@ int lle_rows_open(MPI_Comm comm, const lle_bmat *b, int p, int nt, k_lle_pool *p
   return HY_OK;
 }
 
-int lle_rows_scatter(lle_rows *r, const double *x, int nc) {
-  HY_CALL(rows_tell(r, LLE_ROWS_SCATTER, nc));
-  for (int c = 0; c < nc; c++)
-    HY_MPI(MPI_Scatterv(r->rank == 0 ? x + (size_t)c * r->n : NULL, r->cnt, r->dsp, MPI_DOUBLE, r->v + (size_t)c * r->m,
-                        (int)r->m, MPI_DOUBLE, 0, r->comm));
+/* Rank 0's n x nc x to the ranks' rows in r->v (one message).  Collective. */
+static int rows_scatter_into(lle_rows *r, const double *x, int nc) {
+  rows_counts(r, nc);
+  if (r->rank == 0) rows_unpack(r, nc, (double *)x, 0);
+  HY_MPI(MPI_Scatterv(r->pk, r->bcnt, r->bdsp, MPI_DOUBLE, r->v, (int)(r->m * nc), MPI_DOUBLE, 0, r->comm));
   if (r->size > 1) r->bytes += 8.0 * (double)(r->n - r->cnt[0]) * nc;
   return HY_OK;
 }
 
+int lle_rows_scatter(lle_rows *r, const double *x, int nc) {
+  HY_CALL(rows_tell(r, LLE_ROWS_SCATTER, nc));
+  return rows_scatter_into(r, x, nc);
+}
+
 int lle_rows_gather(lle_rows *r, double *x, int nc) {
   HY_CALL(rows_tell(r, LLE_ROWS_GATHER, nc));
-  for (int c = 0; c < nc; c++)
-    HY_MPI(MPI_Gatherv(r->v + (size_t)c * r->m, (int)r->m, MPI_DOUBLE, r->rank == 0 ? x + (size_t)c * r->n : NULL, r->cnt,
-                       r->dsp, MPI_DOUBLE, 0, r->comm));
+  rows_counts(r, nc);
+  HY_MPI(MPI_Gatherv(r->v, (int)(r->m * nc), MPI_DOUBLE, r->pk, r->bcnt, r->bdsp, MPI_DOUBLE, 0, r->comm));
+  if (r->rank == 0) rows_unpack(r, nc, x, 1);
   if (r->size > 1) r->bytes += 8.0 * (double)(r->n - r->cnt[0]) * nc;
   return HY_OK;
 }
@@ -370,8 +402,7 @@ int lle_rows_rr(lle_rows *r, double **h, double **theta) {
     if (rc != HY_OK) { hy_err_clear(); for (int c = 0; c < p; c++) r->theta[c] = NAN; }
     r->t_eig += MPI_Wtime() - t0;
   }
-  HY_MPI(MPI_Bcast(r->h, p * p, MPI_DOUBLE, 0, r->comm));
-  HY_MPI(MPI_Bcast(r->theta, p, MPI_DOUBLE, 0, r->comm));
+  HY_MPI(MPI_Bcast(r->h, p * p + p, MPI_DOUBLE, 0, r->comm));   /* h and theta (one array) */
   for (int c = 0; c < p; c++)
     if (!isfinite(r->theta[c])) return hy_err(HY_ENUMERIC, "dsyev of the %d x %d Rayleigh quotient failed (by rows)", p, p);
   if (h) *h = r->h;
@@ -402,9 +433,7 @@ int lle_rows_residuals(lle_rows *r, const double *x, int nc, const double *val, 
   double lam[LLE_ROWS_PMAX], s[LLE_ROWS_PMAX];
   if (r->rank == 0) memcpy(lam, val, (size_t)nc * sizeof *lam);
   HY_MPI(MPI_Bcast(lam, nc, MPI_DOUBLE, 0, r->comm));
-  for (int c = 0; c < nc; c++)
-    HY_MPI(MPI_Scatterv(r->rank == 0 ? x + (size_t)c * r->n : NULL, r->cnt, r->dsp, MPI_DOUBLE, r->v + (size_t)c * r->m,
-                        (int)r->m, MPI_DOUBLE, 0, r->comm));
+  HY_CALL(rows_scatter_into(r, x, nc));
   HY_CALL(rows_btb(r, nc, r->v, r->mv));
   rows_job j = { .r = r, .nc = nc, .kind = RJ_RES, .x = r->v, .y = r->mv, .c = lam };
   rows_run(r, &j);
@@ -435,6 +464,6 @@ void lle_rows_free(lle_rows *r) {
   if (!r) return;
   free(r->cnt); free(r->dsp); free(r->pcnt); free(r->pdsp);
   free(r->v); free(r->mv); free(r->tmp); free(r->vf); free(r->tf); free(r->part); free(r->all);
-  free(r->h); free(r->theta); free(r->btp); free(r->bti); free(r->btx);
+  free(r->h); free(r->btp); free(r->bcnt); free(r->bdsp); free(r->pk); free(r->bti); free(r->btx);
   free(r);
 }

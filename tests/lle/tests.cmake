@@ -344,7 +344,7 @@ hy_case(NAME lle_bad_cnd_below RANKS 1 EXIT 1
 add_test(NAME lle_iter_block COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_iter_block --gpu-spec host:x iter_block)
 set_tests_properties(lle_iter_block PROPERTIES LABELS "unit" TIMEOUT 300)
 hy_case(NAME lle_bad_iter_block RANKS 1 EXIT 1
-  EXPECT "key 'lle.iter_block' = 'device' is not allowed; allowed: one of auto.backend.driver"
+  EXPECT "key 'lle.iter_block' = 'device' is not allowed; allowed: one of auto.backend.driver.rows"
   ARGS run.workload=lle lle.iter_block=device)
 # the top supernodes on the device: refused on the host backend before any work
 hy_case(NAME lle_bad_cnd_top_device_host RANKS 2 EXIT 1
