@@ -80,7 +80,7 @@ static void rows_block(const lle_rows *r, int64_t q, int64_t *i0, int64_t *i1) {
 static void rows_part(void *arg, int q0, int q1) {
   rows_job *j = arg;
   lle_rows *r = j->r;
-  int64_t m = r->m, n = r->n;
+  int64_t m = r->m;
   int p = r->p, nc = j->nc;
   for (int q = q0; q < q1; q++) {
     int64_t i0, i1;
@@ -122,30 +122,21 @@ static void rows_part(void *arg, int q0, int q1) {
           r->v[(size_t)c * m + i] = s / j->c[(size_t)c * nc + c];
         }
       break;
-    case RJ_BV: {   /* y (m x nc) = B's rows x (n x nc, full) */
-      const lle_bmat *bm = r->b;
-      for (int c = 0; c < nc; c++) {
-        const double *xc = j->x + (size_t)c * n;
-        double *yc = j->y + (size_t)c * m;
-        for (int64_t i = i0; i < i1; i++) {
-          double s = 0;
-          for (int64_t a = bm->p[r->lo + i]; a < bm->p[r->lo + i + 1]; a++) s += bm->x[a] * xc[bm->i[a]];
-          yc[i] = s;
+    case RJ_BV:    /* y (m x nc) = B's rows x (full, row-interleaved: row j's nc values at j nc) */
+    case RJ_BTT: {   /* y (m x nc) = B^T's rows x (the same layout) */
+      const int64_t *ap = j->kind == RJ_BV ? r->b->p + r->lo : r->btp, *ai = j->kind == RJ_BV ? r->b->i : r->bti;
+      const double *ax = j->kind == RJ_BV ? r->b->x : r->btx;
+      double acc[LLE_ROWS_PMAX];
+      for (int64_t i = i0; i < i1; i++) {   /* each column's sum over the row's entries in order */
+        for (int c = 0; c < nc; c++) acc[c] = 0;
+        for (int64_t a = ap[i]; a < ap[i + 1]; a++) {
+          const double w = ax[a], *xr = j->x + (size_t)ai[a] * nc;
+          for (int c = 0; c < nc; c++) acc[c] += w * xr[c];
         }
+        for (int c = 0; c < nc; c++) j->y[(size_t)c * m + i] = acc[c];
       }
       break;
     }
-    case RJ_BTT:   /* y (m x nc) = B^T's rows x (n x nc, full) */
-      for (int c = 0; c < nc; c++) {
-        const double *xc = j->x + (size_t)c * n;
-        double *yc = j->y + (size_t)c * m;
-        for (int64_t i = i0; i < i1; i++) {
-          double s = 0;
-          for (int64_t a = r->btp[i]; a < r->btp[i + 1]; a++) s += r->btx[a] * xc[r->bti[a]];
-          yc[i] = s;
-        }
-      }
-      break;
     case RJ_H: {   /* the block's p x p v^T mv (all entries: H is symmetrised after) */
       double *hb = r->part + (size_t)q * p * p;
       for (int b = 0; b < p; b++)
@@ -225,11 +216,17 @@ static void rows_unpack(lle_rows *r, int nc, double *y, int back) {
     }
 }
 
-/* x (m x nc, this rank's rows) to every rank as the full n x nc y (one message).  Collective. */
+/* x (m x nc, this rank's rows) to every rank as the full n x nc y, row-interleaved (row j's nc
+ * values at j nc: one cache line an entry of B for the products), in one message.  Collective. */
 static int rows_allgather(lle_rows *r, int nc, const double *x, double *y) {
   rows_counts(r, nc);
   HY_MPI(MPI_Allgatherv(x, (int)(r->m * nc), MPI_DOUBLE, r->pk, r->bcnt, r->bdsp, MPI_DOUBLE, r->comm));
-  rows_unpack(r, nc, y, 1);
+  for (int q = 0; q < r->size; q++) {
+    const double *pq = r->pk + (size_t)r->dsp[q] * nc;
+    double *yq = y + (size_t)r->dsp[q] * nc;
+    for (int64_t i = 0; i < r->cnt[q]; i++)
+      for (int c = 0; c < nc; c++) yq[(size_t)i * nc + c] = pq[(size_t)c * r->cnt[q] + i];
+  }
   r->bytes += 8.0 * (double)(r->n - r->m) * nc;
   return HY_OK;
 }
