@@ -899,8 +899,8 @@ CND_ROWS_RE = (r"iteration block work by rows \(lle.iter_block = rows: .*\) over
 
 def check_chol_nd_rows(c):
     """lle.iter_block = rows (chol-nd's iteration block work by rows over the ranks that share
-    its solves): at 2 and 3 ranks (one thread each; eig_ranks auto / all, eig_top rank0 /
-    spread) and at 2 ranks with eig_ranks = 1 the one-rank run's (two threads) digest, embedding
+    its solves): at 2 and 3 ranks (one thread each, two with eig_top = spread; eig_ranks auto /
+    all, eig_top rank0 / spread) and at 2 ranks with eig_ranks = 1 the one-rank run's (two threads) digest, embedding
     file, eigenpairs table and iterations bit for bit; against the driver's loop at one rank the
     same iterations, every eigenvalue within the two residuals, residuals <= 1e-14 ||M||_1,
     Procrustes <= 1e-10; its line (the ranks, MB moved only where there are several) and the
@@ -936,8 +936,8 @@ def check_chol_nd_rows(c):
               float(np.max(np.abs(lr - ld))) if len(lr) == len(ld) else -1, float(qr.max()), disp,
               m1.group(0) if m1 else "MISSING"))
         rc |= 0 if ok else 1
-        for ranks, key, top in ((2, "auto", "rank0"), (3, "all", "rank0"), (2, "all", "spread"), (2, "1", "rank0")):
-            w, o = run(c, ranks, base + ["lle.threads=1", "lle.iter_block=rows", "lle.eig_ranks=" + key, "lle.eig_top=" + top],
+        for ranks, th, key, top in ((2, 1, "auto", "rank0"), (3, 1, "all", "rank0"), (2, 2, "all", "spread"), (2, 1, "1", "rank0")):
+            w, o = run(c, ranks, base + ["lle.threads=%d" % th, "lle.iter_block=rows", "lle.eig_ranks=" + key, "lle.eig_top=" + top],
                        "rows_%s_np%d_%s_%s" % (tag, ranks, key, top))
             got, y = figs(o), np.load(os.path.join(w, "emb.npy"))
             m, a = re.search(CND_ROWS_RE, o), re.search(CND_ALONE_RE, o)
@@ -950,9 +950,9 @@ def check_chol_nd_rows(c):
             else:
                 lines = lines and "chol-nd over" not in o
             ok = "PASSED: lle" in o and got == ref and np.array_equal(y, y1) and lines
-            print("%s chol_nd_rows %s n=%d %d ranks (eig_ranks = %s, eig_top = %s): digest %s, %s iterations, eigenpairs table %s, "
-                  "embedding file %s; lines %s" % (
-                  "ok  " if ok else "FAIL", ds, n, ranks, key, top, got[0], got[1], "the same" if got[2] == ref[2] else "DIFFERS",
+            print("%s chol_nd_rows %s n=%d %d ranks (%d thread(s) each, eig_ranks = %s, eig_top = %s): digest %s, %s iterations, "
+                  "eigenpairs table %s, embedding file %s; lines %s" % (
+                  "ok  " if ok else "FAIL", ds, n, ranks, th, key, top, got[0], got[1], "the same" if got[2] == ref[2] else "DIFFERS",
                   "the same" if np.array_equal(y, y1) else "DIFFERS",
                   " | ".join(x.group(0) for x in (m, a) if x) if (m or a) else "MISSING"))
             rc |= 0 if ok else 1
