@@ -140,7 +140,9 @@ do_cnd() {
 # same embedding bit for bit), 2 ranks spread (each rank its subtrees' top; a rank's threads are
 # the node's cores / its ranks: the H200 mid run's "8 thread(s) per rank"); per run the eigen
 # phase (slowest rank), end to end, the seconds
-# rank 0 works alone and their share of its eigen-solve (the issue: <= 5% at 1M), the digest.
+# rank 0 works alone and their share of its eigen-solve (the issue: <= 5% at 1M), the digest; and
+# with lle.iter_block = rows (the block work by rows over the ranks) at 1 and 2 ranks (rowsN-np2's
+# digest against rowsN-np1's: bit for bit).
 do_ranks() {
   local names=""
   for n in ${RANKS_N:-100000 1000000}; do
@@ -149,7 +151,9 @@ do_ranks() {
     run ranks$n-np1 1 $base
     run ranks$n-np2 2 $base
     run ranks$n-np2-spread 2 $base lle.eig_top=spread
-    names="$names ranks$n-np1 ranks$n-np2 ranks$n-np2-spread"
+    run rows$n-np1 1 $base lle.iter_block=rows   # the iteration's block work by rows (its own bits: its own one-rank digest)
+    run rows$n-np2 2 $base lle.iter_block=rows
+    names="$names ranks$n-np1 ranks$n-np2 ranks$n-np2-spread rows$n-np1 rows$n-np2"
   done
   for f in $names; do
     local ref=${f%%-np*}-np1
