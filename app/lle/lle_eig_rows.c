@@ -61,7 +61,7 @@ static int rows_tell(lle_rows *r, int step, int ncols) {
 /* A step's job on a range of this rank's blocks. */
 typedef struct {
   lle_rows *r;
-  int nc, kind;
+  int nc, op;
   const double *x;   /* input n x nc (full) or m x nc (rows) */
   double *y;
   const double *c;   /* p x p (rotate, trsm) or values */
@@ -85,7 +85,7 @@ static void rows_part(void *arg, int q0, int q1) {
   for (int q = q0; q < q1; q++) {
     int64_t i0, i1;
     rows_block(r, r->b0 + q, &i0, &i1);
-    switch (j->kind) {
+    switch (j->op) {
     case RJ_COLSUM: {   /* the block's column sums of v */
       double *s = r->part + (size_t)q * nc;
       for (int c = 0; c < nc; c++) {
@@ -124,8 +124,8 @@ static void rows_part(void *arg, int q0, int q1) {
       break;
     case RJ_BV:    /* y (m x nc) = B's rows x (full, row-interleaved: row j's nc values at j nc) */
     case RJ_BTT: {   /* y (m x nc) = B^T's rows x (the same layout) */
-      const int64_t *ap = j->kind == RJ_BV ? r->b->p + r->lo : r->btp, *ai = j->kind == RJ_BV ? r->b->i : r->bti;
-      const double *ax = j->kind == RJ_BV ? r->b->x : r->btx;
+      const int64_t *ap = j->op == RJ_BV ? r->b->p + r->lo : r->btp, *ai = j->op == RJ_BV ? r->b->i : r->bti;
+      const double *ax = j->op == RJ_BV ? r->b->x : r->btx;
       double acc[LLE_ROWS_PMAX];
       for (int64_t i = i0; i < i1; i++) {   /* each column's sum over the row's entries in order */
         for (int c = 0; c < nc; c++) acc[c] = 0;
@@ -341,16 +341,16 @@ int lle_rows_orth(lle_rows *r) {
   int p = r->p;
   double mu[LLE_ROWS_PMAX], g[LLE_ROWS_PMAX * (LLE_ROWS_PMAX + 1) / 2], rr[LLE_ROWS_PMAX * LLE_ROWS_PMAX];
   /* away from e: the column means */
-  rows_job j = { .r = r, .nc = p, .kind = RJ_COLSUM };
+  rows_job j = { .r = r, .nc = p, .op = RJ_COLSUM };
   rows_run(r, &j);
   HY_CALL(rows_reduce(r, p, mu));
   for (int c = 0; c < p; c++) mu[c] /= (double)r->n;
-  j = (rows_job){ .r = r, .nc = p, .kind = RJ_SUBMEAN, .c = mu };
+  j = (rows_job){ .r = r, .nc = p, .op = RJ_SUBMEAN, .c = mu };
   rows_run(r, &j);
   /* CholeskyQR3: the first with the shift 11 (n p + p (p + 1)) u ||V||_F^2 */
   int k = p * (p + 1) / 2, rc = HY_OK;
   for (int pass = 0; pass < 3 && rc == HY_OK; pass++) {
-    j = (rows_job){ .r = r, .nc = p, .kind = RJ_GRAM, .x = r->v };
+    j = (rows_job){ .r = r, .nc = p, .op = RJ_GRAM, .x = r->v };
     rows_run(r, &j);
     HY_CALL(rows_reduce(r, k, g));
     double shift = 0;
@@ -361,7 +361,7 @@ int lle_rows_orth(lle_rows *r) {
     }
     rc = rows_chol(p, g, shift, rr);
     if (rc != HY_OK) break;
-    j = (rows_job){ .r = r, .nc = p, .kind = RJ_TRSM, .c = rr };
+    j = (rows_job){ .r = r, .nc = p, .op = RJ_TRSM, .c = rr };
     rows_run(r, &j);
   }
   if (rc != HY_OK) return hy_err(HY_ENUMERIC, "Cholesky QR of the subspace block (by rows): a non-positive pivot of its "
@@ -372,10 +372,10 @@ int lle_rows_orth(lle_rows *r) {
 /* y (m x nc) = B^T B x for x (m x nc, this rank's rows).  Collective. */
 static int rows_btb(lle_rows *r, int nc, const double *x, double *y) {
   HY_CALL(rows_allgather(r, nc, x, r->vf));
-  rows_job j = { .r = r, .nc = nc, .kind = RJ_BV, .x = r->vf, .y = r->tmp };
+  rows_job j = { .r = r, .nc = nc, .op = RJ_BV, .x = r->vf, .y = r->tmp };
   rows_run(r, &j);
   HY_CALL(rows_allgather(r, nc, r->tmp, r->tf));
-  j = (rows_job){ .r = r, .nc = nc, .kind = RJ_BTT, .x = r->tf, .y = y };
+  j = (rows_job){ .r = r, .nc = nc, .op = RJ_BTT, .x = r->tf, .y = y };
   rows_run(r, &j);
   return HY_OK;
 }
@@ -384,7 +384,7 @@ int lle_rows_rr(lle_rows *r, double **h, double **theta) {
   HY_CALL(rows_tell(r, LLE_ROWS_RR, r->p));
   int p = r->p;
   HY_CALL(rows_btb(r, p, r->v, r->mv));
-  rows_job j = { .r = r, .nc = p, .kind = RJ_H };
+  rows_job j = { .r = r, .nc = p, .op = RJ_H };
   rows_run(r, &j);
   HY_CALL(rows_reduce(r, p * p, r->h));
   int rc = HY_OK;
@@ -411,14 +411,14 @@ int lle_rows_rotate(lle_rows *r, int nres, double *res) {
   HY_CALL(rows_tell(r, LLE_ROWS_ROTATE, nres));
   int p = r->p;
   double *sw;
-  rows_job j = { .r = r, .nc = p, .kind = RJ_ROT_V, .x = r->v, .c = r->h };
+  rows_job j = { .r = r, .nc = p, .op = RJ_ROT_V, .x = r->v, .c = r->h };
   rows_run(r, &j);
   sw = r->v; r->v = r->tmp; r->tmp = sw;
-  j = (rows_job){ .r = r, .nc = p, .kind = RJ_ROT_MV, .x = r->mv, .c = r->h };
+  j = (rows_job){ .r = r, .nc = p, .op = RJ_ROT_MV, .x = r->mv, .c = r->h };
   rows_run(r, &j);
   sw = r->mv; r->mv = r->tmp; r->tmp = sw;
   double s[LLE_ROWS_PMAX];
-  j = (rows_job){ .r = r, .nc = nres, .kind = RJ_RES, .x = r->v, .y = r->mv, .c = r->theta };
+  j = (rows_job){ .r = r, .nc = nres, .op = RJ_RES, .x = r->v, .y = r->mv, .c = r->theta };
   rows_run(r, &j);
   HY_CALL(rows_reduce(r, nres, s));
   for (int c = 0; c < nres; c++) if (res) res[c] = sqrt(s[c]);
@@ -432,7 +432,7 @@ int lle_rows_residuals(lle_rows *r, const double *x, int nc, const double *val, 
   HY_MPI(MPI_Bcast(lam, nc, MPI_DOUBLE, 0, r->comm));
   HY_CALL(rows_scatter_into(r, x, nc));
   HY_CALL(rows_btb(r, nc, r->v, r->mv));
-  rows_job j = { .r = r, .nc = nc, .kind = RJ_RES, .x = r->v, .y = r->mv, .c = lam };
+  rows_job j = { .r = r, .nc = nc, .op = RJ_RES, .x = r->v, .y = r->mv, .c = lam };
   rows_run(r, &j);
   HY_CALL(rows_reduce(r, nc, s));
   for (int c = 0; c < nc; c++) if (res) res[c] = sqrt(s[c]);
