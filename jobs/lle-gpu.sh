@@ -9,7 +9,7 @@
 #       (3 runs a variant after one warm-up), SMALL_VARIANTS ("name:key=v key=v;name2:..." beside the
 #       default), scikit-learn in the same call unless SKIP_SKLEARN;
 #       eig: only the eigensolver figures (gpu-chol vs bsvd); cnd: chol-nd vs bsvd; knn: only D = 32 vs torch; scale: N = 1M..10M, env SCALE_N,
-#       SCALE_EIG (lle.eigensolver, default gpu-chol), SCALE_STAGE (lle.stage: all, or weights for the
+#       SCALE_EIG (lle.eigensolver, default auto: chol-nd at these sizes), SCALE_STAGE (lle.stage: all, or weights for the
 #       phases before the eigen-solve alone), SCALE_TIMEOUT (s a run, default 150))      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -176,12 +176,12 @@ do_knn() {
 }
 
 # Scale: Swiss roll N = 1M, 2M, 5M, 10M (SCALE_N), K = 10, d = 2, on one GPU; the eigensolver by
-# the key lle.eigensolver = SCALE_EIG (default gpu-chol; bsvd: the host's UMFPACK LU), each run
+# the key lle.eigensolver = SCALE_EIG (default auto, the workload's default: chol-nd at these sizes, the solver of the README's scale row; gpu-chol lost to bsvd on the H200; bsvd: the host's UMFPACK LU), each run
 # limited to SCALE_TIMEOUT s (default 150: a run past it is reported as such, the larger sizes
 # are then skipped).  Prints each phase's time per size, the total (data..eigen), the local
 # log-log slopes d log t / d log N between successive sizes and the least-squares slope over all.
 do_scale() {
-  local sizes=${SCALE_N:-"1000000 2000000 5000000 10000000"} eig=${SCALE_EIG:-gpu-chol} stage=${SCALE_STAGE:-all} n
+  local sizes=${SCALE_N:-"1000000 2000000 5000000 10000000"} eig=${SCALE_EIG:-auto} stage=${SCALE_STAGE:-all} n
   log "scale: Swiss roll N = $sizes, K=10 d=2, CUDA, lle.eigensolver=$eig, lle.stage=$stage, each run <= ${SCALE_TIMEOUT:-150} s"
   for n in $sizes; do
     RUN_TIMEOUT=${SCALE_TIMEOUT:-150} run scale-$n 1 run.workload=lle lle.n=$n run.backend=cuda lle.trust_sample=0 \
