@@ -116,8 +116,10 @@ static const cfg_key spai_keys[] = {
     "recorded as a graph with solver.device_graph, the persistent kernel's values bit for bit; "
     "auto = on a GPU backend persistent up to 4,000,000 rows where it is offered (not with "
     "precond = ilu0 or spmv = library), else graph with a line saying why (H200, cfd2's size: "
-    "80.4 us per iteration in one launch per solve against the graph's 110.0; 10.6M rows: graph "
-    "1.20x of the floor, persistent 1.29x), graph on the host backend; same iterations and x "
+    "82.3 us per iteration with the defaults against the graph's 113.0 (5f1ee7b); 10.6M rows: "
+    "the graph 1.20x of the floor against the persistent kernel's 1.29x in one run, 1.23x against "
+    "1.21x in another (5f1ee7b): no clear win, the limit kept until an unroll rule is chosen), "
+    "graph on the host backend; same iterations and x "
     "within the usual loop's tolerances" },
   { "solver", "persistent_split", CFG_BOOL, "false", 0, 0, NULL,
     "device_kernel = persistent: true = p and s updated in phases of their own before plain M "

@@ -23,7 +23,8 @@ typedef enum { SPAI_RHS_ONES = 0, SPAI_RHS_RANDOM = 1, SPAI_RHS_FILE = 2 } spai_
 
 /* The most rows for which solver.device_kernel = auto (the default) takes the persistent kernel
  * on a GPU backend; above it the graph (H200, 10.6M rows: the default persistent kernel 1.29x of
- * the floor against the graph's 1.20x; README "Defaults of the device loop"). */
+ * the floor against the graph's 1.20x in one run, 1.21x against 1.23x at 5f1ee7b; unroll 8 1.14x
+ * there: kept until auto also picks the unroll; README "Defaults of the device loop"). */
 #define SPAI_PERSIST_AUTO_N 4000000
 
 /* The options of the SPAI setup ([spai]). */
