@@ -80,8 +80,11 @@ fi
 # The studies: name workload mode config est startup serial target scaling.sh-options -- overrides.
 # est: seconds of one run at P = 1 at these sizes on one H200 (from the README's figures and the
 # last H200 runs, start and data generation included; a guess where no run exists: the first run
-# measured replaces it); serial: the part that does not spread over GPUs (lle's eigensolver runs on
-# rank 0); target: what the summary checks, KIND@P>=X,... (speedup or efficiency at P GPUs).
+# measured replaces it); serial: the part that does not spread over GPUs (an estimate for the
+# time plan; lle: config/lle.ini's chol-nd spreads over the ranks since session 9, rank 0 alone
+# 24.8% of its eigen-solve at 1M on 2 ranks sharing one H200, 5f1ee7b: 0.5 stays a safe upper
+# bound until a 2-GPU run measures it); target: what the summary checks, KIND@P>=X,... (speedup
+# or efficiency at P GPUs).
 studies() {
   if [ "$small" = 1 ]; then
     local b=run.backend=auto
