@@ -114,21 +114,22 @@ static const cfg_key spai_keys[] = {
     "phases, our SpMV; precond spai|jacobi|none; the host runs the same phases in C); fused = "
     "the persistent kernel's phases as 5 kernels per iteration (4 without preconditioner), "
     "recorded as a graph with solver.device_graph, the persistent kernel's values bit for bit; "
-    "auto = on a GPU backend persistent up to 4,000,000 rows where it is offered (not with "
-    "precond = ilu0 or spmv = library), else graph with a line saying why (H200, cfd2's size: "
-    "82.3 us per iteration with the defaults against the graph's 113.0 (5f1ee7b); 10.6M rows: "
-    "the graph 1.20x of the floor against the persistent kernel's 1.29x in one run, 1.23x against "
-    "1.21x in another (5f1ee7b): no clear win, the limit kept until an unroll rule is chosen), "
+    "auto = on a GPU backend persistent where it is offered (not with precond = ilu0 or spmv = "
+    "library), else graph with a line saying why (H200, cfd2's size: 82.3 us per iteration with "
+    "the defaults against the graph's 113.0 (5f1ee7b); 10.6M rows: with persistent_unroll = auto's "
+    "8 above 4,000,000 rows 1.14x of the floor against the graph's 1.23x (5f1ee7b)), "
     "graph on the host backend; same iterations and x "
     "within the usual loop's tolerances" },
   { "solver", "persistent_split", CFG_BOOL, "false", 0, 0, NULL,
     "device_kernel = persistent: true = p and s updated in phases of their own before plain M "
     "products (two grid syncs more per iteration), false = formed as the products load them; "
     "the same values bit for bit" },
-  { "solver", "persistent_unroll", CFG_ENUM, "1", 0, 0, "1|4|8",
+  { "solver", "persistent_unroll", CFG_ENUM, "auto", 0, 0, "auto|1|4|8",
     "device_kernel = persistent on cuda: column indices and values of a row loaded 1, 4 or 8 "
     "per lane at once before their products (fewer dependent round trips to memory; 4: the "
-    "same values bit for bit, 8: within rounding, e.g. 1.8e-13 of max |x| on an H200)" },
+    "same values bit for bit, 8: within rounding, e.g. 1.8e-13 of max |x| on an H200); auto = 8 "
+    "(2 blocks) above 4,000,000 rows, else 1 (H200, 5f1ee7b: 10.6M rows 1.14x of the floor at 8 "
+    "against 1.21x at 1 and the graph's 1.23x; cfd2's size and 921k: 1 as fast or faster)" },
   { "solver", "persistent_blocks", CFG_ENUM, "auto", 0, 0, "auto|2|3",
     "device_kernel = persistent on cuda: blocks of 512 threads per SM the kernel's registers "
     "must allow (3: 40 registers per thread, 2: 64); auto = 2 with persistent_unroll = 8 (at 3 "
@@ -228,7 +229,7 @@ static int spai_variants_check(hy_cfg *c, const char *key) {
     memset(&so, 0, sizeof so);
     so.persistent_unroll = (int)strtol(cfg_str(c, "solver.persistent_unroll"), NULL, 10);
     so.persistent_blocks = cfg_is(c, "solver.persistent_blocks", "auto")
-                           ? (so.persistent_unroll == 8 ? 2 : 3)
+                           ? (so.persistent_unroll == 8 ? 2 : so.persistent_unroll ? 3 : 0)
                            : (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
     so.persistent_rows = (int)strtol(cfg_str(c, "solver.persistent_rows"), NULL, 10);
     so.merge_reductions = cfg_bool(c, "solver.merge_reductions");
@@ -255,14 +256,16 @@ static int spai_cfg_check(hy_cfg *c) {
   if (cfg_int(c, "spai.gpu_block") % 32)
     return cfg_err(c, "spai.gpu_block", "must be a multiple of 32");
   if (cfg_is(c, "solver.persistent_rows", "2") &&
-      (cfg_is(c, "solver.persistent_unroll", "1") || cfg_is(c, "solver.persistent_blocks", "3") ||
+      (cfg_is(c, "solver.persistent_unroll", "1") || cfg_is(c, "solver.persistent_unroll", "auto") ||
+       cfg_is(c, "solver.persistent_blocks", "3") ||
        (cfg_is(c, "solver.persistent_unroll", "4") && !cfg_is(c, "solver.persistent_blocks", "2")) ||
        cfg_bool(c, "solver.merge_reductions")))
     return cfg_err(c, "solver.persistent_rows", "is 2: it needs solver.persistent_unroll = 4 or "
                    "8, solver.persistent_blocks = 2 (auto: with unroll 8) and "
                    "solver.merge_reductions = false");
   if (cfg_bool(c, "solver.persistent_prefetch") &&
-      (cfg_is(c, "solver.persistent_unroll", "1") || cfg_is(c, "solver.persistent_rows", "2") ||
+      (cfg_is(c, "solver.persistent_unroll", "1") || cfg_is(c, "solver.persistent_unroll", "auto") ||
+       cfg_is(c, "solver.persistent_rows", "2") ||
        cfg_bool(c, "solver.merge_reductions")))
     return cfg_err(c, "solver.persistent_prefetch", "is true: it needs solver.persistent_unroll "
                    "= 4 or 8, solver.persistent_rows = 1 and solver.merge_reductions = false");
@@ -332,7 +335,8 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.persistent_split = cfg_bool(c, "solver.persistent_split");
   o->solver.persistent_unroll = (int)strtol(cfg_str(c, "solver.persistent_unroll"), NULL, 10);
   o->solver.persistent_blocks = cfg_is(c, "solver.persistent_blocks", "auto")
-                                ? (o->solver.persistent_unroll == 8 ? 2 : 3)
+                                ? (o->solver.persistent_unroll == 8 ? 2
+                                   : o->solver.persistent_unroll ? 3 : 0)
                                 : (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
   o->solver.phase_times = cfg_bool(c, "solver.phase_times");
   o->solver.merge_reductions = cfg_bool(c, "solver.merge_reductions");

@@ -21,10 +21,11 @@ typedef enum { SPAI_PC_SPAI = 0, SPAI_PC_JACOBI = 1, SPAI_PC_NONE = 2, SPAI_PC_I
 typedef enum { SPAI_SETUP_HOST = 0, SPAI_SETUP_AUTO = 1, SPAI_SETUP_DEVICE = 2 } spai_setup_where;
 typedef enum { SPAI_RHS_ONES = 0, SPAI_RHS_RANDOM = 1, SPAI_RHS_FILE = 2 } spai_rhs_kind;
 
-/* The most rows for which solver.device_kernel = auto (the default) takes the persistent kernel
- * on a GPU backend; above it the graph (H200, 10.6M rows: the default persistent kernel 1.29x of
- * the floor against the graph's 1.20x in one run, 1.21x against 1.23x at 5f1ee7b; unroll 8 1.14x
- * there: kept until auto also picks the unroll; README "Defaults of the device loop"). */
+/* The most rows for which solver.persistent_unroll = auto (the default) loads a row's entries
+ * one per lane at a time (3 blocks per SM); above it 8 at once at 2 blocks (H200, 10.6M rows at
+ * 5f1ee7b: unroll 8 1.14x of the floor against 1.21x at unroll 1 and the graph's 1.23x, which
+ * solver.device_kernel = auto took there until session 10; cfd2's size and 921k: unroll 1 as
+ * fast or faster; README "Defaults of the device loop"). */
 #define SPAI_PERSIST_AUTO_N 4000000
 
 /* The options of the SPAI setup ([spai]). */
@@ -62,10 +63,11 @@ typedef struct {
   int check_every;             /* its convergence read every check_every iterations */
   int device_graph;            /* 1: record check_every iterations once, replay (solver.device_graph) */
   int device_kernel;           /* solver.device_kernel: 0 auto (the default: persistent on a GPU
-                                * backend up to SPAI_PERSIST_AUTO_N rows), 1 graph, 2 persistent,
+                                * backend where offered), 1 graph, 2 persistent,
                                 * 3 fused */
   int persistent_split;        /* solver.persistent_split: p and s in phases of their own */
-  int persistent_unroll;       /* solver.persistent_unroll: 1, 4, 8 entries per lane at once */
+  int persistent_unroll;       /* solver.persistent_unroll: 1, 4, 8 entries per lane at once (0:
+                                * auto, resolved at the solve by the rows: SPAI_PERSIST_AUTO_N) */
   int persistent_blocks;       /* solver.persistent_blocks: 2, 3 blocks per SM (auto: 2 with
                                 * unroll 8, else 3) */
   int phase_times;             /* solver.phase_times: time the persistent kernel's phases */
@@ -330,6 +332,7 @@ typedef struct {
   int batch_auto;              /* 1: solver.device_kernel = auto chose the kind */
   int persistent_split;        /* 1: the persistent kernel ran with solver.persistent_split */
   int tpr_a, tpr_m;            /* threads per row of the batch's products of A and M (0: none) */
+  int unroll, blocks;          /* the persistent kernel's unroll and blocks per SM (auto resolved) */
   int phase_timed;             /* 1: phase_ticks / phase_ns hold the persistent kernel's phases */
   int merged_loop_off;         /* 1: solver.merge_reductions turned the device loop off (not the
                                 * persistent kernel) */

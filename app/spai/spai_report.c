@@ -258,8 +258,8 @@ static void report_phases(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
   static const char *key[K_PH_N] = { "p", "Mp", "Aph", "alpha", "s", "Ms", "As", "omega", "xr",
                                      "rho" };
   if (sv->batch == 1) {
-    hy_metric_int(ctx, "persistent_unroll", o->solver.persistent_unroll);
-    hy_metric_int(ctx, "persistent_blocks", o->solver.persistent_blocks);
+    hy_metric_int(ctx, "persistent_unroll", sv->unroll);
+    hy_metric_int(ctx, "persistent_blocks", sv->blocks);
     hy_metric_int(ctx, "persistent_rows", o->solver.persistent_rows);
     hy_metric_int(ctx, "persistent_prefetch", o->solver.persistent_prefetch);
     hy_metric_int(ctx, "tpr_A", sv->tpr_a);
@@ -269,8 +269,7 @@ static void report_phases(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
                  "(solver.persistent_unroll), %d blocks of 512 threads per SM "
                  "(solver.persistent_blocks), %d / %d threads per row of A / M "
                  "(solver.persistent_tpr), %d row(s) of a lane group in flight "
-                 "(solver.persistent_rows)%s\n", o->solver.persistent_unroll,
-                 o->solver.persistent_blocks, sv->tpr_a, sv->tpr_m, o->solver.persistent_rows,
+                 "(solver.persistent_rows)%s\n", sv->unroll, sv->blocks, sv->tpr_a, sv->tpr_m, o->solver.persistent_rows,
                  o->solver.persistent_prefetch ? ", the next chunk of entries loaded while one is "
                  "gathered (solver.persistent_prefetch)" : "");
   }
@@ -371,7 +370,7 @@ static void report_solve(hy_ctx *ctx, const spai_opts *o, spai_info *in) {
   /* (the persistent kernel by the key's auto, the default, or named) */
   char pk[64] = "persistent";
   if (sv->batch_auto)
-    snprintf(pk, sizeof pk, "auto: persistent up to %d rows", SPAI_PERSIST_AUTO_N);
+    snprintf(pk, sizeof pk, "auto: persistent on a GPU backend");
   if (sv->device_loop && sv->batch == 1)
     hy_printf0(ctx, "bicgstab: device loop (scalars in backend memory, convergence read every %d "
                "iteration(s)), the iterations between reads in one launch of a persistent kernel "

@@ -214,11 +214,6 @@ static int v_s_batch(void *c, double *sc, int n, double tol, double *x, const kr
 static int solve_batch_kind(solve_ctx *s, const spai_solve_opts *opt, spai_solve_info *info) {
   int k = opt->device_kernel;
   info->batch_auto = k == 0;
-  if (k == 0 && s->be->gpu && s->nloc > SPAI_PERSIST_AUTO_N) {
-    snprintf(info->batch_why, sizeof info->batch_why, "%lld rows > %d",
-             (long long)s->nloc, SPAI_PERSIST_AUTO_N);
-    return 0;
-  }
   int want = k == 2 ? 1 : k == 3 ? 2 : k == 0 && s->be->gpu ? 1 : 0;
   if (!want) return 0;
   const char *why = !(want == 1 ? s->vec.ops->bcgs_batch : s->vec.ops->bcgs_fused) ||
@@ -264,8 +259,13 @@ static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_o
   if (s->batch) ko->s_batch = v_s_batch;
   s->split = s->batch == 1 && opt->persistent_split && !opt->merge_reductions;
   info->persistent_split = s->split;
-  s->unroll = opt->persistent_unroll;
-  s->blocks = opt->persistent_blocks;
+  /* persistent_unroll / persistent_blocks auto (0): 8 at 2 blocks above SPAI_PERSIST_AUTO_N rows,
+   * else 1 at 3 */
+  s->unroll = opt->persistent_unroll ? opt->persistent_unroll
+              : s->nloc > SPAI_PERSIST_AUTO_N ? 8 : 1;
+  s->blocks = opt->persistent_blocks ? opt->persistent_blocks : s->unroll == 8 ? 2 : 3;
+  info->unroll = s->unroll;
+  info->blocks = s->blocks;
   s->rows = opt->persistent_rows;
   s->prefetch = s->batch == 1 && opt->persistent_prefetch;
   if (s->batch == 1 && opt->phase_times) {
@@ -681,13 +681,13 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
     snprintf(err, 320, "empty; allowed tokens (joined by '+'): %s", spai_variant_tokens);
     return err;
   }
-  if (o->persistent_prefetch && (o->persistent_unroll == 1 || o->persistent_rows == 2 ||
+  if (o->persistent_prefetch && (o->persistent_unroll <= 1 || o->persistent_rows == 2 ||
                                  o->merge_reductions))
     return "pf needs unroll 4 or 8 (u4 / u8), persistent_rows = 1 and merge_reductions = false";
   if (o->persistent_sell && (o->persistent_prefetch || o->persistent_rows == 2 ||
                              o->merge_reductions || o->persistent_split))
     return "sell: not with pf, persistent_rows = 2, merge_reductions or persistent_split";
-  if (o->persistent_rows == 2 && (o->persistent_unroll == 1 || o->persistent_blocks == 3))
+  if (o->persistent_rows == 2 && (o->persistent_unroll <= 1 || o->persistent_blocks == 3))
     return "persistent_rows = 2 needs unroll 4 or 8 at 2 blocks (u4+b2 / u8)";
   return NULL;
 }
