@@ -277,6 +277,16 @@ typedef struct k_lle_chol_top {
                                    pool's threads fill (lle.cnd_top_copy = pinned); 0 pageable */
   k_lle_pool *pool;             /* in: the host's threads for that (NULL: pageable) */
   int pool_threads;             /* in: how many of them */
+  /* the top's assembly on the engine (k_lle_chol_in.top_assemble, with the updates from below
+   * there too): eptr non-NULL, x's top blocks not written by the host; the engine zeroes them
+   * and, for each of the top's ncols columns g (top[0]'s columns ascending, then top[1]'s, ..),
+   * adds its entries e in [eptr[g], eptr[g + 1]) in order: block(erow[e], g's column) +=
+   * eval[e] (the host assembly's products a A_ij of P (A A^T + tau I) P^T and tau last on the
+   * diagonal, in the host's order: the same block bit for bit); before the updates from below */
+  int64_t ncols;
+  const int64_t *eptr;          /* ncols + 1, or NULL: the blocks come assembled in x */
+  const int32_t *erow;
+  const double *eval;
 } k_lle_chol_top;
 
 /* The top part of k_lle_chol_solve on the engine that factored it (k_lle_chol_in.top_solve):
@@ -324,6 +334,9 @@ typedef struct {
   int top_values;      /* with top_solve: 1, the top's values wanted in x too (a check, CHOLMOD's solves) */
   int top_stage;       /* with top: 1, its copies up through pinned buffers filled by the plan's
                           threads (k_lle_chol_top.stage; lle.cnd_top_copy = pinned) */
+  int top_assemble;    /* with top and top_below: 1, the top's blocks assembled on the engine
+                          from entry lists the threads build (k_lle_chol_top.eptr; lle.cnd_top_assembly
+                          = device): only those lists go up, not the blocks; 0: assembled in x */
   /* a share of the work (the lle eigen-solve spread over ranks, lle.eig_ranks): phase 0 is all of
    * it; else the K_LLE_CH_* parts: the numeric factor's subtree phase (SUB) and top (TOP, the
    * values of the subtrees' supernodes that update the top, their tails, already in x), the

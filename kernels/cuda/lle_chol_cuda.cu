@@ -3,7 +3,11 @@
  * threads have factored the subtrees below the cut and assembled the top supernodes (with the
  * updates from below, or without them and the below supernodes' tails packed), the tails go up
  * in one copy and the top blocks one by one (on a copy stream, the device working on the
- * earlier ones meanwhile); on the backend's stream, top supernode i (ascending) gets the
+ * earlier ones meanwhile); or (k_lle_chol_top.eptr, lle.cnd_top_assembly = device) the host
+ * built only the top columns' entry lists: they go up (a few bytes a nonzero of M against
+ * the dense blocks' gigabyte at N = 1M), the blocks are zeroed on the device and cc_assemble
+ * adds the entries, a thread a column in the host's order (the same blocks bit for bit).
+ * Then on the backend's stream, top supernode i (ascending) gets the
  * updates from the tails (cc_below: a block per column, the pairs in order, a thread a row),
  * then from its top updaters d (ascending) as one cuBLAS DGEMM L_d(rows from p1, :)
  * L_d([p1, p2), :)^T into a scratch block and a scatter kernel (each entry of s written by one
@@ -161,6 +165,17 @@ __global__ void cc_below(double *blk, int64_t lda, const cc_pair *pairs, int np,
   }
 }
 
+/* The top's assembly on the device (k_lle_chol_top.eptr): top column g = one thread, its
+ * entries in order added into its column of the zeroed blocks (cbase[g]: the column's start
+ * in dx); each entry written by one thread, in the host's order. */
+__global__ void cc_assemble(double *dx, const int64_t *cbase, const int64_t *eptr, const int32_t *erow,
+                            const double *eval, int64_t ncols) {
+  int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= ncols) return;
+  double *bc = dx + cbase[g];
+  for (int64_t e = eptr[g]; e < eptr[g + 1]; e++) bc[erow[e]] += eval[e];
+}
+
 /* The call's device state (freed by cc_free). */
 typedef struct {
   cudaStream_t cp;                     /* the copies' stream */
@@ -180,6 +195,9 @@ typedef struct {
   int32_t *dg;
   int64_t *goff;                       /* host: top i's gather list at dg + goff[i] */
   cc_stage stg;                        /* the copies up's staging (cc_top only) */
+  int64_t *dcb, *dep;                  /* the assembly on the device: columns' starts, entry lists */
+  int32_t *der;
+  double *dev;
 } cc_dev;
 
 /* Free the call's state (NULL-safe).  Local. */
@@ -193,7 +211,7 @@ static void cc_free(cc_dev *d) {
   if (d->tails) cudaEventDestroy(d->tails);
   if (d->cp) cudaStreamDestroy(d->cp);
   void *dev[] = { d->dx, d->dc, d->dwork, d->drmap, d->dinfo, d->dtail, d->dpairs, d->drmap2, d->dxt, d->dxy, d->dcs,
-                  d->dtb, d->dg };
+                  d->dtb, d->dg, d->dcb, d->dep, d->der, d->dev };
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
   free(d->up); free(d->done); free(d->off); free(d->goff);
@@ -278,6 +296,45 @@ static int cc_alloc(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int *lw
   return job->ntail ? cc_tails(job, d) : HY_OK;
 }
 
+/* The blocks zeroed and assembled on the stream from the job's entry lists (uploaded through
+ * the staging where it is open, on the stream); their buffers freed by cc_asm_free once the
+ * stream is done.  Local. */
+static int cc_asm(k_backend *be, const k_lle_chol_top *job, cc_dev *d) {
+  k_cuda_state *cs = k_cuda_st(be);
+  const k_lle_super *L = job->L;
+  int64_t nc = job->ncols, ne = job->eptr[nc];
+  int64_t *cb = (int64_t *)malloc((size_t)(nc > 0 ? nc : 1) * sizeof(int64_t));
+  if (!cb) return hy_err(HY_ESYS, "out of memory for %lld top columns", (long long)nc);
+  for (int i = 0, g = 0; i < job->ntop; i++) {
+    int64_t s = job->top[i], lda = L->pi[s + 1] - L->pi[s];
+    for (int64_t c = 0; c < L->super[s + 1] - L->super[s]; c++) cb[g++] = d->off[i] + c * lda;
+  }
+  cudaError_t ce = cudaMalloc((void **)&d->dcb, (size_t)(nc > 0 ? nc : 1) * sizeof(int64_t));
+  if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->dep, (size_t)(nc + 1) * sizeof(int64_t));
+  if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->der, (size_t)(ne > 0 ? ne : 1) * sizeof(int32_t));
+  if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->dev, (size_t)(ne > 0 ? ne : 1) * sizeof(double));
+  if (ce == cudaSuccess) ce = cudaMemsetAsync(d->dx, 0, (size_t)d->off[job->ntop] * sizeof(double), cs->stream);
+  if (ce == cudaSuccess && nc > 0) ce = cudaMemcpyAsync(d->dcb, cb, (size_t)nc * sizeof(int64_t), cudaMemcpyHostToDevice, cs->stream);
+  if (ce == cudaSuccess) ce = cc_stage_up(&d->stg, d->dep, job->eptr, (size_t)(nc + 1) * sizeof(int64_t), cs->stream);
+  if (ce == cudaSuccess && ne > 0) ce = cc_stage_up(&d->stg, d->der, job->erow, (size_t)ne * sizeof(int32_t), cs->stream);
+  if (ce == cudaSuccess && ne > 0) ce = cc_stage_up(&d->stg, d->dev, job->eval, (size_t)ne * sizeof(double), cs->stream);
+  free(cb);   /* a pageable copy up returns once its source is read */
+  HY_CALL(cc_ok(ce, "the top's entry lists up"));
+  if (nc > 0) {
+    cc_assemble<<<(unsigned)((nc + 127) / 128), 128, 0, cs->stream>>>(d->dx, d->dcb, d->dep, d->der, d->dev, nc);
+    HY_CUDA_LAUNCH();
+  }
+  return HY_OK;
+}
+
+/* The entry lists' device buffers freed (the stream done with them).  Local. */
+static void cc_asm_free(cc_dev *d) {
+  void *dev[] = { d->dcb, d->dep, d->der, d->dev };
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+    if (dev[i]) cudaFree(dev[i]);
+  d->dcb = d->dep = NULL; d->der = NULL; d->dev = NULL;
+}
+
 /* Top supernode i on the stream: its updates from the top updaters, dpotrf, dtrsm.  Local. */
 static int cc_node(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int i, int lwork) {
   k_cuda_state *cs = k_cuda_st(be);
@@ -340,12 +397,14 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   cc_stage_open(&d.stg, job);
   int lwork = 0, rc = cc_alloc(be, job, &d, &lwork);
   if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.t0, cs->stream), "cudaEventRecord");
+  int on_dev = job->eptr != NULL;   /* the blocks assembled here from the entry lists, not copied up */
+  if (rc == HY_OK && on_dev) rc = cc_asm(be, job, &d);
   for (int i = 0; i < job->ntop && rc == HY_OK; i++) {   /* up: block i (the device works on the earlier ones) */
     int64_t s = job->top[i];
     size_t bytes = (size_t)(d.off[i + 1] - d.off[i]) * sizeof(double);
-    cudaError_t ce = cc_stage_up(&d.stg, d.dx + d.off[i], job->x + L->px[s], bytes, d.cp);
-    if (ce == cudaSuccess) ce = cudaEventRecord(d.up[i], d.cp);
-    if (ce == cudaSuccess) ce = cudaStreamWaitEvent(cs->stream, d.up[i], 0);
+    cudaError_t ce = on_dev ? cudaSuccess : cc_stage_up(&d.stg, d.dx + d.off[i], job->x + L->px[s], bytes, d.cp);
+    if (ce == cudaSuccess && !on_dev) ce = cudaEventRecord(d.up[i], d.cp);
+    if (ce == cudaSuccess && !on_dev) ce = cudaStreamWaitEvent(cs->stream, d.up[i], 0);
     if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "CUDA: top block %d up: %s", i, cudaGetErrorString(ce));
     if (rc == HY_OK) rc = cc_node(be, job, &d, i, lwork);
     if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.done[i], cs->stream), "cudaEventRecord");
@@ -360,11 +419,14 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   }
   if (rc == HY_OK) rc = cc_ok(cudaStreamSynchronize(d.cp), "cudaStreamSynchronize");
   if (rc == HY_OK) rc = cc_ok(cudaStreamSynchronize(cs->stream), "cudaStreamSynchronize");
+  if (rc == HY_OK) cc_asm_free(&d);   /* else cc_free below (the stream may still hold them) */
   cc_stage_close(&d.stg);   /* after the syncs: cudaFreeHost may wait for the device */
   float ms = 0;
   if (rc == HY_OK && job->ntop > 0) rc = cc_ok(cudaEventElapsedTime(&ms, d.t0, d.done[job->ntop - 1]), "cudaEventElapsedTime");
   if (rc == HY_OK) rc = cc_pivots(job, &d, job);
-  job->bytes = d.off ? ((job->back || !job->keep) ? 2.0 : 1.0) * (double)d.off[job->ntop] * sizeof(double) : 0;
+  job->bytes = d.off ? ((job->back || !job->keep) + !on_dev) * (double)d.off[job->ntop] * sizeof(double) : 0;
+  if (on_dev)
+    job->bytes += (double)job->ncols * 2 * sizeof(int64_t) + (double)job->eptr[job->ncols] * (sizeof(int32_t) + sizeof(double));
   if (d.toff) job->bytes += (double)d.toff[job->ntail] * sizeof(double);
   job->t_up = t1 - t0;
   job->t_dev = 1e-3 * ms;

@@ -1023,11 +1023,109 @@ static void ch_tail_pack(ch_fact *f, int64_t s) {
     memcpy(f->tailx + f->toff[t] + j * m, blk + j * lda + q, (size_t)m * sizeof(double));
 }
 
+/* ---- the top's assembly on the engine (in->top_assemble): its entry lists ---- */
+
+/* The lists in work: the top's first column of each supernode (gcol[i], ntop + 1) and the
+ * lists (k_lle_chol_top's eptr / erow / eval). */
+typedef struct {
+  const ch_fact *f;
+  const int64_t *gcol;
+  int64_t *eptr;
+  int32_t *erow;
+  double *eval;
+} ch_elist;
+
+/* The top supernode holding the top's column g (gcol[i] <= g < gcol[i + 1]).  Local. */
+static int ch_elist_top(const ch_elist *el, int64_t g) {
+  int lo = 0, hi = el->f->ntop - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (el->gcol[mid] <= g) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Columns [g0, g1): their entry counts into eptr[g + 1] (the products ch_assemble adds, and
+ * tau).  Local. */
+static void ch_elist_count(void *arg, int64_t g0, int64_t g1) {
+  const ch_elist *el = arg;
+  const ch_fact *f = el->f;
+  const k_lle_chol_in *in = f->in;
+  int i = g0 < g1 ? ch_elist_top(el, g0) : 0;
+  for (int64_t g = g0; g < g1; g++) {
+    while (g >= el->gcol[i + 1]) i++;
+    int64_t t = f->L->super[f->top[i]] + g - el->gcol[i], j = in->perm[t], n = 1;
+    for (int64_t q = f->atp[j]; q < f->atp[j + 1]; q++)
+      for (int64_t e = in->ap[f->atc[q]]; e < in->ap[f->atc[q] + 1]; e++) n += f->ilp[in->ai[e]] >= t;
+    el->eptr[g + 1] = n;
+  }
+}
+
+/* Columns [g0, g1): their entries, in ch_assemble's order (a product each, tau last), the local
+ * row by bisection in the supernode's rows (ascending).  Local. */
+static void ch_elist_fill(void *arg, int64_t g0, int64_t g1) {
+  const ch_elist *el = arg;
+  const ch_fact *f = el->f;
+  const k_lle_super *L = f->L;
+  const k_lle_chol_in *in = f->in;
+  int i = g0 < g1 ? ch_elist_top(el, g0) : 0;
+  for (int64_t g = g0; g < g1; g++) {
+    while (g >= el->gcol[i + 1]) i++;
+    int64_t s = f->top[i], col = g - el->gcol[i], t = L->super[s] + col, j = in->perm[t], k = el->eptr[g];
+    const int64_t *rows = L->s + L->pi[s];
+    int64_t nr = L->pi[s + 1] - L->pi[s];
+    for (int64_t q = f->atp[j]; q < f->atp[j + 1]; q++) {
+      int64_t c = f->atc[q];
+      double a = f->atx[q];
+      for (int64_t e = in->ap[c]; e < in->ap[c + 1]; e++) {
+        int64_t ti = f->ilp[in->ai[e]];
+        if (ti < t) continue;
+        int64_t lo = col, hi = nr;   /* rows[lo] <= ti: ti >= t, the column's own row at col */
+        while (lo < hi) {
+          int64_t mid = lo + (hi - lo) / 2;
+          if (rows[mid] < ti) lo = mid + 1;
+          else hi = mid;
+        }
+        el->erow[k] = (int32_t)lo;
+        el->eval[k++] = a * in->ax[e];
+      }
+    }
+    el->erow[k] = (int32_t)col;
+    el->eval[k] = in->tau;
+  }
+}
+
+/* The top's entry lists into job (ncols, eptr, erow, eval: freed by the caller) on the
+ * threads.  Local. */
+static void ch_elists(ch_fact *f, k_lle_chol_top *job) {
+  const k_lle_super *L = f->L;
+  int64_t *gcol;
+  HY_MALLOC(gcol, f->ntop + 1);
+  gcol[0] = 0;
+  for (int i = 0; i < f->ntop; i++) gcol[i + 1] = gcol[i] + L->super[f->top[i] + 1] - L->super[f->top[i]];
+  int64_t nc = gcol[f->ntop];
+  ch_elist el = { .f = f, .gcol = gcol };
+  HY_MALLOC(el.eptr, nc + 1);
+  el.eptr[0] = 0;
+  k_lle_pool_for(f->pool, f->nt, nc, ch_elist_count, &el);
+  for (int64_t g = 0; g < nc; g++) el.eptr[g + 1] += el.eptr[g];
+  HY_MALLOC(el.erow, el.eptr[nc] + 1);
+  HY_MALLOC(el.eval, el.eptr[nc] + 1);
+  k_lle_pool_for(f->pool, f->nt, nc, ch_elist_fill, &el);
+  free(gcol);
+  job->ncols = nc; job->eptr = el.eptr; job->erow = el.erow; job->eval = el.eval;
+}
+
 /* The top phase with in->top: each top supernode assembled (and with !in->top_below updated
- * from below the cut) on the threads, then the engine's updates and factor.  Local. */
+ * from below the cut) on the threads, or (in->top_assemble) its entry lists built there, then
+ * the engine's assembly, updates and factor.  Local. */
 static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *st) {
   double t0 = ch_now();
-  ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
+  int on_engine = in->top_below && in->top_assemble;
+  k_lle_chol_top lists = { 0 };
+  if (on_engine) ch_elists(f, &lists);
+  else ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
   st->t_below = ch_now() - t0;
   k_lle_chol_top job = { .L = f->L, .ntop = f->ntop, .top = f->top, .uptr = f->tuptr, .ud = f->tud,
                          .up1 = f->tup1, .up2 = f->tup2, .rptr = f->trptr, .rmap = f->trmap, .x = f->lx,
@@ -1040,8 +1138,11 @@ static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *
     job.ntail = f->ntail; job.tail_sn = f->tail_sn; job.tail_q = f->tail_q; job.buptr = f->buptr;
     job.brptr = f->brptr; job.bud = f->bud; job.bup1 = f->bup1; job.bup2 = f->bup2; job.brmap = f->brmap;
     job.tailx = f->tailx; job.toff = f->toff;
+    job.ncols = lists.ncols; job.eptr = lists.eptr; job.erow = lists.erow; job.eval = lists.eval;
   }
   int rc = in->top(in->top_be, &job);
+  free((void *)lists.eptr); free((void *)lists.erow); free((void *)lists.eval);
+  job.eptr = NULL; job.erow = NULL; job.eval = NULL;
   f->top_state = rc == HY_OK ? job.state : NULL;
   if (rc != HY_OK && job.state && in->top_release) in->top_release(job.state);
   f->top_release = in->top_release;

@@ -30,6 +30,7 @@ extern void dtrsm_(const char *side, const char *uplo, const char *ta, const cha
 static int nchecks, nfailed;
 static int nkept, nreleased;   /* the host engine's kept states */
 static int64_t seen_updates, seen_below;   /* updaters among the top, pairs with below, in the last job */
+static int64_t seen_lists;   /* the host engine: entries of the last job's lists (-1: columns miscounted) */
 
 /* One check: print it, count it.  Local. */
 static void ok(int cond, const char *what, double val) {
@@ -74,6 +75,17 @@ static int host_top(k_backend *be, k_lle_chol_top *job) {
   const double one = 1, zero = 0;
   double *c = NULL;
   size_t cmax = 0;
+  if (job->eptr) {   /* the blocks assembled from the entry lists, as the device does it */
+    int64_t g = 0;
+    for (int i = 0; i < job->ntop; i++) {
+      int64_t s = job->top[i], lda = L->pi[s + 1] - L->pi[s], nc = L->super[s + 1] - L->super[s];
+      double *blk = job->x + L->px[s];
+      memset(blk, 0, (size_t)(lda * nc) * sizeof(double));
+      for (int64_t col = 0; col < nc; col++, g++)
+        for (int64_t e = job->eptr[g]; e < job->eptr[g + 1]; e++) blk[job->erow[e] + col * lda] += job->eval[e];
+    }
+    seen_lists = g == job->ncols ? job->eptr[g] : -1;
+  }
   for (int i = 0; i < job->ntop; i++) {
     int64_t s = job->top[i];
     int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]), info = 0;
@@ -259,10 +271,28 @@ static void check_one(int side, int threads, double cut, int singular, int below
   in.top = noting_top;
   in.top_be = be;
   in.top_below = below >= 1;
-  if (below == 2) { in.top_solve = engine_solve; in.top_release = engine_release; in.top_values = 1; }
+  if (below >= 2) { in.top_solve = engine_solve; in.top_release = engine_release; in.top_values = 1; }
   seen_updates = -1;
+  double *x2 = NULL;
+  int rc2 = HY_OK;
+  if (below == 3) {   /* the engine's assembly from the entry lists against its blocks from the threads: bit for bit */
+    HY_MALLOC(x2, nx);
+    k_lle_chol_stats s2;
+    rc2 = k_lle_chol_numeric(p, &in, x2, &s2);
+    in.top_assemble = 1;
+    seen_lists = 0;
+  }
   int rc1 = k_lle_chol_numeric(p, &in, x1, &s1);
   char what[200];
+  if (below == 3) {
+    snprintf(what, sizeof what, "side %d, %d threads, the top assembled on the engine from the threads' entry lists: "
+             "the factor the one from the threads' blocks bit for bit (rc %d / %d, %lld entries; differing values: the count)",
+             side, threads, rc2, rc1, (long long)seen_lists);
+    size_t nd = 0;
+    for (size_t t = 0; t < nx; t++) nd += memcmp(&x1[t], &x2[t], sizeof(double)) != 0;
+    ok(rc1 == rc2 && nd == 0 && (engine != host_top || seen_lists > 0), what, (double)nd);
+    free(x2);
+  }
   if (singular) {
     snprintf(what, sizeof what, "side %d, %d threads, below %d, row perm[n-1] of A zero: HY_ENUMERIC (host %d, engine %d), "
              "minor n - 1 = %lld (host %lld, engine; the figure)", side, threads, below, rc0, rc1, (long long)(n - 1),
@@ -289,7 +319,7 @@ static void check_one(int side, int threads, double cut, int singular, int below
     ok(sc <= 1e-14, what, sc);
   }
   k_lle_chol_plan_free(p);
-  if (below == 2 && engine_release == host_release) {
+  if (below >= 2 && engine_release == host_release) {
     snprintf(what, sizeof what, "side %d, %d threads, solves on the engine: states kept %d, released %d (equal; the count)",
              side, threads, nkept, nreleased);
     ok(nkept == nreleased && (singular || nkept >= 1), what, (double)nkept);
@@ -327,7 +357,7 @@ static void check_split(int side, int threads, int nr, int spread, int below, k_
   k_lle_super L = { .n = n, .nsuper = (int64_t)F->nsuper, .super = F->super, .pi = F->pi, .px = F->px, .s = F->s };
   k_lle_chol_in in = { .ap = a->p, .ai = a->i, .ax = a->x, .perm = F->Perm, .tau = 1e-13, .top_blas = 1, .blas_after = 1,
                        .top_tiles = 1, .solve_tiles = 1 };
-  if (below) { in.top = engine; in.top_be = be; in.top_below = 1; }
+  if (below) { in.top = engine; in.top_be = be; in.top_below = 1; in.top_assemble = below == 2; }
   size_t nx = F->xsize;
   enum { NRHS = 3, MAXR = 4 };
   double *x0 = NULL, *b = NULL, *y0 = NULL, *xr[MAXR], *yr[MAXR];
@@ -479,14 +509,16 @@ int main(int argc, char **argv) {
     engine_release = host_release;
     ok(k_lle_eig_ops_get(&be)->chol_top == NULL, "the host table has no chol_top (the top on the threads)", 0);
   }
-  for (int below = 0; below <= 2; below++) {   /* 1: the updates from below on the engine; 2: and the solves' top */
+  for (int below = 0; below <= 3; below++) {   /* 1: the updates from below on the engine; 2: and the solves' top;
+                                                  3: and the top's assembly (lle.cnd_top_assembly = device) */
     check_one(40, 2, 1.0, 0, below, &be);
     check_one(70, 4, 1.0, 0, below, &be);
     check_one(40, 4, 1.0, 1, below, &be);
     check_one(40, 1, 16.0, 0, below, &be);   /* one thread, the device's cut of 16 (a binding mpiexec) */
   }
   if (strcmp(mode, "cuda")) {   /* the split over simulated ranks (host arithmetic: bit for bit) */
-    for (int below = 0; below <= 1; below++) {   /* 1: the top on the (host) engine with the updates from below */
+    for (int below = 0; below <= 2; below++) {   /* 1: the top on the (host) engine with the updates from below;
+                                                    2: and its assembly there from the entry lists */
       check_split(60, 2, 2, 0, below, &be);
       check_split(60, 1, 3, 0, below, &be);
     }
