@@ -81,6 +81,7 @@ typedef struct {
   int cnd_top_used;   /* its top did go to the device (a cut with top supernodes) */
   int cnd_top_values; /* and its values come back to the host (not with the solves' top there, unchecked) */
   int cnd_top_copy;   /* its top's copies up through pinned buffers (lle.cnd_top_copy = pinned) */
+  int cnd_top_asm;    /* its top's blocks assembled on the device (lle.cnd_top_assembly = device or auto) */
   int cnd_device, cnd_below, cnd_solve_top;   /* its top on the device (lle.cnd_top = device), the updates from
                                                  below too, the solves' top part too: */
   double t_below, top_bytes, t_up, t_dev, t_down;   /* the top's host part (assembly, updates from below),
@@ -188,6 +189,7 @@ typedef struct {
   int cnd_below;               /* chol-nd: with it the updates from below on the device too (lle.cnd_below = device) */
   int cnd_solve_top;           /* chol-nd: with those the solves' top part on the device (lle.cnd_solve_top = device) */
   int cnd_top_copy;            /* chol-nd: the top's copies up through pinned buffers (lle.cnd_top_copy = pinned) */
+  int cnd_top_asm;             /* chol-nd: the top's blocks assembled on the device (lle.cnd_top_assembly, with cnd_below) */
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut) */
   int pool_spin_us;            /* host thread pools: spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_columns;            /* lle.iter_products = columns */

@@ -251,7 +251,8 @@ static void cnd_own_args(const cnd_op *o, double tau, const lle_eig *e, k_lle_su
                          .top_be = o->be, .top_below = e->cnd_below,
                          .top_solve = e->cnd_solve_top ? k_lle_eig_ops_get(o->be)->chol_top_solve : NULL,
                          .top_release = e->cnd_solve_top ? k_lle_eig_ops_get(o->be)->chol_top_release : NULL,
-                         .top_values = e->cnd_top_values, .top_stage = e->cnd_device && e->cnd_top_copy };
+                         .top_values = e->cnd_top_values, .top_stage = e->cnd_device && e->cnd_top_copy,
+                         .top_assemble = e->cnd_top_asm };
 }
 
 /* The own tree-parallel numeric factor (kernels/host/lle_chol.c) written into CHOLMOD's
@@ -336,6 +337,7 @@ static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_e
   e->cnd_solve_top = e->cnd_below && in->cnd_solve_top && k_lle_eig_ops_get(in->be)->chol_top_solve;
   e->cnd_top_values = !e->cnd_solve_top || in->cnd_check || in->solve_cols > 0;   /* host reads of the top's values */
   e->cnd_top_copy = e->cnd_device && in->cnd_top_copy;
+  e->cnd_top_asm = e->cnd_below && in->cnd_top_asm;
   e->factor_blas_threads = kind->blas(in, b->n);
   lle_blas_set(e->factor_blas_threads);
   int rc;

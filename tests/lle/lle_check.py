@@ -787,7 +787,8 @@ def check_gpu_eig(c):
     return rc
 
 
-DEV_TOP_RE = (r"chol-nd top on the device: assembly(?: and updates from below)? on the threads ([0-9.]+) s, "
+DEV_TOP_RE = (r"chol-nd top on the device: (?:assembly(?: and updates from below)?|entry lists \(the blocks assembled on the "
+              r"device\)) on the threads ([0-9.]+) s, "
               r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s, device work ([0-9.]+) s, copies back ([0-9.]+) s; "
               r"updates from below on the (device|threads)")
 
@@ -801,13 +802,17 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
     updates from below on the threads: the device line says so; no solves' top on the device),
     with lle.cnd_solve_top = host (the solves on the host's threads), unchecked (the top's values
     not brought back), with lle.cnd_top_copy = pageable (the copies up from the host's arrays; by
-    default through pinned buffers: the line says so) and with lle.cnd_top = tiles (the top on the host's threads: no device
+    default through pinned buffers: the line says so), with lle.cnd_top_assembly = host (the top's
+    blocks assembled on the threads and copied up, against the default's entry lists assembled on
+    the device: the line says which; the same blocks bit for bit, so the same embedding bit for
+    bit) and with lle.cnd_top = tiles (the top on the host's threads: no device
     line): the same iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
     rc = 0
     for tag, extra, where, stop in (("default", None, "device", True), ("cnd_below=host", ["lle.cnd_below=host"], "threads", False),
                                     ("cnd_solve_top=host", ["lle.cnd_solve_top=host"], "device", False),
                                     ("unchecked", ["lle.cnd_check=false"], "device", True),
                                     ("cnd_top_copy=pageable", ["lle.cnd_top_copy=pageable"], "device", True),
+                                    ("cnd_top_assembly=host", ["lle.cnd_top_assembly=host"], "device", True),
                                     ("cnd_top=tiles", ["lle.cnd_top=tiles"], None, False)):
         checked = "lle.cnd_check=false" not in (extra or [])
         if extra is None:
@@ -827,6 +832,11 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
         dev_ok = (m is None) if where is None else (m is not None and float(m.group(2)) > 0 and m.group(6) == where)
         dev_ok = dev_ok and (("the solves' top part on the device" in out) == stop)
         dev_ok = dev_ok and (("copies up through pinned buffers" in out) == (where is not None and not tag.endswith("pageable")))
+        # the top's blocks assembled on the device wherever the updates from below are (cnd_top_assembly = auto)
+        dev_ok = dev_ok and (where is None or ("entry lists (the blocks assembled on the device)" in out)
+                             == (where == "device" and tag != "cnd_top_assembly=host"))
+        if tag == "cnd_top_assembly=host":   # the same blocks bit for bit: the same embedding
+            dev_ok = dev_ok and Yt.shape == Yg.shape and bool(np.array_equal(Yt, Yg))
         # unchecked with the solves' top on the device: the top's values stay there (less moved)
         chk_ok = ((chk is not None and float(chk.group(1)) <= 1e-14 and sck is not None and float(sck.group(1)) <= 1e-14)
                   if checked else (chk is None and sck is None))
