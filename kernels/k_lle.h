@@ -266,6 +266,7 @@ typedef struct k_lle_chol_top {
   double *x;                    /* L's values (host) */
   int64_t minor;                /* out: n, or the first column with a non-positive pivot */
   double bytes;                 /* out: bytes moved between host and engine, both ways */
+  double t_dev_asm, t_dev_below;   /* out: of t_dev, the device's assembly (eptr) and its updates from below (s) */
   double t_up, t_dev, t_down;   /* out: seconds of the copies up (with what overlaps them),
                                    the engine's work after them, the copies back */
   int keep;                     /* in: 1, keep the factored top (and tails) on the engine for
@@ -360,7 +361,7 @@ typedef struct {
   /* with in->top: the top's assembly and updates from below on the threads (seconds, in
    * t_top), and the engine's figures (k_lle_chol_top) */
   int top_engine;
-  double t_below, top_bytes, t_up, t_dev, t_down;
+  double t_below, top_bytes, t_up, t_dev, t_down, t_dev_asm, t_dev_below;
 } k_lle_chol_stats;
 /* The tree-parallel supernodal Cholesky of kernels/host/lle_chol.c: a plan (the updaters of
  * every supernode, the tree's cut for threads threads (at most pool's; pool NULL: the plan's

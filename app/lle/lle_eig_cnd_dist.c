@@ -269,7 +269,8 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
     k_lle_chol_stats rs;
     ch_stats_zero(st);
     if (d->rplan) rc = k_lle_chol_numeric(d->rplan, &rc_in, lx, &rs);
-    if (d->rplan) { st->t_below = rs.t_below; st->top_bytes = rs.top_bytes; st->t_up = rs.t_up; st->t_dev = rs.t_dev; st->t_down = rs.t_down; }
+    if (d->rplan) { st->t_below = rs.t_below; st->top_bytes = rs.top_bytes; st->t_up = rs.t_up; st->t_dev = rs.t_dev; st->t_down = rs.t_down;
+                    st->t_dev_asm = rs.t_dev_asm; st->t_dev_below = rs.t_dev_below; }
   } else rc = k_lle_chol_numeric(d->plan, &c, lx, st);
   if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);
   double t1 = MPI_Wtime();
@@ -303,6 +304,7 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
     if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
     st->t_top = s2.t_top; st->minor = s2.minor; st->top_engine = s2.top_engine; st->t_below = s2.t_below;
     st->top_bytes = s2.top_bytes; st->t_up = s2.t_up; st->t_dev = s2.t_dev; st->t_down = s2.t_down;
+    st->t_dev_asm = s2.t_dev_asm; st->t_dev_below = s2.t_dev_below;
     d->t[LLE_DP_TOP] = MPI_Wtime() - t2;
   }
   HY_CALL(cd_bcast(d, &rc, 1, MPI_INT));

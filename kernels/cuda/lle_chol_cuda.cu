@@ -180,6 +180,7 @@ __global__ void cc_assemble(double *dx, const int64_t *cbase, const int64_t *ept
 typedef struct {
   cudaStream_t cp;                     /* the copies' stream */
   cudaEvent_t *up, *done, t0, tails;   /* block i uploaded / factored; the start; the tails up */
+  cudaEvent_t *b0, *b1, a0, a1;        /* block i's updates from below; the assembly (both timed) */
   int nev;
   double *dtail;                       /* the tails from below, packed (tail t at toff[t]) */
   cc_pair *dpairs;
@@ -206,7 +207,11 @@ static void cc_free(cc_dev *d) {
   for (int i = 0; i < d->nev; i++) {
     if (d->up) cudaEventDestroy(d->up[i]);
     if (d->done) cudaEventDestroy(d->done[i]);
+    if (d->b0) cudaEventDestroy(d->b0[i]);
+    if (d->b1) cudaEventDestroy(d->b1[i]);
   }
+  if (d->a0) cudaEventDestroy(d->a0);
+  if (d->a1) cudaEventDestroy(d->a1);
   if (d->t0) cudaEventDestroy(d->t0);
   if (d->tails) cudaEventDestroy(d->tails);
   if (d->cp) cudaStreamDestroy(d->cp);
@@ -214,7 +219,7 @@ static void cc_free(cc_dev *d) {
                   d->dtb, d->dg, d->dcb, d->dep, d->der, d->dev };
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
-  free(d->up); free(d->done); free(d->off); free(d->goff);
+  free(d->up); free(d->done); free(d->b0); free(d->b1); free(d->off); free(d->goff);
 }
 
 /* The tails from below up (packed by the host, one copy on the copy stream before the
@@ -259,7 +264,9 @@ static int cc_alloc(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int *lw
   d->off = (int64_t *)malloc((size_t)(ntop + 1) * sizeof(int64_t));
   d->up = (cudaEvent_t *)calloc((size_t)ntop, sizeof(cudaEvent_t));
   d->done = (cudaEvent_t *)calloc((size_t)ntop, sizeof(cudaEvent_t));
-  if (!d->off || !d->up || !d->done) return hy_err(HY_ESYS, "out of memory for %d top supernodes", ntop);
+  d->b0 = (cudaEvent_t *)calloc((size_t)ntop, sizeof(cudaEvent_t));
+  d->b1 = (cudaEvent_t *)calloc((size_t)ntop, sizeof(cudaEvent_t));
+  if (!d->off || !d->up || !d->done || !d->b0 || !d->b1) return hy_err(HY_ESYS, "out of memory for %d top supernodes", ntop);
   int64_t cmax = 1;
   int lw = 1;
   d->off[0] = 0;
@@ -288,9 +295,13 @@ static int cc_alloc(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int *lw
   HY_CUDA(cudaMalloc((void **)&d->dinfo, (size_t)ntop * sizeof(int)));
   HY_CUDA(cudaStreamCreateWithFlags(&d->cp, cudaStreamNonBlocking));
   HY_CUDA(cudaEventCreate(&d->t0));
-  for (; d->nev < ntop; d->nev++) {
+  HY_CUDA(cudaEventCreate(&d->a0));
+  HY_CUDA(cudaEventCreate(&d->a1));
+  for (; d->nev < ntop; d->nev++) {   /* all four made before nev counts the slot (cc_free destroys them) */
     HY_CUDA(cudaEventCreate(&d->up[d->nev]));
     HY_CUDA(cudaEventCreate(&d->done[d->nev]));
+    HY_CUDA(cudaEventCreate(&d->b0[d->nev]));
+    HY_CUDA(cudaEventCreate(&d->b1[d->nev]));
   }
   if (nr > 0) HY_CUDA(cudaMemcpyAsync(d->drmap, job->rmap, (size_t)nr * sizeof(int32_t), cudaMemcpyHostToDevice, d->cp));
   return job->ntail ? cc_tails(job, d) : HY_OK;
@@ -320,10 +331,12 @@ static int cc_asm(k_backend *be, const k_lle_chol_top *job, cc_dev *d) {
   if (ce == cudaSuccess && ne > 0) ce = cc_stage_up(&d->stg, d->dev, job->eval, (size_t)ne * sizeof(double), cs->stream);
   free(cb);   /* a pageable copy up returns once its source is read */
   HY_CALL(cc_ok(ce, "the top's entry lists up"));
+  HY_CUDA(cudaEventRecord(d->a0, cs->stream));
   if (nc > 0) {
     cc_assemble<<<(unsigned)((nc + 127) / 128), 128, 0, cs->stream>>>(d->dx, d->dcb, d->dep, d->der, d->dev, nc);
     HY_CUDA_LAUNCH();
   }
+  HY_CUDA(cudaEventRecord(d->a1, cs->stream));
   return HY_OK;
 }
 
@@ -345,10 +358,12 @@ static int cc_node(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int i, i
   const double one = 1, zero = 0;
   if (job->ntail && job->buptr[i + 1] > job->buptr[i]) {   /* the updates from below first */
     HY_CUDA(cudaStreamWaitEvent(cs->stream, d->tails, 0));
+    HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
     cc_below<<<(unsigned)nc, 128, 0, cs->stream>>>(blk, lda, d->dpairs + job->buptr[i],
                                                    (int)(job->buptr[i + 1] - job->buptr[i]), d->dtail, d->drmap2);
     HY_CUDA_LAUNCH();
-  }
+  } else HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
+  HY_CUDA(cudaEventRecord(d->b1[i], cs->stream));
   for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
     int j = job->ud[u];
     int64_t dd = job->top[j];
@@ -423,6 +438,17 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   cc_stage_close(&d.stg);   /* after the syncs: cudaFreeHost may wait for the device */
   float ms = 0;
   if (rc == HY_OK && job->ntop > 0) rc = cc_ok(cudaEventElapsedTime(&ms, d.t0, d.done[job->ntop - 1]), "cudaEventElapsedTime");
+  job->t_dev_asm = job->t_dev_below = 0;
+  for (int i = 0; i < job->ntop && rc == HY_OK; i++) {   /* of it: the updates from below, the assembly */
+    float mb = 0;
+    rc = cc_ok(cudaEventElapsedTime(&mb, d.b0[i], d.b1[i]), "cudaEventElapsedTime");
+    job->t_dev_below += 1e-3 * mb;
+  }
+  if (rc == HY_OK && on_dev) {
+    float ma = 0;
+    rc = cc_ok(cudaEventElapsedTime(&ma, d.a0, d.a1), "cudaEventElapsedTime");
+    job->t_dev_asm = 1e-3 * ma;
+  }
   if (rc == HY_OK) rc = cc_pivots(job, &d, job);
   job->bytes = d.off ? ((job->back || !job->keep) + !on_dev) * (double)d.off[job->ntop] * sizeof(double) : 0;
   if (on_dev)
