@@ -10,7 +10,10 @@
 #       default), scikit-learn in the same call unless SKIP_SKLEARN;
 #       eig: only the eigensolver figures (gpu-chol vs bsvd); cnd: chol-nd vs bsvd; knn: only D = 32 vs torch; scale: N = 1M..10M, env SCALE_N,
 #       SCALE_EIG (lle.eigensolver, default auto: chol-nd at these sizes), SCALE_STAGE (lle.stage: all, or weights for the
-#       phases before the eigen-solve alone), SCALE_TIMEOUT (s a run, default 150))      (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
+#       phases before the eigen-solve alone), SCALE_TIMEOUT (s a run, default 150);
+#       ranks: chol-nd at 1 and 2 ranks sharing the GPU, env RANKS_N (100000 1000000), RANKS_RUNS (the runs, of
+#       "np1 np2 spread rows1 rows2"), RANKS_KEYS (keys added to every run), RANKS_TAG (in the logs' names))
+#       (env: BUILD=build-gpu ARCH=90 OUT=... SKIP_SKLEARN=1)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build-gpu}
@@ -144,16 +147,17 @@ do_cnd() {
 # with lle.iter_block = rows (the block work by rows over the ranks) at 1 and 2 ranks (rowsN-np2's
 # digest against rowsN-np1's: bit for bit).
 do_ranks() {
-  local names=""
+  local names="" tag=${RANKS_TAG:-} runs=" ${RANKS_RUNS:-np1 np2 spread rows1 rows2} "
   for n in ${RANKS_N:-100000 1000000}; do
-    log "chol-nd over the ranks, Swiss roll N=$n K=10 d=2 ($ngpu GPU(s), $(nproc) cores)"
-    local base="run.workload=lle lle.n=$n run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd"
-    run ranks$n-np1 1 $base
-    run ranks$n-np2 2 $base
-    run ranks$n-np2-spread 2 $base lle.eig_top=spread
-    run rows$n-np1 1 $base lle.iter_block=rows   # the iteration's block work by rows (its own bits: its own one-rank digest)
-    run rows$n-np2 2 $base lle.iter_block=rows
-    names="$names ranks$n-np1 ranks$n-np2 ranks$n-np2-spread rows$n-np1 rows$n-np2"
+    log "chol-nd over the ranks, Swiss roll N=$n K=10 d=2 ($ngpu GPU(s), $(nproc) cores)${RANKS_KEYS:+, with $RANKS_KEYS}"
+    local base="run.workload=lle lle.n=$n run.backend=cuda lle.trust_sample=0 lle.eigensolver=chol-nd ${RANKS_KEYS:-}"
+    local r=ranks$tag$n w=rows$tag$n
+    [[ $runs == *" np1 "* ]] && { run $r-np1 1 $base; names="$names $r-np1"; }
+    [[ $runs == *" np2 "* ]] && { run $r-np2 2 $base; names="$names $r-np2"; }
+    [[ $runs == *" spread "* ]] && { run $r-np2-spread 2 $base lle.eig_top=spread; names="$names $r-np2-spread"; }
+    # the iteration's block work by rows (its own bits: its own one-rank digest)
+    [[ $runs == *" rows1 "* ]] && { run $w-np1 1 $base lle.iter_block=rows; names="$names $w-np1"; }
+    [[ $runs == *" rows2 "* ]] && { run $w-np2 2 $base lle.iter_block=rows; names="$names $w-np2"; }
   done
   for f in $names; do
     local ref=${f%%-np*}-np1
