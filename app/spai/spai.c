@@ -229,7 +229,7 @@ static int spai_variants_check(hy_cfg *c, const char *key) {
     memset(&so, 0, sizeof so);
     so.persistent_unroll = (int)strtol(cfg_str(c, "solver.persistent_unroll"), NULL, 10);
     so.persistent_blocks = cfg_is(c, "solver.persistent_blocks", "auto")
-                           ? (so.persistent_unroll == 8 ? 2 : so.persistent_unroll ? 3 : 0)
+                           ? spai_persist_blocks_auto(so.persistent_unroll)
                            : (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
     so.persistent_rows = (int)strtol(cfg_str(c, "solver.persistent_rows"), NULL, 10);
     so.merge_reductions = cfg_bool(c, "solver.merge_reductions");
@@ -335,8 +335,7 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.persistent_split = cfg_bool(c, "solver.persistent_split");
   o->solver.persistent_unroll = (int)strtol(cfg_str(c, "solver.persistent_unroll"), NULL, 10);
   o->solver.persistent_blocks = cfg_is(c, "solver.persistent_blocks", "auto")
-                                ? (o->solver.persistent_unroll == 8 ? 2
-                                   : o->solver.persistent_unroll ? 3 : 0)
+                                ? spai_persist_blocks_auto(o->solver.persistent_unroll)
                                 : (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
   o->solver.phase_times = cfg_bool(c, "solver.phase_times");
   o->solver.merge_reductions = cfg_bool(c, "solver.merge_reductions");

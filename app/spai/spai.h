@@ -27,6 +27,9 @@ typedef enum { SPAI_RHS_ONES = 0, SPAI_RHS_RANDOM = 1, SPAI_RHS_FILE = 2 } spai_
  * solver.device_kernel = auto took there until session 10; cfd2's size and 921k: unroll 1 as
  * fast or faster; README "Defaults of the device loop"). */
 #define SPAI_PERSIST_AUTO_N 4000000
+/* solver.persistent_blocks = auto for an unroll: 2 blocks per SM at 8 entries a lane, else 3;
+ * 0 (auto, resolved at the solve from the rank's rows) for unroll 0 (auto). */
+static inline int spai_persist_blocks_auto(int unroll) { return unroll == 8 ? 2 : unroll ? 3 : 0; }
 
 /* The options of the SPAI setup ([spai]). */
 typedef struct {

@@ -263,7 +263,7 @@ static void solve_device_loop(solve_ctx *s, const spai_solve_opts *opt, krylov_o
    * else 1 at 3 */
   s->unroll = opt->persistent_unroll ? opt->persistent_unroll
               : s->nloc > SPAI_PERSIST_AUTO_N ? 8 : 1;
-  s->blocks = opt->persistent_blocks ? opt->persistent_blocks : s->unroll == 8 ? 2 : 3;
+  s->blocks = opt->persistent_blocks ? opt->persistent_blocks : spai_persist_blocks_auto(s->unroll);
   info->unroll = s->unroll;
   info->blocks = s->blocks;
   s->rows = opt->persistent_rows;
@@ -650,7 +650,7 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
     else if (!strcmp(t, "nopf")) o->persistent_prefetch = 0;
     else if (!strcmp(t, "u1") || !strcmp(t, "u4") || !strcmp(t, "u8")) {
       o->persistent_unroll = t[1] - '0';
-      o->persistent_blocks = o->persistent_unroll == 8 ? 2 : 3;   /* as auto */
+      o->persistent_blocks = spai_persist_blocks_auto(o->persistent_unroll);   /* as auto */
     } else if (!strcmp(t, "b2") || !strcmp(t, "b3")) o->persistent_blocks = t[1] - '0';
     else if (!strcmp(t, "times")) o->phase_times = 1;
     else if (!strcmp(t, "t1") || !strcmp(t, "t2") || !strcmp(t, "t4") || !strcmp(t, "t8") ||
