@@ -267,6 +267,7 @@ typedef struct k_lle_chol_top {
   int64_t minor;                /* out: n, or the first column with a non-positive pivot */
   double bytes;                 /* out: bytes moved between host and engine, both ways */
   double t_dev_asm, t_dev_below;   /* out: of t_dev, the device's assembly (eptr) and its updates from below (s) */
+  double t_alloc;               /* out: of t_up, the engine's buffers and staging set up (s) */
   double t_up, t_dev, t_down;   /* out: seconds of the copies up (with what overlaps them),
                                    the engine's work after them, the copies back */
   int keep;                     /* in: 1, keep the factored top (and tails) on the engine for
@@ -361,7 +362,7 @@ typedef struct {
   /* with in->top: the top's assembly and updates from below on the threads (seconds, in
    * t_top), and the engine's figures (k_lle_chol_top) */
   int top_engine;
-  double t_below, top_bytes, t_up, t_dev, t_down, t_dev_asm, t_dev_below;
+  double t_below, top_bytes, t_up, t_dev, t_down, t_dev_asm, t_dev_below, t_alloc;
 } k_lle_chol_stats;
 /* The tree-parallel supernodal Cholesky of kernels/host/lle_chol.c: a plan (the updaters of
  * every supernode, the tree's cut for threads threads (at most pool's; pool NULL: the plan's
@@ -397,6 +398,8 @@ typedef struct {
   const double *wsub;
   int64_t ntail;
   const int32_t *tail_sn, *tail_q;
+  k_lle_pool *pool;   /* the plan's threads (a caller's copies over its tails, k_lle_pool_for) and how many */
+  int threads;
 } k_lle_chol_layout;
 void k_lle_chol_layout_get(k_lle_chol_plan *p, k_lle_chol_layout *lay);
 /* ||P (A A^T + tau I) P^T z - L L^T z|| / ||P (A A^T + tau I) P^T z|| for a fixed pseudo-random

@@ -240,22 +240,47 @@ int cnd_dist_new(MPI_Comm comm, k_lle_chol_plan *plan, const k_lle_super *L, con
   return HY_OK;
 }
 
-/* The tails of rank r's subtrees: packed from lx (back = 0) or into it (back = 1).  Local. */
+/* A copy of rank r's tails between lx and the buffer (cd_tails), tail t at buf + at[t]. */
+typedef struct {
+  const cnd_dist *d;
+  int r, back;
+  double *lx, *buf;
+  const int64_t *at;
+} cd_tail_copy;
+
+/* Tails [t0, t1) of cd_tail_copy's (those of rank r's subtrees; a thread's share).  Local. */
+static void cd_tails_part(void *arg, int64_t t0, int64_t t1) {
+  const cd_tail_copy *c = arg;
+  const k_lle_super *L = c->d->L;
+  const k_lle_chol_layout *lay = &c->d->lay;
+  for (int64_t t = t0; t < t1; t++) {
+    int64_t s = lay->tail_sn[t];
+    if (c->d->owner[lay->sub_of[s]] != c->r) continue;
+    int64_t lda = L->pi[s + 1] - L->pi[s], q = lay->tail_q[t], m = lda - q;
+    double *b = c->buf + c->at[t];
+    for (int64_t j = 0; j < L->super[s + 1] - L->super[s]; j++, b += m) {
+      double *col = c->lx + L->px[s] + j * lda + q;
+      if (c->back) memcpy(col, b, (size_t)m * sizeof *col);
+      else memcpy(b, col, (size_t)m * sizeof *col);
+    }
+  }
+}
+
+/* The tails of rank r's subtrees: packed from lx (back = 0) or into it (back = 1), one tail
+ * after another, on the plan's threads.  Local. */
 static void cd_tails(cnd_dist *d, int r, double *lx, double *buf, int back) {
   const k_lle_super *L = d->L;
   const k_lle_chol_layout *lay = &d->lay;
-  size_t at = 0;
+  int64_t *at = NULL, pos = 0;
+  HY_MALLOC(at, lay->ntail + 1);
   for (int64_t t = 0; t < lay->ntail; t++) {
     int64_t s = lay->tail_sn[t];
-    if (d->owner[lay->sub_of[s]] != r) continue;
-    int64_t lda = L->pi[s + 1] - L->pi[s], q = lay->tail_q[t], m = lda - q;
-    for (int64_t j = 0; j < L->super[s + 1] - L->super[s]; j++) {
-      double *col = lx + L->px[s] + j * lda + q;
-      if (back) memcpy(col, buf + at, (size_t)m * sizeof *col);
-      else memcpy(buf + at, col, (size_t)m * sizeof *col);
-      at += (size_t)m;
-    }
+    at[t] = pos;
+    if (d->owner[lay->sub_of[s]] == r) pos += (L->pi[s + 1] - L->pi[s] - lay->tail_q[t]) * (L->super[s + 1] - L->super[s]);
   }
+  cd_tail_copy c = { .d = d, .r = r, .back = back, .lx = lx, .buf = buf, .at = at };
+  k_lle_pool_for(lay->pool, lay->threads, lay->ntail, cd_tails_part, &c);
+  free(at);
 }
 
 int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_chol_stats *st) {
@@ -270,7 +295,7 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
     ch_stats_zero(st);
     if (d->rplan) rc = k_lle_chol_numeric(d->rplan, &rc_in, lx, &rs);
     if (d->rplan) { st->t_below = rs.t_below; st->top_bytes = rs.top_bytes; st->t_up = rs.t_up; st->t_dev = rs.t_dev; st->t_down = rs.t_down;
-                    st->t_dev_asm = rs.t_dev_asm; st->t_dev_below = rs.t_dev_below; }
+                    st->t_dev_asm = rs.t_dev_asm; st->t_dev_below = rs.t_dev_below; st->t_alloc = rs.t_alloc; }
   } else rc = k_lle_chol_numeric(d->plan, &c, lx, st);
   if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);
   double t1 = MPI_Wtime();
@@ -304,7 +329,7 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
     if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
     st->t_top = s2.t_top; st->minor = s2.minor; st->top_engine = s2.top_engine; st->t_below = s2.t_below;
     st->top_bytes = s2.top_bytes; st->t_up = s2.t_up; st->t_dev = s2.t_dev; st->t_down = s2.t_down;
-    st->t_dev_asm = s2.t_dev_asm; st->t_dev_below = s2.t_dev_below;
+    st->t_dev_asm = s2.t_dev_asm; st->t_dev_below = s2.t_dev_below; st->t_alloc = s2.t_alloc;
     d->t[LLE_DP_TOP] = MPI_Wtime() - t2;
   }
   HY_CALL(cd_bcast(d, &rc, 1, MPI_INT));

@@ -1149,12 +1149,20 @@ static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *
   f->top_job = job;
   st->top_engine = 1;
   st->top_bytes = job.bytes; st->t_up = job.t_up; st->t_dev = job.t_dev; st->t_down = job.t_down;
-  st->t_dev_asm = job.t_dev_asm; st->t_dev_below = job.t_dev_below;
+  st->t_dev_asm = job.t_dev_asm; st->t_dev_below = job.t_dev_below; st->t_alloc = job.t_alloc;
   if (rc == HY_ENUMERIC) {
     int want = 0;
     atomic_compare_exchange_strong(&f->fail, &want, (int)job.minor + 1);
   }
   return rc == HY_ENUMERIC ? HY_OK : rc;
+}
+
+/* Tails [t0, t1) of the supernodes of the subtrees not in f->mine packed (a thread's share:
+ * each tail its own range of tailx).  Local. */
+static void ch_tail_pack_others(void *arg, int64_t t0, int64_t t1) {
+  ch_fact *f = arg;
+  for (int64_t t = t0; t < t1; t++)
+    if (!f->mine[f->sub_of[f->tail_sn[t]]]) ch_tail_pack(f, f->tail_sn[t]);
 }
 
 /* The numeric factor (see the file comment): lx (L's xsize values) overwritten; HY_ENUMERIC
@@ -1176,8 +1184,7 @@ int k_lle_chol_numeric(k_lle_chol_plan *f, const k_lle_chol_in *in, double *lx, 
   t0 = ch_now();
   int rc = HY_OK;
   if ((ph & K_LLE_CH_TOP) && f->mine && f->tailx)   /* the other ranks' tails, put into lx by the caller, packed */
-    for (int64_t t = 0; t < f->ntail; t++)
-      if (!f->mine[f->sub_of[f->tail_sn[t]]]) ch_tail_pack(f, f->tail_sn[t]);
+    k_lle_pool_for(f->pool, f->nt, f->ntail, ch_tail_pack_others, f);
   if (!(ph & K_LLE_CH_TOP) || !f->ntop) {
   } else if (in->top && !atomic_load(&f->fail)) rc = ch_top_engine(f, in, st);
   else ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
@@ -1203,7 +1210,7 @@ void k_lle_chol_layout_get(k_lle_chol_plan *f, k_lle_chol_layout *lay) {
   }
   *lay = (k_lle_chol_layout){ .nsub = f->nsub, .ntop = f->ntop, .sub = f->sub, .first = f->first, .wsub = f->wsub,
                               .top = f->top, .sub_of = f->sub_of, .ntail = f->ntail, .tail_sn = f->tail_sn,
-                              .tail_q = f->tail_q };
+                              .tail_q = f->tail_q, .pool = f->pool, .threads = f->nt };
 }
 
 /* The top part of a solve on the engine that keeps the factored top (in->top_solve): X at the
