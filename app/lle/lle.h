@@ -85,6 +85,7 @@ typedef struct {
   int cnd_device, cnd_below, cnd_solve_top;   /* its top on the device (lle.cnd_top = device), the updates from
                                                  below too, the solves' top part too: */
   double t_dev_asm, t_dev_below;   /* of t_dev: the device's assembly, its updates from below */
+  double t_alloc;                  /* of t_up: the engine's buffers and staging set up */
   double t_below, top_bytes, t_up, t_dev, t_down;   /* the top's host part (assembly, updates from below),
                                                        bytes moved, copies up, device work, copies back */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */

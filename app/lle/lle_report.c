@@ -124,11 +124,11 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
                e->cnd_solve_tiles ? "tiled over the threads" : "one dtrsm each");
   if (e->cnd_own && e->cnd_top_used)
     hy_printf0(ctx, "lle: chol-nd top on the device: %s on the threads %.3f s, "
-               "%.1f MB moved (both ways), copies up %.3f s, device work %.3f s (assembly %.4f, updates from below %.4f), "
+               "%.1f MB moved (both ways), copies up %.3f s (set-up %.3f), device work %.3f s (assembly %.4f, updates from below %.4f), "
                "copies back %.3f s; updates from below %s%s%s\n",
                e->cnd_top_asm ? "entry lists (the blocks assembled on the device)"
                : e->cnd_below ? "assembly" : "assembly and updates from below",
-               e->t_below, e->top_bytes * 1e-6, e->t_up, e->t_dev, e->t_dev_asm, e->t_dev_below, e->t_down,
+               e->t_below, e->top_bytes * 1e-6, e->t_up, e->t_alloc, e->t_dev, e->t_dev_asm, e->t_dev_below, e->t_down,
                e->cnd_below ? "on the device" : "on the threads",
                e->cnd_solve_top ? "; the solves' top part on the device (the factored top kept there)" : "",
                e->cnd_top_copy ? "; copies up through pinned buffers" : "");

@@ -789,7 +789,7 @@ def check_gpu_eig(c):
 
 DEV_TOP_RE = (r"chol-nd top on the device: (?:assembly(?: and updates from below)?|entry lists \(the blocks assembled on the "
               r"device\)) on the threads ([0-9.]+) s, "
-              r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s, device work ([0-9.]+) s \(assembly [0-9.]+, updates "
+              r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s \(set-up [0-9.]+\), device work ([0-9.]+) s \(assembly [0-9.]+, updates "
               r"from below [0-9.]+\), copies back ([0-9.]+) s; "
               r"updates from below on the (device|threads)")
 
