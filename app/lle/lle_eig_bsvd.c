@@ -872,7 +872,7 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
   int p = s->p;
   k_lle_bsub_in bi = { .n = n, .k1 = s->b.k1, .p = p, .bp = s->b.p, .bi = s->b.i, .bx = s->b.x };
   k_lle_bsub *w = NULL;
-  double res[64];
+  double res[64], tq = MPI_Wtime();
   HY_CALL(lle_orthonormalise(n, p, s->v));
   w = bsvd_open_take(s);   /* lle.iter_open = beside: opened during the factorisation */
   e->iter_opened_beside = w != NULL;
@@ -882,12 +882,17 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
     memcpy(hv, s->v, (size_t)n * p * sizeof *hv);
     s->v = hv;
   }
+  memset(e->t_ie, 0, sizeof e->t_ie);
+  e->t_ie[0] = MPI_Wtime() - tq;
   for (int it = 1; it <= in->maxit && rc == HY_OK; it++) {
     double ts = MPI_Wtime();
     rc = s->op->apply(s->st, p, s->v, s->tmp);
     e->t_solve += MPI_Wtime() - ts;
+    ts = MPI_Wtime();
     if (rc == HY_OK) rc = ops->bsub_rr(w, s->v, s->h);   /* P_e, QR, MV = B^T B V, H = V^T MV */
+    e->t_ie[1] += MPI_Wtime() - ts;
     if (rc != HY_OK) break;
+    ts = MPI_Wtime();
     double *h = s->h;
     for (int i = 0; i < p; i++)
       for (int j = 0; j < i; j++) {
@@ -895,8 +900,11 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
         h[(size_t)j * p + i] = h[(size_t)i * p + j] = a;
       }
     rc = lle_small_eig(p, h, s->theta);
+    e->t_ie[2] += MPI_Wtime() - ts;
+    ts = MPI_Wtime();
     int nres = in->nev - 1 < 64 ? in->nev - 1 : 64;
     if (rc == HY_OK) rc = ops->bsub_rotate(w, h, s->theta, nres, res, s->v);   /* V Y, MV Y, residuals, V */
+    e->t_ie[3] += MPI_Wtime() - ts;
     if (rc != HY_OK) break;
     e->converged = bsvd_converged_res(s, in->nev, in->tol, lam0, res0, res, e);
     e->iters = it;
@@ -915,7 +923,10 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
   if (rc != HY_OK) return rc;
   memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);
   for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
-  return bsvd_residuals(s, e);
+  double tr = MPI_Wtime();
+  rc = bsvd_residuals(s, e);
+  e->t_ie[4] = MPI_Wtime() - tr;
+  return rc;
 }
 
 /* bsvd_iterate with the block work by rows over the ranks that share the operator's solves
