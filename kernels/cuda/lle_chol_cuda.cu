@@ -8,7 +8,7 @@
  * the dense blocks' gigabyte at N = 1M), the blocks are zeroed on the device and cc_assemble
  * adds the entries, a thread a column in the host's order (the same blocks bit for bit).
  * Then on the backend's stream, top supernode i (ascending) gets the
- * updates from the tails (cc_below: a block per CC_CB columns, the pairs in order, a thread a row),
+ * updates from the tails (cc_below: a block per column, the pairs in order, a thread a row),
  * then from its top updaters d (ascending) as one cuBLAS DGEMM L_d(rows from p1, :)
  * L_d([p1, p2), :)^T into a scratch block and a scatter kernel (each entry of s written by one
  * thread, the lower part only), then cuSOLVER's dpotrf of its diagonal block and cuBLAS's
@@ -142,58 +142,24 @@ __device__ int cc_find(const int32_t *rm, int n, int c) {
   return lo < n && rm[lo] == c ? lo : -1;
 }
 
-/* The first position in the ascending rm[0 .. n) whose value is >= c (bisection). */
-__device__ int cc_lower(const int32_t *rm, int n, int c) {
-  int lo = 0, hi = n;
-  while (lo < hi) {
-    int mid = (lo + hi) >> 1;
-    if (rm[mid] < c) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/* Top columns a cc_below block takes (its row of the tail loaded once for all of them). */
-enum { CC_CB = 8 };
-
-/* blk(:, c) -= the updates from below of the top columns c = c0 .. c0 + CC_CB - 1 (c0 =
- * blockIdx.x CC_CB, below nc): for each pair in order whose columns hold one of them, its
- * rows from the first such column's down, one thread a row: for each column c held, the dot
- * product over the tail's columns (k ascending, one fma chain each) of the row with c's row,
- * for the rows from c's down.  Each entry written by one thread, in the pairs' order: the same
- * operations, so the same bits, as one column a block; the tail's row read once for the
- * CC_CB columns. */
+/* blk(:, c) -= the updates from below of top column c = blockIdx.x: for each pair in order
+ * whose columns hold c (bisection), its rows from c's down, one thread a row (dot products over
+ * the tail's columns, k ascending): each entry written by one thread, in the pairs' order. */
 __global__ void cc_below(double *blk, int64_t lda, const cc_pair *pairs, int np, const double *tails,
-                         const int32_t *rmap, int nc) {
-  int c0 = blockIdx.x * CC_CB;
+                         const int32_t *rmap) {
+  int c = blockIdx.x;
   for (int q = 0; q < np; q++) {
     cc_pair p = pairs[q];
     const int32_t *rm = rmap + p.roff;
-    int lo[CC_CB], amin = p.mu, pos = cc_lower(rm, p.ncol, c0);
-#pragma unroll
-    for (int j = 0; j < CC_CB; j++) {   /* the pair's position of column c0 + j, or -1 (rm strictly ascending) */
-      while (pos < p.ncol && rm[pos] < c0 + j) pos++;
-      lo[j] = c0 + j < nc && pos < p.ncol && rm[pos] == c0 + j ? pos : -1;
-      if (lo[j] >= 0 && lo[j] < amin) amin = lo[j];
-    }
-    if (amin >= p.mu) continue;   /* the same for every thread of the block */
+    int lo = cc_find(rm, p.ncol, c);
+    if (lo < 0) continue;   /* the same for every thread of the block */
     const double *t = tails + p.toff;
-    for (int ar = amin + (int)threadIdx.x; ar < p.mu; ar += blockDim.x) {
-      const double *ta = t + p.j0 + ar;
-      double acc[CC_CB];
-#pragma unroll
-      for (int j = 0; j < CC_CB; j++) acc[j] = 0;
-      for (int k = 0; k < p.k; k++) {
-        double x = ta[(int64_t)k * p.ld];
-        const double *tb = t + p.j0 + (int64_t)k * p.ld;
-#pragma unroll
-        for (int j = 0; j < CC_CB; j++)
-          if (lo[j] >= 0 && ar >= lo[j]) acc[j] = __fma_rn(x, __ldg(tb + lo[j]), acc[j]);
-      }
-      const int32_t r = rm[ar];
-#pragma unroll
-      for (int j = 0; j < CC_CB; j++)
-        if (lo[j] >= 0 && ar >= lo[j]) blk[r + (int64_t)(c0 + j) * lda] -= acc[j];
+    int b = p.j0 + lo;
+    for (int ar = lo + (int)threadIdx.x; ar < p.mu; ar += blockDim.x) {
+      int a = p.j0 + ar;
+      double acc = 0;
+      for (int k = 0; k < p.k; k++) acc = __fma_rn(t[a + (int64_t)k * p.ld], t[b + (int64_t)k * p.ld], acc);
+      blk[rm[ar] + (int64_t)c * lda] -= acc;
     }
     __syncthreads();   /* the next pair may write the same entries from other threads (the H200 mid run's wrong factor) */
   }
@@ -395,8 +361,8 @@ static int cc_node(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int i, i
   if (job->ntail && job->buptr[i + 1] > job->buptr[i]) {   /* the updates from below first */
     HY_CUDA(cudaStreamWaitEvent(cs->stream, d->tails, 0));
     HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
-    cc_below<<<(unsigned)((nc + CC_CB - 1) / CC_CB), 128, 0, cs->stream>>>(blk, lda, d->dpairs + job->buptr[i],
-                                                   (int)(job->buptr[i + 1] - job->buptr[i]), d->dtail, d->drmap2, nc);
+    cc_below<<<(unsigned)nc, 128, 0, cs->stream>>>(blk, lda, d->dpairs + job->buptr[i],
+                                                   (int)(job->buptr[i + 1] - job->buptr[i]), d->dtail, d->drmap2);
     HY_CUDA_LAUNCH();
   } else HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
   HY_CUDA(cudaEventRecord(d->b1[i], cs->stream));
@@ -504,36 +470,22 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
 
 /* ---- the solves' top part on the kept factor (k_lle_chol_top_solve) ---- */
 
-/* Columns of X a cc_fwd_below thread takes at once (its row of the tail loaded once for them). */
-enum { CC_FC = 8 };
-
-/* Forward, the updates from the tails into X_i's row r (one thread a row, r < nc): the pairs in
- * order whose columns hold r (bisection), X_i(r, c) -= L_d(its row, :) X_d(:, c) for every
- * column c, CC_FC columns at a time (one fma chain each, k ascending): each entry written by
- * one thread, in the pairs' order (the same bits as one column a thread); the tail's row read
- * once for CC_FC columns, the rows of a warp side by side in memory. */
+/* Forward, the updates from the tails into X_i's row r = blockIdx.x: the pairs in order whose
+ * columns hold r (bisection), X_i(r, c) -= L_d(its row, :) X_d(:, c), one thread a column c. */
 __global__ void cc_fwd_below(double *xs, int64_t ldx, const cc_pair *pairs, int np, const double *tails,
-                             const int32_t *rmap, const double *xy, int64_t ldy, int nrhs, int nc) {
-  int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= nc) return;
+                             const int32_t *rmap, const double *xy, int64_t ldy, int nrhs) {
+  int r = blockIdx.x;
   for (int q = 0; q < np; q++) {
     cc_pair p = pairs[q];
-    int lo = cc_find(rmap + p.roff, p.ncol, r);
+    const int32_t *rm = rmap + p.roff;
+    int lo = cc_find(rm, p.ncol, r);
     if (lo < 0) continue;
-    const double *ta = tails + p.toff + p.j0 + lo, *y = xy + p.yoff;
-    for (int c0 = 0; c0 < nrhs; c0 += CC_FC) {
-      double acc[CC_FC];
-#pragma unroll
-      for (int j = 0; j < CC_FC; j++) acc[j] = 0;
-      for (int k = 0; k < p.k; k++) {
-        double x = ta[(int64_t)k * p.ld];
-#pragma unroll
-        for (int j = 0; j < CC_FC; j++)
-          if (c0 + j < nrhs) acc[j] = __fma_rn(x, y[k + (int64_t)(c0 + j) * ldy], acc[j]);
-      }
-#pragma unroll
-      for (int j = 0; j < CC_FC; j++)
-        if (c0 + j < nrhs) xs[r + (int64_t)(c0 + j) * ldx] -= acc[j];
+    const double *t = tails + p.toff;
+    int a = p.j0 + lo;
+    for (int c = threadIdx.x; c < nrhs; c += blockDim.x) {
+      double acc = 0;
+      for (int k = 0; k < p.k; k++) acc = __fma_rn(t[a + (int64_t)k * p.ld], xy[p.yoff + k + (int64_t)c * ldy], acc);
+      xs[r + (int64_t)c * ldx] -= acc;
     }
   }
 }
@@ -608,9 +560,8 @@ static int cc_fwd_node(k_backend *be, const k_lle_chol_top_solve *sj, cc_dev *d,
   double *xs = d->dxt + sj->xoff[i];
   const double one = 1, zero = 0;
   if (job->ntail && job->buptr[i + 1] > job->buptr[i]) {
-    cc_fwd_below<<<(unsigned)((nc + 127) / 128), 128, 0, cs->stream>>>(xs, nt, d->dpairs + job->buptr[i],
-                                                                        (int)(job->buptr[i + 1] - job->buptr[i]), d->dtail,
-                                                                        d->drmap2, d->dxy, ny, p, nc);
+    cc_fwd_below<<<(unsigned)nc, 32, 0, cs->stream>>>(xs, nt, d->dpairs + job->buptr[i], (int)(job->buptr[i + 1] - job->buptr[i]),
+                                                       d->dtail, d->drmap2, d->dxy, ny, p);
     HY_CUDA_LAUNCH();
   }
   for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
