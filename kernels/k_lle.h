@@ -152,6 +152,11 @@ typedef struct {
   /* the engine's host block for V (n x p; CUDA: pinned, for faster copies) that the driver may
    * use as its V between open and close, or NULL (NULL entry: none) */
   double *(*bsub_host_block)(k_lle_bsub *w);
+  /* the start block orthonormalised on the engine (v: n x p host, in place; Householder QR), and
+   * after the last rotation the final residuals res[j] = ||B^T B x_j - val[j] x_j|| of the
+   * n x nc host block x (nc <= p; the engine's blocks overwritten); NULL entries: on the host */
+  int (*bsub_orth)(k_lle_bsub *w, double *v);
+  int (*bsub_resid)(k_lle_bsub *w, const double *x, int nc, const double *val, double *res);
 } k_lle_eig_ops;
 /* The eigen-solve table of the backend's kind.  Local. */
 const k_lle_eig_ops *k_lle_eig_ops_get(const k_backend *be);

@@ -107,7 +107,7 @@ typedef struct {
   double iter_bytes;  /* and the bytes it moved between host and engine */
   double t_ie[5];     /* and its parts (s): the first QR and the copies into the engine's block, the engine's
                          rr (projection, QR, M V, H), the p x p eigen-decompositions, its rotations with the
-                         residual norms, the final residuals on the host */
+                         residual norms, the final residuals (on the engine where it has bsub_resid) */
   int iter_rows;      /* chol-nd: the block work by rows (lle.iter_block = rows) over this many ranks (0: not) */
   double t_rows, t_rows_eig, rows_bytes;   /* and its seconds on rank 0 (shared with the others: not alone),
                                               rank 0's p x p eigen-decompositions in them (alone), the bytes moved */

@@ -873,7 +873,6 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
   k_lle_bsub_in bi = { .n = n, .k1 = s->b.k1, .p = p, .bp = s->b.p, .bi = s->b.i, .bx = s->b.x };
   k_lle_bsub *w = NULL;
   double res[64], tq = MPI_Wtime();
-  HY_CALL(lle_orthonormalise(n, p, s->v));
   w = bsvd_open_take(s);   /* lle.iter_open = beside: opened during the factorisation */
   e->iter_opened_beside = w != NULL;
   int rc = w ? HY_OK : ops->bsub_open(in->be, &bi, &w);
@@ -882,6 +881,8 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
     memcpy(hv, s->v, (size_t)n * p * sizeof *hv);
     s->v = hv;
   }
+  if (rc == HY_OK)   /* the start block orthonormalised on the engine (on the host where it has no bsub_orth) */
+    rc = ops->bsub_orth ? ops->bsub_orth(w, s->v) : lle_orthonormalise(n, p, s->v);
   memset(e->t_ie, 0, sizeof e->t_ie);
   e->t_ie[0] = MPI_Wtime() - tq;
   for (int it = 1; it <= in->maxit && rc == HY_OK; it++) {
@@ -915,17 +916,18 @@ static int bsvd_iterate_engine(const lle_eig_in *in, bsvd_ws *s, double lam0, do
     memcpy(v0, hv, (size_t)n * p * sizeof *v0);
     s->v = v0;
   }
+  if (rc == HY_OK) {   /* the eigenvectors, their residuals on the engine (on the host where it has no bsub_resid) */
+    memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);
+    for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
+    double tr = MPI_Wtime();
+    rc = ops->bsub_resid && in->nev <= p ? ops->bsub_resid(w, e->vec, in->nev, e->val, e->res) : bsvd_residuals(s, e);
+    e->t_ie[4] = MPI_Wtime() - tr;
+  }
   double bytes = 0;
   if (w) ops->bsub_close(w, &bytes);
   e->iter_bytes = bytes;
   e->iter_engine = 1;
   if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
-  if (rc != HY_OK) return rc;
-  memcpy(e->vec + n, s->v, (size_t)n * (in->nev - 1) * sizeof *s->v);
-  for (int j = 1; j < in->nev; j++) e->val[j] = s->theta[j - 1];
-  double tr = MPI_Wtime();
-  rc = bsvd_residuals(s, e);
-  e->t_ie[4] = MPI_Wtime() - tr;
   return rc;
 }
 

@@ -60,7 +60,7 @@ static void lle_report_iter_engine(const hy_ctx *ctx, const lle_eig *e) {
     hy_printf0(ctx, "lle: iteration block work (projection, QR, B^T B V, Rayleigh-Ritz, residuals) on the %s "
                "backend's engine: %.3f s of the iterations, %.1f MB moved%s; parts: the first QR and copies %.3f, "
                "projection / QR / M V / H %.3f, the p x p eigen %.4f, rotations and residual norms %.3f, the final "
-               "residuals on the host %.3f s\n", ctx->be.name, e->t_iter - e->t_solve,
+               "residuals %.3f s\n", ctx->be.name, e->t_iter - e->t_solve,
                e->iter_bytes * 1e-6, e->iter_opened_beside ? "; the engine opened beside the factorisation" : "",
                e->t_ie[0], e->t_ie[1], e->t_ie[2], e->t_ie[3], e->t_ie[4]);
 }

@@ -5,7 +5,8 @@
  * out (GEMV + GER), V is orthonormalised by cuSOLVER geqrf + orgqr, MV = B^T (B V) by two
  * cuSPARSE SpMM (CSR_ALG1, deterministic), H = V^T MV by cuBLAS GEMM goes down; after the
  * host's p x p eigen-decomposition V <- V Y and MV <- MV Y by GEMM, the leading residual norms
- * by AXPY + NRM2, and V goes down for the next solves.  Deterministic (no atomics).  The
+ * by AXPY + NRM2, and V goes down for the next solves.  The start block's QR (bsub_orth) and the
+ * final residuals (bsub_resid: the eigenvectors up, two SpMM, AXPY + NRM2) run here too.  Deterministic (no atomics).  The
  * state lives from open to close (one solve). */
 #include "k_cuda.h"
 #include "k_lle.h"
@@ -269,6 +270,69 @@ static int bs_rotate(k_lle_bsub *w, const double *y, const double *theta, int nr
   return HY_OK;
 }
 
+/* The k_lle_eig_ops entry bsub_orth: v up, cuSOLVER geqrf + orgqr, v down.  Local. */
+static int bs_orth(k_lle_bsub *w, double *v) {
+  k_cuda_state *cs = k_cuda_st(w->be);
+  int64_t n = w->n;
+  int p = w->p, nn = (int)n, info = 0, info2 = 0;
+  size_t np = (size_t)n * p * sizeof(double);
+  HY_CUDA(cudaMemcpyAsync(w->v, v, np, cudaMemcpyHostToDevice, cs->stream));
+  HY_CUSOLVER(cusolverDnDgeqrf(cs->cusolver, nn, p, w->v, nn, w->tau, w->work, w->lwork, w->info));
+  HY_CUDA(cudaMemcpyAsync(&info, w->info, sizeof(int), cudaMemcpyDeviceToHost, cs->stream));
+  HY_CUSOLVER(cusolverDnDorgqr(cs->cusolver, nn, p, p, w->v, nn, w->tau, w->work, w->lwork, w->info));
+  HY_CUDA(cudaMemcpyAsync(&info2, w->info, sizeof(int), cudaMemcpyDeviceToHost, cs->stream));
+  HY_CUDA(cudaMemcpyAsync(v, w->v, np, cudaMemcpyDeviceToHost, cs->stream));
+  HY_CUDA(cudaStreamSynchronize(cs->stream));
+  w->bytes += 2.0 * (double)np;
+  if (info || info2) return hy_err(HY_ENUMERIC, "QR of the start block failed (cuSOLVER info %d / %d)", info, info2);
+  return HY_OK;
+}
+
+/* The k_lle_eig_ops entry bsub_resid: x up into tmp, T = B x and Y = B^T T by cuSPARSE SpMM
+ * (into t and mv), Y_j -= val_j x_j (AXPY), ||Y_j|| (NRM2).  Local. */
+static int bs_resid(k_lle_bsub *w, const double *x, int nc, const double *val, double *res) {
+  k_cuda_state *cs = k_cuda_st(w->be);
+  int64_t n = w->n;
+  int nn = (int)n;
+  if (nc > w->p || nc < 1) return hy_err(HY_ESYS, "the engine's residuals: %d columns, its blocks %d", nc, w->p);
+  const double one = 1, zero = 0;
+  cusparseDnMatDescr_t dx = NULL, dt = NULL, dy = NULL;
+  void *buf = NULL;
+  size_t b1 = 0, b2 = 0;
+  int rc = HY_OK;
+  HY_CUDA(cudaMemcpyAsync(w->tmp, x, (size_t)n * nc * sizeof(double), cudaMemcpyHostToDevice, cs->stream));
+  if (cusparseCreateDnMat(&dx, n, nc, n, w->tmp, CUDA_R_64F, CUSPARSE_ORDER_COL) != CUSPARSE_STATUS_SUCCESS ||
+      cusparseCreateDnMat(&dt, n, nc, n, w->t, CUDA_R_64F, CUSPARSE_ORDER_COL) != CUSPARSE_STATUS_SUCCESS ||
+      cusparseCreateDnMat(&dy, n, nc, n, w->mv, CUDA_R_64F, CUSPARSE_ORDER_COL) != CUSPARSE_STATUS_SUCCESS ||
+      cusparseSpMM_bufferSize(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, w->B,
+                              dx, &zero, dt, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, &b1) != CUSPARSE_STATUS_SUCCESS ||
+      cusparseSpMM_bufferSize(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, w->BT,
+                              dt, &zero, dy, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, &b2) != CUSPARSE_STATUS_SUCCESS)
+    rc = hy_err(HY_ESYS, "cuSPARSE: the final residuals' descriptors");
+  if (rc == HY_OK && cudaMalloc(&buf, (b1 > b2 ? b1 : b2) + 1) != cudaSuccess)
+    rc = hy_err(HY_ESYS, "CUDA: the final residuals' SpMM buffer");
+  if (rc == HY_OK &&
+      (cusparseSpMM(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, w->B, dx, &zero,
+                    dt, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, buf) != CUSPARSE_STATUS_SUCCESS ||
+       cusparseSpMM(cs->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, w->BT, dt, &zero,
+                    dy, CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, buf) != CUSPARSE_STATUS_SUCCESS))
+    rc = hy_err(HY_ESYS, "cuSPARSE: the final residuals' SpMM");
+  for (int j = 0; j < nc && rc == HY_OK; j++) {
+    double mt = -val[j];
+    if (cublasDaxpy(cs->cublas, nn, &mt, w->tmp + (size_t)j * n, 1, w->mv + (size_t)j * n, 1) != CUBLAS_STATUS_SUCCESS ||
+        cublasDnrm2(cs->cublas, nn, w->mv + (size_t)j * n, 1, &res[j]) != CUBLAS_STATUS_SUCCESS)
+      rc = hy_err(HY_ESYS, "cuBLAS: the final residual %d", j);
+  }
+  cudaError_t ce = cudaStreamSynchronize(cs->stream);
+  if (rc == HY_OK && ce != cudaSuccess) rc = hy_err(HY_ESYS, "CUDA: the final residuals: %s", cudaGetErrorString(ce));
+  if (dx) cusparseDestroyDnMat(dx);
+  if (dt) cusparseDestroyDnMat(dt);
+  if (dy) cusparseDestroyDnMat(dy);
+  if (buf) cudaFree(buf);
+  w->bytes += (double)n * nc * sizeof(double);
+  return rc;
+}
+
 /* The k_lle_eig_ops entry bsub_close: the bytes moved, the state freed.  Local. */
 static void bs_close(k_lle_bsub *w, double *bytes) {
   if (bytes) *bytes = w ? w->bytes : 0;
@@ -287,3 +351,7 @@ extern "C" int k_lle_bsub_rotate_cuda(k_lle_bsub *w, const double *y, const doub
   return bs_rotate(w, y, theta, nres, res, v);
 }
 extern "C" void k_lle_bsub_close_cuda(k_lle_bsub *w, double *bytes) { bs_close(w, bytes); }
+extern "C" int k_lle_bsub_orth_cuda(k_lle_bsub *w, double *v) { return bs_orth(w, v); }
+extern "C" int k_lle_bsub_resid_cuda(k_lle_bsub *w, const double *x, int nc, const double *val, double *res) {
+  return bs_resid(w, x, nc, val, res);
+}

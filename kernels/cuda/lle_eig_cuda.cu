@@ -386,6 +386,8 @@ extern "C" int k_lle_bsub_rotate_cuda(k_lle_bsub *w, const double *y, const doub
                                       double *v);
 extern "C" void k_lle_bsub_close_cuda(k_lle_bsub *w, double *bytes);
 extern "C" double *k_lle_bsub_host_block_cuda(k_lle_bsub *w);
+extern "C" int k_lle_bsub_orth_cuda(k_lle_bsub *w, double *v);
+extern "C" int k_lle_bsub_resid_cuda(k_lle_bsub *w, const double *x, int nc, const double *val, double *res);
 
 /* The table, filled by field name (C++ before C++20 has no designated initialisers). */
 static k_lle_eig_ops make_lle_eig_cuda_ops(void) {
@@ -401,6 +403,8 @@ static k_lle_eig_ops make_lle_eig_cuda_ops(void) {
   o.bsub_rotate = k_lle_bsub_rotate_cuda;
   o.bsub_close = k_lle_bsub_close_cuda;
   o.bsub_host_block = k_lle_bsub_host_block_cuda;
+  o.bsub_orth = k_lle_bsub_orth_cuda;
+  o.bsub_resid = k_lle_bsub_resid_cuda;
   return o;
 }
 extern "C" const k_lle_eig_ops k_lle_eig_cuda_ops = make_lle_eig_cuda_ops();

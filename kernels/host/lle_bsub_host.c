@@ -2,7 +2,7 @@
  * (k_lle_bsub, lle.iter_block = backend; auto keeps the driver's threaded loop on the host):
  * the same steps as the CUDA engine, sequential, in C + LAPACK: the projection of the constant
  * vector, dgeqrf + dorgqr, MV = B^T (B V) by rows of B's CSR, H = V^T MV and V Y, MV Y by
- * dgemm, the residual norms.  It exercises the driver's engine loop on machines without a GPU.
+ * dgemm, the residual norms; the start block's QR and the final residuals.  It exercises the driver's engine loop on machines without a GPU.
  * No file-scope state. */
 #include "k_lle.h"
 #include "hybrid.h"
@@ -100,6 +100,37 @@ static int hb_rotate(k_lle_bsub *w, const double *y, const double *theta, int nr
   return HY_OK;
 }
 
+/* The k_lle_eig_ops entry bsub_orth: v's Householder QR in place (dgeqrf + dorgqr).  Local. */
+static int hb_orth(k_lle_bsub *w, double *v) {
+  int nn = (int)w->b.n, p = w->b.p, info = 0;
+  dgeqrf_(&nn, &p, v, &nn, w->tau, w->work, &w->lwork, &info);
+  if (info == 0) dorgqr_(&nn, &p, &p, v, &nn, w->tau, w->work, &w->lwork, &info);
+  if (info) return hy_err(HY_ENUMERIC, "QR of the start block failed (LAPACK info %d)", info);
+  return HY_OK;
+}
+
+/* The k_lle_eig_ops entry bsub_resid: ||B^T (B x_j) - val_j x_j|| by rows of B's CSR.  Local. */
+static int hb_resid(k_lle_bsub *w, const double *x, int nc, const double *val, double *res) {
+  const k_lle_bsub_in *b = &w->b;
+  int64_t n = b->n;
+  if (nc > b->p) return hy_err(HY_ESYS, "the engine's residuals: %d columns, its blocks %d", nc, b->p);
+  for (int c = 0; c < nc; c++) {
+    const double *xc = x + (size_t)c * n;
+    double *tc = w->t + (size_t)c * n, *mc = w->mv + (size_t)c * n, s = 0;
+    for (int64_t r = 0; r < n; r++) {
+      double a = 0;
+      for (int64_t q = b->bp[r]; q < b->bp[r + 1]; q++) a += b->bx[q] * xc[b->bi[q]];
+      tc[r] = a;
+    }
+    memset(mc, 0, (size_t)n * sizeof *mc);
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t q = b->bp[r]; q < b->bp[r + 1]; q++) mc[b->bi[q]] += b->bx[q] * tc[r];
+    for (int64_t i = 0; i < n; i++) { double d = mc[i] - val[c] * xc[i]; s += d * d; }
+    res[c] = sqrt(s);
+  }
+  return HY_OK;
+}
+
 /* The k_lle_eig_ops entry bsub_close.  Local. */
 static void hb_close(k_lle_bsub *w, double *bytes) {
   if (bytes) *bytes = w ? w->bytes : 0;
@@ -116,3 +147,7 @@ int k_lle_bsub_rotate_host(k_lle_bsub *w, const double *y, const double *theta, 
   return hb_rotate(w, y, theta, nres, res, v);
 }
 void k_lle_bsub_close_host(k_lle_bsub *w, double *bytes) { hb_close(w, bytes); }
+int k_lle_bsub_orth_host(k_lle_bsub *w, double *v) { return hb_orth(w, v); }
+int k_lle_bsub_resid_host(k_lle_bsub *w, const double *x, int nc, const double *val, double *res) {
+  return hb_resid(w, x, nc, val, res);
+}

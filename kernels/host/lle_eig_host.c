@@ -8,6 +8,8 @@ int k_lle_bsub_rr_host(k_lle_bsub *w, const double *v, double *h);
 int k_lle_bsub_rotate_host(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res, double *v);
 void k_lle_bsub_close_host(k_lle_bsub *w, double *bytes);
 double *k_lle_bsub_host_block_host(k_lle_bsub *w);
+int k_lle_bsub_orth_host(k_lle_bsub *w, double *v);
+int k_lle_bsub_resid_host(k_lle_bsub *w, const double *x, int nc, const double *val, double *res);
 
 const k_lle_eig_ops k_lle_eig_host_ops = {
   .name = "host",
@@ -19,4 +21,6 @@ const k_lle_eig_ops k_lle_eig_host_ops = {
   .bsub_rotate = k_lle_bsub_rotate_host,
   .bsub_close = k_lle_bsub_close_host,
   .bsub_host_block = k_lle_bsub_host_block_host,
+  .bsub_orth = k_lle_bsub_orth_host,
+  .bsub_resid = k_lle_bsub_resid_host,
 };
