@@ -8,7 +8,8 @@
  * the dense blocks' gigabyte at N = 1M), the blocks are zeroed on the device and cc_assemble
  * adds the entries, a thread a column in the host's order (the same blocks bit for bit).
  * Then on the backend's stream, top supernode i (ascending) gets the
- * updates from the tails (cc_below: a block per column, the pairs in order, a thread a row),
+ * updates from the tails (cc_below: a block per column, its pairs in order from the column's
+ * list built here, a thread a row),
  * then from its top updaters d (ascending) as one cuBLAS DGEMM L_d(rows from p1, :)
  * L_d([p1, p2), :)^T into a scratch block and a scatter kernel (each entry of s written by one
  * thread, the lower part only), then cuSOLVER's dpotrf of its diagonal block and cuBLAS's
@@ -131,28 +132,24 @@ typedef struct {
   int64_t yoff;           /* the solves: the tail's supernode's columns at this row of X_tail */
 } cc_pair;
 
-/* The position of c in the ascending rm[0 .. n), or -1 (bisection). */
-__device__ int cc_find(const int32_t *rm, int n, int c) {
-  int lo = 0, hi = n;
-  while (lo < hi) {
-    int mid = (lo + hi) >> 1;
-    if (rm[mid] < c) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < n && rm[lo] == c ? lo : -1;
-}
+/* A top column's pairs (cc_tails' column lists): the pair (of its supernode's, in order) and
+ * the column's position among the pair's columns. */
+typedef struct {
+  int32_t q, lo;
+} cc_cpair;
 
 /* blk(:, c) -= the updates from below of top column c = blockIdx.x: for each pair in order
- * whose columns hold c (bisection), its rows from c's down, one thread a row (dot products over
- * the tail's columns, k ascending): each entry written by one thread, in the pairs' order. */
-__global__ void cc_below(double *blk, int64_t lda, const cc_pair *pairs, int np, const double *tails,
-                         const int32_t *rmap) {
+ * whose columns hold c (the column's list cl[0 .. ncl), the host's: no search here), its rows
+ * from c's down, one thread a row (dot products over the tail's columns, k ascending): each
+ * entry written by one thread, in the pairs' order. */
+__global__ void cc_below(double *blk, int64_t lda, const cc_pair *pairs, const int64_t *clp, const cc_cpair *cl,
+                         const double *tails, const int32_t *rmap) {
   int c = blockIdx.x;
-  for (int q = 0; q < np; q++) {
-    cc_pair p = pairs[q];
+  for (int64_t e = clp[c]; e < clp[c + 1]; e++) {
+    cc_cpair cq = cl[e];
+    cc_pair p = pairs[cq.q];
     const int32_t *rm = rmap + p.roff;
-    int lo = cc_find(rm, p.ncol, c);
-    if (lo < 0) continue;   /* the same for every thread of the block */
+    int lo = cq.lo;
     const double *t = tails + p.toff;
     int b = p.j0 + lo;
     for (int ar = lo + (int)threadIdx.x; ar < p.mu; ar += blockDim.x) {
@@ -200,6 +197,9 @@ typedef struct {
   int32_t *der;
   double *dev;
   double t_start, t_setup;             /* host seconds: the call's start; its set-up (before the tails' copy) */
+  int64_t *dclp, *clp;                 /* the top columns' pair lists (cc_tails): starts on the device, host */
+  cc_cpair *dcl;
+  int64_t *gcol;                       /* host: top i's first column among the top's columns */
 } cc_dev;
 
 /* Free the call's state (NULL-safe).  Local. */
@@ -217,10 +217,10 @@ static void cc_free(cc_dev *d) {
   if (d->tails) cudaEventDestroy(d->tails);
   if (d->cp) cudaStreamDestroy(d->cp);
   void *dev[] = { d->dx, d->dc, d->dwork, d->drmap, d->dinfo, d->dtail, d->dpairs, d->drmap2, d->dxt, d->dxy, d->dcs,
-                  d->dtb, d->dg, d->dcb, d->dep, d->der, d->dev };
+                  d->dtb, d->dg, d->dcb, d->dep, d->der, d->dev, d->dclp, d->dcl };
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
-  free(d->up); free(d->done); free(d->b0); free(d->b1); free(d->off); free(d->goff);
+  free(d->up); free(d->done); free(d->b0); free(d->b1); free(d->off); free(d->goff); free(d->clp); free(d->gcol);
 }
 
 /* The tails from below up (packed by the host, one copy on the copy stream before the
@@ -244,7 +244,38 @@ static int cc_tails(const k_lle_chol_top *job, cc_dev *d) {
   for (int64_t t = 0; t < nt; t++) yo[t + 1] = yo[t] + L->super[job->tail_sn[t] + 1] - L->super[job->tail_sn[t]];
   for (int64_t u = 0; u < np; u++) hp[u].yoff = yo[job->bud[u]];
   free(yo);
+  /* each top column's pairs in order with its position among their columns (the kernels'
+   * lists: cc_below and cc_fwd_below take them instead of searching every pair of the supernode) */
+  int ntop = job->ntop;
+  d->gcol = (int64_t *)malloc((size_t)(ntop + 1) * sizeof(int64_t));
+  if (!d->gcol) { free(hp); return hy_err(HY_ESYS, "out of memory for %d top supernodes", ntop); }
+  d->gcol[0] = 0;
+  for (int i = 0; i < ntop; i++) d->gcol[i + 1] = d->gcol[i] + L->super[job->top[i] + 1] - L->super[job->top[i]];
+  int64_t ncols = d->gcol[ntop], ne = 0;
+  d->clp = (int64_t *)calloc((size_t)ncols + 1, sizeof(int64_t));
+  if (!d->clp) { free(hp); return hy_err(HY_ESYS, "out of memory for %lld top columns", (long long)ncols); }
+  for (int i = 0; i < ntop; i++)
+    for (int64_t u = job->buptr[i]; u < job->buptr[i + 1]; u++)
+      for (int32_t k = 0; k < hp[u].ncol; k++) d->clp[d->gcol[i] + job->brmap[job->brptr[u] + k] + 1]++;
+  for (int64_t g = 0; g < ncols; g++) d->clp[g + 1] += d->clp[g];
+  ne = d->clp[ncols];
+  cc_cpair *cl = (cc_cpair *)malloc((size_t)(ne > 0 ? ne : 1) * sizeof(cc_cpair));
+  int64_t *at = (int64_t *)malloc((size_t)(ncols > 0 ? ncols : 1) * sizeof(int64_t));
+  if (!cl || !at) { free(cl); free(at); free(hp); return hy_err(HY_ESYS, "out of memory for %lld column pairs", (long long)ne); }
+  memcpy(at, d->clp, (size_t)ncols * sizeof(int64_t));
+  for (int i = 0; i < ntop; i++)   /* pairs ascending: each column's list in the pairs' order */
+    for (int64_t u = job->buptr[i]; u < job->buptr[i + 1]; u++)
+      for (int32_t k = 0; k < hp[u].ncol; k++) {
+        int64_t g = d->gcol[i] + job->brmap[job->brptr[u] + k];
+        cl[at[g]++] = cc_cpair{ (int32_t)(u - job->buptr[i]), k };
+      }
+  free(at);
   cudaError_t ce = cudaMalloc((void **)&d->dtail, (size_t)(d->toff[nt] > 0 ? d->toff[nt] : 1) * sizeof(double));
+  if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->dclp, (size_t)(ncols + 1) * sizeof(int64_t));
+  if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->dcl, (size_t)(ne > 0 ? ne : 1) * sizeof(cc_cpair));
+  if (ce == cudaSuccess) ce = cudaMemcpy(d->dclp, d->clp, (size_t)(ncols + 1) * sizeof(int64_t), cudaMemcpyHostToDevice);
+  if (ce == cudaSuccess && ne > 0) ce = cudaMemcpy(d->dcl, cl, (size_t)ne * sizeof(cc_cpair), cudaMemcpyHostToDevice);
+  free(cl);
   if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->dpairs, (size_t)(np > 0 ? np : 1) * sizeof(cc_pair));
   if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->drmap2, (size_t)(nr > 0 ? nr : 1) * sizeof(int32_t));
   if (ce == cudaSuccess && np > 0) ce = cudaMemcpy(d->dpairs, hp, (size_t)np * sizeof(cc_pair), cudaMemcpyHostToDevice);
@@ -361,8 +392,8 @@ static int cc_node(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int i, i
   if (job->ntail && job->buptr[i + 1] > job->buptr[i]) {   /* the updates from below first */
     HY_CUDA(cudaStreamWaitEvent(cs->stream, d->tails, 0));
     HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
-    cc_below<<<(unsigned)nc, 128, 0, cs->stream>>>(blk, lda, d->dpairs + job->buptr[i],
-                                                   (int)(job->buptr[i + 1] - job->buptr[i]), d->dtail, d->drmap2);
+    cc_below<<<(unsigned)nc, 128, 0, cs->stream>>>(blk, lda, d->dpairs + job->buptr[i], d->dclp + d->gcol[i], d->dcl,
+                                                   d->dtail, d->drmap2);
     HY_CUDA_LAUNCH();
   } else HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
   HY_CUDA(cudaEventRecord(d->b1[i], cs->stream));
@@ -471,15 +502,15 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
 /* ---- the solves' top part on the kept factor (k_lle_chol_top_solve) ---- */
 
 /* Forward, the updates from the tails into X_i's row r = blockIdx.x: the pairs in order whose
- * columns hold r (bisection), X_i(r, c) -= L_d(its row, :) X_d(:, c), one thread a column c. */
-__global__ void cc_fwd_below(double *xs, int64_t ldx, const cc_pair *pairs, int np, const double *tails,
-                             const int32_t *rmap, const double *xy, int64_t ldy, int nrhs) {
+ * columns hold r (its column list, as cc_below), X_i(r, c) -= L_d(its row, :) X_d(:, c), one
+ * thread a column c. */
+__global__ void cc_fwd_below(double *xs, int64_t ldx, const cc_pair *pairs, const int64_t *clp, const cc_cpair *cl,
+                             const double *tails, const double *xy, int64_t ldy, int nrhs) {
   int r = blockIdx.x;
-  for (int q = 0; q < np; q++) {
-    cc_pair p = pairs[q];
-    const int32_t *rm = rmap + p.roff;
-    int lo = cc_find(rm, p.ncol, r);
-    if (lo < 0) continue;
+  for (int64_t e = clp[r]; e < clp[r + 1]; e++) {
+    cc_cpair cq = cl[e];
+    cc_pair p = pairs[cq.q];
+    int lo = cq.lo;
     const double *t = tails + p.toff;
     int a = p.j0 + lo;
     for (int c = threadIdx.x; c < nrhs; c += blockDim.x) {
@@ -560,8 +591,8 @@ static int cc_fwd_node(k_backend *be, const k_lle_chol_top_solve *sj, cc_dev *d,
   double *xs = d->dxt + sj->xoff[i];
   const double one = 1, zero = 0;
   if (job->ntail && job->buptr[i + 1] > job->buptr[i]) {
-    cc_fwd_below<<<(unsigned)nc, 32, 0, cs->stream>>>(xs, nt, d->dpairs + job->buptr[i], (int)(job->buptr[i + 1] - job->buptr[i]),
-                                                       d->dtail, d->drmap2, d->dxy, ny, p);
+    cc_fwd_below<<<(unsigned)nc, 32, 0, cs->stream>>>(xs, nt, d->dpairs + job->buptr[i], d->dclp + d->gcol[i], d->dcl,
+                                                       d->dtail, d->dxy, ny, p);
     HY_CUDA_LAUNCH();
   }
   for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
