@@ -39,6 +39,13 @@ target_link_libraries(test_lle_chol_top PRIVATE hybrid_core m)
 add_test(NAME lle_chol_top_engine COMMAND ${HY_RUNCASE} --exit 0 --timeout 100
   --expect "^PASSED: ([0-9]+) of \\1 checks passed" --reject "^FAIL" -- $<TARGET_FILE:test_lle_chol_top> host)
 set_tests_properties(lle_chol_top_engine PROPERTIES LABELS unit TIMEOUT 120)
+# the iteration engine's start-block QR and final residuals (bsub_orth, bsub_resid) against
+# plain loops on a random B and blocks (a fresh seed each run, printed); the CUDA one is lle_gpu_bsub
+add_executable(test_lle_bsub ${CMAKE_CURRENT_LIST_DIR}/test_lle_bsub.c)
+target_link_libraries(test_lle_bsub PRIVATE hybrid_core m)
+add_test(NAME lle_bsub_engine COMMAND ${HY_RUNCASE} --exit 0 --timeout 100
+  --expect "^PASSED: ([0-9]+) of \\1 checks passed" --reject "^FAIL" -- $<TARGET_FILE:test_lle_bsub> host)
+set_tests_properties(lle_bsub_engine PROPERTIES LABELS unit TIMEOUT 120)
 # jobs/lle_scale_table.py (the scale mode's table) on made-up logs: slopes and sums parsed and compared
 add_test(NAME lle_scale_table COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_scale_table.py)
 set_tests_properties(lle_scale_table PROPERTIES LABELS unit TIMEOUT 60)
@@ -336,6 +343,9 @@ hy_case(NAME lle_bad_iter_open RANKS 1 EXIT 1
 hy_case(NAME lle_bad_cnd_top_copy RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_top_copy' = 'mapped' is not allowed; allowed: one of pageable.pinned"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top_copy=mapped)
+hy_case(NAME lle_bad_cnd_top_assembly RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_top_assembly' = 'gpu' is not allowed; allowed: one of auto.device.host"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top_assembly=gpu)
 hy_case(NAME lle_bad_cnd_below RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_below' = 'gpu' is not allowed; allowed: one of auto.device.host"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_below=gpu)
@@ -400,6 +410,9 @@ if(HYBRID_GPU_TESTS)
   add_test(NAME lle_gpu_chol_top COMMAND ${HY_RUNCASE} --exit 0 --timeout 100 --need-gpus 1
     --expect "^PASSED: ([0-9]+) of \\1 checks passed" --reject "^FAIL" -- $<TARGET_FILE:test_lle_chol_top> cuda)
   set_tests_properties(lle_gpu_chol_top PROPERTIES LABELS "gpu" TIMEOUT 120 SKIP_RETURN_CODE 77)
+  add_test(NAME lle_gpu_bsub COMMAND ${HY_RUNCASE} --exit 0 --timeout 100 --need-gpus 1
+    --expect "^PASSED: ([0-9]+) of \\1 checks passed" --reject "^FAIL" -- $<TARGET_FILE:test_lle_bsub> cuda)
+  set_tests_properties(lle_gpu_bsub PROPERTIES LABELS "gpu" TIMEOUT 120 SKIP_RETURN_CODE 77)
   # chol-nd on CUDA (its top supernodes on the device) against the host's bsvd as lle_chol_nd
   # does, and against cnd_top = tiles on the same backend; 2 / 3 ranks sharing the GPU
   add_test(NAME lle_gpu_chol_nd COMMAND ${LLE_CHECK} --workdir ${HY_TEST_OUT}/lle_gpu_chol_nd --gpu-spec cuda:chol-nd gpu_eig)
