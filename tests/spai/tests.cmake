@@ -1186,19 +1186,20 @@ if(HYBRID_GPU_TESTS)
     OPTS --backends cuda --every 3 7 --kernel fused --graph 1
     ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
          solver.device_kernel=fused)
-  # solver.device_kernel = auto (the default since session 9): persistent on the GPU (n <=
-  # 4,000,000, the line saying auto), graph with spmv = library or ilu0 and above 4,000,000 rows
-  # (a line saying why: 2001^2 rows; 2000^2 is the last persistent one); with the default keys
-  # at cfd2's size the persistent kernel with 16-bit offsets, bit for bit the named one (--ref)
+  # solver.device_kernel = auto (the default since session 9): persistent on the GPU at every
+  # size since session 10 (the line saying auto; solver.persistent_unroll = auto: 1 entry a lane
+  # at 3 blocks up to 4,000,000 rows, 8 at 2 above: 2000^2 rows the last at 1, 2001^2 at 8),
+  # graph with spmv = library or ilu0 (a line saying why); with the default keys at cfd2's size
+  # the persistent kernel with 16-bit offsets, bit for bit the named one (--ref)
   hy_case(NAME spai_gpu_device_kernel_auto RANKS 1 JSON LABELS gpu
     ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
          solver.device_kernel=auto
-    EXPECT "^bicgstab: device loop .*in one launch of a persistent kernel \\(solver.device_kernel = auto: persistent up to 4000000 rows\\)$"
+    EXPECT "^bicgstab: device loop .*in one launch of a persistent kernel \\(solver.device_kernel = auto: persistent on a GPU backend\\)$"
            "^PASSED: BiCGSTAB \\(spai\\) converged"
     RUNCASE --json-field metrics.device_loop=1 --json-field metrics.device_kernel=persistent)
   hy_case(NAME spai_gpu_device_kernel_default RANKS 1 JSON LABELS gpu
     ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
-    EXPECT "^bicgstab: device loop .*in one launch of a persistent kernel \\(solver.device_kernel = auto: persistent up to 4000000 rows\\)$"
+    EXPECT "^bicgstab: device loop .*in one launch of a persistent kernel \\(solver.device_kernel = auto: persistent on a GPU backend\\)$"
            "^PASSED: BiCGSTAB \\(spai\\) converged"
     RUNCASE --json-field metrics.device_loop=1 --json-field metrics.device_kernel=persistent
             --json-field metrics.index16=1)
@@ -1221,15 +1222,17 @@ if(HYBRID_GPU_TESTS)
            "^bicgstab: device loop .*in one launch of a persistent kernel \\(solver.device_kernel = auto"
            "^FAILED: BiCGSTAB \\(none\\) not converged after 20 iterations"
     REJECT "solver.device_kernel = auto: the graph"
-    RUNCASE --json-field metrics.device_kernel=persistent --json-field metrics.iterations=20)
+    RUNCASE --json-field metrics.device_kernel=persistent --json-field metrics.iterations=20
+            --json-field metrics.persistent_unroll=1 --json-field metrics.persistent_blocks=3)
   hy_case(NAME spai_gpu_device_kernel_auto_above_4m RANKS 1 JSON LABELS gpu EXIT 4 TIMEOUT 180
     ARGS run.backend=cuda matrix.generator=poisson2d matrix.size=4004001 solver.precond=none
          solver.max_iter=20
     EXPECT "^matrix: poisson2d on a 2001\\^2 grid"
-           "^bicgstab: device loop .*recorded once and replayed"
-           "^bicgstab: solver.device_kernel = auto: the graph, not the persistent kernel \\(4004001 rows > 4000000\\)$"
+           "^bicgstab: device loop .*in one launch of a persistent kernel \\(solver.device_kernel = auto"
            "^FAILED: BiCGSTAB \\(none\\) not converged after 20 iterations"
-    RUNCASE --json-field metrics.device_kernel=graph --json-field metrics.iterations=20)
+    REJECT "solver.device_kernel = auto: the graph"
+    RUNCASE --json-field metrics.device_kernel=persistent --json-field metrics.iterations=20
+            --json-field metrics.persistent_unroll=8 --json-field metrics.persistent_blocks=2)
   # (ilu0: triangular solves, so auto takes the graph and says why; this case is that graph path)
   spai_multi(spai_gpu_device_loop_ilu0 device-loop RANKS 1 LABELS gpu RTOL 1e-12
     OPTS --backends cuda --every 10 --kernel graph
