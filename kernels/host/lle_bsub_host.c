@@ -46,6 +46,18 @@ static int hb_open(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **wp) {
   return HY_OK;
 }
 
+/* y = B^T (B x) for one column x, t = B x, by rows of B's CSR.  Local. */
+static void hb_btb(const k_lle_bsub_in *b, const double *x, double *t, double *y) {
+  for (int64_t r = 0; r < b->n; r++) {
+    double s = 0;
+    for (int64_t q = b->bp[r]; q < b->bp[r + 1]; q++) s += b->bx[q] * x[b->bi[q]];
+    t[r] = s;
+  }
+  memset(y, 0, (size_t)b->n * sizeof *y);
+  for (int64_t r = 0; r < b->n; r++)
+    for (int64_t q = b->bp[r]; q < b->bp[r + 1]; q++) y[b->bi[q]] += b->bx[q] * t[r];
+}
+
 /* The k_lle_eig_ops entry bsub_rr.  Local. */
 static int hb_rr(k_lle_bsub *w, const double *v, double *h) {
   const k_lle_bsub_in *b = &w->b;
@@ -61,18 +73,8 @@ static int hb_rr(k_lle_bsub *w, const double *v, double *h) {
   dgeqrf_(&nn, &p, w->v, &nn, w->tau, w->work, &w->lwork, &info);
   if (info == 0) dorgqr_(&nn, &p, &p, w->v, &nn, w->tau, w->work, &w->lwork, &info);
   if (info) return hy_err(HY_ENUMERIC, "QR of the subspace block failed (LAPACK info %d)", info);
-  for (int c = 0; c < p; c++) {   /* T = B V, MV = B^T T */
-    const double *vc = w->v + (size_t)c * n;
-    double *tc = w->t + (size_t)c * n, *mc = w->mv + (size_t)c * n;
-    for (int64_t r = 0; r < n; r++) {
-      double s = 0;
-      for (int64_t q = b->bp[r]; q < b->bp[r + 1]; q++) s += b->bx[q] * vc[b->bi[q]];
-      tc[r] = s;
-    }
-    memset(mc, 0, (size_t)n * sizeof *mc);
-    for (int64_t r = 0; r < n; r++)
-      for (int64_t q = b->bp[r]; q < b->bp[r + 1]; q++) mc[b->bi[q]] += b->bx[q] * tc[r];
-  }
+  for (int c = 0; c < p; c++)   /* T = B V, MV = B^T T */
+    hb_btb(b, w->v + (size_t)c * n, w->t + (size_t)c * n, w->mv + (size_t)c * n);
   const double one = 1, zero = 0;
   dgemm_("T", "N", &p, &p, &nn, &one, w->v, &nn, w->mv, &nn, &zero, h, &p, 1, 1);
   return HY_OK;
@@ -116,15 +118,8 @@ static int hb_resid(k_lle_bsub *w, const double *x, int nc, const double *val, d
   if (nc > b->p) return hy_err(HY_ESYS, "the engine's residuals: %d columns, its blocks %d", nc, b->p);
   for (int c = 0; c < nc; c++) {
     const double *xc = x + (size_t)c * n;
-    double *tc = w->t + (size_t)c * n, *mc = w->mv + (size_t)c * n, s = 0;
-    for (int64_t r = 0; r < n; r++) {
-      double a = 0;
-      for (int64_t q = b->bp[r]; q < b->bp[r + 1]; q++) a += b->bx[q] * xc[b->bi[q]];
-      tc[r] = a;
-    }
-    memset(mc, 0, (size_t)n * sizeof *mc);
-    for (int64_t r = 0; r < n; r++)
-      for (int64_t q = b->bp[r]; q < b->bp[r + 1]; q++) mc[b->bi[q]] += b->bx[q] * tc[r];
+    double *mc = w->mv + (size_t)c * n, s = 0;
+    hb_btb(b, xc, w->t + (size_t)c * n, mc);
     for (int64_t i = 0; i < n; i++) { double d = mc[i] - val[c] * xc[i]; s += d * d; }
     res[c] = sqrt(s);
   }
