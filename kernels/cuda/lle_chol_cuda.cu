@@ -5,7 +5,7 @@
  * in one copy and the top blocks one by one (on a copy stream, the device working on the
  * earlier ones meanwhile); or (k_lle_chol_top.eptr, lle.cnd_top_assembly = device) the host
  * built only the top columns' entry lists: they go up (a few bytes a nonzero of M against
- * the dense blocks' gigabyte at N = 1M), the blocks are zeroed on the device and cc_assemble
+ * the dense blocks' 575 MB at N = 1M), the blocks are zeroed on the device and cc_assemble
  * adds the entries, a thread a column in the host's order (the same blocks bit for bit).
  * Then on the backend's stream, top supernode i (ascending) gets the
  * updates from the tails (cc_below: a block per column, its pairs in order from the column's
