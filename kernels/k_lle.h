@@ -142,6 +142,10 @@ typedef struct {
   /* the top part of chol-nd's solves on the device (k_lle_chol_top_solve), the kept state released */
   int (*chol_top_solve)(k_backend *be, struct k_lle_chol_top_solve *sj);
   void (*chol_top_release)(void *state);
+  /* chol-nd's top engine opened ahead (k_lle_chol_top.opened: its buffers, events, pair lists
+   * and, with job->reg, the tails' host buffer page-locked; no copies of values), on a thread
+   * beside the host's subtree phase; NULL: chol_top opens it itself */
+  int (*chol_top_open)(k_backend *be, struct k_lle_chol_top *job);
   /* the subspace iteration's block work (k_lle_bsub above): open, rr, rotate, close;
    * bsub_device: 1 where they run on a device (lle.iter_block = auto takes them there) */
   int bsub_device;
@@ -294,6 +298,18 @@ typedef struct k_lle_chol_top {
   const int64_t *eptr;          /* ncols + 1, or NULL: the blocks come assembled in x */
   const int32_t *erow;
   const double *eval;
+  /* opened ahead (k_lle_eig_ops.chol_top_open, lle.cnd_top_open = beside): the open's job has
+   * every field above but the values (x, tailx's contents, the entry lists) and returns its
+   * state in opened, t_open its seconds; chol_top takes it over (kept as state or freed).  reg:
+   * 1, the open page-locks tailx (toff[ntail] doubles) so that the tails go up in one DMA, the
+   * state unlocks it when freed */
+  void *opened;
+  int reg;
+  double t_open;
+  /* in: the pairs from below with k >= gemm_k columns (and enough rows) by a DGEMM each and a
+   * scatter (lle.cnd_below_gemm; 0: all by the column kernel); out: how many */
+  int gemm_k;
+  int64_t ngemm;
 } k_lle_chol_top;
 
 /* The top part of k_lle_chol_solve on the engine that factored it (k_lle_chol_in.top_solve):
@@ -341,6 +357,14 @@ typedef struct {
   int top_values;      /* with top_solve: 1, the top's values wanted in x too (a check, CHOLMOD's solves) */
   int top_stage;       /* with top: 1, its copies up through pinned buffers filled by the plan's
                           threads (k_lle_chol_top.stage; lle.cnd_top_copy = pinned) */
+  /* with top: the engine opened on a thread of its own beside the subtree phase (k_lle_chol_top.
+   * opened; lle.cnd_top_open = beside; top_reg: the tails' buffer page-locked there) where this
+   * call's phases run the top (a SUB-only phase's call: joined by the TOP call), and its state
+   * freed if the top does not take it (top_drop); NULL: the engine opens in the top phase */
+  int (*top_open)(k_backend *be, k_lle_chol_top *job);
+  void (*top_drop)(void *state);
+  int top_reg;
+  int top_gemm_k;      /* with top_below: k_lle_chol_top.gemm_k */
   int top_assemble;    /* with top and top_below: 1, the top's blocks assembled on the engine
                           from entry lists the threads build (k_lle_chol_top.eptr; lle.cnd_top_assembly
                           = device): only those lists go up, not the blocks; 0: assembled in x */
@@ -368,6 +392,8 @@ typedef struct {
    * t_top), and the engine's figures (k_lle_chol_top) */
   int top_engine;
   double t_below, top_bytes, t_up, t_dev, t_down, t_dev_asm, t_dev_below, t_alloc;
+  double t_open, t_open_wait;   /* the engine opened beside (top_open): its seconds there, the top phase's wait for it */
+  int64_t top_ngemm;            /* the engine's pairs from below by DGEMM (k_lle_chol_top.ngemm) */
 } k_lle_chol_stats;
 /* The tree-parallel supernodal Cholesky of kernels/host/lle_chol.c: a plan (the updaters of
  * every supernode, the tree's cut for threads threads (at most pool's; pool NULL: the plan's

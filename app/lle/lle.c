@@ -73,6 +73,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd with the top supernodes on the device: how their blocks and the tails from below go up: pinned (the default: through two 32 MB pinned buffers that the rank's threads fill while the other's DMA runs; H200 N = 1M, 14:27 run at 5f1ee7b: eigen 2.70 / 2.53 s in two runs against pageable's 2.37 s in one, no gain seen within the spread; correct on the H200: lle_gpu_chol_nd's pinned variant passed at b8a85d5 and 5f1ee7b; the pageable path moved 1038.6 MB up in 0.276 s in the 06:28 run at 80c0879) or pageable (cudaMemcpyAsync from the host's arrays, the driver's own staging on one thread)" },
   { "lle", "cnd_top_assembly", CFG_ENUM, "auto", 0, 0, "auto|device|host",
     "chol-nd with the top supernodes and the updates from below on the device (lle.cnd_top = device or auto on CUDA, lle.cnd_below = device or auto): where the top supernodes' blocks of P (A A^T + tau I) P^T are assembled: device (the rank's threads build only the top columns' entry lists, the products in the host's order, and those go up; the device zeroes the blocks and adds them, a thread a column: the same blocks bit for bit, a few bytes a nonzero moved instead of the dense blocks: H200 N = 1M at 084edf1, 464 MB moved against 1039 MB, the lists 0.008 s on the threads against the assembly's 0.034 s, the top 0.215 s against 0.233 s) or host (zeroed and assembled in L's values on the threads, the blocks copied up); auto (the default): device wherever the updates from below are" },
+  { "lle", "cnd_top_open", CFG_ENUM, "beside", 0, 0, "after|beside",
+    "chol-nd with the top supernodes on the device (lle.cnd_top = device or auto on CUDA): when their engine is set up (its ~1 GB of device buffers at N = 1M, the pinned staging, events and pair lists) and, with the updates from below there, the tails' host buffer page-locked (so that the tails go up in one DMA, not through the staging): beside the subtree phase (the default: on a thread of its own while the rank's threads factor the subtrees; on more than one rank, on rank 0, which runs the top) or after it, in the top phase (the staging for the tails). The same factor bit for bit either way" },
   { "lle", "eig_ranks", CFG_ENUM, "auto", 0, 0, "auto|1|all",
     "chol-nd: the ranks that share the eigen-solve: all (every rank builds B and runs the same order, symbolic analysis and plan; the plan's subtrees are split over the ranks by their flops, each rank factors its subtrees and does their part of every block solve, rank 0 the top supernodes (on its device where one rank puts them there) and the iteration's QR / Rayleigh-Ritz: the same factor, solves and embedding bit for bit as on one rank), 1 (rank 0 alone, the other ranks wait), auto (all on more than one rank); spread only with lle.cnd_factor = own, lle.cnd_solve_cols = 0 and lle.method = standard (all refuses other settings, auto takes 1 there); another solver (auto below lle.auto_cnd_n points: bsvd) runs on rank 0" },
   { "lle", "eig_top", CFG_ENUM, "rank0", 0, 0, "rank0|spread",
@@ -81,6 +83,8 @@ static const cfg_key lle_keys[] = {
     "chol-nd, cnd_factor = own: how deep the supernodal tree is cut: a subtree is split while it is heavier than the flops below the cut / (threads x cnd_cut); 1 (default) balances the subtrees over the rank's threads, larger moves more supernodes into the top (with cnd_top = device: more of the factor on the device, more bytes moved); the host's factor is the same bit for bit at any cut" },
   { "lle", "pool_spin_us", CFG_INT, "0", 0, 1000000, NULL,
     "the host thread pools (chol-nd's order, factor and solves; bsvd's solves and products; the kd-tree's queries and the host weights): microseconds a waiting thread spins (CPU pauses, then sched_yield) before it sleeps on a condition variable; longer keeps the threads awake between a phase's many small jobs at the cost of busy cores; 0 (auto): 2000 below 200000 points (H200, N = 20k, 8 threads: eigen 0.071 s against 0.092 s with 60), 60 from there" },
+  { "lle", "cnd_below_gemm", CFG_INT, "64", 0, 1000000, NULL,
+    "chol-nd with the updates from below on the device (lle.cnd_below = device or auto): the pairs of a top supernode and a tail from below whose tail has at least this many columns (and 4096 entries of update) go through one cuBLAS DGEMM each and a scatter, after the kernel that does the rest a top column a block; 0: all by the kernel. At N = 1M the 1289 pairs with 64 columns or more hold 98.7% of the 2.1e10 FMAs. The factor is the same at any rank and thread count, not bit for bit the kernel's" },
   { "lle", "cnd_small", CFG_INT, "32", 0, 64, NULL,
     "chol-nd, cnd_factor = own: the dpotrf / dtrsm of diagonal blocks (the factor's tiles, the solves' triangular solves) with fewer columns than this by plain loops instead of LAPACK / BLAS calls, whose fixed costs exceed the work of small blocks (N = 20k: 1127 of 1375 supernodes have at most 16 columns; H200 mid run at 20k: block solves 0.016 s against 0.021 s with 0, the numeric factor the same); 0: every block through LAPACK / BLAS; changes the last bits, not the thread-count invariance" },
   { "lle", "iter_products", CFG_ENUM, "blocks", 0, 0, "blocks|columns",
@@ -167,7 +171,8 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_below = !cfg_is(c, "lle.cnd_below", "host");   /* auto: device where the top is (cnd_numeric) */
   o->cnd_solve_top = !cfg_is(c, "lle.cnd_solve_top", "host");
   o->cnd_top_copy = cfg_is(c, "lle.cnd_top_copy", "pinned");
-  o->cnd_top_asm = !cfg_is(c, "lle.cnd_top_assembly", "host");   /* auto: device where the updates from below are */
+  o->cnd_top_asm = !cfg_is(c, "lle.cnd_top_assembly", "host");
+  o->cnd_top_open = cfg_is(c, "lle.cnd_top_open", "beside");   /* auto: device where the updates from below are */
   o->auto_device_n = cfg_int(c, "lle.auto_device_n");
   o->cnd_cut = cfg_real(c, "lle.cnd_cut");
   o->pool_spin_us = (int)cfg_int(c, "lle.pool_spin_us");
@@ -175,6 +180,7 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->iter_open_beside = cfg_is(c, "lle.iter_open", "beside");
   o->eig_ranks = cfg_is(c, "lle.eig_ranks", "1") ? 1 : cfg_is(c, "lle.eig_ranks", "all") ? -1 : 0;
   o->cnd_small = (int)cfg_int(c, "lle.cnd_small");
+  o->cnd_below_gemm = (int)cfg_int(c, "lle.cnd_below_gemm");
   o->eig_spread = cfg_is(c, "lle.eig_top", "spread");
   o->iter_block = cfg_is(c, "lle.iter_block", "backend") ? 1 : cfg_is(c, "lle.iter_block", "auto") ? -1
                   : cfg_is(c, "lle.iter_block", "rows") ? 2 : 0;

@@ -82,10 +82,12 @@ typedef struct {
   int cnd_top_values; /* and its values come back to the host (not with the solves' top there, unchecked) */
   int cnd_top_copy;   /* its top's copies up through pinned buffers (lle.cnd_top_copy = pinned) */
   int cnd_top_asm;    /* its top's blocks assembled on the device (lle.cnd_top_assembly = device or auto) */
+  int cnd_top_open;   /* its top's engine opened beside the subtree phase (lle.cnd_top_open = beside) */
   int cnd_device, cnd_below, cnd_solve_top;   /* its top on the device (lle.cnd_top = device), the updates from
                                                  below too, the solves' top part too: */
   double t_dev_asm, t_dev_below;   /* of t_dev: the device's assembly, its updates from below */
   double t_alloc;                  /* of t_up: the engine's buffers and staging set up */
+  double t_open, t_open_wait;      /* the engine opened beside the subtrees (cnd_top_open): its seconds there, the top's wait */
   double t_below, top_bytes, t_up, t_dev, t_down;   /* the top's host part (assembly, updates from below),
                                                        bytes moved, copies up, device work, copies back */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */
@@ -94,6 +96,8 @@ typedef struct {
                             weighted postorder, permuted copies, supernodal pattern */
   int cnd_solve_tiles;   /* chol-nd: the solves' top triangular solves by tiles (lle.cnd_solve_trsm) */
   int cnd_small;         /* chol-nd: blocks of fewer columns by plain loops (lle.cnd_small) */
+  int cnd_below_gemm;    /* chol-nd: the pairs from below by DGEMM from this many tail columns (lle.cnd_below_gemm) */
+  int64_t cnd_ngemm;     /* how many went that way */
   int sym_diff;          /* with lle.cnd_check: 0 both analyses the same, else the first field that differs; -1 not compared */
   int factor_checked;    /* 1: factor_check was computed */
   double solve_check;    /* and the own solve's componentwise backward error (-1: CHOLMOD's factor) */
@@ -195,11 +199,13 @@ typedef struct {
   int cnd_solve_top;           /* chol-nd: with those the solves' top part on the device (lle.cnd_solve_top = device) */
   int cnd_top_copy;            /* chol-nd: the top's copies up through pinned buffers (lle.cnd_top_copy = pinned) */
   int cnd_top_asm;             /* chol-nd: the top's blocks assembled on the device (lle.cnd_top_assembly, with cnd_below) */
+  int cnd_top_open;            /* chol-nd: the top's engine opened beside the subtree phase (lle.cnd_top_open = beside) */
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut) */
   int pool_spin_us;            /* host thread pools: spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_columns;            /* lle.iter_products = columns */
   int iter_open_beside;        /* lle.iter_open = beside */
   int cnd_small;               /* lle.cnd_small */
+  int cnd_below_gemm;          /* lle.cnd_below_gemm */
   int iter_block;              /* bsvd / chol-nd: the iteration's block work on the backend's engine: 1, -1 auto, 0 driver,
                                   2 by rows over chol-nd's ranks (lle.iter_block = rows) */
   int eig_ranks;               /* lle.eig_ranks: 1, -1 (all), 0 (auto) */

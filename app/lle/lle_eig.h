@@ -47,11 +47,13 @@ typedef struct {
   int cnd_solve_top;           /* chol-nd: and the solves' top part there (lle.cnd_solve_top = device) */
   int cnd_top_copy;            /* chol-nd: its copies up through pinned buffers (lle.cnd_top_copy = pinned) */
   int cnd_top_asm;             /* chol-nd: the top's blocks assembled on the device (lle.cnd_top_assembly, with cnd_below) */
+  int cnd_top_open;            /* chol-nd: the top's engine opened beside the subtree phase (lle.cnd_top_open = beside) */
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut, >= 1) */
   int pool_spin_us;            /* chol-nd, bsvd: their thread pools' spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_columns;            /* bsvd / chol-nd driver loop: M V a column at a time (lle.iter_products = columns) */
   int iter_open_beside;        /* the engine opened beside the factorisation (lle.iter_open = beside) */
   int cnd_small;               /* chol-nd, own factor: dpotrf / dtrsm of blocks of fewer columns by loops (lle.cnd_small) */
+  int cnd_below_gemm;          /* chol-nd: the device's pairs from below by DGEMM from this many tail columns (lle.cnd_below_gemm) */
   int iter_engine;             /* bsvd / chol-nd: the iteration's block work on the backend's k_lle_bsub engine */
   int eig_ranks;               /* chol-nd: the ranks of comm that share the factor and the solves (lle.eig_ranks; 1: this rank alone) */
   MPI_Comm comm;               /* with eig_ranks > 1: the ranks (every one of them calls the solver or lle_cnd_worker) */

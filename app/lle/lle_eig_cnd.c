@@ -252,7 +252,10 @@ static void cnd_own_args(const cnd_op *o, double tau, const lle_eig *e, k_lle_su
                          .top_solve = e->cnd_solve_top ? k_lle_eig_ops_get(o->be)->chol_top_solve : NULL,
                          .top_release = e->cnd_solve_top ? k_lle_eig_ops_get(o->be)->chol_top_release : NULL,
                          .top_values = e->cnd_top_values, .top_stage = e->cnd_device && e->cnd_top_copy,
-                         .top_assemble = e->cnd_top_asm };
+                         .top_assemble = e->cnd_top_asm,
+                         .top_open = e->cnd_top_open ? k_lle_eig_ops_get(o->be)->chol_top_open : NULL,
+                         .top_drop = k_lle_eig_ops_get(o->be)->chol_top_release, .top_reg = e->cnd_top_open && e->cnd_below,
+                         .top_gemm_k = e->cnd_below ? e->cnd_below_gemm : 0 };
 }
 
 /* The own tree-parallel numeric factor (kernels/host/lle_chol.c) written into CHOLMOD's
@@ -291,6 +294,7 @@ static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig 
   e->cnd_top_used = st.top_engine;
   e->t_below = st.t_below; e->top_bytes = st.top_bytes; e->t_up = st.t_up; e->t_dev = st.t_dev; e->t_down = st.t_down;
   e->t_dev_asm = st.t_dev_asm; e->t_dev_below = st.t_dev_below; e->t_alloc = st.t_alloc;
+  e->t_open = st.t_open; e->t_open_wait = st.t_open_wait; e->cnd_ngemm = st.top_ngemm;
   if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
   if (rc == HY_OK && !o->cperm) {   /* the solves' permutation and block */
     const SuiteSparse_long *lp = L->Perm;
@@ -339,6 +343,8 @@ static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_e
   e->cnd_top_values = !e->cnd_solve_top || in->cnd_check || in->solve_cols > 0;   /* host reads of the top's values */
   e->cnd_top_copy = e->cnd_device && in->cnd_top_copy;
   e->cnd_top_asm = e->cnd_below && in->cnd_top_asm;
+  e->cnd_top_open = e->cnd_device && in->cnd_top_open;
+  e->cnd_below_gemm = in->cnd_below_gemm;
   e->factor_blas_threads = kind->blas(in, b->n);
   lle_blas_set(e->factor_blas_threads);
   int rc;

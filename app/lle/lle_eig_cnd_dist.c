@@ -49,6 +49,7 @@ static k_lle_chol_in cd_rank_in(const k_lle_chol_in *ci) {
   k_lle_chol_in r = *ci;
   r.top_solve = NULL;
   r.top_release = NULL;
+  r.top_open = NULL;   /* (the spread ranks' own tops open in their top phase) */
   r.top_values = 1;
   r.phase = 0;
   r.sub_mine = NULL;
@@ -288,6 +289,7 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
   k_lle_chol_in c = *ci;
   c.phase = K_LLE_CH_SUB;
   c.sub_mine = d->mine;
+  if (d->rank != 0 || d->spread) c.top_open = NULL;   /* rank 0 alone runs the top: its engine opened beside its subtrees */
   int rc = HY_OK;
   if (d->rplan || d->spread) {   /* spread: this rank's subtrees and their top, its solves' top on the host */
     k_lle_chol_in rc_in = cd_rank_in(ci);
@@ -330,6 +332,7 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
     st->t_top = s2.t_top; st->minor = s2.minor; st->top_engine = s2.top_engine; st->t_below = s2.t_below;
     st->top_bytes = s2.top_bytes; st->t_up = s2.t_up; st->t_dev = s2.t_dev; st->t_down = s2.t_down;
     st->t_dev_asm = s2.t_dev_asm; st->t_dev_below = s2.t_dev_below; st->t_alloc = s2.t_alloc;
+    st->t_open = s2.t_open; st->t_open_wait = s2.t_open_wait; st->top_ngemm = s2.top_ngemm;
     d->t[LLE_DP_TOP] = MPI_Wtime() - t2;
   }
   HY_CALL(cd_bcast(d, &rc, 1, MPI_INT));

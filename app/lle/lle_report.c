@@ -125,14 +125,21 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
                e->cnd_nsub, e->cnd_threads, e->t_sub, e->cnd_ntop, 100 * e->cnd_top_frac, e->t_top,
                e->cnd_top_used ? "of the top on the device" : e->cnd_tiles ? "by tiles on the threads" : "by BLAS calls",
                e->cnd_solve_tiles ? "tiled over the threads" : "one dtrsm each");
+  char opened[160] = "";
+  if (e->cnd_own && e->cnd_top_used && e->t_open > 0)
+    snprintf(opened, sizeof opened, "; its engine opened beside the subtrees in %.3f s (the top waited %.4f s for it)",
+             e->t_open, e->t_open_wait);
+  char gemm[96] = "";
+  if (e->cnd_own && e->cnd_top_used && e->cnd_below)
+    snprintf(gemm, sizeof gemm, " (%lld pairs by DGEMM)", (long long)e->cnd_ngemm);
   if (e->cnd_own && e->cnd_top_used)
     hy_printf0(ctx, "lle: chol-nd top on the device: %s on the threads %.3f s, "
                "%.1f MB moved (both ways), copies up %.3f s (set-up %.3f), device work %.3f s (assembly %.4f, updates from below %.4f), "
-               "copies back %.3f s; updates from below %s%s%s\n",
+               "copies back %.3f s%s; updates from below %s%s%s%s\n",
                e->cnd_top_asm ? "entry lists (the blocks assembled on the device)"
                : e->cnd_below ? "assembly" : "assembly and updates from below",
-               e->t_below, e->top_bytes * 1e-6, e->t_up, e->t_alloc, e->t_dev, e->t_dev_asm, e->t_dev_below, e->t_down,
-               e->cnd_below ? "on the device" : "on the threads",
+               e->t_below, e->top_bytes * 1e-6, e->t_up, e->t_alloc, e->t_dev, e->t_dev_asm, e->t_dev_below, e->t_down, opened,
+               e->cnd_below ? "on the device" : "on the threads", gemm,
                e->cnd_solve_top ? "; the solves' top part on the device (the factored top kept there)" : "",
                e->cnd_top_copy ? "; copies up through pinned buffers" : "");
   lle_report_iter_engine(ctx, e);

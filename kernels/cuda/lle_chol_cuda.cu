@@ -128,7 +128,7 @@ __global__ void cc_scatter(double *blk, int64_t lda, const double *c, int m, int
 typedef struct {
   int64_t toff, roff;     /* the tail at dtail + toff (ld rows, k columns); its local rows at drmap2 + roff */
   int ld, k, j0, ncol, mu;   /* the pair's first row in the tail, its columns, its rows */
-  int pad;
+  int gemm;               /* 1: by a DGEMM and cc_scatter in cc_node (cc_gemm_pair), not in cc_below */
   int64_t yoff;           /* the solves: the tail's supernode's columns at this row of X_tail */
 } cc_pair;
 
@@ -148,6 +148,7 @@ __global__ void cc_below(double *blk, int64_t lda, const cc_pair *pairs, const i
   for (int64_t e = clp[c]; e < clp[c + 1]; e++) {
     cc_cpair cq = cl[e];
     cc_pair p = pairs[cq.q];
+    if (p.gemm) continue;   /* (the same for the whole block) */
     const int32_t *rm = rmap + p.roff;
     int lo = cq.lo;
     const double *t = tails + p.toff;
@@ -196,15 +197,29 @@ typedef struct {
   int64_t *dcb, *dep;                  /* the assembly on the device: columns' starts, entry lists */
   int32_t *der;
   double *dev;
-  double t_start, t_setup;             /* host seconds: the call's start; its set-up (before the tails' copy) */
+  double t_start;                      /* host seconds: the set-up's start */
   int64_t *dclp, *clp;                 /* the top columns' pair lists (cc_tails): starts on the device, host */
   cc_cpair *dcl;
   int64_t *gcol;                       /* host: top i's first column among the top's columns */
+  int lwork;                           /* dpotrf's workspace (cc_alloc's) */
+  cc_pair *hp;                         /* host: the pairs from below (cc_node's DGEMMs) */
+  int64_t ngemm;                       /* of them, by DGEMM */
+  void *reg;                           /* the tails' host buffer page-locked by cc_open (k_lle_chol_top.reg), or NULL */
 } cc_dev;
+
+/* Whether a pair from below (k columns of its tail, mu rows from its first, ncol of them the
+ * top's columns) goes through a DGEMM (k >= job->gemm_k, mu ncol >= CC_GEMM_MN; gemm_k 0:
+ * never): at N = 1M the pairs with k >= 64 hold 98.7% of the 2.1e10 FMAs of 12082 pairs.  Local. */
+enum { CC_GEMM_MN = 4096 };
+static int cc_gemm_pair(const k_lle_chol_top *job, int64_t k, int64_t mu, int64_t ncol) {
+  return job->gemm_k > 0 && k >= job->gemm_k && mu * ncol >= CC_GEMM_MN;
+}
 
 /* Free the call's state (NULL-safe).  Local. */
 static void cc_free(cc_dev *d) {
   cc_stage_close(&d->stg);
+  if (d->cp) cudaStreamSynchronize(d->cp);   /* no DMA from the locked tails left */
+  if (d->reg) cudaHostUnregister(d->reg);
   for (int i = 0; i < d->nev; i++) {
     if (d->up) cudaEventDestroy(d->up[i]);
     if (d->done) cudaEventDestroy(d->done[i]);
@@ -220,11 +235,12 @@ static void cc_free(cc_dev *d) {
                   d->dtb, d->dg, d->dcb, d->dep, d->der, d->dev, d->dclp, d->dcl };
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
-  free(d->up); free(d->done); free(d->b0); free(d->b1); free(d->off); free(d->goff); free(d->clp); free(d->gcol);
+  free(d->up); free(d->done); free(d->b0); free(d->b1); free(d->off); free(d->goff); free(d->clp); free(d->gcol); free(d->hp);
 }
 
-/* The tails from below up (packed by the host, one copy on the copy stream before the
- * blocks), the pairs and their local rows.  Local. */
+/* The tails' device buffer (their copy up: cc_tails_up), the pairs and their local rows, the
+ * top columns' pair lists (the copies up on the copy stream, waited for: the host lists are
+ * freed here).  Local. */
 static int cc_tails(const k_lle_chol_top *job, cc_dev *d) {
   const k_lle_super *L = job->L;
   int64_t nt = job->ntail, np = job->buptr[job->ntop], nr = job->brptr[np];
@@ -237,6 +253,8 @@ static int cc_tails(const k_lle_chol_top *job, cc_dev *d) {
     hp[u] = cc_pair{ d->toff[t], job->brptr[u], (int)ld, (int)(L->super[s + 1] - L->super[s]),
                      job->bup1[u] - job->tail_q[t], job->bup2[u] - job->bup1[u],
                      (int)(L->pi[s + 1] - L->pi[s] - job->bup1[u]), 0, 0 };
+    hp[u].gemm = cc_gemm_pair(job, hp[u].k, hp[u].mu, hp[u].ncol);
+    d->ngemm += hp[u].gemm;
   }
   int64_t *yo = (int64_t *)malloc((size_t)(nt + 1) * sizeof(int64_t));   /* X_tail's rows (k_lle_chol_top_solve's yoff) */
   if (!yo) { free(hp); return hy_err(HY_ESYS, "out of memory for %lld tails", (long long)nt); }
@@ -273,18 +291,27 @@ static int cc_tails(const k_lle_chol_top *job, cc_dev *d) {
   cudaError_t ce = cudaMalloc((void **)&d->dtail, (size_t)(d->toff[nt] > 0 ? d->toff[nt] : 1) * sizeof(double));
   if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->dclp, (size_t)(ncols + 1) * sizeof(int64_t));
   if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->dcl, (size_t)(ne > 0 ? ne : 1) * sizeof(cc_cpair));
-  if (ce == cudaSuccess) ce = cudaMemcpy(d->dclp, d->clp, (size_t)(ncols + 1) * sizeof(int64_t), cudaMemcpyHostToDevice);
-  if (ce == cudaSuccess && ne > 0) ce = cudaMemcpy(d->dcl, cl, (size_t)ne * sizeof(cc_cpair), cudaMemcpyHostToDevice);
-  free(cl);
+  if (ce == cudaSuccess) ce = cudaMemcpyAsync(d->dclp, d->clp, (size_t)(ncols + 1) * sizeof(int64_t), cudaMemcpyHostToDevice, d->cp);
+  if (ce == cudaSuccess && ne > 0) ce = cudaMemcpyAsync(d->dcl, cl, (size_t)ne * sizeof(cc_cpair), cudaMemcpyHostToDevice, d->cp);
   if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->dpairs, (size_t)(np > 0 ? np : 1) * sizeof(cc_pair));
   if (ce == cudaSuccess) ce = cudaMalloc((void **)&d->drmap2, (size_t)(nr > 0 ? nr : 1) * sizeof(int32_t));
-  if (ce == cudaSuccess && np > 0) ce = cudaMemcpy(d->dpairs, hp, (size_t)np * sizeof(cc_pair), cudaMemcpyHostToDevice);
-  free(hp);
+  if (ce == cudaSuccess && np > 0) ce = cudaMemcpyAsync(d->dpairs, hp, (size_t)np * sizeof(cc_pair), cudaMemcpyHostToDevice, d->cp);
   if (ce == cudaSuccess && nr > 0) ce = cudaMemcpyAsync(d->drmap2, job->brmap, (size_t)nr * sizeof(int32_t), cudaMemcpyHostToDevice, d->cp);
-  d->t_setup = cc_now() - d->t_start;
-  if (ce == cudaSuccess && d->toff[nt] > 0)   /* packed by the host's subtree phase (job->tailx) */
-    ce = cc_stage_up(&d->stg, d->dtail, job->tailx, (size_t)d->toff[nt] * sizeof(double), d->cp);
   if (ce == cudaSuccess) ce = cudaEventCreate(&d->tails);
+  cudaError_t cs = cudaStreamSynchronize(d->cp);   /* hp and cl read */
+  free(cl);
+  d->hp = hp;
+  return cc_ok(ce == cudaSuccess ? cs : ce, "the top's lists from below up");
+}
+
+/* The tails from below up (packed by the host's subtree phase, job->tailx) on the copy stream,
+ * before the blocks: one DMA from the page-locked buffer (cc_open's), else through the staging
+ * or pageable; the event d->tails after it.  Local. */
+static int cc_tails_up(const k_lle_chol_top *job, cc_dev *d) {
+  size_t bytes = (size_t)d->toff[job->ntail] * sizeof(double);
+  cudaError_t ce = cudaSuccess;
+  if (bytes > 0 && d->reg == (const void *)job->tailx) ce = cudaMemcpyAsync(d->dtail, job->tailx, bytes, cudaMemcpyHostToDevice, d->cp);
+  else if (bytes > 0) ce = cc_stage_up(&d->stg, d->dtail, job->tailx, bytes, d->cp);
   if (ce == cudaSuccess) ce = cudaEventRecord(d->tails, d->cp);
   return cc_ok(ce, "the tails from below up");
 }
@@ -310,6 +337,11 @@ static int cc_alloc(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int *lw
       int64_t dd = job->top[job->ud[u]], m = L->pi[dd + 1] - L->pi[dd] - job->up1[u];
       if (m * (job->up2[u] - job->up1[u]) > cmax) cmax = m * (job->up2[u] - job->up1[u]);
     }
+  }
+  for (int64_t u = 0; job->ntail && u < job->buptr[ntop]; u++) {   /* and the DGEMM pairs from below */
+    int64_t s = job->tail_sn[job->bud[u]], k = L->super[s + 1] - L->super[s];
+    int64_t mu = L->pi[s + 1] - L->pi[s] - job->bup1[u], nc = job->bup2[u] - job->bup1[u];
+    if (cc_gemm_pair(job, k, mu, nc) && mu * nc > cmax) cmax = mu * nc;
   }
   int64_t nr = job->rptr[job->uptr[ntop]];
   HY_CUDA(cudaMalloc((void **)&d->dx, (size_t)(d->off[ntop] > 0 ? d->off[ntop] : 1) * sizeof(double)));
@@ -395,6 +427,15 @@ static int cc_node(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int i, i
     cc_below<<<(unsigned)nc, 128, 0, cs->stream>>>(blk, lda, d->dpairs + job->buptr[i], d->dclp + d->gcol[i], d->dcl,
                                                    d->dtail, d->drmap2);
     HY_CUDA_LAUNCH();
+    for (int64_t u = job->buptr[i]; u < job->buptr[i + 1]; u++) {   /* then the large pairs, in order */
+      const cc_pair &p = d->hp[u];
+      if (!p.gemm) continue;
+      const double *t = d->dtail + p.toff + p.j0;
+      HY_CUBLAS(cublasDgemm(cs->cublas, CUBLAS_OP_N, CUBLAS_OP_T, p.mu, p.ncol, p.k, &one, t, p.ld, t, p.ld, &zero, d->dc, p.mu));
+      int64_t ne = (int64_t)p.mu * p.ncol;
+      cc_scatter<<<(unsigned)((ne + 255) / 256), 256, 0, cs->stream>>>(blk, lda, d->dc, p.mu, p.ncol, d->drmap2 + p.roff);
+      HY_CUDA_LAUNCH();
+    }
   } else HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
   HY_CUDA(cudaEventRecord(d->b1[i], cs->stream));
   for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
@@ -434,19 +475,51 @@ static int cc_pivots(const k_lle_chol_top *job, cc_dev *d, k_lle_chol_top *out) 
   return rc;
 }
 
+/* The set-up of a call's state: the staging, the buffers, events and lists (no values).  Local. */
+static int cc_setup(k_backend *be, const k_lle_chol_top *job, cc_dev *d) {
+  d->t_start = cc_now();
+  cc_stage_open(&d->stg, job);
+  return cc_alloc(be, job, d, &d->lwork);
+}
+
+/* The k_lle_eig_ops entry chol_top_open (see k_lle_chol_top.opened): the set-up on the
+ * caller's thread (this rank's device made current there), with job->reg the tails' buffer
+ * page-locked; job->opened the state, or NULL with the error recorded.  Local. */
+static int cc_open(k_backend *be, k_lle_chol_top *job) {
+  job->opened = NULL;
+  cc_dev *dp = (cc_dev *)calloc(1, sizeof *dp);
+  if (!dp) return hy_err(HY_ESYS, "out of memory for the top's state");
+  double t0 = cc_now();
+  int rc = cc_ok(cudaSetDevice(be->device), "cudaSetDevice");
+  if (rc == HY_OK) rc = cc_setup(be, job, dp);
+  size_t bytes = job->ntail && job->toff ? (size_t)job->toff[job->ntail] * sizeof(double) : 0;
+  if (rc == HY_OK && job->reg && bytes > 0) {   /* where it cannot (a limit), the staging */
+    if (cudaHostRegister((void *)job->tailx, bytes, cudaHostRegisterDefault) == cudaSuccess) dp->reg = (void *)job->tailx;
+    else cudaGetLastError();
+  }
+  job->t_open = cc_now() - t0;
+  if (rc != HY_OK) { cc_free(dp); free(dp); return rc; }
+  job->opened = dp;
+  return HY_OK;
+}
+
 /* The k_lle_eig_ops entry (see k_lle_chol_top).  Local. */
 static int cc_top(k_backend *be, k_lle_chol_top *job) {
   k_cuda_state *cs = k_cuda_st(be);
   const k_lle_super *L = job->L;
-  cc_dev *dp = (cc_dev *)calloc(1, sizeof *dp);
-  if (!dp) return hy_err(HY_ESYS, "out of memory for the top's state");
-  cc_dev &d = *dp;
+  cc_dev *dp = (cc_dev *)job->opened;   /* opened ahead (cc_open), taken over here */
+  job->opened = NULL;
   double t0 = cc_now();
-  d.t_start = t0;
-  d.t_setup = -1;
-  cc_stage_open(&d.stg, job);
-  int lwork = 0, rc = cc_alloc(be, job, &d, &lwork);
-  job->t_alloc = d.t_setup >= 0 ? d.t_setup : cc_now() - t0;   /* before the tails' copy up (cc_tails) */
+  int rc = HY_OK;
+  if (!dp) {
+    dp = (cc_dev *)calloc(1, sizeof *dp);
+    if (!dp) return hy_err(HY_ESYS, "out of memory for the top's state");
+    rc = cc_setup(be, job, dp);
+  }
+  cc_dev &d = *dp;
+  int lwork = d.lwork;
+  job->t_alloc = cc_now() - t0;   /* before the tails' copy up */
+  if (rc == HY_OK && job->ntail) rc = cc_tails_up(job, &d);
   if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.t0, cs->stream), "cudaEventRecord");
   int on_dev = job->eptr != NULL;   /* the blocks assembled here from the entry lists, not copied up */
   if (rc == HY_OK && on_dev) rc = cc_asm(be, job, &d);
@@ -491,6 +564,7 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
     job->bytes += (double)job->ncols * 2 * sizeof(int64_t) + (double)job->eptr[job->ncols] * (sizeof(int32_t) + sizeof(double));
   if (d.toff) job->bytes += (double)d.toff[job->ntail] * sizeof(double);
   job->t_up = t1 - t0;
+  job->ngemm = d.ngemm;
   job->t_dev = 1e-3 * ms;
   job->t_down = cc_now() - t1;
   job->state = NULL;
@@ -662,5 +736,6 @@ static void cc_top_release(void *state) {
 
 /* The entries for the CUDA eigen-solve table (lle_eig_cuda.cu).  Local. */
 extern "C" int k_lle_chol_top_cuda(k_backend *be, k_lle_chol_top *job) { return cc_top(be, job); }
+extern "C" int k_lle_chol_top_open_cuda(k_backend *be, k_lle_chol_top *job) { return cc_open(be, job); }
 extern "C" int k_lle_chol_top_solve_cuda(k_backend *be, k_lle_chol_top_solve *sj) { return cc_top_solve(be, sj); }
 extern "C" void k_lle_chol_top_release_cuda(void *state) { cc_top_release(state); }

@@ -380,6 +380,7 @@ static int cuda_eig_si(k_backend *be, k_lle_eig_job *job) {
 extern "C" int k_lle_chol_top_cuda(k_backend *be, k_lle_chol_top *job);   /* lle_chol_cuda.cu */
 extern "C" int k_lle_chol_top_solve_cuda(k_backend *be, k_lle_chol_top_solve *sj);
 extern "C" void k_lle_chol_top_release_cuda(void *state);
+extern "C" int k_lle_chol_top_open_cuda(k_backend *be, k_lle_chol_top *job);
 extern "C" int k_lle_bsub_open_cuda(k_backend *be, const k_lle_bsub_in *in, k_lle_bsub **w);   /* lle_bsub_cuda.cu */
 extern "C" int k_lle_bsub_rr_cuda(k_lle_bsub *w, const double *v, double *h);
 extern "C" int k_lle_bsub_rotate_cuda(k_lle_bsub *w, const double *y, const double *theta, int nres, double *res,
@@ -397,6 +398,7 @@ static k_lle_eig_ops make_lle_eig_cuda_ops(void) {
   o.chol_top = k_lle_chol_top_cuda;
   o.chol_top_solve = k_lle_chol_top_solve_cuda;
   o.chol_top_release = k_lle_chol_top_release_cuda;
+  o.chol_top_open = k_lle_chol_top_open_cuda;
   o.bsub_device = 1;
   o.bsub_open = k_lle_bsub_open_cuda;
   o.bsub_rr = k_lle_bsub_rr_cuda;

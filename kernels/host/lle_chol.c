@@ -31,6 +31,7 @@
 #include "hybrid.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ enum { CH_RCH = 64, CH_MAXT = 64, CH_BLAS_COLS = 256 };
 
 typedef struct k_lle_chol_plan ch_fact;
 typedef struct ch_thr ch_thr;
+static void ch_open_discard(ch_fact *f);
 typedef void (*ch_step)(ch_fact *f, ch_thr *t, int64_t s);   /* one supernode's step */
 static void ch_tail_pack(ch_fact *f, int64_t s);
 static k_lle_chol_plan *ch_plan_init(k_lle_chol_plan *f, const k_lle_super *L, int threads, k_lle_pool *pool, double cut);
@@ -104,6 +106,14 @@ struct k_lle_chol_plan {
   void *top_state;
   void (*top_release)(void *state);
   k_lle_chol_top top_job;
+  /* the engine opened beside the subtree phase (in->top_open): its thread, job and result, the
+   * drop of a state the top did not take (in->top_drop) */
+  pthread_t open_th;
+  int open_started, open_rc;
+  k_lle_chol_top open_job;
+  int (*open_fn)(k_backend *be, k_lle_chol_top *job);
+  k_backend *open_be;
+  void (*open_drop)(void *state);
   int64_t *xoff, *yoff;
   double *xtop, *xtail;
   int x_cols;
@@ -859,8 +869,9 @@ void k_lle_chol_plan_free(k_lle_chol_plan *f) {
   free(f->sub); free(f->top); free(f->tb); free((void *)f->roots);
   free(f->tpos); free(f->tud); free(f->tup1); free(f->tup2); free(f->trmap); free(f->tuptr); free(f->trptr);
   free(f->tail_sn); free(f->tail_q); free(f->bud); free(f->bup1); free(f->bup2); free(f->brmap); free(f->buptr);
+  ch_open_discard(f);
+  if (f->top_state && f->top_release) f->top_release(f->top_state);   /* before tailx: the state may lock it */
   free(f->brptr); free(f->tix); free(f->sub_of); free(f->toff); free(f->tailx);
-  if (f->top_state && f->top_release) f->top_release(f->top_state);
   free(f->xoff); free(f->yoff); free(f->xtop); free(f->xtail);
   if (f->pool_own) k_lle_pool_free(f->pool);
   free(f);
@@ -1117,9 +1128,63 @@ static void ch_elists(ch_fact *f, k_lle_chol_top *job) {
   job->ncols = nc; job->eptr = el.eptr; job->erow = el.erow; job->eval = el.eval;
 }
 
+/* The engine's job for the top of this call (its lists; no entry lists).  Local. */
+static k_lle_chol_top ch_engine_job(ch_fact *f, const k_lle_chol_in *in) {
+  k_lle_chol_top job = { .L = f->L, .ntop = f->ntop, .top = f->top, .uptr = f->tuptr, .ud = f->tud,
+                         .up1 = f->tup1, .up2 = f->tup2, .rptr = f->trptr, .rmap = f->trmap, .x = f->lx,
+                         .minor = f->L->n, .keep = in->top_solve && in->top_below,
+                         .back = !(in->top_solve && in->top_below) || in->top_values,
+                         .stage = in->top_stage, .pool = f->pool, .pool_threads = f->nt,
+                         .gemm_k = in->top_below ? in->top_gemm_k : 0, .reg = in->top_reg };
+  if (in->top_below) {
+    job.ntail = f->ntail; job.tail_sn = f->tail_sn; job.tail_q = f->tail_q; job.buptr = f->buptr;
+    job.brptr = f->brptr; job.bud = f->bud; job.bup1 = f->bup1; job.bup2 = f->bup2; job.brmap = f->brmap;
+    job.tailx = f->tailx; job.toff = f->toff;
+  }
+  return job;
+}
+
+/* pthread entry: the engine opened (in->top_open) beside the subtree phase.  Local. */
+static void *ch_open_run(void *arg) {
+  ch_fact *f = arg;
+  f->open_rc = f->open_fn(f->open_be, &f->open_job);
+  if (f->open_rc != HY_OK) hy_err_clear();   /* the top phase opens it itself (and records a failure there) */
+  return NULL;
+}
+
+/* The engine's open beside the subtree phase started where in asks for it (a call whose top runs
+ * here: in->top_open is set only there), the last factor's kept state released first (this
+ * factor replaces it; its tails' buffer is the one the open locks).  Local. */
+static void ch_open_start(ch_fact *f, const k_lle_chol_in *in) {
+  if (f->top_state && f->top_release) f->top_release(f->top_state);
+  f->top_state = NULL;
+  f->open_job = ch_engine_job(f, in);
+  f->open_fn = in->top_open; f->open_be = in->top_be; f->open_drop = in->top_drop;
+  f->open_rc = HY_ESYS;
+  f->open_started = pthread_create(&f->open_th, NULL, ch_open_run, f) == 0;
+}
+
+/* The opened state joined (its open's seconds, the wait for it into st where non-NULL): the
+ * state, or NULL (none started, or its open failed).  Local. */
+static void *ch_open_take(ch_fact *f, k_lle_chol_stats *st) {
+  if (!f->open_started) return NULL;
+  double t0 = ch_now();
+  pthread_join(f->open_th, NULL);
+  f->open_started = 0;
+  if (st) { st->t_open_wait = ch_now() - t0; st->t_open = f->open_job.t_open; }
+  return f->open_rc == HY_OK ? f->open_job.opened : NULL;
+}
+
+/* An opened state that no top took (a failed pivot in the subtrees, the plan freed): dropped.  Local. */
+static void ch_open_discard(ch_fact *f) {
+  void *st = ch_open_take(f, NULL);
+  if (st && f->open_drop) f->open_drop(st);
+}
+
 /* The top phase with in->top: each top supernode assembled (and with !in->top_below updated
  * from below the cut) on the threads, or (in->top_assemble) its entry lists built there, then
- * the engine's assembly, updates and factor.  Local. */
+ * the engine's assembly, updates and factor (on the state opened beside the subtrees where
+ * there is one).  Local. */
 static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *st) {
   double t0 = ch_now();
   int on_engine = in->top_below && in->top_assemble;
@@ -1127,20 +1192,13 @@ static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *
   if (on_engine) ch_elists(f, &lists);
   else ch_top_phase(f, ch_fact_pre, ch_fact_part, ch_fact_post, 0);
   st->t_below = ch_now() - t0;
-  k_lle_chol_top job = { .L = f->L, .ntop = f->ntop, .top = f->top, .uptr = f->tuptr, .ud = f->tud,
-                         .up1 = f->tup1, .up2 = f->tup2, .rptr = f->trptr, .rmap = f->trmap, .x = f->lx,
-                         .minor = f->L->n, .keep = in->top_solve && in->top_below,
-                         .back = !(in->top_solve && in->top_below) || in->top_values,
-                         .stage = in->top_stage, .pool = f->pool, .pool_threads = f->nt };
+  k_lle_chol_top job = ch_engine_job(f, in);
   if (f->top_state && f->top_release) f->top_release(f->top_state);   /* a factor before (another shift) */
   f->top_state = NULL;
-  if (in->top_below) {
-    job.ntail = f->ntail; job.tail_sn = f->tail_sn; job.tail_q = f->tail_q; job.buptr = f->buptr;
-    job.brptr = f->brptr; job.bud = f->bud; job.bup1 = f->bup1; job.bup2 = f->bup2; job.brmap = f->brmap;
-    job.tailx = f->tailx; job.toff = f->toff;
-    job.ncols = lists.ncols; job.eptr = lists.eptr; job.erow = lists.erow; job.eval = lists.eval;
-  }
+  job.opened = ch_open_take(f, st);
+  if (in->top_below) { job.ncols = lists.ncols; job.eptr = lists.eptr; job.erow = lists.erow; job.eval = lists.eval; }
   int rc = in->top(in->top_be, &job);
+  if (job.opened && in->top_drop) in->top_drop(job.opened);   /* an engine that did not take it */
   free((void *)lists.eptr); free((void *)lists.erow); free((void *)lists.eval);
   job.eptr = NULL; job.erow = NULL; job.eval = NULL;
   f->top_state = rc == HY_OK ? job.state : NULL;
@@ -1149,7 +1207,7 @@ static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *
   f->top_job = job;
   st->top_engine = 1;
   st->top_bytes = job.bytes; st->t_up = job.t_up; st->t_dev = job.t_dev; st->t_down = job.t_down;
-  st->t_dev_asm = job.t_dev_asm; st->t_dev_below = job.t_dev_below; st->t_alloc = job.t_alloc;
+  st->t_dev_asm = job.t_dev_asm; st->t_dev_below = job.t_dev_below; st->t_alloc = job.t_alloc; st->top_ngemm = job.ngemm;
   if (rc == HY_ENUMERIC) {
     int want = 0;
     atomic_compare_exchange_strong(&f->fail, &want, (int)job.minor + 1);
@@ -1177,6 +1235,8 @@ int k_lle_chol_numeric(k_lle_chol_plan *f, const k_lle_chol_in *in, double *lx, 
   if (!f->atp) ch_transpose(f);
   if (in->top && f->ntop && !f->tuptr) ch_top_lists(f);   /* the engine's lists (before the subtrees pack tails) */
   if (in->top && f->ntop && in->top_below && !f->buptr) ch_below_lists(f);
+  if (f->open_started && ((ph & K_LLE_CH_SUB) || !in->top || !in->top_open)) ch_open_discard(f);   /* a call before's, not taken */
+  if ((ph & K_LLE_CH_SUB) && in->top && in->top_open && f->ntop) ch_open_start(f, in);
   double t0 = ch_now();
   if (in->blas_set) in->blas_set(1);   /* the same BLAS calls at any thread count */
   if (ph & K_LLE_CH_SUB) ch_sub_phase(f, ch_fact_node, 0);
