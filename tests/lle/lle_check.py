@@ -790,8 +790,8 @@ def check_gpu_eig(c):
 DEV_TOP_RE = (r"chol-nd top on the device: (?:assembly(?: and updates from below)?|entry lists \(the blocks assembled on the "
               r"device\)) on the threads ([0-9.]+) s, "
               r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s \(set-up [0-9.]+\), device work ([0-9.]+) s \(assembly [0-9.]+, updates "
-              r"from below [0-9.]+\), copies back ([0-9.]+) s; "
-              r"updates from below on the (device|threads)")
+              r"from below [0-9.]+\), copies back ([0-9.]+) s(; its engine opened beside the subtrees in [0-9.]+ s \(the top "
+              r"waited [0-9.]+ s for it\))?; updates from below on the (device|threads)(?: \((\d+) pairs by DGEMM\))?")
 
 
 def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
@@ -806,7 +806,10 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
     default through pinned buffers: the line says so), with lle.cnd_top_assembly = host (the top's
     blocks assembled on the threads and copied up, against the default's entry lists assembled on
     the device: the line says which; the same blocks bit for bit, so the same embedding bit for
-    bit) and with lle.cnd_top = tiles (the top on the host's threads: no device
+    bit), with lle.cnd_top_open = after (the engine opened in the top phase, not beside the
+    subtrees: the line says which; the same embedding bit for bit), with lle.cnd_below_gemm = 0
+    (every pair from below by the kernel: no pair by DGEMM) and = 1 (every pair of 4096 entries
+    or more by DGEMM: some are) and with lle.cnd_top = tiles (the top on the host's threads: no device
     line): the same iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
     rc = 0
     for tag, extra, where, stop in (("default", None, "device", True), ("cnd_below=host", ["lle.cnd_below=host"], "threads", False),
@@ -814,6 +817,9 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
                                     ("unchecked", ["lle.cnd_check=false"], "device", True),
                                     ("cnd_top_copy=pageable", ["lle.cnd_top_copy=pageable"], "device", True),
                                     ("cnd_top_assembly=host", ["lle.cnd_top_assembly=host"], "device", True),
+                                    ("cnd_top_open=after", ["lle.cnd_top_open=after"], "device", True),
+                                    ("cnd_below_gemm=0", ["lle.cnd_below_gemm=0"], "device", True),
+                                    ("cnd_below_gemm=1", ["lle.cnd_below_gemm=1"], "device", True),
                                     ("cnd_top=tiles", ["lle.cnd_top=tiles"], None, False)):
         checked = "lle.cnd_check=false" not in (extra or [])
         if extra is None:
@@ -830,7 +836,17 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
         it0 = re.search(r"eigensolver chol-nd .*?, (\d+) iteration\(s\)", og)
         disp = procrustes_disparity(Yt, Yg)
         same = len(lt) == len(lg) and bool(np.all(np.abs(lg - lt) <= rg + rt))
-        dev_ok = (m is None) if where is None else (m is not None and float(m.group(2)) > 0 and m.group(6) == where)
+        dev_ok = (m is None) if where is None else (m is not None and float(m.group(2)) > 0 and m.group(7) == where)
+        # the engine opened beside the subtrees by default (cnd_top_open = beside); the pairs by DGEMM counted where below is on the device
+        dev_ok = dev_ok and (m is None or (m.group(6) is not None) == (tag != "cnd_top_open=after"))
+        ngemm = int(m.group(8)) if m is not None and m.group(8) is not None else -1
+        dev_ok = dev_ok and (m is None or where != "device" or ngemm >= 0)
+        if tag == "cnd_below_gemm=0":
+            dev_ok = dev_ok and ngemm == 0
+        if tag == "cnd_below_gemm=1":
+            dev_ok = dev_ok and ngemm > 0
+        if tag == "cnd_top_open=after":   # the same factor bit for bit: the same embedding
+            dev_ok = dev_ok and Yt.shape == Yg.shape and bool(np.array_equal(Yt, Yg))
         dev_ok = dev_ok and (("the solves' top part on the device" in out) == stop)
         dev_ok = dev_ok and (("copies up through pinned buffers" in out) == (where is not None and not tag.endswith("pageable")))
         # the top's blocks assembled on the device wherever the updates from below are (cnd_top_assembly = auto)
@@ -843,10 +859,12 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
                   if checked else (chk is None and sck is None))
         ok = (dev_ok and chk_ok and it is not None and it0 is not None and it.group(1) == it0.group(1)
               and same and disp <= 1e-10 and "PASSED: lle" in out and "fallback" not in out)
-        print("%s chol_nd n=%d %s: device line %s (%s MB moved, up %s s, device %s s, back %s s, below on the %s); "
+        print("%s chol_nd n=%d %s: device line %s (%s MB moved, up %s s, device %s s, back %s s, opened beside: %s, below on the %s, "
+              "pairs by DGEMM %s); "
               "probe %s, solve check %s (<= 1e-14); vs the default: iterations %s / %s, eigenvalues within the residuals: %s, "
               "Procrustes %.2e (<= 1e-10)" % (
-              "ok  " if ok else "FAIL", n, tag, "absent" if m is None else "present", *(m.groups() if m else ["?"] * 6)[1:],
+              "ok  " if ok else "FAIL", n, tag, "absent" if m is None else "present", *(m.groups()[1:5] if m else ["?"] * 4),
+              (m.group(6) is not None) if m else "?", m.group(7) if m else "?", ngemm,
               chk.group(1) if chk else "?", sck.group(1) if sck else "?", it.group(1) if it else "?",
               it0.group(1) if it0 else "?", same, disp))
         rc |= 0 if ok else 1

@@ -31,6 +31,8 @@ static int nchecks, nfailed;
 static int nkept, nreleased;   /* the host engine's kept states */
 static int64_t seen_updates, seen_below;   /* updaters among the top, pairs with below, in the last job */
 static int64_t seen_lists;   /* the host engine: entries of the last job's lists (-1: columns miscounted) */
+static int nopened, ntaken, ndropped;   /* the host engine's states opened ahead (top_open), taken by a top, dropped */
+static int64_t seen_big;   /* pairs from below in the last job that a DGEMM takes at gemm_k = 1 (k_lle_chol_top.gemm_k) */
 
 /* One check: print it, count it.  Local. */
 static void ok(int cond, const char *what, double val) {
@@ -72,6 +74,17 @@ static void host_below(const k_lle_chol_top *job, int i) {
 static int host_top(k_backend *be, k_lle_chol_top *job) {
   (void)be;
   const k_lle_super *L = job->L;
+  if (job->opened) {   /* opened ahead (host_open): for this job's lists */
+    const int64_t *tok = job->opened;
+    if (tok[0] == job->ntop && tok[1] == job->ntail && tok[2] == job->reg) ntaken++;
+    free(job->opened);
+    job->opened = NULL;
+  }
+  seen_big = 0;
+  for (int64_t u = 0; job->ntail && u < job->buptr[job->ntop]; u++) {
+    int64_t d = job->tail_sn[job->bud[u]];
+    if ((L->pi[d + 1] - L->pi[d] - job->bup1[u]) * (job->bup2[u] - job->bup1[u]) >= 4096) seen_big++;
+  }
   const double one = 1, zero = 0;
   double *c = NULL;
   size_t cmax = 0;
@@ -118,6 +131,24 @@ extern void dtrsm_(const char *side, const char *uplo, const char *ta, const cha
                    const double *alpha, const double *a, const int *lda, double *b, const int *ldb, size_t, size_t,
                    size_t, size_t);
 
+
+/* The host engine's open ahead (k_lle_chol_top.opened): a token with the job's sizes.  Local. */
+static int host_open(k_backend *be, k_lle_chol_top *job) {
+  (void)be;
+  int64_t *tok = NULL;
+  HY_MALLOC(tok, 3);
+  tok[0] = job->ntop; tok[1] = job->ntail; tok[2] = job->reg;
+  job->opened = tok;
+  job->t_open = 1e-6;
+  nopened++;
+  return HY_OK;
+}
+
+/* The host engine's drop of an opened state no top took.  Local. */
+static void host_drop(void *state) {
+  ndropped++;
+  free(state);
+}
 
 /* The host engine's release of a kept state.  Local. */
 static void host_release(void *state) {
@@ -331,6 +362,101 @@ static void check_one(int side, int threads, double cut, int singular, int below
   cholmod_l_finish(&cc);
 }
 
+static int (*engine_open)(k_backend *be, k_lle_chol_top *job);
+
+/* The engine opened beside the subtree phase (k_lle_chol_in.top_open, lle.cnd_top_open =
+ * beside; the tails' buffer page-locked there on CUDA) against opened in the top phase, with
+ * the updates from below, the solves' top and the assembly on the engine: the same factor bit
+ * for bit in one call (phase 0), in a SUB call then a TOP call (rank 0 over the ranks), after
+ * a SUB call whose open no top took (dropped by the next call) and with a plan freed after a
+ * SUB call (dropped there); the host engine counts its opens, takes and drops.  With
+ * gemm_k (k_lle_chol_top.gemm_k) 1 against 0: the pairs from below of 4096 entries or more by
+ * DGEMM on CUDA (the host engine ignores it and counts them: >= 1 here), the factor within
+ * 1e-12 of max |L|, its probe <= 1e-14.  Local. */
+static void check_open(int side, int threads, double cut, k_backend *be) {
+  cholmod_common cc;
+  cholmod_l_start(&cc);
+  cc.print = 0;
+  cc.supernodal = CHOLMOD_SUPERNODAL;
+  cc.nmethods = 1;
+  cc.method[0].ordering = CHOLMOD_AMD;
+  cc.postorder = 1;
+  cholmod_sparse *a = make_a(side, -1, &cc);
+  cholmod_factor *F = cholmod_l_analyze(a, &cc);
+  if (!F || !F->is_super || !cholmod_l_change_factor(CHOLMOD_REAL, 1, 1, 1, 1, F, &cc)) {
+    ok(0, "CHOLMOD supernodal analysis", (double)cc.status);
+    return;
+  }
+  k_lle_super L = { .n = (int64_t)side * side, .nsuper = (int64_t)F->nsuper, .super = F->super, .pi = F->pi, .px = F->px, .s = F->s };
+  k_lle_chol_in in = { .ap = a->p, .ai = a->i, .ax = a->x, .perm = F->Perm, .tau = 1e-13, .top_blas = 1, .blas_after = 1,
+                       .top_tiles = 1, .top = engine, .top_be = be, .top_below = 1, .top_solve = engine_solve,
+                       .top_release = engine_release, .top_assemble = 1 };
+  size_t nx = F->xsize;
+  double *x[6];
+  for (int v = 0; v < 6; v++) HY_MALLOC(x[v], nx);
+  k_lle_chol_plan *p = k_lle_chol_plan_new_cut(&L, threads, NULL, cut);
+  k_lle_chol_stats st;
+  int rc[6];
+  rc[0] = k_lle_chol_numeric(p, &in, x[0], &st);   /* opened in the top phase */
+  nopened = ntaken = ndropped = 0;
+  in.top_open = engine_open; in.top_drop = engine == host_top ? host_drop : engine_release; in.top_reg = 1;
+  rc[1] = k_lle_chol_numeric(p, &in, x[1], &st);   /* opened beside the subtrees */
+  double t_open = st.t_open;
+  k_lle_chol_in c = in;
+  c.phase = K_LLE_CH_SUB;
+  rc[2] = k_lle_chol_numeric(p, &c, x[2], &st);
+  c.phase = K_LLE_CH_TOP;
+  int rct = k_lle_chol_numeric(p, &c, x[2], &st);
+  c.phase = K_LLE_CH_SUB;
+  rc[3] = k_lle_chol_numeric(p, &c, x[3], &st);   /* its open not taken: the next call drops it */
+  int dropped_sub = ndropped;
+  rc[3] |= k_lle_chol_numeric(p, &in, x[3], &st);
+  size_t nd[4] = { 0 };
+  for (int v = 1; v < 4; v++)
+    for (size_t t = 0; t < nx; t++) nd[v] += memcmp(&x[v][t], &x[0][t], sizeof(double)) != 0;
+  char what[300];
+  snprintf(what, sizeof what, "side %d, %d threads: the engine opened beside the subtrees, the factor the one opened in the "
+           "top phase bit for bit: in one call, SUB then TOP, after a SUB call not followed by a top (rc %d %d %d %d %d; "
+           "differing values %zu %zu; the count of the last)", side, threads, rc[0], rc[1], rc[2], rct, rc[3], nd[1], nd[2]);
+  ok(rc[0] == HY_OK && rc[1] == HY_OK && rc[2] == HY_OK && rct == HY_OK && rc[3] == HY_OK && !nd[1] && !nd[2] && !nd[3] &&
+     t_open > 0, what, (double)nd[3]);
+  if (engine == host_top) {
+    snprintf(what, sizeof what, "side %d, %d threads: host engine states opened %d, taken by a top %d, dropped %d (one "
+             "before the call after the untaken SUB: %d; opened = taken + dropped, 4 opens)", side, threads, nopened, ntaken,
+             ndropped, dropped_sub);
+    ok(nopened == 4 && ntaken == 3 && ndropped == 1 && dropped_sub == 0, what, (double)nopened);
+  }
+  c.phase = K_LLE_CH_SUB;
+  rc[4] = k_lle_chol_numeric(p, &c, x[4], &st);   /* the plan freed with an open no top took */
+  k_lle_chol_plan_free(p);
+  if (engine == host_top) {
+    snprintf(what, sizeof what, "side %d, %d threads: the plan freed after a SUB call: its open dropped (rc %d; drops: the count)",
+             side, threads, rc[4]);
+    ok(rc[4] == HY_OK && ndropped == 2 && nopened == ntaken + ndropped, what, (double)ndropped);
+  }
+  /* the pairs from below by DGEMM (gemm_k = 1) against the kernel (0) */
+  in.top_open = NULL;
+  p = k_lle_chol_plan_new_cut(&L, threads, NULL, cut);
+  in.top_gemm_k = 1;
+  rc[5] = k_lle_chol_numeric(p, &in, x[5], &st);
+  int64_t ngemm = st.top_ngemm;
+  double c5 = k_lle_chol_check(&L, &in, x[5]), dmax = 0, lmax = 0;
+  for (size_t t = 0; t < nx; t++) {
+    if (fabs(x[0][t]) > lmax) lmax = fabs(x[0][t]);
+    if (!(fabs(x[5][t] - x[0][t]) <= dmax)) dmax = fabs(x[5][t] - x[0][t]);
+  }
+  snprintf(what, sizeof what, "side %d, %d threads: the pairs from below by DGEMM from 1 column (%lld of them on the engine, "
+           "%lld of 4096 entries or more in the job, >= 1): probe %.3e (<= 1e-14), max |L - L_kernel| / max |L| (<= 1e-12)",
+           side, threads, (long long)ngemm, (long long)seen_big, c5);
+  ok(rc[5] == HY_OK && c5 <= 1e-14 && dmax <= 1e-12 * lmax && (engine == host_top ? seen_big >= 1 && ngemm == 0 : ngemm >= 1),
+     what, dmax / lmax);
+  k_lle_chol_plan_free(p);
+  for (int v = 0; v < 6; v++) free(x[v]);
+  cholmod_l_free_sparse(&a, &cc);
+  cholmod_l_free_factor(&F, &cc);
+  cholmod_l_finish(&cc);
+}
+
 /* The factor and a solve split over nr simulated ranks as chol-nd over the ranks does it
  * (app/lle/lle_eig_cnd_dist.c): the plan's subtrees to the ranks (heaviest first to the least
  * loaded), each rank's own arrays NaN where it has nothing, so that a read of anything the
@@ -501,12 +627,14 @@ int main(int argc, char **argv) {
     engine = k_lle_eig_ops_get(&be)->chol_top;
     engine_solve = k_lle_eig_ops_get(&be)->chol_top_solve;
     engine_release = k_lle_eig_ops_get(&be)->chol_top_release;
-    ok(engine && engine_solve && engine_release, "the CUDA table has chol_top, chol_top_solve, chol_top_release", 0);
-    if (!engine || !engine_solve || !engine_release) return 1;
+    engine_open = k_lle_eig_ops_get(&be)->chol_top_open;
+    ok(engine && engine_solve && engine_release && engine_open, "the CUDA table has chol_top, chol_top_solve, chol_top_release, chol_top_open", 0);
+    if (!engine || !engine_solve || !engine_release || !engine_open) return 1;
   } else {
     engine = host_top;
     engine_solve = host_top_solve;
     engine_release = host_release;
+    engine_open = host_open;
     ok(k_lle_eig_ops_get(&be)->chol_top == NULL, "the host table has no chol_top (the top on the threads)", 0);
   }
   for (int below = 0; below <= 3; below++) {   /* 1: the updates from below on the engine; 2: and the solves' top;
@@ -516,6 +644,8 @@ int main(int argc, char **argv) {
     check_one(40, 4, 1.0, 1, below, &be);
     check_one(40, 1, 16.0, 0, below, &be);   /* one thread, the device's cut of 16 (a binding mpiexec) */
   }
+  check_open(70, 2, 8.0, &be);   /* the engine opened beside the subtrees; the pairs from below by DGEMM */
+  check_open(100, 1, 16.0, &be);
   if (strcmp(mode, "cuda")) {   /* the split over simulated ranks (host arithmetic: bit for bit) */
     for (int below = 0; below <= 2; below++) {   /* 1: the top on the (host) engine with the updates from below;
                                                     2: and its assembly there from the entry lists */
