@@ -310,6 +310,10 @@ typedef struct k_lle_chol_top {
    * scatter (lle.cnd_below_gemm; 0: all by the column kernel); out: how many */
   int gemm_k;
   int64_t ngemm;
+  /* out: of t_up, the host's seconds for the tails' copy (reg_used: 1, one DMA from the locked
+   * buffer) and for the entry lists' (with eptr) */
+  double t_up_tails, t_up_lists;
+  int reg_used;
 } k_lle_chol_top;
 
 /* The top part of k_lle_chol_solve on the engine that factored it (k_lle_chol_in.top_solve):
@@ -394,6 +398,8 @@ typedef struct {
   double t_below, top_bytes, t_up, t_dev, t_down, t_dev_asm, t_dev_below, t_alloc;
   double t_open, t_open_wait;   /* the engine opened beside (top_open): its seconds there, the top phase's wait for it */
   int64_t top_ngemm;            /* the engine's pairs from below by DGEMM (k_lle_chol_top.ngemm) */
+  double t_up_tails, t_up_lists;   /* k_lle_chol_top's */
+  int top_reg_used;
 } k_lle_chol_stats;
 /* The tree-parallel supernodal Cholesky of kernels/host/lle_chol.c: a plan (the updaters of
  * every supernode, the tree's cut for threads threads (at most pool's; pool NULL: the plan's

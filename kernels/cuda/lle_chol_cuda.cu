@@ -520,9 +520,13 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   int lwork = d.lwork;
   job->t_alloc = cc_now() - t0;   /* before the tails' copy up */
   if (rc == HY_OK && job->ntail) rc = cc_tails_up(job, &d);
+  job->reg_used = d.reg != NULL && d.reg == (const void *)job->tailx;
+  double ta = cc_now();
+  job->t_up_tails = ta - t0 - job->t_alloc;
   if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.t0, cs->stream), "cudaEventRecord");
   int on_dev = job->eptr != NULL;   /* the blocks assembled here from the entry lists, not copied up */
   if (rc == HY_OK && on_dev) rc = cc_asm(be, job, &d);
+  job->t_up_lists = cc_now() - ta;
   for (int i = 0; i < job->ntop && rc == HY_OK; i++) {   /* up: block i (the device works on the earlier ones) */
     int64_t s = job->top[i];
     size_t bytes = (size_t)(d.off[i + 1] - d.off[i]) * sizeof(double);

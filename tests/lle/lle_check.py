@@ -789,7 +789,8 @@ def check_gpu_eig(c):
 
 DEV_TOP_RE = (r"chol-nd top on the device: (?:assembly(?: and updates from below)?|entry lists \(the blocks assembled on the "
               r"device\)) on the threads ([0-9.]+) s, "
-              r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s \(set-up [0-9.]+\), device work ([0-9.]+) s \(assembly [0-9.]+, updates "
+              r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s \(set-up [0-9.]+(?:, tails [0-9.]+(?: from their page-locked buffer)?, entry lists [0-9.]+, "
+              r"the rest \(launches\) -?[0-9.]+)?\), device work ([0-9.]+) s \(assembly [0-9.]+, updates "
               r"from below [0-9.]+\), copies back ([0-9.]+) s(; its engine opened beside the subtrees in [0-9.]+ s \(the top "
               r"waited [0-9.]+ s for it\))?; updates from below on the (device|threads)(?: \((\d+) pairs by DGEMM\))?")
 
@@ -839,6 +840,8 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
         dev_ok = (m is None) if where is None else (m is not None and float(m.group(2)) > 0 and m.group(7) == where)
         # the engine opened beside the subtrees by default (cnd_top_open = beside); the pairs by DGEMM counted where below is on the device
         dev_ok = dev_ok and (m is None or (m.group(6) is not None) == (tag != "cnd_top_open=after"))
+        # opened beside with the updates from below on the device: the tails up in one DMA from their locked buffer
+        dev_ok = dev_ok and (m is None or ("from their page-locked buffer" in out) == (tag != "cnd_top_open=after" and where == "device"))
         ngemm = int(m.group(8)) if m is not None and m.group(8) is not None else -1
         dev_ok = dev_ok and (m is None or where != "device" or ngemm >= 0)
         if tag == "cnd_below_gemm=0":

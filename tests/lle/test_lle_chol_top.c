@@ -390,7 +390,7 @@ static void check_open(int side, int threads, double cut, k_backend *be) {
   k_lle_super L = { .n = (int64_t)side * side, .nsuper = (int64_t)F->nsuper, .super = F->super, .pi = F->pi, .px = F->px, .s = F->s };
   k_lle_chol_in in = { .ap = a->p, .ai = a->i, .ax = a->x, .perm = F->Perm, .tau = 1e-13, .top_blas = 1, .blas_after = 1,
                        .top_tiles = 1, .top = engine, .top_be = be, .top_below = 1, .top_solve = engine_solve,
-                       .top_release = engine_release, .top_assemble = 1 };
+                       .top_release = engine_release, .top_values = 1, .top_assemble = 1 };
   size_t nx = F->xsize;
   double *x[6];
   for (int v = 0; v < 6; v++) HY_MALLOC(x[v], nx);
