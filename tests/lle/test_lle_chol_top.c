@@ -236,6 +236,16 @@ static int noting_top(k_backend *be, k_lle_chol_top *job) {
   return engine(be, job);
 }
 
+/* CHOLMOD started for a supernodal AMD analysis, postordered, quiet.  Local. */
+static void cc_start(cholmod_common *cc) {
+  cholmod_l_start(cc);
+  cc->print = 0;
+  cc->supernodal = CHOLMOD_SUPERNODAL;
+  cc->nmethods = 1;
+  cc->method[0].ordering = CHOLMOD_AMD;
+  cc->postorder = 1;
+}
+
 /* A = I - W (CSC; column i: the diagonal and point i's 8 grid neighbours' -w, rows sorted) for
  * a side x side jittered grid; row zero (>= 0) zeroed.  Local. */
 static cholmod_sparse *make_a(int side, int64_t zero, cholmod_common *cc) {
@@ -275,12 +285,7 @@ static cholmod_sparse *make_a(int side, int64_t zero, cholmod_common *cc) {
 /* One problem: the host's factor and the engine's at threads threads, compared.  Local. */
 static void check_one(int side, int threads, double cut, int singular, int below, k_backend *be) {
   cholmod_common cc;
-  cholmod_l_start(&cc);
-  cc.print = 0;
-  cc.supernodal = CHOLMOD_SUPERNODAL;
-  cc.nmethods = 1;
-  cc.method[0].ordering = CHOLMOD_AMD;
-  cc.postorder = 1;
+  cc_start(&cc);
   int64_t n = (int64_t)side * side;
   cholmod_sparse *a0 = make_a(side, -1, &cc);
   cholmod_factor *F = cholmod_l_analyze(a0, &cc);
@@ -375,12 +380,7 @@ static int (*engine_open)(k_backend *be, k_lle_chol_top *job);
  * 1e-12 of max |L|, its probe <= 1e-14.  Local. */
 static void check_open(int side, int threads, double cut, k_backend *be) {
   cholmod_common cc;
-  cholmod_l_start(&cc);
-  cc.print = 0;
-  cc.supernodal = CHOLMOD_SUPERNODAL;
-  cc.nmethods = 1;
-  cc.method[0].ordering = CHOLMOD_AMD;
-  cc.postorder = 1;
+  cc_start(&cc);
   cholmod_sparse *a = make_a(side, -1, &cc);
   cholmod_factor *F = cholmod_l_analyze(a, &cc);
   if (!F || !F->is_super || !cholmod_l_change_factor(CHOLMOD_REAL, 1, 1, 1, 1, F, &cc)) {
@@ -467,12 +467,7 @@ static void check_open(int side, int threads, double cut, k_backend *be) {
  * their owners must be the whole factor's and the whole solve's bit for bit.  Local. */
 static void check_split(int side, int threads, int nr, int spread, int below, k_backend *be) {
   cholmod_common cc;
-  cholmod_l_start(&cc);
-  cc.print = 0;
-  cc.supernodal = CHOLMOD_SUPERNODAL;
-  cc.nmethods = 1;
-  cc.method[0].ordering = CHOLMOD_AMD;
-  cc.postorder = 1;
+  cc_start(&cc);
   int64_t n = (int64_t)side * side;
   cholmod_sparse *a = make_a(side, -1, &cc);
   cholmod_factor *F = cholmod_l_analyze(a, &cc);
