@@ -90,6 +90,7 @@ typedef struct {
   double t_open, t_open_wait;      /* the engine opened beside the subtrees (cnd_top_open): its seconds there, the top's wait */
   double t_up_tails, t_up_lists;   /* of t_up: the tails' copy (host seconds), the entry lists' */
   int top_reg_used;                /* the tails went up in one DMA from their page-locked buffer */
+  double t_dev_tails;              /* the tails' DMA on the device's copy stream (events) */
   double t_below, top_bytes, t_up, t_dev, t_down;   /* the top's host part (assembly, updates from below),
                                                        bytes moved, copies up, device work, copies back */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */

@@ -136,7 +136,7 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
              e->t_up - e->t_alloc - e->t_up_tails - e->t_up_lists);
   char gemm[96] = "";
   if (e->cnd_own && e->cnd_top_used && e->cnd_below)
-    snprintf(gemm, sizeof gemm, " (%lld pairs by DGEMM)", (long long)e->cnd_ngemm);
+    snprintf(gemm, sizeof gemm, " (%lld pairs by DGEMM; the tails' DMA %.4f s)", (long long)e->cnd_ngemm, e->t_dev_tails);
   if (e->cnd_own && e->cnd_top_used)
     hy_printf0(ctx, "lle: chol-nd top on the device: %s on the threads %.3f s, "
                "%.1f MB moved (both ways), copies up %.3f s (set-up %.3f%s), device work %.3f s (assembly %.4f, updates from below %.4f), "

@@ -179,6 +179,7 @@ typedef struct {
   cudaStream_t cp;                     /* the copies' stream */
   cudaEvent_t *up, *done, t0, tails;   /* block i uploaded / factored; the start; the tails up */
   cudaEvent_t *b0, *b1, a0, a1;        /* block i's updates from below; the assembly (both timed) */
+  cudaEvent_t tl0;                     /* the tails' DMA's start (timed to d->tails) */
   int nev;
   double *dtail;                       /* the tails from below, packed (tail t at toff[t]) */
   cc_pair *dpairs;
@@ -207,12 +208,11 @@ typedef struct {
   void *reg;                           /* the tails' host buffer page-locked by cc_open (k_lle_chol_top.reg), or NULL */
 } cc_dev;
 
-/* Whether a pair from below (k columns of its tail, mu rows from its first, ncol of them the
- * top's columns) goes through a DGEMM (k >= job->gemm_k, mu ncol >= CC_GEMM_MN; gemm_k 0:
- * never): at N = 1M the pairs with k >= 64 hold 98.7% of the 2.1e10 FMAs of 12082 pairs.  Local. */
-enum { CC_GEMM_MN = 4096 };
-static int cc_gemm_pair(const k_lle_chol_top *job, int64_t k, int64_t mu, int64_t ncol) {
-  return job->gemm_k > 0 && k >= job->gemm_k && mu * ncol >= CC_GEMM_MN;
+/* Whether a pair from below (k columns of its tail) goes through a DGEMM (k >= job->gemm_k;
+ * gemm_k 0: never): at N = 1M the 1289 pairs with k >= 64 hold 98.7% of the 2.1e10 FMAs of
+ * 12082 pairs.  Local. */
+static int cc_gemm_pair(const k_lle_chol_top *job, int64_t k) {
+  return job->gemm_k > 0 && k >= job->gemm_k;
 }
 
 /* Free the call's state (NULL-safe).  Local. */
@@ -227,6 +227,7 @@ static void cc_free(cc_dev *d) {
     if (d->b1) cudaEventDestroy(d->b1[i]);
   }
   if (d->a0) cudaEventDestroy(d->a0);
+  if (d->tl0) cudaEventDestroy(d->tl0);
   if (d->a1) cudaEventDestroy(d->a1);
   if (d->t0) cudaEventDestroy(d->t0);
   if (d->tails) cudaEventDestroy(d->tails);
@@ -253,7 +254,7 @@ static int cc_tails(const k_lle_chol_top *job, cc_dev *d) {
     hp[u] = cc_pair{ d->toff[t], job->brptr[u], (int)ld, (int)(L->super[s + 1] - L->super[s]),
                      job->bup1[u] - job->tail_q[t], job->bup2[u] - job->bup1[u],
                      (int)(L->pi[s + 1] - L->pi[s] - job->bup1[u]), 0, 0 };
-    hp[u].gemm = cc_gemm_pair(job, hp[u].k, hp[u].mu, hp[u].ncol);
+    hp[u].gemm = cc_gemm_pair(job, hp[u].k);
     d->ngemm += hp[u].gemm;
   }
   int64_t *yo = (int64_t *)malloc((size_t)(nt + 1) * sizeof(int64_t));   /* X_tail's rows (k_lle_chol_top_solve's yoff) */
@@ -298,6 +299,7 @@ static int cc_tails(const k_lle_chol_top *job, cc_dev *d) {
   if (ce == cudaSuccess && np > 0) ce = cudaMemcpyAsync(d->dpairs, hp, (size_t)np * sizeof(cc_pair), cudaMemcpyHostToDevice, d->cp);
   if (ce == cudaSuccess && nr > 0) ce = cudaMemcpyAsync(d->drmap2, job->brmap, (size_t)nr * sizeof(int32_t), cudaMemcpyHostToDevice, d->cp);
   if (ce == cudaSuccess) ce = cudaEventCreate(&d->tails);
+  if (ce == cudaSuccess) ce = cudaEventCreate(&d->tl0);
   cudaError_t cs = cudaStreamSynchronize(d->cp);   /* hp and cl read */
   free(cl);
   d->hp = hp;
@@ -309,9 +311,10 @@ static int cc_tails(const k_lle_chol_top *job, cc_dev *d) {
  * or pageable; the event d->tails after it.  Local. */
 static int cc_tails_up(const k_lle_chol_top *job, cc_dev *d) {
   size_t bytes = (size_t)d->toff[job->ntail] * sizeof(double);
-  cudaError_t ce = cudaSuccess;
-  if (bytes > 0 && d->reg == (const void *)job->tailx) ce = cudaMemcpyAsync(d->dtail, job->tailx, bytes, cudaMemcpyHostToDevice, d->cp);
-  else if (bytes > 0) ce = cc_stage_up(&d->stg, d->dtail, job->tailx, bytes, d->cp);
+  cudaError_t ce = cudaEventRecord(d->tl0, d->cp);
+  if (ce == cudaSuccess && bytes > 0)
+    ce = d->reg == (const void *)job->tailx ? cudaMemcpyAsync(d->dtail, job->tailx, bytes, cudaMemcpyHostToDevice, d->cp)
+                                            : cc_stage_up(&d->stg, d->dtail, job->tailx, bytes, d->cp);
   if (ce == cudaSuccess) ce = cudaEventRecord(d->tails, d->cp);
   return cc_ok(ce, "the tails from below up");
 }
@@ -341,7 +344,7 @@ static int cc_alloc(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int *lw
   for (int64_t u = 0; job->ntail && u < job->buptr[ntop]; u++) {   /* and the DGEMM pairs from below */
     int64_t s = job->tail_sn[job->bud[u]], k = L->super[s + 1] - L->super[s];
     int64_t mu = L->pi[s + 1] - L->pi[s] - job->bup1[u], nc = job->bup2[u] - job->bup1[u];
-    if (cc_gemm_pair(job, k, mu, nc) && mu * nc > cmax) cmax = mu * nc;
+    if (cc_gemm_pair(job, k) && mu * nc > cmax) cmax = mu * nc;
   }
   int64_t nr = job->rptr[job->uptr[ntop]];
   HY_CUDA(cudaMalloc((void **)&d->dx, (size_t)(d->off[ntop] > 0 ? d->off[ntop] : 1) * sizeof(double)));
@@ -556,6 +559,12 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
     float mb = 0;
     rc = cc_ok(cudaEventElapsedTime(&mb, d.b0[i], d.b1[i]), "cudaEventElapsedTime");
     job->t_dev_below += 1e-3 * mb;
+  }
+  job->t_dev_tails = 0;
+  if (rc == HY_OK && job->ntail) {   /* the tails' DMA (on the copy stream) */
+    float mt = 0;
+    rc = cc_ok(cudaEventElapsedTime(&mt, d.tl0, d.tails), "cudaEventElapsedTime");
+    job->t_dev_tails = 1e-3 * mt;
   }
   if (rc == HY_OK && on_dev) {
     float ma = 0;

@@ -792,7 +792,7 @@ DEV_TOP_RE = (r"chol-nd top on the device: (?:assembly(?: and updates from below
               r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s \(set-up [0-9.]+(?:, tails [0-9.]+(?: from their page-locked buffer)?, entry lists [0-9.]+, "
               r"the rest \(launches\) -?[0-9.]+)?\), device work ([0-9.]+) s \(assembly [0-9.]+, updates "
               r"from below [0-9.]+\), copies back ([0-9.]+) s(; its engine opened beside the subtrees in [0-9.]+ s \(the top "
-              r"waited [0-9.]+ s for it\))?; updates from below on the (device|threads)(?: \((\d+) pairs by DGEMM\))?")
+              r"waited [0-9.]+ s for it\))?; updates from below on the (device|threads)(?: \((\d+) pairs by DGEMM; the tails' DMA [0-9.]+ s\))?")
 
 
 def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
@@ -809,8 +809,7 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
     the device: the line says which; the same blocks bit for bit, so the same embedding bit for
     bit), with lle.cnd_top_open = after (the engine opened in the top phase, not beside the
     subtrees: the line says which; the same embedding bit for bit), with lle.cnd_below_gemm = 0
-    (every pair from below by the kernel: no pair by DGEMM) and = 1 (every pair of 4096 entries
-    or more by DGEMM: some are) and with lle.cnd_top = tiles (the top on the host's threads: no device
+    (every pair from below by the kernel: no pair by DGEMM) and = 1 (every pair by DGEMM: some) and with lle.cnd_top = tiles (the top on the host's threads: no device
     line): the same iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
     rc = 0
     for tag, extra, where, stop in (("default", None, "device", True), ("cnd_below=host", ["lle.cnd_below=host"], "threads", False),

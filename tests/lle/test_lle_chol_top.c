@@ -32,7 +32,6 @@ static int nkept, nreleased;   /* the host engine's kept states */
 static int64_t seen_updates, seen_below;   /* updaters among the top, pairs with below, in the last job */
 static int64_t seen_lists;   /* the host engine: entries of the last job's lists (-1: columns miscounted) */
 static int nopened, ntaken, ndropped;   /* the host engine's states opened ahead (top_open), taken by a top, dropped */
-static int64_t seen_big;   /* pairs from below in the last job that a DGEMM takes at gemm_k = 1 (k_lle_chol_top.gemm_k) */
 
 /* One check: print it, count it.  Local. */
 static void ok(int cond, const char *what, double val) {
@@ -80,11 +79,7 @@ static int host_top(k_backend *be, k_lle_chol_top *job) {
     free(job->opened);
     job->opened = NULL;
   }
-  seen_big = 0;
-  for (int64_t u = 0; job->ntail && u < job->buptr[job->ntop]; u++) {
-    int64_t d = job->tail_sn[job->bud[u]];
-    if ((L->pi[d + 1] - L->pi[d] - job->bup1[u]) * (job->bup2[u] - job->bup1[u]) >= 4096) seen_big++;
-  }
+
   const double one = 1, zero = 0;
   double *c = NULL;
   size_t cmax = 0;
@@ -375,9 +370,8 @@ static int (*engine_open)(k_backend *be, k_lle_chol_top *job);
  * for bit in one call (phase 0), in a SUB call then a TOP call (rank 0 over the ranks), after
  * a SUB call whose open no top took (dropped by the next call) and with a plan freed after a
  * SUB call (dropped there); the host engine counts its opens, takes and drops.  With
- * gemm_k (k_lle_chol_top.gemm_k) 1 against 0: the pairs from below of 4096 entries or more by
- * DGEMM on CUDA (the host engine ignores it and counts them: >= 1 here), the factor within
- * 1e-12 of max |L|, its probe <= 1e-14.  Local. */
+ * gemm_k (k_lle_chol_top.gemm_k) 1 against 0: every pair from below by DGEMM on CUDA (the host
+ * engine ignores it), the factor within 1e-12 of max |L|, its probe <= 1e-14.  Local. */
 static void check_open(int side, int threads, double cut, k_backend *be) {
   cholmod_common cc;
   cc_start(&cc);
@@ -438,6 +432,7 @@ static void check_open(int side, int threads, double cut, k_backend *be) {
   in.top_open = NULL;
   p = k_lle_chol_plan_new_cut(&L, threads, NULL, cut);
   in.top_gemm_k = 1;
+  in.top = noting_top;
   rc[5] = k_lle_chol_numeric(p, &in, x[5], &st);
   int64_t ngemm = st.top_ngemm;
   double c5 = k_lle_chol_check(&L, &in, x[5]), dmax = 0, lmax = 0;
@@ -445,10 +440,10 @@ static void check_open(int side, int threads, double cut, k_backend *be) {
     if (fabs(x[0][t]) > lmax) lmax = fabs(x[0][t]);
     if (!(fabs(x[5][t] - x[0][t]) <= dmax)) dmax = fabs(x[5][t] - x[0][t]);
   }
-  snprintf(what, sizeof what, "side %d, %d threads: the pairs from below by DGEMM from 1 column (%lld of them on the engine, "
-           "%lld of 4096 entries or more in the job, >= 1): probe %.3e (<= 1e-14), max |L - L_kernel| / max |L| (<= 1e-12)",
-           side, threads, (long long)ngemm, (long long)seen_big, c5);
-  ok(rc[5] == HY_OK && c5 <= 1e-14 && dmax <= 1e-12 * lmax && (engine == host_top ? seen_big >= 1 && ngemm == 0 : ngemm >= 1),
+  snprintf(what, sizeof what, "side %d, %d threads: the pairs from below by DGEMM from 1 column (%lld of the job's %lld pairs "
+           "on the engine: all, >= 1; the host engine none): probe %.3e (<= 1e-14), max |L - L_kernel| / max |L| (<= 1e-12)",
+           side, threads, (long long)ngemm, (long long)seen_below, c5);
+  ok(rc[5] == HY_OK && c5 <= 1e-14 && dmax <= 1e-12 * lmax && seen_below >= 1 && ngemm == (engine == host_top ? 0 : seen_below),
      what, dmax / lmax);
   k_lle_chol_plan_free(p);
   for (int v = 0; v < 6; v++) free(x[v]);
