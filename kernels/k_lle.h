@@ -277,6 +277,7 @@ typedef struct k_lle_chol_top {
   double bytes;                 /* out: bytes moved between host and engine, both ways */
   double t_dev_asm, t_dev_below;   /* out: of t_dev, the device's assembly (eptr) and its updates from below (s) */
   double t_dev_tails;           /* out: the tails' DMA up (copy stream, events; overlaps t_dev) */
+  double t_dev_own;             /* out: of t_dev, the top's own work (updates among the top, dpotrf, dtrsm; events) */
   double t_alloc;               /* out: of t_up, the engine's buffers and staging set up (s) */
   double t_up, t_dev, t_down;   /* out: seconds of the copies up (with what overlaps them),
                                    the engine's work after them, the copies back */
@@ -399,7 +400,7 @@ typedef struct {
   double t_below, top_bytes, t_up, t_dev, t_down, t_dev_asm, t_dev_below, t_alloc;
   double t_open, t_open_wait;   /* the engine opened beside (top_open): its seconds there, the top phase's wait for it */
   int64_t top_ngemm;            /* the engine's pairs from below by DGEMM (k_lle_chol_top.ngemm) */
-  double t_up_tails, t_up_lists, t_dev_tails;   /* k_lle_chol_top's */
+  double t_up_tails, t_up_lists, t_dev_tails, t_dev_own;   /* k_lle_chol_top's */
   int top_reg_used;
 } k_lle_chol_stats;
 /* The tree-parallel supernodal Cholesky of kernels/host/lle_chol.c: a plan (the updaters of

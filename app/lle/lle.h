@@ -91,6 +91,7 @@ typedef struct {
   double t_up_tails, t_up_lists;   /* of t_up: the tails' copy (host seconds), the entry lists' */
   int top_reg_used;                /* the tails went up in one DMA from their page-locked buffer */
   double t_dev_tails;              /* the tails' DMA on the device's copy stream (events) */
+  double t_dev_own;                /* of t_dev: the top's own updates, dpotrf and dtrsm (events) */
   double t_below, top_bytes, t_up, t_dev, t_down;   /* the top's host part (assembly, updates from below),
                                                        bytes moved, copies up, device work, copies back */
   double factor_check;   /* chol-nd with lle.cnd_check: the probe's backward error */

@@ -295,7 +295,7 @@ static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig 
   e->t_below = st.t_below; e->top_bytes = st.top_bytes; e->t_up = st.t_up; e->t_dev = st.t_dev; e->t_down = st.t_down;
   e->t_dev_asm = st.t_dev_asm; e->t_dev_below = st.t_dev_below; e->t_alloc = st.t_alloc;
   e->t_open = st.t_open; e->t_open_wait = st.t_open_wait; e->cnd_ngemm = st.top_ngemm;
-  e->t_up_tails = st.t_up_tails; e->t_up_lists = st.t_up_lists; e->top_reg_used = st.top_reg_used; e->t_dev_tails = st.t_dev_tails;
+  e->t_up_tails = st.t_up_tails; e->t_up_lists = st.t_up_lists; e->top_reg_used = st.top_reg_used; e->t_dev_tails = st.t_dev_tails; e->t_dev_own = st.t_dev_own;
   if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
   if (rc == HY_OK && !o->cperm) {   /* the solves' permutation and block */
     const SuiteSparse_long *lp = L->Perm;

@@ -333,7 +333,7 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
     st->top_bytes = s2.top_bytes; st->t_up = s2.t_up; st->t_dev = s2.t_dev; st->t_down = s2.t_down;
     st->t_dev_asm = s2.t_dev_asm; st->t_dev_below = s2.t_dev_below; st->t_alloc = s2.t_alloc;
     st->t_open = s2.t_open; st->t_open_wait = s2.t_open_wait; st->top_ngemm = s2.top_ngemm;
-    st->t_up_tails = s2.t_up_tails; st->t_up_lists = s2.t_up_lists; st->top_reg_used = s2.top_reg_used; st->t_dev_tails = s2.t_dev_tails;
+    st->t_up_tails = s2.t_up_tails; st->t_up_lists = s2.t_up_lists; st->top_reg_used = s2.top_reg_used; st->t_dev_tails = s2.t_dev_tails; st->t_dev_own = s2.t_dev_own;
     d->t[LLE_DP_TOP] = MPI_Wtime() - t2;
   }
   HY_CALL(cd_bcast(d, &rc, 1, MPI_INT));

@@ -134,16 +134,18 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
     snprintf(upparts, sizeof upparts, ", tails %.4f%s, entry lists %.4f, the rest (launches) %.4f", e->t_up_tails,
              e->top_reg_used ? " from their page-locked buffer" : "", e->t_up_lists,
              e->t_up - e->t_alloc - e->t_up_tails - e->t_up_lists);
+  char own[64] = "";
+  if (e->cnd_own && e->cnd_top_used && e->cnd_below) snprintf(own, sizeof own, ", the top's own %.4f", e->t_dev_own);
   char gemm[96] = "";
   if (e->cnd_own && e->cnd_top_used && e->cnd_below)
     snprintf(gemm, sizeof gemm, " (%lld pairs by DGEMM; the tails' DMA %.4f s)", (long long)e->cnd_ngemm, e->t_dev_tails);
   if (e->cnd_own && e->cnd_top_used)
     hy_printf0(ctx, "lle: chol-nd top on the device: %s on the threads %.3f s, "
-               "%.1f MB moved (both ways), copies up %.3f s (set-up %.3f%s), device work %.3f s (assembly %.4f, updates from below %.4f), "
+               "%.1f MB moved (both ways), copies up %.3f s (set-up %.3f%s), device work %.3f s (assembly %.4f, updates from below %.4f%s), "
                "copies back %.3f s%s; updates from below %s%s%s%s\n",
                e->cnd_top_asm ? "entry lists (the blocks assembled on the device)"
                : e->cnd_below ? "assembly" : "assembly and updates from below",
-               e->t_below, e->top_bytes * 1e-6, e->t_up, e->t_alloc, upparts, e->t_dev, e->t_dev_asm, e->t_dev_below, e->t_down, opened,
+               e->t_below, e->top_bytes * 1e-6, e->t_up, e->t_alloc, upparts, e->t_dev, e->t_dev_asm, e->t_dev_below, own, e->t_down, opened,
                e->cnd_below ? "on the device" : "on the threads", gemm,
                e->cnd_solve_top ? "; the solves' top part on the device (the factored top kept there)" : "",
                e->cnd_top_copy ? "; copies up through pinned buffers" : "");

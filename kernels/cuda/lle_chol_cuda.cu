@@ -554,11 +554,13 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   cc_stage_close(&d.stg);   /* after the syncs: cudaFreeHost may wait for the device */
   float ms = 0;
   if (rc == HY_OK && job->ntop > 0) rc = cc_ok(cudaEventElapsedTime(&ms, d.t0, d.done[job->ntop - 1]), "cudaEventElapsedTime");
-  job->t_dev_asm = job->t_dev_below = 0;
-  for (int i = 0; i < job->ntop && rc == HY_OK; i++) {   /* of it: the updates from below, the assembly */
-    float mb = 0;
+  job->t_dev_asm = job->t_dev_below = job->t_dev_own = 0;
+  for (int i = 0; i < job->ntop && rc == HY_OK; i++) {   /* of it: the updates from below, the top's own, the assembly */
+    float mb = 0, mo = 0;
     rc = cc_ok(cudaEventElapsedTime(&mb, d.b0[i], d.b1[i]), "cudaEventElapsedTime");
+    if (rc == HY_OK) rc = cc_ok(cudaEventElapsedTime(&mo, d.b1[i], d.done[i]), "cudaEventElapsedTime");
     job->t_dev_below += 1e-3 * mb;
+    job->t_dev_own += 1e-3 * mo;
   }
   job->t_dev_tails = 0;
   if (rc == HY_OK && job->ntail) {   /* the tails' DMA (on the copy stream) */

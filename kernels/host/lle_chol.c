@@ -1208,7 +1208,7 @@ static int ch_top_engine(ch_fact *f, const k_lle_chol_in *in, k_lle_chol_stats *
   st->top_engine = 1;
   st->top_bytes = job.bytes; st->t_up = job.t_up; st->t_dev = job.t_dev; st->t_down = job.t_down;
   st->t_dev_asm = job.t_dev_asm; st->t_dev_below = job.t_dev_below; st->t_alloc = job.t_alloc; st->top_ngemm = job.ngemm;
-  st->t_up_tails = job.t_up_tails; st->t_up_lists = job.t_up_lists; st->top_reg_used = job.reg_used; st->t_dev_tails = job.t_dev_tails;
+  st->t_up_tails = job.t_up_tails; st->t_up_lists = job.t_up_lists; st->top_reg_used = job.reg_used; st->t_dev_tails = job.t_dev_tails; st->t_dev_own = job.t_dev_own;
   if (rc == HY_ENUMERIC) {
     int want = 0;
     atomic_compare_exchange_strong(&f->fail, &want, (int)job.minor + 1);
