@@ -171,8 +171,8 @@ void lle_opts_from_cfg(const hy_cfg *c, lle_opts *o) {
   o->cnd_below = !cfg_is(c, "lle.cnd_below", "host");   /* auto: device where the top is (cnd_numeric) */
   o->cnd_solve_top = !cfg_is(c, "lle.cnd_solve_top", "host");
   o->cnd_top_copy = cfg_is(c, "lle.cnd_top_copy", "pinned");
-  o->cnd_top_asm = !cfg_is(c, "lle.cnd_top_assembly", "host");
-  o->cnd_top_open = cfg_is(c, "lle.cnd_top_open", "beside");   /* auto: device where the updates from below are */
+  o->cnd_top_asm = !cfg_is(c, "lle.cnd_top_assembly", "host");   /* auto: device where the updates from below are */
+  o->cnd_top_open = cfg_is(c, "lle.cnd_top_open", "beside");
   o->auto_device_n = cfg_int(c, "lle.auto_device_n");
   o->cnd_cut = cfg_real(c, "lle.cnd_cut");
   o->pool_spin_us = (int)cfg_int(c, "lle.pool_spin_us");

@@ -284,6 +284,16 @@ static void cd_tails(cnd_dist *d, int r, double *lx, double *buf, int back) {
   free(at);
 }
 
+/* The top engine's figures of a plan's call s into st (the threads' part, bytes, the copies,
+ * the device's parts, the open beside).  Local. */
+static void cd_top_figs(k_lle_chol_stats *st, const k_lle_chol_stats *s) {
+  st->t_below = s->t_below; st->top_bytes = s->top_bytes; st->t_up = s->t_up; st->t_dev = s->t_dev; st->t_down = s->t_down;
+  st->t_dev_asm = s->t_dev_asm; st->t_dev_below = s->t_dev_below; st->t_alloc = s->t_alloc;
+  st->t_open = s->t_open; st->t_open_wait = s->t_open_wait; st->top_ngemm = s->top_ngemm;
+  st->t_up_tails = s->t_up_tails; st->t_up_lists = s->t_up_lists; st->top_reg_used = s->top_reg_used;
+  st->t_dev_tails = s->t_dev_tails; st->t_dev_own = s->t_dev_own;
+}
+
 int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_chol_stats *st) {
   double t0 = MPI_Wtime();
   k_lle_chol_in c = *ci;
@@ -296,8 +306,7 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
     k_lle_chol_stats rs;
     ch_stats_zero(st);
     if (d->rplan) rc = k_lle_chol_numeric(d->rplan, &rc_in, lx, &rs);
-    if (d->rplan) { st->t_below = rs.t_below; st->top_bytes = rs.top_bytes; st->t_up = rs.t_up; st->t_dev = rs.t_dev; st->t_down = rs.t_down;
-                    st->t_dev_asm = rs.t_dev_asm; st->t_dev_below = rs.t_dev_below; st->t_alloc = rs.t_alloc; }
+    if (d->rplan) cd_top_figs(st, &rs);
   } else rc = k_lle_chol_numeric(d->plan, &c, lx, st);
   if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);
   double t1 = MPI_Wtime();
@@ -329,11 +338,8 @@ int cnd_dist_numeric(cnd_dist *d, const k_lle_chol_in *ci, double *lx, k_lle_cho
     rc = k_lle_chol_numeric(d->plan, &c, lx, &s2);
     if (d->spread) { st->nsub = s2.nsub; st->ntop = s2.ntop; st->threads = s2.threads; st->flops = s2.flops; st->top_flops = s2.top_flops; }
     if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
-    st->t_top = s2.t_top; st->minor = s2.minor; st->top_engine = s2.top_engine; st->t_below = s2.t_below;
-    st->top_bytes = s2.top_bytes; st->t_up = s2.t_up; st->t_dev = s2.t_dev; st->t_down = s2.t_down;
-    st->t_dev_asm = s2.t_dev_asm; st->t_dev_below = s2.t_dev_below; st->t_alloc = s2.t_alloc;
-    st->t_open = s2.t_open; st->t_open_wait = s2.t_open_wait; st->top_ngemm = s2.top_ngemm;
-    st->t_up_tails = s2.t_up_tails; st->t_up_lists = s2.t_up_lists; st->top_reg_used = s2.top_reg_used; st->t_dev_tails = s2.t_dev_tails; st->t_dev_own = s2.t_dev_own;
+    st->t_top = s2.t_top; st->minor = s2.minor; st->top_engine = s2.top_engine;
+    cd_top_figs(st, &s2);
     d->t[LLE_DP_TOP] = MPI_Wtime() - t2;
   }
   HY_CALL(cd_bcast(d, &rc, 1, MPI_INT));

@@ -198,7 +198,6 @@ typedef struct {
   int64_t *dcb, *dep;                  /* the assembly on the device: columns' starts, entry lists */
   int32_t *der;
   double *dev;
-  double t_start;                      /* host seconds: the set-up's start */
   int64_t *dclp, *clp;                 /* the top columns' pair lists (cc_tails): starts on the device, host */
   cc_cpair *dcl;
   int64_t *gcol;                       /* host: top i's first column among the top's columns */
@@ -480,7 +479,6 @@ static int cc_pivots(const k_lle_chol_top *job, cc_dev *d, k_lle_chol_top *out) 
 
 /* The set-up of a call's state: the staging, the buffers, events and lists (no values).  Local. */
 static int cc_setup(k_backend *be, const k_lle_chol_top *job, cc_dev *d) {
-  d->t_start = cc_now();
   cc_stage_open(&d->stg, job);
   return cc_alloc(be, job, d, &d->lwork);
 }
