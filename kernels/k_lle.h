@@ -308,6 +308,12 @@ typedef struct k_lle_chol_top {
   void *opened;
   int reg;
   double t_open;
+  /* in (the open's job): 1, the open also runs the top's work once on its buffers (unit blocks,
+   * zero tails; a stream and handles of its own) while the host's subtree phase runs, so that
+   * the libraries' kernels are loaded before the top (lle.cnd_top_warm); out: warmed 1 where it
+   * ran, t_warm its seconds (of t_open) */
+  int warm, warmed;
+  double t_warm;
   /* in: the pairs from below with k >= gemm_k columns (and enough rows) by a DGEMM each and a
    * scatter (lle.cnd_below_gemm; 0: all by the column kernel); out: how many */
   int gemm_k;
@@ -370,6 +376,7 @@ typedef struct {
   int (*top_open)(k_backend *be, k_lle_chol_top *job);
   void (*top_drop)(void *state);
   int top_reg;
+  int top_warm;        /* with top_open: k_lle_chol_top.warm */
   int top_gemm_k;      /* with top_below: k_lle_chol_top.gemm_k */
   int top_assemble;    /* with top and top_below: 1, the top's blocks assembled on the engine
                           from entry lists the threads build (k_lle_chol_top.eptr; lle.cnd_top_assembly
@@ -399,6 +406,7 @@ typedef struct {
   int top_engine;
   double t_below, top_bytes, t_up, t_dev, t_down, t_dev_asm, t_dev_below, t_alloc;
   double t_open, t_open_wait;   /* the engine opened beside (top_open): its seconds there, the top phase's wait for it */
+  double t_warm;                /* of t_open, its warm-up's (k_lle_chol_top.t_warm; 0: none ran) */
   int64_t top_ngemm;            /* the engine's pairs from below by DGEMM (k_lle_chol_top.ngemm) */
   double t_up_tails, t_up_lists, t_dev_tails, t_dev_own;   /* k_lle_chol_top's */
   int top_reg_used;

@@ -83,11 +83,13 @@ typedef struct {
   int cnd_top_copy;   /* its top's copies up through pinned buffers (lle.cnd_top_copy = pinned) */
   int cnd_top_asm;    /* its top's blocks assembled on the device (lle.cnd_top_assembly = device or auto) */
   int cnd_top_open;   /* its top's engine opened beside the subtree phase (lle.cnd_top_open = beside) */
+  int cnd_top_warm;   /* and the top's work run once there on its buffers (lle.cnd_top_warm) */
   int cnd_device, cnd_below, cnd_solve_top;   /* its top on the device (lle.cnd_top = device), the updates from
                                                  below too, the solves' top part too: */
   double t_dev_asm, t_dev_below;   /* of t_dev: the device's assembly, its updates from below */
   double t_alloc;                  /* of t_up: the engine's buffers and staging set up */
   double t_open, t_open_wait;      /* the engine opened beside the subtrees (cnd_top_open): its seconds there, the top's wait */
+  double t_warm;                   /* of t_open, the warm-up's (cnd_top_warm; 0: none ran) */
   double t_up_tails, t_up_lists;   /* of t_up: the tails' copy (host seconds), the entry lists' */
   int top_reg_used;                /* the tails went up in one DMA from their page-locked buffer */
   double t_dev_tails;              /* the tails' DMA on the device's copy stream (events) */
@@ -204,6 +206,7 @@ typedef struct {
   int cnd_top_copy;            /* chol-nd: the top's copies up through pinned buffers (lle.cnd_top_copy = pinned) */
   int cnd_top_asm;             /* chol-nd: the top's blocks assembled on the device (lle.cnd_top_assembly, with cnd_below) */
   int cnd_top_open;            /* chol-nd: the top's engine opened beside the subtree phase (lle.cnd_top_open = beside) */
+  int cnd_top_warm;            /* chol-nd: and the top's work run once there to load its kernels (lle.cnd_top_warm) */
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut) */
   int pool_spin_us;            /* host thread pools: spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_columns;            /* lle.iter_products = columns */

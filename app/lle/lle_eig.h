@@ -48,6 +48,7 @@ typedef struct {
   int cnd_top_copy;            /* chol-nd: its copies up through pinned buffers (lle.cnd_top_copy = pinned) */
   int cnd_top_asm;             /* chol-nd: the top's blocks assembled on the device (lle.cnd_top_assembly, with cnd_below) */
   int cnd_top_open;            /* chol-nd: the top's engine opened beside the subtree phase (lle.cnd_top_open = beside) */
+  int cnd_top_warm;            /* chol-nd: and the top's work run once there to load its kernels (lle.cnd_top_warm) */
   double cnd_cut;              /* chol-nd: the own factor's cut depth (lle.cnd_cut, >= 1) */
   int pool_spin_us;            /* chol-nd, bsvd: their thread pools' spin before a waiting thread sleeps (lle.pool_spin_us) */
   int iter_columns;            /* bsvd / chol-nd driver loop: M V a column at a time (lle.iter_products = columns) */

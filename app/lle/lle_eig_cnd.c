@@ -255,6 +255,7 @@ static void cnd_own_args(const cnd_op *o, double tau, const lle_eig *e, k_lle_su
                          .top_assemble = e->cnd_top_asm,
                          .top_open = e->cnd_top_open ? k_lle_eig_ops_get(o->be)->chol_top_open : NULL,
                          .top_drop = k_lle_eig_ops_get(o->be)->chol_top_release, .top_reg = e->cnd_top_open && e->cnd_below,
+                         .top_warm = e->cnd_top_warm,
                          .top_gemm_k = e->cnd_below ? e->cnd_below_gemm : 0 };
 }
 
@@ -294,7 +295,7 @@ static int cnd_numeric_own(const lle_eig_in *in, cnd_op *o, double tau, lle_eig 
   e->cnd_top_used = st.top_engine;
   e->t_below = st.t_below; e->top_bytes = st.top_bytes; e->t_up = st.t_up; e->t_dev = st.t_dev; e->t_down = st.t_down;
   e->t_dev_asm = st.t_dev_asm; e->t_dev_below = st.t_dev_below; e->t_alloc = st.t_alloc;
-  e->t_open = st.t_open; e->t_open_wait = st.t_open_wait; e->cnd_ngemm = st.top_ngemm;
+  e->t_open = st.t_open; e->t_open_wait = st.t_open_wait; e->t_warm = st.t_warm; e->cnd_ngemm = st.top_ngemm;
   e->t_up_tails = st.t_up_tails; e->t_up_lists = st.t_up_lists; e->top_reg_used = st.top_reg_used; e->t_dev_tails = st.t_dev_tails; e->t_dev_own = st.t_dev_own;
   if (rc != HY_OK && rc != HY_ENUMERIC) HY_LOCAL(rc);   /* a device failure ends the job */
   if (rc == HY_OK && !o->cperm) {   /* the solves' permutation and block */
@@ -345,6 +346,7 @@ static int cnd_numeric(const lle_eig_in *in, const lle_bmat *b, cnd_op *o, lle_e
   e->cnd_top_copy = e->cnd_device && in->cnd_top_copy;
   e->cnd_top_asm = e->cnd_below && in->cnd_top_asm;
   e->cnd_top_open = e->cnd_device && in->cnd_top_open;
+  e->cnd_top_warm = e->cnd_top_open && in->cnd_top_warm;
   e->cnd_below_gemm = in->cnd_below_gemm;
   e->factor_blas_threads = kind->blas(in, b->n);
   lle_blas_set(e->factor_blas_threads);

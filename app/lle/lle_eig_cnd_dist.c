@@ -289,7 +289,7 @@ static void cd_tails(cnd_dist *d, int r, double *lx, double *buf, int back) {
 static void cd_top_figs(k_lle_chol_stats *st, const k_lle_chol_stats *s) {
   st->t_below = s->t_below; st->top_bytes = s->top_bytes; st->t_up = s->t_up; st->t_dev = s->t_dev; st->t_down = s->t_down;
   st->t_dev_asm = s->t_dev_asm; st->t_dev_below = s->t_dev_below; st->t_alloc = s->t_alloc;
-  st->t_open = s->t_open; st->t_open_wait = s->t_open_wait; st->top_ngemm = s->top_ngemm;
+  st->t_open = s->t_open; st->t_open_wait = s->t_open_wait; st->t_warm = s->t_warm; st->top_ngemm = s->top_ngemm;
   st->t_up_tails = s->t_up_tails; st->t_up_lists = s->t_up_lists; st->top_reg_used = s->top_reg_used;
   st->t_dev_tails = s->t_dev_tails; st->t_dev_own = s->t_dev_own;
 }

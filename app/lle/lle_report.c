@@ -125,10 +125,11 @@ void lle_report_eig_cnd(const hy_ctx *ctx, const char *label, const lle_eig *e) 
                e->cnd_nsub, e->cnd_threads, e->t_sub, e->cnd_ntop, 100 * e->cnd_top_frac, e->t_top,
                e->cnd_top_used ? "of the top on the device" : e->cnd_tiles ? "by tiles on the threads" : "by BLAS calls",
                e->cnd_solve_tiles ? "tiled over the threads" : "one dtrsm each");
-  char opened[160] = "";
+  char opened[200] = "", warmed[64] = "";
+  if (e->t_warm > 0) snprintf(warmed, sizeof warmed, ", its kernels warmed there in %.3f s", e->t_warm);
   if (e->cnd_own && e->cnd_top_used && e->t_open > 0)
-    snprintf(opened, sizeof opened, "; its engine opened beside the subtrees in %.3f s (the top waited %.4f s for it)",
-             e->t_open, e->t_open_wait);
+    snprintf(opened, sizeof opened, "; its engine opened beside the subtrees in %.3f s%s (the top waited %.4f s for it)",
+             e->t_open, warmed, e->t_open_wait);
   char upparts[160] = "";
   if (e->cnd_own && e->cnd_top_used)
     snprintf(upparts, sizeof upparts, ", tails %.4f%s, entry lists %.4f, the rest (launches) %.4f", e->t_up_tails,

@@ -109,7 +109,7 @@ int lle_solve(hy_ctx *ctx, const lle_opts *o, lle_info *info) {
     .solve_cols = o->cnd_solve_cols, .cnd_blas_threads = o->cnd_blas_threads, .cnd_own = o->cnd_own,
     .cnd_check = o->cnd_check, .cnd_tiles = o->cnd_tiles, .cnd_sym = o->cnd_sym,
     .cnd_solve_tiles = o->cnd_solve_tiles,
-    .cnd_below = o->cnd_below, .cnd_solve_top = o->cnd_solve_top, .cnd_top_copy = o->cnd_top_copy, .cnd_top_asm = o->cnd_top_asm, .cnd_top_open = o->cnd_top_open, .cnd_cut = o->cnd_cut,
+    .cnd_below = o->cnd_below, .cnd_solve_top = o->cnd_solve_top, .cnd_top_copy = o->cnd_top_copy, .cnd_top_asm = o->cnd_top_asm, .cnd_top_open = o->cnd_top_open, .cnd_top_warm = o->cnd_top_warm, .cnd_cut = o->cnd_cut,
     .pool_spin_us = lle_pool_spin_us(o->pool_spin_us, n), .iter_columns = o->iter_columns, .iter_open_beside = o->iter_open_beside,
     .cnd_small = o->cnd_small, .cnd_below_gemm = o->cnd_below_gemm,
     .iter_engine = k_lle_eig_ops_get(&ctx->be)->bsub_open &&

@@ -415,17 +415,27 @@ static void cc_asm_free(cc_dev *d) {
   d->dcb = d->dep = NULL; d->der = NULL; d->dev = NULL;
 }
 
-/* Top supernode i on the stream: its updates from the top updaters, dpotrf, dtrsm.  Local. */
-static int cc_node(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int i, int lwork) {
-  k_cuda_state *cs = k_cuda_st(be);
+/* The handles and stream that cc_node's work goes on: the backend's, or the warm-up's own
+ * (cc_warm, on the open's thread). */
+typedef struct {
+  cublasHandle_t cublas;
+  cusolverDnHandle_t cusolver;
+  cudaStream_t stream;
+  int dry;   /* 1: the warm-up (no events, no wait for the tails) */
+} cc_on;
+
+/* Top supernode i on h's stream: its updates from below (cc_below, then the DGEMM pairs), from
+ * the top updaters, dpotrf, dtrsm.  Local. */
+static int cc_node(const cc_on *h, const k_lle_chol_top *job, cc_dev *d, int i, int lwork) {
+  const cc_on *cs = h;
   const k_lle_super *L = job->L;
   int64_t s = job->top[i];
   int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]);
   double *blk = d->dx + d->off[i];
   const double one = 1, zero = 0;
   if (job->ntail && job->buptr[i + 1] > job->buptr[i]) {   /* the updates from below first */
-    HY_CUDA(cudaStreamWaitEvent(cs->stream, d->tails, 0));
-    HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
+    if (!h->dry) HY_CUDA(cudaStreamWaitEvent(cs->stream, d->tails, 0));
+    if (!h->dry) HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
     cc_below<<<(unsigned)nc, 128, 0, cs->stream>>>(blk, lda, d->dpairs + job->buptr[i], d->dclp + d->gcol[i], d->dcl,
                                                    d->dtail, d->drmap2);
     HY_CUDA_LAUNCH();
@@ -438,8 +448,8 @@ static int cc_node(k_backend *be, const k_lle_chol_top *job, cc_dev *d, int i, i
       cc_scatter<<<(unsigned)((ne + 255) / 256), 256, 0, cs->stream>>>(blk, lda, d->dc, p.mu, p.ncol, d->drmap2 + p.roff);
       HY_CUDA_LAUNCH();
     }
-  } else HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
-  HY_CUDA(cudaEventRecord(d->b1[i], cs->stream));
+  } else if (!h->dry) HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
+  if (!h->dry) HY_CUDA(cudaEventRecord(d->b1[i], cs->stream));
   for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
     int j = job->ud[u];
     int64_t dd = job->top[j];
@@ -483,9 +493,63 @@ static int cc_setup(k_backend *be, const k_lle_chol_top *job, cc_dev *d) {
   return cc_alloc(be, job, d, &d->lwork);
 }
 
+/* blk(c, c) = 1 for c < nc (the warm-up's unit blocks). */
+__global__ void cc_unit(double *blk, int64_t lda, int nc) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < nc) blk[c + (int64_t)c * lda] = 1;
+}
+
+/* The warm-up (k_lle_chol_top.warm), launched on w's stream: the top's blocks zeroed with a unit
+ * diagonal, the tails zeroed, and every top supernode's work (cc_node) on them, the same calls
+ * on the same shapes as the factor's, so that cuBLAS's and cuSOLVER's kernels are loaded (from
+ * the libraries' files: in a machine's first run the top's own work took 0.141-0.165 s against
+ * 0.050-0.057 warm) before the top needs them.  Nothing it writes is read by the factor (the
+ * blocks and tails are overwritten, the scratch written with beta 0, the infos rewritten).
+ * Local. */
+static int cc_warm_launch(const cc_on *w, const k_lle_chol_top *job, cc_dev *d) {
+  const k_lle_super *L = job->L;
+  HY_CUDA(cudaMemsetAsync(d->dx, 0, (size_t)d->off[job->ntop] * sizeof(double), w->stream));
+  if (job->ntail && d->dtail) HY_CUDA(cudaMemsetAsync(d->dtail, 0, (size_t)d->toff[job->ntail] * sizeof(double), w->stream));
+  for (int i = 0; i < job->ntop; i++) {
+    int64_t s = job->top[i];
+    int nc = (int)(L->super[s + 1] - L->super[s]);
+    if (nc <= 0) continue;
+    cc_unit<<<(unsigned)((nc + 255) / 256), 256, 0, w->stream>>>(d->dx + d->off[i], L->pi[s + 1] - L->pi[s], nc);
+    HY_CUDA_LAUNCH();
+  }
+  for (int i = 0; i < job->ntop; i++) HY_CALL(cc_node(w, job, d, i, d->lwork));
+  return HY_OK;
+}
+
+/* The warm-up's handles and stream (made on the open's thread, the backend's left to it).  Local. */
+static int cc_warm_open(k_backend *be, cc_on *w) {
+  memset(w, 0, sizeof *w);
+  w->dry = 1;
+  cublasMath_t mm;
+  HY_CUDA(cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking));
+  HY_CUBLAS(cublasCreate(&w->cublas));
+  HY_CUBLAS(cublasSetStream(w->cublas, w->stream));
+  HY_CUBLAS(cublasGetMathMode(k_cuda_st(be)->cublas, &mm));   /* the same kernels' choice as the backend's */
+  HY_CUBLAS(cublasSetMathMode(w->cublas, mm));
+  HY_CUSOLVER(cusolverDnCreate(&w->cusolver));
+  HY_CUSOLVER(cusolverDnSetStream(w->cusolver, w->stream));
+  return HY_OK;
+}
+
+/* The warm-up's handles and stream freed (its work waited for: HY_OK, or the error).  Local. */
+static int cc_warm_close(cc_on *w) {
+  cudaError_t ce = w->stream ? cudaStreamSynchronize(w->stream) : cudaSuccess;
+  if (w->cusolver) cusolverDnDestroy(w->cusolver);
+  if (w->cublas) cublasDestroy(w->cublas);
+  if (w->stream) cudaStreamDestroy(w->stream);
+  memset(w, 0, sizeof *w);
+  return cc_ok(ce, "the top's warm-up");
+}
+
 /* The k_lle_eig_ops entry chol_top_open (see k_lle_chol_top.opened): the set-up on the
  * caller's thread (this rank's device made current there), with job->reg the tails' buffer
- * page-locked; job->opened the state, or NULL with the error recorded.  Local. */
+ * page-locked (while the warm-up, job->warm, runs on the device); job->opened the state, or
+ * NULL with the error recorded.  Local. */
 static int cc_open(k_backend *be, k_lle_chol_top *job) {
   job->opened = NULL;
   cc_dev *dp = (cc_dev *)calloc(1, sizeof *dp);
@@ -493,10 +557,24 @@ static int cc_open(k_backend *be, k_lle_chol_top *job) {
   double t0 = cc_now();
   int rc = cc_ok(cudaSetDevice(be->device), "cudaSetDevice");
   if (rc == HY_OK) rc = cc_setup(be, job, dp);
+  cc_on w = { 0 };
+  job->t_warm = 0;
+  job->warmed = 0;
+  double tw = cc_now();
+  if (rc == HY_OK && job->warm) {   /* launched, then the lock below while it runs */
+    rc = cc_warm_open(be, &w);
+    if (rc == HY_OK) rc = cc_warm_launch(&w, job, dp);
+  }
   size_t bytes = job->ntail && job->toff ? (size_t)job->toff[job->ntail] * sizeof(double) : 0;
   if (rc == HY_OK && job->reg && bytes > 0) {   /* where it cannot (a limit), the staging */
     if (cudaHostRegister((void *)job->tailx, bytes, cudaHostRegisterDefault) == cudaSuccess) dp->reg = (void *)job->tailx;
     else cudaGetLastError();
+  }
+  if (job->warm) {
+    int wc = cc_warm_close(&w);
+    if (rc == HY_OK) rc = wc;
+    job->warmed = rc == HY_OK;
+    job->t_warm = cc_now() - tw;   /* with the lock it overlaps */
   }
   job->t_open = cc_now() - t0;
   if (rc != HY_OK) { cc_free(dp); free(dp); return rc; }
@@ -526,6 +604,7 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
   job->t_up_tails = ta - t0 - job->t_alloc;
   if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.t0, cs->stream), "cudaEventRecord");
   int on_dev = job->eptr != NULL;   /* the blocks assembled here from the entry lists, not copied up */
+  const cc_on on = { cs->cublas, cs->cusolver, cs->stream, 0 };
   if (rc == HY_OK && on_dev) rc = cc_asm(be, job, &d);
   job->t_up_lists = cc_now() - ta;
   for (int i = 0; i < job->ntop && rc == HY_OK; i++) {   /* up: block i (the device works on the earlier ones) */
@@ -535,7 +614,7 @@ static int cc_top(k_backend *be, k_lle_chol_top *job) {
     if (ce == cudaSuccess && !on_dev) ce = cudaEventRecord(d.up[i], d.cp);
     if (ce == cudaSuccess && !on_dev) ce = cudaStreamWaitEvent(cs->stream, d.up[i], 0);
     if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "CUDA: top block %d up: %s", i, cudaGetErrorString(ce));
-    if (rc == HY_OK) rc = cc_node(be, job, &d, i, lwork);
+    if (rc == HY_OK) rc = cc_node(&on, job, &d, i, lwork);
     if (rc == HY_OK) rc = cc_ok(cudaEventRecord(d.done[i], cs->stream), "cudaEventRecord");
   }
   double t1 = cc_now();

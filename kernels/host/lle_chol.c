@@ -1159,6 +1159,7 @@ static void ch_open_start(ch_fact *f, const k_lle_chol_in *in) {
   if (f->top_state && f->top_release) f->top_release(f->top_state);
   f->top_state = NULL;
   f->open_job = ch_engine_job(f, in);
+  f->open_job.warm = in->top_warm;
   f->open_fn = in->top_open; f->open_be = in->top_be; f->open_drop = in->top_drop;
   f->open_rc = HY_ESYS;
   f->open_started = pthread_create(&f->open_th, NULL, ch_open_run, f) == 0;
@@ -1171,7 +1172,7 @@ static void *ch_open_take(ch_fact *f, k_lle_chol_stats *st) {
   double t0 = ch_now();
   pthread_join(f->open_th, NULL);
   f->open_started = 0;
-  if (st) { st->t_open_wait = ch_now() - t0; st->t_open = f->open_job.t_open; }
+  if (st) { st->t_open_wait = ch_now() - t0; st->t_open = f->open_job.t_open; st->t_warm = f->open_job.warmed ? f->open_job.t_warm : 0; }
   return f->open_rc == HY_OK ? f->open_job.opened : NULL;
 }
 
