@@ -808,7 +808,9 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
     blocks assembled on the threads and copied up, against the default's entry lists assembled on
     the device: the line says which; the same blocks bit for bit, so the same embedding bit for
     bit), with lle.cnd_top_open = after (the engine opened in the top phase, not beside the
-    subtrees: the line says which; the same embedding bit for bit), with lle.cnd_below_gemm = 0
+    subtrees: the line says which; the same embedding bit for bit), with lle.cnd_top_warm = false
+    (no warm-up of the top's kernels in the open: the line says whether it ran; the same embedding
+    bit for bit), with lle.cnd_below_gemm = 0
     (every pair from below by the kernel: no pair by DGEMM) and = 1 (every pair by DGEMM: some) and with lle.cnd_top = tiles (the top on the host's threads: no device
     line): the same iterations, eigenvalues within the two residuals, Procrustes <= 1e-10."""
     rc = 0
@@ -818,6 +820,7 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
                                     ("cnd_top_copy=pageable", ["lle.cnd_top_copy=pageable"], "device", True),
                                     ("cnd_top_assembly=host", ["lle.cnd_top_assembly=host"], "device", True),
                                     ("cnd_top_open=after", ["lle.cnd_top_open=after"], "device", True),
+                                    ("cnd_top_warm=false", ["lle.cnd_top_warm=false"], "device", True),
                                     ("cnd_below_gemm=0", ["lle.cnd_below_gemm=0"], "device", True),
                                     ("cnd_below_gemm=1", ["lle.cnd_below_gemm=1"], "device", True),
                                     ("cnd_top=tiles", ["lle.cnd_top=tiles"], None, False)):
@@ -847,7 +850,10 @@ def check_cnd_device_top(c, be, og, Yg, lg, rg, base, n):
             dev_ok = dev_ok and ngemm == 0
         if tag == "cnd_below_gemm=1":
             dev_ok = dev_ok and ngemm > 0
-        if tag == "cnd_top_open=after":   # the same factor bit for bit: the same embedding
+        # opened beside, the top's kernels warmed there by default (cnd_top_warm = true)
+        dev_ok = dev_ok and (("its kernels warmed there in" in out)
+                             == (m is not None and tag not in ("cnd_top_open=after", "cnd_top_warm=false")))
+        if tag in ("cnd_top_open=after", "cnd_top_warm=false"):   # the same factor bit for bit: the same embedding
             dev_ok = dev_ok and Yt.shape == Yg.shape and bool(np.array_equal(Yt, Yg))
         dev_ok = dev_ok and (("the solves' top part on the device" in out) == stop)
         dev_ok = dev_ok and (("copies up through pinned buffers" in out) == (where is not None and not tag.endswith("pageable")))

@@ -135,6 +135,8 @@ static int host_open(k_backend *be, k_lle_chol_top *job) {
   tok[0] = job->ntop; tok[1] = job->ntail; tok[2] = job->reg;
   job->opened = tok;
   job->t_open = 1e-6;
+  job->warmed = job->warm;   /* (nothing to warm: the figure says the plan asked for it) */
+  job->t_warm = job->warm ? 1e-7 : 0;
   nopened++;
   return HY_OK;
 }
@@ -369,7 +371,9 @@ static int (*engine_open)(k_backend *be, k_lle_chol_top *job);
  * the updates from below, the solves' top and the assembly on the engine: the same factor bit
  * for bit in one call (phase 0), in a SUB call then a TOP call (rank 0 over the ranks), after
  * a SUB call whose open no top took (dropped by the next call) and with a plan freed after a
- * SUB call (dropped there); the host engine counts its opens, takes and drops.  With
+ * SUB call (dropped there); the host engine counts its opens, takes and drops.  With the
+ * open's warm-up (top_warm: the top's work run once on the opened buffers; CUDA) the same
+ * factor bit for bit, its seconds reported.  With
  * gemm_k (k_lle_chol_top.gemm_k) 1 against 0: every pair from below by DGEMM on CUDA (the host
  * engine ignores it), the factor within 1e-12 of max |L|, its probe <= 1e-14.  Local. */
 static void check_open(int side, int threads, double cut, k_backend *be) {
@@ -386,8 +390,8 @@ static void check_open(int side, int threads, double cut, k_backend *be) {
                        .top_tiles = 1, .top = engine, .top_be = be, .top_below = 1, .top_solve = engine_solve,
                        .top_release = engine_release, .top_values = 1, .top_assemble = 1 };
   size_t nx = F->xsize;
-  double *x[6];
-  for (int v = 0; v < 6; v++) HY_MALLOC(x[v], nx);
+  double *x[7];
+  for (int v = 0; v < 7; v++) HY_MALLOC(x[v], nx);
   k_lle_chol_plan *p = k_lle_chol_plan_new_cut(&L, threads, NULL, cut);
   k_lle_chol_stats st;
   int rc[6];
@@ -395,7 +399,13 @@ static void check_open(int side, int threads, double cut, k_backend *be) {
   nopened = ntaken = ndropped = 0;
   in.top_open = engine_open; in.top_drop = engine == host_top ? host_drop : engine_release; in.top_reg = 1;
   rc[1] = k_lle_chol_numeric(p, &in, x[1], &st);   /* opened beside the subtrees */
-  double t_open = st.t_open;
+  double t_open = st.t_open, t_warm0 = st.t_warm;
+  in.top_warm = 1;   /* and the top's work run once there (lle.cnd_top_warm) */
+  int rcw = k_lle_chol_numeric(p, &in, x[6], &st);
+  double t_warm = st.t_warm;
+  in.top_warm = 0;
+  size_t ndw = 0;
+  for (size_t t = 0; t < nx; t++) ndw += memcmp(&x[6][t], &x[1][t], sizeof(double)) != 0;
   k_lle_chol_in c = in;
   c.phase = K_LLE_CH_SUB;
   rc[2] = k_lle_chol_numeric(p, &c, x[2], &st);
@@ -414,11 +424,14 @@ static void check_open(int side, int threads, double cut, k_backend *be) {
            "differing values %zu %zu; the count of the last)", side, threads, rc[0], rc[1], rc[2], rct, rc[3], nd[1], nd[2]);
   ok(rc[0] == HY_OK && rc[1] == HY_OK && rc[2] == HY_OK && rct == HY_OK && rc[3] == HY_OK && !nd[1] && !nd[2] && !nd[3] &&
      t_open > 0, what, (double)nd[3]);
+  snprintf(what, sizeof what, "side %d, %d threads: the open's warm-up (top_warm): the factor bit for bit the one without "
+           "(rc %d, differing values: the count), its seconds %.3g (> 0; without it %.3g, 0)", side, threads, rcw, t_warm, t_warm0);
+  ok(rcw == HY_OK && ndw == 0 && t_warm > 0 && t_warm0 == 0, what, (double)ndw);
   if (engine == host_top) {
     snprintf(what, sizeof what, "side %d, %d threads: host engine states opened %d, taken by a top %d, dropped %d (one "
-             "before the call after the untaken SUB: %d; opened = taken + dropped, 4 opens)", side, threads, nopened, ntaken,
+             "before the call after the untaken SUB: %d; opened = taken + dropped, 5 opens)", side, threads, nopened, ntaken,
              ndropped, dropped_sub);
-    ok(nopened == 4 && ntaken == 3 && ndropped == 1 && dropped_sub == 0, what, (double)nopened);
+    ok(nopened == 5 && ntaken == 4 && ndropped == 1 && dropped_sub == 0, what, (double)nopened);
   }
   c.phase = K_LLE_CH_SUB;
   rc[4] = k_lle_chol_numeric(p, &c, x[4], &st);   /* the plan freed with an open no top took */
@@ -446,7 +459,7 @@ static void check_open(int side, int threads, double cut, k_backend *be) {
   ok(rc[5] == HY_OK && c5 <= 1e-14 && dmax <= 1e-12 * lmax && seen_below >= 1 && ngemm == (engine == host_top ? 0 : seen_below),
      what, dmax / lmax);
   k_lle_chol_plan_free(p);
-  for (int v = 0; v < 6; v++) free(x[v]);
+  for (int v = 0; v < 7; v++) free(x[v]);
   cholmod_l_free_sparse(&a, &cc);
   cholmod_l_free_factor(&F, &cc);
   cholmod_l_finish(&cc);

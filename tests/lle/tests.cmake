@@ -346,6 +346,9 @@ hy_case(NAME lle_bad_cnd_top_copy RANKS 1 EXIT 1
 hy_case(NAME lle_bad_cnd_top_open RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_top_open' = 'early' is not allowed; allowed: one of after.beside"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top_open=early)
+hy_case(NAME lle_bad_cnd_top_warm RANKS 1 EXIT 1
+  EXPECT "key 'lle.cnd_top_warm' = 'cold' is not a boolean; allowed: true or false"
+  ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_top_warm=cold)
 hy_case(NAME lle_bad_cnd_below_gemm RANKS 1 EXIT 1
   EXPECT "key 'lle.cnd_below_gemm' = '-1' is out of range; allowed: an integer in \\[0, 1000000\\]"
   ARGS run.workload=lle lle.eigensolver=chol-nd lle.cnd_below_gemm=-1)
