@@ -791,7 +791,7 @@ DEV_TOP_RE = (r"chol-nd top on the device: (?:assembly(?: and updates from below
               r"device\)) on the threads ([0-9.]+) s, "
               r"([0-9.]+) MB moved \(both ways\), copies up ([0-9.]+) s \(set-up [0-9.]+(?:, tails [0-9.]+(?: from their page-locked buffer)?, entry lists [0-9.]+, "
               r"the rest \(launches\) -?[0-9.]+)?\), device work ([0-9.]+) s \(assembly [0-9.]+, updates "
-              r"from below [0-9.]+(?:, the top's own [0-9.]+)?\), copies back ([0-9.]+) s(; its engine opened beside the subtrees in [0-9.]+ s \(the top "
+              r"from below [0-9.]+(?:, the top's own [0-9.]+)?\), copies back ([0-9.]+) s(; its engine opened beside the subtrees in [0-9.]+ s(?:, its kernels warmed there in [0-9.]+ s)? \(the top "
               r"waited [0-9.]+ s for it\))?; updates from below on the (device|threads)(?: \((\d+) pairs by DGEMM; the tails' DMA [0-9.]+ s\))?")
 
 
