@@ -311,10 +311,8 @@ typedef struct k_lle_chol_top {
   /* in (the open's job): 1, the open also runs the top's work once on its buffers (unit blocks,
    * zero tails; a stream and handles of its own) while the host's subtree phase runs, so that
    * the libraries' kernels are loaded before the top (lle.cnd_top_warm); out: warmed 1 where it
-   * ran, t_warm its seconds (of t_open); warm_nrhs > 0 (with keep): the solves' top too, for a
-   * block of that many columns (its buffers and gather lists then made there, kept for the
-   * solves: k_lle_chol_top_solve's layout, xoff and yoff the columns' running sums) */
-  int warm, warmed, warm_nrhs;
+   * ran, t_warm its seconds (of t_open) */
+  int warm, warmed;
   double t_warm;
   /* in: the pairs from below with k >= gemm_k columns (and enough rows) by a DGEMM each and a
    * scatter (lle.cnd_below_gemm; 0: all by the column kernel); out: how many */
@@ -379,7 +377,6 @@ typedef struct {
   void (*top_drop)(void *state);
   int top_reg;
   int top_warm;        /* with top_open: k_lle_chol_top.warm */
-  int top_warm_nrhs;   /* with top_warm and top_solve: k_lle_chol_top.warm_nrhs (the solves' block width) */
   int top_gemm_k;      /* with top_below: k_lle_chol_top.gemm_k */
   int top_assemble;    /* with top and top_below: 1, the top's blocks assembled on the engine
                           from entry lists the threads build (k_lle_chol_top.eptr; lle.cnd_top_assembly

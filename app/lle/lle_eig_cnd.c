@@ -255,7 +255,7 @@ static void cnd_own_args(const cnd_op *o, double tau, const lle_eig *e, k_lle_su
                          .top_assemble = e->cnd_top_asm,
                          .top_open = e->cnd_top_open ? k_lle_eig_ops_get(o->be)->chol_top_open : NULL,
                          .top_drop = k_lle_eig_ops_get(o->be)->chol_top_release, .top_reg = e->cnd_top_open && e->cnd_below,
-                         .top_warm = e->cnd_top_warm, .top_warm_nrhs = e->cnd_solve_top ? o->width : 0,
+                         .top_warm = e->cnd_top_warm,
                          .top_gemm_k = e->cnd_below ? e->cnd_below_gemm : 0 };
 }
 
@@ -436,7 +436,6 @@ static int cnd_factor(const lle_eig_in *in, const lle_bmat *b, void **stp, lle_e
   cnd_memory(in, b, o, e);
   snprintf(e->method, sizeof e->method, "%s", in->cnd_own ? "CHOLMOD analysis, own tree-parallel Cholesky, geometric ND"
                                                             : "CHOLMOD supernodal Cholesky of P (M + tau I) P^T, geometric ND");
-  o->width = lle_bsub_width(in);   /* (the top's warm-up takes the solves' width: cnd_own_args) */
   HY_CALL(cnd_numeric(in, b, o, e));
   o->serving = o->dist != NULL;
   o->rhs = cholmod_l_allocate_dense((size_t)b->n, (size_t)lle_bsub_width(in), (size_t)b->n, CHOLMOD_REAL, &o->cc);

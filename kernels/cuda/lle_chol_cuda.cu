@@ -192,8 +192,6 @@ typedef struct {
   /* the solves (kept): X at the top columns and the tails' columns, scratch, the backward gathers */
   double *dxt, *dxy, *dcs, *dtb;
   int xcap;
-  int64_t xnt, xny;                    /* the rows of X_top and X_tail they were made for */
-  int64_t *gxoff;                      /* host: the xoff the gathers were made from (the warm-up's, then the solves') */
   int32_t *dg;
   int64_t *goff;                       /* host: top i's gather list at dg + goff[i] */
   cc_stage stg;                        /* the copies up's staging (cc_top only) */
@@ -237,7 +235,7 @@ static void cc_free(cc_dev *d) {
                   d->dtb, d->dg, d->dcb, d->dep, d->der, d->dev, d->dclp, d->dcl };
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) cudaFree(dev[i]);
-  free(d->up); free(d->done); free(d->b0); free(d->b1); free(d->off); free(d->goff); free(d->gxoff); free(d->clp); free(d->gcol); free(d->hp);
+  free(d->up); free(d->done); free(d->b0); free(d->b1); free(d->off); free(d->goff); free(d->clp); free(d->gcol); free(d->hp);
 }
 
 /* The tails' device buffer (their copy up: cc_tails_up), the pairs and their local rows, the
@@ -501,44 +499,13 @@ __global__ void cc_unit(double *blk, int64_t lda, int nc) {
   if (c < nc) blk[c + (int64_t)c * lda] = 1;
 }
 
-static int cc_solve_prep(const k_lle_chol_top_solve *sj, cc_dev *d);
-static int cc_fwd_node(const cc_on *cs, const k_lle_chol_top_solve *sj, cc_dev *d, int i);
-static int cc_bwd_node(const cc_on *cs, const k_lle_chol_top_solve *sj, cc_dev *d, int i);
-
-/* The solves' part of the warm-up (k_lle_chol_top.warm_nrhs), after the factor's on w's stream:
- * the solves' buffers and gather lists for nrhs columns in k_lle_chol_top_solve's layout (the
- * columns' running sums: what the plan's solves pass, so cc_solve_prep keeps them; a solve with
- * another layout or more columns makes its own), zeroed, and a forward and backward solve
- * through the unit blocks (their DGEMM / TRSM kernels loaded).  Local. */
-static int cc_warm_solve(const cc_on *w, const k_lle_chol_top *job, cc_dev *d, int nrhs) {
-  const k_lle_super *L = job->L;
-  int ntop = job->ntop;
-  int64_t *xoff = (int64_t *)malloc((size_t)(ntop + 1) * sizeof(int64_t));
-  int64_t *yoff = (int64_t *)malloc((size_t)(job->ntail + 1) * sizeof(int64_t));
-  if (!xoff || !yoff) { free(xoff); free(yoff); return hy_err(HY_ESYS, "out of memory for the warm-up's solve"); }
-  xoff[0] = yoff[0] = 0;
-  for (int i = 0; i < ntop; i++) xoff[i + 1] = xoff[i] + L->super[job->top[i] + 1] - L->super[job->top[i]];
-  for (int64_t t = 0; t < job->ntail; t++) yoff[t + 1] = yoff[t] + L->super[job->tail_sn[t] + 1] - L->super[job->tail_sn[t]];
-  k_lle_chol_top_solve sj;
-  memset(&sj, 0, sizeof sj);
-  sj.job = job; sj.nrhs = nrhs; sj.xoff = xoff; sj.yoff = yoff;
-  int rc = cc_solve_prep(&sj, d);
-  int64_t nt = xoff[ntop], ny = job->ntail ? yoff[job->ntail] : 0;
-  if (rc == HY_OK) rc = cc_ok(cudaMemsetAsync(d->dxt, 0, (size_t)(nt * nrhs + 1) * sizeof(double), w->stream), "cudaMemsetAsync");
-  if (rc == HY_OK) rc = cc_ok(cudaMemsetAsync(d->dxy, 0, (size_t)(ny * nrhs + 1) * sizeof(double), w->stream), "cudaMemsetAsync");
-  for (int i = 0; i < ntop && rc == HY_OK; i++) rc = cc_fwd_node(w, &sj, d, i);
-  for (int i = ntop - 1; i >= 0 && rc == HY_OK; i--) rc = cc_bwd_node(w, &sj, d, i);
-  free(xoff); free(yoff);   /* (read at the launches only) */
-  return rc;
-}
-
 /* The warm-up (k_lle_chol_top.warm), launched on w's stream: the top's blocks zeroed with a unit
  * diagonal, the tails zeroed, and every top supernode's work (cc_node) on them, the same calls
  * on the same shapes as the factor's, so that cuBLAS's and cuSOLVER's kernels are loaded (from
  * the libraries' files: in a machine's first run the top's own work took 0.141-0.165 s against
  * 0.050-0.057 warm) before the top needs them.  Nothing it writes is read by the factor (the
- * blocks and tails are overwritten, the scratch written with beta 0, the infos rewritten;
- * the solves' buffers are written by each solve before they are read).  Local. */
+ * blocks and tails are overwritten, the scratch written with beta 0, the infos rewritten).
+ * Local. */
 static int cc_warm_launch(const cc_on *w, const k_lle_chol_top *job, cc_dev *d) {
   const k_lle_super *L = job->L;
   HY_CUDA(cudaMemsetAsync(d->dx, 0, (size_t)d->off[job->ntop] * sizeof(double), w->stream));
@@ -551,7 +518,6 @@ static int cc_warm_launch(const cc_on *w, const k_lle_chol_top *job, cc_dev *d) 
     HY_CUDA_LAUNCH();
   }
   for (int i = 0; i < job->ntop; i++) HY_CALL(cc_node(w, job, d, i, d->lwork));
-  if (job->keep && job->warm_nrhs > 0) HY_CALL(cc_warm_solve(w, job, d, job->warm_nrhs));
   return HY_OK;
 }
 
@@ -591,8 +557,7 @@ static int cc_open(k_backend *be, k_lle_chol_top *job) {
   double t0 = cc_now();
   int rc = cc_ok(cudaSetDevice(be->device), "cudaSetDevice");
   if (rc == HY_OK) rc = cc_setup(be, job, dp);
-  cc_on w;
-  memset(&w, 0, sizeof w);
+  cc_on w = { 0 };
   job->t_warm = 0;
   job->warmed = 0;
   double tw = cc_now();
@@ -751,21 +716,16 @@ static int cc_solve_prep(const k_lle_chol_top_solve *sj, cc_dev *d) {
     for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++)
       if (job->up2[u] - job->up1[u] > cmax) cmax = job->up2[u] - job->up1[u];
   }
-  if (p > d->xcap || nt != d->xnt || ny != d->xny) {   /* (made by the warm-up for the same layout: kept) */
-    if (d->dxt) { cudaFree(d->dxt); cudaFree(d->dxy); cudaFree(d->dcs); cudaFree(d->dtb); d->dxt = NULL; d->xcap = 0; }
+  if (p > d->xcap) {
+    if (d->dxt) { cudaFree(d->dxt); cudaFree(d->dxy); cudaFree(d->dcs); cudaFree(d->dtb); d->dxt = NULL; }
     HY_CUDA(cudaMalloc((void **)&d->dxt, (size_t)(nt * p + 1) * sizeof(double)));
     HY_CUDA(cudaMalloc((void **)&d->dxy, (size_t)(ny * p + 1) * sizeof(double)));
     HY_CUDA(cudaMalloc((void **)&d->dcs, (size_t)(cmax * p + 1) * sizeof(double)));
     HY_CUDA(cudaMalloc((void **)&d->dtb, (size_t)(mmax * p + 1) * sizeof(double)));
-    d->xcap = p; d->xnt = nt; d->xny = ny;
+    d->xcap = p;
   }
-  if (d->goff && !memcmp(d->gxoff, sj->xoff, (size_t)(ntop + 1) * sizeof(int64_t))) return HY_OK;
-  if (d->dg) { cudaFree(d->dg); d->dg = NULL; }
-  free(d->goff); free(d->gxoff);
+  if (d->goff) return HY_OK;
   d->goff = (int64_t *)malloc((size_t)(ntop + 1) * sizeof(int64_t));
-  d->gxoff = (int64_t *)malloc((size_t)(ntop + 1) * sizeof(int64_t));
-  if (!d->goff || !d->gxoff) return hy_err(HY_ESYS, "out of memory for the solves' gathers");
-  memcpy(d->gxoff, sj->xoff, (size_t)(ntop + 1) * sizeof(int64_t));
   int32_t *pos = (int32_t *)malloc((size_t)L->n * sizeof(int32_t));
   if (!d->goff || !pos) { free(pos); return hy_err(HY_ESYS, "out of memory for the solves' gathers"); }
   d->goff[0] = 0;
@@ -788,7 +748,8 @@ static int cc_solve_prep(const k_lle_chol_top_solve *sj, cc_dev *d) {
 }
 
 /* Forward of top i on the stream: the tails' updates, the top updaters', L_ii^-1.  Local. */
-static int cc_fwd_node(const cc_on *cs, const k_lle_chol_top_solve *sj, cc_dev *d, int i) {
+static int cc_fwd_node(k_backend *be, const k_lle_chol_top_solve *sj, cc_dev *d, int i) {
+  k_cuda_state *cs = k_cuda_st(be);
   const k_lle_chol_top *job = sj->job;
   const k_lle_super *L = job->L;
   int64_t s = job->top[i], nt = sj->xoff[job->ntop], ny = job->ntail ? sj->yoff[job->ntail] : 0;
@@ -818,7 +779,8 @@ static int cc_fwd_node(const cc_on *cs, const k_lle_chol_top_solve *sj, cc_dev *
 }
 
 /* Backward of top i on the stream: X_i -= L_21^T X(its rows below), L_ii^-T.  Local. */
-static int cc_bwd_node(const cc_on *cs, const k_lle_chol_top_solve *sj, cc_dev *d, int i) {
+static int cc_bwd_node(k_backend *be, const k_lle_chol_top_solve *sj, cc_dev *d, int i) {
+  k_cuda_state *cs = k_cuda_st(be);
   const k_lle_chol_top *job = sj->job;
   const k_lle_super *L = job->L;
   int64_t s = job->top[i], nt = sj->xoff[job->ntop];
@@ -848,9 +810,8 @@ static int cc_top_solve(k_backend *be, k_lle_chol_top_solve *sj) {
   HY_CALL(cc_solve_prep(sj, d));
   HY_CUDA(cudaMemcpyAsync(d->dxt, sj->xtop, (size_t)nt * p * sizeof(double), cudaMemcpyHostToDevice, cs->stream));
   if (ny > 0) HY_CUDA(cudaMemcpyAsync(d->dxy, sj->xtail, (size_t)ny * p * sizeof(double), cudaMemcpyHostToDevice, cs->stream));
-  const cc_on on = { cs->cublas, cs->cusolver, cs->stream, 0 };
-  for (int i = 0; i < ntop; i++) HY_CALL(cc_fwd_node(&on, sj, d, i));
-  for (int i = ntop - 1; i >= 0; i--) HY_CALL(cc_bwd_node(&on, sj, d, i));
+  for (int i = 0; i < ntop; i++) HY_CALL(cc_fwd_node(be, sj, d, i));
+  for (int i = ntop - 1; i >= 0; i--) HY_CALL(cc_bwd_node(be, sj, d, i));
   HY_CUDA(cudaMemcpyAsync(sj->xtop, d->dxt, (size_t)nt * p * sizeof(double), cudaMemcpyDeviceToHost, cs->stream));
   HY_CUDA(cudaStreamSynchronize(cs->stream));
   sj->bytes = (double)(2 * nt + ny) * p * sizeof(double);

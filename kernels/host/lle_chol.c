@@ -1160,7 +1160,6 @@ static void ch_open_start(ch_fact *f, const k_lle_chol_in *in) {
   f->top_state = NULL;
   f->open_job = ch_engine_job(f, in);
   f->open_job.warm = in->top_warm;
-  f->open_job.warm_nrhs = in->top_warm && f->open_job.keep ? in->top_warm_nrhs : 0;
   f->open_fn = in->top_open; f->open_be = in->top_be; f->open_drop = in->top_drop;
   f->open_rc = HY_ESYS;
   f->open_started = pthread_create(&f->open_th, NULL, ch_open_run, f) == 0;
