@@ -557,7 +557,8 @@ static int cc_open(k_backend *be, k_lle_chol_top *job) {
   double t0 = cc_now();
   int rc = cc_ok(cudaSetDevice(be->device), "cudaSetDevice");
   if (rc == HY_OK) rc = cc_setup(be, job, dp);
-  cc_on w = { 0 };
+  cc_on w;
+  memset(&w, 0, sizeof w);
   job->t_warm = 0;
   job->warmed = 0;
   double tw = cc_now();
