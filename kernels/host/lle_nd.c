@@ -355,17 +355,19 @@ static double nd_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Below this many items the order's light loops (nd_for's, the bounding box, the radix
- * passes) run on the caller's thread: their work (microseconds at N = 20k) was less than the
- * pool's wake-ups, which took 0.4-4 ms a loop on a loaded host (this 2-core one: the box and
- * the keys of 20k points 0.8-4.2 ms on 2 threads).  Local. */
+/* Below this many points the Morton sort's loops (the bounding box, the keys, the radix
+ * passes) run on the caller's thread: their work (well under a millisecond at N = 20k) was less
+ * than the pool's wake-ups in the first loops of the order (this 2-core host: the box and the
+ * keys of 20k points 0.8-4.2 ms on 2 threads; the H200 host, 8 threads: the Morton sort
+ * 0.003-0.046 s, 0.001-0.002 serial).  The heavier loops after it (the transposes, the
+ * reach: 0.005-0.007 s serial against 0.001 on 8 threads there) stay on the threads.  Local. */
 enum { ND_SERIAL_N = 65536 };
 
 /* fn(arg, i0, i1) over [0, n) in nt contiguous ranges on the pool's threads (ranges write
- * disjoint memory; below ND_SERIAL_N items one range).  Local. */
+ * disjoint memory; below 4096 items one range).  Local. */
 static void nd_for(k_lle_pool *pool, int nt, int64_t n, void (*fn)(void *, int64_t, int64_t), void *arg) {
   if (nt > 16) nt = 16;
-  if (nt < 1 || n < ND_SERIAL_N) nt = 1;
+  if (nt < 1 || n < 4096) nt = 1;
   k_lle_pool_for(pool, nt, n, fn, arg);
 }
 
@@ -771,7 +773,7 @@ static void nd_spatial(const k_lle_points *p, k_lle_pool *pool, int nt, int32_t 
   int32_t *s2 = NULL;
   HY_MALLOC(key, n); HY_MALLOC(k2, n); HY_MALLOC(s2, n);
   nd_key_job kj = { p, lo, sc, dm, key, so };
-  nd_for(pool, nt, n, nd_key_part, &kj);
+  nd_for(pool, n < ND_SERIAL_N ? 1 : nt, n, nd_key_part, &kj);
   int rt = nt < 1 || n < ND_SERIAL_N ? 1 : nt > 16 ? 16 : nt;
   if (rt > k_lle_pool_size(pool)) rt = k_lle_pool_size(pool);
   int bits = n >= ND_RADIX16_N ? 16 : 8;
