@@ -424,18 +424,17 @@ typedef struct {
   int dry;   /* 1: the warm-up (no events, no wait for the tails) */
 } cc_on;
 
-/* Top supernode i on h's stream: its updates from below (cc_below, then the DGEMM pairs), from
+/* Top supernode i on cs's stream: its updates from below (cc_below, then the DGEMM pairs), from
  * the top updaters, dpotrf, dtrsm.  Local. */
-static int cc_node(const cc_on *h, const k_lle_chol_top *job, cc_dev *d, int i, int lwork) {
-  const cc_on *cs = h;
+static int cc_node(const cc_on *cs, const k_lle_chol_top *job, cc_dev *d, int i, int lwork) {
   const k_lle_super *L = job->L;
   int64_t s = job->top[i];
   int lda = (int)(L->pi[s + 1] - L->pi[s]), nc = (int)(L->super[s + 1] - L->super[s]);
   double *blk = d->dx + d->off[i];
   const double one = 1, zero = 0;
   if (job->ntail && job->buptr[i + 1] > job->buptr[i]) {   /* the updates from below first */
-    if (!h->dry) HY_CUDA(cudaStreamWaitEvent(cs->stream, d->tails, 0));
-    if (!h->dry) HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
+    if (!cs->dry) HY_CUDA(cudaStreamWaitEvent(cs->stream, d->tails, 0));
+    if (!cs->dry) HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
     cc_below<<<(unsigned)nc, 128, 0, cs->stream>>>(blk, lda, d->dpairs + job->buptr[i], d->dclp + d->gcol[i], d->dcl,
                                                    d->dtail, d->drmap2);
     HY_CUDA_LAUNCH();
@@ -448,8 +447,8 @@ static int cc_node(const cc_on *h, const k_lle_chol_top *job, cc_dev *d, int i, 
       cc_scatter<<<(unsigned)((ne + 255) / 256), 256, 0, cs->stream>>>(blk, lda, d->dc, p.mu, p.ncol, d->drmap2 + p.roff);
       HY_CUDA_LAUNCH();
     }
-  } else if (!h->dry) HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
-  if (!h->dry) HY_CUDA(cudaEventRecord(d->b1[i], cs->stream));
+  } else if (!cs->dry) HY_CUDA(cudaEventRecord(d->b0[i], cs->stream));
+  if (!cs->dry) HY_CUDA(cudaEventRecord(d->b1[i], cs->stream));
   for (int64_t u = job->uptr[i]; u < job->uptr[i + 1]; u++) {
     int j = job->ud[u];
     int64_t dd = job->top[j];
@@ -502,8 +501,9 @@ __global__ void cc_unit(double *blk, int64_t lda, int nc) {
 /* The warm-up (k_lle_chol_top.warm), launched on w's stream: the top's blocks zeroed with a unit
  * diagonal, the tails zeroed, and every top supernode's work (cc_node) on them, the same calls
  * on the same shapes as the factor's, so that cuBLAS's and cuSOLVER's kernels are loaded (from
- * the libraries' files: in a machine's first run the top's own work took 0.141-0.165 s against
- * 0.050-0.057 warm) before the top needs them.  Nothing it writes is read by the factor (the
+ * the libraries' files in a machine's first run, and once in every process: the top's own
+ * work 0.141-0.165 s in a first run, 0.049-0.056 s in later ones, 0.027 s after the warm-up,
+ * H200 N = 1M) before the top needs them.  Nothing it writes is read by the factor (the
  * blocks and tails are overwritten, the scratch written with beta 0, the infos rewritten).
  * Local. */
 static int cc_warm_launch(const cc_on *w, const k_lle_chol_top *job, cc_dev *d) {

@@ -700,7 +700,7 @@ typedef struct {
 
 /* nd_spatial's radix digits: 16 bits (4 passes) from this many points, else 8 (8 passes: at
  * N = 20k the 16-bit passes' 65536 counts a thread and their serial prefix were most of the
- * Morton sort's 0.006-0.046 s on the H200 host).  The order is the same either way (a stable
+ * Morton sort's 0.003-0.046 s on the H200 host).  The order is the same either way (a stable
  * sort of the same keys).  Local. */
 enum { ND_RADIX16_N = 500000 };
 
