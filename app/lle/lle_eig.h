@@ -93,6 +93,10 @@ typedef struct lle_bop {
    * (*call / *arg, NULL where there are none) and the threads' pool; NULL: not offered (bsvd:
    * the driver's loop) */
   int (*rows_link)(void *st, MPI_Comm *comm, lle_rows_call *call, void **arg, k_lle_pool **pool);
+  /* the operator's thread pool, idle between its applies, for the iteration's B^T B products
+   * (where the solve was handed none: lle_eig_in.pool); NULL, or NULL returned: the iteration
+   * starts its own */
+  k_lle_pool *(*pool)(void *st);
 } lle_bop;
 /* The d + 1 smallest eigenpairs by subspace iteration with op: pair 0 the constant vector,
  * ||M||_1 and the start block computed beside the factorisation.  Local. */

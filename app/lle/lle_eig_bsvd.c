@@ -1032,6 +1032,7 @@ int lle_bsub_solve(const lle_eig_in *in, const lle_bop *op, lle_eig *e) {
     rc = prep_started ? hy_err(prep.rc, "%s", prep.msg) : prep.rc;  /* run here: recorded here */
   e->t_factor = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
+  if (rc == HY_OK && !s.in_pool && op->pool) s.in_pool = op->pool(s.st);   /* (its threads; NULL: its own) */
   e->normm = prep.normm;
   if (rc == HY_OK)
     rc = (in->iter_rows && op->rows_link ? bsvd_iterate_rows : in->iter_engine ? bsvd_iterate_engine

@@ -555,6 +555,12 @@ static int cnd_rows_call(void *arg, int code) {
   return cnd_dist_announce(arg, code);
 }
 
+/* The factor's pool for the iteration's loops (lle_bop.pool): one set of threads for the solves
+ * and the products, not a second pool started in the first iteration.  Local. */
+static k_lle_pool *cnd_pool(void *st) {
+  return ((cnd_op *)st)->pool;
+}
+
 /* lle.iter_block = rows: the block's rows over the ranks of the solves (this rank alone where
  * they are not spread), the rank's pool.  Local. */
 static int cnd_rows_link(void *st, MPI_Comm *comm, lle_rows_call *call, void **arg, k_lle_pool **pool) {
@@ -569,7 +575,7 @@ static int cnd_rows_link(void *st, MPI_Comm *comm, lle_rows_call *call, void **a
 /* chol-nd (see the file comment).  Local (rank 0). */
 static int cnd_solve(const lle_eig_in *in, lle_eig *e) {
   static const lle_bop chol = { .name = "CHOLMOD Cholesky of M + tau I", .factor = cnd_factor,
-                                .apply = cnd_apply, .free = cnd_free, .rows_link = cnd_rows_link };
+                                .apply = cnd_apply, .free = cnd_free, .rows_link = cnd_rows_link, .pool = cnd_pool };
   lle_eig_in use;
   cnd_sizes(in, &use);
   return lle_bsub_solve(&use, &chol, e);
