@@ -310,9 +310,9 @@ typedef struct k_lle_chol_top {
   double t_open;
   /* in (the open's job): 1, the open also runs the top's work once on its buffers (unit blocks,
    * zero tails; a stream and handles of its own) while the host's subtree phase runs, so that
-   * the libraries' kernels are loaded before the top (lle.cnd_top_warm); out: warmed 1 where it
-   * ran, t_warm its seconds (of t_open) */
-  int warm, warmed;
+   * the libraries' kernels are loaded before the top (lle.cnd_top_warm); out: t_warm its seconds
+   * (of t_open) where it ran, else 0 */
+  int warm;
   double t_warm;
   /* in: the pairs from below with k >= gemm_k columns (and enough rows) by a DGEMM each and a
    * scatter (lle.cnd_below_gemm; 0: all by the column kernel); out: how many */

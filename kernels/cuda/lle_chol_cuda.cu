@@ -560,7 +560,6 @@ static int cc_open(k_backend *be, k_lle_chol_top *job) {
   cc_on w;
   memset(&w, 0, sizeof w);
   job->t_warm = 0;
-  job->warmed = 0;
   double tw = cc_now();
   if (rc == HY_OK && job->warm) {   /* launched, then the lock below while it runs */
     rc = cc_warm_open(be, &w);
@@ -574,8 +573,7 @@ static int cc_open(k_backend *be, k_lle_chol_top *job) {
   if (job->warm) {
     int wc = cc_warm_close(&w);
     if (rc == HY_OK) rc = wc;
-    job->warmed = rc == HY_OK;
-    job->t_warm = cc_now() - tw;   /* with the lock it overlaps */
+    job->t_warm = rc == HY_OK ? cc_now() - tw : 0;   /* with the lock it overlaps */
   }
   job->t_open = cc_now() - t0;
   if (rc != HY_OK) { cc_free(dp); free(dp); return rc; }

@@ -1172,7 +1172,7 @@ static void *ch_open_take(ch_fact *f, k_lle_chol_stats *st) {
   double t0 = ch_now();
   pthread_join(f->open_th, NULL);
   f->open_started = 0;
-  if (st) { st->t_open_wait = ch_now() - t0; st->t_open = f->open_job.t_open; st->t_warm = f->open_job.warmed ? f->open_job.t_warm : 0; }
+  if (st) { st->t_open_wait = ch_now() - t0; st->t_open = f->open_job.t_open; st->t_warm = f->open_job.t_warm; }
   return f->open_rc == HY_OK ? f->open_job.opened : NULL;
 }
 

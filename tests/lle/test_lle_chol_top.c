@@ -135,8 +135,7 @@ static int host_open(k_backend *be, k_lle_chol_top *job) {
   tok[0] = job->ntop; tok[1] = job->ntail; tok[2] = job->reg;
   job->opened = tok;
   job->t_open = 1e-6;
-  job->warmed = job->warm;   /* (nothing to warm: the figure says the plan asked for it) */
-  job->t_warm = job->warm ? 1e-7 : 0;
+  job->t_warm = job->warm ? 1e-7 : 0;   /* (nothing to warm: the figure says the plan asked for it) */
   nopened++;
   return HY_OK;
 }
