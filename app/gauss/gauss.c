@@ -85,6 +85,11 @@ static const cfg_key gauss_keys[] = {
     "blocked, panel = fused (GPU): about this many rows a thread block of the base block (0: "
     "1024; more rows: fewer blocks, so fewer multiprocessors taken from the trailing GEMM, as far "
     "as shared memory holds them: at most ~1600 FP32 / ~800 FP64 rows of 32 columns)" },
+  { "gauss", "panel_sync", CFG_ENUM, "flags", 0, 0, "flags|grid",
+    "blocked, panel = fused (GPU): how the base block's thread blocks share each column's pivot "
+    "candidates: flags (each candidate's key is its own flag, polled by every block: no grid "
+    "barrier per column; one block alone publishes nothing) or grid (a grid barrier per column, "
+    "then the candidates read); the same pivots and factors" },
   { "gauss", "panel_sms", CFG_INT, "0", 0, 1024, NULL,
     "blocked, lookahead 1, GPU: the main stream's library calls (the trailing GEMMs, TRSM) use all "
     "but this many multiprocessors (cublasSetSmCountTarget), left to the lookahead panel factored "
@@ -236,6 +241,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->panel_nb = (int)cfg_int(c, "gauss.panel_nb");
   o->panel_rows = (int)cfg_int(c, "gauss.panel_rows");
   o->panel_sms = (int)cfg_int(c, "gauss.panel_sms");
+  o->panel_sync_grid = cfg_is(c, "gauss.panel_sync", "grid");
   o->panel_vendor_rows = cfg_int(c, "gauss.panel_vendor_rows");
   o->lookahead = (int)cfg_int(c, "gauss.lookahead");
   o->update_chunks = (int)cfg_int(c, "gauss.update_chunks");

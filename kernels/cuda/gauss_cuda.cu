@@ -38,6 +38,7 @@ typedef struct {
   /* lookahead: a side stream with its own cuBLAS / cuSOLVER handles */
   int side_on, cur_side;
   int pb_rows;        /* gauss.panel_rows: the fused base block's rows per thread block (0: 1024) */
+  int pb_sync;        /* gauss.panel_sync: GAUSS_PB_SYNC_* */
   int side_same;      /* the side stream has (or will have) the main stream's priority (gauss.side_priority = same) */
   cudaStream_t side;
   cublasHandle_t cb_side;
@@ -182,6 +183,10 @@ static int c_aux_ctl(k_backend *be, int what, int c) {
     return hy_err(HY_ESYS, "gauss aux_ctl: chunk %d outside 0..%d", c, K_GAUSS_CHUNKS_MAX - 1);
   if (what == K_GAUSS_AUX_PBROWS) {
     w->pb_rows = c > 0 ? c : 0;
+    return HY_OK;
+  }
+  if (what == K_GAUSS_AUX_PBSYNC) {
+    w->pb_sync = c == 1 ? GAUSS_PB_SYNC_GRID : GAUSS_PB_SYNC_FLAGS;
     return HY_OK;
   }
   if (what == K_GAUSS_AUX_SMS) {
@@ -680,9 +685,13 @@ static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
       return HY_OK;
     }
     if (base == K_GAUSS_BASE_FUSED) {
-      if (!gw(be)->pbs) HY_CUDA(cudaMalloc(&gw(be)->pbs, GAUSS_PB_SCRATCH));
+      if (!gw(be)->pbs) {
+        /* the flags' keys start (and each launch leaves them) all ones: no candidate yet */
+        HY_CUDA(cudaMalloc(&gw(be)->pbs, GAUSS_PB_SCRATCH));
+        HY_CUDA(cudaMemsetAsync(gw(be)->pbs, 0xff, GAUSS_PB_KEYS_BYTES, stream));
+      }
       HY_CALL(gauss_cuda_panel_base(stream, sp, rows, in, blk, lda, rp + c0, (int)c0, gw(be)->pbs, gw(be)->pb_rows,
-                                    &done));
+                                    gw(be)->pb_sync, &done));
     }
     if (!done) {
       cusolverDnHandle_t cs = cur_cusolver(be);

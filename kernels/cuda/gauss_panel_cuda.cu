@@ -1,12 +1,16 @@
 /* gauss_panel_cuda.cu - the fused base block of the blocked LU's recursive panel on the CUDA
  * backend (gauss.panel = fused): the LU with partial pivoting of an m x bw block (bw <= 32) in
  * one cooperative launch.  The rows are split into G chunks, one per thread block, each chunk
- * held in shared memory for the whole factorization; per column one grid-wide synchronisation:
- * every block publishes its largest |a_ij| (the lowest row on ties) with that row's values (and
- * the block that holds row j its row j), then every block picks the winner, swaps the two rows
- * in its own chunk, scales the column and applies the rank-1 update to its rows.  The vendor's
- * getrf spends ~10 us per column in separate launches (pivot search, swap, scale, update); this
- * spends one grid barrier.  Used through gauss_cuda_panel_base (gauss_panel_cuda.h). */
+ * held in shared memory for the whole factorization; per column every block publishes its
+ * largest |a_ij| (the lowest row on ties) with that row's values (and the block that holds row j
+ * its row j), then every block picks the winner, swaps the two rows in its own chunk, scales the
+ * column and applies the rank-1 update to its rows.  How the blocks learn that every candidate of
+ * a column is published (gauss.panel_sync): `flags` (the default) - each candidate's key is its
+ * own flag, written after its row and polled by every block, one slot per column (nothing is
+ * overwritten within a launch; the slots cleared after one grid barrier at the end), one block
+ * alone (G = 1) without any global traffic; `grid` - one grid-wide barrier per column, then the
+ * candidates read.  The vendor's getrf spends ~10 us per column in separate launches (pivot
+ * search, swap, scale, update).  Used through gauss_cuda_panel_base (gauss_panel_cuda.h). */
 #include "k_cuda.h"
 #include "gauss_panel_cuda.h"
 
@@ -37,27 +41,46 @@ __device__ __forceinline__ void pb_warp_best(pb_u64 &key, unsigned &idx) {
   key = ((pb_u64)mh << 32) | ml;
 }
 
+/* A candidate slot with no key yet (gauss.panel_sync = flags): larger than every key (a key is at
+ * most the bits of +inf plus one).  The emulator (tests/gauss/emu) defines PB_SPIN as a yield. */
+#define PB_NONE 0xffffffffffffffffull
+#ifndef PB_SPIN
+#define PB_SPIN() ((void)0)
+#endif
+
 /* The fused base block: a (ld lda) m x bw, block b holds rows [b rpb, b rpb + nr) in s (ld
  * rpb | 1: odd, so that a row's bw values - read and written across the columns by the
  * candidate rows, the swap and the pivot row - fall in distinct shared-memory banks);
  * piv[j] = poff + the pivot row of column j (0-based from a's top).  Scratch (global): crow
- * (2 x G x bw candidate rows), cval / cidx (2 x G candidates: the key of |a_ij| in cval's 8
- * bytes, its row), rowj (2 x bw): two sets, by the column's parity, so that a block that runs
- * ahead never overwrites what a slower one still reads (between its write of column j + 2 and a
- * slow block's read of column j lies the grid barrier of column j + 1).  Per column, three
- * block barriers and the grid barrier: each warp's best row of the column by warp reductions
- * of keys (the lowest row among the largest |a_ij|), one block barrier, warp 0 the block's best
- * and publishes it with its row (warp 1 row j, in the block holding it); the grid barrier
- * (cooperative groups' grid sync orders the writes before it for every block after it: no
- * extra fence); warp 0 picks the winner over the G candidates and reads its row while warp 1
- * reads row j, one block barrier; then each thread's rows at once swapped, scaled and updated
- * (the pivot row written at row j, row j's old content at the winner's row - scaled and
- * updated there - every other row below j scaled and updated in place: the same arithmetic as
- * the swap first, then the update), one block barrier.  Device (cooperative launch). */
-template <typename T>
+ * (candidate rows, bw values each), cval / cidx (candidates: the key of |a_ij| in cval's 8 bytes,
+ * its row), rowj (row j, bw values), per column:
+ *   FL = false (gauss.panel_sync = grid): two sets by the column's parity (slot par G + b), so
+ *   that a block that runs ahead never overwrites what a slower one still reads (between its
+ *   write of column j + 2 and a slow block's read of column j lies the grid barrier of column
+ *   j + 1).  Per column three block barriers and the grid barrier: each warp's best row of the
+ *   column by warp reductions of keys (the lowest row among the largest |a_ij|), one block
+ *   barrier, warp 0 the block's best and publishes it with its row (warp 1 row j, in the block
+ *   holding it); the grid barrier (cooperative groups' grid sync orders the writes before it for
+ *   every block after it: no extra fence); warp 0 picks the winner over the G candidates and
+ *   reads its row while warp 1 reads row j, one block barrier.
+ *   FL = true (flags): one set per column (slot j gs + b, gs >= G; rowj j bw), the keys PB_NONE
+ *   at the launch (the scratch starts so; each launch leaves it so).  Warp 0 writes the block's
+ *   candidate row (and row j in the block holding it) and its row index, fences, then writes the
+ *   key: the key is the flag.  Then it polls the column's G keys (a lane a block) until none is
+ *   PB_NONE, fences, and takes the winner - the largest key, the lowest block on ties, which is
+ *   the lowest row as each block's candidate is its own lowest - reading its row, its index and
+ *   row j in one trip.  No grid barrier per column: a block goes on as soon as it has every
+ *   candidate, and nothing it writes later is read for an earlier column.  After the last
+ *   column one grid barrier, then each block sets its keys back to PB_NONE.  G = 1: the winner
+ *   and the rows from shared memory, nothing published.
+ * Then each thread's rows at once swapped, scaled and updated (the pivot row written at row j,
+ * row j's old content at the winner's row - scaled and updated there - every other row below j
+ * scaled and updated in place: the same arithmetic as the swap first, then the update), one
+ * block barrier.  Device (cooperative launch). */
+template <typename T, bool FL>
 __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, int m, int bw, int rpb,
                                                            int *piv, int poff, T *crow, double *cval,
-                                                           int *cidx, T *rowj) {
+                                                           int *cidx, T *rowj, int gs) {
   extern __shared__ double pb_sh[];
   T *s = (T *)pb_sh;
   __shared__ pb_u64 wk[PB_THREADS / 32];
@@ -88,38 +111,89 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
     pb_warp_best(bk, bi);
     if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
     __syncthreads();
-    if (wid == 0) {
-      /* the block's best over its warps, published with its row */
-      bk = lane < nw ? wk[lane] : 0ull;
-      bi = lane < nw ? wi[lane] : 0xffffffffu;
-      pb_warp_best(bk, bi);
-      if (lane == 0) {
-        ck[par * G + b] = bk;
-        cidx[par * G + b] = bk ? (int)bi : -1;
+    if (FL) {
+      if (wid == 0) {
+        /* the block's best over its warps */
+        bk = lane < nw ? wk[lane] : 0ull;
+        bi = lane < nw ? wi[lane] : 0xffffffffu;
+        pb_warp_best(bk, bi);
+        int hj = j >= r0 && j < r0 + nr;   /* this block holds row j */
+        int p;
+        if (G == 1) {
+          p = bk ? (int)bi : j;
+          if (lane < bw) {
+            u[lane] = s[(p - r0) + lane * ls];
+            rj[lane] = s[(j - r0) + lane * ls];
+          }
+        } else {
+          int64_t sl = (int64_t)j * gs + b;
+          if (bk && lane < bw) crow[sl * bw + lane] = s[((int)bi - r0) + lane * ls];
+          if (hj && lane < bw) rowj[j * bw + lane] = s[(j - r0) + lane * ls];
+          if (lane == 0) cidx[sl] = bk ? (int)bi : -1;
+          __threadfence();
+          __syncwarp();
+          if (lane == 0) *(volatile pb_u64 *)(ck + sl) = bk;
+          /* every block's key of column j (each lane its blocks, in ascending order: the lowest
+           * block on ties) */
+          pb_u64 wkey = 0;
+          unsigned wg = 0xffffffffu;
+          for (int g = lane; g < G; g += 32) {
+            const volatile pb_u64 *q = (const volatile pb_u64 *)(ck + (int64_t)j * gs + g);
+            pb_u64 k;
+            while ((k = *q) == PB_NONE) PB_SPIN();
+            if (k > wkey) { wkey = k; wg = (unsigned)g; }
+          }
+          __threadfence();
+          pb_warp_best(wkey, wg);
+          if (wkey) {
+            int64_t ws = (int64_t)j * gs + wg;
+            if (lane < bw) u[lane] = __ldcg(crow + ws * bw + lane);
+            p = __ldcg(cidx + ws);
+          } else {   /* none (NaN column): no swap */
+            if (lane < bw) u[lane] = __ldcg(rowj + j * bw + lane);
+            p = j;
+          }
+          if (lane < bw) rj[lane] = __ldcg(rowj + j * bw + lane);
+        }
+        if (lane == 0) {
+          wi[0] = (unsigned)p;
+          if (b == 0) piv[j] = p + poff;
+        }
       }
-      if (bk && lane < bw) crow[(int64_t)(par * G + b) * bw + lane] = s[((int)bi - r0) + lane * ls];
-    } else if (wid == 1 && j >= r0 && j < r0 + nr && lane < bw) {
-      rowj[par * bw + lane] = s[(j - r0) + lane * ls];
-    }
-    grid.sync();
-    /* the winner over the blocks (every block the same) and its row, by warp 0; row j by warp 1 */
-    if (wid == 0) {
-      bk = 0;
-      bi = 0xffffffffu;
-      for (int g = lane; g < G; g += 32) {
-        pb_u64 k = __ldcg(ck + par * G + g);
-        int i = __ldcg(cidx + par * G + g);
-        if (k > bk) { bk = k; bi = (unsigned)i; }
+    } else {
+      if (wid == 0) {
+        /* the block's best over its warps, published with its row */
+        bk = lane < nw ? wk[lane] : 0ull;
+        bi = lane < nw ? wi[lane] : 0xffffffffu;
+        pb_warp_best(bk, bi);
+        if (lane == 0) {
+          ck[par * G + b] = bk;
+          cidx[par * G + b] = bk ? (int)bi : -1;
+        }
+        if (bk && lane < bw) crow[(int64_t)(par * G + b) * bw + lane] = s[((int)bi - r0) + lane * ls];
+      } else if (wid == 1 && j >= r0 && j < r0 + nr && lane < bw) {
+        rowj[par * bw + lane] = s[(j - r0) + lane * ls];
       }
-      pb_warp_best(bk, bi);
-      int p = bk ? (int)bi : j;   /* none (NaN column): no swap */
-      if (lane < bw) u[lane] = bk ? __ldcg(crow + (int64_t)(par * G + p / rpb) * bw + lane) : __ldcg(rowj + par * bw + lane);
-      if (lane == 0) {
-        wi[0] = (unsigned)p;
-        if (b == 0) piv[j] = p + poff;
+      grid.sync();
+      /* the winner over the blocks (every block the same) and its row, by warp 0; row j by warp 1 */
+      if (wid == 0) {
+        bk = 0;
+        bi = 0xffffffffu;
+        for (int g = lane; g < G; g += 32) {
+          pb_u64 k = __ldcg(ck + par * G + g);
+          int i = __ldcg(cidx + par * G + g);
+          if (k > bk) { bk = k; bi = (unsigned)i; }
+        }
+        pb_warp_best(bk, bi);
+        int p = bk ? (int)bi : j;   /* none (NaN column): no swap */
+        if (lane < bw) u[lane] = bk ? __ldcg(crow + (int64_t)(par * G + p / rpb) * bw + lane) : __ldcg(rowj + par * bw + lane);
+        if (lane == 0) {
+          wi[0] = (unsigned)p;
+          if (b == 0) piv[j] = p + poff;
+        }
+      } else if (wid == 1 && lane < bw) {
+        rj[lane] = __ldcg(rowj + par * bw + lane);
       }
-    } else if (wid == 1 && lane < bw) {
-      rj[lane] = __ldcg(rowj + par * bw + lane);
     }
     __syncthreads();
     /* swap, scale the column below the pivot, rank-1 update of the rest of the block's rows */
@@ -147,10 +221,16 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
     int i = t % nr, c = t / nr;
     a[(int64_t)(r0 + i) + c * lda] = s[i + c * ls];
   }
+  if (FL && G > 1) {
+    /* every block has read every column's keys: set this block's back for the next launch */
+    grid.sync();
+    if (wid == 0)
+      for (int j = lane; j < nj; j += 32) *(volatile pb_u64 *)(ck + (int64_t)j * gs + b) = PB_NONE;
+  }
 }
 
 /* Launch the fused base block when it fits (see gauss_panel_cuda.h).  Local. */
-template <typename T>
+template <typename T, bool FL>
 static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int *piv, int poff,
                      void *scratch, int rows, int *done) {
   /* the device's figures, the kernel's shared-memory attribute and its occupancy are asked once
@@ -187,32 +267,39 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
   size_t shm = (size_t)(rpb | 1) * bw * sizeof(T);
   if (shm > smax || G > nsm || G > GAUSS_PB_GMAX) return HY_OK;
   if (shm > c_set) {
-    HY_CUDA(cudaFuncSetAttribute(panel_base_k<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    HY_CUDA(cudaFuncSetAttribute(panel_base_k<T, FL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     c_set = shm;
   }
   int occ = 1;   /* (G <= nsm: one block a multiprocessor is all the launch needs) */
   if (shm > c_occ_ok) {
-    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, panel_base_k<T>, PB_THREADS, shm));
+    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, panel_base_k<T, FL>, PB_THREADS, shm));
     if (occ >= 1) c_occ_ok = shm;
   }
   if ((int64_t)occ * nsm < G) return HY_OK;
-  T *crow = (T *)scratch;
-  double *cval = (double *)((char *)scratch + (size_t)2 * GAUSS_PB_GMAX * PB_BWMAX * 8);
-  int *cidx = (int *)(cval + 2 * GAUSS_PB_GMAX);
-  T *rowj = (T *)(cidx + 2 * GAUSS_PB_GMAX);
+  /* the scratch's layout: gauss_panel_cuda.h */
+  char *sc = (char *)scratch + (FL ? 0 : GAUSS_PB_FLAGS_BYTES);
+  int gmx = GAUSS_PB_GMAX, sets = FL ? PB_BWMAX : 2;
+  double *cval = (double *)sc;
+  int *cidx = (int *)(sc + (size_t)sets * gmx * 8);
+  T *rowj = (T *)(sc + (size_t)sets * gmx * 12);
+  T *crow = (T *)(sc + (size_t)sets * gmx * 12 + (size_t)sets * PB_BWMAX * 8);
   int im = (int)m;
-  void *args[] = { &a, &lda, &im, &bw, &rpb, &piv, &poff, &crow, &cval, &cidx, &rowj };
-  HY_CUDA(cudaLaunchCooperativeKernel((const void *)panel_base_k<T>, dim3((unsigned)G), dim3(PB_THREADS),
+  void *args[] = { &a, &lda, &im, &bw, &rpb, &piv, &poff, &crow, &cval, &cidx, &rowj, &gmx };
+  HY_CUDA(cudaLaunchCooperativeKernel((const void *)panel_base_k<T, FL>, dim3((unsigned)G), dim3(PB_THREADS),
                                       args, shm, st));
   *done = 1;
   return HY_OK;
 }
 
 int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv,
-                          int poff, void *scratch, int rows, int *done) {
+                          int poff, void *scratch, int rows, int sync, int *done) {
   *done = 0;
   if (m <= 0 || bw <= 0) { *done = 1; return HY_OK; }
   if (bw > PB_BWMAX || m > 2147483647LL) return HY_OK;
-  if (sp) return pb_launch<float>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
-  return pb_launch<double>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
+  if (sync == GAUSS_PB_SYNC_GRID) {
+    if (sp) return pb_launch<float, false>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
+    return pb_launch<double, false>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
+  }
+  if (sp) return pb_launch<float, true>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
+  return pb_launch<double, true>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
 }

@@ -8,8 +8,18 @@
 
 /* Most thread blocks (row chunks) of one fused base block. */
 #define GAUSS_PB_GMAX 256
-/* Bytes of the device scratch gauss_cuda_panel_base needs. */
-#define GAUSS_PB_SCRATCH ((size_t)2 * GAUSS_PB_GMAX * 32 * 8 + (size_t)2 * GAUSS_PB_GMAX * 12 + 2 * 32 * 8)
+/* gauss.panel_sync: how the base block's thread blocks learn a column's candidates (flags: each
+ * candidate's key its own flag, polled; grid: a grid barrier per column). */
+enum { GAUSS_PB_SYNC_FLAGS = 0, GAUSS_PB_SYNC_GRID = 1 };
+/* The device scratch gauss_cuda_panel_base needs: first the flags' part (for each of the 32
+ * columns of a block: G keys (8 bytes each, GAUSS_PB_KEYS_BYTES in all: every byte 0xff before
+ * the first launch, as each launch leaves them), G row indices, row j, G candidate rows), then
+ * the grid barrier's (the same for two columns). */
+#define GAUSS_PB_PART(sets) ((size_t)(sets) * GAUSS_PB_GMAX * 12 + (size_t)(sets) * 32 * 8 + \
+                             (size_t)(sets) * GAUSS_PB_GMAX * 32 * 8)
+#define GAUSS_PB_KEYS_BYTES ((size_t)32 * GAUSS_PB_GMAX * 8)
+#define GAUSS_PB_FLAGS_BYTES GAUSS_PB_PART(32)
+#define GAUSS_PB_SCRATCH (GAUSS_PB_FLAGS_BYTES + GAUSS_PB_PART(2))
 
 /* LU with partial pivoting (largest magnitude, the lowest row on ties) of the m x bw block a
  * (ld lda, FP32 when sp, bw <= 32) in one cooperative launch on stream st, about `rows` rows a
@@ -17,8 +27,8 @@
  * 0-based row swapped with row j (device; rows in order, as LAPACK's getf2; an exact zero pivot
  * leaves its column unscaled).  *done = 0 when it does not fit (too many rows for the device's
  * shared memory, bw > 32): nothing was queued, the caller factors the block another way.
- * Local. */
+ * sync: GAUSS_PB_SYNC_*.  Launches on the same scratch must not run at once.  Local. */
 int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv,
-                          int poff, void *scratch, int rows, int *done);
+                          int poff, void *scratch, int rows, int sync, int *done);
 
 #endif

@@ -18,7 +18,13 @@
  *   beside it (best of 3 after a warm-up, TF = 2 M N K over the time); at the first step of nb =
  *   1024 and 1536 also every algorithm cuBLASLt's heuristic offers for the shape (up to 8, 64 MiB
  *   of workspace),
- *   the best of them beside cuBLAS's own pick: whether the library's default leaves rate behind. */
+ *   the best of them beside cuBLAS's own pick: whether the library's default leaves rate behind.
+ *   test_gauss_trsm_gpu --panel [N]: the blocked LU's FP64 fused panel (getrf_dev: the recursion
+ *   of nb = 1024 columns with base blocks of 32) and one base block alone (32 columns) at m =
+ *   1024 .. N rows (N = 65536 by default), with both gauss.panel_sync ways (flags, grid; best of 3
+ *   after a warm-up, each call on a fresh copy of the same random panel): the time and the time a
+ *   column, the vendor's getrf beside them; checked: both ways give the same pivots and the
+ *   same factors bit for bit (exit 1 otherwise). */
 #include "k_gauss.h"
 #include "hybrid.h"
 #include "workload.h"
@@ -202,6 +208,72 @@ static void gemm_lt(int64_t m, int64_t n, int64_t k, const double *a, const doub
   if (lt) cublasLtDestroy(lt);
 }
 
+/* gauss.panel_sync's ways as K_GAUSS_AUX_PBSYNC takes them. */
+enum { PB_FLAGS = 0, PB_GRID = 1 };
+
+/* --panel at m rows and n columns (see the head): the best of 3 timed calls of getrf_dev (fused base
+ * blocks of 32, sync PB_* way; way -1: the vendor's whole-panel getrf) on a fresh copy of
+ * d0 into d each time; the factors left in d, the pivots in dpiv.  Returns seconds.  Local. */
+static double panel_timed(const k_gauss_ops *co, k_backend *cb, int64_t m, int64_t n, const double *d0, double *d,
+                          int *dpiv, double *dstat, int way) {
+  double best = INFINITY;
+  if (way >= 0) co->aux_ctl(cb, K_GAUSS_AUX_PBSYNC, way);
+  for (int r = 0; r < 4; r++) {
+    cb->ops->d2d(cb, d, d0, (size_t)(m * n) * 8);
+    cb->ops->sync(cb);
+    double t0 = hy_wtime();
+    co->getrf_dev(cb, 0, m, n, d, m, way >= 0 ? 32 : 0, K_GAUSS_BASE_FUSED, dpiv, dstat);
+    cb->ops->sync(cb);
+    double t = hy_wtime() - t0;
+    if (r > 0 && t < best) best = t;
+  }
+  co->aux_ctl(cb, K_GAUSS_AUX_PBSYNC, 0);
+  return best;
+}
+
+/* --panel (see the head).  Returns 0, 1 when a buffer fails or the two ways differ.  Local. */
+static int panel_shapes(const k_gauss_ops *co, k_backend *cb, int64_t nmax) {
+  int bad = 0;
+  for (int64_t m = 1024; m <= nmax; m *= 2) {
+    const int64_t nbs[] = { 1024, 32 };
+    for (int v = 0; v < 2; v++) {
+      int64_t n = nbs[v];
+      size_t bytes = (size_t)(m * n) * 8;
+      double *h = malloc(bytes), *hf = malloc(bytes), *hg = malloc(bytes), *d0 = NULL, *d = NULL, *dstat = NULL;
+      int *dpiv = NULL, *pf = malloc(sizeof(int) * (size_t)n), *pg = malloc(sizeof(int) * (size_t)n);
+      if (!h || !hf || !hg || !pf || !pg || cb->ops->alloc(cb, (void **)&d0, bytes) != HY_OK ||
+          cb->ops->alloc(cb, (void **)&d, bytes) != HY_OK || cb->ops->alloc(cb, (void **)&dpiv, sizeof(int) * (size_t)n) != HY_OK ||
+          cb->ops->alloc(cb, (void **)&dstat, 4 * sizeof(double)) != HY_OK) {
+        printf("FAILED: no room for the %lld x %lld panel\n", (long long)m, (long long)n);
+        return 1;
+      }
+      for (int64_t i = 0; i < m * n; i++) h[i] = val(41 + (uint64_t)m, (uint64_t)i);
+      cb->ops->h2d(cb, d0, h, bytes);
+      double tf = panel_timed(co, cb, m, n, d0, d, dpiv, dstat, PB_FLAGS);
+      cb->ops->d2h(cb, hf, d, bytes);
+      cb->ops->d2h(cb, pf, dpiv, sizeof(int) * (size_t)n);
+      double tg = panel_timed(co, cb, m, n, d0, d, dpiv, dstat, PB_GRID);
+      cb->ops->d2h(cb, hg, d, bytes);
+      cb->ops->d2h(cb, pg, dpiv, sizeof(int) * (size_t)n);
+      double tv = panel_timed(co, cb, m, n, d0, d, dpiv, dstat, -1);
+      cb->ops->sync(cb);
+      int same = memcmp(hf, hg, bytes) == 0 && memcmp(pf, pg, sizeof(int) * (size_t)n) == 0;
+      ok(same, "--panel: panel_sync flags and grid give other pivots or factors", 0, m, n, 0);
+      bad |= !same;
+      printf("panel FP64 m = %lld, n = %lld (%s): flags %.3f ms (%.2f us a column), grid %.3f ms (%.2f us), "
+             "flags / grid %.3f; vendor getrf %.3f ms; %s\n", (long long)m, (long long)n,
+             n == 32 ? "one base block" : "the recursion, base blocks of 32", tf * 1e3, tf * 1e6 / (double)n, tg * 1e3,
+             tg * 1e6 / (double)n, tf / tg, tv * 1e3, same ? "the same pivots and factors" : "DIFFERENT pivots or factors");
+      cb->ops->free(cb, d0);
+      cb->ops->free(cb, d);
+      cb->ops->free(cb, dpiv);
+      cb->ops->free(cb, dstat);
+      free(h); free(hf); free(hg); free(pf); free(pg);
+    }
+  }
+  return bad;
+}
+
 /* --gemm: the trailing GEMM's shapes (see the head).  Returns 0, 1 when a buffer fails.  Local. */
 static int gemm_shapes(const k_gauss_ops *co, k_backend *cb, int64_t n) {
   size_t bytes = (size_t)(n * n) * 8, blk = (size_t)(n * 1024) * 8;
@@ -259,6 +331,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   const k_gauss_ops *ho = k_gauss_ops_get(&hb), *co = k_gauss_ops_get(&cb);
+  if (argc > 1 && strcmp(argv[1], "--panel") == 0) {
+    int rc = panel_shapes(co, &cb, argc > 2 ? atoll(argv[2]) : 65536);
+    k_backend_close(&cb);
+    k_backend_close(&hb);
+    return rc;
+  }
   if (argc > 1 && strcmp(argv[1], "--gemm") == 0) {
     int rc = gemm_shapes(co, &cb, argc > 2 ? atoll(argv[2]) : 65536);
     k_backend_close(&cb);

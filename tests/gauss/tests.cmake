@@ -649,6 +649,21 @@ if(HYBRID_GPU_TESTS)
                    "1:gauss.panel=fused gauss.panel_rows=65536" "1:gauss.panel=fused gauss.panel_rows=200"
             -- run.workload=gauss run.backend=cuda gauss.n=8192 gauss.nb=512 run.seed=3)
   set_tests_properties(gauss_gpu_panel_fused_double PROPERTIES LABELS "gpu" TIMEOUT 300)
+  # gauss.panel_sync = flags (the default: each candidate's key its own flag, polled) against grid
+  # (a grid barrier per column): the same pivots and factors, so x bit for bit (--tol 0), FP64
+  # and FP32, 11 blocks (the default rows) and 41 (panel_rows = 200: lanes polling 2 blocks each
+  # from 33), lookahead 0 and 1
+  foreach(prec double single)
+    add_test(NAME gauss_gpu_panel_sync_${prec}
+      COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+              --workdir ${HY_TEST_OUT}/gauss_gpu_panel_sync_${prec} --tol 0
+              --runs "1:gauss.panel_sync=grid" "1:gauss.panel_sync=flags" "1:" "1:gauss.lookahead=0"
+                     "1:gauss.panel_rows=200 gauss.panel_sync=grid" "1:gauss.panel_rows=200"
+              --
+              run.workload=gauss run.backend=cuda gauss.panel=fused gauss.precision=${prec} gauss.n=8192
+              gauss.nb=512 run.seed=4)
+    set_tests_properties(gauss_gpu_panel_sync_${prec} PROPERTIES LABELS "gpu" TIMEOUT 300)
+  endforeach()
   add_test(NAME gauss_gpu_panel_fused_hplmxp_fp16
     COMMAND ${Python3_EXECUTABLE} ${GAUSS_T}/hplmxp_compare.py --mpiexec=${MPIEXEC_EXECUTABLE}
             --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
@@ -924,7 +939,8 @@ endforeach()
 # row permutation (swap_plan_k + swap_apply_k: slots by row, reads by source row), their source cut from kernels/cuda and rewritten for a thread-per-CUDA-
 # thread emulator (tests/gauss/emu: block barriers, the cooperative grid barrier, warp shuffles and reductions),
 # against the swaps done in order and an unblocked getf2 (pivots identical, factors to 1e-12 in
-# FP64, several thread blocks, ties); skipped without a C++20 compiler (tests/gauss/kernel_emu.py)
+# FP64, several thread blocks, ties; the base block with both gauss.panel_sync ways, the flags'
+# scratch kept from launch to launch and checked to be left clear); skipped without a C++20 compiler (tests/gauss/kernel_emu.py)
 find_program(HY_EMU_CXX NAMES c++ g++ clang++)
 if(HY_EMU_CXX)
   add_test(NAME gauss_cuda_kernels_emu
@@ -1045,6 +1061,12 @@ hy_case(NAME gauss_bad_update_priority RANKS 1 EXIT 1 EXPECT "gauss.update_prior
   ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.update_priority=low)
 hy_case(NAME gauss_bad_side_priority RANKS 1 EXIT 1 EXPECT "gauss.side_priority" "high.same"
   ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.side_priority=low)
+hy_case(NAME gauss_bad_panel_sync RANKS 1 EXIT 1 EXPECT "gauss.panel_sync" "flags.grid"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.panel_sync=barrier)
+# gauss.panel_sync is recorded (the host has one way: x as without it)
+hy_case(NAME gauss_panel_sync_record RANKS 1 JSON EXPECT ${GAUSS_PASS}
+  RUNCASE --json-field metrics.panel_sync=grid
+  ARGS run.workload=gauss run.backend=host gauss.panel=fused gauss.n=300 gauss.nb=64 gauss.panel_sync=grid)
 hy_case(NAME gauss_bad_panel_rows RANKS 1 EXIT 1
   EXPECT "key 'gauss.panel_rows' = '-5' is out of range; allowed: an integer in \\[0, 1048576\\]"
   ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.panel_rows=-5)
@@ -1167,6 +1189,15 @@ if(HYBRID_GPU_TESTS)
     --expect "^trsm_lunit FP64 time, m = 1024: n = 1024 [0-9.]+ ms"
     -- $<TARGET_FILE:test_gauss_trsm_gpu>)
   set_tests_properties(gauss_gpu_trsm PROPERTIES LABELS "gpu" TIMEOUT 90 SKIP_RETURN_CODE 77)
+  # the fused panel's two gauss.panel_sync ways timed at m = 1024 .. 16384 rows (nb = 1024 and one
+  # base block of 32 columns, beside the vendor's getrf): the same pivots and factors bit for bit
+  # (`ctest -R gauss_gpu_panel_time -V`; jobs/gauss-gpu-bench.sh --only panel to 65536)
+  add_test(NAME gauss_gpu_panel_time COMMAND ${HY_RUNCASE} --exit 0 --timeout 100 --need-gpus 1
+    --expect "^panel FP64 m = 16384, n = 32 \\(one base block\\): flags [0-9.]+ ms"
+    --expect "^panel FP64 m = 1024, n = 1024 .*: the same pivots and factors"
+    --reject "^FAILED" --reject "DIFFERENT"
+    -- $<TARGET_FILE:test_gauss_trsm_gpu> --panel 16384)
+  set_tests_properties(gauss_gpu_panel_time PROPERTIES LABELS "gpu" TIMEOUT 130 SKIP_RETURN_CODE 77)
   # where the small-n LU's time goes (tests/gauss/test_gauss_small_time.c): coop, every panel
   # width of the steps LU, without PDL, with the shuffle pivot search, CTA 0 alone, timed beside
   # cuSOLVER getrf + getrs at n = 512, 1024, 2048 (printed: `ctest -R gauss_gpu_small_time -V`);

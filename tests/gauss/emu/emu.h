@@ -1,13 +1,15 @@
 /* emu.h - a CPU emulator for CUDA kernels written in this tree's style (tests/gauss/kernel_emu.py):
  * every CUDA thread of a launch is one std::thread (so keep launches to ~128 threads in all: the
  * threads wait on barriers and a big grid stalls a small machine); __syncthreads is a barrier per thread block,
- * a cooperative grid sync one barrier over the grid, __shfl_down_sync and __reduce_max_sync /
+ * a cooperative grid sync one barrier over the grid (a kernel that polls global memory yields in its
+ * spin: PB_SPIN), __shfl_down_sync and __reduce_max_sync /
  * __reduce_min_sync go through a buffer and a barrier per warp; the kernels' __shared__ arrays become per-block arenas (emu_sh / emu_dyn,
  * put in by kernel_emu.py's rewrite of the source).  Slow (a thread per CUDA thread) but exact
  * about what each thread computes and when it waits: for checking a kernel's logic against a
  * sequential reference on a machine without a GPU. */
 #ifndef HY_EMU_H
 #define HY_EMU_H
+#include <atomic>
 #include <barrier>
 #include <cmath>
 #include <cstdint>
@@ -47,6 +49,10 @@ inline void *emu_sh(int id, size_t bytes) {
   return v.data();
 }
 struct emu_grid { void sync() { emu_gbar->arrive_and_wait(); } };
+/* A memory fence (the threads are OS threads: a sequentially consistent fence), the warp's
+ * barrier (every lane of the warp must call it, as the kernels here do). */
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __syncwarp() { emu_b().wbar[threadIdx.x >> 5]->arrive_and_wait(); }
 template <typename V> V __shfl_down_sync(unsigned, V v, int o) {
   int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   emu_block &b = emu_b();

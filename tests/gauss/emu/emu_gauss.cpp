@@ -19,6 +19,7 @@
  * (the machine's other work must not stall behind hundreds of threads on barriers) */
 #define EMU_T 64
 #define EMU_SWAP_T 64
+#define PB_SPIN() std::this_thread::yield()
 #include "panel.inc"
 #include "nopiv.inc"
 #define EMU_PLAN_T 64
@@ -54,10 +55,20 @@ static int check_swap(std::mt19937 &rng) {
   return bad;
 }
 
-/* panel_base_k on a random m x bw block in G <= 2 thread blocks of EMU_T threads (the GPU's 512:
- * the same code; warp 0 picks the winner, warp 1 reads row j). */
-template <typename T> static int check_panel(std::mt19937 &rng, int ties) {
-  int m = 1 + rng() % 150, bw = 1 + rng() % 32, G = 1 + rng() % 2;
+/* The flags' scratch (gauss.panel_sync = flags), kept from launch to launch as on the GPU: every
+ * key PB_NONE at the first launch, and each launch must leave them so (checked after each).
+ * PB_GS slots a column (the GPU's GAUSS_PB_GMAX; 4: a stride above G). */
+#define PB_GS 4
+static std::vector<double> fl_key(32 * PB_GS);
+static std::vector<int> fl_idx(32 * PB_GS);
+static std::vector<double> fl_rowj(32 * 32), fl_crow(32 * PB_GS * 32);
+static bool fl_init;
+
+/* panel_base_k on a random m x bw block in G <= 2 (flags: 3) thread blocks of EMU_T threads (the GPU's 512:
+ * the same code; grid (FL false): warp 0 picks the winner, warp 1 reads row j; flags: warp 0
+ * publishes, polls and reads, G = 1 from shared memory alone). */
+template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int ties) {
+  int m = 1 + rng() % 150, bw = 1 + rng() % 32, G = 1 + rng() % (FL ? 3 : 2);
   if (G > m) G = m;
   int64_t lda = m + rng() % 3;
   std::vector<T> a(lda * bw), ref;
@@ -88,17 +99,33 @@ template <typename T> static int check_panel(std::mt19937 &rng, int ties) {
   std::vector<int> piv(bw, -1), cidx(2 * G);
   std::vector<T> crow(2 * G * 32), rowj(2 * 32);
   std::vector<double> cval(2 * G);
+  if (FL && !fl_init) {
+    std::memset(fl_key.data(), 0xff, fl_key.size() * sizeof(double));
+    fl_init = true;
+  }
   emu_launch(G, EMU_T, (size_t)(rpb + 1) * bw * sizeof(T), [&] {
-    panel_base_k<T>(a.data(), lda, m, bw, rpb, piv.data(), poff, crow.data(), cval.data(), cidx.data(), rowj.data());
+    if (FL)
+      panel_base_k<T, FL>(a.data(), lda, m, bw, rpb, piv.data(), poff, (T *)fl_crow.data(), fl_key.data(),
+                          fl_idx.data(), (T *)fl_rowj.data(), PB_GS);
+    else
+      panel_base_k<T, FL>(a.data(), lda, m, bw, rpb, piv.data(), poff, crow.data(), cval.data(), cidx.data(),
+                          rowj.data(), G);
   });
+  int left = 0;   /* flags: keys not set back to PB_NONE */
+  for (size_t k = 0; FL && k < fl_key.size(); k++) {
+    unsigned long long v;
+    std::memcpy(&v, &fl_key[k], sizeof v);
+    left += v != PB_NONE;
+  }
   int bad = 0;
   for (int j = 0; j < nj; j++) bad |= piv[j] != rp[j] + poff;
   double mx = 0;
   for (int64_t k = 0; k < lda * bw; k++)
     if (k % lda < m) mx = std::fmax(mx, std::fabs((double)a[k] - (double)ref[k]) / (1 + std::fabs((double)ref[k])));
-  bad |= !(mx < (sizeof(T) == 8 ? 1e-12 : 1e-4));
-  printf("panel_base_k %s m=%d bw=%d blocks=%d%s: pivots %s, factors within %.1e\n", sizeof(T) == 8 ? "FP64" : "FP32",
-         m, bw, G, ties ? " (ties)" : "", bad ? "or factors DIFFER" : "as getf2", mx);
+  bad |= !(mx < (sizeof(T) == 8 ? 1e-12 : 1e-4)) || left;
+  printf("panel_base_k %s %s m=%d bw=%d blocks=%d%s: pivots %s, factors within %.1e%s\n", sizeof(T) == 8 ? "FP64" : "FP32",
+         FL ? "flags" : "grid", m, bw, G, ties ? " (ties)" : "", bad ? "or factors DIFFER" : "as getf2", mx,
+         left ? ", KEYS LEFT SET" : "");
   return bad;
 }
 
@@ -192,7 +219,8 @@ int main(int argc, char **argv) {
   std::mt19937 rng(11);
   int bad = 0, n = 0;
   for (int k = 0; k < 3 * reps; k++, n++) bad += check_swap(rng);
-  for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_panel<float>(rng, k % 4 == 3) : check_panel<double>(rng, k % 4 == 2);
+  for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_panel<float, false>(rng, k % 4 == 3) : check_panel<double, false>(rng, k % 4 == 2);
+  for (int k = 0; k < 2 * reps; k++, n++) bad += (k & 1) ? check_panel<float, true>(rng, k % 4 == 3) : check_panel<double, true>(rng, k % 4 == 2);
   for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_nopiv<float>(rng) : check_nopiv<double>(rng);
   for (int k = 0; k < 2 * reps; k++, n++) bad += check_plan(rng);
   if (bad) printf("FAILED: %d of %d checks\n", bad, n);
