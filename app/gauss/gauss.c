@@ -81,6 +81,11 @@ static const cfg_key gauss_keys[] = {
     "vendor's getrf instead (0: none; -1: with panel = auto the backend's bound, else none; fused "
     "holds a panel's rows in shared memory, so a tall one takes many multiprocessors from the "
     "trailing GEMM beside it)" },
+  { "gauss", "panel_vendor_short", CFG_INT, "-1", -1, 1e12, NULL,
+    "blocked, panel = recursive | fused: panels of at most this many rows are factored by the "
+    "vendor's getrf instead (0: none; -1: with panel = auto the backend's bound, else none; the "
+    "short panels of the factorization's end are on its critical path, where the vendor's "
+    "getrf may be the faster)" },
   { "gauss", "panel_rows", CFG_INT, "0", 0, 1048576, NULL,
     "blocked, panel = fused (GPU): about this many rows a thread block of the base block (0: "
     "1024; more rows: fewer blocks, so fewer multiprocessors taken from the trailing GEMM, as far "
@@ -243,6 +248,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->panel_sms = (int)cfg_int(c, "gauss.panel_sms");
   o->panel_sync_grid = cfg_is(c, "gauss.panel_sync", "grid");
   o->panel_vendor_rows = cfg_int(c, "gauss.panel_vendor_rows");
+  o->panel_vendor_short = cfg_int(c, "gauss.panel_vendor_short");
   o->lookahead = (int)cfg_int(c, "gauss.lookahead");
   o->update_chunks = (int)cfg_int(c, "gauss.update_chunks");
   o->update_same = cfg_is(c, "gauss.update_priority", "same");

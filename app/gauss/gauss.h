@@ -67,6 +67,8 @@ typedef struct {
   int panel_sms;            /* gauss.panel_sms: multiprocessors the main stream's GEMMs leave to the panel */
   int64_t panel_vendor_rows;  /* gauss.panel_vendor_rows: taller panels by the vendor's getrf (0: none,
                                * -1: the backend's for panel = auto) */
+  int64_t panel_vendor_short; /* gauss.panel_vendor_short: panels of at most this many rows by the vendor's
+                               * getrf (0: none, -1: the backend's for panel = auto) */
   int lookahead;            /* gauss.lookahead: panels factored ahead on the side stream (0, 1) */
   int update_chunks;        /* gauss.update_chunks: the rest of the trailing update in chunks,
                              * their swaps + TRSM on an aux stream beside the GEMMs (1: off) */
@@ -128,6 +130,8 @@ typedef struct gauss_t {
   int panel;                /* the blocked LU's panel: gauss.panel, auto resolved by the backend */
   int64_t vendor_rows;      /* panels of more rows by the vendor's getrf (gauss.panel_vendor_rows,
                              * -1 resolved; 0: none) */
+  int64_t vendor_short;     /* panels of at most this many rows by the vendor's getrf
+                             * (gauss.panel_vendor_short, -1 resolved; 0: none) */
   int alg, prec, managed, mtype;
   int fact_sp;              /* precision of the factorization running now (1: FP32) */
   int P, Q;                 /* blocked grid (rows: P = ranks, Q = 1) */
@@ -156,7 +160,7 @@ typedef struct gauss_t {
   int chunks;               /* the last blocked factorization's update chunks (gauss.update_chunks,
                              * 0 resolved by the backend; 1 with more process rows) */
   int64_t npanels, ntall;   /* the last blocked factorization's panels; of them by the vendor's getrf
-                             * for gauss.panel_vendor_rows (every rank counts every panel) */
+                             * for gauss.panel_vendor_rows / _short (every rank counts every panel) */
 } gauss_t;
 
 /* One algorithm: factor (collective; sp selects FP32 storage, keep: keep what a later solve

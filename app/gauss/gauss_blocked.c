@@ -159,10 +159,11 @@ static int blk_panel_nopiv(gauss_t *g, int sp, int64_t m, int64_t n, void *a, in
 
 /* gauss.panel_vendor_rows (g->vendor_rows): a panel of more than that many rows (0: none) is factored by the
  * vendor's getrf whatever gauss.panel says (the fused base block holds all the panel's rows in
- * shared memory: a tall panel takes many multiprocessors from the trailing GEMM beside it).
- * Local. */
+ * shared memory: a tall panel takes many multiprocessors from the trailing GEMM beside it);
+ * gauss.panel_vendor_short (g->vendor_short): so is a panel of at most that many rows (0: none;
+ * the short panels at the end of the factorization are its critical path).  Local. */
 static int blk_tall(const gauss_t *g, int64_t rows) {
-  return g->vendor_rows > 0 && rows > g->vendor_rows;
+  return (g->vendor_rows > 0 && rows > g->vendor_rows) || (g->vendor_short > 0 && rows <= g->vendor_short);
 }
 
 /* The panel variants by gauss.panel's index (GAUSS_PANEL_*), and getrf_dev's base blocks. */

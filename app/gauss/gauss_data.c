@@ -352,6 +352,8 @@ static void gauss_setup(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info
   /* gauss.panel_vendor_rows = -1: the backend's bound for panel = auto, else none */
   g->vendor_rows = o->panel_vendor_rows >= 0 ? o->panel_vendor_rows
                                              : (o->panel == GAUSS_PANEL_AUTO ? g->ko->panel_auto_rows : 0);
+  g->vendor_short = o->panel_vendor_short >= 0 ? o->panel_vendor_short
+                                               : (o->panel == GAUSS_PANEL_AUTO ? g->ko->panel_auto_short : 0);
   if (g->alg == GAUSS_BLOCKED) {
     g->P = o->P;
     g->Q = o->Q;

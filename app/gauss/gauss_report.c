@@ -153,11 +153,18 @@ static void gauss_report_hpl(const gauss_t *g, const gauss_info *info, double gf
   if (g->o->panel_sms > 0 && g->alg == GAUSS_BLOCKED && info->alg == &gauss_blocked_alg && g->ko->gpu)
     hy_printf0(ctx, "gauss: panel_sms = %d: the main stream's GEMMs and TRSM on all but %d "
                "multiprocessors, left to the lookahead panel beside them\n", g->o->panel_sms, g->o->panel_sms);
-  if (g->vendor_rows > 0 && g->alg == GAUSS_BLOCKED && info->alg == &gauss_blocked_alg)
-    hy_printf0(ctx, "gauss: panels (last factorization): %lld of %lld by "
-               "the vendor's getrf (more than gauss.panel_vendor_rows = %lld rows), the rest by "
-               "panel %s\n", (long long)g->ntall, (long long)g->npanels,
-               (long long)g->vendor_rows, gauss_panel_names[g->panel]);
+  if ((g->vendor_rows > 0 || g->vendor_short > 0) && g->alg == GAUSS_BLOCKED && info->alg == &gauss_blocked_alg) {
+    char why[160];
+    if (g->vendor_rows > 0 && g->vendor_short > 0)
+      snprintf(why, sizeof why, "more than gauss.panel_vendor_rows = %lld rows or at most gauss.panel_vendor_short = %lld rows",
+               (long long)g->vendor_rows, (long long)g->vendor_short);
+    else if (g->vendor_rows > 0)
+      snprintf(why, sizeof why, "more than gauss.panel_vendor_rows = %lld rows", (long long)g->vendor_rows);
+    else
+      snprintf(why, sizeof why, "at most gauss.panel_vendor_short = %lld rows", (long long)g->vendor_short);
+    hy_printf0(ctx, "gauss: panels (last factorization): %lld of %lld by the vendor's getrf (%s), the rest by "
+               "panel %s\n", (long long)g->ntall, (long long)g->npanels, why, gauss_panel_names[g->panel]);
+  }
   const gauss_refine_stats *rs = &info->rs;
   if (g->prec == GAUSS_MIXED)
     hy_printf0(ctx, "mixed: %d refinement step(s) (refine %s: %d classic, %d GMRES-IR with %d GMRES "

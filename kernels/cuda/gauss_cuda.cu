@@ -1609,6 +1609,7 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   K_GAUSS_PANEL_FUSED,
   c_trace_open, c_trace_mark, c_trace_read, c_trace_close,
   0,   /* panel_auto_rows: every panel by panel_auto */
+  0,   /* panel_auto_short: every panel by panel_auto */
   K_GAUSS_PANEL_VENDOR, 16384,
   c_aux_ctl,
   1,   /* update_chunks_auto: none until measured on the H200 */

@@ -682,6 +682,6 @@ const k_gauss_ops k_gauss_host_ops = {
   .getrf_dev = h_getrf_dev, .swap_plan = h_swap_plan, .swap_apply = h_swap_apply,
   .gemv_sub = h_gemv_sub, .panel_auto = K_GAUSS_PANEL_VENDOR,
   .trace_open = h_trace_open, .trace_mark = h_trace_mark, .trace_read = h_trace_read,
-  .trace_close = h_trace_close, .panel_auto_rows = 0, .panel_auto_sp = K_GAUSS_PANEL_VENDOR,
+  .trace_close = h_trace_close, .panel_auto_rows = 0, .panel_auto_short = 0, .panel_auto_sp = K_GAUSS_PANEL_VENDOR,
   .panel_auto_nmin = 0, .aux_ctl = h_aux_ctl, .update_chunks_auto = 1,
 };

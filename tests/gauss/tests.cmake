@@ -645,19 +645,19 @@ if(HYBRID_GPU_TESTS)
             --workdir ${HY_TEST_OUT}/gauss_gpu_panel_fused_double --tol 1e-10
             --runs "1:gauss.panel=vendor" "1:gauss.panel=fused" "1:gauss.panel=fused gauss.pivots=host"
                    "1:gauss.panel=fused gauss.lookahead=0 gauss.panel_nb=8"
-                   "1:gauss.panel=fused gauss.panel_vendor_rows=4000"
+                   "1:gauss.panel=fused gauss.panel_vendor_rows=4000" "1:gauss.panel=fused gauss.panel_vendor_short=4000"
                    "1:gauss.panel=fused gauss.panel_rows=65536" "1:gauss.panel=fused gauss.panel_rows=200"
             -- run.workload=gauss run.backend=cuda gauss.n=8192 gauss.nb=512 run.seed=3)
   set_tests_properties(gauss_gpu_panel_fused_double PROPERTIES LABELS "gpu" TIMEOUT 300)
   # gauss.panel_sync = flags (the default: each candidate's key its own flag, polled) against grid
   # (a grid barrier per column): the same pivots and factors, so x bit for bit (--tol 0), FP64
   # and FP32, 11 blocks (the default rows) and 41 (panel_rows = 200: lanes polling 2 blocks each
-  # from 33), lookahead 0 and 1
+  # from 33)
   foreach(prec double single)
     add_test(NAME gauss_gpu_panel_sync_${prec}
       COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
               --workdir ${HY_TEST_OUT}/gauss_gpu_panel_sync_${prec} --tol 0
-              --runs "1:gauss.panel_sync=grid" "1:gauss.panel_sync=flags" "1:" "1:gauss.lookahead=0"
+              --runs "1:gauss.panel_sync=grid" "1:gauss.panel_sync=flags" "1:"
                      "1:gauss.panel_rows=200 gauss.panel_sync=grid" "1:gauss.panel_rows=200"
               --
               run.workload=gauss run.backend=cuda gauss.panel=fused gauss.precision=${prec} gauss.n=8192
@@ -1105,6 +1105,24 @@ add_test(NAME gauss_panel_vendor_rows
                  "2:gauss.grid=1x2 gauss.panel=fused"
           -- run.workload=gauss run.backend=host gauss.panel_vendor_rows=150 gauss.n=301 gauss.nb=48 run.seed=13)
 set_tests_properties(gauss_panel_vendor_rows PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
+# gauss.panel_vendor_short: the panels of at most that many rows (the last ones: 109, 61 and 13
+# rows of n = 301, nb = 48) by the vendor's getrf, the rest by the fused / recursive panel, x
+# within 1e-12 of the vendor panel's; with panel_vendor_rows as well both rules count
+add_test(NAME gauss_panel_vendor_short
+  COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
+          --workdir ${HY_TEST_OUT}/gauss_panel_vendor_short --tol 1e-12
+          --expect "^gauss: panels \\(last factorization\\): 3 of 7 by the vendor's getrf \\(at most gauss.panel_vendor_short = 150 rows\\), the rest by panel (vendor|fused|recursive)"
+          --runs "1:gauss.panel=vendor" "1:gauss.panel=fused" "1:gauss.panel=fused gauss.pivots=host"
+                 "1:gauss.panel=recursive gauss.panel_nb=5" "2:gauss.grid=2x1 gauss.panel=fused"
+          -- run.workload=gauss run.backend=host gauss.panel_vendor_short=150 gauss.n=301 gauss.nb=48 run.seed=13)
+set_tests_properties(gauss_panel_vendor_short PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
+hy_case(NAME gauss_panel_vendor_both RANKS 1 EXPECT ${GAUSS_PASS}
+  "^gauss: panels \\(last factorization\\): 5 of 7 by the vendor's getrf \\(more than gauss.panel_vendor_rows = 250 rows or at most gauss.panel_vendor_short = 150 rows\\), the rest by panel fused"
+  ARGS run.workload=gauss run.backend=host gauss.panel=fused gauss.panel_vendor_rows=250 gauss.panel_vendor_short=150
+       gauss.n=301 gauss.nb=48 run.seed=13)
+hy_case(NAME gauss_bad_panel_vendor_short RANKS 1 EXIT 1
+  EXPECT "key 'gauss.panel_vendor_short' = '-2' is out of range"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.panel_vendor_short=-2)
 foreach(np 1 2)
   hy_case(NAME gauss_panel_recursive_singular_${np} RANKS ${np} EXIT 3
     EXPECT "singular at column 4 \\(0-based\\)" "FAILED: numerical"
@@ -1194,7 +1212,7 @@ if(HYBRID_GPU_TESTS)
   # (`ctest -R gauss_gpu_panel_time -V`; jobs/gauss-gpu-bench.sh --only panel to 65536)
   add_test(NAME gauss_gpu_panel_time COMMAND ${HY_RUNCASE} --exit 0 --timeout 100 --need-gpus 1
     --expect "^panel FP64 m = 16384, n = 32 \\(one base block\\): flags [0-9.]+ ms"
-    --expect "^panel FP64 m = 1024, n = 1024 .*: the same pivots and factors"
+    --expect "^panel FP64 m = 1024, n = 1024 .*; the same pivots and factors"
     --reject "^FAILED" --reject "DIFFERENT"
     -- $<TARGET_FILE:test_gauss_trsm_gpu> --panel 16384)
   set_tests_properties(gauss_gpu_panel_time PROPERTIES LABELS "gpu" TIMEOUT 130 SKIP_RETURN_CODE 77)
