@@ -205,7 +205,7 @@ typedef struct {
    * this many rows by the vendor's getrf, the rest by panel_auto (0: every panel by panel_auto). */
   int64_t panel_auto_rows;
   /* gauss.panel = auto with gauss.panel_vendor_short = -1 (the default): panels of at most this many
-   * rows by the vendor's getrf (0: none). */
+   * rows - and at most n / 2 - by the vendor's getrf (0: none). */
   int64_t panel_auto_short;
   /* gauss.panel = auto: the panel of FP32 factors (precision single / mixed; panel_auto is FP64's),
    * and the smallest n that takes panel_auto / panel_auto_sp (below: the vendor's). */

@@ -1609,7 +1609,11 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   K_GAUSS_PANEL_FUSED,
   c_trace_open, c_trace_mark, c_trace_read, c_trace_close,
   0,   /* panel_auto_rows: every panel by panel_auto */
-  0,   /* panel_auto_short: every panel by panel_auto */
+  /* panel_auto_short (H200, 12-03, 9e296eb, FP64 traced, panel_vendor_short = 0 / 8192 / 16384 /
+   * all): 32768 1.161x / 1.192x / 1.193x / 1.144x cuSOLVER (the last quarter's waits for the
+   * panel 39.8 -> 22.9 ms: the vendor's getrf factors a short panel faster than the fused one,
+   * 8192 x 1024 alone 4.0 against 6.2 ms), 65536 1.154x / 1.159x / 1.162x (24576: 1.158x) */
+  16384,
   K_GAUSS_PANEL_VENDOR, 16384,
   c_aux_ctl,
   1,   /* update_chunks_auto: none until measured on the H200 */

@@ -649,6 +649,14 @@ if(HYBRID_GPU_TESTS)
                    "1:gauss.panel=fused gauss.panel_rows=65536" "1:gauss.panel=fused gauss.panel_rows=200"
             -- run.workload=gauss run.backend=cuda gauss.n=8192 gauss.nb=512 run.seed=3)
   set_tests_properties(gauss_gpu_panel_fused_double PROPERTIES LABELS "gpu" TIMEOUT 300)
+  # gauss.panel = auto at n = 16384 (fused from there, nb 512): the panels of at most n / 2 rows
+  # (the default bound 16384, capped at n / 2) by the vendor's getrf, the count printed; 0 none
+  hy_case(NAME gauss_gpu_panel_vendor_short_auto RANKS 1 LABELS gpu JSON TIMEOUT 120 EXPECT ${GAUSS_PASS}
+    "^gauss: panels \\(last factorization\\): 16 of 32 by the vendor's getrf \\(at most gauss.panel_vendor_short = 8192 rows\\), the rest by panel fused"
+    ARGS run.workload=gauss run.backend=cuda gauss.n=16384)
+  hy_case(NAME gauss_gpu_panel_vendor_short_none RANKS 1 LABELS gpu TIMEOUT 120 EXPECT ${GAUSS_PASS}
+    REJECT "^gauss: panels \\(last factorization\\)"
+    ARGS run.workload=gauss run.backend=cuda gauss.n=16384 gauss.panel_vendor_short=0)
   # gauss.panel_sync = flags (the default: each candidate's key its own flag, polled) against grid
   # (a grid barrier per column): the same pivots and factors, so x bit for bit (--tol 0), FP64
   # and FP32, 11 blocks (the default rows) and 41 (panel_rows = 200: lanes polling 2 blocks each
