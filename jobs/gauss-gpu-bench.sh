@@ -63,8 +63,12 @@
 #  small. the small-n LU (gauss.small = on: one launch per panel) against cuSOLVER getrf + getrs,
 #      against the blocked LU (gauss.small = off) and the cooperative kernel (gauss.small = coop)
 #      at n = 512, 1024, 2048 (11 runs each): where auto should stop taking it
+#  panel. the nb = 1024 FP64 panel alone (test_gauss_trsm_gpu --panel --n, from the build
+#      directory of --bin): fused with gauss.panel_sync = flags and = grid beside the vendor's
+#      getrf at m = 1024 .. --n rows, and one base block of 32 columns; both ways' pivots and
+#      factors compared (where gauss.panel_vendor_short's default comes from)
 # usage: jobs/gauss-gpu-bench.sh [--bin build-gpu/hybrid] [--mpiexec mpiexec] [--n 32768]
-#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,mxpvariant,trace,chunks,variant,small]] [--mxp-n 65536]
+#                                [--out gauss-gpu-bench] [--only 1,2,3,4[,5,...,14,mxpvariant,trace,chunks,variant,small,panel]] [--mxp-n 65536]
 #                                [--mxp-big 98304] [--chunks "2:high 4:high 4:same"] [--chunks-n "65536 32768"]
 #                                [-- extra key=value ...]
 set -u
@@ -258,5 +262,12 @@ if want small; then
     [ -n "$r" ] && [ -n "$ts" ] && [ -n "$tb" ] && awk -v n="$n" -v r="$r" -v ts="$ts" -v tb="$tb" -v tc="${tc:-0}" \
       'BEGIN{printf "small-n LU n=%d: %.3f ms, ours / vendor getrf+getrs (means, warm) = %s (target <= 0.8): %s; blocked LU (gauss.small=off) %.3f ms: small is %.2fx faster; coop kernel (gauss.small=coop) %.3f ms\n", n, ts*1e3, r, (r + 0 <= 0.8 ? "met" : "NOT met"), tb*1e3, tb/ts, tc*1e3}'
   done
+fi
+if want panel; then
+  T=$(dirname "$BIN")/tests/test_gauss_trsm_gpu
+  [ -x "$T" ] || T=$(find "$(dirname "$BIN")" -name test_gauss_trsm_gpu -type f | head -1)
+  echo "== panel: $T --panel $N"
+  if [ -n "$T" ] && [ -x "$T" ]; then "$T" --panel "$N" 2>&1 | tee "$OUT/panel_$N.log" | sed 's/^/   /'
+  else echo "   no test_gauss_trsm_gpu beside $BIN (a build with -DHYBRID_CUDA=ON makes it)"; fi
 fi
 echo "logs in $OUT/"

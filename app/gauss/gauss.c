@@ -70,12 +70,14 @@ static const cfg_key gauss_keys[] = {
     "trailing GEMM, waiting for the next panel; the side stream's panels and how much of them "
     "was hidden; by quarter of the steps)" },
   { "gauss", "panel", CFG_ENUM, "auto", 0, 0, "vendor|recursive|fused|auto",
-    "blocked: the panel LU: auto (the backend's choice: vendor today), vendor (cuSOLVER / LAPACK "
+    "blocked: the panel LU: auto (the backend's choice: CUDA fused for FP64 from n = 16384, its "
+    "short panels by the vendor's (panel_vendor_short), else vendor; host vendor), vendor (cuSOLVER / LAPACK "
     "getrf on the whole nb-wide panel), "
     "recursive (halves of the columns: left factored, TRSM + GEMM on the right, right factored; "
     "blocks of panel_nb columns by getrf: most panel flops in GEMM, pivots kept on the device) or "
     "fused (recursive, blocks of min(panel_nb, 32) columns in one launch of our own: GPU: a "
-    "cooperative kernel, rows in shared memory, one grid barrier per column; host: a plain loop)" },
+    "cooperative kernel, rows in shared memory, the blocks in step per column (panel_sync); host: "
+    "a plain loop)" },
   { "gauss", "panel_vendor_rows", CFG_INT, "-1", -1, 1e12, NULL,
     "blocked, panel = recursive | fused: panels of more than this many rows are factored by the "
     "vendor's getrf instead (0: none; -1: with panel = auto the backend's bound, else none; fused "
