@@ -207,29 +207,13 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
           for (int c = 0; c < bw; c++) s[i + c * ls] = u[c];
         continue;
       }
-      T *si = s + i;
-      if (gi == p) {   /* this row gets row j's old content */
-        for (int c = 0; c < j; c++) si[c * ls] = rj[c];
-        T l = rj[j];
-        if (pv != (T)0) l = l / pv;
-        si[j * ls] = l;
-        for (int c = j + 1; c < bw; c++) si[c * ls] = rj[c] - l * u[c];
-        continue;
-      }
-      T l = si[j * ls];
+      int mv = gi == p;   /* this row gets row j's old content */
+      if (mv)
+        for (int c = 0; c < j; c++) s[i + c * ls] = rj[c];
+      T l = mv ? rj[j] : s[i + j * ls];
       if (pv != (T)0) l = l / pv;
-      si[j * ls] = l;
-      /* the rank-1 update, 8 columns' loads at once (one trip to shared memory for 8, not 8
-       * dependent ones; the same products as one at a time) */
-      int c = j + 1;
-      for (; c + 8 <= bw; c += 8) {
-        T x[8];
-#pragma unroll
-        for (int q = 0; q < 8; q++) x[q] = si[(c + q) * ls];
-#pragma unroll
-        for (int q = 0; q < 8; q++) si[(c + q) * ls] = x[q] - l * u[c + q];
-      }
-      for (; c < bw; c++) si[c * ls] = si[c * ls] - l * u[c];
+      s[i + j * ls] = l;
+      for (int c = j + 1; c < bw; c++) s[i + c * ls] = (mv ? rj[c] : s[i + c * ls]) - l * u[c];
     }
     __syncthreads();
   }
