@@ -1139,12 +1139,15 @@ foreach(np 1 2)
          gauss.nb=4 gauss.panel=recursive gauss.panel_nb=1)
 endforeach()
 # gauss.repeat reuses the factors' and the solve's device buffers between runs (gauss_dpark):
-# x of the last of 3 runs identical (1e-12) to a single run's, FP64 and mixed, 1 and 2 ranks
+# x of the last of 3 runs identical (1e-12) to a single run's, FP64 and mixed, 1 and 2 ranks;
+# FP64 factors start from the copy of A made before the timer (blk_prepare), padded (lda = auto:
+# the strided copy) or not
 foreach(prec double mixed)
   add_test(NAME gauss_repeat_parked_${prec}
     COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
             --workdir ${HY_TEST_OUT}/gauss_repeat_parked_${prec} --tol 1e-12
-            --runs "1:gauss.repeat=1" "1:gauss.repeat=3" "2:gauss.repeat=3 gauss.grid=2x1" --
+            --runs "1:gauss.repeat=1" "1:gauss.repeat=3" "2:gauss.repeat=3 gauss.grid=2x1"
+                   "1:gauss.repeat=3 gauss.lda=auto" "2:gauss.repeat=2 gauss.grid=1x2 gauss.lda=auto" --
             run.workload=gauss run.backend=host gauss.precision=${prec} gauss.n=203 gauss.nb=32 run.seed=21)
   set_tests_properties(gauss_repeat_parked_${prec} PROPERTIES LABELS "mpi" TIMEOUT 120 PROCESSORS 2)
 endforeach()
