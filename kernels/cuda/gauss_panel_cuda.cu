@@ -48,6 +48,55 @@ __device__ __forceinline__ void pb_warp_best(pb_u64 &key, unsigned &idx) {
 #define PB_SPIN() ((void)0)
 #endif
 
+/* gauss.panel_sync = flags, by warp 0 of block b (rows [r0, r0 + nr) in s, ld ls) once the
+ * block's best (bk, bi) of column j is known: with other blocks (G > 1) the candidate published
+ * (its row, row j where this block holds it, its row index; a fence; then its key, the flag),
+ * every block's key polled (a lane a block, ascending: the lowest block on ties), the winner's
+ * row read into u and row j into rj; alone (G = 1) both from s.  Returns the pivot row (j: none,
+ * a NaN column).  Device (every lane of warp 0). */
+template <typename T>
+__device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr, int j, int bw, int b, int G, int gs,
+                                             int lane, pb_u64 bk, unsigned bi, T *crow, pb_u64 *ck, int *cidx,
+                                             T *rowj, T *u, T *rj) {
+  int p;
+  if (G == 1) {
+    p = bk ? (int)bi : j;
+    if (lane < bw) {
+      u[lane] = s[(p - r0) + lane * ls];
+      rj[lane] = s[(j - r0) + lane * ls];
+    }
+    return p;
+  }
+  int hj = j >= r0 && j < r0 + nr;   /* this block holds row j */
+  int64_t sl = (int64_t)j * gs + b;
+  if (bk && lane < bw) crow[sl * bw + lane] = s[((int)bi - r0) + lane * ls];
+  if (hj && lane < bw) rowj[j * bw + lane] = s[(j - r0) + lane * ls];
+  if (lane == 0) cidx[sl] = bk ? (int)bi : -1;
+  __threadfence();
+  __syncwarp();
+  if (lane == 0) *(volatile pb_u64 *)(ck + sl) = bk;
+  pb_u64 wkey = 0;
+  unsigned wg = 0xffffffffu;
+  for (int g = lane; g < G; g += 32) {
+    const volatile pb_u64 *q = (const volatile pb_u64 *)(ck + (int64_t)j * gs + g);
+    pb_u64 k;
+    while ((k = *q) == PB_NONE) PB_SPIN();
+    if (k > wkey) { wkey = k; wg = (unsigned)g; }
+  }
+  __threadfence();
+  pb_warp_best(wkey, wg);
+  if (wkey) {
+    int64_t ws = (int64_t)j * gs + wg;
+    if (lane < bw) u[lane] = __ldcg(crow + ws * bw + lane);
+    p = __ldcg(cidx + ws);
+  } else {   /* none (NaN column): no swap */
+    if (lane < bw) u[lane] = __ldcg(rowj + j * bw + lane);
+    p = j;
+  }
+  if (lane < bw) rj[lane] = __ldcg(rowj + j * bw + lane);
+  return p;
+}
+
 /* The fused base block: a (ld lda) m x bw, block b holds rows [b rpb, b rpb + nr) in s (ld
  * rpb | 1: odd, so that a row's bw values - read and written across the columns by the
  * candidate rows, the swap and the pivot row - fall in distinct shared-memory banks);
@@ -117,44 +166,7 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
         bk = lane < nw ? wk[lane] : 0ull;
         bi = lane < nw ? wi[lane] : 0xffffffffu;
         pb_warp_best(bk, bi);
-        int hj = j >= r0 && j < r0 + nr;   /* this block holds row j */
-        int p;
-        if (G == 1) {
-          p = bk ? (int)bi : j;
-          if (lane < bw) {
-            u[lane] = s[(p - r0) + lane * ls];
-            rj[lane] = s[(j - r0) + lane * ls];
-          }
-        } else {
-          int64_t sl = (int64_t)j * gs + b;
-          if (bk && lane < bw) crow[sl * bw + lane] = s[((int)bi - r0) + lane * ls];
-          if (hj && lane < bw) rowj[j * bw + lane] = s[(j - r0) + lane * ls];
-          if (lane == 0) cidx[sl] = bk ? (int)bi : -1;
-          __threadfence();
-          __syncwarp();
-          if (lane == 0) *(volatile pb_u64 *)(ck + sl) = bk;
-          /* every block's key of column j (each lane its blocks, in ascending order: the lowest
-           * block on ties) */
-          pb_u64 wkey = 0;
-          unsigned wg = 0xffffffffu;
-          for (int g = lane; g < G; g += 32) {
-            const volatile pb_u64 *q = (const volatile pb_u64 *)(ck + (int64_t)j * gs + g);
-            pb_u64 k;
-            while ((k = *q) == PB_NONE) PB_SPIN();
-            if (k > wkey) { wkey = k; wg = (unsigned)g; }
-          }
-          __threadfence();
-          pb_warp_best(wkey, wg);
-          if (wkey) {
-            int64_t ws = (int64_t)j * gs + wg;
-            if (lane < bw) u[lane] = __ldcg(crow + ws * bw + lane);
-            p = __ldcg(cidx + ws);
-          } else {   /* none (NaN column): no swap */
-            if (lane < bw) u[lane] = __ldcg(rowj + j * bw + lane);
-            p = j;
-          }
-          if (lane < bw) rj[lane] = __ldcg(rowj + j * bw + lane);
-        }
+        int p = pb_flags_pick<T>(s, ls, r0, nr, j, bw, b, G, gs, lane, bk, bi, crow, ck, cidx, rowj, u, rj);
         if (lane == 0) {
           wi[0] = (unsigned)p;
           if (b == 0) piv[j] = p + poff;
