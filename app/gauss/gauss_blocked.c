@@ -162,7 +162,7 @@ static int blk_panel_nopiv(gauss_t *g, int sp, int64_t m, int64_t n, void *a, in
  * shared memory: a tall panel takes many multiprocessors from the trailing GEMM beside it);
  * gauss.panel_vendor_short (g->vendor_short): so is a panel of at most that many rows (0: none;
  * the short panels at the end of the factorization are its critical path).  Local. */
-static int blk_tall(const gauss_t *g, int64_t rows) {
+static int blk_by_vendor(const gauss_t *g, int64_t rows) {
   return (g->vendor_rows > 0 && rows > g->vendor_rows) || (g->vendor_short > 0 && rows <= g->vendor_short);
 }
 
@@ -293,7 +293,7 @@ static int blk_panel_host(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   int *ip = w->ipiv;  /* ip[0..jb): pivots relative to k0; ip[jb]: singular column or -1 */
   double minpiv = INFINITY;
   int root = pk * Q + qk;
-  int tall = !w->nopiv && blk_tall(g, n - k0);   /* (no pivots: never the vendor's getrf) */
+  int tall = !w->nopiv && blk_by_vendor(g, n - k0);   /* (no pivots: never the vendor's getrf) */
   w->ntall += tall;
   if (f->q == qk) {
     void *pan = at(w, f->a, lr0, lc0, f->lda);
@@ -382,7 +382,7 @@ static int blk_panel_dev(blk_ws *w, int64_t k, void **lp, int64_t *ldl) {
   blk_fact *f = w->f;
   int64_t n = g->n, k0 = k * g->nb, jb = n - k0 < g->nb ? n - k0 : g->nb;
   void *pan = at(w, f->a, k0, k0, f->lda);
-  int tall = !w->nopiv && blk_tall(g, n - k0);
+  int tall = !w->nopiv && blk_by_vendor(g, n - k0);
   w->ntall += tall;
   HY_LOCAL(g->ko->getrf_dev(g->be, f->sp, n - k0, jb, pan, f->lda, tall ? 0 : w->nbmin, w->base,
                             w->dpiv + k0, w->dstat + 3 * k));

@@ -355,10 +355,11 @@ static void gauss_setup(gauss_t *g, hy_ctx *ctx, const gauss_opts *o, gauss_info
   /* gauss.panel_vendor_short = -1: with panel = auto (not resolved to the vendor's) the backend's
    * bound, at most n / 2 (the second half's panels at most: the first half's run hidden behind the
    * trailing update) */
-  g->vendor_short = o->panel_vendor_short >= 0 ? o->panel_vendor_short
-                                               : (o->panel == GAUSS_PANEL_AUTO ? g->ko->panel_auto_short : 0);
-  if (o->panel_vendor_short < 0 && g->vendor_short > g->n / 2) g->vendor_short = g->n / 2;
-  if (o->panel_vendor_short < 0 && g->panel == GAUSS_PANEL_VENDOR) g->vendor_short = 0;   /* (every panel the vendor's) */
+  g->vendor_short = 0;
+  if (o->panel_vendor_short >= 0)
+    g->vendor_short = o->panel_vendor_short;
+  else if (o->panel == GAUSS_PANEL_AUTO && g->panel != GAUSS_PANEL_VENDOR)
+    g->vendor_short = g->ko->panel_auto_short < g->n / 2 ? g->ko->panel_auto_short : g->n / 2;
   if (g->alg == GAUSS_BLOCKED) {
     g->P = o->P;
     g->Q = o->Q;
