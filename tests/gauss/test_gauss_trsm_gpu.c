@@ -24,7 +24,8 @@
  *   1024 .. N rows (N = 65536 by default), with both gauss.panel_sync ways (flags, grid; best of 3
  *   after a warm-up, each call on a fresh copy of the same random panel): the time and the time a
  *   column, the vendor's getrf beside them; checked: both ways give the same pivots and the
- *   same factors bit for bit (exit 1 otherwise). */
+ *   same factors bit for bit, and the vendor's pivots with factors within 1e-10 (exit 1
+ *   otherwise). */
 #include "k_gauss.h"
 #include "hybrid.h"
 #include "workload.h"
@@ -256,14 +257,28 @@ static int panel_shapes(const k_gauss_ops *co, k_backend *cb, int64_t nmax) {
       cb->ops->d2h(cb, hg, d, bytes);
       cb->ops->d2h(cb, pg, dpiv, sizeof(int) * (size_t)n);
       double tv = panel_timed(co, cb, m, n, d0, d, dpiv, dstat, -1);
+      cb->ops->d2h(cb, h, d, bytes);   /* (the vendor's factors over the input: it is on the device still) */
+      int *pv = malloc(sizeof(int) * (size_t)n);
+      if (pv) cb->ops->d2h(cb, pv, dpiv, sizeof(int) * (size_t)n);
       cb->ops->sync(cb);
       int same = memcmp(hf, hg, bytes) == 0 && memcmp(pf, pg, sizeof(int) * (size_t)n) == 0;
       ok(same, "--panel: panel_sync flags and grid give other pivots or factors", 0, m, n, 0);
       bad |= !same;
+      /* against the vendor's getrf: the same pivots (the same rule), the factors to rounding */
+      double dmax = 0;
+      for (int64_t i = 0; i < m * n; i++) {
+        double e = fabs(hf[i] - h[i]) / (1 + fabs(h[i]));
+        if (e > dmax) dmax = e;
+      }
+      int piv_same = pv && memcmp(pf, pv, sizeof(int) * (size_t)n) == 0;
+      ok(piv_same && dmax <= 1e-10, "--panel: the fused panel against the vendor's getrf", 0, m, n, dmax);
+      bad |= !(piv_same && dmax <= 1e-10);
+      free(pv);
       printf("panel FP64 m = %lld, n = %lld (%s): flags %.3f ms (%.2f us a column), grid %.3f ms (%.2f us), "
-             "flags / grid %.3f; vendor getrf %.3f ms; %s\n", (long long)m, (long long)n,
-             n == 32 ? "one base block" : "the recursion, base blocks of 32", tf * 1e3, tf * 1e6 / (double)n, tg * 1e3,
-             tg * 1e6 / (double)n, tf / tg, tv * 1e3, same ? "the same pivots and factors" : "DIFFERENT pivots or factors");
+             "flags / grid %.3f; vendor getrf %.3f ms; %s; against the vendor's: %s pivots, factors within %.1e\n",
+             (long long)m, (long long)n, n == 32 ? "one base block" : "the recursion, base blocks of 32", tf * 1e3,
+             tf * 1e6 / (double)n, tg * 1e3, tg * 1e6 / (double)n, tf / tg, tv * 1e3,
+             same ? "the same pivots and factors" : "DIFFERENT pivots or factors", piv_same ? "the same" : "DIFFERENT", dmax);
       cb->ops->free(cb, d0);
       cb->ops->free(cb, d);
       cb->ops->free(cb, dpiv);
