@@ -9,8 +9,10 @@
  * own flag, written after its row and polled by every block, one slot per column (nothing is
  * overwritten within a launch; the slots cleared after one grid barrier at the end), one block
  * alone (G = 1) without any global traffic; `grid` - one grid-wide barrier per column, then the
- * candidates read.  The vendor's getrf spends ~10 us per column in separate launches (pivot
- * search, swap, scale, update).  Used through gauss_cuda_panel_base (gauss_panel_cuda.h). */
+ * candidates read.  A column costs ~5.5 us either way on the H200 (session 15), most of it inside
+ * the block; today's cuSOLVER getrf takes 2-4 us a column of a panel of up to 32768 rows, which
+ * is why the short panels go to it (gauss.panel_vendor_short).  Used through
+ * gauss_cuda_panel_base (gauss_panel_cuda.h). */
 #include "k_cuda.h"
 #include "gauss_panel_cuda.h"
 
