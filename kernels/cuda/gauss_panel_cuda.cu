@@ -43,6 +43,10 @@ __device__ __forceinline__ void pb_warp_best(pb_u64 &key, unsigned &idx) {
   key = ((pb_u64)mh << 32) | ml;
 }
 
+/* a * b + c rounded once (the rank-1 update's s - l u as one FMA).  Device. */
+__device__ __forceinline__ float pb_fma(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double pb_fma(double a, double b, double c) { return fma(a, b, c); }
+
 /* A candidate slot with no key yet (gauss.panel_sync = flags): larger than every key (a key is at
  * most the bits of +inf plus one).  The emulator (tests/gauss/emu) defines PB_SPIN as a yield. */
 #define PB_NONE 0xffffffffffffffffull
@@ -108,10 +112,9 @@ __device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr,
  *   FL = false (gauss.panel_sync = grid): two sets by the column's parity (slot par G + b), so
  *   that a block that runs ahead never overwrites what a slower one still reads (between its
  *   write of column j + 2 and a slow block's read of column j lies the grid barrier of column
- *   j + 1).  Per column three block barriers and the grid barrier: each warp's best row of the
- *   column by warp reductions of keys (the lowest row among the largest |a_ij|), one block
- *   barrier, warp 0 the block's best and publishes it with its row (warp 1 row j, in the block
- *   holding it); the grid barrier (cooperative groups' grid sync orders the writes before it for
+ *   j + 1).  Per column two block barriers and the grid barrier: each warp's best row of the
+ *   column (found in the update of column j - 1, below) is in shared memory; warp 0 the block's
+ *   best and publishes it with its row (warp 1 row j, in the block holding it); the grid barrier (cooperative groups' grid sync orders the writes before it for
  *   every block after it: no extra fence); warp 0 picks the winner over the G candidates and
  *   reads its row while warp 1 reads row j, one block barrier.
  *   FL = true (flags): one set per column (slot j gs + b, gs >= G; rowj j bw), the keys PB_NONE
@@ -126,8 +129,14 @@ __device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr,
  *   and the rows from shared memory, nothing published.
  * Then each thread's rows at once swapped, scaled and updated (the pivot row written at row j,
  * row j's old content at the winner's row - scaled and updated there - every other row below j
- * scaled and updated in place: the same arithmetic as the swap first, then the update), one
- * block barrier.  Device (cooperative launch). */
+ * scaled and updated in place: the same arithmetic as the swap first, then the update; a row's
+ * entries 16 at a time loaded, then updated by one FMA each and stored), and while a row's
+ * column j + 1 is updated its key is taken: the thread's candidate for column j + 1 (the lowest
+ * row on ties), each warp's best by warp reductions of keys (the lowest row among the largest
+ * |a_ij|) into shared memory, one block barrier, which is also the next column's start.  So a
+ * column costs two block barriers (three before session 16: a separate pass of the pivot search
+ * and its barrier) and no read of column j + 1 besides the update's.  Device (cooperative
+ * launch). */
 template <typename T, bool FL>
 __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, int m, int bw, int rpb,
                                                            int *piv, int poff, T *crow, double *cval,
@@ -138,6 +147,7 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
   __shared__ unsigned wi[PB_THREADS / 32];
   __shared__ T u[PB_BWMAX];
   __shared__ T rj[PB_BWMAX];
+  __shared__ int pj[1];
   cg::grid_group grid = cg::this_grid();
   int b = blockIdx.x, G = gridDim.x, ls = rpb | 1, lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
   int nw = blockDim.x >> 5;
@@ -149,19 +159,19 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
   }
   __syncthreads();
   int nj = m < bw ? m : bw;
+  /* column 0's candidates: this thread's largest |a_i0| (the lowest row on ties); the later
+   * columns' are found in the update of the column before */
+  pb_u64 bk = 0;
+  unsigned bi = 0xffffffffu;
+  for (int i = threadIdx.x; i < nr; i += blockDim.x) {
+    pb_u64 k = pb_key((double)s[i]);
+    if (k > bk) { bk = k; bi = (unsigned)(r0 + i); }
+  }
+  pb_warp_best(bk, bi);
+  if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
+  __syncthreads();
   for (int j = 0; j < nj; j++) {
     int par = j & 1;
-    /* this thread's candidate: the largest |a_ij| over its rows i >= j (the lowest on ties) */
-    pb_u64 bk = 0;
-    unsigned bi = 0xffffffffu;
-    for (int i = threadIdx.x; i < nr; i += blockDim.x) {
-      if (r0 + i < j) continue;
-      pb_u64 k = pb_key((double)s[i + j * ls]);
-      if (k > bk) { bk = k; bi = (unsigned)(r0 + i); }
-    }
-    pb_warp_best(bk, bi);
-    if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
-    __syncthreads();
     if (FL) {
       if (wid == 0) {
         /* the block's best over its warps */
@@ -170,7 +180,7 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
         pb_warp_best(bk, bi);
         int p = pb_flags_pick<T>(s, ls, r0, nr, j, bw, b, G, gs, lane, bk, bi, crow, ck, cidx, rowj, u, rj);
         if (lane == 0) {
-          wi[0] = (unsigned)p;
+          pj[0] = p;
           if (b == 0) piv[j] = p + poff;
         }
       }
@@ -202,7 +212,7 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
         int p = bk ? (int)bi : j;   /* none (NaN column): no swap */
         if (lane < bw) u[lane] = bk ? __ldcg(crow + (int64_t)(par * G + p / rpb) * bw + lane) : __ldcg(rowj + par * bw + lane);
         if (lane == 0) {
-          wi[0] = (unsigned)p;
+          pj[0] = p;
           if (b == 0) piv[j] = p + poff;
         }
       } else if (wid == 1 && lane < bw) {
@@ -210,9 +220,12 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
       }
     }
     __syncthreads();
-    /* swap, scale the column below the pivot, rank-1 update of the rest of the block's rows */
-    int p = (int)wi[0];
+    /* swap, scale the column below the pivot, rank-1 update of the rest of the block's rows, and
+     * this thread's candidate for column j + 1 (its rows below j, the lowest on ties) */
+    int p = pj[0];
     T pv = u[j];
+    bk = 0;
+    bi = 0xffffffffu;
     for (int i = threadIdx.x; i < nr; i += blockDim.x) {
       int gi = r0 + i;
       if (gi < j) continue;
@@ -227,7 +240,32 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
       T l = mv ? rj[j] : s[i + j * ls];
       if (pv != (T)0) l = l / pv;
       s[i + j * ls] = l;
-      for (int c = j + 1; c < bw; c++) s[i + c * ls] = (mv ? rj[c] : s[i + c * ls]) - l * u[c];
+      pb_u64 nk = 0;
+      /* 16 columns at a time: the row's entries and u's loaded first, then updated and stored
+       * (one chunk live at a time: two would spill at 512 threads) */
+#pragma unroll 1
+      for (int h = 0; h < PB_BWMAX; h += 16) {
+        if (h + 15 <= j || h >= bw) continue;
+        T v[16], w[16];
+#pragma unroll
+        for (int c = 0; c < 16; c++)
+          if (h + c > j && h + c < bw) {
+            v[c] = mv ? rj[h + c] : s[i + (h + c) * ls];
+            w[c] = u[h + c];
+          }
+#pragma unroll
+        for (int c = 0; c < 16; c++)
+          if (h + c > j && h + c < bw) {
+            T y = pb_fma(-l, w[c], v[c]);
+            s[i + (h + c) * ls] = y;
+            if (h + c == j + 1) nk = pb_key((double)y);
+          }
+      }
+      if (nk > bk) { bk = nk; bi = (unsigned)gi; }
+    }
+    if (j + 1 < nj) {
+      pb_warp_best(bk, bi);
+      if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
     }
     __syncthreads();
   }
