@@ -686,9 +686,9 @@ static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
     }
     if (base == K_GAUSS_BASE_FUSED) {
       if (!gw(be)->pbs) {
-        /* the flags' keys start (and each launch leaves them) all ones: no candidate yet */
+        /* the flags' slots start (and each launch leaves them) all ones: nothing written yet */
         HY_CUDA(cudaMalloc(&gw(be)->pbs, GAUSS_PB_SCRATCH));
-        HY_CUDA(cudaMemsetAsync(gw(be)->pbs, 0xff, GAUSS_PB_KEYS_BYTES, stream));
+        HY_CUDA(cudaMemsetAsync(gw(be)->pbs, 0xff, GAUSS_PB_FLAGS_BYTES, stream));
       }
       HY_CALL(gauss_cuda_panel_base(stream, sp, rows, in, blk, lda, rp + c0, (int)c0, gw(be)->pbs, gw(be)->pb_rows,
                                     gw(be)->pb_sync, &done));

@@ -5,9 +5,10 @@
  * largest |a_ij| (the lowest row on ties) with that row's values (and the block that holds row j
  * its row j), then every block picks the winner, swaps the two rows in its own chunk, scales the
  * column and applies the rank-1 update to its rows.  How the blocks learn that every candidate of
- * a column is published (gauss.panel_sync): `flags` (the default) - each candidate's key is its
- * own flag, written after its row and polled by every block, one slot per column (nothing is
- * overwritten within a launch; the slots cleared after one grid barrier at the end), one block
+ * a column is published (gauss.panel_sync): `flags` (the default) - every slot (a candidate's
+ * key, its row index, its row's values, row j) is its own flag, polled by every block until it
+ * is written, one slot per column (nothing is overwritten within a launch; the slots cleared
+ * after one grid barrier at the end), no fence; one block
  * alone (G = 1) without any global traffic; `grid` - one grid-wide barrier per column, then the
  * candidates read.  A column costs ~5.5 us either way on the H200 (session 15), most of it inside
  * the block; today's cuSOLVER getrf takes 2-4 us a column of a panel of up to 32768 rows, which
@@ -54,12 +55,43 @@ __device__ __forceinline__ double pb_fma(double a, double b, double c) { return 
 #define PB_SPIN() ((void)0)
 #endif
 
+/* The flags' scratch (gauss.panel_sync = flags) holds no fence: every slot - a key, a row index,
+ * a value of a candidate row or of row j - is written once a launch and reads as all ones until
+ * then (the scratch is all ones at its allocation, and each launch sets what it wrote back to all
+ * ones after its last grid barrier), so a reader polls the slot it needs until it is not all ones,
+ * whatever order the writes reach it in.  A value whose bits are all ones (a NaN) is written as
+ * the NaN with every bit but the sign set.  Device. */
+template <typename T> struct pb_bits;
+template <> struct pb_bits<double> { typedef unsigned long long U; };
+template <> struct pb_bits<float> { typedef unsigned U; };
+template <> struct pb_bits<int> { typedef unsigned U; };
+
+template <typename T> __device__ __forceinline__ void pb_put(T *p, T v) {
+  typedef typename pb_bits<T>::U U;
+  U x;
+  memcpy(&x, &v, sizeof x);
+  if (x == (U)~(U)0) x = (U)(~(U)0 >> 1);
+  *(volatile U *)p = x;
+}
+template <typename T> __device__ __forceinline__ void pb_clear(T *p) {
+  typedef typename pb_bits<T>::U U;
+  *(volatile U *)p = (U)~(U)0;
+}
+template <typename T> __device__ __forceinline__ T pb_get(const T *p) {
+  typedef typename pb_bits<T>::U U;
+  U x;
+  while ((x = *(const volatile U *)p) == (U)~(U)0) PB_SPIN();
+  T v;
+  memcpy(&v, &x, sizeof v);
+  return v;
+}
+
 /* gauss.panel_sync = flags, by warp 0 of block b (rows [r0, r0 + nr) in s, ld ls) once the
  * block's best (bk, bi) of column j is known: with other blocks (G > 1) the candidate published
- * (its row, row j where this block holds it, its row index; a fence; then its key, the flag),
- * every block's key polled (a lane a block, ascending: the lowest block on ties), the winner's
- * row read into u and row j into rj; alone (G = 1) both from s.  Returns the pivot row (j: none,
- * a NaN column).  Device (every lane of warp 0). */
+ * (its row, row j where this block holds it, its row index, its key: no fence, each slot its own
+ * flag), every block's key polled (a lane a block, ascending: the lowest block on ties), then
+ * the winner's row into u, its index, and row j into rj, each polled; alone (G = 1) both from s.
+ * Returns the pivot row (j: none, a NaN column).  Device (every lane of warp 0). */
 template <typename T>
 __device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr, int j, int bw, int b, int G, int gs,
                                              int lane, pb_u64 bk, unsigned bi, T *crow, pb_u64 *ck, int *cidx,
@@ -75,11 +107,10 @@ __device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr,
   }
   int hj = j >= r0 && j < r0 + nr;   /* this block holds row j */
   int64_t sl = (int64_t)j * gs + b;
-  if (bk && lane < bw) crow[sl * bw + lane] = s[((int)bi - r0) + lane * ls];
-  if (hj && lane < bw) rowj[j * bw + lane] = s[(j - r0) + lane * ls];
-  if (lane == 0) cidx[sl] = bk ? (int)bi : -1;
-  __threadfence();
-  __syncwarp();
+  if (bk && lane < bw) pb_put(crow + sl * bw + lane, s[((int)bi - r0) + lane * ls]);
+  if (hj && lane < bw) pb_put(rowj + j * bw + lane, s[(j - r0) + lane * ls]);
+  if (bk && lane == 0) pb_put(cidx + sl, (int)bi);
+  /* the key last (no key is all ones: at most the bits of +inf plus one) */
   if (lane == 0) *(volatile pb_u64 *)(ck + sl) = bk;
   pb_u64 wkey = 0;
   unsigned wg = 0xffffffffu;
@@ -89,17 +120,16 @@ __device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr,
     while ((k = *q) == PB_NONE) PB_SPIN();
     if (k > wkey) { wkey = k; wg = (unsigned)g; }
   }
-  __threadfence();
   pb_warp_best(wkey, wg);
+  if (lane < bw) rj[lane] = pb_get(rowj + j * bw + lane);
   if (wkey) {
     int64_t ws = (int64_t)j * gs + wg;
-    if (lane < bw) u[lane] = __ldcg(crow + ws * bw + lane);
-    p = __ldcg(cidx + ws);
+    if (lane < bw) u[lane] = pb_get(crow + ws * bw + lane);
+    p = pb_get(cidx + ws);
   } else {   /* none (NaN column): no swap */
-    if (lane < bw) u[lane] = __ldcg(rowj + j * bw + lane);
+    if (lane < bw) u[lane] = rj[lane];
     p = j;
   }
-  if (lane < bw) rj[lane] = __ldcg(rowj + j * bw + lane);
   return p;
 }
 
@@ -117,21 +147,24 @@ __device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr,
  *   best and publishes it with its row (warp 1 row j, in the block holding it); the grid barrier (cooperative groups' grid sync orders the writes before it for
  *   every block after it: no extra fence); warp 0 picks the winner over the G candidates and
  *   reads its row while warp 1 reads row j, one block barrier.
- *   FL = true (flags): one set per column (slot j gs + b, gs >= G; rowj j bw), the keys PB_NONE
- *   at the launch (the scratch starts so; each launch leaves it so).  Warp 0 writes the block's
- *   candidate row (and row j in the block holding it) and its row index, fences, then writes the
- *   key: the key is the flag.  Then it polls the column's G keys (a lane a block) until none is
- *   PB_NONE, fences, and takes the winner - the largest key, the lowest block on ties, which is
- *   the lowest row as each block's candidate is its own lowest - reading its row, its index and
- *   row j in one trip.  No grid barrier per column: a block goes on as soon as it has every
- *   candidate, and nothing it writes later is read for an earlier column.  After the last
- *   column one grid barrier, then each block sets its keys back to PB_NONE.  G = 1: the winner
- *   and the rows from shared memory, nothing published.
+ *   FL = true (flags): one set per column (slot j gs + b, gs >= G; rowj j bw), every slot all
+ *   ones at the launch (the scratch starts so; each launch leaves it so).  Warp 0 writes the
+ *   block's candidate row (and row j in the block holding it), its row index and its key, no
+ *   fence between them: each slot is its own flag (pb_put / pb_get).  Then it polls the column's
+ *   G keys (a lane a block) until none is PB_NONE and takes the winner - the largest key, the
+ *   lowest block on ties, which is the lowest row as each block's candidate is its own lowest -
+ *   polling its row, its index and row j, which are there in the same trip or soon after.  No
+ *   grid barrier per column: a block goes on as soon as it has every candidate, and nothing it
+ *   writes later is read for an earlier column.  After the last column one grid barrier, then
+ *   each block sets the slots it wrote back to all ones.  G = 1: the winner and the rows from
+ *   shared memory, nothing published.  (Until session 16 the key followed a fence, and the
+ *   reads another: two fences a column.)
  * Then each thread's rows at once swapped, scaled and updated (the pivot row written at row j,
  * row j's old content at the winner's row - scaled and updated there - every other row below j
- * scaled and updated in place: the same arithmetic as the swap first, then the update; a row's
- * entries 16 at a time loaded, then updated by one FMA each and stored), and while a row's
- * column j + 1 is updated its key is taken: the thread's candidate for column j + 1 (the lowest
+ * scaled and updated in place: the same arithmetic as the swap first, then the update, one FMA
+ * an entry; a row's entries loaded 16 at a time before their FMAs were 12% slower on the H200,
+ * session 16: the update is bound by the instructions issued, not by the loads' latency), and
+ * while a row's column j + 1 is updated its key is taken: the thread's candidate for column j + 1 (the lowest
  * row on ties), each warp's best by warp reductions of keys (the lowest row among the largest
  * |a_ij|) into shared memory, one block barrier, which is also the next column's start.  So a
  * column costs two block barriers (three before session 16: a separate pass of the pivot search
@@ -240,27 +273,14 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
       T l = mv ? rj[j] : s[i + j * ls];
       if (pv != (T)0) l = l / pv;
       s[i + j * ls] = l;
+      /* column j + 1 first: its new value is the row's key for the next column */
       pb_u64 nk = 0;
-      /* 16 columns at a time: the row's entries and u's loaded first, then updated and stored
-       * (one chunk live at a time: two would spill at 512 threads) */
-#pragma unroll 1
-      for (int h = 0; h < PB_BWMAX; h += 16) {
-        if (h + 15 <= j || h >= bw) continue;
-        T v[16], w[16];
-#pragma unroll
-        for (int c = 0; c < 16; c++)
-          if (h + c > j && h + c < bw) {
-            v[c] = mv ? rj[h + c] : s[i + (h + c) * ls];
-            w[c] = u[h + c];
-          }
-#pragma unroll
-        for (int c = 0; c < 16; c++)
-          if (h + c > j && h + c < bw) {
-            T y = pb_fma(-l, w[c], v[c]);
-            s[i + (h + c) * ls] = y;
-            if (h + c == j + 1) nk = pb_key((double)y);
-          }
+      if (j + 1 < bw) {
+        T y = pb_fma(-l, u[j + 1], mv ? rj[j + 1] : s[i + (j + 1) * ls]);
+        s[i + (j + 1) * ls] = y;
+        nk = pb_key((double)y);
       }
+      for (int c = j + 2; c < bw; c++) s[i + c * ls] = pb_fma(-l, u[c], mv ? rj[c] : s[i + c * ls]);
       if (nk > bk) { bk = nk; bi = (unsigned)gi; }
     }
     if (j + 1 < nj) {
@@ -274,10 +294,18 @@ __global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, in
     a[(int64_t)(r0 + i) + c * lda] = s[i + c * ls];
   }
   if (FL && G > 1) {
-    /* every block has read every column's keys: set this block's back for the next launch */
+    /* every block has read every column's slots: set this block's back for the next launch */
     grid.sync();
-    if (wid == 0)
-      for (int j = lane; j < nj; j += 32) *(volatile pb_u64 *)(ck + (int64_t)j * gs + b) = PB_NONE;
+    for (int t = threadIdx.x; t < nj * bw; t += blockDim.x) {
+      int j = t / bw, c = t % bw;
+      int64_t sl = (int64_t)j * gs + b;
+      pb_clear(crow + sl * bw + c);
+      if (j >= r0 && j < r0 + nr) pb_clear(rowj + j * bw + c);
+      if (c == 0) {
+        pb_clear(cidx + sl);
+        *(volatile pb_u64 *)(ck + sl) = PB_NONE;
+      }
+    }
   }
 }
 

@@ -12,12 +12,11 @@
  * candidate's key its own flag, polled; grid: a grid barrier per column). */
 enum { GAUSS_PB_SYNC_FLAGS = 0, GAUSS_PB_SYNC_GRID = 1 };
 /* The device scratch gauss_cuda_panel_base needs: first the flags' part (for each of the 32
- * columns of a block: G keys (8 bytes each, GAUSS_PB_KEYS_BYTES in all: every byte 0xff before
- * the first launch, as each launch leaves them), G row indices, row j, G candidate rows), then
+ * columns of a block: G keys (8 bytes each), G row indices, row j, G candidate rows; every byte
+ * 0xff before the first launch, as each launch leaves them: GAUSS_PB_FLAGS_BYTES in all), then
  * the grid barrier's (the same for two columns). */
 #define GAUSS_PB_PART(sets) ((size_t)(sets) * GAUSS_PB_GMAX * 12 + (size_t)(sets) * 32 * 8 + \
                              (size_t)(sets) * GAUSS_PB_GMAX * 32 * 8)
-#define GAUSS_PB_KEYS_BYTES ((size_t)32 * GAUSS_PB_GMAX * 8)
 #define GAUSS_PB_FLAGS_BYTES GAUSS_PB_PART(32)
 #define GAUSS_PB_SCRATCH (GAUSS_PB_FLAGS_BYTES + GAUSS_PB_PART(2))
 

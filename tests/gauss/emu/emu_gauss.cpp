@@ -101,6 +101,9 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int tie
   std::vector<double> cval(2 * G);
   if (FL && !fl_init) {
     std::memset(fl_key.data(), 0xff, fl_key.size() * sizeof(double));
+    std::memset(fl_idx.data(), 0xff, fl_idx.size() * sizeof(int));
+    std::memset(fl_rowj.data(), 0xff, fl_rowj.size() * sizeof(double));
+    std::memset(fl_crow.data(), 0xff, fl_crow.size() * sizeof(double));
     fl_init = true;
   }
   emu_launch(G, EMU_T, (size_t)(rpb + 1) * bw * sizeof(T), [&] {
@@ -111,11 +114,14 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int tie
       panel_base_k<T, FL>(a.data(), lda, m, bw, rpb, piv.data(), poff, crow.data(), cval.data(), cidx.data(),
                           rowj.data(), G);
   });
-  int left = 0;   /* flags: keys not set back to PB_NONE */
-  for (size_t k = 0; FL && k < fl_key.size(); k++) {
-    unsigned long long v;
-    std::memcpy(&v, &fl_key[k], sizeof v);
-    left += v != PB_NONE;
+  int left = 0;   /* flags: slots (keys, indices, rows) not set back to all ones */
+  if (FL) {
+    const unsigned char *parts[4] = { (const unsigned char *)fl_key.data(), (const unsigned char *)fl_idx.data(),
+                                      (const unsigned char *)fl_rowj.data(), (const unsigned char *)fl_crow.data() };
+    size_t bytes[4] = { fl_key.size() * sizeof(double), fl_idx.size() * sizeof(int), fl_rowj.size() * sizeof(double),
+                        fl_crow.size() * sizeof(double) };
+    for (int q = 0; q < 4; q++)
+      for (size_t k = 0; k < bytes[q]; k++) left += parts[q][k] != 0xff;
   }
   int bad = 0;
   for (int j = 0; j < nj; j++) bad |= piv[j] != rp[j] + poff;
@@ -125,7 +131,7 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int tie
   bad |= !(mx < (sizeof(T) == 8 ? 1e-12 : 1e-4)) || left;
   printf("panel_base_k %s %s m=%d bw=%d blocks=%d%s: pivots %s, factors within %.1e%s\n", sizeof(T) == 8 ? "FP64" : "FP32",
          FL ? "flags" : "grid", m, bw, G, ties ? " (ties)" : "", bad ? "or factors DIFFER" : "as getf2", mx,
-         left ? ", KEYS LEFT SET" : "");
+         left ? ", SLOTS LEFT SET" : "");
   return bad;
 }
 
