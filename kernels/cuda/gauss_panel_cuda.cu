@@ -61,28 +61,29 @@ __device__ __forceinline__ double pb_fma(double a, double b, double c) { return 
  * ones after its last grid barrier), so a reader polls the slot it needs until it is not all ones,
  * whatever order the writes reach it in.  A value whose bits are all ones (a NaN) is written as
  * the NaN with every bit but the sign set.  Device. */
-template <typename T> struct pb_bits;
-template <> struct pb_bits<double> { typedef unsigned long long U; };
-template <> struct pb_bits<float> { typedef unsigned U; };
-template <> struct pb_bits<int> { typedef unsigned U; };
+__device__ __forceinline__ unsigned long long pb_u(double v) { return (unsigned long long)__double_as_longlong(v); }
+__device__ __forceinline__ unsigned pb_u(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ unsigned pb_u(int v) { return (unsigned)v; }
+__device__ __forceinline__ void pb_v(unsigned long long x, double *v) { *v = __longlong_as_double((long long)x); }
+__device__ __forceinline__ void pb_v(unsigned x, float *v) { *v = __uint_as_float(x); }
+__device__ __forceinline__ void pb_v(unsigned x, int *v) { *v = (int)x; }
 
 template <typename T> __device__ __forceinline__ void pb_put(T *p, T v) {
-  typedef typename pb_bits<T>::U U;
-  U x;
-  memcpy(&x, &v, sizeof x);
+  auto x = pb_u(v);
+  typedef decltype(x) U;
   if (x == (U)~(U)0) x = (U)(~(U)0 >> 1);
   *(volatile U *)p = x;
 }
 template <typename T> __device__ __forceinline__ void pb_clear(T *p) {
-  typedef typename pb_bits<T>::U U;
+  typedef decltype(pb_u(*p)) U;
   *(volatile U *)p = (U)~(U)0;
 }
 template <typename T> __device__ __forceinline__ T pb_get(const T *p) {
-  typedef typename pb_bits<T>::U U;
+  typedef decltype(pb_u(*p)) U;
   U x;
   while ((x = *(const volatile U *)p) == (U)~(U)0) PB_SPIN();
   T v;
-  memcpy(&v, &x, sizeof v);
+  pb_v(x, &v);
   return v;
 }
 
@@ -171,7 +172,7 @@ __device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr,
  * and its barrier) and no read of column j + 1 besides the update's.  Device (cooperative
  * launch). */
 template <typename T, bool FL>
-__global__ void __launch_bounds__(PB_THREADS) panel_base_k(T *a, int64_t lda, int m, int bw, int rpb,
+__global__ void __launch_bounds__(PB_THREADS, 1) panel_base_k(T *a, int64_t lda, int m, int bw, int rpb,
                                                            int *piv, int poff, T *crow, double *cval,
                                                            int *cidx, T *rowj, int gs) {
   extern __shared__ double pb_sh[];

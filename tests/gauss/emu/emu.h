@@ -84,6 +84,21 @@ inline long long __double_as_longlong(double x) {
   std::memcpy(&r, &x, sizeof r);
   return r;
 }
+inline double __longlong_as_double(long long x) {
+  double r;
+  std::memcpy(&r, &x, sizeof r);
+  return r;
+}
+inline unsigned __float_as_uint(float x) {
+  unsigned r;
+  std::memcpy(&r, &x, sizeof r);
+  return r;
+}
+inline float __uint_as_float(unsigned x) {
+  float r;
+  std::memcpy(&r, &x, sizeof r);
+  return r;
+}
 using std::isnan;
 
 /* Run body on blocks off .. off + G - 1 of a grid of G + off blocks (all of it: off = 0) of T

@@ -12,7 +12,7 @@
 
 #define __global__
 #define __device__
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __forceinline__
 #include "swap.inc"
 /* OS threads: at most 2 blocks of EMU_T for the panel, one block of EMU_SWAP_T for the swaps
