@@ -21,6 +21,8 @@
 
 namespace cg = cooperative_groups;
 
+/* The base block's threads per thread block: PB_THREADS by default, or 1024 (k_gauss_ops aux_ctl
+ * K_GAUSS_AUX_PBTHREADS): a chunk's rows one a thread instead of two. */
 #define PB_THREADS 512
 #define PB_BWMAX 32
 
@@ -171,14 +173,14 @@ __device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr,
  * column costs two block barriers (three before session 16: a separate pass of the pivot search
  * and its barrier) and no read of column j + 1 besides the update's.  Device (cooperative
  * launch). */
-template <typename T, bool FL>
-__global__ void __launch_bounds__(PB_THREADS, 1) panel_base_k(T *a, int64_t lda, int m, int bw, int rpb,
+template <typename T, bool FL, int NT>
+__global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, int bw, int rpb,
                                                            int *piv, int poff, T *crow, double *cval,
                                                            int *cidx, T *rowj, int gs) {
   extern __shared__ double pb_sh[];
   T *s = (T *)pb_sh;
-  __shared__ pb_u64 wk[PB_THREADS / 32];
-  __shared__ unsigned wi[PB_THREADS / 32];
+  __shared__ pb_u64 wk[NT / 32];
+  __shared__ unsigned wi[NT / 32];
   __shared__ T u[PB_BWMAX];
   __shared__ T rj[PB_BWMAX];
   __shared__ int pj[1];
@@ -281,7 +283,23 @@ __global__ void __launch_bounds__(PB_THREADS, 1) panel_base_k(T *a, int64_t lda,
         s[i + (j + 1) * ls] = y;
         nk = pb_key((double)y);
       }
-      for (int c = j + 2; c < bw; c++) s[i + c * ls] = pb_fma(-l, u[c], mv ? rj[c] : s[i + c * ls]);
+      int c = j + 2;
+      if (mv) {
+        for (; c < bw; c++) s[i + c * ls] = pb_fma(-l, u[c], rj[c]);
+      } else {
+        /* four entries loaded before their FMAs and stores (the compiler may not move a load of s
+         * above a store to s) */
+        T *row = s + i;
+        for (; c + 3 < bw; c += 4) {
+          T x0 = row[c * ls], x1 = row[(c + 1) * ls], x2 = row[(c + 2) * ls], x3 = row[(c + 3) * ls];
+          T u0 = u[c], u1 = u[c + 1], u2 = u[c + 2], u3 = u[c + 3];
+          row[c * ls] = pb_fma(-l, u0, x0);
+          row[(c + 1) * ls] = pb_fma(-l, u1, x1);
+          row[(c + 2) * ls] = pb_fma(-l, u2, x2);
+          row[(c + 3) * ls] = pb_fma(-l, u3, x3);
+        }
+        for (; c < bw; c++) row[c * ls] = pb_fma(-l, u[c], row[c * ls]);
+      }
       if (nk > bk) { bk = nk; bi = (unsigned)gi; }
     }
     if (j + 1 < nj) {
@@ -311,7 +329,7 @@ __global__ void __launch_bounds__(PB_THREADS, 1) panel_base_k(T *a, int64_t lda,
 }
 
 /* Launch the fused base block when it fits (see gauss_panel_cuda.h).  Local. */
-template <typename T, bool FL>
+template <typename T, bool FL, int NT>
 static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int *piv, int poff,
                      void *scratch, int rows, int *done) {
   /* the device's figures, the kernel's shared-memory attribute and its occupancy are asked once
@@ -348,12 +366,12 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
   size_t shm = (size_t)(rpb | 1) * bw * sizeof(T);
   if (shm > smax || G > nsm || G > GAUSS_PB_GMAX) return HY_OK;
   if (shm > c_set) {
-    HY_CUDA(cudaFuncSetAttribute(panel_base_k<T, FL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    HY_CUDA(cudaFuncSetAttribute(panel_base_k<T, FL, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     c_set = shm;
   }
   int occ = 1;   /* (G <= nsm: one block a multiprocessor is all the launch needs) */
   if (shm > c_occ_ok) {
-    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, panel_base_k<T, FL>, PB_THREADS, shm));
+    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, panel_base_k<T, FL, NT>, NT, shm));
     if (occ >= 1) c_occ_ok = shm;
   }
   if ((int64_t)occ * nsm < G) return HY_OK;
@@ -366,21 +384,29 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
   T *crow = (T *)(sc + (size_t)sets * gmx * 12 + (size_t)sets * PB_BWMAX * 8);
   int im = (int)m;
   void *args[] = { &a, &lda, &im, &bw, &rpb, &piv, &poff, &crow, &cval, &cidx, &rowj, &gmx };
-  HY_CUDA(cudaLaunchCooperativeKernel((const void *)panel_base_k<T, FL>, dim3((unsigned)G), dim3(PB_THREADS),
+  HY_CUDA(cudaLaunchCooperativeKernel((const void *)panel_base_k<T, FL, NT>, dim3((unsigned)G), dim3(NT),
                                       args, shm, st));
   *done = 1;
   return HY_OK;
 }
 
+/* One launch by precision, sync way and threads.  Local. */
+template <int NT>
+static int pb_go(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv, int poff, void *scratch,
+                 int rows, int sync, int *done) {
+  if (sync == GAUSS_PB_SYNC_GRID) {
+    if (sp) return pb_launch<float, false, NT>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
+    return pb_launch<double, false, NT>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
+  }
+  if (sp) return pb_launch<float, true, NT>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
+  return pb_launch<double, true, NT>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
+}
+
 int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv,
-                          int poff, void *scratch, int rows, int sync, int *done) {
+                          int poff, void *scratch, int rows, int sync, int threads, int *done) {
   *done = 0;
   if (m <= 0 || bw <= 0) { *done = 1; return HY_OK; }
   if (bw > PB_BWMAX || m > 2147483647LL) return HY_OK;
-  if (sync == GAUSS_PB_SYNC_GRID) {
-    if (sp) return pb_launch<float, false>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
-    return pb_launch<double, false>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
-  }
-  if (sp) return pb_launch<float, true>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
-  return pb_launch<double, true>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
+  if (threads == 1024) return pb_go<1024>(st, sp, m, bw, a, lda, piv, poff, scratch, rows, sync, done);
+  return pb_go<PB_THREADS>(st, sp, m, bw, a, lda, piv, poff, scratch, rows, sync, done);
 }
