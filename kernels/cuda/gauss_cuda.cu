@@ -39,7 +39,7 @@ typedef struct {
   int side_on, cur_side;
   int pb_rows;        /* gauss.panel_rows: the fused base block's rows per thread block (0: 1024) */
   int pb_sync;        /* gauss.panel_sync: GAUSS_PB_SYNC_* */
-  int pb_threads;     /* the fused base block's threads a thread block (K_GAUSS_AUX_PBTHREADS; 0: 512) */
+  int pb_threads;     /* the fused base block's threads a thread block (K_GAUSS_AUX_PBTHREADS; 0: 1024) */
   int side_same;      /* the side stream has (or will have) the main stream's priority (gauss.side_priority = same) */
   cudaStream_t side;
   cublasHandle_t cb_side;

@@ -21,9 +21,10 @@
 
 namespace cg = cooperative_groups;
 
-/* The base block's threads per thread block: PB_THREADS by default, or 1024 (k_gauss_ops aux_ctl
- * K_GAUSS_AUX_PBTHREADS): a chunk's rows one a thread instead of two. */
-#define PB_THREADS 512
+/* The base block's threads per thread block: PB_THREADS (1024, the default since session 16: a
+ * chunk's ~800 FP64 rows one a thread, 5-7% faster panels than at 512 on the H200 from 2048 rows,
+ * test_gauss_trsm_gpu --panel), or 512 (k_gauss_ops aux_ctl K_GAUSS_AUX_PBTHREADS). */
+#define PB_THREADS 1024
 #define PB_BWMAX 32
 
 /* |x| as an ordered key: the bits of |x| as a double plus one, so that a larger |x| has a larger
@@ -407,6 +408,6 @@ int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, i
   *done = 0;
   if (m <= 0 || bw <= 0) { *done = 1; return HY_OK; }
   if (bw > PB_BWMAX || m > 2147483647LL) return HY_OK;
-  if (threads == 1024) return pb_go<1024>(st, sp, m, bw, a, lda, piv, poff, scratch, rows, sync, done);
+  if (threads == 512) return pb_go<512>(st, sp, m, bw, a, lda, piv, poff, scratch, rows, sync, done);
   return pb_go<PB_THREADS>(st, sp, m, bw, a, lda, piv, poff, scratch, rows, sync, done);
 }

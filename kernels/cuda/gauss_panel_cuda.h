@@ -26,7 +26,7 @@ enum { GAUSS_PB_SYNC_FLAGS = 0, GAUSS_PB_SYNC_GRID = 1 };
  * 0-based row swapped with row j (device; rows in order, as LAPACK's getf2; an exact zero pivot
  * leaves its column unscaled).  *done = 0 when it does not fit (too many rows for the device's
  * shared memory, bw > 32): nothing was queued, the caller factors the block another way.
- * sync: GAUSS_PB_SYNC_*; threads: a thread block's threads, 1024 or (any other value) 512.
+ * sync: GAUSS_PB_SYNC_*; threads: a thread block's threads, 512 or (any other value) 1024.
  * Launches on the same scratch must not run at once.  Local. */
 int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv,
                           int poff, void *scratch, int rows, int sync, int threads, int *done);

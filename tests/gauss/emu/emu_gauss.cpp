@@ -64,7 +64,7 @@ static std::vector<int> fl_idx(32 * PB_GS);
 static std::vector<double> fl_rowj(32 * 32), fl_crow(32 * PB_GS * 32);
 static bool fl_init;
 
-/* panel_base_k on a random m x bw block in G <= 2 (flags: 3) thread blocks of EMU_T threads (the GPU's 512:
+/* panel_base_k on a random m x bw block in G <= 2 (flags: 3) thread blocks of EMU_T threads (the GPU's 1024 or 512:
  * the same code; grid (FL false): warp 0 picks the winner, warp 1 reads row j; flags: warp 0
  * publishes, polls and reads, G = 1 from shared memory alone). */
 template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int ties) {
@@ -108,10 +108,10 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int tie
   }
   emu_launch(G, EMU_T, (size_t)(rpb + 1) * bw * sizeof(T), [&] {
     if (FL)
-      panel_base_k<T, FL, 512>(a.data(), lda, m, bw, rpb, piv.data(), poff, (T *)fl_crow.data(), fl_key.data(),
+      panel_base_k<T, FL, PB_THREADS>(a.data(), lda, m, bw, rpb, piv.data(), poff, (T *)fl_crow.data(), fl_key.data(),
                           fl_idx.data(), (T *)fl_rowj.data(), PB_GS);
     else
-      panel_base_k<T, FL, 512>(a.data(), lda, m, bw, rpb, piv.data(), poff, crow.data(), cval.data(), cidx.data(),
+      panel_base_k<T, FL, PB_THREADS>(a.data(), lda, m, bw, rpb, piv.data(), poff, crow.data(), cval.data(), cidx.data(),
                           rowj.data(), G);
   });
   int left = 0;   /* flags: slots (keys, indices, rows) not set back to all ones */
