@@ -10,9 +10,10 @@
  * is written, one slot per column (nothing is overwritten within a launch; the slots cleared
  * after one grid barrier at the end), no fence; one block
  * alone (G = 1) without any global traffic; `grid` - one grid-wide barrier per column, then the
- * candidates read.  A column costs ~5.5 us either way on the H200 (session 15), most of it inside
- * the block; today's cuSOLVER getrf takes 2-4 us a column of a panel of up to 32768 rows, which
- * is why the short panels go to it (gauss.panel_vendor_short).  Used through
+ * candidates read.  A column of one base block costs ~4-5 us with flags on the H200 (session 16:
+ * 4.1 us at 1024 rows in 2 blocks, 5.1 us at 65536 in 82; grid 0.5 us more), most of it the trips
+ * through L2 between the blocks; cuSOLVER's getrf takes 2-4 us a column of a panel of up to 16384
+ * rows, which is why the short panels go to it (gauss.panel_vendor_short).  Used through
  * gauss_cuda_panel_base (gauss_panel_cuda.h). */
 #include "k_cuda.h"
 #include "gauss_panel_cuda.h"
