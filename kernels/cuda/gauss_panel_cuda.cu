@@ -138,6 +138,58 @@ __device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr,
   return p;
 }
 
+/* Column j's swap, scale and rank-1 update of this thread's rows of the chunk (rows [r0, r0 + nr)
+ * in s, ld ls; p the pivot row, u its values, rj row j's old values), and this thread's candidate
+ * for column j + 1 in (bk, bi): its largest key among its rows below j (the lowest on ties).  See
+ * panel_base_k.  Device. */
+template <typename T>
+__device__ __forceinline__ void pb_update(T *s, int ls, int r0, int nr, int j, int bw, int p, const T *u, const T *rj,
+                                          pb_u64 &bk, unsigned &bi) {
+  T pv = u[j];
+  bk = 0;
+  bi = 0xffffffffu;
+  for (int i = threadIdx.x; i < nr; i += blockDim.x) {
+    int gi = r0 + i;
+    if (gi < j) continue;
+    if (gi == j) {
+      if (p != j)
+        for (int c = 0; c < bw; c++) s[i + c * ls] = u[c];
+      continue;
+    }
+    int mv = gi == p;   /* this row gets row j's old content */
+    if (mv)
+      for (int c = 0; c < j; c++) s[i + c * ls] = rj[c];
+    T l = mv ? rj[j] : s[i + j * ls];
+    if (pv != (T)0) l = l / pv;
+    s[i + j * ls] = l;
+    /* column j + 1 first: its new value is the row's key for the next column */
+    pb_u64 nk = 0;
+    if (j + 1 < bw) {
+      T y = pb_fma(-l, u[j + 1], mv ? rj[j + 1] : s[i + (j + 1) * ls]);
+      s[i + (j + 1) * ls] = y;
+      nk = pb_key((double)y);
+    }
+    int c = j + 2;
+    if (mv) {
+      for (; c < bw; c++) s[i + c * ls] = pb_fma(-l, u[c], rj[c]);
+    } else {
+      /* four entries loaded before their FMAs and stores (the compiler may not move a load of s
+       * above a store to s) */
+      T *row = s + i;
+      for (; c + 3 < bw; c += 4) {
+        T x0 = row[c * ls], x1 = row[(c + 1) * ls], x2 = row[(c + 2) * ls], x3 = row[(c + 3) * ls];
+        T u0 = u[c], u1 = u[c + 1], u2 = u[c + 2], u3 = u[c + 3];
+        row[c * ls] = pb_fma(-l, u0, x0);
+        row[(c + 1) * ls] = pb_fma(-l, u1, x1);
+        row[(c + 2) * ls] = pb_fma(-l, u2, x2);
+        row[(c + 3) * ls] = pb_fma(-l, u3, x3);
+      }
+      for (; c < bw; c++) row[c * ls] = pb_fma(-l, u[c], row[c * ls]);
+    }
+    if (nk > bk) { bk = nk; bi = (unsigned)gi; }
+  }
+}
+
 /* The fused base block: a (ld lda) m x bw, block b holds rows [b rpb, b rpb + nr) in s (ld
  * rpb | 1: odd, so that a row's bw values - read and written across the columns by the
  * candidate rows, the swap and the pivot row - fall in distinct shared-memory banks);
@@ -260,50 +312,7 @@ __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, 
     __syncthreads();
     /* swap, scale the column below the pivot, rank-1 update of the rest of the block's rows, and
      * this thread's candidate for column j + 1 (its rows below j, the lowest on ties) */
-    int p = pj[0];
-    T pv = u[j];
-    bk = 0;
-    bi = 0xffffffffu;
-    for (int i = threadIdx.x; i < nr; i += blockDim.x) {
-      int gi = r0 + i;
-      if (gi < j) continue;
-      if (gi == j) {
-        if (p != j)
-          for (int c = 0; c < bw; c++) s[i + c * ls] = u[c];
-        continue;
-      }
-      int mv = gi == p;   /* this row gets row j's old content */
-      if (mv)
-        for (int c = 0; c < j; c++) s[i + c * ls] = rj[c];
-      T l = mv ? rj[j] : s[i + j * ls];
-      if (pv != (T)0) l = l / pv;
-      s[i + j * ls] = l;
-      /* column j + 1 first: its new value is the row's key for the next column */
-      pb_u64 nk = 0;
-      if (j + 1 < bw) {
-        T y = pb_fma(-l, u[j + 1], mv ? rj[j + 1] : s[i + (j + 1) * ls]);
-        s[i + (j + 1) * ls] = y;
-        nk = pb_key((double)y);
-      }
-      int c = j + 2;
-      if (mv) {
-        for (; c < bw; c++) s[i + c * ls] = pb_fma(-l, u[c], rj[c]);
-      } else {
-        /* four entries loaded before their FMAs and stores (the compiler may not move a load of s
-         * above a store to s) */
-        T *row = s + i;
-        for (; c + 3 < bw; c += 4) {
-          T x0 = row[c * ls], x1 = row[(c + 1) * ls], x2 = row[(c + 2) * ls], x3 = row[(c + 3) * ls];
-          T u0 = u[c], u1 = u[c + 1], u2 = u[c + 2], u3 = u[c + 3];
-          row[c * ls] = pb_fma(-l, u0, x0);
-          row[(c + 1) * ls] = pb_fma(-l, u1, x1);
-          row[(c + 2) * ls] = pb_fma(-l, u2, x2);
-          row[(c + 3) * ls] = pb_fma(-l, u3, x3);
-        }
-        for (; c < bw; c++) row[c * ls] = pb_fma(-l, u[c], row[c * ls]);
-      }
-      if (nk > bk) { bk = nk; bi = (unsigned)gi; }
-    }
+    pb_update<T>(s, ls, r0, nr, j, bw, pj[0], u, rj, bk, bi);
     if (j + 1 < nj) {
       pb_warp_best(bk, bi);
       if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
