@@ -67,12 +67,27 @@ static bool fl_init;
 /* panel_base_k on a random m x bw block in G <= 2 (flags: 3) thread blocks of EMU_T threads (the GPU's 1024 or 512:
  * the same code; grid (FL false): warp 0 picks the winner, warp 1 reads row j; flags: warp 0
  * publishes, polls and reads, G = 1 from shared memory alone). */
-template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int ties) {
-  int m = 1 + rng() % 150, bw = 1 + rng() % 32, G = 1 + rng() % (FL ? 3 : 2);
+/* mode: 0 random values, 1 ties (small integers), 2 random with the NaN whose bits are all ones
+ * (what the flags' scratch reads as "not written yet") in the last column of column 0's pivot row
+ * and of row 0, so that both rows a block publishes for column 0 carry it: a kernel that wrote
+ * it as it is would poll it forever. */
+template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int mode) {
+  int ties = mode == 1;
+  int m = 1 + rng() % 150, bw = (mode == 2 ? 2 : 1) + rng() % (mode == 2 ? 31 : 32), G = 1 + rng() % (FL ? 3 : 2);
+  if (mode == 2 && m < 2 * G + 2) m = 2 * G + 2;
   if (G > m) G = m;
   int64_t lda = m + rng() % 3;
   std::vector<T> a(lda * bw), ref;
   for (auto &x : a) x = ties ? (T)((int)(rng() % 7) - 3) : (T)((double)(rng() % 2000001) / 1e6 - 1.0);
+  if (mode == 2) {
+    int p0 = 0;
+    for (int i = 1; i < m; i++)
+      if (std::fabs((double)a[i]) > std::fabs((double)a[p0])) p0 = i;
+    T ones;
+    std::memset(&ones, 0xff, sizeof ones);
+    a[p0 + (bw - 1) * lda] = ones;
+    a[0 + (bw - 1) * lda] = ones;
+  }
   ref = a;
   std::vector<int> rp(bw, -1);
   int nj = m < bw ? m : bw;
@@ -126,12 +141,16 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int tie
   int bad = 0;
   for (int j = 0; j < nj; j++) bad |= piv[j] != rp[j] + poff;
   double mx = 0;
+  int nanx = 0;   /* a NaN where the reference has a number, or a number where it has a NaN */
   for (int64_t k = 0; k < lda * bw; k++)
-    if (k % lda < m) mx = std::fmax(mx, std::fabs((double)a[k] - (double)ref[k]) / (1 + std::fabs((double)ref[k])));
-  bad |= !(mx < (sizeof(T) == 8 ? 1e-12 : 1e-4)) || left;
-  printf("panel_base_k %s %s m=%d bw=%d blocks=%d%s: pivots %s, factors within %.1e%s\n", sizeof(T) == 8 ? "FP64" : "FP32",
-         FL ? "flags" : "grid", m, bw, G, ties ? " (ties)" : "", bad ? "or factors DIFFER" : "as getf2", mx,
-         left ? ", SLOTS LEFT SET" : "");
+    if (k % lda < m) {
+      nanx += std::isnan((double)a[k]) != std::isnan((double)ref[k]);
+      mx = std::fmax(mx, std::fabs((double)a[k] - (double)ref[k]) / (1 + std::fabs((double)ref[k])));
+    }
+  bad |= !(mx < (sizeof(T) == 8 ? 1e-12 : 1e-4)) || left || nanx;
+  printf("panel_base_k %s %s m=%d bw=%d blocks=%d%s: pivots %s, factors within %.1e%s%s\n", sizeof(T) == 8 ? "FP64" : "FP32",
+         FL ? "flags" : "grid", m, bw, G, mode == 1 ? " (ties)" : mode == 2 ? " (all-ones NaN)" : "",
+         bad ? "or factors DIFFER" : "as getf2", mx, left ? ", SLOTS LEFT SET" : "", nanx ? ", NaN WHERE THE REFERENCE HAS NONE" : "");
   return bad;
 }
 
@@ -225,8 +244,11 @@ int main(int argc, char **argv) {
   std::mt19937 rng(11);
   int bad = 0, n = 0;
   for (int k = 0; k < 3 * reps; k++, n++) bad += check_swap(rng);
-  for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_panel<float, false>(rng, k % 4 == 3) : check_panel<double, false>(rng, k % 4 == 2);
-  for (int k = 0; k < 2 * reps; k++, n++) bad += (k & 1) ? check_panel<float, true>(rng, k % 4 == 3) : check_panel<double, true>(rng, k % 4 == 2);
+  /* modes (check_panel): ties at k % 4 = 2, 3, the all-ones NaN at k % 8 = 5, 4 (flags: a float and a double run
+   * a pass) */
+  auto mode = [](int k) { return k % 8 == 4 || k % 8 == 5 ? 2 : (k % 4 == 2 || k % 4 == 3 ? 1 : 0); };
+  for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_panel<float, false>(rng, mode(k)) : check_panel<double, false>(rng, mode(k));
+  for (int k = 0; k < 2 * reps; k++, n++) bad += (k & 1) ? check_panel<float, true>(rng, mode(k)) : check_panel<double, true>(rng, mode(k));
   for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_nopiv<float>(rng) : check_nopiv<double>(rng);
   for (int k = 0; k < 2 * reps; k++, n++) bad += check_plan(rng);
   if (bad) printf("FAILED: %d of %d checks\n", bad, n);
