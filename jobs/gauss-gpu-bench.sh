@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gauss-gpu-bench.sh - the gauss GPU benchmarks with their targets, on one machine with 1-2 GPUs:
 #   1. blocked FP64 n=32768 on 1 GPU beside cuSOLVER dgetrf+dgetrs and a cuBLAS DGEMM (same run):
-#      target factorization rate >= 1.15 x cuSOLVER's
+#      target factorization rate >= 1.2 x cuSOLVER's at n = 32768 (issue 18; the target line
+#      printed at that n)
 #   2. mixed (FP32 LU + FP64 refinement) n=32768: target time <= 0.4 x cuSOLVER FP64 solve
 #   3. blocked FP64 n=1024 (mean of 10 runs after a warm-up): target <= 3 ms
 #   4. blocked FP64 n=32768 on 2 GPUs vs 1: target speed-up >= 1.8, with both 2-GPU grids (1x2:
@@ -114,8 +115,11 @@ run() {  # run NAME RANKS ARGS...
   echo "   exit $?"
   grep -E "^(reference|compare|mixed: [0-9]|repeat|PASSED|FAILED|gauss: panel broadcasts|hpl-mxp|profile|trace)|^[NSB][DSM][HG]|Gflops per|scaled" "$OUT/$name.log" | sed 's/^/   /'
 }
+ratio() {  # the compare line of log $1 against the FP64 targets (TF floor $2, ratio floor $3)
+  awk -v tf="$2" -v rf="$3" -v name="$1" '/^compare: blocked factor/{match($0, /ratio [0-9.]+/); r = substr($0, RSTART + 6, RLENGTH - 6); printf "target FP64 %s: %s TFLOP/s (>= %s), %s x cuSOLVER (>= %s): %s\n", name, $4, tf, r, rf, ($4 + 0 >= tf && r + 0 >= rf ? "met" : "NOT met"); exit}' "$OUT/$1.log"
+}
 tval() { awk '/^[NSB][DSM][HG]F? /{print $6; exit}' "$OUT/$1.log"; }
-if want 1; then run fp64_$N 1 gauss.n=$N; fi
+if want 1; then run fp64_$N 1 gauss.n=$N; [ "$N" = 32768 ] && ratio fp64_$N 0 1.2; fi
 if want 2; then run mixed_$N 1 gauss.n=$N gauss.precision=mixed; fi
 if want 3; then
   run fp64_1024 1 gauss.n=1024 gauss.compare_cusolver=false gauss.repeat=11
@@ -174,9 +178,6 @@ fi
 # the factor time F of log $1 ("Gflops per ...: ... factor F s") as "F s, R TFLOP/s" for order $2
 ftime() {
   awk -v n="$2" -v v="$1" '/^Gflops per /{for (i = 1; i <= NF; i++) if ($i == "factor") {f = $(i+1); printf "study n=%d %s: factor %.4f s, %.2f TFLOP/s\n", n, v, f, 2/3*n^3/f/1e12; exit}}' "$OUT/$1.log"
-}
-ratio() {  # the compare line of log $1 against the FP64 targets (TF floor $2, ratio floor $3)
-  awk -v tf="$2" -v rf="$3" -v name="$1" '/^compare: blocked factor/{match($0, /ratio [0-9.]+/); r = substr($0, RSTART + 6, RLENGTH - 6); printf "target FP64 %s: %s TFLOP/s (>= %s), %s x cuSOLVER (>= %s): %s\n", name, $4, tf, r, rf, ($4 + 0 >= tf && r + 0 >= rf ? "met" : "NOT met"); exit}' "$OUT/$1.log"
 }
 if want 11; then
   for v in "old_vendor_hostpiv:gauss.panel=vendor gauss.pivots=host" "vendor:gauss.panel=vendor" \
