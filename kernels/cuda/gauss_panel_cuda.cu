@@ -91,51 +91,192 @@ template <typename T> __device__ __forceinline__ T pb_get(const T *p) {
   return v;
 }
 
-/* gauss.panel_sync = flags, by warp 0 of block b (rows [r0, r0 + nr) in s, ld ls) once the
- * block's best (bk, bi) of column j is known: with other blocks (G > 1) the candidate published
- * (its row, row j where this block holds it, its row index, its key: no fence, each slot its own
- * flag), every block's key polled (a lane a block, ascending: the lowest block on ties), then
- * the winner's row into u, its index, and row j into rj, each polled; alone (G = 1) both from s.
+/* gauss.panel_sync = flags, one block alone (G = 1), by warp 0 once the block's best (bk, bi) of
+ * column j is known: the winner's row into u and row j into rj from s, nothing published.
  * Returns the pivot row (j: none, a NaN column).  Device (every lane of warp 0). */
 template <typename T>
-__device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr, int j, int bw, int b, int G, int gs,
-                                             int lane, pb_u64 bk, unsigned bi, T *crow, pb_u64 *ck, int *cidx,
-                                             T *rowj, T *u, T *rj) {
-  int p;
-  if (G == 1) {
-    p = bk ? (int)bi : j;
-    if (lane < bw) {
-      u[lane] = s[(p - r0) + lane * ls];
-      rj[lane] = s[(j - r0) + lane * ls];
-    }
-    return p;
-  }
-  int hj = j >= r0 && j < r0 + nr;   /* this block holds row j */
-  int64_t sl = (int64_t)j * gs + b;
-  if (bk && lane < bw) pb_put(crow + sl * bw + lane, s[((int)bi - r0) + lane * ls]);
-  if (hj && lane < bw) pb_put(rowj + j * bw + lane, s[(j - r0) + lane * ls]);
-  if (bk && lane == 0) pb_put(cidx + sl, (int)bi);
-  /* the key last (no key is all ones: at most the bits of +inf plus one) */
-  if (lane == 0) *(volatile pb_u64 *)(ck + sl) = bk;
-  pb_u64 wkey = 0;
-  unsigned wg = 0xffffffffu;
-  for (int g = lane; g < G; g += 32) {
-    const volatile pb_u64 *q = (const volatile pb_u64 *)(ck + (int64_t)j * gs + g);
-    pb_u64 k;
-    while ((k = *q) == PB_NONE) PB_SPIN();
-    if (k > wkey) { wkey = k; wg = (unsigned)g; }
-  }
-  pb_warp_best(wkey, wg);
-  if (lane < bw) rj[lane] = pb_get(rowj + j * bw + lane);
-  if (wkey) {
-    int64_t ws = (int64_t)j * gs + wg;
-    if (lane < bw) u[lane] = pb_get(crow + ws * bw + lane);
-    p = pb_get(cidx + ws);
-  } else {   /* none (NaN column): no swap */
-    if (lane < bw) u[lane] = rj[lane];
-    p = j;
+__device__ __forceinline__ int pb_alone_pick(const T *s, int ls, int r0, int j, int bw, int lane, pb_u64 bk,
+                                             unsigned bi, T *u, T *rj) {
+  int p = bk ? (int)bi : j;
+  if (lane < bw) {
+    u[lane] = s[(p - r0) + lane * ls];
+    rj[lane] = s[(j - r0) + lane * ls];
   }
   return p;
+}
+
+/* gauss.panel_sync = flags with other blocks (G > 1), by warp 0 of block b (rows [r0, r0 + nr)
+ * in s, ld ls) once the block's best (bk, bi) of column j is known: the candidate published -
+ * its row (without a candidate, bk = 0, the chunk's first row: every block always writes a row,
+ * so that the readers can poll every candidate's row with its key in one trip), row j where
+ * this block holds it, its row index, its key last - no fence, each slot its own flag.  Device
+ * (every lane of warp 0). */
+template <typename T>
+__device__ __forceinline__ void pb_publish(const T *s, int ls, int r0, int nr, int j, int bw, int b, int gs, int lane,
+                                           pb_u64 bk, unsigned bi, T *crow, pb_u64 *ck, int *cidx, T *rowj) {
+  int hj = j >= r0 && j < r0 + nr;   /* this block holds row j */
+  int64_t sl = (int64_t)j * gs + b;
+  int rr = bk ? (int)bi - r0 : 0;
+  if (lane < bw) pb_put(crow + sl * bw + lane, s[rr + lane * ls]);
+  if (hj && lane < bw) pb_put(rowj + j * bw + lane, s[(j - r0) + lane * ls]);
+  if (lane == 0) pb_put(cidx + sl, bk ? (int)bi : 0);
+  /* (no key is all ones: at most the bits of +inf plus one) */
+  if (lane == 0) *(volatile pb_u64 *)(ck + sl) = bk;
+}
+
+/* Candidates a warp loads at once in pb_poll (its share of a column's G candidates in groups of
+ * PB_CPW nw: one trip through L2 for G <= PB_CPW nw, 128 blocks at 1024 threads). */
+#ifndef PB_CPW
+#define PB_CPW 4
+#endif
+
+/* gauss.panel_sync = flags, G > 1, by every warp wid of nw: candidates g = wid, wid + nw, ...
+ * of column j - each lane polls the candidate's key, row index and (lane < bw) its row's value
+ * at the lane, all of a group of PB_CPW candidates loaded before any is waited for - and the
+ * warp's best (the largest key, the lowest block on ties) left in shared memory: its key and
+ * block in wkey[wid] / wgi[wid], its row index in wix[wid], its row in wrow[wid PB_BWMAX ..];
+ * the last warp also polls row j into rj.  So the block has every candidate's row with its key
+ * after one trip through L2 (until session 17 the keys were polled first, then the winner's
+ * row: two trips a column).  Device (every lane of every warp; a block barrier follows). */
+template <typename T>
+__device__ __forceinline__ void pb_poll(int j, int bw, int G, int gs, int lane, int wid, int nw, const T *crow,
+                                        const pb_u64 *ck, const int *cidx, const T *rowj, T *wrow, pb_u64 *wkey,
+                                        unsigned *wgi, int *wix, T *rj) {
+  typedef decltype(pb_u(*crow)) U;
+  const U NONE = (U)~(U)0;
+  U rv = 0;
+  const volatile U *rq = (const volatile U *)(rowj + j * bw + lane);
+  int wr = wid == nw - 1 && lane < bw;   /* this lane polls row j */
+  if (wr) rv = *rq;
+  pb_u64 wbk = 0;
+  unsigned wbg = 0xffffffffu;
+  int wbi = 0;
+  U wbv = 0;
+  for (int g0 = wid; g0 < G; g0 += PB_CPW * nw) {
+    pb_u64 kq[PB_CPW];
+    unsigned iq[PB_CPW];
+    U vq[PB_CPW];
+#pragma unroll
+    for (int q = 0; q < PB_CPW; q++) {
+      int g = g0 + q * nw;
+      kq[q] = 0;
+      iq[q] = 0;
+      vq[q] = 0;
+      if (g < G) {
+        int64_t sl = (int64_t)j * gs + g;
+        kq[q] = *(const volatile pb_u64 *)(ck + sl);
+        iq[q] = *(const volatile unsigned *)(cidx + sl);
+        if (lane < bw) vq[q] = *(const volatile U *)(crow + sl * bw + lane);
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < PB_CPW; q++) {
+      int g = g0 + q * nw;
+      if (g >= G) continue;
+      int64_t sl = (int64_t)j * gs + g;
+      while (kq[q] == PB_NONE) {
+        PB_SPIN();
+        kq[q] = *(const volatile pb_u64 *)(ck + sl);
+      }
+      while (iq[q] == 0xffffffffu) {
+        PB_SPIN();
+        iq[q] = *(const volatile unsigned *)(cidx + sl);
+      }
+      while (lane < bw && vq[q] == NONE) {
+        PB_SPIN();
+        vq[q] = *(const volatile U *)(crow + sl * bw + lane);
+      }
+      /* (the same key on every lane: the warp takes the same branch) */
+      if (kq[q] > wbk) {
+        wbk = kq[q];
+        wbg = (unsigned)g;
+        wbi = (int)iq[q];
+        wbv = vq[q];
+      }
+    }
+  }
+  if (lane == 0) {
+    wkey[wid] = wbk;
+    wgi[wid] = wbg;
+    wix[wid] = wbi;
+  }
+  if (lane < bw) pb_v(wbv, wrow + wid * PB_BWMAX + lane);
+  if (wr) {
+    while (rv == NONE) {
+      PB_SPIN();
+      rv = *rq;
+    }
+    pb_v(rv, rj + lane);
+  }
+}
+
+/* gauss.panel_sync = flags, G > 1, after pb_poll and a block barrier, by every warp: the winner
+ * over the warps' best (the largest key, the lowest block on ties: the lowest row, as each
+ * block's candidate is its own lowest) - its row in *up (in wrow), the pivot row returned; no
+ * candidate (a NaN column): row j (rj), no swap.  Device (every lane of every warp). */
+template <typename T>
+__device__ __forceinline__ int pb_winner(int j, int lane, int nw, const T *wrow, const pb_u64 *wkey,
+                                         const unsigned *wgi, const int *wix, const T *rj, const T **up) {
+  pb_u64 k = lane < nw ? wkey[lane] : 0ull;
+  unsigned g = lane < nw ? wgi[lane] : 0xffffffffu;
+  pb_warp_best(k, g);
+  if (!k) {
+    *up = rj;
+    return j;
+  }
+  int w = (int)(g % (unsigned)nw);   /* the warp that polled block g */
+  *up = wrow + w * PB_BWMAX;
+  return wix[w];
+}
+
+/* gauss.panel_sync = grid, before the column's grid barrier: warp 0 the block's best over its
+ * warps (wk, wi), published with its row (slot par G + b by the column's parity), warp 1 row j
+ * in the block holding it.  Device (every thread of the block). */
+template <typename T>
+__device__ __forceinline__ void pb_grid_put(const T *s, int ls, int r0, int nr, int j, int bw, int b, int G, int lane,
+                                            int wid, int nw, const pb_u64 *wk, const unsigned *wi, T *crow,
+                                            pb_u64 *ck, int *cidx, T *rowj) {
+  int par = j & 1;
+  if (wid == 0) {
+    pb_u64 bk = lane < nw ? wk[lane] : 0ull;
+    unsigned bi = lane < nw ? wi[lane] : 0xffffffffu;
+    pb_warp_best(bk, bi);
+    if (lane == 0) {
+      ck[par * G + b] = bk;
+      cidx[par * G + b] = bk ? (int)bi : -1;
+    }
+    if (bk && lane < bw) crow[(int64_t)(par * G + b) * bw + lane] = s[((int)bi - r0) + lane * ls];
+  } else if (wid == 1 && j >= r0 && j < r0 + nr && lane < bw) {
+    rowj[par * bw + lane] = s[(j - r0) + lane * ls];
+  }
+}
+
+/* gauss.panel_sync = grid, after the column's grid barrier: the winner over the blocks (every
+ * block the same) and its row into u, the pivot row into pj[0], by warp 0; row j into rj by warp
+ * 1.  Device (every thread of the block). */
+template <typename T>
+__device__ __forceinline__ void pb_grid_pick(int j, int bw, int b, int G, int rpb, int lane, int wid, int *piv,
+                                             int poff, const T *crow, const pb_u64 *ck, const int *cidx,
+                                             const T *rowj, T *u, T *rj, int *pj) {
+  int par = j & 1;
+  if (wid == 0) {
+    pb_u64 bk = 0;
+    unsigned bi = 0xffffffffu;
+    for (int g = lane; g < G; g += 32) {
+      pb_u64 k = __ldcg(ck + par * G + g);
+      int i = __ldcg(cidx + par * G + g);
+      if (k > bk) { bk = k; bi = (unsigned)i; }
+    }
+    pb_warp_best(bk, bi);
+    int p = bk ? (int)bi : j;   /* none (NaN column): no swap */
+    if (lane < bw) u[lane] = bk ? __ldcg(crow + (int64_t)(par * G + p / rpb) * bw + lane) : __ldcg(rowj + par * bw + lane);
+    if (lane == 0) {
+      pj[0] = p;
+      if (b == 0) piv[j] = p + poff;
+    }
+  } else if (wid == 1 && lane < bw) {
+    rj[lane] = __ldcg(rowj + par * bw + lane);
+  }
 }
 
 /* Column j's swap, scale and rank-1 update of this thread's rows of the chunk (rows [r0, r0 + nr)
@@ -238,6 +379,11 @@ __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, 
   __shared__ T u[PB_BWMAX];
   __shared__ T rj[PB_BWMAX];
   __shared__ int pj[1];
+  /* flags, G > 1: each warp's best candidate of the column (pb_poll) */
+  __shared__ T wrow[(NT / 32) * PB_BWMAX];
+  __shared__ pb_u64 wkey[NT / 32];
+  __shared__ unsigned wgi[NT / 32];
+  __shared__ int wix[NT / 32];
   cg::grid_group grid = cg::this_grid();
   int b = blockIdx.x, G = gridDim.x, ls = rpb | 1, lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
   int nw = blockDim.x >> 5;
@@ -261,58 +407,44 @@ __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, 
   if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
   __syncthreads();
   for (int j = 0; j < nj; j++) {
-    int par = j & 1;
-    if (FL) {
+    const T *up = u;
+    int p;
+    if (FL && G > 1) {
       if (wid == 0) {
-        /* the block's best over its warps */
+        /* the block's best over its warps, published */
         bk = lane < nw ? wk[lane] : 0ull;
         bi = lane < nw ? wi[lane] : 0xffffffffu;
         pb_warp_best(bk, bi);
-        int p = pb_flags_pick<T>(s, ls, r0, nr, j, bw, b, G, gs, lane, bk, bi, crow, ck, cidx, rowj, u, rj);
-        if (lane == 0) {
-          pj[0] = p;
-          if (b == 0) piv[j] = p + poff;
-        }
+        pb_publish<T>(s, ls, r0, nr, j, bw, b, gs, lane, bk, bi, crow, ck, cidx, rowj);
       }
+      pb_poll<T>(j, bw, G, gs, lane, wid, nw, crow, ck, cidx, rowj, wrow, wkey, wgi, wix, rj);
+      __syncthreads();
+      p = pb_winner<T>(j, lane, nw, wrow, wkey, wgi, wix, rj, &up);
+      if (b == 0 && threadIdx.x == 0) piv[j] = p + poff;
     } else {
-      if (wid == 0) {
-        /* the block's best over its warps, published with its row */
-        bk = lane < nw ? wk[lane] : 0ull;
-        bi = lane < nw ? wi[lane] : 0xffffffffu;
-        pb_warp_best(bk, bi);
-        if (lane == 0) {
-          ck[par * G + b] = bk;
-          cidx[par * G + b] = bk ? (int)bi : -1;
+      if (FL) {
+        if (wid == 0) {
+          /* the block's best over its warps */
+          bk = lane < nw ? wk[lane] : 0ull;
+          bi = lane < nw ? wi[lane] : 0xffffffffu;
+          pb_warp_best(bk, bi);
+          int q = pb_alone_pick<T>(s, ls, r0, j, bw, lane, bk, bi, u, rj);
+          if (lane == 0) {
+            pj[0] = q;
+            piv[j] = q + poff;
+          }
         }
-        if (bk && lane < bw) crow[(int64_t)(par * G + b) * bw + lane] = s[((int)bi - r0) + lane * ls];
-      } else if (wid == 1 && j >= r0 && j < r0 + nr && lane < bw) {
-        rowj[par * bw + lane] = s[(j - r0) + lane * ls];
+      } else {
+        pb_grid_put<T>(s, ls, r0, nr, j, bw, b, G, lane, wid, nw, wk, wi, crow, ck, cidx, rowj);
+        grid.sync();
+        pb_grid_pick<T>(j, bw, b, G, rpb, lane, wid, piv, poff, crow, ck, cidx, rowj, u, rj, pj);
       }
-      grid.sync();
-      /* the winner over the blocks (every block the same) and its row, by warp 0; row j by warp 1 */
-      if (wid == 0) {
-        bk = 0;
-        bi = 0xffffffffu;
-        for (int g = lane; g < G; g += 32) {
-          pb_u64 k = __ldcg(ck + par * G + g);
-          int i = __ldcg(cidx + par * G + g);
-          if (k > bk) { bk = k; bi = (unsigned)i; }
-        }
-        pb_warp_best(bk, bi);
-        int p = bk ? (int)bi : j;   /* none (NaN column): no swap */
-        if (lane < bw) u[lane] = bk ? __ldcg(crow + (int64_t)(par * G + p / rpb) * bw + lane) : __ldcg(rowj + par * bw + lane);
-        if (lane == 0) {
-          pj[0] = p;
-          if (b == 0) piv[j] = p + poff;
-        }
-      } else if (wid == 1 && lane < bw) {
-        rj[lane] = __ldcg(rowj + par * bw + lane);
-      }
+      __syncthreads();
+      p = pj[0];
     }
-    __syncthreads();
     /* swap, scale the column below the pivot, rank-1 update of the rest of the block's rows, and
      * this thread's candidate for column j + 1 (its rows below j, the lowest on ties) */
-    pb_update<T>(s, ls, r0, nr, j, bw, pj[0], u, rj, bk, bi);
+    pb_update<T>(s, ls, r0, nr, j, bw, p, up, rj, bk, bi);
     if (j + 1 < nj) {
       pb_warp_best(bk, bi);
       if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
@@ -346,19 +478,22 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
   /* the device's figures, the kernel's shared-memory attribute and its occupancy are asked once
    * (per device, per size): a panel launches this kernel 32 times (nb 1024), and the host queues
    * the panels' thousands of calls nearly all the factorization long */
-  static int c_dev = -1, c_nsm, c_optin;
+  static int c_dev = -1, c_nsm, c_optin, c_static;
   static size_t c_set = 0, c_occ_ok = 0;   /* the largest size set; the largest with a block a multiprocessor */
   int dev = 0;
   HY_CUDA(cudaGetDevice(&dev));
   if (dev != c_dev) {
     HY_CUDA(cudaDeviceGetAttribute(&c_nsm, cudaDevAttrMultiProcessorCount, dev));
     HY_CUDA(cudaDeviceGetAttribute(&c_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    cudaFuncAttributes fa;
+    HY_CUDA(cudaFuncGetAttributes(&fa, panel_base_k<T, FL, NT>));
+    c_static = (int)fa.sharedSizeBytes;
     c_dev = dev;
     c_set = 0;
     c_occ_ok = 0;
   }
   int nsm = c_nsm, optin = c_optin;
-  size_t smax = (size_t)optin - 4096;   /* room for the static shared arrays */
+  size_t smax = (size_t)optin - (size_t)c_static - 1024;   /* room for the static shared arrays */
   if (smax > (size_t)200 * 1024) smax = (size_t)200 * 1024;
   /* about `rows` rows a block (0: 1024), more blocks when a chunk (one more row: its odd
    * leading dimension) would not fit in shared memory */
