@@ -797,6 +797,8 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
    * the next panel's factorization waits for as little as possible */
   int64_t x0 = f->q == qk ? lc0 : 0, x1 = f->q == qk ? lc0 + jb : 0;
   blk_tr(w, k, BLK_TR_START);
+  /* the step's U block row solves share one L^-1 on the main stream (K_GAUSS_AUX_LSTEP) */
+  if (ko->aux_ctl) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_LSTEP, 1));
   HY_CALL(blk_swap(w, k, P == 1 ? lt : 0, P == 1 ? split : f->nloc, x0, x1));
   blk_tr(w, k, BLK_TR_LA_SWAP);
   prof_mark(g, 1, &tp);
@@ -843,6 +845,7 @@ static int blk_step(blk_ws *w, int64_t k, int64_t nblk, void **lpp, int64_t *ldl
   blk_rest r = { .k = k, .jb = jb, .c0 = split, .c1 = f->nloc, .lt = lt, .x0 = x0, .x1 = x1,
                  .lr0 = lr0, .lr1 = lr1, .mt = mt, .lcur = lcur, .ldcur = ldcur, .up = up, .ldu = ldu };
   HY_CALL(blk_rest_all(w, &r));
+  if (ko->aux_ctl) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_LSTEP, 0));
   /* gauss.profile: the rest of the trailing update alone (else it would count as the panel's,
    * which runs beside it on the side stream) */
   prof_mark(g, 4, &tp);

@@ -60,6 +60,11 @@ typedef struct {
   int rows_x_n;
   const void *linv_x_l;   /* the L whose inverse tl_inv[2] holds */
   int64_t linv_x_m, linv_x_ld;
+  /* K_GAUSS_AUX_LSTEP: within one step (on), the L whose inverse tl_inv[0] holds (main stream) */
+  int linv_m_on;
+  const void *linv_m_l;
+  int64_t linv_m_m, linv_m_ld;
+  int linv_m_sp;
 } gauss_cuda_ws;
 
 /* Free a workspace (k_cuda_close, after the stream is idle).  Local. */
@@ -182,6 +187,12 @@ static int c_aux_ctl(k_backend *be, int what, int c) {
   if ((what == K_GAUSS_AUX_MARK || what == K_GAUSS_AUX_CHUNK || what == K_GAUSS_AUX_PANEL) &&
       (c < 0 || c >= K_GAUSS_CHUNKS_MAX))
     return hy_err(HY_ESYS, "gauss aux_ctl: chunk %d outside 0..%d", c, K_GAUSS_CHUNKS_MAX - 1);
+  if (what == K_GAUSS_AUX_LSTEP) {
+    /* a step's U block row solves begin (c = 1) or end (0): L^-1 kept between them */
+    w->linv_m_on = c ? 1 : 0;
+    w->linv_m_l = NULL;
+    return HY_OK;
+  }
   if (what == K_GAUSS_AUX_PBROWS) {
     w->pb_rows = c > 0 ? c : 0;
     return HY_OK;
@@ -1152,7 +1163,9 @@ static int linv_fp64(k_backend *be, int64_t m, const double *l, int64_t ldl, dou
  * cuBLAS's) with L^-1 by linv_fp64 (a few launches; cuBLAS's TRSM of the identity took ~1.5 ms
  * at m = 1024), FP32 (m >= 128, n >= 2 m) by a small TRSM on the identity; else cuBLAS TRSM.
  * Each stream has its own buffers; the aux stream keeps L^-1 for the step's other chunks (the
- * same L until the next K_GAUSS_AUX_ENTER / _PANEL).  Local. */
+ * same L until the next K_GAUSS_AUX_ENTER / _PANEL), the main stream for the step's second solve
+ * with the same L (the lookahead columns', then the rest's: between K_GAUSS_AUX_LSTEP 1 and 0).
+ * Local. */
 static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void *l, int64_t ldl,
                         void *b, int64_t ldb) {
   if (m <= 0 || n <= 0) return HY_OK;
@@ -1166,6 +1179,8 @@ static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void 
     HY_CALL(grow(&w->tl_tmp[sid], &w->tl_tmp_b[sid], (size_t)(m * n) * e));
     void *linv = w->tl_inv[sid], *tmp = w->tl_tmp[sid];
     int have = ax && w->linv_x_l == l && w->linv_x_m == m && w->linv_x_ld == ldl;
+    if (sid == 0 && w->linv_m_on)
+      have = w->linv_m_l == l && w->linv_m_m == m && w->linv_m_ld == ldl && w->linv_m_sp == sp;
     if (sp) {
       float one = 1, zero = 0;
       if (!have) {
@@ -1189,6 +1204,12 @@ static int c_trsm_lunit(k_backend *be, int sp, int64_t m, int64_t n, const void 
       w->linv_x_l = l;
       w->linv_x_m = m;
       w->linv_x_ld = ldl;
+    }
+    if (sid == 0 && w->linv_m_on) {
+      w->linv_m_l = l;
+      w->linv_m_m = m;
+      w->linv_m_ld = ldl;
+      w->linv_m_sp = sp;
     }
     HY_CUDA(cudaMemcpy2DAsync(b, (size_t)ldb * e, tmp, (size_t)m * e, (size_t)m * e, (size_t)n,
                               cudaMemcpyDeviceToDevice, strm(be)));
