@@ -125,9 +125,9 @@ __device__ __forceinline__ void pb_publish(const T *s, int ls, int r0, int nr, i
 }
 
 /* Candidates a warp loads at once in pb_poll (its share of a column's G candidates in groups of
- * PB_CPW nw: one trip through L2 for G <= PB_CPW nw, 128 blocks at 1024 threads). */
+ * PB_CPW nw: one trip through L2 for G <= PB_CPW nw, 96 blocks at 1024 threads; 4 spilled). */
 #ifndef PB_CPW
-#define PB_CPW 4
+#define PB_CPW 3
 #endif
 
 /* gauss.panel_sync = flags, G > 1, by every warp wid of nw: candidates g = wid, wid + nw, ...
@@ -169,25 +169,31 @@ __device__ __forceinline__ void pb_poll(int j, int bw, int G, int gs, int lane, 
         if (lane < bw) vq[q] = *(const volatile U *)(crow + sl * bw + lane);
       }
     }
+    /* every slot not yet written loaded again, all of them at once (row j's with them), until
+     * none is left (each lane on its own: a lane's key, index and row value) */
+    for (;;) {
+      int pend = wr && rv == NONE;
+#pragma unroll
+      for (int q = 0; q < PB_CPW; q++)
+        pend |= g0 + q * nw < G && (kq[q] == PB_NONE || iq[q] == 0xffffffffu || (lane < bw && vq[q] == NONE));
+      if (!pend) break;
+      PB_SPIN();
+      if (wr && rv == NONE) rv = *rq;
+#pragma unroll
+      for (int q = 0; q < PB_CPW; q++) {
+        int g = g0 + q * nw;
+        if (g >= G) continue;
+        int64_t sl = (int64_t)j * gs + g;
+        if (kq[q] == PB_NONE) kq[q] = *(const volatile pb_u64 *)(ck + sl);
+        if (iq[q] == 0xffffffffu) iq[q] = *(const volatile unsigned *)(cidx + sl);
+        if (lane < bw && vq[q] == NONE) vq[q] = *(const volatile U *)(crow + sl * bw + lane);
+      }
+    }
 #pragma unroll
     for (int q = 0; q < PB_CPW; q++) {
       int g = g0 + q * nw;
-      if (g >= G) continue;
-      int64_t sl = (int64_t)j * gs + g;
-      while (kq[q] == PB_NONE) {
-        PB_SPIN();
-        kq[q] = *(const volatile pb_u64 *)(ck + sl);
-      }
-      while (iq[q] == 0xffffffffu) {
-        PB_SPIN();
-        iq[q] = *(const volatile unsigned *)(cidx + sl);
-      }
-      while (lane < bw && vq[q] == NONE) {
-        PB_SPIN();
-        vq[q] = *(const volatile U *)(crow + sl * bw + lane);
-      }
       /* (the same key on every lane: the warp takes the same branch) */
-      if (kq[q] > wbk) {
+      if (g < G && kq[q] > wbk) {
         wbk = kq[q];
         wbg = (unsigned)g;
         wbi = (int)iq[q];
