@@ -91,198 +91,51 @@ template <typename T> __device__ __forceinline__ T pb_get(const T *p) {
   return v;
 }
 
-/* gauss.panel_sync = flags, one block alone (G = 1), by warp 0 once the block's best (bk, bi) of
- * column j is known: the winner's row into u and row j into rj from s, nothing published.
+/* gauss.panel_sync = flags, by warp 0 of block b (rows [r0, r0 + nr) in s, ld ls) once the
+ * block's best (bk, bi) of column j is known: with other blocks (G > 1) the candidate published
+ * (its row, row j where this block holds it, its row index, its key: no fence, each slot its own
+ * flag), every block's key polled (a lane a block, ascending: the lowest block on ties), then
+ * the winner's row into u, its index, and row j into rj, each polled; alone (G = 1) both from s.
  * Returns the pivot row (j: none, a NaN column).  Device (every lane of warp 0). */
 template <typename T>
-__device__ __forceinline__ int pb_alone_pick(const T *s, int ls, int r0, int j, int bw, int lane, pb_u64 bk,
-                                             unsigned bi, T *u, T *rj) {
-  int p = bk ? (int)bi : j;
-  if (lane < bw) {
-    u[lane] = s[(p - r0) + lane * ls];
-    rj[lane] = s[(j - r0) + lane * ls];
+__device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr, int j, int bw, int b, int G, int gs,
+                                             int lane, pb_u64 bk, unsigned bi, T *crow, pb_u64 *ck, int *cidx,
+                                             T *rowj, T *u, T *rj) {
+  int p;
+  if (G == 1) {
+    p = bk ? (int)bi : j;
+    if (lane < bw) {
+      u[lane] = s[(p - r0) + lane * ls];
+      rj[lane] = s[(j - r0) + lane * ls];
+    }
+    return p;
   }
-  return p;
-}
-
-/* gauss.panel_sync = flags with other blocks (G > 1), by warp 0 of block b (rows [r0, r0 + nr)
- * in s, ld ls) once the block's best (bk, bi) of column j is known: the candidate published -
- * its row (without a candidate, bk = 0, the chunk's first row: every block always writes a row,
- * so that the readers can poll every candidate's row with its key in one trip), row j where
- * this block holds it, its row index, its key last - no fence, each slot its own flag.  Device
- * (every lane of warp 0). */
-template <typename T>
-__device__ __forceinline__ void pb_publish(const T *s, int ls, int r0, int nr, int j, int bw, int b, int gs, int lane,
-                                           pb_u64 bk, unsigned bi, T *crow, pb_u64 *ck, int *cidx, T *rowj) {
   int hj = j >= r0 && j < r0 + nr;   /* this block holds row j */
   int64_t sl = (int64_t)j * gs + b;
-  int rr = bk ? (int)bi - r0 : 0;
-  if (lane < bw) pb_put(crow + sl * bw + lane, s[rr + lane * ls]);
+  if (bk && lane < bw) pb_put(crow + sl * bw + lane, s[((int)bi - r0) + lane * ls]);
   if (hj && lane < bw) pb_put(rowj + j * bw + lane, s[(j - r0) + lane * ls]);
-  if (lane == 0) pb_put(cidx + sl, bk ? (int)bi : 0);
-  /* (no key is all ones: at most the bits of +inf plus one) */
+  if (bk && lane == 0) pb_put(cidx + sl, (int)bi);
+  /* the key last (no key is all ones: at most the bits of +inf plus one) */
   if (lane == 0) *(volatile pb_u64 *)(ck + sl) = bk;
-}
-
-/* Candidates a warp loads at once in pb_poll (its share of a column's G candidates in groups of
- * PB_CPW nw: one trip through L2 for G <= PB_CPW nw, 96 blocks at 1024 threads; 4 spilled). */
-#ifndef PB_CPW
-#define PB_CPW 3
-#endif
-
-/* gauss.panel_sync = flags, G > 1, by every warp wid of nw: candidates g = wid, wid + nw, ...
- * of column j - each lane polls the candidate's key, row index and (lane < bw) its row's value
- * at the lane, all of a group of PB_CPW candidates loaded before any is waited for - and the
- * warp's best (the largest key, the lowest block on ties) left in shared memory: its key and
- * block in wkey[wid] / wgi[wid], its row index in wix[wid], its row in wrow[wid PB_BWMAX ..];
- * the last warp also polls row j into rj.  So the block has every candidate's row with its key
- * after one trip through L2 (until session 17 the keys were polled first, then the winner's
- * row: two trips a column).  Device (every lane of every warp; a block barrier follows). */
-template <typename T>
-__device__ __forceinline__ void pb_poll(int j, int bw, int G, int gs, int lane, int wid, int nw, const T *crow,
-                                        const pb_u64 *ck, const int *cidx, const T *rowj, T *wrow, pb_u64 *wkey,
-                                        unsigned *wgi, int *wix, T *rj) {
-  typedef decltype(pb_u(*crow)) U;
-  const U NONE = (U)~(U)0;
-  U rv = 0;
-  const volatile U *rq = (const volatile U *)(rowj + j * bw + lane);
-  int wr = wid == nw - 1 && lane < bw;   /* this lane polls row j */
-  if (wr) rv = *rq;
-  pb_u64 wbk = 0;
-  unsigned wbg = 0xffffffffu;
-  int wbi = 0;
-  U wbv = 0;
-  for (int g0 = wid; g0 < G; g0 += PB_CPW * nw) {
-    pb_u64 kq[PB_CPW];
-    unsigned iq[PB_CPW];
-    U vq[PB_CPW];
-#pragma unroll
-    for (int q = 0; q < PB_CPW; q++) {
-      int g = g0 + q * nw;
-      kq[q] = 0;
-      iq[q] = 0;
-      vq[q] = 0;
-      if (g < G) {
-        int64_t sl = (int64_t)j * gs + g;
-        kq[q] = *(const volatile pb_u64 *)(ck + sl);
-        iq[q] = *(const volatile unsigned *)(cidx + sl);
-        if (lane < bw) vq[q] = *(const volatile U *)(crow + sl * bw + lane);
-      }
-    }
-    /* every slot not yet written loaded again, all of them at once (row j's with them), until
-     * none is left (each lane on its own: a lane's key, index and row value) */
-    for (;;) {
-      int pend = wr && rv == NONE;
-#pragma unroll
-      for (int q = 0; q < PB_CPW; q++)
-        pend |= g0 + q * nw < G && (kq[q] == PB_NONE || iq[q] == 0xffffffffu || (lane < bw && vq[q] == NONE));
-      if (!pend) break;
-      PB_SPIN();
-      if (wr && rv == NONE) rv = *rq;
-#pragma unroll
-      for (int q = 0; q < PB_CPW; q++) {
-        int g = g0 + q * nw;
-        if (g >= G) continue;
-        int64_t sl = (int64_t)j * gs + g;
-        if (kq[q] == PB_NONE) kq[q] = *(const volatile pb_u64 *)(ck + sl);
-        if (iq[q] == 0xffffffffu) iq[q] = *(const volatile unsigned *)(cidx + sl);
-        if (lane < bw && vq[q] == NONE) vq[q] = *(const volatile U *)(crow + sl * bw + lane);
-      }
-    }
-#pragma unroll
-    for (int q = 0; q < PB_CPW; q++) {
-      int g = g0 + q * nw;
-      /* (the same key on every lane: the warp takes the same branch) */
-      if (g < G && kq[q] > wbk) {
-        wbk = kq[q];
-        wbg = (unsigned)g;
-        wbi = (int)iq[q];
-        wbv = vq[q];
-      }
-    }
+  pb_u64 wkey = 0;
+  unsigned wg = 0xffffffffu;
+  for (int g = lane; g < G; g += 32) {
+    const volatile pb_u64 *q = (const volatile pb_u64 *)(ck + (int64_t)j * gs + g);
+    pb_u64 k;
+    while ((k = *q) == PB_NONE) PB_SPIN();
+    if (k > wkey) { wkey = k; wg = (unsigned)g; }
   }
-  if (lane == 0) {
-    wkey[wid] = wbk;
-    wgi[wid] = wbg;
-    wix[wid] = wbi;
+  pb_warp_best(wkey, wg);
+  if (lane < bw) rj[lane] = pb_get(rowj + j * bw + lane);
+  if (wkey) {
+    int64_t ws = (int64_t)j * gs + wg;
+    if (lane < bw) u[lane] = pb_get(crow + ws * bw + lane);
+    p = pb_get(cidx + ws);
+  } else {   /* none (NaN column): no swap */
+    if (lane < bw) u[lane] = rj[lane];
+    p = j;
   }
-  if (lane < bw) pb_v(wbv, wrow + wid * PB_BWMAX + lane);
-  if (wr) {
-    while (rv == NONE) {
-      PB_SPIN();
-      rv = *rq;
-    }
-    pb_v(rv, rj + lane);
-  }
-}
-
-/* gauss.panel_sync = flags, G > 1, after pb_poll and a block barrier, by every warp: the winner
- * over the warps' best (the largest key, the lowest block on ties: the lowest row, as each
- * block's candidate is its own lowest) - its row in *up (in wrow), the pivot row returned; no
- * candidate (a NaN column): row j (rj), no swap.  Device (every lane of every warp). */
-template <typename T>
-__device__ __forceinline__ int pb_winner(int j, int lane, int nw, const T *wrow, const pb_u64 *wkey,
-                                         const unsigned *wgi, const int *wix, const T *rj, const T **up) {
-  pb_u64 k = lane < nw ? wkey[lane] : 0ull;
-  unsigned g = lane < nw ? wgi[lane] : 0xffffffffu;
-  pb_warp_best(k, g);
-  if (!k) {
-    *up = rj;
-    return j;
-  }
-  int w = (int)(g % (unsigned)nw);   /* the warp that polled block g */
-  *up = wrow + w * PB_BWMAX;
-  return wix[w];
-}
-
-/* gauss.panel_sync = grid, before the column's grid barrier: warp 0 the block's best over its
- * warps (wk, wi), published with its row (slot par G + b by the column's parity), warp 1 row j
- * in the block holding it.  Device (every thread of the block). */
-template <typename T>
-__device__ __forceinline__ void pb_grid_put(const T *s, int ls, int r0, int nr, int j, int bw, int b, int G, int lane,
-                                            int wid, int nw, const pb_u64 *wk, const unsigned *wi, T *crow,
-                                            pb_u64 *ck, int *cidx, T *rowj) {
-  int par = j & 1;
-  if (wid == 0) {
-    pb_u64 bk = lane < nw ? wk[lane] : 0ull;
-    unsigned bi = lane < nw ? wi[lane] : 0xffffffffu;
-    pb_warp_best(bk, bi);
-    if (lane == 0) {
-      ck[par * G + b] = bk;
-      cidx[par * G + b] = bk ? (int)bi : -1;
-    }
-    if (bk && lane < bw) crow[(int64_t)(par * G + b) * bw + lane] = s[((int)bi - r0) + lane * ls];
-  } else if (wid == 1 && j >= r0 && j < r0 + nr && lane < bw) {
-    rowj[par * bw + lane] = s[(j - r0) + lane * ls];
-  }
-}
-
-/* gauss.panel_sync = grid, after the column's grid barrier: the winner over the blocks (every
- * block the same) and its row into u, the pivot row into pj[0], by warp 0; row j into rj by warp
- * 1.  Device (every thread of the block). */
-template <typename T>
-__device__ __forceinline__ void pb_grid_pick(int j, int bw, int b, int G, int rpb, int lane, int wid, int *piv,
-                                             int poff, const T *crow, const pb_u64 *ck, const int *cidx,
-                                             const T *rowj, T *u, T *rj, int *pj) {
-  int par = j & 1;
-  if (wid == 0) {
-    pb_u64 bk = 0;
-    unsigned bi = 0xffffffffu;
-    for (int g = lane; g < G; g += 32) {
-      pb_u64 k = __ldcg(ck + par * G + g);
-      int i = __ldcg(cidx + par * G + g);
-      if (k > bk) { bk = k; bi = (unsigned)i; }
-    }
-    pb_warp_best(bk, bi);
-    int p = bk ? (int)bi : j;   /* none (NaN column): no swap */
-    if (lane < bw) u[lane] = bk ? __ldcg(crow + (int64_t)(par * G + p / rpb) * bw + lane) : __ldcg(rowj + par * bw + lane);
-    if (lane == 0) {
-      pj[0] = p;
-      if (b == 0) piv[j] = p + poff;
-    }
-  } else if (wid == 1 && lane < bw) {
-    rj[lane] = __ldcg(rowj + par * bw + lane);
-  }
+  return p;
 }
 
 /* Column j's swap, scale and rank-1 update of this thread's rows of the chunk (rows [r0, r0 + nr)
@@ -337,6 +190,31 @@ __device__ __forceinline__ void pb_update(T *s, int ls, int r0, int nr, int j, i
   }
 }
 
+/* test_gauss_trsm_gpu --panel's clocks (gauss_cuda_pb_clk; the kernel's CLK instantiation,
+ * never the factorization's): thread 0 of the first and of the last block records its SM clock
+ * at PB_CLK_* marks, PB_CLK_SLOTS a block.  Device. */
+#define PB_CLK_SLOTS 192
+enum { PB_CLK_START = 0, PB_CLK_GT0 = 1, PB_CLK_LOADED = 2, PB_CLK_STORED = 3, PB_CLK_END = 4, PB_CLK_GT1 = 5,
+       PB_CLK_COL = 8 /* + 5 j + 0 column start, 1 picked, 2 barrier, 3 own update, 4 barrier */ };
+__device__ __forceinline__ long long pb_clock() {
+#ifdef __CUDA_ARCH__
+  return (long long)clock64();
+#else
+  return 0;
+#endif
+}
+__device__ __forceinline__ long long pb_gtime() {
+#ifdef __CUDA_ARCH__
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return (long long)t;
+#else
+  return 0;
+#endif
+}
+#define PB_REC(slot, v) \
+  ((CLK && threadIdx.x == 0 && (b == 0 || b == G - 1)) ? (void)(clk[(b == 0 ? 0 : PB_CLK_SLOTS) + (slot)] = (v)) : (void)0)
+
 /* The fused base block: a (ld lda) m x bw, block b holds rows [b rpb, b rpb + nr) in s (ld
  * rpb | 1: odd, so that a row's bw values - read and written across the columns by the
  * candidate rows, the swap and the pivot row - fall in distinct shared-memory banks);
@@ -374,10 +252,10 @@ __device__ __forceinline__ void pb_update(T *s, int ls, int r0, int nr, int j, i
  * column costs two block barriers (three before session 16: a separate pass of the pivot search
  * and its barrier) and no read of column j + 1 besides the update's.  Device (cooperative
  * launch). */
-template <typename T, bool FL, int NT>
+template <typename T, bool FL, int NT, bool CLK = false>
 __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, int bw, int rpb,
                                                            int *piv, int poff, T *crow, double *cval,
-                                                           int *cidx, T *rowj, int gs) {
+                                                           int *cidx, T *rowj, int gs, long long *clk) {
   extern __shared__ double pb_sh[];
   T *s = (T *)pb_sh;
   __shared__ pb_u64 wk[NT / 32];
@@ -385,16 +263,12 @@ __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, 
   __shared__ T u[PB_BWMAX];
   __shared__ T rj[PB_BWMAX];
   __shared__ int pj[1];
-  /* flags, G > 1: each warp's best candidate of the column (pb_poll) */
-  __shared__ T wrow[(NT / 32) * PB_BWMAX];
-  __shared__ pb_u64 wkey[NT / 32];
-  __shared__ unsigned wgi[NT / 32];
-  __shared__ int wix[NT / 32];
   cg::grid_group grid = cg::this_grid();
   int b = blockIdx.x, G = gridDim.x, ls = rpb | 1, lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
   int nw = blockDim.x >> 5;
   int r0 = b * rpb, nr = m - r0 < rpb ? m - r0 : rpb;
   pb_u64 *ck = (pb_u64 *)cval;
+  PB_REC(PB_CLK_START, pb_clock()), PB_REC(PB_CLK_GT0, pb_gtime());
   for (int t = threadIdx.x; t < nr * bw; t += blockDim.x) {
     int i = t % nr, c = t / nr;
     s[i + c * ls] = a[(int64_t)(r0 + i) + c * lda];
@@ -412,55 +286,76 @@ __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, 
   pb_warp_best(bk, bi);
   if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
   __syncthreads();
+  PB_REC(PB_CLK_LOADED, pb_clock());
   for (int j = 0; j < nj; j++) {
-    const T *up = u;
-    int p;
-    if (FL && G > 1) {
+    int par = j & 1;
+    PB_REC(PB_CLK_COL + 5 * j, pb_clock());
+    if (FL) {
       if (wid == 0) {
-        /* the block's best over its warps, published */
+        /* the block's best over its warps */
         bk = lane < nw ? wk[lane] : 0ull;
         bi = lane < nw ? wi[lane] : 0xffffffffu;
         pb_warp_best(bk, bi);
-        pb_publish<T>(s, ls, r0, nr, j, bw, b, gs, lane, bk, bi, crow, ck, cidx, rowj);
-      }
-      pb_poll<T>(j, bw, G, gs, lane, wid, nw, crow, ck, cidx, rowj, wrow, wkey, wgi, wix, rj);
-      __syncthreads();
-      p = pb_winner<T>(j, lane, nw, wrow, wkey, wgi, wix, rj, &up);
-      if (b == 0 && threadIdx.x == 0) piv[j] = p + poff;
-    } else {
-      if (FL) {
-        if (wid == 0) {
-          /* the block's best over its warps */
-          bk = lane < nw ? wk[lane] : 0ull;
-          bi = lane < nw ? wi[lane] : 0xffffffffu;
-          pb_warp_best(bk, bi);
-          int q = pb_alone_pick<T>(s, ls, r0, j, bw, lane, bk, bi, u, rj);
-          if (lane == 0) {
-            pj[0] = q;
-            piv[j] = q + poff;
-          }
+        int p = pb_flags_pick<T>(s, ls, r0, nr, j, bw, b, G, gs, lane, bk, bi, crow, ck, cidx, rowj, u, rj);
+        if (lane == 0) {
+          pj[0] = p;
+          if (b == 0) piv[j] = p + poff;
         }
-      } else {
-        pb_grid_put<T>(s, ls, r0, nr, j, bw, b, G, lane, wid, nw, wk, wi, crow, ck, cidx, rowj);
-        grid.sync();
-        pb_grid_pick<T>(j, bw, b, G, rpb, lane, wid, piv, poff, crow, ck, cidx, rowj, u, rj, pj);
       }
-      __syncthreads();
-      p = pj[0];
+    } else {
+      if (wid == 0) {
+        /* the block's best over its warps, published with its row */
+        bk = lane < nw ? wk[lane] : 0ull;
+        bi = lane < nw ? wi[lane] : 0xffffffffu;
+        pb_warp_best(bk, bi);
+        if (lane == 0) {
+          ck[par * G + b] = bk;
+          cidx[par * G + b] = bk ? (int)bi : -1;
+        }
+        if (bk && lane < bw) crow[(int64_t)(par * G + b) * bw + lane] = s[((int)bi - r0) + lane * ls];
+      } else if (wid == 1 && j >= r0 && j < r0 + nr && lane < bw) {
+        rowj[par * bw + lane] = s[(j - r0) + lane * ls];
+      }
+      grid.sync();
+      /* the winner over the blocks (every block the same) and its row, by warp 0; row j by warp 1 */
+      if (wid == 0) {
+        bk = 0;
+        bi = 0xffffffffu;
+        for (int g = lane; g < G; g += 32) {
+          pb_u64 k = __ldcg(ck + par * G + g);
+          int i = __ldcg(cidx + par * G + g);
+          if (k > bk) { bk = k; bi = (unsigned)i; }
+        }
+        pb_warp_best(bk, bi);
+        int p = bk ? (int)bi : j;   /* none (NaN column): no swap */
+        if (lane < bw) u[lane] = bk ? __ldcg(crow + (int64_t)(par * G + p / rpb) * bw + lane) : __ldcg(rowj + par * bw + lane);
+        if (lane == 0) {
+          pj[0] = p;
+          if (b == 0) piv[j] = p + poff;
+        }
+      } else if (wid == 1 && lane < bw) {
+        rj[lane] = __ldcg(rowj + par * bw + lane);
+      }
     }
+    PB_REC(PB_CLK_COL + 5 * j + 1, pb_clock());
+    __syncthreads();
+    PB_REC(PB_CLK_COL + 5 * j + 2, pb_clock());
     /* swap, scale the column below the pivot, rank-1 update of the rest of the block's rows, and
      * this thread's candidate for column j + 1 (its rows below j, the lowest on ties) */
-    pb_update<T>(s, ls, r0, nr, j, bw, p, up, rj, bk, bi);
+    pb_update<T>(s, ls, r0, nr, j, bw, pj[0], u, rj, bk, bi);
     if (j + 1 < nj) {
       pb_warp_best(bk, bi);
       if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
     }
+    PB_REC(PB_CLK_COL + 5 * j + 3, pb_clock());
     __syncthreads();
+    PB_REC(PB_CLK_COL + 5 * j + 4, pb_clock());
   }
   for (int t = threadIdx.x; t < nr * bw; t += blockDim.x) {
     int i = t % nr, c = t / nr;
     a[(int64_t)(r0 + i) + c * lda] = s[i + c * ls];
   }
+  PB_REC(PB_CLK_STORED, pb_clock());
   if (FL && G > 1) {
     /* every block has read every column's slots: set this block's back for the next launch */
     grid.sync();
@@ -475,10 +370,14 @@ __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, 
       }
     }
   }
+  PB_REC(PB_CLK_END, pb_clock()), PB_REC(PB_CLK_GT1, pb_gtime());
 }
 
+/* gauss_cuda_pb_clk's device buffer (NULL: the clocks off, the factorization's kernels). */
+static long long *pb_clk_dev;
+
 /* Launch the fused base block when it fits (see gauss_panel_cuda.h).  Local. */
-template <typename T, bool FL, int NT>
+template <typename T, bool FL, int NT, bool CLK>
 static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int *piv, int poff,
                      void *scratch, int rows, int *done) {
   /* the device's figures, the kernel's shared-memory attribute and its occupancy are asked once
@@ -492,7 +391,7 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
     HY_CUDA(cudaDeviceGetAttribute(&c_nsm, cudaDevAttrMultiProcessorCount, dev));
     HY_CUDA(cudaDeviceGetAttribute(&c_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     cudaFuncAttributes fa;
-    HY_CUDA(cudaFuncGetAttributes(&fa, panel_base_k<T, FL, NT>));
+    HY_CUDA(cudaFuncGetAttributes(&fa, panel_base_k<T, FL, NT, CLK>));
     c_static = (int)fa.sharedSizeBytes;
     c_dev = dev;
     c_set = 0;
@@ -518,12 +417,12 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
   size_t shm = (size_t)(rpb | 1) * bw * sizeof(T);
   if (shm > smax || G > nsm || G > GAUSS_PB_GMAX) return HY_OK;
   if (shm > c_set) {
-    HY_CUDA(cudaFuncSetAttribute(panel_base_k<T, FL, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    HY_CUDA(cudaFuncSetAttribute(panel_base_k<T, FL, NT, CLK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     c_set = shm;
   }
   int occ = 1;   /* (G <= nsm: one block a multiprocessor is all the launch needs) */
   if (shm > c_occ_ok) {
-    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, panel_base_k<T, FL, NT>, NT, shm));
+    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, panel_base_k<T, FL, NT, CLK>, NT, shm));
     if (occ >= 1) c_occ_ok = shm;
   }
   if ((int64_t)occ * nsm < G) return HY_OK;
@@ -535,8 +434,9 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
   T *rowj = (T *)(sc + (size_t)sets * gmx * 12);
   T *crow = (T *)(sc + (size_t)sets * gmx * 12 + (size_t)sets * PB_BWMAX * 8);
   int im = (int)m;
-  void *args[] = { &a, &lda, &im, &bw, &rpb, &piv, &poff, &crow, &cval, &cidx, &rowj, &gmx };
-  HY_CUDA(cudaLaunchCooperativeKernel((const void *)panel_base_k<T, FL, NT>, dim3((unsigned)G), dim3(NT),
+  long long *clk = CLK ? pb_clk_dev : NULL;
+  void *args[] = { &a, &lda, &im, &bw, &rpb, &piv, &poff, &crow, &cval, &cidx, &rowj, &gmx, &clk };
+  HY_CUDA(cudaLaunchCooperativeKernel((const void *)panel_base_k<T, FL, NT, CLK>, dim3((unsigned)G), dim3(NT),
                                       args, shm, st));
   *done = 1;
   return HY_OK;
@@ -547,11 +447,13 @@ template <int NT>
 static int pb_go(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv, int poff, void *scratch,
                  int rows, int sync, int *done) {
   if (sync == GAUSS_PB_SYNC_GRID) {
-    if (sp) return pb_launch<float, false, NT>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
-    return pb_launch<double, false, NT>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
+    if (sp) return pb_launch<float, false, NT, false>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
+    return pb_launch<double, false, NT, false>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
   }
-  if (sp) return pb_launch<float, true, NT>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
-  return pb_launch<double, true, NT>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
+  if (sp) return pb_launch<float, true, NT, false>(st, m, bw, (float *)a, lda, piv, poff, scratch, rows, done);
+  if (pb_clk_dev && NT == PB_THREADS)
+    return pb_launch<double, true, NT, true>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
+  return pb_launch<double, true, NT, false>(st, m, bw, (double *)a, lda, piv, poff, scratch, rows, done);
 }
 
 int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv,
@@ -561,4 +463,23 @@ int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, i
   if (bw > PB_BWMAX || m > 2147483647LL) return HY_OK;
   if (threads == 512) return pb_go<512>(st, sp, m, bw, a, lda, piv, poff, scratch, rows, sync, done);
   return pb_go<PB_THREADS>(st, sp, m, bw, a, lda, piv, poff, scratch, rows, sync, done);
+}
+
+/* test_gauss_trsm_gpu --panel: what = 1 turns the fused base block's clocks on (FP64, flags,
+ * 1024 threads: the kernel's CLK instantiation records thread 0's SM clock of the first and the
+ * last block at the PB_CLK_* marks, 2 x PB_CLK_SLOTS values), 2 copies the last launch's into
+ * out (2 PB_CLK_SLOTS long longs; waits for the device), 0 turns them off.  Returns 0, or 1
+ * when the device says no.  Local. */
+extern "C" int gauss_cuda_pb_clk(int what, long long *out) {
+  if (what == 1 && !pb_clk_dev) {
+    if (cudaMalloc((void **)&pb_clk_dev, sizeof(long long) * 2 * PB_CLK_SLOTS) != cudaSuccess) return 1;
+    if (cudaMemset(pb_clk_dev, 0, sizeof(long long) * 2 * PB_CLK_SLOTS) != cudaSuccess) return 1;
+  } else if (what == 2 && pb_clk_dev) {
+    if (cudaMemcpy(out, pb_clk_dev, sizeof(long long) * 2 * PB_CLK_SLOTS, cudaMemcpyDeviceToHost) != cudaSuccess)
+      return 1;
+  } else if (what == 0 && pb_clk_dev) {
+    if (cudaFree(pb_clk_dev) != cudaSuccess) return 1;
+    pb_clk_dev = NULL;
+  }
+  return 0;
 }

@@ -26,7 +26,11 @@
  *   threads a thread block (K_GAUSS_AUX_PBTHREADS; the default 1024): the time and the time a
  *   column, the vendor's getrf beside them; checked: every way gives the same pivots and the
  *   same factors bit for bit, and the vendor's pivots with factors within 1e-10 (exit 1
- *   otherwise). */
+ *   otherwise); one base block also once with its clocks on (gauss_cuda_pb_clk: thread 0 of the
+ *   first and of the last thread block, SM cycles turned into us by the kernel's global timer),
+ *   each phase's mean a column printed (`panel clocks ...`: warp 0's pick - publish, poll, read -,
+ *   the block barrier after it, thread 0's own update, the barrier after the update), the factors
+ *   bit for bit the flags way's. */
 #include "k_gauss.h"
 #include "hybrid.h"
 #include "workload.h"
@@ -213,6 +217,43 @@ static void gemm_lt(int64_t m, int64_t n, int64_t k, const double *a, const doub
 /* gauss.panel_sync's ways as K_GAUSS_AUX_PBSYNC takes them. */
 enum { PB_FLAGS = 0, PB_GRID = 1, PB_FLAGS_512 = 2 };
 
+/* The fused base block's clocks (kernels/cuda/gauss_panel_cuda.cu, a test hook). */
+int gauss_cuda_pb_clk(int what, long long *out);
+#define PB_CLK_SLOTS 192
+
+/* --panel, one base block (n <= 32 columns): the flags way once more with the kernel's clocks on
+ * (thread 0 of the first and of the last thread block), printed as each phase's mean a column;
+ * the factors checked bit for bit against hf / pf (the flags way's).  Returns 1 when they differ
+ * or the clocks fail.  Local. */
+static int panel_clocks(const k_gauss_ops *co, k_backend *cb, int64_t m, int64_t n, const double *d0, double *d,
+                        int *dpiv, double *dstat, const double *hf, const int *pf, double *h, int *pv) {
+  long long c[2 * PB_CLK_SLOTS];
+  if (gauss_cuda_pb_clk(1, NULL)) return 1;
+  cb->ops->d2d(cb, d, d0, (size_t)(m * n) * 8);
+  co->getrf_dev(cb, 0, m, n, d, m, 32, K_GAUSS_BASE_FUSED, dpiv, dstat);
+  cb->ops->sync(cb);
+  int bad = gauss_cuda_pb_clk(2, c) || gauss_cuda_pb_clk(0, NULL);
+  cb->ops->d2h(cb, h, d, (size_t)(m * n) * 8);
+  cb->ops->d2h(cb, pv, dpiv, sizeof(int) * (size_t)n);
+  cb->ops->sync(cb);
+  bad |= memcmp(h, hf, (size_t)(m * n) * 8) != 0 || memcmp(pv, pf, sizeof(int) * (size_t)n) != 0;
+  ok(!bad, "--panel: the clocked base block gives other pivots or factors", 0, m, n, 0);
+  for (int q = 0; q < 2 && !bad; q++) {
+    const long long *k = c + q * PB_CLK_SLOTS;
+    double ns = (double)(k[5] - k[1]), cyc = (double)(k[4] - k[0]), ghz = ns > 0 ? cyc / ns : 0;
+    double ph[4] = { 0, 0, 0, 0 };
+    for (int j = 0; j < n; j++)
+      for (int p = 0; p < 4; p++) ph[p] += (double)(k[8 + 5 * j + p + 1] - k[8 + 5 * j + p]);
+    double us = ghz > 0 ? 1e-3 / ghz : 0;   /* us a cycle */
+    printf("panel clocks m = %lld, n = %lld, %s block: %.2f us in the kernel (SM clock %.3f GHz), load %.2f us, "
+           "a column: pick %.2f us, barrier %.2f, own update %.2f, barrier %.2f; store + clear %.2f us\n",
+           (long long)m, (long long)n, q ? "last" : "first", ns * 1e-3, ghz, (double)(k[2] - k[0]) * us,
+           ph[0] / n * us, ph[1] / n * us, ph[2] / n * us, ph[3] / n * us,
+           (double)(k[4] - k[8 + 5 * (n - 1) + 4]) * us);
+  }
+  return bad;
+}
+
 /* --panel at m rows and n columns (see the head): the best of 3 timed calls of getrf_dev (fused base
  * blocks of 32, sync PB_* way; way -1: the vendor's whole-panel getrf) on a fresh copy of
  * d0 into d each time; the factors left in d, the pivots in dpiv.  Returns seconds.  Local. */
@@ -283,6 +324,7 @@ static int panel_shapes(const k_gauss_ops *co, k_backend *cb, int64_t nmax) {
       int piv_same = pv && memcmp(pf, pv, sizeof(int) * (size_t)n) == 0;
       ok(piv_same && dmax <= 1e-10, "--panel: the fused panel against the vendor's getrf", 0, m, n, dmax);
       bad |= !(piv_same && dmax <= 1e-10);
+      if (n == 32 && pv) bad |= panel_clocks(co, cb, m, n, d0, d, dpiv, dstat, hf, pf, h, pv);
       free(pv);
       printf("panel FP64 m = %lld, n = %lld (%s): flags %.3f ms (%.2f us a column), grid %.3f ms (%.2f us), "
              "flags / grid %.3f, flags at 512 threads %.3f ms (%.2f us); vendor getrf %.3f ms; %s; against the "

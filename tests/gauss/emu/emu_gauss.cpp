@@ -124,10 +124,10 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int mod
   emu_launch(G, EMU_T, (size_t)(rpb + 1) * bw * sizeof(T), [&] {
     if (FL)
       panel_base_k<T, FL, PB_THREADS>(a.data(), lda, m, bw, rpb, piv.data(), poff, (T *)fl_crow.data(), fl_key.data(),
-                          fl_idx.data(), (T *)fl_rowj.data(), PB_GS);
+                          fl_idx.data(), (T *)fl_rowj.data(), PB_GS, nullptr);
     else
       panel_base_k<T, FL, PB_THREADS>(a.data(), lda, m, bw, rpb, piv.data(), poff, crow.data(), cval.data(), cidx.data(),
-                          rowj.data(), G);
+                          rowj.data(), G, nullptr);
   });
   int left = 0;   /* flags: slots (keys, indices, rows) not set back to all ones */
   if (FL) {
