@@ -40,6 +40,7 @@ typedef struct {
   int pb_rows;        /* gauss.panel_rows: the fused base block's rows per thread block (0: 1024) */
   int pb_sync;        /* gauss.panel_sync: GAUSS_PB_SYNC_* */
   int pb_threads;     /* the fused base block's threads a thread block (K_GAUSS_AUX_PBTHREADS; 0: 1024) */
+  int pb_kind;        /* its kernel (K_GAUSS_AUX_PBKIND: GAUSS_PB_AUTO, _SHARED) */
   int side_same;      /* the side stream has (or will have) the main stream's priority (gauss.side_priority = same) */
   cudaStream_t side;
   cublasHandle_t cb_side;
@@ -199,6 +200,10 @@ static int c_aux_ctl(k_backend *be, int what, int c) {
   }
   if (what == K_GAUSS_AUX_PBSYNC) {
     w->pb_sync = c == 1 ? GAUSS_PB_SYNC_GRID : GAUSS_PB_SYNC_FLAGS;
+    return HY_OK;
+  }
+  if (what == K_GAUSS_AUX_PBKIND) {
+    w->pb_kind = c == 1 ? GAUSS_PB_SHARED : GAUSS_PB_AUTO;
     return HY_OK;
   }
   if (what == K_GAUSS_AUX_PBTHREADS) {
@@ -709,7 +714,7 @@ static int c_getrf_rec_cols(k_backend *be, int sp, int64_t M, int64_t N, void *a
         HY_CUDA(cudaMemsetAsync(gw(be)->pbs, 0xff, GAUSS_PB_FLAGS_BYTES, stream));
       }
       HY_CALL(gauss_cuda_panel_base(stream, sp, rows, in, blk, lda, rp + c0, (int)c0, gw(be)->pbs, gw(be)->pb_rows,
-                                    gw(be)->pb_sync, gw(be)->pb_threads, &done));
+                                    gw(be)->pb_sync, gw(be)->pb_threads, gw(be)->pb_kind, &done));
     }
     if (!done) {
       cusolverDnHandle_t cs = cur_cusolver(be);

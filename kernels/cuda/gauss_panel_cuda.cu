@@ -91,29 +91,31 @@ template <typename T> __device__ __forceinline__ T pb_get(const T *p) {
   return v;
 }
 
-/* gauss.panel_sync = flags, by warp 0 of block b (rows [r0, r0 + nr) in s, ld ls) once the
- * block's best (bk, bi) of column j is known: with other blocks (G > 1) the candidate published
- * (its row, row j where this block holds it, its row index, its key: no fence, each slot its own
- * flag), every block's key polled (a lane a block, ascending: the lowest block on ties), then
- * the winner's row into u, its index, and row j into rj, each polled; alone (G = 1) both from s.
- * Returns the pivot row (j: none, a NaN column).  Device (every lane of warp 0). */
+/* gauss.panel_sync = flags, by warp 0 of block b (rows [r0, r0 + nr)) once the block's best (bk,
+ * bi) of column j is known, its row at cs and this block's row j (when it holds it) at js, both
+ * with stride st (the shared-memory kernel: its chunk's rows, ld ls; the register kernel: the
+ * warps' rows copied out): with other blocks (G > 1) the candidate published (its row, row j
+ * where this block holds it, its row index, its key: no fence, each slot its own flag), every
+ * block's key polled (a lane a block, ascending: the lowest block on ties), then the winner's row
+ * into u, its index, and row j into rj, each polled; alone (G = 1) both from cs / js.  Returns
+ * the pivot row (j: none, a NaN column).  Device (every lane of warp 0). */
 template <typename T>
-__device__ __forceinline__ int pb_flags_pick(const T *s, int ls, int r0, int nr, int j, int bw, int b, int G, int gs,
-                                             int lane, pb_u64 bk, unsigned bi, T *crow, pb_u64 *ck, int *cidx,
-                                             T *rowj, T *u, T *rj) {
+__device__ __forceinline__ int pb_flags_pick(const T *cs, const T *js, int st, int r0, int nr, int j, int bw, int b,
+                                             int G, int gs, int lane, pb_u64 bk, unsigned bi, T *crow, pb_u64 *ck,
+                                             int *cidx, T *rowj, T *u, T *rj) {
   int p;
   if (G == 1) {
     p = bk ? (int)bi : j;
     if (lane < bw) {
-      u[lane] = s[(p - r0) + lane * ls];
-      rj[lane] = s[(j - r0) + lane * ls];
+      u[lane] = (bk ? cs : js)[lane * st];
+      rj[lane] = js[lane * st];
     }
     return p;
   }
   int hj = j >= r0 && j < r0 + nr;   /* this block holds row j */
   int64_t sl = (int64_t)j * gs + b;
-  if (bk && lane < bw) pb_put(crow + sl * bw + lane, s[((int)bi - r0) + lane * ls]);
-  if (hj && lane < bw) pb_put(rowj + j * bw + lane, s[(j - r0) + lane * ls]);
+  if (bk && lane < bw) pb_put(crow + sl * bw + lane, cs[lane * st]);
+  if (hj && lane < bw) pb_put(rowj + j * bw + lane, js[lane * st]);
   if (bk && lane == 0) pb_put(cidx + sl, (int)bi);
   /* the key last (no key is all ones: at most the bits of +inf plus one) */
   if (lane == 0) *(volatile pb_u64 *)(ck + sl) = bk;
@@ -296,7 +298,8 @@ __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, 
         bk = lane < nw ? wk[lane] : 0ull;
         bi = lane < nw ? wi[lane] : 0xffffffffu;
         pb_warp_best(bk, bi);
-        int p = pb_flags_pick<T>(s, ls, r0, nr, j, bw, b, G, gs, lane, bk, bi, crow, ck, cidx, rowj, u, rj);
+        const T *cs = bk ? s + ((int)bi - r0) : s, *js = s + (j - r0);
+        int p = pb_flags_pick<T>(cs, js, ls, r0, nr, j, bw, b, G, gs, lane, bk, bi, crow, ck, cidx, rowj, u, rj);
         if (lane == 0) {
           pj[0] = p;
           if (b == 0) piv[j] = p + poff;
@@ -373,6 +376,132 @@ __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, 
   PB_REC(PB_CLK_END, pb_clock()), PB_REC(PB_CLK_GT1, pb_gtime());
 }
 
+/* The register base block (gauss.panel = fused, flags; K_GAUSS_AUX_PBKIND): as panel_base_k, but
+ * each thread holds one row of its block's chunk (rpb = the block's threads, PR_THREADS) in
+ * PB_BWMAX registers for the whole factorization instead of shared memory, the column loop
+ * unrolled so that every index into the row is a constant.  A column's update is then the row's
+ * FMAs on registers (panel_base_k's loads and stores of shared memory, ~1.5-2 us of its ~4-5 us a
+ * column on the H200 by its clocks, session 17, are gone); per column after the update each
+ * warp's best candidate copies its row to shared memory (wrow, by the lane holding it) and the
+ * thread holding row j + 1 its row (rjs), so that warp 0's pick (pb_flags_pick, as panel_base_k's)
+ * reads them there.  The same arithmetic in the same order as panel_base_k (the swap's copies,
+ * one division, one FMA an entry): the same pivots and factors bit for bit.  Columns of the
+ * registers beyond bw hold zeros and are never stored.  Flags only (any G; G = 1 without global
+ * traffic).  Device (cooperative launch). */
+#define PR_THREADS 512
+
+/* After column j's update (jn = j + 1 the next column; jn = -1 at the start: column 0): the
+ * warp's best (key bk, row bi) of column jn into wk / wi, its row into wrow (by the lane holding
+ * it), row jn into rjs (by its thread).  Device (every thread of the block). */
+template <typename T>
+__device__ __forceinline__ void pr_out(const T *r, int gi, int lane, int wid, int jn, pb_u64 bk, unsigned bi,
+                                       pb_u64 *wk, unsigned *wi, T *wrow, T *rjs) {
+  pb_warp_best(bk, bi);
+  /* (all PB_BWMAX registers: those beyond bw are never read) */
+  if (bk && bi == (unsigned)gi) {
+#pragma unroll
+    for (int c = 0; c < PB_BWMAX; c++) wrow[wid * PB_BWMAX + c] = r[c];
+  }
+  if (gi == jn) {
+#pragma unroll
+    for (int c = 0; c < PB_BWMAX; c++) rjs[c] = r[c];
+  }
+  if (lane == 0) { wk[wid] = bk; wi[wid] = bi; }
+}
+
+/* Warp 0's pick of column j for panel_reg_k (not inlined: its code once, not in each of the
+ * unrolled columns).  Device (every lane of warp 0). */
+template <typename T>
+__device__ __noinline__ int pr_pick(const T *wrow, const T *rjs, int r0, int nr, int j, int bw, int b, int G, int gs,
+                                    int lane, int nw, const pb_u64 *wk, const unsigned *wi, T *crow, pb_u64 *ck,
+                                    int *cidx, T *rowj, T *u, T *rj) {
+  pb_u64 bk = lane < nw ? wk[lane] : 0ull;
+  unsigned bi = lane < nw ? wi[lane] : 0xffffffffu;
+  pb_warp_best(bk, bi);
+  const T *cs = wrow + (bk ? (((int)bi - r0) >> 5) * PB_BWMAX : 0);
+  return pb_flags_pick<T>(cs, rjs, 1, r0, nr, j, bw, b, G, gs, lane, bk, bi, crow, ck, cidx, rowj, u, rj);
+}
+
+template <typename T, int NT>
+__global__ void __launch_bounds__(NT, 1) panel_reg_k(T *a, int64_t lda, int m, int bw, int rpb, int *piv, int poff,
+                                                     T *crow, double *cval, int *cidx, T *rowj, int gs) {
+  __shared__ pb_u64 wk[NT / 32];
+  __shared__ unsigned wi[NT / 32];
+  __shared__ T wrow[(NT / 32) * PB_BWMAX];
+  __shared__ T rjs[PB_BWMAX];
+  __shared__ T u[PB_BWMAX];
+  __shared__ T rj[PB_BWMAX];
+  __shared__ int pj[1];
+  cg::grid_group grid = cg::this_grid();
+  int b = blockIdx.x, G = gridDim.x, lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  int r0 = b * rpb, nr = m - r0 < rpb ? m - r0 : rpb;
+  int gi = r0 + (int)threadIdx.x, have = (int)threadIdx.x < nr;
+  pb_u64 *ck = (pb_u64 *)cval;
+  T r[PB_BWMAX];
+#pragma unroll
+  for (int c = 0; c < PB_BWMAX; c++) r[c] = have && c < bw ? a[(int64_t)gi + c * lda] : (T)0;
+  int nj = m < bw ? m : bw;
+  pb_u64 bk = have ? pb_key((double)r[0]) : 0ull;
+  unsigned bi = bk ? (unsigned)gi : 0xffffffffu;
+  pr_out<T>(r, gi, lane, wid, 0, bk, bi, wk, wi, wrow, rjs);
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < PB_BWMAX; j++) {
+    if (j >= nj) break;
+    if (wid == 0) {
+      /* the block's best over its warps (its row in wrow: warp (bi - r0) / 32), the winner */
+      int p = pr_pick<T>(wrow, rjs, r0, nr, j, bw, b, G, gs, lane, nw, wk, wi, crow, ck, cidx, rowj, u, rj);
+      if (lane == 0) {
+        pj[0] = p;
+        if (b == 0) piv[j] = p + poff;
+      }
+    }
+    __syncthreads();
+    int p = pj[0];
+    bk = 0;
+    bi = 0xffffffffu;
+    if (have && gi == j) {
+      if (p != j) {
+#pragma unroll
+        for (int c = 0; c < PB_BWMAX; c++) r[c] = u[c];
+      }
+    } else if (have && gi > j) {
+      if (gi == p) {
+#pragma unroll
+        for (int c = 0; c < PB_BWMAX; c++) r[c] = rj[c];
+      }
+      T pv = u[j], l = r[j];
+      if (pv != (T)0) l = l / pv;
+      r[j] = l;
+#pragma unroll
+      for (int c = j + 1; c < PB_BWMAX; c++) r[c] = pb_fma(-l, u[c], r[c]);
+      if (j + 1 < nj) {
+        bk = pb_key((double)r[j + 1]);
+        if (bk) bi = (unsigned)gi;
+      }
+    }
+    if (j + 1 < nj) pr_out<T>(r, gi, lane, wid, j + 1, bk, bi, wk, wi, wrow, rjs);
+    __syncthreads();
+  }
+#pragma unroll
+  for (int c = 0; c < PB_BWMAX; c++)
+    if (have && c < bw) a[(int64_t)gi + c * lda] = r[c];
+  if (G > 1) {
+    /* every block has read every column's slots: set this block's back for the next launch */
+    grid.sync();
+    for (int t = threadIdx.x; t < nj * bw; t += blockDim.x) {
+      int j = t / bw, c = t % bw;
+      int64_t sl = (int64_t)j * gs + b;
+      pb_clear(crow + sl * bw + c);
+      if (j >= r0 && j < r0 + nr) pb_clear(rowj + j * bw + c);
+      if (c == 0) {
+        pb_clear(cidx + sl);
+        *(volatile pb_u64 *)(ck + sl) = PB_NONE;
+      }
+    }
+  }
+}
+
 /* gauss_cuda_pb_clk's device buffer (NULL: the clocks off, the factorization's kernels). */
 static long long *pb_clk_dev;
 
@@ -442,6 +571,36 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
   return HY_OK;
 }
 
+/* Launch the register base block when it fits: one row a thread, G = m / PR_THREADS blocks up
+ * to one a multiprocessor (FP64: up to 67,584 rows on the H200's 132), flags only.  Local. */
+template <typename T>
+static int pr_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int *piv, int poff, void *scratch,
+                     int *done) {
+  static int c_dev = -1, c_nsm, c_occ = -1;
+  int dev = 0;
+  HY_CUDA(cudaGetDevice(&dev));
+  if (dev != c_dev) {
+    HY_CUDA(cudaDeviceGetAttribute(&c_nsm, cudaDevAttrMultiProcessorCount, dev));
+    HY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&c_occ, panel_reg_k<T, PR_THREADS>, PR_THREADS, 0));
+    c_dev = dev;
+  }
+  int64_t G = (m + PR_THREADS - 1) / PR_THREADS;
+  if (G > (int64_t)c_occ * c_nsm || G > GAUSS_PB_GMAX) return HY_OK;   /* *done = 0: the shared-memory kernel */
+  /* the flags' part of the scratch (gauss_panel_cuda.h), as panel_base_k's */
+  char *sc = (char *)scratch;
+  int gmx = GAUSS_PB_GMAX, sets = PB_BWMAX;
+  double *cval = (double *)sc;
+  int *cidx = (int *)(sc + (size_t)sets * gmx * 8);
+  T *rowj = (T *)(sc + (size_t)sets * gmx * 12);
+  T *crow = (T *)(sc + (size_t)sets * gmx * 12 + (size_t)sets * PB_BWMAX * 8);
+  int im = (int)m, rpb = PR_THREADS;
+  void *args[] = { &a, &lda, &im, &bw, &rpb, &piv, &poff, &crow, &cval, &cidx, &rowj, &gmx };
+  HY_CUDA(cudaLaunchCooperativeKernel((const void *)panel_reg_k<T, PR_THREADS>, dim3((unsigned)G), dim3(PR_THREADS),
+                                      args, 0, st));
+  *done = 1;
+  return HY_OK;
+}
+
 /* One launch by precision, sync way and threads.  Local. */
 template <int NT>
 static int pb_go(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv, int poff, void *scratch,
@@ -457,10 +616,15 @@ static int pb_go(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t ld
 }
 
 int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv,
-                          int poff, void *scratch, int rows, int sync, int threads, int *done) {
+                          int poff, void *scratch, int rows, int sync, int threads, int kind, int *done) {
   *done = 0;
   if (m <= 0 || bw <= 0) { *done = 1; return HY_OK; }
   if (bw > PB_BWMAX || m > 2147483647LL) return HY_OK;
+  if (kind != GAUSS_PB_SHARED && sync == GAUSS_PB_SYNC_FLAGS && rows == 0 && threads != 512) {
+    if (sp) HY_CALL(pr_launch<float>(st, m, bw, (float *)a, lda, piv, poff, scratch, done));
+    else if (!pb_clk_dev) HY_CALL(pr_launch<double>(st, m, bw, (double *)a, lda, piv, poff, scratch, done));
+    if (*done) return HY_OK;
+  }
   if (threads == 512) return pb_go<512>(st, sp, m, bw, a, lda, piv, poff, scratch, rows, sync, done);
   return pb_go<PB_THREADS>(st, sp, m, bw, a, lda, piv, poff, scratch, rows, sync, done);
 }

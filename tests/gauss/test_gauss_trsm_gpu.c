@@ -23,7 +23,9 @@
  *   of nb = 1024 columns with base blocks of 32) and one base block alone (32 columns) at m =
  *   1024 .. N rows (N = 65536 by default), with both gauss.panel_sync ways (flags, grid; best of 3
  *   after a warm-up, each call on a fresh copy of the same random panel) and flags at 512
- *   threads a thread block (K_GAUSS_AUX_PBTHREADS; the default 1024): the time and the time a
+ *   threads a thread block (K_GAUSS_AUX_PBTHREADS; the default 1024), all three with the
+ *   shared-memory kernel, and the register kernel (K_GAUSS_AUX_PBKIND 0: a row a thread in
+ *   registers where it fits, as the factorization's default): the time and the time a
  *   column, the vendor's getrf beside them; checked: every way gives the same pivots and the
  *   same factors bit for bit, and the vendor's pivots with factors within 1e-10 (exit 1
  *   otherwise); one base block also once with its clocks on (gauss_cuda_pb_clk: thread 0 of the
@@ -215,7 +217,7 @@ static void gemm_lt(int64_t m, int64_t n, int64_t k, const double *a, const doub
 }
 
 /* gauss.panel_sync's ways as K_GAUSS_AUX_PBSYNC takes them. */
-enum { PB_FLAGS = 0, PB_GRID = 1, PB_FLAGS_512 = 2 };
+enum { PB_FLAGS = 0, PB_GRID = 1, PB_FLAGS_512 = 2, PB_REG = 3 };
 
 /* The fused base block's clocks (kernels/cuda/gauss_panel_cuda.cu, a test hook). */
 int gauss_cuda_pb_clk(int what, long long *out);
@@ -262,6 +264,8 @@ static double panel_timed(const k_gauss_ops *co, k_backend *cb, int64_t m, int64
   double best = INFINITY;
   if (way >= 0) co->aux_ctl(cb, K_GAUSS_AUX_PBSYNC, way == PB_GRID);
   if (way == PB_FLAGS_512) co->aux_ctl(cb, K_GAUSS_AUX_PBTHREADS, 512);
+  /* flags, grid, 512: the shared-memory kernel; registers: the backend's choice */
+  co->aux_ctl(cb, K_GAUSS_AUX_PBKIND, way == PB_REG ? 0 : 1);
   for (int r = 0; r < 4; r++) {
     cb->ops->d2d(cb, d, d0, (size_t)(m * n) * 8);
     cb->ops->sync(cb);
@@ -273,6 +277,7 @@ static double panel_timed(const k_gauss_ops *co, k_backend *cb, int64_t m, int64
   }
   co->aux_ctl(cb, K_GAUSS_AUX_PBSYNC, 0);
   co->aux_ctl(cb, K_GAUSS_AUX_PBTHREADS, 0);
+  co->aux_ctl(cb, K_GAUSS_AUX_PBKIND, 0);
   return best;
 }
 
@@ -311,9 +316,15 @@ static int panel_shapes(const k_gauss_ops *co, k_backend *cb, int64_t nmax) {
       if (pv) cb->ops->d2h(cb, pv, dpiv, sizeof(int) * (size_t)n);
       cb->ops->sync(cb);
       int same_k = memcmp(hf, hg, bytes) == 0 && memcmp(pf, pg, sizeof(int) * (size_t)n) == 0;
+      double tr = panel_timed(co, cb, m, n, d0, d, dpiv, dstat, PB_REG);
+      cb->ops->d2h(cb, hg, d, bytes);
+      cb->ops->d2h(cb, pg, dpiv, sizeof(int) * (size_t)n);
+      cb->ops->sync(cb);
+      int same_r = memcmp(hf, hg, bytes) == 0 && memcmp(pf, pg, sizeof(int) * (size_t)n) == 0;
       ok(same, "--panel: panel_sync flags and grid give other pivots or factors", 0, m, n, 0);
       ok(same_k, "--panel: flags at 1024 and 512 threads give other pivots or factors", 0, m, n, 0);
-      same &= same_k;
+      ok(same_r, "--panel: the register and the shared-memory base block give other pivots or factors", 0, m, n, 0);
+      same &= same_k & same_r;
       bad |= !same;
       /* against the vendor's getrf: the same pivots (the same rule), the factors to rounding */
       double dmax = 0;
@@ -327,10 +338,11 @@ static int panel_shapes(const k_gauss_ops *co, k_backend *cb, int64_t nmax) {
       if (n == 32 && pv) bad |= panel_clocks(co, cb, m, n, d0, d, dpiv, dstat, hf, pf, h, pv);
       free(pv);
       printf("panel FP64 m = %lld, n = %lld (%s): flags %.3f ms (%.2f us a column), grid %.3f ms (%.2f us), "
-             "flags / grid %.3f, flags at 512 threads %.3f ms (%.2f us); vendor getrf %.3f ms; %s; against the "
-             "vendor's: %s pivots, factors within %.1e\n",
+             "flags / grid %.3f, flags at 512 threads %.3f ms (%.2f us), registers %.3f ms (%.2f us, %.3f of flags); "
+             "vendor getrf %.3f ms; %s; against the vendor's: %s pivots, factors within %.1e\n",
              (long long)m, (long long)n, n == 32 ? "one base block" : "the recursion, base blocks of 32", tf * 1e3,
-             tf * 1e6 / (double)n, tg * 1e3, tg * 1e6 / (double)n, tf / tg, tk * 1e3, tk * 1e6 / (double)n, tv * 1e3,
+             tf * 1e6 / (double)n, tg * 1e3, tg * 1e6 / (double)n, tf / tg, tk * 1e3, tk * 1e6 / (double)n, tr * 1e3,
+             tr * 1e6 / (double)n, tr / tf, tv * 1e3,
              same ? "the same pivots and factors" : "DIFFERENT pivots or factors", piv_same ? "the same" : "DIFFERENT", dmax);
       cb->ops->free(cb, d0);
       cb->ops->free(cb, d);

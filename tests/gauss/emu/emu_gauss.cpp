@@ -14,6 +14,7 @@
 #define __device__
 #define __launch_bounds__(...)
 #define __forceinline__
+#define __noinline__
 #include "swap.inc"
 /* OS threads: at most 2 blocks of EMU_T for the panel, one block of EMU_SWAP_T for the swaps
  * (the machine's other work must not stall behind hundreds of threads on barriers) */
@@ -71,7 +72,8 @@ static bool fl_init;
  * (what the flags' scratch reads as "not written yet") in the last column of column 0's pivot row
  * and of row 0, so that both rows a block publishes for column 0 carry it: a kernel that wrote
  * it as it is would poll it forever. */
-template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int mode) {
+/* reg: panel_reg_k (flags; one row a thread: blocks of EMU_T rows) instead of panel_base_k. */
+template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int mode, bool reg = false) {
   int ties = mode == 1;
   int m = 1 + rng() % 150, bw = (mode == 2 ? 2 : 1) + rng() % (mode == 2 ? 31 : 32), G = 1 + rng() % (FL ? 3 : 2);
   if (mode == 2 && m < 2 * G + 2) m = 2 * G + 2;
@@ -108,7 +110,7 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int mod
       for (int c = j + 1; c < bw; c++) ref[i + c * lda] -= l * ref[j + c * lda];
     }
   }
-  int rpb = (m + G - 1) / G;
+  int rpb = reg ? EMU_T : (m + G - 1) / G;
   G = (m + rpb - 1) / rpb;
   int poff = 7;
   std::vector<int> piv(bw, -1), cidx(2 * G);
@@ -121,8 +123,11 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int mod
     std::memset(fl_crow.data(), 0xff, fl_crow.size() * sizeof(double));
     fl_init = true;
   }
-  emu_launch(G, EMU_T, (size_t)(rpb + 1) * bw * sizeof(T), [&] {
-    if (FL)
+  emu_launch(G, EMU_T, reg ? 0 : (size_t)(rpb + 1) * bw * sizeof(T), [&] {
+    if (reg)
+      panel_reg_k<T, PR_THREADS>(a.data(), lda, m, bw, rpb, piv.data(), poff, (T *)fl_crow.data(), fl_key.data(),
+                                 fl_idx.data(), (T *)fl_rowj.data(), PB_GS);
+    else if (FL)
       panel_base_k<T, FL, PB_THREADS>(a.data(), lda, m, bw, rpb, piv.data(), poff, (T *)fl_crow.data(), fl_key.data(),
                           fl_idx.data(), (T *)fl_rowj.data(), PB_GS, nullptr);
     else
@@ -148,8 +153,8 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int mod
       mx = std::fmax(mx, std::fabs((double)a[k] - (double)ref[k]) / (1 + std::fabs((double)ref[k])));
     }
   bad |= !(mx < (sizeof(T) == 8 ? 1e-12 : 1e-4)) || left || nanx;
-  printf("panel_base_k %s %s m=%d bw=%d blocks=%d%s: pivots %s, factors within %.1e%s%s\n", sizeof(T) == 8 ? "FP64" : "FP32",
-         FL ? "flags" : "grid", m, bw, G, mode == 1 ? " (ties)" : mode == 2 ? " (all-ones NaN)" : "",
+  printf("%s %s %s m=%d bw=%d blocks=%d%s: pivots %s, factors within %.1e%s%s\n", reg ? "panel_reg_k" : "panel_base_k",
+         sizeof(T) == 8 ? "FP64" : "FP32", FL ? "flags" : "grid", m, bw, G, mode == 1 ? " (ties)" : mode == 2 ? " (all-ones NaN)" : "",
          bad ? "or factors DIFFER" : "as getf2", mx, left ? ", SLOTS LEFT SET" : "", nanx ? ", NaN WHERE THE REFERENCE HAS NONE" : "");
   return bad;
 }
@@ -249,6 +254,8 @@ int main(int argc, char **argv) {
   auto mode = [](int k) { return k % 8 == 4 || k % 8 == 5 ? 2 : (k % 4 == 2 || k % 4 == 3 ? 1 : 0); };
   for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_panel<float, false>(rng, mode(k)) : check_panel<double, false>(rng, mode(k));
   for (int k = 0; k < 2 * reps; k++, n++) bad += (k & 1) ? check_panel<float, true>(rng, mode(k)) : check_panel<double, true>(rng, mode(k));
+  for (int k = 0; k < 2 * reps; k++, n++)
+    bad += (k & 1) ? check_panel<float, true>(rng, mode(k), true) : check_panel<double, true>(rng, mode(k), true);
   for (int k = 0; k < reps; k++, n++) bad += (k & 1) ? check_nopiv<float>(rng) : check_nopiv<double>(rng);
   for (int k = 0; k < 2 * reps; k++, n++) bad += check_plan(rng);
   if (bad) printf("FAILED: %d of %d checks\n", bad, n);
