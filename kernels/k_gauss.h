@@ -246,9 +246,10 @@ enum { K_GAUSS_PANEL_VENDOR = 0, K_GAUSS_PANEL_RECURSIVE = 1, K_GAUSS_PANEL_FUSE
  * before a step's U block row solves (trsm_lunit) and c = 0 after them: in between the main
  * stream's trsm_lunit may keep L^-1 from one call to the next with the same L, its address,
  * order and leading dimension (GPU: the lookahead columns' solve, then the rest's; host: nothing).
- * PBKIND: the fused base block's kernel, c = 0 the backend's choice (GPU: a row a thread in
- * registers where it fits, else a chunk of rows in shared memory), 1 always the shared-memory
- * kernel (test_gauss_trsm_gpu --panel times both; host: nothing). */
+ * PBKIND (gauss.panel_kernel): the fused base block's kernel, c = 0 the backend's choice (GPU: a
+ * row a thread in registers up to 64 thread blocks, else a chunk of rows in shared memory), 1
+ * always the shared-memory kernel, 2 the register kernel wherever it fits (test_gauss_trsm_gpu
+ * --panel times 1 and 2; host: nothing). */
 enum { K_GAUSS_AUX_ENTER = 0, K_GAUSS_AUX_PANEL = 1, K_GAUSS_AUX_CHUNK = 2, K_GAUSS_AUX_MAIN = 3,
        K_GAUSS_AUX_MARK = 4, K_GAUSS_AUX_SIDE = 5, K_GAUSS_AUX_PBROWS = 6, K_GAUSS_AUX_SMS = 7,
        K_GAUSS_AUX_PBSYNC = 8, K_GAUSS_AUX_PBTHREADS = 9, K_GAUSS_AUX_LSTEP = 10, K_GAUSS_AUX_PBKIND = 11 };

@@ -97,6 +97,12 @@ static const cfg_key gauss_keys[] = {
     "candidates: flags (each candidate's key is its own flag, polled by every block: no grid "
     "barrier per column; one block alone publishes nothing) or grid (a grid barrier per column, "
     "then the candidates read); the same pivots and factors" },
+  { "gauss", "panel_kernel", CFG_ENUM, "auto", 0, 0, "auto|registers|shared",
+    "blocked, panel = fused (GPU), panel_sync = flags: the base block's kernel: registers (a row a "
+    "thread held in registers, 512 rows a thread block, where one block a multiprocessor holds "
+    "the panel's rows), shared (a chunk of rows a block in shared memory), auto (registers up to "
+    "64 blocks, 32768 rows: taller panels take most of the GPU beside the trailing GEMM); the "
+    "same pivots and factors" },
   { "gauss", "panel_sms", CFG_INT, "0", 0, 1024, NULL,
     "blocked, lookahead 1, GPU: the main stream's library calls (the trailing GEMMs, TRSM) use all "
     "but this many multiprocessors (cublasSetSmCountTarget), left to the lookahead panel factored "
@@ -201,6 +207,11 @@ static int gauss_cfg_check(hy_cfg *c) {
     return cfg_err(c, "gauss.pivoting", "= none factors the blocked LU's FP32 factors without row "
                    "exchanges: it needs algorithm = blocked and precision = single or mixed (allowed "
                    "otherwise: partial)");
+  if (cfg_is(c, "gauss.panel_kernel", "registers") &&
+      (cfg_is(c, "gauss.panel_sync", "grid") || cfg_int(c, "gauss.panel_rows") != 0))
+    return cfg_err(c, "gauss.panel_kernel", "= registers holds 512 rows a thread block and shares the "
+                   "candidates by flags: it needs gauss.panel_sync = flags and gauss.panel_rows = 0 "
+                   "(allowed otherwise: auto, shared)");
   if (cfg_bool(c, "gauss.compare_cusolver") && size != 1)
     return cfg_err(c, "gauss.compare_cusolver", "= true times the vendor LU on one device: run it "
                    "with 1 rank (this run has %d)", size);
@@ -249,6 +260,7 @@ void gauss_opts_from_cfg(const hy_cfg *c, gauss_opts *o) {
   o->panel_rows = (int)cfg_int(c, "gauss.panel_rows");
   o->panel_sms = (int)cfg_int(c, "gauss.panel_sms");
   o->panel_sync_grid = cfg_is(c, "gauss.panel_sync", "grid");
+  o->panel_kernel = cfg_is(c, "gauss.panel_kernel", "shared") ? 1 : cfg_is(c, "gauss.panel_kernel", "registers") ? 2 : 0;
   o->panel_vendor_rows = cfg_int(c, "gauss.panel_vendor_rows");
   o->panel_vendor_short = cfg_int(c, "gauss.panel_vendor_short");
   o->lookahead = (int)cfg_int(c, "gauss.lookahead");

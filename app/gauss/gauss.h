@@ -64,6 +64,7 @@ typedef struct {
   int panel_nb;             /* gauss.panel_nb: the recursive panel's base block (columns) */
   int panel_rows;           /* gauss.panel_rows: the fused base block's rows per thread block (0: backend's) */
   int panel_sync_grid;      /* gauss.panel_sync = grid: a grid barrier per column in the fused base block */
+  int panel_kernel;         /* gauss.panel_kernel: 0 auto, 1 shared, 2 registers (K_GAUSS_AUX_PBKIND's c) */
   int panel_sms;            /* gauss.panel_sms: multiprocessors the main stream's GEMMs leave to the panel */
   int64_t panel_vendor_rows;  /* gauss.panel_vendor_rows: taller panels by the vendor's getrf (0: none,
                                * -1: the backend's for panel = auto) */

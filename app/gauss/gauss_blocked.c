@@ -649,6 +649,8 @@ static blk_fact *blk_alloc(gauss_t *g, int sp, blk_ws *w, blk_pre *pre) {
   if (ko->aux_ctl) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_PBROWS, g->o->panel_rows));
   /* gauss.panel_sync: how the fused base block's thread blocks share a column's candidates */
   if (ko->aux_ctl) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_PBSYNC, g->o->panel_sync_grid));
+  /* gauss.panel_kernel: the fused base block's kernel (registers or shared memory) */
+  if (ko->aux_ctl) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_PBKIND, g->o->panel_kernel));
   /* gauss.panel_sms: multiprocessors the main stream's GEMMs leave to the panel (until blk_ws_free) */
   if (ko->aux_ctl && g->o->panel_sms > 0) HY_LOCAL(ko->aux_ctl(be, K_GAUSS_AUX_SMS, g->o->panel_sms));
   /* pivots on the device: one rank, gauss.pivots = device, a backend that has getrf_dev */

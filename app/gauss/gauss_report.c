@@ -301,6 +301,7 @@ static void gauss_report_metrics(const gauss_t *g, const gauss_info *info, doubl
     hy_metric_str(ctx, "update_priority", g->o->update_same ? "same" : "high");
     hy_metric_str(ctx, "side_priority", g->o->side_same ? "same" : "high");
     hy_metric_str(ctx, "panel_sync", g->o->panel_sync_grid ? "grid" : "flags");
+    hy_metric_str(ctx, "panel_kernel", g->o->panel_kernel == 1 ? "shared" : g->o->panel_kernel == 2 ? "registers" : "auto");
   }
 }
 

@@ -203,7 +203,7 @@ static int c_aux_ctl(k_backend *be, int what, int c) {
     return HY_OK;
   }
   if (what == K_GAUSS_AUX_PBKIND) {
-    w->pb_kind = c == 1 ? GAUSS_PB_SHARED : GAUSS_PB_AUTO;
+    w->pb_kind = c == 1 ? GAUSS_PB_SHARED : c == 2 ? GAUSS_PB_REGISTERS : GAUSS_PB_AUTO;
     return HY_OK;
   }
   if (what == K_GAUSS_AUX_PBTHREADS) {

@@ -575,7 +575,7 @@ static int pb_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
  * to one a multiprocessor (FP64: up to 67,584 rows on the H200's 132), flags only.  Local. */
 template <typename T>
 static int pr_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int *piv, int poff, void *scratch,
-                     int *done) {
+                     int64_t gmax, int *done) {
   static int c_dev = -1, c_nsm, c_occ = -1;
   int dev = 0;
   HY_CUDA(cudaGetDevice(&dev));
@@ -585,7 +585,7 @@ static int pr_launch(cudaStream_t st, int64_t m, int bw, T *a, int64_t lda, int 
     c_dev = dev;
   }
   int64_t G = (m + PR_THREADS - 1) / PR_THREADS;
-  if (G > (int64_t)c_occ * c_nsm || G > GAUSS_PB_GMAX) return HY_OK;   /* *done = 0: the shared-memory kernel */
+  if (G > (int64_t)c_occ * c_nsm || G > GAUSS_PB_GMAX || G > gmax) return HY_OK;   /* *done = 0: the shared kernel */
   /* the flags' part of the scratch (gauss_panel_cuda.h), as panel_base_k's */
   char *sc = (char *)scratch;
   int gmx = GAUSS_PB_GMAX, sets = PB_BWMAX;
@@ -621,8 +621,9 @@ int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, i
   if (m <= 0 || bw <= 0) { *done = 1; return HY_OK; }
   if (bw > PB_BWMAX || m > 2147483647LL) return HY_OK;
   if (kind != GAUSS_PB_SHARED && sync == GAUSS_PB_SYNC_FLAGS && rows == 0 && threads != 512) {
-    if (sp) HY_CALL(pr_launch<float>(st, m, bw, (float *)a, lda, piv, poff, scratch, done));
-    else if (!pb_clk_dev) HY_CALL(pr_launch<double>(st, m, bw, (double *)a, lda, piv, poff, scratch, done));
+    int64_t gmax = kind == GAUSS_PB_AUTO ? GAUSS_PB_AUTO_GMAX : GAUSS_PB_GMAX;
+    if (sp) HY_CALL(pr_launch<float>(st, m, bw, (float *)a, lda, piv, poff, scratch, gmax, done));
+    else if (!pb_clk_dev) HY_CALL(pr_launch<double>(st, m, bw, (double *)a, lda, piv, poff, scratch, gmax, done));
     if (*done) return HY_OK;
   }
   if (threads == 512) return pb_go<512>(st, sp, m, bw, a, lda, piv, poff, scratch, rows, sync, done);

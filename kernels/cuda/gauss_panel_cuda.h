@@ -11,11 +11,16 @@
 /* gauss.panel_sync: how the base block's thread blocks learn a column's candidates (flags: each
  * candidate's key its own flag, polled; grid: a grid barrier per column). */
 enum { GAUSS_PB_SYNC_FLAGS = 0, GAUSS_PB_SYNC_GRID = 1 };
-/* Which kernel factors a fused base block (kind; K_GAUSS_AUX_PBKIND): AUTO the register kernel
- * (a row a thread in registers) where it fits - flags, the default rows and threads, at most one
- * block of PR_THREADS rows a multiprocessor - else the shared-memory kernel; SHARED always the
- * shared-memory kernel (a chunk of rows a block in shared memory). */
-enum { GAUSS_PB_AUTO = 0, GAUSS_PB_SHARED = 1 };
+/* Which kernel factors a fused base block (kind; K_GAUSS_AUX_PBKIND, gauss.panel_kernel):
+ * REGISTERS the register kernel (a row a thread in registers) where it fits - flags, the default
+ * rows and threads, at most one block of 512 rows a multiprocessor - else the shared-memory
+ * kernel (a chunk of rows a block in shared memory); AUTO the same up to GAUSS_PB_AUTO_GMAX
+ * blocks; SHARED always the shared-memory kernel. */
+enum { GAUSS_PB_AUTO = 0, GAUSS_PB_SHARED = 1, GAUSS_PB_REGISTERS = 2 };
+/* GAUSS_PB_AUTO's most register blocks (H200, session 17, 0b6a71e: at n = 65536 the first
+ * panels' 128 register blocks took the trailing GEMM beside them from 50.4 to 49.2 TFLOP/s,
+ * panels no shorter in all; up to 32768 rows they are 0.81-0.86x of the shared kernel's). */
+#define GAUSS_PB_AUTO_GMAX 64
 /* The device scratch gauss_cuda_panel_base needs: first the flags' part (for each of the 32
  * columns of a block: G keys (8 bytes each), G row indices, row j, G candidate rows; every byte
  * 0xff before the first launch, as each launch leaves them: GAUSS_PB_FLAGS_BYTES in all), then
@@ -32,7 +37,7 @@ enum { GAUSS_PB_AUTO = 0, GAUSS_PB_SHARED = 1 };
  * leaves its column unscaled).  *done = 0 when it does not fit (too many rows for the device's
  * shared memory, bw > 32): nothing was queued, the caller factors the block another way.
  * sync: GAUSS_PB_SYNC_*; threads: a thread block's threads of the shared-memory kernel, 512 or
- * (any other value) 1024; kind: GAUSS_PB_AUTO or _SHARED.  Launches on the same scratch must not
+ * (any other value) 1024; kind: GAUSS_PB_*.  Launches on the same scratch must not
  * run at once.  Local. */
 int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv,
                           int poff, void *scratch, int rows, int sync, int threads, int kind, int *done);

@@ -24,8 +24,8 @@
  *   1024 .. N rows (N = 65536 by default), with both gauss.panel_sync ways (flags, grid; best of 3
  *   after a warm-up, each call on a fresh copy of the same random panel) and flags at 512
  *   threads a thread block (K_GAUSS_AUX_PBTHREADS; the default 1024), all three with the
- *   shared-memory kernel, and the register kernel (K_GAUSS_AUX_PBKIND 0: a row a thread in
- *   registers where it fits, as the factorization's default): the time and the time a
+ *   shared-memory kernel, and the register kernel (K_GAUSS_AUX_PBKIND 2: a row a thread in
+ *   registers wherever it fits; gauss.panel_kernel): the time and the time a
  *   column, the vendor's getrf beside them; checked: every way gives the same pivots and the
  *   same factors bit for bit, and the vendor's pivots with factors within 1e-10 (exit 1
  *   otherwise); one base block also once with its clocks on (gauss_cuda_pb_clk: thread 0 of the
@@ -265,7 +265,7 @@ static double panel_timed(const k_gauss_ops *co, k_backend *cb, int64_t m, int64
   if (way >= 0) co->aux_ctl(cb, K_GAUSS_AUX_PBSYNC, way == PB_GRID);
   if (way == PB_FLAGS_512) co->aux_ctl(cb, K_GAUSS_AUX_PBTHREADS, 512);
   /* flags, grid, 512: the shared-memory kernel; registers: the backend's choice */
-  co->aux_ctl(cb, K_GAUSS_AUX_PBKIND, way == PB_REG ? 0 : 1);
+  co->aux_ctl(cb, K_GAUSS_AUX_PBKIND, way == PB_REG ? 2 : 1);
   for (int r = 0; r < 4; r++) {
     cb->ops->d2d(cb, d, d0, (size_t)(m * n) * 8);
     cb->ops->sync(cb);

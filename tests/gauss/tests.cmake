@@ -660,13 +660,15 @@ if(HYBRID_GPU_TESTS)
   # gauss.panel_sync = flags (the default: each candidate's key its own flag, polled) against grid
   # (a grid barrier per column): the same pivots and factors, so x bit for bit (--tol 0), FP64
   # and FP32, 11 blocks (the default rows) and 41 (panel_rows = 200: lanes polling 2 blocks each
-  # from 33)
+  # from 33); and the base block's kernels (gauss.panel_kernel = shared, registers: 16 blocks of
+  # 512 rows; the default auto takes registers here) bit for bit the same
   foreach(prec double single)
     add_test(NAME gauss_gpu_panel_sync_${prec}
       COMMAND ${GAUSS_DRIVER} ranks --mpiexec=${MPIEXEC_EXECUTABLE} --npflag=${MPIEXEC_NUMPROC_FLAG} --bin ${HY_BIN}
               --workdir ${HY_TEST_OUT}/gauss_gpu_panel_sync_${prec} --tol 0
               --runs "1:gauss.panel_sync=grid" "1:gauss.panel_sync=flags" "1:"
                      "1:gauss.panel_rows=200 gauss.panel_sync=grid" "1:gauss.panel_rows=200"
+                     "1:gauss.panel_kernel=shared" "1:gauss.panel_kernel=registers"
               --
               run.workload=gauss run.backend=cuda gauss.panel=fused gauss.precision=${prec} gauss.n=8192
               gauss.nb=512 run.seed=4)
@@ -1075,6 +1077,18 @@ hy_case(NAME gauss_bad_panel_sync RANKS 1 EXIT 1 EXPECT "gauss.panel_sync" "flag
 hy_case(NAME gauss_panel_sync_record RANKS 1 JSON EXPECT ${GAUSS_PASS}
   RUNCASE --json-field metrics.panel_sync=grid
   ARGS run.workload=gauss run.backend=host gauss.panel=fused gauss.n=300 gauss.nb=64 gauss.panel_sync=grid)
+hy_case(NAME gauss_bad_panel_kernel RANKS 1 EXIT 1 EXPECT "gauss.panel_kernel" "auto.registers.shared"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.panel_kernel=smem)
+# gauss.panel_kernel = registers needs the flags and 512 rows a block (the key named, what else is allowed)
+hy_case(NAME gauss_bad_panel_kernel_grid RANKS 1 EXIT 1
+  EXPECT "gauss.panel_kernel.*needs gauss.panel_sync = flags and gauss.panel_rows = 0 \\(allowed otherwise: auto, shared\\)"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.panel_kernel=registers gauss.panel_sync=grid)
+hy_case(NAME gauss_bad_panel_kernel_rows RANKS 1 EXIT 1 EXPECT "gauss.panel_kernel.*needs gauss.panel_sync = flags and gauss.panel_rows = 0"
+  ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.panel_kernel=registers gauss.panel_rows=200)
+# gauss.panel_kernel is recorded (the host has one panel: x as without it)
+hy_case(NAME gauss_panel_kernel_record RANKS 1 JSON EXPECT ${GAUSS_PASS}
+  RUNCASE --json-field metrics.panel_kernel=registers
+  ARGS run.workload=gauss run.backend=host gauss.panel=fused gauss.n=300 gauss.nb=64 gauss.panel_kernel=registers)
 hy_case(NAME gauss_bad_panel_rows RANKS 1 EXIT 1
   EXPECT "key 'gauss.panel_rows' = '-5' is out of range; allowed: an integer in \\[0, 1048576\\]"
   ARGS run.workload=gauss run.backend=host gauss.n=64 gauss.panel_rows=-5)
