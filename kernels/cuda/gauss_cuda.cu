@@ -1645,8 +1645,12 @@ extern "C" const k_gauss_ops k_gauss_cuda_ops = {
   /* panel_auto_short (H200, 12-03, 9e296eb, FP64 traced, panel_vendor_short = 0 / 8192 / 16384 /
    * all): 32768 1.161x / 1.192x / 1.193x / 1.144x cuSOLVER (the last quarter's waits for the
    * panel 39.8 -> 22.9 ms: the vendor's getrf factors a short panel faster than the fused one,
-   * 8192 x 1024 alone 4.0 against 6.2 ms), 65536 1.154x / 1.159x / 1.162x (24576: 1.158x) */
-  16384,
+   * 8192 x 1024 alone 4.0 against 6.2 ms), 65536 1.154x / 1.159x / 1.162x (24576: 1.158x);
+   * session 17 (c7fc03b, the register base block of gauss.panel_kernel = auto, means of 2 timed
+   * runs): 32768 16384 1.203x / 1.207x (two runs), 8192 1.223x, 0 1.222x, and the shared kernel at
+   * 16384 1.216x; 65536 16384 1.170x, 8192 1.171x: 8192 since (the register panel of 16384 x 1024
+   * alone 4.55 ms against the vendor's 4.96, of 8192 rows 4.27 against 4.05) */
+  8192,
   K_GAUSS_PANEL_VENDOR, 16384,
   c_aux_ctl,
   1,   /* update_chunks_auto: none until measured on the H200 */
