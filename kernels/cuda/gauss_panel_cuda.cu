@@ -11,10 +11,13 @@
  * after one grid barrier at the end), no fence; one block
  * alone (G = 1) without any global traffic; `grid` - one grid-wide barrier per column, then the
  * candidates read.  A column of one base block costs ~4-5 us with flags on the H200 (session 16:
- * 4.1 us at 1024 rows in 2 blocks, 5.1 us at 65536 in 82; grid 0.5 us more), most of it the trips
- * through L2 between the blocks; cuSOLVER's getrf takes 2-4 us a column of a panel of up to 16384
- * rows, which is why the short panels go to it (gauss.panel_vendor_short).  Used through
- * gauss_cuda_panel_base (gauss_panel_cuda.h). */
+ * 4.1 us at 1024 rows in 2 blocks, 5.1 us at 65536 in 82; grid 0.5 us more): by the kernel's
+ * clocks (session 17) about half warp 0's pick (two trips through L2) and half the update of the
+ * chunk in shared memory.  Two kernels (gauss.panel_kernel): panel_base_k holds a chunk of rows a
+ * block in shared memory; panel_reg_k (flags only) a row a thread in registers, 512 rows a block,
+ * 3.3-3.9 us a column up to 32768 rows (0.76-0.81x of panel_base_k's).  cuSOLVER's getrf takes
+ * 2-4 us a column of a short panel, which is why the panels of at most 8192 rows go to it
+ * (gauss.panel_vendor_short).  Used through gauss_cuda_panel_base (gauss_panel_cuda.h). */
 #include "k_cuda.h"
 #include "gauss_panel_cuda.h"
 
