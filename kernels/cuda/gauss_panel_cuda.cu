@@ -195,6 +195,25 @@ __device__ __forceinline__ void pb_update(T *s, int ls, int r0, int nr, int j, i
   }
 }
 
+/* gauss.panel_sync = flags, after the launch's last grid barrier (every block has read every
+ * column's slots): block b's slots of the nj columns - its candidate rows, indices and keys, and
+ * row j where it holds it (rows [r0, r0 + nr)) - set back to all ones for the next launch.  Device
+ * (every thread of the block). */
+template <typename T>
+__device__ __forceinline__ void pb_clear_slots(int nj, int bw, int b, int gs, int r0, int nr, T *crow, pb_u64 *ck,
+                                               int *cidx, T *rowj) {
+  for (int t = threadIdx.x; t < nj * bw; t += blockDim.x) {
+    int j = t / bw, c = t % bw;
+    int64_t sl = (int64_t)j * gs + b;
+    pb_clear(crow + sl * bw + c);
+    if (j >= r0 && j < r0 + nr) pb_clear(rowj + j * bw + c);
+    if (c == 0) {
+      pb_clear(cidx + sl);
+      *(volatile pb_u64 *)(ck + sl) = PB_NONE;
+    }
+  }
+}
+
 /* test_gauss_trsm_gpu --panel's clocks (gauss_cuda_pb_clk; the kernel's CLK instantiation,
  * never the factorization's): thread 0 of the first and of the last block records its SM clock
  * at PB_CLK_* marks, PB_CLK_SLOTS a block.  Device. */
@@ -365,16 +384,7 @@ __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, 
   if (FL && G > 1) {
     /* every block has read every column's slots: set this block's back for the next launch */
     grid.sync();
-    for (int t = threadIdx.x; t < nj * bw; t += blockDim.x) {
-      int j = t / bw, c = t % bw;
-      int64_t sl = (int64_t)j * gs + b;
-      pb_clear(crow + sl * bw + c);
-      if (j >= r0 && j < r0 + nr) pb_clear(rowj + j * bw + c);
-      if (c == 0) {
-        pb_clear(cidx + sl);
-        *(volatile pb_u64 *)(ck + sl) = PB_NONE;
-      }
-    }
+    pb_clear_slots<T>(nj, bw, b, gs, r0, nr, crow, ck, cidx, rowj);
   }
   PB_REC(PB_CLK_END, pb_clock()), PB_REC(PB_CLK_GT1, pb_gtime());
 }
@@ -492,16 +502,7 @@ __global__ void __launch_bounds__(NT, 1) panel_reg_k(T *a, int64_t lda, int m, i
   if (G > 1) {
     /* every block has read every column's slots: set this block's back for the next launch */
     grid.sync();
-    for (int t = threadIdx.x; t < nj * bw; t += blockDim.x) {
-      int j = t / bw, c = t % bw;
-      int64_t sl = (int64_t)j * gs + b;
-      pb_clear(crow + sl * bw + c);
-      if (j >= r0 && j < r0 + nr) pb_clear(rowj + j * bw + c);
-      if (c == 0) {
-        pb_clear(cidx + sl);
-        *(volatile pb_u64 *)(ck + sl) = PB_NONE;
-      }
-    }
+    pb_clear_slots<T>(nj, bw, b, gs, r0, nr, crow, ck, cidx, rowj);
   }
 }
 
