@@ -40,7 +40,7 @@ typedef struct {
   int pb_rows;        /* gauss.panel_rows: the fused base block's rows per thread block (0: 1024) */
   int pb_sync;        /* gauss.panel_sync: GAUSS_PB_SYNC_* */
   int pb_threads;     /* the fused base block's threads a thread block (K_GAUSS_AUX_PBTHREADS; 0: 1024) */
-  int pb_kind;        /* its kernel (K_GAUSS_AUX_PBKIND: GAUSS_PB_AUTO, _SHARED) */
+  int pb_kind;        /* its kernel (K_GAUSS_AUX_PBKIND, gauss.panel_kernel: GAUSS_PB_AUTO, _SHARED, _REGISTERS) */
   int side_same;      /* the side stream has (or will have) the main stream's priority (gauss.side_priority = same) */
   cudaStream_t side;
   cublasHandle_t cb_side;

@@ -1233,10 +1233,13 @@ if(HYBRID_GPU_TESTS)
     -- $<TARGET_FILE:test_gauss_trsm_gpu>)
   set_tests_properties(gauss_gpu_trsm PROPERTIES LABELS "gpu" TIMEOUT 90 SKIP_RETURN_CODE 77)
   # the fused panel's two gauss.panel_sync ways timed at m = 1024 .. 16384 rows (nb = 1024 and one
-  # base block of 32 columns, beside the vendor's getrf): the same pivots and factors bit for bit
+  # base block of 32 columns, beside the vendor's getrf), both base block kernels (shared memory,
+  # registers), one base block's phases by its clocks: the same pivots and factors bit for bit
   # (`ctest -R gauss_gpu_panel_time -V`; `jobs/gauss-gpu-bench.sh --only panel --n 65536` to 65536)
   add_test(NAME gauss_gpu_panel_time COMMAND ${HY_RUNCASE} --exit 0 --timeout 100 --need-gpus 1
     --expect "^panel FP64 m = 16384, n = 32 \\(one base block\\): flags [0-9.]+ ms"
+    --expect "^panel FP64 m = 16384, n = 32 \\(one base block\\): .*, registers [0-9.]+ ms"
+    --expect "^panel clocks m = 16384, n = 32, last block: [0-9.]+ us in the kernel"
     --expect "^panel FP64 m = 1024, n = 1024 .*; the same pivots and factors"
     --reject "^FAILED" --reject "DIFFERENT"
     -- $<TARGET_FILE:test_gauss_trsm_gpu> --panel 16384)
