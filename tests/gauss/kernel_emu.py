@@ -3,7 +3,7 @@
 
 Runs the CUDA backend's gauss panel kernels on the host (tests/gauss/emu): their source is cut
 from kernels/cuda/gauss_cuda.cu (swap_blk_k; nopiv_top_k and nopiv_rows_k, the no-pivot base
-block; swap_plan_k and swap_apply_k, a step's row swaps by one planned permutation) and kernels/cuda/gauss_panel_cuda.cu (panel_base_k with its helpers), rewritten for the emulator (every __shared__ array a per-block arena, the
+block; swap_plan_k and swap_apply_k, a step's row swaps by one planned permutation) and kernels/cuda/gauss_panel_cuda.cu (panel_base_k with its helpers and its clocks' instantiation, panel_reg_k), rewritten for the emulator (every __shared__ array a per-block arena, the
 cooperative grid an emulated barrier, __ldcg a plain load), compiled with emu_gauss.cpp and run:
 its checks against sequential references decide the exit code.  Exit 77 (skip) when the C++
 compiler has no C++20 <barrier>."""

@@ -2,7 +2,7 @@
  * sequential references (tests/gauss/kernel_emu.py rewrites their source into swap.inc and
  * panel.inc): swap_blk_k (a base block's row swaps on the panel's other columns) against the
  * swaps done in order, panel_base_k (the fused base block, several thread blocks and the grid
- * barrier) against an unblocked getf2: the same pivots, the factors to 1e-12 (FP64) / 1e-4
+ * barrier; and panel_reg_k, the register kernel) against an unblocked getf2: the same pivots, the factors to 1e-12 (FP64) / 1e-4
  * (FP32, the products may round differently), ties included; nopiv_top_k + nopiv_rows_k (the
  * no-pivot base block) against getf2 without pivots.  Prints one line per check and
  * "PASSED: K of K checks passed" or "FAILED: ...". */
@@ -123,10 +123,16 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int mod
     std::memset(fl_crow.data(), 0xff, fl_crow.size() * sizeof(double));
     fl_init = true;
   }
+  /* FP64 flags, odd m: the CLK instantiation (every clock reads 0 here; its factors are checked) */
+  bool clk = FL && !reg && sizeof(T) == 8 && (m & 1);
+  std::vector<long long> clkbuf(2 * 192, -1);
   emu_launch(G, EMU_T, reg ? 0 : (size_t)(rpb + 1) * bw * sizeof(T), [&] {
     if (reg)
       panel_reg_k<T, PR_THREADS>(a.data(), lda, m, bw, rpb, piv.data(), poff, (T *)fl_crow.data(), fl_key.data(),
                                  fl_idx.data(), (T *)fl_rowj.data(), PB_GS);
+    else if (FL && clk)   /* the clocks' instantiation (test_gauss_trsm_gpu --panel): the same factors */
+      panel_base_k<T, FL, PB_THREADS, true>(a.data(), lda, m, bw, rpb, piv.data(), poff, (T *)fl_crow.data(),
+                                            fl_key.data(), fl_idx.data(), (T *)fl_rowj.data(), PB_GS, clkbuf.data());
     else if (FL)
       panel_base_k<T, FL, PB_THREADS>(a.data(), lda, m, bw, rpb, piv.data(), poff, (T *)fl_crow.data(), fl_key.data(),
                           fl_idx.data(), (T *)fl_rowj.data(), PB_GS, nullptr);
@@ -153,7 +159,9 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int mod
       mx = std::fmax(mx, std::fabs((double)a[k] - (double)ref[k]) / (1 + std::fabs((double)ref[k])));
     }
   bad |= !(mx < (sizeof(T) == 8 ? 1e-12 : 1e-4)) || left || nanx;
-  printf("%s %s %s m=%d bw=%d blocks=%d%s: pivots %s, factors within %.1e%s%s\n", reg ? "panel_reg_k" : "panel_base_k",
+  if (clk) bad |= clkbuf[0] != 0;   /* block 0's start mark written */
+  printf("%s%s %s %s m=%d bw=%d blocks=%d%s: pivots %s, factors within %.1e%s%s\n", reg ? "panel_reg_k" : "panel_base_k",
+         clk ? " (clocks)" : "",
          sizeof(T) == 8 ? "FP64" : "FP32", FL ? "flags" : "grid", m, bw, G, mode == 1 ? " (ties)" : mode == 2 ? " (all-ones NaN)" : "",
          bad ? "or factors DIFFER" : "as getf2", mx, left ? ", SLOTS LEFT SET" : "", nanx ? ", NaN WHERE THE REFERENCE HAS NONE" : "");
   return bad;
