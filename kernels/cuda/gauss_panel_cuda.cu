@@ -217,7 +217,7 @@ __device__ __forceinline__ void pb_clear_slots(int nj, int bw, int b, int gs, in
 /* test_gauss_trsm_gpu --panel's clocks (gauss_cuda_pb_clk; the kernel's CLK instantiation,
  * never the factorization's): thread 0 of the first and of the last block records its SM clock
  * at PB_CLK_* marks, PB_CLK_SLOTS a block.  Device. */
-#define PB_CLK_SLOTS 192
+#define PB_CLK_SLOTS GAUSS_PB_CLK_SLOTS
 enum { PB_CLK_START = 0, PB_CLK_GT0 = 1, PB_CLK_LOADED = 2, PB_CLK_STORED = 3, PB_CLK_END = 4, PB_CLK_GT1 = 5,
        PB_CLK_COL = 8 /* + 5 j + 0 column start, 1 picked, 2 barrier, 3 own update, 4 barrier */ };
 __device__ __forceinline__ long long pb_clock() {
@@ -398,12 +398,13 @@ __global__ void __launch_bounds__(NT, 1) panel_base_k(T *a, int64_t lda, int m, 
  * warp's best candidate copies its row to shared memory (wrow, by the lane holding it) and the
  * thread holding row j + 1 its row (rjs), so that warp 0's pick (pb_flags_pick, as panel_base_k's)
  * reads them there.  The same arithmetic in the same order as panel_base_k (the swap's copies,
- * one division, one FMA an entry): the same pivots and factors bit for bit.  Columns of the
- * registers beyond bw hold zeros and are never stored.  Flags only (any G; G = 1 without global
- * traffic).  Device (cooperative launch). */
+ * one division, one FMA an entry): the same pivots and factors bit for bit.  The registers beyond
+ * bw hold zeros at the load and, after a swap, u's / rj's unwritten slots: they are updated with
+ * the rest but never keyed or stored.  Flags only (any G; G = 1 without global traffic).  Device
+ * (cooperative launch). */
 #define PR_THREADS 512
 
-/* After column j's update (jn = j + 1 the next column; jn = -1 at the start: column 0): the
+/* After column j's update (jn = j + 1, the next column; jn = 0 after the load: column 0): the
  * warp's best (key bk, row bi) of column jn into wk / wi, its row into wrow (by the lane holding
  * it), row jn into rjs (by its thread).  Device (every thread of the block). */
 template <typename T>

@@ -42,4 +42,14 @@ enum { GAUSS_PB_AUTO = 0, GAUSS_PB_SHARED = 1, GAUSS_PB_REGISTERS = 2 };
 int gauss_cuda_panel_base(cudaStream_t st, int sp, int64_t m, int bw, void *a, int64_t lda, int *piv,
                           int poff, void *scratch, int rows, int sync, int threads, int kind, int *done);
 
+/* A test hook (test_gauss_trsm_gpu --panel): the shared-memory kernel's clocks, GAUSS_PB_CLK_SLOTS
+ * long longs a block for the first and the last thread block of the last FP64 flags launch at
+ * 1024 threads while on (what = 1 on, 2 copy them into out, 0 off); the slots' marks:
+ * gauss_panel_cuda.cu's PB_CLK_*.  Returns 0, 1 when the device says no.  Local. */
+#define GAUSS_PB_CLK_SLOTS 192
+#ifdef __cplusplus
+extern "C"
+#endif
+int gauss_cuda_pb_clk(int what, long long *out);
+
 #endif

@@ -34,6 +34,7 @@
  *   the block barrier after it, thread 0's own update, the barrier after the update), the factors
  *   bit for bit the flags way's. */
 #include "k_gauss.h"
+#include "cuda/gauss_panel_cuda.h"
 #include "hybrid.h"
 #include "workload.h"
 
@@ -219,9 +220,8 @@ static void gemm_lt(int64_t m, int64_t n, int64_t k, const double *a, const doub
 /* gauss.panel_sync's ways as K_GAUSS_AUX_PBSYNC takes them. */
 enum { PB_FLAGS = 0, PB_GRID = 1, PB_FLAGS_512 = 2, PB_REG = 3 };
 
-/* The fused base block's clocks (kernels/cuda/gauss_panel_cuda.cu, a test hook). */
-int gauss_cuda_pb_clk(int what, long long *out);
-#define PB_CLK_SLOTS 192
+/* The fused base block's clocks (gauss_cuda_pb_clk, a test hook). */
+#define PB_CLK_SLOTS GAUSS_PB_CLK_SLOTS
 
 /* --panel, one base block (n <= 32 columns): the flags way once more with the kernel's clocks on
  * (thread 0 of the first and of the last thread block), printed as each phase's mean a column;
@@ -264,7 +264,7 @@ static double panel_timed(const k_gauss_ops *co, k_backend *cb, int64_t m, int64
   double best = INFINITY;
   if (way >= 0) co->aux_ctl(cb, K_GAUSS_AUX_PBSYNC, way == PB_GRID);
   if (way == PB_FLAGS_512) co->aux_ctl(cb, K_GAUSS_AUX_PBTHREADS, 512);
-  /* flags, grid, 512: the shared-memory kernel; registers: the backend's choice */
+  /* flags, grid, 512: the shared-memory kernel; registers: the register kernel wherever it fits */
   co->aux_ctl(cb, K_GAUSS_AUX_PBKIND, way == PB_REG ? 2 : 1);
   for (int r = 0; r < 4; r++) {
     cb->ops->d2d(cb, d, d0, (size_t)(m * n) * 8);

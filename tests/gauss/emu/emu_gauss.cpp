@@ -21,6 +21,8 @@
 #define EMU_T 64
 #define EMU_SWAP_T 64
 #define PB_SPIN() std::this_thread::yield()
+/* gauss_panel_cuda.h's (the clocks' slots a block: here only the buffer the kernel writes) */
+#define GAUSS_PB_CLK_SLOTS 192
 #include "panel.inc"
 #include "nopiv.inc"
 #define EMU_PLAN_T 64
@@ -125,7 +127,7 @@ template <typename T, bool FL> static int check_panel(std::mt19937 &rng, int mod
   }
   /* FP64 flags, odd m: the CLK instantiation (every clock reads 0 here; its factors are checked) */
   bool clk = FL && !reg && sizeof(T) == 8 && (m & 1);
-  std::vector<long long> clkbuf(2 * 192, -1);
+  std::vector<long long> clkbuf(2 * PB_CLK_SLOTS, -1);
   emu_launch(G, EMU_T, reg ? 0 : (size_t)(rpb + 1) * bw * sizeof(T), [&] {
     if (reg)
       panel_reg_k<T, PR_THREADS>(a.data(), lda, m, bw, rpb, piv.data(), poff, (T *)fl_crow.data(), fl_key.data(),
