@@ -51,7 +51,19 @@ typedef struct {
    * 32 s + l at sell[s] + 32 j + l (each slice padded to its longest row; the row's length from
    * rp32); colind / col16 / val / valf then point at entries in that order (NULL: CSR order) */
   const int32_t *sell;
+  /* bcgs_prepare with k_bcgs_fmt.dia (CUDA): the entries by diagonals, ndiag of them at the
+   * column offsets dia_off[0..ndiag) (column - row, ascending; backend memory), the entry of row
+   * i on diagonal d at val[d rows + i] (valf: FP32), 0 where row i has none there; rp32,
+   * colind and col16 are then not read by the products */
+  const int32_t *dia_off;
+  int ndiag;
 } k_csr_view;
+
+/* The most diagonals of a matrix that bcgs_prepare stores by diagonals (k_bcgs_fmt.dia), and
+ * the largest ratio of stored values (diagonals x rows) to entries: past 1.5 the values of the
+ * padded diagonals outweigh the 32-bit columns they save. */
+#define K_DIA_MAX 64
+#define K_DIA_FILL 1.5
 
 /* What bcgs_prepare is asked for (in) and what it did (out). */
 typedef struct {
@@ -67,6 +79,17 @@ typedef struct {
                        * for bcgs_batch's products at one thread a row (the rows' sums as 1 thread
                        * per row in CSR order) */
   int sell_used;      /* out: made */
+  int dia;            /* in (CUDA): A and M by diagonals (k_csr_view.dia_off) for bcgs_batch's
+                       * classic kernel (not split, merged, prefetch, rows 2, sell, fused) where
+                       * both have at most K_DIA_MAX diagonals and at most K_DIA_FILL x their
+                       * entries as stored values; the products one thread a row, the row's
+                       * diagonals in ascending order: the rows' sums of 1 thread a row in CSR
+                       * order for rows with ascending columns (no columns: index16 unused) */
+  int dia_used;       /* out: made */
+  int dia_a, dia_m;   /* out (dia asked): the diagonals of A and M (0: more than K_DIA_MAX) */
+  double dia_fill;    /* out (dia asked): the larger of the two matrices' stored values /
+                       * entries (0: not counted) */
+  char dia_why[96];   /* out: why not by diagonals where asked ("": made, or not asked) */
   double l2_mb;       /* in (CUDA, l2 a|m|all): the window at most this many MB (0: the part's
                        * whole size, capped by the device's largest window; < 0: the set-aside
                        * it got, so that the window's hit ratio is 1: the part that fits) */

@@ -33,9 +33,11 @@ static_assert(K_VEC_MAXDOTS <= K_VEC_READMAX, "the dots fit the result scratch")
 /* The variants of the persistent kernel (pb_kernel: entries per lane loaded at once x blocks
  * per SM), and the grid slots of all (those, merged, and the solve formats'). */
 #define PB_NVAR 6
-#define PB_NGRID 56
-/* The first grid slot of the slice products' kernels (pb_kernel_sell: 8 slots). */
+#define PB_NGRID 59
+/* The first grid slot of the slice products' kernels (pb_kernel_sell: 8 slots), and of the
+ * products by diagonals (pb_kernel_dia: 6). */
 #define PB_VAR_SELL 45
+#define PB_VAR_DIA 53
 /* The first grid slot of the prefetching products' kernels (pb_kernel_pf: 16 slots). */
 #define PB_VAR_PF 29
 
@@ -231,6 +233,8 @@ struct pb_mat {
   const float *vf;
   const int16_t *co;
   const int32_t *sp;               /* the slices' starts (k_csr_view.sell; NULL: CSR order) */
+  const int32_t *doff;             /* by diagonals (k_csr_view.dia_off; NULL: CSR): the offsets */
+  int nd;                          /* ... and their count */
 };
 
 /* The solve formats of a product's matrix (template FM, bits): PB_VF its values in FP32 (vf,
@@ -240,8 +244,10 @@ struct pb_mat {
 /* The rows template argument of the products that prefetch (pb_spmv_pf) instead of holding R
  * rows at once. */
 #define PB_PF 0
-/* ... and of the products over slices of 32 rows (pb_spmv_sell). */
+/* ... and of the products over slices of 32 rows (pb_spmv_sell), and by diagonals
+ * (pb_spmv_dia). */
 #define PB_SELL (-1)
+#define PB_DIA (-2)
 template <int FM>
 static __device__ __forceinline__ double pb_val(const pb_mat &m, int e) {
   return (FM & PB_VF) ? (double)__ldg(m.vf + e) : __ldg(m.va + e);
@@ -522,6 +528,43 @@ static __device__ void pb_spmv_sell(int n, const pb_mat &mt, const LD &ld, doubl
   }
 }
 
+/* pb_spmv_ld at one thread a row over the matrix by diagonals (k_csr_view.dia_off): thread gt
+ * takes rows gt, gt + G, .. (G the grid's threads); C diagonals at once: their offsets (the same
+ * for every thread: one L1 line), then their values (val[d n + row]: a warp's 32 rows side by
+ * side) and the loaded vector's entries at row + offset (consecutive too) together, so that a
+ * chunk is one trip to memory with no column to wait for; a column outside [0, n) is skipped.
+ * The row's sum by fma over its diagonals in ascending order, the padded zeros adding 0 (for
+ * finite entries of the loaded vector), so the CSR order of 1 thread a row for rows with
+ * ascending columns, and the rows' outputs and dots in its order: bit for bit
+ * solver.persistent_tpr = 1 at the same grid.  C (the kernel's unroll argument): pb_kernel_dia's
+ * PB_DIA_C2 at 2 blocks per SM (64 registers), PB_DIA_C3 at 3 (40). */
+template <int ND, int C, int FM, class LD>
+static __device__ void pb_spmv_dia(int n, const pb_mat &mt, const LD &ld, double *out,
+                                   const double *d, const double *d2, double *acc) {
+  typedef typename pb_vt<FM>::t vt;
+  int ng = gridDim.x * blockDim.x;
+  for (int row = blockIdx.x * blockDim.x + threadIdx.x; row < n; row += ng) {
+    double sum = 0;
+    for (int d0 = 0; d0 < mt.nd; d0 += C) {
+      int cu[C];
+      vt vu[C];
+      double qu[C];
+#pragma unroll
+      for (int u = 0; u < C; u++) cu[u] = d0 + u < mt.nd ? row + __ldg(mt.doff + d0 + u) : -1;
+#pragma unroll
+      for (int u = 0; u < C; u++) {
+        bool in = (unsigned)cu[u] < (unsigned)n;
+        vu[u] = in ? pb_raw<FM>(mt, (d0 + u) * n + row) : (vt)0;
+        qu[u] = in ? ld(cu[u]) : 0.0;
+      }
+#pragma unroll
+      for (int u = 0; u < C; u++)
+        if ((unsigned)cu[u] < (unsigned)n) sum = __fma_rn((double)vu[u], qu[u], sum);
+    }
+    pb_row_out<ND>(ld, row, sum, out, d, d2, acc);
+  }
+}
+
 /* out = mat q, q = ld(j) formed in the load (pb_ld / pb_ld_rp), the row's owner calling ld.own
  * first.  ND 1: acc[0] += d[row] out[row]; ND 2: and acc[1] += d2[row]^2; ND 3: with e = q[row]
  * (nv > 1) or d[row], acc += (out e, out out, e e); ND 5: and acc[3..4] += (d2[row] e, d2[row]
@@ -538,6 +581,9 @@ static __device__ void pb_spmv_ld(int n, const pb_mat &mt, const LD &ld, double 
     return;
   } else if constexpr (R == PB_SELL) {
     pb_spmv_sell<ND, U, FM>(n, mt, ld, out, d, d2, acc);
+    return;
+  } else if constexpr (R == PB_DIA) {
+    pb_spmv_dia<ND, U, FM>(n, mt, ld, out, d, d2, acc);
     return;
   }
   const int T = 1 << mt.lt;
@@ -1048,6 +1094,23 @@ static pb_kern pb_kernel_sell(bool pc, bool merged, int fmt, int unroll, int blo
   return pc ? with_m[b][fmt] : no_m[b][fmt >> 1];
 }
 
+/* The products by diagonals' kernels (pb_spmv_dia, PB_DIA_C2 / PB_DIA_C3 diagonals at once at 2 /
+ * 3 blocks per SM): with M blocks 3 / 2 x M's values FP64 / FP32, without M x 2.  Local. */
+#define PB_DIA_C2 9
+#define PB_DIA_C3 4
+static pb_kern pb_kernel_dia(bool pc, bool merged, int fmt, int blocks, int *var) {
+  static const pb_kern with_m[2][2] = {
+    { kv_bcgs_persist<true, PB_DIA_C3, 3, 0, PB_DIA>, kv_bcgs_persist<true, PB_DIA_C3, 3, PB_VF, PB_DIA> },
+    { kv_bcgs_persist<true, PB_DIA_C2, 2, 0, PB_DIA>, kv_bcgs_persist<true, PB_DIA_C2, 2, PB_VF, PB_DIA> } };
+  static const pb_kern no_m[2] = { kv_bcgs_persist<false, PB_DIA_C3, 3, 0, PB_DIA>,
+                                   kv_bcgs_persist<false, PB_DIA_C2, 2, 0, PB_DIA> };
+  int b = blocks == 0 || blocks == 3 ? 0 : blocks == 2 ? 1 : -1;
+  if (!pc) fmt = 0;
+  if (merged || b < 0 || (fmt & ~PB_VF)) return NULL;
+  *var = PB_VAR_DIA + (pc ? 2 * b + (fmt ? 1 : 0) : 4 + b);
+  return pc ? with_m[b][fmt ? 1 : 0] : no_m[b];
+}
+
 static pb_kern pb_kernel(bool pc, bool merged, int fmt, int unroll, int blocks, int rows, int *var) {
   static const pb_kern with_m[2 * PB_NVAR] = {
     kv_bcgs_persist<true, 1, 3, 0>, kv_bcgs_persist<true, 4, 3, 0>, kv_bcgs_persist<true, 8, 3, 0>,
@@ -1108,15 +1171,20 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch on %lld rows (at most 2^31 - 2^24)",
                   (long long)sys->n);
   g->n = (int)sys->n;
-  bool sell = sys->a.sell != NULL;
-  g->a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, sell ? 0 : pb_log2(sys->a.tpr), NULL,
-                 sys->a.col16, sys->a.sell };
-  g->m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val, pc && !sell ? pb_log2(sys->m.tpr) : 0,
-                 sys->m.valf, sys->m.col16, sys->m.sell };
+  bool sell = sys->a.sell != NULL, dia = sys->a.dia_off != NULL;
+  g->a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, sell || dia ? 0 : pb_log2(sys->a.tpr),
+                 NULL, sys->a.col16, sys->a.sell, sys->a.dia_off, sys->a.ndiag };
+  g->m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val,
+                 pc && !sell && !dia ? pb_log2(sys->m.tpr) : 0, sys->m.valf, sys->m.col16,
+                 sys->m.sell, sys->m.dia_off, sys->m.ndiag };
   if (sell && (fused || sys->split || sys->merged || sys->prefetch || sys->rows > 1 ||
                (pc && !sys->m.sell)))
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch's slices of rows: the classic persistent "
                   "kernel, no split, prefetch or rows 2, both matrices in slices");
+  if (dia && (fused || sell || sys->split || sys->merged || sys->prefetch || sys->rows > 1 ||
+              sys->a.col16 || (pc && !sys->m.dia_off)))
+    return hy_err(HY_ESYS, "vec cuda: bcgs_batch by diagonals: the classic persistent kernel, "
+                  "no split, prefetch, rows 2 or slices, both matrices by diagonals");
   int fmt = (pc && sys->m.valf ? PB_VF : 0) | (sys->a.col16 ? PB_I16 : 0);
   if (sys->a.valf || (pc && (sys->m.col16 != NULL) != (sys->a.col16 != NULL)) ||
       (fmt && (fused || sys->split)))
@@ -1138,7 +1206,8 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
     return hy_err(HY_ESYS, "vec cuda: the merged iteration runs in bcgs_batch without split");
   if (sys->prefetch && !fused && sys->rows > 1)
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch: prefetch with rows %d (1 only)", sys->rows);
-  *kern = sell ? pb_kernel_sell(pc, sys->merged != 0, fmt, sys->unroll, sys->blocks, &var)
+  *kern = dia ? pb_kernel_dia(pc, sys->merged != 0, fmt, sys->blocks, &var)
+          : sell ? pb_kernel_sell(pc, sys->merged != 0, fmt, sys->unroll, sys->blocks, &var)
           : sys->prefetch && !fused
           ? pb_kernel_pf(pc, sys->merged != 0, fmt, sys->unroll, sys->blocks, &var)
           : pb_kernel(pc, sys->merged != 0, fmt, fused ? 1 : sys->unroll, fused ? 3 : sys->blocks,
@@ -1387,6 +1456,158 @@ static int pk_fill_sell(k_vec *v, k_csr_view *m, const int32_t *sp, bool i16, bo
   return HY_OK;
 }
 
+/* The diagonals of a CSR matrix of rows x rows: the first entry with offset o = column - row
+ * marks seen[o + rows - 1] and adds o to list (its first K_DIA_MAX; *cnt counts them all); a
+ * column outside [0, rows) or a row whose columns do not ascend sets *bad. */
+static __global__ void kv_dia_mark(int rows, const int32_t *__restrict__ rp,
+                                   const int32_t *__restrict__ ci, int *seen, int32_t *list,
+                                   unsigned *cnt, unsigned *bad) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += gridDim.x * blockDim.x)
+    for (int e = rp[i], prev = -1; e < rp[i + 1]; e++) {
+      int c = ci[e];
+      if (c < 0 || c >= rows || c <= prev) {
+        atomicOr(bad, 1u);
+        return;
+      }
+      prev = c;
+      int o = c - i;
+      if (seen[o + rows - 1] == 0 && atomicExch(&seen[o + rows - 1], 1) == 0) {
+        unsigned k = atomicAdd(cnt, 1u);
+        if (k < K_DIA_MAX) list[k] = o;
+      }
+    }
+}
+
+/* seen[off[d] + rows - 1] = d: the diagonal of each offset. */
+static __global__ void kv_dia_map(int nd, const int32_t *__restrict__ off, int rows, int *seen) {
+  if ((int)threadIdx.x < nd) seen[off[threadIdx.x] + rows - 1] = threadIdx.x;
+}
+
+/* Row i's entries to their diagonals (seen: kv_dia_map's), out[d rows + i] (zeroed before). */
+template <typename VT>
+static __global__ void kv_dia_fill(int rows, const int32_t *__restrict__ rp,
+                                   const int32_t *__restrict__ ci, const double *__restrict__ va,
+                                   const int *__restrict__ seen, VT *out) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += gridDim.x * blockDim.x)
+    for (int e = rp[i]; e < rp[i + 1]; e++)
+      out[(size_t)seen[ci[e] - i + rows - 1] * rows + i] = (VT)va[e];
+}
+
+/* The scratch of the diagonals' count: seen (2 rows - 1 of them), the list, the counters. */
+typedef struct {
+  int *seen;
+  int32_t *list;
+  unsigned *cnt;
+} pk_dia_tmp;
+
+static int pk_int_cmp(const void *x, const void *y) {
+  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* The diagonals of view m (nnz entries) into off[0..*nd), ascending; *nd 0 with why where it
+ * cannot be stored by them (more than K_DIA_MAX, past K_DIA_FILL, columns not ascending).
+ * Local. */
+static int pk_dia_count(k_vec *v, const k_csr_view *m, int64_t nnz, pk_dia_tmp *t, int32_t *off,
+                        int *nd, double *fill, const char *name, char *why, size_t wl) {
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  int rows = (int)m->rows;
+  unsigned h[2] = { 0, 0 };
+  *nd = 0;
+  *fill = 0;
+  HY_CUDA(cudaMemsetAsync(t->seen, 0, (size_t)(2 * rows) * sizeof(int), st));
+  HY_CUDA(cudaMemsetAsync(t->cnt, 0, 2 * sizeof(unsigned), st));
+  int rb = (int)((rows + 255) / 256);
+  rb = rb < 1 ? 1 : rb > 4096 ? 4096 : rb;
+  kv_dia_mark<<<rb, 256, 0, st>>>(rows, m->rp32, m->colind, t->seen, t->list, t->cnt, t->cnt + 1);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaMemcpyAsync(h, t->cnt, sizeof h, cudaMemcpyDeviceToHost, st));
+  HY_CUDA(cudaMemcpyAsync(off, t->list, K_DIA_MAX * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
+  HY_CUDA(cudaStreamSynchronize(st));
+  double fl = nnz > 0 ? (double)h[0] * (double)rows / (double)nnz : 0;
+  if (h[1])
+    snprintf(why, wl, "%s has a row whose columns do not ascend", name);
+  else if (h[0] > K_DIA_MAX)
+    snprintf(why, wl, "%s has %u diagonals (at most %d)", name, h[0], K_DIA_MAX);
+  else if (nnz == 0 || fl > K_DIA_FILL || (double)h[0] * rows > INT32_MAX - (1 << 24))
+    snprintf(why, wl, "%s's %u diagonals hold %.2f x its entries (at most %.1f)", name, h[0], fl,
+             K_DIA_FILL);
+  else {
+    qsort(off, h[0], sizeof *off, pk_int_cmp);
+    *nd = (int)h[0];
+  }
+  *fill = fl;
+  return HY_OK;
+}
+
+/* View m by its nd diagonals into the solve copy: the offsets at ob (device), the values at vb
+ * (FP32 with f32, else FP64; zeroed, then each entry in its place); the view pointed at them.
+ * Local. */
+static int pk_dia_fill(k_vec *v, k_csr_view *m, const int32_t *hoff, int nd, pk_dia_tmp *t,
+                       bool f32, char *vb, int32_t *ob) {
+  cudaStream_t st = k_cuda_st(v->be)->stream;
+  int rows = (int)m->rows;
+  HY_CUDA(cudaMemcpyAsync(ob, hoff, (size_t)nd * sizeof *ob, cudaMemcpyHostToDevice, st));
+  HY_CUDA(cudaMemsetAsync(vb, 0, (size_t)nd * rows * (f32 ? 4 : 8), st));
+  kv_dia_map<<<1, K_DIA_MAX, 0, st>>>(nd, ob, rows, t->seen);
+  HY_CUDA_LAUNCH();
+  int rb = (int)((rows + 255) / 256);
+  rb = rb < 1 ? 1 : rb > 4096 ? 4096 : rb;
+  if (f32) kv_dia_fill<float><<<rb, 256, 0, st>>>(rows, m->rp32, m->colind, m->val, t->seen, (float *)vb);
+  else kv_dia_fill<double><<<rb, 256, 0, st>>>(rows, m->rp32, m->colind, m->val, t->seen, (double *)vb);
+  HY_CUDA_LAUNCH();
+  HY_CUDA(cudaStreamSynchronize(st));      /* (hoff is the caller's stack) */
+  if (f32) m->valf = (const float *)vb;
+  else m->val = (const double *)vb;
+  m->colind = NULL;
+  m->col16 = NULL;
+  m->dia_off = ob;
+  m->ndiag = nd;
+  return HY_OK;
+}
+
+/* A and M (pc) by diagonals where both can be (f->dia_why else): the solve copy [A's values |
+ * M's values (FP32 with f32) | A's offsets | M's offsets] in s->pack, the views pointed at it;
+ * *made, and the bytes of A's and M's parts (for the L2 window).  Local. */
+static int pk_dia(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f, int64_t na, int64_t nm, bool f32,
+                  bool *made, size_t *pa, size_t *pm) {
+  vec_scratch *s = (vec_scratch *)v->impl;
+  k_csr_view *a = &sys->a, *m = &sys->m;
+  bool pc = m->val != NULL;
+  int32_t oa[K_DIA_MAX], om[K_DIA_MAX];
+  int nda = 0, ndm = 0;
+  double fa = 0, fm = 0;
+  pk_dia_tmp t = { NULL, NULL, NULL };
+  *made = false;
+  size_t sb = pk_round((size_t)(2 * a->rows) * sizeof(int));
+  cudaError_t ce = cudaMalloc((void **)&t.seen, sb + 512);
+  if (ce != cudaSuccess) HY_CUDA(ce);
+  t.list = (int32_t *)((char *)t.seen + sb);
+  t.cnt = (unsigned *)((char *)t.list + 256);
+  int rc = pk_dia_count(v, a, na, &t, oa, &nda, &fa, "A", f->dia_why, sizeof f->dia_why);
+  if (rc == HY_OK && nda && pc)
+    rc = pk_dia_count(v, m, nm, &t, om, &ndm, &fm, "M", f->dia_why, sizeof f->dia_why);
+  f->dia_a = nda;
+  f->dia_m = ndm;
+  f->dia_fill = fa > fm ? fa : fm;
+  if (rc == HY_OK && nda && (ndm || !pc)) {
+    *pa = pk_round((size_t)nda * a->rows * 8);
+    *pm = pc ? pk_round((size_t)ndm * m->rows * (f32 ? 4 : 8)) : 0;
+    size_t ob = pk_round(K_DIA_MAX * sizeof(int32_t));
+    ce = cudaMalloc(&s->pack, *pa + *pm + 2 * ob);
+    if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "vec cuda: the matrices by diagonals: %s",
+                                       cudaGetErrorString(ce));
+    char *base = (char *)s->pack;
+    if (rc == HY_OK)
+      rc = pk_dia_fill(v, a, oa, nda, &t, false, base, (int32_t *)(base + *pa + *pm));
+    if (rc == HY_OK && pc)
+      rc = pk_dia_fill(v, m, om, ndm, &t, f32, base + *pa, (int32_t *)(base + *pa + *pm + ob));
+    *made = rc == HY_OK;
+  }
+  cudaFree(t.seen);
+  return rc;
+}
+
 /* The persisting L2 set-aside and the window over [base, base + bytes) for the stream and
  * bcgs_batch's launches (hit ratio: set-aside / window); stream: no set-aside, every line of the
  * window streaming (evict-first).  f->l2_mb > 0 caps the window at that many MB, < 0 at the
@@ -1466,7 +1687,14 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
   f->why[0] = 0;
   bool sell = f->sell && !f->fused && !sys->split && !sys->merged && !sys->prefetch &&
               sys->rows <= 1;
-  f->sell_used = 0;
+  bool dia = f->dia && !f->fused && !sys->split && !sys->merged && !sys->prefetch &&
+             sys->rows <= 1 && !sell;
+  f->sell_used = f->dia_used = f->dia_a = f->dia_m = 0;
+  f->dia_fill = 0;
+  f->dia_why[0] = 0;
+  if (f->dia && !dia)
+    snprintf(f->dia_why, sizeof f->dia_why, "the classic persistent kernel only (not fused, split, "
+             "merged, prefetch, rows 2 or slices)");
   if (ask && (f->fused || sys->split || sys->merged ||
               (pc && sys->blocks == 2 && sys->rows != 2 && !sys->prefetch && !sell))) {
     snprintf(f->why, sizeof f->why, "%s", f->fused ? "the fused kernels run FP64 values and 32-bit columns"
@@ -1486,6 +1714,23 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
   HY_CUDA(cudaMemcpyAsync(&na, a->rp32 + a->rows, sizeof na, cudaMemcpyDeviceToHost, st));
   if (pc) HY_CUDA(cudaMemcpyAsync(&nm, m->rp32 + m->rows, sizeof nm, cudaMemcpyDeviceToHost, st));
   HY_CUDA(cudaStreamSynchronize(st));
+  if (dia) {                               /* by diagonals where both fit: no columns */
+    bool f32 = pc && f->m_single, made = false;
+    size_t pa = 0, pm = 0;
+    HY_CALL(pk_dia(v, sys, f, na, nm, f32, &made, &pa, &pm));
+    if (made) {
+      char *base = (char *)s->pack;
+      f->dia_used = 1;
+      f->m_single_used = f32;
+      f->why[0] = 0;
+      if (f->l2 == K_L2_A) HY_CALL(pk_l2(v, base, pa, false, f));
+      else if (f->l2 == K_L2_M && pc) HY_CALL(pk_l2(v, base + pa, pm, false, f));
+      else if (f->l2 == K_L2_ALL || f->l2 == K_L2_STREAM)
+        HY_CALL(pk_l2(v, base, pa + pm, f->l2 == K_L2_STREAM, f));
+      HY_CUDA(cudaStreamSynchronize(st));
+      return HY_OK;
+    }
+  }
   bool i16 = false;
   if (ask && f->index16) {
     int64_t ma = 0, mm = 0;
