@@ -180,6 +180,15 @@ static const cfg_key spai_keys[] = {
     "warp's loads are consecutive; the rows' sums as solver.persistent_tpr = 1 sums them (bit "
     "for bit that at the same grid); the classic iteration, not with split, prefetch or "
     "persistent_rows = 2; every solve format, 2 or 3 blocks" },
+  { "solver", "persistent_dia", CFG_ENUM, "auto", 0, 0, "auto|true|false",
+    "device_kernel = persistent on cuda: A and M by diagonals in a copy for the solve (the values "
+    "of each diagonal side by side, no columns) where both have at most 64 diagonals holding at "
+    "most 1.5 x their entries (a stencil's matrices; else CSR, a line says why), each product at "
+    "one thread a row with its diagonals' values and vector entries loaded together; the rows' "
+    "sums as solver.persistent_tpr = 1 sums them (bit for bit that at the same grid); auto = "
+    "true where the classic persistent kernel runs (not with split, prefetch, persistent_rows = "
+    "2, merge_reductions or persistent_sell; with persistent_blocks auto it runs at 2 blocks); "
+    "true with those is a configuration error; with precond_precision and l2_window" },
   { "solver", "l2_window_mb", CFG_REAL, "0", -1, 1e5, NULL,
     "l2_window = a|m|all|stream on cuda: the window over at most this many MB of its part of the "
     "solve copy (its first bytes); 0 = the whole part (up to the device's largest window, hit "
@@ -192,7 +201,7 @@ static const cfg_key spai_keys[] = {
     "run's; a variant is tokens joined by '+', each changing one solver key of the run's: i32 / "
     "i16 (index16 false / true), double / single (precond_precision), l2none / l2a / l2m / l2all "
     "/ l2stream (l2_window), l2fit / l2whole / l2mbN (l2_window_mb -1 / 0 / N), pf / nopf "
-    "(persistent_prefetch), sell / nosell (persistent_sell), u1 / u4 / u8 (persistent_unroll; blocks as auto), b2 / b3 "
+    "(persistent_prefetch), sell / nosell (persistent_sell), dia / nodia (persistent_dia true / false), u1 / u4 / u8 (persistent_unroll; blocks as auto), b2 / b3 "
     "(persistent_blocks), t1 .. t32 / tauto (persistent_tpr), times (phase_times), persistent / "
     "fused / graph (device_kernel), cN (check_every N); e.g. 'persistent+i32, persistent+i16, "
     "persistent+i16+single' (an INI line holds at most 198 characters: solver.variants_base "
@@ -235,6 +244,7 @@ static int spai_variants_check(hy_cfg *c, const char *key) {
     so.merge_reductions = cfg_bool(c, "solver.merge_reductions");
     so.persistent_prefetch = cfg_bool(c, "solver.persistent_prefetch");
     so.persistent_sell = cfg_bool(c, "solver.persistent_sell");
+    so.persistent_dia = cfg_is(c, "solver.persistent_dia", "true");
     so.persistent_split = cfg_bool(c, "solver.persistent_split");
     char err[320];
     const char *bad = spai_variant_with_base(base, v, len, &so, err);
@@ -274,6 +284,13 @@ static int spai_cfg_check(hy_cfg *c) {
        cfg_bool(c, "solver.merge_reductions") || cfg_bool(c, "solver.persistent_split")))
     return cfg_err(c, "solver.persistent_sell", "is true: not with solver.persistent_prefetch, "
                    "persistent_rows = 2, merge_reductions or persistent_split");
+  if (cfg_is(c, "solver.persistent_dia", "true") &&
+      (cfg_bool(c, "solver.persistent_prefetch") || cfg_is(c, "solver.persistent_rows", "2") ||
+       cfg_bool(c, "solver.merge_reductions") || cfg_bool(c, "solver.persistent_split") ||
+       cfg_bool(c, "solver.persistent_sell")))
+    return cfg_err(c, "solver.persistent_dia", "is true: not with solver.persistent_prefetch, "
+                   "persistent_rows = 2, merge_reductions, persistent_split or persistent_sell "
+                   "(allowed: auto, false)");
   double l2mb = cfg_real(c, "solver.l2_window_mb");
   if (l2mb < 0 && l2mb != -1)
     return cfg_err(c, "solver.l2_window_mb", "= %g: allowed -1 (fit), 0 (the whole part) or a "
@@ -349,6 +366,8 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.persistent_rows = (int)strtol(cfg_str(c, "solver.persistent_rows"), NULL, 10);
   o->solver.persistent_prefetch = cfg_bool(c, "solver.persistent_prefetch");
   o->solver.persistent_sell = cfg_bool(c, "solver.persistent_sell");
+  o->solver.persistent_dia = cfg_is(c, "solver.persistent_dia", "true") ? 1
+                             : cfg_is(c, "solver.persistent_dia", "auto") ? 2 : 0;
   o->solver.l2_window_mb = cfg_real(c, "solver.l2_window_mb");
   o->solver.variants = cfg_str(c, "solver.variants");
   o->solver.variants_more = cfg_str(c, "solver.variants_more");

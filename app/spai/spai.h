@@ -27,6 +27,9 @@ typedef enum { SPAI_RHS_ONES = 0, SPAI_RHS_RANDOM = 1, SPAI_RHS_FILE = 2 } spai_
  * solver.device_kernel = auto took there until session 10; cfd2's size and 921k: unroll 1 as
  * fast or faster; README "Defaults of the device loop"). */
 #define SPAI_PERSIST_AUTO_N 4000000
+/* The persistent kernel's blocks per SM by diagonals with solver.persistent_blocks = auto (at 3
+ * its diagonals load 4 at once instead of 9, and spill) */
+#define SPAI_DIA_BLOCKS 2
 /* solver.persistent_blocks = auto for an unroll: 2 blocks per SM at 8 entries a lane, else 3;
  * 0 (auto, resolved at the solve from the rank's rows) for unroll 0 (auto). */
 static inline int spai_persist_blocks_auto(int unroll) { return unroll == 8 ? 2 : unroll ? 3 : 0; }
@@ -85,6 +88,9 @@ typedef struct {
                                 * loaded while the current one's vector entries are gathered */
   int persistent_sell;         /* solver.persistent_sell: A's and M's entries in slices of 32
                                 * rows for the persistent kernel (one thread a row) */
+  int persistent_dia;          /* solver.persistent_dia: A and M by diagonals for the persistent
+                                * kernel where both fit (k_bcgs_fmt.dia): 0 false, 1 true, 2 auto
+                                * (on a GPU backend where the classic kernel runs) */
   double l2_window_mb;         /* solver.l2_window_mb: the window at most this many MB (0: the
                                 * part's size; -1: fit, the set-aside's size, hit ratio 1) */
   const char *variants;        /* solver.variants: after the solve, the same solve once per

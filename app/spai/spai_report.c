@@ -264,7 +264,11 @@ static void report_phases(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
     hy_metric_int(ctx, "persistent_prefetch", o->solver.persistent_prefetch);
     hy_metric_int(ctx, "tpr_A", sv->tpr_a);
     hy_metric_int(ctx, "tpr_M", sv->tpr_m);
-    if (ctx->be.gpu)
+    if (ctx->be.gpu && sv->fmt_made && sv->fmt.dia_used)
+      hy_printf0(ctx, "bicgstab: persistent kernel: A and M by diagonals (solver.persistent_dia), "
+                 "one thread a row, %d blocks of 512 threads per SM (solver.persistent_blocks)\n",
+                 sv->blocks);
+    else if (ctx->be.gpu)
       hy_printf0(ctx, "bicgstab: persistent kernel: %d entries of a row per lane loaded at once "
                  "(solver.persistent_unroll), %d blocks of 512 threads per SM "
                  "(solver.persistent_blocks), %d / %d threads per row of A / M "
@@ -311,6 +315,12 @@ static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
   hy_metric_int(ctx, "precond_single", sv->fmt_made && f->m_single_used);
   hy_metric_int(ctx, "index16", sv->fmt_made && f->index16_used);
   hy_metric_int(ctx, "persistent_sell", sv->fmt_made && f->sell_used);
+  hy_metric_int(ctx, "persistent_dia", sv->fmt_made && f->dia_used);
+  if (f->dia) {
+    hy_metric_int(ctx, "dia_A", f->dia_a);
+    hy_metric_int(ctx, "dia_M", f->dia_m);
+    hy_metric_num(ctx, "dia_fill", f->dia_fill);
+  }
   int w = o->solver.l2_window;
   hy_metric_str(ctx, "l2_window", w == K_L2_A ? "a" : w == K_L2_M ? "m" : w == K_L2_ALL ? "all"
                                   : w == K_L2_STREAM ? "stream" : "none");
@@ -320,8 +330,13 @@ static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
                "l2_window): %s; FP64 values, 32-bit columns\n", sv->fmt_why);
     return;
   }
-  char idx[128];
-  if (f->index16 && !f->index16_used && !sv->fmt_why[0])
+  if (f->dia && !f->dia_used && f->dia_why[0])
+    hy_printf0(ctx, "bicgstab: not by diagonals (solver.persistent_dia): %s; CSR\n", f->dia_why);
+  char idx[160];
+  if (f->dia_used)
+    snprintf(idx, sizeof idx, "none: A and M by diagonals (solver.persistent_dia: %d / %d "
+             "diagonals, %.2f x the entries stored)", f->dia_a, f->dia_m, f->dia_fill);
+  else if (f->index16 && !f->index16_used && !sv->fmt_why[0])
     snprintf(idx, sizeof idx, "32-bit (solver.index16: |column - row| up to %lld > 32767)",
              (long long)f->max_offset);
   else

@@ -299,8 +299,11 @@ static void solve_format(solve_ctx *s, const spai_solve_opts *opt, spai_solve_in
   f->l2 = s->be->gpu ? opt->l2_window : K_L2_NONE;
   f->l2_mb = opt->l2_window_mb;
   f->sell = s->be->gpu && opt->persistent_sell && s->batch == 1;
+  /* by diagonals (persistent_dia true, or auto): the classic persistent kernel only */
+  f->dia = s->be->gpu && opt->persistent_dia && s->batch == 1 && !s->split && !s->merged &&
+           !s->prefetch && s->rows <= 1 && !f->sell;
   info->fmt_asked = f->m_single || opt->index16 == 1 || opt->l2_window || (f->index16 && s->batch) ||
-                    f->sell;
+                    f->sell || f->dia;
   if (!info->fmt_asked) return;
   const char *why = !s->batch ? "it needs the device loop at one rank as solver.device_kernel = "
                                 "persistent (or fused, for l2_window)"
@@ -320,6 +323,11 @@ static void solve_format(solve_ctx *s, const spai_solve_opts *opt, spai_solve_in
   s->vm = sys.m;
   info->fmt_made = 1;
   snprintf(info->fmt_why, sizeof info->fmt_why, "%s", f->why);
+  if (f->dia_used) {                       /* one thread a row; blocks auto: 2 a SM */
+    info->tpr_a = s->va.tpr = 1;
+    if (s->mmat) info->tpr_m = s->vm.tpr = 1;
+    if (!opt->persistent_blocks) info->blocks = s->blocks = SPAI_DIA_BLOCKS;
+  }
 }
 
 /* Every iteration: the monitor line (solver.monitor, PETSc's -ksp_monitor: k and the
@@ -604,6 +612,14 @@ static void solve_free(solve_ctx *s, double **vecs, int nv) {
 static void solve_bytes_fmt(const solve_ctx *s, const spai_solve_opts *opt, const hy_csr *a,
                             const spai_m *m, spai_solve_info *info) {
   if (!info->fmt_made) return;
+  if (info->fmt.dia_used) {                /* by diagonals: every stored value, no columns */
+    double n = (double)s->nloc, vm = s->vm.valf ? 4.0 : 8.0;
+    info->bytes_fmt = info->bytes_per_iter - 2 * (12.0 * (double)a->nnz + 4.0 * (n + 1)) +
+                      2 * 8.0 * info->fmt.dia_a * n;
+    if (opt->use_m)
+      info->bytes_fmt += -2 * (12.0 * (double)m->nnz + 4.0 * (n + 1)) + 2 * vm * info->fmt.dia_m * n;
+    return;
+  }
   double cb = info->fmt.index16_used ? 2.0 : 4.0;
   double vm = s->vm.valf ? 4.0 : 8.0;
   info->bytes_fmt = info->bytes_per_iter - 2 * (4.0 - cb) * (double)a->nnz -
@@ -611,7 +627,7 @@ static void solve_bytes_fmt(const solve_ctx *s, const spai_solve_opts *opt, cons
 }
 
 const char spai_variant_tokens[] = "i32|i16|double|single|l2none|l2a|l2m|l2all|l2stream|l2fit|"
-                                   "l2whole|pf|nopf|sell|nosell|u1|u4|u8|b2|b3|t1|t2|t4|t8|t16|t32|tauto|"
+                                   "l2whole|pf|nopf|sell|nosell|dia|nodia|u1|u4|u8|b2|b3|t1|t2|t4|t8|t16|t32|tauto|"
                                    "times|persistent|fused|graph|c<N> (check_every N, 1..9999999)|"
                                    "l2mb<N> (l2_window_mb N, 1..99999)";
 
@@ -646,6 +662,8 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
     else if (!strcmp(t, "l2whole")) o->l2_window_mb = 0;
     else if (!strcmp(t, "sell")) o->persistent_sell = 1;
     else if (!strcmp(t, "nosell")) o->persistent_sell = 0;
+    else if (!strcmp(t, "dia")) o->persistent_dia = 1;
+    else if (!strcmp(t, "nodia")) o->persistent_dia = 0;
     else if (!strcmp(t, "pf")) o->persistent_prefetch = 1;
     else if (!strcmp(t, "nopf")) o->persistent_prefetch = 0;
     else if (!strcmp(t, "u1") || !strcmp(t, "u4") || !strcmp(t, "u8")) {
@@ -687,6 +705,9 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
   if (o->persistent_sell && (o->persistent_prefetch || o->persistent_rows == 2 ||
                              o->merge_reductions || o->persistent_split))
     return "sell: not with pf, persistent_rows = 2, merge_reductions or persistent_split";
+  if (o->persistent_dia == 1 && (o->persistent_prefetch || o->persistent_rows == 2 ||
+                                 o->merge_reductions || o->persistent_split || o->persistent_sell))
+    return "dia: not with pf, sell, persistent_rows = 2, merge_reductions or persistent_split";
   if (o->persistent_rows == 2 && (o->persistent_unroll <= 1 || o->persistent_blocks == 3))
     return "persistent_rows = 2 needs unroll 4 or 8 at 2 blocks (u4+b2 / u8)";
   return NULL;
