@@ -519,6 +519,28 @@ hy_case(NAME spai_persistent_sell_bad RANKS 1 EXIT 1
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000
        solver.persistent_sell=true solver.persistent_split=true
   EXPECT "solver.persistent_sell.*is true: not with solver.persistent_prefetch, persistent_rows = 2, merge_reductions or persistent_split")
+# solver.persistent_dia = true with a variant that is not the classic kernel: a configuration
+# error naming the key and what else is allowed; on the host (CSR, its C phases) the key is
+# accepted, nothing stored by diagonals, the record says so (and the variant token too)
+hy_case(NAME spai_persistent_dia_bad RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000
+       solver.persistent_dia=true solver.persistent_split=true
+  EXPECT "solver.persistent_dia.*is true: not with solver.persistent_prefetch, persistent_rows = 2, merge_reductions, persistent_split or persistent_sell \\(allowed: auto, false\\)")
+hy_case(NAME spai_persistent_dia_bad_value RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.persistent_dia=diag
+  EXPECT "solver.persistent_dia.*diag.*auto\\|true\\|false")
+hy_case(NAME spai_persistent_dia_host RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+       solver.device_loop=true solver.device_kernel=persistent solver.persistent_dia=true
+       solver.variants=dia,nodia
+  EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
+         "^bicgstab variant dia: [0-9]+ iterations, .*. x bit for bit the run's$"
+         "^bicgstab variant nodia: [0-9]+ iterations, .*. x bit for bit the run's$"
+  REJECT "by diagonals"
+  RUNCASE --json-field metrics.persistent_dia=0 --json-field metrics.device_kernel=persistent)
+hy_case(NAME spai_variants_bad_dia RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.variants=dia+sell
+  EXPECT "key 'solver.variants' = 'dia\\+sell': variant 'dia\\+sell': dia: not with pf, sell, persistent_rows = 2, merge_reductions or persistent_split")
 hy_case(NAME spai_persistent_prefetch_host RANKS 1 JSON
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
        solver.device_loop=true solver.device_kernel=persistent solver.persistent_prefetch=true
@@ -873,12 +895,12 @@ if(HYBRID_GPU_TESTS)
   spai_multi(spai_gpu_persistent_split_cfd2size device-loop RANKS 1 LABELS gpu
     OPTS --backends cuda --every 10 --kernel persistent
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_split=true)
   spai_multi(spai_gpu_persistent_split_none device-loop RANKS 1 LABELS gpu
     OPTS --backends cuda --every 10 --kernel persistent
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
-    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+    ARGS solver.persistent_dia=false matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
          matrix.rhs=random run.seed=31337 solver.device_kernel=persistent
          solver.persistent_split=true)
   # solver.persistent_unroll / persistent_blocks (a row's entries loaded 4 or 8 per lane at
@@ -894,14 +916,14 @@ if(HYBRID_GPU_TESTS)
     --record persistent_unroll=8 persistent_blocks=2
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=10
           solver.persistent_unroll=1 solver.persistent_blocks=3
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2)
   spai_multi(spai_gpu_persistent_unroll4_none device-loop RANKS 1 LABELS gpu
     OPTS --backends cuda --every 1 10 --kernel persistent
     --record persistent_unroll=4 persistent_blocks=3
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_unroll=1
-    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+    ARGS solver.persistent_dia=false matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
          matrix.rhs=random run.seed=31337 solver.device_kernel=persistent
          solver.persistent_unroll=4)
   spai_multi(spai_gpu_persistent_unroll4_b2_e05r0100 device-loop RANKS 1 LABELS gpu
@@ -909,11 +931,11 @@ if(HYBRID_GPU_TESTS)
     --record persistent_unroll=4 persistent_blocks=2
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=1
           solver.persistent_unroll=1 solver.persistent_blocks=3
-    ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent
+    ARGS solver.persistent_dia=false matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=persistent
          solver.persistent_unroll=4 solver.persistent_blocks=2)
   spai_multi(spai_gpu_persistent_unroll8_maxit device-loop RANKS 1 LABELS gpu RTOL 1e-9
     OPTS --backends cuda --every 3 7 --kernel persistent --record persistent_unroll=8
-    ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2)
   # solver.merge_reductions = true on CUDA (the merged persistent kernel, 4 grid syncs per
   # iteration with M, 3 without) against the usual loop's merged arithmetic on CUDA (its dots in
@@ -944,7 +966,7 @@ if(HYBRID_GPU_TESTS)
     --record persistent_unroll=8 persistent_blocks=2 merge_reductions=1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_unroll=1 solver.persistent_blocks=3
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.merge_reductions=true
          solver.persistent_unroll=8 solver.persistent_blocks=2)
   # the solve formats and the L2 window on CUDA (issue 17, cfd2's size): index16 and the L2
@@ -958,39 +980,39 @@ if(HYBRID_GPU_TESTS)
     OPTS --backends cuda --every 10 --kernel persistent --record index16=1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.index16=false
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.index16=true)
   spai_multi(spai_gpu_l2_window_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
     OPTS --backends cuda --every 10 --kernel persistent --record l2_window=all
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.l2_window=none
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.l2_window=all)
   spai_multi(spai_gpu_fmt_single_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240 RTOL 1e-5
     OPTS --backends cuda --every 10 --kernel persistent --loop-iters-rtol 0.05 --relres-rtol 0.5
     --min-dx 1e-15 --record precond_single=1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.precond_precision=single)
   spai_multi(spai_gpu_fmt_single_host_peer device-loop RANKS 1 LABELS gpu RTOL 1e-12
     OPTS --backends cuda host --every 10 --kernel persistent --cross-rtol 1e-6
     --relres-rtol 0.3 --record precond_single=1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
-    ARGS matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99 matrix.rhs=random
          run.seed=4711 solver.device_kernel=persistent solver.precond_precision=single)
   spai_multi(spai_gpu_fmt_all_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
     OPTS --backends cuda --every 10 --kernel persistent
     --record precond_single=1 index16=1 l2_window=all
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.index16=false solver.l2_window=none
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.precond_precision=single solver.index16=true
          solver.l2_window=all)
   spai_multi(spai_gpu_fmt_index16_none_u8b2 device-loop RANKS 1 LABELS gpu
     OPTS --backends cuda --every 10 --kernel persistent --record index16=1 l2_window=a
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.index16=false solver.l2_window=none
-    ARGS matrix.generator=poisson2d matrix.size=40000 solver.precond=none
+    ARGS solver.persistent_dia=false matrix.generator=poisson2d matrix.size=40000 solver.precond=none
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
          solver.index16=true solver.l2_window=a)
   # solver.l2_window = stream (every line of the copy evict-first, no set-aside): bit for bit;
@@ -1000,13 +1022,13 @@ if(HYBRID_GPU_TESTS)
     OPTS --backends cuda --every 10 --kernel persistent --record l2_window=stream
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.l2_window=none
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.l2_window=stream)
   spai_multi(spai_gpu_persistent_tpr8_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240 RTOL 1e-6
     OPTS --backends cuda --every 10 --kernel persistent --loop-iters-rtol 0.1 --relres-rtol 0.3
     --record tpr_A=8 tpr_M=8
     --ref solver.device_loop=true solver.device_kernel=persistent solver.persistent_tpr=auto
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_tpr=8)
   # solver.persistent_rows = 2 (two grid-stride rounds of a lane group's rows loaded at once):
   # bit for bit the same unroll 8 / 2 blocks kernel with one row (--ref), with SPAI and without
@@ -1015,7 +1037,7 @@ if(HYBRID_GPU_TESTS)
     OPTS --backends cuda --every 10 --kernel persistent --record persistent_rows=2
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_rows=1
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
          solver.persistent_rows=2)
   spai_multi(spai_gpu_persistent_rows2_u4_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
@@ -1023,14 +1045,14 @@ if(HYBRID_GPU_TESTS)
     persistent_unroll=4 persistent_blocks=2
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_rows=1
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_unroll=4 solver.persistent_blocks=2
          solver.persistent_rows=2)
   spai_multi(spai_gpu_persistent_rows2_none device-loop RANKS 1 LABELS gpu
     OPTS --backends cuda --every 1 10 --kernel persistent --record persistent_rows=2 index16=1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_rows=1 solver.index16=false
-    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+    ARGS solver.persistent_dia=false matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
          matrix.rhs=random run.seed=31337 solver.device_kernel=persistent
          solver.persistent_unroll=8 solver.persistent_blocks=2 solver.persistent_rows=2
          solver.index16=true)
@@ -1039,7 +1061,7 @@ if(HYBRID_GPU_TESTS)
     --relres-rtol 0.5 --min-dx 1e-15 --record persistent_rows=2 precond_single=1 index16=1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.persistent_rows=1
           solver.precond_precision=double solver.index16=false solver.l2_window=none
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
          solver.persistent_rows=2 solver.precond_precision=single solver.index16=true
          solver.l2_window=all)
@@ -1056,14 +1078,14 @@ if(HYBRID_GPU_TESTS)
     OPTS --backends cuda --every 10 --kernel persistent --record persistent_sell=1 tpr_A=1 tpr_M=1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_sell=false solver.persistent_tpr=1
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_sell=true)
   spai_multi(spai_gpu_persistent_sell_fmt_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
     OPTS --backends cuda --every 10 --kernel persistent --record persistent_sell=1
     precond_single=1 index16=1 l2_window=all
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_sell=false solver.persistent_tpr=1 solver.l2_window=none
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_sell=true
          solver.precond_precision=single solver.index16=true solver.l2_window=all
          solver.l2_window_mb=20)
@@ -1072,35 +1094,92 @@ if(HYBRID_GPU_TESTS)
     persistent_blocks=2
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_sell=false solver.persistent_tpr=1
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_sell=true solver.persistent_blocks=2)
   spai_multi(spai_gpu_persistent_sell_none device-loop RANKS 1 LABELS gpu
     OPTS --backends cuda --every 1 10 --kernel persistent --record persistent_sell=1 index16=1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_sell=false solver.persistent_tpr=1 solver.index16=false
-    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+    ARGS solver.persistent_dia=false matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
          matrix.rhs=random run.seed=40427 solver.device_kernel=persistent
          solver.persistent_sell=true solver.index16=true)
+  # solver.persistent_dia (A and M by diagonals, auto: on where the classic persistent kernel
+  # runs and both fit): bit for bit solver.persistent_tpr = 1 in CSR on the same grid (--ref: 2
+  # blocks, as auto takes with diagonals) with SPAI at cfd2's size, at 3 blocks, FP32 M (3
+  # blocks: CSR's FP32 M runs there only) with the window, without preconditioner; FP32 M at 2
+  # blocks against double (iterations within 5% + 2); M of levels 2 (125 diagonals, more than
+  # 64): CSR, the line saying why; the format line and records
+  spai_multi(spai_gpu_persistent_dia_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 1 10 1000 --kernel persistent
+    --record persistent_dia=1 tpr_A=1 tpr_M=1 persistent_blocks=2 dia_A=27 index16=0
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_dia=false solver.persistent_tpr=1 solver.persistent_blocks=2
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent)
+  spai_multi(spai_gpu_persistent_dia_b3_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent
+    --record persistent_dia=1 persistent_blocks=3
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_dia=false solver.persistent_tpr=1
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_dia=true solver.persistent_blocks=3)
+  spai_multi(spai_gpu_persistent_dia_fmt_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    OPTS --backends cuda --every 10 --kernel persistent
+    --record persistent_dia=1 precond_single=1 l2_window=all persistent_blocks=3
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_dia=false solver.persistent_tpr=1 solver.l2_window=none
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.persistent_blocks=3
+         solver.precond_precision=single solver.l2_window=all solver.l2_window_mb=20)
+  spai_multi(spai_gpu_persistent_dia_single_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
+    RTOL 1e-5 OPTS --backends cuda --every 10 --kernel persistent --loop-iters-rtol 0.05
+    --relres-rtol 0.5 --min-dx 1e-15 --record persistent_dia=1 precond_single=1
+    persistent_blocks=2
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.precond_precision=double
+    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+         solver.device_kernel=persistent solver.precond_precision=single)
+  spai_multi(spai_gpu_persistent_dia_none device-loop RANKS 1 LABELS gpu
+    OPTS --backends cuda --every 1 10 --kernel persistent --record persistent_dia=1 dia_A=5
+    --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
+          solver.persistent_dia=false solver.persistent_tpr=1 solver.persistent_blocks=2
+          solver.index16=false
+    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+         matrix.rhs=random run.seed=60493 solver.device_kernel=persistent)
+  hy_case(NAME spai_gpu_persistent_dia_levels2 RANKS 1 JSON LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=4096 spai.levels=2
+         spai.max_col=200 solver.device_kernel=persistent solver.persistent_dia=true
+    EXPECT "^bicgstab: not by diagonals \\(solver.persistent_dia\\): M has [0-9]+ diagonals \\(at most 64\\); CSR$"
+           "^PASSED: BiCGSTAB \\(spai\\) converged"
+    REJECT "^bicgstab: persistent kernel: A and M by diagonals"
+    RUNCASE --json-field metrics.persistent_dia=0 --json-field metrics.dia_A=27
+            --json-field metrics.dia_M=0 --json-field metrics.index16=1)
+  hy_case(NAME spai_gpu_persistent_dia_line RANKS 1 JSON LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=117649 spai.tau=0.99
+    EXPECT "^bicgstab: persistent kernel: A and M by diagonals \\(solver.persistent_dia\\), one thread a row, 2 blocks of 512 threads per SM"
+           "^bicgstab: solve format: M's values FP64, columns none: A and M by diagonals \\(solver.persistent_dia: 27 / [0-9]+ diagonals, 1.[0-9]+ x the entries stored\\)"
+           "^PASSED: BiCGSTAB \\(spai\\) converged"
+    RUNCASE --expect-num "20:40:^bicgstab: .*in the solve format: floor ([0-9.]+) us"
+            --json-field metrics.persistent_dia=1 --json-num metrics.dia_fill=1:1.2)
   spai_multi(spai_gpu_persistent_prefetch_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
     OPTS --backends cuda --every 10 --kernel persistent --record persistent_prefetch=1
     persistent_unroll=8 persistent_blocks=2
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_prefetch=false solver.persistent_unroll=1 solver.persistent_blocks=2
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true)
   spai_multi(spai_gpu_persistent_prefetch_u4b3_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
     OPTS --backends cuda --every 10 --kernel persistent --record persistent_prefetch=1
     persistent_unroll=4 persistent_blocks=3
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_prefetch=false solver.persistent_unroll=1
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_unroll=4 solver.persistent_prefetch=true)
   spai_multi(spai_gpu_persistent_prefetch_fmt_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
     OPTS --backends cuda --every 10 --kernel persistent --record persistent_prefetch=1
     precond_single=1 index16=1 l2_window=all
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_prefetch=false solver.persistent_unroll=1 solver.l2_window=none
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=persistent solver.persistent_unroll=4 solver.persistent_blocks=3
          solver.persistent_prefetch=true
          solver.precond_precision=single solver.index16=true solver.l2_window=all
@@ -1110,13 +1189,13 @@ if(HYBRID_GPU_TESTS)
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
           solver.persistent_prefetch=false solver.persistent_unroll=1 solver.persistent_blocks=2
           solver.index16=false
-    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+    ARGS solver.persistent_dia=false matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
          matrix.rhs=random run.seed=52711 solver.device_kernel=persistent
          solver.persistent_unroll=8 solver.persistent_prefetch=true solver.index16=true)
   # solver.l2_window_mb = -1 (the window as large as the set-aside, hit ratio 1) and a cap of
   # 20 MB: the window's line says so; solver.variants on the GPU (the lines of the cfd2 bench)
   hy_case(NAME spai_gpu_l2_fit_line RANKS 1 LABELS gpu
-    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=117649 spai.tau=0.99
+    ARGS solver.persistent_dia=false run.backend=cuda matrix.generator=convdiff3d27 matrix.size=117649 spai.tau=0.99
          solver.device_loop=true solver.device_kernel=persistent solver.l2_window=all
          solver.l2_window_mb=-1 solver.precond_precision=single
          solver.variants=i16+single+l2all+l2whole,i16+single+l2all,i32+double+l2none
@@ -1126,11 +1205,11 @@ if(HYBRID_GPU_TESTS)
            "^bicgstab variant i16\\+single\\+l2all: .*L2 window [0-9.]+ MB hit 1.00. x bit for bit the run's$"
            "^bicgstab variant i32\\+double\\+l2none: .*. x within [0-9.]+e-[0-9]+ of max \\|x\\| of the run's$")
   spai_multi(spai_gpu_fmt_index16_fallback index16 RANKS 1 LABELS gpu OPTS --far 32767 32768
-    ARGS run.backend=cuda solver.precond=jacobi)
+    ARGS run.backend=cuda solver.precond=jacobi solver.persistent_dia=false)
   # (with FP32 M and 16-bit offsets: the format's bytes per iteration 4 nnz(A) + 12 nnz(M)
   # fewer than the FP64 floor's 173.6 MB (40.85 us), ~124 MB: its floor in 25..33 us)
   hy_case(NAME spai_gpu_l2_window_line RANKS 1 JSON LABELS gpu
-    ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=117649 spai.tau=0.99
+    ARGS solver.persistent_dia=false run.backend=cuda matrix.generator=convdiff3d27 matrix.size=117649 spai.tau=0.99
          solver.device_loop=true solver.device_kernel=persistent solver.l2_window=all
          solver.precond_precision=single solver.index16=true
     EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
@@ -1171,17 +1250,17 @@ if(HYBRID_GPU_TESTS)
   spai_multi(spai_gpu_fused_vs_persistent_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
     OPTS --backends cuda --every 1 7 1000 --kernel fused --graph 1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=10
-    ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
+    ARGS solver.persistent_dia=false matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99
          solver.device_kernel=fused)
   spai_multi(spai_gpu_fused_vs_persistent_none device-loop RANKS 1 LABELS gpu
     OPTS --backends cuda --every 1 10 --kernel fused --graph 1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=10
-    ARGS matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
+    ARGS solver.persistent_dia=false matrix.generator=convdiff2d matrix.size=40000 matrix.peclet=1 solver.precond=none
          matrix.rhs=random run.seed=31337 solver.device_kernel=fused)
   spai_multi(spai_gpu_fused_vs_persistent_e05r0100 device-loop RANKS 1 LABELS gpu
     NEED ${M}/e05r0100.mtx.gz OPTS --backends cuda --every 7 --kernel fused --graph 1
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=1
-    ARGS matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=fused)
+    ARGS solver.persistent_dia=false matrix.source=file matrix.file=${M}/e05r0100.mtx.gz solver.device_kernel=fused)
   spai_multi(spai_gpu_fused_maxit device-loop RANKS 1 LABELS gpu RTOL 1e-9
     OPTS --backends cuda --every 3 7 --kernel fused --graph 1
     ARGS matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1 solver.max_iter=10
@@ -1202,10 +1281,11 @@ if(HYBRID_GPU_TESTS)
     EXPECT "^bicgstab: device loop .*in one launch of a persistent kernel \\(solver.device_kernel = auto: persistent on a GPU backend\\)$"
            "^PASSED: BiCGSTAB \\(spai\\) converged"
     RUNCASE --json-field metrics.device_loop=1 --json-field metrics.device_kernel=persistent
-            --json-field metrics.index16=1)
+            --json-field metrics.persistent_dia=1 --json-field metrics.index16=0
+            --json-field metrics.persistent_blocks=2 --json-field metrics.dia_A=7)
   spai_multi(spai_gpu_device_kernel_default_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
-    OPTS --backends cuda --every 10 --kernel persistent --record index16=1 precond_single=0
-    l2_window=none
+    OPTS --backends cuda --every 10 --kernel persistent --record persistent_dia=1 index16=0
+    precond_single=0 l2_window=none tpr_A=1 tpr_M=1 persistent_blocks=2
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
     ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99)
   hy_case(NAME spai_gpu_device_kernel_auto_library RANKS 1 JSON LABELS gpu
@@ -1223,7 +1303,8 @@ if(HYBRID_GPU_TESTS)
            "^FAILED: BiCGSTAB \\(none\\) not converged after 20 iterations"
     REJECT "solver.device_kernel = auto: the graph"
     RUNCASE --json-field metrics.device_kernel=persistent --json-field metrics.iterations=20
-            --json-field metrics.persistent_unroll=1 --json-field metrics.persistent_blocks=3)
+            --json-field metrics.persistent_unroll=1 --json-field metrics.persistent_blocks=2
+            --json-field metrics.persistent_dia=1 --json-field metrics.dia_A=5)
   hy_case(NAME spai_gpu_device_kernel_auto_above_4m RANKS 1 JSON LABELS gpu EXIT 4 TIMEOUT 180
     ARGS run.backend=cuda matrix.generator=poisson2d matrix.size=4004001 solver.precond=none
          solver.max_iter=20
