@@ -1107,8 +1107,8 @@ if(HYBRID_GPU_TESTS)
   # runs and both fit): bit for bit solver.persistent_tpr = 1 in CSR on the same grid (--ref: 2
   # blocks, as auto takes with diagonals) with SPAI at cfd2's size, at 3 blocks, FP32 M (3
   # blocks: CSR's FP32 M runs there only) with the window, without preconditioner; FP32 M at 2
-  # blocks against double (iterations within 5% + 2); M of levels 2 (125 diagonals, more than
-  # 64): CSR, the line saying why; the format line and records
+  # blocks against double (iterations within 5% + 2); M of levels 2 at tau 0.99 (A^2's pattern:
+  # more than 64 diagonals): CSR, the line saying why; the format line and records
   spai_multi(spai_gpu_persistent_dia_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
     OPTS --backends cuda --every 1 10 1000 --kernel persistent
     --record persistent_dia=1 tpr_A=1 tpr_M=1 persistent_blocks=2 dia_A=27 index16=0
@@ -1147,7 +1147,7 @@ if(HYBRID_GPU_TESTS)
          matrix.rhs=random run.seed=60493 solver.device_kernel=persistent)
   hy_case(NAME spai_gpu_persistent_dia_levels2 RANKS 1 JSON LABELS gpu
     ARGS run.backend=cuda matrix.generator=convdiff3d27 matrix.size=4096 spai.levels=2
-         spai.max_col=200 solver.device_kernel=persistent solver.persistent_dia=true
+         spai.tau=0.99 spai.max_col=200 solver.device_kernel=persistent solver.persistent_dia=true
     EXPECT "^bicgstab: not by diagonals \\(solver.persistent_dia\\): M has [0-9]+ diagonals \\(at most 64\\); CSR$"
            "^PASSED: BiCGSTAB \\(spai\\) converged"
     REJECT "^bicgstab: persistent kernel: A and M by diagonals"
