@@ -53,8 +53,8 @@ typedef struct {
   const int32_t *sell;
   /* bcgs_prepare with k_bcgs_fmt.dia (CUDA): the entries by diagonals, ndiag of them at the
    * column offsets dia_off[0..ndiag) (column - row, ascending; backend memory), the entry of row
-   * i on diagonal d at val[d rows + i] (valf: FP32), 0 where row i has none there; rp32,
-   * colind and col16 are then not read by the products */
+   * i on diagonal d at val[d dl + i], dl = rows rounded up to 32 (valf: FP32), 0 where row i has
+   * none there; rp32, colind and col16 are then not read by the products */
   const int32_t *dia_off;
   int ndiag;
 } k_csr_view;

@@ -38,6 +38,9 @@ static_assert(K_VEC_MAXDOTS <= K_VEC_READMAX, "the dots fit the result scratch")
  * products by diagonals (pb_kernel_dia: 6). */
 #define PB_VAR_SELL 45
 #define PB_VAR_DIA 53
+/* The stride of a diagonal's values by diagonals (k_csr_view.dia_off): the rows rounded up to 32,
+ * so that every diagonal starts 256-byte aligned. */
+#define PK_DIA_LD(rows) ((int)(((rows) + 31) & ~(int64_t)31))
 /* The first grid slot of the prefetching products' kernels (pb_kernel_pf: 16 slots). */
 #define PB_VAR_PF 29
 
@@ -235,6 +238,7 @@ struct pb_mat {
   const int32_t *sp;               /* the slices' starts (k_csr_view.sell; NULL: CSR order) */
   const int32_t *doff;             /* by diagonals (k_csr_view.dia_off; NULL: CSR): the offsets */
   int nd;                          /* ... and their count */
+  int dl;                          /* ... and the stride of their values (rows rounded up to 32) */
 };
 
 /* The solve formats of a product's matrix (template FM, bits): PB_VF its values in FP32 (vf,
@@ -529,10 +533,11 @@ static __device__ void pb_spmv_sell(int n, const pb_mat &mt, const LD &ld, doubl
 }
 
 /* pb_spmv_ld at one thread a row over the matrix by diagonals (k_csr_view.dia_off): thread gt
- * takes rows gt, gt + G, .. (G the grid's threads); C diagonals at once: their offsets (the same
- * for every thread: one L1 line), then their values (val[d n + row]: a warp's 32 rows side by
- * side) and the loaded vector's entries at row + offset (consecutive too) together, so that a
- * chunk is one trip to memory with no column to wait for; a column outside [0, n) is skipped.
+ * takes rows gt, gt + G, .. (G the grid's threads); C diagonals at once: their values (val[d dl +
+ * row], dl = n rounded up to 32: a warp's 32 rows side by side, 256 aligned bytes) and the loaded vector's entries at row + offset
+ * (consecutive too) together, so that a chunk is one trip to memory with no column to wait for
+ * (the offsets in shared memory, loaded once a block at the product's start: read from global
+ * memory a chunk, they cost ~1 us a product on the H200); a column outside [0, n) is skipped.
  * The row's sum by fma over its diagonals in ascending order, the padded zeros adding 0 (for
  * finite entries of the loaded vector), so the CSR order of 1 thread a row for rows with
  * ascending columns, and the rows' outputs and dots in its order: bit for bit
@@ -542,24 +547,27 @@ template <int ND, int C, int FM, class LD>
 static __device__ void pb_spmv_dia(int n, const pb_mat &mt, const LD &ld, double *out,
                                    const double *d, const double *d2, double *acc) {
   typedef typename pb_vt<FM>::t vt;
-  int ng = gridDim.x * blockDim.x;
+  __shared__ int so[K_DIA_MAX];            /* the offsets, loaded once a block */
+  __syncthreads();                         /* (the previous product's readers are done) */
+  if ((int)threadIdx.x < mt.nd) so[threadIdx.x] = __ldg(mt.doff + threadIdx.x);
+  __syncthreads();
+  int ng = gridDim.x * blockDim.x, nd = mt.nd;
   for (int row = blockIdx.x * blockDim.x + threadIdx.x; row < n; row += ng) {
     double sum = 0;
-    for (int d0 = 0; d0 < mt.nd; d0 += C) {
-      int cu[C];
+    for (int d0 = 0; d0 < nd; d0 += C) {
+      bool in[C];
       vt vu[C];
       double qu[C];
 #pragma unroll
-      for (int u = 0; u < C; u++) cu[u] = d0 + u < mt.nd ? row + __ldg(mt.doff + d0 + u) : -1;
-#pragma unroll
       for (int u = 0; u < C; u++) {
-        bool in = (unsigned)cu[u] < (unsigned)n;
-        vu[u] = in ? pb_raw<FM>(mt, (d0 + u) * n + row) : (vt)0;
-        qu[u] = in ? ld(cu[u]) : 0.0;
+        int c = d0 + u < nd ? row + so[d0 + u] : -1;
+        in[u] = (unsigned)c < (unsigned)n;
+        vu[u] = in[u] ? pb_raw<FM>(mt, (d0 + u) * mt.dl + row) : (vt)0;
+        qu[u] = in[u] ? ld(c) : 0.0;
       }
 #pragma unroll
       for (int u = 0; u < C; u++)
-        if ((unsigned)cu[u] < (unsigned)n) sum = __fma_rn((double)vu[u], qu[u], sum);
+        if (in[u]) sum = __fma_rn((double)vu[u], qu[u], sum);
     }
     pb_row_out<ND>(ld, row, sum, out, d, d2, acc);
   }
@@ -1173,10 +1181,10 @@ static int pb_prepare(k_vec *v, const k_bcgs_sys *sys, double *sc, int niter, do
   g->n = (int)sys->n;
   bool sell = sys->a.sell != NULL, dia = sys->a.dia_off != NULL;
   g->a = pb_mat{ sys->a.rp32, sys->a.colind, sys->a.val, sell || dia ? 0 : pb_log2(sys->a.tpr),
-                 NULL, sys->a.col16, sys->a.sell, sys->a.dia_off, sys->a.ndiag };
+                 NULL, sys->a.col16, sys->a.sell, sys->a.dia_off, sys->a.ndiag, PK_DIA_LD(sys->n) };
   g->m = pb_mat{ sys->m.rp32, sys->m.colind, sys->m.val,
                  pc && !sell && !dia ? pb_log2(sys->m.tpr) : 0, sys->m.valf, sys->m.col16,
-                 sys->m.sell, sys->m.dia_off, sys->m.ndiag };
+                 sys->m.sell, sys->m.dia_off, sys->m.ndiag, PK_DIA_LD(sys->n) };
   if (sell && (fused || sys->split || sys->merged || sys->prefetch || sys->rows > 1 ||
                (pc && !sys->m.sell)))
     return hy_err(HY_ESYS, "vec cuda: bcgs_batch's slices of rows: the classic persistent "
@@ -1483,14 +1491,14 @@ static __global__ void kv_dia_map(int nd, const int32_t *__restrict__ off, int r
   if ((int)threadIdx.x < nd) seen[off[threadIdx.x] + rows - 1] = threadIdx.x;
 }
 
-/* Row i's entries to their diagonals (seen: kv_dia_map's), out[d rows + i] (zeroed before). */
+/* Row i's entries to their diagonals (seen: kv_dia_map's), out[d dl + i] (zeroed before). */
 template <typename VT>
-static __global__ void kv_dia_fill(int rows, const int32_t *__restrict__ rp,
+static __global__ void kv_dia_fill(int rows, int dl, const int32_t *__restrict__ rp,
                                    const int32_t *__restrict__ ci, const double *__restrict__ va,
                                    const int *__restrict__ seen, VT *out) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += gridDim.x * blockDim.x)
     for (int e = rp[i]; e < rp[i + 1]; e++)
-      out[(size_t)seen[ci[e] - i + rows - 1] * rows + i] = (VT)va[e];
+      out[(size_t)seen[ci[e] - i + rows - 1] * dl + i] = (VT)va[e];
 }
 
 /* The scratch of the diagonals' count: seen (2 rows - 1 of them), the list, the counters. */
@@ -1529,7 +1537,7 @@ static int pk_dia_count(k_vec *v, const k_csr_view *m, int64_t nnz, pk_dia_tmp *
     snprintf(why, wl, "%s has a row whose columns do not ascend", name);
   else if (h[0] > K_DIA_MAX)
     snprintf(why, wl, "%s has %u diagonals (at most %d)", name, h[0], K_DIA_MAX);
-  else if (nnz == 0 || fl > K_DIA_FILL || (double)h[0] * rows > INT32_MAX - (1 << 24))
+  else if (nnz == 0 || fl > K_DIA_FILL || (double)h[0] * PK_DIA_LD(rows) > INT32_MAX - (1 << 24))
     snprintf(why, wl, "%s's %u diagonals hold %.2f x its entries (at most %.1f)", name, h[0], fl,
              K_DIA_FILL);
   else {
@@ -1548,13 +1556,14 @@ static int pk_dia_fill(k_vec *v, k_csr_view *m, const int32_t *hoff, int nd, pk_
   cudaStream_t st = k_cuda_st(v->be)->stream;
   int rows = (int)m->rows;
   HY_CUDA(cudaMemcpyAsync(ob, hoff, (size_t)nd * sizeof *ob, cudaMemcpyHostToDevice, st));
-  HY_CUDA(cudaMemsetAsync(vb, 0, (size_t)nd * rows * (f32 ? 4 : 8), st));
+  HY_CUDA(cudaMemsetAsync(vb, 0, (size_t)nd * PK_DIA_LD(rows) * (f32 ? 4 : 8), st));
   kv_dia_map<<<1, K_DIA_MAX, 0, st>>>(nd, ob, rows, t->seen);
   HY_CUDA_LAUNCH();
   int rb = (int)((rows + 255) / 256);
   rb = rb < 1 ? 1 : rb > 4096 ? 4096 : rb;
-  if (f32) kv_dia_fill<float><<<rb, 256, 0, st>>>(rows, m->rp32, m->colind, m->val, t->seen, (float *)vb);
-  else kv_dia_fill<double><<<rb, 256, 0, st>>>(rows, m->rp32, m->colind, m->val, t->seen, (double *)vb);
+  int dl = PK_DIA_LD(rows);
+  if (f32) kv_dia_fill<float><<<rb, 256, 0, st>>>(rows, dl, m->rp32, m->colind, m->val, t->seen, (float *)vb);
+  else kv_dia_fill<double><<<rb, 256, 0, st>>>(rows, dl, m->rp32, m->colind, m->val, t->seen, (double *)vb);
   HY_CUDA_LAUNCH();
   HY_CUDA(cudaStreamSynchronize(st));      /* (hoff is the caller's stack) */
   if (f32) m->valf = (const float *)vb;
@@ -1591,8 +1600,8 @@ static int pk_dia(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f, int64_t na, int64_t 
   f->dia_m = ndm;
   f->dia_fill = fa > fm ? fa : fm;
   if (rc == HY_OK && nda && (ndm || !pc)) {
-    *pa = pk_round((size_t)nda * a->rows * 8);
-    *pm = pc ? pk_round((size_t)ndm * m->rows * (f32 ? 4 : 8)) : 0;
+    *pa = pk_round((size_t)nda * PK_DIA_LD(a->rows) * 8);
+    *pm = pc ? pk_round((size_t)ndm * PK_DIA_LD(m->rows) * (f32 ? 4 : 8)) : 0;
     size_t ob = pk_round(K_DIA_MAX * sizeof(int32_t));
     ce = cudaMalloc(&s->pack, *pa + *pm + 2 * ob);
     if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "vec cuda: the matrices by diagonals: %s",
