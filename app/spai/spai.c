@@ -351,9 +351,9 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.device_graph = cfg_bool(c, "solver.device_graph");
   o->solver.persistent_split = cfg_bool(c, "solver.persistent_split");
   o->solver.persistent_unroll = (int)strtol(cfg_str(c, "solver.persistent_unroll"), NULL, 10);
+  /* auto: 0, resolved at the solve (spai_persist_blocks_auto of the unroll; 2 by diagonals) */
   o->solver.persistent_blocks = cfg_is(c, "solver.persistent_blocks", "auto")
-                                ? spai_persist_blocks_auto(o->solver.persistent_unroll)
-                                : (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
+                                ? 0 : (int)strtol(cfg_str(c, "solver.persistent_blocks"), NULL, 10);
   o->solver.phase_times = cfg_bool(c, "solver.phase_times");
   o->solver.merge_reductions = cfg_bool(c, "solver.merge_reductions");
   o->solver.precond_single = cfg_is(c, "solver.precond_precision", "single");

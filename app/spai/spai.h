@@ -74,8 +74,8 @@ typedef struct {
   int persistent_split;        /* solver.persistent_split: p and s in phases of their own */
   int persistent_unroll;       /* solver.persistent_unroll: 1, 4, 8 entries per lane at once (0:
                                 * auto, resolved at the solve by the rows: SPAI_PERSIST_AUTO_N) */
-  int persistent_blocks;       /* solver.persistent_blocks: 2, 3 blocks per SM (auto: 2 with
-                                * unroll 8, else 3) */
+  int persistent_blocks;       /* solver.persistent_blocks: 2, 3 blocks per SM (0: auto,
+                                * resolved at the solve: 2 with unroll 8 or by diagonals, else 3) */
   int phase_times;             /* solver.phase_times: time the persistent kernel's phases */
   int merge_reductions;        /* solver.merge_reductions: krylov_params.merged */
   int precond_single;          /* solver.precond_precision = single: M's values in FP32 */

@@ -668,7 +668,7 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
     else if (!strcmp(t, "nopf")) o->persistent_prefetch = 0;
     else if (!strcmp(t, "u1") || !strcmp(t, "u4") || !strcmp(t, "u8")) {
       o->persistent_unroll = t[1] - '0';
-      o->persistent_blocks = spai_persist_blocks_auto(o->persistent_unroll);   /* as auto */
+      o->persistent_blocks = 0;            /* as auto: resolved at the solve */
     } else if (!strcmp(t, "b2") || !strcmp(t, "b3")) o->persistent_blocks = t[1] - '0';
     else if (!strcmp(t, "times")) o->phase_times = 1;
     else if (!strcmp(t, "t1") || !strcmp(t, "t2") || !strcmp(t, "t4") || !strcmp(t, "t8") ||
@@ -708,7 +708,9 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
   if (o->persistent_dia == 1 && (o->persistent_prefetch || o->persistent_rows == 2 ||
                                  o->merge_reductions || o->persistent_split || o->persistent_sell))
     return "dia: not with pf, sell, persistent_rows = 2, merge_reductions or persistent_split";
-  if (o->persistent_rows == 2 && (o->persistent_unroll <= 1 || o->persistent_blocks == 3))
+  int blocks = o->persistent_blocks ? o->persistent_blocks
+                                    : spai_persist_blocks_auto(o->persistent_unroll);
+  if (o->persistent_rows == 2 && (o->persistent_unroll <= 1 || blocks == 3))
     return "persistent_rows = 2 needs unroll 4 or 8 at 2 blocks (u4+b2 / u8)";
   return NULL;
 }
