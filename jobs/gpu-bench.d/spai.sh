@@ -10,8 +10,9 @@
 # B us/it, fastest C us/it" (matched by the bench grep: "ms") sets the cold run against the warm.
 # (defaults: the device loop, solver.device_loop = auto: scalars on the GPU, read every
 # check_every = 10 iterations; solver.device_kernel = auto: those iterations in one launch of
-# the persistent kernel up to 4,000,000 rows (cfd2's size, 921k; 16-bit offsets by index16 =
-# auto), else recorded once as a CUDA graph and replayed (10.6M); our SpMV, solver.spmv = auto):
+# the persistent kernel at every size (since session 10), A and M by diagonals where they fit
+# (solver.persistent_dia = auto, session 18: cfd2's size, 921k, 10.6M), else CSR with 16-bit
+# offsets by index16 = auto; our SpMV, solver.spmv = auto):
 # "bicgstab: X us per iteration ... ratio R", "spmv (ours, alone)" beside "spmv (cuSPARSE
 # library, alone)"; -graph: the graph loop (the default until session 9); -loopoff: the usual
 # host-driven loop (same iterations)
@@ -19,6 +20,8 @@
 # iteration, ratio R ..." for 32-bit / 16-bit offsets / FP32 M / the L2 window over all and its
 # fit / the prefetching products, each the faster of 2 runs in the same process; the other
 # lines clear the list)
+# (the CSR kernel's variants name it: solver.persistent_dia = auto would take the diagonals)
+CSR="solver.persistent_dia=false"
 bench spai-cfd2size-1gpu 1 config/bench-spai.ini
 bench spai-cfd2size-1gpu-graph 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=graph spai.repeat=3
 bench spai-cfd2size-1gpu-loopoff 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_loop=false spai.repeat=3
@@ -27,13 +30,13 @@ bench spai-cfd2size-1gpu-loopoff 1 config/bench-spai.ini solver.variants= solver
 # ... ratio R" beside the graph's above (the same iteration count within a few: its dots sum in
 # another order)
 bench spai-cfd2size-1gpu-persistent 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=persistent spai.repeat=3
-bench spai-cfd2size-1gpu-persistent-split 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=persistent solver.persistent_split=true spai.repeat=3
+bench spai-cfd2size-1gpu-persistent-split 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=persistent solver.persistent_split=true spai.repeat=3 $CSR
 # the persistent kernel's phases timed inside it ("bicgstab phases (...)": M p, A ph, alpha, M s,
 # A s, omega, x r, rho in us per iteration, the SpMV floors beside them), with its product
 # variants (a row's entries 8 per lane loaded at once, 2 blocks per SM) and the merged iteration
 # (solver.merge_reductions: 4 grid syncs per iteration instead of 5)
 bench spai-cfd2size-1gpu-persistent-phases 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=persistent solver.phase_times=true spai.repeat=3
-bench spai-cfd2size-1gpu-persistent-u8b2 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=persistent solver.phase_times=true solver.persistent_unroll=8 solver.persistent_blocks=2 spai.repeat=3
+bench spai-cfd2size-1gpu-persistent-u8b2 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=persistent solver.phase_times=true solver.persistent_unroll=8 solver.persistent_blocks=2 spai.repeat=3 $CSR
 bench spai-cfd2size-1gpu-persistent-merged 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=persistent solver.phase_times=true solver.merge_reductions=true spai.repeat=3
 # the solve formats and the L2 window (issue 17; README "The persistent kernel's solve formats"),
 # each beside the plain persistent kernel at check_every 1000 (one launch per solve): "bicgstab:
@@ -43,20 +46,28 @@ bench spai-cfd2size-1gpu-persistent-merged 1 config/bench-spai.ini solver.varian
 # now), FP32 M + 16-bit 75.00, + window all 73.12; persisting windows alone 97-105 (slower, not
 # kept here), the streaming window 84.91, unroll 8 at 3 blocks 113 (spills))
 P1000="solver.device_kernel=persistent solver.check_every=1000 spai.repeat=3"
-bench spai-cfd2size-1gpu-persistent-c1000-i32 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.index16=false
-bench spai-cfd2size-1gpu-persistent-c1000 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000
-bench spai-cfd2size-1gpu-persistent-c1000-l2stream 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.l2_window=stream
-bench spai-cfd2size-1gpu-persistent-c1000-single 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.precond_precision=single
-bench spai-cfd2size-1gpu-persistent-c1000-single-l2all 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.precond_precision=single solver.l2_window=all
-bench spai-cfd2size-1gpu-persistent-c1000-single-l2stream 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.precond_precision=single solver.l2_window=stream
+bench spai-cfd2size-1gpu-persistent-c1000-i32 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.index16=false $CSR
+bench spai-cfd2size-1gpu-persistent-c1000 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 $CSR
+bench spai-cfd2size-1gpu-persistent-c1000-l2stream 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.l2_window=stream $CSR
+bench spai-cfd2size-1gpu-persistent-c1000-single 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.precond_precision=single $CSR
+bench spai-cfd2size-1gpu-persistent-c1000-single-l2all 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.precond_precision=single solver.l2_window=all $CSR
+bench spai-cfd2size-1gpu-persistent-c1000-single-l2stream 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.precond_precision=single solver.l2_window=stream $CSR
 # the products' chain of dependent loads (solver.persistent_rows = 2: two rows of a lane group in
 # flight; solver.persistent_tpr: lanes per row, so rounds per product)
-bench spai-cfd2size-1gpu-persistent-c1000-u8b2 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_unroll=8
-bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_unroll=8 solver.persistent_rows=2
-bench spai-cfd2size-1gpu-persistent-c1000-u4b2-rows2 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_unroll=4 solver.persistent_blocks=2 solver.persistent_rows=2
-bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2-single 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_unroll=8 solver.persistent_rows=2 solver.precond_precision=single
-bench spai-cfd2size-1gpu-persistent-c1000-tpr8 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_tpr=8
-bench spai-cfd2size-1gpu-persistent-c1000-single-tpr8 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.precond_precision=single solver.persistent_tpr=8
+bench spai-cfd2size-1gpu-persistent-c1000-u8b2 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_unroll=8 $CSR
+bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_unroll=8 solver.persistent_rows=2 $CSR
+bench spai-cfd2size-1gpu-persistent-c1000-u4b2-rows2 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_unroll=4 solver.persistent_blocks=2 solver.persistent_rows=2 $CSR
+bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2-single 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_unroll=8 solver.persistent_rows=2 solver.precond_precision=single $CSR
+bench spai-cfd2size-1gpu-persistent-c1000-tpr8 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_tpr=8 $CSR
+bench spai-cfd2size-1gpu-persistent-c1000-single-tpr8 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.precond_precision=single solver.persistent_tpr=8 $CSR
+# by diagonals (solver.persistent_dia; README "The matrices by diagonals"): the default's format
+# named, with FP32 M, with FP32 M and the window fitted to the set-aside (the best, 1.28-1.31 in
+# session 18), its phases, and CSR (16-bit offsets) beside it at check_every 1000
+bench spai-cfd2size-1gpu-persistent-c1000-dia 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true
+bench spai-cfd2size-1gpu-persistent-c1000-dia-phases 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true solver.phase_times=true
+bench spai-cfd2size-1gpu-persistent-c1000-dia-single 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true solver.precond_precision=single
+bench spai-cfd2size-1gpu-persistent-c1000-dia-single-l2fit 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true solver.precond_precision=single solver.l2_window=all solver.l2_window_mb=-1
+bench spai-cfd2size-1gpu-persistent-c1000-csr 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 $CSR
 # the same phases as 5 fused kernels per iteration recorded as a graph (solver.device_kernel = fused)
 bench spai-cfd2size-1gpu-fused 1 config/bench-spai.ini solver.variants= solver.variants_more= solver.device_kernel=fused spai.repeat=3
 # the device loop with cuSPARSE's SpMV inside the graph, and with the graph off (queued anew)
@@ -72,21 +83,23 @@ bench spai-cfd2size-1gpu-hostsetup 1 config/bench-spai.ini solver.variants= solv
 bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none
 bench spai-poisson2d-921k-none-1gpu-graph 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=graph
 bench spai-poisson2d-921k-none-1gpu-loopoff 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=false
+bench spai-poisson2d-921k-none-1gpu-csr 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none $CSR
 bench spai-poisson2d-921k-none-1gpu-persistent 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent
 bench spai-poisson2d-921k-none-1gpu-persistent-merged 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.merge_reductions=true solver.phase_times=true
 # (issue 17: 921k must stay <= 1.3: unroll 8 / 2 blocks, its best, with 16-bit offsets (index16 =
 # auto) and without; mid run: 83.17 us = 1.23 without, 84.72 = 1.25 with them and the window over A)
-bench spai-poisson2d-921k-none-1gpu-persistent-u8b2 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2
-bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-i32 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2 solver.index16=false
+bench spai-poisson2d-921k-none-1gpu-persistent-u8b2 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2 $CSR
+bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-i32 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_blocks=2 solver.index16=false $CSR
 # the prefetching products (solver.persistent_prefetch: the next chunk of entries in flight while
 # one is gathered; bit for bit) at 921k 2D and 10.6M 3D
-bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-pf 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true
+bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-pf 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true $CSR
 bench spai-poisson2d-921k-none-1gpu-fused 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=fused spai.repeat=3
 # (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time; the defaults' line is the
-# graph, solver.device_kernel = auto above 4,000,000 rows)
+# persistent kernel by diagonals (7 / 7), -csr the CSR kernel at unroll 8 / 2 blocks)
 bench spai-10M-1gpu 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 bench spai-10M-1gpu-loopoff 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_loop=false
-bench spai-10M-1gpu-persistent-u8b2-pf 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true
+bench spai-10M-1gpu-persistent-u8b2-pf 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true $CSR
+bench spai-10M-1gpu-csr 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false $CSR
 bench spai-10M-1gpu-persistent 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_kernel=persistent
 [ "${NGPU:-1}" -ge 2 ] && bench spai-10M-2gpu 2 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 true
