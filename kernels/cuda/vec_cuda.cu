@@ -547,6 +547,9 @@ template <int ND, int C, int FM, class LD>
 static __device__ void pb_spmv_dia(int n, const pb_mat &mt, const LD &ld, double *out,
                                    const double *d, const double *d2, double *acc) {
   typedef typename pb_vt<FM>::t vt;
+  /* a loaded vector formed from NV > 1 vectors: fewer diagonals a chunk, so that all of their
+   * raw entries are in flight before any is formed (registers: C values + NV C entries) */
+  constexpr int CC = LD::nv == 1 ? C : C >= 9 ? 4 : 2;
   __shared__ int so[K_DIA_MAX];            /* the offsets, loaded once a block */
   __syncthreads();                         /* (the previous product's readers are done) */
   if ((int)threadIdx.x < mt.nd) so[threadIdx.x] = __ldg(mt.doff + threadIdx.x);
@@ -554,20 +557,40 @@ static __device__ void pb_spmv_dia(int n, const pb_mat &mt, const LD &ld, double
   int ng = gridDim.x * blockDim.x, nd = mt.nd;
   for (int row = blockIdx.x * blockDim.x + threadIdx.x; row < n; row += ng) {
     double sum = 0;
-    for (int d0 = 0; d0 < nd; d0 += C) {
-      bool in[C];
-      vt vu[C];
-      double qu[C];
+    for (int d0 = 0; d0 < nd; d0 += CC) {
+      vt vu[CC];
+      double qu[CC];
+      if constexpr (LD::nv == 1) {
 #pragma unroll
-      for (int u = 0; u < C; u++) {
-        int c = d0 + u < nd ? row + so[d0 + u] : -1;
-        in[u] = (unsigned)c < (unsigned)n;
-        vu[u] = in[u] ? pb_raw<FM>(mt, (d0 + u) * mt.dl + row) : (vt)0;
-        qu[u] = in[u] ? ld(c) : 0.0;
+        for (int u = 0; u < CC; u++) {
+          int c = d0 + u < nd ? row + so[d0 + u] : -1;
+          bool in = (unsigned)c < (unsigned)n;
+          vu[u] = in ? pb_raw<FM>(mt, (d0 + u) * mt.dl + row) : (vt)0;
+          qu[u] = in ? ld(c) : 0.0;
+        }
+      } else {                             /* pb_ld<2 or 3>: raw entries first, then pb_in */
+        double xu[CC], yu[CC], zu[CC];
+        bool zc = LD::nv == 3 && ld.c != 0.0;
+#pragma unroll
+        for (int u = 0; u < CC; u++) {
+          int c = d0 + u < nd ? row + so[d0 + u] : -1;
+          bool in = (unsigned)c < (unsigned)n;
+          vu[u] = in ? pb_raw<FM>(mt, (d0 + u) * mt.dl + row) : (vt)0;
+          xu[u] = in ? ld.x[c] : 0.0;
+          yu[u] = in ? ld.y[c] : 0.0;
+          zu[u] = in && zc ? ld.z[c] : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < CC; u++) {
+          double q = __fma_rn(ld.a, xu[u], __dmul_rn(ld.b, yu[u]));   /* pb_in's expression */
+          if (zc) q = __fma_rn(ld.c, zu[u], q);
+          qu[u] = q;
+        }
       }
+      /* (every lane adds: the skipped columns' zeros add 0, so no per-entry branch keeps the
+       * loads behind each product) */
 #pragma unroll
-      for (int u = 0; u < C; u++)
-        if (in[u]) sum = __fma_rn((double)vu[u], qu[u], sum);
+      for (int u = 0; u < CC; u++) sum = __fma_rn((double)vu[u], qu[u], sum);
     }
     pb_row_out<ND>(ld, row, sum, out, d, d2, acc);
   }
