@@ -1681,6 +1681,16 @@ static int pk_l2(k_vec *v, char *base, size_t bytes, bool stream, k_bcgs_fmt *f)
   return HY_OK;
 }
 
+/* The window over the solve copy's part f->l2: A's pa bytes at base, M's pm after them (pc);
+ * all: both.  Local. */
+static int pk_l2_parts(k_vec *v, k_bcgs_fmt *f, char *base, size_t pa, size_t pm, bool pc) {
+  if (f->l2 == K_L2_A) return pk_l2(v, base, pa, false, f);
+  if (f->l2 == K_L2_M && pc) return pk_l2(v, base + pa, pm, false, f);
+  if (f->l2 == K_L2_ALL || f->l2 == K_L2_STREAM)
+    return pk_l2(v, base, pa + (pc ? pm : 0), f->l2 == K_L2_STREAM, f);
+  return HY_OK;
+}
+
 /* bcgs_release: the window off, the persisting lines reset, the set-aside back, the copy freed.
  * Local. */
 static int c_bcgs_release(k_vec *v) {
@@ -1755,10 +1765,7 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
       f->dia_used = 1;
       f->m_single_used = f32;
       f->why[0] = 0;
-      if (f->l2 == K_L2_A) HY_CALL(pk_l2(v, base, pa, false, f));
-      else if (f->l2 == K_L2_M && pc) HY_CALL(pk_l2(v, base + pa, pm, false, f));
-      else if (f->l2 == K_L2_ALL || f->l2 == K_L2_STREAM)
-        HY_CALL(pk_l2(v, base, pa + pm, f->l2 == K_L2_STREAM, f));
+      HY_CALL(pk_l2_parts(v, f, base, pa, pm, pc));
       HY_CUDA(cudaStreamSynchronize(st));
       return HY_OK;
     }
@@ -1819,11 +1826,7 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
     HY_CALL(pk_fill(v, a, na, i16, false, base, ca));
     if (pc) HY_CALL(pk_fill(v, m, nm, i16, f32, base + ca + va, cm));
   }
-  total = mats;                            /* (the window over the matrices, not the starts) */
-  if (f->l2 == K_L2_A) HY_CALL(pk_l2(v, base, ca + va, false, f));
-  else if (f->l2 == K_L2_M && pc) HY_CALL(pk_l2(v, base + ca + va, cm + vm, false, f));
-  else if (f->l2 == K_L2_ALL || f->l2 == K_L2_STREAM)
-    HY_CALL(pk_l2(v, base, total, f->l2 == K_L2_STREAM, f));
+  HY_CALL(pk_l2_parts(v, f, base, ca + va, cm + vm, pc));   /* (the matrices, not the starts) */
   HY_CUDA(cudaStreamSynchronize(st));
   return HY_OK;
 }
