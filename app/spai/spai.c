@@ -155,12 +155,14 @@ static const cfg_key spai_keys[] = {
     "in a copy for the solve when every |column - row| <= 32767 (else 32-bit, a line says so); "
     "the same values bit for bit; auto = true on a GPU backend (H200, cfd2's size: 80.9 against "
     "88.8 us per iteration), false on the host" },
-  { "solver", "l2_window", CFG_ENUM, "none", 0, 0, "none|a|m|all|stream",
+  { "solver", "l2_window", CFG_ENUM, "auto", 0, 0, "auto|none|a|m|all|stream",
     "device_kernel = persistent|fused on cuda: an L2 persisting window (access policy window, "
     "the set-aside up to the device's maximum, hit ratio scaled to it) over A's columns and "
     "values (a), M's (m) or both (all) in a copy for the solve, reset after it; stream: both as "
-    "streaming (evict-first) lines, no set-aside (the vectors stay in L2); the same values bit "
-    "for bit" },
+    "streaming (evict-first) lines, no set-aside (the vectors stay in L2); auto = all where A "
+    "and M are by diagonals (solver.persistent_dia), the window fitted to the set-aside as "
+    "l2_window_mb = -1 unless l2_window_mb is a size N > 0 (H200, cfd2's size: 47.9 against "
+    "52-54 us per iteration), else none; the same values bit for bit" },
   { "solver", "persistent_rows", CFG_ENUM, "1", 0, 0, "1|2",
     "device_kernel = persistent on cuda: rows of a lane group whose offsets and entries a product "
     "loads at once (2: one chain of trips to memory for two grid-stride rounds; needs "
@@ -359,7 +361,8 @@ int spai_opts_from_cfg(const hy_cfg *c, const hy_debug *dbg, spai_opts *o) {
   o->solver.precond_single = cfg_is(c, "solver.precond_precision", "single");
   o->solver.index16 = cfg_is(c, "solver.index16", "true") ? 1
                       : cfg_is(c, "solver.index16", "auto") ? 2 : 0;
-  o->solver.l2_window = cfg_is(c, "solver.l2_window", "a") ? K_L2_A
+  o->solver.l2_window = cfg_is(c, "solver.l2_window", "auto") ? SPAI_L2_AUTO
+                        : cfg_is(c, "solver.l2_window", "a") ? K_L2_A
                         : cfg_is(c, "solver.l2_window", "m") ? K_L2_M
                         : cfg_is(c, "solver.l2_window", "all") ? K_L2_ALL
                         : cfg_is(c, "solver.l2_window", "stream") ? K_L2_STREAM : K_L2_NONE;

@@ -30,6 +30,9 @@ typedef enum { SPAI_RHS_ONES = 0, SPAI_RHS_RANDOM = 1, SPAI_RHS_FILE = 2 } spai_
 /* The persistent kernel's blocks per SM by diagonals with solver.persistent_blocks = auto (at 3
  * its diagonals load 4 at once instead of 9, and spill) */
 #define SPAI_DIA_BLOCKS 2
+/* solver.l2_window = auto (spai_solve_opts.l2_window): the window over both parts, fitted, where
+ * A and M are by diagonals (k_bcgs_fmt.l2_auto), else none */
+#define SPAI_L2_AUTO (-1)
 /* solver.persistent_blocks = auto for an unroll: 2 blocks per SM at 8 entries a lane, else 3;
  * 0 (auto, resolved at the solve from the rank's rows) for unroll 0 (auto). */
 static inline int spai_persist_blocks_auto(int unroll) { return unroll == 8 ? 2 : unroll ? 3 : 0; }
@@ -81,7 +84,8 @@ typedef struct {
   int precond_single;          /* solver.precond_precision = single: M's values in FP32 */
   int index16;                 /* solver.index16: 16-bit column offsets where they fit: 0 false,
                                 * 1 true, 2 auto (true on a GPU backend) */
-  int l2_window;               /* solver.l2_window: K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL, K_L2_STREAM */
+  int l2_window;               /* solver.l2_window: K_L2_NONE, K_L2_A, K_L2_M, K_L2_ALL, K_L2_STREAM,
+                                * SPAI_L2_AUTO (k_bcgs_fmt.l2_auto: both parts where by diagonals) */
   int persistent_tpr;          /* solver.persistent_tpr: threads per row of the products (0 auto) */
   int persistent_rows;         /* solver.persistent_rows: rows of a lane group in flight, 1 or 2 */
   int persistent_prefetch;     /* solver.persistent_prefetch: a product's next chunk of entries

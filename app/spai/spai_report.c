@@ -321,9 +321,15 @@ static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
     hy_metric_int(ctx, "dia_M", f->dia_m);
     hy_metric_num(ctx, "dia_fill", f->dia_fill);
   }
-  int w = o->solver.l2_window;
+  int w = f->l2;   /* as made (solver.l2_window = auto resolved by bcgs_prepare; none on the host) */
   hy_metric_str(ctx, "l2_window", w == K_L2_A ? "a" : w == K_L2_M ? "m" : w == K_L2_ALL ? "all"
                                   : w == K_L2_STREAM ? "stream" : "none");
+  /* persistent_dia = true where the classic persistent kernel does not run: CSR, a line says why */
+  if (ctx->be.gpu && o->solver.persistent_dia == 1 && !f->dia)
+    hy_printf0(ctx, "bicgstab: not by diagonals (solver.persistent_dia): the persistent kernel "
+               "does not run (solver.device_kernel = %s); CSR\n",
+               !sv->device_loop ? "none: no device loop" : sv->batch == 2 ? "fused"
+               : sv->device_graph ? "graph" : "queued");
   if (!sv->fmt_asked) return;
   if (!sv->fmt_made) {
     hy_printf0(ctx, "bicgstab: solve format not made (solver.precond_precision, index16, "
@@ -357,7 +363,8 @@ static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
                f->l2_window <= 0 ? " (none: the device has no persisting L2, refused the "
                                    "set-aside, or nothing to cover)"
                : f->l2 == K_L2_STREAM ? " (solver.l2_window = stream: every line streaming, "
-                                        "evict-first; no set-aside)" : "");
+                                        "evict-first; no set-aside)"
+               : f->l2_auto ? " (solver.l2_window = auto: A and M by diagonals, both, fitted)" : "");
   hy_metric_num(ctx, "l2_window_mb", f->l2_window / 1e6);
   hy_metric_num(ctx, "l2_setaside_mb", f->l2_setaside / 1e6);
   hy_metric_num(ctx, "l2_hit", f->l2_hit);

@@ -296,13 +296,15 @@ static void solve_format(solve_ctx *s, const spai_solve_opts *opt, spai_solve_in
   memset(f, 0, sizeof *f);
   f->m_single = opt->precond_single && opt->use_m;
   f->index16 = opt->index16 == 1 || (opt->index16 == 2 && s->be->gpu);
-  f->l2 = s->be->gpu ? opt->l2_window : K_L2_NONE;
+  /* auto: none here; bcgs_prepare makes it all, fitted, where A and M are by diagonals */
+  f->l2 = s->be->gpu && opt->l2_window != SPAI_L2_AUTO ? opt->l2_window : K_L2_NONE;
+  f->l2_auto = s->be->gpu && opt->l2_window == SPAI_L2_AUTO;
   f->l2_mb = opt->l2_window_mb;
   f->sell = s->be->gpu && opt->persistent_sell && s->batch == 1;
   /* by diagonals (persistent_dia true, or auto): the classic persistent kernel only */
   f->dia = s->be->gpu && opt->persistent_dia && s->batch == 1 && !s->split && !s->merged &&
            !s->prefetch && s->rows <= 1 && !f->sell;
-  info->fmt_asked = f->m_single || opt->index16 == 1 || opt->l2_window || (f->index16 && s->batch) ||
+  info->fmt_asked = f->m_single || opt->index16 == 1 || f->l2 || (f->index16 && s->batch) ||
                     f->sell || f->dia;
   if (!info->fmt_asked) return;
   const char *why = !s->batch ? "it needs the device loop at one rank as solver.device_kernel = "
@@ -626,7 +628,7 @@ static void solve_bytes_fmt(const solve_ctx *s, const spai_solve_opts *opt, cons
                     (opt->use_m ? 2 * ((4.0 - cb) + (8.0 - vm)) * (double)m->nnz : 0.0);
 }
 
-const char spai_variant_tokens[] = "i32|i16|double|single|l2none|l2a|l2m|l2all|l2stream|l2fit|"
+const char spai_variant_tokens[] = "i32|i16|double|single|l2auto|l2none|l2a|l2m|l2all|l2stream|l2fit|"
                                    "l2whole|pf|nopf|sell|nosell|dia|nodia|u1|u4|u8|b2|b3|t1|t2|t4|t8|t16|t32|tauto|"
                                    "times|persistent|fused|graph|c<N> (check_every N, 1..9999999)|"
                                    "l2mb<N> (l2_window_mb N, 1..99999)";
@@ -653,6 +655,7 @@ const char *spai_variant_apply(const char *spec, size_t len, spai_solve_opts *o,
     else if (!strcmp(t, "i16")) o->index16 = 1;
     else if (!strcmp(t, "double")) o->precond_single = 0;
     else if (!strcmp(t, "single")) o->precond_single = 1;
+    else if (!strcmp(t, "l2auto")) o->l2_window = SPAI_L2_AUTO;
     else if (!strcmp(t, "l2none")) o->l2_window = K_L2_NONE;
     else if (!strcmp(t, "l2a")) o->l2_window = K_L2_A;
     else if (!strcmp(t, "l2m")) o->l2_window = K_L2_M;

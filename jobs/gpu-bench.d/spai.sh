@@ -61,9 +61,12 @@ bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2-single 1 config/bench-spai.
 bench spai-cfd2size-1gpu-persistent-c1000-tpr8 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_tpr=8 $CSR
 bench spai-cfd2size-1gpu-persistent-c1000-single-tpr8 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.precond_precision=single solver.persistent_tpr=8 $CSR
 # by diagonals (solver.persistent_dia; README "The matrices by diagonals"): the default's format
-# named, with FP32 M, with FP32 M and the window fitted to the set-aside (the best, 1.28-1.31 in
-# session 18), its phases, and CSR (16-bit offsets) beside it at check_every 1000
+# named (with solver.l2_window = auto: the window over both, fitted to the set-aside), without
+# the window, with FP32 M, with FP32 M and the window fitted, its phases, and CSR (16-bit offsets)
+# beside it at check_every 1000 (session 19, 6b65292: 53.69 us = 1.31 without the window, 47.95
+# = 1.17 with it fitted)
 bench spai-cfd2size-1gpu-persistent-c1000-dia 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true
+bench spai-cfd2size-1gpu-persistent-c1000-dia-l2none 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true solver.l2_window=none
 bench spai-cfd2size-1gpu-persistent-c1000-dia-phases 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true solver.phase_times=true
 bench spai-cfd2size-1gpu-persistent-c1000-dia-single 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true solver.precond_precision=single
 bench spai-cfd2size-1gpu-persistent-c1000-dia-single-l2fit 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true solver.precond_precision=single solver.l2_window=all solver.l2_window_mb=-1
@@ -83,6 +86,7 @@ bench spai-cfd2size-1gpu-hostsetup 1 config/bench-spai.ini solver.variants= solv
 bench spai-poisson2d-921k-none-1gpu 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none
 bench spai-poisson2d-921k-none-1gpu-graph 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=graph
 bench spai-poisson2d-921k-none-1gpu-loopoff 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_loop=false
+bench spai-poisson2d-921k-none-1gpu-l2none 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.l2_window=none
 bench spai-poisson2d-921k-none-1gpu-csr 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none $CSR
 bench spai-poisson2d-921k-none-1gpu-persistent 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent
 bench spai-poisson2d-921k-none-1gpu-persistent-merged 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.merge_reductions=true solver.phase_times=true
@@ -95,8 +99,10 @@ bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-i32 1 config/bench-spai.ini 
 bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-pf 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true $CSR
 bench spai-poisson2d-921k-none-1gpu-fused 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=fused spai.repeat=3
 # (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time; the defaults' line is the
-# persistent kernel by diagonals (7 / 7), -csr the CSR kernel at unroll 8 / 2 blocks)
+# persistent kernel by diagonals (7 / 7) with the window over their first 60 MB (l2_window =
+# auto), -l2none without it, -csr the CSR kernel at unroll 8 / 2 blocks)
 bench spai-10M-1gpu 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
+bench spai-10M-1gpu-l2none 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.l2_window=none
 bench spai-10M-1gpu-loopoff 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_loop=false
 bench spai-10M-1gpu-persistent-u8b2-pf 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true $CSR
 bench spai-10M-1gpu-csr 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false $CSR

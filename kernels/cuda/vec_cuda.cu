@@ -1611,8 +1611,20 @@ static int pk_dia(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f, int64_t na, int64_t 
   double fa = 0, fm = 0;
   pk_dia_tmp t = { NULL, NULL, NULL };
   *made = false;
+  /* (kv_dia_mark's seen[] takes an offset + rows - 1 in an int: up to 2 rows - 2) */
+  if (a->rows > (1 << 30)) {
+    snprintf(f->dia_why, sizeof f->dia_why, "A has %lld rows (by diagonals at most 2^30 a rank)",
+             (long long)a->rows);
+    return HY_OK;
+  }
   size_t sb = pk_round((size_t)(2 * a->rows) * sizeof(int));
   cudaError_t ce = cudaMalloc((void **)&t.seen, sb + 512);
+  if (ce == cudaErrorMemoryAllocation) {   /* no room to count them: CSR, a line says why */
+    (void)cudaGetLastError();
+    snprintf(f->dia_why, sizeof f->dia_why, "no device memory for the count of the diagonals "
+             "(%.1f MB)", (double)(sb + 512) / 1e6);
+    return HY_OK;
+  }
   if (ce != cudaSuccess) HY_CUDA(ce);
   t.list = (int32_t *)((char *)t.seen + sb);
   t.cnt = (unsigned *)((char *)t.list + 256);
@@ -1626,15 +1638,32 @@ static int pk_dia(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f, int64_t na, int64_t 
     *pa = pk_round((size_t)nda * PK_DIA_LD(a->rows) * 8);
     *pm = pc ? pk_round((size_t)ndm * PK_DIA_LD(m->rows) * (f32 ? 4 : 8)) : 0;
     size_t ob = pk_round(K_DIA_MAX * sizeof(int32_t));
-    ce = cudaMalloc(&s->pack, *pa + *pm + 2 * ob);
-    if (ce != cudaSuccess) rc = hy_err(HY_ESYS, "vec cuda: the matrices by diagonals: %s",
-                                       cudaGetErrorString(ce));
-    char *base = (char *)s->pack;
-    if (rc == HY_OK)
+    size_t need = *pa + *pm + 2 * ob;
+    ce = cudaMalloc(&s->pack, need);
+    if (ce == cudaErrorMemoryAllocation) {   /* CSR (its copy may fit), a line says why */
+      (void)cudaGetLastError();
+      s->pack = NULL;
+      size_t fr = 0, tot = 0;
+      if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) (void)cudaGetLastError();
+      snprintf(f->dia_why, sizeof f->dia_why, "no device memory for the copy by diagonals "
+               "(%.1f MB; %.1f MB free)", (double)need / 1e6, (double)fr / 1e6);
+    } else if (ce != cudaSuccess) {
+      s->pack = NULL;
+      rc = hy_err(HY_ESYS, "vec cuda: the matrices by diagonals: %s", cudaGetErrorString(ce));
+    } else {
+      char *base = (char *)s->pack;
+      k_csr_view a0 = *a, m0 = *m;            /* (the CSR views, back on a failure) */
       rc = pk_dia_fill(v, a, oa, nda, &t, false, base, (int32_t *)(base + *pa + *pm));
-    if (rc == HY_OK && pc)
-      rc = pk_dia_fill(v, m, om, ndm, &t, f32, base + *pa, (int32_t *)(base + *pa + *pm + ob));
-    *made = rc == HY_OK;
+      if (rc == HY_OK && pc)
+        rc = pk_dia_fill(v, m, om, ndm, &t, f32, base + *pa, (int32_t *)(base + *pa + *pm + ob));
+      if (rc != HY_OK) {
+        *a = a0;
+        *m = m0;
+        cudaFree(s->pack);
+        s->pack = NULL;
+      }
+      *made = rc == HY_OK;
+    }
   }
   cudaFree(t.seen);
   return rc;
@@ -1765,6 +1794,10 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
       f->dia_used = 1;
       f->m_single_used = f32;
       f->why[0] = 0;
+      if (f->l2_auto && f->l2 == K_L2_NONE) {   /* solver.l2_window = auto: both parts, fitted */
+        f->l2 = K_L2_ALL;
+        if (!(f->l2_mb > 0)) f->l2_mb = -1;
+      }
       HY_CALL(pk_l2_parts(v, f, base, pa, pm, pc));
       HY_CUDA(cudaStreamSynchronize(st));
       return HY_OK;

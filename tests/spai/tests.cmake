@@ -584,6 +584,20 @@ hy_case(NAME spai_variants_bad_combination RANKS 1 EXIT 1
 hy_case(NAME spai_l2_window_mb_bad RANKS 1 EXIT 1
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.l2_window_mb=-0.5
   EXPECT "key 'solver.l2_window_mb' = -0.5: allowed -1 \\(fit\\), 0 \\(the whole part\\) or a size in MB > 0")
+# solver.l2_window = auto (the default; the variant token l2auto): accepted on the host, where it
+# is none (no window line, no "not made" line, the record none); a bad value lists auto
+hy_case(NAME spai_l2_window_auto_host RANKS 1 JSON
+  ARGS run.backend=host matrix.generator=convdiff3d27 matrix.size=8000 spai.tau=0.99
+       matrix.rhs=random run.seed=5821 solver.device_loop=true solver.device_kernel=persistent
+       solver.l2_window=auto solver.variants=l2none+i16,l2auto+i16
+  EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
+         "^bicgstab variant l2none\\+i16: [0-9]+ iterations, .*. x bit for bit the run's$"
+         "^bicgstab variant l2auto\\+i16: [0-9]+ iterations, .*. x bit for bit the run's$"
+  REJECT "^bicgstab: L2 window" "^bicgstab: solve format not made"
+  RUNCASE --json-field metrics.l2_window=none --json-field metrics.persistent_dia=0)
+hy_case(NAME spai_l2_window_bad RANKS 1 EXIT 1
+  ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 solver.l2_window=half
+  EXPECT "key 'solver.l2_window' = 'half' is not allowed; allowed: one of auto\\|none\\|a\\|m\\|all\\|stream")
 # asked without the persistent kernel: not made, a line says why, the record says so
 hy_case(NAME spai_fmt_not_made_host RANKS 1 JSON
   ARGS run.backend=host matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
@@ -1279,13 +1293,30 @@ if(HYBRID_GPU_TESTS)
   hy_case(NAME spai_gpu_device_kernel_default RANKS 1 JSON LABELS gpu
     ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
     EXPECT "^bicgstab: device loop .*in one launch of a persistent kernel \\(solver.device_kernel = auto: persistent on a GPU backend\\)$"
+           "^bicgstab: L2 window \\(solver.l2_window\\): [0-9.]+ MB of the solve copy, set-aside [0-9.]+ MB, hit ratio 1.000 \\(solver.l2_window = auto: A and M by diagonals, both, fitted\\)$"
            "^PASSED: BiCGSTAB \\(spai\\) converged"
     RUNCASE --json-field metrics.device_loop=1 --json-field metrics.device_kernel=persistent
             --json-field metrics.persistent_dia=1 --json-field metrics.index16=0
-            --json-field metrics.persistent_blocks=2 --json-field metrics.dia_A=7)
+            --json-field metrics.persistent_blocks=2 --json-field metrics.dia_A=7
+            --json-field metrics.l2_window=all)
+  # solver.persistent_dia = true where the persistent kernel does not run (the graph): CSR, a line
+  hy_case(NAME spai_gpu_persistent_dia_graph RANKS 1 JSON LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+         solver.persistent_dia=true solver.device_kernel=graph
+    EXPECT "^bicgstab: not by diagonals \\(solver.persistent_dia\\): the persistent kernel does not run \\(solver.device_kernel = graph\\); CSR$"
+           "^PASSED: BiCGSTAB \\(spai\\) converged"
+    RUNCASE --json-field metrics.persistent_dia=0 --json-field metrics.device_kernel=graph)
+  # solver.l2_window = auto in CSR (persistent_dia = false): no window
+  hy_case(NAME spai_gpu_l2_window_auto_csr RANKS 1 JSON LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+         solver.persistent_dia=false
+    EXPECT "^PASSED: BiCGSTAB \\(spai\\) converged"
+    REJECT "^bicgstab: L2 window"
+    RUNCASE --json-field metrics.persistent_dia=0 --json-field metrics.l2_window=none
+            --json-num metrics.l2_window_mb=0:0)
   spai_multi(spai_gpu_device_kernel_default_cfd2size device-loop RANKS 1 LABELS gpu TIMEOUT 240
     OPTS --backends cuda --every 10 --kernel persistent --record persistent_dia=1 index16=0
-    precond_single=0 l2_window=none tpr_A=1 tpr_M=1 persistent_blocks=2
+    precond_single=0 l2_window=all tpr_A=1 tpr_M=1 persistent_blocks=2
     --ref solver.device_loop=true solver.device_kernel=persistent solver.check_every=7
     ARGS matrix.generator=convdiff3d27 matrix.size=117649 matrix.peclet=0.5 spai.tau=0.99)
   hy_case(NAME spai_gpu_device_kernel_auto_library RANKS 1 JSON LABELS gpu
