@@ -160,9 +160,10 @@ static const cfg_key spai_keys[] = {
     "the set-aside up to the device's maximum, hit ratio scaled to it) over A's columns and "
     "values (a), M's (m) or both (all) in a copy for the solve, reset after it; stream: both as "
     "streaming (evict-first) lines, no set-aside (the vectors stay in L2); auto = all where A "
-    "and M are by diagonals (solver.persistent_dia), the window fitted to the set-aside as "
-    "l2_window_mb = -1 unless l2_window_mb is a size N > 0 (H200, cfd2's size: 47.9 against "
-    "52-54 us per iteration), else none; the same values bit for bit" },
+    "and M are by diagonals (solver.persistent_dia), their bytes at most 1.5 x the device's "
+    "largest set-aside and 10 vectors fit in the rest of the L2 (H200, cfd2's size: 50.0 against "
+    "53.9 us per iteration; at 921,600 and 10.6M rows the window slowed the solve 5% and 22%), "
+    "else none (a line says why); the same values bit for bit" },
   { "solver", "persistent_rows", CFG_ENUM, "1", 0, 0, "1|2",
     "device_kernel = persistent on cuda: rows of a lane group whose offsets and entries a product "
     "loads at once (2: one chain of trips to memory for two grid-stride rounds; needs "

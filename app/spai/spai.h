@@ -30,8 +30,8 @@ typedef enum { SPAI_RHS_ONES = 0, SPAI_RHS_RANDOM = 1, SPAI_RHS_FILE = 2 } spai_
 /* The persistent kernel's blocks per SM by diagonals with solver.persistent_blocks = auto (at 3
  * its diagonals load 4 at once instead of 9, and spill) */
 #define SPAI_DIA_BLOCKS 2
-/* solver.l2_window = auto (spai_solve_opts.l2_window): the window over both parts, fitted, where
- * A and M are by diagonals (k_bcgs_fmt.l2_auto), else none */
+/* solver.l2_window = auto (spai_solve_opts.l2_window): the window over both parts where A and M
+ * are by diagonals and fit beside the vectors (k_bcgs_fmt.l2_auto), else none */
 #define SPAI_L2_AUTO (-1)
 /* solver.persistent_blocks = auto for an unroll: 2 blocks per SM at 8 entries a lane, else 3;
  * 0 (auto, resolved at the solve from the rank's rows) for unroll 0 (auto). */

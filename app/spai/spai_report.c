@@ -364,7 +364,9 @@ static void report_format(hy_ctx *ctx, const spai_opts *o, const spai_solve_info
                                    "set-aside, or nothing to cover)"
                : f->l2 == K_L2_STREAM ? " (solver.l2_window = stream: every line streaming, "
                                         "evict-first; no set-aside)"
-               : f->l2_auto ? " (solver.l2_window = auto: A and M by diagonals, both, fitted)" : "");
+               : f->l2_auto ? " (solver.l2_window = auto: A and M by diagonals, both)" : "");
+  else if (f->l2_auto && f->dia_used && f->l2_why[0])
+    hy_printf0(ctx, "bicgstab: L2 window (solver.l2_window = auto): none: %s\n", f->l2_why);
   hy_metric_num(ctx, "l2_window_mb", f->l2_window / 1e6);
   hy_metric_num(ctx, "l2_setaside_mb", f->l2_setaside / 1e6);
   hy_metric_num(ctx, "l2_hit", f->l2_hit);

@@ -296,7 +296,7 @@ static void solve_format(solve_ctx *s, const spai_solve_opts *opt, spai_solve_in
   memset(f, 0, sizeof *f);
   f->m_single = opt->precond_single && opt->use_m;
   f->index16 = opt->index16 == 1 || (opt->index16 == 2 && s->be->gpu);
-  /* auto: none here; bcgs_prepare makes it all, fitted, where A and M are by diagonals */
+  /* auto: none here; bcgs_prepare makes it all where A and M are by diagonals and fit (k_vec.h) */
   f->l2 = s->be->gpu && opt->l2_window != SPAI_L2_AUTO ? opt->l2_window : K_L2_NONE;
   f->l2_auto = s->be->gpu && opt->l2_window == SPAI_L2_AUTO;
   f->l2_mb = opt->l2_window_mb;

@@ -1710,6 +1710,32 @@ static int pk_l2(k_vec *v, char *base, size_t bytes, bool stream, k_bcgs_fmt *f)
   return HY_OK;
 }
 
+/* solver.l2_window = auto by diagonals (k_bcgs_fmt.l2_auto): the window over both matrices
+ * (f->l2 = K_L2_ALL) where their bytes are at most 1.5 x the largest set-aside and 10 vectors
+ * of rows entries fit in the rest of the L2 (H200, session 19: cfd2's size 50.8 MB of matrices,
+ * 9.4 MB of vectors: 50.0 against 53.9 us; 921,600 2D, 37 MB and 74 MB of vectors: 71.3 against
+ * 68.1; 10.6M 3D, 1190 MB: 1411 against 1160), else f->l2_why.  Local. */
+static void pk_l2_auto(k_bcgs_fmt *f, size_t part, int64_t rows) {
+  int dev = 0, l2b = 0, maxp = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&l2b, cudaDevAttrL2CacheSize, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&maxp, cudaDevAttrMaxPersistingL2CacheSize, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    l2b = maxp = 0;
+  }
+  double vecs = 10.0 * 8.0 * (double)rows;
+  if (maxp <= 0)
+    snprintf(f->l2_why, sizeof f->l2_why, "the device has no persisting L2");
+  else if ((double)part > 1.5 * maxp)
+    snprintf(f->l2_why, sizeof f->l2_why, "the matrices' %.1f MB > 1.5 x the %.1f MB set-aside",
+             (double)part / 1e6, (double)maxp / 1e6);
+  else if (vecs > (double)(l2b - maxp))
+    snprintf(f->l2_why, sizeof f->l2_why, "10 vectors' %.1f MB > the %.1f MB of L2 beside the "
+             "set-aside", vecs / 1e6, (double)(l2b - maxp) / 1e6);
+  else
+    f->l2 = K_L2_ALL;
+}
+
 /* The window over the solve copy's part f->l2: A's pa bytes at base, M's pm after them (pc);
  * all: both.  Local. */
 static int pk_l2_parts(k_vec *v, k_bcgs_fmt *f, char *base, size_t pa, size_t pm, bool pc) {
@@ -1763,6 +1789,7 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
   f->sell_used = f->dia_used = f->dia_a = f->dia_m = 0;
   f->dia_fill = 0;
   f->dia_why[0] = 0;
+  f->l2_why[0] = 0;
   if (f->dia && !dia)
     snprintf(f->dia_why, sizeof f->dia_why, "the classic persistent kernel only (not fused, split, "
              "merged, prefetch, rows 2 or slices)");
@@ -1794,10 +1821,7 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
       f->dia_used = 1;
       f->m_single_used = f32;
       f->why[0] = 0;
-      if (f->l2_auto && f->l2 == K_L2_NONE) {   /* solver.l2_window = auto: both parts, fitted */
-        f->l2 = K_L2_ALL;
-        if (!(f->l2_mb > 0)) f->l2_mb = -1;
-      }
+      if (f->l2_auto && f->l2 == K_L2_NONE) pk_l2_auto(f, pa + pm, a->rows);
       HY_CALL(pk_l2_parts(v, f, base, pa, pm, pc));
       HY_CUDA(cudaStreamSynchronize(st));
       return HY_OK;
