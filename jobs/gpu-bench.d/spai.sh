@@ -61,10 +61,10 @@ bench spai-cfd2size-1gpu-persistent-c1000-u8b2-rows2-single 1 config/bench-spai.
 bench spai-cfd2size-1gpu-persistent-c1000-tpr8 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_tpr=8 $CSR
 bench spai-cfd2size-1gpu-persistent-c1000-single-tpr8 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.precond_precision=single solver.persistent_tpr=8 $CSR
 # by diagonals (solver.persistent_dia; README "The matrices by diagonals"): the default's format
-# named (with solver.l2_window = auto: the window over both, fitted to the set-aside), without
-# the window, with FP32 M, with FP32 M and the window fitted, its phases, and CSR (16-bit offsets)
-# beside it at check_every 1000 (session 19, 6b65292: 53.69 us = 1.31 without the window, 47.95
-# = 1.17 with it fitted)
+# named (with solver.l2_window = auto: the window over both, 50.8 MB, hit 0.77), without the
+# window, with FP32 M, with FP32 M and the window fitted, its phases, and CSR (16-bit offsets)
+# beside it at check_every 1000 (session 19, 665cb61 at check_every 10: 48.37 us = 1.18 with
+# the window, 54.15 = 1.33 without)
 bench spai-cfd2size-1gpu-persistent-c1000-dia 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true
 bench spai-cfd2size-1gpu-persistent-c1000-dia-l2none 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true solver.l2_window=none
 bench spai-cfd2size-1gpu-persistent-c1000-dia-phases 1 config/bench-spai.ini solver.variants= solver.variants_more= $P1000 solver.persistent_dia=true solver.phase_times=true
@@ -99,8 +99,8 @@ bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-i32 1 config/bench-spai.ini 
 bench spai-poisson2d-921k-none-1gpu-persistent-u8b2-pf 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=persistent solver.persistent_unroll=8 solver.persistent_prefetch=true $CSR
 bench spai-poisson2d-921k-none-1gpu-fused 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson2d matrix.size=921600 solver.precond=none solver.device_kernel=fused spai.repeat=3
 # (10.6M rows: 3 runs, a cold and two warm, to keep the suite's time; the defaults' line is the
-# persistent kernel by diagonals (7 / 7) with the window over their first 60 MB (l2_window =
-# auto), -l2none without it, -csr the CSR kernel at unroll 8 / 2 blocks)
+# persistent kernel by diagonals (7 / 7), no window (l2_window = auto: 1193 MB of matrices; 1160
+# us against 1411 with it at de9931f), -l2none named, -csr the CSR kernel at unroll 8 / 2 blocks)
 bench spai-10M-1gpu 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=3
 bench spai-10M-1gpu-l2none 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.l2_window=none
 bench spai-10M-1gpu-loopoff 1 config/bench-spai.ini solver.variants= solver.variants_more= matrix.generator=poisson3d matrix.size=10648000 spai.repeat=2 spai.check=false solver.device_loop=false
