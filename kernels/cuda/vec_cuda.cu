@@ -1618,7 +1618,9 @@ static int pk_dia(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f, int64_t na, int64_t 
     return HY_OK;
   }
   size_t sb = pk_round((size_t)(2 * a->rows) * sizeof(int));
-  cudaError_t ce = cudaMalloc((void **)&t.seen, sb + 512);
+  /* ([debug] fail_alloc refuses these as the device would: the fallback tested) */
+  cudaError_t ce = hy_alloc_refused(sb + 512) ? cudaErrorMemoryAllocation
+                                              : cudaMalloc((void **)&t.seen, sb + 512);
   if (ce == cudaErrorMemoryAllocation) {   /* no room to count them: CSR, a line says why */
     (void)cudaGetLastError();
     snprintf(f->dia_why, sizeof f->dia_why, "no device memory for the count of the diagonals "
@@ -1639,7 +1641,7 @@ static int pk_dia(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f, int64_t na, int64_t 
     *pm = pc ? pk_round((size_t)ndm * PK_DIA_LD(m->rows) * (f32 ? 4 : 8)) : 0;
     size_t ob = pk_round(K_DIA_MAX * sizeof(int32_t));
     size_t need = *pa + *pm + 2 * ob;
-    ce = cudaMalloc(&s->pack, need);
+    ce = hy_alloc_refused(need) ? cudaErrorMemoryAllocation : cudaMalloc(&s->pack, need);
     if (ce == cudaErrorMemoryAllocation) {   /* CSR (its copy may fit), a line says why */
       (void)cudaGetLastError();
       s->pack = NULL;
