@@ -94,9 +94,10 @@ typedef struct {
                        * whole size, capped by the device's largest window; < 0: the set-aside
                        * it got, so that the window's hit ratio is 1: the part that fits) */
   int l2_auto;        /* in (CUDA, l2 none): where A and M are made by diagonals, their part at
-                       * most 1.5 x the device's largest set-aside and 10 vectors of n entries
-                       * fit in the rest of the L2, the window over both (l2 = K_L2_ALL, written
-                       * back; sized by l2_mb); elsewhere none (l2_why says why) */
+                       * most 1.5 x the device's largest set-aside, 10 vectors of n entries fit
+                       * in the rest of the L2 and M's values are FP64, the window over both
+                       * (l2 = K_L2_ALL, written back; sized by l2_mb); elsewhere none (l2_why
+                       * says why) */
   char l2_why[96];    /* out (l2_auto): why no window ("": made, or not by diagonals) */
   char why[112];      /* out: why the format (m_single, index16) was not made for this variant
                        * of the iterations ("" : made, or not asked); the window may still be */

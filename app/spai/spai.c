@@ -161,9 +161,9 @@ static const cfg_key spai_keys[] = {
     "values (a), M's (m) or both (all) in a copy for the solve, reset after it; stream: both as "
     "streaming (evict-first) lines, no set-aside (the vectors stay in L2); auto = all where A "
     "and M are by diagonals (solver.persistent_dia), their bytes at most 1.5 x the device's "
-    "largest set-aside and 10 vectors fit in the rest of the L2 (H200, cfd2's size: 50.0 against "
-    "53.9 us per iteration; at 921,600 and 10.6M rows the window slowed the solve 5% and 22%), "
-    "else none (a line says why); the same values bit for bit" },
+    "largest set-aside, 10 vectors fit in the rest of the L2 and M's values are FP64 (H200, cfd2's "
+    "size: 48.4 against 54.2 us per iteration; at 921,600 and 10.6M rows and with FP32 M the window "
+    "slowed the solve 5%, 22% and 7%), else none (a line says why); the same values bit for bit" },
   { "solver", "persistent_rows", CFG_ENUM, "1", 0, 0, "1|2",
     "device_kernel = persistent on cuda: rows of a lane group whose offsets and entries a product "
     "loads at once (2: one chain of trips to memory for two grid-stride rounds; needs "

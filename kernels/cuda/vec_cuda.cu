@@ -1716,8 +1716,9 @@ static int pk_l2(k_vec *v, char *base, size_t bytes, bool stream, k_bcgs_fmt *f)
  * (f->l2 = K_L2_ALL) where their bytes are at most 1.5 x the largest set-aside and 10 vectors
  * of rows entries fit in the rest of the L2 (H200, session 19: cfd2's size 50.8 MB of matrices,
  * 9.4 MB of vectors: 50.0 against 53.9 us; 921,600 2D, 37 MB and 74 MB of vectors: 71.3 against
- * 68.1; 10.6M 3D, 1190 MB: 1411 against 1160), else f->l2_why.  Local. */
-static void pk_l2_auto(k_bcgs_fmt *f, size_t part, int64_t rows) {
+ * 68.1; 10.6M 3D, 1190 MB: 1411 against 1160), and M's values not FP32 (f32; cfd2's size, 38.1
+ * MB: 40.08 against 37.45 us, 39.27 against 37.72 in another call), else f->l2_why.  Local. */
+static void pk_l2_auto(k_bcgs_fmt *f, size_t part, int64_t rows, bool f32) {
   int dev = 0, l2b = 0, maxp = 0;
   if (cudaGetDevice(&dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&l2b, cudaDevAttrL2CacheSize, dev) != cudaSuccess ||
@@ -1726,7 +1727,9 @@ static void pk_l2_auto(k_bcgs_fmt *f, size_t part, int64_t rows) {
     l2b = maxp = 0;
   }
   double vecs = 10.0 * 8.0 * (double)rows;
-  if (maxp <= 0)
+  if (f32)
+    snprintf(f->l2_why, sizeof f->l2_why, "M's values are FP32 (the window slowed it there)");
+  else if (maxp <= 0)
     snprintf(f->l2_why, sizeof f->l2_why, "the device has no persisting L2");
   else if ((double)part > 1.5 * maxp)
     snprintf(f->l2_why, sizeof f->l2_why, "the matrices' %.1f MB > 1.5 x the %.1f MB set-aside",
@@ -1823,7 +1826,7 @@ static int c_bcgs_prepare(k_vec *v, k_bcgs_sys *sys, k_bcgs_fmt *f) {
       f->dia_used = 1;
       f->m_single_used = f32;
       f->why[0] = 0;
-      if (f->l2_auto && f->l2 == K_L2_NONE) pk_l2_auto(f, pa + pm, a->rows);
+      if (f->l2_auto && f->l2 == K_L2_NONE) pk_l2_auto(f, pa + pm, a->rows, f32);
       HY_CALL(pk_l2_parts(v, f, base, pa, pm, pc));
       HY_CUDA(cudaStreamSynchronize(st));
       return HY_OK;

@@ -1324,6 +1324,15 @@ if(HYBRID_GPU_TESTS)
            "^PASSED: BiCGSTAB \\(none\\) converged"
     REJECT "^bicgstab: L2 window \\(solver.l2_window\\):"
     RUNCASE --json-field metrics.persistent_dia=1 --json-field metrics.l2_window=none)
+  # ... and with FP32 M (precond_precision = single): no window, a line says why
+  hy_case(NAME spai_gpu_l2_window_auto_single RANKS 1 JSON LABELS gpu
+    ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
+         solver.precond_precision=single
+    EXPECT "^bicgstab: L2 window \\(solver.l2_window = auto\\): none: M's values are FP32 \\(the window slowed it there\\)$"
+           "^PASSED: BiCGSTAB \\(spai\\) converged"
+    REJECT "^bicgstab: L2 window \\(solver.l2_window\\):"
+    RUNCASE --json-field metrics.persistent_dia=1 --json-field metrics.precond_single=1
+            --json-field metrics.l2_window=none)
   # solver.l2_window = auto in CSR (persistent_dia = false): no window
   hy_case(NAME spai_gpu_l2_window_auto_csr RANKS 1 JSON LABELS gpu
     ARGS run.backend=cuda matrix.generator=convdiff3d matrix.size=1000 matrix.peclet=1
